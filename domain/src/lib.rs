@@ -1,0 +1,21 @@
+//! Laurel's pure rules. No clock, no I/O, no store: "now" and time zones are arguments, so every
+//! rule is deterministic under test and the same code can run in the browser.
+//!
+//! - [`ids`]: identifiers parsed once at the edge (`BoardSlug`, `MemberId`, `EventId`).
+//! - [`board`]: the choices fixed when a board is created (`Cadence`, `Operator`, `TiePolicy`).
+//! - [`period`]: which period an instant falls in (`PeriodKey`) and where a period starts and ends.
+//! - [`score`]: the score codec that turns points (and a reach sequence) into an exact Redis score.
+//! - [`ranking`]: rank numbers under each tie policy.
+//! - [`view`]: the read models shared by the REST API, the server functions and the UI.
+
+pub mod board;
+pub mod ids;
+pub mod period;
+pub mod ranking;
+pub mod score;
+pub mod view;
+
+pub use board::{Cadence, Operator, TiePolicy};
+pub use ids::{BoardSlug, EventId, IdError, MemberId};
+pub use period::{PeriodError, PeriodKey, PeriodSpan};
+pub use score::{CodecError, ScoreCodec};

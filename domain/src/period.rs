@@ -1,0 +1,290 @@
+//! Periods: one window of a board, named by a key computed on the server from an instant and the
+//! board's IANA time zone — never by a client (seed 001: "which week" is a rule, not an input).
+//!
+//! `weekly` = ISO week `2026-W34` (Monday to Monday; ISO years can have 53 weeks, 2026 does),
+//! `daily` = `2026-08-20`, `monthly` = `2026-08`. Periods start at local midnight, so a period that
+//! contains a DST change is an hour shorter or longer than usual.
+
+use crate::board::Cadence;
+use jiff::civil::{Date, ISOWeekDate, Weekday};
+use jiff::tz::TimeZone;
+use jiff::{Timestamp, ToSpan};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Why a period key was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PeriodError {
+    #[error("period {0:?} is not a week (2026-W34), a day (2026-08-20) or a month (2026-08)")]
+    Malformed(String),
+    #[error("period {0:?} does not exist in the calendar")]
+    NoSuchPeriod(String),
+    #[error("period {key:?} is not a {cadence} period")]
+    WrongCadence { key: String, cadence: Cadence },
+    #[error("period {0:?} is outside the supported years 1970-9998")]
+    OutOfRange(String),
+}
+
+/// The calendar slot a period covers. Private: every value is a real, supported period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Slot {
+    Week { year: i16, week: i8 },
+    Day(Date),
+    Month { year: i16, month: i8 },
+}
+
+/// A period key such as `2026-W34`. Its cadence is implied by its shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct PeriodKey(Slot);
+
+/// Where a period starts (inclusive) and ends (exclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeriodSpan {
+    pub start: Timestamp,
+    pub end: Timestamp,
+}
+
+const MIN_YEAR: i16 = 1970;
+const MAX_YEAR: i16 = 9998;
+
+impl PeriodKey {
+    /// The period of `cadence` that contains `at`, in the board's time zone.
+    pub fn containing(cadence: Cadence, at: Timestamp, zone: &TimeZone) -> Self {
+        Self::of_date(cadence, at.to_zoned(zone.clone()).date())
+    }
+
+    fn of_date(cadence: Cadence, date: Date) -> Self {
+        PeriodKey(match cadence {
+            Cadence::Weekly => {
+                let iso = date.iso_week_date();
+                Slot::Week { year: iso.year(), week: iso.week() }
+            }
+            Cadence::Daily => Slot::Day(date),
+            Cadence::Monthly => Slot::Month { year: date.year(), month: date.month() },
+        })
+    }
+
+    /// Parses a key of any cadence; use [`PeriodKey::parse_for`] where the board is known.
+    pub fn parse(s: &str) -> Result<Self, PeriodError> {
+        let malformed = || PeriodError::Malformed(s.to_owned());
+        let no_such = || PeriodError::NoSuchPeriod(s.to_owned());
+        let digits = |part: &str, len: usize| -> Result<i16, PeriodError> {
+            if part.len() == len && part.bytes().all(|b| b.is_ascii_digit()) {
+                part.parse().map_err(|_| malformed())
+            } else {
+                Err(malformed())
+            }
+        };
+        let parts: Vec<&str> = s.split('-').collect();
+        let year = digits(parts[0], 4)?;
+        if !(MIN_YEAR..=MAX_YEAR).contains(&year) {
+            return Err(PeriodError::OutOfRange(s.to_owned()));
+        }
+        let slot = match parts.as_slice() {
+            [_, week] if week.starts_with('W') => {
+                let week = digits(&week[1..], 2)? as i8;
+                ISOWeekDate::new(year, week, Weekday::Monday).map_err(|_| no_such())?;
+                Slot::Week { year, week }
+            }
+            [_, month] => {
+                let month = digits(month, 2)? as i8;
+                Date::new(year, month, 1).map_err(|_| no_such())?;
+                Slot::Month { year, month }
+            }
+            [_, month, day] => {
+                let (month, day) = (digits(month, 2)? as i8, digits(day, 2)? as i8);
+                Slot::Day(Date::new(year, month, day).map_err(|_| no_such())?)
+            }
+            _ => return Err(malformed()),
+        };
+        Ok(PeriodKey(slot))
+    }
+
+    /// Parses a key and checks that it belongs to a board of `cadence`.
+    pub fn parse_for(cadence: Cadence, s: &str) -> Result<Self, PeriodError> {
+        let key = Self::parse(s)?;
+        if key.cadence() != cadence {
+            return Err(PeriodError::WrongCadence { key: s.to_owned(), cadence });
+        }
+        Ok(key)
+    }
+
+    pub fn cadence(self) -> Cadence {
+        match self.0 {
+            Slot::Week { .. } => Cadence::Weekly,
+            Slot::Day(_) => Cadence::Daily,
+            Slot::Month { .. } => Cadence::Monthly,
+        }
+    }
+
+    /// The first calendar day of the period.
+    fn first_day(self) -> Date {
+        match self.0 {
+            Slot::Week { year, week } => ISOWeekDate::new(year, week, Weekday::Monday)
+                .expect("a PeriodKey is always a real ISO week")
+                .date(),
+            Slot::Day(date) => date,
+            Slot::Month { year, month } => {
+                Date::new(year, month, 1).expect("a PeriodKey is always a real month")
+            }
+        }
+    }
+
+    /// The first day of the following period.
+    fn next_first_day(self) -> Date {
+        let step = match self.0 {
+            Slot::Week { .. } => 1.week(),
+            Slot::Day(_) => 1.day(),
+            Slot::Month { .. } => 1.month(),
+        };
+        self.first_day()
+            .checked_add(step)
+            .expect("supported years leave room for the next period")
+    }
+
+    /// The period that follows this one.
+    pub fn next(self) -> Self {
+        Self::of_date(self.cadence(), self.next_first_day())
+    }
+
+    /// The period that precedes this one.
+    pub fn previous(self) -> Self {
+        let day_before = self.first_day().yesterday().expect("supported years leave room");
+        Self::of_date(self.cadence(), day_before)
+    }
+
+    /// Start and end instants: local midnight of the first day and of the next period's first
+    /// day, in `zone`.
+    pub fn span(self, zone: &TimeZone) -> PeriodSpan {
+        let midnight = |d: Date| {
+            d.to_zoned(zone.clone())
+                .expect("midnight of a supported date is representable")
+                .timestamp()
+        };
+        PeriodSpan { start: midnight(self.first_day()), end: midnight(self.next_first_day()) }
+    }
+}
+
+impl fmt::Display for PeriodKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Slot::Week { year, week } => write!(f, "{year:04}-W{week:02}"),
+            Slot::Day(d) => write!(f, "{:04}-{:02}-{:02}", d.year(), d.month(), d.day()),
+            Slot::Month { year, month } => write!(f, "{year:04}-{month:02}"),
+        }
+    }
+}
+
+impl TryFrom<String> for PeriodKey {
+    type Error = PeriodError;
+    fn try_from(s: String) -> Result<Self, PeriodError> {
+        Self::parse(&s)
+    }
+}
+
+impl From<PeriodKey> for String {
+    fn from(k: PeriodKey) -> String {
+        k.to_string()
+    }
+}
+
+impl std::str::FromStr for PeriodKey {
+    type Err = PeriodError;
+    fn from_str(s: &str) -> Result<Self, PeriodError> {
+        Self::parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zone(name: &str) -> TimeZone {
+        TimeZone::get(name).unwrap()
+    }
+
+    fn at(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    fn weekly(s: &str, z: &str) -> String {
+        PeriodKey::containing(Cadence::Weekly, at(s), &zone(z)).to_string()
+    }
+
+    #[test]
+    fn year_2026_has_a_week_53() {
+        assert!(PeriodKey::parse("2026-W53").is_ok());
+        assert_eq!(
+            PeriodKey::parse("2025-W53").unwrap_err(),
+            PeriodError::NoSuchPeriod("2025-W53".into())
+        );
+        assert_eq!(weekly("2026-12-31T12:00:00Z", "UTC"), "2026-W53");
+        assert_eq!(weekly("2027-01-03T12:00:00Z", "UTC"), "2026-W53");
+        assert_eq!(weekly("2027-01-04T12:00:00Z", "UTC"), "2027-W01");
+    }
+
+    #[test]
+    fn the_year_turn_depends_on_the_boards_zone() {
+        // 2027-01-03 (a Sunday, still 2026-W53) 20:00 in New York is Monday 2027-01-04 09:00
+        // in Shanghai: the same instant is in different weeks on boards of different zones.
+        let instant = "2027-01-04T01:00:00Z";
+        assert_eq!(weekly(instant, "America/New_York"), "2026-W53");
+        assert_eq!(weekly(instant, "Asia/Shanghai"), "2027-W01");
+        let daily = |z: &str| PeriodKey::containing(Cadence::Daily, at("2027-01-01T02:00:00Z"), &zone(z));
+        assert_eq!(daily("Asia/Shanghai").to_string(), "2027-01-01");
+        assert_eq!(daily("America/New_York").to_string(), "2026-12-31");
+        let monthly = PeriodKey::containing(Cadence::Monthly, at("2026-12-31T17:00:00Z"), &zone("Asia/Shanghai"));
+        assert_eq!(monthly.to_string(), "2027-01");
+    }
+
+    #[test]
+    fn a_week_with_a_dst_change_is_an_hour_shorter() {
+        // US DST began on Sunday 2026-03-08: that ISO week (W10) lasts 167 hours in New York.
+        let span = PeriodKey::parse("2026-W10").unwrap().span(&zone("America/New_York"));
+        assert_eq!(span.start, at("2026-03-02T05:00:00Z"));
+        assert_eq!(span.end, at("2026-03-09T04:00:00Z"));
+        assert_eq!(span.end.as_second() - span.start.as_second(), 167 * 3600);
+    }
+
+    #[test]
+    fn spans_start_and_end_at_local_midnight() {
+        let sh = zone("Asia/Shanghai");
+        let w = PeriodKey::parse("2026-W34").unwrap().span(&sh);
+        assert_eq!(w.start, at("2026-08-16T16:00:00Z"));
+        assert_eq!(w.end, at("2026-08-23T16:00:00Z"));
+        let m = PeriodKey::parse("2026-02").unwrap().span(&sh);
+        assert_eq!(m.start, at("2026-01-31T16:00:00Z"));
+        assert_eq!(m.end, at("2026-02-28T16:00:00Z"));
+        let d = PeriodKey::parse("2026-08-20").unwrap().span(&zone("UTC"));
+        assert_eq!((d.start, d.end), (at("2026-08-20T00:00:00Z"), at("2026-08-21T00:00:00Z")));
+    }
+
+    #[test]
+    fn next_and_previous_cross_year_turns() {
+        let w53 = PeriodKey::parse("2026-W53").unwrap();
+        assert_eq!(w53.next().to_string(), "2027-W01");
+        assert_eq!(w53.next().previous(), w53);
+        assert_eq!(PeriodKey::parse("2026-12").unwrap().next().to_string(), "2027-01");
+        assert_eq!(PeriodKey::parse("2027-01-01").unwrap().previous().to_string(), "2026-12-31");
+    }
+
+    #[test]
+    fn malformed_and_foreign_keys_are_refused() {
+        for bad in ["", "2026", "2026-W5", "2026-W00", "26-W01", "2026-13", "2026-02-30", "2026-08-20-1", "１２３４-01"] {
+            assert!(PeriodKey::parse(bad).is_err(), "{bad} accepted");
+        }
+        assert!(matches!(PeriodKey::parse("1969-01"), Err(PeriodError::OutOfRange(_))));
+        assert!(matches!(
+            PeriodKey::parse_for(Cadence::Daily, "2026-W34"),
+            Err(PeriodError::WrongCadence { .. })
+        ));
+    }
+
+    #[test]
+    fn keys_round_trip_through_text() {
+        for s in ["2026-W01", "2026-W53", "2026-08-20", "2026-08"] {
+            assert_eq!(PeriodKey::parse(s).unwrap().to_string(), s);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! Read models: what the REST API returns and what the server functions send to the UI. They are
+//! plain data built by the engine; field names follow the HTTP API contract.
+
+use crate::board::{Cadence, Operator, TiePolicy};
+use crate::ids::{BoardSlug, MemberId};
+use crate::period::PeriodKey;
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+/// A board as readers see it, with the period that is current at the time of the read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoardSummary {
+    pub slug: BoardSlug,
+    pub title: String,
+    pub cadence: Cadence,
+    pub time_zone: String,
+    pub operator: Operator,
+    pub tie_policy: TiePolicy,
+    pub current_period: PeriodKey,
+}
+
+/// One ranked member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Follows the board's tie policy (`shared`: 1, 2, 2, 4).
+    pub rank: u64,
+    pub member: MemberId,
+    pub points: i64,
+    /// Untrusted text from the member's profile; absent when there is no profile.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub display_name: Option<String>,
+    /// True when another member has the same rank (only possible under `shared`).
+    #[serde(default)]
+    pub tied: bool,
+}
+
+impl Entry {
+    /// The name to show: the profile's display name, else the member id.
+    pub fn name(&self) -> &str {
+        self.display_name.as_deref().unwrap_or(self.member.as_str())
+    }
+}
+
+/// A run of entries of one period, read live (it may shift between reads while writes continue).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankingPage {
+    pub board: BoardSummary,
+    pub period: PeriodKey,
+    pub starts_at: Timestamp,
+    pub ends_at: Timestamp,
+    /// Number of members on the period's board.
+    pub total: u64,
+    /// Position (0-based) of the first entry.
+    pub offset: u64,
+    pub entries: Vec<Entry>,
+    /// True when entries exist after this page.
+    pub has_more: bool,
+}
