@@ -96,3 +96,34 @@ mod tests {
         assert!("hourly".parse::<Cadence>().unwrap_err().contains("weekly, daily, monthly"));
     }
 }
+
+/// A board's definition, as stored in the ledger and checked at creation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Board {
+    pub slug: crate::ids::BoardSlug,
+    pub title: String,
+    pub cadence: Cadence,
+    /// The IANA zone periods are computed in; resolved by the engine, which owns the database.
+    pub zone: jiff::tz::TimeZone,
+    pub operator: Operator,
+    /// Carries the tie policy and the score bounds; its existence proves they are exact.
+    pub codec: crate::score::ScoreCodec,
+    /// How long after a period's end writes are still accepted (clock skew, queues).
+    pub freeze_grace_seconds: i64,
+}
+
+impl Board {
+    pub fn tie_policy(&self) -> TiePolicy {
+        self.codec.policy()
+    }
+
+    /// The zone's IANA name (`Asia/Shanghai`).
+    pub fn time_zone(&self) -> &str {
+        self.zone.iana_name().unwrap_or("UTC")
+    }
+
+    /// The period that contains `at`.
+    pub fn period_at(&self, at: jiff::Timestamp) -> crate::period::PeriodKey {
+        crate::period::PeriodKey::containing(self.cadence, at, &self.zone)
+    }
+}

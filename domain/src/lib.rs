@@ -15,7 +15,7 @@ pub mod ranking;
 pub mod score;
 pub mod view;
 
-pub use board::{Cadence, Operator, TiePolicy};
+pub use board::{Board, Cadence, Operator, TiePolicy};
 pub use ids::{BoardSlug, EventId, IdError, MemberId};
 pub use period::{PeriodError, PeriodKey, PeriodSpan};
 pub use score::{CodecError, ScoreCodec};

@@ -25,6 +25,19 @@ pub fn ranks(policy: TiePolicy, offset: u64, ahead_of_first: u64, points: &[i64]
     out
 }
 
+/// Which of a run of ranks are shared with a neighbour. `first_tied_before` tells whether the
+/// first entry ties with the entry before the run (under `shared`: fewer members ahead of it than
+/// its position).
+pub fn ties(ranks: &[u64], first_tied_before: bool) -> Vec<bool> {
+    (0..ranks.len())
+        .map(|i| {
+            (i == 0 && first_tied_before)
+                || (i > 0 && ranks[i - 1] == ranks[i])
+                || ranks.get(i + 1) == Some(&ranks[i])
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,6 +53,14 @@ mod tests {
     fn a_page_that_starts_inside_a_tie_keeps_the_tie_rank() {
         // Board: 100, 90, 90, 90, 80 — the page from offset 2 starts inside the 90s (1 ahead).
         assert_eq!(ranks(TiePolicy::Shared, 2, 1, &[90, 90, 80]), vec![2, 2, 5]);
+    }
+
+    #[test]
+    fn ties_mark_every_member_of_a_shared_rank() {
+        assert_eq!(ties(&[1, 2, 2, 4], false), vec![false, true, true, false]);
+        assert_eq!(ties(&[2, 2, 5], true), vec![true, true, false]);
+        assert_eq!(ties(&[5], true), vec![true]);
+        assert_eq!(ties(&[], false), Vec::<bool>::new());
     }
 
     proptest! {

@@ -65,6 +65,16 @@ impl ScoreCodec {
         self.policy
     }
 
+    /// The inclusive bounds of a member's points.
+    pub fn bounds(&self) -> (i64, i64) {
+        (self.min_points, self.max_points)
+    }
+
+    /// `B`, the number of reach sequences per period (1 under `shared`).
+    pub fn tie_base(&self) -> i64 {
+        self.base
+    }
+
     /// Checks that `points` lies within the board's bounds.
     pub fn check_points(&self, points: i64) -> Result<(), CodecError> {
         if points < self.min_points || points > self.max_points {

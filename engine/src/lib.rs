@@ -1,1 +1,100 @@
+//! Laurel's server-side use cases. The only crate that touches the stores:
+//!
+//! - [`ledger`]: the SQL truth (SQLite or PostgreSQL) — boards, profiles, events, totals.
+//! - [`redis`]: the live projection (standalone Redis or Cluster) — keys, Lua scripts.
+//! - [`reads`]: ranking pages assembled from the projection and the ledger's profiles.
+//! - [`writes`]: writes recorded in the ledger, then projected.
+//! - [`demo`]: the demo board behind `laurel serve --demo`.
+//!
+//! [`Engine`] bundles both stores and is what the server and the UI's server functions hold.
 
+pub mod demo;
+pub mod ledger;
+pub mod reads;
+pub mod redis;
+pub mod writes;
+
+use ledger::{Ledger, LedgerError};
+use redis::keys::KeySpace;
+use redis::{Projection, RedisTarget};
+
+/// Why a use case failed. The server maps these to HTTP statuses and the UI to messages.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("{what} not found")]
+    NotFound { what: String },
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+    #[error("projection: {0}")]
+    Redis(#[from] ::redis::RedisError),
+}
+
+impl From<sqlx::Error> for EngineError {
+    fn from(e: sqlx::Error) -> Self {
+        EngineError::Ledger(e.into())
+    }
+}
+
+/// Where the stores are.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    pub database_url: String,
+    pub redis_url: String,
+    pub key_prefix: String,
+}
+
+/// Both stores, ready for use cases; cheap to clone.
+#[derive(Clone)]
+pub struct Engine {
+    ledger: Ledger,
+    projection: Projection,
+}
+
+/// Which store failed a readiness check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Readiness {
+    pub ledger: Result<(), String>,
+    pub redis: Result<(), String>,
+}
+
+impl Readiness {
+    pub fn is_ready(&self) -> bool {
+        self.ledger.is_ok() && self.redis.is_ok()
+    }
+}
+
+impl Engine {
+    /// Connects to the ledger (and applies migrations) and prepares the Redis client, which
+    /// connects on first use so the service can start while Redis is away.
+    pub async fn start(config: &EngineConfig) -> Result<Self, EngineError> {
+        let target = RedisTarget::parse(&config.redis_url).map_err(EngineError::Invalid)?;
+        let ledger = Ledger::connect(&config.database_url).await?;
+        ledger.migrate().await?;
+        Ok(Self::from_parts(ledger, Projection::new(target, KeySpace::new(config.key_prefix.clone()))))
+    }
+
+    pub fn from_parts(ledger: Ledger, projection: Projection) -> Self {
+        Self { ledger, projection }
+    }
+
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    pub fn projection(&self) -> &Projection {
+        &self.projection
+    }
+
+    /// Checks that both stores answer.
+    pub async fn readiness(&self) -> Readiness {
+        let (ledger, redis) = tokio::join!(self.ledger.ping(), self.projection.ping());
+        Readiness { ledger: ledger.map_err(|e| e.to_string()), redis: redis.map_err(|e| e.to_string()) }
+    }
+
+    /// Releases the ledger's connections (graceful shutdown).
+    pub async fn close(&self) {
+        self.ledger.close().await;
+    }
+}

@@ -1,0 +1,126 @@
+//! Board definitions and member profiles.
+
+use super::{Ledger, LedgerError, micros};
+use domain::{Board, BoardSlug, MemberId, ScoreCodec};
+use sqlx::Row;
+use sqlx::any::AnyRow;
+use std::collections::HashMap;
+
+const BOARD_COLUMNS: &str = "slug, title, cadence, time_zone, operator, tie_policy, min_points, \
+                             max_points, tie_base, freeze_grace_seconds";
+
+impl Ledger {
+    /// Stores a new board. Returns false (and changes nothing) when the slug is taken.
+    pub async fn create_board(&self, board: &Board, now: jiff::Timestamp) -> Result<bool, LedgerError> {
+        let (min, max) = board.codec.bounds();
+        let mut w = self.begin_write().await?;
+        let inserted = sqlx::query(&format!(
+            "INSERT INTO boards ({BOARD_COLUMNS}, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (slug) DO NOTHING"
+        ))
+        .bind(board.slug.as_str())
+        .bind(&board.title)
+        .bind(board.cadence.as_str())
+        .bind(board.time_zone())
+        .bind(board.operator.as_str())
+        .bind(board.tie_policy().as_str())
+        .bind(min)
+        .bind(max)
+        .bind(board.codec.tie_base())
+        .bind(board.freeze_grace_seconds)
+        .bind(micros(now))
+        .execute(&mut *w.tx)
+        .await?
+        .rows_affected()
+            == 1;
+        w.tx.commit().await?;
+        Ok(inserted)
+    }
+
+    pub async fn board(&self, slug: &BoardSlug) -> Result<Option<Board>, LedgerError> {
+        sqlx::query(&format!("SELECT {BOARD_COLUMNS} FROM boards WHERE slug = $1"))
+            .bind(slug.as_str())
+            .fetch_optional(&self.pool)
+            .await?
+            .map(|row| board_from_row(&row))
+            .transpose()
+    }
+
+    pub async fn boards(&self) -> Result<Vec<Board>, LedgerError> {
+        sqlx::query(&format!("SELECT {BOARD_COLUMNS} FROM boards ORDER BY slug"))
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(board_from_row)
+            .collect()
+    }
+
+    /// Creates or replaces a member's profile.
+    pub async fn put_profile(
+        &self,
+        member: &MemberId,
+        display_name: &str,
+        avatar_url: Option<&str>,
+        now: jiff::Timestamp,
+    ) -> Result<(), LedgerError> {
+        let mut w = self.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO profiles (member, display_name, avatar_url, updated_at) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (member) DO UPDATE SET display_name = excluded.display_name, \
+             avatar_url = excluded.avatar_url, updated_at = excluded.updated_at",
+        )
+        .bind(member.as_str())
+        .bind(display_name)
+        .bind(avatar_url)
+        .bind(micros(now))
+        .execute(&mut *w.tx)
+        .await?;
+        w.tx.commit().await?;
+        Ok(())
+    }
+
+    /// Display names of `members` in one query; members without a profile are absent.
+    pub async fn display_names(&self, members: &[MemberId]) -> Result<HashMap<MemberId, String>, LedgerError> {
+        if members.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let placeholders: Vec<String> = (1..=members.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT member, display_name FROM profiles WHERE member IN ({})",
+            placeholders.join(", ")
+        );
+        let mut query = sqlx::query(&sql);
+        for m in members {
+            query = query.bind(m.as_str());
+        }
+        let mut names = HashMap::with_capacity(members.len());
+        for row in query.fetch_all(&self.pool).await? {
+            let member: String = row.try_get("member")?;
+            let member = MemberId::parse(member).map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+            names.insert(member, row.try_get("display_name")?);
+        }
+        Ok(names)
+    }
+}
+
+fn board_from_row(row: &AnyRow) -> Result<Board, LedgerError> {
+    let corrupt = |what: String| LedgerError::Corrupt(what);
+    let text = |col: &str| -> Result<String, LedgerError> { Ok(row.try_get::<String, _>(col)?) };
+    let zone_name = text("time_zone")?;
+    let codec = ScoreCodec::new(
+        text("tie_policy")?.parse().map_err(corrupt)?,
+        row.try_get("min_points")?,
+        row.try_get("max_points")?,
+        row.try_get("tie_base")?,
+    )
+    .map_err(|e| corrupt(e.to_string()))?;
+    Ok(Board {
+        slug: BoardSlug::parse(text("slug")?).map_err(|e| corrupt(e.to_string()))?,
+        title: text("title")?,
+        cadence: text("cadence")?.parse().map_err(corrupt)?,
+        zone: jiff::tz::TimeZone::get(&zone_name).map_err(|e| corrupt(format!("{zone_name}: {e}")))?,
+        operator: text("operator")?.parse().map_err(corrupt)?,
+        codec,
+        freeze_grace_seconds: row.try_get("freeze_grace_seconds")?,
+    })
+}

@@ -1,0 +1,183 @@
+//! The ledger: the SQL truth (SQLite by default, PostgreSQL for several instances). The only module
+//! that writes SQL. Every statement is written once in portable SQL (`$n` placeholders, BIGINT
+//! microsecond instants) and runs through sqlx's `Any` driver on either backend.
+//!
+//! - [`Ledger::connect`] / [`Ledger::migrate`]: pools and schema (`migrations/<backend>/`).
+//! - boards and profiles: definitions and display data.
+//! - [`Ledger::record_incr`]: the exactly-once write of point events (see `incr.rs`).
+
+mod boards;
+mod incr;
+
+pub use incr::{IncrOutcome, PointEvent, Projected};
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{AnyPool, Executor};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Mutex;
+
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// Which SQL engine holds the ledger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LedgerError {
+    #[error("unsupported database url {0:?}: use sqlite://path or postgres://…")]
+    UnsupportedUrl(String),
+    #[error("cannot create the directory for {path}: {source}")]
+    CreateDir { path: String, source: std::io::Error },
+    #[error("ledger: {0}")]
+    Sql(#[from] sqlx::Error),
+    #[error("ledger migrations: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("ledger holds an invalid row: {0}")]
+    Corrupt(String),
+}
+
+/// A handle on the ledger; cheap to clone.
+#[derive(Clone)]
+pub struct Ledger {
+    pool: AnyPool,
+    backend: Backend,
+    /// SQLite allows one writer at a time; serialising write transactions in-process avoids
+    /// SQLITE_BUSY between our own connections. (One process per SQLite file; use PostgreSQL
+    /// for several instances.)
+    sqlite_writer: Option<Arc<Mutex<()>>>,
+}
+
+impl Ledger {
+    /// Connects to `url` (`sqlite://path`, created if missing, or `postgres://…`).
+    pub async fn connect(url: &str) -> Result<Self, LedgerError> {
+        sqlx::any::install_default_drivers();
+        let (backend, url) = if url.starts_with("sqlite:") {
+            (Backend::Sqlite, sqlite_url(url)?)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            (Backend::Postgres, url.to_owned())
+        } else {
+            return Err(LedgerError::UnsupportedUrl(url.to_owned()));
+        };
+        let options = AnyConnectOptions::from_str(&url)?;
+        let pool = AnyPoolOptions::new()
+            .max_connections(if backend == Backend::Sqlite { 4 } else { 16 })
+            .acquire_timeout(Duration::from_secs(5))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // WAL lets readers run beside the writer; NORMAL is durable across
+                        // process crashes (not power loss), the usual trade for WAL.
+                        conn.execute(
+                            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                             PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;",
+                        )
+                        .await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await?;
+        let sqlite_writer = (backend == Backend::Sqlite).then(|| Arc::new(Mutex::new(())));
+        Ok(Self { pool, backend, sqlite_writer })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Applies pending migrations of this backend.
+    pub async fn migrate(&self) -> Result<(), LedgerError> {
+        match self.backend {
+            Backend::Sqlite => SQLITE_MIGRATIONS.run(&self.pool).await?,
+            Backend::Postgres => POSTGRES_MIGRATIONS.run(&self.pool).await?,
+        }
+        Ok(())
+    }
+
+    /// Versions of the migrations applied so far, oldest first.
+    pub async fn applied_migrations(&self) -> Result<Vec<i64>, LedgerError> {
+        let rows: Vec<(i64,)> =
+            sqlx::query_as("SELECT version FROM _sqlx_migrations WHERE success = TRUE ORDER BY version")
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows.into_iter().map(|(v,)| v).collect())
+    }
+
+    /// Round-trips a trivial query (readiness).
+    pub async fn ping(&self) -> Result<(), LedgerError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Closes the pool, waiting for connections in use to be returned.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// Starts a write transaction. SQLite takes its write lock up front (BEGIN IMMEDIATE) so a
+    /// transaction never fails half-way on a lock upgrade.
+    async fn begin_write(&self) -> Result<WriteTx, LedgerError> {
+        let guard = match &self.sqlite_writer {
+            Some(lock) => Some(lock.clone().lock_owned().await),
+            None => None,
+        };
+        let tx = match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        };
+        Ok(WriteTx { tx, _guard: guard })
+    }
+}
+
+/// A write transaction, holding the in-process SQLite writer lock until it ends.
+struct WriteTx {
+    tx: sqlx::Transaction<'static, sqlx::Any>,
+    _guard: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+/// Adds `mode=rwc` (create if missing) and creates the file's directory.
+fn sqlite_url(url: &str) -> Result<String, LedgerError> {
+    let rest = url.trim_start_matches("sqlite:").trim_start_matches("//");
+    let path = rest.split('?').next().unwrap_or_default();
+    if !path.is_empty() && path != ":memory:" {
+        if let Some(dir) = std::path::Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|source| LedgerError::CreateDir { path: path.to_owned(), source })?;
+        }
+    }
+    Ok(if rest.contains("mode=") {
+        url.to_owned()
+    } else if rest.contains('?') {
+        format!("{url}&mode=rwc")
+    } else {
+        format!("{url}?mode=rwc")
+    })
+}
+
+/// Microseconds since the epoch: the ledger's portable instant.
+fn micros(t: jiff::Timestamp) -> i64 {
+    t.as_microsecond()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sqlite_url;
+
+    #[test]
+    fn sqlite_urls_create_the_file_when_missing() {
+        let dir = std::env::temp_dir().join(format!("laurel-url-{}", std::process::id()));
+        let url = format!("sqlite://{}/sub/x.db", dir.display());
+        assert_eq!(sqlite_url(&url).unwrap(), format!("{url}?mode=rwc"));
+        assert!(dir.join("sub").is_dir());
+        std::fs::remove_dir_all(dir).unwrap();
+        assert_eq!(sqlite_url("sqlite::memory:").unwrap(), "sqlite::memory:?mode=rwc");
+        assert_eq!(sqlite_url("sqlite://x.db?mode=ro").unwrap(), "sqlite://x.db?mode=ro");
+    }
+}

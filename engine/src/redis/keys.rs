@@ -1,0 +1,66 @@
+//! The single source of Redis key names. All keys of one period share the hash tag
+//! `{<board>:<period>}`, so every script touches one Cluster slot while different periods and
+//! boards spread over the cluster. The prefix lets deployments (and tests) share a Redis.
+
+use domain::{BoardSlug, PeriodKey};
+
+/// The keys of one board period.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeriodKeys {
+    /// ZSET member -> encoded score: the live ranking.
+    pub rank: String,
+    /// HASH member -> ledger version last projected.
+    pub ver: String,
+}
+
+/// Builds keys under one prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeySpace {
+    prefix: String,
+}
+
+impl KeySpace {
+    pub fn new(prefix: impl Into<String>) -> Self {
+        Self { prefix: prefix.into() }
+    }
+
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    pub fn period(&self, board: &BoardSlug, period: &PeriodKey) -> PeriodKeys {
+        let tag = format!("{}:{{{}:{}}}", self.prefix, board, period);
+        PeriodKeys { rank: format!("{tag}:rank"), ver: format!("{tag}:ver") }
+    }
+
+    /// A SCAN pattern matching every key under this prefix (tests clean up with it).
+    pub fn pattern(&self) -> String {
+        format!("{}:*", self.prefix)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ::redis::cluster_routing::Slot;
+
+    #[test]
+    fn all_keys_of_one_period_hash_to_one_cluster_slot() {
+        let keys = KeySpace::new("laurel").period(
+            &BoardSlug::parse("weekly-study").unwrap(),
+            &PeriodKey::parse("2026-W34").unwrap(),
+        );
+        assert_eq!(keys.rank, "laurel:{weekly-study:2026-W34}:rank");
+        assert_eq!(Slot::for_key(&keys.rank), Slot::for_key(&keys.ver));
+        assert_eq!(Slot::for_key(&keys.rank), Slot::for_key("{weekly-study:2026-W34}"));
+    }
+
+    #[test]
+    fn different_periods_use_different_tags() {
+        let space = KeySpace::new("laurel");
+        let board = BoardSlug::parse("b").unwrap();
+        let a = space.period(&board, &PeriodKey::parse("2026-W34").unwrap());
+        let b = space.period(&board, &PeriodKey::parse("2026-W35").unwrap());
+        assert_ne!(a.rank, b.rank);
+    }
+}

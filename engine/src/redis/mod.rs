@@ -1,0 +1,256 @@
+//! The projection: Redis sorted sets that mirror the ledger's totals for live reads. The only
+//! module that talks to Redis; key names come from [`keys`], writes go through the Lua scripts in
+//! `scripts/` (one per file, each with a typed wrapper here that alone knows its argument order).
+//!
+//! One client ([`RedisConn`]) serves a standalone server and a Cluster alike. It connects lazily
+//! and reconnects by itself, so the service starts and keeps accepting writes while Redis is away
+//! (the ledger has them).
+
+pub mod keys;
+
+use ::redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use ::redis::cluster::ClusterClientBuilder;
+use ::redis::cluster_async::ClusterConnection;
+use ::redis::{Cmd, Pipeline, RedisFuture, RedisResult, Script, Value};
+use domain::{BoardSlug, MemberId, PeriodKey};
+use keys::KeySpace;
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+use tokio::sync::OnceCell;
+
+static PROJECT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/project.lua")));
+static PAGE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/page.lua")));
+
+/// How long one command may take before the caller gives up and relies on the ledger.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Where Redis is: one standalone server or the seed nodes of a Cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RedisTarget {
+    Standalone(String),
+    Cluster(Vec<String>),
+}
+
+impl RedisTarget {
+    /// `redis://host:port` is a standalone server; a comma-separated list of nodes, or a
+    /// `redis+cluster://host:port[,host:port…]` url, is a Cluster.
+    pub fn parse(url: &str) -> Result<Self, String> {
+        let nodes: Vec<&str> = url.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+        let cluster = url.starts_with("redis+cluster://") || nodes.len() > 1;
+        let normalise = |n: &str| -> Result<String, String> {
+            let n = n.strip_prefix("redis+cluster://").unwrap_or(n);
+            let n = if n.contains("://") { n.to_owned() } else { format!("redis://{n}") };
+            if n.starts_with("redis://") || n.starts_with("rediss://") {
+                Ok(n)
+            } else {
+                Err(format!("unsupported redis url {n:?}: use redis://host:port"))
+            }
+        };
+        if nodes.is_empty() {
+            return Err("empty redis url".into());
+        }
+        let nodes = nodes.into_iter().map(normalise).collect::<Result<Vec<_>, _>>()?;
+        Ok(if cluster { RedisTarget::Cluster(nodes) } else { RedisTarget::Standalone(nodes[0].clone()) })
+    }
+}
+
+/// A connection to standalone Redis or a Cluster; cheap to clone (both sides multiplex).
+#[derive(Clone)]
+pub enum RedisConn {
+    Standalone(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl ConnectionLike for RedisConn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            RedisConn::Standalone(c) => c.req_packed_command(cmd),
+            RedisConn::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            RedisConn::Standalone(c) => c.req_packed_commands(pipeline, offset, count),
+            RedisConn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            RedisConn::Standalone(c) => c.get_db(),
+            RedisConn::Cluster(c) => c.get_db(),
+        }
+    }
+}
+
+/// One live page as stored in Redis: raw scores, best first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawPage {
+    pub total: u64,
+    /// Members with strictly more points than the first row.
+    pub ahead: u64,
+    pub rows: Vec<(MemberId, i64)>,
+    /// The score of the entry right after the page, if any (tells ties and "more").
+    pub next: Option<i64>,
+}
+
+/// The projection store.
+#[derive(Clone)]
+pub struct Projection {
+    target: RedisTarget,
+    keys: KeySpace,
+    conn: Arc<OnceCell<RedisConn>>,
+}
+
+impl Projection {
+    pub fn new(target: RedisTarget, keys: KeySpace) -> Self {
+        Self { target, keys, conn: Arc::new(OnceCell::new()) }
+    }
+
+    pub fn keys(&self) -> &KeySpace {
+        &self.keys
+    }
+
+    pub fn target(&self) -> &RedisTarget {
+        &self.target
+    }
+
+    /// The shared connection, established on first use. A standalone manager is created lazily
+    /// and reconnects by itself; a Cluster connection is retried on the next call until it works.
+    pub async fn conn(&self) -> RedisResult<RedisConn> {
+        let conn = self
+            .conn
+            .get_or_try_init(|| async {
+                match &self.target {
+                    RedisTarget::Standalone(url) => {
+                        let config = ConnectionManagerConfig::new()
+                            .set_connection_timeout(Some(CONNECT_TIMEOUT))
+                            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+                            .set_number_of_retries(2);
+                        let client = ::redis::Client::open(url.as_str())?;
+                        Ok(RedisConn::Standalone(ConnectionManager::new_lazy_with_config(client, config)?))
+                    }
+                    RedisTarget::Cluster(nodes) => {
+                        let client = ClusterClientBuilder::new(nodes.clone())
+                            .connection_timeout(CONNECT_TIMEOUT)
+                            .response_timeout(RESPONSE_TIMEOUT)
+                            .retries(2)
+                            .build()?;
+                        Ok::<_, ::redis::RedisError>(RedisConn::Cluster(client.get_async_connection().await?))
+                    }
+                }
+            })
+            .await?;
+        Ok(conn.clone())
+    }
+
+    /// PING (readiness).
+    pub async fn ping(&self) -> RedisResult<()> {
+        let mut conn = self.conn().await?;
+        ::redis::cmd("PING").query_async::<String>(&mut conn).await?;
+        Ok(())
+    }
+
+    /// Writes a member's absolute score if `version` is newer than the one projected.
+    /// Returns whether it was written (false: a newer or equal version was already there).
+    pub async fn project(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        member: &MemberId,
+        version: i64,
+        score: i64,
+    ) -> RedisResult<bool> {
+        let keys = self.keys.period(board, period);
+        let mut conn = self.conn().await?;
+        let written: i64 = PROJECT
+            .key(&keys.rank)
+            .key(&keys.ver)
+            .arg(member.as_str())
+            .arg(version)
+            .arg(score)
+            .invoke_async(&mut conn)
+            .await?;
+        Ok(written == 1)
+    }
+
+    /// Reads `limit` entries from position `offset`, and the score of the one after them.
+    pub async fn page(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        offset: u64,
+        limit: u64,
+        tie_base: i64,
+    ) -> RedisResult<RawPage> {
+        let keys = self.keys.period(board, period);
+        let mut conn = self.conn().await?;
+        let reply: Vec<Value> = PAGE.key(&keys.rank).arg(offset).arg(limit).arg(tie_base).invoke_async(&mut conn).await?;
+        let mut it = reply.into_iter();
+        let total: u64 = ::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?;
+        let ahead: u64 = ::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?;
+        let mut rows = Vec::new();
+        while let (Some(m), Some(s)) = (it.next(), it.next()) {
+            let member: String = ::redis::from_redis_value(m)?;
+            let score: String = ::redis::from_redis_value(s)?;
+            rows.push((parse_member(member)?, parse_score(&score)?));
+        }
+        let next = (rows.len() as u64 > limit).then(|| rows.pop().map(|(_, s)| s)).flatten();
+        Ok(RawPage { total, ahead, rows, next })
+    }
+}
+
+fn invalid(what: String) -> ::redis::RedisError {
+    ::redis::RedisError::from((::redis::ErrorKind::Parse, "unexpected value in the projection", what))
+}
+
+fn parse_member(s: String) -> RedisResult<MemberId> {
+    MemberId::parse(s).map_err(|e| invalid(e.to_string()))
+}
+
+/// Scores are written as integers within ±2^53, so the double Redis returns is exact.
+fn parse_score(s: &str) -> RedisResult<i64> {
+    let f: f64 = s.parse().map_err(|_| invalid(format!("score {s:?}")))?;
+    if f.fract() != 0.0 || f.abs() > domain::score::EXACT_LIMIT as f64 {
+        return Err(invalid(format!("score {s:?} is not an exact integer")));
+    }
+    Ok(f as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_choose_standalone_or_cluster() {
+        assert_eq!(
+            RedisTarget::parse("redis://127.0.0.1:6379").unwrap(),
+            RedisTarget::Standalone("redis://127.0.0.1:6379".into())
+        );
+        let cluster = RedisTarget::Cluster(vec!["redis://a:1".into(), "redis://b:2".into()]);
+        assert_eq!(RedisTarget::parse("redis://a:1,redis://b:2").unwrap(), cluster);
+        assert_eq!(RedisTarget::parse("redis+cluster://a:1,b:2").unwrap(), cluster);
+        assert_eq!(
+            RedisTarget::parse("redis+cluster://a:1").unwrap(),
+            RedisTarget::Cluster(vec!["redis://a:1".into()])
+        );
+        assert!(RedisTarget::parse("http://a").is_err());
+        assert!(RedisTarget::parse("").is_err());
+    }
+
+    #[test]
+    fn scores_must_be_exact_integers() {
+        assert_eq!(parse_score("1250").unwrap(), 1250);
+        assert_eq!(parse_score("-3").unwrap(), -3);
+        assert_eq!(parse_score("9007199254740992").unwrap(), 1 << 53);
+        assert!(parse_score("1.5").is_err());
+        assert!(parse_score("inf").is_err());
+    }
+}

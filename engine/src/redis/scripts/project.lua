@@ -1,0 +1,17 @@
+-- Projects one member's ledger total onto a period's ranking, idempotently and order-tolerantly.
+-- The value is absolute (never an increment) and guarded by the ledger version, so a replayed or
+-- reordered projection can never move a score backwards.
+--
+-- KEYS[1]  <prefix>:{<board>:<period>}:rank   ZSET  member -> encoded score
+-- KEYS[2]  <prefix>:{<board>:<period>}:ver    HASH  member -> projected ledger version
+-- ARGV[1]  member id
+-- ARGV[2]  ledger version of the total (integer, >= 1)
+-- ARGV[3]  encoded score (integer, |score| <= 2^53)
+-- Returns  1 when the score was written, 0 when the stored version was already >= ARGV[2].
+local stored = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+if tonumber(ARGV[2]) <= stored then
+  return 0
+end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return 1

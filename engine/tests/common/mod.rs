@@ -1,0 +1,136 @@
+//! Test harness for the engine's integration tests: real stores on loopback, started by
+//! `scripts/test` (see docs/ARCHITECTURE.md). Each test owns a unique key prefix and database and
+//! removes only those — never FLUSHDB.
+#![allow(dead_code)]
+
+use engine::Engine;
+use engine::ledger::Ledger;
+use engine::redis::keys::KeySpace;
+use engine::redis::{Projection, RedisTarget};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| {
+        panic!("{name} is not set: run the test suite with scripts/test, which starts the stores")
+    })
+}
+
+/// A name no other test (or test process) uses.
+pub fn unique(kind: &str) -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    format!("{kind}_{}_{}_{nanos}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// The Redis deployments every projection test runs against.
+pub fn redis_targets() -> Vec<(&'static str, RedisTarget)> {
+    vec![
+        ("standalone", RedisTarget::parse(&env("LAUREL_TEST_REDIS_URL")).unwrap()),
+        ("cluster", RedisTarget::parse(&env("LAUREL_TEST_REDIS_CLUSTER_URL")).unwrap()),
+    ]
+}
+
+/// A projection under a fresh prefix; `cleanup` deletes that prefix's keys on every node.
+pub struct TestProjection {
+    pub projection: Projection,
+}
+
+impl TestProjection {
+    pub fn new(target: RedisTarget) -> Self {
+        Self { projection: Projection::new(target, KeySpace::new(unique("test"))) }
+    }
+
+    fn nodes(&self) -> Vec<String> {
+        match self.projection.target() {
+            RedisTarget::Standalone(url) => vec![url.clone()],
+            RedisTarget::Cluster(nodes) => nodes.clone(),
+        }
+    }
+
+    /// Every key under this test's prefix, with the node that holds it (a Cluster node only
+    /// scans its own slots, so each master is asked directly).
+    pub async fn keys(&self) -> Vec<(String, String)> {
+        let mut found = Vec::new();
+        for node in self.nodes() {
+            let mut conn = redis::Client::open(node.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();
+            let mut iter: redis::AsyncIter<String> = redis::cmd("SCAN")
+                .cursor_arg(0)
+                .arg("MATCH")
+                .arg(self.projection.keys().pattern())
+                .arg("COUNT")
+                .arg(1000)
+                .clone()
+                .iter_async(&mut conn)
+                .await
+                .unwrap();
+            while let Some(key) = iter.next_item().await {
+                found.push((node.clone(), key.unwrap()));
+            }
+        }
+        found
+    }
+
+    /// Deletes every key under this test's prefix (and nothing else).
+    pub async fn cleanup(&self) {
+        for (node, key) in self.keys().await {
+            let mut conn = redis::Client::open(node.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();
+            redis::cmd("UNLINK").arg(&key).exec_async(&mut conn).await.unwrap();
+        }
+        assert!(self.keys().await.is_empty(), "keys left under the test prefix");
+    }
+}
+
+/// A ledger in its own database; `drop_db` removes it.
+pub struct TestLedger {
+    pub name: &'static str,
+    pub ledger: Ledger,
+    cleanup: Cleanup,
+}
+
+enum Cleanup {
+    File(std::path::PathBuf),
+    Database { admin_url: String, db: String },
+}
+
+impl TestLedger {
+    pub async fn sqlite() -> Self {
+        let dir = std::env::temp_dir().join(unique("laurel-ledger"));
+        let ledger = Ledger::connect(&format!("sqlite://{}/ledger.db", dir.display())).await.unwrap();
+        Self { name: "sqlite", ledger, cleanup: Cleanup::File(dir) }
+    }
+
+    pub async fn postgres() -> Self {
+        let admin_url = env("LAUREL_TEST_POSTGRES_URL");
+        let db = unique("laurel");
+        admin(&admin_url, &format!("CREATE DATABASE {db}")).await;
+        let (base, _) = admin_url.rsplit_once('/').expect("a postgres url ends in /<database>");
+        let ledger = Ledger::connect(&format!("{base}/{db}")).await.unwrap();
+        Self { name: "postgres", ledger, cleanup: Cleanup::Database { admin_url, db } }
+    }
+
+    pub async fn both() -> Vec<Self> {
+        vec![Self::sqlite().await, Self::postgres().await]
+    }
+
+    pub async fn drop_db(self) {
+        self.ledger.close().await;
+        match self.cleanup {
+            Cleanup::File(dir) => std::fs::remove_dir_all(dir).unwrap(),
+            Cleanup::Database { admin_url, db } => admin(&admin_url, &format!("DROP DATABASE {db} WITH (FORCE)")).await,
+        }
+    }
+}
+
+async fn admin(url: &str, sql: &str) {
+    use sqlx::Connection;
+    sqlx::any::install_default_drivers();
+    let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
+    sqlx::query(sql).execute(&mut conn).await.unwrap();
+    conn.close().await.unwrap();
+}
+
+/// An engine over a fresh ledger (already migrated) and a fresh projection prefix.
+pub async fn engine(ledger: &TestLedger, projection: &TestProjection) -> Engine {
+    ledger.ledger.migrate().await.unwrap();
+    Engine::from_parts(ledger.ledger.clone(), projection.projection.clone())
+}

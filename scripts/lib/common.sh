@@ -1,0 +1,79 @@
+# Shared helpers for scripts/run, scripts/test and scripts/build. Sourced, not executed.
+# Everything here installs from the package registries only (apt, crates.io, npm): nothing
+# downloads a binary from anywhere else.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Runs a command as root (directly, or through sudo when we are not root).
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    die "need root to run: $*"; fi
+}
+
+# Installs the Debian packages among "$@" that are not installed yet.
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "apt: installing ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# The wasm-bindgen version Cargo.lock resolved; the CLI must be exactly this version.
+wasm_bindgen_version() {
+  awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' "$ROOT/Cargo.lock"
+}
+
+# What building the binary needs: the wasm target and the pinned wasm-bindgen CLI.
+install_build_deps() {
+  command -v cargo >/dev/null || die "cargo not found: install the Rust toolchain (rustup) first"
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    log "rustup: adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+  local want; want="$(wasm_bindgen_version)"
+  [ -n "$want" ] || die "wasm-bindgen not found in Cargo.lock"
+  if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$want" ]; then
+    log "cargo: installing wasm-bindgen-cli $want (matches Cargo.lock)"
+    # No --locked: one of the CLI's locked dependencies is no longer in the registry index.
+    cargo install wasm-bindgen-cli --version "$want"
+  fi
+}
+
+# Waits until "$@" succeeds, for at most $1 seconds (first argument).
+wait_for() {
+  local seconds=$1; shift
+  local i
+  for ((i = 0; i < seconds * 10; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  return 1
+}
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# Starts a Redis server on 127.0.0.1:$1 with data in $2; extra arguments are passed on.
+start_redis() {
+  local port=$1 dir=$2; shift 2
+  port_free "$port" || die "port $port is in use; stop what listens there or change the port"
+  mkdir -p "$dir"
+  redis-server --port "$port" --bind 127.0.0.1 --daemonize yes --dir "$dir" \
+    --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" "$@"
+  wait_for 10 redis-cli -p "$port" ping || die "redis on port $port did not start (see $dir/redis.log)"
+}
+
+# Stops the process whose pid is in file $1, if it is still running (only what we started).
+stop_pidfile() {
+  local file=$1 pid
+  [ -f "$file" ] || return 0
+  pid="$(cat "$file" 2>/dev/null || true)"
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null || true
+    wait_for 10 sh -c "! kill -0 $pid" || kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$file"
+}

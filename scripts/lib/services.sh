@@ -1,0 +1,68 @@
+# The stores the test suite runs against, on loopback ports, all under $SERVICES_DIR:
+# Redis standalone, a 3-master Redis Cluster and PostgreSQL. Sourced by scripts/test.
+
+SERVICES_DIR="${LAUREL_TEST_SERVICES_DIR:-/tmp/laurel-test-services-$(id -u)}"
+REDIS_PORT="${LAUREL_TEST_REDIS_PORT:-16379}"
+CLUSTER_PORTS=(17101 17102 17103)
+PG_PORT="${LAUREL_TEST_PG_PORT:-15432}"
+
+pg_bin() {
+  local dir
+  dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+  [ -n "$dir" ] || die "PostgreSQL server binaries not found under /usr/lib/postgresql"
+  echo "$dir"
+}
+
+# Runs a PostgreSQL tool as the postgres user (initdb refuses to run as root).
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+start_services() {
+  stop_services # a previous run that was killed may have left its servers behind
+  rm -rf "$SERVICES_DIR"
+  mkdir -p "$SERVICES_DIR"
+
+  log "starting Redis standalone on 127.0.0.1:$REDIS_PORT"
+  start_redis "$REDIS_PORT" "$SERVICES_DIR/redis" --save "" --appendonly no
+
+  log "starting a 3-master Redis Cluster on 127.0.0.1:${CLUSTER_PORTS[*]}"
+  local nodes=()
+  for port in "${CLUSTER_PORTS[@]}"; do
+    start_redis "$port" "$SERVICES_DIR/cluster-$port" --save "" --appendonly no \
+      --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000
+    nodes+=("127.0.0.1:$port")
+  done
+  redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes >"$SERVICES_DIR/cluster-create.log" 2>&1 \
+    || die "redis cluster create failed (see $SERVICES_DIR/cluster-create.log)"
+  for port in "${CLUSTER_PORTS[@]}"; do
+    wait_for 30 sh -c "redis-cli -p $port cluster info | grep -q cluster_state:ok" \
+      || die "the cluster did not reach cluster_state:ok on $port"
+  done
+
+  log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
+  port_free "$PG_PORT" || die "port $PG_PORT is in use"
+  local bin; bin="$(pg_bin)"
+  mkdir -p "$SERVICES_DIR/pg"
+  [ "$(id -u)" = 0 ] && chown postgres:postgres "$SERVICES_DIR/pg"
+  as_pg "$bin/initdb" -D "$SERVICES_DIR/pg/data" --auth=trust -U postgres >"$SERVICES_DIR/pg/initdb.log" 2>&1 \
+    || die "initdb failed (see $SERVICES_DIR/pg/initdb.log)"
+  as_pg "$bin/pg_ctl" -D "$SERVICES_DIR/pg/data" -l "$SERVICES_DIR/pg/server.log" -w \
+    -o "-p $PG_PORT -k $SERVICES_DIR/pg -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null \
+    || die "PostgreSQL did not start (see $SERVICES_DIR/pg/server.log)"
+
+  export LAUREL_TEST_REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
+  export LAUREL_TEST_REDIS_CLUSTER_URL
+  LAUREL_TEST_REDIS_CLUSTER_URL="$(printf 'redis://%s,' "${nodes[@]}")"
+  LAUREL_TEST_REDIS_CLUSTER_URL="${LAUREL_TEST_REDIS_CLUSTER_URL%,}"
+  export LAUREL_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
+}
+
+stop_services() {
+  [ -d "$SERVICES_DIR" ] || return 0
+  if [ -f "$SERVICES_DIR/pg/data/postmaster.pid" ]; then
+    as_pg "$(pg_bin)/pg_ctl" -D "$SERVICES_DIR/pg/data" -m fast -w stop >/dev/null 2>&1 || true
+  fi
+  local f
+  for f in "$SERVICES_DIR"/*/redis.pid; do stop_pidfile "$f"; done
+}
