@@ -1,1 +1,8 @@
+//! The browser entry point: hydrates the server-rendered page. Built for wasm32 only by
+//! `scripts/build`, with `app/hydrate` (never together with `ssr`).
 
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(app::App);
+}

@@ -1,1 +1,79 @@
-fn main(){}
+//! `laurel`: the one binary. See `laurel --help`, README.md and docs/ARCHITECTURE.md.
+//!
+//! - [`cli`]: flags and environment variables.
+//! - [`http`]: the router (operations, pages, server functions, embedded site).
+//! - [`assets`]: the embedded site.
+
+mod assets;
+mod cli;
+mod http;
+
+use anyhow::Context;
+use clap::Parser;
+use cli::{Cli, Command, ServeArgs};
+use engine::{Engine, EngineConfig};
+use leptos::prelude::LeptosOptions;
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_env("LAUREL_LOG").unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
+    match Cli::parse().command {
+        Command::Serve(args) => serve(args).await,
+        Command::Migrate(args) => {
+            let ledger = engine::ledger::Ledger::connect(&args.database_url).await.context("connect to the ledger")?;
+            ledger.migrate().await.context("apply migrations")?;
+            let applied = ledger.applied_migrations().await?;
+            println!("ledger migrated: {} migration(s) applied", applied.len());
+            Ok(())
+        }
+    }
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let config = EngineConfig {
+        database_url: args.ledger.database_url.clone(),
+        redis_url: args.redis_url.clone(),
+        key_prefix: args.key_prefix.clone(),
+    };
+    let engine = Engine::start(&config).await.context("start the engine")?;
+    if args.demo {
+        let created = engine::demo::ensure_demo(&engine, "Asia/Shanghai").await.context("create the demo board")?;
+        tracing::info!(created, "demo board at /b/{}", engine::demo::DEMO_BOARD);
+    }
+    if !assets::has_bundle() {
+        tracing::warn!("this binary carries no browser bundle: pages render but do not hydrate (build with scripts/build)");
+    }
+    let leptos_options = LeptosOptions::builder()
+        // Must equal the compile-time name leptos used for the <script> tags (.cargo/config.toml).
+        .output_name(option_env!("LEPTOS_OUTPUT_NAME").unwrap_or("laurel"))
+        .site_root("target/site")
+        .site_pkg_dir("pkg")
+        .site_addr(args.addr)
+        .build();
+    let app = http::router(http::AppState { leptos_options, engine: engine.clone() });
+    let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listen on {}", args.addr))?;
+    tracing::info!("serving on http://{}", listener.local_addr()?);
+    axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
+    engine.close().await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Resolves on SIGINT or SIGTERM; in-flight requests then finish before the process exits.
+async fn shutdown_signal() {
+    let interrupt = async { tokio::signal::ctrl_c().await.expect("install the SIGINT handler") };
+    let terminate = async {
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("install the SIGTERM handler")
+            .recv()
+            .await;
+    };
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutdown signal received; draining");
+}

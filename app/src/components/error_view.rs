@@ -1,0 +1,25 @@
+use crate::error::AppError;
+use leptos::prelude::*;
+
+/// The one error view: a readable message, and during server rendering the matching HTTP status.
+#[component]
+pub fn ErrorView(errors: ArcRwSignal<Errors>) -> impl IntoView {
+    let app_errors = move || -> Vec<AppError> {
+        errors
+            .get()
+            .into_iter()
+            .map(|(_, e)| e.downcast_ref::<AppError>().cloned().unwrap_or(AppError::Unavailable))
+            .collect()
+    };
+    #[cfg(feature = "ssr")]
+    if let (Some(response), Some(first)) = (use_context::<leptos_axum::ResponseOptions>(), app_errors().first()) {
+        response.set_status(http::StatusCode::from_u16(first.status()).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR));
+    }
+    view! {
+        <section class="notice error" role="alert">
+            <h1>"Something went wrong"</h1>
+            <ul>{move || app_errors().into_iter().map(|e| view! { <li>{e.to_string()}</li> }).collect_view()}</ul>
+            <p><a href="/">"See all boards"</a></p>
+        </section>
+    }
+}

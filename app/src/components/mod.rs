@@ -1,0 +1,4 @@
+//! Pieces shared by pages.
+
+pub mod error_view;
+pub mod ranking_table;

@@ -1,0 +1,57 @@
+//! What the UI's server functions fail with. Internal details are logged on the server and never
+//! sent to the browser.
+
+use leptos::server_fn::codec::JsonEncoding;
+use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum AppError {
+    /// The board, period or member does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// The request was refused; the message says why.
+    #[error("{0}")]
+    Invalid(String),
+    /// A store is unreachable or failed; details are in the server log.
+    #[error("the leaderboard is temporarily unavailable; please try again shortly")]
+    Unavailable,
+    /// The call did not reach the server or its answer could not be read.
+    #[error("request failed: {0}")]
+    Transport(String),
+}
+
+impl AppError {
+    /// The HTTP status a page showing this error is served with.
+    pub fn status(&self) -> u16 {
+        match self {
+            AppError::NotFound(_) => 404,
+            AppError::Invalid(_) => 400,
+            AppError::Unavailable => 503,
+            AppError::Transport(_) => 500,
+        }
+    }
+}
+
+impl FromServerFnError for AppError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        AppError::Transport(value.to_string())
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl From<engine::EngineError> for AppError {
+    fn from(e: engine::EngineError) -> Self {
+        use engine::EngineError as E;
+        match e {
+            E::NotFound { what } => AppError::NotFound(format!("{what} not found")),
+            E::Invalid(reason) => AppError::Invalid(reason),
+            E::Ledger(_) | E::Redis(_) => {
+                tracing::error!(error = %e, "server function failed");
+                AppError::Unavailable
+            }
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! One page per file, one route each.
+
+pub mod board;
+pub mod home;
+pub mod not_found;
