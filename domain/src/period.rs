@@ -138,9 +138,7 @@ impl PeriodKey {
             Slot::Day(_) => 1.day(),
             Slot::Month { .. } => 1.month(),
         };
-        self.first_day()
-            .checked_add(step)
-            .expect("supported years leave room for the next period")
+        self.first_day().checked_add(step).expect("supported years leave room for the next period")
     }
 
     /// The period that follows this one.
@@ -158,9 +156,7 @@ impl PeriodKey {
     /// day, in `zone`.
     pub fn span(self, zone: &TimeZone) -> PeriodSpan {
         let midnight = |d: Date| {
-            d.to_zoned(zone.clone())
-                .expect("midnight of a supported date is representable")
-                .timestamp()
+            d.to_zoned(zone.clone()).expect("midnight of a supported date is representable").timestamp()
         };
         PeriodSpan { start: midnight(self.first_day()), end: midnight(self.next_first_day()) }
     }
@@ -215,10 +211,7 @@ mod tests {
     #[test]
     fn year_2026_has_a_week_53() {
         assert!(PeriodKey::parse("2026-W53").is_ok());
-        assert_eq!(
-            PeriodKey::parse("2025-W53").unwrap_err(),
-            PeriodError::NoSuchPeriod("2025-W53".into())
-        );
+        assert_eq!(PeriodKey::parse("2025-W53").unwrap_err(), PeriodError::NoSuchPeriod("2025-W53".into()));
         assert_eq!(weekly("2026-12-31T12:00:00Z", "UTC"), "2026-W53");
         assert_eq!(weekly("2027-01-03T12:00:00Z", "UTC"), "2026-W53");
         assert_eq!(weekly("2027-01-04T12:00:00Z", "UTC"), "2027-W01");
@@ -234,7 +227,8 @@ mod tests {
         let daily = |z: &str| PeriodKey::containing(Cadence::Daily, at("2027-01-01T02:00:00Z"), &zone(z));
         assert_eq!(daily("Asia/Shanghai").to_string(), "2027-01-01");
         assert_eq!(daily("America/New_York").to_string(), "2026-12-31");
-        let monthly = PeriodKey::containing(Cadence::Monthly, at("2026-12-31T17:00:00Z"), &zone("Asia/Shanghai"));
+        let monthly =
+            PeriodKey::containing(Cadence::Monthly, at("2026-12-31T17:00:00Z"), &zone("Asia/Shanghai"));
         assert_eq!(monthly.to_string(), "2027-01");
     }
 
@@ -271,7 +265,17 @@ mod tests {
 
     #[test]
     fn malformed_and_foreign_keys_are_refused() {
-        for bad in ["", "2026", "2026-W5", "2026-W00", "26-W01", "2026-13", "2026-02-30", "2026-08-20-1", "１２３４-01"] {
+        for bad in [
+            "",
+            "2026",
+            "2026-W5",
+            "2026-W00",
+            "26-W01",
+            "2026-13",
+            "2026-02-30",
+            "2026-08-20-1",
+            "１２３４-01",
+        ] {
             assert!(PeriodKey::parse(bad).is_err(), "{bad} accepted");
         }
         assert!(matches!(PeriodKey::parse("1969-01"), Err(PeriodError::OutOfRange(_))));

@@ -41,7 +41,12 @@ pub struct ScoreCodec {
 }
 
 impl ScoreCodec {
-    pub fn new(policy: TiePolicy, min_points: i64, max_points: i64, tie_base: i64) -> Result<Self, CodecError> {
+    pub fn new(
+        policy: TiePolicy,
+        min_points: i64,
+        max_points: i64,
+        tie_base: i64,
+    ) -> Result<Self, CodecError> {
         if min_points > max_points {
             return Err(CodecError::EmptyRange { min: min_points, max: max_points });
         }

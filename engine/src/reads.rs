@@ -10,10 +10,7 @@ pub const MAX_PAGE: u64 = 200;
 
 impl Engine {
     pub async fn board(&self, slug: &BoardSlug) -> Result<Board, EngineError> {
-        self.ledger
-            .board(slug)
-            .await?
-            .ok_or_else(|| EngineError::NotFound { what: format!("board {slug}") })
+        self.ledger.board(slug).await?.ok_or_else(|| EngineError::NotFound { what: format!("board {slug}") })
     }
 
     /// All boards, each with its current period.
@@ -38,7 +35,9 @@ impl Engine {
         let now = jiff::Timestamp::now();
         let period = match period {
             None | Some("current") => board.period_at(now),
-            Some(p) => PeriodKey::parse_for(board.cadence, p).map_err(|e| EngineError::Invalid(e.to_string()))?,
+            Some(p) => {
+                PeriodKey::parse_for(board.cadence, p).map_err(|e| EngineError::Invalid(e.to_string()))?
+            }
         };
         let raw = self.projection.page(&board.slug, &period, offset, limit, board.codec.tie_base()).await?;
         // Rank the page together with the entry after it, so a tie across the page end shows.

@@ -16,13 +16,18 @@ pub struct IncrResult {
 
 impl Engine {
     /// Records point events on an `incr` board and projects the totals they changed.
-    pub async fn record_incr(&self, board: &Board, events: &[PointEvent]) -> Result<Vec<IncrResult>, EngineError> {
+    pub async fn record_incr(
+        &self,
+        board: &Board,
+        events: &[PointEvent],
+    ) -> Result<Vec<IncrResult>, EngineError> {
         let outcomes = self.ledger.record_incr(board, events, jiff::Timestamp::now()).await?;
         let mut results = Vec::with_capacity(outcomes.len());
         for outcome in outcomes {
             let projected = match &outcome {
                 IncrOutcome::Applied(p) => {
-                    match self.projection.project(&board.slug, &p.period, &p.member, p.version, p.score).await {
+                    match self.projection.project(&board.slug, &p.period, &p.member, p.version, p.score).await
+                    {
                         // `false` means a newer version is already there: still level.
                         Ok(_) => true,
                         Err(error) => {

@@ -34,9 +34,12 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
-        .leptos_routes_with_context(&state, routes, move || provide_context(engine.clone()), move || {
-            shell(options.clone())
-        })
+        .leptos_routes_with_context(
+            &state,
+            routes,
+            move || provide_context(engine.clone()),
+            move || shell(options.clone()),
+        )
         .fallback(fallback)
         .with_state(state)
 }

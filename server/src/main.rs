@@ -23,7 +23,8 @@ async fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Serve(args) => serve(args).await,
         Command::Migrate(args) => {
-            let ledger = engine::ledger::Ledger::connect(&args.database_url).await.context("connect to the ledger")?;
+            let ledger =
+                engine::ledger::Ledger::connect(&args.database_url).await.context("connect to the ledger")?;
             ledger.migrate().await.context("apply migrations")?;
             let applied = ledger.applied_migrations().await?;
             println!("ledger migrated: {} migration(s) applied", applied.len());
@@ -40,11 +41,14 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     };
     let engine = Engine::start(&config).await.context("start the engine")?;
     if args.demo {
-        let created = engine::demo::ensure_demo(&engine, "Asia/Shanghai").await.context("create the demo board")?;
+        let created =
+            engine::demo::ensure_demo(&engine, "Asia/Shanghai").await.context("create the demo board")?;
         tracing::info!(created, "demo board at /b/{}", engine::demo::DEMO_BOARD);
     }
     if !assets::has_bundle() {
-        tracing::warn!("this binary carries no browser bundle: pages render but do not hydrate (build with scripts/build)");
+        tracing::warn!(
+            "this binary carries no browser bundle: pages render but do not hydrate (build with scripts/build)"
+        );
     }
     let leptos_options = LeptosOptions::builder()
         // Must equal the compile-time name leptos used for the <script> tags (.cargo/config.toml).
@@ -54,7 +58,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .site_addr(args.addr)
         .build();
     let app = http::router(http::AppState { leptos_options, engine: engine.clone() });
-    let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listen on {}", args.addr))?;
+    let listener =
+        tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listen on {}", args.addr))?;
     tracing::info!("serving on http://{}", listener.local_addr()?);
     axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
     engine.close().await;

@@ -12,8 +12,12 @@ pub fn ErrorView(errors: ArcRwSignal<Errors>) -> impl IntoView {
             .collect()
     };
     #[cfg(feature = "ssr")]
-    if let (Some(response), Some(first)) = (use_context::<leptos_axum::ResponseOptions>(), app_errors().first()) {
-        response.set_status(http::StatusCode::from_u16(first.status()).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR));
+    if let (Some(response), Some(first)) =
+        (use_context::<leptos_axum::ResponseOptions>(), app_errors().first())
+    {
+        response.set_status(
+            http::StatusCode::from_u16(first.status()).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR),
+        );
     }
     view! {
         <section class="notice error" role="alert">

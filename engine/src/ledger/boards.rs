@@ -80,7 +80,10 @@ impl Ledger {
     }
 
     /// Display names of `members` in one query; members without a profile are absent.
-    pub async fn display_names(&self, members: &[MemberId]) -> Result<HashMap<MemberId, String>, LedgerError> {
+    pub async fn display_names(
+        &self,
+        members: &[MemberId],
+    ) -> Result<HashMap<MemberId, String>, LedgerError> {
         if members.is_empty() {
             return Ok(HashMap::new());
         }

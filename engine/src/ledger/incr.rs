@@ -76,11 +76,13 @@ impl Ledger {
             return Ok(IncrOutcome::Duplicate { period });
         }
 
-        sqlx::query("INSERT INTO periods (board, period, state) VALUES ($1, $2, 'open') ON CONFLICT DO NOTHING")
-            .bind(slug)
-            .bind(&key)
-            .execute(&mut **tx)
-            .await?;
+        sqlx::query(
+            "INSERT INTO periods (board, period, state) VALUES ($1, $2, 'open') ON CONFLICT DO NOTHING",
+        )
+        .bind(slug)
+        .bind(&key)
+        .execute(&mut **tx)
+        .await?;
         // A version-0 row exists so it can be locked; reads ignore totals that never changed.
         sqlx::query(
             "INSERT INTO totals (board, period, member, points, version, reach_seq, updated_at) \
@@ -114,17 +116,15 @@ impl Ledger {
         }
         let seq = match board.tie_policy() {
             TiePolicy::Shared => 0,
-            TiePolicy::FirstReached => {
-                sqlx::query(
-                    "UPDATE periods SET next_seq = next_seq + 1 WHERE board = $1 AND period = $2 \
+            TiePolicy::FirstReached => sqlx::query(
+                "UPDATE periods SET next_seq = next_seq + 1 WHERE board = $1 AND period = $2 \
                      RETURNING next_seq - 1 AS seq",
-                )
-                .bind(slug)
-                .bind(&key)
-                .fetch_one(&mut **tx)
-                .await?
-                .try_get("seq")?
-            }
+            )
+            .bind(slug)
+            .bind(&key)
+            .fetch_one(&mut **tx)
+            .await?
+            .try_get("seq")?,
         };
         let score = match board.codec.encode(new_points, seq) {
             Ok(score) => score,

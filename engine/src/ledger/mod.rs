@@ -146,11 +146,10 @@ struct WriteTx {
 fn sqlite_url(url: &str) -> Result<String, LedgerError> {
     let rest = url.trim_start_matches("sqlite:").trim_start_matches("//");
     let path = rest.split('?').next().unwrap_or_default();
-    if !path.is_empty() && path != ":memory:" {
-        if let Some(dir) = std::path::Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|source| LedgerError::CreateDir { path: path.to_owned(), source })?;
-        }
+    let dir = std::path::Path::new(path).parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = dir.filter(|_| path != ":memory:") {
+        std::fs::create_dir_all(dir)
+            .map_err(|source| LedgerError::CreateDir { path: path.to_owned(), source })?;
     }
     Ok(if rest.contains("mode=") {
         url.to_owned()

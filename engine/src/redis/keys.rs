@@ -46,10 +46,8 @@ mod tests {
 
     #[test]
     fn all_keys_of_one_period_hash_to_one_cluster_slot() {
-        let keys = KeySpace::new("laurel").period(
-            &BoardSlug::parse("weekly-study").unwrap(),
-            &PeriodKey::parse("2026-W34").unwrap(),
-        );
+        let keys = KeySpace::new("laurel")
+            .period(&BoardSlug::parse("weekly-study").unwrap(), &PeriodKey::parse("2026-W34").unwrap());
         assert_eq!(keys.rank, "laurel:{weekly-study:2026-W34}:rank");
         assert_eq!(Slot::for_key(&keys.rank), Slot::for_key(&keys.ver));
         assert_eq!(Slot::for_key(&keys.rank), Slot::for_key("{weekly-study:2026-W34}"));

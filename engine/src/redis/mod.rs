@@ -192,7 +192,8 @@ impl Projection {
     ) -> RedisResult<RawPage> {
         let keys = self.keys.period(board, period);
         let mut conn = self.conn().await?;
-        let reply: Vec<Value> = PAGE.key(&keys.rank).arg(offset).arg(limit).arg(tie_base).invoke_async(&mut conn).await?;
+        let reply: Vec<Value> =
+            PAGE.key(&keys.rank).arg(offset).arg(limit).arg(tie_base).invoke_async(&mut conn).await?;
         let mut it = reply.into_iter();
         let total: u64 = ::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?;
         let ahead: u64 = ::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?;

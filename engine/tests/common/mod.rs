@@ -52,7 +52,8 @@ impl TestProjection {
     pub async fn keys(&self) -> Vec<(String, String)> {
         let mut found = Vec::new();
         for node in self.nodes() {
-            let mut conn = redis::Client::open(node.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();
+            let mut conn =
+                redis::Client::open(node.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();
             let mut iter: redis::AsyncIter<String> = redis::cmd("SCAN")
                 .cursor_arg(0)
                 .arg("MATCH")
@@ -73,7 +74,8 @@ impl TestProjection {
     /// Deletes every key under this test's prefix (and nothing else).
     pub async fn cleanup(&self) {
         for (node, key) in self.keys().await {
-            let mut conn = redis::Client::open(node.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();
+            let mut conn =
+                redis::Client::open(node.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();
             redis::cmd("UNLINK").arg(&key).exec_async(&mut conn).await.unwrap();
         }
         assert!(self.keys().await.is_empty(), "keys left under the test prefix");
@@ -116,7 +118,9 @@ impl TestLedger {
         self.ledger.close().await;
         match self.cleanup {
             Cleanup::File(dir) => std::fs::remove_dir_all(dir).unwrap(),
-            Cleanup::Database { admin_url, db } => admin(&admin_url, &format!("DROP DATABASE {db} WITH (FORCE)")).await,
+            Cleanup::Database { admin_url, db } => {
+                admin(&admin_url, &format!("DROP DATABASE {db} WITH (FORCE)")).await
+            }
         }
     }
 }
