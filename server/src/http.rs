@@ -83,3 +83,46 @@ async fn fallback(State(state): State<AppState>, req: Request<Body>) -> Response
     );
     render(req).await.into_response()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::redis::keys::KeySpace;
+    use engine::redis::{Projection, RedisTarget};
+    use tower::ServiceExt;
+
+    /// A router over a fresh SQLite ledger and a Redis address where nothing listens.
+    async fn router_without_redis() -> (Router, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("laurel-readyz-{}", std::process::id()));
+        let ledger =
+            engine::ledger::Ledger::connect(&format!("sqlite://{}/l.db", dir.display())).await.unwrap();
+        ledger.migrate().await.unwrap();
+        // Port 9 (discard) on loopback: connections are refused at once.
+        let target = RedisTarget::parse("redis://127.0.0.1:9").unwrap();
+        let engine = Engine::from_parts(ledger, Projection::new(target, KeySpace::new("readyz")));
+        let leptos_options = LeptosOptions::builder().output_name("laurel").build();
+        (router(AppState { leptos_options, engine }), dir)
+    }
+
+    async fn get(router: &Router, path: &str) -> (StatusCode, serde_json::Value) {
+        let req = Request::builder().uri(path).body(Body::empty()).unwrap();
+        let res = router.clone().oneshot(req).await.unwrap();
+        let status = res.status();
+        let bytes = axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[tokio::test]
+    async fn readiness_names_the_unreachable_store_while_health_stays_up() {
+        let (router, dir) = router_without_redis().await;
+        let (status, body) = get(&router, "/healthz").await;
+        assert_eq!((status, body), (StatusCode::OK, json!({ "status": "alive" })));
+        let (status, body) = get(&router, "/readyz").await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(body["error"], "not_ready");
+        assert_eq!(body["detail"], "unreachable: redis");
+        assert_eq!(body["ledger"], "ok");
+        assert_ne!(body["redis"], "ok");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
