@@ -110,6 +110,8 @@ pub struct Board {
     pub codec: crate::score::ScoreCodec,
     /// How long after a period's end writes are still accepted (clock skew, queues).
     pub freeze_grace_seconds: i64,
+    /// Checked by [`check_prizes`]: no overlaps.
+    pub prizes: Vec<Prize>,
 }
 
 impl Board {
@@ -125,5 +127,48 @@ impl Board {
     /// The period that contains `at`.
     pub fn period_at(&self, at: jiff::Timestamp) -> crate::period::PeriodKey {
         crate::period::PeriodKey::containing(self.cadence, at, &self.zone)
+    }
+}
+
+/// One line of a board's prize table: ranks `from_rank..=to_rank` win `prize`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Prize {
+    pub from_rank: u64,
+    pub to_rank: u64,
+    pub prize: String,
+}
+
+/// Checks a prize table: ranks start at 1, each range is ordered, and no two ranges overlap.
+pub fn check_prizes(prizes: &[Prize]) -> Result<(), String> {
+    let mut ranges: Vec<&Prize> = prizes.iter().collect();
+    ranges.sort_by_key(|p| p.from_rank);
+    for p in &ranges {
+        if p.from_rank == 0 || p.to_rank < p.from_rank {
+            return Err(format!("prize {:?}: ranks must satisfy 1 <= from_rank <= to_rank", p.prize));
+        }
+        if p.prize.trim().is_empty() || p.prize.len() > 200 {
+            return Err("a prize must be 1-200 bytes of text".into());
+        }
+    }
+    if let Some(w) = ranges.windows(2).find(|w| w[1].from_rank <= w[0].to_rank) {
+        return Err(format!("prizes {:?} and {:?} overlap", w[0].prize, w[1].prize));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod prize_tests {
+    use super::*;
+
+    fn p(from_rank: u64, to_rank: u64) -> Prize {
+        Prize { from_rank, to_rank, prize: format!("{from_rank}-{to_rank}") }
+    }
+
+    #[test]
+    fn prize_tables_refuse_overlaps_and_empty_ranges() {
+        assert!(check_prizes(&[p(1, 1), p(2, 3), p(4, 10)]).is_ok());
+        assert!(check_prizes(&[p(4, 10), p(1, 4)]).unwrap_err().contains("overlap"));
+        assert!(check_prizes(&[p(0, 1)]).is_err());
+        assert!(check_prizes(&[p(3, 2)]).is_err());
     }
 }

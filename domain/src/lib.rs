@@ -14,6 +14,7 @@ pub mod period;
 pub mod ranking;
 pub mod score;
 pub mod view;
+pub mod write;
 
 pub use board::{Board, Cadence, Operator, TiePolicy};
 pub use ids::{BoardSlug, EventId, IdError, MemberId};

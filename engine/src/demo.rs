@@ -2,8 +2,9 @@
 //! profiles and ties, written through the real write path (ledger, then projection). Created only
 //! when absent, so restarting with `--demo` changes nothing.
 
-use crate::ledger::PointEvent;
 use crate::{Engine, EngineError};
+use domain::board::Prize;
+use domain::write::{Change, Write};
 use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
 
 pub const DEMO_BOARD: &str = "demo";
@@ -50,6 +51,10 @@ pub async fn ensure_demo(engine: &Engine, time_zone: &str) -> Result<bool, Engin
         operator: Operator::Incr,
         codec: ScoreCodec::new(TiePolicy::Shared, -100_000, 1_000_000, 1).expect("demo bounds are exact"),
         freeze_grace_seconds: 3600,
+        prizes: vec![
+            Prize { from_rank: 1, to_rank: 1, prize: "Gold laurel".into() },
+            Prize { from_rank: 2, to_rank: 3, prize: "Silver laurel".into() },
+        ],
     };
     let now = jiff::Timestamp::now();
     if !engine.ledger().create_board(&board, now).await? {
@@ -63,15 +68,15 @@ pub async fn ensure_demo(engine: &Engine, time_zone: &str) -> Result<bool, Engin
         }
         // Two events each, so "why this score" has something to explain.
         for (n, delta) in [(1, points - points / 3), (2, points / 3)] {
-            events.push(PointEvent {
-                event_id: EventId::parse(format!("demo-{member}-{n}")).expect("demo event ids are valid"),
+            let event_id = EventId::parse(format!("demo-{member}-{n}")).expect("demo event ids are valid");
+            events.push(Write {
                 member: member.clone(),
-                delta,
+                change: Change::Point { event_id, delta },
                 occurred_at: now,
                 metadata: Some(format!(r#"{{"source":"demo","part":{n}}}"#)),
             });
         }
     }
-    engine.record_incr(&board, &events).await?;
+    engine.record(&board, &events).await?;
     Ok(true)
 }

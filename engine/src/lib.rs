@@ -2,21 +2,30 @@
 //!
 //! - [`ledger`]: the SQL truth (SQLite or PostgreSQL) — boards, profiles, events, totals.
 //! - [`redis`]: the live projection (standalone Redis or Cluster) — keys, Lua scripts.
+//! - [`boards`]: board creation and details; [`auth`]: admin tokens and ingest keys.
 //! - [`reads`]: ranking pages assembled from the projection and the ledger's profiles.
 //! - [`writes`]: writes recorded in the ledger, then projected.
+//! - [`reconciler`]: keeps the projection level with the ledger; rebuilds a period.
+//! - [`metrics`]: Prometheus counters and histograms.
 //! - [`demo`]: the demo board behind `laurel serve --demo`.
 //!
 //! [`Engine`] bundles both stores and is what the server and the UI's server functions hold.
 
+pub mod auth;
+pub mod boards;
 pub mod demo;
 pub mod ledger;
+pub mod metrics;
 pub mod reads;
+pub mod reconciler;
 pub mod redis;
 pub mod writes;
 
 use ledger::{Ledger, LedgerError};
+use metrics::Metrics;
 use redis::keys::KeySpace;
 use redis::{Projection, RedisTarget};
+use std::sync::Arc;
 
 /// Why a use case failed. The server maps these to HTTP statuses and the UI to messages.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +34,10 @@ pub enum EngineError {
     NotFound { what: String },
     #[error("{0}")]
     Invalid(String),
+    #[error("board {0} already exists")]
+    BoardExists(String),
+    #[error("this board's operator is {board}; the endpoint is for {sent}")]
+    WrongOperator { board: domain::Operator, sent: domain::Operator },
     #[error(transparent)]
     Ledger(#[from] LedgerError),
     #[error("projection: {0}")]
@@ -50,6 +63,7 @@ pub struct EngineConfig {
 pub struct Engine {
     ledger: Ledger,
     projection: Projection,
+    metrics: Arc<Metrics>,
 }
 
 /// Which store failed a readiness check.
@@ -76,7 +90,11 @@ impl Engine {
     }
 
     pub fn from_parts(ledger: Ledger, projection: Projection) -> Self {
-        Self { ledger, projection }
+        Self { ledger, projection, metrics: Arc::new(Metrics::default()) }
+    }
+
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
     }
 
     pub fn ledger(&self) -> &Ledger {

@@ -74,7 +74,19 @@ impl Engine {
     }
 }
 
-fn summary(board: &Board, now: jiff::Timestamp) -> BoardSummary {
+impl Engine {
+    /// A period named by a reader: `current` (or none) is the period containing now.
+    pub fn period_of(&self, board: &Board, period: Option<&str>) -> Result<PeriodKey, EngineError> {
+        match period {
+            None | Some("current") => Ok(board.period_at(jiff::Timestamp::now())),
+            Some(p) => {
+                PeriodKey::parse_for(board.cadence, p).map_err(|e| EngineError::Invalid(e.to_string()))
+            }
+        }
+    }
+}
+
+pub(crate) fn summary(board: &Board, now: jiff::Timestamp) -> BoardSummary {
     BoardSummary {
         slug: board.slug.clone(),
         title: board.title.clone(),

@@ -53,7 +53,7 @@ async fn every_key_of_a_period_lands_in_one_slot_of_the_live_cluster() {
     let keys = t.projection.keys().period(&board, &period);
     let mut conn = t.projection.conn().await.unwrap();
     let mut slots = Vec::new();
-    for key in [&keys.rank, &keys.ver] {
+    for key in keys.all() {
         let slot: u16 = redis::cmd("CLUSTER").arg("KEYSLOT").arg(key).query_async(&mut conn).await.unwrap();
         assert_eq!(Slot::for_key(key), Slot::new(slot).unwrap(), "client and server agree on {key}");
         slots.push(slot);

@@ -1,6 +1,7 @@
 //! The command line: every flag also reads an environment variable (see README and .env.example).
 
 use clap::{Args, Parser, Subcommand};
+use engine::EngineConfig;
 use std::net::SocketAddr;
 
 #[derive(Debug, Parser)]
@@ -16,6 +17,45 @@ pub enum Command {
     Serve(ServeArgs),
     /// Apply the ledger's migrations and exit.
     Migrate(LedgerArgs),
+    /// Administration.
+    Admin {
+        #[command(subcommand)]
+        command: AdminCommand,
+    },
+    /// Ingest keys for host platforms.
+    Apikey {
+        #[command(subcommand)]
+        command: ApikeyCommand,
+    },
+    /// Replace a period's Redis projection with the ledger's totals.
+    Rebuild {
+        #[command(flatten)]
+        stores: StoreArgs,
+        /// The board's slug.
+        #[arg(long)]
+        board: String,
+        /// The period (`2026-W34`, `2026-08-20`, `2026-08` or `current`).
+        #[arg(long)]
+        period: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Create an admin API token and print it (it is shown only once).
+    Token(StoreArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ApikeyCommand {
+    /// Create an ingest key for one or more boards and print it (it is shown only once).
+    Create {
+        #[command(flatten)]
+        stores: StoreArgs,
+        /// A board the key may write to (repeat for several).
+        #[arg(long = "board", required = true)]
+        boards: Vec<String>,
+    },
 }
 
 #[derive(Debug, Clone, Args)]
@@ -25,23 +65,40 @@ pub struct LedgerArgs {
     pub database_url: String,
 }
 
+/// Where both stores are.
 #[derive(Debug, Clone, Args)]
-pub struct ServeArgs {
-    /// Address to listen on.
-    #[arg(long, env = "LAUREL_ADDR", default_value = "127.0.0.1:3000")]
-    pub addr: SocketAddr,
+pub struct StoreArgs {
+    #[command(flatten)]
+    pub ledger: LedgerArgs,
 
     /// Redis: `redis://host:port` for a standalone server; a comma-separated list of nodes or
     /// `redis+cluster://host:port,…` for a Cluster.
     #[arg(long, env = "LAUREL_REDIS_URL", default_value = "redis://127.0.0.1:6379")]
     pub redis_url: String,
 
-    #[command(flatten)]
-    pub ledger: LedgerArgs,
-
     /// Prefix of every Redis key, so several deployments can share one Redis.
     #[arg(long, env = "LAUREL_KEY_PREFIX", default_value = "laurel")]
     pub key_prefix: String,
+}
+
+impl StoreArgs {
+    pub fn engine_config(&self) -> EngineConfig {
+        EngineConfig {
+            database_url: self.ledger.database_url.clone(),
+            redis_url: self.redis_url.clone(),
+            key_prefix: self.key_prefix.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "LAUREL_ADDR", default_value = "127.0.0.1:3000")]
+    pub addr: SocketAddr,
+
+    #[command(flatten)]
+    pub stores: StoreArgs,
 
     /// Create a demo weekly board with members, profiles and ties, if it does not exist.
     #[arg(long, env = "LAUREL_DEMO")]

@@ -1,11 +1,12 @@
-//! The HTTP surface: operations endpoints, the Leptos pages and server functions, and the
-//! embedded site. REST routes of /api/v1 will live beside these.
+//! The HTTP surface: operations endpoints, the REST API (`rest`), the Leptos pages and server
+//! functions, and the embedded site. Every request's latency is recorded by route template.
 
 use crate::assets;
 use app::{App, shell};
 use axum::body::Body;
-use axum::extract::{FromRef, Request, State};
+use axum::extract::{FromRef, MatchedPath, Request, State};
 use axum::http::StatusCode;
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -34,6 +35,8 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .merge(crate::rest::router())
         .leptos_routes_with_context(
             &state,
             routes,
@@ -41,7 +44,26 @@ pub fn router(state: AppState) -> Router {
             move || shell(options.clone()),
         )
         .fallback(fallback)
+        .layer(middleware::from_fn_with_state(state.clone(), observe))
         .with_state(state)
+}
+
+/// Records each request's latency under its route template (never the raw path, which would
+/// make one series per member).
+async fn observe(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let started = std::time::Instant::now();
+    let method = req.method().to_string();
+    let route = req.extensions().get::<MatchedPath>().map_or("(other)", |p| p.as_str()).to_owned();
+    let response = next.run(req).await;
+    let status = response.status().as_u16();
+    state.engine.metrics().observe_request(&method, &route, status, started.elapsed().as_secs_f64());
+    response
+}
+
+/// Prometheus text exposition.
+async fn metrics(State(state): State<AppState>) -> Response {
+    let body = state.engine.metrics().render();
+    ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], body).into_response()
 }
 
 /// The process is alive (it answers).

@@ -2,16 +2,18 @@
 //!
 //! - [`cli`]: flags and environment variables.
 //! - [`http`]: the router (operations, pages, server functions, embedded site).
+//! - [`rest`]: the HTTP API v1.
 //! - [`assets`]: the embedded site.
 
 mod assets;
 mod cli;
 mod http;
+mod rest;
 
 use anyhow::Context;
 use clap::Parser;
-use cli::{Cli, Command, ServeArgs};
-use engine::{Engine, EngineConfig};
+use cli::{AdminCommand, ApikeyCommand, Cli, Command, ServeArgs};
+use engine::Engine;
 use leptos::prelude::LeptosOptions;
 use tracing_subscriber::EnvFilter;
 
@@ -30,16 +32,35 @@ async fn main() -> anyhow::Result<()> {
             println!("ledger migrated: {} migration(s) applied", applied.len());
             Ok(())
         }
+        Command::Admin { command: AdminCommand::Token(stores) } => {
+            let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
+            println!("{}", engine.issue_admin_token().await?);
+            Ok(())
+        }
+        Command::Apikey { command: ApikeyCommand::Create { stores, boards } } => {
+            let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
+            let boards = boards
+                .into_iter()
+                .map(domain::BoardSlug::parse)
+                .collect::<Result<Vec<_>, _>>()
+                .context("a --board is not a valid slug")?;
+            println!("{}", engine.issue_api_key(&boards).await?);
+            Ok(())
+        }
+        Command::Rebuild { stores, board, period } => {
+            let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
+            let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
+            let report = engine.rebuild(&board, &period).await?;
+            println!("rebuilt {board} {period}: {} members in {} ms", report.members, report.took_ms);
+            Ok(())
+        }
     }
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let config = EngineConfig {
-        database_url: args.ledger.database_url.clone(),
-        redis_url: args.redis_url.clone(),
-        key_prefix: args.key_prefix.clone(),
-    };
-    let engine = Engine::start(&config).await.context("start the engine")?;
+    let engine = Engine::start(&args.stores.engine_config()).await.context("start the engine")?;
+    // Brings the projection level after Redis outages, restarts or crashes; no manual step.
+    let reconciler = engine.spawn_reconciler(std::time::Duration::from_secs(2));
     if args.demo {
         let created =
             engine::demo::ensure_demo(&engine, "Asia/Shanghai").await.context("create the demo board")?;
@@ -62,6 +83,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listen on {}", args.addr))?;
     tracing::info!("serving on http://{}", listener.local_addr()?);
     axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
+    reconciler.abort();
     engine.close().await;
     tracing::info!("stopped");
     Ok(())

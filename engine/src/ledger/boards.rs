@@ -7,7 +7,7 @@ use sqlx::any::AnyRow;
 use std::collections::HashMap;
 
 const BOARD_COLUMNS: &str = "slug, title, cadence, time_zone, operator, tie_policy, min_points, \
-                             max_points, tie_base, freeze_grace_seconds";
+                             max_points, tie_base, freeze_grace_seconds, prizes";
 
 impl Ledger {
     /// Stores a new board. Returns false (and changes nothing) when the slug is taken.
@@ -16,7 +16,7 @@ impl Ledger {
         let mut w = self.begin_write().await?;
         let inserted = sqlx::query(&format!(
             "INSERT INTO boards ({BOARD_COLUMNS}, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (slug) DO NOTHING"
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (slug) DO NOTHING"
         ))
         .bind(board.slug.as_str())
         .bind(&board.title)
@@ -28,6 +28,7 @@ impl Ledger {
         .bind(max)
         .bind(board.codec.tie_base())
         .bind(board.freeze_grace_seconds)
+        .bind(serde_json::to_string(&board.prizes).expect("prizes serialise"))
         .bind(micros(now))
         .execute(&mut *w.tx)
         .await?
@@ -125,5 +126,81 @@ fn board_from_row(row: &AnyRow) -> Result<Board, LedgerError> {
         operator: text("operator")?.parse().map_err(corrupt)?,
         codec,
         freeze_grace_seconds: row.try_get("freeze_grace_seconds")?,
+        prizes: serde_json::from_str(&text("prizes")?).map_err(|e| corrupt(format!("prizes: {e}")))?,
     })
+}
+
+/// A member's stored total, as the projection needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredTotal {
+    pub member: MemberId,
+    pub points: i64,
+    pub version: i64,
+    pub reach_seq: i64,
+}
+
+impl Ledger {
+    /// Every total of a period that has changed at least once.
+    pub async fn totals(
+        &self,
+        board: &BoardSlug,
+        period: &domain::PeriodKey,
+    ) -> Result<Vec<StoredTotal>, LedgerError> {
+        let rows = sqlx::query(
+            "SELECT member, points, version, reach_seq FROM totals \
+             WHERE board = $1 AND period = $2 AND version > 0 ORDER BY member",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(StoredTotal {
+                    member: MemberId::parse(row.try_get::<String, _>("member")?)
+                        .map_err(|e| LedgerError::Corrupt(e.to_string()))?,
+                    points: row.try_get("points")?,
+                    version: row.try_get("version")?,
+                    reach_seq: row.try_get("reach_seq")?,
+                })
+            })
+            .collect()
+    }
+
+    /// The sum of a period's total versions: equal to the projection's `vsum` exactly when every
+    /// member's projected version is the ledger's.
+    pub async fn version_sum(
+        &self,
+        board: &BoardSlug,
+        period: &domain::PeriodKey,
+    ) -> Result<i64, LedgerError> {
+        let row = sqlx::query(
+            "SELECT CAST(COALESCE(SUM(version), 0) AS BIGINT) AS vsum FROM totals WHERE board = $1 AND period = $2",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get("vsum")?)
+    }
+
+    /// Periods whose projection is live (open or frozen), as (board, period).
+    pub async fn live_periods(&self) -> Result<Vec<(BoardSlug, domain::PeriodKey)>, LedgerError> {
+        let rows = sqlx::query(
+            "SELECT board, period FROM periods WHERE state IN ('open', 'frozen') ORDER BY board, period",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                let corrupt = |e: String| LedgerError::Corrupt(e);
+                Ok((
+                    BoardSlug::parse(row.try_get::<String, _>("board")?)
+                        .map_err(|e| corrupt(e.to_string()))?,
+                    domain::PeriodKey::parse(&row.try_get::<String, _>("period")?)
+                        .map_err(|e| corrupt(e.to_string()))?,
+                ))
+            })
+            .collect()
+    }
 }

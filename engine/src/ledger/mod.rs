@@ -4,12 +4,14 @@
 //!
 //! - [`Ledger::connect`] / [`Ledger::migrate`]: pools and schema (`migrations/<backend>/`).
 //! - boards and profiles: definitions and display data.
-//! - [`Ledger::record_incr`]: the exactly-once write of point events (see `incr.rs`).
+//! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`).
 
+mod auth;
 mod boards;
-mod incr;
+mod writes;
 
-pub use incr::{IncrOutcome, PointEvent, Projected};
+pub use boards::StoredTotal;
+pub use writes::{Projected, Recorded};
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};

@@ -11,6 +11,18 @@ pub struct PeriodKeys {
     pub rank: String,
     /// HASH member -> ledger version last projected.
     pub ver: String,
+    /// HASH `vsum` -> sum of the projected versions (compared with the ledger by the reconciler).
+    pub meta: String,
+    /// Where a rebuild assembles the new ranking before swapping it in.
+    pub rebuild_rank: String,
+    pub rebuild_ver: String,
+}
+
+impl PeriodKeys {
+    /// Every key of the period (all in one hash slot).
+    pub fn all(&self) -> [&str; 5] {
+        [&self.rank, &self.ver, &self.meta, &self.rebuild_rank, &self.rebuild_ver]
+    }
 }
 
 /// Builds keys under one prefix.
@@ -30,7 +42,13 @@ impl KeySpace {
 
     pub fn period(&self, board: &BoardSlug, period: &PeriodKey) -> PeriodKeys {
         let tag = format!("{}:{{{}:{}}}", self.prefix, board, period);
-        PeriodKeys { rank: format!("{tag}:rank"), ver: format!("{tag}:ver") }
+        PeriodKeys {
+            rank: format!("{tag}:rank"),
+            ver: format!("{tag}:ver"),
+            meta: format!("{tag}:meta"),
+            rebuild_rank: format!("{tag}:rebuild:rank"),
+            rebuild_ver: format!("{tag}:rebuild:ver"),
+        }
     }
 
     /// A SCAN pattern matching every key under this prefix (tests clean up with it).
@@ -49,7 +67,9 @@ mod tests {
         let keys = KeySpace::new("laurel")
             .period(&BoardSlug::parse("weekly-study").unwrap(), &PeriodKey::parse("2026-W34").unwrap());
         assert_eq!(keys.rank, "laurel:{weekly-study:2026-W34}:rank");
-        assert_eq!(Slot::for_key(&keys.rank), Slot::for_key(&keys.ver));
+        for key in keys.all() {
+            assert_eq!(Slot::for_key(key), Slot::for_key(&keys.rank), "{key}");
+        }
         assert_eq!(Slot::for_key(&keys.rank), Slot::for_key("{weekly-study:2026-W34}"));
     }
 

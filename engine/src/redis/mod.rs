@@ -20,6 +20,11 @@ use tokio::sync::OnceCell;
 
 static PROJECT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/project.lua")));
 static PAGE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/page.lua")));
+static LEVEL: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/level.lua")));
+static SWAP: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/swap.lua")));
+
+/// Members per batch of `level.lua` calls and rebuild pipelines.
+const BATCH: usize = 500;
 
 /// How long one command may take before the caller gives up and relies on the ledger.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -88,6 +93,15 @@ impl ConnectionLike for RedisConn {
             RedisConn::Cluster(c) => c.get_db(),
         }
     }
+}
+
+/// A member's total as the projection stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectedTotal {
+    pub member: MemberId,
+    pub version: i64,
+    /// The encoded score (see `domain::score`).
+    pub score: i64,
 }
 
 /// One live page as stored in Redis: raw scores, best first.
@@ -173,12 +187,76 @@ impl Projection {
         let written: i64 = PROJECT
             .key(&keys.rank)
             .key(&keys.ver)
+            .key(&keys.meta)
             .arg(member.as_str())
             .arg(version)
             .arg(score)
             .invoke_async(&mut conn)
             .await?;
         Ok(written == 1)
+    }
+
+    /// The sum of the versions projected for a period (0 when Redis holds nothing of it).
+    pub async fn version_sum(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<i64> {
+        let keys = self.keys.period(board, period);
+        let mut conn = self.conn().await?;
+        let sum: Option<i64> =
+            ::redis::cmd("HGET").arg(&keys.meta).arg("vsum").query_async(&mut conn).await?;
+        Ok(sum.unwrap_or(0))
+    }
+
+    /// Applies ledger totals with the version guard, in batches; safe while writes continue.
+    /// Returns how many members were behind.
+    pub async fn level(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        totals: &[ProjectedTotal],
+    ) -> RedisResult<u64> {
+        let keys = self.keys.period(board, period);
+        let mut conn = self.conn().await?;
+        let mut written = 0;
+        for chunk in totals.chunks(BATCH) {
+            let mut call = LEVEL.key(&keys.rank);
+            call.key(&keys.ver).key(&keys.meta);
+            for t in chunk {
+                call.arg(t.member.as_str()).arg(t.version).arg(t.score);
+            }
+            written += call.invoke_async::<u64>(&mut conn).await?;
+        }
+        Ok(written)
+    }
+
+    /// Replaces a period's projection with `totals`: assembled in pipelined batches under
+    /// rebuild keys, then swapped in atomically.
+    pub async fn rebuild(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        totals: &[ProjectedTotal],
+    ) -> RedisResult<()> {
+        let keys = self.keys.period(board, period);
+        let mut conn = self.conn().await?;
+        ::redis::pipe().unlink(&keys.rebuild_rank).unlink(&keys.rebuild_ver).exec_async(&mut conn).await?;
+        for chunk in totals.chunks(BATCH) {
+            let scores: Vec<(i64, &str)> = chunk.iter().map(|t| (t.score, t.member.as_str())).collect();
+            let versions: Vec<(&str, i64)> = chunk.iter().map(|t| (t.member.as_str(), t.version)).collect();
+            ::redis::pipe()
+                .zadd_multiple(&keys.rebuild_rank, &scores)
+                .hset_multiple(&keys.rebuild_ver, &versions)
+                .exec_async(&mut conn)
+                .await?;
+        }
+        let vsum: i64 = totals.iter().map(|t| t.version).sum();
+        SWAP.key(&keys.rank)
+            .key(&keys.ver)
+            .key(&keys.meta)
+            .key(&keys.rebuild_rank)
+            .key(&keys.rebuild_ver)
+            .arg(vsum)
+            .invoke_async::<i64>(&mut conn)
+            .await?;
+        Ok(())
     }
 
     /// Reads `limit` entries from position `offset`, and the score of the one after them.

@@ -71,6 +71,15 @@ impl TestProjection {
         found
     }
 
+    /// Empties the script cache on every node (EVALSHA must then fall back to loading).
+    pub async fn flush_scripts(&self) {
+        for node in self.nodes() {
+            let mut conn =
+                redis::Client::open(node.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();
+            redis::cmd("SCRIPT").arg("FLUSH").exec_async(&mut conn).await.unwrap();
+        }
+    }
+
     /// Deletes every key under this test's prefix (and nothing else).
     pub async fn cleanup(&self) {
         for (node, key) in self.keys().await {

@@ -4,14 +4,18 @@
 --
 -- KEYS[1]  <prefix>:{<board>:<period>}:rank   ZSET  member -> encoded score
 -- KEYS[2]  <prefix>:{<board>:<period>}:ver    HASH  member -> projected ledger version
+-- KEYS[3]  <prefix>:{<board>:<period>}:meta   HASH  vsum -> sum of all projected versions
 -- ARGV[1]  member id
 -- ARGV[2]  ledger version of the total (integer, >= 1)
 -- ARGV[3]  encoded score (integer, |score| <= 2^53)
 -- Returns  1 when the score was written, 0 when the stored version was already >= ARGV[2].
 local stored = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
-if tonumber(ARGV[2]) <= stored then
+local version = tonumber(ARGV[2])
+if version <= stored then
   return 0
 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+-- vsum lets the reconciler compare a whole period with the ledger's SUM(version) in one call.
+redis.call('HINCRBY', KEYS[3], 'vsum', version - stored)
 return 1

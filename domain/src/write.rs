@@ -1,0 +1,176 @@
+//! Writes and how each operator decides what a write does to a member's total. Pure: the ledger
+//! supplies the current total under a lock and stores what this module decides.
+
+use crate::board::Operator;
+use crate::ids::{EventId, MemberId};
+use serde::{Deserialize, Serialize};
+
+/// One write, parsed at the edge. The operator is implied by the change, and must be the board's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Write {
+    pub member: MemberId,
+    pub change: Change,
+    /// When it happened at the source; decides the period. Defaults to the time of receipt.
+    pub occurred_at: jiff::Timestamp,
+    /// Caller-supplied JSON kept with the entry, for "why this score".
+    pub metadata: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// `incr`: add `delta` once per event id.
+    Point { event_id: EventId, delta: i64 },
+    /// `set`: the member's total is `total` as of `version`; older versions change nothing.
+    Total { version: i64, total: i64 },
+    /// `best`: a submission scoring `score`; only a higher score changes the total.
+    Submission { submission_id: EventId, score: i64 },
+}
+
+impl Change {
+    pub fn operator(&self) -> Operator {
+        match self {
+            Change::Point { .. } => Operator::Incr,
+            Change::Total { .. } => Operator::Set,
+            Change::Submission { .. } => Operator::Best,
+        }
+    }
+
+    /// The id that makes the write exactly-once, if the operator has one.
+    pub fn external_id(&self) -> Option<&EventId> {
+        match self {
+            Change::Point { event_id, .. } => Some(event_id),
+            Change::Submission { submission_id, .. } => Some(submission_id),
+            Change::Total { .. } => None,
+        }
+    }
+
+    /// The ledger's word for this kind of entry.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Change::Point { .. } => "point",
+            Change::Total { .. } => "total",
+            Change::Submission { .. } => "submission",
+        }
+    }
+}
+
+/// What happened to a write. The words are the API's `result` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// incr / set: the total changed (or was confirmed) and the version rose.
+    Applied,
+    /// best: the submission raised the member's best.
+    Improved,
+    /// best: recorded, but not above the member's best; the total is unchanged.
+    NotHigher,
+    /// set: the version was not above the last applied one; nothing changed.
+    Stale,
+    /// The event or submission id was seen before; nothing changed.
+    Duplicate,
+    /// The period is not open: kept for review, not applied.
+    Late,
+    /// Refused with a reason; nothing was written.
+    Rejected,
+}
+
+impl Outcome {
+    pub const ALL: &'static [Outcome] = &[
+        Outcome::Applied,
+        Outcome::Improved,
+        Outcome::NotHigher,
+        Outcome::Stale,
+        Outcome::Duplicate,
+        Outcome::Late,
+        Outcome::Rejected,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Applied => "applied",
+            Outcome::Improved => "improved",
+            Outcome::NotHigher => "not_higher",
+            Outcome::Stale => "stale",
+            Outcome::Duplicate => "duplicate",
+            Outcome::Late => "late",
+            Outcome::Rejected => "rejected",
+        }
+    }
+}
+
+/// A member's total as the ledger holds it before a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Current {
+    pub points: i64,
+    /// 0 when the member has no applied write in the period yet.
+    pub version: i64,
+    /// The last applied `set` version (0 if none).
+    pub set_version: i64,
+}
+
+/// What a write does to the total, before bounds are checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Store the entry and move the total to `points` (version + 1).
+    Change { points: i64 },
+    /// Store the entry; the total stays (best: not higher).
+    RecordOnly,
+    /// Store nothing (set: stale version).
+    Ignore(Outcome),
+    /// Store nothing; refuse with a reason.
+    Refuse(&'static str),
+}
+
+/// Decides a write against the current total.
+pub fn decide(change: &Change, current: Current) -> Decision {
+    match *change {
+        Change::Point { delta, .. } => match current.points.checked_add(delta) {
+            Some(points) => Decision::Change { points },
+            None => Decision::Refuse("the total would overflow"),
+        },
+        Change::Total { version, .. } if version <= current.set_version => Decision::Ignore(Outcome::Stale),
+        Change::Total { total, .. } => Decision::Change { points: total },
+        Change::Submission { score, .. } if current.version > 0 && score <= current.points => {
+            Decision::RecordOnly
+        }
+        Change::Submission { score, .. } => Decision::Change { points: score },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(s: &str) -> EventId {
+        EventId::parse(s).unwrap()
+    }
+
+    fn at(points: i64, version: i64, set_version: i64) -> Current {
+        Current { points, version, set_version }
+    }
+
+    #[test]
+    fn incr_adds_the_delta_and_may_go_negative() {
+        let c = Change::Point { event_id: id("e"), delta: -5 };
+        assert_eq!(decide(&c, at(3, 1, 0)), Decision::Change { points: -2 });
+        let c = Change::Point { event_id: id("e"), delta: 1 };
+        assert_eq!(decide(&c, at(i64::MAX, 1, 0)), Decision::Refuse("the total would overflow"));
+    }
+
+    #[test]
+    fn set_ignores_versions_not_above_the_last_applied() {
+        let set = |version, total| Change::Total { version, total };
+        assert_eq!(decide(&set(3, 10), at(50, 2, 3)), Decision::Ignore(Outcome::Stale));
+        assert_eq!(decide(&set(2, 10), at(50, 2, 3)), Decision::Ignore(Outcome::Stale));
+        assert_eq!(decide(&set(4, 10), at(50, 2, 3)), Decision::Change { points: 10 });
+    }
+
+    #[test]
+    fn best_only_counts_a_higher_score_but_the_first_always_counts() {
+        let sub = |score| Change::Submission { submission_id: id("s"), score };
+        assert_eq!(decide(&sub(-3), Current::default()), Decision::Change { points: -3 });
+        assert_eq!(decide(&sub(70), at(80, 1, 0)), Decision::RecordOnly);
+        assert_eq!(decide(&sub(80), at(80, 1, 0)), Decision::RecordOnly);
+        assert_eq!(decide(&sub(81), at(80, 1, 0)), Decision::Change { points: 81 });
+    }
+}

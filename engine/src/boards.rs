@@ -1,0 +1,50 @@
+//! Board use cases: creation (with every check that keeps scores exact) and board details.
+
+use crate::{Engine, EngineError};
+use domain::Board;
+use domain::view::BoardSummary;
+use serde::Serialize;
+
+/// A board with the state of its current period, as the API returns it.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoardDetails {
+    #[serde(flatten)]
+    pub summary: BoardSummary,
+    pub min_points: i64,
+    pub max_points: i64,
+    pub tie_base: i64,
+    pub freeze_grace_seconds: i64,
+    pub prizes: Vec<domain::board::Prize>,
+    pub state: String,
+    pub starts_at: jiff::Timestamp,
+    pub ends_at: jiff::Timestamp,
+}
+
+impl Engine {
+    /// Stores a new board; `board_exists` when the slug is taken.
+    pub async fn create_board(&self, board: &Board) -> Result<BoardDetails, EngineError> {
+        domain::board::check_prizes(&board.prizes).map_err(EngineError::Invalid)?;
+        if !self.ledger.create_board(board, jiff::Timestamp::now()).await? {
+            return Err(EngineError::BoardExists(board.slug.to_string()));
+        }
+        self.board_details(board).await
+    }
+
+    pub async fn board_details(&self, board: &Board) -> Result<BoardDetails, EngineError> {
+        let now = jiff::Timestamp::now();
+        let period = board.period_at(now);
+        let span = period.span(&board.zone);
+        let (min_points, max_points) = board.codec.bounds();
+        Ok(BoardDetails {
+            summary: crate::reads::summary(board, now),
+            min_points,
+            max_points,
+            tie_base: board.codec.tie_base(),
+            freeze_grace_seconds: board.freeze_grace_seconds,
+            prizes: board.prizes.clone(),
+            state: self.ledger.period_state(&board.slug, &period).await?,
+            starts_at: span.start,
+            ends_at: span.end,
+        })
+    }
+}

@@ -1,0 +1,89 @@
+//! Admin tokens and ingest keys. Only SHA-256 digests are stored; the secrets are shown once.
+
+use super::{Ledger, LedgerError, micros};
+use domain::BoardSlug;
+use sqlx::Row;
+
+impl Ledger {
+    pub async fn store_admin_token(&self, token_hash: &str, now: jiff::Timestamp) -> Result<(), LedgerError> {
+        let mut w = self.begin_write().await?;
+        sqlx::query("INSERT INTO admin_tokens (token_hash, created_at) VALUES ($1, $2)")
+            .bind(token_hash)
+            .bind(micros(now))
+            .execute(&mut *w.tx)
+            .await?;
+        w.tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn admin_token_exists(&self, token_hash: &str) -> Result<bool, LedgerError> {
+        let row = sqlx::query("SELECT 1 FROM admin_tokens WHERE token_hash = $1")
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.is_some())
+    }
+
+    /// Stores an ingest key allowed to write to `boards` (which must exist).
+    pub async fn store_api_key(
+        &self,
+        key_prefix: &str,
+        key_hash: &str,
+        boards: &[BoardSlug],
+        now: jiff::Timestamp,
+    ) -> Result<(), LedgerError> {
+        let mut w = self.begin_write().await?;
+        let id: i64 = sqlx::query(
+            "INSERT INTO api_keys (key_prefix, key_hash, created_at) VALUES ($1, $2, $3) RETURNING id",
+        )
+        .bind(key_prefix)
+        .bind(key_hash)
+        .bind(micros(now))
+        .fetch_one(&mut *w.tx)
+        .await?
+        .try_get("id")?;
+        for board in boards {
+            sqlx::query("INSERT INTO api_key_boards (key_id, board) VALUES ($1, $2)")
+                .bind(id)
+                .bind(board.as_str())
+                .execute(&mut *w.tx)
+                .await?;
+        }
+        w.tx.commit().await?;
+        Ok(())
+    }
+
+    /// The boards a live (not revoked) key may write to; None when the key is unknown or revoked.
+    pub async fn api_key_boards(&self, key_hash: &str) -> Result<Option<Vec<String>>, LedgerError> {
+        let Some(key) = sqlx::query("SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL")
+            .bind(key_hash)
+            .fetch_optional(&self.pool)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let id: i64 = key.try_get("id")?;
+        let rows = sqlx::query("SELECT board FROM api_key_boards WHERE key_id = $1")
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(Some(rows.iter().map(|r| r.try_get("board")).collect::<Result<_, _>>()?))
+    }
+
+    /// The state of a period (`open` when nothing has been written to it yet).
+    pub async fn period_state(
+        &self,
+        board: &BoardSlug,
+        period: &domain::PeriodKey,
+    ) -> Result<String, LedgerError> {
+        let row = sqlx::query("SELECT state FROM periods WHERE board = $1 AND period = $2")
+            .bind(board.as_str())
+            .bind(period.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            Some(row) => row.try_get("state")?,
+            None => "open".to_owned(),
+        })
+    }
+}

@@ -1,0 +1,96 @@
+//! The reconciler keeps the projection level with the ledger without anyone's help: after Redis
+//! was unreachable, restarted empty, or the process died between commit and projection.
+//!
+//! Every pass compares, for each live period, the ledger's `SUM(version)` with the projection's
+//! `vsum` (maintained by the scripts). A difference means some member's projected version is
+//! behind: the period's totals are re-applied through `level.lua`, whose version guard makes this
+//! safe while writes continue. `rebuild` instead replaces a period's projection outright.
+
+use crate::redis::ProjectedTotal;
+use crate::{Engine, EngineError};
+use domain::{Board, BoardSlug, PeriodKey};
+use std::time::{Duration, Instant};
+
+/// What one reconciliation pass found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReconcileReport {
+    pub periods_checked: u64,
+    pub periods_levelled: u64,
+    pub members_levelled: u64,
+    /// Sum over periods of (ledger version sum − projected version sum) before levelling.
+    pub lag: i64,
+}
+
+/// What a rebuild did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RebuildReport {
+    pub members: u64,
+    pub took_ms: u64,
+}
+
+impl Engine {
+    /// One pass over every live period.
+    pub async fn reconcile_once(&self) -> Result<ReconcileReport, EngineError> {
+        let mut report = ReconcileReport::default();
+        for (slug, period) in self.ledger.live_periods().await? {
+            report.periods_checked += 1;
+            let ledger_sum = self.ledger.version_sum(&slug, &period).await?;
+            let projected_sum = self.projection.version_sum(&slug, &period).await?;
+            if ledger_sum == projected_sum {
+                continue;
+            }
+            report.lag += ledger_sum - projected_sum;
+            let board = self.board(&slug).await?;
+            let totals = self.projected_totals(&board, &period).await?;
+            report.members_levelled += self.projection.level(&slug, &period, &totals).await?;
+            report.periods_levelled += 1;
+            tracing::info!(board = %slug, %period, behind = ledger_sum - projected_sum, "projection levelled from the ledger");
+        }
+        self.metrics().projection_lag.set(report.lag);
+        Ok(report)
+    }
+
+    /// Runs [`Engine::reconcile_once`] every `every` until the process ends.
+    pub fn spawn_reconciler(&self, every: Duration) -> tokio::task::JoinHandle<()> {
+        let engine = self.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                if let Err(error) = engine.reconcile_once().await {
+                    // Redis or the ledger is away; the next pass tries again.
+                    tracing::debug!(%error, "reconciliation pass failed");
+                }
+            }
+        })
+    }
+
+    /// Replaces a period's projection with the ledger's totals.
+    pub async fn rebuild(&self, slug: &BoardSlug, period: &str) -> Result<RebuildReport, EngineError> {
+        let started = Instant::now();
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        let totals = self.projected_totals(&board, &period).await?;
+        self.projection.rebuild(slug, &period, &totals).await?;
+        Ok(RebuildReport { members: totals.len() as u64, took_ms: started.elapsed().as_millis() as u64 })
+    }
+
+    async fn projected_totals(
+        &self,
+        board: &Board,
+        period: &PeriodKey,
+    ) -> Result<Vec<ProjectedTotal>, EngineError> {
+        self.ledger
+            .totals(&board.slug, period)
+            .await?
+            .into_iter()
+            .map(|t| {
+                let score = board.codec.encode(t.points, t.reach_seq).map_err(|e| {
+                    EngineError::Invalid(format!("stored total of {} cannot be encoded: {e}", t.member))
+                })?;
+                Ok(ProjectedTotal { member: t.member, version: t.version, score })
+            })
+            .collect()
+    }
+}

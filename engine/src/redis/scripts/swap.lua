@@ -1,0 +1,19 @@
+-- Replaces a period's projection with a freshly rebuilt copy, atomically: readers see either the
+-- old ranking or the new one, never a half-built one.
+--
+-- KEYS[1]  <prefix>:{<board>:<period>}:rank          ZSET  live ranking
+-- KEYS[2]  <prefix>:{<board>:<period>}:ver           HASH  live versions
+-- KEYS[3]  <prefix>:{<board>:<period>}:meta          HASH  vsum
+-- KEYS[4]  <prefix>:{<board>:<period>}:rebuild:rank  ZSET  the rebuilt ranking (may be absent)
+-- KEYS[5]  <prefix>:{<board>:<period>}:rebuild:ver   HASH  the rebuilt versions (may be absent)
+-- ARGV[1]  sum of the rebuilt versions
+-- Returns  1
+for i = 1, 2 do
+  if redis.call('EXISTS', KEYS[i + 3]) == 1 then
+    redis.call('RENAME', KEYS[i + 3], KEYS[i])
+  else
+    redis.call('UNLINK', KEYS[i])
+  end
+end
+redis.call('HSET', KEYS[3], 'vsum', ARGV[1])
+return 1

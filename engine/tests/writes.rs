@@ -1,0 +1,262 @@
+//! The write path on real stores: exactly-once under concurrency and duplicates, the three
+//! operators, late writes, bounds, and a projection that levels itself after Redis trouble.
+//! Every test runs on Redis standalone and Cluster, and on SQLite and PostgreSQL.
+
+mod common;
+
+use common::{TestLedger, TestProjection, engine, redis_targets, unique};
+use domain::board::Prize;
+use domain::write::{Change, Outcome, Write};
+use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
+use engine::Engine;
+use std::collections::HashMap;
+
+fn board(operator: Operator, policy: TiePolicy) -> Board {
+    Board {
+        slug: BoardSlug::parse(unique("b").replace('_', "-").to_lowercase()).unwrap(),
+        title: "test".into(),
+        cadence: Cadence::Weekly,
+        zone: jiff::tz::TimeZone::get("Asia/Shanghai").unwrap(),
+        operator,
+        codec: ScoreCodec::new(
+            policy,
+            -1_000_000,
+            1_000_000,
+            if policy == TiePolicy::Shared { 1 } else { 1_000_000 },
+        )
+        .unwrap(),
+        freeze_grace_seconds: 60,
+        prizes: Vec::<Prize>::new(),
+    }
+}
+
+fn point(event: &str, member: &str, delta: i64) -> Write {
+    Write {
+        member: MemberId::parse(member).unwrap(),
+        change: Change::Point { event_id: EventId::parse(event).unwrap(), delta },
+        occurred_at: jiff::Timestamp::now(),
+        metadata: None,
+    }
+}
+
+/// Every combination of Redis deployment and ledger backend.
+async fn each_store(test: impl AsyncFn(&str, &Engine)) {
+    for (redis_name, target) in redis_targets() {
+        for t in TestLedger::both().await {
+            let p = TestProjection::new(target.clone());
+            let e = engine(&t, &p).await;
+            test(&format!("{redis_name}/{}", t.name), &e).await;
+            p.cleanup().await;
+            t.drop_db().await;
+        }
+    }
+}
+
+/// The projection's points for every member of the board's current period.
+async fn projected_points(e: &Engine, b: &Board) -> HashMap<String, i64> {
+    let page = e.ranking_page(&b.slug, None, 0, 200).await.unwrap();
+    page.entries.into_iter().map(|en| (en.member.to_string(), en.points)).collect()
+}
+
+async fn ledger_points(e: &Engine, b: &Board) -> HashMap<String, i64> {
+    let period = b.period_at(jiff::Timestamp::now());
+    e.ledger()
+        .totals(&b.slug, &period)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| (t.member.to_string(), t.points))
+        .collect()
+}
+
+#[tokio::test]
+async fn concurrent_clients_with_duplicates_count_each_event_once() {
+    each_store(async |ctx, e| {
+        let b = board(Operator::Incr, TiePolicy::FirstReached);
+        e.create_board(&b).await.unwrap();
+        // 2 000 unique events over 40 members, plus 30% repeats, shuffled over 32 clients.
+        let unique_events: Vec<Write> =
+            (0..2000).map(|i| point(&format!("e{i}"), &format!("m{}", i % 40), (i % 7) as i64 - 2)).collect();
+        let mut expected: HashMap<String, i64> = HashMap::new();
+        for w in &unique_events {
+            if let Change::Point { delta, .. } = w.change {
+                *expected.entry(w.member.to_string()).or_default() += delta;
+            }
+        }
+        let mut all = unique_events.clone();
+        all.extend(unique_events.iter().step_by(3).take(600).cloned());
+        // A deterministic shuffle (no rand dependency): a stride permutation.
+        let n = all.len();
+        let all: Vec<Write> = (0..n).map(|i| all[(i * 7919) % n].clone()).collect();
+        let mut clients = Vec::new();
+        for c in 0..32 {
+            let (e, b) = (e.clone(), b.clone());
+            let mine: Vec<Write> = all.iter().skip(c).step_by(32).cloned().collect();
+            clients.push(tokio::spawn(async move {
+                let mut counts: HashMap<Outcome, usize> = HashMap::new();
+                for chunk in mine.chunks(10) {
+                    for r in e.record(&b, chunk).await.unwrap() {
+                        *counts.entry(r.recorded.outcome).or_default() += 1;
+                        assert!(r.recorded.total.is_none() || r.projected);
+                    }
+                }
+                counts
+            }));
+        }
+        let mut counts: HashMap<Outcome, usize> = HashMap::new();
+        for c in clients {
+            for (k, v) in c.await.unwrap() {
+                *counts.entry(k).or_default() += v;
+            }
+        }
+        assert_eq!(counts.get(&Outcome::Applied), Some(&2000), "{ctx}: {counts:?}");
+        assert_eq!(counts.get(&Outcome::Duplicate), Some(&600), "{ctx}: {counts:?}");
+        assert_eq!(ledger_points(e, &b).await, expected, "{ctx}: ledger");
+        assert_eq!(projected_points(e, &b).await, expected, "{ctx}: projection");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn set_versions_delivered_shuffled_and_repeated_end_at_the_last_version() {
+    each_store(async |ctx, e| {
+        let b = board(Operator::Set, TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        let set = |version: i64| Write {
+            member: MemberId::parse("u1").unwrap(),
+            change: Change::Total { version, total: version * 10 },
+            occurred_at: jiff::Timestamp::now(),
+            metadata: None,
+        };
+        let mut order: Vec<i64> = (1..=50).map(|i| (i * 17) % 50 + 1).collect();
+        order.extend([50, 3, 50, 1]);
+        let mut outcomes = HashMap::new();
+        for v in order {
+            let r = e.record(&b, &[set(v)]).await.unwrap().remove(0);
+            *outcomes.entry(r.recorded.outcome).or_insert(0) += 1;
+        }
+        assert!(outcomes[&Outcome::Stale] > 0, "{ctx}");
+        assert_eq!(ledger_points(e, &b).await["u1"], 500, "{ctx}");
+        assert_eq!(projected_points(e, &b).await["u1"], 500, "{ctx}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn best_keeps_the_highest_submission_and_recognises_repeats() {
+    each_store(async |ctx, e| {
+        let b = board(Operator::Best, TiePolicy::FirstReached);
+        e.create_board(&b).await.unwrap();
+        let sub = |id: &str, score| Write {
+            member: MemberId::parse("u1").unwrap(),
+            change: Change::Submission { submission_id: EventId::parse(id).unwrap(), score },
+            occurred_at: jiff::Timestamp::now(),
+            metadata: None,
+        };
+        let outcomes: Vec<Outcome> = e
+            .record(&b, &[sub("s1", 70), sub("s2", 90), sub("s3", 80), sub("s2", 95), sub("s4", 90)])
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| r.recorded.outcome)
+            .collect();
+        use Outcome::*;
+        assert_eq!(outcomes, vec![Improved, Improved, NotHigher, Duplicate, NotHigher], "{ctx}");
+        assert_eq!(projected_points(e, &b).await["u1"], 90, "{ctx}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn writes_for_a_closed_period_are_kept_as_late_and_not_applied() {
+    each_store(async |ctx, e| {
+        let b = board(Operator::Incr, TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        let mut old = point("old-1", "u1", 5);
+        old.occurred_at = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24 * 8);
+        let r = e.record(&b, &[old.clone()]).await.unwrap().remove(0);
+        assert_eq!(r.recorded.outcome, Outcome::Late, "{ctx}");
+        assert!(r.recorded.reason.is_some());
+        // A retry answers the same, and nothing was applied to any period.
+        assert_eq!(e.record(&b, &[old]).await.unwrap()[0].recorded.outcome, Outcome::Late, "{ctx}");
+        let last_week = b.period_at(jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24 * 8));
+        assert!(e.ledger().totals(&b.slug, &last_week).await.unwrap().is_empty(), "{ctx}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn out_of_bounds_writes_are_rejected_and_change_nothing() {
+    each_store(async |ctx, e| {
+        let b = board(Operator::Incr, TiePolicy::FirstReached);
+        e.create_board(&b).await.unwrap();
+        let results = e.record(&b, &[point("a", "u1", 10), point("b", "u1", 2_000_000)]).await.unwrap();
+        assert_eq!(results[1].recorded.outcome, Outcome::Rejected, "{ctx}");
+        assert!(results[1].recorded.reason.as_deref().unwrap().contains("outside the board's bounds"));
+        // The rejected event id is free: it was never stored.
+        assert_eq!(e.record(&b, &[point("b", "u1", 1)]).await.unwrap()[0].recorded.outcome, Outcome::Applied);
+        assert_eq!(ledger_points(e, &b).await["u1"], 11, "{ctx}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_write_on_another_operators_board_is_refused() {
+    each_store(async |ctx, e| {
+        let b = board(Operator::Set, TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        let err = e.record(&b, &[point("a", "u1", 1)]).await.unwrap_err();
+        assert!(matches!(err, engine::EngineError::WrongOperator { .. }), "{ctx}: {err}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn projection_survives_a_script_cache_flush() {
+    for (name, target) in redis_targets() {
+        let t = TestLedger::sqlite().await;
+        let p = TestProjection::new(target.clone());
+        let e = engine(&t, &p).await;
+        let b = board(Operator::Incr, TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        assert!(e.record(&b, &[point("a", "u1", 1)]).await.unwrap()[0].projected);
+        p.flush_scripts().await;
+        let r = e.record(&b, &[point("b", "u1", 1)]).await.unwrap().remove(0);
+        assert!(r.projected, "{name}: EVALSHA must fall back to loading the script");
+        assert_eq!(projected_points(&e, &b).await["u1"], 2, "{name}");
+        p.cleanup().await;
+        t.drop_db().await;
+    }
+}
+
+#[tokio::test]
+async fn the_reconciler_levels_a_projection_that_lost_its_keys() {
+    each_store(async |ctx, e| {
+        let b = board(Operator::Incr, TiePolicy::FirstReached);
+        e.create_board(&b).await.unwrap();
+        let writes: Vec<Write> =
+            (0..30).map(|i| point(&format!("e{i}"), &format!("m{}", i % 7), 3)).collect();
+        e.record(&b, &writes).await.unwrap();
+        let before = projected_points(e, &b).await;
+        // Redis loses the period (as after a restart without persistence).
+        let period = b.period_at(jiff::Timestamp::now());
+        let keys = e.projection().keys().period(&b.slug, &period);
+        let mut conn = e.projection().conn().await.unwrap();
+        for key in keys.all() {
+            redis::cmd("UNLINK").arg(key).exec_async(&mut conn).await.unwrap();
+        }
+        assert!(projected_points(e, &b).await.is_empty());
+        let report = e.reconcile_once().await.unwrap();
+        assert_eq!(report.periods_levelled, 1, "{ctx}: {report:?}");
+        assert_eq!(report.members_levelled, 7, "{ctx}");
+        assert_eq!(projected_points(e, &b).await, before, "{ctx}");
+        // Level again: nothing to do.
+        assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}");
+        // An explicit rebuild gives the same ranking.
+        let rebuilt = e.rebuild(&b.slug, "current").await.unwrap();
+        assert_eq!(rebuilt.members, 7);
+        assert_eq!(projected_points(e, &b).await, before, "{ctx}");
+        assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}: rebuild keeps vsum");
+    })
+    .await;
+}

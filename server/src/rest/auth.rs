@@ -1,0 +1,61 @@
+//! Who is calling: `Authorization: Bearer <admin token | ingest key>`. Missing or unknown → 401;
+//! a key scoped to other boards → 403. Admin tokens may do everything.
+
+use super::ApiError;
+use axum::http::{HeaderMap, StatusCode, header};
+use domain::BoardSlug;
+use engine::Engine;
+
+fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| unauthorized("send Authorization: Bearer <key>"))
+}
+
+fn unauthorized(detail: &str) -> ApiError {
+    ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
+}
+
+/// The caller holds an admin token.
+pub async fn admin(engine: &Engine, headers: &HeaderMap) -> Result<(), ApiError> {
+    if engine.is_admin_token(bearer(headers)?).await? {
+        Ok(())
+    } else {
+        Err(unauthorized("this endpoint needs an admin token (laurel admin token)"))
+    }
+}
+
+/// The caller may write to some board: returns the check for a particular one.
+pub struct Ingest {
+    scope: Option<engine::auth::KeyScope>,
+}
+
+impl Ingest {
+    pub fn may_write(&self, board: &BoardSlug) -> Result<(), ApiError> {
+        match &self.scope {
+            None => Ok(()), // an admin token
+            Some(scope) if scope.allows(board) => Ok(()),
+            Some(_) => Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                format!("this key may not write to board {board}"),
+            )),
+        }
+    }
+}
+
+/// The caller holds a live ingest key or an admin token.
+pub async fn ingest(engine: &Engine, headers: &HeaderMap) -> Result<Ingest, ApiError> {
+    let secret = bearer(headers)?;
+    if let Some(scope) = engine.api_key_scope(secret).await? {
+        return Ok(Ingest { scope: Some(scope) });
+    }
+    if engine.is_admin_token(secret).await? {
+        return Ok(Ingest { scope: None });
+    }
+    Err(unauthorized("unknown or revoked key"))
+}

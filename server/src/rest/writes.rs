@@ -1,0 +1,272 @@
+//! The three write operators and profiles. Each write is parsed here (ids, bounds of the input,
+//! `occurred_at`), then recorded by the engine. A single write that is refused answers 422; in a
+//! batch, valid items are applied and invalid ones reported per item.
+
+use super::boards::slug;
+use super::error::ApiJson;
+use super::{ApiError, auth};
+use crate::http::AppState;
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use domain::write::{Change, Outcome, Write};
+use domain::{EventId, MemberId};
+use engine::writes::{MAX_BATCH, WriteResult};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// How far in the future `occurred_at` may be (clock skew between hosts).
+const MAX_FUTURE_SKEW: jiff::SignedDuration = jiff::SignedDuration::from_secs(300);
+const MAX_METADATA_BYTES: usize = 4096;
+
+#[derive(Debug, Deserialize)]
+struct EventIn {
+    event_id: String,
+    member: String,
+    delta: i64,
+    occurred_at: Option<String>,
+    metadata: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TotalIn {
+    version: i64,
+    total: i64,
+    occurred_at: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct SubmissionIn {
+    submission_id: String,
+    member: String,
+    score: i64,
+    occurred_at: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ProfileIn {
+    display_name: String,
+    avatar_url: Option<String>,
+}
+
+fn occurred_at(raw: Option<&str>, now: jiff::Timestamp) -> Result<jiff::Timestamp, String> {
+    let Some(raw) = raw else { return Ok(now) };
+    let at: jiff::Timestamp =
+        raw.parse().map_err(|_| format!("occurred_at {raw:?} is not an RFC 3339 time with an offset"))?;
+    if at > now + MAX_FUTURE_SKEW {
+        return Err(format!("occurred_at {raw} is in the future"));
+    }
+    Ok(at)
+}
+
+fn member(raw: String) -> Result<MemberId, String> {
+    MemberId::parse(raw).map_err(|e| e.to_string())
+}
+
+fn parse_event(item: Value, now: jiff::Timestamp) -> Result<Write, String> {
+    let e: EventIn = serde_json::from_value(item).map_err(|e| format!("invalid event: {e}"))?;
+    let event_id = EventId::parse(e.event_id).map_err(|e| e.to_string())?;
+    let metadata = match e.metadata {
+        None | Some(Value::Null) => None,
+        Some(m) => {
+            let text = m.to_string();
+            if text.len() > MAX_METADATA_BYTES {
+                return Err(format!("metadata must be at most {MAX_METADATA_BYTES} bytes of JSON"));
+            }
+            Some(text)
+        }
+    };
+    Ok(Write {
+        member: member(e.member)?,
+        change: Change::Point { event_id, delta: e.delta },
+        occurred_at: occurred_at(e.occurred_at.as_deref(), now)?,
+        metadata,
+    })
+}
+
+/// The JSON answer for one write.
+fn answer(id: Option<&str>, id_field: &str, r: &WriteResult) -> Value {
+    let rec = &r.recorded;
+    let mut out = json!({ "result": rec.outcome.as_str(), "period": rec.period.to_string() });
+    if let Some(id) = id {
+        out[id_field] = json!(id);
+    }
+    if let Some(reason) = &rec.reason {
+        out["reason"] = json!(reason);
+    }
+    if let Some(points) = rec.points {
+        out["points"] = json!(points);
+    }
+    if let Some(version) = rec.version {
+        out["version"] = json!(version);
+    }
+    if rec.total.is_some() {
+        out["projected"] = json!(r.projected);
+    }
+    out
+}
+
+fn rejected(id: Option<&str>, id_field: &str, reason: String) -> Value {
+    let mut out = json!({ "result": Outcome::Rejected.as_str(), "reason": reason });
+    if let Some(id) = id {
+        out[id_field] = json!(id);
+    }
+    out
+}
+
+/// A single write refused by a rule is an error, with the same reason a batch item would get.
+fn single(answer: Value) -> Result<Json<Value>, ApiError> {
+    if answer["result"] == Outcome::Rejected.as_str() {
+        let reason = answer["reason"].as_str().unwrap_or("rejected").to_owned();
+        return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "rejected", reason));
+    }
+    Ok(Json(answer))
+}
+
+/// `POST /api/v1/boards/{board}/events` — one event or `{"events": [...]}`.
+pub async fn events(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(board): Path<String>,
+    ApiJson(body): ApiJson<Value>,
+) -> Result<Json<Value>, ApiError> {
+    let caller = auth::ingest(&state.engine, &headers).await?;
+    let board = state.engine.board(&slug(board)?).await?;
+    caller.may_write(&board.slug)?;
+    let (items, batch) = match body {
+        Value::Object(mut o) if o.contains_key("events") => match o.remove("events") {
+            Some(Value::Array(items)) => (items, true),
+            _ => return Err(ApiError::invalid("events must be an array")),
+        },
+        Value::Object(_) => (vec![body], false),
+        _ => return Err(ApiError::invalid("the body must be an event object or {\"events\": [...]}")),
+    };
+    if items.is_empty() {
+        return Err(ApiError::invalid("events must not be empty"));
+    }
+    if items.len() > MAX_BATCH {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "batch_too_large",
+            format!("a batch holds at most {MAX_BATCH} events, got {}", items.len()),
+        ));
+    }
+    let now = jiff::Timestamp::now();
+    // Parse every item; keep the valid ones for one ledger transaction, in order.
+    let mut parsed: Vec<Result<Write, (Option<String>, String)>> = Vec::with_capacity(items.len());
+    for item in items {
+        let id = item.get("event_id").and_then(Value::as_str).map(str::to_owned);
+        parsed.push(parse_event(item, now).map_err(|reason| (id, reason)));
+    }
+    if board.operator != domain::Operator::Incr {
+        return Err(engine::EngineError::WrongOperator {
+            board: board.operator,
+            sent: domain::Operator::Incr,
+        }
+        .into());
+    }
+    let writes: Vec<Write> = parsed.iter().filter_map(|p| p.as_ref().ok().cloned()).collect();
+    let mut results = state.engine.record(&board, &writes).await?.into_iter();
+    let answers: Vec<Value> = parsed
+        .iter()
+        .map(|p| match p {
+            Ok(w) => {
+                let r = results.next().expect("one result per valid write");
+                answer(w.change.external_id().map(EventId::as_str), "event_id", &r)
+            }
+            Err((id, reason)) => {
+                state.engine.metrics().count_write(&board.slug, board.operator, Outcome::Rejected);
+                rejected(id.as_deref(), "event_id", reason.clone())
+            }
+        })
+        .collect();
+    if !batch {
+        let answer = answers.into_iter().next().expect("one answer");
+        let Json(_) = single(answer.clone())?;
+        return Ok(Json(json!({ "results": [answer] })));
+    }
+    Ok(Json(json!({ "results": answers })))
+}
+
+/// `PUT /api/v1/boards/{board}/members/{member}/total` — operator `set`.
+pub async fn total(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((board, member_id)): Path<(String, String)>,
+    ApiJson(body): ApiJson<TotalIn>,
+) -> Result<Json<Value>, ApiError> {
+    let caller = auth::ingest(&state.engine, &headers).await?;
+    let board = state.engine.board(&slug(board)?).await?;
+    caller.may_write(&board.slug)?;
+    let now = jiff::Timestamp::now();
+    let write = (|| {
+        if body.version < 1 {
+            return Err("version must be at least 1".to_owned());
+        }
+        Ok(Write {
+            member: member(member_id.clone())?,
+            change: Change::Total { version: body.version, total: body.total },
+            occurred_at: occurred_at(body.occurred_at.as_deref(), now)?,
+            metadata: None,
+        })
+    })()
+    .map_err(ApiError::invalid)?;
+    let r = state.engine.record(&board, &[write]).await?.remove(0);
+    let mut out = answer(None, "", &r);
+    out["member"] = json!(member_id);
+    single(out)
+}
+
+/// `POST /api/v1/boards/{board}/submissions` — operator `best`.
+pub async fn submission(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(board): Path<String>,
+    ApiJson(body): ApiJson<SubmissionIn>,
+) -> Result<Json<Value>, ApiError> {
+    let caller = auth::ingest(&state.engine, &headers).await?;
+    let board = state.engine.board(&slug(board)?).await?;
+    caller.may_write(&board.slug)?;
+    let now = jiff::Timestamp::now();
+    let write = (|| {
+        Ok::<_, String>(Write {
+            member: member(body.member)?,
+            change: Change::Submission {
+                submission_id: EventId::parse(body.submission_id.clone()).map_err(|e| e.to_string())?,
+                score: body.score,
+            },
+            occurred_at: occurred_at(body.occurred_at.as_deref(), now)?,
+            metadata: None,
+        })
+    })()
+    .map_err(ApiError::invalid)?;
+    let r = state.engine.record(&board, &[write]).await?.remove(0);
+    single(answer(Some(&body.submission_id), "submission_id", &r))
+}
+
+/// `PUT /api/v1/members/{member}/profile` — any valid ingest key.
+pub async fn profile(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(member_id): Path<String>,
+    ApiJson(body): ApiJson<ProfileIn>,
+) -> Result<Json<Value>, ApiError> {
+    auth::ingest(&state.engine, &headers).await?;
+    let member = member(member_id).map_err(ApiError::invalid)?;
+    let name = body.display_name.trim();
+    if name.is_empty() || name.chars().count() > 64 {
+        return Err(ApiError::invalid("display_name must be 1-64 characters"));
+    }
+    if let Some(url) = &body.avatar_url
+        && (!(url.starts_with("https://") || url.starts_with("http://")) || url.len() > 512)
+    {
+        return Err(ApiError::invalid("avatar_url must be an http(s) URL of at most 512 bytes"));
+    }
+    state
+        .engine
+        .ledger()
+        .put_profile(&member, name, body.avatar_url.as_deref(), jiff::Timestamp::now())
+        .await
+        .map_err(engine::EngineError::from)?;
+    Ok(Json(json!({ "member": member, "display_name": name, "avatar_url": body.avatar_url })))
+}
