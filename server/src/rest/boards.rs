@@ -1,9 +1,10 @@
 //! Boards: create (admin), list and show (public), rebuild a period's projection (admin).
 
-use super::error::ApiJson;
+use super::error::json_body;
 use super::{ApiError, auth};
 use crate::http::AppState;
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use domain::board::Prize;
@@ -67,10 +68,10 @@ impl BoardIn {
 pub async fn create(
     State(state): State<AppState>,
     headers: HeaderMap,
-    ApiJson(body): ApiJson<BoardIn>,
+    body: Bytes,
 ) -> Result<(StatusCode, Json<BoardDetails>), ApiError> {
     auth::admin(&state.engine, &headers).await?;
-    let board = body.parse()?;
+    let board = json_body::<BoardIn>(&body)?.parse()?;
     Ok((StatusCode::CREATED, Json(state.engine.create_board(&board).await?)))
 }
 

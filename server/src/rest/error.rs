@@ -1,7 +1,5 @@
 //! The API's one error shape, and how engine errors and body rejections map to it.
 
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use engine::EngineError;
@@ -51,28 +49,14 @@ impl From<EngineError> for ApiError {
     }
 }
 
-/// `axum::Json` with the API's error shape: malformed JSON is 400 `malformed_json`, a body of the
-/// wrong shape 422 `invalid_body`, another content type 415.
-pub struct ApiJson<T>(pub T);
-
-impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
-    type Rejection = ApiError;
-
-    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        match axum::Json::<T>::from_request(req, state).await {
-            Ok(axum::Json(v)) => Ok(ApiJson(v)),
-            Err(rejection) => Err(match rejection {
-                JsonRejection::JsonSyntaxError(e) => {
-                    ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", e.body_text())
-                }
-                JsonRejection::JsonDataError(e) => {
-                    ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", e.body_text())
-                }
-                JsonRejection::MissingJsonContentType(e) => {
-                    ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", e.body_text())
-                }
-                other => ApiError::new(StatusCode::BAD_REQUEST, "bad_request", other.body_text()),
-            }),
+/// Parses a JSON body after the caller was authenticated (so an anonymous caller learns
+/// nothing about the body). Malformed JSON is 400 `malformed_json`; JSON of the wrong shape is
+/// 422 `invalid_body`.
+pub fn json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(bytes).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => {
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", e.to_string())
         }
-    }
+        _ => ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", e.to_string()),
+    })
 }

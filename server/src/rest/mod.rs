@@ -7,6 +7,9 @@ mod boards;
 mod error;
 mod writes;
 
+#[cfg(test)]
+mod tests;
+
 pub use error::ApiError;
 
 use crate::http::AppState;

@@ -3,10 +3,11 @@
 //! batch, valid items are applied and invalid ones reported per item.
 
 use super::boards::slug;
-use super::error::ApiJson;
+use super::error::json_body;
 use super::{ApiError, auth};
 use crate::http::AppState;
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use domain::write::{Change, Outcome, Write};
@@ -128,11 +129,12 @@ pub async fn events(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(board): Path<String>,
-    ApiJson(body): ApiJson<Value>,
+    body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let caller = auth::ingest(&state.engine, &headers).await?;
     let board = state.engine.board(&slug(board)?).await?;
     caller.may_write(&board.slug)?;
+    let body: Value = json_body(&body)?;
     let (items, batch) = match body {
         Value::Object(mut o) if o.contains_key("events") => match o.remove("events") {
             Some(Value::Array(items)) => (items, true),
@@ -193,11 +195,12 @@ pub async fn total(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path((board, member_id)): Path<(String, String)>,
-    ApiJson(body): ApiJson<TotalIn>,
+    body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let caller = auth::ingest(&state.engine, &headers).await?;
     let board = state.engine.board(&slug(board)?).await?;
     caller.may_write(&board.slug)?;
+    let body: TotalIn = json_body(&body)?;
     let now = jiff::Timestamp::now();
     let write = (|| {
         if body.version < 1 {
@@ -222,11 +225,12 @@ pub async fn submission(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(board): Path<String>,
-    ApiJson(body): ApiJson<SubmissionIn>,
+    body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let caller = auth::ingest(&state.engine, &headers).await?;
     let board = state.engine.board(&slug(board)?).await?;
     caller.may_write(&board.slug)?;
+    let body: SubmissionIn = json_body(&body)?;
     let now = jiff::Timestamp::now();
     let write = (|| {
         Ok::<_, String>(Write {
@@ -249,9 +253,10 @@ pub async fn profile(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(member_id): Path<String>,
-    ApiJson(body): ApiJson<ProfileIn>,
+    body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     auth::ingest(&state.engine, &headers).await?;
+    let body: ProfileIn = json_body(&body)?;
     let member = member(member_id).map_err(ApiError::invalid)?;
     let name = body.display_name.trim();
     if name.is_empty() || name.chars().count() > 64 {

@@ -1,0 +1,338 @@
+//! The API on real stores (SQLite and the test Redis started by scripts/test): bad input gets a
+//! clear 4xx with a machine-readable reason and changes nothing; auth boundaries hold.
+
+use crate::http::{AppState, router};
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use engine::Engine;
+use engine::redis::keys::KeySpace;
+use engine::redis::{Projection, RedisTarget};
+use leptos::prelude::LeptosOptions;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+struct Api {
+    router: Router,
+    engine: Engine,
+    admin: String,
+    key: String,
+    dir: std::path::PathBuf,
+}
+
+impl Api {
+    async fn start() -> Self {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = format!("laurel-api-{}-{n}", std::process::id());
+        let dir = std::env::temp_dir().join(&name);
+        let url = std::env::var("LAUREL_TEST_REDIS_URL").expect("LAUREL_TEST_REDIS_URL: run scripts/test");
+        let ledger =
+            engine::ledger::Ledger::connect(&format!("sqlite://{}/l.db", dir.display())).await.unwrap();
+        ledger.migrate().await.unwrap();
+        let projection = Projection::new(RedisTarget::parse(&url).unwrap(), KeySpace::new(name));
+        let engine = Engine::from_parts(ledger, projection);
+        let leptos_options = LeptosOptions::builder().output_name("laurel").build();
+        let router = router(AppState { leptos_options, engine: engine.clone() });
+        let admin = engine.issue_admin_token().await.unwrap();
+        let mut api = Api { router, engine, admin, key: String::new(), dir };
+        for (slug, operator, policy) in [
+            ("inc", "incr", "first_reached"),
+            ("tot", "set", "shared"),
+            ("top", "best", "shared"),
+            ("other", "incr", "shared"),
+        ] {
+            let body = json!({"slug": slug, "title": slug, "cadence": "weekly", "time_zone": "Asia/Shanghai",
+                "operator": operator, "tie_policy": policy, "max_points": 1000, "min_points": -1000});
+            let (status, out) =
+                api.call("POST", "/api/v1/boards", Some(&api.admin.clone()), Some(body)).await;
+            assert_eq!(status, StatusCode::CREATED, "{out}");
+        }
+        let slugs = ["inc", "tot", "top"].map(|s| domain::BoardSlug::parse(s).unwrap());
+        api.key = api.engine.issue_api_key(&slugs).await.unwrap();
+        api
+    }
+
+    async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        bearer: Option<&str>,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        self.raw(method, path, bearer, body.map(|b| b.to_string())).await
+    }
+
+    async fn raw(
+        &self,
+        method: &str,
+        path: &str,
+        bearer: Option<&str>,
+        body: Option<String>,
+    ) -> (StatusCode, Value) {
+        let mut req = Request::builder().method(method).uri(path);
+        if let Some(token) = bearer {
+            req = req.header("authorization", format!("Bearer {token}"));
+        }
+        if body.is_some() {
+            req = req.header("content-type", "application/json");
+        }
+        let res = self
+            .router
+            .clone()
+            .oneshot(req.body(body.map(Body::from).unwrap_or_default()).unwrap())
+            .await
+            .unwrap();
+        let status = res.status();
+        let bytes = axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+
+    async fn post_events(&self, board: &str, body: Value) -> (StatusCode, Value) {
+        self.call("POST", &format!("/api/v1/boards/{board}/events"), Some(&self.key.clone()), Some(body))
+            .await
+    }
+
+    /// Nothing was written to the board's current period.
+    async fn assert_untouched(&self, board: &str) {
+        let board = self.engine.board(&domain::BoardSlug::parse(board).unwrap()).await.unwrap();
+        let period = board.period_at(jiff::Timestamp::now());
+        assert!(self.engine.ledger().totals(&board.slug, &period).await.unwrap().is_empty());
+    }
+
+    async fn stop(self) {
+        for board in ["inc", "tot", "top", "other"] {
+            let slug = domain::BoardSlug::parse(board).unwrap();
+            let period = self.engine.board(&slug).await.unwrap().period_at(jiff::Timestamp::now());
+            let keys = self.engine.projection().keys().period(&slug, &period);
+            let mut conn = self.engine.projection().conn().await.unwrap();
+            for key in keys.all() {
+                redis::cmd("UNLINK").arg(key).exec_async(&mut conn).await.unwrap();
+            }
+        }
+        self.engine.close().await;
+        std::fs::remove_dir_all(self.dir).unwrap();
+    }
+}
+
+fn error_of(body: &Value) -> &str {
+    body["error"].as_str().unwrap_or_else(|| panic!("no error code in {body}"))
+}
+
+#[tokio::test]
+async fn bad_event_input_gets_a_clear_4xx_and_changes_nothing() {
+    let api = Api::start().await;
+    let key = api.key.clone();
+    let cases: Vec<(&str, Option<String>, StatusCode, &str)> = vec![
+        ("malformed json", Some("{\"event_id\": ".into()), StatusCode::BAD_REQUEST, "malformed_json"),
+        ("not an object", Some("[1, 2]".into()), StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+        (
+            "missing delta",
+            Some(json!({"event_id": "e1", "member": "u1"}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "rejected",
+        ),
+        (
+            "bad member",
+            Some(json!({"event_id": "e1", "member": "u 1", "delta": 1}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "rejected",
+        ),
+        (
+            "long member",
+            Some(json!({"event_id": "e1", "member": "u".repeat(65), "delta": 1}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "rejected",
+        ),
+        (
+            "long event id",
+            Some(json!({"event_id": "e".repeat(129), "member": "u1", "delta": 1}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "rejected",
+        ),
+        (
+            "delta out of bounds",
+            Some(json!({"event_id": "e1", "member": "u1", "delta": 1001}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "rejected",
+        ),
+        (
+            "bad time",
+            Some(
+                json!({"event_id": "e1", "member": "u1", "delta": 1, "occurred_at": "yesterday"}).to_string(),
+            ),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "rejected",
+        ),
+        (
+            "future time",
+            Some(
+                json!({"event_id": "e1", "member": "u1", "delta": 1, "occurred_at": "2999-01-01T00:00:00Z"})
+                    .to_string(),
+            ),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "rejected",
+        ),
+        ("empty batch", Some(json!({"events": []}).to_string()), StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+    ];
+    for (name, body, status, code) in cases {
+        let (got, out) = api.raw("POST", "/api/v1/boards/inc/events", Some(&key), body).await;
+        assert_eq!((got, error_of(&out)), (status, code), "{name}: {out}");
+        assert!(!out["detail"].as_str().unwrap().is_empty(), "{name}: a reason is given");
+    }
+    let too_many: Vec<Value> =
+        (0..1001).map(|i| json!({"event_id": format!("e{i}"), "member": "u1", "delta": 0})).collect();
+    let (got, out) = api.post_events("inc", json!({ "events": too_many })).await;
+    assert_eq!((got, error_of(&out)), (StatusCode::PAYLOAD_TOO_LARGE, "batch_too_large"));
+    api.assert_untouched("inc").await;
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn a_batch_applies_valid_items_and_reports_invalid_ones() {
+    let api = Api::start().await;
+    let (status, out) = api
+        .post_events(
+            "inc",
+            json!({"events": [
+                {"event_id": "a", "member": "u1", "delta": 5, "metadata": {"task": 7}},
+                {"event_id": "b", "member": "bad member", "delta": 5},
+                {"event_id": "c", "member": "u1", "delta": 5000},
+                {"event_id": "a", "member": "u1", "delta": 5},
+                {"event_id": "d", "member": "u2", "delta": 3}
+            ]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    let results: Vec<(&str, &str)> = out["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["event_id"].as_str().unwrap(), r["result"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        results,
+        vec![("a", "applied"), ("b", "rejected"), ("c", "rejected"), ("a", "duplicate"), ("d", "applied")]
+    );
+    assert_eq!(out["results"][0]["points"], 5);
+    assert_eq!(out["results"][0]["version"], 1);
+    assert_eq!(out["results"][0]["projected"], true);
+    assert!(out["results"][2]["reason"].as_str().unwrap().contains("bounds"));
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn each_operator_has_its_own_endpoint() {
+    let api = Api::start().await;
+    let key = api.key.clone();
+    let (status, out) = api.post_events("tot", json!({"event_id": "e", "member": "u1", "delta": 1})).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::CONFLICT, "wrong_operator"));
+    let put = |v: i64, t: i64| json!({"version": v, "total": t});
+    let (status, out) =
+        api.call("PUT", "/api/v1/boards/tot/members/u1/total", Some(&key), Some(put(2, 40))).await;
+    assert_eq!((status, out["result"].as_str()), (StatusCode::OK, Some("applied")), "{out}");
+    let (_, out) = api.call("PUT", "/api/v1/boards/tot/members/u1/total", Some(&key), Some(put(1, 99))).await;
+    assert_eq!(out["result"], "stale");
+    let (status, out) =
+        api.call("PUT", "/api/v1/boards/tot/members/u1/total", Some(&key), Some(put(3, 5000))).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "rejected"));
+    let (status, out) =
+        api.call("PUT", "/api/v1/boards/tot/members/u1/total", Some(&key), Some(put(0, 1))).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"));
+    let sub = |id: &str, score: i64| json!({"submission_id": id, "member": "u1", "score": score});
+    let (_, out) = api.call("POST", "/api/v1/boards/top/submissions", Some(&key), Some(sub("s1", 80))).await;
+    assert_eq!(out["result"], "improved", "{out}");
+    let (_, out) = api.call("POST", "/api/v1/boards/top/submissions", Some(&key), Some(sub("s2", 70))).await;
+    assert_eq!(out["result"], "not_higher");
+    let (_, out) = api.call("POST", "/api/v1/boards/top/submissions", Some(&key), Some(sub("s1", 80))).await;
+    assert_eq!(out["result"], "duplicate");
+    let (status, out) =
+        api.call("POST", "/api/v1/boards/inc/submissions", Some(&key), Some(sub("s3", 1))).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::CONFLICT, "wrong_operator"));
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn writes_need_a_key_for_the_board() {
+    let api = Api::start().await;
+    let event = json!({"event_id": "e", "member": "u1", "delta": 1});
+    let path = "/api/v1/boards/inc/events";
+    let (status, out) = api.call("POST", path, None, Some(event.clone())).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNAUTHORIZED, "unauthorized"));
+    let (status, _) = api.call("POST", path, Some("laurel_ik_forged"), Some(event.clone())).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, out) =
+        api.call("POST", "/api/v1/boards/other/events", Some(&api.key.clone()), Some(event.clone())).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::FORBIDDEN, "forbidden"));
+    let (status, out) =
+        api.call("POST", "/api/v1/boards/nope/events", Some(&api.key.clone()), Some(event.clone())).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"));
+    // An ingest key cannot create boards; the admin token can write anywhere.
+    let (status, _) = api.call("POST", "/api/v1/boards", Some(&api.key.clone()), Some(json!({}))).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) =
+        api.call("POST", "/api/v1/boards/other/events", Some(&api.admin.clone()), Some(event)).await;
+    assert_eq!(status, StatusCode::OK);
+    api.assert_untouched("inc").await;
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn board_creation_refuses_inexact_or_inconsistent_definitions() {
+    let api = Api::start().await;
+    let admin = api.admin.clone();
+    let base = json!({"slug": "x", "title": "X", "cadence": "weekly", "time_zone": "Asia/Shanghai",
+        "operator": "incr", "tie_policy": "first_reached", "max_points": 1000});
+    let with = |k: &str, v: Value| {
+        let mut b = base.clone();
+        b[k] = v;
+        b
+    };
+    let cases = [
+        ("beyond 2^53", with("max_points", json!(1_000_000_000_000i64)), "2^53"),
+        ("unknown zone", with("time_zone", json!("Mars/Olympus")), "time zone"),
+        (
+            "overlapping prizes",
+            with(
+                "prizes",
+                json!([{"from_rank": 1, "to_rank": 3, "prize": "a"}, {"from_rank": 3, "to_rank": 5, "prize": "b"}]),
+            ),
+            "overlap",
+        ),
+        ("bad operator", with("operator", json!("max")), "operator"),
+        ("bad slug", with("slug", json!("Not A Slug")), "slug"),
+    ];
+    for (name, body, words) in cases {
+        let (status, out) = api.call("POST", "/api/v1/boards", Some(&admin), Some(body)).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{name}: {out}");
+        assert!(out["detail"].as_str().unwrap().contains(words), "{name}: {out}");
+    }
+    let (status, out) =
+        api.call("POST", "/api/v1/boards", Some(&admin), Some(with("slug", json!("inc")))).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::CONFLICT, "board_exists"));
+    let (status, out) = api.call("GET", "/api/v1/boards/inc", None, None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(out["state"], "open");
+    assert_eq!(out["tie_base"], 1_000_000);
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn metrics_count_writes_by_result() {
+    let api = Api::start().await;
+    api.post_events("inc", json!({"events": [{"event_id": "a", "member": "u1", "delta": 1}, {"event_id": "a", "member": "u1", "delta": 1}]})).await;
+    let res =
+        api.router.clone().oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
+    let text =
+        String::from_utf8(axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap().to_vec()).unwrap();
+    assert!(
+        text.contains(r#"laurel_writes_total{board="inc",operator="incr",result="applied"} 1"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"laurel_writes_total{board="inc",operator="incr",result="duplicate"} 1"#),
+        "{text}"
+    );
+    assert!(text.contains("laurel_http_request_duration_seconds_bucket"), "{text}");
+    api.stop().await;
+}
