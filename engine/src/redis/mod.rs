@@ -15,7 +15,7 @@ use ::redis::{Cmd, Pipeline, RedisFuture, RedisResult, Script, Value};
 use domain::{BoardSlug, MemberId, PeriodKey};
 use keys::KeySpace;
 use std::sync::{Arc, LazyLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::OnceCell;
 
 static PROJECT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/project.lua")));
@@ -115,17 +115,33 @@ pub struct RawPage {
     pub next: Option<i64>,
 }
 
+/// After a failed projection, writes skip Redis for this long (answering `projected: false` at
+/// once) instead of each waiting for its own timeout; the reconciler keeps probing and levels the
+/// projection when Redis is back.
+const PAUSE_AFTER_FAILURE: Duration = Duration::from_secs(1);
+
 /// The projection store.
 #[derive(Clone)]
 pub struct Projection {
     target: RedisTarget,
     keys: KeySpace,
     conn: Arc<OnceCell<RedisConn>>,
+    /// Until when write-path projections are skipped (see [`PAUSE_AFTER_FAILURE`]).
+    paused_until: Arc<std::sync::Mutex<Option<Instant>>>,
 }
 
 impl Projection {
     pub fn new(target: RedisTarget, keys: KeySpace) -> Self {
-        Self { target, keys, conn: Arc::new(OnceCell::new()) }
+        Self { target, keys, conn: Arc::new(OnceCell::new()), paused_until: Arc::default() }
+    }
+
+    fn paused(&self) -> bool {
+        let until = *self.paused_until.lock().expect("pause lock");
+        until.is_some_and(|t| Instant::now() < t)
+    }
+
+    fn pause(&self) {
+        *self.paused_until.lock().expect("pause lock") = Some(Instant::now() + PAUSE_AFTER_FAILURE);
     }
 
     pub fn keys(&self) -> &KeySpace {
@@ -182,18 +198,30 @@ impl Projection {
         version: i64,
         score: i64,
     ) -> RedisResult<bool> {
+        if self.paused() {
+            return Err(::redis::RedisError::from((
+                ::redis::ErrorKind::Io,
+                "projection paused after a recent Redis failure",
+            )));
+        }
         let keys = self.keys.period(board, period);
-        let mut conn = self.conn().await?;
-        let written: i64 = PROJECT
-            .key(&keys.rank)
-            .key(&keys.ver)
-            .key(&keys.meta)
-            .arg(member.as_str())
-            .arg(version)
-            .arg(score)
-            .invoke_async(&mut conn)
-            .await?;
-        Ok(written == 1)
+        let result = async {
+            let mut conn = self.conn().await?;
+            PROJECT
+                .key(&keys.rank)
+                .key(&keys.ver)
+                .key(&keys.meta)
+                .arg(member.as_str())
+                .arg(version)
+                .arg(score)
+                .invoke_async::<i64>(&mut conn)
+                .await
+        }
+        .await;
+        if result.is_err() {
+            self.pause();
+        }
+        Ok(result? == 1)
     }
 
     /// The sum of the versions projected for a period (0 when Redis holds nothing of it).

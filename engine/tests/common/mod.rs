@@ -147,3 +147,69 @@ pub async fn engine(ledger: &TestLedger, projection: &TestProjection) -> Engine 
     ledger.ledger.migrate().await.unwrap();
     Engine::from_parts(ledger.ledger.clone(), projection.projection.clone())
 }
+
+/// A standalone Redis owned by one test, which may stop and restart it (empty).
+pub struct OwnRedis {
+    pub port: u16,
+    dir: std::path::PathBuf,
+    child: Option<std::process::Child>,
+}
+
+impl OwnRedis {
+    pub fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let dir = std::env::temp_dir().join(unique("laurel-own-redis"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut redis = Self { port, dir, child: None };
+        redis.restart();
+        redis
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// Starts the server (again), with no data: as after a restart without persistence.
+    pub fn restart(&mut self) {
+        assert!(self.child.is_none(), "already running");
+        let child = std::process::Command::new("redis-server")
+            .args([
+                "--port",
+                &self.port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server on PATH");
+        self.child = Some(child);
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("own redis did not start on {}", self.port);
+    }
+
+    /// Kills the server; its data is gone.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
