@@ -54,8 +54,14 @@ async fn each_store(test: impl AsyncFn(&str, &Engine)) {
 
 /// The projection's points for every member of the board's current period.
 async fn projected_points(e: &Engine, b: &Board) -> HashMap<String, i64> {
-    let page = e.ranking_page(&b.slug, None, 0, 200).await.unwrap();
-    page.entries.into_iter().map(|en| (en.member.to_string(), en.points)).collect()
+    let mut points = HashMap::new();
+    loop {
+        let page = e.ranking_page(&b.slug, None, points.len() as u64, 200).await.unwrap();
+        points.extend(page.entries.into_iter().map(|en| (en.member.to_string(), en.points)));
+        if !page.has_more {
+            return points;
+        }
+    }
 }
 
 async fn ledger_points(e: &Engine, b: &Board) -> HashMap<String, i64> {
@@ -74,9 +80,11 @@ async fn concurrent_clients_with_duplicates_count_each_event_once() {
     each_store(async |ctx, e| {
         let b = board(Operator::Incr, TiePolicy::FirstReached);
         e.create_board(&b).await.unwrap();
-        // 2 000 unique events over 40 members, plus 30% repeats, shuffled over 32 clients.
-        let unique_events: Vec<Write> =
-            (0..2000).map(|i| point(&format!("e{i}"), &format!("m{}", i % 40), (i % 7) as i64 - 2)).collect();
+        // 20 000 sends: 14 000 unique events over 200 members and 6 000 repeats (30%), shuffled
+        // over 32 concurrent clients.
+        let unique_events: Vec<Write> = (0..14_000)
+            .map(|i| point(&format!("e{i}"), &format!("m{}", i % 200), (i % 7) as i64 - 2))
+            .collect();
         let mut expected: HashMap<String, i64> = HashMap::new();
         for w in &unique_events {
             if let Change::Point { delta, .. } = w.change {
@@ -84,7 +92,7 @@ async fn concurrent_clients_with_duplicates_count_each_event_once() {
             }
         }
         let mut all = unique_events.clone();
-        all.extend(unique_events.iter().step_by(3).take(600).cloned());
+        all.extend(unique_events.iter().step_by(2).take(6_000).cloned());
         // A deterministic shuffle (no rand dependency): a stride permutation.
         let n = all.len();
         let all: Vec<Write> = (0..n).map(|i| all[(i * 7919) % n].clone()).collect();
@@ -94,7 +102,7 @@ async fn concurrent_clients_with_duplicates_count_each_event_once() {
             let mine: Vec<Write> = all.iter().skip(c).step_by(32).cloned().collect();
             clients.push(tokio::spawn(async move {
                 let mut counts: HashMap<Outcome, usize> = HashMap::new();
-                for chunk in mine.chunks(10) {
+                for chunk in mine.chunks(25) {
                     for r in e.record(&b, chunk).await.unwrap() {
                         *counts.entry(r.recorded.outcome).or_default() += 1;
                         assert!(r.recorded.total.is_none() || r.projected);
@@ -109,8 +117,8 @@ async fn concurrent_clients_with_duplicates_count_each_event_once() {
                 *counts.entry(k).or_default() += v;
             }
         }
-        assert_eq!(counts.get(&Outcome::Applied), Some(&2000), "{ctx}: {counts:?}");
-        assert_eq!(counts.get(&Outcome::Duplicate), Some(&600), "{ctx}: {counts:?}");
+        assert_eq!(counts.get(&Outcome::Applied), Some(&14_000), "{ctx}: {counts:?}");
+        assert_eq!(counts.get(&Outcome::Duplicate), Some(&6_000), "{ctx}: {counts:?}");
         assert_eq!(ledger_points(e, &b).await, expected, "{ctx}: ledger");
         assert_eq!(projected_points(e, &b).await, expected, "{ctx}: projection");
     })
