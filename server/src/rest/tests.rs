@@ -336,3 +336,42 @@ async fn metrics_count_writes_by_result() {
     assert!(text.contains("laurel_http_request_duration_seconds_bucket"), "{text}");
     api.stop().await;
 }
+
+#[tokio::test]
+async fn late_events_are_kept_and_answered_late() {
+    let api = Api::start().await;
+    let old = (jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24 * 9)).to_string();
+    let event = json!({"event_id": "old", "member": "u1", "delta": 4, "occurred_at": old});
+    let (status, out) = api.post_events("inc", event.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    assert_eq!(out["results"][0]["result"], "late");
+    assert!(out["results"][0]["reason"].as_str().unwrap().contains("kept for review"));
+    let (_, again) = api.post_events("inc", event).await;
+    assert_eq!(again["results"][0]["result"], "late", "a retry gets the same answer");
+    api.assert_untouched("inc").await;
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn an_admin_rebuilds_a_period_from_the_ledger() {
+    let api = Api::start().await;
+    api.post_events(
+        "inc",
+        json!({"events": [
+            {"event_id": "a", "member": "u1", "delta": 5},
+            {"event_id": "b", "member": "u2", "delta": 7}
+        ]}),
+    )
+    .await;
+    let path = "/api/v1/boards/inc/periods/current/rebuild";
+    let (status, _) = api.call("POST", path, Some(&api.key.clone()), None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "ingest keys cannot rebuild");
+    let (status, out) = api.call("POST", path, Some(&api.admin.clone()), None).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    assert_eq!(out["members"], 2);
+    assert!(out["took_ms"].is_u64());
+    let (status, out) =
+        api.call("POST", "/api/v1/boards/inc/periods/2026-13/rebuild", Some(&api.admin.clone()), None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"));
+    api.stop().await;
+}
