@@ -148,34 +148,68 @@ pub async fn engine(ledger: &TestLedger, projection: &TestProjection) -> Engine 
     Engine::from_parts(ledger.ledger.clone(), projection.projection.clone())
 }
 
-/// A standalone Redis owned by one test, which may stop and restart it (empty).
+/// A Redis owned by one test — standalone, or a 3-master Cluster — which the test may stop and
+/// restart empty (no persistence; Cluster nodes keep their identity and slots in nodes.conf, as a
+/// real node restarted without data would).
 pub struct OwnRedis {
-    pub port: u16,
+    ports: Vec<u16>,
+    cluster: bool,
     dir: std::path::PathBuf,
-    child: Option<std::process::Child>,
+    children: Vec<std::process::Child>,
+}
+
+/// A loopback port that is free, and (for Cluster nodes) whose bus port (+10000) is free too.
+fn free_port() -> u16 {
+    loop {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        if port < 55000 && std::net::TcpListener::bind(("127.0.0.1", port + 10000)).is_ok() {
+            return port;
+        }
+    }
 }
 
 impl OwnRedis {
-    pub fn start() -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let dir = std::env::temp_dir().join(unique("laurel-own-redis"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut redis = Self { port, dir, child: None };
-        redis.restart();
+    pub fn standalone() -> Self {
+        Self::start(1, false)
+    }
+
+    pub fn cluster() -> Self {
+        let redis = Self::start(3, true);
+        let nodes: Vec<String> = redis.ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+        let status = std::process::Command::new("redis-cli")
+            .arg("--cluster")
+            .arg("create")
+            .args(&nodes)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("redis-cli on PATH");
+        assert!(status.success(), "cluster create failed");
+        redis.wait_ready();
         redis
     }
 
-    pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
+    fn start(nodes: usize, cluster: bool) -> Self {
+        let dir = std::env::temp_dir().join(unique("laurel-own-redis"));
+        let ports = (0..nodes).map(|_| free_port()).collect();
+        let mut redis = Self { ports, cluster, dir, children: Vec::new() };
+        redis.spawn();
+        redis
     }
 
-    /// Starts the server (again), with no data: as after a restart without persistence.
-    pub fn restart(&mut self) {
-        assert!(self.child.is_none(), "already running");
-        let child = std::process::Command::new("redis-server")
-            .args([
+    /// The url the engine is given (a node list for a Cluster).
+    pub fn url(&self) -> String {
+        self.ports.iter().map(|p| format!("redis://127.0.0.1:{p}")).collect::<Vec<_>>().join(",")
+    }
+
+    fn spawn(&mut self) {
+        for port in self.ports.clone() {
+            let dir = self.dir.join(port.to_string());
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut cmd = std::process::Command::new("redis-server");
+            cmd.args([
                 "--port",
-                &self.port.to_string(),
+                &port.to_string(),
                 "--bind",
                 "127.0.0.1",
                 "--save",
@@ -184,27 +218,61 @@ impl OwnRedis {
                 "no",
             ])
             .arg("--dir")
-            .arg(&self.dir)
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("redis-server on PATH");
-        self.child = Some(child);
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
+            .arg(&dir)
+            .stdout(std::process::Stdio::null());
+            if self.cluster {
+                cmd.args(["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]);
+                cmd.args(["--cluster-node-timeout", "2000"]);
             }
-            std::thread::sleep(std::time::Duration::from_millis(50));
+            self.children.push(cmd.spawn().expect("redis-server on PATH"));
         }
-        panic!("own redis did not start on {}", self.port);
+        for port in &self.ports {
+            wait_until(|| std::net::TcpStream::connect(("127.0.0.1", *port)).is_ok(), "redis to listen");
+        }
     }
 
-    /// Kills the server; its data is gone.
+    /// Waits until every Cluster node reports `cluster_state:ok`.
+    fn wait_ready(&self) {
+        for port in &self.ports {
+            wait_until(
+                || {
+                    let out = std::process::Command::new("redis-cli")
+                        .args(["-p", &port.to_string(), "cluster", "info"])
+                        .output()
+                        .unwrap();
+                    String::from_utf8_lossy(&out.stdout).contains("cluster_state:ok")
+                },
+                "the cluster to be ok",
+            );
+        }
+    }
+
+    /// Kills every node; their data is gone.
     pub fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
+        for mut child in self.children.drain(..) {
             child.kill().unwrap();
             child.wait().unwrap();
         }
     }
+
+    /// Starts every node again, empty.
+    pub fn restart(&mut self) {
+        assert!(self.children.is_empty(), "already running");
+        self.spawn();
+        if self.cluster {
+            self.wait_ready();
+        }
+    }
+}
+
+fn wait_until(mut ok: impl FnMut() -> bool, what: &str) {
+    for _ in 0..300 {
+        if ok() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("timed out waiting for {what}");
 }
 
 impl Drop for OwnRedis {
