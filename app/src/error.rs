@@ -47,6 +47,7 @@ impl From<engine::EngineError> for AppError {
         use engine::EngineError as E;
         match e {
             E::NotFound { what } => AppError::NotFound(format!("{what} not found")),
+            E::Gone(reason) => AppError::NotFound(reason),
             E::Invalid(_) | E::WrongOperator { .. } | E::BoardExists(_) => AppError::Invalid(e.to_string()),
             E::Ledger(_) | E::Redis(_) => {
                 tracing::error!(error = %e, "server function failed");

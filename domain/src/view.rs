@@ -56,3 +56,35 @@ pub struct RankingPage {
     /// True when entries exist after this page.
     pub has_more: bool,
 }
+
+/// One ledger entry behind a member's score ("why this score").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerEntry {
+    pub id: i64,
+    /// `point` (incr), `total` (set) or `submission` (best).
+    pub kind: String,
+    /// The event or submission id (absent for `set` writes).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub external_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub delta: Option<i64>,
+    /// The total (set) or score (best) the entry carried.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub value: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub set_version: Option<i64>,
+    pub occurred_at: Timestamp,
+    pub recorded_at: Timestamp,
+    /// Caller-supplied JSON, as text.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub metadata: Option<String>,
+}
+
+/// A period of a board, with its state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeriodInfo {
+    pub period: PeriodKey,
+    pub state: String,
+    pub starts_at: Timestamp,
+    pub ends_at: Timestamp,
+}

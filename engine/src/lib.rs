@@ -34,6 +34,9 @@ pub enum EngineError {
     NotFound { what: String },
     #[error("{0}")]
     Invalid(String),
+    /// Something that existed is gone for good (an expired snapshot).
+    #[error("{0}")]
+    Gone(String),
     #[error("board {0} already exists")]
     BoardExists(String),
     #[error("this board's operator is {board}; the endpoint is for {sent}")]
@@ -64,6 +67,7 @@ pub struct Engine {
     ledger: Ledger,
     projection: Projection,
     metrics: Arc<Metrics>,
+    top_cache: Arc<reads::TopCache>,
 }
 
 /// Which store failed a readiness check.
@@ -90,7 +94,7 @@ impl Engine {
     }
 
     pub fn from_parts(ledger: Ledger, projection: Projection) -> Self {
-        Self { ledger, projection, metrics: Arc::new(Metrics::default()) }
+        Self { ledger, projection, metrics: Arc::new(Metrics::default()), top_cache: Arc::default() }
     }
 
     pub fn metrics(&self) -> &Metrics {

@@ -1,12 +1,71 @@
-//! Reads: ranking pages from the projection, with display names joined from the ledger in one
-//! batch per page (profiles never live in the ranking itself).
+//! Reads: rankings from the projection with the board's tie policy, display names joined from
+//! the ledger in one batch per page, and the ledger entries behind a score.
+//!
+//! Paging modes: live offset pages (may shift while a reader pages), snapshot pages (a pinned
+//! copy: stable until it expires), keyset cursor pages (never skip or repeat), and around-me (a
+//! member's neighbourhood, read atomically).
 
+use crate::redis::{RawPage, Source, Window};
 use crate::{Engine, EngineError};
-use domain::view::{BoardSummary, Entry, RankingPage};
-use domain::{Board, BoardSlug, PeriodKey, ranking};
+use domain::view::{BoardSummary, Entry, LedgerEntry, PeriodInfo, RankingPage};
+use domain::{Board, BoardSlug, MemberId, PeriodKey, ranking};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// The most entries one page may hold.
 pub const MAX_PAGE: u64 = 200;
+/// The most members one ranks-of-a-list read may name.
+pub const MAX_MEMBERS: usize = 100;
+/// The widest around-me neighbourhood, on each side.
+pub const MAX_RADIUS: u64 = 50;
+/// How long a pinned snapshot lives.
+pub const SNAPSHOT_TTL: Duration = Duration::from_secs(600);
+/// How long a top-N read is served from memory.
+const TOP_CACHE_TTL: Duration = Duration::from_secs(1);
+
+/// (board, period, limit) of a cached top-N read.
+type TopKey = (String, String, u64);
+
+/// Top-N pages, each kept at most [`TOP_CACHE_TTL`].
+#[derive(Default)]
+pub struct TopCache {
+    pages: Mutex<HashMap<TopKey, (Instant, RankingPage)>>,
+}
+
+/// A pinned snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SnapshotInfo {
+    pub snapshot_id: String,
+    pub total: u64,
+    pub expires_at: jiff::Timestamp,
+}
+
+fn check_limit(limit: u64) -> Result<(), EngineError> {
+    if limit == 0 || limit > MAX_PAGE {
+        return Err(EngineError::Invalid(format!("limit must be between 1 and {MAX_PAGE}")));
+    }
+    Ok(())
+}
+
+/// A keyset cursor: the last (score, member) a reader saw, as an opaque token.
+pub fn encode_cursor(score: i64, member: &MemberId) -> String {
+    format!("{score}~{member}").bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+pub fn decode_cursor(token: &str) -> Result<(i64, MemberId), EngineError> {
+    let bad = || EngineError::Invalid("the cursor is not one this server made".into());
+    if !token.len().is_multiple_of(2) || token.len() > 512 {
+        return Err(bad());
+    }
+    let bytes = (0..token.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(token.get(i..i + 2).ok_or_else(bad)?, 16).map_err(|_| bad()))
+        .collect::<Result<Vec<u8>, _>>()?;
+    let text = String::from_utf8(bytes).map_err(|_| bad())?;
+    let (score, member) = text.split_once('~').ok_or_else(bad)?;
+    Ok((score.parse().map_err(|_| bad())?, MemberId::parse(member).map_err(|_| bad())?))
+}
 
 impl Engine {
     pub async fn board(&self, slug: &BoardSlug) -> Result<Board, EngineError> {
@@ -19,8 +78,35 @@ impl Engine {
         Ok(self.ledger.boards().await?.iter().map(|b| summary(b, now)).collect())
     }
 
-    /// A live page of a period (the current one when `period` is None). Live pages may shift
-    /// while a reader pages through them.
+    /// A period named by a reader: `current` (or none) is the period containing now.
+    pub fn period_of(&self, board: &Board, period: Option<&str>) -> Result<PeriodKey, EngineError> {
+        match period {
+            None | Some("current") => Ok(board.period_at(jiff::Timestamp::now())),
+            Some(p) => {
+                PeriodKey::parse_for(board.cadence, p).map_err(|e| EngineError::Invalid(e.to_string()))
+            }
+        }
+    }
+
+    /// The periods a board has (with writes), plus the current one, newest first.
+    pub async fn periods(&self, slug: &BoardSlug) -> Result<Vec<PeriodInfo>, EngineError> {
+        let board = self.board(slug).await?;
+        let mut periods = self.ledger.periods(slug).await?;
+        let current = board.period_at(jiff::Timestamp::now());
+        if !periods.iter().any(|(p, _)| *p == current) {
+            periods.push((current, "open".into()));
+            periods.sort_by_key(|(period, _)| std::cmp::Reverse(*period));
+        }
+        Ok(periods
+            .into_iter()
+            .map(|(period, state)| {
+                let span = period.span(&board.zone);
+                PeriodInfo { period, state, starts_at: span.start, ends_at: span.end }
+            })
+            .collect())
+    }
+
+    /// A live page from `offset`. Live pages may shift while a reader pages through them.
     pub async fn ranking_page(
         &self,
         slug: &BoardSlug,
@@ -28,23 +114,255 @@ impl Engine {
         offset: u64,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
-        if limit == 0 || limit > MAX_PAGE {
-            return Err(EngineError::Invalid(format!("limit must be between 1 and {MAX_PAGE}")));
+        check_limit(limit)?;
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, period)?;
+        self.read_window(&board, period, Source::Live, Window::Offset(offset), limit).await
+    }
+
+    /// The top `limit` entries, served from memory for up to a second (the same for every reader
+    /// in that second).
+    pub async fn top(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        limit: u64,
+    ) -> Result<RankingPage, EngineError> {
+        check_limit(limit)?;
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, period)?;
+        let key = (slug.to_string(), period.to_string(), limit);
+        if let Some((at, page)) = self.top_cache.pages.lock().expect("top cache").get(&key)
+            && at.elapsed() < TOP_CACHE_TTL
+        {
+            return Ok(page.clone());
+        }
+        let page = self.read_window(&board, period, Source::Live, Window::Offset(0), limit).await?;
+        let mut pages = self.top_cache.pages.lock().expect("top cache");
+        if pages.len() >= 1024 {
+            pages.retain(|_, (at, _)| at.elapsed() < TOP_CACHE_TTL);
+        }
+        pages.insert(key, (Instant::now(), page.clone()));
+        Ok(page)
+    }
+
+    /// The page strictly after a keyset cursor (None: from the top), and the cursor to continue.
+    /// Neither skips nor repeats members, even in long runs of equal scores.
+    pub async fn entries_after(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        cursor: Option<&str>,
+        limit: u64,
+    ) -> Result<(RankingPage, Option<String>), EngineError> {
+        check_limit(limit)?;
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, period)?;
+        let parsed = cursor.map(decode_cursor).transpose()?;
+        let window = match &parsed {
+            Some((score, member)) => Window::After { score: *score, member },
+            None => Window::Offset(0),
+        };
+        let (page, last) = self.read_window_raw(&board, period, Source::Live, window, limit).await?;
+        let next =
+            if page.has_more { last.map(|(member, score)| encode_cursor(score, &member)) } else { None };
+        Ok((page, next))
+    }
+
+    /// Pins a copy of the period's ranking for [`SNAPSHOT_TTL`].
+    pub async fn create_snapshot(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+    ) -> Result<SnapshotInfo, EngineError> {
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, period)?;
+        let mut bytes = [0u8; 12];
+        getrandom::fill(&mut bytes)
+            .map_err(|e| EngineError::Invalid(format!("no randomness available: {e}")))?;
+        let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let total = self.projection.snapshot(slug, &period, &id, SNAPSHOT_TTL).await?;
+        let expires_at =
+            jiff::Timestamp::now() + jiff::SignedDuration::try_from(SNAPSHOT_TTL).expect("small");
+        Ok(SnapshotInfo { snapshot_id: id, total, expires_at })
+    }
+
+    /// A page of a pinned snapshot; `Gone` once it expired.
+    pub async fn snapshot_page(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        snapshot_id: &str,
+        offset: u64,
+        limit: u64,
+    ) -> Result<RankingPage, EngineError> {
+        check_limit(limit)?;
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, period)?;
+        let gone = || {
+            EngineError::Gone(format!(
+                "snapshot {snapshot_id} has expired (snapshots live 10 minutes); pin a new one"
+            ))
+        };
+        if snapshot_id.is_empty()
+            || snapshot_id.len() > 64
+            || !snapshot_id.bytes().all(|b| b.is_ascii_hexdigit())
+        {
+            return Err(gone());
+        }
+        let total = self.projection.snapshot_total(slug, &period, snapshot_id).await?.ok_or_else(gone)?;
+        let mut page = self
+            .read_window(&board, period, Source::Snapshot(snapshot_id), Window::Offset(offset), limit)
+            .await?;
+        // The copy may expire between the two reads; the info key carries the pinned count.
+        if page.total != total && total > 0 {
+            return Err(gone());
+        }
+        page.total = total;
+        Ok(page)
+    }
+
+    /// A member's rank and points; `NotFound` when the member has none in the period.
+    pub async fn member_rank(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        member: &MemberId,
+    ) -> Result<Entry, EngineError> {
+        let around = self.around(slug, period, member, 0).await?;
+        around
+            .entries
+            .into_iter()
+            .next()
+            .ok_or_else(|| EngineError::NotFound { what: format!("member {member}") })
+    }
+
+    /// A member and `radius` neighbours on each side, read atomically. The leader's
+    /// neighbourhood starts at rank 1.
+    pub async fn around(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        member: &MemberId,
+        radius: u64,
+    ) -> Result<RankingPage, EngineError> {
+        if radius > MAX_RADIUS {
+            return Err(EngineError::Invalid(format!("radius must be at most {MAX_RADIUS}")));
         }
         let board = self.board(slug).await?;
-        let now = jiff::Timestamp::now();
-        let period = match period {
-            None | Some("current") => board.period_at(now),
-            Some(p) => {
-                PeriodKey::parse_for(board.cadence, p).map_err(|e| EngineError::Invalid(e.to_string()))?
-            }
-        };
-        let raw = self.projection.page(&board.slug, &period, offset, limit, board.codec.tie_base()).await?;
+        let period = self.period_of(&board, period)?;
+        self.read_window(&board, period, Source::Live, Window::Around { member, radius }, 2 * radius + 1)
+            .await
+    }
+
+    /// Members with at least `min_points`.
+    pub async fn count_at_least(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        min_points: i64,
+    ) -> Result<u64, EngineError> {
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, period)?;
+        let (min, max) = board.codec.bounds();
+        let min_points = min_points.clamp(min, max.saturating_add(1).min(domain::score::EXACT_LIMIT));
+        Ok(self.projection.count_at_least(slug, &period, board.codec.lowest_score_for(min_points)).await?)
+    }
+
+    /// Ranks of a list of members (absent members are left out), best first.
+    pub async fn ranks_of(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        members: &[MemberId],
+    ) -> Result<Vec<Entry>, EngineError> {
+        if members.is_empty() || members.len() > MAX_MEMBERS {
+            return Err(EngineError::Invalid(format!("name 1 to {MAX_MEMBERS} members")));
+        }
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, period)?;
+        let found =
+            self.projection.ranks(slug, &period, board.codec.tie_base(), board.tie_policy(), members).await?;
+        let present: Vec<(MemberId, i64, u64)> = members
+            .iter()
+            .zip(found)
+            .filter_map(|(m, f)| f.map(|(score, rank)| (m.clone(), score, rank)))
+            .collect();
+        let ids: Vec<MemberId> = present.iter().map(|(m, _, _)| m.clone()).collect();
+        let mut names = self.ledger.display_names(&ids).await?;
+        let mut entries: Vec<Entry> = present
+            .into_iter()
+            .map(|(member, score, rank)| Entry {
+                rank,
+                points: board.codec.points(score),
+                display_name: names.remove(&member),
+                member,
+                tied: false,
+            })
+            .collect();
+        entries.sort_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.member.cmp(&b.member)));
+        entries.dedup_by(|a, b| a.member == b.member);
+        Ok(entries)
+    }
+
+    /// The ledger entries behind a member's score in a period, newest first ("why this score").
+    pub async fn member_entries(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        member: &MemberId,
+        before: Option<i64>,
+        limit: u64,
+    ) -> Result<Vec<LedgerEntry>, EngineError> {
+        check_limit(limit)?;
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, period)?;
+        Ok(self.ledger.member_entries(slug, &period, member, before, limit).await?)
+    }
+
+    async fn read_window(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        source: Source<'_>,
+        window: Window<'_>,
+        limit: u64,
+    ) -> Result<RankingPage, EngineError> {
+        Ok(self.read_window_raw(board, period, source, window, limit).await?.0)
+    }
+
+    /// Reads a window and assembles a page; also returns the last row (for cursors).
+    async fn read_window_raw(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        source: Source<'_>,
+        window: Window<'_>,
+        limit: u64,
+    ) -> Result<(RankingPage, Option<(MemberId, i64)>), EngineError> {
+        let raw = self
+            .projection
+            .window(&board.slug, &period, source, window, limit, board.codec.tie_base())
+            .await?
+            .ok_or_else(|| match window {
+                Window::Around { member, .. } => EngineError::NotFound { what: format!("member {member}") },
+                _ => EngineError::Invalid("window not found".into()),
+            })?;
+        let last = raw.rows.last().cloned();
+        Ok((self.assemble(board, period, raw).await?, last))
+    }
+
+    async fn assemble(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        raw: RawPage,
+    ) -> Result<RankingPage, EngineError> {
         // Rank the page together with the entry after it, so a tie across the page end shows.
         let mut points: Vec<i64> = raw.rows.iter().map(|(_, s)| board.codec.points(*s)).collect();
         points.extend(raw.next.map(|s| board.codec.points(s)));
-        let ranks = ranking::ranks(board.tie_policy(), offset, raw.ahead, &points);
-        let tied = ranking::ties(&ranks, raw.ahead < offset);
+        let ranks = ranking::ranks(board.tie_policy(), raw.offset, raw.ahead, &points);
+        let tied = ranking::ties(&ranks, raw.ahead < raw.offset);
         points.truncate(raw.rows.len());
         let members: Vec<_> = raw.rows.iter().map(|(m, _)| m.clone()).collect();
         let mut names = self.ledger.display_names(&members).await?;
@@ -62,27 +380,15 @@ impl Engine {
             .collect();
         let span = period.span(&board.zone);
         Ok(RankingPage {
-            board: summary(&board, now),
+            board: summary(board, jiff::Timestamp::now()),
             period,
             starts_at: span.start,
             ends_at: span.end,
             total: raw.total,
-            offset,
+            offset: raw.offset,
             entries,
             has_more: raw.next.is_some(),
         })
-    }
-}
-
-impl Engine {
-    /// A period named by a reader: `current` (or none) is the period containing now.
-    pub fn period_of(&self, board: &Board, period: Option<&str>) -> Result<PeriodKey, EngineError> {
-        match period {
-            None | Some("current") => Ok(board.period_at(jiff::Timestamp::now())),
-            Some(p) => {
-                PeriodKey::parse_for(board.cadence, p).map_err(|e| EngineError::Invalid(e.to_string()))
-            }
-        }
     }
 }
 
@@ -95,5 +401,20 @@ pub(crate) fn summary(board: &Board, now: jiff::Timestamp) -> BoardSummary {
         operator: board.operator,
         tie_policy: board.tie_policy(),
         current_period: board.period_at(now),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_refuse_forgeries() {
+        let m = MemberId::parse("u:1@x").unwrap();
+        let token = encode_cursor(-42, &m);
+        assert_eq!(decode_cursor(&token).unwrap(), (-42, m));
+        for bad in ["", "zz", "abc", &"00".repeat(300), "7e"] {
+            assert!(decode_cursor(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -5,6 +5,7 @@ mod common;
 
 use common::{TestLedger, TestProjection, engine, redis_targets};
 use domain::{BoardSlug, MemberId, PeriodKey};
+use engine::redis::{Source, Window};
 use redis::cluster_routing::Slot;
 
 fn ids() -> (BoardSlug, PeriodKey) {
@@ -21,7 +22,7 @@ async fn projection_round_trips_on_standalone_and_cluster() {
         let (a, b) = (MemberId::parse("u1").unwrap(), MemberId::parse("u2").unwrap());
         assert!(p.project(&board, &period, &a, 1, 100).await.unwrap(), "{name}");
         assert!(p.project(&board, &period, &b, 1, 250).await.unwrap(), "{name}");
-        let page = p.page(&board, &period, 0, 10, 1).await.unwrap();
+        let page = p.window(&board, &period, Source::Live, Window::Offset(0), 10, 1).await.unwrap().unwrap();
         assert_eq!(page.total, 2, "{name}");
         assert_eq!(page.rows, vec![(b.clone(), 250), (a.clone(), 100)], "{name}");
         assert_eq!(page.next, None, "{name}");
@@ -40,7 +41,8 @@ async fn a_replayed_or_older_version_never_moves_a_score_back() {
         // Version 1 arrives late, version 2 is replayed: neither changes anything.
         assert!(!p.project(&board, &period, &m, 1, 100).await.unwrap(), "{name}");
         assert!(!p.project(&board, &period, &m, 2, 999).await.unwrap(), "{name}");
-        assert_eq!(p.page(&board, &period, 0, 10, 1).await.unwrap().rows, vec![(m.clone(), 300)], "{name}");
+        let page = p.window(&board, &period, Source::Live, Window::Offset(0), 10, 1).await.unwrap().unwrap();
+        assert_eq!(page.rows, vec![(m.clone(), 300)], "{name}");
         t.cleanup().await;
     }
 }

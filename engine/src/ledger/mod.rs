@@ -8,6 +8,7 @@
 
 mod auth;
 mod boards;
+mod reads;
 mod writes;
 
 pub use boards::StoredTotal;

@@ -51,6 +51,13 @@ impl KeySpace {
         }
     }
 
+    /// A pinned snapshot of a period's ranking and its info key (same hash tag). `id` is a
+    /// server-made hex id, checked by the caller before use.
+    pub fn snapshot(&self, board: &BoardSlug, period: &PeriodKey, id: &str) -> (String, String) {
+        let tag = format!("{}:{{{}:{}}}", self.prefix, board, period);
+        (format!("{tag}:snap:{id}"), format!("{tag}:snap:{id}:info"))
+    }
+
     /// A SCAN pattern matching every key under this prefix (tests clean up with it).
     pub fn pattern(&self) -> String {
         format!("{}:*", self.prefix)
@@ -70,6 +77,11 @@ mod tests {
         for key in keys.all() {
             assert_eq!(Slot::for_key(key), Slot::for_key(&keys.rank), "{key}");
         }
+        let board = BoardSlug::parse("weekly-study").unwrap();
+        let (copy, info) =
+            KeySpace::new("laurel").snapshot(&board, &PeriodKey::parse("2026-W34").unwrap(), "ab12");
+        assert_eq!(Slot::for_key(&copy), Slot::for_key(&keys.rank));
+        assert_eq!(Slot::for_key(&info), Slot::for_key(&keys.rank));
         assert_eq!(Slot::for_key(&keys.rank), Slot::for_key("{weekly-study:2026-W34}"));
     }
 

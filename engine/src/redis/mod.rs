@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::OnceCell;
 
 static PROJECT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/project.lua")));
-static PAGE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/page.lua")));
+static WINDOW: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/window.lua")));
+static SNAPSHOT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/snapshot.lua")));
+static RANKS: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/ranks.lua")));
 static LEVEL: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/level.lua")));
 static SWAP: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/swap.lua")));
 
@@ -104,10 +106,30 @@ pub struct ProjectedTotal {
     pub score: i64,
 }
 
-/// One live page as stored in Redis: raw scores, best first.
+/// Which window of a ranking to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Window<'a> {
+    /// From a 0-based position.
+    Offset(u64),
+    /// A member and `radius` entries on each side.
+    Around { member: &'a MemberId, radius: u64 },
+    /// Strictly after a keyset cursor (score desc, member desc).
+    After { score: i64, member: &'a MemberId },
+}
+
+/// Which ranking a window is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source<'a> {
+    Live,
+    Snapshot(&'a str),
+}
+
+/// One window as stored in Redis: raw scores, best first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawPage {
     pub total: u64,
+    /// Position (0-based) of the first row.
+    pub offset: u64,
     /// Members with strictly more points than the first row.
     pub ahead: u64,
     pub rows: Vec<(MemberId, i64)>,
@@ -287,30 +309,120 @@ impl Projection {
         Ok(())
     }
 
-    /// Reads `limit` entries from position `offset`, and the score of the one after them.
-    pub async fn page(
+    /// Reads a window of `limit` entries (or a member's neighbourhood) atomically, with the
+    /// score of the entry after it. None when `Window::Around` names an absent member.
+    pub async fn window(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
-        offset: u64,
+        source: Source<'_>,
+        window: Window<'_>,
         limit: u64,
         tie_base: i64,
-    ) -> RedisResult<RawPage> {
+    ) -> RedisResult<Option<RawPage>> {
         let keys = self.keys.period(board, period);
+        let key = match source {
+            Source::Live => keys.rank,
+            Source::Snapshot(id) => self.keys.snapshot(board, period, id).0,
+        };
+        let mut call = WINDOW.key(key);
+        match window {
+            Window::Offset(offset) => call.arg("offset").arg(limit).arg(tie_base).arg(offset),
+            Window::Around { member, radius } => {
+                call.arg("around").arg(limit).arg(tie_base).arg(member.as_str()).arg(radius)
+            }
+            Window::After { score, member } => {
+                call.arg("after").arg(limit).arg(tie_base).arg(score).arg(member.as_str())
+            }
+        };
         let mut conn = self.conn().await?;
-        let reply: Vec<Value> =
-            PAGE.key(&keys.rank).arg(offset).arg(limit).arg(tie_base).invoke_async(&mut conn).await?;
+        let reply: Vec<Value> = call.invoke_async(&mut conn).await?;
         let mut it = reply.into_iter();
-        let total: u64 = ::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?;
-        let ahead: u64 = ::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?;
+        let mut int =
+            || -> RedisResult<i64> { Ok(::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?) };
+        let total = int()? as u64;
+        let offset = int()?;
+        if offset < 0 {
+            return Ok(None);
+        }
+        let ahead = int()? as u64;
+        let wanted = int()? as usize;
         let mut rows = Vec::new();
         while let (Some(m), Some(s)) = (it.next(), it.next()) {
             let member: String = ::redis::from_redis_value(m)?;
             let score: String = ::redis::from_redis_value(s)?;
             rows.push((parse_member(member)?, parse_score(&score)?));
         }
-        let next = (rows.len() as u64 > limit).then(|| rows.pop().map(|(_, s)| s)).flatten();
-        Ok(RawPage { total, ahead, rows, next })
+        let next = (rows.len() > wanted).then(|| rows.pop().map(|(_, s)| s)).flatten();
+        Ok(Some(RawPage { total, offset: offset as u64, ahead, rows, next }))
+    }
+
+    /// Pins a copy of the period's ranking for `ttl`; returns the number of members in it.
+    pub async fn snapshot(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        id: &str,
+        ttl: Duration,
+    ) -> RedisResult<u64> {
+        let keys = self.keys.period(board, period);
+        let (copy, info) = self.keys.snapshot(board, period, id);
+        let mut conn = self.conn().await?;
+        SNAPSHOT.key(&keys.rank).key(copy).key(info).arg(ttl.as_secs()).invoke_async(&mut conn).await
+    }
+
+    /// The member count of a live snapshot, or None when it expired (or never existed).
+    pub async fn snapshot_total(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        id: &str,
+    ) -> RedisResult<Option<u64>> {
+        let (_, info) = self.keys.snapshot(board, period, id);
+        let mut conn = self.conn().await?;
+        ::redis::cmd("GET").arg(info).query_async(&mut conn).await
+    }
+
+    /// Raw scores and ranks of `members` (None for absent ones), read atomically.
+    pub async fn ranks(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        tie_base: i64,
+        policy: domain::TiePolicy,
+        members: &[MemberId],
+    ) -> RedisResult<Vec<Option<(i64, u64)>>> {
+        let keys = self.keys.period(board, period);
+        let mut call = RANKS.key(keys.rank);
+        call.arg(tie_base).arg(policy.as_str());
+        for m in members {
+            call.arg(m.as_str());
+        }
+        let mut conn = self.conn().await?;
+        let reply: Vec<Value> = call.invoke_async(&mut conn).await?;
+        let mut out = Vec::with_capacity(members.len());
+        let mut it = reply.into_iter();
+        while let (Some(score), Some(rank)) = (it.next(), it.next()) {
+            let score: Option<String> = ::redis::from_redis_value(score)?;
+            let rank: u64 = ::redis::from_redis_value(rank)?;
+            out.push(match score {
+                Some(s) => Some((parse_score(&s)?, rank)),
+                None => None,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Members whose score is at least `min_score`.
+    pub async fn count_at_least(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        min_score: i64,
+    ) -> RedisResult<u64> {
+        let keys = self.keys.period(board, period);
+        let mut conn = self.conn().await?;
+        ::redis::cmd("ZCOUNT").arg(keys.rank).arg(min_score).arg("+inf").query_async(&mut conn).await
     }
 }
 

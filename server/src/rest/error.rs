@@ -35,6 +35,7 @@ impl From<EngineError> for ApiError {
         match e {
             EngineError::NotFound { .. } => Self::new(StatusCode::NOT_FOUND, "not_found", detail),
             EngineError::Invalid(_) => Self::invalid(detail),
+            EngineError::Gone(_) => Self::new(StatusCode::GONE, "snapshot_expired", detail),
             EngineError::WrongOperator { .. } => Self::new(StatusCode::CONFLICT, "wrong_operator", detail),
             EngineError::BoardExists(_) => Self::new(StatusCode::CONFLICT, "board_exists", detail),
             EngineError::Ledger(_) | EngineError::Redis(_) => {
@@ -59,4 +60,18 @@ pub fn json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         }
         _ => ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", e.to_string()),
     })
+}
+
+/// `axum::extract::Query` with the API's error shape: 400 `invalid_query` and the reason.
+pub struct ApiQuery<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &S) -> Result<Self, ApiError> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|axum::extract::Query(v)| ApiQuery(v))
+            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", e.body_text()))
+    }
 }

@@ -5,6 +5,7 @@
 mod auth;
 mod boards;
 mod error;
+mod reads;
 mod writes;
 
 #[cfg(test)]
@@ -25,4 +26,17 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/boards/{board}/submissions", post(writes::submission))
         .route("/api/v1/members/{member}/profile", put(writes::profile))
         .route("/api/v1/boards/{board}/periods/{period}/rebuild", post(boards::rebuild))
+        .route("/api/v1/boards/{board}/periods", get(reads::periods))
+        .route("/api/v1/boards/{board}/periods/{period}/top", get(reads::top))
+        .route("/api/v1/boards/{board}/periods/{period}/entries", get(reads::entries))
+        .route("/api/v1/boards/{board}/periods/{period}/snapshots", post(reads::create_snapshot))
+        .route(
+            "/api/v1/boards/{board}/periods/{period}/snapshots/{snapshot}/entries",
+            get(reads::snapshot_entries),
+        )
+        .route("/api/v1/boards/{board}/periods/{period}/members/{member}", get(reads::member_rank))
+        .route("/api/v1/boards/{board}/periods/{period}/members/{member}/around", get(reads::around))
+        .route("/api/v1/boards/{board}/periods/{period}/members/{member}/events", get(reads::member_events))
+        .route("/api/v1/boards/{board}/periods/{period}/count", get(reads::count))
+        .route("/api/v1/boards/{board}/periods/{period}/ranks", get(reads::ranks))
 }

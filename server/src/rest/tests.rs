@@ -100,15 +100,13 @@ impl Api {
         assert!(self.engine.ledger().totals(&board.slug, &period).await.unwrap().is_empty());
     }
 
+    /// Removes this test's keys (its own prefix, never anything else) and its ledger.
     async fn stop(self) {
-        for board in ["inc", "tot", "top", "other"] {
-            let slug = domain::BoardSlug::parse(board).unwrap();
-            let period = self.engine.board(&slug).await.unwrap().period_at(jiff::Timestamp::now());
-            let keys = self.engine.projection().keys().period(&slug, &period);
-            let mut conn = self.engine.projection().conn().await.unwrap();
-            for key in keys.all() {
-                redis::cmd("UNLINK").arg(key).exec_async(&mut conn).await.unwrap();
-            }
+        let mut conn = self.engine.projection().conn().await.unwrap();
+        let pattern = self.engine.projection().keys().pattern();
+        let keys: Vec<String> = redis::cmd("KEYS").arg(&pattern).query_async(&mut conn).await.unwrap();
+        for key in keys {
+            redis::cmd("UNLINK").arg(key).exec_async(&mut conn).await.unwrap();
         }
         self.engine.close().await;
         std::fs::remove_dir_all(self.dir).unwrap();
@@ -373,5 +371,69 @@ async fn an_admin_rebuilds_a_period_from_the_ledger() {
     let (status, out) =
         api.call("POST", "/api/v1/boards/inc/periods/2026-13/rebuild", Some(&api.admin.clone()), None).await;
     assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"));
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn reads_answer_ranks_pages_cursors_snapshots_and_reasons() {
+    let api = Api::start().await;
+    api.post_events(
+        "inc",
+        json!({"events": [
+            {"event_id": "a", "member": "u1", "delta": 50, "metadata": {"why": "quiz"}},
+            {"event_id": "b", "member": "u2", "delta": 70},
+            {"event_id": "c", "member": "u3", "delta": 50},
+            {"event_id": "d", "member": "u4", "delta": 10}
+        ]}),
+    )
+    .await;
+    let base = "/api/v1/boards/inc/periods/current";
+    let (status, top) = api.call("GET", &format!("{base}/top?limit=3"), None, None).await;
+    assert_eq!(status, StatusCode::OK, "{top}");
+    // first_reached: u1 reached 50 before u3, so the ranks are unique.
+    let members: Vec<&str> =
+        top["entries"].as_array().unwrap().iter().map(|e| e["member"].as_str().unwrap()).collect();
+    assert_eq!(members, vec!["u2", "u1", "u3"]);
+    assert_eq!(top["entries"][1]["rank"], 2);
+    assert_eq!(top["entries"][2]["rank"], 3);
+
+    let (_, first) = api.call("GET", &format!("{base}/entries?after=&limit=2"), None, None).await;
+    let cursor = first["next_cursor"].as_str().unwrap().to_owned();
+    let (_, second) = api.call("GET", &format!("{base}/entries?after={cursor}&limit=2"), None, None).await;
+    assert_eq!(second["entries"][0]["member"], "u3");
+    assert_eq!(second["next_cursor"], Value::Null);
+    let (status, out) = api.call("GET", &format!("{base}/entries?after=zz"), None, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"));
+    let (status, out) = api.call("GET", &format!("{base}/entries?limit=abc"), None, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::BAD_REQUEST, "invalid_query"));
+
+    let (status, snap) = api.call("POST", &format!("{base}/snapshots"), None, None).await;
+    assert_eq!(status, StatusCode::CREATED, "{snap}");
+    assert_eq!(snap["total"], 4);
+    let id = snap["snapshot_id"].as_str().unwrap();
+    let (status, page) =
+        api.call("GET", &format!("{base}/snapshots/{id}/entries?offset=2&limit=2"), None, None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(page["entries"][0]["rank"], 3);
+    let (status, out) =
+        api.call("GET", &format!("{base}/snapshots/0123456789abcdef01234567/entries"), None, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::GONE, "snapshot_expired"));
+
+    let (_, me) = api.call("GET", &format!("{base}/members/u3"), None, None).await;
+    assert_eq!((me["rank"].as_u64(), me["points"].as_i64()), (Some(3), Some(50)));
+    let (status, out) = api.call("GET", &format!("{base}/members/nobody"), None, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"));
+    let (_, around) = api.call("GET", &format!("{base}/members/u2/around?radius=1"), None, None).await;
+    assert_eq!(around["rank"], 1);
+    assert_eq!(around["entries"].as_array().unwrap().len(), 2, "the leader's neighbourhood starts at rank 1");
+    let (_, count) = api.call("GET", &format!("{base}/count?min_points=50"), None, None).await;
+    assert_eq!(count["count"], 3);
+    let (_, ranks) = api.call("GET", &format!("{base}/ranks?members=u4,u2,ghost"), None, None).await;
+    assert_eq!(ranks["entries"].as_array().unwrap().len(), 2);
+    let (_, why) = api.call("GET", &format!("{base}/members/u1/events"), None, None).await;
+    assert_eq!(why["entries"][0]["external_id"], "a");
+    assert_eq!(why["entries"][0]["metadata"]["why"], "quiz");
+    let (_, periods) = api.call("GET", "/api/v1/boards/inc/periods", None, None).await;
+    assert_eq!(periods[0]["state"], "open");
     api.stop().await;
 }

@@ -1,0 +1,66 @@
+//! Reads from the ledger: the entries behind a member's score, and a board's periods.
+
+use super::{Ledger, LedgerError};
+use domain::view::LedgerEntry;
+use domain::{BoardSlug, MemberId, PeriodKey};
+use sqlx::Row;
+
+impl Ledger {
+    /// A member's entries in a period, newest first; `before` pages by entry id.
+    pub async fn member_entries(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        member: &MemberId,
+        before: Option<i64>,
+        limit: u64,
+    ) -> Result<Vec<LedgerEntry>, LedgerError> {
+        let rows = sqlx::query(
+            "SELECT id, kind, external_id, delta, value, set_version, occurred_at, recorded_at, metadata \
+             FROM entries WHERE board = $1 AND period = $2 AND member = $3 AND id < $4 \
+             ORDER BY id DESC LIMIT $5",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .bind(member.as_str())
+        .bind(before.unwrap_or(i64::MAX))
+        .bind(limit as i64)
+        .fetch_all(&self.pool)
+        .await?;
+        let time =
+            |us: i64| jiff::Timestamp::from_microsecond(us).map_err(|e| LedgerError::Corrupt(e.to_string()));
+        rows.iter()
+            .map(|r| {
+                Ok(LedgerEntry {
+                    id: r.try_get("id")?,
+                    kind: r.try_get("kind")?,
+                    external_id: r.try_get("external_id")?,
+                    delta: r.try_get("delta")?,
+                    value: r.try_get("value")?,
+                    set_version: r.try_get("set_version")?,
+                    occurred_at: time(r.try_get("occurred_at")?)?,
+                    recorded_at: time(r.try_get("recorded_at")?)?,
+                    metadata: r.try_get("metadata")?,
+                })
+            })
+            .collect()
+    }
+
+    /// The periods of a board that have seen writes, with their states, newest first.
+    pub async fn periods(&self, board: &BoardSlug) -> Result<Vec<(PeriodKey, String)>, LedgerError> {
+        let rows = sqlx::query("SELECT period, state FROM periods WHERE board = $1")
+            .bind(board.as_str())
+            .fetch_all(&self.pool)
+            .await?;
+        let mut out = rows
+            .iter()
+            .map(|r| {
+                let key: String = r.try_get("period")?;
+                let key = PeriodKey::parse(&key).map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+                Ok((key, r.try_get("state")?))
+            })
+            .collect::<Result<Vec<_>, LedgerError>>()?;
+        out.sort_by_key(|(period, _)| std::cmp::Reverse(*period));
+        Ok(out)
+    }
+}

@@ -1,0 +1,76 @@
+-- Reads a window of a ranking in one atomic step, with what rank numbers need: a live page
+-- (from an offset), the neighbourhood of a member (around-me), or a page after a keyset cursor.
+--
+-- KEYS[1]  a ranking ZSET (member -> encoded score): the live `:rank` or a pinned `:snap:<id>`
+-- ARGV[1]  mode: 'offset' | 'around' | 'after'
+-- ARGV[2]  limit: entries wanted (one more is read, to tell ties and whether more follow)
+-- ARGV[3]  tie base B: scores s and t hold equal points when floor(s/B) == floor(t/B)
+-- ARGV[4]  offset: 0-based position of the first entry       (mode 'offset')
+--          member                                           (mode 'around')
+--          cursor score                                     (mode 'after')
+-- ARGV[5]  radius: entries on each side of the member         (mode 'around')
+--          cursor member                                    (mode 'after')
+-- Returns  { total, offset, ahead, limit, member1, score1, ... } best first; `offset` is the
+--          position of the first row, `ahead` the number of members with strictly more points
+--          than it, `limit` the rows of the window proper (a further row may follow it).
+--          Mode 'around' returns { total, -1 } when the member is absent.
+-- Byte order, as Redis orders equal scores (Lua's `>` on strings follows the server's locale).
+local function bytes_after(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then
+      return x > y
+    end
+  end
+  return #a > #b
+end
+
+local key = KEYS[1]
+local mode = ARGV[1]
+local limit = tonumber(ARGV[2])
+local base = tonumber(ARGV[3])
+local total = redis.call('ZCARD', key)
+local offset
+
+if mode == 'offset' then
+  offset = tonumber(ARGV[4])
+elseif mode == 'around' then
+  local pos = redis.call('ZREVRANK', key, ARGV[4])
+  if not pos then
+    return { total, -1 }
+  end
+  local radius = tonumber(ARGV[5])
+  offset = math.max(0, pos - radius)
+  limit = pos - offset + radius + 1
+else
+  -- Keyset: everything strictly after (score, member) in (score desc, member desc) order.
+  local score, member = ARGV[4], ARGV[5]
+  local current = redis.call('ZSCORE', key, member)
+  if current and tonumber(current) == tonumber(score) then
+    offset = redis.call('ZREVRANK', key, member) + 1
+  else
+    -- The cursor's member moved or left: count what sorts before the cursor position.
+    offset = redis.call('ZCOUNT', key, '(' .. score, '+inf')
+    for _, other in ipairs(redis.call('ZRANGE', key, score, score, 'BYSCORE')) do
+      if bytes_after(other, member) then
+        offset = offset + 1
+      end
+    end
+  end
+end
+
+local rows = redis.call('ZREVRANGE', key, offset, offset + limit, 'WITHSCORES')
+local ahead = 0
+if #rows > 0 then
+  local first = tonumber(rows[2])
+  -- The lowest score holding more points than the first row: (floor(s/B) + 1) * B. fmod is
+  -- exact on doubles where s/B is not (near 2^53 the division rounds up to the next integer).
+  local rem = math.fmod(first, base)
+  if rem < 0 then rem = rem + base end
+  ahead = redis.call('ZCOUNT', key, string.format('%.0f', first - rem + base), '+inf')
+end
+local out = { total, offset, ahead, limit }
+for i = 1, #rows do
+  out[#out + 1] = rows[i]
+end
+return out

@@ -1,0 +1,225 @@
+//! Reading rankings on real Redis (standalone and Cluster): cursor pages never skip or repeat,
+//! snapshots stay put while live pages drift, around-me is atomic, ranks follow the tie policy.
+
+mod common;
+
+use common::{TestLedger, TestProjection, engine, redis_targets, unique};
+use domain::write::{Change, Write};
+use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
+use engine::Engine;
+use proptest::prelude::*;
+use std::collections::HashSet;
+
+fn board(policy: TiePolicy) -> Board {
+    Board {
+        slug: BoardSlug::parse(unique("r").replace('_', "-").to_lowercase()).unwrap(),
+        title: "reads".into(),
+        cadence: Cadence::Weekly,
+        zone: jiff::tz::TimeZone::get("UTC").unwrap(),
+        operator: Operator::Incr,
+        codec: ScoreCodec::new(policy, 0, 1_000_000, if policy == TiePolicy::Shared { 1 } else { 1000 })
+            .unwrap(),
+        freeze_grace_seconds: 60,
+        prizes: vec![],
+    }
+}
+
+/// Puts `member` at `points` straight into the projection (reads do not care how it got there).
+async fn put(e: &Engine, b: &Board, member: &str, points: i64, version: i64) {
+    let period = b.period_at(jiff::Timestamp::now());
+    let score = b.codec.encode(points, 0).unwrap();
+    e.projection()
+        .project(&b.slug, &period, &MemberId::parse(member).unwrap(), version, score)
+        .await
+        .unwrap();
+}
+
+async fn each_redis(test: impl AsyncFn(&str, &Engine)) {
+    for (name, target) in redis_targets() {
+        let t = TestLedger::sqlite().await;
+        let p = TestProjection::new(target);
+        let e = engine(&t, &p).await;
+        test(name, &e).await;
+        p.cleanup().await;
+        t.drop_db().await;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn cursor_paging_never_skips_or_repeats(
+        scores in prop::collection::vec(0i64..4, 1..50),
+        added in prop::collection::vec(0i64..4, 0..10),
+        limit in 1u64..7,
+    ) {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(each_redis(async |name, e| {
+            let b = board(TiePolicy::Shared);
+            e.create_board(&b).await.unwrap();
+            for (i, s) in scores.iter().enumerate() {
+                put(e, &b, &format!("m{i:03}"), *s, 1).await;
+            }
+            let mut seen = Vec::new();
+            let mut cursor: Option<String> = None;
+            let mut pages = 0;
+            loop {
+                let (page, next) = e.entries_after(&b.slug, None, cursor.as_deref(), limit).await.unwrap();
+                seen.extend(page.entries.iter().map(|en| (en.member.to_string(), en.points)));
+                // Members join while we page; some sort before the cursor, some after.
+                if let Some(s) = added.get(pages) {
+                    put(e, &b, &format!("new{pages:02}"), *s, 1).await;
+                }
+                pages += 1;
+                match next {
+                    Some(n) => cursor = Some(n),
+                    None => break,
+                }
+            }
+            let members: Vec<&String> = seen.iter().map(|(m, _)| m).collect();
+            let unique: HashSet<&String> = members.iter().copied().collect();
+            assert_eq!(unique.len(), members.len(), "{name}: a member was repeated: {members:?}");
+            for i in 0..scores.len() {
+                assert!(unique.contains(&format!("m{i:03}")), "{name}: m{i:03} was skipped");
+            }
+            // Order: points never rise down the pages.
+            assert!(seen.windows(2).all(|w| w[0].1 >= w[1].1), "{name}: out of order {seen:?}");
+        }));
+    }
+}
+
+#[tokio::test]
+async fn snapshot_pages_stay_put_while_live_pages_drift() {
+    each_redis(async |name, e| {
+        let b = board(TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        for i in 0..30 {
+            put(e, &b, &format!("m{i:02}"), 100 + i, 1).await;
+        }
+        let snap = e.create_snapshot(&b.slug, None).await.unwrap();
+        assert_eq!(snap.total, 30);
+        let pinned_first = e.snapshot_page(&b.slug, None, &snap.snapshot_id, 0, 10).await.unwrap();
+        let live_first = e.ranking_page(&b.slug, None, 0, 10).await.unwrap();
+        // A newcomer takes the lead between page 1 and page 2.
+        put(e, &b, "newcomer", 10_000, 1).await;
+        let pinned_second = e.snapshot_page(&b.slug, None, &snap.snapshot_id, 10, 10).await.unwrap();
+        let live_second = e.ranking_page(&b.slug, None, 10, 10).await.unwrap();
+        // Pinned: pages 1 and 2 are disjoint and ranks continue 11, 12, …
+        let first: HashSet<_> = pinned_first.entries.iter().map(|en| en.member.clone()).collect();
+        assert!(pinned_second.entries.iter().all(|en| !first.contains(&en.member)), "{name}");
+        assert_eq!(pinned_second.entries[0].rank, 11, "{name}");
+        assert_eq!(pinned_second.total, 30, "{name}");
+        assert_eq!(
+            e.snapshot_page(&b.slug, None, &snap.snapshot_id, 0, 10).await.unwrap().entries,
+            pinned_first.entries
+        );
+        // Live: the tenth member of page 1 shows again at the top of page 2 (documented drift).
+        assert_eq!(live_second.entries[0].member, live_first.entries[9].member, "{name}");
+        assert_eq!(live_second.total, 31, "{name}");
+        // Unknown or malformed snapshot ids answer Gone.
+        for id in ["00ff00ff00ff00ff00ff00ff", "not-hex", ""] {
+            let err = e.snapshot_page(&b.slug, None, id, 0, 10).await.unwrap_err();
+            assert!(matches!(err, engine::EngineError::Gone(_)), "{name}: {err}");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn around_me_starts_at_rank_one_for_the_leader_and_refuses_absent_members() {
+    each_redis(async |name, e| {
+        let b = board(TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        for (m, p) in [("a", 100), ("b", 90), ("c", 90), ("d", 80), ("e", 70)] {
+            put(e, &b, m, p, 1).await;
+        }
+        let leader = e.around(&b.slug, None, &MemberId::parse("a").unwrap(), 2).await.unwrap();
+        let ranks: Vec<u64> = leader.entries.iter().map(|en| en.rank).collect();
+        assert_eq!(ranks, vec![1, 2, 2], "{name}");
+        let mid = e.around(&b.slug, None, &MemberId::parse("d").unwrap(), 1).await.unwrap();
+        let got: Vec<(String, u64)> = mid.entries.iter().map(|en| (en.member.to_string(), en.rank)).collect();
+        // Equal points sort by member id, descending (Redis order): a, c, b, d, e.
+        assert_eq!(got, vec![("b".into(), 2), ("d".into(), 4), ("e".into(), 5)], "{name}");
+        let err = e.around(&b.slug, None, &MemberId::parse("nobody").unwrap(), 2).await.unwrap_err();
+        assert!(matches!(err, engine::EngineError::NotFound { .. }), "{name}");
+        let me = e.member_rank(&b.slug, None, &MemberId::parse("c").unwrap()).await.unwrap();
+        assert_eq!((me.rank, me.points, me.tied), (2, 90, true), "{name}");
+        // Social view and thresholds.
+        let members: Vec<MemberId> =
+            ["e", "b", "zz", "a"].iter().map(|m| MemberId::parse(*m).unwrap()).collect();
+        let ranks: Vec<(String, u64)> = e
+            .ranks_of(&b.slug, None, &members)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|en| (en.member.to_string(), en.rank))
+            .collect();
+        assert_eq!(ranks, vec![("a".into(), 1), ("b".into(), 2), ("e".into(), 5)], "{name}");
+        assert_eq!(e.count_at_least(&b.slug, None, 90).await.unwrap(), 3, "{name}");
+        assert_eq!(e.count_at_least(&b.slug, None, 101).await.unwrap(), 0, "{name}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn around_me_is_consistent_while_writes_continue() {
+    each_redis(async |name, e| {
+        let b = board(TiePolicy::FirstReached);
+        e.create_board(&b).await.unwrap();
+        for i in 0..40 {
+            put(e, &b, &format!("m{i:02}"), i * 3, 1).await;
+        }
+        let writer = {
+            let (e, b) = (e.clone(), b.clone());
+            tokio::spawn(async move {
+                for v in 2..200 {
+                    put(&e, &b, &format!("m{:02}", v % 40), (v * 7) % 150, v).await;
+                }
+            })
+        };
+        let me = MemberId::parse("m20").unwrap();
+        for _ in 0..100 {
+            let page = e.around(&b.slug, None, &me, 3).await.unwrap();
+            // One atomic read: ranks are consecutive, points never rise, and the member is there.
+            let ranks: Vec<u64> = page.entries.iter().map(|en| en.rank).collect();
+            assert!(ranks.windows(2).all(|w| w[1] == w[0] + 1), "{name}: {ranks:?}");
+            assert!(page.entries.windows(2).all(|w| w[0].points >= w[1].points), "{name}");
+            assert!(page.entries.iter().any(|en| en.member == me), "{name}");
+            assert_eq!(ranks[0], page.offset + 1, "{name}");
+        }
+        writer.await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn why_this_score_lists_the_members_entries_newest_first() {
+    for t in TestLedger::both().await {
+        let (_, target) = redis_targets().remove(0);
+        let p = TestProjection::new(target);
+        let e = engine(&t, &p).await;
+        let b = board(TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        let writes: Vec<Write> = (0..5)
+            .map(|i| Write {
+                member: MemberId::parse("u1").unwrap(),
+                change: Change::Point { event_id: EventId::parse(format!("e{i}")).unwrap(), delta: i + 1 },
+                occurred_at: jiff::Timestamp::now(),
+                metadata: Some(format!(r#"{{"task":{i}}}"#)),
+            })
+            .collect();
+        e.record(&b, &writes).await.unwrap();
+        let u1 = MemberId::parse("u1").unwrap();
+        let first = e.member_entries(&b.slug, None, &u1, None, 3).await.unwrap();
+        let ids: Vec<_> = first.iter().map(|en| en.external_id.clone().unwrap()).collect();
+        assert_eq!(ids, vec!["e4", "e3", "e2"], "{}", t.name);
+        assert_eq!(first[0].delta, Some(5));
+        assert_eq!(first[0].metadata.as_deref(), Some(r#"{"task":4}"#));
+        let rest = e.member_entries(&b.slug, None, &u1, Some(first[2].id), 3).await.unwrap();
+        let ids: Vec<_> = rest.iter().map(|en| en.external_id.clone().unwrap()).collect();
+        assert_eq!(ids, vec!["e1", "e0"], "{}", t.name);
+        p.cleanup().await;
+        t.drop_db().await;
+    }
+}
