@@ -51,6 +51,12 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=pages::not_found::NotFound>
                     <Route path=path!("/") view=pages::home::HomePage ssr=SsrMode::Async/>
                     <Route path=path!("/b/:board") view=pages::board::BoardPage ssr=SsrMode::Async/>
+                    <Route path=path!("/b/:board/:period") view=pages::board::BoardPage ssr=SsrMode::Async/>
+                    <Route
+                        path=path!("/b/:board/:period/m/:member")
+                        view=pages::member::MemberPage
+                        ssr=SsrMode::Async
+                    />
                 </Routes>
             </main>
         </Router>

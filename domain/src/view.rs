@@ -48,6 +48,8 @@ pub struct RankingPage {
     pub period: PeriodKey,
     pub starts_at: Timestamp,
     pub ends_at: Timestamp,
+    /// The period's end in the board's zone, for display ("Mon 2026-12-07 00:00").
+    pub ends_local: String,
     /// Number of members on the period's board.
     pub total: u64,
     /// Position (0-based) of the first entry.
@@ -87,4 +89,32 @@ pub struct PeriodInfo {
     pub state: String,
     pub starts_at: Timestamp,
     pub ends_at: Timestamp,
+}
+
+/// A keyset page and the cursor that continues it (None: the last page).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CursorPage {
+    pub page: RankingPage,
+    pub next_cursor: Option<String>,
+}
+
+/// A pinned copy of a period's ranking.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotInfo {
+    pub snapshot_id: String,
+    pub total: u64,
+    pub expires_at: Timestamp,
+}
+
+/// A member's standing in a period and the ledger entries behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemberView {
+    pub board: BoardSummary,
+    pub period: PeriodKey,
+    pub member: MemberId,
+    /// None when the member has no points in the period.
+    pub standing: Option<Entry>,
+    pub entries: Vec<LedgerEntry>,
+    /// Pass as `before` to read older entries.
+    pub older: Option<i64>,
 }

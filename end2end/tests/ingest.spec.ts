@@ -1,18 +1,8 @@
 import { expect, test } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
-import * as path from 'node:path';
+import { cli } from './support';
 
 // Drives the real binary through its HTTP API: an admin creates a board, a host platform sends
 // point events with an ingest key, and the board page shows them.
-
-const laurel = path.resolve(__dirname, '../../target/release/laurel');
-const stores = {
-  ...process.env,
-  LAUREL_REDIS_URL: process.env.LAUREL_TEST_REDIS_URL,
-  LAUREL_DATABASE_URL: `sqlite://${process.env.LAUREL_E2E_DIR}/ledger.db`,
-  LAUREL_KEY_PREFIX: process.env.LAUREL_E2E_PREFIX,
-};
-const cli = (...args: string[]) => execFileSync(laurel, args, { env: stores, encoding: 'utf8' }).trim();
 
 test('events sent through the API appear on the board, once each', async ({ request, page }) => {
   const admin = cli('admin', 'token');

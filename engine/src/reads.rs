@@ -7,7 +7,9 @@
 
 use crate::redis::{RawPage, Source, Window};
 use crate::{Engine, EngineError};
-use domain::view::{BoardSummary, Entry, LedgerEntry, PeriodInfo, RankingPage};
+use domain::view::{
+    BoardSummary, CursorPage, Entry, LedgerEntry, MemberView, PeriodInfo, RankingPage, SnapshotInfo,
+};
 use domain::{Board, BoardSlug, MemberId, PeriodKey, ranking};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -31,14 +33,6 @@ type TopKey = (String, String, u64);
 #[derive(Default)]
 pub struct TopCache {
     pages: Mutex<HashMap<TopKey, (Instant, RankingPage)>>,
-}
-
-/// A pinned snapshot.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct SnapshotInfo {
-    pub snapshot_id: String,
-    pub total: u64,
-    pub expires_at: jiff::Timestamp,
 }
 
 fn check_limit(limit: u64) -> Result<(), EngineError> {
@@ -154,7 +148,7 @@ impl Engine {
         period: Option<&str>,
         cursor: Option<&str>,
         limit: u64,
-    ) -> Result<(RankingPage, Option<String>), EngineError> {
+    ) -> Result<CursorPage, EngineError> {
         check_limit(limit)?;
         let board = self.board(slug).await?;
         let period = self.period_of(&board, period)?;
@@ -164,9 +158,9 @@ impl Engine {
             None => Window::Offset(0),
         };
         let (page, last) = self.read_window_raw(&board, period, Source::Live, window, limit).await?;
-        let next =
+        let next_cursor =
             if page.has_more { last.map(|(member, score)| encode_cursor(score, &member)) } else { None };
-        Ok((page, next))
+        Ok(CursorPage { page, next_cursor })
     }
 
     /// Pins a copy of the period's ranking for [`SNAPSHOT_TTL`].
@@ -320,6 +314,34 @@ impl Engine {
         Ok(self.ledger.member_entries(slug, &period, member, before, limit).await?)
     }
 
+    /// A member's standing and the newest entries behind it (the member page).
+    pub async fn member_view(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        member: &MemberId,
+        before: Option<i64>,
+        limit: u64,
+    ) -> Result<MemberView, EngineError> {
+        let board = self.board(slug).await?;
+        let key = self.period_of(&board, period)?;
+        let standing = match self.member_rank(slug, Some(&key.to_string()), member).await {
+            Ok(entry) => Some(entry),
+            Err(EngineError::NotFound { .. }) => None,
+            Err(e) => return Err(e),
+        };
+        let entries = self.member_entries(slug, Some(&key.to_string()), member, before, limit).await?;
+        let older = (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id)).flatten();
+        Ok(MemberView {
+            board: summary(&board, jiff::Timestamp::now()),
+            period: key,
+            member: member.clone(),
+            standing,
+            entries,
+            older,
+        })
+    }
+
     async fn read_window(
         &self,
         board: &Board,
@@ -384,6 +406,7 @@ impl Engine {
             period,
             starts_at: span.start,
             ends_at: span.end,
+            ends_local: span.end.to_zoned(board.zone.clone()).strftime("%a %Y-%m-%d %H:%M").to_string(),
             total: raw.total,
             offset: raw.offset,
             entries,

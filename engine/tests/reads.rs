@@ -65,7 +65,8 @@ proptest! {
             let mut cursor: Option<String> = None;
             let mut pages = 0;
             loop {
-                let (page, next) = e.entries_after(&b.slug, None, cursor.as_deref(), limit).await.unwrap();
+                let found = e.entries_after(&b.slug, None, cursor.as_deref(), limit).await.unwrap();
+                let (page, next) = (found.page, found.next_cursor);
                 seen.extend(page.entries.iter().map(|en| (en.member.to_string(), en.points)));
                 // Members join while we page; some sort before the cursor, some after.
                 if let Some(s) = added.get(pages) {

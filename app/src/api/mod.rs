@@ -1,9 +1,10 @@
 //! Every server function of the UI. Each one takes the engine from context, calls one use case
-//! and converts the error — nothing else. Reads only, for now; mutations will check the session
+//! and converts the error — nothing else. They only read, except `pin_view`, which creates a
+//! short-lived snapshot (public, like every read). Mutations that need a session will check it
 //! here, in one reviewable place.
 
 use crate::error::AppError;
-use domain::view::{BoardSummary, RankingPage};
+use domain::view::{BoardSummary, CursorPage, MemberView, PeriodInfo, RankingPage};
 use leptos::prelude::*;
 
 /// Entries per page of the board view.
@@ -19,10 +20,21 @@ fn board_slug(board: String) -> Result<domain::BoardSlug, AppError> {
     domain::BoardSlug::parse(board).map_err(|_| AppError::NotFound("this board does not exist".into()))
 }
 
+#[cfg(feature = "ssr")]
+fn member_id(member: String) -> Result<domain::MemberId, AppError> {
+    domain::MemberId::parse(member.trim()).map_err(|e| AppError::Invalid(e.to_string()))
+}
+
 /// All boards with their current period.
 #[server]
 pub async fn read_boards() -> Result<Vec<BoardSummary>, AppError> {
     Ok(engine()?.boards().await?)
+}
+
+/// A board's periods, newest first.
+#[server]
+pub async fn read_periods(board: String) -> Result<Vec<PeriodInfo>, AppError> {
+    Ok(engine()?.periods(&board_slug(board)?).await?)
 }
 
 /// A live page of a board's period (`None`: the current one).
@@ -34,4 +46,57 @@ pub async fn read_ranking(
     limit: u64,
 ) -> Result<RankingPage, AppError> {
     Ok(engine()?.ranking_page(&board_slug(board)?, period.as_deref(), offset, limit).await?)
+}
+
+/// The page after a keyset cursor (`None`: from the top): stable "load more".
+#[server]
+pub async fn read_after(
+    board: String,
+    period: Option<String>,
+    after: Option<String>,
+    limit: u64,
+) -> Result<CursorPage, AppError> {
+    Ok(engine()?.entries_after(&board_slug(board)?, period.as_deref(), after.as_deref(), limit).await?)
+}
+
+/// A member and their neighbours ("find me").
+#[server]
+pub async fn read_around(
+    board: String,
+    period: Option<String>,
+    member: String,
+    radius: u64,
+) -> Result<RankingPage, AppError> {
+    Ok(engine()?.around(&board_slug(board)?, period.as_deref(), &member_id(member)?, radius).await?)
+}
+
+/// A page of a pinned snapshot.
+#[server]
+pub async fn read_snapshot(
+    board: String,
+    period: Option<String>,
+    snapshot: String,
+    offset: u64,
+    limit: u64,
+) -> Result<RankingPage, AppError> {
+    Ok(engine()?.snapshot_page(&board_slug(board)?, period.as_deref(), &snapshot, offset, limit).await?)
+}
+
+/// Pins the current ranking and sends the reader to its first page.
+#[server]
+pub async fn pin_view(board: String, period: String) -> Result<(), AppError> {
+    let snapshot = engine()?.create_snapshot(&board_slug(board.clone())?, Some(&period)).await?;
+    leptos_axum::redirect(&format!("/b/{board}/{period}?snap={}", snapshot.snapshot_id));
+    Ok(())
+}
+
+/// A member's standing and the entries behind it ("why this score").
+#[server]
+pub async fn read_member(
+    board: String,
+    period: String,
+    member: String,
+    before: Option<i64>,
+) -> Result<MemberView, AppError> {
+    Ok(engine()?.member_view(&board_slug(board)?, Some(&period), &member_id(member)?, before, 20).await?)
 }

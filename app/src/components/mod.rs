@@ -1,4 +1,5 @@
 //! Pieces shared by pages.
 
+pub mod countdown;
 pub mod error_view;
 pub mod ranking_table;

@@ -2,9 +2,16 @@ use domain::view::Entry;
 use leptos::prelude::*;
 
 /// Ranked entries as a table: competition ranks with a visible tie marker, names (untrusted
-/// text, always rendered escaped), points.
+/// text, always rendered escaped) linking to the member page, points. `highlight` marks one
+/// member (find me).
 #[component]
-pub fn RankingTable(#[prop(into)] entries: Signal<Vec<Entry>>, caption: String) -> impl IntoView {
+pub fn RankingTable(
+    #[prop(into)] entries: Signal<Vec<Entry>>,
+    caption: String,
+    /// `/b/{board}/{period}`: member links go to `{base}/m/{member}`.
+    base: String,
+    #[prop(optional, into)] highlight: Option<String>,
+) -> impl IntoView {
     view! {
         <table class="ranking">
             <caption>{caption}</caption>
@@ -17,14 +24,26 @@ pub fn RankingTable(#[prop(into)] entries: Signal<Vec<Entry>>, caption: String) 
             </thead>
             <tbody>
                 <For each=move || entries.get() key=|e| e.member.clone() let:entry>
-                    <tr data-rank=entry.rank data-member=entry.member.to_string()>
-                        <td class="rank">
-                            {entry.rank}
-                            {entry.tied.then(|| view! { <span class="tie" title="Tied: same points, same rank">"="</span> })}
-                        </td>
-                        <th scope="row" class="name">{entry.name().to_owned()}</th>
-                        <td class="points">{entry.points}</td>
-                    </tr>
+                    {
+                        let me = highlight.as_deref() == Some(entry.member.as_str());
+                        view! {
+                            <tr
+                                data-rank=entry.rank
+                                data-member=entry.member.to_string()
+                                class:me=me
+                                aria-current=me.then_some("true")
+                            >
+                                <td class="rank">
+                                    {entry.rank}
+                                    {entry.tied.then(|| view! { <span class="tie" title="Tied: same points, same rank">"="</span> })}
+                                </td>
+                                <th scope="row" class="name">
+                                    <a href=format!("{base}/m/{}", entry.member)>{entry.name().to_owned()}</a>
+                                </th>
+                                <td class="points">{entry.points}</td>
+                            </tr>
+                        }
+                    }
                 </For>
             </tbody>
         </table>

@@ -1,86 +1,265 @@
-use crate::api::{PAGE_SIZE, read_ranking};
+use crate::api::{PAGE_SIZE, PinView, read_after, read_around, read_periods, read_ranking, read_snapshot};
+use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
 use crate::components::ranking_table::RankingTable;
 use crate::error::AppError;
-use domain::view::RankingPage;
+use domain::view::{PeriodInfo, RankingPage};
 use leptos::prelude::*;
 use leptos_meta::Title;
+use leptos_router::components::Form;
 use leptos_router::hooks::{use_params_map, use_query_map};
+use serde::{Deserialize, Serialize};
 
 /// Most rows `?show=` may ask for in one server render.
 const MAX_SHOWN: u64 = 200;
+/// Neighbours shown on each side of a found member.
+const FIND_RADIUS: u64 = 5;
 
-/// `/b/{board}`: the current period's live ranking. `?show=N` renders N rows on the server (how
-/// "show more" works without JavaScript); with JavaScript the same control fetches the next
-/// page through a server function and appends it without a reload.
+/// What the query string asks for. Every view is a plain URL, so all of them work without
+/// JavaScript; with it, "Show more" and "Load more" append rows in place.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+enum Mode {
+    /// `?show=N`: the live top N (may shift while you read).
+    Live { shown: u64 },
+    /// `?find=<member>`: the member and its neighbours.
+    Find { member: String },
+    /// `?snap=<id>&offset=N`: a page of a pinned snapshot.
+    Pinned { snapshot: String, offset: u64 },
+    /// `?after=<cursor>`: keyset pages (an empty cursor starts at the top).
+    Stable { after: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Loaded {
+    page: RankingPage,
+    mode: Mode,
+    next_cursor: Option<String>,
+    /// Said above the table (e.g. a member that was not found).
+    notice: Option<String>,
+}
+
+async fn load(board: String, period: String, mode: Mode) -> Result<Loaded, AppError> {
+    let p = Some(period.clone());
+    let plain = |page, mode| Loaded { page, mode, next_cursor: None, notice: None };
+    match mode {
+        Mode::Live { shown } => Ok(plain(read_ranking(board, p, 0, shown).await?, Mode::Live { shown })),
+        Mode::Find { member } => {
+            match read_around(board.clone(), p.clone(), member.clone(), FIND_RADIUS).await {
+                Ok(page) => Ok(plain(page, Mode::Find { member })),
+                Err(AppError::NotFound(_) | AppError::Invalid(_)) => {
+                    let mut loaded =
+                        plain(read_ranking(board, p, 0, PAGE_SIZE).await?, Mode::Live { shown: PAGE_SIZE });
+                    loaded.notice = Some(format!("{member} has no points in {period}."));
+                    Ok(loaded)
+                }
+                Err(e) => Err(e),
+            }
+        }
+        Mode::Pinned { snapshot, offset } => {
+            let page = read_snapshot(board, p, snapshot.clone(), offset, PAGE_SIZE).await?;
+            Ok(plain(page, Mode::Pinned { snapshot, offset }))
+        }
+        Mode::Stable { after } => {
+            let cursor = (!after.is_empty()).then(|| after.clone());
+            let found = read_after(board, p, cursor, PAGE_SIZE).await?;
+            Ok(Loaded {
+                page: found.page,
+                mode: Mode::Stable { after },
+                next_cursor: found.next_cursor,
+                notice: None,
+            })
+        }
+    }
+}
+
+/// `/b/{board}` and `/b/{board}/{period}`: a period's ranking, with the period switcher, its
+/// state and countdown, find-me, pinned and stable paging.
 #[component]
 pub fn BoardPage() -> impl IntoView {
     let params = use_params_map();
     let query = use_query_map();
+    let board = move || params.read().get("board").unwrap_or_default();
     let source = move || {
-        let board = params.read().get("board").unwrap_or_default();
-        let shown = query
-            .read()
-            .get("show")
-            .and_then(|s| s.parse::<u64>().ok())
-            .unwrap_or(PAGE_SIZE)
-            .clamp(1, MAX_SHOWN);
-        (board, shown)
+        let q = query.read();
+        // The path names the period; the switcher's form (no JavaScript) sends `?period=`.
+        let period =
+            params.read().get("period").or_else(|| q.get("period")).unwrap_or_else(|| "current".into());
+        let number = |k: &str| q.get(k).and_then(|s| s.parse::<u64>().ok());
+        let mode = if let Some(member) = q.get("find").filter(|m| !m.trim().is_empty()) {
+            Mode::Find { member: member.trim().to_owned() }
+        } else if let Some(snapshot) = q.get("snap") {
+            Mode::Pinned { snapshot, offset: number("offset").unwrap_or(0) }
+        } else if let Some(after) = q.get("after") {
+            Mode::Stable { after }
+        } else {
+            Mode::Live { shown: number("show").unwrap_or(PAGE_SIZE).clamp(1, MAX_SHOWN) }
+        };
+        (board(), period, mode)
     };
-    let page = Resource::new(source, |(board, shown)| read_ranking(board, None, 0, shown));
+    let loaded = Resource::new(source, |(board, period, mode)| load(board, period, mode));
+    let periods = Resource::new(board, read_periods);
     view! {
         <Suspense fallback=|| view! { <p>"Loading the board…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
-                {move || Suspend::new(async move { page.await.map(|page| view! { <Board page/> }) })}
+                {move || Suspend::new(async move {
+                    let periods = periods.await.unwrap_or_default();
+                    loaded.await.map(|loaded| view! { <Board loaded periods/> })
+                })}
             </ErrorBoundary>
         </Suspense>
     }
 }
 
 #[component]
-fn Board(page: RankingPage) -> impl IntoView {
-    let RankingPage { board, period, ends_at, total, entries, has_more, .. } = page;
+fn Board(loaded: Loaded, periods: Vec<PeriodInfo>) -> impl IntoView {
+    let Loaded { page, mode, next_cursor, notice } = loaded;
+    let RankingPage { board, period, ends_at, ends_local, total, offset, entries, has_more, .. } = page;
+    let slug = board.slug.to_string();
+    let base = format!("/b/{slug}/{period}");
+    let state = periods.iter().find(|p| p.period == period).map_or("open".to_owned(), |p| p.state.clone());
     let (entries, set_entries) = signal(entries);
     let (has_more, set_has_more) = signal(has_more);
-    let (slug, period_key) = (board.slug.to_string(), period.to_string());
-    let show_more = Action::new(move |_: &()| {
-        let offset = entries.with_untracked(Vec::len) as u64;
-        let (slug, period_key) = (slug.clone(), period_key.clone());
-        async move {
-            let next = read_ranking(slug, Some(period_key), offset, PAGE_SIZE).await?;
-            set_entries.update(|e| e.extend(next.entries));
-            set_has_more.set(next.has_more);
-            Ok::<_, AppError>(())
+    let (cursor, set_cursor) = signal(next_cursor);
+
+    // Live "Show more": the next offset page, appended (rows may shift between pages).
+    let show_more = Action::new({
+        let (slug, period) = (slug.clone(), period.to_string());
+        move |_: &()| {
+            let next_offset = entries.with_untracked(Vec::len) as u64;
+            let (slug, period) = (slug.clone(), period.clone());
+            async move {
+                let next = read_ranking(slug, Some(period), next_offset, PAGE_SIZE).await?;
+                set_entries.update(|e| e.extend(next.entries));
+                set_has_more.set(next.has_more);
+                Ok::<_, AppError>(())
+            }
         }
     });
-    let more_href = move || format!("?show={}", entries.with(Vec::len) as u64 + PAGE_SIZE);
-    let ends = ends_at.strftime("%Y-%m-%d %H:%M UTC").to_string();
+    // Stable "Load more": the page after the cursor, appended (never skips or repeats).
+    let load_more = Action::new({
+        let (slug, period) = (slug.clone(), period.to_string());
+        move |_: &()| {
+            let after = cursor.get_untracked();
+            let (slug, period) = (slug.clone(), period.clone());
+            async move {
+                let next = read_after(slug, Some(period), after, PAGE_SIZE).await?;
+                set_entries.update(|e| e.extend(next.page.entries));
+                set_has_more.set(next.page.has_more);
+                set_cursor.set(next.next_cursor);
+                Ok::<_, AppError>(())
+            }
+        }
+    });
+    let failure = move || {
+        [show_more.value().get(), load_more.value().get()]
+            .into_iter()
+            .flatten()
+            .find_map(Result::err)
+            .map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
+    };
+
+    let highlight = match &mode {
+        Mode::Find { member } => Some(member.clone()),
+        _ => None,
+    };
     let caption = format!("{} — {period}", board.title);
+    let (prev, next) = (period.previous(), period.next());
+    let current = board.current_period;
+    let controls = match mode.clone() {
+        Mode::Live { .. } => {
+            let href = move || format!("?show={}", entries.with(Vec::len) as u64 + PAGE_SIZE);
+            view! {
+                <p class="hint">"Live ranking: rows may shift while you read."</p>
+                <Show when=move || has_more.get()>
+                    <a class="button" href=href on:click=move |ev| { ev.prevent_default(); show_more.dispatch(()); }>
+                        {move || if show_more.pending().get() { "Loading…" } else { "Show more" }}
+                    </a>
+                </Show>
+                " "
+                <a class="button secondary" href="?after=">"Stable pages"</a>
+            }
+            .into_any()
+        }
+        Mode::Stable { .. } => {
+            let href = move || format!("?after={}", cursor.get().unwrap_or_default());
+            view! {
+                <p class="hint">"Stable paging: each member appears once, however the board moves."</p>
+                <Show when=move || has_more.get()>
+                    <a class="button" href=href on:click=move |ev| { ev.prevent_default(); load_more.dispatch(()); }>
+                        {move || if load_more.pending().get() { "Loading…" } else { "Load more" }}
+                    </a>
+                </Show>
+            }
+            .into_any()
+        }
+        Mode::Pinned { snapshot, offset } => {
+            let older =
+                (offset > 0).then(|| format!("?snap={snapshot}&offset={}", offset.saturating_sub(PAGE_SIZE)));
+            let newer =
+                move || has_more.get().then(|| format!("?snap={snapshot}&offset={}", offset + PAGE_SIZE));
+            view! {
+                <p class="hint">"Pinned view: ranks as they were when pinned (kept for 10 minutes)."</p>
+                <nav class="pager" aria-label="Pinned pages">
+                    {older.map(|href| view! { <a class="button" rel="prev" href=href>"Previous page"</a> })}
+                    " "
+                    {move || newer().map(|href| view! { <a class="button" rel="next" href=href>"Next page"</a> })}
+                    " "
+                    <a class="button secondary" href="?">"Back to live"</a>
+                </nav>
+            }
+            .into_any()
+        }
+        Mode::Find { .. } => {
+            view! { <p><a class="button secondary" href="?">"Back to the top"</a></p> }.into_any()
+        }
+    };
+    let pin = ServerAction::<PinView>::new();
+
     view! {
-        <Title text=board.title.clone()/>
+        <Title text=format!("{} · {period}", board.title)/>
         <h1>{board.title.clone()}</h1>
         <p class="meta">
-            {format!("Period {period} · ends {ends} · times in {} · {total} members · ", board.time_zone)}
-            "Live ranking: rows may shift while you read."
+            <span class=format!("state state-{state}")>{state.clone()}</span>
+            {format!(" Period {period} · {total} members · ")}
+            {if state == "open" {
+                view! { "ends in " <Countdown ends_at/> {format!(" ({ends_local}, {})", board.time_zone)} }.into_any()
+            } else {
+                view! { {format!("ended {ends_local} ({})", board.time_zone)} }.into_any()
+            }}
         </p>
-        <RankingTable entries caption/>
+        <nav class="periods" aria-label="Periods">
+            <a href=format!("/b/{slug}/{prev}") rel="prev">{format!("← {prev}")}</a>
+            <Form action=format!("/b/{slug}") method="get">
+                <label for="period-pick" class="visually-hidden">"Period"</label>
+                <select id="period-pick" name="period">
+                    {periods.iter().map(|p| {
+                        let selected = p.period == period;
+                        view! { <option value=p.period.to_string() selected=selected>{format!("{} ({})", p.period, p.state)}</option> }
+                    }).collect_view()}
+                </select>
+                <button type="submit" class="secondary">"Go"</button>
+            </Form>
+            {(period < current).then(|| view! { <a href=format!("/b/{slug}/{next}") rel="next">{format!("{next} →")}</a> })}
+            {(period != current).then(|| view! { <a href=format!("/b/{slug}")>"Current period"</a> })}
+        </nav>
+        <div class="tools">
+            <Form action="" method="get">
+                <label for="find">"Find me"</label>
+                <input id="find" name="find" placeholder="member id, e.g. u1001" autocomplete="off" required/>
+                <button type="submit">"Find"</button>
+            </Form>
+            <ActionForm action=pin>
+                <input type="hidden" name="board" value=slug.clone()/>
+                <input type="hidden" name="period" value=period.to_string()/>
+                <button type="submit" class="secondary">"Pin this view"</button>
+            </ActionForm>
+        </div>
+        {notice.map(|n| view! { <p class="notice" role="status">{n}</p> })}
+        <RankingTable entries caption base=base.clone() highlight=highlight.unwrap_or_default()/>
         <Show when=move || entries.with(Vec::is_empty)>
-            <p class="empty">"No points in this period yet."</p>
+            <p class="empty">{if offset > 0 { "No more entries." } else { "No points in this period yet." }}</p>
         </Show>
-        <Show when=move || has_more.get()>
-            <a
-                class="button more"
-                href=more_href
-                on:click=move |ev| {
-                    ev.prevent_default();
-                    show_more.dispatch(());
-                }
-            >
-                {move || if show_more.pending().get() { "Loading…" } else { "Show more" }}
-            </a>
-        </Show>
-        {move || {
-            show_more.value().get().and_then(Result::err).map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
-        }}
+        {controls}
+        {failure}
     }
 }

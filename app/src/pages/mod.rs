@@ -2,4 +2,5 @@
 
 pub mod board;
 pub mod home;
+pub mod member;
 pub mod not_found;

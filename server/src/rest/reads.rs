@@ -96,9 +96,9 @@ pub async fn entries(
     }
     if let Some(after) = q.after {
         let cursor = (!after.is_empty()).then_some(after.as_str());
-        let (page, next) = s.engine.entries_after(&board, Some(&period), cursor, limit).await?;
-        let mut out = page_json(page);
-        out["next_cursor"] = json!(next);
+        let found = s.engine.entries_after(&board, Some(&period), cursor, limit).await?;
+        let mut out = page_json(found.page);
+        out["next_cursor"] = json!(found.next_cursor);
         return Ok(Json(out));
     }
     let page = s.engine.ranking_page(&board, Some(&period), q.offset.unwrap_or(0), limit).await?;
@@ -108,7 +108,7 @@ pub async fn entries(
 pub async fn create_snapshot(
     State(s): State<AppState>,
     Path((board, period)): PeriodPath,
-) -> Result<(StatusCode, Json<engine::reads::SnapshotInfo>), ApiError> {
+) -> Result<(StatusCode, Json<domain::view::SnapshotInfo>), ApiError> {
     Ok((StatusCode::CREATED, Json(s.engine.create_snapshot(&slug(board)?, Some(&period)).await?)))
 }
 

@@ -1,0 +1,83 @@
+use crate::api::read_member;
+use crate::components::error_view::ErrorView;
+use domain::view::{LedgerEntry, MemberView};
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+/// `/b/{board}/{period}/m/{member}`: a member's rank and points, and the ledger entries behind
+/// them ("why this score"), newest first.
+#[component]
+pub fn MemberPage() -> impl IntoView {
+    let params = use_params_map();
+    let query = use_query_map();
+    let source = move || {
+        let p = params.read();
+        let get = |k: &str| p.get(k).unwrap_or_default();
+        let before = query.read().get("before").and_then(|b| b.parse::<i64>().ok());
+        (get("board"), get("period"), get("member"), before)
+    };
+    let view_data = Resource::new(source, |(b, p, m, before)| read_member(b, p, m, before));
+    view! {
+        <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+            <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
+                {move || Suspend::new(async move { view_data.await.map(|v| view! { <Member v/> }) })}
+            </ErrorBoundary>
+        </Suspense>
+    }
+}
+
+fn change(e: &LedgerEntry) -> String {
+    match (e.kind.as_str(), e.delta, e.value) {
+        ("point", Some(d), _) => format!("{d:+}"),
+        ("total", _, Some(v)) => format!("total set to {v} (version {})", e.set_version.unwrap_or_default()),
+        ("submission", _, Some(v)) => format!("submitted {v}"),
+        (kind, _, _) => kind.to_owned(),
+    }
+}
+
+#[component]
+fn Member(v: MemberView) -> impl IntoView {
+    let MemberView { board, period, member, standing, entries, older } = v;
+    let back = format!("/b/{}/{period}?find={member}", board.slug);
+    let name = standing.as_ref().map_or(member.to_string(), |s| s.name().to_owned());
+    view! {
+        <Title text=format!("{name} · {}", board.title)/>
+        <p><a href=back>{format!("← {} {period}", board.title)}</a></p>
+        <h1>{name.clone()}</h1>
+        <p class="meta">{format!("member {member}")}</p>
+        {match standing {
+            Some(s) => view! {
+                <p class="standing">
+                    "Rank " <strong data-testid="rank">{s.rank}</strong>
+                    {s.tied.then_some(" (tied)")}
+                    " with " <strong data-testid="points">{s.points}</strong> " points in " {period.to_string()}
+                </p>
+            }.into_any(),
+            None => view! { <p class="notice">{format!("No points in {period}.")}</p> }.into_any(),
+        }}
+        <h2>"Why this score"</h2>
+        {if entries.is_empty() {
+            view! { <p class="empty">"No entries."</p> }.into_any()
+        } else {
+            view! {
+                <table class="entries">
+                    <caption>"Ledger entries, newest first"</caption>
+                    <thead>
+                        <tr><th scope="col">"When (UTC)"</th><th scope="col">"Change"</th><th scope="col">"Id"</th></tr>
+                    </thead>
+                    <tbody>
+                        {entries.iter().map(|e| view! {
+                            <tr data-entry=e.id>
+                                <td>{e.occurred_at.strftime("%Y-%m-%d %H:%M:%S").to_string()}</td>
+                                <td>{change(e)}</td>
+                                <td class="id">{e.external_id.clone().unwrap_or_default()}</td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }.into_any()
+        }}
+        {older.map(|id| view! { <p><a class="button" href=format!("?before={id}")>"Older entries"</a></p> })}
+    }
+}
