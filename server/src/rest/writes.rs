@@ -124,6 +124,18 @@ fn single(answer: Value) -> Result<Json<Value>, ApiError> {
     Ok(Json(answer))
 }
 
+/// The board named in the path, once the caller is known to be allowed to write to it.
+async fn writable_board(
+    state: &AppState,
+    headers: &HeaderMap,
+    board: String,
+) -> Result<domain::Board, ApiError> {
+    let caller = auth::ingest(&state.engine, headers).await?;
+    let board = state.engine.board(&slug(board)?).await?;
+    caller.may_write(&board.slug)?;
+    Ok(board)
+}
+
 /// `POST /api/v1/boards/{board}/events` — one event or `{"events": [...]}`.
 pub async fn events(
     State(state): State<AppState>,
@@ -131,9 +143,7 @@ pub async fn events(
     Path(board): Path<String>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let caller = auth::ingest(&state.engine, &headers).await?;
-    let board = state.engine.board(&slug(board)?).await?;
-    caller.may_write(&board.slug)?;
+    let board = writable_board(&state, &headers, board).await?;
     let body: Value = json_body(&body)?;
     let (items, batch) = match body {
         Value::Object(mut o) if o.contains_key("events") => match o.remove("events") {
@@ -197,9 +207,7 @@ pub async fn total(
     Path((board, member_id)): Path<(String, String)>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let caller = auth::ingest(&state.engine, &headers).await?;
-    let board = state.engine.board(&slug(board)?).await?;
-    caller.may_write(&board.slug)?;
+    let board = writable_board(&state, &headers, board).await?;
     let body: TotalIn = json_body(&body)?;
     let now = jiff::Timestamp::now();
     let write = (|| {
@@ -227,9 +235,7 @@ pub async fn submission(
     Path(board): Path<String>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let caller = auth::ingest(&state.engine, &headers).await?;
-    let board = state.engine.board(&slug(board)?).await?;
-    caller.may_write(&board.slug)?;
+    let board = writable_board(&state, &headers, board).await?;
     let body: SubmissionIn = json_body(&body)?;
     let now = jiff::Timestamp::now();
     let write = (|| {
