@@ -86,3 +86,15 @@ test('the period switcher reaches earlier periods', async ({ page }) => {
   await page.getByRole('link', { name: 'Current period' }).click();
   await expect(page.locator('table.ranking tbody tr')).toHaveCount(10);
 });
+
+test('without JavaScript, "Pin this view" posts a form and lands on the pinned page', async ({ browser }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto('/b/demo');
+  await page.getByRole('button', { name: 'Pin this view' }).click();
+  await expect(page).toHaveURL(/\/b\/demo\/\d{4}-W\d{2}\?snap=[0-9a-f]+$/);
+  await expect(page.locator('table.ranking tbody tr')).toHaveCount(10);
+  await page.getByRole('link', { name: 'Next page' }).click();
+  await expect(page.locator('table.ranking tbody tr').first()).toHaveAttribute('data-rank', '11');
+  await context.close();
+});
