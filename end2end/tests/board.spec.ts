@@ -83,3 +83,12 @@ test('health and readiness answer', async ({ request }) => {
   expect(ready.status()).toBe(200);
   expect(await ready.json()).toMatchObject({ status: 'ready', ledger: 'ok', redis: 'ok' });
 });
+
+test('the board fits a phone screen without sideways scrolling', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/b/demo');
+  await expect(page.locator('table.ranking tbody tr')).toHaveCount(10);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: 'artifacts/board-phone.png', fullPage: true });
+});
