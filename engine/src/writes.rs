@@ -3,9 +3,11 @@
 //! reconciler brings the projection level from the ledger.
 
 use crate::ledger::Recorded;
+use crate::redis::ProjectedTotal;
 use crate::{Engine, EngineError};
-use domain::Board;
 use domain::write::Write;
+use domain::{Board, MemberId, PeriodKey};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The most writes one batch may carry.
 pub const MAX_BATCH: usize = 1000;
@@ -29,27 +31,35 @@ impl Engine {
             return Err(EngineError::WrongOperator { board: board.operator, sent: w.change.operator() });
         }
         let recorded = self.ledger.record(board, writes, jiff::Timestamp::now()).await?;
-        let mut results = Vec::with_capacity(recorded.len());
-        for recorded in recorded {
-            let projected = match &recorded.total {
-                Some(t) => {
-                    match self.projection.project(&board.slug, &t.period, &t.member, t.version, t.score).await
-                    {
-                        // `false` means a newer version is already there: still level.
-                        Ok(_) => true,
-                        Err(error) => {
-                            self.metrics().redis_errors.inc();
-                            tracing::warn!(board = %board.slug, period = %t.period, member = %t.member, %error,
-                            "projection failed; the ledger has the write and the reconciler will level it");
-                            false
-                        }
-                    }
-                }
-                None => false,
-            };
-            self.metrics().count_write(&board.slug, board.operator, recorded.outcome);
-            results.push(WriteResult { recorded, projected });
+        // Counted as soon as the ledger has them: a caller that hangs up during projection
+        // cannot make the counters miss a committed write.
+        for r in &recorded {
+            self.metrics().count_write(&board.slug, board.operator, r.outcome);
         }
+        // One projection call per period of the batch; a member changed twice in the batch is
+        // projected once, at its last version.
+        let mut by_period: BTreeMap<PeriodKey, BTreeMap<&MemberId, ProjectedTotal>> = BTreeMap::new();
+        for t in recorded.iter().filter_map(|r| r.total.as_ref()) {
+            let total = ProjectedTotal { member: t.member.clone(), version: t.version, score: t.score };
+            by_period.entry(t.period).or_default().insert(&t.member, total);
+        }
+        let mut failed = BTreeSet::new();
+        for (period, totals) in &by_period {
+            let totals: Vec<ProjectedTotal> = totals.values().cloned().collect();
+            if let Err(error) = self.projection.project_many(&board.slug, period, &totals).await {
+                self.metrics().redis_errors.inc();
+                tracing::warn!(board = %board.slug, %period, members = totals.len(), %error,
+                    "projection failed; the ledger has the writes and the reconciler will level them");
+                failed.insert(*period);
+            }
+        }
+        let results = recorded
+            .into_iter()
+            .map(|recorded| {
+                let projected = recorded.total.as_ref().is_some_and(|t| !failed.contains(&t.period));
+                WriteResult { recorded, projected }
+            })
+            .collect::<Vec<_>>();
         Ok(results)
     }
 }

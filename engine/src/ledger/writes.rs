@@ -18,6 +18,7 @@ use super::{Backend, Ledger, LedgerError, micros};
 use domain::write::{Change, Current, Decision, Outcome, Write, decide};
 use domain::{Board, MemberId, PeriodKey, TiePolicy};
 use sqlx::Row;
+use std::collections::HashMap;
 
 type Tx = sqlx::Transaction<'static, sqlx::Any>;
 
@@ -86,9 +87,11 @@ impl Ledger {
         if self.backend == Backend::Postgres {
             lock_in_order(&mut w.tx, board, writes, now).await?;
         }
+        // Period states, read once per batch (the period rows are locked or SQLite is).
+        let mut states = HashMap::new();
         let mut answers = Vec::with_capacity(writes.len());
         for write in writes {
-            answers.push(self.record_one(&mut w.tx, board, write, now).await?);
+            answers.push(self.record_one(&mut w.tx, &mut states, board, write, now).await?);
         }
         w.tx.commit().await?;
         Ok(answers)
@@ -97,6 +100,7 @@ impl Ledger {
     async fn record_one(
         &self,
         tx: &mut Tx,
+        states: &mut HashMap<String, String>,
         board: &Board,
         write: &Write,
         now: jiff::Timestamp,
@@ -106,38 +110,32 @@ impl Ledger {
         let external_id = write.change.external_id().map(|id| id.as_str());
 
         if let Some(id) = external_id {
-            let applied = sqlx::query("SELECT 1 FROM entries WHERE board = $1 AND external_id = $2")
-                .bind(slug)
-                .bind(id)
-                .fetch_optional(&mut **tx)
-                .await?;
-            if applied.is_some() {
+            // One statement answers both: applied before, or kept as late before.
+            let seen = sqlx::query(
+                "SELECT (SELECT COUNT(*) FROM entries WHERE board = $1 AND external_id = $2) AS applied, \
+                 (SELECT COUNT(*) FROM late_entries WHERE board = $1 AND external_id = $2) AS kept",
+            )
+            .bind(slug)
+            .bind(id)
+            .fetch_one(&mut **tx)
+            .await?;
+            if seen.try_get::<i64, _>("applied")? > 0 {
                 return Ok(Recorded::bare(Outcome::Duplicate, period, None));
             }
-            let kept = sqlx::query("SELECT 1 FROM late_entries WHERE board = $1 AND external_id = $2")
-                .bind(slug)
-                .bind(id)
-                .fetch_optional(&mut **tx)
-                .await?;
-            if kept.is_some() {
+            if seen.try_get::<i64, _>("kept")? > 0 {
                 // The same answer as the first time: a retry must not learn anything new.
                 return Ok(Recorded::bare(Outcome::Late, period, Some(late_reason(None))));
             }
         }
 
-        sqlx::query(
-            "INSERT INTO periods (board, period, state) VALUES ($1, $2, 'open') ON CONFLICT DO NOTHING",
-        )
-        .bind(slug)
-        .bind(&key)
-        .execute(&mut **tx)
-        .await?;
-        let state: String = sqlx::query("SELECT state FROM periods WHERE board = $1 AND period = $2")
-            .bind(slug)
-            .bind(&key)
-            .fetch_one(&mut **tx)
-            .await?
-            .try_get("state")?;
+        let state = match states.get(&key) {
+            Some(state) => state.clone(),
+            None => {
+                let state = period_state(tx, slug, &key).await?;
+                states.insert(key.clone(), state.clone());
+                state
+            }
+        };
         let closes_at = period
             .span(&board.zone)
             .end
@@ -149,17 +147,7 @@ impl Ledger {
             return Ok(Recorded::bare(Outcome::Late, period, Some(late_reason(why))));
         }
 
-        // A version-0 row exists so it can be locked; reads ignore totals that never changed.
-        sqlx::query(
-            "INSERT INTO totals (board, period, member, points, version, reach_seq, updated_at) \
-             VALUES ($1, $2, $3, 0, 0, 0, $4) ON CONFLICT DO NOTHING",
-        )
-        .bind(slug)
-        .bind(&key)
-        .bind(member)
-        .bind(micros(now))
-        .execute(&mut **tx)
-        .await?;
+        // SQLite holds its one write lock; PostgreSQL rows were locked up front (`lock_in_order`).
         let lock = if self.backend == Backend::Postgres { " FOR UPDATE" } else { "" };
         let row = sqlx::query(&format!(
             "SELECT points, version, set_version, reach_seq FROM totals \
@@ -168,14 +156,19 @@ impl Ledger {
         .bind(slug)
         .bind(&key)
         .bind(member)
-        .fetch_one(&mut **tx)
+        .fetch_optional(&mut **tx)
         .await?;
-        let current = Current {
-            points: row.try_get("points")?,
-            version: row.try_get("version")?,
-            set_version: row.try_get("set_version")?,
+        let (current, reach_seq) = match row {
+            Some(row) => (
+                Current {
+                    points: row.try_get("points")?,
+                    version: row.try_get("version")?,
+                    set_version: row.try_get("set_version")?,
+                },
+                row.try_get::<i64, _>("reach_seq")?,
+            ),
+            None => (Current::default(), 0),
         };
-        let reach_seq: i64 = row.try_get("reach_seq")?;
 
         let new_points = match decide(&write.change, current) {
             Decision::Ignore(outcome) => {
@@ -228,17 +221,19 @@ impl Ledger {
             _ => current.set_version,
         };
         sqlx::query(
-            "UPDATE totals SET points = $1, version = $2, reach_seq = $3, set_version = $4, updated_at = $5 \
-             WHERE board = $6 AND period = $7 AND member = $8",
+            "INSERT INTO totals (board, period, member, points, version, reach_seq, set_version, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (board, period, member) DO UPDATE SET \
+             points = excluded.points, version = excluded.version, reach_seq = excluded.reach_seq, \
+             set_version = excluded.set_version, updated_at = excluded.updated_at",
         )
+        .bind(slug)
+        .bind(&key)
+        .bind(member)
         .bind(points)
         .bind(version)
         .bind(seq)
         .bind(set_version)
         .bind(micros(now))
-        .bind(slug)
-        .bind(&key)
-        .bind(member)
         .execute(&mut **tx)
         .await?;
 
@@ -256,6 +251,21 @@ impl Ledger {
             version: Some(version),
         })
     }
+}
+
+/// The state of a period, creating it as `open` on its first write.
+async fn period_state(tx: &mut Tx, board: &str, period: &str) -> Result<String, LedgerError> {
+    sqlx::query("INSERT INTO periods (board, period, state) VALUES ($1, $2, 'open') ON CONFLICT DO NOTHING")
+        .bind(board)
+        .bind(period)
+        .execute(&mut **tx)
+        .await?;
+    Ok(sqlx::query("SELECT state FROM periods WHERE board = $1 AND period = $2")
+        .bind(board)
+        .bind(period)
+        .fetch_one(&mut **tx)
+        .await?
+        .try_get("state")?)
 }
 
 /// Takes every row lock a batch will need, in one global order (periods, then (period, member)),

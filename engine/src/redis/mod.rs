@@ -220,30 +220,47 @@ impl Projection {
         version: i64,
         score: i64,
     ) -> RedisResult<bool> {
-        if self.paused() {
-            return Err(::redis::RedisError::from((
-                ::redis::ErrorKind::Io,
-                "projection paused after a recent Redis failure",
-            )));
-        }
-        let keys = self.keys.period(board, period);
-        let result = async {
+        self.guarded(async {
+            let keys = self.keys.period(board, period);
             let mut conn = self.conn().await?;
-            PROJECT
+            let written: i64 = PROJECT
                 .key(&keys.rank)
                 .key(&keys.ver)
                 .key(&keys.meta)
                 .arg(member.as_str())
                 .arg(version)
                 .arg(score)
-                .invoke_async::<i64>(&mut conn)
-                .await
+                .invoke_async(&mut conn)
+                .await?;
+            Ok(written == 1)
+        })
+        .await
+    }
+
+    /// The write path's projection of many totals of one period: one `level.lua` call per batch
+    /// instead of a round trip per member, with the same version guard.
+    pub async fn project_many(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        totals: &[ProjectedTotal],
+    ) -> RedisResult<u64> {
+        self.guarded(self.level(board, period, totals)).await
+    }
+
+    /// Runs a write-path projection unless paused by a recent failure; a failure pauses.
+    async fn guarded<T>(&self, call: impl std::future::Future<Output = RedisResult<T>>) -> RedisResult<T> {
+        if self.paused() {
+            return Err(::redis::RedisError::from((
+                ::redis::ErrorKind::Io,
+                "projection paused after a recent Redis failure",
+            )));
         }
-        .await;
+        let result = call.await;
         if result.is_err() {
             self.pause();
         }
-        Ok(result? == 1)
+        result
     }
 
     /// The sum of the versions projected for a period (0 when Redis holds nothing of it).
