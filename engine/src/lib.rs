@@ -68,6 +68,8 @@ pub struct Engine {
     projection: Projection,
     metrics: Arc<Metrics>,
     top_cache: Arc<reads::TopCache>,
+    /// Board definitions already read (they are immutable; see `Engine::board`).
+    boards: Arc<reads::BoardCache>,
 }
 
 /// Which store failed a readiness check.
@@ -94,7 +96,13 @@ impl Engine {
     }
 
     pub fn from_parts(ledger: Ledger, projection: Projection) -> Self {
-        Self { ledger, projection, metrics: Arc::new(Metrics::default()), top_cache: Arc::default() }
+        Self {
+            ledger,
+            projection,
+            metrics: Arc::new(Metrics::default()),
+            top_cache: Arc::default(),
+            boards: Arc::default(),
+        }
     }
 
     pub fn metrics(&self) -> &Metrics {

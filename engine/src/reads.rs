@@ -26,6 +26,9 @@ pub const SNAPSHOT_TTL: Duration = Duration::from_secs(600);
 /// How long a top-N read is served from memory.
 const TOP_CACHE_TTL: Duration = Duration::from_secs(1);
 
+/// Board definitions by slug (see `Engine::board`).
+pub type BoardCache = std::sync::RwLock<HashMap<BoardSlug, Board>>;
+
 /// (board, period, limit) of a cached top-N read.
 type TopKey = (String, String, u64);
 
@@ -62,8 +65,19 @@ pub fn decode_cursor(token: &str) -> Result<(i64, MemberId), EngineError> {
 }
 
 impl Engine {
+    /// A board's definition. Definitions never change once created (operator, tie policy and
+    /// bounds are fixed), so each is read from the ledger once per process and then kept.
     pub async fn board(&self, slug: &BoardSlug) -> Result<Board, EngineError> {
-        self.ledger.board(slug).await?.ok_or_else(|| EngineError::NotFound { what: format!("board {slug}") })
+        if let Some(board) = self.boards.read().expect("board cache").get(slug) {
+            return Ok(board.clone());
+        }
+        let board = self
+            .ledger
+            .board(slug)
+            .await?
+            .ok_or_else(|| EngineError::NotFound { what: format!("board {slug}") })?;
+        self.boards.write().expect("board cache").insert(slug.clone(), board.clone());
+        Ok(board)
     }
 
     /// All boards, each with its current period.
