@@ -324,3 +324,44 @@ async fn redis_stopped_mid_stream_and_restarted_empty_loses_no_accepted_write() 
         t.drop_db().await;
     }
 }
+
+#[tokio::test]
+async fn a_caller_that_hangs_up_mid_write_leaves_the_ledger_whole_and_usable() {
+    each_store(async |ctx, e| {
+        let b = board(Operator::Incr, TiePolicy::FirstReached);
+        e.create_board(&b).await.unwrap();
+        for round in 0..10 {
+            let batch: Vec<Write> =
+                (0..50).map(|i| point(&format!("r{round}-{i}"), &format!("m{}", i % 5), 1)).collect();
+            // The caller gives up almost at once, as a client that disconnects would.
+            let _ = tokio::time::timeout(std::time::Duration::from_micros(300), e.record(&b, &batch)).await;
+        }
+        // Later writes go through (no connection was left inside a transaction)…
+        let r = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            e.record(&b, &[point("after", "m0", 1)]),
+        )
+        .await
+        .expect("a later write must not hang")
+        .unwrap();
+        assert_eq!(r[0].recorded.outcome, Outcome::Applied, "{ctx}");
+        // …and, once the abandoned writes (which run to completion on their own) have finished,
+        // every total equals the sum of its entries: each batch counted whole or not at all.
+        let u = |m: &str| MemberId::parse(m).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let mut consistent = true;
+            for (member, points) in ledger_points(e, &b).await {
+                let entries = e.member_entries(&b.slug, None, &u(&member), None, 200).await.unwrap();
+                let sum: i64 = entries.iter().filter_map(|en| en.delta).sum();
+                consistent &= points == sum && entries.len() % 10 == usize::from(member == "m0");
+            }
+            if consistent {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "{ctx}: totals and entries disagree");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+}

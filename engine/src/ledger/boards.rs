@@ -12,6 +12,11 @@ const BOARD_COLUMNS: &str = "slug, title, cadence, time_zone, operator, tie_poli
 impl Ledger {
     /// Stores a new board. Returns false (and changes nothing) when the slug is taken.
     pub async fn create_board(&self, board: &Board, now: jiff::Timestamp) -> Result<bool, LedgerError> {
+        let (ledger, board) = (self.clone(), board.clone());
+        super::detached(async move { ledger.insert_board(&board, now).await }).await
+    }
+
+    async fn insert_board(&self, board: &Board, now: jiff::Timestamp) -> Result<bool, LedgerError> {
         let (min, max) = board.codec.bounds();
         let mut w = self.begin_write().await?;
         let inserted = sqlx::query(&format!(
@@ -58,6 +63,19 @@ impl Ledger {
 
     /// Creates or replaces a member's profile.
     pub async fn put_profile(
+        &self,
+        member: &MemberId,
+        display_name: &str,
+        avatar_url: Option<&str>,
+        now: jiff::Timestamp,
+    ) -> Result<(), LedgerError> {
+        let (ledger, member, name) = (self.clone(), member.clone(), display_name.to_owned());
+        let avatar = avatar_url.map(str::to_owned);
+        super::detached(async move { ledger.upsert_profile(&member, &name, avatar.as_deref(), now).await })
+            .await
+    }
+
+    async fn upsert_profile(
         &self,
         member: &MemberId,
         display_name: &str,

@@ -43,6 +43,8 @@ pub enum LedgerError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("ledger holds an invalid row: {0}")]
     Corrupt(String),
+    #[error("ledger write interrupted: {0}")]
+    Interrupted(String),
 }
 
 /// A handle on the ledger; cheap to clone.
@@ -136,6 +138,19 @@ impl Ledger {
             Backend::Postgres => self.pool.begin().await?,
         };
         Ok(WriteTx { tx, _guard: guard })
+    }
+}
+
+/// Runs a write to completion on its own task. If the caller goes away (a client hangs up
+/// mid-request), the transaction still commits or rolls back instead of being dropped half-way —
+/// which would return a connection with an open transaction to the pool (and keep SQLite locked).
+async fn detached<T: Send + 'static>(
+    work: impl std::future::Future<Output = Result<T, LedgerError>> + Send + 'static,
+) -> Result<T, LedgerError> {
+    match tokio::spawn(work).await {
+        Ok(result) => result,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => Err(LedgerError::Interrupted(e.to_string())),
     }
 }
 

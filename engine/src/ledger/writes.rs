@@ -61,6 +61,16 @@ impl Ledger {
         writes: &[Write],
         now: jiff::Timestamp,
     ) -> Result<Vec<Recorded>, LedgerError> {
+        let (ledger, board, writes) = (self.clone(), board.clone(), writes.to_vec());
+        super::detached(async move { ledger.record_retrying(&board, &writes, now).await }).await
+    }
+
+    async fn record_retrying(
+        &self,
+        board: &Board,
+        writes: &[Write],
+        now: jiff::Timestamp,
+    ) -> Result<Vec<Recorded>, LedgerError> {
         // Concurrent PostgreSQL transactions could still pick the same victims in a different
         // order in rare cases; a deadlock or serialization failure is retried as a whole.
         let mut attempt = 0;
