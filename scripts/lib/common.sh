@@ -77,3 +77,39 @@ stop_pidfile() {
   fi
   rm -f "$file"
 }
+
+# The newest PostgreSQL server binaries installed from apt (/usr/lib/postgresql/<version>/bin).
+postgres_bindir() {
+  local dir
+  dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+  [ -n "$dir" ] || die "PostgreSQL server binaries not found under /usr/lib/postgresql (apt: postgresql)"
+  echo "$dir"
+}
+
+# Runs a PostgreSQL tool as the postgres user when we are root (initdb refuses to run as root).
+as_postgres() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# Starts a throwaway PostgreSQL server on 127.0.0.1:$1 with everything under $2 (a new cluster in
+# $2/data, trust authentication, superuser postgres, socket and logs in $2). Extra arguments are
+# server settings, e.g. "-c fsync=off". Stop it with `stop_postgres $2`.
+start_postgres() {
+  local port=$1 dir=$2; shift 2
+  port_free "$port" || die "port $port is in use; stop what listens there or change the port"
+  local bin; bin="$(postgres_bindir)"
+  mkdir -p "$dir"
+  if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$dir"; fi
+  as_postgres "$bin/initdb" -D "$dir/data" --auth=trust -U postgres >"$dir/initdb.log" 2>&1 \
+    || die "initdb failed (see $dir/initdb.log)"
+  as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 $*" start >/dev/null \
+    || die "PostgreSQL did not start on port $port (see $dir/server.log)"
+}
+
+# Stops the PostgreSQL server that start_postgres started under $1, if it is running.
+stop_postgres() {
+  local dir=$1
+  [ -f "$dir/data/postmaster.pid" ] || return 0
+  as_postgres "$(postgres_bindir)/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+}

@@ -6,18 +6,6 @@ REDIS_PORT="${LAUREL_TEST_REDIS_PORT:-16379}"
 CLUSTER_PORTS=(17101 17102 17103)
 PG_PORT="${LAUREL_TEST_PG_PORT:-15432}"
 
-pg_bin() {
-  local dir
-  dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
-  [ -n "$dir" ] || die "PostgreSQL server binaries not found under /usr/lib/postgresql"
-  echo "$dir"
-}
-
-# Runs a PostgreSQL tool as the postgres user (initdb refuses to run as root).
-as_pg() {
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-
 start_services() {
   stop_services # a previous run that was killed may have left its servers behind
   rm -rf "$SERVICES_DIR"
@@ -41,15 +29,7 @@ start_services() {
   done
 
   log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
-  port_free "$PG_PORT" || die "port $PG_PORT is in use"
-  local bin; bin="$(pg_bin)"
-  mkdir -p "$SERVICES_DIR/pg"
-  [ "$(id -u)" = 0 ] && chown postgres:postgres "$SERVICES_DIR/pg"
-  as_pg "$bin/initdb" -D "$SERVICES_DIR/pg/data" --auth=trust -U postgres >"$SERVICES_DIR/pg/initdb.log" 2>&1 \
-    || die "initdb failed (see $SERVICES_DIR/pg/initdb.log)"
-  as_pg "$bin/pg_ctl" -D "$SERVICES_DIR/pg/data" -l "$SERVICES_DIR/pg/server.log" -w \
-    -o "-p $PG_PORT -k $SERVICES_DIR/pg -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null \
-    || die "PostgreSQL did not start (see $SERVICES_DIR/pg/server.log)"
+  start_postgres "$PG_PORT" "$SERVICES_DIR/pg" -c fsync=off
 
   export LAUREL_TEST_REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
   export LAUREL_TEST_REDIS_CLUSTER_URL
@@ -60,9 +40,7 @@ start_services() {
 
 stop_services() {
   [ -d "$SERVICES_DIR" ] || return 0
-  if [ -f "$SERVICES_DIR/pg/data/postmaster.pid" ]; then
-    as_pg "$(pg_bin)/pg_ctl" -D "$SERVICES_DIR/pg/data" -m fast -w stop >/dev/null 2>&1 || true
-  fi
+  stop_postgres "$SERVICES_DIR/pg"
   local f
   for f in "$SERVICES_DIR"/*/redis.pid; do stop_pidfile "$f"; done
 }

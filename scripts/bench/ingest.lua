@@ -1,0 +1,61 @@
+-- wrk script for scripts/bench-ingest: POSTs point events to Laurel's ingest API.
+--
+-- Every event id is unique (run nonce, wrk thread number, per-thread counter), so each event is
+-- a real write ("applied"), never a cheaper "duplicate". Members are spread uniformly at random.
+--
+-- Environment:
+--   BENCH_TOKEN    the ingest key (Authorization: Bearer …)                       required
+--   BENCH_BATCH    events per request; 0 = one event object, N = {"events":[N]}    default 0
+--   BENCH_MEMBERS  members u1 … uN to spread the events over                     default 10000
+--   BENCH_RUN      a nonce that makes ids unique across runs                      default os.time()
+--
+-- done() prints one line for the script to parse:
+--   RESULT requests=… non2xx=… socket_errors=… duration_us=… p50_us=… p99_us=… mean_us=…
+
+local threads = {}
+
+function setup(thread)
+  table.insert(threads, thread)
+  thread:set("tid", #threads)
+end
+
+local batch, members, prefix
+local counter = 0
+
+function init(args)
+  batch = tonumber(os.getenv("BENCH_BATCH") or "0")
+  members = tonumber(os.getenv("BENCH_MEMBERS") or "10000")
+  local run = os.getenv("BENCH_RUN") or tostring(os.time())
+  prefix = run .. "-" .. tostring(tid) .. "-"
+  math.randomseed(os.time() * 1000 + tid)
+  wrk.method = "POST"
+  wrk.headers["Authorization"] = "Bearer " .. assert(os.getenv("BENCH_TOKEN"), "BENCH_TOKEN is not set")
+  wrk.headers["Content-Type"] = "application/json"
+end
+
+local function event()
+  counter = counter + 1
+  return '{"event_id":"' .. prefix .. counter .. '","member":"u' .. math.random(members) .. '","delta":1}'
+end
+
+function request()
+  local body
+  if batch == 0 then
+    body = event()
+  else
+    local items = {}
+    for i = 1, batch do
+      items[i] = event()
+    end
+    body = '{"events":[' .. table.concat(items, ",") .. ']}'
+  end
+  return wrk.format(nil, nil, nil, body)
+end
+
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    "RESULT requests=%d non2xx=%d socket_errors=%d duration_us=%d p50_us=%d p99_us=%d mean_us=%d\n",
+    summary.requests, e.status, e.connect + e.read + e.write + e.timeout, summary.duration,
+    latency:percentile(50), latency:percentile(99), latency.mean))
+end
