@@ -93,10 +93,6 @@ impl Ledger {
         Ok(Self { pool, backend, sqlite_writer })
     }
 
-    pub fn backend(&self) -> Backend {
-        self.backend
-    }
-
     /// Applies pending migrations of this backend.
     pub async fn migrate(&self) -> Result<(), LedgerError> {
         match self.backend {

@@ -36,10 +36,6 @@ impl KeySpace {
         Self { prefix: prefix.into() }
     }
 
-    pub fn prefix(&self) -> &str {
-        &self.prefix
-    }
-
     pub fn period(&self, board: &BoardSlug, period: &PeriodKey) -> PeriodKeys {
         let tag = format!("{}:{{{}:{}}}", self.prefix, board, period);
         PeriodKeys {

@@ -193,8 +193,7 @@ pub async fn events(
         })
         .collect();
     if !batch {
-        let answer = answers.into_iter().next().expect("one answer");
-        let Json(_) = single(answer.clone())?;
+        let Json(answer) = single(answers.into_iter().next().expect("one answer"))?;
         return Ok(Json(json!({ "results": [answer] })));
     }
     Ok(Json(json!({ "results": answers })))
