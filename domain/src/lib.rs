@@ -6,17 +6,23 @@
 //! - [`period`]: which period an instant falls in (`PeriodKey`) and where a period starts and ends.
 //! - [`score`]: the score codec that turns points (and a reach sequence) into an exact Redis score.
 //! - [`ranking`]: rank numbers under each tie policy.
+//! - [`lifecycle`]: the period states and which transitions are allowed.
+//! - [`settlement`]: standings, prizes and the canonical text behind a settlement's digest.
+//! - [`write`]: how each operator changes a total; `replay` recomputes one after a revoke.
 //! - [`view`]: the read models shared by the REST API, the server functions and the UI.
 
 pub mod board;
 pub mod ids;
+pub mod lifecycle;
 pub mod period;
 pub mod ranking;
 pub mod score;
+pub mod settlement;
 pub mod view;
 pub mod write;
 
 pub use board::{Board, Cadence, Operator, TiePolicy};
 pub use ids::{BoardSlug, EventId, IdError, MemberId};
+pub use lifecycle::{State, Transition};
 pub use period::{PeriodError, PeriodKey, PeriodSpan};
 pub use score::{CodecError, ScoreCodec};

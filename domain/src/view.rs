@@ -118,3 +118,61 @@ pub struct MemberView {
     /// Pass as `before` to read older entries.
     pub older: Option<i64>,
 }
+
+/// One row of the audit trail.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    pub id: i64,
+    pub at: Timestamp,
+    pub actor: String,
+    pub action: String,
+    pub board: Option<String>,
+    pub period: Option<String>,
+    pub member: Option<String>,
+    pub reason: Option<String>,
+    /// The state before and after the change, as JSON.
+    pub before: Option<serde_json::Value>,
+    pub after: Option<serde_json::Value>,
+}
+
+/// A write kept for review because its period was no longer open.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LateEntry {
+    pub id: i64,
+    pub period: PeriodKey,
+    pub member: MemberId,
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub external_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub delta: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub value: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub set_version: Option<i64>,
+    pub occurred_at: Timestamp,
+    pub received_at: Timestamp,
+    /// `pending`, `accepted` or `rejected`.
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub decided_by: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub decision_reason: Option<String>,
+}
+
+/// A period's settlement: what was decided, on which evidence, and its digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settlement {
+    pub board: BoardSlug,
+    pub period: PeriodKey,
+    pub revision: i64,
+    pub rule_version: i64,
+    /// The highest ledger entry id of the period the standings account for.
+    pub watermark: i64,
+    /// SHA-256 (hex) of `domain::settlement::canonical_text` of the standings.
+    pub digest: String,
+    pub members: u64,
+    pub actor: String,
+    pub settled_at: Timestamp,
+    pub standings: Vec<crate::settlement::Standing>,
+}

@@ -24,14 +24,18 @@ pub enum Change {
     Total { version: i64, total: i64 },
     /// `best`: a submission scoring `score`; only a higher score changes the total.
     Submission { submission_id: EventId, score: i64 },
+    /// An admin's correction: add `delta` on a board of any operator (audited, with a reason).
+    Correction { delta: i64 },
 }
 
 impl Change {
-    pub fn operator(&self) -> Operator {
+    /// The operator whose endpoint carries this change (`None`: a correction, valid on every board).
+    pub fn operator(&self) -> Option<Operator> {
         match self {
-            Change::Point { .. } => Operator::Incr,
-            Change::Total { .. } => Operator::Set,
-            Change::Submission { .. } => Operator::Best,
+            Change::Point { .. } => Some(Operator::Incr),
+            Change::Total { .. } => Some(Operator::Set),
+            Change::Submission { .. } => Some(Operator::Best),
+            Change::Correction { .. } => None,
         }
     }
 
@@ -40,7 +44,7 @@ impl Change {
         match self {
             Change::Point { event_id, .. } => Some(event_id),
             Change::Submission { submission_id, .. } => Some(submission_id),
-            Change::Total { .. } => None,
+            Change::Total { .. } | Change::Correction { .. } => None,
         }
     }
 
@@ -50,6 +54,7 @@ impl Change {
             Change::Point { .. } => "point",
             Change::Total { .. } => "total",
             Change::Submission { .. } => "submission",
+            Change::Correction { .. } => "correction",
         }
     }
 }
@@ -124,7 +129,8 @@ pub enum Decision {
 /// Decides a write against the current total.
 pub fn decide(change: &Change, current: Current) -> Decision {
     match *change {
-        Change::Point { delta, .. } => match current.points.checked_add(delta) {
+        Change::Point { delta, .. } | Change::Correction { delta } => match current.points.checked_add(delta)
+        {
             Some(points) => Decision::Change { points },
             None => Decision::Refuse("the total would overflow"),
         },
@@ -135,6 +141,59 @@ pub fn decide(change: &Change, current: Current) -> Decision {
         }
         Change::Submission { score, .. } => Decision::Change { points: score },
     }
+}
+
+/// An entry that still counts (not revoked), as [`replay`] reads it, in ledger order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counted {
+    pub effect: Effect,
+    /// The reach sequence the entry was given when recorded (under `first_reached`).
+    pub reach_seq: Option<i64>,
+}
+
+/// What an entry does to a total when replayed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// A point event or an admin correction: add.
+    Add(i64),
+    /// An absolute total with its client version.
+    Total { version: i64, total: i64 },
+    /// A best submission: counts when higher (the first always counts).
+    Submission(i64),
+}
+
+/// A total recomputed from the entries that count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Replayed {
+    pub points: i64,
+    pub set_version: i64,
+    /// The reach sequence of the last entry that moved the points: after a revoke the member
+    /// ranks as if the revoked entry had never been recorded. `None` when no entry counts.
+    pub reach_seq: Option<i64>,
+}
+
+/// Recomputes a member's total from its entries, oldest first, with the operators' rules.
+/// `None` when the total would overflow.
+pub fn replay(entries: &[Counted]) -> Option<Replayed> {
+    let mut out = Replayed::default();
+    let mut first = true;
+    for e in entries {
+        let before = out.points;
+        match e.effect {
+            Effect::Add(delta) => out.points = out.points.checked_add(delta)?,
+            Effect::Total { version, total } if first || version > out.set_version => {
+                (out.points, out.set_version) = (total, version)
+            }
+            Effect::Total { .. } => {}
+            Effect::Submission(score) if first || score > out.points => out.points = score,
+            Effect::Submission(_) => {}
+        }
+        if first || out.points != before {
+            out.reach_seq = e.reach_seq.or(out.reach_seq);
+        }
+        first = false;
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -172,5 +231,41 @@ mod tests {
         assert_eq!(decide(&sub(70), at(80, 1, 0)), Decision::RecordOnly);
         assert_eq!(decide(&sub(80), at(80, 1, 0)), Decision::RecordOnly);
         assert_eq!(decide(&sub(81), at(80, 1, 0)), Decision::Change { points: 81 });
+    }
+
+    fn counted(effect: Effect, seq: i64) -> Counted {
+        Counted { effect, reach_seq: Some(seq) }
+    }
+
+    #[test]
+    fn replay_takes_the_sequence_of_the_last_entry_that_moved_the_points() {
+        // +50 (seq 0), +10 (seq 2), -10 (seq 3): 50, re-reached at seq 3.
+        let all = [counted(Effect::Add(50), 0), counted(Effect::Add(10), 2), counted(Effect::Add(-10), 3)];
+        assert_eq!(replay(&all), Some(Replayed { points: 50, set_version: 0, reach_seq: Some(3) }));
+        // Without the +10: 40 since seq 3. Without the +10 and the -10: 50 since seq 0.
+        assert_eq!(replay(&[all[0], all[2]]).unwrap().reach_seq, Some(3));
+        assert_eq!(replay(&all[..1]).unwrap(), Replayed { points: 50, set_version: 0, reach_seq: Some(0) });
+        assert_eq!(replay(&[]), Some(Replayed::default()));
+        // A zero delta does not move the points, so it does not move the sequence.
+        let zero = [counted(Effect::Add(5), 1), counted(Effect::Add(0), 4)];
+        assert_eq!(replay(&zero).unwrap().reach_seq, Some(1));
+    }
+
+    #[test]
+    fn replay_follows_each_operator() {
+        let best = [
+            counted(Effect::Submission(80), 0),
+            counted(Effect::Submission(70), 1),
+            counted(Effect::Submission(85), 2),
+        ];
+        assert_eq!(replay(&best).unwrap().points, 85);
+        assert_eq!(replay(&best[..2]).unwrap(), Replayed { points: 80, set_version: 0, reach_seq: Some(0) });
+        let set = [
+            counted(Effect::Total { version: 2, total: 30 }, 0),
+            counted(Effect::Add(5), 1),
+            counted(Effect::Total { version: 1, total: 99 }, 2),
+        ];
+        assert_eq!(replay(&set).unwrap(), Replayed { points: 35, set_version: 2, reach_seq: Some(1) });
+        assert_eq!(replay(&[counted(Effect::Add(i64::MAX), 0), counted(Effect::Add(1), 1)]), None);
     }
 }

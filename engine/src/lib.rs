@@ -5,6 +5,8 @@
 //! - [`boards`]: board creation and details; [`auth`]: admin tokens and ingest keys.
 //! - [`reads`]: ranking pages assembled from the projection and the ledger's profiles.
 //! - [`writes`]: writes recorded in the ledger, then projected.
+//! - [`lifecycle`]: freeze, settle, archive, late review, revoke, correct, audit.
+//! - [`failpoints`]: test-only crash hooks between durable steps.
 //! - [`reconciler`]: keeps the projection level with the ledger; rebuilds a period.
 //! - [`metrics`]: Prometheus counters and histograms.
 //! - [`demo`]: the demo board behind `laurel serve --demo`.
@@ -14,7 +16,9 @@
 pub mod auth;
 pub mod boards;
 pub mod demo;
+pub mod failpoints;
 pub mod ledger;
+pub mod lifecycle;
 pub mod metrics;
 pub mod reads;
 pub mod reconciler;
@@ -41,10 +45,24 @@ pub enum EngineError {
     BoardExists(String),
     #[error("this board's operator is {board}; the endpoint is for {sent}")]
     WrongOperator { board: domain::Operator, sent: domain::Operator },
+    /// A lifecycle rule refused the change; `code` is the API's machine-readable reason
+    /// (`invalid_transition`, `period_settled`, `late_pending`, …).
+    #[error("{detail}")]
+    Conflict { code: &'static str, detail: String },
     #[error(transparent)]
-    Ledger(#[from] LedgerError),
+    Ledger(LedgerError),
     #[error("projection: {0}")]
     Redis(#[from] ::redis::RedisError),
+}
+
+impl From<LedgerError> for EngineError {
+    fn from(e: LedgerError) -> Self {
+        match e {
+            LedgerError::Refused { code, detail } => EngineError::Conflict { code, detail },
+            LedgerError::Missing(what) => EngineError::NotFound { what },
+            e => EngineError::Ledger(e),
+        }
+    }
 }
 
 impl From<sqlx::Error> for EngineError {
@@ -70,6 +88,11 @@ pub struct Engine {
     top_cache: Arc<reads::TopCache>,
     /// Board definitions already read (they are immutable; see `Engine::board`).
     boards: Arc<reads::BoardCache>,
+    failpoints: Arc<failpoints::Failpoints>,
+    /// Signals the reward delivery loop that a settlement saved new rewards.
+    rewards_due: Arc<tokio::sync::Notify>,
+    /// Period states recently read by reads (see `Engine::state_for_reads`).
+    states: Arc<reads::StateCache>,
 }
 
 /// Which store failed a readiness check.
@@ -102,7 +125,25 @@ impl Engine {
             metrics: Arc::new(Metrics::default()),
             top_cache: Arc::default(),
             boards: Arc::default(),
+            failpoints: Arc::new(failpoints::Failpoints::from_env()),
+            rewards_due: Arc::default(),
+            states: Arc::default(),
         }
+    }
+
+    /// Wakes the reward delivery loop (after a settlement saved rewards).
+    pub fn wake_rewards(&self) {
+        self.rewards_due.notify_one();
+    }
+
+    /// Resolves when [`Engine::wake_rewards`] was called since the last wait.
+    pub async fn rewards_woken(&self) {
+        self.rewards_due.notified().await;
+    }
+
+    /// Test-only crash hooks of this engine (see [`failpoints`]).
+    pub fn failpoints(&self) -> &failpoints::Failpoints {
+        &self.failpoints
     }
 
     pub fn metrics(&self) -> &Metrics {

@@ -7,6 +7,7 @@
 
 use crate::redis::{RawPage, Source, Window};
 use crate::{Engine, EngineError};
+use domain::lifecycle::State;
 use domain::view::{
     BoardSummary, CursorPage, Entry, LedgerEntry, MemberView, PeriodInfo, RankingPage, SnapshotInfo,
 };
@@ -28,6 +29,12 @@ const TOP_CACHE_TTL: Duration = Duration::from_secs(1);
 
 /// Board definitions by slug (see `Engine::board`).
 pub type BoardCache = std::sync::RwLock<HashMap<BoardSlug, Board>>;
+
+/// How long reads trust a period state they looked up (archived is final and kept for good).
+const STATE_CACHE_TTL: Duration = Duration::from_secs(1);
+
+/// Period states as reads last saw them (see `Engine::state_for_reads`).
+pub type StateCache = Mutex<HashMap<(BoardSlug, PeriodKey), (Instant, State)>>;
 
 /// (board, period, limit) of a cached top-N read.
 type TopKey = (String, String, u64);
@@ -78,6 +85,35 @@ impl Engine {
             .ok_or_else(|| EngineError::NotFound { what: format!("board {slug}") })?;
         self.boards.write().expect("board cache").insert(slug.clone(), board.clone());
         Ok(board)
+    }
+
+    /// A period's state for reads: archived periods are served from their standings. Cached for
+    /// at most a second (an archive by another instance leaves the projection for a grace period
+    /// longer than that; see `ARCHIVE_GRACE`), and for good once archived.
+    pub(crate) async fn state_for_reads(
+        &self,
+        board: &BoardSlug,
+        period: PeriodKey,
+    ) -> Result<State, EngineError> {
+        let key = (board.clone(), period);
+        if let Some((at, state)) = self.states.lock().expect("state cache").get(&key)
+            && (*state == State::Archived || at.elapsed() < STATE_CACHE_TTL)
+        {
+            return Ok(*state);
+        }
+        let state = self.ledger.state_of(board, &period).await?;
+        let mut states = self.states.lock().expect("state cache");
+        if states.len() >= 4096 {
+            states.retain(|_, (at, state)| *state == State::Archived || at.elapsed() < STATE_CACHE_TTL);
+        }
+        states.insert(key, (Instant::now(), state));
+        Ok(state)
+    }
+
+    /// Drops what reads cached about a board's periods (after a transition in this process).
+    pub(crate) fn forget_cached(&self, board: &BoardSlug) {
+        self.states.lock().expect("state cache").retain(|(b, _), _| b != board);
+        self.top_cache.pages.lock().expect("top cache").retain(|(b, _, _), _| b != board.as_str());
     }
 
     /// All boards, each with its current period.

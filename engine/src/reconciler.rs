@@ -76,7 +76,7 @@ impl Engine {
         Ok(RebuildReport { members: totals.len() as u64, took_ms: started.elapsed().as_millis() as u64 })
     }
 
-    async fn projected_totals(
+    pub(crate) async fn projected_totals(
         &self,
         board: &Board,
         period: &PeriodKey,

@@ -27,8 +27,11 @@ impl Engine {
         if writes.len() > MAX_BATCH {
             return Err(EngineError::Invalid(format!("a batch holds at most {MAX_BATCH} writes")));
         }
-        if let Some(w) = writes.iter().find(|w| w.change.operator() != board.operator) {
-            return Err(EngineError::WrongOperator { board: board.operator, sent: w.change.operator() });
+        if let Some(w) = writes.iter().find(|w| w.change.operator() != Some(board.operator)) {
+            let Some(sent) = w.change.operator() else {
+                return Err(EngineError::Invalid("corrections go through Engine::correct".into()));
+            };
+            return Err(EngineError::WrongOperator { board: board.operator, sent });
         }
         let recorded = self.ledger.record(board, writes, jiff::Timestamp::now()).await?;
         // Counted as soon as the ledger has them: a caller that hangs up during projection

@@ -5,13 +5,18 @@
 //! - [`Ledger::connect`] / [`Ledger::migrate`]: pools and schema (`migrations/<backend>/`).
 //! - boards and profiles: definitions and display data.
 //! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`).
+//! - `lifecycle.rs`: transitions, late decisions, revocations, corrections, settlements.
+//! - [`audit`]: the audit trail, written in the transaction of each change.
 
+pub mod audit;
 mod auth;
 mod boards;
+mod lifecycle;
 mod reads;
 mod writes;
 
 pub use boards::StoredTotal;
+pub use lifecycle::{Failpoint, LateDecision, Revoked, Transitioned};
 pub use writes::{Projected, Recorded};
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
@@ -45,6 +50,14 @@ pub enum LedgerError {
     Corrupt(String),
     #[error("ledger write interrupted: {0}")]
     Interrupted(String),
+    /// A lifecycle rule refused the change (checked inside its transaction); `code` is the API's.
+    #[error("{detail}")]
+    Refused { code: &'static str, detail: String },
+    #[error("{0} not found")]
+    Missing(String),
+    /// A test-only failpoint stopped the work here, as a crash would.
+    #[error("failpoint {0} hit")]
+    Failpoint(&'static str),
 }
 
 /// A handle on the ledger; cheap to clone.
@@ -150,6 +163,8 @@ async fn detached<T: Send + 'static>(
     }
 }
 
+type Tx = sqlx::Transaction<'static, sqlx::Any>;
+
 /// A write transaction, holding the in-process SQLite writer lock until it ends.
 struct WriteTx {
     tx: sqlx::Transaction<'static, sqlx::Any>,
@@ -177,6 +192,11 @@ fn sqlite_url(url: &str) -> Result<String, LedgerError> {
 /// Microseconds since the epoch: the ledger's portable instant.
 fn micros(t: jiff::Timestamp) -> i64 {
     t.as_microsecond()
+}
+
+/// The instant a stored microsecond count stands for.
+fn instant(us: i64) -> Result<jiff::Timestamp, LedgerError> {
+    jiff::Timestamp::from_microsecond(us).map_err(|e| LedgerError::Corrupt(e.to_string()))
 }
 
 #[cfg(test)]

@@ -14,13 +14,11 @@
 //! The unique `(board, external_id)` constraint has the last word on duplicates, so concurrent
 //! retries through several instances still count once.
 
-use super::{Backend, Ledger, LedgerError, micros};
+use super::{Backend, Ledger, LedgerError, Tx, micros};
 use domain::write::{Change, Current, Decision, Outcome, Write, decide};
 use domain::{Board, MemberId, PeriodKey, TiePolicy};
 use sqlx::Row;
 use std::collections::HashMap;
-
-type Tx = sqlx::Transaction<'static, sqlx::Any>;
 
 /// What the projection needs to mirror one member's new total.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,115 +150,222 @@ impl Ledger {
             .checked_add(jiff::SignedDuration::from_secs(board.freeze_grace_seconds))
             .unwrap_or(jiff::Timestamp::MAX);
         if state != "open" || now >= closes_at {
-            insert_entry(tx, "late_entries", slug, &key, write, now).await?;
+            let entry = EntryMeta {
+                occurred_at: write.occurred_at,
+                metadata: write.metadata.as_deref(),
+                ..Default::default()
+            };
+            insert_entry(tx, "late_entries", slug, &key, &write.member, &write.change, &entry, None, now)
+                .await?;
             let why = (state != "open").then_some(state.as_str());
             return Ok(Recorded::bare(Outcome::Late, period, Some(late_reason(why))));
         }
 
-        // SQLite holds its one write lock; PostgreSQL rows were locked up front (`lock_in_order`).
-        let lock = if self.backend == Backend::Postgres { " FOR UPDATE" } else { "" };
-        let row = sqlx::query(&format!(
-            "SELECT points, version, set_version, reach_seq FROM totals \
-             WHERE board = $1 AND period = $2 AND member = $3{lock}"
-        ))
-        .bind(slug)
-        .bind(&key)
-        .bind(member)
-        .fetch_optional(&mut **tx)
-        .await?;
-        let (current, reach_seq) = match row {
-            Some(row) => (
-                Current {
-                    points: row.try_get("points")?,
-                    version: row.try_get("version")?,
-                    set_version: row.try_get("set_version")?,
+        let entry = EntryMeta {
+            occurred_at: write.occurred_at,
+            metadata: write.metadata.as_deref(),
+            ..Default::default()
+        };
+        let recorded =
+            apply(tx, self.backend, board, period, &write.member, &write.change, &entry, now).await?;
+        if recorded.outcome == Outcome::Rejected {
+            // A write refused by a rule is part of the audit trail (seed 003: count and explain).
+            let after = serde_json::json!({ "kind": write.change.kind(), "external_id": external_id });
+            super::audit::record(
+                tx,
+                &super::audit::AuditRecord {
+                    actor: "ingest",
+                    action: "write_rejected",
+                    board: Some(slug),
+                    period: Some(&key),
+                    member: Some(member),
+                    reason: recorded.reason.as_deref(),
+                    before: None,
+                    after: Some(after),
                 },
-                row.try_get::<i64, _>("reach_seq")?,
-            ),
-            None => (Current::default(), 0),
-        };
-
-        let new_points = match decide(&write.change, current) {
-            Decision::Ignore(outcome) => {
-                let mut r = Recorded::bare(outcome, period, None);
-                (r.points, r.version) = (Some(current.points), Some(current.version));
-                return Ok(r);
-            }
-            Decision::Refuse(reason) => {
-                return Ok(Recorded::bare(Outcome::Rejected, period, Some(reason.into())));
-            }
-            Decision::RecordOnly => None,
-            Decision::Change { points } => Some(points),
-        };
-        if let Some(points) = new_points
-            && let Err(e) = board.codec.check_points(points)
-        {
-            return Ok(Recorded::bare(Outcome::Rejected, period, Some(e.to_string())));
-        }
-
-        let Some(points) = new_points else {
-            return record_only(tx, slug, &key, write, now, current, period).await;
-        };
-        // The reach sequence moves only when the points move: a member keeps the moment it
-        // reached its current points.
-        let seq = match board.tie_policy() {
-            TiePolicy::FirstReached if points != current.points || current.version == 0 => sqlx::query(
-                "UPDATE periods SET next_seq = next_seq + 1 WHERE board = $1 AND period = $2 \
-                     RETURNING next_seq - 1 AS seq",
+                now,
             )
-            .bind(slug)
-            .bind(&key)
-            .fetch_one(&mut **tx)
-            .await?
-            .try_get("seq")?,
-            _ => reach_seq,
-        };
-        let score = match board.codec.encode(points, seq) {
-            Ok(score) => score,
-            // Only a used-up sequence budget gets here (bounds were checked above).
-            Err(e) => return Ok(Recorded::bare(Outcome::Rejected, period, Some(e.to_string()))),
-        };
-        if !insert_entry(tx, "entries", slug, &key, write, now).await? {
-            // Another transaction recorded the same id since our check: it counts once.
-            return Ok(Recorded::bare(Outcome::Duplicate, period, None));
+            .await?;
         }
-
-        let version = current.version + 1;
-        let set_version = match write.change {
-            Change::Total { version, .. } => version,
-            _ => current.set_version,
-        };
-        sqlx::query(
-            "INSERT INTO totals (board, period, member, points, version, reach_seq, set_version, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (board, period, member) DO UPDATE SET \
-             points = excluded.points, version = excluded.version, reach_seq = excluded.reach_seq, \
-             set_version = excluded.set_version, updated_at = excluded.updated_at",
-        )
-        .bind(slug)
-        .bind(&key)
-        .bind(member)
-        .bind(points)
-        .bind(version)
-        .bind(seq)
-        .bind(set_version)
-        .bind(micros(now))
-        .execute(&mut **tx)
-        .await?;
-
-        let outcome = if matches!(write.change, Change::Submission { .. }) {
-            Outcome::Improved
-        } else {
-            Outcome::Applied
-        };
-        Ok(Recorded {
-            outcome,
-            total: Some(Projected { period, member: write.member.clone(), points, version, score }),
-            period,
-            reason: None,
-            points: Some(points),
-            version: Some(version),
-        })
+        Ok(recorded)
     }
+}
+
+/// Who made an entry and why, beyond the write itself.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct EntryMeta<'a> {
+    pub occurred_at: jiff::Timestamp,
+    pub metadata: Option<&'a str>,
+    /// The admin behind a correction or an accepted late write.
+    pub actor: Option<&'a str>,
+    pub reason: Option<&'a str>,
+}
+
+/// Applies one change to a member's total in `period`, whatever the period's state (the caller
+/// has decided it may): locks the total, lets the operator decide, checks the bounds, records the
+/// entry and moves the total, its version and — under `first_reached` — its reach sequence.
+///
+/// Under `first_reached` every recorded entry takes the period's next reach sequence; the member
+/// adopts it when its points move (a member keeps the moment it reached its current points).
+/// Storing it on the entry lets a revoke recompute the member's sequence (`domain::write::replay`).
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn apply(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &Board,
+    period: PeriodKey,
+    member: &MemberId,
+    change: &Change,
+    entry: &EntryMeta<'_>,
+    now: jiff::Timestamp,
+) -> Result<Recorded, LedgerError> {
+    let (slug, key) = (board.slug.as_str(), period.to_string());
+    let (current, reach_seq) = lock_total(tx, backend, slug, &key, member).await?;
+    let new_points = match decide(change, current) {
+        Decision::Ignore(outcome) => {
+            let mut r = Recorded::bare(outcome, period, None);
+            (r.points, r.version) = (Some(current.points), Some(current.version));
+            return Ok(r);
+        }
+        Decision::Refuse(reason) => {
+            return Ok(Recorded::bare(Outcome::Rejected, period, Some(reason.into())));
+        }
+        Decision::RecordOnly => None,
+        Decision::Change { points } => Some(points),
+    };
+    if let Some(points) = new_points
+        && let Err(e) = board.codec.check_points(points)
+    {
+        return Ok(Recorded::bare(Outcome::Rejected, period, Some(e.to_string())));
+    }
+    let entry_seq = match board.tie_policy() {
+        TiePolicy::FirstReached => Some(next_seq(tx, slug, &key).await?),
+        TiePolicy::Shared => None,
+    };
+    let Some(points) = new_points else {
+        // best: the submission is recorded (so a repeat is recognised) but the total stays.
+        let outcome =
+            if insert_entry(tx, "entries", slug, &key, member, change, entry, entry_seq, now).await? {
+                Outcome::NotHigher
+            } else {
+                Outcome::Duplicate
+            };
+        let mut r = Recorded::bare(outcome, period, None);
+        (r.points, r.version) = (Some(current.points), Some(current.version));
+        return Ok(r);
+    };
+    let moved = points != current.points || current.version == 0;
+    let seq = match entry_seq {
+        Some(seq) if moved => seq,
+        _ => reach_seq,
+    };
+    let score = match board.codec.encode(points, seq) {
+        Ok(score) => score,
+        // Only a used-up sequence budget gets here (bounds were checked above).
+        Err(e) => return Ok(Recorded::bare(Outcome::Rejected, period, Some(e.to_string()))),
+    };
+    if !insert_entry(tx, "entries", slug, &key, member, change, entry, entry_seq, now).await? {
+        // Another transaction recorded the same id since our check: it counts once.
+        return Ok(Recorded::bare(Outcome::Duplicate, period, None));
+    }
+    let set_version = match *change {
+        Change::Total { version, .. } => version,
+        _ => current.set_version,
+    };
+    let version = current.version + 1;
+    store_total(tx, slug, &key, member, StoredState { points, version, reach_seq: seq, set_version }, now)
+        .await?;
+    let outcome =
+        if matches!(change, Change::Submission { .. }) { Outcome::Improved } else { Outcome::Applied };
+    Ok(Recorded {
+        outcome,
+        total: Some(Projected { period, member: member.clone(), points, version, score }),
+        period,
+        reason: None,
+        points: Some(points),
+        version: Some(version),
+    })
+}
+
+/// A member's total as stored, with its reach sequence.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct StoredState {
+    pub points: i64,
+    pub version: i64,
+    pub reach_seq: i64,
+    pub set_version: i64,
+}
+
+/// Reads a member's total for change. SQLite holds its one write lock; on PostgreSQL the row was
+/// locked up front (`lock_in_order` / `lock_member`) and `FOR UPDATE` re-asserts it.
+pub(super) async fn lock_total(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &str,
+    period: &str,
+    member: &MemberId,
+) -> Result<(Current, i64), LedgerError> {
+    let lock = if backend == Backend::Postgres { " FOR UPDATE" } else { "" };
+    let row = sqlx::query(&format!(
+        "SELECT points, version, set_version, reach_seq FROM totals \
+         WHERE board = $1 AND period = $2 AND member = $3{lock}"
+    ))
+    .bind(board)
+    .bind(period)
+    .bind(member.as_str())
+    .fetch_optional(&mut **tx)
+    .await?;
+    Ok(match row {
+        Some(row) => (
+            Current {
+                points: row.try_get("points")?,
+                version: row.try_get("version")?,
+                set_version: row.try_get("set_version")?,
+            },
+            row.try_get::<i64, _>("reach_seq")?,
+        ),
+        None => (Current::default(), 0),
+    })
+}
+
+/// Writes a member's total (creating the row on its first change).
+pub(super) async fn store_total(
+    tx: &mut Tx,
+    board: &str,
+    period: &str,
+    member: &MemberId,
+    state: StoredState,
+    now: jiff::Timestamp,
+) -> Result<(), LedgerError> {
+    sqlx::query(
+        "INSERT INTO totals (board, period, member, points, version, reach_seq, set_version, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (board, period, member) DO UPDATE SET \
+         points = excluded.points, version = excluded.version, reach_seq = excluded.reach_seq, \
+         set_version = excluded.set_version, updated_at = excluded.updated_at",
+    )
+    .bind(board)
+    .bind(period)
+    .bind(member.as_str())
+    .bind(state.points)
+    .bind(state.version)
+    .bind(state.reach_seq)
+    .bind(state.set_version)
+    .bind(micros(now))
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// Hands out the period's next reach sequence (the period row exists and is locked or SQLite is).
+pub(super) async fn next_seq(tx: &mut Tx, board: &str, period: &str) -> Result<i64, LedgerError> {
+    Ok(sqlx::query(
+        "UPDATE periods SET next_seq = next_seq + 1 WHERE board = $1 AND period = $2 RETURNING next_seq - 1 AS seq",
+    )
+    .bind(board)
+    .bind(period)
+    .fetch_one(&mut **tx)
+    .await?
+    .try_get("seq")?)
 }
 
 /// The state of a period, creating it as `open` on its first write.
@@ -278,17 +383,57 @@ async fn period_state(tx: &mut Tx, board: &str, period: &str) -> Result<String, 
         .try_get("state")?)
 }
 
+/// Locks a period row on PostgreSQL: exclusively under first_reached (it hands out reach
+/// sequences), shared otherwise — so a freeze or settle (which update the row) waits for the
+/// writes in flight, and no write commits into a period after it was settled.
+async fn lock_period(tx: &mut Tx, board: &Board, period: &str) -> Result<(), LedgerError> {
+    let mode = match board.tie_policy() {
+        TiePolicy::FirstReached => "UPDATE",
+        TiePolicy::Shared => "SHARE",
+    };
+    sqlx::query(&format!("SELECT 1 FROM periods WHERE board = $1 AND period = $2 FOR {mode}"))
+        .bind(board.slug.as_str())
+        .bind(period)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// The locks one admin change of a member's total needs, in the same order as a batch's.
+pub(super) async fn lock_member(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &Board,
+    period: &str,
+    member: &MemberId,
+    now: jiff::Timestamp,
+) -> Result<(), LedgerError> {
+    if backend == Backend::Postgres {
+        lock_rows(tx, board, vec![(period.to_owned(), member.as_str())], now).await?;
+    }
+    Ok(())
+}
+
 /// Takes every row lock a batch will need, in one global order (periods, then (period, member)),
-/// so concurrent batches on PostgreSQL wait for each other instead of deadlocking. Under
-/// first_reached the period row (which hands out reach sequences) is locked too.
+/// so concurrent batches on PostgreSQL wait for each other instead of deadlocking.
 async fn lock_in_order(
     tx: &mut Tx,
     board: &Board,
     writes: &[Write],
     now: jiff::Timestamp,
 ) -> Result<(), LedgerError> {
-    let mut rows: Vec<(String, &str)> =
+    let rows =
         writes.iter().map(|w| (board.period_at(w.occurred_at).to_string(), w.member.as_str())).collect();
+    lock_rows(tx, board, rows, now).await
+}
+
+/// Locks the given (period, member) rows, creating them if missing, periods first, each sorted.
+async fn lock_rows(
+    tx: &mut Tx,
+    board: &Board,
+    mut rows: Vec<(String, &str)>,
+    now: jiff::Timestamp,
+) -> Result<(), LedgerError> {
     rows.sort_unstable();
     rows.dedup();
     let mut periods: Vec<&str> = rows.iter().map(|(p, _)| p.as_str()).collect();
@@ -302,13 +447,7 @@ async fn lock_in_order(
         .bind(period)
         .execute(&mut **tx)
         .await?;
-        if board.tie_policy() == TiePolicy::FirstReached {
-            sqlx::query("SELECT 1 FROM periods WHERE board = $1 AND period = $2 FOR UPDATE")
-                .bind(slug)
-                .bind(period)
-                .execute(&mut **tx)
-                .await?;
-        }
+        lock_period(tx, board, period).await?;
     }
     for (period, member) in &rows {
         sqlx::query(
@@ -331,26 +470,6 @@ async fn lock_in_order(
     Ok(())
 }
 
-/// best: the submission is recorded (so a repeat is recognised) but the total stays.
-async fn record_only(
-    tx: &mut Tx,
-    board: &str,
-    period_key: &str,
-    write: &Write,
-    now: jiff::Timestamp,
-    current: Current,
-    period: PeriodKey,
-) -> Result<Recorded, LedgerError> {
-    let outcome = if insert_entry(tx, "entries", board, period_key, write, now).await? {
-        Outcome::NotHigher
-    } else {
-        Outcome::Duplicate
-    };
-    let mut r = Recorded::bare(outcome, period, None);
-    (r.points, r.version) = (Some(current.points), Some(current.version));
-    Ok(r)
-}
-
 fn late_reason(state: Option<&str>) -> String {
     match state {
         Some(state) => format!("the period is {state}; the write is kept for review"),
@@ -358,39 +477,48 @@ fn late_reason(state: Option<&str>) -> String {
     }
 }
 
-/// Inserts a write into `entries` or `late_entries`. Returns false when its id was already there.
-async fn insert_entry(
+/// Inserts a change into `entries` or `late_entries`. Returns false when its id was already there.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn insert_entry(
     tx: &mut Tx,
     table: &str,
     board: &str,
     period: &str,
-    write: &Write,
+    member: &MemberId,
+    change: &Change,
+    entry: &EntryMeta<'_>,
+    reach_seq: Option<i64>,
     now: jiff::Timestamp,
 ) -> Result<bool, LedgerError> {
-    let (delta, value, set_version) = match write.change {
-        Change::Point { delta, .. } => (Some(delta), None, None),
+    let (delta, value, set_version) = match *change {
+        Change::Point { delta, .. } | Change::Correction { delta } => (Some(delta), None, None),
         Change::Total { version, total } => (None, Some(total), Some(version)),
         Change::Submission { score, .. } => (None, Some(score), None),
     };
-    let time_column = if table == "entries" { "recorded_at" } else { "received_at" };
-    let inserted = sqlx::query(&format!(
-        "INSERT INTO {table} (board, period, member, kind, external_id, delta, value, set_version, \
-         occurred_at, {time_column}, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
+    let sql = if table == "entries" {
+        "INSERT INTO entries (board, period, member, kind, external_id, delta, value, set_version, \
+         occurred_at, recorded_at, metadata, reach_seq, actor, reason) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
          ON CONFLICT (board, external_id) DO NOTHING"
-    ))
-    .bind(board)
-    .bind(period)
-    .bind(write.member.as_str())
-    .bind(write.change.kind())
-    .bind(write.change.external_id().map(|id| id.as_str()))
-    .bind(delta)
-    .bind(value)
-    .bind(set_version)
-    .bind(micros(write.occurred_at))
-    .bind(micros(now))
-    .bind(write.metadata.as_deref())
-    .execute(&mut **tx)
-    .await?
-    .rows_affected();
-    Ok(inserted == 1)
+    } else {
+        "INSERT INTO late_entries (board, period, member, kind, external_id, delta, value, set_version, \
+         occurred_at, received_at, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
+         ON CONFLICT (board, external_id) DO NOTHING"
+    };
+    let mut query = sqlx::query(sql)
+        .bind(board)
+        .bind(period)
+        .bind(member.as_str())
+        .bind(change.kind())
+        .bind(change.external_id().map(|id| id.as_str()))
+        .bind(delta)
+        .bind(value)
+        .bind(set_version)
+        .bind(micros(entry.occurred_at))
+        .bind(micros(now))
+        .bind(entry.metadata);
+    if table == "entries" {
+        query = query.bind(reach_seq).bind(entry.actor).bind(entry.reason);
+    }
+    Ok(query.execute(&mut **tx).await?.rows_affected() == 1)
 }

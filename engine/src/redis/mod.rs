@@ -14,6 +14,7 @@ use ::redis::cluster_async::ClusterConnection;
 use ::redis::{Cmd, Pipeline, RedisFuture, RedisResult, Script, Value};
 use domain::{BoardSlug, MemberId, PeriodKey};
 use keys::KeySpace;
+use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 use tokio::sync::OnceCell;
@@ -324,6 +325,42 @@ impl Projection {
             .invoke_async::<i64>(&mut conn)
             .await?;
         Ok(())
+    }
+
+    /// Every (member, score) of a period's live ranking, read in chunks (settlement's cross-check).
+    pub async fn scores(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<HashMap<String, i64>> {
+        const CHUNK: isize = 20_000;
+        let keys = self.keys.period(board, period);
+        let mut conn = self.conn().await?;
+        let mut all = HashMap::new();
+        let mut start = 0;
+        loop {
+            let chunk: Vec<(String, i64)> = ::redis::cmd("ZRANGE")
+                .arg(&keys.rank)
+                .arg(start)
+                .arg(start + CHUNK - 1)
+                .arg("WITHSCORES")
+                .query_async(&mut conn)
+                .await?;
+            let len = chunk.len() as isize;
+            all.extend(chunk);
+            if len < CHUNK {
+                return Ok(all);
+            }
+            start += CHUNK;
+        }
+    }
+
+    /// Lets a period's projection expire after `grace` (archive: the period is served from its
+    /// standings now; the grace covers other instances' one-second state caches).
+    pub async fn expire(&self, board: &BoardSlug, period: &PeriodKey, grace: Duration) -> RedisResult<()> {
+        let keys = self.keys.period(board, period);
+        let mut conn = self.conn().await?;
+        let mut pipe = ::redis::pipe();
+        for key in keys.all() {
+            pipe.cmd("PEXPIRE").arg(key).arg(grace.as_millis() as u64).ignore();
+        }
+        pipe.exec_async(&mut conn).await
     }
 
     /// Reads a window of `limit` entries (or a member's neighbourhood) atomically, with the

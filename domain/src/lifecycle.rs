@@ -1,0 +1,172 @@
+//! The period lifecycle: `open → frozen → settled → archived`, plus `frozen → open` (reopen).
+//!
+//! Every transition is idempotent: asking for a state the period already reached along the main
+//! line answers [`Step::Already`] and changes nothing (a retried freeze, a settle of a period that
+//! was archived since). Anything else that does not follow an arrow is refused with the current
+//! state, so callers can say why.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A period's state. Ordered along the main line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    /// Writes apply (until the period's end + grace).
+    Open,
+    /// Writes are kept as late for review; revocations and corrections still apply.
+    Frozen,
+    /// Final standings, prizes and rewards are recorded; nothing changes any more.
+    Settled,
+    /// Served from the stored standings; the projection is gone.
+    Archived,
+}
+
+impl State {
+    pub const ALL: [State; 4] = [State::Open, State::Frozen, State::Settled, State::Archived];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Open => "open",
+            State::Frozen => "frozen",
+            State::Settled => "settled",
+            State::Archived => "archived",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<State> {
+        State::ALL.into_iter().find(|state| state.as_str() == s)
+    }
+
+    /// Whether the totals may still change (by revocation, correction or an accepted late write).
+    pub fn is_adjustable(self) -> bool {
+        matches!(self, State::Open | State::Frozen)
+    }
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What an admin (or the scheduler) asks of a period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transition {
+    Freeze,
+    Reopen,
+    Settle,
+    Archive,
+}
+
+impl Transition {
+    pub const ALL: [Transition; 4] =
+        [Transition::Freeze, Transition::Reopen, Transition::Settle, Transition::Archive];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transition::Freeze => "freeze",
+            Transition::Reopen => "reopen",
+            Transition::Settle => "settle",
+            Transition::Archive => "archive",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Transition> {
+        Transition::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+
+    /// The state this transition leads to.
+    pub fn target(self) -> State {
+        match self {
+            Transition::Freeze => State::Frozen,
+            Transition::Reopen => State::Open,
+            Transition::Settle => State::Settled,
+            Transition::Archive => State::Archived,
+        }
+    }
+}
+
+/// What a transition does to a period in a given state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Move to the target state.
+    Move(State),
+    /// The period is already there (or past it on the main line): nothing changes.
+    Already,
+}
+
+/// The transition cannot happen from the current state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("cannot {} a period that is {current}", transition.as_str())]
+pub struct InvalidTransition {
+    pub transition: Transition,
+    pub current: State,
+}
+
+/// Decides a transition. Arrows: open→frozen, frozen→open, frozen→settled, settled→archived.
+pub fn step(current: State, transition: Transition) -> Result<Step, InvalidTransition> {
+    use State::*;
+    use Transition::*;
+    let invalid = Err(InvalidTransition { transition, current });
+    match (current, transition) {
+        (Open, Freeze) | (Frozen, Settle) | (Settled, Archive) | (Frozen, Reopen) => {
+            Ok(Step::Move(transition.target()))
+        }
+        (Open, Reopen) => Ok(Step::Already),
+        // Reopening a settled or archived period would silently change a published result.
+        (Settled | Archived, Reopen) => invalid,
+        (Open, Settle | Archive) | (Frozen, Archive) => invalid,
+        (_, Freeze | Settle | Archive) => Ok(Step::Already),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_arrows_move_and_repeats_change_nothing() {
+        use State::*;
+        use Transition::*;
+        assert_eq!(step(Open, Freeze), Ok(Step::Move(Frozen)));
+        assert_eq!(step(Frozen, Reopen), Ok(Step::Move(Open)));
+        assert_eq!(step(Frozen, Settle), Ok(Step::Move(Settled)));
+        assert_eq!(step(Settled, Archive), Ok(Step::Move(Archived)));
+        assert_eq!(step(Frozen, Freeze), Ok(Step::Already));
+        assert_eq!(step(Open, Reopen), Ok(Step::Already));
+        assert_eq!(step(Settled, Settle), Ok(Step::Already));
+        assert_eq!(step(Archived, Settle), Ok(Step::Already));
+        assert_eq!(step(Archived, Freeze), Ok(Step::Already));
+        assert_eq!(step(Archived, Archive), Ok(Step::Already));
+    }
+
+    #[test]
+    fn impossible_transitions_name_the_current_state() {
+        use State::*;
+        use Transition::*;
+        for (state, t) in
+            [(Open, Settle), (Open, Archive), (Frozen, Archive), (Settled, Reopen), (Archived, Reopen)]
+        {
+            let e = step(state, t).unwrap_err();
+            assert_eq!(e.current, state);
+            assert!(e.to_string().contains(state.as_str()), "{e}");
+        }
+    }
+
+    #[test]
+    fn every_pair_is_decided_and_moves_only_along_an_arrow() {
+        for state in State::ALL {
+            for t in Transition::ALL {
+                if let Ok(Step::Move(to)) = step(state, t) {
+                    assert_eq!(to, t.target());
+                    assert!(to == State::Open || to > state, "{state} -> {to}");
+                }
+            }
+        }
+        for s in State::ALL {
+            assert_eq!(State::parse(s.as_str()), Some(s));
+        }
+    }
+}

@@ -1,0 +1,804 @@
+//! The settlement lifecycle in the ledger: period transitions, late-write decisions, revocations,
+//! corrections and settlements. Each runs in one write transaction that also writes its audit
+//! row; rules that depend on the period's state are checked inside that transaction, with the
+//! period row locked (PostgreSQL) or the single writer held (SQLite).
+
+use super::audit::{AuditRecord, record as audit};
+use super::writes::{EntryMeta, StoredState, apply, lock_member, store_total};
+use super::{Backend, Ledger, LedgerError, Recorded, Tx, instant, micros};
+use domain::lifecycle::{State, Step, Transition, step};
+use domain::settlement::{FinalTotal, RULE_VERSION, Standing, canonical_text, standings};
+use domain::view::{LateEntry, Settlement};
+use domain::write::{Change, Counted, Effect, replay};
+use domain::{Board, BoardSlug, EventId, MemberId, PeriodKey};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use sqlx::Row;
+
+/// Rows per multi-row INSERT when a settlement writes its standings and rewards.
+const INSERT_CHUNK: usize = 500;
+
+/// What a transition did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transitioned {
+    pub state: State,
+    /// False when the period was already there (an idempotent repeat).
+    pub moved: bool,
+}
+
+/// What a revoke did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Revoked {
+    /// The entry no longer counts; `total` is the member's recomputed total to project.
+    Revoked { period: PeriodKey, member: MemberId, total: Option<super::Projected> },
+    /// A revocation of this entry was recorded before; nothing changed.
+    AlreadyRevoked { period: PeriodKey, member: MemberId },
+}
+
+/// A late write's decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LateDecision {
+    pub entry: LateEntry,
+    /// For an accept: what applying the write did (None for a reject or a repeated accept).
+    pub applied: Option<Recorded>,
+}
+
+/// A test-only crash hook called between the steps of a settlement (see `engine::failpoints`).
+pub type Failpoint = std::sync::Arc<dyn Fn(&'static str) -> Result<(), LedgerError> + Send + Sync>;
+
+fn refused(code: &'static str, detail: impl Into<String>) -> LedgerError {
+    LedgerError::Refused { code, detail: detail.into() }
+}
+
+impl Ledger {
+    /// A period's state (`open` when nothing was written to it yet).
+    pub async fn state_of(&self, board: &BoardSlug, period: &PeriodKey) -> Result<State, LedgerError> {
+        let row = sqlx::query("SELECT state FROM periods WHERE board = $1 AND period = $2")
+            .bind(board.as_str())
+            .bind(period.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        match row {
+            Some(row) => parse_state(&row.try_get::<String, _>("state")?),
+            None => Ok(State::Open),
+        }
+    }
+
+    /// Periods in `state` whose state changed before `before` (the scheduler's archive queue).
+    pub async fn periods_in_state(
+        &self,
+        state: State,
+        changed_before: jiff::Timestamp,
+    ) -> Result<Vec<(BoardSlug, PeriodKey)>, LedgerError> {
+        let rows = sqlx::query(
+            "SELECT board, period FROM periods WHERE state = $1 AND COALESCE(state_changed_at, 0) < $2 \
+             ORDER BY board, period",
+        )
+        .bind(state.as_str())
+        .bind(micros(changed_before))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((slug(r.try_get("board")?)?, period_key(&r.try_get::<String, _>("period")?)?)))
+            .collect()
+    }
+
+    /// Freezes, reopens or archives a period (settling has its own call: it writes standings).
+    pub async fn transition(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        transition: Transition,
+        actor: &str,
+        reason: Option<&str>,
+        now: jiff::Timestamp,
+    ) -> Result<Transitioned, LedgerError> {
+        assert_ne!(transition, Transition::Settle, "settle goes through Ledger::settle");
+        let (ledger, board, actor, reason) =
+            (self.clone(), board.clone(), actor.to_owned(), reason.map(str::to_owned));
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let key = period.to_string();
+            let current = lock_period_state(&mut w.tx, ledger.backend, board.slug.as_str(), &key).await?;
+            let done =
+                match step(current, transition).map_err(|e| refused("invalid_transition", e.to_string()))? {
+                    Step::Already => Transitioned { state: current, moved: false },
+                    Step::Move(to) => {
+                        set_state(&mut w.tx, board.slug.as_str(), &key, to, now).await?;
+                        let record = AuditRecord {
+                            actor: &actor,
+                            action: transition.as_str(),
+                            board: Some(board.slug.as_str()),
+                            period: Some(&key),
+                            reason: reason.as_deref(),
+                            before: Some(json!({ "state": current })),
+                            after: Some(json!({ "state": to })),
+                            ..Default::default()
+                        };
+                        audit(&mut w.tx, &record, now).await?;
+                        Transitioned { state: to, moved: true }
+                    }
+                };
+            w.tx.commit().await?;
+            Ok(done)
+        })
+        .await
+    }
+
+    /// Late writes of a period, oldest first; `status` filters (`pending`, `accepted`, `rejected`).
+    pub async fn late_entries(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        status: Option<&str>,
+    ) -> Result<Vec<LateEntry>, LedgerError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {LATE_COLUMNS} FROM late_entries WHERE board = $1 AND period = $2 \
+             AND ($3 IS NULL OR status = $3) ORDER BY id"
+        ))
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .bind(status)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(late_from_row).collect()
+    }
+
+    /// Accepts (applies to its period) or rejects a late write, once. An accept needs the period
+    /// open or frozen; repeating the same decision answers it again, the other one is refused.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn decide_late(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        id: i64,
+        accept: bool,
+        actor: &str,
+        reason: Option<&str>,
+        now: jiff::Timestamp,
+    ) -> Result<LateDecision, LedgerError> {
+        let (ledger, board, actor, reason) =
+            (self.clone(), board.clone(), actor.to_owned(), reason.map(str::to_owned));
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let slug = board.slug.as_str();
+            let key = period.to_string();
+            let row = sqlx::query(&format!(
+                "SELECT {LATE_COLUMNS} FROM late_entries WHERE board = $1 AND period = $2 AND id = $3"
+            ))
+            .bind(slug)
+            .bind(&key)
+            .bind(id)
+            .fetch_optional(&mut *w.tx)
+            .await?
+            .ok_or_else(|| LedgerError::Missing(format!("late write {id} of {slug} {key}")))?;
+            let entry = late_from_row(&row)?;
+            let wanted = if accept { "accepted" } else { "rejected" };
+            if entry.status == wanted {
+                return Ok(LateDecision { entry, applied: None });
+            }
+            if entry.status != "pending" {
+                return Err(refused(
+                    "already_decided",
+                    format!("late write {id} was {} before", entry.status),
+                ));
+            }
+            let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
+            lock_member(&mut w.tx, ledger.backend, &board, &key, &entry.member, now).await?;
+            let applied = if accept {
+                if !state.is_adjustable() {
+                    return Err(refused(
+                        "period_settled",
+                        format!("{slug} {key} is {state}: its standings are final"),
+                    ));
+                }
+                let change = late_change(&entry)?;
+                let meta = EntryMeta {
+                    occurred_at: entry.occurred_at,
+                    metadata: None,
+                    actor: Some(&actor),
+                    reason: reason.as_deref(),
+                };
+                Some(
+                    apply(&mut w.tx, ledger.backend, &board, period, &entry.member, &change, &meta, now)
+                        .await?,
+                )
+            } else {
+                None
+            };
+            sqlx::query(
+                "UPDATE late_entries SET status = $1, decided_by = $2, decided_at = $3, decision_reason = $4 \
+                 WHERE id = $5",
+            )
+            .bind(wanted)
+            .bind(&actor)
+            .bind(micros(now))
+            .bind(reason.as_deref())
+            .bind(id)
+            .execute(&mut *w.tx)
+            .await?;
+            let record = AuditRecord {
+                actor: &actor,
+                action: if accept { "late_accepted" } else { "late_rejected" },
+                board: Some(slug),
+                period: Some(&key),
+                member: Some(entry.member.as_str()),
+                reason: reason.as_deref(),
+                before: Some(json!({ "late_id": id, "status": "pending" })),
+                after: Some(json!({
+                    "late_id": id,
+                    "status": wanted,
+                    "result": applied.as_ref().map(|r| r.outcome.as_str()),
+                    "points": applied.as_ref().and_then(|r| r.points),
+                })),
+            };
+            audit(&mut w.tx, &record, now).await?;
+            w.tx.commit().await?;
+            let entry = LateEntry {
+                status: wanted.into(),
+                decided_by: Some(actor),
+                decision_reason: reason,
+                ..entry
+            };
+            Ok(LateDecision { entry, applied })
+        })
+        .await
+    }
+
+    /// Revokes an applied event or submission: records a revocation linked to it (once: the
+    /// unique `revokes` makes a repeat `AlreadyRevoked`) and recomputes the member's total from
+    /// the entries that still count. Allowed while the period is open or frozen.
+    pub async fn revoke(
+        &self,
+        board: &Board,
+        event_id: &EventId,
+        actor: &str,
+        reason: &str,
+        now: jiff::Timestamp,
+    ) -> Result<Revoked, LedgerError> {
+        let (ledger, board, event_id) = (self.clone(), board.clone(), event_id.clone());
+        let (actor, reason) = (actor.to_owned(), reason.to_owned());
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let slug = board.slug.as_str();
+            let original = sqlx::query(
+                "SELECT id, period, member, delta, value FROM entries WHERE board = $1 AND external_id = $2",
+            )
+            .bind(slug)
+            .bind(event_id.as_str())
+            .fetch_optional(&mut *w.tx)
+            .await?
+            .ok_or_else(|| LedgerError::Missing(format!("applied event {event_id} on {slug}")))?;
+            let original_id: i64 = original.try_get("id")?;
+            let key: String = original.try_get("period")?;
+            let period = period_key(&key)?;
+            let member = member_id(original.try_get("member")?)?;
+            let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
+            lock_member(&mut w.tx, ledger.backend, &board, &key, &member, now).await?;
+            let already = sqlx::query("SELECT 1 FROM entries WHERE revokes = $1")
+                .bind(original_id)
+                .fetch_optional(&mut *w.tx)
+                .await?
+                .is_some();
+            if already {
+                return Ok(Revoked::AlreadyRevoked { period, member });
+            }
+            if !state.is_adjustable() {
+                return Err(refused("period_settled", format!("{slug} {key} is {state}: its standings are final")));
+            }
+            let delta: Option<i64> = original.try_get("delta")?;
+            let inserted = sqlx::query(
+                "INSERT INTO entries (board, period, member, kind, delta, occurred_at, recorded_at, revokes, actor, reason) \
+                 VALUES ($1, $2, $3, 'revocation', $4, $5, $5, $6, $7, $8) ON CONFLICT (revokes) DO NOTHING",
+            )
+            .bind(slug)
+            .bind(&key)
+            .bind(member.as_str())
+            .bind(delta.map(|d| -d))
+            .bind(micros(now))
+            .bind(original_id)
+            .bind(&actor)
+            .bind(&reason)
+            .execute(&mut *w.tx)
+            .await?
+            .rows_affected();
+            if inserted == 0 {
+                return Ok(Revoked::AlreadyRevoked { period, member });
+            }
+            let (before, total) = recompute(&mut w.tx, ledger.backend, &board, period, &member, now).await?;
+            let record = AuditRecord {
+                actor: &actor,
+                action: "revoke",
+                board: Some(slug),
+                period: Some(&key),
+                member: Some(member.as_str()),
+                reason: Some(&reason),
+                before: Some(json!({ "event_id": event_id.as_str(), "points": before })),
+                after: Some(json!({ "event_id": event_id.as_str(), "points": total.as_ref().map(|t| t.points) })),
+            };
+            audit(&mut w.tx, &record, now).await?;
+            w.tx.commit().await?;
+            Ok(Revoked::Revoked { period, member, total })
+        })
+        .await
+    }
+
+    /// An admin's correction of a member's total: an audited entry through the same rules as
+    /// every write (bounds, version, reach sequence). Allowed while the period is open or frozen.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn correct(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        member: &MemberId,
+        delta: i64,
+        actor: &str,
+        reason: &str,
+        now: jiff::Timestamp,
+    ) -> Result<(Recorded, i64), LedgerError> {
+        let (ledger, board, member) = (self.clone(), board.clone(), member.clone());
+        let (actor, reason) = (actor.to_owned(), reason.to_owned());
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let (slug, key) = (board.slug.as_str(), period.to_string());
+            let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
+            lock_member(&mut w.tx, ledger.backend, &board, &key, &member, now).await?;
+            if !state.is_adjustable() {
+                return Err(refused(
+                    "period_settled",
+                    format!("{slug} {key} is {state}: its standings are final"),
+                ));
+            }
+            let meta =
+                EntryMeta { occurred_at: now, metadata: None, actor: Some(&actor), reason: Some(&reason) };
+            let change = Change::Correction { delta };
+            let recorded =
+                apply(&mut w.tx, ledger.backend, &board, period, &member, &change, &meta, now).await?;
+            if recorded.outcome == domain::write::Outcome::Rejected {
+                return Err(refused("correction_rejected", recorded.reason.unwrap_or_default()));
+            }
+            let entry_id: i64 = sqlx::query(
+                "SELECT MAX(id) AS id FROM entries WHERE board = $1 AND period = $2 AND member = $3",
+            )
+            .bind(slug)
+            .bind(&key)
+            .bind(member.as_str())
+            .fetch_one(&mut *w.tx)
+            .await?
+            .try_get("id")?;
+            let record = AuditRecord {
+                actor: &actor,
+                action: "correct",
+                board: Some(slug),
+                period: Some(&key),
+                member: Some(member.as_str()),
+                reason: Some(&reason),
+                before: Some(json!({ "points": recorded.points.map(|p| p - delta) })),
+                after: Some(json!({ "points": recorded.points, "delta": delta, "entry_id": entry_id })),
+            };
+            audit(&mut w.tx, &record, now).await?;
+            w.tx.commit().await?;
+            Ok((recorded, entry_id))
+        })
+        .await
+    }
+
+    /// Settles a frozen period in one transaction: standings from the ledger's totals, their
+    /// digest, one reward row per prized member, the state `settled` and the audit row. A period
+    /// already settled answers its settlement unchanged.
+    pub async fn settle(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        actor: &str,
+        now: jiff::Timestamp,
+        failpoint: Failpoint,
+    ) -> Result<(Settlement, bool), LedgerError> {
+        let slug = board.slug.clone();
+        let (ledger, board, actor) = (self.clone(), board.clone(), actor.to_owned());
+        let settled = super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let (slug, key) = (board.slug.as_str(), period.to_string());
+            let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
+            match step(state, Transition::Settle).map_err(|e| refused("invalid_transition", e.to_string()))? {
+                Step::Already => return Ok(false),
+                Step::Move(_) => {}
+            }
+            let pending: i64 = sqlx::query(
+                "SELECT COUNT(*) AS n FROM late_entries WHERE board = $1 AND period = $2 AND status = 'pending'",
+            )
+            .bind(slug)
+            .bind(&key)
+            .fetch_one(&mut *w.tx)
+            .await?
+            .try_get("n")?;
+            if pending > 0 {
+                return Err(refused(
+                    "late_pending",
+                    format!("{pending} late write(s) of {slug} {key} await review: accept or reject them first"),
+                ));
+            }
+            let totals = sqlx::query(
+                "SELECT member, points, reach_seq FROM totals WHERE board = $1 AND period = $2 AND version > 0",
+            )
+            .bind(slug)
+            .bind(&key)
+            .fetch_all(&mut *w.tx)
+            .await?
+            .iter()
+            .map(|r| Ok(FinalTotal { member: member_id(r.try_get("member")?)?, points: r.try_get("points")?, reach_seq: r.try_get("reach_seq")? }))
+            .collect::<Result<Vec<_>, LedgerError>>()?;
+            let standings = standings(board.tie_policy(), totals, &board.prizes);
+            let digest = hex(&Sha256::digest(canonical_text(slug, &key, &standings).as_bytes()));
+            let watermark: i64 = sqlx::query(
+                "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS w FROM entries WHERE board = $1 AND period = $2",
+            )
+            .bind(slug)
+            .bind(&key)
+            .fetch_one(&mut *w.tx)
+            .await?
+            .try_get("w")?;
+            let revision = 1_i64;
+            sqlx::query(
+                "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, settled_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            )
+            .bind(slug)
+            .bind(&key)
+            .bind(revision)
+            .bind(RULE_VERSION)
+            .bind(watermark)
+            .bind(&digest)
+            .bind(standings.len() as i64)
+            .bind(&actor)
+            .bind(micros(now))
+            .execute(&mut *w.tx)
+            .await?;
+            insert_standings(&mut w.tx, slug, &key, revision, &standings).await?;
+            failpoint("settle.after_standings")?;
+            insert_rewards(&mut w.tx, slug, &key, revision, &standings, now).await?;
+            set_state(&mut w.tx, slug, &key, State::Settled, now).await?;
+            let record = AuditRecord {
+                actor: &actor,
+                action: "settle",
+                board: Some(slug),
+                period: Some(&key),
+                before: Some(json!({ "state": state })),
+                after: Some(json!({
+                    "state": State::Settled, "digest": digest, "watermark": watermark,
+                    "members": standings.len(), "rule_version": RULE_VERSION,
+                })),
+                ..Default::default()
+            };
+            audit(&mut w.tx, &record, now).await?;
+            failpoint("settle.before_commit")?;
+            w.tx.commit().await?;
+            Ok(true)
+        })
+        .await?;
+        let settlement = self.settlement(&slug, &period).await?.ok_or_else(|| {
+            LedgerError::Corrupt(format!("{slug} {period} is settled without a settlement"))
+        })?;
+        Ok((settlement, settled))
+    }
+
+    /// A period's latest settlement with its standings, if it was settled.
+    pub async fn settlement(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+    ) -> Result<Option<Settlement>, LedgerError> {
+        let key = period.to_string();
+        let Some(row) = sqlx::query(
+            "SELECT revision, rule_version, watermark, digest, members, actor, settled_at FROM settlements \
+             WHERE board = $1 AND period = $2 ORDER BY revision DESC LIMIT 1",
+        )
+        .bind(board.as_str())
+        .bind(&key)
+        .fetch_optional(&self.pool)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let revision: i64 = row.try_get("revision")?;
+        let standings = self.standings(board, period, revision, 0, u64::MAX).await?;
+        Ok(Some(Settlement {
+            board: board.clone(),
+            period: *period,
+            revision,
+            rule_version: row.try_get("rule_version")?,
+            watermark: row.try_get("watermark")?,
+            digest: row.try_get("digest")?,
+            members: row.try_get::<i64, _>("members")? as u64,
+            actor: row.try_get("actor")?,
+            settled_at: instant(row.try_get("settled_at")?)?,
+            standings,
+        }))
+    }
+
+    /// A slice of a settlement's standings, by position.
+    pub async fn standings(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        revision: i64,
+        offset: u64,
+        limit: u64,
+    ) -> Result<Vec<Standing>, LedgerError> {
+        sqlx::query(
+            "SELECT rank, member, points, prize FROM standings WHERE board = $1 AND period = $2 \
+             AND revision = $3 AND position >= $4 ORDER BY position LIMIT $5",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .bind(revision)
+        .bind(offset.min(i64::MAX as u64) as i64)
+        .bind(limit.min(i64::MAX as u64) as i64)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(Standing {
+                rank: r.try_get::<i64, _>("rank")? as u64,
+                member: member_id(r.try_get("member")?)?,
+                points: r.try_get("points")?,
+                prize: r.try_get("prize")?,
+            })
+        })
+        .collect()
+    }
+}
+
+const LATE_COLUMNS: &str = "id, period, member, kind, external_id, delta, value, set_version, occurred_at, \
+                            received_at, status, decided_by, decision_reason";
+
+fn late_from_row(r: &sqlx::any::AnyRow) -> Result<LateEntry, LedgerError> {
+    Ok(LateEntry {
+        id: r.try_get("id")?,
+        period: period_key(&r.try_get::<String, _>("period")?)?,
+        member: member_id(r.try_get("member")?)?,
+        kind: r.try_get("kind")?,
+        external_id: r.try_get("external_id")?,
+        delta: r.try_get("delta")?,
+        value: r.try_get("value")?,
+        set_version: r.try_get("set_version")?,
+        occurred_at: instant(r.try_get("occurred_at")?)?,
+        received_at: instant(r.try_get("received_at")?)?,
+        status: r.try_get("status")?,
+        decided_by: r.try_get("decided_by")?,
+        decision_reason: r.try_get("decision_reason")?,
+    })
+}
+
+/// The change a late write carried, rebuilt from its row.
+fn late_change(entry: &LateEntry) -> Result<Change, LedgerError> {
+    let corrupt = || LedgerError::Corrupt(format!("late write {} of kind {}", entry.id, entry.kind));
+    let id = || entry.external_id.clone().and_then(|id| EventId::parse(id).ok()).ok_or_else(corrupt);
+    Ok(match entry.kind.as_str() {
+        "point" => Change::Point { event_id: id()?, delta: entry.delta.ok_or_else(corrupt)? },
+        "total" => Change::Total {
+            version: entry.set_version.ok_or_else(corrupt)?,
+            total: entry.value.ok_or_else(corrupt)?,
+        },
+        "submission" => Change::Submission { submission_id: id()?, score: entry.value.ok_or_else(corrupt)? },
+        _ => return Err(corrupt()),
+    })
+}
+
+/// Recomputes a member's total from the entries that still count and stores it with the next
+/// version. Returns the points before and the total to project.
+async fn recompute(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &Board,
+    period: PeriodKey,
+    member: &MemberId,
+    now: jiff::Timestamp,
+) -> Result<(i64, Option<super::Projected>), LedgerError> {
+    let (slug, key) = (board.slug.as_str(), period.to_string());
+    let (current, reach_seq) = super::writes::lock_total(tx, backend, slug, &key, member).await?;
+    let rows = sqlx::query(
+        "SELECT e.kind, e.delta, e.value, e.set_version, e.reach_seq FROM entries e \
+         WHERE e.board = $1 AND e.period = $2 AND e.member = $3 AND e.kind <> 'revocation' \
+         AND NOT EXISTS (SELECT 1 FROM entries r WHERE r.revokes = e.id) ORDER BY e.id",
+    )
+    .bind(slug)
+    .bind(&key)
+    .bind(member.as_str())
+    .fetch_all(&mut **tx)
+    .await?;
+    let counted = rows
+        .iter()
+        .map(|r| {
+            let kind: String = r.try_get("kind")?;
+            let (delta, value): (Option<i64>, Option<i64>) = (r.try_get("delta")?, r.try_get("value")?);
+            let effect = match kind.as_str() {
+                "point" | "correction" => delta.map(Effect::Add),
+                "total" => value
+                    .zip(r.try_get::<Option<i64>, _>("set_version")?)
+                    .map(|(total, version)| Effect::Total { version, total }),
+                "submission" => value.map(Effect::Submission),
+                _ => None,
+            };
+            let effect = effect
+                .ok_or_else(|| LedgerError::Corrupt(format!("entry of kind {kind} without its value")))?;
+            Ok(Counted { effect, reach_seq: r.try_get("reach_seq")? })
+        })
+        .collect::<Result<Vec<_>, LedgerError>>()?;
+    let replayed =
+        replay(&counted).ok_or_else(|| LedgerError::Corrupt(format!("the total of {member} overflows")))?;
+    let state = StoredState {
+        points: replayed.points,
+        version: current.version + 1,
+        reach_seq: replayed.reach_seq.unwrap_or(reach_seq),
+        set_version: replayed.set_version,
+    };
+    store_total(tx, slug, &key, member, state, now).await?;
+    let total = board.codec.encode(state.points, state.reach_seq).ok().map(|score| super::Projected {
+        period,
+        member: member.clone(),
+        points: state.points,
+        version: state.version,
+        score,
+    });
+    Ok((current.points, total))
+}
+
+/// Creates a period row (open) if it does not exist yet.
+async fn ensure_period(tx: &mut Tx, board: &str, period: &str) -> Result<(), LedgerError> {
+    sqlx::query("INSERT INTO periods (board, period, state) VALUES ($1, $2, 'open') ON CONFLICT DO NOTHING")
+        .bind(board)
+        .bind(period)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// Reads a period's state with its row locked for update (PostgreSQL; SQLite holds its writer),
+/// creating the row as `open` when missing. Admin changes take this lock before any member's,
+/// the same order as a batch of writes (periods, then totals).
+async fn lock_period_state(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &str,
+    period: &str,
+) -> Result<State, LedgerError> {
+    ensure_period(tx, board, period).await?;
+    let lock = if backend == Backend::Postgres { " FOR UPDATE" } else { "" };
+    let row = sqlx::query(&format!("SELECT state FROM periods WHERE board = $1 AND period = $2{lock}"))
+        .bind(board)
+        .bind(period)
+        .fetch_one(&mut **tx)
+        .await?;
+    parse_state(&row.try_get::<String, _>("state")?)
+}
+
+async fn set_state(
+    tx: &mut Tx,
+    board: &str,
+    period: &str,
+    state: State,
+    now: jiff::Timestamp,
+) -> Result<(), LedgerError> {
+    sqlx::query("UPDATE periods SET state = $1, state_changed_at = $2 WHERE board = $3 AND period = $4")
+        .bind(state.as_str())
+        .bind(micros(now))
+        .bind(board)
+        .bind(period)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+async fn insert_standings(
+    tx: &mut Tx,
+    board: &str,
+    period: &str,
+    revision: i64,
+    standings: &[Standing],
+) -> Result<(), LedgerError> {
+    for (chunk_no, chunk) in standings.chunks(INSERT_CHUNK).enumerate() {
+        let sql = multi_row_insert(
+            "INSERT INTO standings (board, period, revision, position, rank, member, points, prize) VALUES ",
+            8,
+            chunk.len(),
+        );
+        let mut query = sqlx::query(&sql);
+        for (i, s) in chunk.iter().enumerate() {
+            let position = (chunk_no * INSERT_CHUNK + i) as i64;
+            query = query
+                .bind(board)
+                .bind(period)
+                .bind(revision)
+                .bind(position)
+                .bind(s.rank as i64)
+                .bind(s.member.as_str())
+                .bind(s.points)
+                .bind(s.prize.as_deref());
+        }
+        query.execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
+/// One outbox row per prized member, keyed for the receiver by `laurel:<board>:<period>:<revision>:<member>`.
+async fn insert_rewards(
+    tx: &mut Tx,
+    board: &str,
+    period: &str,
+    revision: i64,
+    standings: &[Standing],
+    now: jiff::Timestamp,
+) -> Result<(), LedgerError> {
+    let prized: Vec<&Standing> = standings.iter().filter(|s| s.prize.is_some()).collect();
+    for chunk in prized.chunks(INSERT_CHUNK) {
+        let sql = multi_row_insert(
+            "INSERT INTO rewards (board, period, revision, member, rank, prize, idempotency_key, next_attempt_at) VALUES ",
+            8,
+            chunk.len(),
+        );
+        let mut query = sqlx::query(&sql);
+        for s in chunk {
+            query = query
+                .bind(board)
+                .bind(period)
+                .bind(revision)
+                .bind(s.member.as_str())
+                .bind(s.rank as i64)
+                .bind(s.prize.as_deref())
+                .bind(format!("laurel:{board}:{period}:{revision}:{}", s.member))
+                .bind(micros(now));
+        }
+        query.execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
+/// `prefix` followed by `rows` groups of `columns` numbered placeholders.
+fn multi_row_insert(prefix: &str, columns: usize, rows: usize) -> String {
+    let mut sql = String::from(prefix);
+    for row in 0..rows {
+        sql.push_str(if row == 0 { "(" } else { ", (" });
+        for col in 0..columns {
+            if col > 0 {
+                sql.push_str(", ");
+            }
+            sql.push_str(&format!("${}", row * columns + col + 1));
+        }
+        sql.push(')');
+    }
+    sql
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn parse_state(s: &str) -> Result<State, LedgerError> {
+    State::parse(s).ok_or_else(|| LedgerError::Corrupt(format!("unknown period state {s:?}")))
+}
+
+fn period_key(s: &str) -> Result<PeriodKey, LedgerError> {
+    PeriodKey::parse(s).map_err(|e| LedgerError::Corrupt(e.to_string()))
+}
+
+fn member_id(s: String) -> Result<MemberId, LedgerError> {
+    MemberId::parse(s).map_err(|e| LedgerError::Corrupt(e.to_string()))
+}
+
+fn slug(s: String) -> Result<BoardSlug, LedgerError> {
+    BoardSlug::parse(s).map_err(|e| LedgerError::Corrupt(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::multi_row_insert;
+
+    #[test]
+    fn multi_row_inserts_number_placeholders_row_by_row() {
+        assert_eq!(
+            multi_row_insert("INSERT INTO t (a, b) VALUES ", 2, 2),
+            "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4)"
+        );
+    }
+}

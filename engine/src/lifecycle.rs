@@ -1,0 +1,302 @@
+//! Lifecycle use cases: freeze → settle → archive (and reopen), late-write review, revoke and
+//! correct, and the audit trail. The ledger decides and records (`ledger/lifecycle.rs`); this
+//! module projects what changed through the same versioned script as every write, cross-checks
+//! the projection before a settlement and removes it after an archive.
+//!
+//! Nothing here edits Redis directly: every score that moves was first recomputed in the ledger.
+
+use crate::ledger::audit::{AuditFilter, AuditRecord};
+use crate::ledger::{Projected, Revoked};
+use crate::redis::ProjectedTotal;
+use crate::{Engine, EngineError};
+use domain::lifecycle::{State, Transition};
+use domain::view::{AuditEntry, LateEntry, PeriodInfo, Settlement};
+use domain::write::Outcome;
+use domain::{Board, BoardSlug, EventId, MemberId, PeriodKey};
+use serde_json::json;
+
+/// How long an archived period's Redis keys outlive the archive: longer than any instance's
+/// cached period state, so no reader meets an empty projection.
+pub const ARCHIVE_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The answer to a revoke.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevokeResult {
+    /// `revoked` or `already_revoked`.
+    pub result: &'static str,
+    pub period: PeriodKey,
+    pub member: MemberId,
+    pub points: Option<i64>,
+    pub projected: bool,
+}
+
+/// The answer to a correction: the ledger entry it made and the member's new total.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CorrectionResult {
+    pub entry_id: i64,
+    pub period: PeriodKey,
+    pub member: MemberId,
+    pub delta: i64,
+    pub points: i64,
+    pub version: i64,
+    pub projected: bool,
+}
+
+/// The answer to a late-write decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LateResult {
+    pub entry: LateEntry,
+    /// For an accept that was applied now: what the write did (`applied`, `stale`, …).
+    pub result: Option<Outcome>,
+    pub points: Option<i64>,
+    pub projected: bool,
+}
+
+/// What the cross-check before a settlement found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CrossCheck {
+    pub members: u64,
+    /// Members whose projected score differed from the ledger's (or were missing / extra).
+    pub mismatched: u64,
+}
+
+impl Engine {
+    /// Applies a lifecycle transition to a period and answers the period as it now is.
+    /// Repeating a transition that already happened answers the same period; an impossible one is
+    /// `Conflict { code: "invalid_transition" }`.
+    pub async fn transition(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        transition: Transition,
+        actor: &str,
+        reason: Option<&str>,
+    ) -> Result<PeriodInfo, EngineError> {
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        match transition {
+            Transition::Settle => {
+                self.settle(&board, period, actor).await?;
+            }
+            Transition::Archive => {
+                self.ledger
+                    .transition(&board, period, transition, actor, reason, jiff::Timestamp::now())
+                    .await?;
+                self.expire_projection(&board, period).await;
+            }
+            Transition::Freeze | Transition::Reopen => {
+                self.ledger
+                    .transition(&board, period, transition, actor, reason, jiff::Timestamp::now())
+                    .await?;
+            }
+        }
+        self.forget_cached(slug);
+        self.period_info(&board, period).await
+    }
+
+    /// A period with its state, as the API shows it.
+    pub async fn period_info(&self, board: &Board, period: PeriodKey) -> Result<PeriodInfo, EngineError> {
+        let span = period.span(&board.zone);
+        let state = self.ledger.state_of(&board.slug, &period).await?;
+        Ok(PeriodInfo { period, state: state.as_str().into(), starts_at: span.start, ends_at: span.end })
+    }
+
+    /// Settles a frozen period: cross-checks (and if needed repairs) the projection, then records
+    /// the standings, digest and rewards from the ledger in one transaction. Settling again
+    /// answers the same settlement.
+    pub async fn settle(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        actor: &str,
+    ) -> Result<Settlement, EngineError> {
+        if self.ledger.state_of(&board.slug, &period).await? == State::Frozen {
+            self.cross_check(board, period, actor).await?;
+        }
+        let (settlement, _) =
+            self.ledger.settle(board, period, actor, jiff::Timestamp::now(), self.failpoints.hook()).await?;
+        self.failpoints.hit("settle.after_commit")?;
+        self.wake_rewards();
+        Ok(settlement)
+    }
+
+    /// Compares every projected score of the period with the ledger's. A difference (Redis lost
+    /// keys, someone edited them) is repaired by a rebuild from the ledger and written to the
+    /// audit trail. The standings never depend on it: they are computed from the ledger.
+    pub async fn cross_check(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        actor: &str,
+    ) -> Result<CrossCheck, EngineError> {
+        let expected = self.projected_totals(board, &period).await?;
+        let projected = match self.projection.scores(&board.slug, &period).await {
+            Ok(scores) => scores,
+            Err(error) => {
+                // The settlement does not need Redis; the check is repeated by the reconciler.
+                tracing::warn!(board = %board.slug, %period, %error, "projection not cross-checked: Redis unavailable");
+                return Ok(CrossCheck { members: expected.len() as u64, mismatched: 0 });
+            }
+        };
+        let mut mismatched =
+            expected.iter().filter(|t| projected.get(t.member.as_str()) != Some(&t.score)).count();
+        mismatched += projected.len().saturating_sub(expected.len() - mismatched);
+        let check = CrossCheck { members: expected.len() as u64, mismatched: mismatched as u64 };
+        if mismatched > 0 {
+            self.projection.rebuild(&board.slug, &period, &expected).await?;
+            let key = period.to_string();
+            let record = AuditRecord {
+                actor,
+                action: "projection_repaired",
+                board: Some(board.slug.as_str()),
+                period: Some(&key),
+                reason: Some("the projection differed from the ledger before settlement"),
+                before: Some(json!({ "projected_members": projected.len(), "mismatched": mismatched })),
+                after: Some(json!({ "members": expected.len() })),
+                ..Default::default()
+            };
+            self.ledger.audit(&record, jiff::Timestamp::now()).await?;
+            tracing::warn!(board = %board.slug, %period, mismatched, "projection repaired before settlement");
+        }
+        Ok(check)
+    }
+
+    /// The latest settlement of a period.
+    pub async fn settlement(&self, slug: &BoardSlug, period: &str) -> Result<Settlement, EngineError> {
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        self.ledger
+            .settlement(slug, &period)
+            .await?
+            .ok_or_else(|| EngineError::NotFound { what: format!("settlement of {slug} {period}") })
+    }
+
+    /// Late writes of a period, oldest first.
+    pub async fn late_entries(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        status: Option<&str>,
+    ) -> Result<Vec<LateEntry>, EngineError> {
+        if let Some(s) = status.filter(|s| !matches!(*s, "pending" | "accepted" | "rejected")) {
+            return Err(EngineError::Invalid(format!("status {s:?} is not pending, accepted or rejected")));
+        }
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        Ok(self.ledger.late_entries(slug, &period, status).await?)
+    }
+
+    /// Accepts (applies) or rejects a late write of a period.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn decide_late(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        id: i64,
+        accept: bool,
+        actor: &str,
+        reason: Option<&str>,
+    ) -> Result<LateResult, EngineError> {
+        if !accept && reason.is_none_or(|r| r.trim().is_empty()) {
+            return Err(EngineError::Invalid("a rejection needs a reason".into()));
+        }
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        let decision = self
+            .ledger
+            .decide_late(&board, period, id, accept, actor, reason, jiff::Timestamp::now())
+            .await?;
+        let (result, points, total) = match decision.applied {
+            Some(r) => (Some(r.outcome), r.points, r.total),
+            None => (None, None, None),
+        };
+        let projected = self.project_total(&board, total).await;
+        Ok(LateResult { entry: decision.entry, result, points, projected })
+    }
+
+    /// Revokes an applied event or submission (once) and projects the member's recomputed total.
+    pub async fn revoke(
+        &self,
+        slug: &BoardSlug,
+        event_id: &EventId,
+        actor: &str,
+        reason: &str,
+    ) -> Result<RevokeResult, EngineError> {
+        let reason = required_reason(reason)?;
+        let board = self.board(slug).await?;
+        match self.ledger.revoke(&board, event_id, actor, reason, jiff::Timestamp::now()).await? {
+            Revoked::AlreadyRevoked { period, member } => {
+                Ok(RevokeResult { result: "already_revoked", period, member, points: None, projected: true })
+            }
+            Revoked::Revoked { period, member, total } => {
+                let points = total.as_ref().map(|t| t.points);
+                let projected = self.project_total(&board, total).await;
+                Ok(RevokeResult { result: "revoked", period, member, points, projected })
+            }
+        }
+    }
+
+    /// Records an admin's correction and projects it.
+    pub async fn correct(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        member: &MemberId,
+        delta: i64,
+        actor: &str,
+        reason: &str,
+    ) -> Result<CorrectionResult, EngineError> {
+        let reason = required_reason(reason)?;
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        let (recorded, entry_id) =
+            self.ledger.correct(&board, period, member, delta, actor, reason, jiff::Timestamp::now()).await?;
+        let (points, version) = (recorded.points.unwrap_or_default(), recorded.version.unwrap_or_default());
+        let projected = self.project_total(&board, recorded.total).await;
+        Ok(CorrectionResult { entry_id, period, member: member.clone(), delta, points, version, projected })
+    }
+
+    /// Audit rows, newest first; `before` is the cursor (an id from the previous page).
+    pub async fn audit(
+        &self,
+        filter: &AuditFilter,
+        before: Option<i64>,
+        limit: u64,
+    ) -> Result<Vec<AuditEntry>, EngineError> {
+        Ok(self.ledger.audit_page(filter, before, limit.clamp(1, 500)).await?)
+    }
+
+    /// Projects one recomputed total through the versioned script. A failure leaves the work to
+    /// the reconciler (the ledger has it) and answers false.
+    async fn project_total(&self, board: &Board, total: Option<Projected>) -> bool {
+        let Some(t) = total else { return true };
+        let one = [ProjectedTotal { member: t.member, version: t.version, score: t.score }];
+        match self.projection.project_many(&board.slug, &t.period, &one).await {
+            Ok(_) => true,
+            Err(error) => {
+                self.metrics().redis_errors.inc();
+                tracing::warn!(board = %board.slug, period = %t.period, %error, "projection failed; the reconciler will level it");
+                false
+            }
+        }
+    }
+
+    /// Lets an archived period's projection expire after [`ARCHIVE_GRACE`]. If Redis is away
+    /// the scheduler's next pass sets the expiry; reads of the period no longer use the keys.
+    pub async fn expire_projection(&self, board: &Board, period: PeriodKey) {
+        if let Err(error) = self.projection.expire(&board.slug, &period, ARCHIVE_GRACE).await {
+            tracing::warn!(board = %board.slug, %period, %error, "archived period's keys not removed yet");
+        }
+    }
+}
+
+fn required_reason(reason: &str) -> Result<&str, EngineError> {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        return Err(EngineError::Invalid("a reason is required".into()));
+    }
+    if reason.len() > 1000 {
+        return Err(EngineError::Invalid("a reason holds at most 1000 bytes".into()));
+    }
+    Ok(reason)
+}
