@@ -2,7 +2,9 @@
 //! of the ledger on any machine (an imported period gives the identical digest).
 //!
 //! - Order: points descending; under `first_reached` the earlier reach sequence first; under
-//!   `shared` equal points are listed by member id (the order is canonical, the rank is shared).
+//!   `shared` equal points are listed by member id, descending — the order the live projection
+//!   shows them in (Redis orders equal scores by member, reversed), so an archived board reads
+//!   exactly as it did live. The order is canonical; the rank is shared.
 //! - Ranks follow the tie policy (`shared`: 1, 2, 2, 4).
 //! - Prizes come from the board's prize table by rank. Under `shared`, tied members share the
 //!   prize of their rank: two members at rank 2 both receive the rank-2 prize, and as the next
@@ -40,7 +42,7 @@ pub fn standings(policy: TiePolicy, mut totals: Vec<FinalTotal>, prizes: &[Prize
     totals.sort_by(|a, b| {
         b.points.cmp(&a.points).then_with(|| match policy {
             TiePolicy::FirstReached => a.reach_seq.cmp(&b.reach_seq).then_with(|| a.member.cmp(&b.member)),
-            TiePolicy::Shared => a.member.cmp(&b.member),
+            TiePolicy::Shared => b.member.cmp(&a.member),
         })
     });
     let points: Vec<i64> = totals.iter().map(|t| t.points).collect();
@@ -102,8 +104,8 @@ mod tests {
             summary(&got),
             vec![
                 (1, "a", 100, Some("gold")),
-                (2, "b", 90, Some("silver")),
                 (2, "c", 90, Some("silver")),
+                (2, "b", 90, Some("silver")),
                 (4, "d", 80, Some("pin")),
                 (5, "e", 10, Some("pin")),
             ]
@@ -121,6 +123,6 @@ mod tests {
         let a = standings(TiePolicy::Shared, vec![t("x", 5, 0), t("y", 5, 1), t("z", 7, 2)], &[]);
         let b = standings(TiePolicy::Shared, vec![t("z", 7, 9), t("y", 5, 0), t("x", 5, 4)], &[]);
         assert_eq!(canonical_text("b", "2026-W34", &a), canonical_text("b", "2026-W34", &b));
-        assert!(canonical_text("b", "2026-W34", &a).ends_with("1\tz\t7\t\n2\tx\t5\t\n2\ty\t5\t\n"));
+        assert!(canonical_text("b", "2026-W34", &a).ends_with("1\tz\t7\t\n2\ty\t5\t\n2\tx\t5\t\n"));
     }
 }

@@ -45,8 +45,12 @@ impl Engine {
         Ok(token)
     }
 
-    pub async fn is_admin_token(&self, token: &str) -> Result<bool, EngineError> {
-        Ok(token.starts_with(ADMIN_TOKEN_PREFIX) && self.ledger.admin_token_exists(&digest(token)).await?)
+    /// The audit trail's name for the holder of an admin token (`token#<id>`), if it is one.
+    pub async fn admin_actor(&self, token: &str) -> Result<Option<String>, EngineError> {
+        if !token.starts_with(ADMIN_TOKEN_PREFIX) {
+            return Ok(None);
+        }
+        Ok(self.ledger.admin_token_id(&digest(token)).await?.map(|id| format!("token#{id}")))
     }
 
     /// Creates an ingest key for existing boards and returns it (the only time it is visible).

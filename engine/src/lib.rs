@@ -7,7 +7,10 @@
 //! - [`writes`]: writes recorded in the ledger, then projected.
 //! - [`lifecycle`]: freeze, settle, archive, late review, revoke, correct, audit.
 //! - [`failpoints`]: test-only crash hooks between durable steps.
+//! - [`rewards`]: settlement rewards delivered to a webhook (outbox, Idempotency-Key, retries).
 //! - [`reconciler`]: keeps the projection level with the ledger; rebuilds a period.
+//! - [`scheduler`]: freezes ended periods, archives settled ones; one leader per ledger (a lease).
+//! - [`transfer`]: export a settled period as JSON and import it into another ledger (same digest).
 //! - [`metrics`]: Prometheus counters and histograms.
 //! - [`demo`]: the demo board behind `laurel serve --demo`.
 //!
@@ -23,6 +26,9 @@ pub mod metrics;
 pub mod reads;
 pub mod reconciler;
 pub mod redis;
+pub mod rewards;
+pub mod scheduler;
+pub mod transfer;
 pub mod writes;
 
 use ledger::{Ledger, LedgerError};

@@ -3,7 +3,8 @@
 //!
 //! Paging modes: live offset pages (may shift while a reader pages), snapshot pages (a pinned
 //! copy: stable until it expires), keyset cursor pages (never skip or repeat), and around-me (a
-//! member's neighbourhood, read atomically).
+//! member's neighbourhood, read atomically). An archived period is read from its settled
+//! standings in the ledger instead of the projection, with the same ranks and order.
 
 use crate::redis::{RawPage, Source, Window};
 use crate::{Engine, EngineError};
@@ -225,7 +226,12 @@ impl Engine {
         getrandom::fill(&mut bytes)
             .map_err(|e| EngineError::Invalid(format!("no randomness available: {e}")))?;
         let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let total = self.projection.snapshot(slug, &period, &id, SNAPSHOT_TTL).await?;
+        // An archived period never changes: its standings are the pinned copy.
+        let total = if self.state_for_reads(slug, period).await? == State::Archived {
+            self.ledger.standings_window(slug, &period, 0, 0).await?.total
+        } else {
+            self.projection.snapshot(slug, &period, &id, SNAPSHOT_TTL).await?
+        };
         let expires_at =
             jiff::Timestamp::now() + jiff::SignedDuration::try_from(SNAPSHOT_TTL).expect("small");
         Ok(SnapshotInfo { snapshot_id: id, total, expires_at })
@@ -253,6 +259,9 @@ impl Engine {
             || !snapshot_id.bytes().all(|b| b.is_ascii_hexdigit())
         {
             return Err(gone());
+        }
+        if self.state_for_reads(slug, period).await? == State::Archived {
+            return self.read_window(&board, period, Source::Live, Window::Offset(offset), limit).await;
         }
         let total = self.projection.snapshot_total(slug, &period, snapshot_id).await?.ok_or_else(gone)?;
         let mut page = self
@@ -309,6 +318,9 @@ impl Engine {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, period)?;
         let (min, max) = board.codec.bounds();
+        if self.state_for_reads(slug, period).await? == State::Archived {
+            return Ok(self.ledger.standings_at_least(slug, &period, min_points).await?);
+        }
         let min_points = min_points.clamp(min, max.saturating_add(1).min(domain::score::EXACT_LIMIT));
         Ok(self.projection.count_at_least(slug, &period, board.codec.lowest_score_for(min_points)).await?)
     }
@@ -325,8 +337,29 @@ impl Engine {
         }
         let board = self.board(slug).await?;
         let period = self.period_of(&board, period)?;
-        let found =
-            self.projection.ranks(slug, &period, board.codec.tie_base(), board.tie_policy(), members).await?;
+        let found = if self.state_for_reads(slug, period).await? == State::Archived {
+            let mut found = Vec::with_capacity(members.len());
+            for member in members {
+                let window = self.read_window_raw(
+                    &board,
+                    period,
+                    Source::Live,
+                    Window::Around { member, radius: 0 },
+                    1,
+                );
+                found.push(match window.await {
+                    Ok((page, _)) => page.entries.first().map(|e| (e.points, e.rank)),
+                    Err(EngineError::NotFound { .. }) => None,
+                    Err(e) => return Err(e),
+                });
+            }
+            found
+                .into_iter()
+                .map(|f| f.map(|(points, rank)| (board.codec.lowest_score_for(points), rank)))
+                .collect()
+        } else {
+            self.projection.ranks(slug, &period, board.codec.tie_base(), board.tie_policy(), members).await?
+        };
         let present: Vec<(MemberId, i64, u64)> = members
             .iter()
             .zip(found)
@@ -412,16 +445,71 @@ impl Engine {
         window: Window<'_>,
         limit: u64,
     ) -> Result<(RankingPage, Option<(MemberId, i64)>), EngineError> {
-        let raw = self
-            .projection
-            .window(&board.slug, &period, source, window, limit, board.codec.tie_base())
-            .await?
-            .ok_or_else(|| match window {
-                Window::Around { member, .. } => EngineError::NotFound { what: format!("member {member}") },
-                _ => EngineError::Invalid("window not found".into()),
-            })?;
+        let raw = if self.state_for_reads(&board.slug, period).await? == State::Archived {
+            self.archived_window(board, period, window, limit).await?
+        } else {
+            self.projection
+                .window(&board.slug, &period, source, window, limit, board.codec.tie_base())
+                .await?
+        };
+        let raw = raw.ok_or_else(|| match window {
+            Window::Around { member, .. } => EngineError::NotFound { what: format!("member {member}") },
+            _ => EngineError::Invalid("window not found".into()),
+        })?;
         let last = raw.rows.last().cloned();
         Ok((self.assemble(board, period, raw).await?, last))
+    }
+
+    /// The same window as [`crate::redis::Projection::window`], read from an archived period's
+    /// standings: the ranks are the settled ones, the order the one the live board had. Scores
+    /// are re-encoded from points and position (under `first_reached` the position orders ties,
+    /// exactly as the reach sequence did).
+    async fn archived_window(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        window: Window<'_>,
+        limit: u64,
+    ) -> Result<Option<RawPage>, EngineError> {
+        let slug = &board.slug;
+        let (from, count) = match window {
+            Window::Offset(offset) => (offset, limit),
+            Window::Around { member, radius } => {
+                let Some(at) = self.ledger.standing_position(slug, &period, member).await? else {
+                    return Ok(None);
+                };
+                let from = at.saturating_sub(radius);
+                (from, at - from + radius + 1)
+            }
+            Window::After { member, .. } => match self.ledger.standing_position(slug, &period, member).await?
+            {
+                Some(at) => (at + 1, limit),
+                None => return Err(EngineError::Invalid("the cursor does not belong to this period".into())),
+            },
+        };
+        let mut window = self.ledger.standings_window(slug, &period, from, count.saturating_add(1)).await?;
+        let score = |position: u64, points: i64| match board.tie_policy() {
+            domain::TiePolicy::Shared => Ok(points),
+            domain::TiePolicy::FirstReached => board
+                .codec
+                .encode(points, position as i64)
+                .map_err(|e| EngineError::Invalid(format!("standing at {position} cannot be encoded: {e}"))),
+        };
+        let next = match window.rows.len() as u64 > count {
+            true => window.rows.pop().map(|s| score(from + count, s.points)).transpose()?,
+            false => None,
+        };
+        let ahead = match board.tie_policy() {
+            domain::TiePolicy::Shared => window.rows.first().map_or(from, |s| s.rank - 1),
+            domain::TiePolicy::FirstReached => from,
+        };
+        let rows = window
+            .rows
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| Ok((s.member, score(from + i as u64, s.points)?)))
+            .collect::<Result<Vec<_>, EngineError>>()?;
+        Ok(Some(RawPage { total: window.total, offset: from, ahead, rows, next }))
     }
 
     async fn assemble(

@@ -6,6 +6,7 @@
 //! behind: the period's totals are re-applied through `level.lua`, whose version guard makes this
 //! safe while writes continue. `rebuild` instead replaces a period's projection outright.
 
+use crate::ledger::audit::AuditRecord;
 use crate::redis::ProjectedTotal;
 use crate::{Engine, EngineError};
 use domain::{Board, BoardSlug, PeriodKey};
@@ -66,14 +67,31 @@ impl Engine {
         })
     }
 
-    /// Replaces a period's projection with the ledger's totals.
-    pub async fn rebuild(&self, slug: &BoardSlug, period: &str) -> Result<RebuildReport, EngineError> {
+    /// Replaces a period's projection with the ledger's totals (audited as `actor`).
+    pub async fn rebuild(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        actor: &str,
+    ) -> Result<RebuildReport, EngineError> {
         let started = Instant::now();
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
         let totals = self.projected_totals(&board, &period).await?;
         self.projection.rebuild(slug, &period, &totals).await?;
-        Ok(RebuildReport { members: totals.len() as u64, took_ms: started.elapsed().as_millis() as u64 })
+        let report =
+            RebuildReport { members: totals.len() as u64, took_ms: started.elapsed().as_millis() as u64 };
+        let key = period.to_string();
+        let record = AuditRecord {
+            actor,
+            action: "rebuild",
+            board: Some(slug.as_str()),
+            period: Some(&key),
+            after: Some(serde_json::json!({ "members": report.members, "took_ms": report.took_ms })),
+            ..Default::default()
+        };
+        self.ledger.audit(&record, jiff::Timestamp::now()).await?;
+        Ok(report)
     }
 
     pub(crate) async fn projected_totals(

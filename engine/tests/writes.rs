@@ -261,7 +261,7 @@ async fn the_reconciler_levels_a_projection_that_lost_its_keys() {
         // Level again: nothing to do.
         assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}");
         // An explicit rebuild gives the same ranking.
-        let rebuilt = e.rebuild(&b.slug, "current").await.unwrap();
+        let rebuilt = e.rebuild(&b.slug, "current", "test").await.unwrap();
         assert_eq!(rebuilt.members, 7);
         assert_eq!(projected_points(e, &b).await, before, "{ctx}");
         assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}: rebuild keeps vsum");

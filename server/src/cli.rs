@@ -38,6 +38,28 @@ pub enum Command {
         #[arg(long)]
         period: String,
     },
+    /// Write a settled or archived period (entries, late writes, settlement, standings) as JSON.
+    Export {
+        #[command(flatten)]
+        stores: StoreArgs,
+        /// The board's slug.
+        #[arg(long)]
+        board: String,
+        /// The period (`2026-W34`, `2026-08-20`, `2026-08`).
+        #[arg(long)]
+        period: String,
+        /// Where to write the JSON (standard output when absent).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+    },
+    /// Import a period written by `laurel export`; refused unless it settles to the same digest.
+    Import {
+        #[command(flatten)]
+        stores: StoreArgs,
+        /// The JSON file `laurel export` wrote.
+        #[arg(long)]
+        file: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -103,4 +125,9 @@ pub struct ServeArgs {
     /// Create a demo weekly board with members, profiles and ties, if it does not exist.
     #[arg(long, env = "LAUREL_DEMO")]
     pub demo: bool,
+
+    /// Where settlement rewards are delivered (`POST`, JSON, `Idempotency-Key` header). Without
+    /// it rewards stay pending in the ledger. May carry a secret: its value is never shown.
+    #[arg(long, env = "LAUREL_REWARDS_WEBHOOK", hide_env_values = true)]
+    pub rewards_webhook: Option<String>,
 }

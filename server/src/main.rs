@@ -21,6 +21,8 @@ use tracing_subscriber::EnvFilter;
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::try_from_env("LAUREL_LOG").unwrap_or_else(|_| EnvFilter::new("info")))
+        // Logs go to stderr: `laurel export` writes its JSON to stdout.
+        .with_writer(std::io::stderr)
         .init();
     match Cli::parse().command {
         Command::Serve(args) => serve(args).await,
@@ -50,8 +52,33 @@ async fn main() -> anyhow::Result<()> {
         Command::Rebuild { stores, board, period } => {
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
             let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
-            let report = engine.rebuild(&board, &period).await?;
+            let report = engine.rebuild(&board, &period, "cli").await?;
             println!("rebuilt {board} {period}: {} members in {} ms", report.members, report.took_ms);
+            Ok(())
+        }
+        Command::Export { stores, board, period, out } => {
+            let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
+            let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
+            let export = engine.export_period(&board, &period).await?;
+            let json = serde_json::to_string_pretty(&export)?;
+            match out {
+                Some(path) => {
+                    std::fs::write(&path, json + "\n").with_context(|| format!("write {}", path.display()))?
+                }
+                None => println!("{json}"),
+            }
+            Ok(())
+        }
+        Command::Import { stores, file } => {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
+            let export: engine::transfer::PeriodExport = serde_json::from_str(&text)
+                .with_context(|| format!("{} is not a period export", file.display()))?;
+            let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
+            let r = engine.import_period(&export).await?;
+            println!(
+                "imported {} {} ({}): {} entries, {} late writes, {} members, digest {}",
+                r.board, r.period, r.state, r.entries, r.late_entries, r.members, r.digest
+            );
             Ok(())
         }
     }
@@ -61,6 +88,17 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let engine = Engine::start(&args.stores.engine_config()).await.context("start the engine")?;
     // Brings the projection level after Redis outages, restarts or crashes; no manual step.
     let reconciler = engine.spawn_reconciler(std::time::Duration::from_secs(2));
+    // Settlement rewards go to the webhook; without one they wait in the ledger's outbox.
+    let rewards = match &args.rewards_webhook {
+        Some(url) => {
+            let config = engine::rewards::RewardsConfig::new(url).context("--rewards-webhook")?;
+            Some(engine.spawn_reward_delivery(config))
+        }
+        None => {
+            tracing::info!("no --rewards-webhook: settlement rewards stay pending until one is set");
+            None
+        }
+    };
     if args.demo {
         let created =
             engine::demo::ensure_demo(&engine, "Asia/Shanghai").await.context("create the demo board")?;
@@ -84,6 +122,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!("serving on http://{}", listener.local_addr()?);
     axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
     reconciler.abort();
+    if let Some(rewards) = rewards {
+        rewards.abort();
+    }
     engine.close().await;
     tracing::info!("stopped");
     Ok(())

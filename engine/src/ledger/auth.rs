@@ -16,12 +16,13 @@ impl Ledger {
         Ok(())
     }
 
-    pub async fn admin_token_exists(&self, token_hash: &str) -> Result<bool, LedgerError> {
-        let row = sqlx::query("SELECT 1 FROM admin_tokens WHERE token_hash = $1")
+    /// The id of the admin token with this digest, if there is one.
+    pub async fn admin_token_id(&self, token_hash: &str) -> Result<Option<i64>, LedgerError> {
+        let row = sqlx::query("SELECT id FROM admin_tokens WHERE token_hash = $1")
             .bind(token_hash)
             .fetch_optional(&self.pool)
             .await?;
-        Ok(row.is_some())
+        Ok(row.map(|r| r.try_get("id")).transpose()?)
     }
 
     /// Stores an ingest key allowed to write to `boards` (which must exist).

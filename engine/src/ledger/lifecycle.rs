@@ -537,16 +537,100 @@ impl Ledger {
         .fetch_all(&self.pool)
         .await?
         .iter()
-        .map(|r| {
-            Ok(Standing {
-                rank: r.try_get::<i64, _>("rank")? as u64,
-                member: member_id(r.try_get("member")?)?,
-                points: r.try_get("points")?,
-                prize: r.try_get("prize")?,
-            })
-        })
+        .map(standing_from_row)
         .collect()
     }
+}
+
+/// A window of a settled period's standings: the number of members and the rows from `from`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StandingsWindow {
+    pub total: u64,
+    pub rows: Vec<Standing>,
+}
+
+/// The latest settlement revision of a period (0 when there is none).
+const LATEST: &str = "(SELECT COALESCE(MAX(revision), 0) FROM settlements WHERE board = $1 AND period = $2)";
+
+impl Ledger {
+    /// `count` standings from position `from` of a period's latest settlement.
+    pub async fn standings_window(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        from: u64,
+        count: u64,
+    ) -> Result<StandingsWindow, LedgerError> {
+        let key = period.to_string();
+        let total: i64 = sqlx::query(&format!(
+            "SELECT COALESCE(MAX(members), 0) AS n FROM settlements WHERE board = $1 AND period = $2 AND revision = {LATEST}"
+        ))
+        .bind(board.as_str())
+        .bind(&key)
+        .fetch_one(&self.pool)
+        .await?
+        .try_get("n")?;
+        let rows = sqlx::query(&format!(
+            "SELECT rank, member, points, prize FROM standings WHERE board = $1 AND period = $2 \
+             AND revision = {LATEST} AND position >= $3 ORDER BY position LIMIT $4"
+        ))
+        .bind(board.as_str())
+        .bind(&key)
+        .bind(from.min(i64::MAX as u64) as i64)
+        .bind(count.min(i64::MAX as u64) as i64)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(StandingsWindow {
+            total: total as u64,
+            rows: rows.iter().map(standing_from_row).collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// A member's position (0-based) in a period's latest standings.
+    pub async fn standing_position(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        member: &MemberId,
+    ) -> Result<Option<u64>, LedgerError> {
+        let row = sqlx::query(&format!(
+            "SELECT position FROM standings WHERE board = $1 AND period = $2 AND revision = {LATEST} AND member = $3"
+        ))
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .bind(member.as_str())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|r| r.try_get::<i64, _>("position")).transpose()?.map(|p| p as u64))
+    }
+
+    /// How many members of a period's latest standings have at least `min_points`.
+    pub async fn standings_at_least(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        min_points: i64,
+    ) -> Result<u64, LedgerError> {
+        let n: i64 = sqlx::query(&format!(
+            "SELECT COUNT(*) AS n FROM standings WHERE board = $1 AND period = $2 AND revision = {LATEST} AND points >= $3"
+        ))
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .bind(min_points)
+        .fetch_one(&self.pool)
+        .await?
+        .try_get("n")?;
+        Ok(n as u64)
+    }
+}
+
+fn standing_from_row(r: &sqlx::any::AnyRow) -> Result<Standing, LedgerError> {
+    Ok(Standing {
+        rank: r.try_get::<i64, _>("rank")? as u64,
+        member: member_id(r.try_get("member")?)?,
+        points: r.try_get("points")?,
+        prize: r.try_get("prize")?,
+    })
 }
 
 const LATE_COLUMNS: &str = "id, period, member, kind, external_id, delta, value, set_version, occurred_at, \

@@ -7,16 +7,24 @@
 //! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`).
 //! - `lifecycle.rs`: transitions, late decisions, revocations, corrections, settlements.
 //! - [`audit`]: the audit trail, written in the transaction of each change.
+//! - `transfer.rs`: a settled period's export, and its import in one transaction checked by digest.
 
 pub mod audit;
 mod auth;
 mod boards;
+mod leases;
 mod lifecycle;
 mod reads;
+mod rewards;
+mod schedule;
+mod transfer;
 mod writes;
 
 pub use boards::StoredTotal;
-pub use lifecycle::{Failpoint, LateDecision, Revoked, Transitioned};
+pub use leases::{Lease, LeaseRow};
+pub use lifecycle::{Failpoint, LateDecision, Revoked, StandingsWindow, Transitioned};
+pub use rewards::{Attempt, AttemptOutcome, DueReward, RewardAttempt, RewardView};
+pub use schedule::PeriodInState;
 pub use writes::{Projected, Recorded};
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};

@@ -20,12 +20,16 @@ fn unauthorized(detail: &str) -> ApiError {
     ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
 }
 
+/// An authenticated admin, named as the audit trail shows it.
+pub struct Admin {
+    pub actor: String,
+}
+
 /// The caller holds an admin token.
-pub async fn admin(engine: &Engine, headers: &HeaderMap) -> Result<(), ApiError> {
-    if engine.is_admin_token(bearer(headers)?).await? {
-        Ok(())
-    } else {
-        Err(unauthorized("this endpoint needs an admin token (laurel admin token)"))
+pub async fn admin(engine: &Engine, headers: &HeaderMap) -> Result<Admin, ApiError> {
+    match engine.admin_actor(bearer(headers)?).await? {
+        Some(actor) => Ok(Admin { actor }),
+        None => Err(unauthorized("this endpoint needs an admin token (laurel admin token)")),
     }
 }
 
@@ -54,7 +58,7 @@ pub async fn ingest(engine: &Engine, headers: &HeaderMap) -> Result<Ingest, ApiE
     if let Some(scope) = engine.api_key_scope(secret).await? {
         return Ok(Ingest { scope: Some(scope) });
     }
-    if engine.is_admin_token(secret).await? {
+    if engine.admin_actor(secret).await?.is_some() {
         return Ok(Ingest { scope: None });
     }
     Err(unauthorized("unknown or revoked key"))

@@ -96,8 +96,8 @@ pub async fn rebuild(
     headers: HeaderMap,
     Path((board, period)): Path<(String, String)>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    auth::admin(&state.engine, &headers).await?;
-    let report = state.engine.rebuild(&slug(board)?, &period).await?;
+    let admin = auth::admin(&state.engine, &headers).await?;
+    let report = state.engine.rebuild(&slug(board)?, &period, &admin.actor).await?;
     Ok(Json(json!({ "members": report.members, "took_ms": report.took_ms })))
 }
 

@@ -38,6 +38,7 @@ impl From<EngineError> for ApiError {
             EngineError::Gone(_) => Self::new(StatusCode::GONE, "snapshot_expired", detail),
             EngineError::WrongOperator { .. } => Self::new(StatusCode::CONFLICT, "wrong_operator", detail),
             EngineError::BoardExists(_) => Self::new(StatusCode::CONFLICT, "board_exists", detail),
+            EngineError::Conflict { code, .. } => Self::new(StatusCode::CONFLICT, code, detail),
             EngineError::Ledger(_) | EngineError::Redis(_) => {
                 tracing::error!(error = %detail, "request failed on a store");
                 Self::new(

@@ -5,6 +5,7 @@
 mod auth;
 mod boards;
 mod error;
+mod lifecycle;
 mod reads;
 mod writes;
 
@@ -39,4 +40,15 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/boards/{board}/periods/{period}/members/{member}/events", get(reads::member_events))
         .route("/api/v1/boards/{board}/periods/{period}/count", get(reads::count))
         .route("/api/v1/boards/{board}/periods/{period}/ranks", get(reads::ranks))
+        .route("/api/v1/boards/{board}/periods/{period}/freeze", post(lifecycle::freeze))
+        .route("/api/v1/boards/{board}/periods/{period}/reopen", post(lifecycle::reopen))
+        .route("/api/v1/boards/{board}/periods/{period}/settle", post(lifecycle::settle))
+        .route("/api/v1/boards/{board}/periods/{period}/archive", post(lifecycle::archive))
+        .route("/api/v1/boards/{board}/periods/{period}/settlement", get(lifecycle::settlement))
+        .route("/api/v1/boards/{board}/periods/{period}/late", get(lifecycle::late))
+        .route("/api/v1/boards/{board}/periods/{period}/late/{id}/accept", post(lifecycle::accept_late))
+        .route("/api/v1/boards/{board}/periods/{period}/late/{id}/reject", post(lifecycle::reject_late))
+        .route("/api/v1/boards/{board}/periods/{period}/corrections", post(lifecycle::correct))
+        .route("/api/v1/boards/{board}/events/{event_id}/revoke", post(lifecycle::revoke))
+        .route("/api/v1/audit", get(lifecycle::audit))
 }

@@ -1,0 +1,212 @@
+//! The settle/rebuild benchmark's driver (run by `scripts/bench-settle`; see docs/BENCHMARKS.md).
+//!
+//! Creates a weekly `incr` board, fills last week's period with N members straight into the
+//! ledger (one point entry and one total per member, in multi-row INSERTs: a fixture, not the
+//! write path), then times the engine's use cases on it — `Engine::rebuild`, the freeze, the
+//! projection cross-check alone, `Engine::settle` as a whole, reading the settlement back — and,
+//! in the same run, raw references: the pure standings + digest computation, a raw `SELECT` of
+//! the N totals and a raw server-side `INSERT … SELECT` of N standings-shaped rows.
+//! Prints one `RESULT phase=… members=… seconds=… per_s=…` line per measurement.
+//!
+//! usage: cargo run --release -p engine --example bench_settle -- DATABASE_URL REDIS_URL KEY_PREFIX MEMBERS
+
+use domain::board::Prize;
+use domain::lifecycle::Transition;
+use domain::settlement::{FinalTotal, canonical_text, standings};
+use domain::{Board, BoardSlug, Cadence, MemberId, Operator, ScoreCodec, TiePolicy};
+use engine::{Engine, EngineConfig};
+use sha2::{Digest, Sha256};
+use sqlx::Row;
+use std::time::Instant;
+
+/// Rows per multi-row INSERT of the fixture (10 columns: under PostgreSQL's 65 535 binds).
+const CHUNK: usize = 500;
+
+fn report(phase: &str, members: usize, started: Instant) {
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "RESULT phase={phase} members={members} seconds={seconds:.3} per_s={:.0}",
+        members as f64 / seconds
+    );
+}
+
+/// The member's points: spread over 0..100 000 so a million members hold many ties.
+fn points(i: usize) -> i64 {
+    ((i as u64).wrapping_mul(2_654_435_761) % 100_000) as i64
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, database_url, redis_url, key_prefix, members] = &args[..] else {
+        return Err("usage: bench_settle DATABASE_URL REDIS_URL KEY_PREFIX MEMBERS".into());
+    };
+    let n: usize = members.parse()?;
+    let config = EngineConfig {
+        database_url: database_url.clone(),
+        redis_url: redis_url.clone(),
+        key_prefix: key_prefix.clone(),
+    };
+    let engine = Engine::start(&config).await?;
+    let board = Board {
+        slug: BoardSlug::parse(format!("settle-{n}"))?,
+        title: format!("Settle {n}"),
+        cadence: Cadence::Weekly,
+        zone: jiff::tz::TimeZone::UTC,
+        operator: Operator::Incr,
+        codec: ScoreCodec::new(TiePolicy::Shared, 0, 1_000_000_000, 1)?,
+        freeze_grace_seconds: 0,
+        prizes: vec![
+            Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
+            Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
+            Prize { from_rank: 4, to_rank: 10, prize: "bronze".into() },
+        ],
+    };
+    engine.create_board(&board).await?;
+    let now = jiff::Timestamp::now();
+    let period = board.period_at(now - jiff::SignedDuration::from_hours(7 * 24));
+    let key = period.to_string();
+    let slug = board.slug.as_str();
+
+    // The fixture, through a pool of its own (the ledger's SQL stays in engine/src/ledger).
+    sqlx::any::install_default_drivers();
+    let url = if database_url.starts_with("sqlite:") && !database_url.contains('?') {
+        format!("{database_url}?mode=rwc")
+    } else {
+        database_url.clone()
+    };
+    let pool = sqlx::any::AnyPoolOptions::new().max_connections(1).connect(&url).await?;
+    if database_url.starts_with("sqlite:") {
+        // The ledger's own settings (engine/src/ledger/mod.rs), for the raw references too.
+        sqlx::query("PRAGMA synchronous = NORMAL").execute(&pool).await?;
+    }
+    let started = Instant::now();
+    let us = now.as_microsecond();
+    let mut tx = pool.begin().await?;
+    sqlx::query("INSERT INTO periods (board, period, state, next_seq) VALUES ($1, $2, 'open', 0)")
+        .bind(slug)
+        .bind(&key)
+        .execute(&mut *tx)
+        .await?;
+    for start in (0..n).step_by(CHUNK) {
+        let rows = CHUNK.min(n - start);
+        let sql = values(
+            "INSERT INTO entries (board, period, member, kind, external_id, delta, occurred_at, recorded_at) VALUES ",
+            8,
+            rows,
+        );
+        let mut q = sqlx::query(&sql);
+        for i in start..start + rows {
+            q = q
+                .bind(slug)
+                .bind(key.clone())
+                .bind(format!("m{i:07}"))
+                .bind("point")
+                .bind(format!("e{i}"))
+                .bind(points(i))
+                .bind(us)
+                .bind(us);
+        }
+        q.execute(&mut *tx).await?;
+        let sql = values(
+            "INSERT INTO totals (board, period, member, points, version, reach_seq, set_version, updated_at) VALUES ",
+            8,
+            rows,
+        );
+        let mut q = sqlx::query(&sql);
+        for i in start..start + rows {
+            q = q.bind(slug).bind(key.clone()).bind(format!("m{i:07}")).bind(points(i)).bind(1_i64);
+            q = q.bind(0_i64).bind(0_i64).bind(us);
+        }
+        q.execute(&mut *tx).await?;
+    }
+    tx.commit().await?;
+    report("fill (fixture: N entries + N totals)", n, started);
+
+    let started = Instant::now();
+    let rebuilt = engine.rebuild(&board.slug, &key, "bench").await?;
+    assert_eq!(rebuilt.members as usize, n);
+    report("rebuild (Engine::rebuild)", n, started);
+
+    let started = Instant::now();
+    engine.transition(&board.slug, &key, Transition::Freeze, "bench", None).await?;
+    report("freeze (Engine::transition Freeze)", n, started);
+
+    let started = Instant::now();
+    let check = engine.cross_check(&board, period, "bench").await?;
+    assert_eq!((check.members as usize, check.mismatched), (n, 0));
+    report("cross-check alone (Engine::cross_check)", n, started);
+
+    let started = Instant::now();
+    let settlement = engine.settle(&board, period, "bench").await?;
+    assert_eq!(settlement.standings.len(), n);
+    report("settle (Engine::settle: cross-check + ledger + read back)", n, started);
+
+    let started = Instant::now();
+    let again = engine.ledger().settlement(&board.slug, &period).await?.expect("settled");
+    assert_eq!(again.digest, settlement.digest);
+    report("settlement read back (Ledger::settlement)", n, started);
+
+    // --- raw references, same run, same data -------------------------------------------------
+    let started = Instant::now();
+    let rows = sqlx::query("SELECT member, points, reach_seq FROM totals WHERE board = $1 AND period = $2")
+        .bind(slug)
+        .bind(&key)
+        .fetch_all(&pool)
+        .await?;
+    report("raw SQL: SELECT N totals", n, started);
+    let totals = rows
+        .iter()
+        .map(|r| {
+            Ok(FinalTotal {
+                member: MemberId::parse(r.try_get::<String, _>("member")?)?,
+                points: r.try_get("points")?,
+                reach_seq: r.try_get("reach_seq")?,
+            })
+        })
+        .collect::<Result<Vec<_>, Box<dyn std::error::Error>>>()?;
+    let started = Instant::now();
+    let computed = standings(board.tie_policy(), totals, &board.prizes);
+    let digest: String = Sha256::digest(canonical_text(slug, &key, &computed).as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(digest, settlement.digest);
+    report("pure: standings + digest (domain)", n, started);
+
+    sqlx::query(
+        "CREATE TABLE IF NOT EXISTS bench_standings (board TEXT NOT NULL, period TEXT NOT NULL, \
+         position BIGINT NOT NULL, rank BIGINT NOT NULL, member TEXT NOT NULL, points BIGINT NOT NULL, \
+         PRIMARY KEY (board, period, position))",
+    )
+    .execute(&pool)
+    .await?;
+    let started = Instant::now();
+    let mut tx = pool.begin().await?;
+    sqlx::query(
+        "INSERT INTO bench_standings (board, period, position, rank, member, points) \
+         SELECT board, period, position, rank, member, points FROM standings WHERE board = $1 AND period = $2",
+    )
+    .bind(slug)
+    .bind(&key)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    report("raw SQL: INSERT ... SELECT N standings rows", n, started);
+    sqlx::query("DROP TABLE bench_standings").execute(&pool).await?;
+    pool.close().await;
+    engine.close().await;
+    Ok(())
+}
+
+/// `prefix` followed by `rows` groups of `columns` numbered placeholders.
+fn values(prefix: &str, columns: usize, rows: usize) -> String {
+    let mut sql = String::from(prefix);
+    for row in 0..rows {
+        sql.push_str(if row == 0 { "(" } else { ", (" });
+        let cells: Vec<String> = (1..=columns).map(|c| format!("${}", row * columns + c)).collect();
+        sql.push_str(&cells.join(", "));
+        sql.push(')');
+    }
+    sql
+}

@@ -1,0 +1,344 @@
+//! The settlement lifecycle on real stores (Redis standalone and Cluster × SQLite and
+//! PostgreSQL): a full week from writes to archive, revocations under both tie policies, a
+//! projection lost after freeze, and crashes inside the settlement.
+
+mod common;
+
+use common::{TestLedger, TestProjection, engine, redis_targets, unique};
+use domain::board::Prize;
+use domain::lifecycle::Transition;
+use domain::settlement::{FinalTotal, canonical_text, standings};
+use domain::write::{Change, Outcome, Write};
+use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
+use engine::ledger::audit::AuditFilter;
+use engine::{Engine, EngineError};
+use sha2::{Digest, Sha256};
+
+fn board(policy: TiePolicy) -> Board {
+    Board {
+        slug: BoardSlug::parse(unique("l").replace('_', "-").to_lowercase()).unwrap(),
+        title: "lifecycle".into(),
+        cadence: Cadence::Weekly,
+        zone: jiff::tz::TimeZone::get("Asia/Shanghai").unwrap(),
+        operator: Operator::Incr,
+        codec: ScoreCodec::new(
+            policy,
+            -1_000_000,
+            1_000_000,
+            if policy == TiePolicy::Shared { 1 } else { 1_000_000 },
+        )
+        .unwrap(),
+        freeze_grace_seconds: 60,
+        prizes: vec![
+            Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
+            Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
+        ],
+    }
+}
+
+fn point(event: &str, member: &str, delta: i64) -> Write {
+    Write {
+        member: MemberId::parse(member).unwrap(),
+        change: Change::Point { event_id: EventId::parse(event).unwrap(), delta },
+        occurred_at: jiff::Timestamp::now(),
+        metadata: None,
+    }
+}
+
+fn m(id: &str) -> MemberId {
+    MemberId::parse(id).unwrap()
+}
+
+fn id(e: &str) -> EventId {
+    EventId::parse(e).unwrap()
+}
+
+async fn each_store(test: impl AsyncFn(&str, &Engine, &TestProjection)) {
+    for (redis_name, target) in redis_targets() {
+        for t in TestLedger::both().await {
+            let p = TestProjection::new(target.clone());
+            let e = engine(&t, &p).await;
+            test(&format!("{redis_name}/{}", t.name), &e, &p).await;
+            p.cleanup().await;
+            t.drop_db().await;
+        }
+    }
+}
+
+async fn setup(e: &Engine, policy: TiePolicy, writes: &[Write]) -> (Board, String) {
+    let b = board(policy);
+    e.create_board(&b).await.unwrap();
+    let out = e.record(&b, writes).await.unwrap();
+    assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied), "{out:?}");
+    let period = b.period_at(jiff::Timestamp::now()).to_string();
+    (b, period)
+}
+
+/// Every read of a period, as one comparable value.
+async fn all_reads(e: &Engine, b: &Board, period: &str) -> String {
+    let p = Some(period);
+    let top = e.top(&b.slug, p, 10).await.unwrap();
+    let page = e.ranking_page(&b.slug, p, 1, 2).await.unwrap();
+    let cursor1 = e.entries_after(&b.slug, p, None, 2).await.unwrap();
+    let cursor2 = e.entries_after(&b.slug, p, cursor1.next_cursor.as_deref(), 2).await.unwrap();
+    let around = e.around(&b.slug, p, &m("u3"), 1).await.unwrap();
+    let rank = e.member_rank(&b.slug, p, &m("u2")).await.unwrap();
+    let count = e.count_at_least(&b.slug, p, 31).await.unwrap();
+    let ranks = e.ranks_of(&b.slug, p, &[m("u4"), m("u1"), m("nobody")]).await.unwrap();
+    let snap = e.create_snapshot(&b.slug, p).await.unwrap();
+    let pinned = e.snapshot_page(&b.slug, p, &snap.snapshot_id, 0, 10).await.unwrap();
+    let absent = matches!(e.member_rank(&b.slug, p, &m("nobody")).await, Err(EngineError::NotFound { .. }));
+    let entries = |page: &domain::view::RankingPage| {
+        page.entries.iter().map(|en| (en.rank, en.member.to_string(), en.points, en.tied)).collect::<Vec<_>>()
+    };
+    format!(
+        "top={:?} total={} page={:?} more={} c1={:?} c2={:?} next2={:?} around={:?} rank={:?} count={count} \
+         ranks={:?} snap_total={} pinned={:?} absent={absent}",
+        entries(&top),
+        top.total,
+        entries(&page),
+        page.has_more,
+        entries(&cursor1.page),
+        entries(&cursor2.page),
+        cursor2.next_cursor.is_some(),
+        entries(&around),
+        (rank.rank, rank.points),
+        ranks.iter().map(|en| (en.member.to_string(), en.rank, en.points)).collect::<Vec<_>>(),
+        snap.total,
+        entries(&pinned),
+    )
+}
+
+async fn audit_actions(e: &Engine, b: &Board) -> Vec<String> {
+    let filter = AuditFilter { board: Some(b.slug.to_string()), ..Default::default() };
+    let mut actions: Vec<String> =
+        e.audit(&filter, None, 500).await.unwrap().into_iter().map(|a| a.action).collect();
+    actions.reverse();
+    actions
+}
+
+fn conflict_code(r: Result<impl std::fmt::Debug, EngineError>) -> &'static str {
+    match r {
+        Err(EngineError::Conflict { code, .. }) => code,
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_full_week_from_writes_to_archive() {
+    each_store(async |name, e, p| {
+        let (b, period) = setup(
+            e,
+            TiePolicy::Shared,
+            &[
+                point("e1", "u1", 50),
+                point("e2", "u2", 30),
+                point("e3", "u3", 30),
+                point("e4", "u4", 10),
+                point("e5", "u1", 20),
+            ],
+        )
+        .await;
+        let per = Some(period.as_str());
+        assert_eq!(
+            conflict_code(e.transition(&b.slug, &period, Transition::Settle, "admin", None).await),
+            "invalid_transition"
+        );
+
+        // Freeze; repeating it answers the same period.
+        let frozen =
+            e.transition(&b.slug, &period, Transition::Freeze, "admin", Some("week over")).await.unwrap();
+        assert_eq!(frozen.state, "frozen", "{name}");
+        assert_eq!(e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap(), frozen);
+
+        // Late writes are kept, the board does not move.
+        let before = e.top(&b.slug, per, 10).await.unwrap().entries;
+        let late = e.record(&b, &[point("e6", "u4", 100), point("e7", "u2", 5)]).await.unwrap();
+        assert!(late.iter().all(|r| r.recorded.outcome == Outcome::Late), "{name}: {late:?}");
+        assert_eq!(e.ranking_page(&b.slug, per, 0, 10).await.unwrap().entries, before, "{name}");
+        let pending = e.late_entries(&b.slug, &period, Some("pending")).await.unwrap();
+        assert_eq!(pending.len(), 2, "{name}");
+        let (l6, l7) = (pending[0].id, pending[1].id);
+
+        // Settling waits for the review.
+        assert_eq!(
+            conflict_code(e.transition(&b.slug, &period, Transition::Settle, "admin", None).await),
+            "late_pending"
+        );
+
+        // Accept one (applied while frozen), reject one; decisions are final.
+        let accepted =
+            e.decide_late(&b.slug, &period, l7, true, "admin", Some("network delay")).await.unwrap();
+        assert_eq!((accepted.result, accepted.points), (Some(Outcome::Applied), Some(35)), "{name}");
+        let again = e.decide_late(&b.slug, &period, l7, true, "admin", None).await.unwrap();
+        assert_eq!((again.entry.status.as_str(), again.result), ("accepted", None), "{name}");
+        assert!(
+            e.decide_late(&b.slug, &period, l6, false, "admin", None).await.is_err(),
+            "a rejection needs a reason"
+        );
+        e.decide_late(&b.slug, &period, l6, false, "admin", Some("after the deadline")).await.unwrap();
+        assert_eq!(
+            conflict_code(e.decide_late(&b.slug, &period, l6, true, "admin", None).await),
+            "already_decided"
+        );
+        assert_eq!(e.member_rank(&b.slug, per, &m("u2")).await.unwrap().points, 35, "{name}");
+
+        // Revoke one event twice: it subtracts once.
+        let r1 = e.revoke(&b.slug, &id("e5"), "admin", "duplicate award").await.unwrap();
+        let r2 = e.revoke(&b.slug, &id("e5"), "admin", "duplicate award").await.unwrap();
+        assert_eq!((r1.result, r1.points, r2.result), ("revoked", Some(50), "already_revoked"), "{name}");
+        assert_eq!(e.member_rank(&b.slug, per, &m("u1")).await.unwrap().points, 50, "{name}");
+        assert!(matches!(
+            e.revoke(&b.slug, &id("e6"), "admin", "x").await,
+            Err(EngineError::NotFound { .. })
+        ));
+
+        // A correction flows through the same chain.
+        let c = e.correct(&b.slug, &period, &m("u3"), 1, "admin", "manual review").await.unwrap();
+        assert_eq!((c.points, c.projected), (31, true), "{name}");
+        assert_eq!(e.member_rank(&b.slug, per, &m("u3")).await.unwrap().points, 31, "{name}");
+
+        // Settle, twice: the same settlement.
+        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
+        let s1 = e.settlement(&b.slug, &period).await.unwrap();
+        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
+        assert_eq!(e.settlement(&b.slug, &period).await.unwrap(), s1, "{name}");
+        let table: Vec<_> =
+            s1.standings.iter().map(|s| (s.rank, s.member.as_str(), s.points, s.prize.as_deref())).collect();
+        assert_eq!(
+            table,
+            vec![
+                (1, "u1", 50, Some("gold")),
+                (2, "u2", 35, Some("silver")),
+                (3, "u3", 31, Some("silver")),
+                (4, "u4", 10, None)
+            ],
+            "{name}"
+        );
+        assert_eq!(s1.digest.len(), 64);
+
+        // Settled: nothing changes any more.
+        assert_eq!(conflict_code(e.revoke(&b.slug, &id("e1"), "admin", "too late").await), "period_settled");
+        assert_eq!(
+            conflict_code(e.correct(&b.slug, &period, &m("u1"), 5, "admin", "too late").await),
+            "period_settled"
+        );
+        let late8 = e.record(&b, &[point("e8", "u4", 1)]).await.unwrap();
+        assert_eq!(late8[0].recorded.outcome, Outcome::Late);
+        let l8 = e.late_entries(&b.slug, &period, Some("pending")).await.unwrap()[0].id;
+        assert_eq!(
+            conflict_code(e.decide_late(&b.slug, &period, l8, true, "admin", None).await),
+            "period_settled"
+        );
+        assert_eq!(
+            conflict_code(e.transition(&b.slug, &period, Transition::Reopen, "admin", None).await),
+            "invalid_transition"
+        );
+
+        // Archive: reads are the same, then the projection expires and they still are.
+        let live = all_reads(e, &b, &period).await;
+        let archived = e.transition(&b.slug, &period, Transition::Archive, "admin", None).await.unwrap();
+        assert_eq!(archived.state, "archived");
+        let ttls = p.keys().await;
+        assert!(!ttls.is_empty(), "{name}: the projection is still there during the grace");
+        p.cleanup().await;
+        assert_eq!(all_reads(e, &b, &period).await, live, "{name}");
+
+        assert_eq!(
+            audit_actions(e, &b).await,
+            ["freeze", "late_accepted", "late_rejected", "revoke", "correct", "settle", "archive"],
+            "{name}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_revoke_under_first_reached_restores_the_reach_order() {
+    each_store(async |name, e, _| {
+        // u1 reaches 50 first; u2 reaches 50 second; u1 goes to 60 and back to 50 (re-reached last).
+        let (b, period) = setup(
+            e,
+            TiePolicy::FirstReached,
+            &[point("a1", "u1", 50), point("b1", "u2", 50), point("a2", "u1", 10), point("a3", "u1", -10)],
+        )
+        .await;
+        let order = async || {
+            let page = e.ranking_page(&b.slug, Some(&period), 0, 10).await.unwrap();
+            page.entries.iter().map(|en| (en.member.to_string(), en.points, en.rank)).collect::<Vec<_>>()
+        };
+        let pair = |a: &str, pa, b: &str, pb| vec![(a.to_string(), pa, 1), (b.to_string(), pb, 2)];
+        assert_eq!(order().await, pair("u2", 50, "u1", 50), "{name}");
+        // Without the +10, u1 has 40 since the -10.
+        e.revoke(&b.slug, &id("a2"), "admin", "cheat").await.unwrap();
+        assert_eq!(order().await, pair("u2", 50, "u1", 40), "{name}");
+        // Without the -10 too, u1 has 50 since its first event, before u2.
+        e.revoke(&b.slug, &id("a3"), "admin", "cheat").await.unwrap();
+        assert_eq!(order().await, pair("u1", 50, "u2", 50), "{name}");
+        // The settlement agrees with the live order.
+        e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap();
+        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
+        let s = e.settlement(&b.slug, &period).await.unwrap();
+        let settled: Vec<_> = s.standings.iter().map(|s| (s.member.to_string(), s.points, s.rank)).collect();
+        assert_eq!(settled, pair("u1", 50, "u2", 50), "{name}");
+    })
+    .await;
+}
+
+fn expected_digest(b: &Board, period: &str, totals: &[(&str, i64)]) -> String {
+    let totals =
+        totals.iter().map(|(mb, pts)| FinalTotal { member: m(mb), points: *pts, reach_seq: 0 }).collect();
+    let text = canonical_text(b.slug.as_str(), period, &standings(b.tie_policy(), totals, &b.prizes));
+    Sha256::digest(text.as_bytes()).iter().map(|x| format!("{x:02x}")).collect()
+}
+
+#[tokio::test]
+async fn a_projection_lost_after_freeze_changes_nothing_in_the_settlement() {
+    each_store(async |name, e, p| {
+        let writes = [point("x1", "u1", 7), point("x2", "u2", 9), point("x3", "u3", 7)];
+        let expected = [("u1", 7), ("u2", 9), ("u3", 7)];
+        // Keys deleted after freeze, then rebuilt by hand.
+        let (b, period) = setup(e, TiePolicy::Shared, &writes).await;
+        e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap();
+        p.cleanup().await;
+        assert_eq!(e.rebuild(&b.slug, &period, "admin").await.unwrap().members, 3);
+        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
+        let rebuilt = e.settlement(&b.slug, &period).await.unwrap();
+        assert_eq!(rebuilt.digest, expected_digest(&b, &period, &expected), "{name}");
+        assert!(!audit_actions(e, &b).await.contains(&"projection_repaired".to_string()), "{name}");
+
+        // Keys deleted after freeze and nobody rebuilt: the cross-check repairs and reports it.
+        let (b, period) = setup(e, TiePolicy::Shared, &writes).await;
+        e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap();
+        p.cleanup().await;
+        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
+        let repaired = e.settlement(&b.slug, &period).await.unwrap();
+        assert_eq!(repaired.digest, expected_digest(&b, &period, &expected), "{name}");
+        assert_eq!(audit_actions(e, &b).await, ["freeze", "projection_repaired", "settle"], "{name}");
+        assert_eq!(e.member_rank(&b.slug, Some(&period), &m("u2")).await.unwrap().points, 9, "{name}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_crash_inside_the_settlement_leaves_it_undone_and_a_rerun_gives_the_same_digest() {
+    each_store(async |name, e, _| {
+        let (b, period) = setup(e, TiePolicy::Shared, &[point("y1", "u1", 3), point("y2", "u2", 4)]).await;
+        e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap();
+        for failpoint in ["settle.after_standings", "settle.before_commit"] {
+            e.failpoints().arm(failpoint);
+            let crashed = e.transition(&b.slug, &period, Transition::Settle, "admin", None).await;
+            assert!(crashed.is_err(), "{name}: {failpoint}");
+            assert!(
+                matches!(e.settlement(&b.slug, &period).await, Err(EngineError::NotFound { .. })),
+                "{name}"
+            );
+            assert_eq!(e.periods(&b.slug).await.unwrap()[0].state, "frozen", "{name}");
+        }
+        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
+        let s = e.settlement(&b.slug, &period).await.unwrap();
+        assert_eq!(s.digest, expected_digest(&b, &period, &[("u1", 3), ("u2", 4)]), "{name}");
+        assert_eq!(audit_actions(e, &b).await, ["freeze", "settle"], "{name}");
+    })
+    .await;
+}

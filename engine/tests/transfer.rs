@@ -1,0 +1,217 @@
+//! Export and import of a settled period between ledgers: SQLite → PostgreSQL and PostgreSQL →
+//! SQLite give the identical settlement (digest and standings); a second import and a tampered
+//! export are refused with nothing written.
+
+mod common;
+
+use common::{TestLedger, TestProjection, engine, redis_targets, unique};
+use domain::board::Prize;
+use domain::lifecycle::{State, Transition};
+use domain::write::{Change, Outcome, Write};
+use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, PeriodKey, ScoreCodec, TiePolicy};
+use engine::transfer::PeriodExport;
+use engine::{Engine, EngineError};
+
+fn board(policy: TiePolicy) -> Board {
+    Board {
+        slug: BoardSlug::parse(unique("t").replace('_', "-").to_lowercase()).unwrap(),
+        title: "transfer".into(),
+        cadence: Cadence::Weekly,
+        zone: jiff::tz::TimeZone::get("Asia/Shanghai").unwrap(),
+        operator: Operator::Incr,
+        codec: ScoreCodec::new(
+            policy,
+            -1_000_000,
+            1_000_000,
+            if policy == TiePolicy::Shared { 1 } else { 1_000_000 },
+        )
+        .unwrap(),
+        // Two weeks of grace: last week's period still takes writes, so it can be filled now.
+        freeze_grace_seconds: 14 * 24 * 3600,
+        prizes: vec![
+            Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
+            Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
+        ],
+    }
+}
+
+fn last_week() -> jiff::Timestamp {
+    jiff::Timestamp::now() - jiff::SignedDuration::from_hours(7 * 24)
+}
+
+fn point(event: &str, member: &str, delta: i64) -> Write {
+    Write {
+        member: MemberId::parse(member).unwrap(),
+        change: Change::Point { event_id: EventId::parse(event).unwrap(), delta },
+        occurred_at: last_week(),
+        metadata: Some(format!(r#"{{"source":"{event}"}}"#)),
+    }
+}
+
+fn code(e: EngineError) -> &'static str {
+    match e {
+        EngineError::Conflict { code, .. } => code,
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+}
+
+/// Last week's period of a new board, filled (with a revocation, a correction and a rejected
+/// late write), frozen and settled.
+async fn settled_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
+    let b = board(policy);
+    e.create_board(&b).await.unwrap();
+    let period = b.period_at(last_week());
+    let key = period.to_string();
+    let writes = [
+        point("e1", "u1", 50),
+        point("e2", "u2", 30),
+        point("e3", "u3", 50),
+        point("e4", "u2", 20),
+        point("e5", "u1", 10),
+        point("e6", "u4", 7),
+        point("e7", "u5", 7),
+    ];
+    for r in e.record(&b, &writes).await.unwrap() {
+        assert_eq!(r.recorded.outcome, Outcome::Applied, "{r:?}");
+    }
+    let u3 = MemberId::parse("u3").unwrap();
+    assert_eq!(
+        e.revoke(&b.slug, &EventId::parse("e5").unwrap(), "admin", "duplicate award").await.unwrap().result,
+        "revoked"
+    );
+    e.correct(&b.slug, &key, &u3, -5, "admin", "penalty").await.unwrap();
+    e.correct(&b.slug, &key, &u3, 5, "admin", "penalty lifted").await.unwrap();
+    e.transition(&b.slug, &key, Transition::Freeze, "admin", Some("week over")).await.unwrap();
+    let late = e.record(&b, &[point("e8", "u4", 100)]).await.unwrap();
+    assert_eq!(late[0].recorded.outcome, Outcome::Late);
+    let pending = e.late_entries(&b.slug, &key, Some("pending")).await.unwrap();
+    e.decide_late(&b.slug, &key, pending[0].id, false, "admin", Some("too late")).await.unwrap();
+    let info = e.transition(&b.slug, &key, Transition::Settle, "admin", None).await.unwrap();
+    assert_eq!(info.state, "settled");
+    (b, period)
+}
+
+/// The export as a file would carry it.
+fn through_json(export: &PeriodExport) -> PeriodExport {
+    serde_json::from_str(&serde_json::to_string_pretty(export).unwrap()).unwrap()
+}
+
+/// Runs `test` with a source and a target engine on different ledgers, both directions.
+async fn each_direction(test: impl AsyncFn(&str, &Engine, &Engine)) {
+    let (_, target) = redis_targets().remove(0);
+    for sqlite_first in [true, false] {
+        let (a, b) = (TestLedger::sqlite().await, TestLedger::postgres().await);
+        let (source, dest) = if sqlite_first { (a, b) } else { (b, a) };
+        let (ps, pd) = (TestProjection::new(target.clone()), TestProjection::new(target.clone()));
+        let (es, ed) = (engine(&source, &ps).await, engine(&dest, &pd).await);
+        test(&format!("{} -> {}", source.name, dest.name), &es, &ed).await;
+        ps.cleanup().await;
+        pd.cleanup().await;
+        source.drop_db().await;
+        dest.drop_db().await;
+    }
+}
+
+#[tokio::test]
+async fn an_imported_period_has_the_same_settlement_on_the_other_ledger() {
+    each_direction(async |ctx, source, dest| {
+        for policy in [TiePolicy::FirstReached, TiePolicy::Shared] {
+            let (b, period) = settled_period(source, policy).await;
+            let key = period.to_string();
+            let export = source.export_period(&b.slug, &key).await.unwrap();
+            assert_eq!(export.entries.len(), 10, "{ctx}: 7 events, a revocation, 2 corrections");
+            let revocation = export.entries.iter().find(|e| e.kind == "revocation").unwrap();
+            assert_eq!(revocation.revokes.as_deref(), Some("e5"), "{ctx}");
+            assert_eq!(export.late_entries[0].status, "rejected", "{ctx}");
+
+            let report = dest.import_period(&through_json(&export)).await.unwrap();
+            assert!(report.board_created, "{ctx}");
+            assert_eq!((report.entries, report.late_entries, report.members), (10, 1, 5), "{ctx}");
+
+            let before = source.settlement(&b.slug, &key).await.unwrap();
+            let after = dest.settlement(&b.slug, &key).await.unwrap();
+            assert_eq!(after.digest, before.digest, "{ctx} {policy}");
+            assert_eq!(report.digest, before.digest, "{ctx}");
+            assert_eq!(after.standings, before.standings, "{ctx} {policy}");
+            assert_eq!((after.revision, after.rule_version, after.members), (1, 1, 5), "{ctx}");
+            assert_eq!(after.standings[0].prize.as_deref(), Some("gold"), "{ctx}");
+            assert_eq!(dest.ledger().state_of(&b.slug, &period).await.unwrap(), State::Settled, "{ctx}");
+            assert_eq!(dest.board(&b.slug).await.unwrap(), b, "{ctx}");
+
+            // Exported again from the target, the period is the same (only its row ids differ).
+            let mut again = dest.export_period(&b.slug, &key).await.unwrap();
+            again.exported_at = export.exported_at;
+            again.settlement.watermark = export.settlement.watermark;
+            assert_eq!(again, export, "{ctx} {policy}");
+
+            // The target's projection shows the imported standings.
+            let page = dest.ranking_page(&b.slug, Some(&key), 0, 10).await.unwrap();
+            let live: Vec<(String, i64)> =
+                page.entries.iter().map(|e| (e.member.to_string(), e.points)).collect();
+            let settled: Vec<(String, i64)> =
+                after.standings.iter().map(|s| (s.member.to_string(), s.points)).collect();
+            assert_eq!(live, settled, "{ctx} {policy}");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn importing_a_period_twice_is_refused() {
+    each_direction(async |ctx, source, dest| {
+        let (b, period) = settled_period(source, TiePolicy::FirstReached).await;
+        let export = source.export_period(&b.slug, &period.to_string()).await.unwrap();
+        dest.import_period(&export).await.unwrap();
+        assert_eq!(code(dest.import_period(&export).await.unwrap_err()), "period_exists", "{ctx}");
+        // Into its own ledger as well.
+        assert_eq!(code(source.import_period(&export).await.unwrap_err()), "period_exists", "{ctx}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_tampered_export_is_refused_with_nothing_written() {
+    each_direction(async |ctx, source, dest| {
+        let (b, period) = settled_period(source, TiePolicy::FirstReached).await;
+        let export = source.export_period(&b.slug, &period.to_string()).await.unwrap();
+        let e2 = export.entries.iter().position(|e| e.external_id.as_deref() == Some("e2")).unwrap();
+
+        // One entry's delta changed: its member's total no longer replays to the export's.
+        let mut tampered = export.clone();
+        tampered.entries[e2].delta = Some(31);
+        assert_eq!(code(dest.import_period(&tampered).await.unwrap_err()), "import_mismatch", "{ctx}");
+
+        // The total changed along with it: the standings no longer give the exported digest.
+        let u2 = tampered.totals.iter().position(|t| t.member.as_str() == "u2").unwrap();
+        tampered.totals[u2].points += 1;
+        assert_eq!(code(dest.import_period(&tampered).await.unwrap_err()), "digest_mismatch", "{ctx}");
+
+        assert_eq!(dest.ledger().board(&b.slug).await.unwrap(), None, "{ctx}: no board written");
+        assert_eq!(dest.ledger().state_of(&b.slug, &period).await.unwrap(), State::Open, "{ctx}");
+        assert!(dest.ledger().totals(&b.slug, &period).await.unwrap().is_empty(), "{ctx}");
+
+        // The untouched export still imports.
+        dest.import_period(&export).await.unwrap();
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn only_settled_periods_are_exported_and_a_different_board_is_refused() {
+    each_direction(async |ctx, source, dest| {
+        let b = board(TiePolicy::Shared);
+        source.create_board(&b).await.unwrap();
+        source.record(&b, &[point("x1", "u1", 5)]).await.unwrap();
+        let key = b.period_at(last_week()).to_string();
+        assert_eq!(code(source.export_period(&b.slug, &key).await.unwrap_err()), "not_settled", "{ctx}");
+        source.transition(&b.slug, &key, Transition::Freeze, "admin", None).await.unwrap();
+        assert_eq!(code(source.export_period(&b.slug, &key).await.unwrap_err()), "not_settled", "{ctx}");
+        source.transition(&b.slug, &key, Transition::Settle, "admin", None).await.unwrap();
+        let export = source.export_period(&b.slug, &key).await.unwrap();
+
+        // The same slug with another title on the target.
+        dest.create_board(&Board { title: "other".into(), ..b.clone() }).await.unwrap();
+        assert_eq!(code(dest.import_period(&export).await.unwrap_err()), "board_differs", "{ctx}");
+    })
+    .await;
+}

@@ -1,0 +1,242 @@
+//! Lifecycle (admin): transitions, the settlement, late-write review, revoke, corrections and the
+//! audit trail. Every route checks the admin token before it reads the body, and names the
+//! admin in the audit trail.
+
+use super::boards::slug;
+use super::error::{ApiQuery, json_body};
+use super::{ApiError, auth};
+use crate::http::AppState;
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use domain::lifecycle::Transition;
+use domain::view::{PeriodInfo, Settlement};
+use domain::{EventId, MemberId};
+use engine::ledger::audit::AuditFilter;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+type PeriodPath = Path<(String, String)>;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReasonIn {
+    reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CorrectionIn {
+    member: String,
+    delta: i64,
+    reason: String,
+}
+
+/// An optional JSON body (transitions and accepts may be sent without one).
+fn optional_body<T: serde::de::DeserializeOwned + Default>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) { Ok(T::default()) } else { json_body(bytes) }
+}
+
+async fn transition(
+    state: AppState,
+    headers: HeaderMap,
+    (board, period): (String, String),
+    body: Bytes,
+    transition: Transition,
+) -> Result<Json<PeriodInfo>, ApiError> {
+    let admin = auth::admin(&state.engine, &headers).await?;
+    let body: ReasonIn = optional_body(&body)?;
+    let info = state
+        .engine
+        .transition(&slug(board)?, &period, transition, &admin.actor, body.reason.as_deref())
+        .await?;
+    Ok(Json(info))
+}
+
+pub async fn freeze(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(p): PeriodPath,
+    b: Bytes,
+) -> Result<Json<PeriodInfo>, ApiError> {
+    transition(s, h, p, b, Transition::Freeze).await
+}
+
+pub async fn reopen(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(p): PeriodPath,
+    b: Bytes,
+) -> Result<Json<PeriodInfo>, ApiError> {
+    transition(s, h, p, b, Transition::Reopen).await
+}
+
+pub async fn settle(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(p): PeriodPath,
+    b: Bytes,
+) -> Result<Json<PeriodInfo>, ApiError> {
+    transition(s, h, p, b, Transition::Settle).await
+}
+
+pub async fn archive(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(p): PeriodPath,
+    b: Bytes,
+) -> Result<Json<PeriodInfo>, ApiError> {
+    transition(s, h, p, b, Transition::Archive).await
+}
+
+/// The settlement is public: anyone may check the standings and the digest.
+pub async fn settlement(
+    State(state): State<AppState>,
+    Path((board, period)): PeriodPath,
+) -> Result<Json<Settlement>, ApiError> {
+    Ok(Json(state.engine.settlement(&slug(board)?, &period).await?))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct LateQuery {
+    status: Option<String>,
+}
+
+pub async fn late(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((board, period)): PeriodPath,
+    ApiQuery(q): ApiQuery<LateQuery>,
+) -> Result<Json<Value>, ApiError> {
+    auth::admin(&state.engine, &headers).await?;
+    let entries = state.engine.late_entries(&slug(board)?, &period, q.status.as_deref()).await?;
+    Ok(Json(json!({ "entries": entries })))
+}
+
+async fn decide_late(
+    state: AppState,
+    headers: HeaderMap,
+    (board, period, id): (String, String, i64),
+    body: Bytes,
+    accept: bool,
+) -> Result<Json<Value>, ApiError> {
+    let admin = auth::admin(&state.engine, &headers).await?;
+    let body: ReasonIn = optional_body(&body)?;
+    let decided = state
+        .engine
+        .decide_late(&slug(board)?, &period, id, accept, &admin.actor, body.reason.as_deref())
+        .await?;
+    Ok(Json(json!({
+        "late": decided.entry,
+        "result": decided.result.map(|o| o.as_str()),
+        "points": decided.points,
+        "projected": decided.projected,
+    })))
+}
+
+pub async fn accept_late(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(p): Path<(String, String, i64)>,
+    b: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    decide_late(s, h, p, b, true).await
+}
+
+pub async fn reject_late(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(p): Path<(String, String, i64)>,
+    b: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    decide_late(s, h, p, b, false).await
+}
+
+pub async fn revoke(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((board, event_id)): Path<(String, String)>,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let admin = auth::admin(&state.engine, &headers).await?;
+    let body: ReasonIn = json_body(&body)?;
+    let reason = body.reason.ok_or_else(|| ApiError::invalid("a reason is required"))?;
+    let event_id = EventId::parse(event_id).map_err(|e| ApiError::invalid(e.to_string()))?;
+    let r = state.engine.revoke(&slug(board)?, &event_id, &admin.actor, &reason).await?;
+    Ok(Json(json!({
+        "result": r.result,
+        "event_id": event_id.as_str(),
+        "period": r.period,
+        "member": r.member,
+        "points": r.points,
+        "projected": r.projected,
+    })))
+}
+
+pub async fn correct(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((board, period)): PeriodPath,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let admin = auth::admin(&state.engine, &headers).await?;
+    let body: CorrectionIn = json_body(&body)?;
+    let member = MemberId::parse(body.member).map_err(|e| ApiError::invalid(e.to_string()))?;
+    let c =
+        state.engine.correct(&slug(board)?, &period, &member, body.delta, &admin.actor, &body.reason).await?;
+    Ok(Json(json!({
+        "entry_id": c.entry_id,
+        "kind": "correction",
+        "period": c.period,
+        "member": c.member,
+        "delta": c.delta,
+        "reason": body.reason.trim(),
+        "actor": admin.actor,
+        "points": c.points,
+        "version": c.version,
+        "projected": c.projected,
+    })))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct AuditQuery {
+    board: Option<String>,
+    period: Option<String>,
+    member: Option<String>,
+    actor: Option<String>,
+    action: Option<String>,
+    since: Option<jiff::Timestamp>,
+    until: Option<jiff::Timestamp>,
+    limit: Option<u64>,
+    cursor: Option<String>,
+}
+
+/// `GET /api/v1/audit`: newest first; `next_cursor` continues (absent on the last page).
+pub async fn audit(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiQuery(q): ApiQuery<AuditQuery>,
+) -> Result<Json<Value>, ApiError> {
+    auth::admin(&state.engine, &headers).await?;
+    let before = q
+        .cursor
+        .as_deref()
+        .map(|c| c.parse::<i64>().map_err(|_| ApiError::invalid("the cursor is not one this server made")))
+        .transpose()?;
+    let limit = q.limit.unwrap_or(50);
+    let filter = AuditFilter {
+        board: q.board,
+        period: q.period,
+        member: q.member,
+        actor: q.actor,
+        action: q.action,
+        since: q.since,
+        until: q.until,
+    };
+    let entries = state.engine.audit(&filter, before, limit).await?;
+    let next_cursor = (entries.len() as u64 == limit.clamp(1, 500))
+        .then(|| entries.last().map(|e| e.id.to_string()))
+        .flatten();
+    Ok(Json(json!({ "entries": entries, "next_cursor": next_cursor })))
+}
