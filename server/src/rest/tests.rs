@@ -437,3 +437,121 @@ async fn reads_answer_ranks_pages_cursors_snapshots_and_reasons() {
     assert_eq!(periods[0]["state"], "open");
     api.stop().await;
 }
+
+#[tokio::test]
+async fn lifecycle_routes_need_an_admin_and_answer_the_contract() {
+    let api = Api::start().await;
+    let admin = Some(api.admin.as_str());
+    let ingest = Some(api.key.as_str());
+    let ev = |id: &str, member: &str, delta: i64| json!({"event_id": id, "member": member, "delta": delta});
+    let (status, _) = api.call("POST", "/api/v1/boards/inc/events", ingest, Some(ev("r1", "u1", 5))).await;
+    assert_eq!(status, StatusCode::OK);
+    api.call("POST", "/api/v1/boards/inc/events", ingest, Some(ev("r2", "u2", 7))).await;
+    let period = "/api/v1/boards/inc/periods/current";
+
+    // Every admin route refuses anonymous callers and ingest keys, and changes nothing.
+    let admin_routes = [
+        ("POST", format!("{period}/freeze")),
+        ("POST", format!("{period}/reopen")),
+        ("POST", format!("{period}/settle")),
+        ("POST", format!("{period}/archive")),
+        ("POST", format!("{period}/corrections")),
+        ("GET", format!("{period}/late")),
+        ("POST", format!("{period}/late/1/accept")),
+        ("POST", format!("{period}/late/1/reject")),
+        ("POST", "/api/v1/boards/inc/events/r1/revoke".to_owned()),
+        ("GET", "/api/v1/audit".to_owned()),
+    ];
+    for (method, path) in &admin_routes {
+        for caller in [None, ingest] {
+            let (status, out) = api.call(method, path, caller, Some(json!({"reason": "x"}))).await;
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{method} {path}: {out}");
+        }
+    }
+    let (_, periods) = api.call("GET", "/api/v1/boards/inc/periods", None, None).await;
+    assert_eq!(periods[0]["state"], "open", "{periods}");
+
+    // An impossible transition names the current state.
+    let (status, out) = api.call("POST", &format!("{period}/archive"), admin, None).await;
+    assert_eq!((status, out["error"].as_str()), (StatusCode::CONFLICT, Some("invalid_transition")), "{out}");
+    assert!(out["detail"].as_str().unwrap().contains("open"), "{out}");
+
+    // Revoke needs a reason; a repeat is already_revoked.
+    let revoke = "/api/v1/boards/inc/events/r1/revoke";
+    let (status, out) = api.call("POST", revoke, admin, Some(json!({}))).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{out}");
+    let (status, out) = api.call("POST", revoke, admin, Some(json!({"reason": "test account"}))).await;
+    assert_eq!(
+        (status, out["result"].as_str(), out["points"].as_i64()),
+        (StatusCode::OK, Some("revoked"), Some(0))
+    );
+    let (_, out) = api.call("POST", revoke, admin, Some(json!({"reason": "test account"}))).await;
+    assert_eq!(out["result"], "already_revoked", "{out}");
+    let (status, out) =
+        api.call("POST", "/api/v1/boards/inc/events/nope/revoke", admin, Some(json!({"reason": "x"}))).await;
+    assert_eq!((status, out["error"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "{out}");
+
+    // A correction answers its ledger entry.
+    let body = json!({"member": "u2", "delta": -2, "reason": "penalty"});
+    let (status, out) = api.call("POST", &format!("{period}/corrections"), admin, Some(body)).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    assert_eq!(
+        (out["kind"].as_str(), out["points"].as_i64(), out["reason"].as_str()),
+        (Some("correction"), Some(5), Some("penalty"))
+    );
+    assert!(out["actor"].as_str().unwrap().starts_with("token#"), "{out}");
+
+    // Freeze (twice: the same answer), a late event, review, settle, read the settlement.
+    let (status, frozen) = api.call("POST", &format!("{period}/freeze"), admin, None).await;
+    assert_eq!((status, frozen["state"].as_str()), (StatusCode::OK, Some("frozen")), "{frozen}");
+    let (_, again) =
+        api.call("POST", &format!("{period}/freeze"), admin, Some(json!({"reason": "again"}))).await;
+    assert_eq!(again, frozen);
+    let (_, out) = api.call("POST", "/api/v1/boards/inc/events", ingest, Some(ev("r3", "u3", 1))).await;
+    assert_eq!(out["results"][0]["result"], "late", "{out}");
+    let (_, late) = api.call("GET", &format!("{period}/late?status=pending"), admin, None).await;
+    let late_id = late["entries"][0]["id"].as_i64().unwrap();
+    let (status, out) = api.call("POST", &format!("{period}/settle"), admin, None).await;
+    assert_eq!((status, out["error"].as_str()), (StatusCode::CONFLICT, Some("late_pending")), "{out}");
+    let (status, out) = api.call("POST", &format!("{period}/late/{late_id}/reject"), admin, None).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "a rejection without a reason: {out}");
+    let reject = json!({"reason": "after the deadline"});
+    let (status, out) =
+        api.call("POST", &format!("{period}/late/{late_id}/reject"), admin, Some(reject)).await;
+    assert_eq!((status, out["late"]["status"].as_str()), (StatusCode::OK, Some("rejected")), "{out}");
+    let (status, settled) = api.call("POST", &format!("{period}/settle"), admin, None).await;
+    assert_eq!((status, settled["state"].as_str()), (StatusCode::OK, Some("settled")), "{settled}");
+    let (status, s) = api.call("GET", &format!("{period}/settlement"), None, None).await;
+    assert_eq!(status, StatusCode::OK, "{s}");
+    assert_eq!(s["digest"].as_str().unwrap().len(), 64, "{s}");
+    assert_eq!(
+        s["standings"],
+        json!([{"rank": 1, "member": "u2", "points": 5}, {"rank": 2, "member": "u1", "points": 0}])
+    );
+    let (status, out) =
+        api.call("POST", revoke.replace("r1", "r2").as_str(), admin, Some(json!({"reason": "x"}))).await;
+    assert_eq!((status, out["error"].as_str()), (StatusCode::CONFLICT, Some("period_settled")), "{out}");
+
+    // The audit trail, newest first, in pages.
+    let (status, page1) = api.call("GET", "/api/v1/audit?board=inc&limit=2", admin, None).await;
+    assert_eq!(status, StatusCode::OK, "{page1}");
+    let actions = |p: &Value| {
+        p["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["action"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(actions(&page1), ["settle", "late_rejected"]);
+    let cursor = page1["next_cursor"].as_str().unwrap();
+    let (_, page2) =
+        api.call("GET", &format!("/api/v1/audit?board=inc&limit=10&cursor={cursor}"), admin, None).await;
+    assert_eq!(actions(&page2), ["freeze", "correct", "revoke"]);
+    assert!(page2["next_cursor"].is_null(), "{page2}");
+    let (_, only) = api.call("GET", "/api/v1/audit?action=revoke&member=u1", admin, None).await;
+    assert_eq!(only["entries"][0]["reason"], "test account", "{only}");
+    let (status, out) = api.call("GET", "/api/v1/audit?since=yesterday", admin, None).await;
+    assert_eq!((status, out["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_query")), "{out}");
+    api.stop().await;
+}
