@@ -286,6 +286,8 @@ async fn settled_periods_archive_after_the_configured_time_and_their_keys_get_an
         let rows = audit_rows(&e, &b, "archive").await;
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].actor, "scheduler");
+        let reason = rows[0].reason.as_deref().unwrap();
+        assert!(reason.contains(&format!("settled at {settled_at}, archived 168h later")), "{reason}");
 
         // Redis was away when the period was archived: its keys have no expiry. The next pass
         // gives them one (every key is then either expiring or already gone).

@@ -126,8 +126,36 @@ pub struct ServeArgs {
     #[arg(long, env = "LAUREL_DEMO")]
     pub demo: bool,
 
+    /// How often the lifecycle scheduler runs (seconds): it freezes periods whose end + grace
+    /// has passed. Every instance ticks; one holds the ledger's lease and does the work.
+    #[arg(long, env = "LAUREL_SCHEDULER_TICK", default_value = "5", value_parser = seconds)]
+    pub scheduler_tick: std::time::Duration,
+
+    /// Archive settled periods this many days after their settlement (default: never; admins
+    /// archive by hand).
+    #[arg(long, env = "LAUREL_ARCHIVE_AFTER_DAYS")]
+    pub archive_after_days: Option<u32>,
+
     /// Where settlement rewards are delivered (`POST`, JSON, `Idempotency-Key` header). Without
     /// it rewards stay pending in the ledger. May carry a secret: its value is never shown.
     #[arg(long, env = "LAUREL_REWARDS_WEBHOOK", hide_env_values = true)]
     pub rewards_webhook: Option<String>,
+}
+
+impl ServeArgs {
+    /// The scheduler of this process (a unique lease holder, a lease of three ticks).
+    pub fn scheduler_config(&self) -> engine::scheduler::SchedulerConfig {
+        let archive_after =
+            self.archive_after_days.map(|days| std::time::Duration::from_secs(u64::from(days) * 24 * 3600));
+        engine::scheduler::SchedulerConfig::new(self.scheduler_tick, archive_after)
+    }
+}
+
+/// A positive number of seconds (`5`, `0.5`).
+fn seconds(s: &str) -> Result<std::time::Duration, String> {
+    let n: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !(n > 0.0 && n <= 86_400.0) {
+        return Err(format!("{s} s is not between 0 and 86400 seconds"));
+    }
+    Ok(std::time::Duration::from_secs_f64(n))
 }

@@ -88,6 +88,11 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let engine = Engine::start(&args.stores.engine_config()).await.context("start the engine")?;
     // Brings the projection level after Redis outages, restarts or crashes; no manual step.
     let reconciler = engine.spawn_reconciler(std::time::Duration::from_secs(2));
+    // Freezes ended periods (and archives settled ones); one instance leads, by a ledger lease.
+    let (stop_scheduler, scheduler_stopped) = tokio::sync::oneshot::channel::<()>();
+    let scheduler = engine.spawn_scheduler(args.scheduler_config(), async move {
+        let _ = scheduler_stopped.await;
+    });
     // Settlement rewards go to the webhook; without one they wait in the ledger's outbox.
     let rewards = match &args.rewards_webhook {
         Some(url) => {
@@ -122,6 +127,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!("serving on http://{}", listener.local_addr()?);
     axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
     reconciler.abort();
+    // Releases the lease, so another instance takes over at its next tick.
+    let _ = stop_scheduler.send(());
+    let _ = scheduler.await;
     if let Some(rewards) = rewards {
         rewards.abort();
     }
