@@ -7,6 +7,8 @@
 //! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`).
 //! - `lifecycle.rs`: transitions, late decisions, revocations, corrections, settlements.
 //! - [`audit`]: the audit trail, written in the transaction of each change.
+//! - `leases.rs` / `schedule.rs`: the scheduler's lease and its period queries; `rewards.rs`: the
+//!   reward outbox.
 //! - `transfer.rs`: a settled period's export, and its import in one transaction checked by digest.
 
 pub mod audit;
