@@ -1,5 +1,5 @@
 //! The settlement lifecycle on real stores (Redis standalone and Cluster × SQLite and
-//! PostgreSQL): a full week from writes to archive, revocations under both tie policies, a
+//! PostgreSQL): a full week from writes through the scheduler's freeze to archive, revocations under both tie policies, a
 //! projection lost after freeze, and crashes inside the settlement.
 
 mod common;
@@ -11,8 +11,10 @@ use domain::settlement::{FinalTotal, canonical_text, standings};
 use domain::write::{Change, Outcome, Write};
 use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
 use engine::ledger::audit::AuditFilter;
+use engine::scheduler::SchedulerConfig;
 use engine::{Engine, EngineError};
 use sha2::{Digest, Sha256};
+use std::time::Duration;
 
 fn board(policy: TiePolicy) -> Board {
     Board {
@@ -145,11 +147,17 @@ async fn a_full_week_from_writes_to_archive() {
             "invalid_transition"
         );
 
-        // Freeze; repeating it answers the same period.
-        let frozen =
-            e.transition(&b.slug, &period, Transition::Freeze, "admin", Some("week over")).await.unwrap();
+        // The scheduler freezes the period at its end + grace, not a second before.
+        let config = SchedulerConfig::new(Duration::from_secs(5), None);
+        let key = b.period_at(jiff::Timestamp::now());
+        let closes = key.span(&b.zone).end + jiff::SignedDuration::from_secs(b.freeze_grace_seconds);
+        let early = e.scheduler_pass(&config, closes - jiff::SignedDuration::from_secs(1)).await.unwrap();
+        assert!(early.frozen.is_empty(), "{name}: {early:?}");
+        let pass = e.scheduler_pass(&config, closes).await.unwrap();
+        assert_eq!(pass.frozen, vec![(b.slug.clone(), key)], "{name}");
+        // A freeze repeated by hand answers the same period.
+        let frozen = e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap();
         assert_eq!(frozen.state, "frozen", "{name}");
-        assert_eq!(e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap(), frozen);
 
         // Late writes are kept, the board does not move.
         let before = e.top(&b.slug, per, 10).await.unwrap().entries;
