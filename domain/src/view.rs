@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// A board as readers see it, with the period that is current at the time of the read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BoardSummary {
     pub slug: BoardSlug,
     pub title: String,
@@ -21,6 +22,7 @@ pub struct BoardSummary {
 
 /// One ranked member.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Entry {
     /// Follows the board's tie policy (`shared`: 1, 2, 2, 4).
     pub rank: u64,
@@ -43,10 +45,13 @@ impl Entry {
 
 /// A run of entries of one period, read live (it may shift between reads while writes continue).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RankingPage {
     pub board: BoardSummary,
     pub period: PeriodKey,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub starts_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub ends_at: Timestamp,
     /// The period's end in the board's zone, for display ("Mon 2026-12-07 00:00").
     pub ends_local: String,
@@ -61,9 +66,11 @@ pub struct RankingPage {
 
 /// One ledger entry behind a member's score ("why this score").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LedgerEntry {
     pub id: i64,
-    /// `point` (incr), `total` (set) or `submission` (best).
+    /// `point` (incr), `total` (set), `submission` (best), or an admin's `correction` or
+    /// `revocation`.
     pub kind: String,
     /// The event or submission id (absent for `set` writes).
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -75,24 +82,42 @@ pub struct LedgerEntry {
     pub value: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub set_version: Option<i64>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub occurred_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub recorded_at: Timestamp,
-    /// Caller-supplied JSON, as text.
+    /// Caller-supplied JSON, as text (the REST API answers it parsed, as its schema says).
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<serde_json::Value>))]
     pub metadata: Option<String>,
+    /// Why an admin made this entry (corrections, revocations, accepted late writes).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub reason: Option<String>,
+    /// On a revocation: the event or submission id it cancels.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub revokes: Option<String>,
+    /// This entry was revoked later and no longer counts.
+    #[serde(default)]
+    pub revoked: bool,
 }
 
 /// A period of a board, with its state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PeriodInfo {
     pub period: PeriodKey,
+    /// A `lifecycle::State` word.
+    #[cfg_attr(feature = "openapi", schema(schema_with = schema::period_state))]
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub starts_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub ends_at: Timestamp,
 }
 
 /// A keyset page and the cursor that continues it (None: the last page).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CursorPage {
     pub page: RankingPage,
     pub next_cursor: Option<String>,
@@ -100,14 +125,17 @@ pub struct CursorPage {
 
 /// A pinned copy of a period's ranking.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SnapshotInfo {
     pub snapshot_id: String,
     pub total: u64,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: Timestamp,
 }
 
 /// A member's standing in a period and the ledger entries behind it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MemberView {
     pub board: BoardSummary,
     pub period: PeriodKey,
@@ -121,8 +149,10 @@ pub struct MemberView {
 
 /// One row of the audit trail.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AuditEntry {
     pub id: i64,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub at: Timestamp,
     pub actor: String,
     pub action: String,
@@ -137,6 +167,7 @@ pub struct AuditEntry {
 
 /// A write kept for review because its period was no longer open.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LateEntry {
     pub id: i64,
     pub period: PeriodKey,
@@ -150,7 +181,9 @@ pub struct LateEntry {
     pub value: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub set_version: Option<i64>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub occurred_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub received_at: Timestamp,
     /// `pending`, `accepted` or `rejected`.
     pub status: String,
@@ -162,6 +195,7 @@ pub struct LateEntry {
 
 /// A period's settlement: what was decided, on which evidence, and its digest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Settlement {
     pub board: BoardSlug,
     pub period: PeriodKey,
@@ -173,6 +207,189 @@ pub struct Settlement {
     pub digest: String,
     pub members: u64,
     pub actor: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub settled_at: Timestamp,
     pub standings: Vec<crate::settlement::Standing>,
+}
+
+/// OpenAPI schemas of the ids, words and rows the read models carry, for the server's
+/// `/api/v1/openapi.json`. They are written here, beside the one derive per read model, and built
+/// from the types' own tables (`ALL`, `MAX_LEN`) so that a new word shows up by itself.
+#[cfg(feature = "openapi")]
+mod schema {
+    use crate::board::{Cadence, Operator, Prize, TiePolicy};
+    use crate::ids::{BoardSlug, EventId, MemberId};
+    use crate::lifecycle::State;
+    use crate::period::PeriodKey;
+    use crate::settlement::Standing;
+    use crate::write::Outcome;
+    use std::borrow::Cow;
+    use utoipa::openapi::{KnownFormat, ObjectBuilder, Ref, RefOr, Schema, SchemaFormat, Type};
+    use utoipa::{PartialSchema, ToSchema};
+
+    type Schemas = Vec<(String, RefOr<Schema>)>;
+
+    macro_rules! named_schema {
+        ($ty:ty, $build:expr $(, children: $($child:ty),+)?) => {
+            impl PartialSchema for $ty {
+                fn schema() -> RefOr<Schema> {
+                    $build.build().into()
+                }
+            }
+
+            impl ToSchema for $ty {
+                fn name() -> Cow<'static, str> {
+                    Cow::Borrowed(stringify!($ty))
+                }
+
+                fn schemas(_schemas: &mut Schemas) {
+                    $($(_schemas.push((<$child>::name().into_owned(), <$child>::schema()));)+)?
+                }
+            }
+        };
+    }
+
+    fn string(description: &str) -> ObjectBuilder {
+        ObjectBuilder::new().schema_type(Type::String).description(Some(description))
+    }
+
+    fn id(description: &str, max_len: usize, pattern: &str, example: &str) -> ObjectBuilder {
+        string(description)
+            .min_length(Some(1))
+            .max_length(Some(max_len))
+            .pattern(Some(pattern))
+            .examples([example])
+    }
+
+    fn words<'a>(description: &str, words: impl IntoIterator<Item = &'a str>) -> ObjectBuilder {
+        string(description).enum_values(Some(words))
+    }
+
+    fn integer(minimum: Option<i64>) -> ObjectBuilder {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+            .minimum(minimum)
+    }
+
+    fn reference<T: ToSchema>() -> Ref {
+        Ref::from_schema_name(T::name())
+    }
+
+    /// `PeriodInfo::state`: one of the lifecycle's states.
+    pub fn period_state() -> ObjectBuilder {
+        words("The period's lifecycle state.", State::ALL.map(State::as_str))
+    }
+
+    named_schema!(BoardSlug, id("A board's slug.", BoardSlug::MAX_LEN, "^[a-z0-9-]+$", "weekly-study"));
+    named_schema!(
+        MemberId,
+        id("The host platform's stable member id.", MemberId::MAX_LEN, "^[A-Za-z0-9_.:@-]+$", "u1001")
+    );
+    named_schema!(
+        EventId,
+        id("An event's or a submission's id, unique per board.", EventId::MAX_LEN, "^[!-~]+$", "order-42")
+    );
+    named_schema!(
+        PeriodKey,
+        string(
+            "An ISO week (`2026-W34`), a day (`2026-08-20`) or a month (`2026-08`) in the board's time zone."
+        )
+        .pattern(Some(r"^\d{4}-(W\d{2}|\d{2}|\d{2}-\d{2})$"))
+        .examples(["2026-W34"])
+    );
+    named_schema!(
+        Cadence,
+        words("How long one period of a board lasts.", Cadence::ALL.iter().map(|c| c.as_str()))
+    );
+    named_schema!(
+        Operator,
+        words("How a write changes a member's score.", Operator::ALL.iter().map(|o| o.as_str()))
+    );
+    named_schema!(
+        TiePolicy,
+        words("How equal points are ranked.", TiePolicy::ALL.iter().map(|t| t.as_str()))
+    );
+    named_schema!(
+        Outcome,
+        words(
+            "What a write did; each operator answers some of these.",
+            Outcome::ALL.iter().map(|o| o.as_str())
+        )
+    );
+    named_schema!(
+        Prize,
+        ObjectBuilder::new()
+            .description(Some("Ranks `from_rank..=to_rank` win `prize`."))
+            .property("from_rank", integer(Some(1)))
+            .required("from_rank")
+            .property("to_rank", integer(Some(1)))
+            .required("to_rank")
+            .property("prize", ObjectBuilder::new().schema_type(Type::String))
+            .required("prize")
+    );
+    named_schema!(
+        Standing,
+        ObjectBuilder::new()
+            .description(Some("One line of the standings."))
+            .property("rank", integer(Some(1)))
+            .required("rank")
+            .property("member", reference::<MemberId>())
+            .required("member")
+            .property("points", integer(None))
+            .required("points")
+            .property("prize", ObjectBuilder::new().schema_type(Type::String)),
+        children: MemberId
+    );
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use utoipa::openapi::schema::Object;
+
+        fn object<T: PartialSchema>() -> Object {
+            match T::schema() {
+                RefOr::T(Schema::Object(o)) => o,
+                _ => panic!("not an object schema"),
+            }
+        }
+
+        /// The hand-written row schemas name exactly the fields serde writes, and require those
+        /// it always writes.
+        fn assert_shape<T: PartialSchema + serde::Serialize>(full: T, minimal: T) {
+            let schema = object::<T>();
+            let keys = |v: &T| -> Vec<String> {
+                serde_json::to_value(v).unwrap().as_object().unwrap().keys().cloned().collect()
+            };
+            let mut properties: Vec<String> = schema.properties.keys().cloned().collect();
+            properties.sort();
+            let mut written = keys(&full);
+            written.sort();
+            assert_eq!(written, properties);
+            let mut required = schema.required.clone();
+            required.sort();
+            let mut always = keys(&minimal);
+            always.sort();
+            assert_eq!(always, required);
+        }
+
+        #[test]
+        fn row_schemas_match_their_serialized_fields() {
+            let prize = Prize { from_rank: 1, to_rank: 3, prize: "a cup".into() };
+            assert_shape(prize.clone(), prize);
+            let member = MemberId::parse("u1").unwrap();
+            let standing =
+                |prize: Option<String>| Standing { rank: 1, member: member.clone(), points: 5, prize };
+            assert_shape(standing(Some("a cup".into())), standing(None));
+        }
+
+        #[test]
+        fn word_schemas_list_every_word() {
+            let listed = |o: Object| o.enum_values.unwrap().len();
+            assert_eq!(listed(object::<Cadence>()), Cadence::ALL.len());
+            assert_eq!(listed(object::<Operator>()), Operator::ALL.len());
+            assert_eq!(listed(object::<TiePolicy>()), TiePolicy::ALL.len());
+            assert_eq!(listed(object::<Outcome>()), Outcome::ALL.len());
+        }
+    }
 }

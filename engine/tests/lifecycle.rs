@@ -200,6 +200,24 @@ async fn a_full_week_from_writes_to_archive() {
             e.revoke(&b.slug, &id("e6"), "admin", "x").await,
             Err(EngineError::NotFound { .. })
         ));
+        // "Why this score" shows the revocation, its reason, and the revoked event struck out.
+        let why = e.member_entries(&b.slug, per, &m("u1"), None, 10).await.unwrap();
+        let lines: Vec<_> = why
+            .iter()
+            .map(|en| {
+                (en.kind.as_str(), en.external_id.as_deref(), en.delta, en.revokes.as_deref(), en.revoked)
+            })
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                ("revocation", None, Some(-20), Some("e5"), false),
+                ("point", Some("e5"), Some(20), None, true),
+                ("point", Some("e1"), Some(50), None, false)
+            ],
+            "{name}"
+        );
+        assert_eq!(why[0].reason.as_deref(), Some("duplicate award"));
 
         // A correction flows through the same chain.
         let c = e.correct(&b.slug, &period, &m("u3"), 1, "admin", "manual review").await.unwrap();

@@ -28,12 +28,20 @@ pub fn MemberPage() -> impl IntoView {
 }
 
 fn change(e: &LedgerEntry) -> String {
-    match (e.kind.as_str(), e.delta, e.value) {
+    let because = e.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default();
+    let text = match (e.kind.as_str(), e.delta, e.value) {
         ("point", Some(d), _) => format!("{d:+}"),
         ("total", _, Some(v)) => format!("total set to {v} (version {})", e.set_version.unwrap_or_default()),
         ("submission", _, Some(v)) => format!("submitted {v}"),
+        ("correction", Some(d), _) => format!("{d:+} correction{because}"),
+        ("revocation", d, _) => {
+            let what = e.revokes.as_deref().unwrap_or("an entry");
+            let by = d.map(|d| format!(" ({d:+})")).unwrap_or_default();
+            format!("revokes {what}{by}{because}")
+        }
         (kind, _, _) => kind.to_owned(),
-    }
+    };
+    if e.revoked { format!("{text} — revoked") } else { text }
 }
 
 #[component]
@@ -68,7 +76,7 @@ fn Member(v: MemberView) -> impl IntoView {
                     </thead>
                     <tbody>
                         {entries.iter().map(|e| view! {
-                            <tr data-entry=e.id>
+                            <tr data-entry=e.id class:revoked=e.revoked>
                                 <td>{e.occurred_at.strftime("%Y-%m-%d %H:%M:%S").to_string()}</td>
                                 <td>{change(e)}</td>
                                 <td class="id">{e.external_id.clone().unwrap_or_default()}</td>

@@ -16,9 +16,13 @@ impl Ledger {
         limit: u64,
     ) -> Result<Vec<LedgerEntry>, LedgerError> {
         let rows = sqlx::query(
-            "SELECT id, kind, external_id, delta, value, set_version, occurred_at, recorded_at, metadata \
-             FROM entries WHERE board = $1 AND period = $2 AND member = $3 AND id < $4 \
-             ORDER BY id DESC LIMIT $5",
+            "SELECT e.id, e.kind, e.external_id, e.delta, e.value, e.set_version, e.occurred_at, \
+             e.recorded_at, e.metadata, e.reason, \
+             (SELECT o.external_id FROM entries o WHERE o.id = e.revokes) AS revokes, \
+             CAST(CASE WHEN EXISTS (SELECT 1 FROM entries r WHERE r.revokes = e.id) THEN 1 ELSE 0 END AS BIGINT) \
+             AS revoked \
+             FROM entries e WHERE e.board = $1 AND e.period = $2 AND e.member = $3 AND e.id < $4 \
+             ORDER BY e.id DESC LIMIT $5",
         )
         .bind(board.as_str())
         .bind(period.to_string())
@@ -41,6 +45,9 @@ impl Ledger {
                     occurred_at: time(r.try_get("occurred_at")?)?,
                     recorded_at: time(r.try_get("recorded_at")?)?,
                     metadata: r.try_get("metadata")?,
+                    reason: r.try_get("reason")?,
+                    revokes: r.try_get("revokes")?,
+                    revoked: r.try_get::<i64, _>("revoked")? == 1,
                 })
             })
             .collect()

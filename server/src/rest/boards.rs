@@ -1,6 +1,7 @@
 //! Boards: create (admin), list and show (public), rebuild a period's projection (admin).
 
 use super::error::json_body;
+use super::openapi::{BoardParams, ErrorBody, PeriodParams, Rebuild};
 use super::{ApiError, auth};
 use crate::http::AppState;
 use axum::Json;
@@ -18,14 +19,24 @@ const DEFAULT_TIE_BASE: i64 = 1_000_000;
 const DEFAULT_GRACE_SECONDS: i64 = 300;
 const MAX_GRACE_SECONDS: i64 = 7 * 24 * 3600;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[schema(as = NewBoard)]
 pub struct BoardIn {
+    #[schema(value_type = BoardSlug)]
     slug: String,
+    /// 1-200 bytes.
     title: String,
+    /// `hot` (sliding-window boards) is not available yet.
+    #[schema(value_type = Cadence)]
     cadence: String,
+    /// An IANA time zone name.
+    #[schema(example = "Asia/Shanghai")]
     time_zone: String,
+    #[schema(value_type = Operator)]
     operator: String,
+    #[schema(value_type = TiePolicy)]
     tie_policy: String,
+    /// With `min_points` and `tie_base`: the encoded scores must stay exact (below 2^53).
     max_points: i64,
     min_points: Option<i64>,
     tie_base: Option<i64>,
@@ -65,6 +76,22 @@ impl BoardIn {
     }
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards",
+    tag = "boards",
+    summary = "Create a board",
+    security(("admin_token" = [])),
+    request_body = BoardIn,
+    responses(
+        (status = 201, description = "The board", body = super::openapi::Board),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 409, description = "board_exists", body = ErrorBody),
+        (status = 422, description = "invalid / invalid_body: bounds that cannot be exact (max_points × \
+            tie_base beyond 2^53), an unknown time zone, overlapping prizes, …", body = ErrorBody),
+    )
+)]
 pub async fn create(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -75,6 +102,13 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(state.engine.create_board(&board).await?)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards",
+    tag = "boards",
+    summary = "List the boards",
+    responses((status = 200, description = "Every board with its current period", body = Vec<super::openapi::Board>))
+)]
 pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<BoardDetails>>, ApiError> {
     let mut out = Vec::new();
     for board in state.engine.ledger().boards().await.map_err(engine::EngineError::from)? {
@@ -83,6 +117,17 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<BoardDetails
     Ok(Json(out))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}",
+    tag = "boards",
+    summary = "A board with its current period",
+    params(BoardParams),
+    responses(
+        (status = 200, description = "The board", body = super::openapi::Board),
+        (status = 404, description = "not_found", body = ErrorBody),
+    )
+)]
 pub async fn show(
     State(state): State<AppState>,
     Path(board): Path<String>,
@@ -91,6 +136,20 @@ pub async fn show(
     Ok(Json(state.engine.board_details(&board).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/rebuild",
+    tag = "lifecycle",
+    summary = "Rebuild a period's projection from the ledger",
+    security(("admin_token" = [])),
+    params(PeriodParams),
+    responses(
+        (status = 200, description = "Members projected and the time it took", body = Rebuild),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found", body = ErrorBody),
+        (status = 422, description = "invalid: an impossible period", body = ErrorBody),
+    )
+)]
 pub async fn rebuild(
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -4,6 +4,10 @@
 
 use super::boards::slug;
 use super::error::{ApiQuery, json_body};
+use super::openapi::{
+    AuditPage, Correction, ErrorBody, EventParams, LateDecision, LateList, LateParams, PeriodParams,
+    Revocation,
+};
 use super::{ApiError, auth};
 use crate::http::AppState;
 use axum::Json;
@@ -19,15 +23,19 @@ use serde_json::{Value, json};
 
 type PeriodPath = Path<(String, String)>;
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct ReasonIn {
+#[schema(as = Reason)]
+pub struct ReasonIn {
+    /// Recorded in the audit trail; required to reject a late write and to revoke.
     reason: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct CorrectionIn {
+#[schema(as = NewCorrection)]
+pub struct CorrectionIn {
+    #[schema(value_type = MemberId)]
     member: String,
     delta: i64,
     reason: String,
@@ -54,6 +62,23 @@ async fn transition(
     Ok(Json(info))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/freeze",
+    tag = "lifecycle",
+    summary = "Freeze the period",
+    security(("admin_token" = [])),
+    params(PeriodParams),
+    request_body(content = Option<ReasonIn>, description = "Optional"),
+    responses(
+        (status = 200, description = "The period (a repeated transition answers it unchanged)", body = PeriodInfo),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found", body = ErrorBody),
+        (status = 409, description = "invalid_transition", body = ErrorBody),
+        (status = 422, description = "invalid / invalid_body", body = ErrorBody),
+    )
+)]
 pub async fn freeze(
     State(s): State<AppState>,
     h: HeaderMap,
@@ -63,6 +88,23 @@ pub async fn freeze(
     transition(s, h, p, b, Transition::Freeze).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/reopen",
+    tag = "lifecycle",
+    summary = "Reopen the period",
+    security(("admin_token" = [])),
+    params(PeriodParams),
+    request_body(content = Option<ReasonIn>, description = "Optional"),
+    responses(
+        (status = 200, description = "The period (a repeated transition answers it unchanged)", body = PeriodInfo),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found", body = ErrorBody),
+        (status = 409, description = "invalid_transition", body = ErrorBody),
+        (status = 422, description = "invalid / invalid_body", body = ErrorBody),
+    )
+)]
 pub async fn reopen(
     State(s): State<AppState>,
     h: HeaderMap,
@@ -72,6 +114,23 @@ pub async fn reopen(
     transition(s, h, p, b, Transition::Reopen).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/settle",
+    tag = "lifecycle",
+    summary = "Settle the period",
+    security(("admin_token" = [])),
+    params(PeriodParams),
+    request_body(content = Option<ReasonIn>, description = "Optional"),
+    responses(
+        (status = 200, description = "The period (a repeated transition answers it unchanged)", body = PeriodInfo),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found", body = ErrorBody),
+        (status = 409, description = "invalid_transition (waits for no pending late write: late_pending)", body = ErrorBody),
+        (status = 422, description = "invalid / invalid_body", body = ErrorBody),
+    )
+)]
 pub async fn settle(
     State(s): State<AppState>,
     h: HeaderMap,
@@ -81,6 +140,23 @@ pub async fn settle(
     transition(s, h, p, b, Transition::Settle).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/archive",
+    tag = "lifecycle",
+    summary = "Archive the period",
+    security(("admin_token" = [])),
+    params(PeriodParams),
+    request_body(content = Option<ReasonIn>, description = "Optional"),
+    responses(
+        (status = 200, description = "The period (a repeated transition answers it unchanged)", body = PeriodInfo),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found", body = ErrorBody),
+        (status = 409, description = "invalid_transition", body = ErrorBody),
+        (status = 422, description = "invalid / invalid_body", body = ErrorBody),
+    )
+)]
 pub async fn archive(
     State(s): State<AppState>,
     h: HeaderMap,
@@ -91,6 +167,17 @@ pub async fn archive(
 }
 
 /// The settlement is public: anyone may check the standings and the digest.
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/settlement",
+    tag = "lifecycle",
+    summary = "The settlement: standings and digest (public)",
+    params(PeriodParams),
+    responses(
+        (status = 200, description = "The settlement", body = Settlement),
+        (status = 404, description = "not_found: no such board or period, or not settled", body = ErrorBody),
+    )
+)]
 pub async fn settlement(
     State(state): State<AppState>,
     Path((board, period)): PeriodPath,
@@ -98,11 +185,27 @@ pub async fn settlement(
     Ok(Json(state.engine.settlement(&slug(board)?, &period).await?))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct LateQuery {
+    /// `pending`, `accepted` or `rejected`; default: all.
     status: Option<String>,
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/late",
+    tag = "lifecycle",
+    summary = "Late writes kept for review",
+    security(("admin_token" = [])),
+    params(PeriodParams, LateQuery),
+    responses(
+        (status = 200, description = "The late writes", body = LateList),
+        (status = 400, description = "invalid_query", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found", body = ErrorBody),
+    )
+)]
 pub async fn late(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -135,6 +238,23 @@ async fn decide_late(
     })))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/late/{id}/accept",
+    tag = "lifecycle",
+    summary = "Accept a late write: apply it",
+    security(("admin_token" = [])),
+    params(LateParams),
+    request_body(content = Option<ReasonIn>, description = "Optional"),
+    responses(
+        (status = 200, description = "The decision and what applying the write did", body = LateDecision),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found", body = ErrorBody),
+        (status = 409, description = "already_decided, period_settled", body = ErrorBody),
+        (status = 422, description = "invalid / invalid_body", body = ErrorBody),
+    )
+)]
 pub async fn accept_late(
     State(s): State<AppState>,
     h: HeaderMap,
@@ -144,6 +264,23 @@ pub async fn accept_late(
     decide_late(s, h, p, b, true).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/late/{id}/reject",
+    tag = "lifecycle",
+    summary = "Reject a late write",
+    security(("admin_token" = [])),
+    params(LateParams),
+    request_body= ReasonIn,
+    responses(
+        (status = 200, description = "The decision", body = LateDecision),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found", body = ErrorBody),
+        (status = 409, description = "already_decided, period_settled", body = ErrorBody),
+        (status = 422, description = "invalid: a rejection needs a reason", body = ErrorBody),
+    )
+)]
 pub async fn reject_late(
     State(s): State<AppState>,
     h: HeaderMap,
@@ -153,6 +290,23 @@ pub async fn reject_late(
     decide_late(s, h, p, b, false).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/events/{event_id}/revoke",
+    tag = "lifecycle",
+    summary = "Revoke an event",
+    security(("admin_token" = [])),
+    params(EventParams),
+    request_body= ReasonIn,
+    responses(
+        (status = 200, description = "revoked, or already_revoked for a repeat", body = Revocation),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found", body = ErrorBody),
+        (status = 409, description = "the period is settled", body = ErrorBody),
+        (status = 422, description = "invalid: a reason is required", body = ErrorBody),
+    )
+)]
 pub async fn revoke(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -174,6 +328,23 @@ pub async fn revoke(
     })))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/corrections",
+    tag = "lifecycle",
+    summary = "Correct a member's points",
+    security(("admin_token" = [])),
+    params(PeriodParams),
+    request_body= CorrectionIn,
+    responses(
+        (status = 200, description = "The ledger entry", body = Correction),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found", body = ErrorBody),
+        (status = 409, description = "the period is settled", body = ErrorBody),
+        (status = 422, description = "invalid / invalid_body", body = ErrorBody),
+    )
+)]
 pub async fn correct(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -199,20 +370,43 @@ pub async fn correct(
     })))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct AuditQuery {
     board: Option<String>,
     period: Option<String>,
     member: Option<String>,
+    /// `token#<id>`, `ingest`, …
     actor: Option<String>,
+    /// `freeze`, `settle`, `revoke`, `correct`, `write_rejected`, …
     action: Option<String>,
+    /// Rows at or after this time (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
     since: Option<jiff::Timestamp>,
+    /// Rows before this time (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
     until: Option<jiff::Timestamp>,
+    /// Rows per page (1-500); default 50.
     limit: Option<u64>,
+    /// The `next_cursor` of the previous page.
     cursor: Option<String>,
 }
 
 /// `GET /api/v1/audit`: newest first; `next_cursor` continues (absent on the last page).
+#[utoipa::path(
+    get,
+    path = "/api/v1/audit",
+    tag = "lifecycle",
+    summary = "The audit trail, newest first",
+    security(("admin_token" = [])),
+    params(AuditQuery),
+    responses(
+        (status = 200, description = "A page of the audit trail", body = AuditPage),
+        (status = 400, description = "invalid_query", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 422, description = "invalid: a cursor this server did not make", body = ErrorBody),
+    )
+)]
 pub async fn audit(
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -6,6 +6,7 @@ mod auth;
 mod boards;
 mod error;
 mod lifecycle;
+mod openapi;
 mod reads;
 mod writes;
 
@@ -51,4 +52,5 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/boards/{board}/periods/{period}/corrections", post(lifecycle::correct))
         .route("/api/v1/boards/{board}/events/{event_id}/revoke", post(lifecycle::revoke))
         .route("/api/v1/audit", get(lifecycle::audit))
+        .route("/api/v1/openapi.json", get(openapi::serve))
 }

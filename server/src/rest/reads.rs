@@ -4,48 +4,68 @@
 use super::ApiError;
 use super::boards::slug;
 use super::error::ApiQuery;
+use super::openapi::{
+    AroundPage, BoardParams, Count, EntriesPage, ErrorBody, MemberEvents, MemberParams, Page, PeriodParams,
+    Ranks, SnapshotPage, SnapshotParams,
+};
 use crate::http::AppState;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use domain::MemberId;
-use domain::view::{Entry, LedgerEntry, PeriodInfo, RankingPage};
+use domain::view::{Entry, LedgerEntry, PeriodInfo, RankingPage, SnapshotInfo};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 type PeriodPath = Path<(String, String)>;
 type MemberPath = Path<(String, String, String)>;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct PageQuery {
+    /// Live pages: the position (0-based) of the first entry; default 0.
     offset: Option<u64>,
+    /// Entries per page; default 50.
     limit: Option<u64>,
+    /// Keyset pages: the `next_cursor` of the previous page (empty for the first page). Not with
+    /// `offset`.
     after: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct LimitQuery {
+    /// How many entries; default 10.
     limit: Option<u64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct AroundQuery {
+    /// Entries on each side of the member; default 2.
     radius: Option<u64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct CountQuery {
+    /// Count the members with at least these points.
     min_points: i64,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct RanksQuery {
+    /// Member ids separated by commas (`u1,u2,u3`).
     members: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct EventsQuery {
+    /// The `next_before` of the previous page: entries older than this id.
     before: Option<i64>,
+    /// Entries per page; default 50.
     limit: Option<u64>,
 }
 
@@ -67,6 +87,17 @@ fn page_json(page: RankingPage) -> Value {
     })
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods",
+    tag = "reads",
+    summary = "The periods of a board",
+    params(BoardParams),
+    responses(
+        (status = 200, description = "Periods with their state and bounds", body = Vec<PeriodInfo>),
+        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
+    )
+)]
 pub async fn periods(
     State(s): State<AppState>,
     Path(board): Path<String>,
@@ -74,6 +105,19 @@ pub async fn periods(
     Ok(Json(s.engine.periods(&slug(board)?).await?))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/top",
+    tag = "reads",
+    summary = "The top of the ranking",
+    params(PeriodParams, LimitQuery),
+    responses(
+        (status = 200, description = "The first entries", body = Page),
+        (status = 400, description = "invalid_query", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
+        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+    )
+)]
 pub async fn top(
     State(s): State<AppState>,
     Path((board, period)): PeriodPath,
@@ -84,6 +128,19 @@ pub async fn top(
 
 /// Live offset pages (`offset`), or keyset pages (`after`, which also answers `next_cursor`).
 /// Offset pages may shift while you read; cursor pages neither skip nor repeat.
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/entries",
+    tag = "reads",
+    summary = "A page of the ranking: live (offset) or keyset (after)",
+    params(PeriodParams, PageQuery),
+    responses(
+        (status = 200, description = "The page; with `after`, also `next_cursor`", body = EntriesPage),
+        (status = 400, description = "invalid_query", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
+        (status = 422, description = "invalid: offset with after, a cursor this server did not make, …", body = ErrorBody),
+    )
+)]
 pub async fn entries(
     State(s): State<AppState>,
     Path((board, period)): PeriodPath,
@@ -105,6 +162,18 @@ pub async fn entries(
     Ok(Json(page_json(page)))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/snapshots",
+    tag = "reads",
+    summary = "Pin a copy of the ranking (10 minutes)",
+    params(PeriodParams),
+    responses(
+        (status = 201, description = "The snapshot", body = SnapshotInfo),
+        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
+        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+    )
+)]
 pub async fn create_snapshot(
     State(s): State<AppState>,
     Path((board, period)): PeriodPath,
@@ -112,6 +181,20 @@ pub async fn create_snapshot(
     Ok((StatusCode::CREATED, Json(s.engine.create_snapshot(&slug(board)?, Some(&period)).await?)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/snapshots/{snapshot}/entries",
+    tag = "reads",
+    summary = "A page of a pinned copy",
+    params(SnapshotParams, PageQuery),
+    responses(
+        (status = 200, description = "The page", body = SnapshotPage),
+        (status = 400, description = "invalid_query", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
+        (status = 410, description = "snapshot_expired", body = ErrorBody),
+        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+    )
+)]
 pub async fn snapshot_entries(
     State(s): State<AppState>,
     Path((board, period, id)): MemberPath,
@@ -126,6 +209,18 @@ pub async fn snapshot_entries(
     Ok(Json(out))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/members/{member}",
+    tag = "reads",
+    summary = "A member's rank",
+    params(MemberParams),
+    responses(
+        (status = 200, description = "The member's entry", body = Entry),
+        (status = 404, description = "not_found: no such board or period, or the member has no points", body = ErrorBody),
+        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+    )
+)]
 pub async fn member_rank(
     State(s): State<AppState>,
     Path((board, period, m)): MemberPath,
@@ -133,6 +228,19 @@ pub async fn member_rank(
     Ok(Json(s.engine.member_rank(&slug(board)?, Some(&period), &member(m)?).await?))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/members/{member}/around",
+    tag = "reads",
+    summary = "The entries around a member",
+    params(MemberParams, AroundQuery),
+    responses(
+        (status = 200, description = "The member's rank and the entries around it", body = AroundPage),
+        (status = 400, description = "invalid_query", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
+        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+    )
+)]
 pub async fn around(
     State(s): State<AppState>,
     Path((board, period, m)): MemberPath,
@@ -147,6 +255,19 @@ pub async fn around(
     Ok(Json(out))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/members/{member}/events",
+    tag = "reads",
+    summary = "Why this score: the ledger entries behind it",
+    params(MemberParams, EventsQuery),
+    responses(
+        (status = 200, description = "Entries newest first, revocations and corrections included", body = MemberEvents),
+        (status = 400, description = "invalid_query", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
+        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+    )
+)]
 pub async fn member_events(
     State(s): State<AppState>,
     Path((board, period, m)): MemberPath,
@@ -168,6 +289,19 @@ pub async fn member_events(
     Ok(Json(json!({ "entries": entries, "next_before": next_before })))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/count",
+    tag = "reads",
+    summary = "How many members have at least min_points",
+    params(PeriodParams, CountQuery),
+    responses(
+        (status = 200, description = "The count", body = Count),
+        (status = 400, description = "invalid_query", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
+        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+    )
+)]
 pub async fn count(
     State(s): State<AppState>,
     Path((board, period)): PeriodPath,
@@ -176,6 +310,19 @@ pub async fn count(
     Ok(Json(json!({ "count": s.engine.count_at_least(&slug(board)?, Some(&period), q.min_points).await? })))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/ranks",
+    tag = "reads",
+    summary = "The ranks of a list of members",
+    params(PeriodParams, RanksQuery),
+    responses(
+        (status = 200, description = "Their entries", body = Ranks),
+        (status = 400, description = "invalid_query", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
+        (status = 422, description = "invalid: a malformed member id", body = ErrorBody),
+    )
+)]
 pub async fn ranks(
     State(s): State<AppState>,
     Path((board, period)): PeriodPath,

@@ -555,3 +555,95 @@ async fn lifecycle_routes_need_an_admin_and_answer_the_contract() {
     assert_eq!((status, out["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_query")), "{out}");
     api.stop().await;
 }
+
+#[tokio::test]
+async fn the_openapi_document_is_served_and_describes_the_answers() {
+    let api = Api::start().await;
+    let request = Request::get("/api/v1/openapi.json").body(Body::empty()).unwrap();
+    let res = api.router.clone().oneshot(request).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()["content-type"], "application/json");
+    let bytes = axum::body::to_bytes(res.into_body(), 1 << 22).await.unwrap();
+    let doc: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(doc["openapi"], "3.1.0");
+
+    // Real answers, success and error, have exactly the fields the document gives them.
+    let (admin, key) = (Some(api.admin.clone()), Some(api.key.clone()));
+    macro_rules! answer {
+        ($method:literal, $template:expr, $path:expr, $bearer:expr, $body:expr) => {{
+            let (status, out) = api.call($method, &$path, $bearer.as_deref(), $body).await;
+            let method = $method.to_lowercase();
+            super::openapi::tests::assert_answer_matches(&doc, &method, $template, status.as_u16(), &out);
+            out
+        }};
+    }
+    const P: &str = "/api/v1/boards/{board}/periods/{period}";
+    let t = |rest: &str| format!("{P}{rest}");
+    let p = |rest: &str| format!("/api/v1/boards/inc/periods/current{rest}");
+    let none: Option<String> = None;
+    answer!("GET", "/api/v1/boards", "/api/v1/boards", none, None);
+    answer!("GET", "/api/v1/boards/{board}", "/api/v1/boards/inc", none, None);
+    answer!("GET", "/api/v1/boards/{board}", "/api/v1/boards/nope", none, None);
+    let events = "/api/v1/boards/{board}/events";
+    let one = json!({"event_id": "e1", "member": "u1", "delta": 5, "metadata": {"level": 3}});
+    answer!("POST", events, "/api/v1/boards/inc/events", key, Some(one));
+    let batch = json!({"events": [{"event_id": "e2", "member": "u2", "delta": 3}, {"event_id": "e9"}]});
+    answer!("POST", events, "/api/v1/boards/inc/events", key, Some(batch));
+    answer!("POST", events, "/api/v1/boards/inc/events", none, Some(json!({})));
+    let total = json!({"version": 1, "total": 7});
+    answer!(
+        "PUT",
+        "/api/v1/boards/{board}/members/{member}/total",
+        "/api/v1/boards/tot/members/u1/total",
+        key,
+        Some(total)
+    );
+    let submission = json!({"submission_id": "s1", "member": "u1", "score": 9});
+    answer!(
+        "POST",
+        "/api/v1/boards/{board}/submissions",
+        "/api/v1/boards/top/submissions",
+        key,
+        Some(submission)
+    );
+    let profile = json!({"display_name": "Ann", "avatar_url": "https://example.com/a.png"});
+    answer!("PUT", "/api/v1/members/{member}/profile", "/api/v1/members/u1/profile", key, Some(profile));
+    answer!("GET", "/api/v1/boards/{board}/periods", "/api/v1/boards/inc/periods", none, None);
+    answer!("GET", &t("/top"), p("/top"), none, None);
+    answer!("GET", &t("/entries"), p("/entries?offset=0&limit=1"), none, None);
+    answer!("GET", &t("/entries"), p("/entries?after="), none, None);
+    let snapshot = answer!("POST", &t("/snapshots"), p("/snapshots"), none, None);
+    let id = snapshot["snapshot_id"].as_str().unwrap();
+    answer!("GET", &t("/snapshots/{snapshot}/entries"), p(&format!("/snapshots/{id}/entries")), none, None);
+    answer!("GET", &t("/members/{member}"), p("/members/u1"), none, None);
+    answer!("GET", &t("/members/{member}/around"), p("/members/u1/around?radius=1"), none, None);
+    answer!("GET", &t("/members/{member}/events"), p("/members/u1/events"), none, None);
+    answer!("GET", &t("/count"), p("/count?min_points=1"), none, None);
+    answer!("GET", &t("/ranks"), p("/ranks?members=u1,u2"), none, None);
+    answer!("POST", &t("/rebuild"), p("/rebuild"), admin, None);
+    let correction = json!({"member": "u2", "delta": 1, "reason": "bonus"});
+    answer!("POST", &t("/corrections"), p("/corrections"), admin, Some(correction));
+    let revoke = "/api/v1/boards/{board}/events/{event_id}/revoke";
+    answer!("POST", revoke, "/api/v1/boards/inc/events/e2/revoke", admin, Some(json!({"reason": "test"})));
+    answer!("POST", &t("/freeze"), p("/freeze"), admin, None);
+    let late = json!({"event_id": "e3", "member": "u3", "delta": 1});
+    answer!("POST", events, "/api/v1/boards/inc/events", key, Some(late));
+    let kept = answer!("GET", &t("/late"), p("/late"), admin, None);
+    let late_id = kept["entries"][0]["id"].as_i64().unwrap();
+    answer!("POST", &t("/late/{id}/accept"), p(&format!("/late/{late_id}/accept")), admin, None);
+    answer!(
+        "POST",
+        &t("/late/{id}/reject"),
+        p(&format!("/late/{late_id}/reject")),
+        admin,
+        Some(json!({"reason": "x"}))
+    );
+    answer!("POST", &t("/reopen"), p("/reopen"), none, None);
+    answer!("POST", &t("/settle"), p("/settle"), admin, None);
+    answer!("POST", &t("/reopen"), p("/reopen"), admin, None);
+    answer!("GET", &t("/settlement"), p("/settlement"), none, None);
+    answer!("POST", &t("/archive"), p("/archive"), admin, None);
+    answer!("GET", &t("/top"), p("/top"), none, None);
+    answer!("GET", "/api/v1/audit", "/api/v1/audit?board=inc&limit=3", admin, None);
+    api.stop().await;
+}

@@ -4,6 +4,7 @@
 
 use super::boards::slug;
 use super::error::json_body;
+use super::openapi::{BoardParams, ErrorBody, EventsAnswer, EventsIn, Profile, ProfileParams, WriteAnswer};
 use super::{ApiError, auth};
 use crate::http::AppState;
 use axum::Json;
@@ -20,33 +21,53 @@ use serde_json::{Value, json};
 const MAX_FUTURE_SKEW: jiff::SignedDuration = jiff::SignedDuration::from_secs(300);
 const MAX_METADATA_BYTES: usize = 4096;
 
-#[derive(Debug, Deserialize)]
-struct EventIn {
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[schema(as = Event)]
+pub struct EventIn {
+    /// Unique per board: a repeat answers `duplicate`.
+    #[schema(value_type = EventId)]
     event_id: String,
+    #[schema(value_type = MemberId)]
     member: String,
     delta: i64,
+    /// RFC 3339 with an offset, at most 5 minutes ahead; default: now.
+    #[schema(format = DateTime)]
     occurred_at: Option<String>,
+    /// Any JSON, at most 4 KiB.
     metadata: Option<Value>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[schema(as = Total)]
 pub struct TotalIn {
+    /// At least 1; a version not above the last applied one answers `stale`.
     version: i64,
     total: i64,
+    /// RFC 3339 with an offset, at most 5 minutes ahead; default: now.
+    #[schema(format = DateTime)]
     occurred_at: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[schema(as = Submission)]
 pub struct SubmissionIn {
+    /// Unique per board: a repeat answers `duplicate`.
+    #[schema(value_type = EventId)]
     submission_id: String,
+    #[schema(value_type = MemberId)]
     member: String,
     score: i64,
+    /// RFC 3339 with an offset, at most 5 minutes ahead; default: now.
+    #[schema(format = DateTime)]
     occurred_at: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[schema(as = NewProfile)]
 pub struct ProfileIn {
+    /// 1-64 characters; shown as text, never as HTML.
     display_name: String,
+    /// An http(s) URL of at most 512 bytes.
     avatar_url: Option<String>,
 }
 
@@ -137,6 +158,29 @@ async fn writable_board(
 }
 
 /// `POST /api/v1/boards/{board}/events` — one event or `{"events": [...]}`.
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/events",
+    tag = "writes",
+    summary = "Record point events (operator incr)",
+    description = "One event or a batch; in a batch, valid items are applied and invalid ones answered \
+        `rejected` with a reason.",
+    security(("ingest_key" = []), ("admin_token" = [])),
+    params(BoardParams),
+    request_body = EventsIn,
+    responses(
+        (status = 200, description = "One result per event: applied, duplicate, late (kept for review) or \
+            rejected", body = EventsAnswer),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no valid ingest key or admin token", body = ErrorBody),
+        (status = 403, description = "forbidden: the key may not write to this board", body = ErrorBody),
+        (status = 404, description = "not_found: no such board", body = ErrorBody),
+        (status = 409, description = "wrong_operator: the board's operator has another endpoint", body = ErrorBody),
+        (status = 413, description = "batch_too_large", body = ErrorBody),
+        (status = 422, description = "invalid / invalid_body / rejected (a single event refused by a rule)",
+            body = ErrorBody),
+    )
+)]
 pub async fn events(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -200,6 +244,24 @@ pub async fn events(
 }
 
 /// `PUT /api/v1/boards/{board}/members/{member}/total` — operator `set`.
+#[utoipa::path(
+    put,
+    path = "/api/v1/boards/{board}/members/{member}/total",
+    tag = "writes",
+    summary = "Set a member's total (operator set)",
+    security(("ingest_key" = []), ("admin_token" = [])),
+    params(BoardParams, ("member" = String, Path, description = "The member's id")),
+    request_body = TotalIn,
+    responses(
+        (status = 200, description = "applied, stale or late", body = WriteAnswer),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no valid ingest key or admin token", body = ErrorBody),
+        (status = 403, description = "forbidden: the key may not write to this board", body = ErrorBody),
+        (status = 404, description = "not_found: no such board", body = ErrorBody),
+        (status = 409, description = "wrong_operator: the board's operator has another endpoint", body = ErrorBody),
+        (status = 422, description = "invalid / invalid_body / rejected", body = ErrorBody),
+    )
+)]
 pub async fn total(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -228,6 +290,24 @@ pub async fn total(
 }
 
 /// `POST /api/v1/boards/{board}/submissions` — operator `best`.
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/submissions",
+    tag = "writes",
+    summary = "Record a submission (operator best)",
+    security(("ingest_key" = []), ("admin_token" = [])),
+    params(BoardParams),
+    request_body = SubmissionIn,
+    responses(
+        (status = 200, description = "improved, not_higher, duplicate or late", body = WriteAnswer),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no valid ingest key or admin token", body = ErrorBody),
+        (status = 403, description = "forbidden: the key may not write to this board", body = ErrorBody),
+        (status = 404, description = "not_found: no such board", body = ErrorBody),
+        (status = 409, description = "wrong_operator: the board's operator has another endpoint", body = ErrorBody),
+        (status = 422, description = "invalid / invalid_body / rejected", body = ErrorBody),
+    )
+)]
 pub async fn submission(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -254,6 +334,21 @@ pub async fn submission(
 }
 
 /// `PUT /api/v1/members/{member}/profile` — any valid ingest key.
+#[utoipa::path(
+    put,
+    path = "/api/v1/members/{member}/profile",
+    tag = "writes",
+    summary = "Set a member's profile",
+    security(("ingest_key" = []), ("admin_token" = [])),
+    params(ProfileParams),
+    request_body = ProfileIn,
+    responses(
+        (status = 200, description = "The stored profile", body = Profile),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no valid ingest key or admin token", body = ErrorBody),
+        (status = 422, description = "invalid / invalid_body", body = ErrorBody),
+    )
+)]
 pub async fn profile(
     State(state): State<AppState>,
     headers: HeaderMap,

@@ -1,0 +1,679 @@
+//! The OpenAPI document of the HTTP API v1, generated from the handlers' `#[utoipa::path]`
+//! attributes and the schemas of what they read and answer; served at `/api/v1/openapi.json`.
+//! The request types derive their schemas where they are parsed (`boards.rs`, `writes.rs`, …),
+//! the read models in `domain::view` (feature `openapi`); the answers the handlers build as JSON
+//! are described by the shapes in [`schemas`]. Tests hold the document to the router.
+
+use super::{boards, lifecycle, reads, writes};
+use axum::http::header;
+use axum::response::IntoResponse;
+use std::sync::LazyLock;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+use utoipa::{Modify, OpenApi};
+
+pub use schemas::*;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Laurel HTTP API",
+        version = env!("CARGO_PKG_VERSION"),
+        description = "Contest leaderboards. JSON everywhere; times are RFC 3339 with an offset; errors are \
+            `{\"error\": \"<machine_code>\", \"detail\": \"<human sentence>\"}`. Reads are public; `{period}` \
+            may be `current`."
+    ),
+    paths(
+        boards::create,
+        boards::list,
+        boards::show,
+        writes::events,
+        writes::total,
+        writes::submission,
+        writes::profile,
+        reads::periods,
+        reads::top,
+        reads::entries,
+        reads::create_snapshot,
+        reads::snapshot_entries,
+        reads::member_rank,
+        reads::around,
+        reads::member_events,
+        reads::count,
+        reads::ranks,
+        lifecycle::freeze,
+        lifecycle::reopen,
+        lifecycle::settle,
+        lifecycle::archive,
+        lifecycle::settlement,
+        lifecycle::late,
+        lifecycle::accept_late,
+        lifecycle::reject_late,
+        lifecycle::correct,
+        lifecycle::revoke,
+        boards::rebuild,
+        lifecycle::audit,
+        serve,
+    ),
+    modifiers(&Security, &Unavailable),
+    tags(
+        (name = "boards", description = "Boards: created by an admin, read by anyone."),
+        (name = "writes", description = "Writes (ingest key or admin token): one endpoint per operator."),
+        (name = "reads", description = "Reads (public) of a board period."),
+        (name = "lifecycle", description = "Lifecycle (admin): transitions, settlement, late review, \
+            revoke, corrections, rebuild and the audit trail."),
+        (name = "operations", description = "This document."),
+    )
+)]
+pub struct ApiDoc;
+
+/// The bearer schemes: ingest keys (scoped to boards) and admin tokens (`laurel admin token`).
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_default();
+        let bearer = |description: &str| {
+            SecurityScheme::Http(
+                HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some(description)).build(),
+            )
+        };
+        components.add_security_scheme(
+            "ingest_key",
+            bearer("An API key created by an admin, scoped to boards: missing or invalid → 401, another board → 403."),
+        );
+        components.add_security_scheme(
+            "admin_token",
+            bearer("An admin token (`laurel admin token`); the admin UI uses a session cookie instead."),
+        );
+    }
+}
+
+/// Every operation may answer 503 `unavailable` when a store cannot be reached.
+struct Unavailable;
+
+impl Modify for Unavailable {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let response = ResponseBuilder::new()
+            .description("unavailable: a store cannot be reached; retry later")
+            .content(
+                "application/json",
+                ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build(),
+            )
+            .build();
+        for item in openapi.paths.paths.values_mut() {
+            for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch]
+                .into_iter()
+                .flatten()
+            {
+                operation.responses.responses.insert("503".to_owned(), response.clone().into());
+            }
+        }
+    }
+}
+
+static DOCUMENT: LazyLock<String> =
+    LazyLock::new(|| ApiDoc::openapi().to_json().expect("the OpenAPI document serializes"));
+
+/// `GET /api/v1/openapi.json`: this document.
+#[utoipa::path(
+    get,
+    path = "/api/v1/openapi.json",
+    tag = "operations",
+    responses((status = 200, description = "The OpenAPI 3.1 document of this API", content_type = "application/json", body = Object))
+)]
+pub async fn serve() -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "application/json")], DOCUMENT.as_str())
+}
+
+/// The shapes of what the handlers answer (they build it as JSON), of the error, and of the path
+/// parameters. Only described, never built: a router test compares real answers with them.
+#[allow(dead_code, reason = "schema-only shapes: the handlers answer JSON built with json!")]
+mod schemas {
+    use domain::board::Prize;
+    use domain::view::{AuditEntry, Entry, LateEntry, LedgerEntry};
+    use domain::write::Outcome;
+    use domain::{BoardSlug, Cadence, MemberId, Operator, PeriodKey, TiePolicy};
+    use jiff::Timestamp;
+    use serde::{Deserialize, Serialize};
+    use utoipa::{IntoParams, ToSchema};
+
+    /// Every 4xx and 5xx answer.
+    #[derive(Serialize, ToSchema)]
+    pub struct ErrorBody {
+        /// A machine-readable code, such as `not_found`, `wrong_operator` or `invalid_transition`.
+        #[schema(example = "not_found")]
+        error: String,
+        /// A human sentence with the reason.
+        detail: String,
+    }
+
+    /// A board's definition with the period that is current at the time of the read.
+    #[derive(Serialize, ToSchema)]
+    pub struct Board {
+        slug: BoardSlug,
+        title: String,
+        cadence: Cadence,
+        /// An IANA time zone name.
+        #[schema(example = "Asia/Shanghai")]
+        time_zone: String,
+        operator: Operator,
+        tie_policy: TiePolicy,
+        current_period: PeriodKey,
+        min_points: i64,
+        max_points: i64,
+        /// B of the `first_reached` codec (1 under `shared`).
+        tie_base: i64,
+        freeze_grace_seconds: i64,
+        prizes: Vec<Prize>,
+        /// The current period's lifecycle state.
+        #[schema(schema_with = period_state)]
+        state: String,
+        #[schema(value_type = String, format = DateTime)]
+        starts_at: Timestamp,
+        #[schema(value_type = String, format = DateTime)]
+        ends_at: Timestamp,
+    }
+
+    fn period_state() -> impl Into<utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::Type::String)
+            .enum_values(Some(domain::State::ALL.map(domain::State::as_str)))
+    }
+
+    /// `POST .../events`: one event, or a bounded batch of them.
+    #[derive(Deserialize, ToSchema)]
+    #[serde(untagged)]
+    pub enum EventsIn {
+        One(super::writes::EventIn),
+        Batch { events: Vec<super::writes::EventIn> },
+    }
+
+    /// What one write did.
+    #[derive(Serialize, ToSchema)]
+    pub struct WriteAnswer {
+        /// The event's id (`/events`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        event_id: Option<String>,
+        /// The submission's id (`/submissions`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        submission_id: Option<String>,
+        /// The member (`/members/{member}/total`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        member: Option<MemberId>,
+        /// `/events`: applied, duplicate, late or rejected; `/total`: applied, stale, late or
+        /// rejected; `/submissions`: improved, not_higher, duplicate, late or rejected.
+        result: Outcome,
+        /// Why the write was rejected.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        /// The period the write belongs to (absent for a batch item that could not be parsed).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        period: Option<PeriodKey>,
+        /// The member's points after the write.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        points: Option<i64>,
+        /// The member's total's version after the write.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        version: Option<i64>,
+        /// False when the projection could not be updated yet (the reconciler levels it).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        projected: Option<bool>,
+    }
+
+    /// One answer per event, in the order sent.
+    #[derive(Serialize, ToSchema)]
+    pub struct EventsAnswer {
+        results: Vec<WriteAnswer>,
+    }
+
+    /// A member's profile as stored.
+    #[derive(Serialize, ToSchema)]
+    pub struct Profile {
+        member: MemberId,
+        display_name: String,
+        avatar_url: Option<String>,
+    }
+
+    /// A page of a period's ranking with the period's bounds.
+    #[derive(Serialize, ToSchema)]
+    pub struct Page {
+        board: BoardSlug,
+        period: PeriodKey,
+        #[schema(value_type = String, format = DateTime)]
+        starts_at: Timestamp,
+        #[schema(value_type = String, format = DateTime)]
+        ends_at: Timestamp,
+        /// Number of members on the period's board.
+        total: u64,
+        /// Position (0-based) of the first entry.
+        offset: u64,
+        entries: Vec<Entry>,
+    }
+
+    /// A live page (`offset`), or a keyset page (`after`) with the cursor that continues it.
+    #[derive(Serialize, ToSchema)]
+    pub struct EntriesPage {
+        #[serde(flatten)]
+        page: Page,
+        /// Only for `after`: pass it as `after` for the next page; null on the last page.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        next_cursor: Option<String>,
+    }
+
+    /// A page of a pinned copy of the ranking.
+    #[derive(Serialize, ToSchema)]
+    pub struct SnapshotPage {
+        #[serde(flatten)]
+        page: Page,
+        snapshot_id: String,
+    }
+
+    /// The entries around a member, and the member's rank (null when absent).
+    #[derive(Serialize, ToSchema)]
+    pub struct AroundPage {
+        #[serde(flatten)]
+        page: Page,
+        rank: Option<u64>,
+        member: MemberId,
+    }
+
+    /// The ledger entries behind a member's score, newest first.
+    #[derive(Serialize, ToSchema)]
+    pub struct MemberEvents {
+        entries: Vec<LedgerEntry>,
+        /// Pass as `before` for older entries; null on the last page.
+        next_before: Option<i64>,
+    }
+
+    /// How many members have at least `min_points`.
+    #[derive(Serialize, ToSchema)]
+    pub struct Count {
+        count: u64,
+    }
+
+    /// The ranks of the members asked for (members without points are left out).
+    #[derive(Serialize, ToSchema)]
+    pub struct Ranks {
+        entries: Vec<Entry>,
+    }
+
+    /// A projection rebuilt from the ledger.
+    #[derive(Serialize, ToSchema)]
+    pub struct Rebuild {
+        members: u64,
+        took_ms: u64,
+    }
+
+    /// Late writes kept for review.
+    #[derive(Serialize, ToSchema)]
+    pub struct LateList {
+        entries: Vec<LateEntry>,
+    }
+
+    /// A late write after the decision, and for an accept what applying it did.
+    #[derive(Serialize, ToSchema)]
+    pub struct LateDecision {
+        late: LateEntry,
+        /// Null for a reject or a repeated decision.
+        result: Option<Outcome>,
+        points: Option<i64>,
+        projected: bool,
+    }
+
+    /// A revocation: the member's total is recomputed from the entries that still count.
+    #[derive(Serialize, ToSchema)]
+    pub struct Revocation {
+        /// `revoked`, or `already_revoked` for a repeat.
+        #[schema(example = "revoked")]
+        result: String,
+        event_id: String,
+        period: PeriodKey,
+        member: MemberId,
+        points: Option<i64>,
+        projected: bool,
+    }
+
+    /// The correction entry written to the ledger.
+    #[derive(Serialize, ToSchema)]
+    pub struct Correction {
+        entry_id: i64,
+        /// Always `correction`.
+        kind: String,
+        period: PeriodKey,
+        member: MemberId,
+        delta: i64,
+        reason: String,
+        /// The admin, as the audit trail names it (`token#<id>`).
+        actor: String,
+        points: i64,
+        version: i64,
+        projected: bool,
+    }
+
+    /// A page of the audit trail, newest first.
+    #[derive(Serialize, ToSchema)]
+    pub struct AuditPage {
+        entries: Vec<AuditEntry>,
+        /// Pass as `cursor` for older rows; null on the last page.
+        next_cursor: Option<String>,
+    }
+
+    #[derive(IntoParams)]
+    #[into_params(parameter_in = Path)]
+    pub struct BoardParams {
+        /// The board's slug.
+        board: String,
+    }
+
+    #[derive(IntoParams)]
+    #[into_params(parameter_in = Path)]
+    pub struct PeriodParams {
+        /// The board's slug.
+        board: String,
+        /// A period key (`2026-W34`, `2026-08-20`, `2026-08`) or `current`.
+        period: String,
+    }
+
+    #[derive(IntoParams)]
+    #[into_params(parameter_in = Path)]
+    pub struct MemberParams {
+        /// The board's slug.
+        board: String,
+        /// A period key or `current`.
+        period: String,
+        /// The member's id.
+        member: String,
+    }
+
+    #[derive(IntoParams)]
+    #[into_params(parameter_in = Path)]
+    pub struct SnapshotParams {
+        /// The board's slug.
+        board: String,
+        /// A period key or `current`.
+        period: String,
+        /// The `snapshot_id` answered when the snapshot was made.
+        snapshot: String,
+    }
+
+    #[derive(IntoParams)]
+    #[into_params(parameter_in = Path)]
+    pub struct LateParams {
+        /// The board's slug.
+        board: String,
+        /// A period key or `current`.
+        period: String,
+        /// The late write's id.
+        id: i64,
+    }
+
+    #[derive(IntoParams)]
+    #[into_params(parameter_in = Path)]
+    pub struct EventParams {
+        /// The board's slug.
+        board: String,
+        /// The event's id.
+        event_id: String,
+    }
+
+    #[derive(IntoParams)]
+    #[into_params(parameter_in = Path)]
+    pub struct ProfileParams {
+        /// The member's id.
+        member: String,
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use serde_json::Value;
+    use std::collections::BTreeSet;
+
+    const METHODS: [&str; 5] = ["get", "post", "put", "delete", "patch"];
+
+    /// `(path, method)` of every route `rest::router()` declares, read from its source: each
+    /// `.route("<path>", <method>(handler).<method>(handler))` call.
+    fn router_routes() -> BTreeSet<(String, String)> {
+        let source = include_str!("mod.rs");
+        let mut routes = BTreeSet::new();
+        for call in source.split(".route(").skip(1) {
+            let path = call.split('"').nth(1).expect("a route's path is its first string");
+            // The call ends where its parentheses balance.
+            let mut depth = 1;
+            let end = call
+                .char_indices()
+                .find(|&(_, c)| {
+                    depth += match c {
+                        '(' => 1,
+                        ')' => -1,
+                        _ => 0,
+                    };
+                    depth == 0
+                })
+                .map_or(call.len(), |(i, _)| i);
+            let call = &call[..end];
+            // `get(handler)`, `.post(handler)`: a method word called, not part of a longer name.
+            let called = |method: &&&str| {
+                call.match_indices(&format!("{method}(")).any(|(at, _)| {
+                    call[..at].chars().next_back().is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'))
+                })
+            };
+            let methods: Vec<&str> = METHODS.iter().filter(called).copied().collect();
+            assert!(!methods.is_empty(), "no method found for route {path}");
+            for method in methods {
+                routes.insert((path.to_owned(), method.to_owned()));
+            }
+        }
+        routes
+    }
+
+    fn document() -> Value {
+        serde_json::from_str(&DOCUMENT).unwrap()
+    }
+
+    fn documented_routes(doc: &Value) -> BTreeSet<(String, String)> {
+        let mut routes = BTreeSet::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for method in METHODS {
+                if item.get(method).is_some() {
+                    routes.insert((path.clone(), method.to_owned()));
+                }
+            }
+        }
+        routes
+    }
+
+    #[test]
+    fn the_openapi_document_lists_exactly_the_routes_the_router_serves() {
+        let served = router_routes();
+        assert!(served.len() > 25, "the route parser found only {served:?}");
+        assert!(served.iter().all(|(path, _)| path.starts_with("/api/v1/")));
+        let documented = documented_routes(&document());
+        let missing: Vec<_> = served.difference(&documented).collect();
+        let extra: Vec<_> = documented.difference(&served).collect();
+        assert!(missing.is_empty() && extra.is_empty(), "undocumented: {missing:?}; not served: {extra:?}");
+    }
+
+    /// Every route of ../shared/api.md (hot boards, `/hits` and `/hot/top`, are not served yet),
+    /// with the router's parameter names (api.md's `{snapshot_id}` is `{snapshot}`).
+    #[test]
+    fn the_openapi_document_holds_every_route_of_the_contract() {
+        const P: &str = "/api/v1/boards/{board}/periods/{period}";
+        let contract = [
+            ("post", "/api/v1/boards".to_owned()),
+            ("get", "/api/v1/boards".to_owned()),
+            ("get", "/api/v1/boards/{board}".to_owned()),
+            ("post", "/api/v1/boards/{board}/events".to_owned()),
+            ("put", "/api/v1/boards/{board}/members/{member}/total".to_owned()),
+            ("post", "/api/v1/boards/{board}/submissions".to_owned()),
+            ("put", "/api/v1/members/{member}/profile".to_owned()),
+            ("get", "/api/v1/boards/{board}/periods".to_owned()),
+            ("get", format!("{P}/top")),
+            ("get", format!("{P}/entries")),
+            ("post", format!("{P}/snapshots")),
+            ("get", format!("{P}/snapshots/{{snapshot}}/entries")),
+            ("get", format!("{P}/members/{{member}}")),
+            ("get", format!("{P}/members/{{member}}/around")),
+            ("get", format!("{P}/members/{{member}}/events")),
+            ("get", format!("{P}/count")),
+            ("get", format!("{P}/ranks")),
+            ("post", format!("{P}/freeze")),
+            ("post", format!("{P}/reopen")),
+            ("post", format!("{P}/settle")),
+            ("post", format!("{P}/archive")),
+            ("get", format!("{P}/settlement")),
+            ("post", "/api/v1/boards/{board}/events/{event_id}/revoke".to_owned()),
+            ("post", format!("{P}/corrections")),
+            ("get", format!("{P}/late")),
+            ("post", format!("{P}/late/{{id}}/accept")),
+            ("post", format!("{P}/late/{{id}}/reject")),
+            ("post", format!("{P}/rebuild")),
+            ("get", "/api/v1/audit".to_owned()),
+            ("get", "/api/v1/openapi.json".to_owned()),
+        ];
+        let doc = document();
+        for (method, path) in contract {
+            let operation = &doc["paths"][&path][method];
+            assert!(operation.is_object(), "{method} {path} is not documented");
+            // Each `{name}` of the path is a documented path parameter.
+            let names: Vec<&str> =
+                path.split('{').skip(1).map(|rest| rest.split('}').next().unwrap()).collect();
+            let params = operation["parameters"].as_array().map(Vec::as_slice).unwrap_or_default();
+            for name in names {
+                assert!(
+                    params.iter().any(|p| p["in"] == "path" && p["name"] == name),
+                    "{method} {path}: no path parameter {name}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_operation_names_its_errors_and_callers() {
+        let doc = document();
+        assert_eq!(doc["openapi"], "3.1.0");
+        assert_eq!(doc["info"]["title"], "Laurel HTTP API");
+        assert_eq!(doc["info"]["version"], env!("CARGO_PKG_VERSION"));
+        let schemes = &doc["components"]["securitySchemes"];
+        for name in ["ingest_key", "admin_token"] {
+            assert_eq!(schemes[name]["scheme"], "bearer", "{name}");
+        }
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                let responses = operation["responses"].as_object().unwrap();
+                assert!(responses.contains_key("503"), "{method} {path}");
+                assert!(!operation["tags"].as_array().unwrap().is_empty(), "{method} {path} has no tag");
+                // Errors answer the one error shape.
+                for (status, response) in responses {
+                    if status.starts_with('4') || status.starts_with('5') {
+                        assert_eq!(
+                            response["content"]["application/json"]["schema"]["$ref"],
+                            "#/components/schemas/ErrorBody",
+                            "{method} {path} {status}"
+                        );
+                    }
+                }
+                // A route behind a key answers 401 and says which bearer it takes.
+                if let Some(security) = operation.get("security") {
+                    assert!(responses.contains_key("401"), "{method} {path}");
+                    assert!(!security.as_array().unwrap().is_empty());
+                }
+            }
+        }
+        // Foreign types (jiff, serde_json) are described inline, never as components of their own.
+        for foreign in ["String", "Timestamp", "Value"] {
+            assert!(doc["components"]["schemas"].get(foreign).is_none(), "a {foreign} component");
+        }
+        // Every reference resolves.
+        let text = DOCUMENT.as_str();
+        for reference in text.split("\"$ref\":\"#/components/schemas/").skip(1) {
+            let name = reference.split('"').next().unwrap();
+            assert!(doc["components"]["schemas"][name].is_object(), "{name} is referenced but not defined");
+        }
+    }
+
+    fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+        match schema["$ref"].as_str() {
+            Some(reference) => {
+                let name = reference.trim_start_matches("#/components/schemas/");
+                resolve(doc, &doc["components"]["schemas"][name])
+            }
+            None => schema,
+        }
+    }
+
+    /// The properties a schema names (through `allOf`), and those it requires.
+    fn properties(doc: &Value, schema: &Value) -> (serde_json::Map<String, Value>, BTreeSet<String>) {
+        let schema = resolve(doc, schema);
+        let mut named = serde_json::Map::new();
+        let mut required = BTreeSet::new();
+        for part in schema["allOf"].as_array().into_iter().flatten() {
+            let (n, r) = properties(doc, part);
+            named.extend(n);
+            required.extend(r);
+        }
+        if let Some(p) = schema["properties"].as_object() {
+            named.extend(p.clone());
+        }
+        for name in schema["required"].as_array().into_iter().flatten() {
+            required.insert(name.as_str().unwrap().to_owned());
+        }
+        (named, required)
+    }
+
+    /// Whether `value` has the fields `schema` names: no field it does not name, none it requires
+    /// missing, at every depth the schema describes objects (nested rows, arrays, nullable refs).
+    fn conforms(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), String> {
+        let schema = resolve(doc, schema);
+        if let Some(variants) = schema["oneOf"].as_array() {
+            if value.is_null() && variants.iter().any(|v| v["type"] == "null") {
+                return Ok(());
+            }
+            let tries: Vec<_> = variants
+                .iter()
+                .filter(|v| v["type"] != "null")
+                .map(|v| conforms(doc, v, value, at))
+                .collect();
+            return if tries.iter().any(Result::is_ok) { Ok(()) } else { tries.into_iter().next().unwrap() };
+        }
+        if let (Some(items), Value::Array(values)) = (schema.get("items"), value) {
+            for (i, v) in values.iter().enumerate() {
+                conforms(doc, items, v, &format!("{at}[{i}]"))?;
+            }
+            return Ok(());
+        }
+        let (named, required) = properties(doc, schema);
+        if named.is_empty() {
+            return Ok(()); // a scalar, or any JSON
+        }
+        let Value::Object(fields) = value else { return Err(format!("{at}: not an object: {value}")) };
+        let keys: BTreeSet<String> = fields.keys().cloned().collect();
+        let unknown: Vec<_> = keys.iter().filter(|k| !named.contains_key(*k)).collect();
+        let missing: Vec<_> = required.difference(&keys).collect();
+        if !unknown.is_empty() || !missing.is_empty() {
+            return Err(format!("{at}: undocumented {unknown:?}, missing {missing:?} in {value}"));
+        }
+        for (key, v) in fields {
+            conforms(doc, &named[key], v, &format!("{at}.{key}"))?;
+        }
+        Ok(())
+    }
+
+    /// Checks a real answer against the schema the document gives for `method path` and `status`.
+    pub(in crate::rest) fn assert_answer_matches(
+        doc: &Value,
+        method: &str,
+        path: &str,
+        status: u16,
+        body: &Value,
+    ) {
+        let schema = &doc["paths"][path][method]["responses"][status.to_string()]["content"]["application/json"]
+            ["schema"];
+        assert!(!schema.is_null(), "{method} {path} documents no {status} answer");
+        if let Err(e) = conforms(doc, schema, body, "answer") {
+            panic!("{method} {path} {status}: {e}");
+        }
+    }
+}
