@@ -209,6 +209,8 @@ pub struct Settlement {
     pub actor: String,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub settled_at: Timestamp,
+    /// The position (0-based) of the first of `standings`; `members` tells how many there are.
+    pub offset: u64,
     pub standings: Vec<crate::settlement::Standing>,
 }
 

@@ -202,6 +202,23 @@ impl Ledger {
         Ok(row.try_get("vsum")?)
     }
 
+    /// How many members of a period have a total, and the sum of their versions.
+    pub async fn version_summary(
+        &self,
+        board: &BoardSlug,
+        period: &domain::PeriodKey,
+    ) -> Result<(u64, i64), LedgerError> {
+        let row = sqlx::query(
+            "SELECT CAST(COUNT(*) AS BIGINT) AS n, CAST(COALESCE(SUM(version), 0) AS BIGINT) AS vsum \
+             FROM totals WHERE board = $1 AND period = $2 AND version > 0",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .fetch_one(&self.pool)
+        .await?;
+        Ok((row.try_get::<i64, _>("n")? as u64, row.try_get("vsum")?))
+    }
+
     /// Periods whose projection is live (open or frozen), as (board, period).
     pub async fn live_periods(&self) -> Result<Vec<(BoardSlug, domain::PeriodKey)>, LedgerError> {
         let rows = sqlx::query(

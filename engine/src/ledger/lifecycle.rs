@@ -15,8 +15,12 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use sqlx::Row;
 
-/// Rows per multi-row INSERT when a settlement writes its standings and rewards.
-const INSERT_CHUNK: usize = 500;
+/// How many standings a settlement answers at once.
+pub const SETTLEMENT_PAGE: u64 = 1000;
+
+/// Rows per multi-row INSERT when a settlement writes its standings and rewards (8 columns:
+/// 4 000 parameters, within SQLite's and PostgreSQL's limits).
+pub(super) const INSERT_CHUNK: usize = 500;
 
 /// What a transition did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -454,9 +458,9 @@ impl Ledger {
             .bind(micros(now))
             .execute(&mut *w.tx)
             .await?;
-            insert_standings(&mut w.tx, slug, &key, revision, &standings).await?;
+            insert_standings(&mut w.tx, ledger.backend, slug, &key, revision, &standings).await?;
             failpoint("settle.after_standings")?;
-            insert_rewards(&mut w.tx, slug, &key, revision, &standings, now).await?;
+            insert_rewards(&mut w.tx, ledger.backend, slug, &key, revision, &standings, now).await?;
             set_state(&mut w.tx, slug, &key, State::Settled, now).await?;
             let record = AuditRecord {
                 actor: &actor,
@@ -476,17 +480,20 @@ impl Ledger {
             Ok(true)
         })
         .await?;
-        let settlement = self.settlement(&slug, &period).await?.ok_or_else(|| {
+        let settlement = self.settlement(&slug, &period, 0, SETTLEMENT_PAGE).await?.ok_or_else(|| {
             LedgerError::Corrupt(format!("{slug} {period} is settled without a settlement"))
         })?;
         Ok((settlement, settled))
     }
 
-    /// A period's latest settlement with its standings, if it was settled.
+    /// A period's latest settlement with `limit` of its standings from position `offset`, if it
+    /// was settled.
     pub async fn settlement(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
+        offset: u64,
+        limit: u64,
     ) -> Result<Option<Settlement>, LedgerError> {
         let key = period.to_string();
         let Some(row) = sqlx::query(
@@ -501,7 +508,7 @@ impl Ledger {
             return Ok(None);
         };
         let revision: i64 = row.try_get("revision")?;
-        let standings = self.standings(board, period, revision, 0, u64::MAX).await?;
+        let standings = self.standings(board, period, revision, offset, limit).await?;
         Ok(Some(Settlement {
             board: board.clone(),
             period: *period,
@@ -512,6 +519,7 @@ impl Ledger {
             members: row.try_get::<i64, _>("members")? as u64,
             actor: row.try_get("actor")?,
             settled_at: instant(row.try_get("settled_at")?)?,
+            offset,
             standings,
         }))
     }
@@ -774,8 +782,9 @@ async fn set_state(
     Ok(())
 }
 
-async fn insert_standings(
+pub(super) async fn insert_standings(
     tx: &mut Tx,
+    backend: Backend,
     board: &str,
     period: &str,
     revision: i64,
@@ -783,6 +792,7 @@ async fn insert_standings(
 ) -> Result<(), LedgerError> {
     for (chunk_no, chunk) in standings.chunks(INSERT_CHUNK).enumerate() {
         let sql = multi_row_insert(
+            backend,
             "INSERT INTO standings (board, period, revision, position, rank, member, points, prize) VALUES ",
             8,
             chunk.len(),
@@ -808,6 +818,7 @@ async fn insert_standings(
 /// One outbox row per prized member, keyed for the receiver by `laurel:<board>:<period>:<revision>:<member>`.
 async fn insert_rewards(
     tx: &mut Tx,
+    backend: Backend,
     board: &str,
     period: &str,
     revision: i64,
@@ -817,6 +828,7 @@ async fn insert_rewards(
     let prized: Vec<&Standing> = standings.iter().filter(|s| s.prize.is_some()).collect();
     for chunk in prized.chunks(INSERT_CHUNK) {
         let sql = multi_row_insert(
+            backend,
             "INSERT INTO rewards (board, period, revision, member, rank, prize, idempotency_key, next_attempt_at) VALUES ",
             8,
             chunk.len(),
@@ -838,23 +850,29 @@ async fn insert_rewards(
     Ok(())
 }
 
-/// `prefix` followed by `rows` groups of `columns` numbered placeholders.
-fn multi_row_insert(prefix: &str, columns: usize, rows: usize) -> String {
-    let mut sql = String::from(prefix);
+/// `prefix` followed by `rows` groups of `columns` placeholders. SQLite gets anonymous `?`
+/// (it resolves `$n` by name, one parameter at a time — quadratic in a 4 000-parameter
+/// statement); PostgreSQL gets `$n`.
+pub(super) fn multi_row_insert(backend: Backend, prefix: &str, columns: usize, rows: usize) -> String {
+    let mut sql = String::with_capacity(prefix.len() + rows * columns * 6);
+    sql.push_str(prefix);
     for row in 0..rows {
         sql.push_str(if row == 0 { "(" } else { ", (" });
         for col in 0..columns {
             if col > 0 {
                 sql.push_str(", ");
             }
-            sql.push_str(&format!("${}", row * columns + col + 1));
+            match backend {
+                Backend::Sqlite => sql.push('?'),
+                Backend::Postgres => sql.push_str(&format!("${}", row * columns + col + 1)),
+            }
         }
         sql.push(')');
     }
     sql
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -876,13 +894,12 @@ fn slug(s: String) -> Result<BoardSlug, LedgerError> {
 
 #[cfg(test)]
 mod tests {
-    use super::multi_row_insert;
+    use super::{Backend, multi_row_insert};
 
     #[test]
-    fn multi_row_inserts_number_placeholders_row_by_row() {
-        assert_eq!(
-            multi_row_insert("INSERT INTO t (a, b) VALUES ", 2, 2),
-            "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4)"
-        );
+    fn multi_row_inserts_use_each_backends_placeholders() {
+        let sql = |backend| multi_row_insert(backend, "INSERT INTO t (a, b) VALUES ", 2, 2);
+        assert_eq!(sql(Backend::Postgres), "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4)");
+        assert_eq!(sql(Backend::Sqlite), "INSERT INTO t (a, b) VALUES (?, ?), (?, ?)");
     }
 }

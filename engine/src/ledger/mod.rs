@@ -24,7 +24,7 @@ mod writes;
 
 pub use boards::StoredTotal;
 pub use leases::{Lease, LeaseRow};
-pub use lifecycle::{Failpoint, LateDecision, Revoked, StandingsWindow, Transitioned};
+pub use lifecycle::{Failpoint, LateDecision, Revoked, SETTLEMENT_PAGE, StandingsWindow, Transitioned};
 pub use rewards::{Attempt, AttemptOutcome, DueReward, RewardAttempt, RewardView};
 pub use schedule::PeriodInState;
 pub use writes::{Projected, Recorded};

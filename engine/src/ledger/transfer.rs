@@ -3,6 +3,7 @@
 //! recomputed from the imported rows equals the exported one.
 
 use super::audit::{AuditRecord, record as audit};
+use super::lifecycle::{INSERT_CHUNK, hex, insert_standings, multi_row_insert};
 use super::{Backend, Ledger, LedgerError, Tx, instant, micros};
 use crate::transfer::{
     BoardDefinition, ExportedEntry, ExportedLate, ExportedSettlement, ExportedTotal, FORMAT, FORMAT_VERSION,
@@ -17,9 +18,6 @@ use sha2::{Digest, Sha256};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use std::collections::{BTreeMap, HashMap};
-
-/// Rows per multi-row INSERT of totals and standings.
-const INSERT_CHUNK: usize = 500;
 
 fn refused(code: &'static str, detail: impl Into<String>) -> LedgerError {
     LedgerError::Refused { code, detail: detail.into() }
@@ -335,7 +333,7 @@ async fn import(
             set_version: replayed.set_version,
         });
     }
-    insert_totals(tx, slug, &key, &totals, now).await?;
+    insert_totals(tx, backend, slug, &key, &totals, now).await?;
 
     // The settlement: standings recomputed from the imported totals, stored, read back and hashed.
     let finals = totals.iter().map(|t| FinalTotal {
@@ -360,7 +358,7 @@ async fn import(
     .bind(micros(s.settled_at))
     .execute(&mut **tx)
     .await?;
-    insert_standings(tx, slug, &key, s.revision, &computed).await?;
+    insert_standings(tx, backend, slug, &key, s.revision, &computed).await?;
     let stored = read_standings(tx, slug, &key, s.revision).await?;
     let digest = hex(&Sha256::digest(canonical_text(slug, &key, &stored).as_bytes()));
     if digest != s.digest || stored != s.standings {
@@ -477,6 +475,7 @@ fn counted(e: &ExportedEntry) -> Result<Counted, LedgerError> {
 
 async fn insert_totals(
     tx: &mut Tx,
+    backend: Backend,
     board: &str,
     period: &str,
     totals: &[ExportedTotal],
@@ -484,6 +483,7 @@ async fn insert_totals(
 ) -> Result<(), LedgerError> {
     for chunk in totals.chunks(INSERT_CHUNK) {
         let sql = multi_row_insert(
+            backend,
             "INSERT INTO totals (board, period, member, points, version, reach_seq, set_version, updated_at) VALUES ",
             8,
             chunk.len(),
@@ -499,36 +499,6 @@ async fn insert_totals(
                 .bind(t.reach_seq)
                 .bind(t.set_version)
                 .bind(micros(now));
-        }
-        query.execute(&mut **tx).await?;
-    }
-    Ok(())
-}
-
-async fn insert_standings(
-    tx: &mut Tx,
-    board: &str,
-    period: &str,
-    revision: i64,
-    standings: &[Standing],
-) -> Result<(), LedgerError> {
-    for (chunk_no, chunk) in standings.chunks(INSERT_CHUNK).enumerate() {
-        let sql = multi_row_insert(
-            "INSERT INTO standings (board, period, revision, position, rank, member, points, prize) VALUES ",
-            8,
-            chunk.len(),
-        );
-        let mut query = sqlx::query(&sql);
-        for (i, s) in chunk.iter().enumerate() {
-            query = query
-                .bind(board)
-                .bind(period)
-                .bind(revision)
-                .bind((chunk_no * INSERT_CHUNK + i) as i64)
-                .bind(s.rank as i64)
-                .bind(s.member.as_str())
-                .bind(s.points)
-                .bind(s.prize.as_deref());
         }
         query.execute(&mut **tx).await?;
     }
@@ -606,22 +576,6 @@ fn late_from_row(r: &AnyRow) -> Result<ExportedLate, LedgerError> {
         decided_at: r.try_get::<Option<i64>, _>("decided_at")?.map(instant).transpose()?,
         decision_reason: r.try_get("decision_reason")?,
     })
-}
-
-/// `prefix` followed by `rows` groups of `columns` numbered placeholders.
-fn multi_row_insert(prefix: &str, columns: usize, rows: usize) -> String {
-    let mut sql = String::from(prefix);
-    for row in 0..rows {
-        sql.push_str(if row == 0 { "(" } else { ", (" });
-        let cells: Vec<String> = (1..=columns).map(|col| format!("${}", row * columns + col)).collect();
-        sql.push_str(&cells.join(", "));
-        sql.push(')');
-    }
-    sql
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn member(s: String) -> Result<MemberId, LedgerError> {

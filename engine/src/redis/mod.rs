@@ -327,6 +327,21 @@ impl Projection {
         Ok(())
     }
 
+    /// How many members a period's live ranking holds, and the sum of their projected versions.
+    pub async fn version_summary(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<(u64, i64)> {
+        let keys = self.keys.period(board, period);
+        let mut conn = self.conn().await?;
+        let (members, vsum): (u64, Option<i64>) = ::redis::pipe()
+            .cmd("ZCARD")
+            .arg(&keys.rank)
+            .cmd("HGET")
+            .arg(&keys.meta)
+            .arg("vsum")
+            .query_async(&mut conn)
+            .await?;
+        Ok((members, vsum.unwrap_or(0)))
+    }
+
     /// Every (member, score) of a period's live ranking, read in chunks (settlement's cross-check).
     pub async fn scores(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<HashMap<String, i64>> {
         const CHUNK: isize = 20_000;

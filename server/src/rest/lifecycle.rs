@@ -166,23 +166,36 @@ pub async fn archive(
     transition(s, h, p, b, Transition::Archive).await
 }
 
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StandingsQuery {
+    /// Position (0-based) of the first standing; default 0.
+    offset: Option<u64>,
+    /// How many standings (1–10000); default 1000. `members` tells how many there are.
+    limit: Option<u64>,
+}
+
 /// The settlement is public: anyone may check the standings and the digest.
 #[utoipa::path(
     get,
     path = "/api/v1/boards/{board}/periods/{period}/settlement",
     tag = "lifecycle",
-    summary = "The settlement: standings and digest (public)",
-    params(PeriodParams),
+    summary = "The settlement: standings (paged) and digest (public)",
+    params(PeriodParams, StandingsQuery),
     responses(
         (status = 200, description = "The settlement", body = Settlement),
+        (status = 400, description = "invalid_query", body = ErrorBody),
         (status = 404, description = "not_found: no such board or period, or not settled", body = ErrorBody),
+        (status = 422, description = "invalid: limit out of range", body = ErrorBody),
     )
 )]
 pub async fn settlement(
     State(state): State<AppState>,
     Path((board, period)): PeriodPath,
+    ApiQuery(q): ApiQuery<StandingsQuery>,
 ) -> Result<Json<Settlement>, ApiError> {
-    Ok(Json(state.engine.settlement(&slug(board)?, &period).await?))
+    let (offset, limit) = (q.offset.unwrap_or(0), q.limit.unwrap_or(engine::ledger::SETTLEMENT_PAGE));
+    Ok(Json(state.engine.settlement_page(&slug(board)?, &period, offset, limit).await?))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

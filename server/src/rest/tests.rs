@@ -647,3 +647,31 @@ async fn the_openapi_document_is_served_and_describes_the_answers() {
     answer!("GET", "/api/v1/audit", "/api/v1/audit?board=inc&limit=3", admin, None);
     api.stop().await;
 }
+
+#[tokio::test]
+async fn settlement_standings_come_in_pages() {
+    let api = Api::start().await;
+    let (admin, ingest) = (Some(api.admin.as_str()), Some(api.key.as_str()));
+    let events: Vec<Value> = (1..=5)
+        .map(|i| json!({"event_id": format!("p{i}"), "member": format!("u{i}"), "delta": i}))
+        .collect();
+    let (status, _) =
+        api.call("POST", "/api/v1/boards/inc/events", ingest, Some(json!({"events": events}))).await;
+    assert_eq!(status, StatusCode::OK);
+    let period = "/api/v1/boards/inc/periods/current";
+    api.call("POST", &format!("{period}/freeze"), admin, None).await;
+    let (status, _) = api.call("POST", &format!("{period}/settle"), admin, None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, all) = api.call("GET", &format!("{period}/settlement"), None, None).await;
+    let (_, page) = api.call("GET", &format!("{period}/settlement?offset=1&limit=2"), None, None).await;
+    assert_eq!(
+        (all["members"].as_u64(), page["members"].as_u64(), page["offset"].as_u64()),
+        (Some(5), Some(5), Some(1))
+    );
+    assert_eq!(page["standings"], json!([all["standings"][1], all["standings"][2]]), "{page}");
+    assert_eq!(page["standings"][0], json!({"rank": 2, "member": "u4", "points": 4}));
+    assert_eq!(page["digest"], all["digest"]);
+    let (status, out) = api.call("GET", &format!("{period}/settlement?limit=0"), None, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"), "{out}");
+    api.stop().await;
+}
