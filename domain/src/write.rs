@@ -25,7 +25,9 @@ pub enum Change {
     /// `best`: a submission scoring `score`; only a higher score changes the total.
     Submission { submission_id: EventId, score: i64 },
     /// An admin's correction: add `delta` on a board of any operator (audited, with a reason).
-    Correction { delta: i64 },
+    /// A `correction_id` makes a retried correction count once (it shares the board's id space
+    /// with event and submission ids).
+    Correction { correction_id: Option<EventId>, delta: i64 },
 }
 
 impl Change {
@@ -44,7 +46,8 @@ impl Change {
         match self {
             Change::Point { event_id, .. } => Some(event_id),
             Change::Submission { submission_id, .. } => Some(submission_id),
-            Change::Total { .. } | Change::Correction { .. } => None,
+            Change::Correction { correction_id, .. } => correction_id.as_ref(),
+            Change::Total { .. } => None,
         }
     }
 
@@ -129,11 +132,12 @@ pub enum Decision {
 /// Decides a write against the current total.
 pub fn decide(change: &Change, current: Current) -> Decision {
     match *change {
-        Change::Point { delta, .. } | Change::Correction { delta } => match current.points.checked_add(delta)
-        {
-            Some(points) => Decision::Change { points },
-            None => Decision::Refuse("the total would overflow"),
-        },
+        Change::Point { delta, .. } | Change::Correction { delta, .. } => {
+            match current.points.checked_add(delta) {
+                Some(points) => Decision::Change { points },
+                None => Decision::Refuse("the total would overflow"),
+            }
+        }
         Change::Total { version, .. } if version <= current.set_version => Decision::Ignore(Outcome::Stale),
         Change::Total { total, .. } => Decision::Change { points: total },
         Change::Submission { score, .. } if current.version > 0 && score <= current.points => {

@@ -30,9 +30,22 @@ pub struct RevokeResult {
     pub projected: bool,
 }
 
+/// An admin's correction of a member's total in a period.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Correction {
+    pub member: MemberId,
+    pub delta: i64,
+    /// Makes a retried correction count once.
+    pub correction_id: Option<EventId>,
+    pub reason: String,
+}
+
 /// The answer to a correction: the ledger entry it made and the member's new total.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CorrectionResult {
+    /// `applied`, or `duplicate` when a correction with this `correction_id` was recorded before
+    /// (then `points` and `version` are the member's current ones).
+    pub result: Outcome,
     pub entry_id: i64,
     pub period: PeriodKey,
     pub member: MemberId,
@@ -268,19 +281,31 @@ impl Engine {
         &self,
         slug: &BoardSlug,
         period: &str,
-        member: &MemberId,
-        delta: i64,
+        correction: &Correction,
         actor: &str,
-        reason: &str,
     ) -> Result<CorrectionResult, EngineError> {
-        let reason = required_reason(reason)?;
+        let reason = required_reason(&correction.reason)?;
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
-        let (recorded, entry_id) =
-            self.ledger.correct(&board, period, member, delta, actor, reason, jiff::Timestamp::now()).await?;
+        let Correction { member, delta, correction_id, .. } = correction;
+        let now = jiff::Timestamp::now();
+        let (recorded, entry_id) = self
+            .ledger
+            .correct(&board, period, member, *delta, correction_id.as_ref(), actor, reason, now)
+            .await?;
         let (points, version) = (recorded.points.unwrap_or_default(), recorded.version.unwrap_or_default());
+        let result = recorded.outcome;
         let projected = self.project_total(&board, recorded.total).await;
-        Ok(CorrectionResult { entry_id, period, member: member.clone(), delta, points, version, projected })
+        Ok(CorrectionResult {
+            result,
+            entry_id,
+            period,
+            member: member.clone(),
+            delta: *delta,
+            points,
+            version,
+            projected,
+        })
     }
 
     /// Audit rows, newest first; `before` is the cursor (an id from the previous page).

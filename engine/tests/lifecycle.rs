@@ -11,6 +11,7 @@ use domain::settlement::{FinalTotal, canonical_text, standings};
 use domain::write::{Change, Outcome, Write};
 use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
 use engine::ledger::audit::AuditFilter;
+use engine::lifecycle::Correction;
 use engine::scheduler::SchedulerConfig;
 use engine::{Engine, EngineError};
 use sha2::{Digest, Sha256};
@@ -45,6 +46,10 @@ fn point(event: &str, member: &str, delta: i64) -> Write {
         occurred_at: jiff::Timestamp::now(),
         metadata: None,
     }
+}
+
+fn correction(member: &str, delta: i64, correction_id: Option<&str>, reason: &str) -> Correction {
+    Correction { member: m(member), delta, correction_id: correction_id.map(id), reason: reason.into() }
 }
 
 fn m(id: &str) -> MemberId {
@@ -220,8 +225,21 @@ async fn a_full_week_from_writes_to_archive() {
         assert_eq!(why[0].reason.as_deref(), Some("duplicate award"));
 
         // A correction flows through the same chain.
-        let c = e.correct(&b.slug, &period, &m("u3"), 1, "admin", "manual review").await.unwrap();
-        assert_eq!((c.points, c.projected), (31, true), "{name}");
+        let c = e
+            .correct(&b.slug, &period, &correction("u3", 1, Some("c1"), "manual review"), "admin")
+            .await
+            .unwrap();
+        assert_eq!((c.result, c.points, c.projected), (Outcome::Applied, 31, true), "{name}");
+        // A retried correction with the same id counts once; an id of another entry is refused.
+        let retried = correction("u3", 1, Some("c1"), "manual review");
+        let again = e.correct(&b.slug, &period, &retried, "admin").await.unwrap();
+        assert_eq!(
+            (again.result, again.entry_id, again.points),
+            (Outcome::Duplicate, c.entry_id, 31),
+            "{name}"
+        );
+        let taken = correction("u3", 1, Some("e1"), "manual review");
+        assert_eq!(conflict_code(e.correct(&b.slug, &period, &taken, "admin").await), "id_taken");
         assert_eq!(e.member_rank(&b.slug, per, &m("u3")).await.unwrap().points, 31, "{name}");
 
         // Settle, twice: the same settlement.
@@ -246,7 +264,7 @@ async fn a_full_week_from_writes_to_archive() {
         // Settled: nothing changes any more.
         assert_eq!(conflict_code(e.revoke(&b.slug, &id("e1"), "admin", "too late").await), "period_settled");
         assert_eq!(
-            conflict_code(e.correct(&b.slug, &period, &m("u1"), 5, "admin", "too late").await),
+            conflict_code(e.correct(&b.slug, &period, &correction("u1", 5, None, "too late"), "admin").await),
             "period_settled"
         );
         let late8 = e.record(&b, &[point("e8", "u4", 1)]).await.unwrap();

@@ -9,6 +9,7 @@ use domain::board::Prize;
 use domain::lifecycle::{State, Transition};
 use domain::write::{Change, Outcome, Write};
 use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, PeriodKey, ScoreCodec, TiePolicy};
+use engine::lifecycle::Correction;
 use engine::transfer::PeriodExport;
 use engine::{Engine, EngineError};
 
@@ -79,8 +80,14 @@ async fn settled_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
         e.revoke(&b.slug, &EventId::parse("e5").unwrap(), "admin", "duplicate award").await.unwrap().result,
         "revoked"
     );
-    e.correct(&b.slug, &key, &u3, -5, "admin", "penalty").await.unwrap();
-    e.correct(&b.slug, &key, &u3, 5, "admin", "penalty lifted").await.unwrap();
+    let correction = |delta, reason: &str| Correction {
+        member: u3.clone(),
+        delta,
+        correction_id: None,
+        reason: reason.into(),
+    };
+    e.correct(&b.slug, &key, &correction(-5, "penalty"), "admin").await.unwrap();
+    e.correct(&b.slug, &key, &correction(5, "penalty lifted"), "admin").await.unwrap();
     e.transition(&b.slug, &key, Transition::Freeze, "admin", Some("week over")).await.unwrap();
     let late = e.record(&b, &[point("e8", "u4", 100)]).await.unwrap();
     assert_eq!(late[0].recorded.outcome, Outcome::Late);

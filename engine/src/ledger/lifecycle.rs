@@ -329,6 +329,7 @@ impl Ledger {
 
     /// An admin's correction of a member's total: an audited entry through the same rules as
     /// every write (bounds, version, reach sequence). Allowed while the period is open or frozen.
+    /// With a `correction_id`, a repeat answers the first correction (`Outcome::Duplicate`).
     #[allow(clippy::too_many_arguments)]
     pub async fn correct(
         &self,
@@ -336,11 +337,13 @@ impl Ledger {
         period: PeriodKey,
         member: &MemberId,
         delta: i64,
+        correction_id: Option<&EventId>,
         actor: &str,
         reason: &str,
         now: jiff::Timestamp,
     ) -> Result<(Recorded, i64), LedgerError> {
         let (ledger, board, member) = (self.clone(), board.clone(), member.clone());
+        let correction_id = correction_id.cloned();
         let (actor, reason) = (actor.to_owned(), reason.to_owned());
         super::detached(async move {
             let mut w = ledger.begin_write().await?;
@@ -353,9 +356,31 @@ impl Ledger {
                     format!("{slug} {key} is {state}: its standings are final"),
                 ));
             }
+            if let Some(id) = &correction_id {
+                let seen = sqlx::query(
+                    "SELECT id, period, member, kind FROM entries WHERE board = $1 AND external_id = $2",
+                )
+                .bind(slug)
+                .bind(id.as_str())
+                .fetch_optional(&mut *w.tx)
+                .await?;
+                if let Some(seen) = seen {
+                    let same = seen.try_get::<String, _>("kind")? == "correction"
+                        && seen.try_get::<String, _>("period")? == key
+                        && seen.try_get::<String, _>("member")? == member.as_str();
+                    if !same {
+                        return Err(refused("id_taken", format!("{id} names another entry of {slug}")));
+                    }
+                    let (current, _) =
+                        super::writes::lock_total(&mut w.tx, ledger.backend, slug, &key, &member).await?;
+                    let mut r = Recorded::bare(domain::write::Outcome::Duplicate, period, None);
+                    (r.points, r.version) = (Some(current.points), Some(current.version));
+                    return Ok((r, seen.try_get("id")?));
+                }
+            }
             let meta =
                 EntryMeta { occurred_at: now, metadata: None, actor: Some(&actor), reason: Some(&reason) };
-            let change = Change::Correction { delta };
+            let change = Change::Correction { correction_id: correction_id.clone(), delta };
             let recorded =
                 apply(&mut w.tx, ledger.backend, &board, period, &member, &change, &meta, now).await?;
             if recorded.outcome == domain::write::Outcome::Rejected {
@@ -458,7 +483,7 @@ impl Ledger {
             .bind(micros(now))
             .execute(&mut *w.tx)
             .await?;
-            insert_standings(&mut w.tx, ledger.backend, slug, &key, revision, &standings).await?;
+            insert_standings(&mut w.tx, ledger.backend, &board.slug, &period, revision, &standings).await?;
             failpoint("settle.after_standings")?;
             insert_rewards(&mut w.tx, ledger.backend, slug, &key, revision, &standings, now).await?;
             set_state(&mut w.tx, slug, &key, State::Settled, now).await?;
@@ -782,33 +807,43 @@ async fn set_state(
     Ok(())
 }
 
+/// Writes standings in multi-row INSERTs. The board, period, member and numbers go in as SQL
+/// literals: a `BoardSlug` (`[a-z0-9-]`), a `PeriodKey`, a `MemberId` (`[A-Za-z0-9_.:@-]`) and
+/// integers cannot hold a quote, so their literals are safe by construction — and binding eight
+/// parameters per row through sqlx's `Any` driver cost several times the inserts themselves
+/// (docs/BENCHMARKS.md, settle). The prize, free text, stays a bound parameter.
 pub(super) async fn insert_standings(
     tx: &mut Tx,
     backend: Backend,
-    board: &str,
-    period: &str,
+    board: &BoardSlug,
+    period: &PeriodKey,
     revision: i64,
     standings: &[Standing],
 ) -> Result<(), LedgerError> {
+    use std::fmt::Write as _;
     for (chunk_no, chunk) in standings.chunks(INSERT_CHUNK).enumerate() {
-        let sql = multi_row_insert(
-            backend,
+        let mut sql = String::with_capacity(100 + chunk.len() * 80);
+        sql.push_str(
             "INSERT INTO standings (board, period, revision, position, rank, member, points, prize) VALUES ",
-            8,
-            chunk.len(),
         );
-        let mut query = sqlx::query(&sql);
         for (i, s) in chunk.iter().enumerate() {
-            let position = (chunk_no * INSERT_CHUNK + i) as i64;
-            query = query
-                .bind(board)
-                .bind(period)
-                .bind(revision)
-                .bind(position)
-                .bind(s.rank as i64)
-                .bind(s.member.as_str())
-                .bind(s.points)
-                .bind(s.prize.as_deref());
+            let position = chunk_no * INSERT_CHUNK + i;
+            let placeholder = match backend {
+                Backend::Sqlite => "?".to_owned(),
+                Backend::Postgres => format!("${}", i + 1),
+            };
+            let _ = write!(
+                sql,
+                "{}('{board}', '{period}', {revision}, {position}, {}, '{}', {}, {placeholder})",
+                if i == 0 { "" } else { ", " },
+                s.rank,
+                s.member,
+                s.points,
+            );
+        }
+        let mut query = sqlx::query(&sql);
+        for s in chunk {
+            query = query.bind(s.prize.as_deref());
         }
         query.execute(&mut **tx).await?;
     }

@@ -358,7 +358,7 @@ async fn import(
     .bind(micros(s.settled_at))
     .execute(&mut **tx)
     .await?;
-    insert_standings(tx, backend, slug, &key, s.revision, &computed).await?;
+    insert_standings(tx, backend, &board.slug, &export.period, s.revision, &computed).await?;
     let stored = read_standings(tx, slug, &key, s.revision).await?;
     let digest = hex(&Sha256::digest(canonical_text(slug, &key, &stored).as_bytes()));
     if digest != s.digest || stored != s.standings {

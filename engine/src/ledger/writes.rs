@@ -46,7 +46,7 @@ pub struct Recorded {
 }
 
 impl Recorded {
-    fn bare(outcome: Outcome, period: PeriodKey, reason: Option<String>) -> Self {
+    pub(super) fn bare(outcome: Outcome, period: PeriodKey, reason: Option<String>) -> Self {
         Self { outcome, period, reason, total: None, points: None, version: None }
     }
 }
@@ -491,7 +491,7 @@ pub(super) async fn insert_entry(
     now: jiff::Timestamp,
 ) -> Result<bool, LedgerError> {
     let (delta, value, set_version) = match *change {
-        Change::Point { delta, .. } | Change::Correction { delta } => (Some(delta), None, None),
+        Change::Point { delta, .. } | Change::Correction { delta, .. } => (Some(delta), None, None),
         Change::Total { version, total } => (None, Some(total), Some(version)),
         Change::Submission { score, .. } => (None, Some(score), None),
     };

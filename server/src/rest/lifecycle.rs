@@ -18,6 +18,7 @@ use domain::lifecycle::Transition;
 use domain::view::{PeriodInfo, Settlement};
 use domain::{EventId, MemberId};
 use engine::ledger::audit::AuditFilter;
+use engine::lifecycle::Correction as NewCorrection;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -39,6 +40,10 @@ pub struct CorrectionIn {
     member: String,
     delta: i64,
     reason: String,
+    /// Optional: a repeat with the same id answers the first correction (`duplicate`) instead of
+    /// correcting twice. Shares the board's id space with event and submission ids.
+    #[schema(value_type = Option<EventId>)]
+    correction_id: Option<String>,
 }
 
 /// An optional JSON body (transitions and accepts may be sent without one).
@@ -367,9 +372,13 @@ pub async fn correct(
     let admin = auth::admin(&state.engine, &headers).await?;
     let body: CorrectionIn = json_body(&body)?;
     let member = MemberId::parse(body.member).map_err(|e| ApiError::invalid(e.to_string()))?;
-    let c =
-        state.engine.correct(&slug(board)?, &period, &member, body.delta, &admin.actor, &body.reason).await?;
+    let correction_id =
+        body.correction_id.map(EventId::parse).transpose().map_err(|e| ApiError::invalid(e.to_string()))?;
+    let correction = NewCorrection { member, delta: body.delta, correction_id, reason: body.reason.clone() };
+    let c = state.engine.correct(&slug(board)?, &period, &correction, &admin.actor).await?;
     Ok(Json(json!({
+        "result": c.result.as_str(),
+        "correction_id": correction.correction_id.as_ref().map(|id| id.as_str()),
         "entry_id": c.entry_id,
         "kind": "correction",
         "period": c.period,

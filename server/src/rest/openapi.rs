@@ -133,7 +133,7 @@ mod schemas {
     use domain::board::Prize;
     use domain::view::{AuditEntry, Entry, LateEntry, LedgerEntry};
     use domain::write::Outcome;
-    use domain::{BoardSlug, Cadence, MemberId, Operator, PeriodKey, TiePolicy};
+    use domain::{BoardSlug, Cadence, EventId, MemberId, Operator, PeriodKey, TiePolicy};
     use jiff::Timestamp;
     use serde::{Deserialize, Serialize};
     use utoipa::{IntoParams, ToSchema};
@@ -337,6 +337,11 @@ mod schemas {
     /// The correction entry written to the ledger.
     #[derive(Serialize, ToSchema)]
     pub struct Correction {
+        /// `applied`, or `duplicate`: a correction with this `correction_id` was recorded before
+        /// (its entry is answered; `points` and `version` are the member's current ones).
+        result: String,
+        #[schema(value_type = Option<EventId>)]
+        correction_id: Option<String>,
         entry_id: i64,
         /// Always `correction`.
         kind: String,
