@@ -100,10 +100,13 @@ impl Ledger {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
                         // WAL lets readers run beside the writer; NORMAL is durable across
-                        // process crashes (not power loss), the usual trade for WAL.
+                        // process crashes (not power loss), the usual trade for WAL. A 64 MiB
+                        // page cache per connection keeps a million-member settlement's indexes
+                        // in memory (docs/BENCHMARKS.md, settle).
                         conn.execute(
                             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
-                             PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;",
+                             PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; \
+                             PRAGMA cache_size = -65536;",
                         )
                         .await?;
                     }

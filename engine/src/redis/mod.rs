@@ -28,6 +28,8 @@ static SWAP: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scrip
 
 /// Members per batch of `level.lua` calls and rebuild pipelines.
 const BATCH: usize = 500;
+/// Rebuild batches sent before waiting for the oldest answer.
+const REBUILD_IN_FLIGHT: usize = 8;
 
 /// How long one command may take before the caller gives up and relies on the ledger.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -306,14 +308,23 @@ impl Projection {
         let keys = self.keys.period(board, period);
         let mut conn = self.conn().await?;
         ::redis::pipe().unlink(&keys.rebuild_rank).unlink(&keys.rebuild_ver).exec_async(&mut conn).await?;
+        // Several batches in flight on the multiplexed connection: Redis applies them in order
+        // of arrival while the next ones are encoded and sent, instead of one round trip each.
+        let mut in_flight = tokio::task::JoinSet::new();
         for chunk in totals.chunks(BATCH) {
-            let scores: Vec<(i64, &str)> = chunk.iter().map(|t| (t.score, t.member.as_str())).collect();
-            let versions: Vec<(&str, i64)> = chunk.iter().map(|t| (t.member.as_str(), t.version)).collect();
-            ::redis::pipe()
-                .zadd_multiple(&keys.rebuild_rank, &scores)
-                .hset_multiple(&keys.rebuild_ver, &versions)
-                .exec_async(&mut conn)
-                .await?;
+            let scores: Vec<(i64, String)> = chunk.iter().map(|t| (t.score, t.member.to_string())).collect();
+            let versions: Vec<(String, i64)> =
+                chunk.iter().map(|t| (t.member.to_string(), t.version)).collect();
+            let mut pipe = ::redis::pipe();
+            pipe.zadd_multiple(&keys.rebuild_rank, &scores).hset_multiple(&keys.rebuild_ver, &versions);
+            let mut conn = conn.clone();
+            if in_flight.len() >= REBUILD_IN_FLIGHT {
+                in_flight.join_next().await.expect("a batch in flight").expect("batch task")?;
+            }
+            in_flight.spawn(async move { pipe.exec_async(&mut conn).await });
+        }
+        while let Some(done) = in_flight.join_next().await {
+            done.expect("batch task")?;
         }
         let vsum: i64 = totals.iter().map(|t| t.version).sum();
         SWAP.key(&keys.rank)
