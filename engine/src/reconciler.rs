@@ -74,13 +74,46 @@ impl Engine {
         period: &str,
         actor: &str,
     ) -> Result<RebuildReport, EngineError> {
+        self.rebuild_in_pages(slug, period, actor, REBUILD_PAGE).await
+    }
+
+    /// [`Engine::rebuild`], reading the ledger `page` totals at a time (tests use small pages).
+    pub async fn rebuild_in_pages(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        actor: &str,
+        page: u64,
+    ) -> Result<RebuildReport, EngineError> {
         let started = Instant::now();
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
-        let totals = self.projected_totals(&board, &period).await?;
-        self.projection.rebuild(slug, &period, &totals).await?;
-        let report =
-            RebuildReport { members: totals.len() as u64, took_ms: started.elapsed().as_millis() as u64 };
+        // The ledger is read page by page on a task of its own while the pages already read go
+        // to Redis: a large period's rebuild takes about as long as the slower of the two.
+        let (pages, mut received) = tokio::sync::mpsc::channel(2);
+        let (ledger, reader_slug) = (self.ledger.clone(), slug.clone());
+        let reader = tokio::spawn(async move {
+            let mut after = None;
+            loop {
+                let found = ledger.totals_page(&reader_slug, &period, after.as_ref(), page).await;
+                let last = found.as_ref().ok().and_then(|p| p.last().map(|t| t.member.clone()));
+                let full = found.as_ref().is_ok_and(|p| p.len() as u64 == page);
+                if pages.send(found).await.is_err() || !full {
+                    return;
+                }
+                after = last;
+            }
+        });
+        let mut rebuild = self.projection.start_rebuild(slug, &period).await?;
+        let mut members = 0;
+        while let Some(page) = received.recv().await {
+            let totals = page?.into_iter().map(|t| encode(&board, t)).collect::<Result<Vec<_>, _>>()?;
+            members += totals.len() as u64;
+            rebuild.push(&totals).await?;
+        }
+        reader.await.map_err(|e| EngineError::Invalid(format!("the ledger reader stopped: {e}")))?;
+        rebuild.finish().await?;
+        let report = RebuildReport { members, took_ms: started.elapsed().as_millis() as u64 };
         let key = period.to_string();
         let record = AuditRecord {
             actor,
@@ -99,16 +132,18 @@ impl Engine {
         board: &Board,
         period: &PeriodKey,
     ) -> Result<Vec<ProjectedTotal>, EngineError> {
-        self.ledger
-            .totals(&board.slug, period)
-            .await?
-            .into_iter()
-            .map(|t| {
-                let score = board.codec.encode(t.points, t.reach_seq).map_err(|e| {
-                    EngineError::Invalid(format!("stored total of {} cannot be encoded: {e}", t.member))
-                })?;
-                Ok(ProjectedTotal { member: t.member, version: t.version, score })
-            })
-            .collect()
+        self.ledger.totals(&board.slug, period).await?.into_iter().map(|t| encode(board, t)).collect()
     }
+}
+
+/// Ledger totals per page of a streamed rebuild.
+const REBUILD_PAGE: u64 = 20_000;
+
+/// A stored total as the projection holds it.
+fn encode(board: &Board, t: crate::ledger::StoredTotal) -> Result<ProjectedTotal, EngineError> {
+    let score = board
+        .codec
+        .encode(t.points, t.reach_seq)
+        .map_err(|e| EngineError::Invalid(format!("stored total of {} cannot be encoded: {e}", t.member)))?;
+    Ok(ProjectedTotal { member: t.member, version: t.version, score })
 }

@@ -164,12 +164,26 @@ impl Ledger {
         board: &BoardSlug,
         period: &domain::PeriodKey,
     ) -> Result<Vec<StoredTotal>, LedgerError> {
+        self.totals_page(board, period, None, i64::MAX as u64).await
+    }
+
+    /// Up to `limit` totals of a period, by member id, after `after` (keyset pages over the
+    /// primary key: a rebuild streams a large period page by page).
+    pub async fn totals_page(
+        &self,
+        board: &BoardSlug,
+        period: &domain::PeriodKey,
+        after: Option<&MemberId>,
+        limit: u64,
+    ) -> Result<Vec<StoredTotal>, LedgerError> {
         let rows = sqlx::query(
             "SELECT member, points, version, reach_seq FROM totals \
-             WHERE board = $1 AND period = $2 AND version > 0 ORDER BY member",
+             WHERE board = $1 AND period = $2 AND member > $3 AND version > 0 ORDER BY member LIMIT $4",
         )
         .bind(board.as_str())
         .bind(period.to_string())
+        .bind(after.map_or("", |m| m.as_str()))
+        .bind(limit.min(i64::MAX as u64) as i64)
         .fetch_all(&self.pool)
         .await?;
         rows.iter()

@@ -145,6 +145,53 @@ pub struct RawPage {
 /// projection when Redis is back.
 const PAUSE_AFTER_FAILURE: Duration = Duration::from_secs(1);
 
+/// A rebuild in progress (see [`Projection::start_rebuild`]). Several batches are in flight on
+/// the multiplexed connection: Redis applies them while the next ones are read and encoded.
+pub struct Rebuild {
+    keys: keys::PeriodKeys,
+    conn: RedisConn,
+    in_flight: tokio::task::JoinSet<RedisResult<()>>,
+    vsum: i64,
+}
+
+impl Rebuild {
+    /// Sends `totals` into the rebuild keys, in batches.
+    pub async fn push(&mut self, totals: &[ProjectedTotal]) -> RedisResult<()> {
+        for chunk in totals.chunks(BATCH) {
+            let scores: Vec<(i64, String)> = chunk.iter().map(|t| (t.score, t.member.to_string())).collect();
+            let versions: Vec<(String, i64)> =
+                chunk.iter().map(|t| (t.member.to_string(), t.version)).collect();
+            self.vsum += chunk.iter().map(|t| t.version).sum::<i64>();
+            let mut pipe = ::redis::pipe();
+            pipe.zadd_multiple(&self.keys.rebuild_rank, &scores)
+                .hset_multiple(&self.keys.rebuild_ver, &versions);
+            while self.in_flight.len() >= REBUILD_IN_FLIGHT {
+                self.in_flight.join_next().await.expect("a batch in flight").expect("batch task")?;
+            }
+            let mut conn = self.conn.clone();
+            self.in_flight.spawn(async move { pipe.exec_async(&mut conn).await });
+        }
+        Ok(())
+    }
+
+    /// Waits for every batch, then swaps the rebuilt ranking in atomically (`swap.lua`).
+    pub async fn finish(mut self) -> RedisResult<()> {
+        while let Some(done) = self.in_flight.join_next().await {
+            done.expect("batch task")?;
+        }
+        let keys = &self.keys;
+        SWAP.key(&keys.rank)
+            .key(&keys.ver)
+            .key(&keys.meta)
+            .key(&keys.rebuild_rank)
+            .key(&keys.rebuild_ver)
+            .arg(self.vsum)
+            .invoke_async::<i64>(&mut self.conn)
+            .await?;
+        Ok(())
+    }
+}
+
 /// The projection store.
 #[derive(Clone)]
 pub struct Projection {
@@ -305,37 +352,18 @@ impl Projection {
         period: &PeriodKey,
         totals: &[ProjectedTotal],
     ) -> RedisResult<()> {
+        let mut rebuild = self.start_rebuild(board, period).await?;
+        rebuild.push(totals).await?;
+        rebuild.finish().await
+    }
+
+    /// Starts replacing a period's projection: totals are then [`Rebuild::push`]ed in any number
+    /// of calls (a large period streams in from the ledger) and [`Rebuild::finish`] swaps them in.
+    pub async fn start_rebuild(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<Rebuild> {
         let keys = self.keys.period(board, period);
         let mut conn = self.conn().await?;
         ::redis::pipe().unlink(&keys.rebuild_rank).unlink(&keys.rebuild_ver).exec_async(&mut conn).await?;
-        // Several batches in flight on the multiplexed connection: Redis applies them in order
-        // of arrival while the next ones are encoded and sent, instead of one round trip each.
-        let mut in_flight = tokio::task::JoinSet::new();
-        for chunk in totals.chunks(BATCH) {
-            let scores: Vec<(i64, String)> = chunk.iter().map(|t| (t.score, t.member.to_string())).collect();
-            let versions: Vec<(String, i64)> =
-                chunk.iter().map(|t| (t.member.to_string(), t.version)).collect();
-            let mut pipe = ::redis::pipe();
-            pipe.zadd_multiple(&keys.rebuild_rank, &scores).hset_multiple(&keys.rebuild_ver, &versions);
-            let mut conn = conn.clone();
-            if in_flight.len() >= REBUILD_IN_FLIGHT {
-                in_flight.join_next().await.expect("a batch in flight").expect("batch task")?;
-            }
-            in_flight.spawn(async move { pipe.exec_async(&mut conn).await });
-        }
-        while let Some(done) = in_flight.join_next().await {
-            done.expect("batch task")?;
-        }
-        let vsum: i64 = totals.iter().map(|t| t.version).sum();
-        SWAP.key(&keys.rank)
-            .key(&keys.ver)
-            .key(&keys.meta)
-            .key(&keys.rebuild_rank)
-            .key(&keys.rebuild_ver)
-            .arg(vsum)
-            .invoke_async::<i64>(&mut conn)
-            .await?;
-        Ok(())
+        Ok(Rebuild { keys, conn, in_flight: tokio::task::JoinSet::new(), vsum: 0 })
     }
 
     /// How many members a period's live ranking holds, and the sum of their projected versions.
