@@ -90,7 +90,10 @@ async fn all_reads(e: &Engine, b: &Board, period: &str) -> String {
     let cursor2 = e.entries_after(&b.slug, p, cursor1.next_cursor.as_deref(), 2).await.unwrap();
     let around = e.around(&b.slug, p, &m("u3"), 1).await.unwrap();
     let rank = e.member_rank(&b.slug, p, &m("u2")).await.unwrap();
-    let count = e.count_at_least(&b.slug, p, 31).await.unwrap();
+    let mut count = Vec::new();
+    for min_points in [-1_000_000, 0, 10, 11, 31, 32, 50, 51, 1_000_000] {
+        count.push(e.count_at_least(&b.slug, p, min_points).await.unwrap());
+    }
     let ranks = e.ranks_of(&b.slug, p, &[m("u4"), m("u1"), m("nobody")]).await.unwrap();
     let snap = e.create_snapshot(&b.slug, p).await.unwrap();
     let pinned = e.snapshot_page(&b.slug, p, &snap.snapshot_id, 0, 10).await.unwrap();
@@ -99,8 +102,8 @@ async fn all_reads(e: &Engine, b: &Board, period: &str) -> String {
         page.entries.iter().map(|en| (en.rank, en.member.to_string(), en.points, en.tied)).collect::<Vec<_>>()
     };
     format!(
-        "top={:?} total={} page={:?} more={} c1={:?} c2={:?} next2={:?} around={:?} rank={:?} count={count} \
-         ranks={:?} snap_total={} pinned={:?} absent={absent}",
+        "top={:?} total={} page={:?} more={} c1={:?} c2={:?} next2={:?} around={:?} rank={:?} \
+         ranks={:?} snap_total={} pinned={:?} absent={absent} count={count:?}",
         entries(&top),
         top.total,
         entries(&page),

@@ -40,6 +40,11 @@ CREATE TABLE settlements (
 
 -- The standings of a settlement: every member with a total, best first. `position` is the
 -- 0-based order (rank ties broken by member id under `shared`), so archived pages are exact.
+-- A million-member settlement writes a million rows in one transaction, so the table carries
+-- only what reads need: the key by position (pages; a count of members at or above some points
+-- is a binary search over positions, as points never rise along them) and one index by member
+-- (around-me and member reads). No foreign key to `settlements`: the settlement's own
+-- transaction writes both, and a per-row check would cost more than the insert.
 CREATE TABLE standings (
     board    TEXT NOT NULL,
     period   TEXT NOT NULL,
@@ -50,10 +55,8 @@ CREATE TABLE standings (
     points   BIGINT NOT NULL,
     prize    TEXT,
     PRIMARY KEY (board, period, revision, position),
-    CONSTRAINT standings_member_key UNIQUE (board, period, revision, member),
-    FOREIGN KEY (board, period, revision) REFERENCES settlements (board, period, revision)
+    CONSTRAINT standings_member_key UNIQUE (board, period, revision, member)
 );
-CREATE INDEX standings_by_points ON standings (board, period, revision, points);
 
 -- The reward outbox: one row per prized member per settlement revision, written in the
 -- settlement's transaction and delivered afterwards with `idempotency_key`.
