@@ -214,6 +214,43 @@ pub struct Settlement {
     pub standings: Vec<crate::settlement::Standing>,
 }
 
+/// A settlement's reward as the API and the console show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RewardView {
+    pub id: i64,
+    pub board: BoardSlug,
+    pub period: PeriodKey,
+    pub revision: i64,
+    pub member: MemberId,
+    pub rank: u64,
+    pub prize: String,
+    /// Sent as the `Idempotency-Key` header with every delivery of this reward.
+    pub idempotency_key: String,
+    /// `pending`, `delivered` or `failed`.
+    pub status: String,
+    pub attempts: u32,
+    /// When a pending reward is next tried (or until when a deliverer holds it).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub next_attempt_at: Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub delivered_at: Option<Timestamp>,
+    /// Every delivery attempt, oldest first.
+    pub history: Vec<RewardAttempt>,
+}
+
+/// One recorded delivery attempt of a reward.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RewardAttempt {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub attempted_at: Timestamp,
+    /// The receiver's HTTP status, when it answered.
+    pub http_status: Option<u16>,
+    /// Why the attempt failed, when it did (never the webhook's URL).
+    pub error: Option<String>,
+}
+
 /// OpenAPI schemas of the ids, words and rows the read models carry, for the server's
 /// `/api/v1/openapi.json`. They are written here, beside the one derive per read model, and built
 /// from the types' own tables (`ALL`, `MAX_LEN`) so that a new word shows up by itself.

@@ -18,9 +18,10 @@
 //! so no two deliverers send one reward at the same moment. A claim a crash abandons falls due
 //! again when it ends.
 
-use crate::ledger::{Attempt, AttemptOutcome, DueReward, RewardView};
+use crate::ledger::{Attempt, AttemptOutcome, DueReward};
 use crate::{Engine, EngineError};
 use domain::BoardSlug;
+use domain::view::RewardView;
 use std::time::Duration;
 use tracing::Instrument;
 

@@ -25,7 +25,7 @@ mod writes;
 pub use boards::StoredTotal;
 pub use leases::{Lease, LeaseRow};
 pub use lifecycle::{Failpoint, LateDecision, Revoked, SETTLEMENT_PAGE, StandingsWindow, Transitioned};
-pub use rewards::{Attempt, AttemptOutcome, DueReward, RewardAttempt, RewardView};
+pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use schedule::PeriodInState;
 pub use writes::{Projected, Recorded};
 

@@ -9,8 +9,8 @@
 
 use super::audit::{AuditRecord, record as audit};
 use super::{Ledger, LedgerError, Tx, instant, micros};
+use domain::view::{RewardAttempt, RewardView};
 use domain::{BoardSlug, MemberId, PeriodKey};
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sqlx::Row;
 
@@ -55,35 +55,6 @@ pub enum AttemptOutcome {
     RetryAt(jiff::Timestamp),
     /// The last attempt failed: `failed`, for good.
     Failed,
-}
-
-/// A reward of a period as the API and the console show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RewardView {
-    pub id: i64,
-    pub board: BoardSlug,
-    pub period: PeriodKey,
-    pub revision: i64,
-    pub member: MemberId,
-    pub rank: u64,
-    pub prize: String,
-    pub idempotency_key: String,
-    /// `pending`, `delivered` or `failed`.
-    pub status: String,
-    pub attempts: u32,
-    /// When a pending reward is next tried (or until when a deliverer holds it).
-    pub next_attempt_at: jiff::Timestamp,
-    pub delivered_at: Option<jiff::Timestamp>,
-    /// Every delivery attempt, oldest first.
-    pub history: Vec<RewardAttempt>,
-}
-
-/// One recorded delivery attempt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RewardAttempt {
-    pub attempted_at: jiff::Timestamp,
-    pub http_status: Option<u16>,
-    pub error: Option<String>,
 }
 
 const REWARD_COLUMNS: &str = "id, board, period, revision, member, rank, prize, idempotency_key, status, \

@@ -6,7 +6,7 @@ use super::boards::slug;
 use super::error::{ApiQuery, json_body};
 use super::openapi::{
     AuditPage, Correction, ErrorBody, EventParams, LateDecision, LateList, LateParams, PeriodParams,
-    Revocation,
+    Revocation, RewardList,
 };
 use super::{ApiError, auth};
 use crate::http::AppState;
@@ -201,6 +201,31 @@ pub async fn settlement(
 ) -> Result<Json<Settlement>, ApiError> {
     let (offset, limit) = (q.offset.unwrap_or(0), q.limit.unwrap_or(engine::ledger::SETTLEMENT_PAGE));
     Ok(Json(state.engine.settlement_page(&slug(board)?, &period, offset, limit).await?))
+}
+
+/// The rewards of a period's settlement with their delivery attempts (admin: attempts carry the
+/// receiver's answers).
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/rewards",
+    tag = "lifecycle",
+    summary = "Rewards of the settlement and their deliveries",
+    security(("admin_token" = [])),
+    params(PeriodParams),
+    responses(
+        (status = 200, description = "The rewards, oldest first", body = RewardList),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found", body = ErrorBody),
+    )
+)]
+pub async fn rewards(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((board, period)): PeriodPath,
+) -> Result<Json<Value>, ApiError> {
+    auth::admin(&state.engine, &headers).await?;
+    let rewards = state.engine.rewards(&slug(board)?, &period).await?;
+    Ok(Json(json!({ "rewards": rewards })))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

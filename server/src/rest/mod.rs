@@ -46,6 +46,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/boards/{board}/periods/{period}/settle", post(lifecycle::settle))
         .route("/api/v1/boards/{board}/periods/{period}/archive", post(lifecycle::archive))
         .route("/api/v1/boards/{board}/periods/{period}/settlement", get(lifecycle::settlement))
+        .route("/api/v1/boards/{board}/periods/{period}/rewards", get(lifecycle::rewards))
         .route("/api/v1/boards/{board}/periods/{period}/late", get(lifecycle::late))
         .route("/api/v1/boards/{board}/periods/{period}/late/{id}/accept", post(lifecycle::accept_late))
         .route("/api/v1/boards/{board}/periods/{period}/late/{id}/reject", post(lifecycle::reject_late))

@@ -46,6 +46,7 @@ pub use schemas::*;
         lifecycle::settle,
         lifecycle::archive,
         lifecycle::settlement,
+        lifecycle::rewards,
         lifecycle::late,
         lifecycle::accept_late,
         lifecycle::reject_late,
@@ -309,6 +310,12 @@ mod schemas {
     #[derive(Serialize, ToSchema)]
     pub struct LateList {
         entries: Vec<LateEntry>,
+    }
+
+    /// A settlement's rewards and every delivery attempt.
+    #[derive(Serialize, ToSchema)]
+    pub struct RewardList {
+        rewards: Vec<domain::view::RewardView>,
     }
 
     /// A late write after the decision, and for an accept what applying it did.

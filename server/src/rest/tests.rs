@@ -457,6 +457,7 @@ async fn lifecycle_routes_need_an_admin_and_answer_the_contract() {
         ("POST", format!("{period}/archive")),
         ("POST", format!("{period}/corrections")),
         ("GET", format!("{period}/late")),
+        ("GET", format!("{period}/rewards")),
         ("POST", format!("{period}/late/1/accept")),
         ("POST", format!("{period}/late/1/reject")),
         ("POST", "/api/v1/boards/inc/events/r1/revoke".to_owned()),
@@ -521,6 +522,8 @@ async fn lifecycle_routes_need_an_admin_and_answer_the_contract() {
     assert_eq!((status, out["late"]["status"].as_str()), (StatusCode::OK, Some("rejected")), "{out}");
     let (status, settled) = api.call("POST", &format!("{period}/settle"), admin, None).await;
     assert_eq!((status, settled["state"].as_str()), (StatusCode::OK, Some("settled")), "{settled}");
+    let (status, rewards) = api.call("GET", &format!("{period}/rewards"), admin, None).await;
+    assert_eq!((status, rewards["rewards"].as_array().map(Vec::len)), (StatusCode::OK, Some(0)), "{rewards}");
     let (status, s) = api.call("GET", &format!("{period}/settlement"), None, None).await;
     assert_eq!(status, StatusCode::OK, "{s}");
     assert_eq!(s["digest"].as_str().unwrap().len(), 64, "{s}");
