@@ -2,6 +2,7 @@
 //! (`laurel apikey create --board B`). Secrets are random, shown once, stored as SHA-256 digests
 //! (they are high-entropy, so a fast hash is the right tool; passwords will use argon2).
 
+use crate::hex;
 use crate::{Engine, EngineError};
 use domain::BoardSlug;
 use sha2::{Digest, Sha256};
@@ -31,10 +32,6 @@ fn secret(prefix: &str) -> Result<String, EngineError> {
 
 fn digest(secret: &str) -> String {
     hex(&Sha256::digest(secret.as_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl Engine {

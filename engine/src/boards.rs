@@ -42,7 +42,7 @@ impl Engine {
             tie_base: board.codec.tie_base(),
             freeze_grace_seconds: board.freeze_grace_seconds,
             prizes: board.prizes.clone(),
-            state: self.ledger.period_state(&board.slug, &period).await?,
+            state: self.ledger.state_of(&board.slug, &period).await?.as_str().into(),
             starts_at: span.start,
             ends_at: span.end,
         })

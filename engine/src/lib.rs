@@ -37,6 +37,11 @@ use redis::keys::KeySpace;
 use redis::{Projection, RedisTarget};
 use std::sync::Arc;
 
+/// Lower-case hex of bytes: token and key digests, settlement digests.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Why a use case failed. The server maps these to HTTP statuses and the UI to messages.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {

@@ -55,7 +55,7 @@ fn check_limit(limit: u64) -> Result<(), EngineError> {
 
 /// A keyset cursor: the last (score, member) a reader saw, as an opaque token.
 pub fn encode_cursor(score: i64, member: &MemberId) -> String {
-    format!("{score}~{member}").bytes().map(|b| format!("{b:02x}")).collect()
+    crate::hex(format!("{score}~{member}").as_bytes())
 }
 
 pub fn decode_cursor(token: &str) -> Result<(i64, MemberId), EngineError> {
@@ -225,7 +225,7 @@ impl Engine {
         let mut bytes = [0u8; 12];
         getrandom::fill(&mut bytes)
             .map_err(|e| EngineError::Invalid(format!("no randomness available: {e}")))?;
-        let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let id = crate::hex(&bytes);
         // An archived period never changes: its standings are the pinned copy.
         let total = if self.state_for_reads(slug, period).await? == State::Archived {
             self.ledger.standings_window(slug, &period, 0, 0).await?.total

@@ -87,7 +87,7 @@ pub fn default_holder() -> String {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
         bytes = nanos.subsec_nanos().to_le_bytes();
     }
-    let random: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let random = crate::hex(&bytes);
     format!("{host}-{}-{random}", std::process::id())
 }
 

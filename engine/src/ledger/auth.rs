@@ -70,21 +70,4 @@ impl Ledger {
             .await?;
         Ok(Some(rows.iter().map(|r| r.try_get("board")).collect::<Result<_, _>>()?))
     }
-
-    /// The state of a period (`open` when nothing has been written to it yet).
-    pub async fn period_state(
-        &self,
-        board: &BoardSlug,
-        period: &domain::PeriodKey,
-    ) -> Result<String, LedgerError> {
-        let row = sqlx::query("SELECT state FROM periods WHERE board = $1 AND period = $2")
-            .bind(board.as_str())
-            .bind(period.to_string())
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(match row {
-            Some(row) => row.try_get("state")?,
-            None => "open".to_owned(),
-        })
-    }
 }

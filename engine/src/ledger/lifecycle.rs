@@ -4,7 +4,7 @@
 //! period row locked (PostgreSQL) or the single writer held (SQLite).
 
 use super::audit::{AuditRecord, record as audit};
-use super::writes::{EntryMeta, StoredState, apply, lock_member, store_total};
+use super::writes::{EntryMeta, StoredState, apply, ensure_period, lock_member, store_total};
 use super::{Backend, Ledger, LedgerError, Recorded, Tx, instant, micros};
 use domain::lifecycle::{State, Step, Transition, step};
 use domain::settlement::{FinalTotal, RULE_VERSION, Standing, canonical_text, standings};
@@ -49,10 +49,6 @@ pub struct LateDecision {
 
 /// A test-only crash hook called between the steps of a settlement (see `engine::failpoints`).
 pub type Failpoint = std::sync::Arc<dyn Fn(&'static str) -> Result<(), LedgerError> + Send + Sync>;
-
-fn refused(code: &'static str, detail: impl Into<String>) -> LedgerError {
-    LedgerError::Refused { code, detail: detail.into() }
-}
 
 impl Ledger {
     /// A period's state (`open` when nothing was written to it yet).
@@ -104,25 +100,26 @@ impl Ledger {
             let mut w = ledger.begin_write().await?;
             let key = period.to_string();
             let current = lock_period_state(&mut w.tx, ledger.backend, board.slug.as_str(), &key).await?;
-            let done =
-                match step(current, transition).map_err(|e| refused("invalid_transition", e.to_string()))? {
-                    Step::Already => Transitioned { state: current, moved: false },
-                    Step::Move(to) => {
-                        set_state(&mut w.tx, board.slug.as_str(), &key, to, now).await?;
-                        let record = AuditRecord {
-                            actor: &actor,
-                            action: transition.as_str(),
-                            board: Some(board.slug.as_str()),
-                            period: Some(&key),
-                            reason: reason.as_deref(),
-                            before: Some(json!({ "state": current })),
-                            after: Some(json!({ "state": to })),
-                            ..Default::default()
-                        };
-                        audit(&mut w.tx, &record, now).await?;
-                        Transitioned { state: to, moved: true }
-                    }
-                };
+            let done = match step(current, transition)
+                .map_err(|e| LedgerError::refused("invalid_transition", e.to_string()))?
+            {
+                Step::Already => Transitioned { state: current, moved: false },
+                Step::Move(to) => {
+                    set_state(&mut w.tx, board.slug.as_str(), &key, to, now).await?;
+                    let record = AuditRecord {
+                        actor: &actor,
+                        action: transition.as_str(),
+                        board: Some(board.slug.as_str()),
+                        period: Some(&key),
+                        reason: reason.as_deref(),
+                        before: Some(json!({ "state": current })),
+                        after: Some(json!({ "state": to })),
+                        ..Default::default()
+                    };
+                    audit(&mut w.tx, &record, now).await?;
+                    Transitioned { state: to, moved: true }
+                }
+            };
             w.tx.commit().await?;
             Ok(done)
         })
@@ -182,7 +179,7 @@ impl Ledger {
                 return Ok(LateDecision { entry, applied: None });
             }
             if entry.status != "pending" {
-                return Err(refused(
+                return Err(LedgerError::refused(
                     "already_decided",
                     format!("late write {id} was {} before", entry.status),
                 ));
@@ -191,7 +188,7 @@ impl Ledger {
             lock_member(&mut w.tx, ledger.backend, &board, &key, &entry.member, now).await?;
             let applied = if accept {
                 if !state.is_adjustable() {
-                    return Err(refused(
+                    return Err(LedgerError::refused(
                         "period_settled",
                         format!("{slug} {key} is {state}: its standings are final"),
                     ));
@@ -288,7 +285,7 @@ impl Ledger {
                 return Ok(Revoked::AlreadyRevoked { period, member });
             }
             if !state.is_adjustable() {
-                return Err(refused("period_settled", format!("{slug} {key} is {state}: its standings are final")));
+                return Err(LedgerError::refused("period_settled", format!("{slug} {key} is {state}: its standings are final")));
             }
             let delta: Option<i64> = original.try_get("delta")?;
             let inserted = sqlx::query(
@@ -351,7 +348,7 @@ impl Ledger {
             let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
             lock_member(&mut w.tx, ledger.backend, &board, &key, &member, now).await?;
             if !state.is_adjustable() {
-                return Err(refused(
+                return Err(LedgerError::refused(
                     "period_settled",
                     format!("{slug} {key} is {state}: its standings are final"),
                 ));
@@ -369,7 +366,10 @@ impl Ledger {
                         && seen.try_get::<String, _>("period")? == key
                         && seen.try_get::<String, _>("member")? == member.as_str();
                     if !same {
-                        return Err(refused("id_taken", format!("{id} names another entry of {slug}")));
+                        return Err(LedgerError::refused(
+                            "id_taken",
+                            format!("{id} names another entry of {slug}"),
+                        ));
                     }
                     let (current, _) =
                         super::writes::lock_total(&mut w.tx, ledger.backend, slug, &key, &member).await?;
@@ -384,7 +384,7 @@ impl Ledger {
             let recorded =
                 apply(&mut w.tx, ledger.backend, &board, period, &member, &change, &meta, now).await?;
             if recorded.outcome == domain::write::Outcome::Rejected {
-                return Err(refused("correction_rejected", recorded.reason.unwrap_or_default()));
+                return Err(LedgerError::refused("correction_rejected", recorded.reason.unwrap_or_default()));
             }
             let entry_id: i64 = sqlx::query(
                 "SELECT MAX(id) AS id FROM entries WHERE board = $1 AND period = $2 AND member = $3",
@@ -429,7 +429,7 @@ impl Ledger {
             let mut w = ledger.begin_write().await?;
             let (slug, key) = (board.slug.as_str(), period.to_string());
             let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
-            match step(state, Transition::Settle).map_err(|e| refused("invalid_transition", e.to_string()))? {
+            match step(state, Transition::Settle).map_err(|e| LedgerError::refused("invalid_transition", e.to_string()))? {
                 Step::Already => return Ok(false),
                 Step::Move(_) => {}
             }
@@ -442,7 +442,7 @@ impl Ledger {
             .await?
             .try_get("n")?;
             if pending > 0 {
-                return Err(refused(
+                return Err(LedgerError::refused(
                     "late_pending",
                     format!("{pending} late write(s) of {slug} {key} await review: accept or reject them first"),
                 ));
@@ -458,7 +458,7 @@ impl Ledger {
             .map(|r| Ok(FinalTotal { member: member_id(r.try_get("member")?)?, points: r.try_get("points")?, reach_seq: r.try_get("reach_seq")? }))
             .collect::<Result<Vec<_>, LedgerError>>()?;
             let standings = standings(board.tie_policy(), totals, &board.prizes);
-            let digest = hex(&Sha256::digest(canonical_text(slug, &key, &standings).as_bytes()));
+            let digest = crate::hex(&Sha256::digest(canonical_text(slug, &key, &standings).as_bytes()));
             let watermark: i64 = sqlx::query(
                 "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS w FROM entries WHERE board = $1 AND period = $2",
             )
@@ -773,16 +773,6 @@ async fn recompute(
     Ok((current.points, total))
 }
 
-/// Creates a period row (open) if it does not exist yet.
-async fn ensure_period(tx: &mut Tx, board: &str, period: &str) -> Result<(), LedgerError> {
-    sqlx::query("INSERT INTO periods (board, period, state) VALUES ($1, $2, 'open') ON CONFLICT DO NOTHING")
-        .bind(board)
-        .bind(period)
-        .execute(&mut **tx)
-        .await?;
-    Ok(())
-}
-
 /// Reads a period's state with its row locked for update (PostgreSQL; SQLite holds its writer),
 /// creating the row as `open` when missing. Admin changes take this lock before any member's,
 /// the same order as a batch of writes (periods, then totals).
@@ -917,10 +907,6 @@ pub(super) fn multi_row_insert(backend: Backend, prefix: &str, columns: usize, r
         sql.push(')');
     }
     sql
-}
-
-pub(super) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn parse_state(s: &str) -> Result<State, LedgerError> {

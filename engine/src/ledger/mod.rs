@@ -70,6 +70,13 @@ pub enum LedgerError {
     Failpoint(&'static str),
 }
 
+impl LedgerError {
+    /// A rule refused the change; `code` is the API's machine-readable reason.
+    fn refused(code: &'static str, detail: impl Into<String>) -> Self {
+        LedgerError::Refused { code, detail: detail.into() }
+    }
+}
+
 /// A handle on the ledger; cheap to clone.
 #[derive(Clone)]
 pub struct Ledger {

@@ -3,8 +3,9 @@
 //! recomputed from the imported rows equals the exported one.
 
 use super::audit::{AuditRecord, record as audit};
-use super::lifecycle::{INSERT_CHUNK, hex, insert_standings, multi_row_insert};
+use super::lifecycle::{INSERT_CHUNK, insert_standings, multi_row_insert};
 use super::{Backend, Ledger, LedgerError, Tx, instant, micros};
+use crate::hex;
 use crate::transfer::{
     BoardDefinition, ExportedEntry, ExportedLate, ExportedSettlement, ExportedTotal, FORMAT, FORMAT_VERSION,
     ImportReport, PeriodExport,
@@ -18,10 +19,6 @@ use sha2::{Digest, Sha256};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use std::collections::{BTreeMap, HashMap};
-
-fn refused(code: &'static str, detail: impl Into<String>) -> LedgerError {
-    LedgerError::Refused { code, detail: detail.into() }
-}
 
 fn corrupt(what: impl std::fmt::Display) -> LedgerError {
     LedgerError::Corrupt(what.to_string())
@@ -50,7 +47,7 @@ impl Ledger {
             None => State::Open,
         };
         let Some(row) = row.filter(|_| matches!(state, State::Settled | State::Archived)) else {
-            return Err(refused(
+            return Err(LedgerError::refused(
                 "not_settled",
                 format!("{slug} {key} is {state}: only a settled or archived period can be exported"),
             ));
@@ -165,10 +162,10 @@ async fn import(
 ) -> Result<ImportReport, LedgerError> {
     let (slug, key) = (board.slug.as_str(), export.period.to_string());
     if !matches!(export.state, State::Settled | State::Archived) {
-        return Err(refused("not_settled", format!("the export's period is {}", export.state)));
+        return Err(LedgerError::refused("not_settled", format!("the export's period is {}", export.state)));
     }
     if export.settlement.rule_version != RULE_VERSION {
-        return Err(refused(
+        return Err(LedgerError::refused(
             "rule_version_mismatch",
             format!(
                 "the export was settled under rule version {}; this ledger settles under {RULE_VERSION}",
@@ -192,7 +189,10 @@ async fn import(
     .await?
     .rows_affected();
     if inserted == 0 {
-        return Err(refused("period_exists", format!("{slug} {key} already exists in this ledger")));
+        return Err(LedgerError::refused(
+            "period_exists",
+            format!("{slug} {key} already exists in this ledger"),
+        ));
     }
 
     // Entries in the source's order, with new ids; revocations re-linked by external id.
@@ -205,20 +205,25 @@ async fn import(
         let revokes = match (&e.kind[..], &e.revokes) {
             ("revocation", Some(target)) => {
                 let id = *ids.get(target.as_str()).ok_or_else(|| {
-                    refused(
+                    LedgerError::refused(
                         "invalid_export",
                         format!("a revocation names {target}, which no earlier entry has"),
                     )
                 })?;
                 if !revoked.insert(id) {
-                    return Err(refused("invalid_export", format!("{target} is revoked twice")));
+                    return Err(LedgerError::refused("invalid_export", format!("{target} is revoked twice")));
                 }
                 Some(id)
             }
             ("revocation", None) => {
-                return Err(refused("invalid_export", "a revocation without the entry it revokes"));
+                return Err(LedgerError::refused(
+                    "invalid_export",
+                    "a revocation without the entry it revokes",
+                ));
             }
-            (_, Some(_)) => return Err(refused("invalid_export", format!("a {} entry revokes", e.kind))),
+            (_, Some(_)) => {
+                return Err(LedgerError::refused("invalid_export", format!("a {} entry revokes", e.kind)));
+            }
             _ => None,
         };
         let id: Option<i64> = sqlx::query(
@@ -247,7 +252,7 @@ async fn import(
         .map(|r| r.try_get("id"))
         .transpose()?;
         let id = id.ok_or_else(|| {
-            refused(
+            LedgerError::refused(
                 "external_id_taken",
                 format!("{slug} already has an entry {:?} in another period", e.external_id),
             )
@@ -287,7 +292,7 @@ async fn import(
         .await?
         .rows_affected();
         if inserted == 0 {
-            return Err(refused(
+            return Err(LedgerError::refused(
                 "external_id_taken",
                 format!("{slug} already has a late write {:?} in another period", l.external_id),
             ));
@@ -298,7 +303,10 @@ async fn import(
     // what a replay cannot know (the version, and the sequence of a member with nothing left).
     let exported: HashMap<&MemberId, &ExportedTotal> = export.totals.iter().map(|t| (&t.member, t)).collect();
     if exported.len() != by_member.len() || by_member.keys().any(|m| !exported.contains_key(m)) {
-        return Err(refused("import_mismatch", "the export's totals name other members than its entries"));
+        return Err(LedgerError::refused(
+            "import_mismatch",
+            "the export's totals name other members than its entries",
+        ));
     }
     let mut totals = Vec::with_capacity(by_member.len());
     for (member, entries) in &by_member {
@@ -307,14 +315,15 @@ async fn import(
             .filter(|(id, _)| !revoked.contains(id))
             .map(|(_, e)| counted(e))
             .collect::<Result<Vec<_>, _>>()?;
-        let replayed = replay(&counted)
-            .ok_or_else(|| refused("import_mismatch", format!("the total of {member} overflows")))?;
+        let replayed = replay(&counted).ok_or_else(|| {
+            LedgerError::refused("import_mismatch", format!("the total of {member} overflows"))
+        })?;
         let source = exported[member];
         let reach_seq = replayed.reach_seq.unwrap_or(source.reach_seq);
         if (replayed.points, replayed.set_version, reach_seq)
             != (source.points, source.set_version, source.reach_seq)
         {
-            return Err(refused(
+            return Err(LedgerError::refused(
                 "import_mismatch",
                 format!(
                     "{member}: the entries give {} points, the export's total says {}",
@@ -323,7 +332,7 @@ async fn import(
             ));
         }
         if let Err(e) = board.codec.encode(replayed.points, reach_seq) {
-            return Err(refused("import_mismatch", format!("{member}: {e}")));
+            return Err(LedgerError::refused("import_mismatch", format!("{member}: {e}")));
         }
         totals.push(ExportedTotal {
             member: (*member).clone(),
@@ -362,7 +371,7 @@ async fn import(
     let stored = read_standings(tx, slug, &key, s.revision).await?;
     let digest = hex(&Sha256::digest(canonical_text(slug, &key, &stored).as_bytes()));
     if digest != s.digest || stored != s.standings {
-        return Err(refused(
+        return Err(LedgerError::refused(
             "digest_mismatch",
             format!(
                 "the standings recomputed from the export's entries give digest {digest}, the export says {}",
@@ -450,7 +459,7 @@ async fn ensure_board(
             && row.try_get::<i64, _>("freeze_grace_seconds")? == board.freeze_grace_seconds
             && serde_json::from_str::<Vec<domain::board::Prize>>(&prizes).map_err(corrupt)? == board.prizes;
         if !same {
-            return Err(refused(
+            return Err(LedgerError::refused(
                 "board_differs",
                 format!("board {} exists here with another definition", board.slug),
             ));
@@ -468,7 +477,7 @@ fn counted(e: &ExportedEntry) -> Result<Counted, LedgerError> {
         _ => None,
     };
     let effect = effect.ok_or_else(|| {
-        refused("invalid_export", format!("an entry of kind {:?} without its value", e.kind))
+        LedgerError::refused("invalid_export", format!("an entry of kind {:?} without its value", e.kind))
     })?;
     Ok(Counted { effect, reach_seq: e.reach_seq })
 }

@@ -368,13 +368,19 @@ pub(super) async fn next_seq(tx: &mut Tx, board: &str, period: &str) -> Result<i
     .try_get("seq")?)
 }
 
-/// The state of a period, creating it as `open` on its first write.
-async fn period_state(tx: &mut Tx, board: &str, period: &str) -> Result<String, LedgerError> {
+/// Creates a period row (`open`) if it does not exist yet.
+pub(super) async fn ensure_period(tx: &mut Tx, board: &str, period: &str) -> Result<(), LedgerError> {
     sqlx::query("INSERT INTO periods (board, period, state) VALUES ($1, $2, 'open') ON CONFLICT DO NOTHING")
         .bind(board)
         .bind(period)
         .execute(&mut **tx)
         .await?;
+    Ok(())
+}
+
+/// The state of a period, creating it as `open` on its first write.
+async fn period_state(tx: &mut Tx, board: &str, period: &str) -> Result<String, LedgerError> {
+    ensure_period(tx, board, period).await?;
     Ok(sqlx::query("SELECT state FROM periods WHERE board = $1 AND period = $2")
         .bind(board)
         .bind(period)
@@ -440,13 +446,7 @@ async fn lock_rows(
     periods.dedup();
     let slug = board.slug.as_str();
     for period in periods {
-        sqlx::query(
-            "INSERT INTO periods (board, period, state) VALUES ($1, $2, 'open') ON CONFLICT DO NOTHING",
-        )
-        .bind(slug)
-        .bind(period)
-        .execute(&mut **tx)
-        .await?;
+        ensure_period(tx, slug, period).await?;
         lock_period(tx, board, period).await?;
     }
     for (period, member) in &rows {
