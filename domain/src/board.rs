@@ -42,6 +42,7 @@ macro_rules! word_enum {
         }
     };
 }
+pub(crate) use word_enum;
 
 word_enum!(
     /// How long one period of a board lasts.
@@ -54,6 +55,10 @@ word_enum!(
         Monthly => "monthly",
     }
 );
+
+/// The cadence word of hot boards (sliding windows, Redis only; see [`crate::hot`]). Not a
+/// [`Cadence`]: a hot board has no periods, no ledger entries and no lifecycle.
+pub const HOT_CADENCE: &str = "hot";
 
 word_enum!(
     /// How a write changes a member's score. Each operator has its own endpoint, so a caller can

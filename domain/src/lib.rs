@@ -3,6 +3,7 @@
 //!
 //! - [`ids`]: identifiers parsed once at the edge (`BoardSlug`, `MemberId`, `EventId`).
 //! - [`board`]: the choices fixed when a board is created (`Cadence`, `Operator`, `TiePolicy`).
+//! - [`hot`]: hot boards' sliding windows — definitions, hit values, snapshot rank changes.
 //! - [`period`]: which period an instant falls in (`PeriodKey`) and where a period starts and ends.
 //! - [`score`]: the score codec that turns points (and a reach sequence) into an exact Redis score.
 //! - [`ranking`]: rank numbers under each tie policy.
@@ -12,6 +13,7 @@
 //! - [`view`]: the read models shared by the REST API, the server functions and the UI.
 
 pub mod board;
+pub mod hot;
 pub mod ids;
 pub mod lifecycle;
 pub mod period;

@@ -3,6 +3,7 @@
 //! - [`ledger`]: the SQL truth (SQLite or PostgreSQL) — boards, profiles, events, totals.
 //! - [`redis`]: the live projection (standalone Redis or Cluster) — keys, Lua scripts.
 //! - [`boards`]: board creation and details; [`auth`]: admin tokens and ingest keys.
+//! - [`hot`]: hot boards — sliding windows in Redis alone: hits, snapshots, the public list.
 //! - [`reads`]: ranking pages assembled from the projection and the ledger's profiles.
 //! - [`writes`]: writes recorded in the ledger, then projected.
 //! - [`lifecycle`]: freeze, settle, archive, late review, revoke, correct, audit.
@@ -20,6 +21,7 @@ pub mod auth;
 pub mod boards;
 pub mod demo;
 pub mod failpoints;
+pub mod hot;
 pub mod ledger;
 pub mod lifecycle;
 pub mod metrics;
@@ -104,6 +106,10 @@ pub struct Engine {
     rewards_due: Arc<tokio::sync::Notify>,
     /// Period states recently read by reads (see `Engine::state_for_reads`).
     states: Arc<reads::StateCache>,
+    /// Hot board definitions already read (immutable, like boards).
+    hot_boards: Arc<hot::HotBoardCache>,
+    /// Which members may count on hot boards (see [`hot::HitFilter`]).
+    hit_filter: Arc<dyn hot::HitFilter>,
 }
 
 /// Which store failed a readiness check.
@@ -139,6 +145,8 @@ impl Engine {
             failpoints: Arc::new(failpoints::Failpoints::from_env()),
             rewards_due: Arc::default(),
             states: Arc::default(),
+            hot_boards: Arc::default(),
+            hit_filter: Arc::new(hot::AnyMember),
         }
     }
 

@@ -1,6 +1,9 @@
-//! Prometheus metrics (seed 003: count what happens to writes, not only that they happened).
+//! Prometheus metrics (seed 003: count what happens to writes, not only that they happened; seed
+//! 000: watch hot buckets for a missing TTL).
 //! One registry per engine, rendered by `GET /metrics`.
 
+use crate::redis::hot::Tended;
+use domain::hot::HitResult;
 use domain::write::Outcome;
 use domain::{BoardSlug, Operator};
 use prometheus_client::encoding::EncodeLabelSet;
@@ -15,6 +18,17 @@ struct WriteLabels {
     board: String,
     operator: String,
     result: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct HitLabels {
+    board: String,
+    result: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct BoardLabels {
+    board: String,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -37,6 +51,11 @@ pub struct Metrics {
     pub redis_errors: Counter,
     /// Versions the projection was behind the ledger at the last reconciliation pass.
     pub projection_lag: Gauge,
+    hot_hits: Family<HitLabels, Counter>,
+    hot_bucket_members: Family<BoardLabels, Gauge>,
+    hot_keys_without_ttl: Family<BoardLabels, Gauge>,
+    hot_buckets_unlinked: Family<BoardLabels, Counter>,
+    hot_snapshots: Family<BoardLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -59,7 +78,44 @@ impl Default for Metrics {
             "Versions the projection was behind the ledger at the last reconciliation pass",
             projection_lag.clone(),
         );
-        Self { registry, writes, requests, redis_errors, projection_lag }
+        let hot_hits = Family::<HitLabels, Counter>::default();
+        registry.register(
+            "hot_hits",
+            "Hot board hits by result: counted, deduplicated and capped (anti-abuse), rejected",
+            hot_hits.clone(),
+        );
+        let hot_bucket_members = Family::<BoardLabels, Gauge>::default();
+        registry.register(
+            "hot_bucket_members",
+            "Members in a hot board's current bucket at its last snapshot",
+            hot_bucket_members.clone(),
+        );
+        let hot_keys_without_ttl = Family::<BoardLabels, Gauge>::default();
+        registry.register(
+            "hot_keys_without_ttl",
+            "Buckets of a hot board's window found without a TTL at its last snapshot (should be 0)",
+            hot_keys_without_ttl.clone(),
+        );
+        let hot_buckets_unlinked = Family::<BoardLabels, Counter>::default();
+        registry.register(
+            "hot_buckets_unlinked",
+            "Hot board buckets removed with UNLINK after leaving the window",
+            hot_buckets_unlinked.clone(),
+        );
+        let hot_snapshots = Family::<BoardLabels, Counter>::default();
+        registry.register("hot_snapshots", "Hot lists published", hot_snapshots.clone());
+        Self {
+            registry,
+            writes,
+            requests,
+            redis_errors,
+            projection_lag,
+            hot_hits,
+            hot_bucket_members,
+            hot_keys_without_ttl,
+            hot_buckets_unlinked,
+            hot_snapshots,
+        }
     }
 }
 
@@ -71,6 +127,22 @@ impl Metrics {
             result: outcome.as_str().to_owned(),
         };
         self.writes.get_or_create(&labels).inc();
+    }
+
+    pub fn count_hit(&self, board: &BoardSlug, result: HitResult) {
+        let labels = HitLabels { board: board.to_string(), result: result.as_str().to_owned() };
+        self.hot_hits.get_or_create(&labels).inc();
+    }
+
+    /// What a hot snapshot found when it tended the board's buckets.
+    pub fn observe_hot(&self, board: &BoardSlug, tended: Tended, published: bool) {
+        let labels = BoardLabels { board: board.to_string() };
+        self.hot_bucket_members.get_or_create(&labels).set(tended.current_bucket_members as i64);
+        self.hot_keys_without_ttl.get_or_create(&labels).set(tended.buckets_without_ttl as i64);
+        self.hot_buckets_unlinked.get_or_create(&labels).inc_by(tended.unlinked);
+        if published {
+            self.hot_snapshots.get_or_create(&labels).inc();
+        }
     }
 
     /// Records one HTTP request; `route` is the matched route template, never the raw path.

@@ -19,9 +19,11 @@ impl Ledger {
     async fn insert_board(&self, board: &Board, now: jiff::Timestamp) -> Result<bool, LedgerError> {
         let (min, max) = board.codec.bounds();
         let mut w = self.begin_write().await?;
+        self.lock_board_slugs(&mut w.tx).await?;
         let inserted = sqlx::query(&format!(
             "INSERT INTO boards ({BOARD_COLUMNS}, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (slug) DO NOTHING"
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 \
+             WHERE NOT EXISTS (SELECT 1 FROM hot_boards WHERE slug = $1) ON CONFLICT (slug) DO NOTHING"
         ))
         .bind(board.slug.as_str())
         .bind(&board.title)
@@ -41,6 +43,19 @@ impl Ledger {
             == 1;
         w.tx.commit().await?;
         Ok(inserted)
+    }
+
+    /// Serialises board creation: a slug is unique across `boards` and `hot_boards`, which no
+    /// single constraint can say. SQLite writers are already serial (the writer lock); PostgreSQL
+    /// takes a transaction-scoped advisory lock.
+    pub(super) async fn lock_board_slugs(&self, tx: &mut super::Tx) -> Result<(), LedgerError> {
+        if self.backend == super::Backend::Postgres {
+            // One fixed key, shared by the two board inserts.
+            sqlx::query("SELECT CAST(pg_advisory_xact_lock(7041425820) AS TEXT) AS locked")
+                .fetch_one(&mut **tx)
+                .await?;
+        }
+        Ok(())
     }
 
     pub async fn board(&self, slug: &BoardSlug) -> Result<Option<Board>, LedgerError> {

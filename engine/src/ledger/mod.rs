@@ -3,7 +3,7 @@
 //! microsecond instants) and runs through sqlx's `Any` driver on either backend.
 //!
 //! - [`Ledger::connect`] / [`Ledger::migrate`]: pools and schema (`migrations/<backend>/`).
-//! - boards and profiles: definitions and display data.
+//! - boards and profiles: definitions and display data; `hot.rs`: hot board definitions.
 //! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`).
 //! - `lifecycle.rs`: transitions, late decisions, revocations, corrections, settlements.
 //! - [`audit`]: the audit trail, written in the transaction of each change.
@@ -14,6 +14,7 @@
 pub mod audit;
 mod auth;
 mod boards;
+mod hot;
 mod leases;
 mod lifecycle;
 mod reads;

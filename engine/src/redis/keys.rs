@@ -25,6 +25,23 @@ impl PeriodKeys {
     }
 }
 
+/// The keys of one hot board. The scripts derive the clock-dependent ones from `namespace`
+/// (see `scripts/hot_hit.lua`): `<namespace>:<bucket>`, `…:dedup:…`, `…:cap:…`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HotKeys {
+    /// `<prefix>:hot:{<board>}`: the common stem (not a key itself).
+    pub namespace: String,
+    /// HASH: the published list (`seq`, `list`).
+    pub snapshot: String,
+}
+
+impl HotKeys {
+    /// The ZSET of one time bucket (bucket = unix ms / bucket length).
+    pub fn bucket(&self, bucket: i64) -> String {
+        format!("{}:{bucket}", self.namespace)
+    }
+}
+
 /// Builds keys under one prefix.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeySpace {
@@ -54,6 +71,13 @@ impl KeySpace {
         (format!("{tag}:snap:{id}"), format!("{tag}:snap:{id}:info"))
     }
 
+    /// The keys of a hot board, all under the hash tag `{<board>}`: one slot per board, whatever
+    /// bucket the server's clock picks.
+    pub fn hot(&self, board: &BoardSlug) -> HotKeys {
+        let namespace = format!("{}:hot:{{{}}}", self.prefix, board);
+        HotKeys { snapshot: format!("{namespace}:snapshot"), namespace }
+    }
+
     /// A SCAN pattern matching every key under this prefix (tests clean up with it).
     pub fn pattern(&self) -> String {
         format!("{}:*", self.prefix)
@@ -79,6 +103,22 @@ mod tests {
         assert_eq!(Slot::for_key(&copy), Slot::for_key(&keys.rank));
         assert_eq!(Slot::for_key(&info), Slot::for_key(&keys.rank));
         assert_eq!(Slot::for_key(&keys.rank), Slot::for_key("{weekly-study:2026-W34}"));
+    }
+
+    #[test]
+    fn all_keys_of_one_hot_board_hash_to_one_cluster_slot() {
+        let hot = KeySpace::new("laurel").hot(&BoardSlug::parse("trending").unwrap());
+        assert_eq!(hot.namespace, "laurel:hot:{trending}");
+        let slot = Slot::for_key("{trending}");
+        // What the scripts derive from the namespace, whatever the bucket, actor or member.
+        for key in [
+            hot.bucket(29_480_000),
+            hot.snapshot.clone(),
+            format!("{}:dedup:7:u1|洗地机", hot.namespace),
+            format!("{}:cap:7:u1", hot.namespace),
+        ] {
+            assert_eq!(Slot::for_key(&key), slot, "{key}");
+        }
     }
 
     #[test]

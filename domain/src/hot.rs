@@ -1,0 +1,461 @@
+//! Hot boards (seeds 000 and 002): rankings over a sliding window of time buckets, kept in Redis
+//! alone — short-lived, unaudited, high-rate. Hits go into the current bucket; a read merges the
+//! window's buckets with per-bucket weights; a periodic snapshot adds rank changes and "new" flags
+//! so every viewer in an interval sees the same list.
+//!
+//! This module holds the pure rules: which definitions are accepted ([`HotRules::new`]), what a
+//! hit is worth ([`HotRules::hit_score`]), which members count ([`HotMember`]), the window in
+//! words ([`HotRules::describe`]) and how a snapshot compares with the previous one
+//! ([`rank_changes`]).
+
+use crate::board::word_enum;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Most buckets one read merges: a read costs one ZUNION over this many keys.
+pub const MAX_WINDOW_BUCKETS: u32 = 288;
+/// Longest bucket: one day.
+pub const MAX_BUCKET_SECONDS: u64 = 86_400;
+/// Longest key TTL: a year.
+pub const MAX_TTL_SECONDS: u64 = 366 * 86_400;
+/// Longest snapshot interval: an hour.
+pub const MAX_SNAPSHOT_SECONDS: u64 = 3_600;
+/// Largest size bound of a bucket (seed 000: keep a bucket well below a big key).
+pub const MAX_MEMBERS: u64 = 1_000_000;
+/// Largest weight of a bucket or an action, and largest value a single hit may carry.
+pub const MAX_WEIGHT: f64 = 1_000.0;
+pub const MAX_HIT_VALUE: f64 = 1e9;
+/// Entries a snapshot keeps (and the largest `limit` of a top read).
+pub const SNAPSHOT_ENTRIES: usize = 100;
+const MAX_ACTIONS: usize = 32;
+
+word_enum!(
+    /// How a hit changes a member's score in the current bucket.
+    WriteMode {
+        /// `ZINCRBY`: hits add up (searches, clicks).
+        Count => "count",
+        /// `ZADD GT CH`: a recomputed score that may only rise within a bucket.
+        Best => "best",
+    }
+);
+
+word_enum!(
+    /// How the window's buckets are merged (`ZUNION … AGGREGATE`).
+    Aggregate {
+        /// Weighted sum over the buckets: counts.
+        Sum => "sum",
+        /// Highest weighted bucket score: `best` scores (a sum would count one score once per
+        /// bucket it was written in, seed 000).
+        Max => "max",
+    }
+);
+
+/// A hot board: its slug (shared with periodic boards: one slug, one board), title and rules.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HotBoard {
+    pub slug: crate::BoardSlug,
+    pub title: String,
+    pub rules: HotRules,
+}
+
+/// What an admin asks for when creating a hot board; checked by [`HotRules::new`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HotSpec {
+    pub bucket_seconds: u64,
+    pub window_buckets: u64,
+    pub ttl_seconds: u64,
+    pub write_mode: Option<WriteMode>,
+    pub aggregate: Option<Aggregate>,
+    /// Oldest bucket first; default all 1.
+    pub weights: Option<Vec<f64>>,
+    pub snapshot_seconds: Option<u64>,
+    pub max_members: Option<u64>,
+    pub actor_cap: Option<u64>,
+    pub action_weights: Option<BTreeMap<String, f64>>,
+}
+
+/// A hot board's accepted definition: every value is in range and the set is coherent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HotRules {
+    pub bucket_seconds: u64,
+    pub window_buckets: u32,
+    /// TTL of each bucket key, set once at its first write (`EXPIRE NX`) and never pushed back.
+    pub ttl_seconds: u64,
+    pub write_mode: WriteMode,
+    pub aggregate: Aggregate,
+    /// One per bucket of the window, oldest first: newer buckets may count more (decay).
+    pub weights: Vec<f64>,
+    /// How often the public list is recomputed. Also the anti-abuse window: per interval, an
+    /// actor counts once per member and at most `actor_cap` times in all (seed 002 aligns the
+    /// dedup window with the refresh interval).
+    pub snapshot_seconds: u64,
+    /// Size bound of a bucket: beyond it the lowest members are trimmed.
+    pub max_members: u64,
+    pub actor_cap: Option<u64>,
+    /// Weight per action (`search` 1, `click` 3, `order` 10): cheap actions earn little.
+    pub action_weights: BTreeMap<String, f64>,
+}
+
+fn positive_weight(what: &str, w: f64) -> Result<(), String> {
+    if w.is_finite() && w > 0.0 && w <= MAX_WEIGHT {
+        Ok(())
+    } else {
+        Err(format!("{what} must be a number above 0 and at most {MAX_WEIGHT}, got {w}"))
+    }
+}
+
+fn in_range(what: &str, v: u64, min: u64, max: u64) -> Result<(), String> {
+    if (min..=max).contains(&v) { Ok(()) } else { Err(format!("{what} must be {min}-{max}, got {v}")) }
+}
+
+impl HotRules {
+    /// Accepts a definition or says what is wrong with it.
+    pub fn new(spec: HotSpec) -> Result<Self, String> {
+        in_range("bucket_seconds", spec.bucket_seconds, 1, MAX_BUCKET_SECONDS)?;
+        in_range("window_buckets", spec.window_buckets, 1, u64::from(MAX_WINDOW_BUCKETS))?;
+        let window_buckets = u32::try_from(spec.window_buckets).expect("checked above");
+        let window = spec.bucket_seconds * spec.window_buckets;
+        // A bucket still inside the window must not expire: TTL ≥ 1.5 × the window (seed 000).
+        let min_ttl = (3 * window).div_ceil(2);
+        if spec.ttl_seconds < min_ttl {
+            return Err(format!(
+                "ttl_seconds must be at least 1.5 × the window ({window} s), i.e. {min_ttl}, got {}",
+                spec.ttl_seconds
+            ));
+        }
+        in_range("ttl_seconds", spec.ttl_seconds, min_ttl, MAX_TTL_SECONDS)?;
+        let write_mode = spec.write_mode.unwrap_or(WriteMode::Count);
+        let aggregate = spec.aggregate.unwrap_or(match write_mode {
+            WriteMode::Count => Aggregate::Sum,
+            WriteMode::Best => Aggregate::Max,
+        });
+        if write_mode == WriteMode::Best && aggregate == Aggregate::Sum {
+            return Err("write_mode best needs aggregate max: a sum would count one score once per \
+                        bucket it was written in"
+                .into());
+        }
+        let weights = spec.weights.unwrap_or_else(|| vec![1.0; window_buckets as usize]);
+        if weights.len() != window_buckets as usize {
+            return Err(format!(
+                "weights must give one weight per bucket of the window ({window_buckets}), got {}",
+                weights.len()
+            ));
+        }
+        for w in &weights {
+            positive_weight("a bucket weight", *w)?;
+        }
+        let snapshot_seconds = spec.snapshot_seconds.unwrap_or(spec.bucket_seconds.min(300));
+        in_range("snapshot_seconds", snapshot_seconds, 1, MAX_SNAPSHOT_SECONDS.min(spec.ttl_seconds))?;
+        let max_members = spec.max_members.unwrap_or(100_000);
+        in_range("max_members", max_members, 1, MAX_MEMBERS)?;
+        if let Some(cap) = spec.actor_cap {
+            in_range("actor_cap", cap, 1, 1_000_000)?;
+        }
+        let action_weights = spec.action_weights.unwrap_or_default();
+        if action_weights.len() > MAX_ACTIONS {
+            return Err(format!("at most {MAX_ACTIONS} action weights"));
+        }
+        for (action, w) in &action_weights {
+            let ok = (1..=32).contains(&action.len())
+                && action.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+            if !ok {
+                return Err(format!("action {action:?}: names are 1-32 bytes of [a-z0-9_]"));
+            }
+            positive_weight(&format!("the weight of action {action:?}"), *w)?;
+        }
+        Ok(Self {
+            bucket_seconds: spec.bucket_seconds,
+            window_buckets,
+            ttl_seconds: spec.ttl_seconds,
+            write_mode,
+            aggregate,
+            weights,
+            snapshot_seconds,
+            max_members,
+            actor_cap: spec.actor_cap,
+            action_weights,
+        })
+    }
+
+    /// The window's length in seconds.
+    pub fn window_seconds(&self) -> u64 {
+        self.bucket_seconds * u64::from(self.window_buckets)
+    }
+
+    /// What one hit adds (`count`) or proposes (`best`): its value (default 1) times its
+    /// action's weight. An action the board does not know is refused (seed 002's weights only
+    /// work if nobody can invent a heavier action).
+    pub fn hit_score(&self, value: Option<f64>, action: Option<&str>) -> Result<f64, String> {
+        let value = value.unwrap_or(1.0);
+        if !(value.is_finite() && value > 0.0 && value <= MAX_HIT_VALUE) {
+            return Err(format!("weight must be above 0 and at most {MAX_HIT_VALUE}, got {value}"));
+        }
+        let factor = match action {
+            None => 1.0,
+            Some(a) => *self.action_weights.get(a).ok_or_else(|| {
+                let known: Vec<&str> = self.action_weights.keys().map(String::as_str).collect();
+                if known.is_empty() {
+                    format!("unknown action {a:?}: this board defines no actions")
+                } else {
+                    format!("unknown action {a:?}; expected one of: {}", known.join(", "))
+                }
+            })?,
+        };
+        Ok(value * factor)
+    }
+
+    /// The window in words, for people: "last 24 hours, newer counts more".
+    pub fn describe(&self) -> String {
+        let span = words_for_seconds(self.window_seconds());
+        let what = match (self.write_mode, self.aggregate) {
+            (WriteMode::Best, _) | (WriteMode::Count, Aggregate::Max) => {
+                format!("best score in the last {span}")
+            }
+            (WriteMode::Count, Aggregate::Sum) => format!("last {span}"),
+        };
+        let first = self.weights[0];
+        let rising = self.weights.windows(2).all(|w| w[1] >= w[0]) && self.weights.last() > Some(&first);
+        if rising {
+            format!("{what}, newer counts more")
+        } else if self.weights.iter().all(|w| *w == first) {
+            what
+        } else {
+            format!("{what}, weighted by age")
+        }
+    }
+}
+
+/// `86400` → "24 hours", `600` → "10 minutes", `604800` → "7 days".
+fn words_for_seconds(s: u64) -> String {
+    let (n, unit) = if s.is_multiple_of(86_400) && s > 2 * 86_400 {
+        (s / 86_400, "day")
+    } else if s.is_multiple_of(3_600) && s >= 2 * 3_600 {
+        (s / 3_600, "hour")
+    } else if s.is_multiple_of(60) && s >= 2 * 60 {
+        (s / 60, "minute")
+    } else {
+        (s, "second")
+    };
+    if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") }
+}
+
+/// A member of a hot board: a stable id or a search term. Trimmed; 1–64 characters of letters,
+/// digits (any script), inner spaces and `-_.:@#+&'/`. Blank, overlong or odd input is refused
+/// at the edge (seed 002: "空词、超长词、特殊字符直接拒掉").
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct HotMember(String);
+
+impl HotMember {
+    pub const MAX_CHARS: usize = 64;
+
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Err("member is blank".into());
+        }
+        if s.chars().count() > Self::MAX_CHARS {
+            return Err(format!("member must be at most {} characters", Self::MAX_CHARS));
+        }
+        if let Some(c) = s.chars().find(|c| !(c.is_alphanumeric() || *c == ' ' || "-_.:@#+&'/".contains(*c)))
+        {
+            return Err(format!("member may not contain {c:?}"));
+        }
+        Ok(Self(s.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for HotMember {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        Self::parse(&s)
+    }
+}
+
+impl From<HotMember> for String {
+    fn from(m: HotMember) -> String {
+        m.0
+    }
+}
+
+impl fmt::Display for HotMember {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What happened to a hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum HitResult {
+    /// Added to the current bucket.
+    Counted,
+    /// The same actor already counted for this member in this interval.
+    Deduplicated,
+    /// The actor reached the board's cap for this interval.
+    Capped,
+    /// Refused before Redis: an invalid member, value or action (see `reason`).
+    Rejected,
+}
+
+impl HitResult {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HitResult::Counted => "counted",
+            HitResult::Deduplicated => "deduplicated",
+            HitResult::Capped => "capped",
+            HitResult::Rejected => "rejected",
+        }
+    }
+}
+
+/// One line of a published hot list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct HotEntry {
+    /// 1-based position: score descending, then member descending (Redis order).
+    pub rank: u32,
+    pub member: String,
+    pub score: f64,
+    /// Places gained since the previous snapshot (negative: lost); 0 for a new entry.
+    pub change: i64,
+    /// Not in the previous snapshot (false for everyone in the first snapshot: nothing to
+    /// compare with).
+    pub new: bool,
+}
+
+/// The list a snapshot publishes: `current` (best first) compared with the members of the
+/// previous snapshot (best first), if there was one.
+pub fn rank_changes(previous: Option<&[String]>, current: &[(String, f64)]) -> Vec<HotEntry> {
+    let before: std::collections::HashMap<&str, usize> =
+        previous.unwrap_or_default().iter().enumerate().map(|(i, m)| (m.as_str(), i + 1)).collect();
+    current
+        .iter()
+        .enumerate()
+        .map(|(i, (member, score))| {
+            let rank = i + 1;
+            let was = before.get(member.as_str()).copied();
+            HotEntry {
+                rank: rank as u32,
+                member: member.clone(),
+                score: *score,
+                change: was.map_or(0, |w| w as i64 - rank as i64),
+                new: previous.is_some() && was.is_none(),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(bucket: u64, buckets: u64, ttl: u64) -> HotSpec {
+        HotSpec { bucket_seconds: bucket, window_buckets: buckets, ttl_seconds: ttl, ..HotSpec::default() }
+    }
+
+    #[test]
+    fn the_ttl_must_cover_one_and_a_half_windows() {
+        assert!(HotRules::new(spec(3600, 24, 36 * 3600)).is_ok());
+        let err = HotRules::new(spec(3600, 24, 36 * 3600 - 1)).unwrap_err();
+        assert!(err.contains("1.5 × the window (86400 s)"), "{err}");
+        // Odd windows round the bound up, never down.
+        assert!(HotRules::new(spec(1, 3, 4)).is_err());
+        assert!(HotRules::new(spec(1, 3, 5)).is_ok());
+    }
+
+    #[test]
+    fn out_of_range_definitions_are_refused_with_the_field_named() {
+        for (s, field) in [
+            (spec(0, 1, 10), "bucket_seconds"),
+            (spec(86_401, 1, 200_000), "bucket_seconds"),
+            (spec(60, 0, 100), "window_buckets"),
+            (spec(60, 289, 60 * 289 * 2), "window_buckets"),
+            (spec(86_400, 288, 400 * 86_400), "ttl_seconds"),
+            (HotSpec { max_members: Some(0), ..spec(60, 10, 900) }, "max_members"),
+            (HotSpec { snapshot_seconds: Some(0), ..spec(60, 10, 900) }, "snapshot_seconds"),
+            (HotSpec { actor_cap: Some(0), ..spec(60, 10, 900) }, "actor_cap"),
+        ] {
+            let err = HotRules::new(s).unwrap_err();
+            assert!(err.contains(field), "{field}: {err}");
+        }
+    }
+
+    #[test]
+    fn weights_must_match_the_window_and_be_positive() {
+        let two = |w: Vec<f64>| HotSpec { weights: Some(w), ..spec(60, 2, 180) };
+        assert!(HotRules::new(two(vec![0.5, 1.0])).is_ok());
+        assert!(HotRules::new(two(vec![1.0])).unwrap_err().contains("one weight per bucket"));
+        assert!(HotRules::new(two(vec![0.0, 1.0])).is_err());
+        assert!(HotRules::new(two(vec![f64::NAN, 1.0])).is_err());
+        let actions = |a: &[(&str, f64)]| HotSpec {
+            action_weights: Some(a.iter().map(|(k, v)| (k.to_string(), *v)).collect()),
+            ..spec(60, 2, 180)
+        };
+        assert!(HotRules::new(actions(&[("search", 1.0), ("order", 10.0)])).is_ok());
+        assert!(HotRules::new(actions(&[("Search", 1.0)])).is_err());
+        assert!(HotRules::new(actions(&[("click", -3.0)])).is_err());
+    }
+
+    #[test]
+    fn best_scores_are_merged_with_max_never_sum() {
+        let best = |aggregate| HotSpec { write_mode: Some(WriteMode::Best), aggregate, ..spec(60, 2, 180) };
+        assert!(HotRules::new(best(Some(Aggregate::Sum))).unwrap_err().contains("aggregate max"));
+        assert_eq!(HotRules::new(best(None)).unwrap().aggregate, Aggregate::Max);
+        assert_eq!(HotRules::new(spec(60, 2, 180)).unwrap().aggregate, Aggregate::Sum);
+    }
+
+    #[test]
+    fn a_hit_is_worth_its_value_times_its_action() {
+        let rules = HotRules::new(HotSpec {
+            action_weights: Some([("search".into(), 1.0), ("order".into(), 10.0)].into()),
+            ..spec(60, 2, 180)
+        })
+        .unwrap();
+        assert_eq!(rules.hit_score(None, None), Ok(1.0));
+        assert_eq!(rules.hit_score(Some(2.0), Some("order")), Ok(20.0));
+        assert!(rules.hit_score(None, Some("like")).unwrap_err().contains("order, search"));
+        assert!(rules.hit_score(Some(0.0), None).is_err());
+        assert!(rules.hit_score(Some(f64::INFINITY), None).is_err());
+    }
+
+    #[test]
+    fn the_window_reads_as_words() {
+        let rising: Vec<f64> = (1..=24).map(|i| f64::from(i) / 24.0).collect();
+        let day = HotRules::new(HotSpec { weights: Some(rising), ..spec(3600, 24, 36 * 3600) }).unwrap();
+        assert_eq!(day.describe(), "last 24 hours, newer counts more");
+        assert_eq!(HotRules::new(spec(60, 10, 900)).unwrap().describe(), "last 10 minutes");
+        assert_eq!(HotRules::new(spec(86_400, 7, 11 * 86_400)).unwrap().describe(), "last 7 days");
+        let best = HotSpec { write_mode: Some(WriteMode::Best), ..spec(1, 30, 45) };
+        assert_eq!(HotRules::new(best).unwrap().describe(), "best score in the last 30 seconds");
+    }
+
+    #[test]
+    fn members_are_trimmed_terms_without_odd_characters() {
+        assert_eq!(HotMember::parse("  洗地机 ").unwrap().as_str(), "洗地机");
+        assert!(HotMember::parse("robot vacuum").is_ok());
+        assert!(HotMember::parse("u1001").is_ok());
+        assert_eq!(HotMember::parse("   ").unwrap_err(), "member is blank");
+        assert!(HotMember::parse("<script>").is_err());
+        assert!(HotMember::parse("a\u{0}b").is_err());
+        assert!(HotMember::parse(&"词".repeat(65)).is_err());
+        assert!(HotMember::parse(&"词".repeat(64)).is_ok());
+    }
+
+    #[test]
+    fn snapshots_show_places_gained_and_new_entries() {
+        let previous: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let current = vec![("c".to_owned(), 9.0), ("a".to_owned(), 8.0), ("d".to_owned(), 7.0)];
+        let list = rank_changes(Some(&previous), &current);
+        let view: Vec<(u32, &str, i64, bool)> =
+            list.iter().map(|e| (e.rank, e.member.as_str(), e.change, e.new)).collect();
+        assert_eq!(view, [(1, "c", 2, false), (2, "a", -1, false), (3, "d", 0, true)]);
+        assert!(rank_changes(None, &current).iter().all(|e| !e.new && e.change == 0));
+    }
+}

@@ -1,0 +1,307 @@
+//! Hot boards (seeds 000 and 002): sliding-window rankings kept in Redis alone. No ledger entries,
+//! no lifecycle, no audit — only the definition is stored in the ledger, so every instance knows
+//! the same boards.
+//!
+//! - [`Engine::hit`]: one hit, checked at the edge ([`HitFilter`], the board's value and action
+//!   rules), then counted by one script with its dedup, cap, trim and `EXPIRE NX`
+//!   (`redis/scripts/hot_hit.lua`). The bucket comes from the Redis server's clock.
+//! - [`Engine::hot_snapshot`]: merges the window (`ZUNION … WEIGHTS … AGGREGATE`, no temporary
+//!   keys), compares it with the previous list ([`domain::hot::rank_changes`]) and publishes it
+//!   once per interval; then tends the buckets (UNLINK behind the window, TTL and size checks for
+//!   `/metrics`).
+//! - [`Engine::hot_top`]: the public read, served from the published list so every viewer in an
+//!   interval sees the same one (seed 002's three reasons).
+//! - [`Engine::spawn_hot_snapshots`]: the job, run by the one holder of the lease [`LEASE`].
+
+use crate::redis::hot::HitArgs;
+use crate::{Engine, EngineError};
+use domain::BoardSlug;
+use domain::hot::{HitResult, HotBoard, HotEntry, HotMember, SNAPSHOT_ENTRIES, rank_changes};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// The lease whose holder takes the snapshots.
+pub const LEASE: &str = "hot-snapshots";
+
+/// How often the snapshot job looks for boards whose interval has turned.
+pub const TICK: Duration = Duration::from_secs(1);
+
+/// Hot board definitions by slug (immutable once created, like periodic boards).
+pub type HotBoardCache = std::sync::RwLock<HashMap<BoardSlug, HotBoard>>;
+
+/// The validation hook: decides which members may count on a board, before Redis is touched
+/// (seed 002: "only searches with results count" stops most fake volume). The default,
+/// [`AnyMember`], accepts every well-formed member; an embedding application installs its own
+/// with [`Engine::with_hit_filter`] (e.g. only terms of its catalogue).
+pub trait HitFilter: Send + Sync {
+    /// Ok to count, or the reason the hit is `rejected`.
+    fn check(&self, board: &HotBoard, member: &HotMember) -> Result<(), String>;
+}
+
+/// Accepts every well-formed member (blank, overlong or odd ones never get this far).
+pub struct AnyMember;
+
+impl HitFilter for AnyMember {
+    fn check(&self, _: &HotBoard, _: &HotMember) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// A hit as a host platform sends it: raw values, checked by [`Engine::hit`].
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Hit {
+    pub member: String,
+    /// The count to add (`count` boards) or the score proposed (`best` boards); default 1.
+    pub weight: Option<f64>,
+    /// Who caused it (a user id): dedup and caps apply per actor. Hits without one are only
+    /// valued, never deduplicated.
+    pub actor: Option<String>,
+    /// One of the board's `action_weights` (`search`, `click`, `order`).
+    pub action: Option<String>,
+}
+
+/// What happened to a hit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HitOutcome {
+    pub result: HitResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The member's score in the current bucket afterwards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+impl HitOutcome {
+    fn rejected(reason: String) -> Self {
+        Self { result: HitResult::Rejected, reason: Some(reason), score: None }
+    }
+}
+
+/// A hot board's window, in numbers and in words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HotWindow {
+    pub seconds: u64,
+    pub buckets: u32,
+    pub bucket_seconds: u64,
+    pub aggregate: domain::hot::Aggregate,
+    /// "last 24 hours, newer counts more".
+    pub description: String,
+}
+
+impl HotWindow {
+    pub fn of(board: &HotBoard) -> Self {
+        let r = &board.rules;
+        Self {
+            seconds: r.window_seconds(),
+            buckets: r.window_buckets,
+            bucket_seconds: r.bucket_seconds,
+            aggregate: r.aggregate,
+            description: r.describe(),
+        }
+    }
+}
+
+/// The public list of a hot board: the latest snapshot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HotList {
+    /// When the snapshot was taken (the Redis server's clock); None before the first one.
+    pub updated_at: Option<jiff::Timestamp>,
+    /// How often a new list is published.
+    pub snapshot_seconds: u64,
+    pub window: HotWindow,
+    pub entries: Vec<HotEntry>,
+}
+
+impl Engine {
+    /// Installs the validation hook for hits (see [`HitFilter`]).
+    pub fn with_hit_filter(mut self, filter: impl HitFilter + 'static) -> Self {
+        self.hit_filter = std::sync::Arc::new(filter);
+        self
+    }
+
+    /// Stores a new hot board; `board_exists` when the slug names a board of either kind.
+    pub async fn create_hot_board(&self, board: &HotBoard) -> Result<HotBoard, EngineError> {
+        if !self.ledger.create_hot_board(board, jiff::Timestamp::now()).await? {
+            return Err(EngineError::BoardExists(board.slug.to_string()));
+        }
+        Ok(board.clone())
+    }
+
+    /// A hot board's definition, read from the ledger once per process.
+    pub async fn hot_board(&self, slug: &BoardSlug) -> Result<HotBoard, EngineError> {
+        if let Some(board) = self.hot_boards.read().expect("hot board cache").get(slug) {
+            return Ok(board.clone());
+        }
+        let board = self
+            .ledger
+            .hot_board(slug)
+            .await?
+            .ok_or_else(|| EngineError::NotFound { what: format!("hot board {slug}") })?;
+        self.hot_boards.write().expect("hot board cache").insert(slug.clone(), board.clone());
+        Ok(board)
+    }
+
+    /// Counts one hit now (the Redis server's clock picks the bucket).
+    pub async fn hit(&self, board: &BoardSlug, hit: &Hit) -> Result<HitOutcome, EngineError> {
+        self.hit_at(board, hit, None).await
+    }
+
+    /// Counts one hit as of `at_ms` (unix ms) instead of the server's clock: for tests that
+    /// move through buckets without waiting.
+    pub async fn hit_at(
+        &self,
+        slug: &BoardSlug,
+        hit: &Hit,
+        at_ms: Option<i64>,
+    ) -> Result<HitOutcome, EngineError> {
+        let board = self.hot_board(slug).await?;
+        let outcome = match self.check_hit(&board, hit) {
+            Err(reason) => HitOutcome::rejected(reason),
+            Ok((member, score)) => {
+                let args = HitArgs { member: &member, score, actor: hit.actor.as_deref(), at_ms };
+                let answer = self.projection.hot_hit(slug, &board.rules, args).await?;
+                HitOutcome { result: answer.result, reason: None, score: answer.score }
+            }
+        };
+        self.metrics.count_hit(slug, outcome.result);
+        Ok(outcome)
+    }
+
+    /// The edge checks of a hit: its member, actor, value and action. Answers the member and
+    /// what the hit is worth.
+    fn check_hit(&self, board: &HotBoard, hit: &Hit) -> Result<(HotMember, f64), String> {
+        let member = HotMember::parse(&hit.member)?;
+        if let Some(actor) = &hit.actor {
+            domain::MemberId::parse(actor.as_str()).map_err(|e| format!("actor: {e}"))?;
+        }
+        let score = board.rules.hit_score(hit.weight, hit.action.as_deref())?;
+        self.hit_filter.check(board, &member)?;
+        Ok((member, score))
+    }
+
+    /// The public list: the latest snapshot, its first `limit` entries.
+    pub async fn hot_top(&self, slug: &BoardSlug, limit: usize) -> Result<HotList, EngineError> {
+        if limit == 0 || limit > SNAPSHOT_ENTRIES {
+            return Err(EngineError::Invalid(format!("limit must be between 1 and {SNAPSHOT_ENTRIES}")));
+        }
+        let board = self.hot_board(slug).await?;
+        let mut list = match self.projection.hot_snapshot(slug).await? {
+            Some(json) => serde_json::from_str::<HotList>(&json)
+                .map_err(|e| EngineError::Invalid(format!("stored hot list unreadable: {e}")))?,
+            None => HotList {
+                updated_at: None,
+                snapshot_seconds: board.rules.snapshot_seconds,
+                window: HotWindow::of(&board),
+                entries: Vec::new(),
+            },
+        };
+        list.entries.truncate(limit);
+        Ok(list)
+    }
+
+    /// Takes a snapshot as of `at_ms` (None: the Redis server's clock): merges the window,
+    /// compares with the published list and publishes the result unless a list for this interval
+    /// is already out (answers None then). Then tends the buckets and updates the metrics.
+    pub async fn hot_snapshot(
+        &self,
+        slug: &BoardSlug,
+        at_ms: Option<i64>,
+    ) -> Result<Option<HotList>, EngineError> {
+        let board = self.hot_board(slug).await?;
+        let rules = &board.rules;
+        let (now_ms, top) = self.projection.hot_top(slug, rules, SNAPSHOT_ENTRIES, at_ms).await?;
+        let previous: Option<Vec<String>> = match self.projection.hot_snapshot(slug).await? {
+            Some(json) => serde_json::from_str::<HotList>(&json)
+                .ok()
+                .map(|list| list.entries.into_iter().map(|e| e.member).collect()),
+            None => None,
+        };
+        let list =
+            HotList {
+                updated_at: Some(jiff::Timestamp::from_millisecond(now_ms).map_err(|e| {
+                    EngineError::Invalid(format!("the Redis clock answered {now_ms} ms: {e}"))
+                })?),
+                snapshot_seconds: rules.snapshot_seconds,
+                window: HotWindow::of(&board),
+                entries: rank_changes(previous.as_deref(), &top),
+            };
+        let seq = now_ms / (rules.snapshot_seconds as i64 * 1000);
+        let json = serde_json::to_string(&list).expect("a hot list serialises");
+        let published = self.projection.hot_publish(slug, seq, &json, rules.ttl_seconds).await?;
+        let tended = self.projection.hot_tend(slug, rules, at_ms).await?;
+        self.metrics.observe_hot(slug, tended, published);
+        Ok(published.then_some(list))
+    }
+
+    /// One pass of the snapshot job as of `now`: every board whose interval turned since `seen`
+    /// was last updated gets a snapshot. Errors are logged per board; the next tick retries.
+    async fn hot_pass(&self, seen: &mut HashMap<BoardSlug, i64>, now: jiff::Timestamp) {
+        let boards = match self.ledger.hot_boards().await {
+            Ok(boards) => boards,
+            Err(error) => {
+                tracing::warn!(%error, "hot boards not listed; the next tick retries");
+                return;
+            }
+        };
+        for board in boards {
+            let interval = now.as_millisecond() / (board.rules.snapshot_seconds as i64 * 1000);
+            if seen.get(&board.slug) == Some(&interval) {
+                continue;
+            }
+            match self.hot_snapshot(&board.slug, None).await {
+                Ok(_) => {
+                    seen.insert(board.slug.clone(), interval);
+                }
+                Err(error) => {
+                    tracing::warn!(board = %board.slug, %error, "hot snapshot failed; the next tick retries")
+                }
+            }
+        }
+    }
+
+    /// Runs the snapshot job until `shutdown` resolves. Every instance runs it; each tick it takes
+    /// or renews the ledger lease [`LEASE`] and only the holder works. Publication is guarded per
+    /// interval as well (`hot_publish.lua`), so even two holders at a lease hand-over publish one
+    /// list per interval.
+    pub fn spawn_hot_snapshots(
+        &self,
+        holder: String,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> tokio::task::JoinHandle<()> {
+        let engine = self.clone();
+        tokio::spawn(async move {
+            let mut shutdown = std::pin::pin!(shutdown);
+            let mut tick = tokio::time::interval(TICK);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut seen = HashMap::new();
+            let mut leading = false;
+            loop {
+                tokio::select! {
+                    () = &mut shutdown => break,
+                    _ = tick.tick() => {}
+                }
+                let now = jiff::Timestamp::now();
+                match engine.ledger.acquire_lease(LEASE, &holder, TICK * 3, now).await {
+                    Ok(Some(_)) => {
+                        if !leading {
+                            tracing::info!(holder, "hot snapshot leadership gained");
+                            leading = true;
+                        }
+                        engine.hot_pass(&mut seen, now).await;
+                    }
+                    Ok(None) => {
+                        if leading {
+                            tracing::info!(holder, "hot snapshot leadership lost");
+                            leading = false;
+                        }
+                    }
+                    Err(error) => tracing::warn!(holder, %error, "hot snapshot lease not taken"),
+                }
+            }
+            if leading && let Err(error) = engine.ledger.release_lease(LEASE, &holder).await {
+                tracing::warn!(holder, %error, "hot snapshot lease not released; it expires");
+            }
+        })
+    }
+}

@@ -1,0 +1,75 @@
+-- Counts one hit on a hot board: the anti-abuse checks, the bucket write and the bucket's expiry
+-- in one atomic step (seeds 000 and 002: split into separate commands, a crash could leave a
+-- bucket without a TTL, and concurrent hits could slip past a check).
+--
+-- KEYS[1]  <prefix>:hot:{<board>}   the board's namespace (not a key itself). Every key below is
+--          derived from it and shares its hash tag, so the script stays in one Cluster slot. The
+--          bucket's name depends on the server's clock, which is why it cannot be passed in:
+--            <ns>:<bucket>                          ZSET   member -> score of one time bucket
+--            <ns>:dedup:<interval>:<actor>|<member> STRING the actor already counted for member
+--            <ns>:cap:<interval>:<actor>            STRING hits the actor counted this interval
+--          (actors never contain '|', so a dedup name cannot be read two ways)
+-- ARGV[1]  now in milliseconds, or '' for the server's TIME (app-server clocks must not split
+--          buckets; tests pass an instant)
+-- ARGV[2]  bucket length, ms
+-- ARGV[3]  bucket TTL, s: set once at the bucket's first write (EXPIRE NX), never pushed back
+-- ARGV[4]  'count' (ZINCRBY) | 'best' (ZADD GT CH: the score may only rise)
+-- ARGV[5]  the hit's score: the increment, or the proposed best
+-- ARGV[6]  member
+-- ARGV[7]  actor, or '' (then no dedup and no cap)
+-- ARGV[8]  anti-abuse interval, ms (dedup and cap are per aligned interval)
+-- ARGV[9]  most hits an actor may count per interval, or 0 for no cap
+-- ARGV[10] size bound: beyond it the bucket's lowest members are trimmed
+-- Returns  { result, bucket, score }: result 'counted' | 'deduplicated' | 'capped'; bucket the
+--          bucket number; score the member's score in the bucket afterwards ('' if absent).
+local ns = KEYS[1]
+local now = tonumber(ARGV[1])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local bucket_ms, ttl, mode, score, member = tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local actor, interval_ms, cap, bound = ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+
+local bucket = math.floor(now / bucket_ms)
+local key = ns .. ':' .. string.format('%d', bucket)
+local function current()
+  return redis.call('ZSCORE', key, member) or ''
+end
+
+local dedup, counter
+local interval = math.floor(now / interval_ms)
+-- Until the end of the aligned interval (at least 1 ms).
+local remaining = math.max(1, (interval + 1) * interval_ms - now)
+if actor ~= '' then
+  local tag = string.format('%d', interval) .. ':' .. actor
+  dedup = ns .. ':dedup:' .. tag .. '|' .. member
+  if redis.call('EXISTS', dedup) == 1 then
+    return { 'deduplicated', bucket, current() }
+  end
+  if cap > 0 then
+    counter = ns .. ':cap:' .. tag
+    if (tonumber(redis.call('GET', counter)) or 0) >= cap then
+      return { 'capped', bucket, current() }
+    end
+  end
+end
+
+if mode == 'best' then
+  redis.call('ZADD', key, 'GT', 'CH', score, member)
+else
+  redis.call('ZINCRBY', key, score, member)
+end
+redis.call('EXPIRE', key, ttl, 'NX')
+local size = redis.call('ZCARD', key)
+if size > bound then
+  redis.call('ZREMRANGEBYRANK', key, 0, size - bound - 1)
+end
+if dedup then
+  redis.call('SET', dedup, '1', 'PX', remaining)
+end
+if counter then
+  redis.call('INCR', counter)
+  redis.call('PEXPIRE', counter, remaining, 'NX')
+end
+return { 'counted', bucket, current() }
