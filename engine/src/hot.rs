@@ -102,6 +102,30 @@ impl HotWindow {
     }
 }
 
+/// A hot board as the API shows it: its definition and its window in words.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HotBoardDetails {
+    pub slug: BoardSlug,
+    pub title: String,
+    /// Always `hot`.
+    pub cadence: &'static str,
+    #[serde(flatten)]
+    pub rules: domain::hot::HotRules,
+    pub window: HotWindow,
+}
+
+impl HotBoardDetails {
+    pub fn of(board: &HotBoard) -> Self {
+        Self {
+            slug: board.slug.clone(),
+            title: board.title.clone(),
+            cadence: domain::board::HOT_CADENCE,
+            rules: board.rules.clone(),
+            window: HotWindow::of(board),
+        }
+    }
+}
+
 /// The public list of a hot board: the latest snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HotList {

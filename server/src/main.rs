@@ -90,8 +90,15 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let reconciler = engine.spawn_reconciler(std::time::Duration::from_secs(2));
     // Freezes ended periods (and archives settled ones); one instance leads, by a ledger lease.
     let (stop_scheduler, scheduler_stopped) = tokio::sync::oneshot::channel::<()>();
-    let scheduler = engine.spawn_scheduler(args.scheduler_config(), async move {
+    let scheduler_config = args.scheduler_config();
+    let holder = scheduler_config.holder.clone();
+    let scheduler = engine.spawn_scheduler(scheduler_config, async move {
         let _ = scheduler_stopped.await;
+    });
+    // Publishes hot boards' lists once per interval; one instance leads, by another lease.
+    let (stop_hot, hot_stopped) = tokio::sync::oneshot::channel::<()>();
+    let hot_snapshots = engine.spawn_hot_snapshots(holder, async move {
+        let _ = hot_stopped.await;
     });
     // Settlement rewards go to the webhook; without one they wait in the ledger's outbox.
     let rewards = match &args.rewards_webhook {
@@ -127,9 +134,11 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!("serving on http://{}", listener.local_addr()?);
     axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
     reconciler.abort();
-    // Releases the lease, so another instance takes over at its next tick.
+    // Releases the leases, so another instance takes over at its next tick.
     let _ = stop_scheduler.send(());
+    let _ = stop_hot.send(());
     let _ = scheduler.await;
+    let _ = hot_snapshots.await;
     if let Some(rewards) = rewards {
         rewards.abort();
     }

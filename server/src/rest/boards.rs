@@ -1,6 +1,9 @@
-//! Boards: create (admin), list and show (public), rebuild a period's projection (admin).
+//! Boards: create (admin), list and show (public), rebuild a period's projection (admin). A hot
+//! board (`cadence: "hot"`) shares the slug space and these routes; its own rules are parsed in
+//! `hot.rs`.
 
 use super::error::json_body;
+use super::hot::HotBoardIn;
 use super::openapi::{BoardParams, ErrorBody, PeriodParams, Rebuild};
 use super::{ApiError, auth};
 use crate::http::AppState;
@@ -8,10 +11,12 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
+use domain::board::HOT_CADENCE;
 use domain::board::Prize;
 use domain::{Board, BoardSlug, Cadence, Operator, ScoreCodec, TiePolicy};
 use engine::boards::BoardDetails;
-use serde::Deserialize;
+use engine::hot::HotBoardDetails;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 /// Default B for first_reached boards: a million reach sequences per period.
@@ -26,7 +31,7 @@ pub struct BoardIn {
     slug: String,
     /// 1-200 bytes.
     title: String,
-    /// `hot` (sliding-window boards) is not available yet.
+    /// `weekly`, `daily` or `monthly` (`hot` boards take the fields of `NewHotBoard`).
     #[schema(value_type = Cadence)]
     cadence: String,
     /// An IANA time zone name.
@@ -50,9 +55,6 @@ impl BoardIn {
         let title = self.title.trim().to_owned();
         if title.is_empty() || title.len() > 200 {
             return Err(ApiError::invalid("title must be 1-200 bytes"));
-        }
-        if self.cadence == "hot" {
-            return Err(ApiError::invalid("hot boards are not available yet"));
         }
         let cadence: Cadence = self.cadence.parse().map_err(ApiError::invalid)?;
         let operator: Operator = self.operator.parse().map_err(ApiError::invalid)?;
@@ -82,24 +84,49 @@ impl BoardIn {
     tag = "boards",
     summary = "Create a board",
     security(("admin_token" = [])),
-    request_body = BoardIn,
+    request_body = super::openapi::NewAnyBoard,
     responses(
-        (status = 201, description = "The board", body = super::openapi::Board),
+        (status = 201, description = "The board", body = super::openapi::AnyBoard),
         (status = 400, description = "malformed_json", body = ErrorBody),
         (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 409, description = "board_exists", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body: bounds that cannot be exact (max_points × \
-            tie_base beyond 2^53), an unknown time zone, overlapping prizes, …", body = ErrorBody),
+            tie_base beyond 2^53), an unknown time zone, overlapping prizes; for a hot board a TTL below \
+            1.5 × the window, weights that do not match the window, a bound out of range, …", body = ErrorBody),
     )
 )]
 pub async fn create(
     State(state): State<AppState>,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<(StatusCode, Json<BoardDetails>), ApiError> {
+) -> Result<(StatusCode, Json<AnyBoard>), ApiError> {
     auth::admin(&state.engine, &headers).await?;
-    let board = json_body::<BoardIn>(&body)?.parse()?;
-    Ok((StatusCode::CREATED, Json(state.engine.create_board(&board).await?)))
+    let shape: serde_json::Value = json_body(&body)?;
+    let created = if shape.get("cadence").and_then(serde_json::Value::as_str) == Some(HOT_CADENCE) {
+        let board = json_body::<HotBoardIn>(&body)?.parse()?;
+        AnyBoard::Hot(HotBoardDetails::of(&state.engine.create_hot_board(&board).await?))
+    } else {
+        let board = json_body::<BoardIn>(&body)?.parse()?;
+        AnyBoard::Periodic(state.engine.create_board(&board).await?)
+    };
+    Ok((StatusCode::CREATED, Json(created)))
+}
+
+/// A board of either kind, as the API shows it.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum AnyBoard {
+    Periodic(BoardDetails),
+    Hot(HotBoardDetails),
+}
+
+impl AnyBoard {
+    fn slug(&self) -> &BoardSlug {
+        match self {
+            AnyBoard::Periodic(b) => &b.summary.slug,
+            AnyBoard::Hot(b) => &b.slug,
+        }
+    }
 }
 
 #[utoipa::path(
@@ -107,13 +134,19 @@ pub async fn create(
     path = "/api/v1/boards",
     tag = "boards",
     summary = "List the boards",
-    responses((status = 200, description = "Every board with its current period", body = Vec<super::openapi::Board>))
+    responses((status = 200, description = "Every board, by slug: periodic ones with their current period, \
+        hot ones with their window", body = Vec<super::openapi::AnyBoard>))
 )]
-pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<BoardDetails>>, ApiError> {
+pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<AnyBoard>>, ApiError> {
+    let ledger = state.engine.ledger();
     let mut out = Vec::new();
-    for board in state.engine.ledger().boards().await.map_err(engine::EngineError::from)? {
-        out.push(state.engine.board_details(&board).await?);
+    for board in ledger.boards().await.map_err(engine::EngineError::from)? {
+        out.push(AnyBoard::Periodic(state.engine.board_details(&board).await?));
     }
+    for board in ledger.hot_boards().await.map_err(engine::EngineError::from)? {
+        out.push(AnyBoard::Hot(HotBoardDetails::of(&board)));
+    }
+    out.sort_by(|a, b| a.slug().cmp(b.slug()));
     Ok(Json(out))
 }
 
@@ -124,16 +157,22 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<BoardDetails
     summary = "A board with its current period",
     params(BoardParams),
     responses(
-        (status = 200, description = "The board", body = super::openapi::Board),
+        (status = 200, description = "The board", body = super::openapi::AnyBoard),
         (status = 404, description = "not_found", body = ErrorBody),
     )
 )]
 pub async fn show(
     State(state): State<AppState>,
     Path(board): Path<String>,
-) -> Result<Json<BoardDetails>, ApiError> {
-    let board = state.engine.board(&slug(board)?).await?;
-    Ok(Json(state.engine.board_details(&board).await?))
+) -> Result<Json<AnyBoard>, ApiError> {
+    let slug = slug(board)?;
+    match state.engine.board(&slug).await {
+        Ok(board) => Ok(Json(AnyBoard::Periodic(state.engine.board_details(&board).await?))),
+        Err(engine::EngineError::NotFound { .. }) => {
+            Ok(Json(AnyBoard::Hot(super::hot::details(&state, &slug).await?)))
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 #[utoipa::path(

@@ -5,6 +5,7 @@
 mod auth;
 mod boards;
 mod error;
+mod hot;
 mod lifecycle;
 mod openapi;
 mod reads;
@@ -53,5 +54,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/boards/{board}/periods/{period}/corrections", post(lifecycle::correct))
         .route("/api/v1/boards/{board}/events/{event_id}/revoke", post(lifecycle::revoke))
         .route("/api/v1/audit", get(lifecycle::audit))
+        .route("/api/v1/boards/{board}/hits", post(hot::hits))
+        .route("/api/v1/boards/{board}/hot/top", get(hot::top))
         .route("/api/v1/openapi.json", get(openapi::serve))
 }

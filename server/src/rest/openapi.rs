@@ -4,7 +4,7 @@
 //! the read models in `domain::view` (feature `openapi`); the answers the handlers build as JSON
 //! are described by the shapes in [`schemas`]. Tests hold the document to the router.
 
-use super::{boards, lifecycle, reads, writes};
+use super::{boards, hot, lifecycle, reads, writes};
 use axum::http::header;
 use axum::response::IntoResponse;
 use std::sync::LazyLock;
@@ -54,6 +54,8 @@ pub use schemas::*;
         lifecycle::revoke,
         boards::rebuild,
         lifecycle::audit,
+        hot::hits,
+        hot::top,
         serve,
     ),
     modifiers(&Security, &Unavailable),
@@ -63,6 +65,8 @@ pub use schemas::*;
         (name = "reads", description = "Reads (public) of a board period."),
         (name = "lifecycle", description = "Lifecycle (admin): transitions, settlement, late review, \
             revoke, corrections, rebuild and the audit trail."),
+        (name = "hot", description = "Hot boards: sliding-window rankings kept in Redis alone (no ledger, \
+            no lifecycle); hits with dedup, caps and action weights, and a list published once per interval."),
         (name = "operations", description = "This document."),
     )
 )]
@@ -174,6 +178,83 @@ mod schemas {
         starts_at: Timestamp,
         #[schema(value_type = String, format = DateTime)]
         ends_at: Timestamp,
+    }
+
+    /// A hot board: its definition and its window in words.
+    #[derive(Serialize, ToSchema)]
+    pub struct HotBoard {
+        slug: BoardSlug,
+        title: String,
+        /// Always `hot`.
+        #[schema(example = "hot")]
+        cadence: String,
+        bucket_seconds: u64,
+        window_buckets: u32,
+        ttl_seconds: u64,
+        #[schema(example = "count")]
+        write_mode: String,
+        #[schema(example = "sum")]
+        aggregate: String,
+        /// One per bucket of the window, oldest first.
+        weights: Vec<f64>,
+        snapshot_seconds: u64,
+        max_members: u64,
+        actor_cap: Option<u64>,
+        action_weights: std::collections::BTreeMap<String, f64>,
+        window: HotWindow,
+    }
+
+    /// A hot board's window.
+    #[derive(Serialize, ToSchema)]
+    pub struct HotWindow {
+        seconds: u64,
+        buckets: u32,
+        bucket_seconds: u64,
+        #[schema(example = "sum")]
+        aggregate: String,
+        /// The window in words.
+        #[schema(example = "last 24 hours, newer counts more")]
+        description: String,
+    }
+
+    /// A board of either kind.
+    #[derive(Serialize, ToSchema)]
+    #[serde(untagged)]
+    pub enum AnyBoard {
+        Periodic(Board),
+        Hot(HotBoard),
+    }
+
+    /// `POST /api/v1/boards`: a periodic board, or a hot one (`cadence: "hot"`).
+    #[derive(Deserialize, ToSchema)]
+    #[serde(untagged)]
+    pub enum NewAnyBoard {
+        Periodic(super::boards::BoardIn),
+        Hot(super::hot::HotBoardIn),
+    }
+
+    /// What a hit did.
+    #[derive(Serialize, ToSchema)]
+    pub struct HitAnswer {
+        result: domain::hot::HitResult,
+        /// Why it was rejected.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        /// The member's score in the current bucket afterwards.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        score: Option<f64>,
+    }
+
+    /// A hot board's published list.
+    #[derive(Serialize, ToSchema)]
+    pub struct HotTop {
+        /// When the list was computed; null before the first snapshot.
+        #[schema(value_type = Option<String>, format = DateTime)]
+        updated_at: Option<Timestamp>,
+        /// How often a new list is published.
+        snapshot_seconds: u64,
+        window: HotWindow,
+        entries: Vec<domain::hot::HotEntry>,
     }
 
     fn period_state() -> impl Into<utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>> {
@@ -508,8 +589,7 @@ pub(super) mod tests {
         assert!(missing.is_empty() && extra.is_empty(), "undocumented: {missing:?}; not served: {extra:?}");
     }
 
-    /// Every route of ../shared/api.md (hot boards, `/hits` and `/hot/top`, are not served yet),
-    /// with the router's parameter names (api.md's `{snapshot_id}` is `{snapshot}`).
+    /// Every route of ../shared/api.md, with the router's parameter names (api.md's `{snapshot_id}` is `{snapshot}`).
     #[test]
     fn the_openapi_document_holds_every_route_of_the_contract() {
         const P: &str = "/api/v1/boards/{board}/periods/{period}";
@@ -544,6 +624,8 @@ pub(super) mod tests {
             ("post", format!("{P}/rebuild")),
             ("get", "/api/v1/audit".to_owned()),
             ("get", "/api/v1/openapi.json".to_owned()),
+            ("post", "/api/v1/boards/{board}/hits".to_owned()),
+            ("get", "/api/v1/boards/{board}/hot/top".to_owned()),
         ];
         let doc = document();
         for (method, path) in contract {

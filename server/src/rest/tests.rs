@@ -648,6 +648,115 @@ async fn the_openapi_document_is_served_and_describes_the_answers() {
     answer!("POST", &t("/archive"), p("/archive"), admin, None);
     answer!("GET", &t("/top"), p("/top"), none, None);
     answer!("GET", "/api/v1/audit", "/api/v1/audit?board=inc&limit=3", admin, None);
+
+    let hot = json!({"slug": "trending", "title": "Trending", "cadence": "hot", "bucket_seconds": 60,
+        "window_buckets": 10, "ttl_seconds": 900, "actor_cap": 3, "action_weights": {"search": 1}});
+    answer!("POST", "/api/v1/boards", "/api/v1/boards", admin, Some(hot));
+    answer!("GET", "/api/v1/boards/{board}", "/api/v1/boards/trending", none, None);
+    answer!("GET", "/api/v1/boards", "/api/v1/boards", none, None);
+    let hits = "/api/v1/boards/{board}/hits";
+    answer!(
+        "POST",
+        hits,
+        "/api/v1/boards/trending/hits",
+        admin,
+        Some(json!({"member": "air fryer", "actor": "u1"}))
+    );
+    answer!("POST", hits, "/api/v1/boards/trending/hits", admin, Some(json!({"member": " "})));
+    answer!(
+        "POST",
+        hits,
+        "/api/v1/boards/trending/hits",
+        admin,
+        Some(json!({"member": "x", "colour": "red"}))
+    );
+    let top = "/api/v1/boards/{board}/hot/top";
+    answer!("GET", top, "/api/v1/boards/trending/hot/top", none, None);
+    api.engine.hot_snapshot(&domain::BoardSlug::parse("trending").unwrap(), None).await.unwrap();
+    answer!("GET", top, "/api/v1/boards/trending/hot/top?limit=5", none, None);
+    answer!("GET", top, "/api/v1/boards/trending/hot/top?limit=101", none, None);
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn hot_boards_are_created_with_checked_rules_and_count_hits() {
+    let api = Api::start().await;
+    let admin = Some(api.admin.as_str());
+    let board = |extra: Value| {
+        let mut b = json!({"slug": "trending", "title": "Trending searches", "cadence": "hot",
+            "bucket_seconds": 3600, "window_buckets": 24, "ttl_seconds": 129600});
+        b.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        b
+    };
+    for (case, body, reason) in [
+        ("ttl below 1.5 windows", board(json!({"ttl_seconds": 129599})), "1.5 × the window"),
+        ("weights off the window", board(json!({"weights": [1, 2]})), "one weight per bucket"),
+        ("too many buckets", board(json!({"window_buckets": 289})), "window_buckets"),
+        ("best summed", board(json!({"write_mode": "best", "aggregate": "sum"})), "aggregate max"),
+        ("unknown mode", board(json!({"write_mode": "avg"})), "count, best"),
+        ("bad action", board(json!({"action_weights": {"Click": 3}})), "[a-z0-9_]"),
+        ("not a number", board(json!({"bucket_seconds": "1h"})), "invalid type"),
+    ] {
+        let (status, out) = api.call("POST", "/api/v1/boards", admin, Some(body)).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{case}: {out}");
+        assert!(out["detail"].as_str().unwrap().contains(reason), "{case}: {out}");
+    }
+    let (_, boards) = api.call("GET", "/api/v1/boards", None, None).await;
+    assert_eq!(boards.as_array().unwrap().len(), 4, "nothing was created: {boards}");
+    let (status, _) = api.call("POST", "/api/v1/boards", None, Some(board(json!({})))).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, out) = api.call("POST", "/api/v1/boards", admin, Some(board(json!({"slug": "inc"})))).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::CONFLICT, "board_exists"), "{out}");
+
+    let rising: Vec<f64> = (1..=24).map(|i| f64::from(i) / 24.0).collect();
+    let (status, created) =
+        api.call("POST", "/api/v1/boards", admin, Some(board(json!({"weights": rising})))).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert_eq!(
+        (
+            created["cadence"].as_str(),
+            created["aggregate"].as_str(),
+            created["window"]["description"].as_str()
+        ),
+        (Some("hot"), Some("sum"), Some("last 24 hours, newer counts more"))
+    );
+    let (_, shown) = api.call("GET", "/api/v1/boards/trending", None, None).await;
+    assert_eq!(shown, created);
+
+    // Hits need a key for this board: the test key is scoped to inc, tot and top.
+    let hits = "/api/v1/boards/trending/hits";
+    let (status, _) = api.call("POST", hits, None, Some(json!({"member": "a"}))).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, out) = api.call("POST", hits, Some(api.key.as_str()), Some(json!({"member": "a"}))).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::FORBIDDEN, "forbidden"), "{out}");
+    let (status, out) =
+        api.call("POST", "/api/v1/boards/nope/hits", admin, Some(json!({"member": "a"}))).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"), "{out}");
+    let (status, out) = api.call("POST", hits, admin, Some(json!({"member": 7}))).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"), "{out}");
+
+    let (status, out) = api.call("POST", hits, admin, Some(json!({"member": "洗地机", "actor": "u1"}))).await;
+    assert_eq!((status, &out), (StatusCode::OK, &json!({"result": "counted", "score": 1.0})));
+    let (_, out) = api.call("POST", hits, admin, Some(json!({"member": "洗地机", "actor": "u1"}))).await;
+    assert_eq!(out["result"], "deduplicated", "{out}");
+    let (_, out) = api.call("POST", hits, admin, Some(json!({"member": "<b>"}))).await;
+    assert_eq!(
+        (out["result"].as_str(), out["reason"].as_str()),
+        (Some("rejected"), Some("member may not contain '<'"))
+    );
+
+    let (_, top) = api.call("GET", "/api/v1/boards/trending/hot/top", None, None).await;
+    assert_eq!((top["updated_at"].is_null(), top["entries"].as_array().unwrap().len()), (true, 0), "{top}");
+    api.engine.hot_snapshot(&domain::BoardSlug::parse("trending").unwrap(), None).await.unwrap();
+    let (_, top) = api.call("GET", "/api/v1/boards/trending/hot/top", None, None).await;
+    assert_eq!(
+        top["entries"],
+        json!([{"rank": 1, "member": "洗地机", "score": 1.0, "change": 0, "new": false}])
+    );
+    assert!(top["updated_at"].is_string(), "{top}");
+    // A periodic board's routes do not take a hot board.
+    let (status, _) = api.call("GET", "/api/v1/boards/trending/periods/current/top", None, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
     api.stop().await;
 }
 

@@ -1,0 +1,171 @@
+//! Hot boards: creation (`POST /api/v1/boards` with `cadence: "hot"`, dispatched here from
+//! `boards.rs`), hits (ingest key) and the public list served from the latest snapshot.
+
+use super::boards::slug;
+use super::error::{ApiQuery, json_body};
+use super::openapi::{BoardParams, ErrorBody, HotTop};
+use super::{ApiError, auth};
+use crate::http::AppState;
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use domain::BoardSlug;
+use domain::hot::{Aggregate, HotBoard, HotRules, HotSpec, WriteMode};
+use engine::hot::{Hit, HitOutcome, HotBoardDetails, HotList};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// `POST /api/v1/boards` with `cadence: "hot"`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[schema(as = NewHotBoard)]
+pub struct HotBoardIn {
+    #[schema(value_type = BoardSlug)]
+    slug: String,
+    /// 1-200 bytes.
+    title: String,
+    /// `hot`.
+    #[schema(example = "hot")]
+    #[allow(dead_code, reason = "read by the dispatch in boards::create")]
+    cadence: String,
+    /// 1 s to 1 day.
+    bucket_seconds: u64,
+    /// Buckets merged by a read: 1-288.
+    window_buckets: u64,
+    /// Each bucket's TTL, set at its first write and never extended: at least 1.5 × the window.
+    ttl_seconds: u64,
+    /// `count` (default) or `best`.
+    #[schema(value_type = Option<String>, example = "count")]
+    write_mode: Option<String>,
+    /// `sum` (default for count) or `max` (default and only choice for best).
+    #[schema(value_type = Option<String>, example = "sum")]
+    aggregate: Option<String>,
+    /// One weight per bucket of the window, oldest first (default all 1): newer may count more.
+    weights: Option<Vec<f64>>,
+    /// How often the public list is recomputed, and the dedup/cap interval (default
+    /// min(bucket_seconds, 300)).
+    snapshot_seconds: Option<u64>,
+    /// Size bound of a bucket (default 100000).
+    max_members: Option<u64>,
+    /// Most hits one actor may count per interval.
+    actor_cap: Option<u64>,
+    /// Weight per action, e.g. `{"search": 1, "click": 3, "order": 10}`.
+    action_weights: Option<BTreeMap<String, f64>>,
+}
+
+impl HotBoardIn {
+    pub fn parse(self) -> Result<HotBoard, ApiError> {
+        let slug = BoardSlug::parse(self.slug).map_err(|e| ApiError::invalid(e.to_string()))?;
+        let title = self.title.trim().to_owned();
+        if title.is_empty() || title.len() > 200 {
+            return Err(ApiError::invalid("title must be 1-200 bytes"));
+        }
+        let write_mode =
+            self.write_mode.map(|m| m.parse::<WriteMode>()).transpose().map_err(ApiError::invalid)?;
+        let aggregate =
+            self.aggregate.map(|a| a.parse::<Aggregate>()).transpose().map_err(ApiError::invalid)?;
+        let rules = HotRules::new(HotSpec {
+            bucket_seconds: self.bucket_seconds,
+            window_buckets: self.window_buckets,
+            ttl_seconds: self.ttl_seconds,
+            write_mode,
+            aggregate,
+            weights: self.weights,
+            snapshot_seconds: self.snapshot_seconds,
+            max_members: self.max_members,
+            actor_cap: self.actor_cap,
+            action_weights: self.action_weights,
+        })
+        .map_err(ApiError::invalid)?;
+        Ok(HotBoard { slug, title, rules })
+    }
+}
+
+/// `POST /api/v1/boards/{board}/hits`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[schema(as = HitIn)]
+#[serde(deny_unknown_fields)]
+pub struct HitIn {
+    /// A member id or a search term: 1-64 characters (letters and digits of any script, inner
+    /// spaces, `-_.:@#+&'/`).
+    #[schema(example = "robot vacuum")]
+    member: String,
+    /// What the hit adds (`count`) or proposes (`best`); default 1.
+    weight: Option<f64>,
+    /// Who caused it: each actor counts once per member and at most `actor_cap` times per
+    /// interval.
+    #[schema(example = "u1001")]
+    actor: Option<String>,
+    /// One of the board's `action_weights`.
+    #[schema(example = "click")]
+    action: Option<String>,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/hits",
+    tag = "hot",
+    summary = "Count a hit on a hot board",
+    description = "Into the bucket of the Redis server's clock, with dedup per actor and member, the \
+        actor cap and the action weights checked in the same script. A hit refused by a rule answers \
+        200 with `rejected` and the reason; nothing is counted.",
+    security(("ingest_key" = []), ("admin_token" = [])),
+    params(BoardParams),
+    request_body = HitIn,
+    responses(
+        (status = 200, description = "counted, deduplicated, capped or rejected", body = super::openapi::HitAnswer),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no valid ingest key or admin token", body = ErrorBody),
+        (status = 403, description = "forbidden: the key may not write to this board", body = ErrorBody),
+        (status = 404, description = "not_found: no such hot board", body = ErrorBody),
+        (status = 422, description = "invalid_body: a field of the wrong type or an unknown field", body = ErrorBody),
+    )
+)]
+pub async fn hits(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(board): Path<String>,
+    body: Bytes,
+) -> Result<Json<HitOutcome>, ApiError> {
+    let caller = auth::ingest(&state.engine, &headers).await?;
+    let board = state.engine.hot_board(&slug(board)?).await?;
+    caller.may_write(&board.slug)?;
+    let hit: HitIn = json_body(&body)?;
+    let hit = Hit { member: hit.member, weight: hit.weight, actor: hit.actor, action: hit.action };
+    Ok(Json(state.engine.hit(&board.slug, &hit).await?))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct HotTopQuery {
+    /// How many entries; default 10, at most 100.
+    limit: Option<usize>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/hot/top",
+    tag = "hot",
+    summary = "A hot board's list",
+    description = "Served from the latest snapshot: everyone sees the same list until the next one \
+        (`snapshot_seconds`). Before the first snapshot, `updated_at` is null and the list is empty.",
+    params(BoardParams, HotTopQuery),
+    responses(
+        (status = 200, description = "The latest list", body = HotTop),
+        (status = 400, description = "invalid_query", body = ErrorBody),
+        (status = 404, description = "not_found: no such hot board", body = ErrorBody),
+        (status = 422, description = "invalid: limit out of range", body = ErrorBody),
+    )
+)]
+pub async fn top(
+    State(state): State<AppState>,
+    Path(board): Path<String>,
+    ApiQuery(q): ApiQuery<HotTopQuery>,
+) -> Result<Json<HotList>, ApiError> {
+    Ok(Json(state.engine.hot_top(&slug(board)?, q.limit.unwrap_or(10)).await?))
+}
+
+/// A hot board's definition as the API shows it.
+pub async fn details(state: &AppState, board: &BoardSlug) -> Result<HotBoardDetails, ApiError> {
+    Ok(HotBoardDetails::of(&state.engine.hot_board(board).await?))
+}
