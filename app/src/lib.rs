@@ -52,6 +52,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/") view=pages::home::HomePage ssr=SsrMode::Async/>
                     <Route path=path!("/b/:board") view=pages::board::BoardPage ssr=SsrMode::Async/>
                     <Route path=path!("/b/:board/:period") view=pages::board::BoardPage ssr=SsrMode::Async/>
+                    <Route path=path!("/hot/:board") view=pages::hot::HotPage ssr=SsrMode::Async/>
                     <Route
                         path=path!("/b/:board/:period/m/:member")
                         view=pages::member::MemberPage

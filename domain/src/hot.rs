@@ -330,6 +330,56 @@ pub struct HotEntry {
     pub new: bool,
 }
 
+/// A hot board's window, in numbers and in words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HotWindow {
+    pub seconds: u64,
+    pub buckets: u32,
+    pub bucket_seconds: u64,
+    pub aggregate: Aggregate,
+    /// "last 24 hours, newer counts more".
+    pub description: String,
+}
+
+impl HotWindow {
+    pub fn of(board: &HotBoard) -> Self {
+        let r = &board.rules;
+        Self {
+            seconds: r.window_seconds(),
+            buckets: r.window_buckets,
+            bucket_seconds: r.bucket_seconds,
+            aggregate: r.aggregate,
+            description: r.describe(),
+        }
+    }
+}
+
+/// The public list of a hot board: the latest snapshot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HotList {
+    /// When the snapshot was taken (the Redis server's clock); None before the first one.
+    pub updated_at: Option<jiff::Timestamp>,
+    /// How often a new list is published.
+    pub snapshot_seconds: u64,
+    pub window: HotWindow,
+    pub entries: Vec<HotEntry>,
+}
+
+/// A hot board in the list of boards.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HotBoardSummary {
+    pub slug: crate::BoardSlug,
+    pub title: String,
+    /// The window in words.
+    pub window: String,
+}
+
+impl HotBoardSummary {
+    pub fn of(board: &HotBoard) -> Self {
+        Self { slug: board.slug.clone(), title: board.title.clone(), window: board.rules.describe() }
+    }
+}
+
 /// The list a snapshot publishes: `current` (best first) compared with the members of the
 /// previous snapshot (best first), if there was one.
 pub fn rank_changes(previous: Option<&[String]>, current: &[(String, f64)]) -> Vec<HotEntry> {

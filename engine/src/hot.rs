@@ -16,7 +16,7 @@
 use crate::redis::hot::HitArgs;
 use crate::{Engine, EngineError};
 use domain::BoardSlug;
-use domain::hot::{HitResult, HotBoard, HotEntry, HotMember, SNAPSHOT_ENTRIES, rank_changes};
+use domain::hot::{HitResult, HotBoard, HotList, HotMember, HotWindow, SNAPSHOT_ENTRIES, rank_changes};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -78,30 +78,6 @@ impl HitOutcome {
     }
 }
 
-/// A hot board's window, in numbers and in words.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HotWindow {
-    pub seconds: u64,
-    pub buckets: u32,
-    pub bucket_seconds: u64,
-    pub aggregate: domain::hot::Aggregate,
-    /// "last 24 hours, newer counts more".
-    pub description: String,
-}
-
-impl HotWindow {
-    pub fn of(board: &HotBoard) -> Self {
-        let r = &board.rules;
-        Self {
-            seconds: r.window_seconds(),
-            buckets: r.window_buckets,
-            bucket_seconds: r.bucket_seconds,
-            aggregate: r.aggregate,
-            description: r.describe(),
-        }
-    }
-}
-
 /// A hot board as the API shows it: its definition and its window in words.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HotBoardDetails {
@@ -124,17 +100,6 @@ impl HotBoardDetails {
             window: HotWindow::of(board),
         }
     }
-}
-
-/// The public list of a hot board: the latest snapshot.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HotList {
-    /// When the snapshot was taken (the Redis server's clock); None before the first one.
-    pub updated_at: Option<jiff::Timestamp>,
-    /// How often a new list is published.
-    pub snapshot_seconds: u64,
-    pub window: HotWindow,
-    pub entries: Vec<HotEntry>,
 }
 
 impl Engine {
@@ -202,6 +167,11 @@ impl Engine {
         let score = board.rules.hit_score(hit.weight, hit.action.as_deref())?;
         self.hit_filter.check(board, &member)?;
         Ok((member, score))
+    }
+
+    /// Every hot board, by slug, for the list of boards.
+    pub async fn hot_board_summaries(&self) -> Result<Vec<domain::hot::HotBoardSummary>, EngineError> {
+        Ok(self.ledger.hot_boards().await?.iter().map(domain::hot::HotBoardSummary::of).collect())
     }
 
     /// The public list: the latest snapshot, its first `limit` entries.

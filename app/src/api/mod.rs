@@ -4,6 +4,7 @@
 //! here, in one reviewable place.
 
 use crate::error::AppError;
+use domain::hot::{HotBoardSummary, HotList};
 use domain::view::{BoardSummary, CursorPage, MemberView, PeriodInfo, RankingPage};
 use leptos::prelude::*;
 
@@ -29,6 +30,21 @@ fn member_id(member: String) -> Result<domain::MemberId, AppError> {
 #[server]
 pub async fn read_boards() -> Result<Vec<BoardSummary>, AppError> {
     Ok(engine()?.boards().await?)
+}
+
+/// All hot boards, with their windows in words.
+#[server]
+pub async fn read_hot_boards() -> Result<Vec<HotBoardSummary>, AppError> {
+    Ok(engine()?.hot_board_summaries().await?)
+}
+
+/// A hot board and its published list (the latest snapshot).
+#[server]
+pub async fn read_hot_list(board: String) -> Result<(HotBoardSummary, HotList), AppError> {
+    let engine = engine()?;
+    let slug = board_slug(board)?;
+    let summary = HotBoardSummary::of(&engine.hot_board(&slug).await?);
+    Ok((summary, engine.hot_top(&slug, domain::hot::SNAPSHOT_ENTRIES).await?))
 }
 
 /// A board's periods, newest first.

@@ -2,5 +2,6 @@
 
 pub mod board;
 pub mod home;
+pub mod hot;
 pub mod member;
 pub mod not_found;

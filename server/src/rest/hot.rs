@@ -11,8 +11,9 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use domain::BoardSlug;
+use domain::hot::HotList;
 use domain::hot::{Aggregate, HotBoard, HotRules, HotSpec, WriteMode};
-use engine::hot::{Hit, HitOutcome, HotBoardDetails, HotList};
+use engine::hot::{Hit, HitOutcome, HotBoardDetails};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 

@@ -37,21 +37,22 @@ local function current()
   return redis.call('ZSCORE', key, member) or ''
 end
 
-local dedup, counter
+local counter
 local interval = math.floor(now / interval_ms)
 -- Until the end of the aligned interval (at least 1 ms).
 local remaining = math.max(1, (interval + 1) * interval_ms - now)
 if actor ~= '' then
   local tag = string.format('%d', interval) .. ':' .. actor
-  dedup = ns .. ':dedup:' .. tag .. '|' .. member
-  if redis.call('EXISTS', dedup) == 1 then
-    return { 'deduplicated', bucket, current() }
-  end
+  -- An actor at its cap is refused before its dedup marker is taken.
   if cap > 0 then
     counter = ns .. ':cap:' .. tag
     if (tonumber(redis.call('GET', counter)) or 0) >= cap then
       return { 'capped', bucket, current() }
     end
+  end
+  -- Seed 002's marker: SET NX EX — only the first hit of the interval sets it and counts.
+  if not redis.call('SET', ns .. ':dedup:' .. tag .. '|' .. member, '1', 'NX', 'PX', remaining) then
+    return { 'deduplicated', bucket, current() }
   end
 end
 
@@ -64,9 +65,6 @@ redis.call('EXPIRE', key, ttl, 'NX')
 local size = redis.call('ZCARD', key)
 if size > bound then
   redis.call('ZREMRANGEBYRANK', key, 0, size - bound - 1)
-end
-if dedup then
-  redis.call('SET', dedup, '1', 'PX', remaining)
 end
 if counter then
   redis.call('INCR', counter)

@@ -1,0 +1,71 @@
+import { expect, test, type APIRequestContext } from '@playwright/test';
+import { cli } from './support';
+
+// A hot board on the real binary: hits arrive through the API, the server's snapshot job
+// publishes a list every 5 s, and the page shows the second list's rank changes and "new" entry.
+
+const slug = 'e2e-hot';
+
+async function hit(request: APIRequestContext, admin: string, member: string, times: number) {
+  for (let i = 0; i < times; i++) {
+    const res = await request.post(`/api/v1/boards/${slug}/hits`, {
+      headers: { Authorization: `Bearer ${admin}` },
+      data: { member },
+    });
+    expect(res.status()).toBe(200);
+    expect((await res.json()).result).toBe('counted');
+  }
+}
+
+async function top(request: APIRequestContext) {
+  return (await request.get(`/api/v1/boards/${slug}/hot/top`)).json();
+}
+
+async function listed(request: APIRequestContext): Promise<string[]> {
+  return (await top(request)).entries.map((e: any) => e.member);
+}
+
+test('the hot page shows rank-change arrows and "new" after two snapshots', async ({ request, page }) => {
+  test.setTimeout(45_000);
+  const admin = cli('admin', 'token');
+  const created = await request.post('/api/v1/boards', {
+    headers: { Authorization: `Bearer ${admin}` },
+    data: {
+      slug, title: 'Trending searches', cadence: 'hot', bucket_seconds: 60, window_buckets: 10,
+      ttl_seconds: 900, snapshot_seconds: 5,
+    },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+
+  await hit(request, admin, 'air fryer', 3);
+  await hit(request, admin, 'robot vacuum', 2);
+  await hit(request, admin, '洗地机', 1);
+  await expect.poll(() => listed(request), { timeout: 15_000 }).toEqual(['air fryer', 'robot vacuum', '洗地机']);
+  // Send the second batch right after a fresh list, so no snapshot falls in the middle of it:
+  // the next list is then compared with this complete one.
+  const first = (await top(request)).updated_at;
+  await expect.poll(async () => (await top(request)).updated_at, { timeout: 15_000 }).not.toBe(first);
+
+  await hit(request, admin, '洗地机', 5);
+  await hit(request, admin, 'standing desk', 4);
+  await expect
+    .poll(() => listed(request), { timeout: 15_000 })
+    .toEqual(['洗地机', 'standing desk', 'air fryer', 'robot vacuum']);
+
+  // Right after the second list: the next one is at least a few seconds away.
+  await page.goto(`/hot/${slug}`);
+  await expect(page.getByRole('heading', { name: 'Trending searches' })).toBeVisible();
+  await expect(page.getByTestId('window')).toHaveText('last 10 minutes');
+  await expect(page.getByTestId('updated')).toContainText('a new list every 5 s');
+  const row = (member: string) => page.locator(`table.hot tbody tr[data-member="${member}"]`);
+  await expect(row('洗地机').locator('[data-change]')).toHaveText('▲2');
+  await expect(row('洗地机')).toHaveAttribute('data-rank', '1');
+  await expect(row('standing desk').getByTestId('new')).toHaveText('new');
+  await expect(row('air fryer').locator('[data-change]')).toHaveText('▼2');
+  await expect(row('robot vacuum').locator('[data-change]')).toHaveText('▼2');
+  await page.screenshot({ path: 'artifacts/hot.png', fullPage: true });
+
+  // The home page links the hot board with its window in words.
+  await page.goto('/');
+  await expect(page.getByRole('link', { name: 'Trending searches' })).toHaveAttribute('href', `/hot/${slug}`);
+});
