@@ -50,13 +50,16 @@ impl Engine {
         Ok(self.ledger.admin_token_id(&digest(token)).await?.map(|id| format!("token#{id}")))
     }
 
-    /// Creates an ingest key for existing boards and returns it (the only time it is visible).
+    /// Creates an ingest key for existing boards (periodic or hot) and returns it (the only time
+    /// it is visible).
     pub async fn issue_api_key(&self, boards: &[BoardSlug]) -> Result<String, EngineError> {
         if boards.is_empty() {
             return Err(EngineError::Invalid("an ingest key needs at least one board".into()));
         }
         for board in boards {
-            self.board(board).await?;
+            if let Err(EngineError::NotFound { .. }) = self.board(board).await {
+                self.hot_board(board).await?;
+            }
         }
         let key = secret(API_KEY_PREFIX)?;
         self.ledger.store_api_key(&key[..SHOWN], &digest(&key), boards, jiff::Timestamp::now()).await?;

@@ -2,7 +2,8 @@
 //!
 //! - [`ledger`]: the SQL truth (SQLite or PostgreSQL) — boards, profiles, events, totals.
 //! - [`redis`]: the live projection (standalone Redis or Cluster) — keys, Lua scripts.
-//! - [`boards`]: board creation and details; [`auth`]: admin tokens and ingest keys.
+//! - [`boards`]: board creation and details; [`auth`]: admin tokens and ingest keys;
+//!   [`admins`]: console accounts (argon2id), throttled logins, sessions.
 //! - [`hot`]: hot boards — sliding windows in Redis alone: hits, snapshots, the public list.
 //! - [`reads`]: ranking pages assembled from the projection and the ledger's profiles.
 //! - [`writes`]: writes recorded in the ledger, then projected.
@@ -17,6 +18,7 @@
 //!
 //! [`Engine`] bundles both stores and is what the server and the UI's server functions hold.
 
+pub mod admins;
 pub mod auth;
 pub mod boards;
 pub mod demo;

@@ -66,6 +66,16 @@ pub enum Command {
 pub enum AdminCommand {
     /// Create an admin API token and print it (it is shown only once).
     Token(StoreArgs),
+    /// Create a console account. The password is read from LAUREL_ADMIN_PASSWORD or, when that is
+    /// unset, asked for at the terminal (twice, without echo) — never from a flag, which would
+    /// leave it in the shell history and the process list.
+    Create {
+        #[command(flatten)]
+        stores: StoreArgs,
+        /// 3-64 bytes of [a-z0-9_.-].
+        #[arg(long)]
+        username: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -39,6 +39,13 @@ async fn main() -> anyhow::Result<()> {
             println!("{}", engine.issue_admin_token().await?);
             Ok(())
         }
+        Command::Admin { command: AdminCommand::Create { stores, username } } => {
+            let password = admin_password()?;
+            let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
+            engine.create_admin(&username, &password).await?;
+            eprintln!("admin {username} created");
+            Ok(())
+        }
         Command::Apikey { command: ApikeyCommand::Create { stores, boards } } => {
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
             let boards = boards
@@ -82,6 +89,17 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// The new admin's password: LAUREL_ADMIN_PASSWORD, or asked at the terminal twice.
+fn admin_password() -> anyhow::Result<String> {
+    if let Ok(password) = std::env::var("LAUREL_ADMIN_PASSWORD") {
+        return Ok(password);
+    }
+    let password = rpassword::prompt_password("password: ").context("read the password")?;
+    let again = rpassword::prompt_password("again: ").context("read the password")?;
+    anyhow::ensure!(password == again, "the passwords differ");
+    Ok(password)
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {

@@ -11,6 +11,7 @@
 //!   reward outbox.
 //! - `transfer.rs`: a settled period's export, and its import in one transaction checked by digest.
 
+mod admins;
 pub mod audit;
 mod auth;
 mod boards;
@@ -23,6 +24,7 @@ mod schedule;
 mod transfer;
 mod writes;
 
+pub use admins::AdminRow;
 pub use boards::StoredTotal;
 pub use leases::{Lease, LeaseRow};
 pub use lifecycle::{Failpoint, LateDecision, Revoked, SETTLEMENT_PAGE, StandingsWindow, Transitioned};

@@ -754,6 +754,11 @@ async fn hot_boards_are_created_with_checked_rules_and_count_hits() {
         json!([{"rank": 1, "member": "洗地机", "score": 1.0, "change": 0, "new": false}])
     );
     assert!(top["updated_at"].is_string(), "{top}");
+    // An ingest key may be scoped to a hot board.
+    let key = api.engine.issue_api_key(&[domain::BoardSlug::parse("trending").unwrap()]).await.unwrap();
+    let (status, out) =
+        api.call("POST", hits, Some(key.as_str()), Some(json!({"member": "air fryer"}))).await;
+    assert_eq!((status, out["result"].as_str()), (StatusCode::OK, Some("counted")), "{out}");
     // A periodic board's routes do not take a hot board.
     let (status, _) = api.call("GET", "/api/v1/boards/trending/periods/current/top", None, None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);

@@ -1,0 +1,81 @@
+//! Console accounts on both ledgers: argon2id passwords, sessions that rotate at login and end at
+//! logout or expiry, and throttled failed logins.
+
+mod common;
+
+use common::{TestLedger, TestProjection, engine, redis_targets};
+use engine::admins::{LoginError, MAX_FAILURES, SESSION_TTL, THROTTLE_WINDOW};
+use jiff::{SignedDuration, Timestamp};
+
+const PASSWORD: &str = "correct horse battery";
+
+#[tokio::test]
+async fn admins_log_in_with_their_password_and_sessions_end() {
+    for ledger in TestLedger::both().await {
+        let projection = TestProjection::new(redis_targets().remove(0).1);
+        let e = engine(&ledger, &projection).await;
+        let name = ledger.name;
+        e.create_admin("ann", PASSWORD).await.unwrap();
+        assert!(matches!(
+            e.create_admin("ann", "another long password").await,
+            Err(engine::EngineError::Conflict { code: "admin_exists", .. })
+        ));
+        assert!(matches!(e.create_admin("ann2", "short").await, Err(engine::EngineError::Invalid(_))));
+        assert!(matches!(e.create_admin("Ann", PASSWORD).await, Err(engine::EngineError::Invalid(_))));
+        // Only a PHC argon2id string is stored.
+        let stored = e.ledger().admin_by_username("ann").await.unwrap().unwrap();
+        assert!(stored.password_hash.starts_with("$argon2id$"), "{name}");
+        assert!(!stored.password_hash.contains(PASSWORD));
+
+        let now = Timestamp::now();
+        let first = e.login("ann", PASSWORD, now).await.unwrap();
+        assert_eq!(first.actor, "admin:ann");
+        assert_eq!(e.session_actor(&first.token, now).await.unwrap().as_deref(), Some("admin:ann"), "{name}");
+        // Every login is a new session.
+        let second = e.login("ann", PASSWORD, now).await.unwrap();
+        assert_ne!(first.token, second.token);
+        e.logout(&first.token).await.unwrap();
+        assert_eq!(e.session_actor(&first.token, now).await.unwrap(), None, "{name}: logged out");
+        assert!(e.session_actor(&second.token, now).await.unwrap().is_some());
+        let later = now.checked_add(SESSION_TTL).unwrap();
+        assert_eq!(e.session_actor(&second.token, later).await.unwrap(), None, "{name}: expired");
+        assert_eq!(e.session_actor("laurel_s_forged", now).await.unwrap(), None);
+        assert_eq!(e.session_actor("anything", now).await.unwrap(), None);
+
+        assert_eq!(e.login("ann", "wrong password!!", now).await, Err(LoginError::Refused), "{name}");
+        assert_eq!(e.login("nobody", PASSWORD, now).await, Err(LoginError::Refused), "{name}");
+        projection.cleanup().await;
+        ledger.drop_db().await;
+    }
+}
+
+#[tokio::test]
+async fn failed_logins_are_throttled_per_username_until_the_window_passes() {
+    for ledger in TestLedger::both().await {
+        let projection = TestProjection::new(redis_targets().remove(0).1);
+        let e = engine(&ledger, &projection).await;
+        let name = ledger.name;
+        e.create_admin("bob", PASSWORD).await.unwrap();
+        e.create_admin("eve", PASSWORD).await.unwrap();
+        let t0 = Timestamp::now();
+        let at = |s: i64| t0.checked_add(SignedDuration::from_secs(s)).unwrap();
+        for i in 0..MAX_FAILURES as i64 {
+            assert_eq!(e.login("bob", "guess number one", at(i)).await, Err(LoginError::Refused), "{name}");
+        }
+        // Now even the right password is refused, with the time until the oldest failure ages out.
+        match e.login("bob", PASSWORD, at(60)).await {
+            Err(LoginError::Throttled { retry_after_seconds }) => {
+                assert_eq!(retry_after_seconds, THROTTLE_WINDOW.as_secs() as u64 - 60, "{name}")
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+        // Another username is not affected.
+        assert!(e.login("eve", PASSWORD, at(60)).await.is_ok(), "{name}");
+        // Once the window has passed the oldest failure, the right password works and clears them.
+        let lifted = at(THROTTLE_WINDOW.as_secs() + 1);
+        assert!(e.login("bob", PASSWORD, lifted).await.is_ok(), "{name}");
+        assert_eq!(e.ledger().login_failures_since("bob", t0).await.unwrap(), 0, "{name}");
+        projection.cleanup().await;
+        ledger.drop_db().await;
+    }
+}
