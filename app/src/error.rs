@@ -13,6 +13,9 @@ pub enum AppError {
     /// The request was refused; the message says why.
     #[error("{0}")]
     Invalid(String),
+    /// Not signed in, a wrong password, too many attempts, or a request from another site.
+    #[error("{0}")]
+    Denied(String),
     /// A store is unreachable or failed; details are in the server log.
     #[error("the leaderboard is temporarily unavailable; please try again shortly")]
     Unavailable,
@@ -27,6 +30,7 @@ impl AppError {
         match self {
             AppError::NotFound(_) => 404,
             AppError::Invalid(_) => 400,
+            AppError::Denied(_) => 403,
             AppError::Unavailable => 503,
             AppError::Transport(_) => 500,
         }

@@ -44,6 +44,7 @@ pub fn router(state: AppState) -> Router {
             move || shell(options.clone()),
         )
         .fallback(fallback)
+        .layer(middleware::from_fn(refuse_cross_site))
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .with_state(state)
 }
@@ -58,6 +59,21 @@ async fn observe(State(state): State<AppState>, req: Request, next: Next) -> Res
     let status = response.status().as_u16();
     state.engine.metrics().observe_request(&method, &route, status, started.elapsed().as_secs_f64());
     response
+}
+
+/// Refuses any request that could change something (not GET, HEAD or OPTIONS) when a browser
+/// says it comes from another site: a cross-site form post to a server function or an admin
+/// route never runs, whatever cookie it carries (`app::api::session::same_site`).
+async fn refuse_cross_site(req: Request, next: Next) -> Response {
+    let safe = matches!(
+        *req.method(),
+        axum::http::Method::GET | axum::http::Method::HEAD | axum::http::Method::OPTIONS
+    );
+    if !safe && let Err(detail) = app::api::session::same_site(req.headers()) {
+        let body = json!({ "error": "cross_site", "detail": detail });
+        return (StatusCode::FORBIDDEN, Json(body)).into_response();
+    }
+    next.run(req).await
 }
 
 /// Prometheus text exposition.

@@ -1,7 +1,11 @@
 //! Every server function of the UI. Each one takes the engine from context, calls one use case
 //! and converts the error — nothing else. They only read, except `pin_view`, which creates a
-//! short-lived snapshot (public, like every read). Mutations that need a session will check it
-//! here, in one reviewable place.
+//! short-lived snapshot (public, like every read), and the console's sign-in and sign-out in
+//! [`admin`]; [`session`] is the one place that knows the session cookie.
+
+pub mod admin;
+#[cfg(feature = "ssr")]
+pub mod session;
 
 use crate::error::AppError;
 use domain::hot::{HotBoardSummary, HotList};

@@ -1,7 +1,9 @@
 //! One page per file, one route each.
 
 pub mod board;
+pub mod console;
 pub mod home;
 pub mod hot;
+pub mod login;
 pub mod member;
 pub mod not_found;

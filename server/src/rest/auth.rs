@@ -1,5 +1,7 @@
-//! Who is calling: `Authorization: Bearer <admin token | ingest key>`. Missing or unknown → 401;
-//! a key scoped to other boards → 403. Admin tokens may do everything.
+//! Who is calling: `Authorization: Bearer <admin token | ingest key>`, or for admin routes the
+//! console's session cookie. Missing or unknown → 401; a key scoped to other boards → 403. Admin
+//! tokens and sessions may do everything. Cross-site browser requests never get here
+//! (`http::refuse_cross_site`).
 
 use super::ApiError;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -25,8 +27,16 @@ pub struct Admin {
     pub actor: String,
 }
 
-/// The caller holds an admin token.
+/// The caller holds an admin token, or (from the console in a browser) a live session cookie.
 pub async fn admin(engine: &Engine, headers: &HeaderMap) -> Result<Admin, ApiError> {
+    if headers.get(header::AUTHORIZATION).is_none()
+        && let Some(session) = app::api::session::session_token(headers)
+    {
+        return match engine.session_actor(session, jiff::Timestamp::now()).await? {
+            Some(actor) => Ok(Admin { actor }),
+            None => Err(unauthorized("the session has ended; sign in again")),
+        };
+    }
     match engine.admin_actor(bearer(headers)?).await? {
         Some(actor) => Ok(Admin { actor }),
         None => Err(unauthorized("this endpoint needs an admin token (laurel admin token)")),

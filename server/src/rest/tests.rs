@@ -792,3 +792,83 @@ async fn settlement_standings_come_in_pages() {
     assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"), "{out}");
     api.stop().await;
 }
+
+/// A browser-like request: headers as given, an optional form body.
+async fn browser(
+    api: &Api,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    form: Option<&str>,
+) -> axum::http::Response<Body> {
+    // A plain form post (no JavaScript) accepts HTML: server functions then answer with redirects.
+    let mut req = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("host", "laurel.test")
+        .header("accept", "text/html");
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    if form.is_some() {
+        req = req.header("content-type", "application/x-www-form-urlencoded");
+    }
+    let body = form.map(|f| Body::from(f.to_owned())).unwrap_or_default();
+    api.router.clone().oneshot(req.body(body).unwrap()).await.unwrap()
+}
+
+fn set_cookie(res: &axum::http::Response<Body>) -> Option<String> {
+    res.headers().get("set-cookie").map(|v| v.to_str().unwrap().to_owned())
+}
+
+#[tokio::test]
+async fn a_console_session_acts_as_an_admin_and_cross_site_posts_are_refused() {
+    let api = Api::start().await;
+    api.engine.create_admin("ann", "correct horse battery").await.unwrap();
+    let same_origin = ("sec-fetch-site", "same-origin");
+
+    let refused =
+        browser(&api, "POST", "/api/login", &[same_origin], Some("username=ann&password=wrong+guess+x"))
+            .await;
+    assert!(set_cookie(&refused).is_none(), "a wrong password sets no cookie");
+    let res = browser(
+        &api,
+        "POST",
+        "/api/login",
+        &[same_origin],
+        Some("username=ann&password=correct+horse+battery"),
+    )
+    .await;
+    assert!(res.status().is_redirection(), "{:?}", res.status());
+    assert_eq!(res.headers()["location"], "/admin");
+    let cookie = set_cookie(&res).expect("a session cookie");
+    assert!(cookie.contains("; HttpOnly; SameSite=Strict; Max-Age=43200"), "{cookie}");
+    let session = cookie.split(';').next().unwrap().to_owned();
+
+    // The session is an admin for the REST API, named in the audit trail.
+    let freeze = "/api/v1/boards/inc/periods/current/freeze";
+    let res = browser(&api, "POST", freeze, &[("cookie", &session), same_origin], None).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let (_, audit) = api.call("GET", "/api/v1/audit?action=freeze", Some(&api.admin.clone()), None).await;
+    assert_eq!(audit["entries"][0]["actor"], "admin:ann", "{audit}");
+
+    // From another site, nothing runs — with the cookie, to a route or a server function.
+    let reopen = "/api/v1/boards/inc/periods/current/reopen";
+    for (path, headers) in [
+        (reopen, [("cookie", session.as_str()), ("sec-fetch-site", "cross-site")]),
+        (reopen, [("cookie", session.as_str()), ("origin", "https://evil.example")]),
+        ("/api/logout", [("cookie", session.as_str()), ("sec-fetch-site", "cross-site")]),
+    ] {
+        let res = browser(&api, "POST", path, &headers, Some("reason=x")).await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN, "{path} {headers:?}");
+    }
+    let (_, periods) = api.call("GET", "/api/v1/boards/inc/periods", None, None).await;
+    assert_eq!(periods[0]["state"], "frozen", "nothing was reopened: {periods}");
+
+    // Signing out ends the session for good.
+    let res = browser(&api, "POST", "/api/logout", &[("cookie", &session), same_origin], None).await;
+    assert!(set_cookie(&res).unwrap().contains("Max-Age=0"));
+    let res = browser(&api, "GET", "/api/v1/audit", &[("cookie", &session)], None).await;
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    api.stop().await;
+}

@@ -1,0 +1,63 @@
+//! The console's server functions: sign in, sign out, and who is signed in. Sessions are checked
+//! here, on the server; cross-site posts never reach these (the server refuses them first, see
+//! `session::same_site`).
+
+use crate::error::AppError;
+use leptos::prelude::*;
+
+#[cfg(feature = "ssr")]
+async fn request_headers() -> Result<http::HeaderMap, AppError> {
+    leptos_axum::extract::<http::HeaderMap>().await.map_err(|e| AppError::Transport(e.to_string()))
+}
+
+/// Signs an admin in: a new session cookie (any previous session of this browser ends), then to
+/// the console.
+#[server(endpoint = "login")]
+pub async fn login(username: String, password: String) -> Result<(), AppError> {
+    use super::session;
+    use engine::admins::{LoginError, SESSION_TTL};
+    let engine = super::engine()?;
+    let headers = request_headers().await?;
+    let started =
+        engine.login(username.trim(), &password, jiff::Timestamp::now()).await.map_err(|e| match e {
+            LoginError::Engine(_) => {
+                tracing::error!(error = %e, "login failed on a store");
+                AppError::Unavailable
+            }
+            e => AppError::Denied(e.to_string()),
+        })?;
+    if let Some(previous) = session::session_token(&headers) {
+        engine.logout(previous).await?;
+    }
+    let response = expect_context::<leptos_axum::ResponseOptions>();
+    response.append_header(
+        http::header::SET_COOKIE,
+        session::set_session(&headers, &started.token, SESSION_TTL.as_secs()),
+    );
+    leptos_axum::redirect("/admin");
+    Ok(())
+}
+
+/// Ends this browser's session and clears its cookie.
+#[server(endpoint = "logout")]
+pub async fn logout() -> Result<(), AppError> {
+    use super::session;
+    let headers = request_headers().await?;
+    if let Some(token) = session::session_token(&headers) {
+        super::engine()?.logout(token).await?;
+    }
+    expect_context::<leptos_axum::ResponseOptions>()
+        .append_header(http::header::SET_COOKIE, session::clear_session());
+    leptos_axum::redirect("/admin/login");
+    Ok(())
+}
+
+/// The signed-in admin's name in the audit trail (`admin:<username>`), or None.
+#[server(endpoint = "signed_in")]
+pub async fn read_signed_in() -> Result<Option<String>, AppError> {
+    let headers = request_headers().await?;
+    match super::session::session_token(&headers) {
+        Some(token) => Ok(super::engine()?.session_actor(token, jiff::Timestamp::now()).await?),
+        None => Ok(None),
+    }
+}

@@ -1,0 +1,117 @@
+//! The console session cookie: its name, how it is read from a request and how it is set and
+//! cleared. The one place that knows the cookie; the REST API (`server/src/rest/auth.rs`) and the
+//! server functions both use it. Server side only.
+
+use http::HeaderMap;
+use http::header::{COOKIE, HeaderValue};
+
+/// The cookie holding a console session (`engine::admins`).
+pub const SESSION_COOKIE: &str = "laurel_session";
+
+/// The value of cookie `name` in a request, if sent.
+pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim())
+        .filter(|v| !v.is_empty())
+}
+
+/// The session token a request carries.
+pub fn session_token(headers: &HeaderMap) -> Option<&str> {
+    cookie(headers, SESSION_COOKIE)
+}
+
+/// Whether the request reached us over https (directly or through a proxy that says so): the
+/// cookie is then marked `Secure`.
+fn https(headers: &HeaderMap) -> bool {
+    headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|p| p.eq_ignore_ascii_case("https"))
+}
+
+/// `Set-Cookie` for a new session: HttpOnly (no script reads it), SameSite=Strict (no other site
+/// sends it), Secure behind https, expiring with the session.
+pub fn set_session(headers: &HeaderMap, token: &str, max_age_seconds: i64) -> HeaderValue {
+    let secure = if https(headers) { "; Secure" } else { "" };
+    let cookie = format!(
+        "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age_seconds}{secure}"
+    );
+    HeaderValue::from_str(&cookie).expect("session tokens are hex")
+}
+
+/// `Set-Cookie` that removes the session cookie.
+pub fn clear_session() -> HeaderValue {
+    HeaderValue::from_static("laurel_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0")
+}
+
+/// Refuses a state-changing request sent from another site (a cross-site form post): browsers
+/// say where a request comes from with `Sec-Fetch-Site` and `Origin`. Requests without either
+/// (host platforms, curl) are not browser form posts and pass.
+pub fn same_site(headers: &HeaderMap) -> Result<(), String> {
+    if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok())
+        && !matches!(site, "same-origin" | "none")
+    {
+        return Err(format!("a {site} request may not change anything here"));
+    }
+    if let Some(origin) = headers.get(http::header::ORIGIN).and_then(|v| v.to_str().ok()) {
+        let host = headers.get(http::header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
+        let origin_host = origin.split_once("://").map_or(origin, |(_, rest)| rest);
+        if origin == "null" || origin_host != host {
+            return Err(format!("a request from {origin} may not change anything here"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.append(*k, HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn the_session_cookie_is_found_among_others() {
+        let h = headers(&[("cookie", "a=1; laurel_session=laurel_s_ab12; b=2")]);
+        assert_eq!(session_token(&h), Some("laurel_s_ab12"));
+        assert_eq!(session_token(&headers(&[("cookie", "laurel_session=")])), None);
+        assert_eq!(session_token(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn the_cookie_is_http_only_strict_and_secure_behind_https() {
+        let plain = set_session(&HeaderMap::new(), "t", 60);
+        assert_eq!(plain, "laurel_session=t; Path=/; HttpOnly; SameSite=Strict; Max-Age=60");
+        let proxied = set_session(&headers(&[("x-forwarded-proto", "https")]), "t", 60);
+        assert!(proxied.to_str().unwrap().ends_with("; Secure"));
+    }
+
+    #[test]
+    fn cross_site_posts_are_refused_same_origin_ones_pass() {
+        let host = ("host", "laurel.example");
+        assert!(same_site(&headers(&[host, ("sec-fetch-site", "cross-site")])).is_err());
+        assert!(same_site(&headers(&[host, ("sec-fetch-site", "same-site")])).is_err());
+        assert!(same_site(&headers(&[host, ("origin", "https://evil.example")])).is_err());
+        assert!(same_site(&headers(&[host, ("origin", "null")])).is_err());
+        assert!(
+            same_site(&headers(&[
+                host,
+                ("sec-fetch-site", "same-origin"),
+                ("origin", "https://laurel.example")
+            ]))
+            .is_ok()
+        );
+        assert!(same_site(&headers(&[host])).is_ok(), "no browser headers: not a browser form post");
+    }
+}
