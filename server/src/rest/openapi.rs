@@ -528,7 +528,7 @@ pub(super) mod tests {
 
     /// `(path, method)` of every route `rest::router()` declares, read from its source: each
     /// `.route("<path>", <method>(handler).<method>(handler))` call.
-    fn router_routes() -> BTreeSet<(String, String)> {
+    pub(in crate::rest) fn router_routes() -> BTreeSet<(String, String)> {
         let source = include_str!("mod.rs");
         let mut routes = BTreeSet::new();
         for call in source.split(".route(").skip(1) {

@@ -872,3 +872,77 @@ async fn a_console_session_acts_as_an_admin_and_cross_site_posts_are_refused() {
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
     api.stop().await;
 }
+
+/// Server functions anyone may call, and why. Every other server function must refuse anonymous
+/// callers; the registry check below makes a new one pick a side.
+const PUBLIC_SERVER_FNS: &[(&str, &str)] = &[
+    ("read_boards", "reads the public boards"),
+    ("read_hot_boards", "reads the public hot boards"),
+    ("read_hot_list", "reads a public hot list"),
+    ("read_periods", "reads public periods"),
+    ("read_ranking", "reads a public ranking"),
+    ("read_after", "reads a public ranking"),
+    ("read_around", "reads a public ranking"),
+    ("read_snapshot", "reads a public pinned copy"),
+    ("pin_view", "pins a short-lived copy of a public ranking for stable paging (a read)"),
+    ("read_member", "reads a public member page"),
+    ("login", "signing in is how one stops being anonymous"),
+    ("logout", "ends only the caller's own session"),
+    ("signed_in", "says whether the caller is signed in"),
+];
+
+/// Routes anyone may call that are not GETs, and why.
+const PUBLIC_ROUTES: &[(&str, &str, &str)] = &[(
+    "post",
+    "/api/v1/boards/{board}/periods/{period}/snapshots",
+    "pins a copy of a public ranking (a read)",
+)];
+
+#[tokio::test]
+async fn every_mutating_route_and_server_function_refuses_anonymous_callers() {
+    let api = Api::start().await;
+    // Every route the router declares (read from its source), so a new one cannot be missed.
+    let routes = super::openapi::tests::router_routes();
+    let mutating: Vec<_> = routes.iter().filter(|(_, method)| method != "get").collect();
+    assert!(mutating.len() >= 15, "the route parser found only {mutating:?}");
+    for (template, method) in mutating {
+        if PUBLIC_ROUTES.iter().any(|(m, p, _)| m == method && p == template) {
+            continue;
+        }
+        let path = template
+            .replace("{board}", "inc")
+            .replace("{period}", "current")
+            .replace("{member}", "u1")
+            .replace("{id}", "1")
+            .replace("{event_id}", "e1")
+            .replace("{snapshot}", "ab");
+        let verb = method.to_uppercase();
+        let (status, out) = api.call(&verb, &path, None, Some(json!({"reason": "x"}))).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{verb} {template} anonymously: {out}");
+        let forged = [("cookie", "laurel_session=laurel_s_forged"), ("sec-fetch-site", "same-origin")];
+        let res = browser(&api, &verb, &path, &forged, None).await;
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{verb} {template} with a forged session");
+    }
+    assert_eq!(
+        api.engine.ledger().periods_changed(domain::State::Frozen, None, jiff::Timestamp::MAX).await.unwrap(),
+        []
+    );
+
+    // Every registered server function is public by a stated reason, or refuses anonymous callers.
+    let registered: Vec<(&str, _)> = leptos::server_fn::axum::server_fn_paths().collect();
+    assert!(registered.len() >= PUBLIC_SERVER_FNS.len(), "{registered:?}");
+    for (path, _) in registered {
+        let name = path.trim_start_matches("/api/");
+        if PUBLIC_SERVER_FNS.iter().any(|(n, _)| name.starts_with(n)) {
+            continue;
+        }
+        let res = browser(&api, "POST", path, &[("sec-fetch-site", "same-origin")], Some("")).await;
+        let status = res.status();
+        let bytes = axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap();
+        assert!(
+            !status.is_success() && String::from_utf8_lossy(&bytes).contains("Denied"),
+            "server function {path} answered an anonymous caller {status}"
+        );
+    }
+    api.stop().await;
+}
