@@ -229,7 +229,7 @@ impl Engine {
     }
 
     /// One pass of the snapshot job as of `now`: every board whose interval turned since `seen`
-    /// was last updated gets a snapshot. Errors are logged per board; the next tick retries.
+    /// was last updated gets a snapshot. Errors are logged per board; the next interval retries.
     async fn hot_pass(&self, seen: &mut HashMap<BoardSlug, i64>, now: jiff::Timestamp) {
         let boards = match self.ledger.hot_boards().await {
             Ok(boards) => boards,
@@ -243,13 +243,11 @@ impl Engine {
             if seen.get(&board.slug) == Some(&interval) {
                 continue;
             }
-            match self.hot_snapshot(&board.slug, None).await {
-                Ok(_) => {
-                    seen.insert(board.slug.clone(), interval);
-                }
-                Err(error) => {
-                    tracing::warn!(board = %board.slug, %error, "hot snapshot failed; the next tick retries")
-                }
+            // One attempt per interval, even a failed one: a merge that timed out on our side
+            // may still be running in Redis, and retrying at once would pile merges onto it.
+            seen.insert(board.slug.clone(), interval);
+            if let Err(error) = self.hot_snapshot(&board.slug, None).await {
+                tracing::warn!(board = %board.slug, %error, "hot snapshot failed; the next interval tries again");
             }
         }
     }
