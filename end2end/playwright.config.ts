@@ -9,6 +9,8 @@ import * as path from 'node:path';
 const port = Number(process.env.LAUREL_E2E_PORT ?? 3300);
 process.env.LAUREL_E2E_PREFIX ??= `e2e-${process.pid}-${Date.now()}`;
 process.env.LAUREL_E2E_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), 'laurel-e2e-'));
+// The key contestant links are signed with, shared by the server and `laurel contestant-link`.
+process.env.LAUREL_LINK_SECRET ??= `e2e-link-secret-${process.pid}-${Date.now()}-0123456789abcdef`;
 const redisUrl = process.env.LAUREL_TEST_REDIS_URL;
 if (!redisUrl) throw new Error('LAUREL_TEST_REDIS_URL is not set: run the suite with scripts/test');
 
@@ -51,6 +53,7 @@ export default defineConfig({
       LAUREL_REDIS_URL: redisUrl,
       LAUREL_DATABASE_URL: `sqlite://${process.env.LAUREL_E2E_DIR}/ledger.db`,
       LAUREL_KEY_PREFIX: process.env.LAUREL_E2E_PREFIX,
+      LAUREL_LINK_SECRET: process.env.LAUREL_LINK_SECRET,
     },
   },
 });

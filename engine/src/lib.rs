@@ -3,7 +3,8 @@
 //! - [`ledger`]: the SQL truth (SQLite or PostgreSQL) — boards, profiles, events, totals.
 //! - [`redis`]: the live projection (standalone Redis or Cluster) — keys, Lua scripts.
 //! - [`boards`]: board creation and details; [`auth`]: admin tokens and ingest keys;
-//!   [`admins`]: console accounts (argon2id), throttled logins, sessions.
+//!   [`admins`]: console accounts (argon2id), throttled logins, sessions; [`links`]: signed
+//!   contestant links (HMAC-SHA256) that tell the UI who "me" is.
 //! - [`hot`]: hot boards — sliding windows in Redis alone: hits, snapshots, the public list.
 //! - [`reads`]: ranking pages assembled from the projection and the ledger's profiles.
 //! - [`writes`]: writes recorded in the ledger, then projected.
@@ -26,6 +27,7 @@ pub mod failpoints;
 pub mod hot;
 pub mod ledger;
 pub mod lifecycle;
+pub mod links;
 pub mod metrics;
 pub mod reads;
 pub mod reconciler;
@@ -112,6 +114,8 @@ pub struct Engine {
     hot_boards: Arc<hot::HotBoardCache>,
     /// Which members may count on hot boards (see [`hot::HitFilter`]).
     hit_filter: Arc<dyn hot::HitFilter>,
+    /// The key of contestant links; None: links are not set up.
+    link_secret: Option<Arc<links::LinkSecret>>,
 }
 
 /// Which store failed a readiness check.
@@ -149,6 +153,7 @@ impl Engine {
             states: Arc::default(),
             hot_boards: Arc::default(),
             hit_filter: Arc::new(hot::AnyMember),
+            link_secret: None,
         }
     }
 

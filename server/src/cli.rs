@@ -38,6 +38,22 @@ pub enum Command {
         #[arg(long)]
         period: String,
     },
+    /// Print a signed link that tells the UI who "me" is (it highlights the contestant; it grants
+    /// nothing).
+    ContestantLink {
+        /// The contestant's member id.
+        #[arg(long)]
+        member: String,
+        /// How long the link stays valid.
+        #[arg(long, default_value_t = 24)]
+        hours: u32,
+        /// Where this server is reached.
+        #[arg(long, env = "LAUREL_PUBLIC_URL", default_value = "http://127.0.0.1:3000")]
+        base_url: String,
+        /// The secret `laurel serve` was given.
+        #[arg(long, env = "LAUREL_LINK_SECRET", hide_env_values = true)]
+        link_secret: String,
+    },
     /// Write a settled or archived period (entries, late writes, settlement, standings) as JSON.
     Export {
         #[command(flatten)]
@@ -150,6 +166,11 @@ pub struct ServeArgs {
     /// it rewards stay pending in the ledger. May carry a secret: its value is never shown.
     #[arg(long, env = "LAUREL_REWARDS_WEBHOOK", hide_env_values = true)]
     pub rewards_webhook: Option<String>,
+
+    /// The secret contestant links are signed with (at least 32 bytes; shared with the host
+    /// platform). Without it, `/me` links are refused.
+    #[arg(long, env = "LAUREL_LINK_SECRET", hide_env_values = true)]
+    pub link_secret: Option<String>,
 }
 
 impl ServeArgs {

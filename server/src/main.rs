@@ -46,6 +46,14 @@ async fn main() -> anyhow::Result<()> {
             eprintln!("admin {username} created");
             Ok(())
         }
+        Command::ContestantLink { member, hours, base_url, link_secret } => {
+            let secret = engine::links::LinkSecret::new(&link_secret).map_err(anyhow::Error::msg)?;
+            let member = domain::MemberId::parse(member).context("--member")?;
+            let valid_for = jiff::SignedDuration::from_hours(i64::from(hours));
+            let link = secret.sign(&member, valid_for, jiff::Timestamp::now()).map_err(anyhow::Error::msg)?;
+            println!("{}/me?{}", base_url.trim_end_matches('/'), link.query());
+            Ok(())
+        }
         Command::Apikey { command: ApikeyCommand::Create { stores, boards } } => {
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
             let boards = boards
@@ -103,7 +111,12 @@ fn admin_password() -> anyhow::Result<String> {
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let engine = Engine::start(&args.stores.engine_config()).await.context("start the engine")?;
+    let mut engine = Engine::start(&args.stores.engine_config()).await.context("start the engine")?;
+    if let Some(secret) = &args.link_secret {
+        let secret =
+            engine::links::LinkSecret::new(secret).map_err(anyhow::Error::msg).context("--link-secret")?;
+        engine = engine.with_link_secret(secret);
+    }
     // Brings the projection level after Redis outages, restarts or crashes; no manual step.
     let reconciler = engine.spawn_reconciler(std::time::Duration::from_secs(2));
     // Freezes ended periods (and archives settled ones); one instance leads, by a ledger lease.

@@ -1,9 +1,11 @@
 //! Every server function of the UI. Each one takes the engine from context, calls one use case
 //! and converts the error — nothing else. They only read, except `pin_view`, which creates a
-//! short-lived snapshot (public, like every read), and the console's sign-in and sign-out in
-//! [`admin`]; [`session`] is the one place that knows the session cookie.
+//! short-lived snapshot (public, like every read), the console's sign-in and sign-out in
+//! [`admin`], and a contestant's signed link in [`contestant`]; [`session`] is the one place that
+//! knows the cookies.
 
 pub mod admin;
+pub mod contestant;
 #[cfg(feature = "ssr")]
 pub mod session;
 

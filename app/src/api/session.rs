@@ -1,6 +1,7 @@
-//! The console session cookie: its name, how it is read from a request and how it is set and
-//! cleared. The one place that knows the cookie; the REST API (`server/src/rest/auth.rs`) and the
-//! server functions both use it. Server side only.
+//! The cookies: the console session (an admin) and "me" (a contestant, from a signed link) — their
+//! names, how they are read from a request and how they are set and cleared. The one place that
+//! knows them; the REST API (`server/src/rest/auth.rs`) and the server functions both use it.
+//! Server side only.
 
 use http::HeaderMap;
 use http::header::{COOKIE, HeaderValue};
@@ -24,6 +25,18 @@ pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 /// The session token a request carries.
 pub fn session_token(headers: &HeaderMap) -> Option<&str> {
     cookie(headers, SESSION_COOKIE)
+}
+
+/// The cookie naming the contestant who opened a signed link (`engine::links`).
+pub const ME_COOKIE: &str = "laurel_me";
+
+/// `Set-Cookie` for "me": the signed link's parts, so it is checked again on every read and ends
+/// with the link. SameSite=Lax: the link is opened from the host platform, another site.
+pub fn set_me(headers: &HeaderMap, value: &str, max_age_seconds: i64) -> HeaderValue {
+    let secure = if https(headers) { "; Secure" } else { "" };
+    let cookie =
+        format!("{ME_COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_seconds}{secure}");
+    HeaderValue::from_str(&cookie).expect("member ids and hex are cookie-safe")
 }
 
 /// Whether the request reached us over https (directly or through a proxy that says so): the

@@ -1,3 +1,4 @@
+use crate::api::contestant::read_me;
 use crate::api::{PAGE_SIZE, PinView, read_after, read_around, read_periods, read_ranking, read_snapshot};
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
@@ -98,12 +99,15 @@ pub fn BoardPage() -> impl IntoView {
     };
     let loaded = Resource::new(source, |(board, period, mode)| load(board, period, mode));
     let periods = Resource::new(board, read_periods);
+    let me = Resource::new(|| (), |_| read_me());
     view! {
         <Suspense fallback=|| view! { <p>"Loading the board…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
                     let periods = periods.await.unwrap_or_default();
-                    loaded.await.map(|loaded| view! { <Board loaded periods/> })
+                    // "Me" is a nicety: a failure to read it never hides the board.
+                    let me = me.await.ok().flatten();
+                    loaded.await.map(|loaded| view! { <Board loaded periods me/> })
                 })}
             </ErrorBoundary>
         </Suspense>
@@ -111,7 +115,7 @@ pub fn BoardPage() -> impl IntoView {
 }
 
 #[component]
-fn Board(loaded: Loaded, periods: Vec<PeriodInfo>) -> impl IntoView {
+fn Board(loaded: Loaded, periods: Vec<PeriodInfo>, me: Option<String>) -> impl IntoView {
     let Loaded { page, mode, next_cursor, notice } = loaded;
     let RankingPage { board, period, ends_at, ends_local, total, offset, entries, has_more, .. } = page;
     let slug = board.slug.to_string();
@@ -158,9 +162,10 @@ fn Board(loaded: Loaded, periods: Vec<PeriodInfo>) -> impl IntoView {
             .map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
     };
 
+    // A found member, else "me" (a signed link's contestant).
     let highlight = match &mode {
         Mode::Find { member } => Some(member.clone()),
-        _ => None,
+        _ => me.clone(),
     };
     let caption = format!("{} — {period}", board.title);
     let (prev, next) = (period.previous(), period.next());
@@ -242,6 +247,13 @@ fn Board(loaded: Loaded, periods: Vec<PeriodInfo>) -> impl IntoView {
             {(period < current).then(|| view! { <a href=format!("/b/{slug}/{next}") rel="next">{format!("{next} →")}</a> })}
             {(period != current).then(|| view! { <a href=format!("/b/{slug}")>"Current period"</a> })}
         </nav>
+        {me.map(|me| view! {
+            <p class="me" data-testid="me">
+                "You are " <strong>{me.clone()}</strong> ". "
+                <a href=format!("{base}/m/{me}")>"My page"</a> " · "
+                <a href=format!("?find={me}")>"Around me"</a>
+            </p>
+        })}
         <div class="tools">
             <Form action="" method="get">
                 <label for="find">"Find me"</label>

@@ -5,5 +5,6 @@ pub mod console;
 pub mod home;
 pub mod hot;
 pub mod login;
+pub mod me;
 pub mod member;
 pub mod not_found;

@@ -12,6 +12,17 @@ use leptos::prelude::LeptosOptions;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
+/// The secret the test server signs contestant links with.
+const TEST_LINK_SECRET: &str = "a secret only the tests and their server know";
+
+/// A "me" cookie as a valid signed link for `member` sets it.
+fn me_cookie(member: &str) -> String {
+    let secret = engine::links::LinkSecret::new(TEST_LINK_SECRET).unwrap();
+    let member = domain::MemberId::parse(member).unwrap();
+    let link = secret.sign(&member, jiff::SignedDuration::from_hours(1), jiff::Timestamp::now()).unwrap();
+    format!("laurel_me={}", link.cookie_value())
+}
+
 struct Api {
     router: Router,
     engine: Engine,
@@ -31,7 +42,8 @@ impl Api {
             engine::ledger::Ledger::connect(&format!("sqlite://{}/l.db", dir.display())).await.unwrap();
         ledger.migrate().await.unwrap();
         let projection = Projection::new(RedisTarget::parse(&url).unwrap(), KeySpace::new(name));
-        let engine = Engine::from_parts(ledger, projection);
+        let secret = engine::links::LinkSecret::new(TEST_LINK_SECRET).unwrap();
+        let engine = Engine::from_parts(ledger, projection).with_link_secret(secret);
         let leptos_options = LeptosOptions::builder().output_name("laurel").build();
         let router = router(AppState { leptos_options, engine: engine.clone() });
         let admin = engine.issue_admin_token().await.unwrap();
@@ -889,6 +901,8 @@ const PUBLIC_SERVER_FNS: &[(&str, &str)] = &[
     ("login", "signing in is how one stops being anonymous"),
     ("logout", "ends only the caller's own session"),
     ("signed_in", "says whether the caller is signed in"),
+    ("claim_link", "checks a signed link and sets \"me\", a display preference that grants nothing"),
+    ("read_me", "reads the caller's own \"me\""),
 ];
 
 /// Routes anyone may call that are not GETs, and why.
@@ -922,6 +936,11 @@ async fn every_mutating_route_and_server_function_refuses_anonymous_callers() {
         let forged = [("cookie", "laurel_session=laurel_s_forged"), ("sec-fetch-site", "same-origin")];
         let res = browser(&api, &verb, &path, &forged, None).await;
         assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{verb} {template} with a forged session");
+        // A contestant's valid "me" cookie names someone; it authorises nothing.
+        let contestant = [("cookie", me_cookie("u1")), ("sec-fetch-site", "same-origin".to_owned())];
+        let contestant: Vec<(&str, &str)> = contestant.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let res = browser(&api, &verb, &path, &contestant, None).await;
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{verb} {template} with a contestant cookie");
     }
     assert_eq!(
         api.engine.ledger().periods_changed(domain::State::Frozen, None, jiff::Timestamp::MAX).await.unwrap(),
@@ -943,6 +962,43 @@ async fn every_mutating_route_and_server_function_refuses_anonymous_callers() {
             !status.is_success() && String::from_utf8_lossy(&bytes).contains("Denied"),
             "server function {path} answered an anonymous caller {status}"
         );
+    }
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn a_signed_link_sets_me_and_a_forged_or_expired_one_is_refused() {
+    let api = Api::start().await;
+    let secret = engine::links::LinkSecret::new(TEST_LINK_SECRET).unwrap();
+    let u1 = domain::MemberId::parse("u1").unwrap();
+    let link = secret.sign(&u1, jiff::SignedDuration::from_hours(1), jiff::Timestamp::now()).unwrap();
+
+    let res = browser(&api, "GET", &format!("/me?{}", link.query()), &[], None).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let cookie = set_cookie(&res).expect("a me cookie");
+    assert!(cookie.starts_with(&format!(
+        "laurel_me={}; Path=/; HttpOnly; SameSite=Lax; Max-Age=",
+        link.cookie_value()
+    )));
+    let html =
+        String::from_utf8(axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap().to_vec()).unwrap();
+    assert!(html.contains("data-testid=\"me\"") && html.contains("<strong>u1</strong>"), "{html}");
+
+    let forged = format!("/me?member=u2&expires={}&sig={}", link.expires, link.sig);
+    let expired = secret.sign(
+        &u1,
+        jiff::SignedDuration::from_secs(1),
+        jiff::Timestamp::from_second(1_700_000_000).unwrap(),
+    );
+    for (path, reason) in
+        [(forged, "this link is not valid"), (format!("/me?{}", expired.unwrap().query()), "expired")]
+    {
+        let res = browser(&api, "GET", &path, &[], None).await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN, "{path}");
+        assert!(set_cookie(&res).is_none(), "{path}");
+        let html = String::from_utf8(axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap().to_vec())
+            .unwrap();
+        assert!(html.contains(reason), "{path}: {html}");
     }
     api.stop().await;
 }

@@ -1,0 +1,42 @@
+//! The contestant's server functions: opening a signed link ("me") and reading who "me" is. "Me"
+//! only changes what the pages highlight; it grants nothing.
+
+use crate::error::AppError;
+use leptos::prelude::*;
+
+/// Checks a signed link and remembers the contestant in the "me" cookie. Answers the member.
+#[server(endpoint = "claim_link")]
+pub async fn claim_link(member: String, expires: i64, sig: String) -> Result<String, AppError> {
+    use super::session;
+    use engine::links::LinkError;
+    let engine = super::engine()?;
+    let now = jiff::Timestamp::now();
+    let signed = engine.verify_contestant(&member, expires, &sig, now).map_err(|e| match e {
+        LinkError::NotConfigured => AppError::Invalid(e.to_string()),
+        LinkError::Expired | LinkError::Forged => AppError::Denied(e.to_string()),
+    })?;
+    let headers =
+        leptos_axum::extract::<http::HeaderMap>().await.map_err(|e| AppError::Transport(e.to_string()))?;
+    let max_age = signed.expires - now.as_second();
+    expect_context::<leptos_axum::ResponseOptions>()
+        .append_header(http::header::SET_COOKIE, session::set_me(&headers, &signed.cookie_value(), max_age));
+    Ok(signed.member.to_string())
+}
+
+/// The contestant "me" names, if a valid link was opened in this browser.
+#[server(endpoint = "read_me")]
+pub async fn read_me() -> Result<Option<String>, AppError> {
+    use engine::links::SignedMember;
+    let headers =
+        leptos_axum::extract::<http::HeaderMap>().await.map_err(|e| AppError::Transport(e.to_string()))?;
+    let Some((member, expires, sig)) =
+        super::session::cookie(&headers, super::session::ME_COOKIE).and_then(SignedMember::from_cookie_value)
+    else {
+        return Ok(None);
+    };
+    let engine = super::engine()?;
+    Ok(engine
+        .verify_contestant(&member, expires, &sig, jiff::Timestamp::now())
+        .ok()
+        .map(|s| s.member.to_string()))
+}
