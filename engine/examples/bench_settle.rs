@@ -3,9 +3,11 @@
 //! Creates a weekly `incr` board, fills last week's period with N members straight into the
 //! ledger (one point entry and one total per member, in multi-row INSERTs: a fixture, not the
 //! write path), then times the engine's use cases on it — `Engine::rebuild`, the freeze, the
-//! projection cross-check alone, `Engine::settle` as a whole, reading the settlement back — and,
-//! in the same run, raw references: the pure standings + digest computation, a raw `SELECT` of
-//! the N totals and a raw server-side `INSERT … SELECT` of N standings-shaped rows.
+//! projection cross-check alone, `Engine::settle` as a whole, reading the settlement back; checks
+//! that the stored standings hash to the digest and that members are found at their positions
+//! (timing those lookups); and, in the same run, raw references: the pure standings + digest
+//! computation, a raw `SELECT` of the N totals and a raw server-side `INSERT … SELECT` of N
+//! standings-shaped rows. The settlement's step times are logged on stderr.
 //! Prints one `RESULT phase=… members=… seconds=… per_s=…` line per measurement.
 //!
 //! usage: cargo run --release -p engine --example bench_settle -- DATABASE_URL REDIS_URL KEY_PREFIX MEMBERS
@@ -42,6 +44,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: bench_settle DATABASE_URL REDIS_URL KEY_PREFIX MEMBERS".into());
     };
     let n: usize = members.parse()?;
+    // The settlement's step times ("settlement written") and other engine logs, on stderr.
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("engine=info"))
+        .with_writer(std::io::stderr)
+        .init();
     let config = EngineConfig {
         database_url: database_url.clone(),
         redis_url: redis_url.clone(),
@@ -151,6 +158,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let again = engine.ledger().settlement(&board.slug, &period, 0, n as u64).await?.expect("settled");
     assert_eq!((again.digest.as_str(), again.standings.len()), (settlement.digest.as_str(), n));
     report("all standings read back (Ledger::settlement)", n, started);
+    // The stored rows hash to the settlement's digest, and members are found where they stand.
+    let stored: String = Sha256::digest(canonical_text(slug, &key, &again.standings).as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(stored, settlement.digest);
+    let started = Instant::now();
+    let probes = n.min(1000);
+    for i in 0..probes {
+        let position = i * n / probes;
+        let member = &again.standings[position].member;
+        let at = engine.ledger().standing_position(&board.slug, &period, member).await?;
+        assert_eq!(at, Some(position as u64));
+    }
+    report("member lookups (Ledger::standing_position: this many, per second)", probes, started);
 
     // --- raw references, same run, same data -------------------------------------------------
     let started = Instant::now();

@@ -389,3 +389,64 @@ async fn a_crash_inside_the_settlement_leaves_it_undone_and_a_rerun_gives_the_sa
     })
     .await;
 }
+
+#[tokio::test]
+async fn stored_standings_equal_the_domain_standings_under_both_tie_policies() {
+    // Seven rows per statement: a board of a few hundred members spans many statements, as a
+    // million-member settlement spans many of 50 000.
+    engine::ledger::set_settle_batch(7);
+    each_store(async |name, e, _| {
+        for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {
+            let mut b = board(policy);
+            // Prizes that need escaping in SQL texts, JSON and array literals.
+            b.prizes = vec![
+                Prize { from_rank: 1, to_rank: 1, prize: r#"gold "first" {a,b} \ NULL"#.into() },
+                Prize { from_rank: 2, to_rank: 60, prize: "pin, 'x'".into() },
+                Prize { from_rank: 61, to_rank: 61, prize: "NULL".into() },
+            ];
+            e.create_board(&b).await.unwrap();
+            // Member ids whose byte order differs from a locale's order (case, punctuation,
+            // digits, prefixes), and five point values: ties of about 50 members each.
+            let starts = ["A", "a", "Z", "z", "_", "-", ".", ":", "@", "0", "9", "NULL", "m", "M"];
+            let writes: Vec<Write> = (0..250)
+                .map(|i| {
+                    let member = format!("{}{}", starts[(i * 5) % starts.len()], i % 37);
+                    point(&format!("s{i}"), &member, (i as i64 * 7) % 5 - 2)
+                })
+                .collect();
+            let out = e.record(&b, &writes).await.unwrap();
+            assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied), "{name}: {out:?}");
+            let period = b.period_at(jiff::Timestamp::now());
+            let key = period.to_string();
+            let totals: Vec<FinalTotal> = e
+                .ledger()
+                .totals(&b.slug, &period)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|t| FinalTotal { member: t.member, points: t.points, reach_seq: t.reach_seq })
+                .collect();
+            let expected = standings(policy, totals, &b.prizes);
+            assert!(expected.len() > 100, "{name}: {} members", expected.len());
+
+            e.transition(&b.slug, &key, Transition::Freeze, "admin", None).await.unwrap();
+            e.transition(&b.slug, &key, Transition::Settle, "admin", None).await.unwrap();
+            let s = e.ledger().settlement(&b.slug, &period, 0, 10_000).await.unwrap().unwrap();
+            assert_eq!(s.standings, expected, "{name} {policy:?}");
+            let text = canonical_text(b.slug.as_str(), &key, &expected);
+            let digest: String = Sha256::digest(text.as_bytes()).iter().map(|x| format!("{x:02x}")).collect();
+            assert_eq!((s.digest.as_str(), s.members), (digest.as_str(), expected.len() as u64), "{name}");
+
+            // Archived reads find every member where the standings put it.
+            e.transition(&b.slug, &key, Transition::Archive, "admin", None).await.unwrap();
+            for (position, st) in expected.iter().enumerate() {
+                let at = e.ledger().standing_position(&b.slug, &period, &st.member).await.unwrap();
+                assert_eq!(at, Some(position as u64), "{name} {policy:?} {}", st.member);
+                let entry = e.member_rank(&b.slug, Some(&key), &st.member).await.unwrap();
+                assert_eq!((entry.rank, entry.points), (st.rank, st.points), "{name} {}", st.member);
+            }
+            assert_eq!(e.ledger().standing_position(&b.slug, &period, &m("nobody")).await.unwrap(), None);
+        }
+    })
+    .await;
+}

@@ -14,12 +14,13 @@ use domain::{Board, BoardSlug, EventId, MemberId, PeriodKey};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use sqlx::Row;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How many standings a settlement answers at once.
 pub const SETTLEMENT_PAGE: u64 = 1000;
 
-/// Rows per multi-row INSERT when a settlement writes its standings and rewards (8 columns:
-/// 4 000 parameters, within SQLite's and PostgreSQL's limits).
+/// Rows per multi-row INSERT when a settlement writes its rewards and an import its totals
+/// (8 columns: 4 000 parameters, within SQLite's and PostgreSQL's limits).
 pub(super) const INSERT_CHUNK: usize = 500;
 
 /// What a transition did.
@@ -447,18 +448,13 @@ impl Ledger {
                     format!("{pending} late write(s) of {slug} {key} await review: accept or reject them first"),
                 ));
             }
-            let totals = sqlx::query(
-                "SELECT member, points, reach_seq FROM totals WHERE board = $1 AND period = $2 AND version > 0",
-            )
-            .bind(slug)
-            .bind(&key)
-            .fetch_all(&mut *w.tx)
-            .await?
-            .iter()
-            .map(|r| Ok(FinalTotal { member: member_id(r.try_get("member")?)?, points: r.try_get("points")?, reach_seq: r.try_get("reach_seq")? }))
-            .collect::<Result<Vec<_>, LedgerError>>()?;
+            // Step times go to the log (docs/BENCHMARKS.md reads them for a million members).
+            let clock = std::time::Instant::now();
+            let totals = final_totals(&mut w.tx, ledger.backend, slug, &key).await?;
+            let read = clock.elapsed();
             let standings = standings(board.tie_policy(), totals, &board.prizes);
             let digest = crate::hex(&Sha256::digest(canonical_text(slug, &key, &standings).as_bytes()));
+            let ordered = clock.elapsed();
             let watermark: i64 = sqlx::query(
                 "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS w FROM entries WHERE board = $1 AND period = $2",
             )
@@ -484,6 +480,7 @@ impl Ledger {
             .execute(&mut *w.tx)
             .await?;
             insert_standings(&mut w.tx, ledger.backend, &board.slug, &period, revision, &standings).await?;
+            let written = clock.elapsed();
             failpoint("settle.after_standings")?;
             insert_rewards(&mut w.tx, ledger.backend, slug, &key, revision, &standings, now).await?;
             set_state(&mut w.tx, slug, &key, State::Settled, now).await?;
@@ -501,7 +498,16 @@ impl Ledger {
             };
             audit(&mut w.tx, &record, now).await?;
             failpoint("settle.before_commit")?;
+            let before_commit = clock.elapsed();
             w.tx.commit().await?;
+            let ms = |d: std::time::Duration| d.as_millis() as u64;
+            tracing::info!(
+                board = slug, period = %key, members = standings.len(),
+                read_totals_ms = ms(read), standings_and_digest_ms = ms(ordered - read),
+                write_standings_ms = ms(written - ordered), rest_ms = ms(before_commit - written),
+                commit_ms = ms(clock.elapsed() - before_commit),
+                "settlement written"
+            );
             Ok(true)
         })
         .await?;
@@ -626,15 +632,20 @@ impl Ledger {
         period: &PeriodKey,
         member: &MemberId,
     ) -> Result<Option<u64>, LedgerError> {
+        // The block that would hold the member: the last one starting at or before it.
         let row = sqlx::query(&format!(
-            "SELECT position FROM standings WHERE board = $1 AND period = $2 AND revision = {LATEST} AND member = $3"
+            "SELECT members FROM standing_members WHERE board = $1 AND period = $2 AND revision = {LATEST} \
+             AND first_member <= $3 ORDER BY first_member DESC LIMIT 1"
         ))
         .bind(board.as_str())
         .bind(period.to_string())
         .bind(member.as_str())
         .fetch_optional(&self.pool)
         .await?;
-        Ok(row.map(|r| r.try_get::<i64, _>("position")).transpose()?.map(|p| p as u64))
+        match row {
+            Some(row) => position_in_block(&row.try_get::<String, _>("members")?, member.as_str()),
+            None => Ok(None),
+        }
     }
 
     /// How many members of a period's latest standings have at least `min_points`.
@@ -809,11 +820,28 @@ async fn set_state(
     Ok(())
 }
 
-/// Writes standings in multi-row INSERTs. The board, period, member and numbers go in as SQL
-/// literals: a `BoardSlug` (`[a-z0-9-]`), a `PeriodKey`, a `MemberId` (`[A-Za-z0-9_.:@-]`) and
-/// integers cannot hold a quote, so their literals are safe by construction — and binding eight
-/// parameters per row through sqlx's `Any` driver cost several times the inserts themselves
-/// (docs/BENCHMARKS.md, settle). The prize, free text, stays a bound parameter.
+/// Rows per statement when a settlement reads its totals and writes its standings: each
+/// statement carries its rows packed into a few texts (see `final_totals`, `insert_standings`).
+static SETTLE_BATCH: AtomicUsize = AtomicUsize::new(50_000);
+
+fn settle_batch() -> usize {
+    SETTLE_BATCH.load(Ordering::Relaxed)
+}
+
+/// Sets the rows per statement of settlements and imports in this process (and the member
+/// directory's block size, when smaller), so that a test crosses statement and block boundaries
+/// with a small board. Results never depend on it.
+#[doc(hidden)]
+pub fn set_settle_batch(rows: usize) {
+    SETTLE_BATCH.store(rows.max(1), Ordering::Relaxed);
+}
+
+/// Writes a settlement's standings: the rows in position order (so their key is filled at its
+/// end, not at a random place per row), then the member directory `standing_members`: each
+/// member's position, in blocks of members in byte order. Each standings statement carries its rows as packed parameters that the
+/// server unpacks (SQLite `json_each`, PostgreSQL `unnest` of array literals): binding every
+/// value through sqlx's `Any` driver, or parsing one literal SQL row per standing, cost several
+/// times the inserts themselves (docs/BENCHMARKS.md, settle).
 pub(super) async fn insert_standings(
     tx: &mut Tx,
     backend: Backend,
@@ -822,34 +850,174 @@ pub(super) async fn insert_standings(
     revision: i64,
     standings: &[Standing],
 ) -> Result<(), LedgerError> {
-    use std::fmt::Write as _;
-    for (chunk_no, chunk) in standings.chunks(INSERT_CHUNK).enumerate() {
-        let mut sql = String::with_capacity(100 + chunk.len() * 80);
-        sql.push_str(
-            "INSERT INTO standings (board, period, revision, position, rank, member, points, prize) VALUES ",
-        );
-        for (i, s) in chunk.iter().enumerate() {
-            let position = chunk_no * INSERT_CHUNK + i;
-            let placeholder = match backend {
-                Backend::Sqlite => "?".to_owned(),
-                Backend::Postgres => format!("${}", i + 1),
-            };
-            let _ = write!(
-                sql,
-                "{}('{board}', '{period}', {revision}, {position}, {}, '{}', {}, {placeholder})",
-                if i == 0 { "" } else { ", " },
-                s.rank,
-                s.member,
-                s.points,
-            );
+    let (slug, key) = (board.as_str(), period.to_string());
+    let sql = match backend {
+        Backend::Sqlite => {
+            "INSERT INTO standings (board, period, revision, position, rank, member, points, prize) \
+             SELECT $1, $2, $3, $4 + key, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each($5)"
         }
+        Backend::Postgres => {
+            "INSERT INTO standings (board, period, revision, position, rank, member, points, prize) \
+             SELECT $1, $2, $3, $4 + u.i - 1, u.rank, u.member, u.points, u.prize \
+             FROM unnest($5::bigint[], $6::text[], $7::bigint[], $8::text[]) WITH ORDINALITY AS u(rank, member, points, prize, i)"
+        }
+    };
+    use std::fmt::Write as _;
+    let batch = settle_batch();
+    for (chunk_no, chunk) in standings.chunks(batch).enumerate() {
+        let first = (chunk_no * batch) as i64;
+        let query = sqlx::query(sql).bind(slug).bind(&key).bind(revision).bind(first);
+        let query = match backend {
+            Backend::Sqlite => {
+                let rows: Vec<(u64, &str, i64, Option<&str>)> =
+                    chunk.iter().map(|s| (s.rank, s.member.as_str(), s.points, s.prize.as_deref())).collect();
+                query.bind(json_text(&rows)?)
+            }
+            Backend::Postgres => query
+                .bind(pg_array(chunk.iter().map(|s| Some(s.rank.to_string()))))
+                .bind(pg_array(chunk.iter().map(|s| Some(s.member.as_str()))))
+                .bind(pg_array(chunk.iter().map(|s| Some(s.points.to_string()))))
+                .bind(pg_array(chunk.iter().map(|s| s.prize.as_deref()))),
+        };
+        query.execute(&mut **tx).await?;
+    }
+
+    // The member directory: blocks of MEMBER_BLOCK members in byte order (`str` orders by bytes,
+    // as SQLite's BINARY collation and PostgreSQL's "C", the collation of `first_member` there).
+    let mut by_member: Vec<(&str, usize)> =
+        standings.iter().enumerate().map(|(position, s)| (s.member.as_str(), position)).collect();
+    by_member.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    // (Smaller blocks when a test makes statements smaller, so that its lookups cross blocks.)
+    let blocks: Vec<(&str, String)> = by_member
+        .chunks(MEMBER_BLOCK.min(batch))
+        .map(|block| {
+            let mut text = String::with_capacity(block.len() * 20);
+            for (i, (member, position)) in block.iter().enumerate() {
+                let _ = write!(text, "{}{member},{position}", if i == 0 { "" } else { " " });
+            }
+            (block[0].0, text)
+        })
+        .collect();
+    for chunk in blocks.chunks(INSERT_CHUNK) {
+        let sql = multi_row_insert(
+            backend,
+            "INSERT INTO standing_members (board, period, revision, first_member, members) VALUES ",
+            5,
+            chunk.len(),
+        );
         let mut query = sqlx::query(&sql);
-        for s in chunk {
-            query = query.bind(s.prize.as_deref());
+        for (first, text) in chunk {
+            query = query.bind(slug).bind(&key).bind(revision).bind(*first).bind(text.as_str());
         }
         query.execute(&mut **tx).await?;
     }
     Ok(())
+}
+
+/// Members per row of `standing_members`: a million-member settlement writes a thousand rows
+/// there, and a lookup reads one row of about 16 KiB.
+const MEMBER_BLOCK: usize = 1000;
+
+/// The position of `member` in a block of `standing_members` (`member,position` items in member
+/// byte order, separated by spaces).
+fn position_in_block(block: &str, member: &str) -> Result<Option<u64>, LedgerError> {
+    let corrupt = || LedgerError::Corrupt(format!("member block holding {member}"));
+    for item in block.split(' ') {
+        let (m, position) = item.split_once(',').ok_or_else(corrupt)?;
+        if m == member {
+            return Ok(Some(position.parse().map_err(|_| corrupt())?));
+        }
+    }
+    Ok(None)
+}
+
+/// The final totals of a period: every member with at least one applied write. Read in pages by
+/// member, each page packed by the server into one text of `member,points,reach_seq` items
+/// separated by spaces (member ids hold neither), because fetching a million rows one by one
+/// through sqlx's `Any` driver cost several seconds (docs/BENCHMARKS.md, settle).
+async fn final_totals(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &str,
+    period: &str,
+) -> Result<Vec<FinalTotal>, LedgerError> {
+    let concat = match backend {
+        Backend::Sqlite => "group_concat",
+        Backend::Postgres => "string_agg",
+    };
+    // MAX(member) is the page's last member in the order of the key the page was read by.
+    let sql = format!(
+        "SELECT {concat}(member || ',' || points || ',' || reach_seq, ' ') AS page, MAX(member) AS last, \
+         COUNT(*) AS n FROM (SELECT member, points, reach_seq FROM totals WHERE board = $1 AND period = $2 \
+         AND member > $3 AND version > 0 ORDER BY member LIMIT $4) AS t"
+    );
+    let page_size = settle_batch() as i64;
+    let mut totals = Vec::new();
+    let mut after = String::new();
+    loop {
+        let row = sqlx::query(&sql)
+            .bind(board)
+            .bind(period)
+            .bind(&after)
+            .bind(page_size)
+            .fetch_one(&mut **tx)
+            .await?;
+        let n: i64 = row.try_get("n")?;
+        if n == 0 {
+            break;
+        }
+        let page: String = row.try_get("page")?;
+        for item in page.split(' ') {
+            let corrupt = || LedgerError::Corrupt(format!("total {item:?} of {board} {period}"));
+            let mut parts = item.split(',');
+            let (Some(member), Some(points), Some(reach_seq), None) =
+                (parts.next(), parts.next(), parts.next(), parts.next())
+            else {
+                return Err(corrupt());
+            };
+            totals.push(FinalTotal {
+                member: member_id(member.to_owned())?,
+                points: points.parse().map_err(|_| corrupt())?,
+                reach_seq: reach_seq.parse().map_err(|_| corrupt())?,
+            });
+        }
+        if n < page_size {
+            break;
+        }
+        after = row.try_get("last")?;
+    }
+    Ok(totals)
+}
+
+/// A JSON text for SQLite's `json_each`.
+fn json_text(value: &(impl serde::Serialize + ?Sized)) -> Result<String, LedgerError> {
+    serde_json::to_string(value).map_err(|e| LedgerError::Corrupt(e.to_string()))
+}
+
+/// A PostgreSQL array literal (`{"a","b",NULL}`) of texts, cast by the statement to the
+/// element type. Every element is quoted, so only `"` and `\` need escaping; `None` is NULL.
+fn pg_array<S: AsRef<str>>(items: impl Iterator<Item = Option<S>>) -> String {
+    let mut out = String::from("{");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match item {
+            None => out.push_str("NULL"),
+            Some(text) => {
+                out.push('"');
+                for c in text.as_ref().chars() {
+                    if c == '"' || c == '\\' {
+                        out.push('\\');
+                    }
+                    out.push(c);
+                }
+                out.push('"');
+            }
+        }
+    }
+    out.push('}');
+    out
 }
 
 /// One outbox row per prized member, keyed for the receiver by `laurel:<board>:<period>:<revision>:<member>`.
@@ -927,12 +1095,27 @@ fn slug(s: String) -> Result<BoardSlug, LedgerError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Backend, multi_row_insert};
+    use super::{Backend, multi_row_insert, pg_array, position_in_block};
 
     #[test]
     fn multi_row_inserts_use_each_backends_placeholders() {
         let sql = |backend| multi_row_insert(backend, "INSERT INTO t (a, b) VALUES ", 2, 2);
         assert_eq!(sql(Backend::Postgres), "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4)");
         assert_eq!(sql(Backend::Sqlite), "INSERT INTO t (a, b) VALUES (?, ?), (?, ?)");
+    }
+
+    #[test]
+    fn array_literals_quote_every_element_and_escape_quotes_and_backslashes() {
+        let items = [Some("a"), None, Some(r#"x"y\z"#), Some("NULL"), Some("{a,b}"), Some("")];
+        assert_eq!(pg_array(items.into_iter()), r#"{"a",NULL,"x\"y\\z","NULL","{a,b}",""}"#);
+    }
+
+    #[test]
+    fn a_member_block_answers_the_position_of_its_members_only() {
+        let block = "A,7 a,0 a.b,3 u1,12";
+        assert_eq!(position_in_block(block, "a.b").unwrap(), Some(3));
+        assert_eq!(position_in_block(block, "A").unwrap(), Some(7));
+        assert_eq!(position_in_block(block, "a.").unwrap(), None);
+        assert!(position_in_block("u1", "u1").is_err());
     }
 }

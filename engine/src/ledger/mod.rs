@@ -27,7 +27,9 @@ mod writes;
 pub use admins::AdminRow;
 pub use boards::StoredTotal;
 pub use leases::{Lease, LeaseRow};
-pub use lifecycle::{Failpoint, LateDecision, Revoked, SETTLEMENT_PAGE, StandingsWindow, Transitioned};
+pub use lifecycle::{
+    Failpoint, LateDecision, Revoked, SETTLEMENT_PAGE, StandingsWindow, Transitioned, set_settle_batch,
+};
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use schedule::PeriodInState;
 pub use writes::{Projected, Recorded};
