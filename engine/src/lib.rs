@@ -3,7 +3,8 @@
 //! - [`ledger`]: the SQL truth (SQLite or PostgreSQL) — boards, profiles, events, totals.
 //! - [`redis`]: the live projection (standalone Redis or Cluster) — keys, Lua scripts.
 //! - [`boards`]: board creation and details; [`auth`]: admin tokens and ingest keys.
-//! - [`reads`]: ranking pages assembled from the projection and the ledger's profiles.
+//! - [`reads`]: ranking pages assembled from the projection and the ledger's profiles (names
+//!   cached for seconds, top-N pages for a second).
 //! - [`writes`]: writes recorded in the ledger, then projected.
 //! - [`lifecycle`]: freeze, settle, archive, late review, revoke, correct, audit.
 //! - [`failpoints`]: test-only crash hooks between durable steps.
@@ -104,6 +105,8 @@ pub struct Engine {
     rewards_due: Arc<tokio::sync::Notify>,
     /// Period states recently read by reads (see `Engine::state_for_reads`).
     states: Arc<reads::StateCache>,
+    /// Display names recently read by reads (see `Engine::display_names`).
+    names: Arc<reads::NameCache>,
 }
 
 /// Which store failed a readiness check.
@@ -139,6 +142,7 @@ impl Engine {
             failpoints: Arc::new(failpoints::Failpoints::from_env()),
             rewards_due: Arc::default(),
             states: Arc::default(),
+            names: Arc::default(),
         }
     }
 
