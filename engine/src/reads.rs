@@ -54,8 +54,11 @@ struct TopPage {
 /// board first so a lookup borrows the request's slug instead of building a key.
 #[derive(Default)]
 pub struct TopCache {
-    pages: Mutex<HashMap<BoardSlug, HashMap<(PeriodKey, u64), Arc<TopPage>>>>,
+    pages: Mutex<HashMap<BoardSlug, TopPages>>,
 }
+
+/// One board's cached top-N pages by (period, limit).
+type TopPages = HashMap<(PeriodKey, u64), Arc<TopPage>>;
 
 impl TopCache {
     fn fresh(&self, board: &BoardSlug, period: PeriodKey, limit: u64) -> Option<Arc<TopPage>> {
