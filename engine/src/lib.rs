@@ -6,7 +6,8 @@
 //!   [`admins`]: console accounts (argon2id), throttled logins, sessions; [`links`]: signed
 //!   contestant links (HMAC-SHA256) that tell the UI who "me" is.
 //! - [`hot`]: hot boards — sliding windows in Redis alone: hits, snapshots, the public list.
-//! - [`reads`]: ranking pages assembled from the projection and the ledger's profiles.
+//! - [`reads`]: ranking pages assembled from the projection and the ledger's profiles (names
+//!   cached for seconds, top-N pages for a second).
 //! - [`writes`]: writes recorded in the ledger, then projected.
 //! - [`lifecycle`]: freeze, settle, archive, late review, revoke, correct, audit.
 //! - [`failpoints`]: test-only crash hooks between durable steps.
@@ -116,6 +117,8 @@ pub struct Engine {
     hit_filter: Arc<dyn hot::HitFilter>,
     /// The key of contestant links; None: links are not set up.
     link_secret: Option<Arc<links::LinkSecret>>,
+    /// Display names recently read by reads (see `Engine::display_names`).
+    names: Arc<reads::NameCache>,
 }
 
 /// Which store failed a readiness check.
@@ -154,6 +157,7 @@ impl Engine {
             hot_boards: Arc::default(),
             hit_filter: Arc::new(hot::AnyMember),
             link_secret: None,
+            names: Arc::default(),
         }
     }
 

@@ -8,13 +8,15 @@
 
 use crate::redis::{RawPage, Source, Window};
 use crate::{Engine, EngineError};
+use bytes::Bytes;
 use domain::lifecycle::State;
 use domain::view::{
     BoardSummary, CursorPage, Entry, LedgerEntry, MemberView, PeriodInfo, RankingPage, SnapshotInfo,
 };
 use domain::{Board, BoardSlug, MemberId, PeriodKey, ranking};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The most entries one page may hold.
@@ -28,8 +30,8 @@ pub const SNAPSHOT_TTL: Duration = Duration::from_secs(600);
 /// How long a top-N read is served from memory.
 const TOP_CACHE_TTL: Duration = Duration::from_secs(1);
 
-/// Board definitions by slug (see `Engine::board`).
-pub type BoardCache = std::sync::RwLock<HashMap<BoardSlug, Board>>;
+/// Board definitions by slug (see `Engine::board`), shared so a read does not copy one.
+pub type BoardCache = std::sync::RwLock<HashMap<BoardSlug, Arc<Board>>>;
 
 /// How long reads trust a period state they looked up (archived is final and kept for good).
 const STATE_CACHE_TTL: Duration = Duration::from_secs(1);
@@ -37,13 +39,106 @@ const STATE_CACHE_TTL: Duration = Duration::from_secs(1);
 /// Period states as reads last saw them (see `Engine::state_for_reads`).
 pub type StateCache = Mutex<HashMap<(BoardSlug, PeriodKey), (Instant, State)>>;
 
-/// (board, period, limit) of a cached top-N read.
-type TopKey = (String, String, u64);
+/// The most top-N pages kept at once (over all boards, periods and limits).
+const TOP_CACHE_PAGES: usize = 1024;
 
-/// Top-N pages, each kept at most [`TOP_CACHE_TTL`].
+/// One cached top-N page and, made at most once while it is cached, its rendering for the REST
+/// API (see [`Engine::top_rendered`]), so a cached read is a lookup and a reference count.
+struct TopPage {
+    at: Instant,
+    page: RankingPage,
+    rendered: OnceLock<Bytes>,
+}
+
+/// Top-N pages by board, then (period, limit), each kept at most [`TOP_CACHE_TTL`]. Keyed by
+/// board first so a lookup borrows the request's slug instead of building a key.
 #[derive(Default)]
 pub struct TopCache {
-    pages: Mutex<HashMap<TopKey, (Instant, RankingPage)>>,
+    pages: Mutex<HashMap<BoardSlug, TopPages>>,
+}
+
+/// One board's cached top-N pages by (period, limit).
+type TopPages = HashMap<(PeriodKey, u64), Arc<TopPage>>;
+
+impl TopCache {
+    fn fresh(&self, board: &BoardSlug, period: PeriodKey, limit: u64) -> Option<Arc<TopPage>> {
+        let pages = self.pages.lock().expect("top cache");
+        let page = pages.get(board)?.get(&(period, limit))?;
+        (page.at.elapsed() < TOP_CACHE_TTL).then(|| Arc::clone(page))
+    }
+
+    fn keep(&self, board: &BoardSlug, period: PeriodKey, limit: u64, page: Arc<TopPage>) {
+        let mut pages = self.pages.lock().expect("top cache");
+        if pages.values().map(HashMap::len).sum::<usize>() >= TOP_CACHE_PAGES {
+            for periods in pages.values_mut() {
+                periods.retain(|_, p| p.at.elapsed() < TOP_CACHE_TTL);
+            }
+            pages.retain(|_, periods| !periods.is_empty());
+        }
+        pages.entry(board.clone()).or_default().insert((period, limit), page);
+    }
+}
+
+/// How long a display name (or the absence of a profile) read from the ledger is reused.
+/// A profile written through this process's engine replaces its entry at once (see
+/// [`Engine::put_profile`]); one written through another instance shows here after at most this.
+pub const NAME_CACHE_TTL: Duration = Duration::from_secs(10);
+/// The most members whose display names are kept at once.
+const NAME_CACHE_MEMBERS: usize = 100_000;
+
+/// Display names recently read from the ledger, by member; `None` remembers "no profile".
+#[derive(Default)]
+pub struct NameCache {
+    names: Mutex<HashMap<MemberId, (Instant, Option<String>)>>,
+    /// Moves on every profile write through this engine. A read keeps what it fetched only when
+    /// no write happened since it asked, so a name read just before a write cannot outlive it.
+    epoch: AtomicU64,
+}
+
+impl NameCache {
+    /// The cached names of `members` (hits) and the members to read from the ledger (misses).
+    fn split(&self, members: &[MemberId]) -> (HashMap<MemberId, String>, Vec<MemberId>) {
+        let mut found = HashMap::with_capacity(members.len());
+        let mut missing = Vec::new();
+        let names = self.names.lock().expect("name cache");
+        for member in members {
+            match names.get(member) {
+                Some((at, name)) if at.elapsed() < NAME_CACHE_TTL => {
+                    if let Some(name) = name {
+                        found.insert(member.clone(), name.clone());
+                    }
+                }
+                _ => missing.push(member.clone()),
+            }
+        }
+        (found, missing)
+    }
+
+    /// Keeps what the ledger answered for `asked` (absent from `found`: no profile), unless a
+    /// profile was written since `epoch`.
+    fn keep(&self, epoch: u64, asked: &[MemberId], found: &HashMap<MemberId, String>) {
+        let mut names = self.names.lock().expect("name cache");
+        if self.epoch.load(Ordering::Acquire) != epoch {
+            return;
+        }
+        if names.len() + asked.len() > NAME_CACHE_MEMBERS {
+            names.retain(|_, (at, _)| at.elapsed() < NAME_CACHE_TTL);
+            if names.len() + asked.len() > NAME_CACHE_MEMBERS {
+                names.clear();
+            }
+        }
+        let now = Instant::now();
+        for member in asked {
+            names.insert(member.clone(), (now, found.get(member).cloned()));
+        }
+    }
+
+    /// Forgets a member's name (its profile changed).
+    fn forget(&self, member: &MemberId) {
+        let mut names = self.names.lock().expect("name cache");
+        self.epoch.fetch_add(1, Ordering::AcqRel);
+        names.remove(member);
+    }
 }
 
 fn check_limit(limit: u64) -> Result<(), EngineError> {
@@ -76,16 +171,65 @@ impl Engine {
     /// A board's definition. Definitions never change once created (operator, tie policy and
     /// bounds are fixed), so each is read from the ledger once per process and then kept.
     pub async fn board(&self, slug: &BoardSlug) -> Result<Board, EngineError> {
+        Ok(Board::clone(&*self.shared_board(slug).await?))
+    }
+
+    /// [`Engine::board`] without copying the definition (the read paths).
+    async fn shared_board(&self, slug: &BoardSlug) -> Result<Arc<Board>, EngineError> {
         if let Some(board) = self.boards.read().expect("board cache").get(slug) {
-            return Ok(board.clone());
+            return Ok(Arc::clone(board));
         }
-        let board = self
-            .ledger
-            .board(slug)
-            .await?
-            .ok_or_else(|| EngineError::NotFound { what: format!("board {slug}") })?;
-        self.boards.write().expect("board cache").insert(slug.clone(), board.clone());
+        let board = Arc::new(
+            self.ledger
+                .board(slug)
+                .await?
+                .ok_or_else(|| EngineError::NotFound { what: format!("board {slug}") })?,
+        );
+        self.boards.write().expect("board cache").insert(slug.clone(), Arc::clone(&board));
         Ok(board)
+    }
+
+    /// Display names of `members` (absent: no profile), from the name cache where it holds them
+    /// and otherwise from the ledger in one query. At most [`NAME_CACHE_TTL`] old, except that a
+    /// profile written through this engine shows at once.
+    pub(crate) async fn display_names(
+        &self,
+        members: &[MemberId],
+    ) -> Result<HashMap<MemberId, String>, EngineError> {
+        let (mut found, missing) = self.names.split(members);
+        if missing.is_empty() {
+            return Ok(found);
+        }
+        let epoch = self.names.epoch.load(Ordering::Acquire);
+        let read = self.ledger.display_names(&missing).await?;
+        self.names.keep(epoch, &missing, &read);
+        found.extend(read);
+        Ok(found)
+    }
+
+    /// Creates or replaces a member's profile; reads of this engine show the new name at once.
+    pub async fn put_profile(
+        &self,
+        member: &MemberId,
+        display_name: &str,
+        avatar_url: Option<&str>,
+        now: jiff::Timestamp,
+    ) -> Result<(), EngineError> {
+        let (ledger, names, member) = (self.ledger.clone(), Arc::clone(&self.names), member.clone());
+        let (name, avatar) = (display_name.to_owned(), avatar_url.map(str::to_owned));
+        // Its own task, like the ledger write inside it: a caller that hangs up cannot leave the
+        // old name cached after the new one committed.
+        let work = tokio::spawn(async move {
+            let written = ledger.put_profile(&member, &name, avatar.as_deref(), now).await;
+            // Also after a failure: the write may have committed before the error reached us.
+            names.forget(&member);
+            written
+        });
+        match work.await {
+            Ok(written) => Ok(written?),
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => Err(EngineError::Invalid(format!("profile write interrupted: {e}"))),
+        }
     }
 
     /// A period's state for reads: archived periods are served from their standings. Cached for
@@ -114,7 +258,7 @@ impl Engine {
     /// Drops what reads cached about a board's periods (after a transition in this process).
     pub(crate) fn forget_cached(&self, board: &BoardSlug) {
         self.states.lock().expect("state cache").retain(|(b, _), _| b != board);
-        self.top_cache.pages.lock().expect("top cache").retain(|(b, _, _), _| b != board.as_str());
+        self.top_cache.pages.lock().expect("top cache").remove(board);
     }
 
     /// All boards, each with its current period.
@@ -135,7 +279,7 @@ impl Engine {
 
     /// The periods a board has (with writes), plus the current one, newest first.
     pub async fn periods(&self, slug: &BoardSlug) -> Result<Vec<PeriodInfo>, EngineError> {
-        let board = self.board(slug).await?;
+        let board = self.shared_board(slug).await?;
         let mut periods = self.ledger.periods(slug).await?;
         let current = board.period_at(jiff::Timestamp::now());
         if !periods.iter().any(|(p, _)| *p == current) {
@@ -160,7 +304,7 @@ impl Engine {
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
         check_limit(limit)?;
-        let board = self.board(slug).await?;
+        let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         self.read_window(&board, period, Source::Live, Window::Offset(offset), limit).await
     }
@@ -173,22 +317,39 @@ impl Engine {
         period: Option<&str>,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
+        Ok(self.top_page(slug, period, limit).await?.page.clone())
+    }
+
+    /// [`Engine::top`] as the bytes `render` makes of it. `render` runs once per cached page (at
+    /// most once a second per board, period and limit); every reader in between shares its
+    /// bytes. Only one rendering is kept per page: every caller must pass the same `render`.
+    pub async fn top_rendered(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        limit: u64,
+        render: fn(&RankingPage) -> Vec<u8>,
+    ) -> Result<Bytes, EngineError> {
+        let top = self.top_page(slug, period, limit).await?;
+        Ok(top.rendered.get_or_init(|| Bytes::from(render(&top.page))).clone())
+    }
+
+    async fn top_page(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        limit: u64,
+    ) -> Result<Arc<TopPage>, EngineError> {
         check_limit(limit)?;
-        let board = self.board(slug).await?;
+        let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
-        let key = (slug.to_string(), period.to_string(), limit);
-        if let Some((at, page)) = self.top_cache.pages.lock().expect("top cache").get(&key)
-            && at.elapsed() < TOP_CACHE_TTL
-        {
-            return Ok(page.clone());
+        if let Some(top) = self.top_cache.fresh(slug, period, limit) {
+            return Ok(top);
         }
         let page = self.read_window(&board, period, Source::Live, Window::Offset(0), limit).await?;
-        let mut pages = self.top_cache.pages.lock().expect("top cache");
-        if pages.len() >= 1024 {
-            pages.retain(|_, (at, _)| at.elapsed() < TOP_CACHE_TTL);
-        }
-        pages.insert(key, (Instant::now(), page.clone()));
-        Ok(page)
+        let top = Arc::new(TopPage { at: Instant::now(), page, rendered: OnceLock::new() });
+        self.top_cache.keep(slug, period, limit, Arc::clone(&top));
+        Ok(top)
     }
 
     /// The page strictly after a keyset cursor (None: from the top), and the cursor to continue.
@@ -201,7 +362,7 @@ impl Engine {
         limit: u64,
     ) -> Result<CursorPage, EngineError> {
         check_limit(limit)?;
-        let board = self.board(slug).await?;
+        let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         let parsed = cursor.map(decode_cursor).transpose()?;
         let window = match &parsed {
@@ -220,7 +381,7 @@ impl Engine {
         slug: &BoardSlug,
         period: Option<&str>,
     ) -> Result<SnapshotInfo, EngineError> {
-        let board = self.board(slug).await?;
+        let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         let mut bytes = [0u8; 12];
         getrandom::fill(&mut bytes)
@@ -247,7 +408,7 @@ impl Engine {
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
         check_limit(limit)?;
-        let board = self.board(slug).await?;
+        let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         let gone = || {
             EngineError::Gone(format!(
@@ -302,7 +463,7 @@ impl Engine {
         if radius > MAX_RADIUS {
             return Err(EngineError::Invalid(format!("radius must be at most {MAX_RADIUS}")));
         }
-        let board = self.board(slug).await?;
+        let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         self.read_window(&board, period, Source::Live, Window::Around { member, radius }, 2 * radius + 1)
             .await
@@ -315,7 +476,7 @@ impl Engine {
         period: Option<&str>,
         min_points: i64,
     ) -> Result<u64, EngineError> {
-        let board = self.board(slug).await?;
+        let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         let (min, max) = board.codec.bounds();
         if self.state_for_reads(slug, period).await? == State::Archived {
@@ -335,7 +496,7 @@ impl Engine {
         if members.is_empty() || members.len() > MAX_MEMBERS {
             return Err(EngineError::Invalid(format!("name 1 to {MAX_MEMBERS} members")));
         }
-        let board = self.board(slug).await?;
+        let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         let found = if self.state_for_reads(slug, period).await? == State::Archived {
             let mut found = Vec::with_capacity(members.len());
@@ -366,7 +527,7 @@ impl Engine {
             .filter_map(|(m, f)| f.map(|(score, rank)| (m.clone(), score, rank)))
             .collect();
         let ids: Vec<MemberId> = present.iter().map(|(m, _, _)| m.clone()).collect();
-        let mut names = self.ledger.display_names(&ids).await?;
+        let mut names = self.display_names(&ids).await?;
         let mut entries: Vec<Entry> = present
             .into_iter()
             .map(|(member, score, rank)| Entry {
@@ -392,7 +553,7 @@ impl Engine {
         limit: u64,
     ) -> Result<Vec<LedgerEntry>, EngineError> {
         check_limit(limit)?;
-        let board = self.board(slug).await?;
+        let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         Ok(self.ledger.member_entries(slug, &period, member, before, limit).await?)
     }
@@ -406,7 +567,7 @@ impl Engine {
         before: Option<i64>,
         limit: u64,
     ) -> Result<MemberView, EngineError> {
-        let board = self.board(slug).await?;
+        let board = self.shared_board(slug).await?;
         let key = self.period_of(&board, period)?;
         let standing = match self.member_rank(slug, Some(&key.to_string()), member).await {
             Ok(entry) => Some(entry),
@@ -525,7 +686,7 @@ impl Engine {
         let tied = ranking::ties(&ranks, raw.ahead < raw.offset);
         points.truncate(raw.rows.len());
         let members: Vec<_> = raw.rows.iter().map(|(m, _)| m.clone()).collect();
-        let mut names = self.ledger.display_names(&members).await?;
+        let mut names = self.display_names(&members).await?;
         let entries: Vec<Entry> = members
             .into_iter()
             .zip(points)

@@ -224,3 +224,101 @@ async fn why_this_score_lists_the_members_entries_newest_first() {
         t.drop_db().await;
     }
 }
+
+fn names_of(page: &domain::view::RankingPage) -> Vec<(String, Option<String>)> {
+    page.entries.iter().map(|en| (en.member.to_string(), en.display_name.clone())).collect()
+}
+
+#[tokio::test]
+async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
+    for (name, target) in redis_targets() {
+        let t = TestLedger::sqlite().await;
+        let p = TestProjection::new(target);
+        let e = engine(&t, &p).await;
+        let b = board(TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        for (m, points) in [("a", 100), ("b", 90), ("c", 80)] {
+            put(&e, &b, m, points, 1).await;
+        }
+        let (a, bee) = (MemberId::parse("a").unwrap(), MemberId::parse("b").unwrap());
+        let none = |m: &str| (m.to_owned(), None);
+        // The first read remembers that nobody has a profile.
+        let page = e.around(&b.slug, None, &bee, 1).await.unwrap();
+        assert_eq!(names_of(&page), vec![none("a"), none("b"), none("c")], "{name}");
+        // A new profile, then a renamed one: each shows in the very next read.
+        let now = jiff::Timestamp::now();
+        for display in ["Bea", "Beatrice"] {
+            e.put_profile(&bee, display, None, now).await.unwrap();
+            let page = e.around(&b.slug, None, &bee, 1).await.unwrap();
+            let named = ("b".to_owned(), Some(display.to_owned()));
+            assert_eq!(names_of(&page), vec![none("a"), named, none("c")], "{name}");
+            assert_eq!(
+                e.member_rank(&b.slug, None, &bee).await.unwrap().display_name.as_deref(),
+                Some(display)
+            );
+            let listed = e.ranks_of(&b.slug, None, std::slice::from_ref(&bee)).await.unwrap();
+            assert_eq!(listed[0].display_name.as_deref(), Some(display), "{name}");
+        }
+        // Another instance over the same ledger reads names it has not cached from the ledger,
+        // and its own profile writes show in its own reads at once.
+        let other = engine(&t, &p).await;
+        other.put_profile(&a, "Ann", None, now).await.unwrap();
+        let page = other.around(&b.slug, None, &bee, 1).await.unwrap();
+        let want = vec![
+            ("a".to_owned(), Some("Ann".to_owned())),
+            ("b".to_owned(), Some("Beatrice".to_owned())),
+            none("c"),
+        ];
+        assert_eq!(names_of(&page), want, "{name}");
+        p.cleanup().await;
+        t.drop_db().await;
+    }
+}
+
+/// Counts the renderings of top pages made by [`count_renders`].
+static RENDERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn count_renders(page: &domain::view::RankingPage) -> Vec<u8> {
+    RENDERS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    serde_json::to_vec(&page.entries).unwrap()
+}
+
+#[tokio::test]
+async fn a_cached_top_page_is_rendered_once_and_a_transition_drops_it() {
+    each_redis(async |name, e| {
+        let b = board(TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        for (m, points) in [("a", 100), ("b", 90), ("c", 80)] {
+            put(e, &b, m, points, 1).await;
+        }
+        // The rendering is of the same page top() answers.
+        let top = e.top(&b.slug, None, 10).await.unwrap();
+        let bytes = e.top_rendered(&b.slug, None, 10, count_renders).await.unwrap();
+        assert_eq!(bytes, serde_json::to_vec(&top.entries).unwrap(), "{name}");
+        // Readers of the same cached page share one rendering (checked when both reads fall well
+        // inside the cache's second; a slow machine may let the page expire in between).
+        for _ in 0..5 {
+            let started = std::time::Instant::now();
+            let renders = RENDERS.load(std::sync::atomic::Ordering::SeqCst);
+            let first = e.top_rendered(&b.slug, None, 10, count_renders).await.unwrap();
+            let second = e.top_rendered(&b.slug, None, 10, count_renders).await.unwrap();
+            if started.elapsed() < std::time::Duration::from_millis(500) {
+                assert_eq!(first.as_ptr(), second.as_ptr(), "{name}: the bytes are shared");
+                assert!(RENDERS.load(std::sync::atomic::Ordering::SeqCst) <= renders + 1, "{name}");
+                break;
+            }
+        }
+        // Each limit is its own page.
+        let two = e.top_rendered(&b.slug, None, 2, count_renders).await.unwrap();
+        let want: Vec<u8> = serde_json::to_vec(&e.top(&b.slug, None, 2).await.unwrap().entries).unwrap();
+        assert_eq!(two, want, "{name}");
+        // A newcomer leads; a transition in this process drops the cached pages at once.
+        put(e, &b, "z", 1000, 1).await;
+        e.transition(&b.slug, "current", domain::lifecycle::Transition::Freeze, "test", None).await.unwrap();
+        let top = e.top(&b.slug, None, 10).await.unwrap();
+        assert_eq!(top.entries[0].member.as_str(), "z", "{name}");
+        let bytes = e.top_rendered(&b.slug, None, 10, count_renders).await.unwrap();
+        assert_eq!(bytes, serde_json::to_vec(&top.entries).unwrap(), "{name}");
+    })
+    .await;
+}

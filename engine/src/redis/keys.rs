@@ -64,6 +64,12 @@ impl KeySpace {
         }
     }
 
+    /// The live ranking of a period alone (`period(..).rank`, without building the other keys):
+    /// the reads' hot path.
+    pub fn rank(&self, board: &BoardSlug, period: &PeriodKey) -> String {
+        format!("{}:{{{}:{}}}:rank", self.prefix, board, period)
+    }
+
     /// A pinned snapshot of a period's ranking and its info key (same hash tag). `id` is a
     /// server-made hex id, checked by the caller before use.
     pub fn snapshot(&self, board: &BoardSlug, period: &PeriodKey, id: &str) -> (String, String) {
@@ -94,6 +100,8 @@ mod tests {
         let keys = KeySpace::new("laurel")
             .period(&BoardSlug::parse("weekly-study").unwrap(), &PeriodKey::parse("2026-W34").unwrap());
         assert_eq!(keys.rank, "laurel:{weekly-study:2026-W34}:rank");
+        let board = BoardSlug::parse("weekly-study").unwrap();
+        assert_eq!(KeySpace::new("laurel").rank(&board, &PeriodKey::parse("2026-W34").unwrap()), keys.rank);
         for key in keys.all() {
             assert_eq!(Slot::for_key(key), Slot::for_key(&keys.rank), "{key}");
         }

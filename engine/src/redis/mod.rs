@@ -196,8 +196,9 @@ impl Rebuild {
 /// The projection store.
 #[derive(Clone)]
 pub struct Projection {
-    target: RedisTarget,
-    keys: KeySpace,
+    /// Shared rather than copied: every request clones the engine, and with it the projection.
+    target: Arc<RedisTarget>,
+    keys: Arc<KeySpace>,
     conn: Arc<OnceCell<RedisConn>>,
     /// Until when write-path projections are skipped (see [`PAUSE_AFTER_FAILURE`]).
     paused_until: Arc<std::sync::Mutex<Option<Instant>>>,
@@ -205,7 +206,12 @@ pub struct Projection {
 
 impl Projection {
     pub fn new(target: RedisTarget, keys: KeySpace) -> Self {
-        Self { target, keys, conn: Arc::new(OnceCell::new()), paused_until: Arc::default() }
+        Self {
+            target: Arc::new(target),
+            keys: Arc::new(keys),
+            conn: Arc::new(OnceCell::new()),
+            paused_until: Arc::default(),
+        }
     }
 
     fn paused(&self) -> bool {
@@ -231,7 +237,7 @@ impl Projection {
         let conn = self
             .conn
             .get_or_try_init(|| async {
-                match &self.target {
+                match &*self.target {
                     RedisTarget::Standalone(url) => {
                         let config = ConnectionManagerConfig::new()
                             .set_connection_timeout(Some(CONNECT_TIMEOUT))
@@ -429,9 +435,8 @@ impl Projection {
         limit: u64,
         tie_base: i64,
     ) -> RedisResult<Option<RawPage>> {
-        let keys = self.keys.period(board, period);
         let key = match source {
-            Source::Live => keys.rank,
+            Source::Live => self.keys.rank(board, period),
             Source::Snapshot(id) => self.keys.snapshot(board, period, id).0,
         };
         let mut call = WINDOW.key(key);

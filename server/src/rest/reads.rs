@@ -11,10 +11,11 @@ use super::openapi::{
 use crate::http::AppState;
 use axum::Json;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use domain::MemberId;
 use domain::view::{Entry, LedgerEntry, PeriodInfo, RankingPage, SnapshotInfo};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 type PeriodPath = Path<(String, String)>;
@@ -122,8 +123,15 @@ pub async fn top(
     State(s): State<AppState>,
     Path((board, period)): PeriodPath,
     ApiQuery(q): ApiQuery<LimitQuery>,
-) -> Result<Json<Value>, ApiError> {
-    Ok(Json(page_json(s.engine.top(&slug(board)?, Some(&period), q.limit.unwrap_or(10)).await?)))
+) -> Result<Response, ApiError> {
+    // The body is made once per cached page and shared by every reader of that second.
+    let body = s.engine.top_rendered(&slug(board)?, Some(&period), q.limit.unwrap_or(10), page_body).await?;
+    Ok(([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response())
+}
+
+/// The JSON body of a ranking page, exactly as `Json(page_json(page))` answers it.
+fn page_body(page: &RankingPage) -> Vec<u8> {
+    serde_json::to_vec(&page_json(page.clone())).expect("a JSON value always serializes")
 }
 
 /// Live offset pages (`offset`), or keyset pages (`after`, which also answers `next_cursor`).
@@ -245,14 +253,65 @@ pub async fn around(
     State(s): State<AppState>,
     Path((board, period, m)): MemberPath,
     ApiQuery(q): ApiQuery<AroundQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let m = member(m)?;
     let page = s.engine.around(&slug(board)?, Some(&period), &m, q.radius.unwrap_or(2)).await?;
-    let rank = page.entries.iter().find(|e| e.member == m).map(|e| e.rank);
-    let mut out = page_json(page);
-    out["rank"] = json!(rank);
-    out["member"] = json!(m);
-    Ok(Json(out))
+    let body = serde_json::to_vec(&AroundBody::new(&page, &m)).expect("strings and numbers always serialize");
+    Ok(([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response())
+}
+
+/// The around-me answer: `page_json` plus `rank` and `member`, written straight from the page
+/// instead of through a `serde_json::Value` per request (a hot path). Fields are declared in the
+/// order `Value` writes its keys (sorted), so the bytes are the same (a test holds them to it).
+#[derive(Serialize)]
+struct AroundBody<'a> {
+    board: &'a domain::BoardSlug,
+    ends_at: &'a jiff::Timestamp,
+    entries: Vec<SortedEntry<'a>>,
+    member: &'a MemberId,
+    offset: u64,
+    period: &'a domain::PeriodKey,
+    rank: Option<u64>,
+    starts_at: &'a jiff::Timestamp,
+    total: u64,
+}
+
+/// An [`Entry`] with its fields in sorted order (see [`AroundBody`]).
+#[derive(Serialize)]
+struct SortedEntry<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    display_name: Option<&'a str>,
+    member: &'a MemberId,
+    points: i64,
+    rank: u64,
+    tied: bool,
+}
+
+impl<'a> AroundBody<'a> {
+    fn new(page: &'a RankingPage, member: &'a MemberId) -> Self {
+        let entries = page
+            .entries
+            .iter()
+            .map(|e| SortedEntry {
+                display_name: e.display_name.as_deref(),
+                member: &e.member,
+                points: e.points,
+                rank: e.rank,
+                tied: e.tied,
+            })
+            .collect();
+        AroundBody {
+            board: &page.board.slug,
+            ends_at: &page.ends_at,
+            entries,
+            member,
+            offset: page.offset,
+            period: &page.period,
+            rank: page.entries.iter().find(|e| e.member == *member).map(|e| e.rank),
+            starts_at: &page.starts_at,
+            total: page.total,
+        }
+    }
 }
 
 #[utoipa::path(
@@ -334,4 +393,61 @@ pub async fn ranks(
         .map(|m| MemberId::parse(m.trim()).map_err(|e| ApiError::invalid(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Json(json!({ "entries": s.engine.ranks_of(&slug(board)?, Some(&period), &members).await? })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::view::BoardSummary;
+    use domain::{BoardSlug, Cadence, Operator, PeriodKey, TiePolicy};
+
+    /// The around-me answer as it was first built: through `serde_json::Value`.
+    fn around_as_value(page: RankingPage, m: &MemberId) -> Vec<u8> {
+        let rank = page.entries.iter().find(|e| e.member == *m).map(|e| e.rank);
+        let mut out = page_json(page);
+        out["rank"] = json!(rank);
+        out["member"] = json!(m);
+        serde_json::to_vec(&out).unwrap()
+    }
+
+    fn entry(rank: u64, member: &str, points: i64, name: Option<&str>, tied: bool) -> Entry {
+        let member = MemberId::parse(member).unwrap();
+        Entry { rank, member, points, display_name: name.map(str::to_owned), tied }
+    }
+
+    #[test]
+    fn the_around_me_answer_is_byte_for_byte_the_value_built_one() {
+        let period = PeriodKey::parse("2026-W49").unwrap();
+        let page = RankingPage {
+            board: BoardSummary {
+                slug: BoardSlug::parse("weekly").unwrap(),
+                title: "Weekly".into(),
+                cadence: Cadence::Weekly,
+                time_zone: "Asia/Shanghai".into(),
+                operator: Operator::Incr,
+                tie_policy: TiePolicy::Shared,
+                current_period: period,
+            },
+            period,
+            starts_at: "2026-11-29T16:00:00Z".parse().unwrap(),
+            ends_at: "2026-12-06T16:00:00Z".parse().unwrap(),
+            ends_local: "Mon 2026-12-07 00:00".into(),
+            total: 1_000_000,
+            offset: 41,
+            entries: vec![
+                entry(42, "u1", 90, Some("Ann \"<b>\" \u{e9}\u{1F600}"), true),
+                entry(42, "u2", 90, None, true),
+                entry(44, "m:000000000007", -3, Some(""), false),
+            ],
+            has_more: true,
+        };
+        for (who, page) in [("u2", page.clone()), ("nobody", RankingPage { entries: vec![], ..page })] {
+            let m = MemberId::parse(who).unwrap();
+            let direct = serde_json::to_vec(&AroundBody::new(&page, &m)).unwrap();
+            assert_eq!(
+                String::from_utf8(direct).unwrap(),
+                String::from_utf8(around_as_value(page, &m)).unwrap()
+            );
+        }
+    }
 }

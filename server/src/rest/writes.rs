@@ -367,11 +367,6 @@ pub async fn profile(
     {
         return Err(ApiError::invalid("avatar_url must be an http(s) URL of at most 512 bytes"));
     }
-    state
-        .engine
-        .ledger()
-        .put_profile(&member, name, body.avatar_url.as_deref(), jiff::Timestamp::now())
-        .await
-        .map_err(engine::EngineError::from)?;
+    state.engine.put_profile(&member, name, body.avatar_url.as_deref(), jiff::Timestamp::now()).await?;
     Ok(Json(json!({ "member": member, "display_name": name, "avatar_url": body.avatar_url })))
 }
