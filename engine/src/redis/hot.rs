@@ -85,7 +85,8 @@ impl Projection {
     }
 
     /// The window merged now (`hot_top.lua`): the server's clock in ms and up to `limit`
-    /// (member, score), best first.
+    /// (member, score), best first. Runs on the slow connection: merging millions of entries
+    /// takes seconds (docs/BENCHMARKS.md, hot boards), longer than the short calls may wait.
     pub async fn hot_top(
         &self,
         board: &BoardSlug,
@@ -94,7 +95,7 @@ impl Projection {
         at_ms: Option<i64>,
     ) -> RedisResult<(i64, Vec<(String, f64)>)> {
         let keys = self.keys.hot(board);
-        let mut conn = self.conn().await?;
+        let mut conn = self.slow_conn().await?;
         let mut call = TOP.key(&keys.namespace);
         call.arg(clock(at_ms)).arg(bucket_ms(rules)).arg(rules.aggregate.as_str()).arg(limit);
         for w in &rules.weights {

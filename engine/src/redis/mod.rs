@@ -36,6 +36,31 @@ const REBUILD_IN_FLIGHT: usize = 8;
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// How long a slow call (a hot board's window merge: seconds for millions of entries) may take.
+const SLOW_RESPONSE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Opens a connection to `target` whose calls give up after `response_timeout`.
+async fn connect(target: &RedisTarget, response_timeout: Duration) -> RedisResult<RedisConn> {
+    match target {
+        RedisTarget::Standalone(url) => {
+            let config = ConnectionManagerConfig::new()
+                .set_connection_timeout(Some(CONNECT_TIMEOUT))
+                .set_response_timeout(Some(response_timeout))
+                .set_number_of_retries(2);
+            let client = ::redis::Client::open(url.as_str())?;
+            Ok(RedisConn::Standalone(ConnectionManager::new_lazy_with_config(client, config)?))
+        }
+        RedisTarget::Cluster(nodes) => {
+            let client = ClusterClientBuilder::new(nodes.clone())
+                .connection_timeout(CONNECT_TIMEOUT)
+                .response_timeout(response_timeout)
+                .retries(2)
+                .build()?;
+            Ok(RedisConn::Cluster(client.get_async_connection().await?))
+        }
+    }
+}
+
 /// Where Redis is: one standalone server or the seed nodes of a Cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RedisTarget {
@@ -200,6 +225,9 @@ pub struct Projection {
     target: Arc<RedisTarget>,
     keys: Arc<KeySpace>,
     conn: Arc<OnceCell<RedisConn>>,
+    /// A second connection for the few calls that may run long in Redis (a hot board's window
+    /// merge): its own timeout, and its wait never queues behind or ahead of the short calls'.
+    slow: Arc<OnceCell<RedisConn>>,
     /// Until when write-path projections are skipped (see [`PAUSE_AFTER_FAILURE`]).
     paused_until: Arc<std::sync::Mutex<Option<Instant>>>,
 }
@@ -210,6 +238,7 @@ impl Projection {
             target: Arc::new(target),
             keys: Arc::new(keys),
             conn: Arc::new(OnceCell::new()),
+            slow: Arc::new(OnceCell::new()),
             paused_until: Arc::default(),
         }
     }
@@ -234,30 +263,12 @@ impl Projection {
     /// The shared connection, established on first use. A standalone manager is created lazily
     /// and reconnects by itself; a Cluster connection is retried on the next call until it works.
     pub async fn conn(&self) -> RedisResult<RedisConn> {
-        let conn = self
-            .conn
-            .get_or_try_init(|| async {
-                match &*self.target {
-                    RedisTarget::Standalone(url) => {
-                        let config = ConnectionManagerConfig::new()
-                            .set_connection_timeout(Some(CONNECT_TIMEOUT))
-                            .set_response_timeout(Some(RESPONSE_TIMEOUT))
-                            .set_number_of_retries(2);
-                        let client = ::redis::Client::open(url.as_str())?;
-                        Ok(RedisConn::Standalone(ConnectionManager::new_lazy_with_config(client, config)?))
-                    }
-                    RedisTarget::Cluster(nodes) => {
-                        let client = ClusterClientBuilder::new(nodes.clone())
-                            .connection_timeout(CONNECT_TIMEOUT)
-                            .response_timeout(RESPONSE_TIMEOUT)
-                            .retries(2)
-                            .build()?;
-                        Ok::<_, ::redis::RedisError>(RedisConn::Cluster(client.get_async_connection().await?))
-                    }
-                }
-            })
-            .await?;
-        Ok(conn.clone())
+        Ok(self.conn.get_or_try_init(|| connect(&self.target, RESPONSE_TIMEOUT)).await?.clone())
+    }
+
+    /// The connection for calls that may take long in Redis ([`SLOW_RESPONSE_TIMEOUT`]).
+    pub(crate) async fn slow_conn(&self) -> RedisResult<RedisConn> {
+        Ok(self.slow.get_or_try_init(|| connect(&self.target, SLOW_RESPONSE_TIMEOUT)).await?.clone())
     }
 
     /// PING (readiness).
