@@ -174,15 +174,27 @@ impl Engine {
         Ok(self.ledger.hot_boards().await?.iter().map(domain::hot::HotBoardSummary::of).collect())
     }
 
+    /// The published list, if any. One that cannot be read (written by another version) counts
+    /// as absent: the next snapshot replaces it, and a reader is never blamed for it.
+    async fn published(&self, slug: &BoardSlug) -> Result<Option<HotList>, EngineError> {
+        let Some(json) = self.projection.hot_snapshot(slug).await? else { return Ok(None) };
+        match serde_json::from_str(&json) {
+            Ok(list) => Ok(Some(list)),
+            Err(error) => {
+                tracing::warn!(board = %slug, %error, "published hot list unreadable; treated as absent");
+                Ok(None)
+            }
+        }
+    }
+
     /// The public list: the latest snapshot, its first `limit` entries.
     pub async fn hot_top(&self, slug: &BoardSlug, limit: usize) -> Result<HotList, EngineError> {
         if limit == 0 || limit > SNAPSHOT_ENTRIES {
             return Err(EngineError::Invalid(format!("limit must be between 1 and {SNAPSHOT_ENTRIES}")));
         }
         let board = self.hot_board(slug).await?;
-        let mut list = match self.projection.hot_snapshot(slug).await? {
-            Some(json) => serde_json::from_str::<HotList>(&json)
-                .map_err(|e| EngineError::Invalid(format!("stored hot list unreadable: {e}")))?,
+        let mut list = match self.published(slug).await? {
+            Some(list) => list,
             None => HotList {
                 updated_at: None,
                 snapshot_seconds: board.rules.snapshot_seconds,
@@ -205,12 +217,8 @@ impl Engine {
         let board = self.hot_board(slug).await?;
         let rules = &board.rules;
         let (now_ms, top) = self.projection.hot_top(slug, rules, SNAPSHOT_ENTRIES, at_ms).await?;
-        let previous: Option<Vec<String>> = match self.projection.hot_snapshot(slug).await? {
-            Some(json) => serde_json::from_str::<HotList>(&json)
-                .ok()
-                .map(|list| list.entries.into_iter().map(|e| e.member).collect()),
-            None => None,
-        };
+        let previous: Option<Vec<String>> =
+            self.published(slug).await?.map(|list| list.entries.into_iter().map(|e| e.member).collect());
         let list =
             HotList {
                 updated_at: Some(jiff::Timestamp::from_millisecond(now_ms).map_err(|e| {
