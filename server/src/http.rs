@@ -45,6 +45,7 @@ pub fn router(state: AppState) -> Router {
             move || shell(options.clone()),
         )
         .fallback(fallback)
+        .layer(middleware::from_fn_with_state(Arc::new(state.engine.clone()), console_gate))
         .layer(middleware::from_fn(refuse_cross_site))
         .layer(middleware::from_fn_with_state(Arc::new(state.engine.clone()), observe))
         .with_state(state)
@@ -77,6 +78,34 @@ async fn refuse_cross_site(req: Request, next: Next) -> Response {
         return (StatusCode::FORBIDDEN, Json(body)).into_response();
     }
     next.run(req).await
+}
+
+/// Lets only a signed-in admin reach a console server function (`/api/admin_…`), before its
+/// arguments are even read. Each function checks again and names the actor
+/// (`app::api::admin::admin_actor`); this gate makes the rule hold for every function of that
+/// prefix, including ones added later.
+async fn console_gate(State(engine): State<Arc<Engine>>, req: Request, next: Next) -> Response {
+    if !req.uri().path().starts_with(app::api::admin::CONSOLE_FN_PREFIX) {
+        return next.run(req).await;
+    }
+    let refused = match app::api::session::session_token(req.headers()) {
+        None => Some("sign in to the console first"),
+        Some(token) => match engine.session_actor(token, jiff::Timestamp::now()).await {
+            Ok(Some(_)) => None,
+            Ok(None) => Some("your session has ended; sign in again"),
+            Err(error) => {
+                tracing::error!(%error, "session check failed");
+                return (StatusCode::SERVICE_UNAVAILABLE, Json(app::error::AppError::Unavailable))
+                    .into_response();
+            }
+        },
+    };
+    match refused {
+        Some(reason) => {
+            (StatusCode::FORBIDDEN, Json(app::error::AppError::Denied(reason.into()))).into_response()
+        }
+        None => next.run(req).await,
+    }
 }
 
 /// Prometheus text exposition.

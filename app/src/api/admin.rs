@@ -10,6 +10,23 @@ async fn request_headers() -> Result<http::HeaderMap, AppError> {
     leptos_axum::extract::<http::HeaderMap>().await.map_err(|e| AppError::Transport(e.to_string()))
 }
 
+/// Where the console's server functions live: every one is registered as `admin_<name>`, and the
+/// server lets only a signed-in admin reach this prefix (`server::http::console_gate`).
+pub const CONSOLE_FN_PREFIX: &str = "/api/admin_";
+
+/// The signed-in admin's audit name, or `Denied`. Every console server function that reads admin
+/// data or changes anything calls this first: the check is on the server, whatever the page shows.
+#[cfg(feature = "ssr")]
+pub(crate) async fn admin_actor() -> Result<String, AppError> {
+    let headers = request_headers().await?;
+    let token = super::session::session_token(&headers)
+        .ok_or_else(|| AppError::Denied("sign in to the console first".into()))?;
+    super::engine()?
+        .session_actor(token, jiff::Timestamp::now())
+        .await?
+        .ok_or_else(|| AppError::Denied("your session has ended; sign in again".into()))
+}
+
 /// Signs an admin in: a new session cookie (any previous session of this browser ends), then to
 /// the console.
 #[server(endpoint = "login")]

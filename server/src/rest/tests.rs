@@ -955,6 +955,12 @@ async fn every_mutating_route_and_server_function_refuses_anonymous_callers() {
         if PUBLIC_SERVER_FNS.iter().any(|(n, _)| name.starts_with(n)) {
             continue;
         }
+        // The rest are the console's: under the prefix the server gates before reading arguments.
+        assert!(
+            path.starts_with(app::api::admin::CONSOLE_FN_PREFIX),
+            "server function {path} is neither public nor under {}",
+            app::api::admin::CONSOLE_FN_PREFIX
+        );
         let res = browser(&api, "POST", path, &[("sec-fetch-site", "same-origin")], Some("")).await;
         let status = res.status();
         let bytes = axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap();
