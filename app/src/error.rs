@@ -13,6 +13,9 @@ pub enum AppError {
     /// The request was refused; the message says why.
     #[error("{0}")]
     Invalid(String),
+    /// A form field is wrong: the console shows the message next to the field.
+    #[error("{field}: {message}")]
+    Field { field: String, message: String },
     /// Not signed in, a wrong password, too many attempts, or a request from another site.
     #[error("{0}")]
     Denied(String),
@@ -29,7 +32,7 @@ impl AppError {
     pub fn status(&self) -> u16 {
         match self {
             AppError::NotFound(_) => 404,
-            AppError::Invalid(_) => 400,
+            AppError::Invalid(_) | AppError::Field { .. } => 400,
             AppError::Denied(_) => 403,
             AppError::Unavailable => 503,
             AppError::Transport(_) => 500,
@@ -42,6 +45,22 @@ impl FromServerFnError for AppError {
 
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
         AppError::Transport(value.to_string())
+    }
+}
+
+impl From<domain::board::DraftError> for AppError {
+    fn from(e: domain::board::DraftError) -> Self {
+        AppError::Field { field: e.field, message: e.message }
+    }
+}
+
+impl AppError {
+    /// The message for form field `field`, when this error is about it.
+    pub fn for_field(&self, field: &str) -> Option<String> {
+        match self {
+            AppError::Field { field: f, message } if f == field => Some(message.clone()),
+            _ => None,
+        }
     }
 }
 

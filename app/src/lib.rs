@@ -55,6 +55,22 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/hot/:board") view=pages::hot::HotPage ssr=SsrMode::Async/>
                     <Route path=path!("/admin") view=pages::console::ConsolePage ssr=SsrMode::Async/>
                     <Route path=path!("/admin/login") view=pages::login::LoginPage/>
+                    <Route path=path!("/admin/audit") view=pages::audit::AuditPageView ssr=SsrMode::Async/>
+                    <Route
+                        path=path!("/admin/b/:board/:period")
+                        view=pages::period_console::PeriodConsolePage
+                        ssr=SsrMode::Async
+                    />
+                    <Route
+                        path=path!("/admin/b/:board/:period/member")
+                        view=pages::member_console::MemberConsolePage
+                        ssr=SsrMode::Async
+                    />
+                    <Route
+                        path=path!("/admin/b/:board/:period/m/:member")
+                        view=pages::member_console::MemberConsolePage
+                        ssr=SsrMode::Async
+                    />
                     <Route path=path!("/me") view=pages::me::MePage ssr=SsrMode::Async/>
                     <Route
                         path=path!("/b/:board/:period/m/:member")

@@ -135,6 +135,96 @@ impl Board {
     }
 }
 
+/// Default B for first_reached boards: a million reach sequences per period.
+pub const DEFAULT_TIE_BASE: i64 = 1_000_000;
+pub const DEFAULT_GRACE_SECONDS: i64 = 300;
+pub const MAX_GRACE_SECONDS: i64 = 7 * 24 * 3600;
+
+/// A board as an admin typed it (the REST body or the console form), before any check. The one
+/// place a board definition is parsed, so both ways of creating one refuse the same things with
+/// the same words.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardDraft {
+    pub slug: String,
+    pub title: String,
+    pub cadence: String,
+    pub time_zone: String,
+    pub operator: String,
+    pub tie_policy: String,
+    pub max_points: i64,
+    pub min_points: Option<i64>,
+    pub tie_base: Option<i64>,
+    pub freeze_grace_seconds: Option<i64>,
+    pub prizes: Vec<Prize>,
+}
+
+/// Why a draft is not a board: the field to fix and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct DraftError {
+    /// The draft's field name (`max_points`, `prizes`, …); the console shows the message there.
+    pub field: String,
+    pub message: String,
+}
+
+fn refuse(field: &str, message: impl Into<String>) -> DraftError {
+    DraftError { field: field.into(), message: message.into() }
+}
+
+impl BoardDraft {
+    /// Checks every field and builds the board. The score bounds must be exact: with the tie base
+    /// they must keep every encoded score within 2^53 (`ScoreCodec::new`).
+    pub fn parse(self) -> Result<Board, DraftError> {
+        let slug = crate::ids::BoardSlug::parse(self.slug).map_err(|e| refuse("slug", e.to_string()))?;
+        let title = self.title.trim().to_owned();
+        if title.is_empty() || title.len() > 200 {
+            return Err(refuse("title", "title must be 1-200 bytes"));
+        }
+        let cadence: Cadence = self.cadence.parse().map_err(|e| refuse("cadence", e))?;
+        let operator: Operator = self.operator.parse().map_err(|e| refuse("operator", e))?;
+        let policy: TiePolicy = self.tie_policy.parse().map_err(|e| refuse("tie_policy", e))?;
+        let zone = jiff::tz::TimeZone::get(self.time_zone.trim()).map_err(|_| {
+            refuse("time_zone", format!("unknown time zone {:?}; use an IANA name", self.time_zone))
+        })?;
+        let tie_base = match policy {
+            TiePolicy::Shared => self.tie_base.unwrap_or(1),
+            TiePolicy::FirstReached => self.tie_base.unwrap_or(DEFAULT_TIE_BASE),
+        };
+        let codec =
+            crate::score::ScoreCodec::new(policy, self.min_points.unwrap_or(0), self.max_points, tie_base)
+                .map_err(|e| refuse("max_points", e.to_string()))?;
+        let freeze_grace_seconds = self.freeze_grace_seconds.unwrap_or(DEFAULT_GRACE_SECONDS);
+        if !(0..=MAX_GRACE_SECONDS).contains(&freeze_grace_seconds) {
+            return Err(refuse(
+                "freeze_grace_seconds",
+                format!("freeze_grace_seconds must be 0-{MAX_GRACE_SECONDS}"),
+            ));
+        }
+        check_prizes(&self.prizes).map_err(|e| refuse("prizes", e))?;
+        Ok(Board { slug, title, cadence, zone, operator, codec, freeze_grace_seconds, prizes: self.prizes })
+    }
+}
+
+/// Reads a prize table written one range per line, `1: Gold`, `2-3: Silver` (the console's
+/// form); blank lines are skipped. The ranges are checked by [`check_prizes`] when the draft is.
+pub fn parse_prize_lines(text: &str) -> Result<Vec<Prize>, DraftError> {
+    let mut prizes = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let bad = || {
+            refuse(
+                "prizes",
+                format!("{line:?}: write a rank or a range, a colon, then the prize (2-3: Silver)"),
+            )
+        };
+        let (ranks, prize) = line.split_once(':').ok_or_else(bad)?;
+        let (from, to) = ranks.split_once('-').unwrap_or((ranks, ranks));
+        let from_rank = from.trim().parse().map_err(|_| bad())?;
+        let to_rank = to.trim().parse().map_err(|_| bad())?;
+        prizes.push(Prize { from_rank, to_rank, prize: prize.trim().to_owned() });
+    }
+    Ok(prizes)
+}
+
 /// One line of a board's prize table: ranks `from_rank..=to_rank` win `prize`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Prize {
@@ -175,5 +265,45 @@ mod prize_tests {
         assert!(check_prizes(&[p(4, 10), p(1, 4)]).unwrap_err().contains("overlap"));
         assert!(check_prizes(&[p(0, 1)]).is_err());
         assert!(check_prizes(&[p(3, 2)]).is_err());
+    }
+
+    fn draft() -> BoardDraft {
+        BoardDraft {
+            slug: "weekly".into(),
+            title: "Weekly".into(),
+            cadence: "weekly".into(),
+            time_zone: "Asia/Shanghai".into(),
+            operator: "incr".into(),
+            tie_policy: "first_reached".into(),
+            max_points: 1_000_000,
+            ..BoardDraft::default()
+        }
+    }
+
+    #[test]
+    fn a_draft_names_the_field_it_refuses() {
+        assert!(draft().parse().is_ok());
+        let over_budget = BoardDraft { max_points: 10_000_000_000, ..draft() };
+        let e = over_budget.parse().unwrap_err();
+        assert_eq!(e.field, "max_points");
+        assert!(e.message.contains("2^53"), "{e}");
+        let e = BoardDraft { time_zone: "Mars/Olympus".into(), ..draft() }.parse().unwrap_err();
+        assert_eq!(e.field, "time_zone");
+        let e = BoardDraft { prizes: vec![p(1, 3), p(3, 4)], ..draft() }.parse().unwrap_err();
+        assert_eq!((e.field.as_str(), e.message.contains("overlap")), ("prizes", true));
+    }
+
+    #[test]
+    fn prize_lines_read_ranks_and_ranges() {
+        let prizes = parse_prize_lines("1: Gold\n\n 2-3 : Silver medal \n").unwrap();
+        assert_eq!(
+            prizes,
+            vec![
+                Prize { from_rank: 1, to_rank: 1, prize: "Gold".into() },
+                Prize { from_rank: 2, to_rank: 3, prize: "Silver medal".into() },
+            ]
+        );
+        assert_eq!(parse_prize_lines("first: Gold").unwrap_err().field, "prizes");
+        assert_eq!(parse_prize_lines("1 Gold").unwrap_err().field, "prizes");
     }
 }

@@ -714,7 +714,7 @@ impl Engine {
     }
 }
 
-pub(crate) fn summary(board: &Board, now: jiff::Timestamp) -> BoardSummary {
+pub fn summary(board: &Board, now: jiff::Timestamp) -> BoardSummary {
     BoardSummary {
         slug: board.slug.clone(),
         title: board.title.clone(),

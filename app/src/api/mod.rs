@@ -5,6 +5,7 @@
 //! knows the cookies.
 
 pub mod admin;
+pub mod console;
 pub mod contestant;
 #[cfg(feature = "ssr")]
 pub mod session;

@@ -22,7 +22,12 @@ pub fn ErrorView(errors: ArcRwSignal<Errors>) -> impl IntoView {
     view! {
         <section class="notice error" role="alert">
             <h1>"Something went wrong"</h1>
-            <ul>{move || app_errors().into_iter().map(|e| view! { <li>{e.to_string()}</li> }).collect_view()}</ul>
+            <ul>{let app_errors = app_errors.clone(); move || app_errors().into_iter().map(|e| view! { <li>{e.to_string()}</li> }).collect_view()}</ul>
+            {let app_errors = app_errors.clone(); move || {
+                app_errors().iter().any(|e| matches!(e, AppError::Denied(_))).then(|| view! {
+                    <p><a href="/admin/login">"Sign in to the console"</a></p>
+                })
+            }}
             <p><a href="/">"See all boards"</a></p>
         </section>
     }

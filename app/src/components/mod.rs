@@ -1,5 +1,6 @@
 //! Pieces shared by pages.
 
+pub mod console;
 pub mod countdown;
 pub mod error_view;
 pub mod ranking_table;

@@ -27,7 +27,7 @@ pub fn MemberPage() -> impl IntoView {
     }
 }
 
-fn change(e: &LedgerEntry) -> String {
+pub(crate) fn change(e: &LedgerEntry) -> String {
     let because = e.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default();
     let text = match (e.kind.as_str(), e.delta, e.value) {
         ("point", Some(d), _) => format!("{d:+}"),

@@ -1,5 +1,7 @@
-//! One page per file, one route each.
+//! One page per file, one route each (the console's member page answers two: its link and the
+//! find form).
 
+pub mod audit;
 pub mod board;
 pub mod console;
 pub mod home;
@@ -7,4 +9,6 @@ pub mod hot;
 pub mod login;
 pub mod me;
 pub mod member;
+pub mod member_console;
 pub mod not_found;
+pub mod period_console;

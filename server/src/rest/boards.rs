@@ -11,18 +11,14 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
+use domain::board::BoardDraft;
 use domain::board::HOT_CADENCE;
 use domain::board::Prize;
-use domain::{Board, BoardSlug, Cadence, Operator, ScoreCodec, TiePolicy};
+use domain::{Board, BoardSlug, Cadence, Operator, TiePolicy};
 use engine::boards::BoardDetails;
 use engine::hot::HotBoardDetails;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-
-/// Default B for first_reached boards: a million reach sequences per period.
-const DEFAULT_TIE_BASE: i64 = 1_000_000;
-const DEFAULT_GRACE_SECONDS: i64 = 300;
-const MAX_GRACE_SECONDS: i64 = 7 * 24 * 3600;
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[schema(as = NewBoard)]
@@ -51,30 +47,20 @@ pub struct BoardIn {
 
 impl BoardIn {
     fn parse(self) -> Result<Board, ApiError> {
-        let slug = BoardSlug::parse(self.slug).map_err(|e| ApiError::invalid(e.to_string()))?;
-        let title = self.title.trim().to_owned();
-        if title.is_empty() || title.len() > 200 {
-            return Err(ApiError::invalid("title must be 1-200 bytes"));
-        }
-        let cadence: Cadence = self.cadence.parse().map_err(ApiError::invalid)?;
-        let operator: Operator = self.operator.parse().map_err(ApiError::invalid)?;
-        let policy: TiePolicy = self.tie_policy.parse().map_err(ApiError::invalid)?;
-        let zone = jiff::tz::TimeZone::get(&self.time_zone).map_err(|_| {
-            ApiError::invalid(format!("unknown time zone {:?}; use an IANA name", self.time_zone))
-        })?;
-        let tie_base = match policy {
-            TiePolicy::Shared => self.tie_base.unwrap_or(1),
-            TiePolicy::FirstReached => self.tie_base.unwrap_or(DEFAULT_TIE_BASE),
+        let draft = BoardDraft {
+            slug: self.slug,
+            title: self.title,
+            cadence: self.cadence,
+            time_zone: self.time_zone,
+            operator: self.operator,
+            tie_policy: self.tie_policy,
+            max_points: self.max_points,
+            min_points: self.min_points,
+            tie_base: self.tie_base,
+            freeze_grace_seconds: self.freeze_grace_seconds,
+            prizes: self.prizes.unwrap_or_default(),
         };
-        let codec = ScoreCodec::new(policy, self.min_points.unwrap_or(0), self.max_points, tie_base)
-            .map_err(|e| ApiError::invalid(e.to_string()))?;
-        let freeze_grace_seconds = self.freeze_grace_seconds.unwrap_or(DEFAULT_GRACE_SECONDS);
-        if !(0..=MAX_GRACE_SECONDS).contains(&freeze_grace_seconds) {
-            return Err(ApiError::invalid(format!("freeze_grace_seconds must be 0-{MAX_GRACE_SECONDS}")));
-        }
-        let prizes = self.prizes.unwrap_or_default();
-        domain::board::check_prizes(&prizes).map_err(ApiError::invalid)?;
-        Ok(Board { slug, title, cadence, zone, operator, codec, freeze_grace_seconds, prizes })
+        draft.parse().map_err(|e| ApiError::invalid(e.message))
     }
 }
 

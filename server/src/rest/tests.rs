@@ -814,11 +814,11 @@ async fn browser(
     form: Option<&str>,
 ) -> axum::http::Response<Body> {
     // A plain form post (no JavaScript) accepts HTML: server functions then answer with redirects.
-    let mut req = Request::builder()
-        .method(method)
-        .uri(path)
-        .header("host", "laurel.test")
-        .header("accept", "text/html");
+    // A hydrated page's call says it accepts JSON instead.
+    let mut req = Request::builder().method(method).uri(path).header("host", "laurel.test");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("accept")) {
+        req = req.header("accept", "text/html");
+    }
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
@@ -831,6 +831,101 @@ async fn browser(
 
 fn set_cookie(res: &axum::http::Response<Body>) -> Option<String> {
     res.headers().get("set-cookie").map(|v| v.to_str().unwrap().to_owned())
+}
+
+/// Creates admin `username` and signs in as it: the session cookie (`laurel_session=…`).
+async fn sign_in(api: &Api, username: &str) -> String {
+    api.engine.create_admin(username, "correct horse battery").await.unwrap();
+    let form = format!("username={username}&password=correct+horse+battery");
+    let res = browser(api, "POST", "/api/login", &[("sec-fetch-site", "same-origin")], Some(&form)).await;
+    assert!(res.status().is_redirection(), "{:?}", res.status());
+    set_cookie(&res).expect("a session cookie").split(';').next().unwrap().to_owned()
+}
+
+async fn body_text(res: axum::http::Response<Body>) -> String {
+    String::from_utf8(axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap().to_vec()).unwrap()
+}
+
+#[tokio::test]
+async fn the_console_creates_boards_refusing_the_field_at_fault_and_acts_as_the_admin() {
+    let api = Api::start().await;
+    let session = sign_in(&api, "cora").await;
+    let headers =
+        [("cookie", session.as_str()), ("sec-fetch-site", "same-origin"), ("accept", "application/json")];
+    let board = |max_points: &str, prizes: &str| {
+        format!(
+            "slug=fin&title=Final&cadence=weekly&time_zone=Asia%2FShanghai&operator=incr&tie_policy=first_reached\
+             &max_points={max_points}&min_points=&tie_base=&freeze_grace_seconds=&prizes={prizes}"
+        )
+    };
+    for (form, field, words) in [
+        (board("10000000000", ""), "max_points", "2^53"),
+        (board("1000", "1-3%3A+Gold%0A3%3A+Silver"), "prizes", "overlap"),
+        (board("1000", "first%3A+Gold"), "prizes", "a rank or a range"),
+        (board("lots", ""), "max_points", "not a whole number"),
+    ] {
+        // Without JavaScript the form's page is shown again, carrying the refusal.
+        let plain = [headers[0], headers[1], ("referer", "http://laurel.test/admin")];
+        let res = browser(&api, "POST", "/api/admin_create_board", &plain, Some(&form)).await;
+        let location = res.headers()["location"].to_str().unwrap();
+        assert!(
+            location.starts_with("http://laurel.test/admin?") && location.contains("&__err="),
+            "{location}"
+        );
+        // With it, the refusal comes back as data the form shows next to the field.
+        let res = browser(&api, "POST", "/api/admin_create_board", &headers, Some(&form)).await;
+        assert!(!res.status().is_success());
+        let text = body_text(res).await;
+        let refusal: app::error::AppError = serde_json::from_str(&text).unwrap();
+        assert_eq!(refusal.for_field(field).map(|m| m.contains(words)), Some(true), "{text}");
+        let (status, _) = api.call("GET", "/api/v1/boards/fin", None, None).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "a refused form creates nothing");
+    }
+    let res = browser(
+        &api,
+        "POST",
+        "/api/admin_create_board",
+        &headers,
+        Some(&board("1000", "1%3A+Gold%0A2-3%3A+Silver")),
+    )
+    .await;
+    assert!(res.status().is_success() || res.status().is_redirection(), "{:?}", res.status());
+    let (status, created) = api.call("GET", "/api/v1/boards/fin", None, None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(created["time_zone"], "Asia/Shanghai", "{created}");
+    assert_eq!(created["prizes"][1], json!({"from_rank": 2, "to_rank": 3, "prize": "Silver"}), "{created}");
+
+    // Lifecycle steps from the console act as the signed-in admin, audited under that name.
+    let res = browser(
+        &api,
+        "POST",
+        "/api/admin_transition",
+        &headers,
+        Some("board=fin&period=current&step=freeze&reason=end+of+round"),
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(body_text(res).await.contains("is now frozen"));
+    let res = browser(
+        &api,
+        "POST",
+        "/api/admin_transition",
+        &headers,
+        Some("board=fin&period=current&step=reopen&reason="),
+    )
+    .await;
+    assert!(body_text(res).await.contains("say why the period reopens"), "reopening needs a reason");
+    let (_, audit) =
+        api.call("GET", "/api/v1/audit?board=fin&action=freeze", Some(&api.admin.clone()), None).await;
+    assert_eq!(audit["entries"][0]["actor"], "admin:cora", "{audit}");
+    assert_eq!(audit["entries"][0]["reason"], "end of round", "{audit}");
+
+    // A session that has ended reaches no console function.
+    api.engine.logout(session.trim_start_matches("laurel_session=")).await.unwrap();
+    let res = browser(&api, "POST", "/api/admin_boards", &headers, Some("")).await;
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    assert!(body_text(res).await.contains("session has ended"));
+    api.stop().await;
 }
 
 #[tokio::test]

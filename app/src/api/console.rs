@@ -1,0 +1,304 @@
+//! The console's server functions: boards, the period console (transitions, late writes, the
+//! settlement and its rewards), the member drill-down (revoke, correct) and the audit trail.
+//!
+//! Every one is registered as `admin_<name>`: the server lets only a signed-in admin reach that
+//! prefix, and each function asks [`admin_actor`](super::admin::admin_actor) again for the name
+//! the audit trail records. Each calls one engine use case, like the public ones in [`super`].
+//! Without JavaScript a form post lands here and the browser is sent back to the page it came
+//! from; with it, pages refetch after each action.
+
+// A server function takes one argument per form field (the names a plain HTML form posts), and
+// the `#[server]` macro does not pass an `allow` on to the functions it generates.
+#![allow(clippy::too_many_arguments)]
+
+use crate::error::AppError;
+use domain::board::Prize;
+use domain::view::{
+    AuditEntry, BoardSummary, LateEntry, MemberView, PeriodInfo, RankingPage, RewardView, Settlement,
+};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Standings shown on the period console (the API pages through all of them).
+pub const STANDINGS_SHOWN: u64 = 100;
+/// Audit rows per page of the viewer.
+pub const AUDIT_PAGE: u64 = 50;
+
+/// Everything the period console shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PeriodConsole {
+    pub board: BoardSummary,
+    pub prizes: Vec<Prize>,
+    pub info: PeriodInfo,
+    /// When the scheduler freezes the period: its end plus the board's grace.
+    pub freezes_at: jiff::Timestamp,
+    /// The board's periods, newest first, for switching.
+    pub periods: Vec<PeriodInfo>,
+    /// The first members of the ranking (live, or from the standings once archived).
+    pub leaders: RankingPage,
+    pub late: Vec<LateEntry>,
+    pub settlement: Option<Settlement>,
+    pub rewards: Vec<RewardView>,
+}
+
+/// A page of the audit trail and the cursor of the next one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditPage {
+    pub rows: Vec<AuditEntry>,
+    pub next: Option<i64>,
+}
+
+#[cfg(feature = "ssr")]
+use super::{board_slug, engine, member_id};
+
+/// An optional number typed into a form: blank is None; anything else must be an integer.
+#[cfg(feature = "ssr")]
+fn optional_number(field: &str, text: &str) -> Result<Option<i64>, AppError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    text.parse().map(Some).map_err(|_| AppError::Field {
+        field: field.into(),
+        message: format!("{text:?} is not a whole number"),
+    })
+}
+
+/// A reason typed into a form: required, as the audit trail needs one.
+#[cfg(feature = "ssr")]
+fn reason(text: &str) -> Result<&str, AppError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(AppError::Field {
+            field: "reason".into(),
+            message: "give a reason; the audit trail records it".into(),
+        });
+    }
+    Ok(text)
+}
+
+/// Creates a board from the console's form and opens its period console. Every field is checked
+/// by `domain::board::BoardDraft`, as for the REST API; a refusal names the field.
+#[server(endpoint = "admin_create_board")]
+pub async fn create_board(
+    slug: String,
+    title: String,
+    cadence: String,
+    time_zone: String,
+    operator: String,
+    tie_policy: String,
+    max_points: String,
+    min_points: String,
+    tie_base: String,
+    freeze_grace_seconds: String,
+    prizes: String,
+) -> Result<(), AppError> {
+    let actor = super::admin::admin_actor().await?;
+    let max_points = optional_number("max_points", &max_points)?.ok_or_else(|| AppError::Field {
+        field: "max_points".into(),
+        message: "give the highest total a member may reach".into(),
+    })?;
+    let draft = domain::board::BoardDraft {
+        slug: slug.trim().to_owned(),
+        title,
+        cadence,
+        time_zone,
+        operator,
+        tie_policy,
+        max_points,
+        min_points: optional_number("min_points", &min_points)?,
+        tie_base: optional_number("tie_base", &tie_base)?,
+        freeze_grace_seconds: optional_number("freeze_grace_seconds", &freeze_grace_seconds)?,
+        prizes: domain::board::parse_prize_lines(&prizes)?,
+    };
+    let board = draft.parse()?;
+    let created = engine()?.create_board(&board).await?;
+    tracing::info!(%actor, board = %created.summary.slug, "board created from the console");
+    leptos_axum::redirect(&format!("/admin/b/{}/current", created.summary.slug));
+    Ok(())
+}
+
+/// The period console's data.
+#[server(endpoint = "admin_period")]
+pub async fn read_period(board: String, period: String) -> Result<PeriodConsole, AppError> {
+    super::admin::admin_actor().await?;
+    let engine = engine()?;
+    let slug = board_slug(board)?;
+    let board = engine.board(&slug).await?;
+    let key = engine.period_of(&board, Some(&period))?;
+    let period = key.to_string();
+    let info = engine.period_info(&board, key).await?;
+    let settlement = match engine.settlement_page(&slug, &period, 0, STANDINGS_SHOWN).await {
+        Ok(s) => Some(s),
+        Err(engine::EngineError::NotFound { .. }) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let rewards = if settlement.is_some() { engine.rewards(&slug, &period).await? } else { Vec::new() };
+    Ok(PeriodConsole {
+        board: engine::reads::summary(&board, jiff::Timestamp::now()),
+        prizes: board.prizes.clone(),
+        freezes_at: info.ends_at + jiff::SignedDuration::from_secs(board.freeze_grace_seconds),
+        info,
+        periods: engine.periods(&slug).await?,
+        leaders: engine.ranking_page(&slug, Some(&period), 0, 20).await?,
+        late: engine.late_entries(&slug, &period, None).await?,
+        settlement,
+        rewards,
+    })
+}
+
+/// Freezes, reopens, settles, archives or rebuilds a period, as the signed-in admin.
+#[server(endpoint = "admin_transition")]
+pub async fn transition(
+    board: String,
+    period: String,
+    step: String,
+    reason: String,
+) -> Result<String, AppError> {
+    use domain::lifecycle::Transition;
+    let actor = super::admin::admin_actor().await?;
+    let engine = engine()?;
+    let slug = board_slug(board)?;
+    let reason = Some(reason.trim()).filter(|r| !r.is_empty());
+    let transition = match step.as_str() {
+        "rebuild" => {
+            let report = engine.rebuild(&slug, &period, &actor).await?;
+            return Ok(format!("Rebuilt {} members in {} ms.", report.members, report.took_ms));
+        }
+        "freeze" => Transition::Freeze,
+        "reopen" => Transition::Reopen,
+        "settle" => Transition::Settle,
+        "archive" => Transition::Archive,
+        other => return Err(AppError::Invalid(format!("{other:?} is not a step of the lifecycle"))),
+    };
+    if transition == Transition::Reopen && reason.is_none() {
+        return Err(AppError::Field { field: "reason".into(), message: "say why the period reopens".into() });
+    }
+    let info = engine.transition(&slug, &period, transition, &actor, reason).await?;
+    Ok(format!("{} is now {}.", info.period, info.state))
+}
+
+/// Accepts (applies) or rejects a late write; a rejection needs a reason.
+#[server(endpoint = "admin_decide_late")]
+pub async fn decide_late(
+    board: String,
+    period: String,
+    id: i64,
+    decision: String,
+    reason: String,
+) -> Result<String, AppError> {
+    let actor = super::admin::admin_actor().await?;
+    let accept = match decision.as_str() {
+        "accept" => true,
+        "reject" => false,
+        other => return Err(AppError::Invalid(format!("{other:?} is neither accept nor reject"))),
+    };
+    let reason = Some(reason.trim()).filter(|r| !r.is_empty());
+    if !accept && reason.is_none() {
+        return Err(AppError::Field { field: "reason".into(), message: "a rejection needs a reason".into() });
+    }
+    let done = engine()?.decide_late(&board_slug(board)?, &period, id, accept, &actor, reason).await?;
+    Ok(match done.result {
+        Some(outcome) => format!("Late write {id} accepted: {}.", outcome.as_str()),
+        None => format!("Late write {id} {}.", done.entry.status),
+    })
+}
+
+/// A member's standing and every ledger entry behind it, for the drill-down.
+#[server(endpoint = "admin_member")]
+pub async fn read_member(
+    board: String,
+    period: String,
+    member: String,
+    before: Option<i64>,
+) -> Result<MemberView, AppError> {
+    super::admin::admin_actor().await?;
+    Ok(engine()?.member_view(&board_slug(board)?, Some(&period), &member_id(member)?, before, 50).await?)
+}
+
+/// Revokes one applied event or submission of the board, with a reason.
+#[server(endpoint = "admin_revoke")]
+pub async fn revoke(board: String, event_id: String, reason: String) -> Result<String, AppError> {
+    let actor = super::admin::admin_actor().await?;
+    let why = self::reason(&reason)?;
+    let event = domain::EventId::parse(event_id.trim()).map_err(|e| AppError::Invalid(e.to_string()))?;
+    let done = engine()?.revoke(&board_slug(board)?, &event, &actor, why).await?;
+    Ok(match done.result {
+        "already_revoked" => format!("{event} was already revoked; nothing changed."),
+        _ => format!("{event} revoked; {} now has {} points.", done.member, done.points.unwrap_or_default()),
+    })
+}
+
+/// Adds an admin's correction (a signed delta, with a reason) to a member's total.
+#[server(endpoint = "admin_correct")]
+pub async fn correct(
+    board: String,
+    period: String,
+    member: String,
+    delta: String,
+    reason: String,
+) -> Result<String, AppError> {
+    let actor = super::admin::admin_actor().await?;
+    let delta = optional_number("delta", &delta)?.filter(|d| *d != 0).ok_or_else(|| AppError::Field {
+        field: "delta".into(),
+        message: "give a non-zero whole number".into(),
+    })?;
+    let correction = engine::lifecycle::Correction {
+        member: member_id(member)?,
+        delta,
+        correction_id: None,
+        reason: self::reason(&reason)?.to_owned(),
+    };
+    let done = engine()?.correct(&board_slug(board)?, &period, &correction, &actor).await?;
+    Ok(format!("Corrected by {:+}; {} now has {} points.", done.delta, done.member, done.points))
+}
+
+/// A page of the audit trail, newest first. Filters are optional; `since` and `until` take a date
+/// (`2026-11-30`, midnight UTC) or an RFC 3339 instant.
+#[server(endpoint = "admin_audit")]
+pub async fn read_audit(
+    board: String,
+    period: String,
+    member: String,
+    actor: String,
+    action: String,
+    since: String,
+    until: String,
+    before: Option<i64>,
+) -> Result<AuditPage, AppError> {
+    super::admin::admin_actor().await?;
+    let some = |s: String| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+    let instant = |field: &str, s: String| -> Result<Option<jiff::Timestamp>, AppError> {
+        let Some(s) = some(s) else { return Ok(None) };
+        s.parse::<jiff::Timestamp>()
+            .or_else(|_| {
+                s.parse::<jiff::civil::Date>()
+                    .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC))
+                    .map(|z| z.timestamp())
+            })
+            .map(Some)
+            .map_err(|_| AppError::Field {
+                field: field.into(),
+                message: format!("{s:?} is neither a date (2026-11-30) nor an RFC 3339 instant"),
+            })
+    };
+    let filter = engine::ledger::audit::AuditFilter {
+        since: instant("since", since)?,
+        until: instant("until", until)?,
+        board: some(board),
+        period: some(period),
+        member: some(member),
+        actor: some(actor),
+        action: some(action),
+    };
+    let rows = engine()?.audit(&filter, before, AUDIT_PAGE).await?;
+    let next = (rows.len() as u64 == AUDIT_PAGE).then(|| rows.last().map(|r| r.id)).flatten();
+    Ok(AuditPage { rows, next })
+}
+
+/// The boards, for the console's front page.
+#[server(endpoint = "admin_boards")]
+pub async fn read_boards() -> Result<Vec<BoardSummary>, AppError> {
+    super::admin::admin_actor().await?;
+    Ok(engine()?.boards().await?)
+}

@@ -1,0 +1,112 @@
+use crate::api::console::{Correct, Revoke, read_member};
+use crate::components::console::{ActionOutcome, FieldError};
+use crate::components::error_view::ErrorView;
+use crate::pages::member::change;
+use domain::view::MemberView;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+/// `/admin/b/{board}/{period}/m/{member}` (or `…/member?id=`, the find form): a member's standing
+/// and every ledger entry behind it, with a revoke form on each applied event and a correction
+/// form. Both need a reason; both flow through the ledger and the same projection as any write.
+#[component]
+pub fn MemberConsolePage() -> impl IntoView {
+    let params = use_params_map();
+    let query = use_query_map();
+    let revoke = ServerAction::<Revoke>::new();
+    let correct = ServerAction::<Correct>::new();
+    let source = move || {
+        let p = params.read();
+        let q = query.read();
+        let member = p.get("member").or_else(|| q.get("id")).unwrap_or_default();
+        let before = q.get("before").and_then(|b| b.parse::<i64>().ok());
+        (
+            p.get("board").unwrap_or_default(),
+            p.get("period").unwrap_or_default(),
+            member,
+            before,
+            revoke.version().get(),
+            correct.version().get(),
+        )
+    };
+    let data = Resource::new(source, |(b, p, m, before, _, _)| read_member(b, p, m, before));
+    view! {
+        <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+            <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
+                {move || Suspend::new(async move { data.await.map(|v| view! { <Drill v revoke correct/> }) })}
+            </ErrorBoundary>
+        </Suspense>
+    }
+}
+
+#[component]
+fn Drill(v: MemberView, revoke: ServerAction<Revoke>, correct: ServerAction<Correct>) -> impl IntoView {
+    let MemberView { board, period, member, standing, entries, older } = v;
+    let slug = board.slug.to_string();
+    let base = format!("/admin/b/{slug}/{period}");
+    let audit = format!("/admin/audit?board={slug}&member={member}");
+    let revoke_error = move || revoke.value().get().and_then(Result::err);
+    let correct_error = move || correct.value().get().and_then(Result::err);
+    view! {
+        <Title text=format!("{member} · {} {period} · Console", board.title)/>
+        <p><a href=base.clone()>{format!("← {} {period}", board.title)}</a></p>
+        <h1>{member.to_string()}</h1>
+        <p class="standing" data-testid="standing">
+            {match &standing {
+                Some(s) => format!("Rank {}{} with {} points", s.rank, if s.tied { " (tied)" } else { "" }, s.points),
+                None => "Not on the ranking".to_owned(),
+            }}
+            {standing.as_ref().and_then(|s| s.display_name.clone()).map(|n| view! { " · shown as " <q>{n}</q> })}
+        </p>
+        <h2>"Ledger entries"</h2>
+        <table class="entries">
+            <caption>"Newest first; a revoked entry no longer counts"</caption>
+            <thead><tr>
+                <th scope="col">"When (UTC)"</th><th scope="col">"Change"</th><th scope="col">"Id"</th><th scope="col">"Revoke"</th>
+            </tr></thead>
+            <tbody>
+                {entries.iter().map(|e| {
+                    let revocable = !e.revoked && e.external_id.is_some() && matches!(e.kind.as_str(), "point" | "submission");
+                    let (slug, id) = (slug.clone(), e.external_id.clone().unwrap_or_default());
+                    view! {
+                        <tr data-entry=e.id class:revoked=e.revoked>
+                            <td>{e.occurred_at.strftime("%Y-%m-%d %H:%M:%S").to_string()}</td>
+                            <td>{change(e)}</td>
+                            <td class="id">{e.external_id.clone().unwrap_or_default()}</td>
+                            <td>{revocable.then(|| view! {
+                                <details class="confirm">
+                                    <summary class="button secondary">"Revoke…"</summary>
+                                    <ActionForm action=revoke attr:class="inline">
+                                        <p>"The entry stops counting; the total and rank are recomputed from the ledger."</p>
+                                        <input type="hidden" name="board" value=slug/>
+                                        <input type="hidden" name="event_id" value=id.clone()/>
+                                        <label>"Reason" <input name="reason" required/></label>
+                                        <button type="submit" data-revoke=id>"Revoke"</button>
+                                    </ActionForm>
+                                </details>
+                            })}</td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+        {older.map(|id| view! { <p><a class="button" href=format!("?before={id}")>"Older entries"</a></p> })}
+        <FieldError error=revoke_error field="reason"/>
+        <ActionOutcome outcome=move || revoke.value().get()/>
+        <h2>"Correction"</h2>
+        <ActionForm action=correct attr:class="stacked" attr:data-testid="correction">
+            <p class="hint">"Adds a signed number of points as an audited ledger entry by you."</p>
+            <input type="hidden" name="board" value=slug.clone()/>
+            <input type="hidden" name="period" value=period.to_string()/>
+            <input type="hidden" name="member" value=member.to_string()/>
+            <label>"Points (+/−)" <input name="delta" inputmode="numeric" required/></label>
+            <FieldError error=correct_error field="delta"/>
+            <label>"Reason" <input name="reason" required/></label>
+            <FieldError error=correct_error field="reason"/>
+            <button type="submit">"Correct"</button>
+        </ActionForm>
+        <ActionOutcome outcome=move || correct.value().get()/>
+        <p><a href=audit>"This member in the audit trail"</a></p>
+    }
+}

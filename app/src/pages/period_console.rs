@@ -1,0 +1,236 @@
+use crate::api::console::{DecideLate, PeriodConsole, Transition, read_period};
+use crate::components::console::{ActionOutcome, Confirm, FieldError};
+use crate::components::countdown::Countdown;
+use crate::components::error_view::ErrorView;
+use crate::components::ranking_table::RankingTable;
+use domain::view::{LateEntry, RewardView, Settlement};
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+/// `/admin/b/{board}/{period}`: a period's console — its state and the countdown to the freeze,
+/// the lifecycle steps (each behind a confirmation that states its consequence), the late writes
+/// to review, the leaders (each a link to the member drill-down), and once settled the standings,
+/// the digest and every reward's deliveries.
+#[component]
+pub fn PeriodConsolePage() -> impl IntoView {
+    let params = use_params_map();
+    let transition = ServerAction::<Transition>::new();
+    let decide = ServerAction::<DecideLate>::new();
+    let source = move || {
+        let p = params.read();
+        let get = |k: &str| p.get(k).unwrap_or_default();
+        // Refetch after every action (with JavaScript; without it the browser reloads the page).
+        (get("board"), get("period"), transition.version().get(), decide.version().get())
+    };
+    let data = Resource::new(source, |(board, period, _, _)| read_period(board, period));
+    view! {
+        <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+            <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
+                {move || Suspend::new(async move {
+                    data.await.map(|c| view! { <Console c transition decide/> })
+                })}
+            </ErrorBoundary>
+        </Suspense>
+    }
+}
+
+#[component]
+fn Console(
+    c: PeriodConsole,
+    transition: ServerAction<Transition>,
+    decide: ServerAction<DecideLate>,
+) -> impl IntoView {
+    let PeriodConsole { board, prizes, info, freezes_at, periods, leaders, late, settlement, rewards } = c;
+    let slug = board.slug.to_string();
+    let period = info.period.to_string();
+    let state = info.state.clone();
+    let pending = transition.pending();
+    let step = |name: &'static str, label: &'static str, consequence: String, button: &'static str| {
+        let (slug, period) = (slug.clone(), period.clone());
+        view! {
+            <Confirm label consequence pending>
+                <ActionForm action=transition>
+                    <input type="hidden" name="board" value=slug/>
+                    <input type="hidden" name="period" value=period/>
+                    <input type="hidden" name="step" value=name/>
+                    <label>"Reason" <input name="reason" placeholder=if name == "reopen" { "required" } else { "optional" }/></label>
+                    <button type="submit" prop:disabled=move || pending.get() data-confirm=name>{button}</button>
+                </ActionForm>
+            </Confirm>
+        }
+    };
+    let steps = match state.as_str() {
+        "open" => vec![
+            step("freeze", "Freeze…", "Writes stop counting: new events for this period are kept as late writes for review. Reads stay public.".into(), "Freeze now"),
+            step("rebuild", "Rebuild…", "Rebuilds the live ranking from the ledger. Nothing in the ledger changes.".into(), "Rebuild now"),
+        ],
+        "frozen" => vec![
+            step("settle", "Settle…", format!("Final standings and prizes are computed from the ledger and can no longer change; {} reward(s) ranges will be paid through the webhook.", prizes.len()), "Settle now"),
+            step("reopen", "Reopen…", "Writes count again until the next freeze. Pending late writes stay pending.".into(), "Reopen now"),
+            step("rebuild", "Rebuild…", "Rebuilds the live ranking from the ledger. Nothing in the ledger changes.".into(), "Rebuild now"),
+        ],
+        "settled" => vec![
+            step("archive", "Archive…", "The live ranking is removed from Redis; every read is served from the stored standings, with the same ranks.".into(), "Archive now"),
+        ],
+        _ => vec![],
+    };
+    let transition_error = move || transition.value().get().and_then(Result::err);
+    view! {
+        <Title text=format!("{} {period} · Console", board.title)/>
+        <p><a href="/admin">"← Console"</a></p>
+        <h1>{board.title.clone()} " " {period.clone()}</h1>
+        <p class="meta">
+            <span class=format!("state state-{state}") data-testid="state">{state.clone()}</span>
+            {format!(" · {} · {} · ties {} · {}", board.slug, board.operator, board.tie_policy, board.time_zone)}
+        </p>
+        {(state == "open").then(|| view! {
+            <p>"Freezes in " <Countdown ends_at=freezes_at/>
+               {format!(" (at {} in {}, the period's end plus the grace)", freezes_at.to_zoned(jiff::tz::TimeZone::get(&board.time_zone).unwrap_or(jiff::tz::TimeZone::UTC)).strftime("%a %Y-%m-%d %H:%M"), board.time_zone)}
+            </p>
+        })}
+        <nav class="periods" aria-label="Periods">
+            {periods.into_iter().take(8).map(|p| {
+                let current = p.period.to_string() == period;
+                view! {
+                    <a href=format!("/admin/b/{slug}/{}", p.period) aria-current=current.then_some("page")>
+                        {format!("{} ({})", p.period, p.state)}
+                    </a>
+                }
+            }).collect_view()}
+        </nav>
+        <section class="steps" aria-label="Lifecycle">{steps}</section>
+        <FieldError error=transition_error field="reason"/>
+        <ActionOutcome outcome=move || transition.value().get()/>
+        <h2>"Late writes"</h2>
+        <LateWrites late slug=slug.clone() period=period.clone() decide/>
+        <h2>"Leaders"</h2>
+        <form method="get" action=format!("/admin/b/{slug}/{period}/member") class="find">
+            <label>"Member id" <input name="id" required autocomplete="off"/></label>
+            <button type="submit" class="secondary">"Open member"</button>
+        </form>
+        <RankingTable
+            entries=leaders.entries
+            caption=format!("Top of {period} ({} members)", leaders.total)
+            base=format!("/admin/b/{slug}/{period}")
+        />
+        {settlement.map(|s| view! { <SettlementView s rewards/> })}
+    }
+}
+
+#[component]
+fn LateWrites(
+    late: Vec<LateEntry>,
+    slug: String,
+    period: String,
+    decide: ServerAction<DecideLate>,
+) -> impl IntoView {
+    if late.is_empty() {
+        return view! { <p class="empty">"No late writes."</p> }.into_any();
+    }
+    let error = move || decide.value().get().and_then(Result::err);
+    view! {
+        <table class="entries late">
+            <caption>"Writes that arrived after the period stopped taking them, oldest first"</caption>
+            <thead><tr>
+                <th scope="col">"Id"</th><th scope="col">"Member"</th><th scope="col">"Write"</th>
+                <th scope="col">"Received (UTC)"</th><th scope="col">"Status"</th><th scope="col">"Decision"</th>
+            </tr></thead>
+            <tbody>
+                {late.into_iter().map(|l| {
+                    let write = match (l.delta, l.value) {
+                        (Some(d), _) => format!("{} {} {d:+}", l.kind, l.external_id.clone().unwrap_or_default()),
+                        (_, Some(v)) => format!("{} {} = {v}", l.kind, l.external_id.clone().unwrap_or_default()),
+                        _ => l.kind.clone(),
+                    };
+                    let pending = l.status == "pending";
+                    let (slug, period) = (slug.clone(), period.clone());
+                    view! {
+                        <tr data-late=l.id>
+                            <td>{l.id}</td>
+                            <td>{l.member.to_string()}</td>
+                            <td>{write}</td>
+                            <td>{l.received_at.strftime("%Y-%m-%d %H:%M:%S").to_string()}</td>
+                            <td>{l.status.clone()} {l.decision_reason.clone().map(|r| format!(": {r}"))}</td>
+                            <td>{pending.then(|| view! {
+                                <ActionForm action=decide attr:class="inline">
+                                    <input type="hidden" name="board" value=slug/>
+                                    <input type="hidden" name="period" value=period/>
+                                    <input type="hidden" name="id" value=l.id/>
+                                    <label class="visually-hidden" for=format!("late-reason-{}", l.id)>"Reason"</label>
+                                    <input id=format!("late-reason-{}", l.id) name="reason" placeholder="reason (to reject)"/>
+                                    <button type="submit" name="decision" value="accept">"Accept"</button>
+                                    <button type="submit" name="decision" value="reject" class="secondary">"Reject"</button>
+                                </ActionForm>
+                            })}</td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+        <FieldError error field="reason"/>
+        <ActionOutcome outcome=move || decide.value().get()/>
+    }
+    .into_any()
+}
+
+#[component]
+fn SettlementView(s: Settlement, rewards: Vec<RewardView>) -> impl IntoView {
+    view! {
+        <h2>"Settlement"</h2>
+        <dl class="settlement">
+            <dt>"Digest (SHA-256)"</dt><dd class="id" data-testid="digest">{s.digest.clone()}</dd>
+            <dt>"Revision"</dt><dd>{s.revision}</dd>
+            <dt>"Members"</dt><dd>{s.members}</dd>
+            <dt>"Ledger watermark"</dt><dd>{s.watermark}</dd>
+            <dt>"Settled"</dt><dd>{format!("{} by {}", s.settled_at.strftime("%Y-%m-%d %H:%M:%S UTC"), s.actor)}</dd>
+        </dl>
+        <table class="entries standings">
+            <caption>{format!("Standings (first {} of {})", s.standings.len(), s.members)}</caption>
+            <thead><tr><th scope="col">"Rank"</th><th scope="col">"Member"</th><th scope="col">"Points"</th><th scope="col">"Prize"</th></tr></thead>
+            <tbody>
+                {s.standings.iter().map(|st| view! {
+                    <tr><td>{st.rank}</td><td>{st.member.to_string()}</td><td>{st.points}</td><td>{st.prize.clone().unwrap_or_default()}</td></tr>
+                }).collect_view()}
+            </tbody>
+        </table>
+        <h3>"Rewards"</h3>
+        {if rewards.is_empty() {
+            view! { <p class="empty">"No prizes were won."</p> }.into_any()
+        } else {
+            view! {
+                <table class="entries rewards">
+                    <caption>"Each reward is sent once to the webhook with its Idempotency-Key"</caption>
+                    <thead><tr>
+                        <th scope="col">"Member"</th><th scope="col">"Rank"</th><th scope="col">"Prize"</th>
+                        <th scope="col">"Status"</th><th scope="col">"Attempts"</th>
+                    </tr></thead>
+                    <tbody>
+                        {rewards.into_iter().map(|r| view! {
+                            <tr data-reward=r.id>
+                                <td>{r.member.to_string()}</td><td>{r.rank}</td><td>{r.prize.clone()}</td>
+                                <td>{r.status.clone()}</td>
+                                <td>
+                                    <details>
+                                        <summary>{format!("{} attempt(s)", r.attempts)}</summary>
+                                        <ul class="attempts">
+                                            {r.history.iter().map(|a| view! {
+                                                <li>{format!("{} — {}", a.attempted_at.strftime("%Y-%m-%d %H:%M:%S"),
+                                                    match (a.http_status, &a.error) {
+                                                        (Some(code), None) => format!("HTTP {code}"),
+                                                        (Some(code), Some(e)) => format!("HTTP {code}: {e}"),
+                                                        (None, Some(e)) => e.clone(),
+                                                        (None, None) => "no answer".into(),
+                                                    })}</li>
+                                            }).collect_view()}
+                                        </ul>
+                                    </details>
+                                </td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }.into_any()
+        }}
+    }
+}
