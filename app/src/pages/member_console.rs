@@ -46,6 +46,7 @@ fn Drill(v: MemberView, revoke: ServerAction<Revoke>, correct: ServerAction<Corr
     let slug = board.slug.to_string();
     let base = format!("/admin/b/{slug}/{period}");
     let audit = format!("/admin/audit?board={slug}&member={member}");
+    let row_slug = slug.clone();
     let revoke_error = move || revoke.value().get().and_then(Result::err);
     let correct_error = move || correct.value().get().and_then(Result::err);
     view! {
@@ -66,9 +67,13 @@ fn Drill(v: MemberView, revoke: ServerAction<Revoke>, correct: ServerAction<Corr
                 <th scope="col">"When (UTC)"</th><th scope="col">"Change"</th><th scope="col">"Id"</th><th scope="col">"Revoke"</th>
             </tr></thead>
             <tbody>
-                {entries.iter().map(|e| {
+                // Keyed by entry: a revocation adds a row on top, and an open revoke form must stay
+                // with its entry.
+                <For each=move || entries.clone() key=|e| (e.id, e.revoked) let:e>{{
+                    let e = &e;
+                    let slug = row_slug.clone();
                     let revocable = !e.revoked && e.external_id.is_some() && matches!(e.kind.as_str(), "point" | "submission");
-                    let (slug, id) = (slug.clone(), e.external_id.clone().unwrap_or_default());
+                    let id = e.external_id.clone().unwrap_or_default();
                     view! {
                         <tr data-entry=e.id class:revoked=e.revoked>
                             <td>{e.occurred_at.strftime("%Y-%m-%d %H:%M:%S").to_string()}</td>
@@ -88,7 +93,7 @@ fn Drill(v: MemberView, revoke: ServerAction<Revoke>, correct: ServerAction<Corr
                             })}</td>
                         </tr>
                     }
-                }).collect_view()}
+                }}</For>
             </tbody>
         </table>
         {older.map(|id| view! { <p><a class="button" href=format!("?before={id}")>"Older entries"</a></p> })}

@@ -35,6 +35,9 @@ pub fn PeriodConsolePage() -> impl IntoView {
     }
 }
 
+/// A lifecycle step: its name (the server function's `step`), label, consequence and button.
+type Step = (&'static str, &'static str, String, &'static str);
+
 #[component]
 fn Console(
     c: PeriodConsole,
@@ -46,8 +49,9 @@ fn Console(
     let period = info.period.to_string();
     let state = info.state.clone();
     let pending = transition.pending();
-    let step = |name: &'static str, label: &'static str, consequence: String, button: &'static str| {
-        let (slug, period) = (slug.clone(), period.clone());
+    let (step_slug, step_period) = (slug.clone(), period.clone());
+    let step = move |(name, label, consequence, button): Step| {
+        let (slug, period) = (step_slug.clone(), step_period.clone());
         view! {
             <Confirm label consequence pending>
                 <ActionForm action=transition>
@@ -60,18 +64,24 @@ fn Console(
             </Confirm>
         }
     };
-    let steps = match state.as_str() {
+    let rebuild: Step = (
+        "rebuild",
+        "Rebuild…",
+        "Rebuilds the live ranking from the ledger. Nothing in the ledger changes.".into(),
+        "Rebuild now",
+    );
+    let steps: Vec<Step> = match state.as_str() {
         "open" => vec![
-            step("freeze", "Freeze…", "Writes stop counting: new events for this period are kept as late writes for review. Reads stay public.".into(), "Freeze now"),
-            step("rebuild", "Rebuild…", "Rebuilds the live ranking from the ledger. Nothing in the ledger changes.".into(), "Rebuild now"),
+            ("freeze", "Freeze…", "Writes stop counting: new events for this period are kept as late writes for review. Reads stay public.".into(), "Freeze now"),
+            rebuild,
         ],
         "frozen" => vec![
-            step("settle", "Settle…", format!("Final standings and prizes are computed from the ledger and can no longer change; {} reward(s) ranges will be paid through the webhook.", prizes.len()), "Settle now"),
-            step("reopen", "Reopen…", "Writes count again until the next freeze. Pending late writes stay pending.".into(), "Reopen now"),
-            step("rebuild", "Rebuild…", "Rebuilds the live ranking from the ledger. Nothing in the ledger changes.".into(), "Rebuild now"),
+            ("settle", "Settle…", format!("Final standings and prizes are computed from the ledger and can no longer change; the {} prize range(s) are paid through the reward webhook.", prizes.len()), "Settle now"),
+            ("reopen", "Reopen…", "Writes count again until the next freeze. Pending late writes stay pending.".into(), "Reopen now"),
+            rebuild,
         ],
         "settled" => vec![
-            step("archive", "Archive…", "The live ranking is removed from Redis; every read is served from the stored standings, with the same ranks.".into(), "Archive now"),
+            ("archive", "Archive…", "The live ranking is removed from Redis; every read is served from the stored standings, with the same ranks.".into(), "Archive now"),
         ],
         _ => vec![],
     };
@@ -99,7 +109,11 @@ fn Console(
                 }
             }).collect_view()}
         </nav>
-        <section class="steps" aria-label="Lifecycle">{steps}</section>
+        // Keyed by step: after a transition the page re-renders in place, and an open confirmation
+        // must not be carried over to the step that replaces it.
+        <section class="steps" aria-label="Lifecycle">
+            <For each=move || steps.clone() key=|s| s.0 children=step/>
+        </section>
         <FieldError error=transition_error field="reason"/>
         <ActionOutcome outcome=move || transition.value().get()/>
         <h2>"Late writes"</h2>
@@ -137,7 +151,7 @@ fn LateWrites(
                 <th scope="col">"Received (UTC)"</th><th scope="col">"Status"</th><th scope="col">"Decision"</th>
             </tr></thead>
             <tbody>
-                {late.into_iter().map(|l| {
+                <For each=move || late.clone() key=|l| (l.id, l.status.clone()) let:l>{{
                     let write = match (l.delta, l.value) {
                         (Some(d), _) => format!("{} {} {d:+}", l.kind, l.external_id.clone().unwrap_or_default()),
                         (_, Some(v)) => format!("{} {} = {v}", l.kind, l.external_id.clone().unwrap_or_default()),
@@ -165,7 +179,7 @@ fn LateWrites(
                             })}</td>
                         </tr>
                     }
-                }).collect_view()}
+                }}</For>
             </tbody>
         </table>
         <FieldError error field="reason"/>
