@@ -55,6 +55,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/hot/:board") view=pages::hot::HotPage ssr=SsrMode::Async/>
                     <Route path=path!("/admin") view=pages::console::ConsolePage ssr=SsrMode::Async/>
                     <Route path=path!("/admin/login") view=pages::login::LoginPage/>
+                    <Route path=path!("/admin/keys") view=pages::keys::KeysConsolePage ssr=SsrMode::Async/>
                     <Route path=path!("/me") view=pages::me::MePage ssr=SsrMode::Async/>
                     <Route
                         path=path!("/b/:board/:period/m/:member")

@@ -17,6 +17,7 @@ pub fn ConsolePage() -> impl IntoView {
                     who.await.map(|who| match who {
                         Some(actor) => view! {
                             <p data-testid="signed-in">"Signed in as " <strong>{actor}</strong></p>
+                            <p><a href="/admin/keys" data-testid="keys-link">"Ingest keys"</a></p>
                             <ActionForm action=logout>
                                 <button type="submit">"Sign out"</button>
                             </ActionForm>
