@@ -22,7 +22,8 @@ pub fn KeysConsolePage() -> impl IntoView {
         <p class="meta"><a href="/admin">"Console"</a>" › Ingest keys"</p>
         <h1>"Ingest keys"</h1>
         {move || created().map(|new| view! { <NewKeyNotice new/> })}
-        <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+        // A transition keeps the table in place while it is read again after a change.
+        <Transition fallback=|| view! { <p>"Loading…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
                     match page.await {
@@ -34,7 +35,7 @@ pub fn KeysConsolePage() -> impl IntoView {
                     }
                 })}
             </ErrorBoundary>
-        </Suspense>
+        </Transition>
     }
 }
 
