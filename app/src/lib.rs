@@ -71,6 +71,7 @@ pub fn App() -> impl IntoView {
                         view=pages::member_console::MemberConsolePage
                         ssr=SsrMode::Async
                     />
+                    <Route path=path!("/admin/keys") view=pages::keys::KeysConsolePage ssr=SsrMode::Async/>
                     <Route path=path!("/me") view=pages::me::MePage ssr=SsrMode::Async/>
                     <Route
                         path=path!("/b/:board/:period/m/:member")

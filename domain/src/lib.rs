@@ -1,6 +1,7 @@
 //! Laurel's pure rules. No clock, no I/O, no store: "now" and time zones are arguments, so every
 //! rule is deterministic under test and the same code can run in the browser.
 //!
+//! - [`apikey`]: ingest keys as admins list them, and their per-key rate limits.
 //! - [`ids`]: identifiers parsed once at the edge (`BoardSlug`, `MemberId`, `EventId`).
 //! - [`board`]: the choices fixed when a board is created (`Cadence`, `Operator`, `TiePolicy`).
 //! - [`hot`]: hot boards' sliding windows — definitions, hit values, snapshot rank changes.
@@ -12,6 +13,7 @@
 //! - [`write`]: how each operator changes a total; `replay` recomputes one after a revoke.
 //! - [`view`]: the read models shared by the REST API, the server functions and the UI.
 
+pub mod apikey;
 pub mod board;
 pub mod hot;
 pub mod ids;

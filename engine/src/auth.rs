@@ -1,10 +1,14 @@
-//! Who may write: admin tokens (`laurel admin token`) and ingest keys scoped to boards
-//! (`laurel apikey create --board B`). Secrets are random, shown once, stored as SHA-256 digests
-//! (they are high-entropy, so a fast hash is the right tool; passwords will use argon2).
+//! Who may write: admin tokens (`laurel admin token`) and ingest keys scoped to boards, made and
+//! revoked by admins (`POST /api/v1/keys`, the console's `/admin/keys`, `laurel apikey create`).
+//! Secrets are random, shown once, stored as SHA-256 digests (they are high-entropy, so a fast
+//! hash is the right tool; passwords use argon2). Each key has rate limits of its own, counted
+//! per process ([`crate::ratelimit`]).
 
 use crate::hex;
+use crate::ledger::NewApiKey;
 use crate::{Engine, EngineError};
 use domain::BoardSlug;
+use domain::apikey::{ApiKeyView, KeyLimits};
 use sha2::{Digest, Sha256};
 
 const ADMIN_TOKEN_PREFIX: &str = "laurel_at_";
@@ -12,11 +16,32 @@ const API_KEY_PREFIX: &str = "laurel_ik_";
 /// Characters of an ingest key kept in clear for display (its prefix plus a few).
 const SHOWN: usize = API_KEY_PREFIX.len() + 6;
 
-/// What an ingest key may do.
+/// What a live ingest key may do, and how fast.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyScope {
+    pub id: i64,
+    /// The key's shown characters (`laurel_ik_` and six more): safe to log and to label metrics.
+    pub prefix: String,
     pub boards: Vec<String>,
+    pub limits: KeyLimits,
 }
+
+/// A new ingest key: the secret (shown this once) and the key as listed.
+#[derive(Debug, Clone)]
+pub struct IssuedKey {
+    pub key: String,
+    pub view: ApiKeyView,
+}
+
+/// A key went over its rate limit; the request was not served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimited {
+    /// Whole seconds until a request would pass (at least 1): the `Retry-After`.
+    pub retry_after_seconds: u64,
+}
+
+/// Reasons recorded in the audit trail hold at most this many bytes.
+const MAX_REASON_BYTES: usize = 1000;
 
 impl KeyScope {
     pub fn allows(&self, board: &BoardSlug) -> bool {
@@ -50,20 +75,58 @@ impl Engine {
         Ok(self.ledger.admin_token_id(&digest(token)).await?.map(|id| format!("token#{id}")))
     }
 
-    /// Creates an ingest key for existing boards (periodic or hot) and returns it (the only time
-    /// it is visible).
-    pub async fn issue_api_key(&self, boards: &[BoardSlug]) -> Result<String, EngineError> {
+    /// Creates an ingest key for existing boards (periodic or hot) with its limits, audited as
+    /// `apikey_create` by `actor`, and returns it (the only time the secret is visible). No
+    /// board, an unknown board or limits out of bounds → `Invalid`, and nothing is written.
+    pub async fn issue_api_key(
+        &self,
+        boards: &[BoardSlug],
+        limits: KeyLimits,
+        actor: &str,
+    ) -> Result<IssuedKey, EngineError> {
+        let mut boards = boards.to_vec();
+        boards.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        boards.dedup();
         if boards.is_empty() {
             return Err(EngineError::Invalid("an ingest key needs at least one board".into()));
         }
-        for board in boards {
-            if let Err(EngineError::NotFound { .. }) = self.board(board).await {
-                self.hot_board(board).await?;
+        let limits = limits.check().map_err(EngineError::Invalid)?;
+        for board in &boards {
+            let found = match self.board(board).await {
+                Err(EngineError::NotFound { .. }) => self.hot_board(board).await.map(drop),
+                other => other.map(drop),
+            };
+            if let Err(EngineError::NotFound { .. }) = found {
+                return Err(EngineError::Invalid(format!("board {board} does not exist")));
             }
+            found?;
         }
         let key = secret(API_KEY_PREFIX)?;
-        self.ledger.store_api_key(&key[..SHOWN], &digest(&key), boards, jiff::Timestamp::now()).await?;
-        Ok(key)
+        let new = NewApiKey { prefix: key[..SHOWN].to_owned(), hash: digest(&key), boards, limits };
+        let view = self.ledger.store_api_key(new, actor, jiff::Timestamp::now()).await?;
+        Ok(IssuedKey { key, view })
+    }
+
+    /// Every ingest key, live and revoked, oldest first: prefixes only, never secrets.
+    pub async fn api_keys(&self) -> Result<Vec<ApiKeyView>, EngineError> {
+        Ok(self.ledger.api_keys().await?)
+    }
+
+    /// Revokes an ingest key (it answers 401 from then on), audited as `apikey_revoke`. Revoking
+    /// a revoked key answers it unchanged and writes nothing; an unknown id → `NotFound`.
+    pub async fn revoke_api_key(
+        &self,
+        id: i64,
+        actor: &str,
+        reason: Option<&str>,
+    ) -> Result<ApiKeyView, EngineError> {
+        let reason = reason.map(str::trim).filter(|r| !r.is_empty());
+        if reason.is_some_and(|r| r.len() > MAX_REASON_BYTES) {
+            return Err(EngineError::Invalid(format!("a reason holds at most {MAX_REASON_BYTES} bytes")));
+        }
+        let view = self.ledger.revoke_api_key(id, actor, reason, jiff::Timestamp::now()).await?;
+        self.limiter.forget(id);
+        Ok(view)
     }
 
     /// The scope of an ingest key, or None when it is unknown or revoked.
@@ -71,6 +134,21 @@ impl Engine {
         if !key.starts_with(API_KEY_PREFIX) {
             return Ok(None);
         }
-        Ok(self.ledger.api_key_boards(&digest(key)).await?.map(|boards| KeyScope { boards }))
+        Ok(self.ledger.api_key_scope(&digest(key)).await?.map(|s| KeyScope {
+            id: s.id,
+            prefix: s.prefix,
+            boards: s.boards,
+            limits: s.limits,
+        }))
+    }
+
+    /// Counts one request of a key against its limits in this process. Over the limit, the
+    /// request must not be served (it took nothing from the allowance); counted in
+    /// `laurel_rate_limited_total` by key prefix.
+    pub fn admit(&self, scope: &KeyScope) -> Result<(), RateLimited> {
+        self.limiter.check(scope.id, scope.limits, std::time::Instant::now()).map_err(|wait| {
+            self.metrics.count_rate_limited(&scope.prefix);
+            RateLimited { retry_after_seconds: crate::ratelimit::retry_after_seconds(wait) }
+        })
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! - [`ledger`]: the SQL truth (SQLite or PostgreSQL) — boards, profiles, events, totals.
 //! - [`redis`]: the live projection (standalone Redis or Cluster) — keys, Lua scripts.
-//! - [`boards`]: board creation and details; [`auth`]: admin tokens and ingest keys;
+//! - [`boards`]: board creation and details; [`auth`]: admin tokens and ingest keys (made,
+//!   listed and revoked by admins), with per-key rate limits in [`ratelimit`];
 //!   [`admins`]: console accounts (argon2id), throttled logins, sessions; [`links`]: signed
 //!   contestant links (HMAC-SHA256) that tell the UI who "me" is.
 //! - [`hot`]: hot boards — sliding windows in Redis alone: hits, snapshots, the public list.
@@ -30,6 +31,7 @@ pub mod ledger;
 pub mod lifecycle;
 pub mod links;
 pub mod metrics;
+pub mod ratelimit;
 pub mod reads;
 pub mod reconciler;
 pub mod redis;
@@ -119,6 +121,8 @@ pub struct Engine {
     link_secret: Option<Arc<links::LinkSecret>>,
     /// Display names recently read by reads (see `Engine::display_names`).
     names: Arc<reads::NameCache>,
+    /// Ingest keys' rate limits, counted in this process (see [`ratelimit`]).
+    limiter: Arc<ratelimit::RateLimiter>,
 }
 
 /// Which store failed a readiness check.
@@ -158,6 +162,7 @@ impl Engine {
             hit_filter: Arc::new(hot::AnyMember),
             link_secret: None,
             names: Arc::default(),
+            limiter: Arc::default(),
         }
     }
 

@@ -31,6 +31,12 @@ struct BoardLabels {
     board: String,
 }
 
+/// An ingest key by its shown prefix (`laurel_ik_` and six characters), never the secret.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct KeyLabels {
+    key_prefix: String,
+}
+
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
     method: String,
@@ -56,6 +62,7 @@ pub struct Metrics {
     hot_keys_without_ttl: Family<BoardLabels, Gauge>,
     hot_buckets_unlinked: Family<BoardLabels, Counter>,
     hot_snapshots: Family<BoardLabels, Counter>,
+    rate_limited: Family<KeyLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -104,6 +111,12 @@ impl Default for Metrics {
         );
         let hot_snapshots = Family::<BoardLabels, Counter>::default();
         registry.register("hot_snapshots", "Hot lists published", hot_snapshots.clone());
+        let rate_limited = Family::<KeyLabels, Counter>::default();
+        registry.register(
+            "rate_limited",
+            "Requests refused 429 because their ingest key was over its rate limit in this process",
+            rate_limited.clone(),
+        );
         Self {
             registry,
             writes,
@@ -115,6 +128,7 @@ impl Default for Metrics {
             hot_keys_without_ttl,
             hot_buckets_unlinked,
             hot_snapshots,
+            rate_limited,
         }
     }
 }
@@ -132,6 +146,12 @@ impl Metrics {
     pub fn count_hit(&self, board: &BoardSlug, result: HitResult) {
         let labels = HitLabels { board: board.to_string(), result: result.as_str().to_owned() };
         self.hot_hits.get_or_create(&labels).inc();
+    }
+
+    /// One request refused because its key was over its rate limit; `key_prefix` is the key's
+    /// shown prefix (as the key listing shows it), never the secret.
+    pub fn count_rate_limited(&self, key_prefix: &str) {
+        self.rate_limited.get_or_create(&KeyLabels { key_prefix: key_prefix.to_owned() }).inc();
     }
 
     /// What a hot snapshot found when it tended the board's buckets.

@@ -68,7 +68,7 @@ async fn migrations_apply_on_sqlite_and_postgres_and_rerun_as_no_ops() {
     for t in TestLedger::both().await {
         t.ledger.migrate().await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
         t.ledger.migrate().await.unwrap_or_else(|e| panic!("{} (second run): {e}", t.name));
-        assert_eq!(t.ledger.applied_migrations().await.unwrap(), vec![1, 2, 3, 4, 5], "{}", t.name);
+        assert_eq!(t.ledger.applied_migrations().await.unwrap(), vec![1, 2, 3, 4, 5, 6], "{}", t.name);
         t.ledger.ping().await.unwrap();
         t.drop_db().await;
     }

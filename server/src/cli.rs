@@ -96,13 +96,21 @@ pub enum AdminCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum ApikeyCommand {
-    /// Create an ingest key for one or more boards and print it (it is shown only once).
+    /// Create an ingest key for one or more boards and print it (it is shown only once). Audited
+    /// as `apikey_create` by `cli`.
     Create {
         #[command(flatten)]
         stores: StoreArgs,
         /// A board the key may write to (repeat for several).
         #[arg(long = "board", required = true)]
         boards: Vec<String>,
+        /// Requests per second the key may make on average, counted per server process (1-10000;
+        /// default 50).
+        #[arg(long)]
+        rate_per_second: Option<i64>,
+        /// Requests the key may make at once (1-20000; default twice the rate).
+        #[arg(long)]
+        burst: Option<i64>,
     },
 }
 

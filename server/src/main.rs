@@ -54,14 +54,25 @@ async fn main() -> anyhow::Result<()> {
             println!("{}/me?{}", base_url.trim_end_matches('/'), link.query());
             Ok(())
         }
-        Command::Apikey { command: ApikeyCommand::Create { stores, boards } } => {
+        Command::Apikey { command: ApikeyCommand::Create { stores, boards, rate_per_second, burst } } => {
+            let limits =
+                domain::apikey::KeyLimits::parse(rate_per_second, burst).map_err(anyhow::Error::msg)?;
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
             let boards = boards
                 .into_iter()
                 .map(domain::BoardSlug::parse)
                 .collect::<Result<Vec<_>, _>>()
                 .context("a --board is not a valid slug")?;
-            println!("{}", engine.issue_api_key(&boards).await?);
+            let issued = engine.issue_api_key(&boards, limits, "cli").await?;
+            eprintln!(
+                "ingest key #{} ({}…) for {}: {}/s, burst {}; copy it now, it will not be shown again",
+                issued.view.id,
+                issued.view.prefix,
+                issued.view.boards.join(", "),
+                issued.view.rate_per_second,
+                issued.view.burst
+            );
+            println!("{}", issued.key);
             Ok(())
         }
         Command::Rebuild { stores, board, period } => {

@@ -1,12 +1,13 @@
 //! Every server function of the UI. Each one takes the engine from context, calls one use case
 //! and converts the error — nothing else. They only read, except `pin_view`, which creates a
 //! short-lived snapshot (public, like every read), the console's sign-in and sign-out in
-//! [`admin`], and a contestant's signed link in [`contestant`]; [`session`] is the one place that
-//! knows the cookies.
+//! [`admin`], its ingest keys in [`keys`], and a contestant's signed link in [`contestant`];
+//! [`session`] is the one place that knows the cookies (but for the new-key cookie of [`keys`]).
 
 pub mod admin;
 pub mod console;
 pub mod contestant;
+pub mod keys;
 #[cfg(feature = "ssr")]
 pub mod session;
 

@@ -41,7 +41,7 @@ pub fn set_me(headers: &HeaderMap, value: &str, max_age_seconds: i64) -> HeaderV
 
 /// Whether the request reached us over https (directly or through a proxy that says so): the
 /// cookie is then marked `Secure`.
-fn https(headers: &HeaderMap) -> bool {
+pub(crate) fn https(headers: &HeaderMap) -> bool {
     headers
         .get("x-forwarded-proto")
         .and_then(|v| v.to_str().ok())

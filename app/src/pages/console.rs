@@ -23,7 +23,7 @@ pub fn ConsolePage() -> impl IntoView {
                                 <p data-testid="signed-in">"Signed in as " <strong>{actor}</strong></p>
                                 <nav class="console-nav" aria-label="Console">
                                     <a href="/admin/audit">"Audit trail"</a>
-                                    <a href="/admin/keys">"API keys"</a>
+                                    <a href="/admin/keys" data-testid="keys-link">"Ingest keys"</a>
                                 </nav>
                                 <ActionForm action=logout>
                                     <button type="submit" class="secondary">"Sign out"</button>

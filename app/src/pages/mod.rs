@@ -6,6 +6,7 @@ pub mod board;
 pub mod console;
 pub mod home;
 pub mod hot;
+pub mod keys;
 pub mod login;
 pub mod me;
 pub mod member;

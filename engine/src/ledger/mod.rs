@@ -25,6 +25,7 @@ mod transfer;
 mod writes;
 
 pub use admins::AdminRow;
+pub use auth::{NewApiKey, StoredScope};
 pub use boards::StoredTotal;
 pub use leases::{Lease, LeaseRow};
 pub use lifecycle::{

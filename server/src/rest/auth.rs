@@ -1,7 +1,7 @@
 //! Who is calling: `Authorization: Bearer <admin token | ingest key>`, or for admin routes the
-//! console's session cookie. Missing or unknown → 401; a key scoped to other boards → 403. Admin
-//! tokens and sessions may do everything. Cross-site browser requests never get here
-//! (`http::refuse_cross_site`).
+//! console's session cookie. Missing or unknown → 401; a key scoped to other boards → 403; a key
+//! over its rate limit → 429. Admin tokens and sessions may do everything, unlimited. Cross-site
+//! browser requests never get here (`http::refuse_cross_site`).
 
 use super::ApiError;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -62,10 +62,12 @@ impl Ingest {
     }
 }
 
-/// The caller holds a live ingest key or an admin token.
+/// The caller holds a live ingest key within its rate limit, or an admin token (never limited).
+/// A key over its limit is refused 429 with `Retry-After` before anything is read or written.
 pub async fn ingest(engine: &Engine, headers: &HeaderMap) -> Result<Ingest, ApiError> {
     let secret = bearer(headers)?;
     if let Some(scope) = engine.api_key_scope(secret).await? {
+        engine.admit(&scope).map_err(ApiError::rate_limited)?;
         return Ok(Ingest { scope: Some(scope) });
     }
     if engine.admin_actor(secret).await?.is_some() {

@@ -1,6 +1,6 @@
 //! The API's one error shape, and how engine errors and body rejections map to it.
 
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use engine::EngineError;
 use serde::de::DeserializeOwned;
@@ -11,11 +11,27 @@ pub struct ApiError {
     pub status: StatusCode,
     pub error: &'static str,
     pub detail: String,
+    /// Sent as `Retry-After` (whole seconds), with 429.
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, error: &'static str, detail: impl Into<String>) -> Self {
-        Self { status, error, detail: detail.into() }
+        Self { status, error, detail: detail.into(), retry_after: None }
+    }
+
+    /// 429 `rate_limited` with `Retry-After`: the key is over its limit; nothing was done.
+    pub fn rate_limited(limited: engine::auth::RateLimited) -> Self {
+        let seconds = limited.retry_after_seconds;
+        let unit = if seconds == 1 { "second" } else { "seconds" };
+        Self {
+            retry_after: Some(seconds),
+            ..Self::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                format!("this key is over its rate limit; nothing was done; retry in {seconds} {unit}"),
+            )
+        }
     }
 
     pub fn invalid(detail: impl Into<String>) -> Self {
@@ -25,7 +41,12 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, axum::Json(json!({ "error": self.error, "detail": self.detail }))).into_response()
+        let mut response =
+            (self.status, axum::Json(json!({ "error": self.error, "detail": self.detail }))).into_response();
+        if let Some(seconds) = self.retry_after {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
     }
 }
 

@@ -120,6 +120,8 @@ pub struct HitIn {
         (status = 403, description = "forbidden: the key may not write to this board", body = ErrorBody),
         (status = 404, description = "not_found: no such hot board", body = ErrorBody),
         (status = 422, description = "invalid_body: a field of the wrong type or an unknown field", body = ErrorBody),
+        (status = 429, description = "rate_limited: the key is over its rate limit; nothing was done", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Whole seconds until a request would pass (at least 1)"))),
     )
 )]
 pub async fn hits(

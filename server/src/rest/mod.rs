@@ -6,6 +6,7 @@ mod auth;
 mod boards;
 mod error;
 mod hot;
+mod keys;
 mod lifecycle;
 mod openapi;
 mod reads;
@@ -56,5 +57,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/audit", get(lifecycle::audit))
         .route("/api/v1/boards/{board}/hits", post(hot::hits))
         .route("/api/v1/boards/{board}/hot/top", get(hot::top))
+        .route("/api/v1/keys", get(keys::list).post(keys::create))
+        .route("/api/v1/keys/{id}/revoke", post(keys::revoke))
         .route("/api/v1/openapi.json", get(openapi::serve))
 }

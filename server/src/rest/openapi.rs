@@ -4,7 +4,7 @@
 //! the read models in `domain::view` (feature `openapi`); the answers the handlers build as JSON
 //! are described by the shapes in [`schemas`]. Tests hold the document to the router.
 
-use super::{boards, hot, lifecycle, reads, writes};
+use super::{boards, hot, keys, lifecycle, reads, writes};
 use axum::http::header;
 use axum::response::IntoResponse;
 use std::sync::LazyLock;
@@ -56,6 +56,9 @@ pub use schemas::*;
         lifecycle::audit,
         hot::hits,
         hot::top,
+        keys::list,
+        keys::create,
+        keys::revoke,
         serve,
     ),
     modifiers(&Security, &Unavailable),
@@ -67,6 +70,8 @@ pub use schemas::*;
             revoke, corrections, rebuild and the audit trail."),
         (name = "hot", description = "Hot boards: sliding-window rankings kept in Redis alone (no ledger, \
             no lifecycle); hits with dedup, caps and action weights, and a list published once per interval."),
+        (name = "keys", description = "Ingest keys (admin): created with their boards and rate limits, \
+            listed by prefix, revoked. The full key is answered once, at creation."),
         (name = "operations", description = "This document."),
     )
 )]
@@ -85,7 +90,10 @@ impl Modify for Security {
         };
         components.add_security_scheme(
             "ingest_key",
-            bearer("An API key created by an admin, scoped to boards: missing or invalid → 401, another board → 403."),
+            bearer(
+                "An API key created by an admin, scoped to boards: missing or invalid → 401, another board → \
+                 403, over its rate limit (counted per server process) → 429 with Retry-After.",
+            ),
         );
         components.add_security_scheme(
             "admin_token",
@@ -444,6 +452,29 @@ mod schemas {
         projected: bool,
     }
 
+    /// Every ingest key, oldest first.
+    #[derive(Serialize, ToSchema)]
+    pub struct KeyList {
+        keys: Vec<domain::apikey::ApiKeyView>,
+    }
+
+    /// A new ingest key: the secret, shown this once, and the key as listed.
+    #[derive(Serialize, ToSchema)]
+    pub struct NewKeyAnswer {
+        /// The full key (`laurel_ik_…`): send it as `Authorization: Bearer <key>`. Only its digest
+        /// is kept: copy it now, it cannot be shown again.
+        key: String,
+        #[serde(flatten)]
+        view: domain::apikey::ApiKeyView,
+    }
+
+    #[derive(IntoParams)]
+    #[into_params(parameter_in = Path)]
+    pub struct KeyParams {
+        /// The key's id (from the listing).
+        id: i64,
+    }
+
     /// A page of the audit trail, newest first.
     #[derive(Serialize, ToSchema)]
     pub struct AuditPage {
@@ -589,7 +620,8 @@ pub(super) mod tests {
         assert!(missing.is_empty() && extra.is_empty(), "undocumented: {missing:?}; not served: {extra:?}");
     }
 
-    /// Every route of ../shared/api.md, with the router's parameter names (api.md's `{snapshot_id}` is `{snapshot}`).
+    /// Every route of ../shared/api.md, with the router's parameter names (api.md's `{snapshot_id}` is `{snapshot}`),
+    /// and the ingest key routes (issue 6).
     #[test]
     fn the_openapi_document_holds_every_route_of_the_contract() {
         const P: &str = "/api/v1/boards/{board}/periods/{period}";
@@ -626,6 +658,9 @@ pub(super) mod tests {
             ("get", "/api/v1/openapi.json".to_owned()),
             ("post", "/api/v1/boards/{board}/hits".to_owned()),
             ("get", "/api/v1/boards/{board}/hot/top".to_owned()),
+            ("get", "/api/v1/keys".to_owned()),
+            ("post", "/api/v1/keys".to_owned()),
+            ("post", "/api/v1/keys/{id}/revoke".to_owned()),
         ];
         let doc = document();
         for (method, path) in contract {

@@ -5,6 +5,7 @@ use crate::http::{AppState, router};
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use domain::apikey::KeyLimits;
 use engine::Engine;
 use engine::redis::keys::KeySpace;
 use engine::redis::{Projection, RedisTarget};
@@ -61,7 +62,7 @@ impl Api {
             assert_eq!(status, StatusCode::CREATED, "{out}");
         }
         let slugs = ["inc", "tot", "top"].map(|s| domain::BoardSlug::parse(s).unwrap());
-        api.key = api.engine.issue_api_key(&slugs).await.unwrap();
+        api.key = api.engine.issue_api_key(&slugs, KeyLimits::default(), "test").await.unwrap().key;
         api
     }
 
@@ -687,6 +688,33 @@ async fn the_openapi_document_is_served_and_describes_the_answers() {
     api.engine.hot_snapshot(&domain::BoardSlug::parse("trending").unwrap(), None).await.unwrap();
     answer!("GET", top, "/api/v1/boards/trending/hot/top?limit=5", none, None);
     answer!("GET", top, "/api/v1/boards/trending/hot/top?limit=101", none, None);
+
+    let keys = "/api/v1/keys";
+    let new_key = json!({"boards": ["inc", "trending"], "rate_per_second": 1, "burst": 1});
+    let created = answer!("POST", keys, keys, admin, Some(new_key));
+    answer!("POST", keys, keys, admin, Some(json!({"boards": []})));
+    answer!("POST", keys, keys, admin, Some(json!({"boards": "inc"})));
+    answer!("GET", keys, keys, admin, None);
+    answer!("GET", keys, keys, key, None);
+    let limited = Some(created["key"].as_str().unwrap().to_owned());
+    answer!(
+        "POST",
+        events,
+        "/api/v1/boards/inc/events",
+        limited,
+        Some(json!({"event_id": "k1", "member": "u1", "delta": 1}))
+    );
+    answer!(
+        "POST",
+        events,
+        "/api/v1/boards/inc/events",
+        limited,
+        Some(json!({"event_id": "k2", "member": "u1", "delta": 1}))
+    );
+    let revoke = "/api/v1/keys/{id}/revoke";
+    let id = created["id"].as_i64().unwrap();
+    answer!("POST", revoke, format!("/api/v1/keys/{id}/revoke"), admin, Some(json!({"reason": "done"})));
+    answer!("POST", revoke, "/api/v1/keys/999999/revoke", admin, None);
     api.stop().await;
 }
 
@@ -767,7 +795,8 @@ async fn hot_boards_are_created_with_checked_rules_and_count_hits() {
     );
     assert!(top["updated_at"].is_string(), "{top}");
     // An ingest key may be scoped to a hot board.
-    let key = api.engine.issue_api_key(&[domain::BoardSlug::parse("trending").unwrap()]).await.unwrap();
+    let trending = [domain::BoardSlug::parse("trending").unwrap()];
+    let key = api.engine.issue_api_key(&trending, KeyLimits::default(), "test").await.unwrap().key;
     let (status, out) =
         api.call("POST", hits, Some(key.as_str()), Some(json!({"member": "air fryer"}))).await;
     assert_eq!((status, out["result"].as_str()), (StatusCode::OK, Some("counted")), "{out}");
@@ -1101,5 +1130,342 @@ async fn a_signed_link_sets_me_and_a_forged_or_expired_one_is_refused() {
             .unwrap();
         assert!(html.contains(reason), "{path}: {html}");
     }
+    api.stop().await;
+}
+
+/// A request with a bearer and a JSON body, answered with its headers.
+async fn call_with_headers(
+    api: &Api,
+    method: &str,
+    path: &str,
+    bearer: &str,
+    body: Value,
+) -> (StatusCode, axum::http::HeaderMap, Value) {
+    let req = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("authorization", format!("Bearer {bearer}"))
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    let res = api.router.clone().oneshot(req).await.unwrap();
+    let (status, headers) = (res.status(), res.headers().clone());
+    let bytes = axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap();
+    (status, headers, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn admins_create_list_and_revoke_ingest_keys_and_the_secret_is_answered_once() {
+    let api = Api::start().await;
+    let admin = Some(api.admin.as_str());
+    let keys = "/api/v1/keys";
+    let (_, before) = api.call("GET", keys, admin, None).await;
+    let existing = before["keys"].as_array().unwrap().len();
+    assert_eq!(existing, 1, "the test key: {before}");
+
+    // Bad input: a clear 422 (or 400), and nothing is created.
+    let cases: Vec<(&str, Option<String>, StatusCode, &str, &str)> = vec![
+        (
+            "no board",
+            Some(json!({"boards": []}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid",
+            "at least one board",
+        ),
+        (
+            "unknown board",
+            Some(json!({"boards": ["inc", "nope"]}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid",
+            "board nope does not exist",
+        ),
+        (
+            "bad slug",
+            Some(json!({"boards": ["Not A Slug"]}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid",
+            "slug",
+        ),
+        (
+            "rate zero",
+            Some(json!({"boards": ["inc"], "rate_per_second": 0}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid",
+            "rate_per_second must be 1-10000",
+        ),
+        (
+            "rate too high",
+            Some(json!({"boards": ["inc"], "rate_per_second": 10_001}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid",
+            "rate_per_second",
+        ),
+        (
+            "burst too high",
+            Some(json!({"boards": ["inc"], "burst": 1_000_000}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid",
+            "burst must be 1-20000",
+        ),
+        (
+            "boards not a list",
+            Some(json!({"boards": "inc"}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_body",
+            "sequence",
+        ),
+        (
+            "unknown field",
+            Some(json!({"boards": ["inc"], "rate": 5}).to_string()),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_body",
+            "rate",
+        ),
+        ("malformed", Some("{\"boards\": [".to_owned()), StatusCode::BAD_REQUEST, "malformed_json", ""),
+    ];
+    for (name, body, status, code, words) in cases {
+        let (got, out) = api.raw("POST", keys, admin, body).await;
+        assert_eq!((got, error_of(&out)), (status, code), "{name}: {out}");
+        assert!(out["detail"].as_str().unwrap().contains(words), "{name}: {out}");
+    }
+    // Only admins: anonymous callers and ingest keys are refused, and learn nothing.
+    for caller in [None, Some(api.key.as_str())] {
+        let (status, _) = api.call("GET", keys, caller, None).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        let (status, _) = api.call("POST", keys, caller, Some(json!({"boards": ["inc"]}))).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+    let (_, after) = api.call("GET", keys, admin, None).await;
+    assert_eq!(after["keys"].as_array().unwrap().len(), existing, "nothing was created: {after}");
+
+    // Created: the full key once, with the listing's fields; defaults follow the rate.
+    let (status, created) =
+        api.call("POST", keys, admin, Some(json!({"boards": ["inc"], "rate_per_second": 5}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let secret = created["key"].as_str().unwrap().to_owned();
+    assert!(secret.starts_with("laurel_ik_"), "{created}");
+    assert_eq!(created["prefix"], secret[..16]);
+    assert_eq!((created["rate_per_second"].as_u64(), created["burst"].as_u64()), (Some(5), Some(10)));
+    assert_eq!(created["boards"], json!(["inc"]));
+    assert!(created["created_by"].as_str().unwrap().starts_with("token#"), "{created}");
+    assert_eq!(created["revoked_at"], Value::Null);
+    let id = created["id"].as_i64().unwrap();
+
+    // Listed by prefix only: never the secret (nor its digest, which the listing has no field for).
+    let (status, listed) = api.call("GET", keys, admin, None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(!listed.to_string().contains(&secret), "{listed}");
+    assert!(!listed.to_string().contains(&api.key), "{listed}");
+    let row = listed["keys"].as_array().unwrap().iter().find(|k| k["id"] == id).unwrap().clone();
+    let mut expected = created.clone();
+    expected.as_object_mut().unwrap().remove("key");
+    assert_eq!(row, expected);
+
+    let event = |id: &str| json!({"event_id": id, "member": "u1", "delta": 1});
+    let (status, _) = api.call("POST", "/api/v1/boards/inc/events", Some(&secret), Some(event("k1"))).await;
+    assert_eq!(status, StatusCode::OK, "the new key writes");
+    let (status, _) = api
+        .call(
+            "PUT",
+            "/api/v1/boards/tot/members/u1/total",
+            Some(&secret),
+            Some(json!({"version": 1, "total": 1})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "only to its boards");
+
+    // Revoked: audited with the reason, refused from then on; a repeat answers the same.
+    let revoke = format!("/api/v1/keys/{id}/revoke");
+    let (status, revoked) = api.call("POST", &revoke, admin, Some(json!({"reason": "rotated"}))).await;
+    assert_eq!(status, StatusCode::OK, "{revoked}");
+    assert!(revoked["revoked_at"].is_string(), "{revoked}");
+    assert!(revoked.get("key").is_none(), "{revoked}");
+    let (status, again) = api.call("POST", &revoke, admin, None).await;
+    assert_eq!((status, &again), (StatusCode::OK, &revoked));
+    let (status, out) = api.call("POST", "/api/v1/boards/inc/events", Some(&secret), Some(event("k2"))).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNAUTHORIZED, "unauthorized"), "{out}");
+    for missing in ["/api/v1/keys/999999/revoke", "/api/v1/keys/abc/revoke"] {
+        let (status, out) = api.call("POST", missing, admin, None).await;
+        assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"), "{missing}: {out}");
+    }
+    let (status, out) = api.call("POST", &revoke, admin, Some(json!({"why": "x"}))).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"), "{out}");
+
+    let (_, created_rows) = api.call("GET", "/api/v1/audit?action=apikey_create", admin, None).await;
+    let rows = created_rows["entries"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "the test key and this one: {created_rows}");
+    assert_eq!(rows[0]["after"]["prefix"], secret[..16]);
+    assert!(!created_rows.to_string().contains(&secret));
+    let (_, revoked_rows) = api.call("GET", "/api/v1/audit?action=apikey_revoke", admin, None).await;
+    assert_eq!(revoked_rows["entries"].as_array().unwrap().len(), 1, "{revoked_rows}");
+    assert_eq!(revoked_rows["entries"][0]["reason"], "rotated");
+    assert_eq!(revoked_rows["entries"][0]["actor"], created["created_by"]);
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn a_key_over_its_rate_limit_is_refused_429_with_retry_after_and_nothing_is_written() {
+    let api = Api::start().await;
+    let admin = api.admin.clone();
+    let body = json!({"boards": ["inc", "top"], "rate_per_second": 1, "burst": 2});
+    let (status, created) = api.call("POST", "/api/v1/keys", Some(&admin), Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let key = created["key"].as_str().unwrap().to_owned();
+    let event = |id: &str, member: &str| json!({"event_id": id, "member": member, "delta": 1});
+    let events = "/api/v1/boards/inc/events";
+    for (id, member) in [("r1", "u1"), ("r2", "u2")] {
+        let (status, _, out) = call_with_headers(&api, "POST", events, &key, event(id, member)).await;
+        assert_eq!(status, StatusCode::OK, "{id}: {out}");
+    }
+    let (status, headers, out) = call_with_headers(&api, "POST", events, &key, event("r3", "u3")).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::TOO_MANY_REQUESTS, "rate_limited"), "{out}");
+    let retry: u64 = headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=2).contains(&retry), "{retry}");
+    assert!(out["detail"].as_str().unwrap().contains("retry in"), "{out}");
+    // The refused event is nowhere: not ranked, not in the ledger.
+    let (status, _) = api.call("GET", "/api/v1/boards/inc/periods/current/members/u3", None, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let board = api.engine.board(&domain::BoardSlug::parse("inc").unwrap()).await.unwrap();
+    let period = board.period_at(jiff::Timestamp::now());
+    let members: Vec<String> = api
+        .engine
+        .ledger()
+        .totals(&board.slug, &period)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.member.to_string())
+        .collect();
+    assert_eq!(members.len(), 2, "{members:?}");
+    assert!(!members.contains(&"u3".to_owned()));
+    // Every route of the key shares its allowance; another key and the admin token are not limited.
+    let submission = json!({"submission_id": "s1", "member": "u3", "score": 1});
+    let (status, _, _) =
+        call_with_headers(&api, "POST", "/api/v1/boards/top/submissions", &key, submission).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    let (status, _) = api.call("POST", events, Some(&api.key.clone()), Some(event("other", "u9"))).await;
+    assert_eq!(status, StatusCode::OK);
+    for i in 0..20 {
+        let (status, _) = api.call("POST", events, Some(&admin), Some(event(&format!("a{i}"), "u8"))).await;
+        assert_eq!(status, StatusCode::OK, "admin request {i}");
+    }
+    // Counted in /metrics by the key's shown prefix, never the key.
+    let res =
+        api.router.clone().oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
+    let text =
+        String::from_utf8(axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap().to_vec()).unwrap();
+    assert!(
+        text.contains(&format!("laurel_rate_limited_total{{key_prefix=\"{}\"}} 2", &key[..16])),
+        "{text}"
+    );
+    assert!(!text.contains(&key));
+    // Once the interval has passed, the key writes again.
+    tokio::time::sleep(std::time::Duration::from_secs(retry)).await;
+    let (status, _, out) = call_with_headers(&api, "POST", events, &key, event("r3", "u3")).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn the_console_makes_a_key_shown_once_without_javascript_and_revokes_it() {
+    let api = Api::start().await;
+    api.engine.create_admin("ann", "correct horse battery").await.unwrap();
+    let same_origin = ("sec-fetch-site", "same-origin");
+    let login = "username=ann&password=correct+horse+battery";
+    let res = browser(&api, "POST", "/api/login", &[same_origin], Some(login)).await;
+    let session = set_cookie(&res).unwrap().split(';').next().unwrap().to_owned();
+    let html = |res: axum::http::Response<Body>| async move {
+        String::from_utf8(axum::body::to_bytes(res.into_body(), 1 << 22).await.unwrap().to_vec()).unwrap()
+    };
+
+    // Signed out, the page says so and shows no key.
+    let res = browser(&api, "GET", "/admin/keys", &[], None).await;
+    let page = html(res).await;
+    assert!(page.contains("data-testid=\"signed-out\""), "{page}");
+    assert!(!page.contains("laurel_ik_"), "{page}");
+
+    // A plain form post (no script): redirected to the page, the key in a short-lived cookie.
+    let form = "boards=inc%2C+top&rate_per_second=3&burst=";
+    let res =
+        browser(&api, "POST", "/api/admin_create_key", &[("cookie", &session), same_origin], Some(form))
+            .await;
+    assert!(res.status().is_redirection(), "{:?}", res.status());
+    assert_eq!(res.headers()["location"], "/admin/keys");
+    let flash = set_cookie(&res).expect("the new key's cookie");
+    assert!(flash.contains("; Path=/admin/keys; HttpOnly; SameSite=Strict; Max-Age=300"), "{flash}");
+    let flash = flash.split(';').next().unwrap().to_owned();
+    let secret = flash.trim_start_matches("laurel_new_key=").to_owned();
+    assert!(secret.starts_with("laurel_ik_"), "{flash}");
+    let cookies = format!("{session}; {flash}");
+    let res = browser(&api, "GET", "/admin/keys", &[("cookie", &cookies)], None).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(
+        set_cookie(&res).unwrap().starts_with("laurel_new_key=; Path=/admin/keys"),
+        "shown once, then cleared"
+    );
+    let page = html(res).await;
+    assert!(page.contains(&format!("class=\"secret\">{secret}</code>")), "{page}");
+    assert!(page.contains("data-testid=\"new-key-secret\""));
+    assert!(page.contains("Copy it now; it will not be shown again."), "{page}");
+    assert!(page.contains("3/s, burst 6"), "{page}");
+    // Without the cookie the page lists the key by prefix only.
+    let res = browser(&api, "GET", "/admin/keys", &[("cookie", &session)], None).await;
+    let page = html(res).await;
+    assert!(!page.contains(&secret), "{page}");
+    assert!(page.contains(&format!("data-prefix=\"{}\"", &secret[..16])), "{page}");
+    let (status, _) = api
+        .call(
+            "POST",
+            "/api/v1/boards/top/submissions",
+            Some(&secret),
+            Some(json!({"submission_id": "s", "member": "u1", "score": 1})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+
+    // A refusal comes back to the page, readable, and creates nothing.
+    let res = browser(
+        &api,
+        "POST",
+        "/api/admin_create_key",
+        &[("cookie", &session), same_origin, ("referer", "http://laurel.test/admin/keys")],
+        Some("boards=nope&rate_per_second=&burst="),
+    )
+    .await;
+    assert!(res.status().is_redirection());
+    let location = res.headers()["location"].to_str().unwrap().to_owned();
+    assert!(set_cookie(&res).is_none());
+    let path = location.trim_start_matches("http://laurel.test");
+    let res = browser(&api, "GET", path, &[("cookie", &session)], None).await;
+    let page = html(res).await;
+    assert!(page.contains("board nope does not exist"), "{location}: {page}");
+    assert_eq!(api.engine.api_keys().await.unwrap().len(), 2, "the test key and the console's");
+
+    // Revoked from the console: named in the audit trail, refused from then on.
+    let id = api.engine.api_keys().await.unwrap().iter().find(|k| secret.starts_with(&k.prefix)).unwrap().id;
+    let form = format!("id={id}&reason=leaked");
+    let res =
+        browser(&api, "POST", "/api/admin_revoke_key", &[("cookie", &session), same_origin], Some(&form))
+            .await;
+    assert!(res.status().is_redirection(), "{:?}", res.status());
+    let (status, _) = api
+        .call(
+            "POST",
+            "/api/v1/boards/top/submissions",
+            Some(&secret),
+            Some(json!({"submission_id": "s2", "member": "u1", "score": 1})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (_, audit) =
+        api.call("GET", "/api/v1/audit?action=apikey_revoke", Some(&api.admin.clone()), None).await;
+    assert_eq!(
+        (audit["entries"][0]["actor"].as_str(), audit["entries"][0]["reason"].as_str()),
+        (Some("admin:ann"), Some("leaked")),
+        "{audit}"
+    );
+    let res = browser(&api, "GET", "/admin/keys", &[("cookie", &session)], None).await;
+    let page = html(res).await;
+    assert!(page.contains("revoked ") && page.contains("by admin:ann"), "{page}");
     api.stop().await;
 }

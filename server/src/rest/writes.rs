@@ -179,6 +179,8 @@ async fn writable_board(
         (status = 413, description = "batch_too_large", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body / rejected (a single event refused by a rule)",
             body = ErrorBody),
+        (status = 429, description = "rate_limited: the key is over its rate limit; nothing was done", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Whole seconds until a request would pass (at least 1)"))),
     )
 )]
 pub async fn events(
@@ -260,6 +262,8 @@ pub async fn events(
         (status = 404, description = "not_found: no such board", body = ErrorBody),
         (status = 409, description = "wrong_operator: the board's operator has another endpoint", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body / rejected", body = ErrorBody),
+        (status = 429, description = "rate_limited: the key is over its rate limit; nothing was done", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Whole seconds until a request would pass (at least 1)"))),
     )
 )]
 pub async fn total(
@@ -306,6 +310,8 @@ pub async fn total(
         (status = 404, description = "not_found: no such board", body = ErrorBody),
         (status = 409, description = "wrong_operator: the board's operator has another endpoint", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body / rejected", body = ErrorBody),
+        (status = 429, description = "rate_limited: the key is over its rate limit; nothing was done", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Whole seconds until a request would pass (at least 1)"))),
     )
 )]
 pub async fn submission(
@@ -347,6 +353,8 @@ pub async fn submission(
         (status = 400, description = "malformed_json", body = ErrorBody),
         (status = 401, description = "unauthorized: no valid ingest key or admin token", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body", body = ErrorBody),
+        (status = 429, description = "rate_limited: the key is over its rate limit; nothing was done", body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Whole seconds until a request would pass (at least 1)"))),
     )
 )]
 pub async fn profile(

@@ -1,0 +1,139 @@
+//! Ingest keys on both ledgers: made with limits and audited, listed by prefix only, limited per
+//! key, revoked (idempotently, audited) and refused from then on.
+
+mod common;
+
+use common::{TestLedger, TestProjection, engine, redis_targets, unique};
+use domain::apikey::KeyLimits;
+use domain::board::Prize;
+use domain::{Board, BoardSlug, Cadence, Operator, ScoreCodec, TiePolicy};
+use engine::EngineError;
+use engine::auth::RateLimited;
+use engine::ledger::audit::AuditFilter;
+
+fn board() -> Board {
+    Board {
+        slug: BoardSlug::parse(unique("k").replace('_', "-").to_lowercase()).unwrap(),
+        title: "keys".into(),
+        cadence: Cadence::Weekly,
+        zone: jiff::tz::TimeZone::get("UTC").unwrap(),
+        operator: Operator::Incr,
+        codec: ScoreCodec::new(TiePolicy::Shared, 0, 1000, 1).unwrap(),
+        freeze_grace_seconds: 60,
+        prizes: Vec::<Prize>::new(),
+    }
+}
+
+fn action(name: &str) -> AuditFilter {
+    AuditFilter { action: Some(name.to_owned()), ..AuditFilter::default() }
+}
+
+#[tokio::test]
+async fn keys_are_made_listed_by_prefix_limited_and_revoked_with_an_audit_trail() {
+    for ledger in TestLedger::both().await {
+        let projection = TestProjection::new(redis_targets().remove(0).1);
+        let e = engine(&ledger, &projection).await;
+        let name = ledger.name;
+        let b = board();
+        e.create_board(&b).await.unwrap();
+        let slow = KeyLimits { rate_per_second: 1, burst: 2 };
+
+        // Refused: no board, an unknown board, limits out of bounds. Nothing is written.
+        let unknown = BoardSlug::parse("no-such-board").unwrap();
+        for (boards, limits, words) in [
+            (vec![], slow, "at least one board"),
+            (vec![b.slug.clone(), unknown], slow, "board no-such-board does not exist"),
+            (vec![b.slug.clone()], KeyLimits { rate_per_second: 0, burst: 2 }, "rate_per_second"),
+            (vec![b.slug.clone()], KeyLimits { rate_per_second: 5, burst: 20_001 }, "burst"),
+        ] {
+            match e.issue_api_key(&boards, limits, "admin:ann").await {
+                Err(EngineError::Invalid(reason)) => assert!(reason.contains(words), "{name}: {reason}"),
+                other => panic!("{name}: {words}: {other:?}"),
+            }
+        }
+        assert!(e.api_keys().await.unwrap().is_empty(), "{name}");
+        assert!(e.audit(&action("apikey_create"), None, 10).await.unwrap().is_empty(), "{name}");
+
+        // A board named twice is one board.
+        let issued = e.issue_api_key(&[b.slug.clone(), b.slug.clone()], slow, "admin:ann").await.unwrap();
+        let key = issued.key.clone();
+        assert!(key.starts_with("laurel_ik_") && key.len() > 40, "{name}: {key}");
+        assert_eq!(issued.view.prefix, key[..16], "{name}");
+        assert_eq!(issued.view.boards, vec![b.slug.to_string()], "{name}");
+        assert_eq!((issued.view.rate_per_second, issued.view.burst), (1, 2));
+        assert_eq!(issued.view.created_by.as_deref(), Some("admin:ann"));
+        let defaults =
+            e.issue_api_key(std::slice::from_ref(&b.slug), KeyLimits::default(), "cli").await.unwrap();
+        assert_eq!((defaults.view.rate_per_second, defaults.view.burst), (50, 100), "{name}");
+
+        // The listing: both keys, oldest first, prefixes only — never the secret or its digest.
+        let listed = e.api_keys().await.unwrap();
+        assert_eq!(listed, vec![issued.view.clone(), defaults.view.clone()], "{name}");
+        let digest: String = {
+            use sha2::Digest;
+            sha2::Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+        };
+        let text = serde_json::to_string(&listed).unwrap();
+        assert!(!text.contains(&key) && !text.contains(&digest), "{name}: {text}");
+        assert!(!text.contains(&defaults.key), "{name}");
+
+        // The scope names the key and its limits; the limiter counts this key alone.
+        let scope = e.api_key_scope(&key).await.unwrap().expect("a live key");
+        assert_eq!((scope.id, scope.limits, scope.prefix.as_str()), (issued.view.id, slow, &key[..16]));
+        assert!(scope.allows(&b.slug));
+        assert_eq!(e.admit(&scope), Ok(()), "{name}");
+        assert_eq!(e.admit(&scope), Ok(()), "{name}");
+        assert_eq!(e.admit(&scope), Err(RateLimited { retry_after_seconds: 1 }), "{name}");
+        let other = e.api_key_scope(&defaults.key).await.unwrap().unwrap();
+        assert_eq!(e.admit(&other), Ok(()), "{name}: another key has its own allowance");
+        let metrics = e.metrics().render();
+        assert!(
+            metrics.contains(&format!("laurel_rate_limited_total{{key_prefix=\"{}\"}} 1", &key[..16])),
+            "{name}: {metrics}"
+        );
+        assert!(!metrics.contains(&key), "{name}");
+
+        // The audit trail names the creator and the key's prefix, never the secret.
+        let created = e.audit(&action("apikey_create"), None, 10).await.unwrap();
+        assert_eq!(created.len(), 2, "{name}");
+        let first = created.iter().find(|a| a.actor == "admin:ann").expect("ann's row");
+        let after = first.after.as_ref().unwrap();
+        assert_eq!(after["prefix"], key[..16], "{name}");
+        assert_eq!(after["id"], issued.view.id);
+        assert_eq!(after["rate_per_second"], 1);
+        let trail = serde_json::to_string(&created).unwrap();
+        assert!(!trail.contains(&key) && !trail.contains(&digest) && !trail.contains(&defaults.key));
+
+        // Revoking: the key is refused from then on; a repeat answers the same and writes nothing.
+        let revoked = e.revoke_api_key(issued.view.id, "token#1", Some("  leaked  ")).await.unwrap();
+        assert!(revoked.revoked_at.is_some(), "{name}");
+        assert_eq!(revoked.revoked_by.as_deref(), Some("token#1"));
+        assert_eq!(e.api_key_scope(&key).await.unwrap(), None, "{name}: a revoked key is refused");
+        let again = e.revoke_api_key(issued.view.id, "admin:bob", Some("again")).await.unwrap();
+        assert_eq!(again, revoked, "{name}: revoking twice answers the same");
+        let trail = e.audit(&action("apikey_revoke"), None, 10).await.unwrap();
+        assert_eq!(trail.len(), 1, "{name}: {trail:?}");
+        assert_eq!((trail[0].actor.as_str(), trail[0].reason.as_deref()), ("token#1", Some("leaked")));
+        assert_eq!(trail[0].before.as_ref().unwrap()["revoked"], false);
+        assert_eq!(trail[0].after.as_ref().unwrap()["revoked"], true);
+        // The other key still works; the listing shows the revocation.
+        assert!(e.api_key_scope(&defaults.key).await.unwrap().is_some(), "{name}");
+        assert_eq!(e.api_keys().await.unwrap(), vec![revoked, defaults.view.clone()], "{name}");
+
+        assert!(
+            matches!(e.revoke_api_key(999_999, "token#1", None).await, Err(EngineError::NotFound { .. })),
+            "{name}"
+        );
+        let long = "x".repeat(1001);
+        assert!(matches!(
+            e.revoke_api_key(defaults.view.id, "token#1", Some(&long)).await,
+            Err(EngineError::Invalid(_))
+        ));
+        assert!(
+            e.api_key_scope(&defaults.key).await.unwrap().is_some(),
+            "{name}: a refused revoke changes nothing"
+        );
+        projection.cleanup().await;
+        ledger.drop_db().await;
+    }
+}

@@ -1,0 +1,127 @@
+//! Ingest keys (admin): list (prefixes only), create (the full key answered once) and revoke.
+//! Every route checks the admin before it reads the body; creating and revoking are audited
+//! (`apikey_create`, `apikey_revoke`) under the admin's name.
+
+use super::error::json_body;
+use super::openapi::{ErrorBody, KeyList, KeyParams, NewKeyAnswer};
+use super::{ApiError, auth};
+use crate::http::AppState;
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use domain::BoardSlug;
+use domain::apikey::{ApiKeyView, KeyLimits};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = NewKey)]
+pub struct KeyIn {
+    /// The boards (periodic or hot) the key may write to: at least one, each existing.
+    #[schema(value_type = Vec<BoardSlug>)]
+    boards: Vec<String>,
+    /// Requests per second on average, 1-10000; default 50.
+    rate_per_second: Option<i64>,
+    /// Requests at once, 1-20000; default twice the rate (at most 20000).
+    burst: Option<i64>,
+}
+
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = KeyRevocation)]
+pub struct RevokeIn {
+    /// Recorded in the audit trail; optional.
+    reason: Option<String>,
+}
+
+/// The id in the path: anything but an integer names no key.
+fn key_id(raw: &str) -> Result<i64, ApiError> {
+    raw.parse()
+        .map_err(|_| ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("api key {raw} not found")))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/keys",
+    tag = "keys",
+    summary = "List ingest keys",
+    description = "Every key, live and revoked, oldest first: its prefix, never the secret or its digest.",
+    security(("admin_token" = [])),
+    responses(
+        (status = 200, description = "The keys", body = KeyList),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+    )
+)]
+pub async fn list(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
+    auth::admin(&state.engine, &headers).await?;
+    Ok(Json(json!({ "keys": state.engine.api_keys().await? })))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/keys",
+    tag = "keys",
+    summary = "Create an ingest key",
+    description = "Answers the full key once: only its digest is kept, so it cannot be shown again. \
+        Audited as `apikey_create`.",
+    security(("admin_token" = [])),
+    request_body = KeyIn,
+    responses(
+        (status = 201, description = "The new key: `key` is the secret, shown this once", body = NewKeyAnswer),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 422, description = "invalid (no board, an unknown board, limits out of bounds) / \
+            invalid_body; nothing was created", body = ErrorBody),
+    )
+)]
+pub async fn create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let admin = auth::admin(&state.engine, &headers).await?;
+    let body: KeyIn = json_body(&body)?;
+    let boards = body
+        .boards
+        .into_iter()
+        .map(|b| BoardSlug::parse(b).map_err(|e| ApiError::invalid(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let limits = KeyLimits::parse(body.rate_per_second, body.burst).map_err(ApiError::invalid)?;
+    let issued = state.engine.issue_api_key(&boards, limits, &admin.actor).await?;
+    let mut answer = json!(issued.view);
+    answer["key"] = json!(issued.key);
+    Ok((StatusCode::CREATED, Json(answer)))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/keys/{id}/revoke",
+    tag = "keys",
+    summary = "Revoke an ingest key",
+    description = "The key answers 401 from then on. Revoking a revoked key answers it unchanged. Audited \
+        as `apikey_revoke`.",
+    security(("admin_token" = [])),
+    params(KeyParams),
+    request_body(content = Option<RevokeIn>, description = "Optional"),
+    responses(
+        (status = 200, description = "The key, revoked", body = ApiKeyView),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found: no such key", body = ErrorBody),
+        (status = 422, description = "invalid / invalid_body", body = ErrorBody),
+    )
+)]
+pub async fn revoke(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Json<ApiKeyView>, ApiError> {
+    let admin = auth::admin(&state.engine, &headers).await?;
+    let body: RevokeIn =
+        if body.iter().all(u8::is_ascii_whitespace) { RevokeIn::default() } else { json_body(&body)? };
+    let id = key_id(&id)?;
+    Ok(Json(state.engine.revoke_api_key(id, &admin.actor, body.reason.as_deref()).await?))
+}
