@@ -147,6 +147,69 @@ pub struct MemberView {
     pub older: Option<i64>,
 }
 
+/// A member of a period as the console sees it: the public view (with a rank only while the
+/// member is ranked), the member's total in the ledger and whether it is hidden.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemberAdminView {
+    pub view: MemberView,
+    /// Hidden in the period: out of every public view and of the standings; entries kept.
+    pub hidden: bool,
+    /// The member's points in the ledger, hidden or not; None when it has no total in the period.
+    pub points: Option<i64>,
+    /// The version of that total (it rises with every change, hiding and unhiding included).
+    pub version: Option<i64>,
+}
+
+/// What hiding or unhiding a member did. The words are the API's `result` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VisibilityOutcome {
+    /// The member was visible and is now hidden.
+    Hidden,
+    /// The member was hidden before; nothing changed.
+    AlreadyHidden,
+    /// The member was hidden and is visible again.
+    Unhidden,
+    /// The member was visible before; nothing changed.
+    AlreadyVisible,
+}
+
+impl VisibilityOutcome {
+    pub const ALL: &'static [VisibilityOutcome] = &[
+        VisibilityOutcome::Hidden,
+        VisibilityOutcome::AlreadyHidden,
+        VisibilityOutcome::Unhidden,
+        VisibilityOutcome::AlreadyVisible,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VisibilityOutcome::Hidden => "hidden",
+            VisibilityOutcome::AlreadyHidden => "already_hidden",
+            VisibilityOutcome::Unhidden => "unhidden",
+            VisibilityOutcome::AlreadyVisible => "already_visible",
+        }
+    }
+
+    /// Whether the member is hidden afterwards.
+    pub fn hidden(self) -> bool {
+        matches!(self, VisibilityOutcome::Hidden | VisibilityOutcome::AlreadyHidden)
+    }
+}
+
+/// The answer to a hide or an unhide of a member in a period.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct VisibilityChange {
+    pub result: VisibilityOutcome,
+    pub period: PeriodKey,
+    pub member: MemberId,
+    /// The version of the member's total afterwards (a repeat answers the current one).
+    pub version: i64,
+    /// False when the projection could not be updated yet (the reconciler levels it).
+    pub projected: bool,
+}
+
 /// One row of the audit trail.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -256,6 +319,7 @@ pub struct RewardAttempt {
 /// from the types' own tables (`ALL`, `MAX_LEN`) so that a new word shows up by itself.
 #[cfg(feature = "openapi")]
 mod schema {
+    use super::VisibilityOutcome;
     use crate::board::{Cadence, Operator, Prize, TiePolicy};
     use crate::ids::{BoardSlug, EventId, MemberId};
     use crate::lifecycle::State;
@@ -357,6 +421,13 @@ mod schema {
         )
     );
     named_schema!(
+        VisibilityOutcome,
+        words(
+            "What a hide or an unhide did (`already_…`: the member was so before; nothing changed).",
+            VisibilityOutcome::ALL.iter().map(|o| o.as_str())
+        )
+    );
+    named_schema!(
         Prize,
         ObjectBuilder::new()
             .description(Some("Ranks `from_rank..=to_rank` win `prize`."))
@@ -429,6 +500,10 @@ mod schema {
             assert_eq!(listed(object::<Operator>()), Operator::ALL.len());
             assert_eq!(listed(object::<TiePolicy>()), TiePolicy::ALL.len());
             assert_eq!(listed(object::<Outcome>()), Outcome::ALL.len());
+            assert_eq!(listed(object::<VisibilityOutcome>()), VisibilityOutcome::ALL.len());
+            for outcome in VisibilityOutcome::ALL {
+                assert_eq!(serde_json::to_value(outcome).unwrap(), outcome.as_str());
+            }
         }
     }
 }

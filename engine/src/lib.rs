@@ -11,6 +11,7 @@
 //!   cached for seconds, top-N pages for a second).
 //! - [`writes`]: writes recorded in the ledger, then projected.
 //! - [`lifecycle`]: freeze, settle, archive, late review, revoke, correct, audit.
+//! - [`moderation`]: hidden members — out of every public view and the standings, history kept.
 //! - [`failpoints`]: test-only crash hooks between durable steps.
 //! - [`rewards`]: settlement rewards delivered to a webhook (outbox, Idempotency-Key, retries).
 //! - [`reconciler`]: keeps the projection level with the ledger; rebuilds a period.
@@ -31,6 +32,7 @@ pub mod ledger;
 pub mod lifecycle;
 pub mod links;
 pub mod metrics;
+pub mod moderation;
 pub mod ratelimit;
 pub mod reads;
 pub mod reconciler;

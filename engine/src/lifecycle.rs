@@ -68,6 +68,7 @@ pub struct LateResult {
 /// What the cross-check before a settlement found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CrossCheck {
+    /// Members the ranking should hold (hidden members are not in it).
     pub members: u64,
     /// Members whose projected score differed from the ledger's (or were missing / extra).
     pub mismatched: u64,
@@ -134,11 +135,12 @@ impl Engine {
     }
 
     /// Cross-checks the projection of a period with the ledger before a settlement. First the
-    /// summary — member count and version sum, both sides: the scripts write a score only with
-    /// its version, so equal summaries mean every member's projected version (and score) is the
-    /// ledger's. Only when they differ, every score is compared; a difference (Redis lost keys,
-    /// was restarted empty) is repaired by a rebuild from the ledger and written to the audit
-    /// trail. The standings never depend on it: they are computed from the ledger.
+    /// summary — ranked member count and version sum, both sides: the scripts write a score (or,
+    /// for a hidden member, its absence from the ranking) only with its version, so equal
+    /// summaries mean every member's projected version (and score) is the ledger's. Only when
+    /// they differ, every score is compared — hidden members are expected absent; a difference
+    /// (Redis lost keys, was restarted empty) is repaired by a rebuild from the ledger and written
+    /// to the audit trail. The standings never depend on it: they are computed from the ledger.
     pub async fn cross_check(
         &self,
         board: &Board,
@@ -161,13 +163,16 @@ impl Engine {
             Err(error) => {
                 // The settlement does not need Redis; the check is repeated by the reconciler.
                 tracing::warn!(board = %board.slug, %period, %error, "projection not cross-checked: Redis unavailable");
-                return Ok(CrossCheck { members: expected.len() as u64, mismatched: 0 });
+                let members = expected.iter().filter(|t| !t.hidden).count() as u64;
+                return Ok(CrossCheck { members, mismatched: 0 });
             }
         };
+        // Hidden members are expected absent from the ranking: one that is there counts as extra.
+        let ranked: Vec<&ProjectedTotal> = expected.iter().filter(|t| !t.hidden).collect();
         let mut mismatched =
-            expected.iter().filter(|t| projected.get(t.member.as_str()) != Some(&t.score)).count();
-        mismatched += projected.len().saturating_sub(expected.len() - mismatched);
-        let check = CrossCheck { members: expected.len() as u64, mismatched: mismatched as u64 };
+            ranked.iter().filter(|t| projected.get(t.member.as_str()) != Some(&t.score)).count();
+        mismatched += projected.len().saturating_sub(ranked.len() - mismatched);
+        let check = CrossCheck { members: ranked.len() as u64, mismatched: mismatched as u64 };
         if mismatched > 0 {
             self.projection.rebuild(&board.slug, &period, &expected).await?;
             let key = period.to_string();
@@ -178,7 +183,9 @@ impl Engine {
                 period: Some(&key),
                 reason: Some("the projection differed from the ledger before settlement"),
                 before: Some(json!({ "projected_members": projected.len(), "mismatched": mismatched })),
-                after: Some(json!({ "members": expected.len() })),
+                after: Some(
+                    json!({ "members": ranked.len(), "hidden_members": expected.len() - ranked.len() }),
+                ),
                 ..Default::default()
             };
             self.ledger.audit(&record, jiff::Timestamp::now()).await?;
@@ -320,9 +327,9 @@ impl Engine {
 
     /// Projects one recomputed total through the versioned script. A failure leaves the work to
     /// the reconciler (the ledger has it) and answers false.
-    async fn project_total(&self, board: &Board, total: Option<Projected>) -> bool {
+    pub(crate) async fn project_total(&self, board: &Board, total: Option<Projected>) -> bool {
         let Some(t) = total else { return true };
-        let one = [ProjectedTotal { member: t.member, version: t.version, score: t.score }];
+        let one = [ProjectedTotal { member: t.member, version: t.version, score: t.score, hidden: t.hidden }];
         match self.projection.project_many(&board.slug, &t.period, &one).await {
             Ok(_) => true,
             Err(error) => {
@@ -342,7 +349,8 @@ impl Engine {
     }
 }
 
-fn required_reason(reason: &str) -> Result<&str, EngineError> {
+/// A trimmed, bounded reason: revokes, corrections, hiding and unhiding need one.
+pub(crate) fn required_reason(reason: &str) -> Result<&str, EngineError> {
     let reason = reason.trim();
     if reason.is_empty() {
         return Err(EngineError::Invalid("a reason is required".into()));

@@ -544,6 +544,7 @@ impl Engine {
     }
 
     /// The ledger entries behind a member's score in a period, newest first ("why this score").
+    /// A hidden member is `NotFound`, as if absent.
     pub async fn member_entries(
         &self,
         slug: &BoardSlug,
@@ -555,10 +556,12 @@ impl Engine {
         check_limit(limit)?;
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
+        self.refuse_hidden(slug, &period, member).await?;
         Ok(self.ledger.member_entries(slug, &period, member, before, limit).await?)
     }
 
-    /// A member's standing and the newest entries behind it (the member page).
+    /// A member's standing and the newest entries behind it (the member page). A hidden member
+    /// is `NotFound`, as if absent (the console reads it with [`Engine::member_view_admin`]).
     pub async fn member_view(
         &self,
         slug: &BoardSlug,
@@ -569,15 +572,31 @@ impl Engine {
     ) -> Result<MemberView, EngineError> {
         let board = self.shared_board(slug).await?;
         let key = self.period_of(&board, period)?;
+        self.refuse_hidden(slug, &key, member).await?;
+        self.member_view_unchecked(&board, key, member, before, limit).await
+    }
+
+    /// [`Engine::member_view`] whether or not the member is hidden (a hidden member's standing
+    /// is None: it is not ranked).
+    pub(crate) async fn member_view_unchecked(
+        &self,
+        board: &Board,
+        key: PeriodKey,
+        member: &MemberId,
+        before: Option<i64>,
+        limit: u64,
+    ) -> Result<MemberView, EngineError> {
+        check_limit(limit)?;
+        let slug = &board.slug;
         let standing = match self.member_rank(slug, Some(&key.to_string()), member).await {
             Ok(entry) => Some(entry),
             Err(EngineError::NotFound { .. }) => None,
             Err(e) => return Err(e),
         };
-        let entries = self.member_entries(slug, Some(&key.to_string()), member, before, limit).await?;
+        let entries = self.ledger.member_entries(slug, &key, member, before, limit).await?;
         let older = (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id)).flatten();
         Ok(MemberView {
-            board: summary(&board, jiff::Timestamp::now()),
+            board: summary(board, jiff::Timestamp::now()),
             period: key,
             member: member.clone(),
             standing,

@@ -5,6 +5,9 @@
 //! `vsum` (maintained by the scripts). A difference means some member's projected version is
 //! behind: the period's totals are re-applied through `level.lua`, whose version guard makes this
 //! safe while writes continue. `rebuild` instead replaces a period's projection outright.
+//!
+//! Hidden members are part of both: their versions count in `SUM(version)` and `vsum` alike, and
+//! both paths record the version while leaving the member out of the ranking.
 
 use crate::ledger::audit::AuditRecord;
 use crate::redis::ProjectedTotal;
@@ -25,6 +28,7 @@ pub struct ReconcileReport {
 /// What a rebuild did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RebuildReport {
+    /// Members in the rebuilt ranking (hidden members get their versions back, not a place).
     pub members: u64,
     pub took_ms: u64,
 }
@@ -105,10 +109,11 @@ impl Engine {
             }
         });
         let mut rebuild = self.projection.start_rebuild(slug, &period).await?;
-        let mut members = 0;
+        let (mut members, mut hidden) = (0, 0);
         while let Some(page) = received.recv().await {
             let totals = page?.into_iter().map(|t| encode(&board, t)).collect::<Result<Vec<_>, _>>()?;
-            members += totals.len() as u64;
+            let hidden_here = totals.iter().filter(|t| t.hidden).count() as u64;
+            (members, hidden) = (members + totals.len() as u64 - hidden_here, hidden + hidden_here);
             rebuild.push(&totals).await?;
         }
         reader.await.map_err(|e| EngineError::Invalid(format!("the ledger reader stopped: {e}")))?;
@@ -120,7 +125,9 @@ impl Engine {
             action: "rebuild",
             board: Some(slug.as_str()),
             period: Some(&key),
-            after: Some(serde_json::json!({ "members": report.members, "took_ms": report.took_ms })),
+            after: Some(serde_json::json!({
+                "members": report.members, "hidden_members": hidden, "took_ms": report.took_ms,
+            })),
             ..Default::default()
         };
         self.ledger.audit(&record, jiff::Timestamp::now()).await?;
@@ -145,5 +152,5 @@ fn encode(board: &Board, t: crate::ledger::StoredTotal) -> Result<ProjectedTotal
         .codec
         .encode(t.points, t.reach_seq)
         .map_err(|e| EngineError::Invalid(format!("stored total of {} cannot be encoded: {e}", t.member)))?;
-    Ok(ProjectedTotal { member: t.member, version: t.version, score })
+    Ok(ProjectedTotal { member: t.member, version: t.version, score, hidden: t.hidden })
 }

@@ -19,7 +19,10 @@ use serde::{Deserialize, Serialize};
 
 /// The `format` of every export; [`FORMAT_VERSION`] rises with any change of its shape.
 pub const FORMAT: &str = "laurel-period";
-pub const FORMAT_VERSION: u32 = 1;
+/// 2: totals may carry `hidden` (members hidden in the period, left out of the standings).
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest version an import still reads: version 1 is version 2 without hidden members.
+pub const OLDEST_FORMAT_VERSION: u32 = 1;
 
 /// One settled (or archived) period of a board, complete enough to rebuild it elsewhere.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,6 +139,10 @@ pub struct ExportedTotal {
     pub version: i64,
     pub reach_seq: i64,
     pub set_version: i64,
+    /// Hidden in the period: no standing (the settlement left it out), entries kept. Written only
+    /// when true (format version 2).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
 }
 
 /// A late write and the decision on it.
@@ -211,9 +218,12 @@ impl Engine {
     /// writes, settlement, standings and state. Refused, with nothing written, if the period
     /// exists here or the recomputed digest is not the exported one.
     pub async fn import_period(&self, export: &PeriodExport) -> Result<ImportReport, EngineError> {
-        if export.format != FORMAT || export.format_version != FORMAT_VERSION {
+        if export.format != FORMAT
+            || !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&export.format_version)
+        {
             return Err(EngineError::Invalid(format!(
-                "not a period export this version reads (format {:?} version {}; expected {FORMAT:?} version {FORMAT_VERSION})",
+                "not a period export this version reads (format {:?} version {}; expected {FORMAT:?} \
+                 version {OLDEST_FORMAT_VERSION} to {FORMAT_VERSION})",
                 export.format, export.format_version
             )));
         }

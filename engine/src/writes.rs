@@ -43,7 +43,12 @@ impl Engine {
         // projected once, at its last version.
         let mut by_period: BTreeMap<PeriodKey, BTreeMap<&MemberId, ProjectedTotal>> = BTreeMap::new();
         for t in recorded.iter().filter_map(|r| r.total.as_ref()) {
-            let total = ProjectedTotal { member: t.member.clone(), version: t.version, score: t.score };
+            let total = ProjectedTotal {
+                member: t.member.clone(),
+                version: t.version,
+                score: t.score,
+                hidden: t.hidden,
+            };
             by_period.entry(t.period).or_default().insert(&t.member, total);
         }
         let mut failed = BTreeSet::new();

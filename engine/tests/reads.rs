@@ -7,6 +7,7 @@ use common::{TestLedger, TestProjection, engine, redis_targets, unique};
 use domain::write::{Change, Write};
 use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
 use engine::Engine;
+use engine::redis::ProjectedTotal;
 use proptest::prelude::*;
 use std::collections::HashSet;
 
@@ -28,10 +29,8 @@ fn board(policy: TiePolicy) -> Board {
 async fn put(e: &Engine, b: &Board, member: &str, points: i64, version: i64) {
     let period = b.period_at(jiff::Timestamp::now());
     let score = b.codec.encode(points, 0).unwrap();
-    e.projection()
-        .project(&b.slug, &period, &MemberId::parse(member).unwrap(), version, score)
-        .await
-        .unwrap();
+    let total = ProjectedTotal { member: MemberId::parse(member).unwrap(), version, score, hidden: false };
+    e.projection().project(&b.slug, &period, &total).await.unwrap();
 }
 
 async fn each_redis(test: impl AsyncFn(&str, &Engine)) {

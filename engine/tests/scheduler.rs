@@ -248,6 +248,7 @@ async fn project_without_expiry(e: &Engine, p: &TestProjection, b: &Board, perio
             member: t.member,
             version: t.version,
             score: b.codec.encode(t.points, t.reach_seq).unwrap(),
+            hidden: t.hidden,
         })
         .collect();
     e.projection().project_many(&b.slug, &period, &totals).await.unwrap();

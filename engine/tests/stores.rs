@@ -5,11 +5,19 @@ mod common;
 
 use common::{TestLedger, TestProjection, engine, redis_targets};
 use domain::{BoardSlug, MemberId, PeriodKey};
-use engine::redis::{Source, Window};
+use engine::redis::{ProjectedTotal, Source, Window};
 use redis::cluster_routing::Slot;
 
 fn ids() -> (BoardSlug, PeriodKey) {
     (BoardSlug::parse("weekly-study").unwrap(), PeriodKey::parse("2026-W34").unwrap())
+}
+
+fn total(member: &MemberId, version: i64, score: i64) -> ProjectedTotal {
+    ProjectedTotal { member: member.clone(), version, score, hidden: false }
+}
+
+fn hidden(member: &MemberId, version: i64, score: i64) -> ProjectedTotal {
+    ProjectedTotal { hidden: true, ..total(member, version, score) }
 }
 
 #[tokio::test]
@@ -20,8 +28,8 @@ async fn projection_round_trips_on_standalone_and_cluster() {
         let p = &t.projection;
         p.ping().await.unwrap_or_else(|e| panic!("{name}: {e}"));
         let (a, b) = (MemberId::parse("u1").unwrap(), MemberId::parse("u2").unwrap());
-        assert!(p.project(&board, &period, &a, 1, 100).await.unwrap(), "{name}");
-        assert!(p.project(&board, &period, &b, 1, 250).await.unwrap(), "{name}");
+        assert!(p.project(&board, &period, &total(&a, 1, 100)).await.unwrap(), "{name}");
+        assert!(p.project(&board, &period, &total(&b, 1, 250)).await.unwrap(), "{name}");
         let page = p.window(&board, &period, Source::Live, Window::Offset(0), 10, 1).await.unwrap().unwrap();
         assert_eq!(page.total, 2, "{name}");
         assert_eq!(page.rows, vec![(b.clone(), 250), (a.clone(), 100)], "{name}");
@@ -37,12 +45,55 @@ async fn a_replayed_or_older_version_never_moves_a_score_back() {
         let t = TestProjection::new(target);
         let p = &t.projection;
         let m = MemberId::parse("u1").unwrap();
-        assert!(p.project(&board, &period, &m, 2, 300).await.unwrap());
+        assert!(p.project(&board, &period, &total(&m, 2, 300)).await.unwrap());
         // Version 1 arrives late, version 2 is replayed: neither changes anything.
-        assert!(!p.project(&board, &period, &m, 1, 100).await.unwrap(), "{name}");
-        assert!(!p.project(&board, &period, &m, 2, 999).await.unwrap(), "{name}");
+        assert!(!p.project(&board, &period, &total(&m, 1, 100)).await.unwrap(), "{name}");
+        assert!(!p.project(&board, &period, &total(&m, 2, 999)).await.unwrap(), "{name}");
         let page = p.window(&board, &period, Source::Live, Window::Offset(0), 10, 1).await.unwrap().unwrap();
         assert_eq!(page.rows, vec![(m.clone(), 300)], "{name}");
+        t.cleanup().await;
+    }
+}
+
+#[tokio::test]
+async fn a_hidden_version_leaves_the_ranking_and_no_older_one_brings_the_member_back() {
+    let (board, period) = ids();
+    for (name, target) in redis_targets() {
+        let t = TestProjection::new(target);
+        let p = &t.projection;
+        let (a, b) = (MemberId::parse("u1").unwrap(), MemberId::parse("u2").unwrap());
+        let ranked = async || {
+            let page =
+                p.window(&board, &period, Source::Live, Window::Offset(0), 10, 1).await.unwrap().unwrap();
+            (page.total, page.rows)
+        };
+        p.project_many(&board, &period, &[total(&a, 1, 100), total(&b, 1, 250)]).await.unwrap();
+        // Version 2 hides u1: out of the ranking, its version still counted in vsum.
+        assert!(p.project(&board, &period, &hidden(&a, 2, 100)).await.unwrap(), "{name}");
+        assert_eq!(ranked().await, (1, vec![(b.clone(), 250)]), "{name}");
+        assert_eq!(p.version_summary(&board, &period).await.unwrap(), (1, 3), "{name}");
+        // Replays and reorders of older, visible versions change nothing, one by one or in a batch.
+        assert!(!p.project(&board, &period, &total(&a, 1, 100)).await.unwrap(), "{name}");
+        assert!(!p.project(&board, &period, &total(&a, 2, 100)).await.unwrap(), "{name}");
+        assert_eq!(p.level(&board, &period, &[total(&a, 1, 100), total(&a, 2, 100)]).await.unwrap(), 0);
+        assert_eq!(ranked().await, (1, vec![(b.clone(), 250)]), "{name}");
+        // A write while hidden (version 3) records the version, the member stays out.
+        assert_eq!(p.level(&board, &period, &[hidden(&a, 3, 400)]).await.unwrap(), 1, "{name}");
+        assert_eq!(ranked().await, (1, vec![(b.clone(), 250)]), "{name}");
+        // Version 4 shows it again with the total it has now.
+        assert!(p.project(&board, &period, &total(&a, 4, 400)).await.unwrap(), "{name}");
+        assert_eq!(ranked().await, (2, vec![(a.clone(), 400), (b.clone(), 250)]), "{name}");
+        assert!(!p.project(&board, &period, &hidden(&a, 3, 400)).await.unwrap(), "{name}");
+        assert_eq!(p.version_summary(&board, &period).await.unwrap(), (2, 5), "{name}");
+        // A rebuild keeps hidden members' versions and leaves them out of the ranking.
+        p.rebuild(&board, &period, &[hidden(&a, 5, 400), total(&b, 1, 250)]).await.unwrap();
+        assert_eq!(ranked().await, (1, vec![(b.clone(), 250)]), "{name}");
+        assert_eq!(p.version_summary(&board, &period).await.unwrap(), (1, 6), "{name}");
+        assert!(!p.project(&board, &period, &total(&a, 4, 400)).await.unwrap(), "{name}");
+        // Every member hidden: the ranking is empty, the versions are all there.
+        p.rebuild(&board, &period, &[hidden(&a, 5, 400), hidden(&b, 2, 250)]).await.unwrap();
+        assert_eq!(ranked().await, (0, vec![]), "{name}");
+        assert_eq!(p.version_summary(&board, &period).await.unwrap(), (0, 7), "{name}");
         t.cleanup().await;
     }
 }
@@ -63,12 +114,29 @@ async fn every_key_of_a_period_lands_in_one_slot_of_the_live_cluster() {
     assert_eq!(slots[0], slots[1]);
 }
 
+/// The versions of the migration files of one backend (`migrations/<backend>/<version>_<name>.sql`).
+fn migration_files(backend: &str) -> Vec<i64> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations").join(backend);
+    let mut versions: Vec<i64> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|file| {
+            let name = file.unwrap().file_name().into_string().unwrap();
+            name.split('_').next().unwrap().parse().unwrap_or_else(|_| panic!("{backend}/{name}"))
+        })
+        .collect();
+    versions.sort_unstable();
+    versions
+}
+
 #[tokio::test]
 async fn migrations_apply_on_sqlite_and_postgres_and_rerun_as_no_ops() {
+    // Both backends have the same migrations, and every one of them is applied.
+    let expected = migration_files("sqlite");
+    assert_eq!(migration_files("postgres"), expected, "migrations/sqlite and migrations/postgres differ");
     for t in TestLedger::both().await {
         t.ledger.migrate().await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
         t.ledger.migrate().await.unwrap_or_else(|e| panic!("{} (second run): {e}", t.name));
-        assert_eq!(t.ledger.applied_migrations().await.unwrap(), vec![1, 2, 3, 4, 5, 6], "{}", t.name);
+        assert_eq!(t.ledger.applied_migrations().await.unwrap(), expected, "{}", t.name);
         t.ledger.ping().await.unwrap();
         t.drop_db().await;
     }

@@ -222,3 +222,57 @@ async fn only_settled_periods_are_exported_and_a_different_board_is_refused() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_hidden_member_travels_with_its_period_and_stays_out_of_the_standings() {
+    each_direction(async |ctx, source, dest| {
+        let b = board(TiePolicy::Shared);
+        source.create_board(&b).await.unwrap();
+        let key = b.period_at(last_week()).to_string();
+        source
+            .record(&b, &[point("h1", "u1", 50), point("h2", "u2", 30), point("h3", "u3", 10)])
+            .await
+            .unwrap();
+        let u1 = MemberId::parse("u1").unwrap();
+        source.hide_member(&b.slug, &key, &u1, "admin", "multiple accounts").await.unwrap();
+        source.transition(&b.slug, &key, Transition::Freeze, "admin", None).await.unwrap();
+        source.transition(&b.slug, &key, Transition::Settle, "admin", None).await.unwrap();
+        let export = source.export_period(&b.slug, &key).await.unwrap();
+        let hidden: Vec<_> = export.totals.iter().map(|t| (t.member.as_str(), t.hidden)).collect();
+        assert_eq!(hidden, [("u1", true), ("u2", false), ("u3", false)], "{ctx}");
+        // Only hidden totals carry the flag.
+        let text = serde_json::to_string(&export).unwrap();
+        assert_eq!(text.matches("\"hidden\"").count(), 1, "{ctx}");
+
+        let report = dest.import_period(&through_json(&export)).await.unwrap();
+        assert_eq!(report.members, 2, "{ctx}");
+        let (before, after) =
+            (source.settlement(&b.slug, &key).await.unwrap(), dest.settlement(&b.slug, &key).await.unwrap());
+        assert_eq!((&after.digest, &after.standings), (&before.digest, &before.standings), "{ctx}");
+        assert!(after.standings.iter().all(|s| s.member != u1), "{ctx}");
+        let period = b.period_at(last_week());
+        assert!(dest.ledger().member_total(&b.slug, &period, &u1).await.unwrap().unwrap().hidden, "{ctx}");
+        assert!(matches!(
+            dest.member_rank(&b.slug, Some(&key), &u1).await,
+            Err(EngineError::NotFound { .. })
+        ));
+        assert_eq!(dest.ranking_page(&b.slug, Some(&key), 0, 10).await.unwrap().total, 2, "{ctx}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_export_of_format_version_1_still_imports() {
+    each_direction(async |ctx, source, dest| {
+        let (b, period) = settled_period(source, TiePolicy::Shared).await;
+        let mut export = source.export_period(&b.slug, &period.to_string()).await.unwrap();
+        assert_eq!(export.format_version, 2, "{ctx}");
+        export.format_version = 3;
+        assert!(matches!(dest.import_period(&export).await, Err(EngineError::Invalid(_))), "{ctx}");
+        // Version 1 is version 2 without hidden members.
+        export.format_version = 1;
+        let report = dest.import_period(&through_json(&export)).await.unwrap();
+        assert_eq!(report.digest, export.settlement.digest, "{ctx}");
+    })
+    .await;
+}

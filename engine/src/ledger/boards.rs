@@ -170,6 +170,8 @@ pub struct StoredTotal {
     pub points: i64,
     pub version: i64,
     pub reach_seq: i64,
+    /// Hidden in the period: the projection holds its version but leaves it out of the ranking.
+    pub hidden: bool,
 }
 
 impl Ledger {
@@ -192,7 +194,7 @@ impl Ledger {
         limit: u64,
     ) -> Result<Vec<StoredTotal>, LedgerError> {
         let rows = sqlx::query(
-            "SELECT member, points, version, reach_seq FROM totals \
+            "SELECT member, points, version, reach_seq, hidden FROM totals \
              WHERE board = $1 AND period = $2 AND member > $3 AND version > 0 ORDER BY member LIMIT $4",
         )
         .bind(board.as_str())
@@ -209,6 +211,7 @@ impl Ledger {
                     points: row.try_get("points")?,
                     version: row.try_get("version")?,
                     reach_seq: row.try_get("reach_seq")?,
+                    hidden: row.try_get::<i64, _>("hidden")? != 0,
                 })
             })
             .collect()
@@ -231,14 +234,16 @@ impl Ledger {
         Ok(row.try_get("vsum")?)
     }
 
-    /// How many members of a period have a total, and the sum of their versions.
+    /// How many members of a period are ranked (have a total and are not hidden), and the sum of
+    /// the versions of every total, hidden or not — what the projection's ZCARD and `vsum` hold.
     pub async fn version_summary(
         &self,
         board: &BoardSlug,
         period: &domain::PeriodKey,
     ) -> Result<(u64, i64), LedgerError> {
         let row = sqlx::query(
-            "SELECT CAST(COUNT(*) AS BIGINT) AS n, CAST(COALESCE(SUM(version), 0) AS BIGINT) AS vsum \
+            "SELECT CAST(COALESCE(SUM(CASE WHEN hidden = 0 THEN 1 ELSE 0 END), 0) AS BIGINT) AS n, \
+             CAST(COALESCE(SUM(version), 0) AS BIGINT) AS vsum \
              FROM totals WHERE board = $1 AND period = $2 AND version > 0",
         )
         .bind(board.as_str())

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub const SETTLEMENT_PAGE: u64 = 1000;
 
 /// Rows per multi-row INSERT when a settlement writes its rewards and an import its totals
-/// (8 columns: 4 000 parameters, within SQLite's and PostgreSQL's limits).
+/// (at most 9 columns: 4 500 parameters, within SQLite's and PostgreSQL's limits).
 pub(super) const INSERT_CHUNK: usize = 500;
 
 /// What a transition did.
@@ -372,8 +372,9 @@ impl Ledger {
                             format!("{id} names another entry of {slug}"),
                         ));
                     }
-                    let (current, _) =
-                        super::writes::lock_total(&mut w.tx, ledger.backend, slug, &key, &member).await?;
+                    let current = super::writes::lock_total(&mut w.tx, ledger.backend, slug, &key, &member)
+                        .await?
+                        .current;
                     let mut r = Recorded::bare(domain::write::Outcome::Duplicate, period, None);
                     (r.points, r.version) = (Some(current.points), Some(current.version));
                     return Ok((r, seen.try_get("id")?));
@@ -413,9 +414,9 @@ impl Ledger {
         .await
     }
 
-    /// Settles a frozen period in one transaction: standings from the ledger's totals, their
-    /// digest, one reward row per prized member, the state `settled` and the audit row. A period
-    /// already settled answers its settlement unchanged.
+    /// Settles a frozen period in one transaction: standings from the ledger's totals (hidden
+    /// members left out), their digest, one reward row per prized member, the state `settled` and
+    /// the audit row. A period already settled answers its settlement unchanged.
     pub async fn settle(
         &self,
         board: &Board,
@@ -451,6 +452,15 @@ impl Ledger {
             // Step times go to the log (docs/BENCHMARKS.md reads them for a million members).
             let clock = std::time::Instant::now();
             let totals = final_totals(&mut w.tx, ledger.backend, slug, &key).await?;
+            // Hidden members keep their entries and totals but have no standing and no prize.
+            let hidden: i64 = sqlx::query(
+                "SELECT COUNT(*) AS n FROM totals WHERE board = $1 AND period = $2 AND version > 0 AND hidden <> 0",
+            )
+            .bind(slug)
+            .bind(&key)
+            .fetch_one(&mut *w.tx)
+            .await?
+            .try_get("n")?;
             let read = clock.elapsed();
             let standings = standings(board.tie_policy(), totals, &board.prizes);
             let digest = crate::hex(&Sha256::digest(canonical_text(slug, &key, &standings).as_bytes()));
@@ -492,7 +502,7 @@ impl Ledger {
                 before: Some(json!({ "state": state })),
                 after: Some(json!({
                     "state": State::Settled, "digest": digest, "watermark": watermark,
-                    "members": standings.len(), "rule_version": RULE_VERSION,
+                    "members": standings.len(), "hidden_members": hidden, "rule_version": RULE_VERSION,
                 })),
                 ..Default::default()
             };
@@ -736,7 +746,8 @@ async fn recompute(
     now: jiff::Timestamp,
 ) -> Result<(i64, Option<super::Projected>), LedgerError> {
     let (slug, key) = (board.slug.as_str(), period.to_string());
-    let (current, reach_seq) = super::writes::lock_total(tx, backend, slug, &key, member).await?;
+    let super::writes::LockedTotal { current, reach_seq, hidden } =
+        super::writes::lock_total(tx, backend, slug, &key, member).await?;
     let rows = sqlx::query(
         "SELECT e.kind, e.delta, e.value, e.set_version, e.reach_seq FROM entries e \
          WHERE e.board = $1 AND e.period = $2 AND e.member = $3 AND e.kind <> 'revocation' \
@@ -780,6 +791,7 @@ async fn recompute(
         points: state.points,
         version: state.version,
         score,
+        hidden,
     });
     Ok((current.points, total))
 }
@@ -787,7 +799,7 @@ async fn recompute(
 /// Reads a period's state with its row locked for update (PostgreSQL; SQLite holds its writer),
 /// creating the row as `open` when missing. Admin changes take this lock before any member's,
 /// the same order as a batch of writes (periods, then totals).
-async fn lock_period_state(
+pub(super) async fn lock_period_state(
     tx: &mut Tx,
     backend: Backend,
     board: &str,
@@ -931,7 +943,8 @@ fn position_in_block(block: &str, member: &str) -> Result<Option<u64>, LedgerErr
     Ok(None)
 }
 
-/// The final totals of a period: every member with at least one applied write. Read in pages by
+/// The final totals of a period: every member with at least one applied write who is not hidden
+/// (a hidden member has no standing; its total and entries stay in the ledger). Read in pages by
 /// member, each page packed by the server into one text of `member,points,reach_seq` items
 /// separated by spaces (member ids hold neither), because fetching a million rows one by one
 /// through sqlx's `Any` driver cost several seconds (docs/BENCHMARKS.md, settle).
@@ -949,7 +962,7 @@ async fn final_totals(
     let sql = format!(
         "SELECT {concat}(member || ',' || points || ',' || reach_seq, ' ') AS page, MAX(member) AS last, \
          COUNT(*) AS n FROM (SELECT member, points, reach_seq FROM totals WHERE board = $1 AND period = $2 \
-         AND member > $3 AND version > 0 ORDER BY member LIMIT $4) AS t"
+         AND member > $3 AND version > 0 AND hidden = 0 ORDER BY member LIMIT $4) AS t"
     );
     let page_size = settle_batch() as i64;
     let mut totals = Vec::new();

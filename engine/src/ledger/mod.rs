@@ -6,6 +6,7 @@
 //! - boards and profiles: definitions and display data; `hot.rs`: hot board definitions.
 //! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`).
 //! - `lifecycle.rs`: transitions, late decisions, revocations, corrections, settlements.
+//! - `moderation.rs`: hidden members (a versioned flag of a member's total in a period).
 //! - [`audit`]: the audit trail, written in the transaction of each change.
 //! - `leases.rs` / `schedule.rs`: the scheduler's lease and its period queries; `rewards.rs`: the
 //!   reward outbox.
@@ -18,6 +19,7 @@ mod boards;
 mod hot;
 mod leases;
 mod lifecycle;
+mod moderation;
 mod reads;
 mod rewards;
 mod schedule;
@@ -31,6 +33,7 @@ pub use leases::{Lease, LeaseRow};
 pub use lifecycle::{
     Failpoint, LateDecision, Revoked, SETTLEMENT_PAGE, StandingsWindow, Transitioned, set_settle_batch,
 };
+pub use moderation::{HiddenChange, MemberTotal};
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use schedule::PeriodInState;
 pub use writes::{Projected, Recorded};

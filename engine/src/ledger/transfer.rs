@@ -66,7 +66,7 @@ impl Ledger {
         .map(entry_from_row)
         .collect::<Result<Vec<_>, _>>()?;
         let totals = sqlx::query(
-            "SELECT member, points, version, reach_seq, set_version FROM totals \
+            "SELECT member, points, version, reach_seq, set_version, hidden FROM totals \
              WHERE board = $1 AND period = $2 AND version > 0 ORDER BY member",
         )
         .bind(slug)
@@ -81,6 +81,7 @@ impl Ledger {
                 version: r.try_get("version")?,
                 reach_seq: r.try_get("reach_seq")?,
                 set_version: r.try_get("set_version")?,
+                hidden: r.try_get::<i64, _>("hidden")? != 0,
             })
         })
         .collect::<Result<Vec<_>, LedgerError>>()?;
@@ -340,12 +341,14 @@ async fn import(
             version: source.version,
             reach_seq,
             set_version: replayed.set_version,
+            hidden: source.hidden,
         });
     }
     insert_totals(tx, backend, slug, &key, &totals, now).await?;
 
-    // The settlement: standings recomputed from the imported totals, stored, read back and hashed.
-    let finals = totals.iter().map(|t| FinalTotal {
+    // The settlement: standings recomputed from the imported totals (hidden members have none),
+    // stored, read back and hashed.
+    let finals = totals.iter().filter(|t| !t.hidden).map(|t| FinalTotal {
         member: t.member.clone(),
         points: t.points,
         reach_seq: t.reach_seq,
@@ -493,8 +496,8 @@ async fn insert_totals(
     for chunk in totals.chunks(INSERT_CHUNK) {
         let sql = multi_row_insert(
             backend,
-            "INSERT INTO totals (board, period, member, points, version, reach_seq, set_version, updated_at) VALUES ",
-            8,
+            "INSERT INTO totals (board, period, member, points, version, reach_seq, set_version, hidden, updated_at) VALUES ",
+            9,
             chunk.len(),
         );
         let mut query = sqlx::query(&sql);
@@ -507,6 +510,7 @@ async fn insert_totals(
                 .bind(t.version)
                 .bind(t.reach_seq)
                 .bind(t.set_version)
+                .bind(i64::from(t.hidden))
                 .bind(micros(now));
         }
         query.execute(&mut **tx).await?;

@@ -29,6 +29,8 @@ pub struct Projected {
     pub version: i64,
     /// The encoded Redis score (see `domain::score`).
     pub score: i64,
+    /// The member is hidden in the period: the projection keeps its version, not its score.
+    pub hidden: bool,
 }
 
 /// The ledger's answer for one write.
@@ -220,7 +222,7 @@ pub(super) async fn apply(
     now: jiff::Timestamp,
 ) -> Result<Recorded, LedgerError> {
     let (slug, key) = (board.slug.as_str(), period.to_string());
-    let (current, reach_seq) = lock_total(tx, backend, slug, &key, member).await?;
+    let LockedTotal { current, reach_seq, hidden } = lock_total(tx, backend, slug, &key, member).await?;
     let new_points = match decide(change, current) {
         Decision::Ignore(outcome) => {
             let mut r = Recorded::bare(outcome, period, None);
@@ -279,7 +281,8 @@ pub(super) async fn apply(
         if matches!(change, Change::Submission { .. }) { Outcome::Improved } else { Outcome::Applied };
     Ok(Recorded {
         outcome,
-        total: Some(Projected { period, member: member.clone(), points, version, score }),
+        // A hidden member stays hidden: its new total is recorded and projected out of the ranking.
+        total: Some(Projected { period, member: member.clone(), points, version, score, hidden }),
         period,
         reason: None,
         points: Some(points),
@@ -296,6 +299,15 @@ pub(super) struct StoredState {
     pub set_version: i64,
 }
 
+/// A member's total as [`lock_total`] read it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LockedTotal {
+    pub current: Current,
+    pub reach_seq: i64,
+    /// Hidden in the period (moderation): kept by every change of the total.
+    pub hidden: bool,
+}
+
 /// Reads a member's total for change. SQLite holds its one write lock; on PostgreSQL the row was
 /// locked up front (`lock_in_order` / `lock_member`) and `FOR UPDATE` re-asserts it.
 pub(super) async fn lock_total(
@@ -304,10 +316,10 @@ pub(super) async fn lock_total(
     board: &str,
     period: &str,
     member: &MemberId,
-) -> Result<(Current, i64), LedgerError> {
+) -> Result<LockedTotal, LedgerError> {
     let lock = if backend == Backend::Postgres { " FOR UPDATE" } else { "" };
     let row = sqlx::query(&format!(
-        "SELECT points, version, set_version, reach_seq FROM totals \
+        "SELECT points, version, set_version, reach_seq, hidden FROM totals \
          WHERE board = $1 AND period = $2 AND member = $3{lock}"
     ))
     .bind(board)
@@ -316,19 +328,21 @@ pub(super) async fn lock_total(
     .fetch_optional(&mut **tx)
     .await?;
     Ok(match row {
-        Some(row) => (
-            Current {
+        Some(row) => LockedTotal {
+            current: Current {
                 points: row.try_get("points")?,
                 version: row.try_get("version")?,
                 set_version: row.try_get("set_version")?,
             },
-            row.try_get::<i64, _>("reach_seq")?,
-        ),
-        None => (Current::default(), 0),
+            reach_seq: row.try_get("reach_seq")?,
+            hidden: row.try_get::<i64, _>("hidden")? != 0,
+        },
+        None => LockedTotal { current: Current::default(), reach_seq: 0, hidden: false },
     })
 }
 
-/// Writes a member's total (creating the row on its first change).
+/// Writes a member's total (creating the row on its first change). `hidden` is left as it is:
+/// only `Ledger::set_hidden` changes it.
 pub(super) async fn store_total(
     tx: &mut Tx,
     board: &str,

@@ -133,6 +133,15 @@ pub struct ProjectedTotal {
     pub version: i64,
     /// The encoded score (see `domain::score`).
     pub score: i64,
+    /// Hidden in the period: the version is recorded in `:ver` (and `vsum`), the member is left
+    /// out of `:rank` — so every ranking read leaves it out, and an older version cannot put it
+    /// back.
+    pub hidden: bool,
+}
+
+/// A hidden flag as the scripts take it.
+fn flag(hidden: bool) -> &'static str {
+    if hidden { "1" } else { "0" }
 }
 
 /// Which window of a ranking to read.
@@ -181,16 +190,20 @@ pub struct Rebuild {
 }
 
 impl Rebuild {
-    /// Sends `totals` into the rebuild keys, in batches.
+    /// Sends `totals` into the rebuild keys, in batches. Hidden members get their version, not
+    /// a place in the ranking.
     pub async fn push(&mut self, totals: &[ProjectedTotal]) -> RedisResult<()> {
         for chunk in totals.chunks(BATCH) {
-            let scores: Vec<(i64, String)> = chunk.iter().map(|t| (t.score, t.member.to_string())).collect();
+            let scores: Vec<(i64, String)> =
+                chunk.iter().filter(|t| !t.hidden).map(|t| (t.score, t.member.to_string())).collect();
             let versions: Vec<(String, i64)> =
                 chunk.iter().map(|t| (t.member.to_string(), t.version)).collect();
             self.vsum += chunk.iter().map(|t| t.version).sum::<i64>();
             let mut pipe = ::redis::pipe();
-            pipe.zadd_multiple(&self.keys.rebuild_rank, &scores)
-                .hset_multiple(&self.keys.rebuild_ver, &versions);
+            if !scores.is_empty() {
+                pipe.zadd_multiple(&self.keys.rebuild_rank, &scores);
+            }
+            pipe.hset_multiple(&self.keys.rebuild_ver, &versions);
             while self.in_flight.len() >= REBUILD_IN_FLIGHT {
                 self.in_flight.join_next().await.expect("a batch in flight").expect("batch task")?;
             }
@@ -278,15 +291,14 @@ impl Projection {
         Ok(())
     }
 
-    /// Writes a member's absolute score if `version` is newer than the one projected.
-    /// Returns whether it was written (false: a newer or equal version was already there).
+    /// Writes a member's absolute score — or, when hidden, takes it out of the ranking — if
+    /// `total.version` is newer than the one projected. Returns whether it was written (false: a
+    /// newer or equal version was already there).
     pub async fn project(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
-        member: &MemberId,
-        version: i64,
-        score: i64,
+        total: &ProjectedTotal,
     ) -> RedisResult<bool> {
         self.guarded(async {
             let keys = self.keys.period(board, period);
@@ -295,9 +307,10 @@ impl Projection {
                 .key(&keys.rank)
                 .key(&keys.ver)
                 .key(&keys.meta)
-                .arg(member.as_str())
-                .arg(version)
-                .arg(score)
+                .arg(total.member.as_str())
+                .arg(total.version)
+                .arg(total.score)
+                .arg(flag(total.hidden))
                 .invoke_async(&mut conn)
                 .await?;
             Ok(written == 1)
@@ -355,7 +368,7 @@ impl Projection {
             let mut call = LEVEL.key(&keys.rank);
             call.key(&keys.ver).key(&keys.meta);
             for t in chunk {
-                call.arg(t.member.as_str()).arg(t.version).arg(t.score);
+                call.arg(t.member.as_str()).arg(t.version).arg(t.score).arg(flag(t.hidden));
             }
             written += call.invoke_async::<u64>(&mut conn).await?;
         }
@@ -384,7 +397,8 @@ impl Projection {
         Ok(Rebuild { keys, conn, in_flight: tokio::task::JoinSet::new(), vsum: 0 })
     }
 
-    /// How many members a period's live ranking holds, and the sum of their projected versions.
+    /// How many members a period's live ranking holds, and the sum of the projected versions
+    /// (hidden members' included).
     pub async fn version_summary(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<(u64, i64)> {
         let keys = self.keys.period(board, period);
         let mut conn = self.conn().await?;

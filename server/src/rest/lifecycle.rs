@@ -1,12 +1,12 @@
-//! Lifecycle (admin): transitions, the settlement, late-write review, revoke, corrections and the
-//! audit trail. Every route checks the admin token before it reads the body, and names the
-//! admin in the audit trail.
+//! Lifecycle (admin): transitions, the settlement, late-write review, revoke, corrections, hidden
+//! members and the audit trail. Every route checks the admin token before it reads the body, and
+//! names the admin in the audit trail.
 
 use super::boards::slug;
 use super::error::{ApiQuery, json_body};
 use super::openapi::{
-    AuditPage, Correction, ErrorBody, EventParams, LateDecision, LateList, LateParams, PeriodParams,
-    Revocation, RewardList,
+    AuditPage, Correction, ErrorBody, EventParams, LateDecision, LateList, LateParams, MemberParams,
+    PeriodParams, Revocation, RewardList,
 };
 use super::{ApiError, auth};
 use crate::http::AppState;
@@ -15,7 +15,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use domain::lifecycle::Transition;
-use domain::view::{PeriodInfo, Settlement};
+use domain::view::{PeriodInfo, Settlement, VisibilityChange};
 use domain::{EventId, MemberId};
 use engine::ledger::audit::AuditFilter;
 use engine::lifecycle::Correction as NewCorrection;
@@ -28,7 +28,8 @@ type PeriodPath = Path<(String, String)>;
 #[serde(deny_unknown_fields)]
 #[schema(as = Reason)]
 pub struct ReasonIn {
-    /// Recorded in the audit trail; required to reject a late write and to revoke.
+    /// Recorded in the audit trail; required to reject a late write, to revoke, to hide and to
+    /// unhide.
     reason: Option<String>,
 }
 
@@ -417,6 +418,83 @@ pub async fn correct(
     })))
 }
 
+async fn set_hidden(
+    state: AppState,
+    headers: HeaderMap,
+    (board, period, member): (String, String, String),
+    body: Bytes,
+    hidden: bool,
+) -> Result<Json<VisibilityChange>, ApiError> {
+    let admin = auth::admin(&state.engine, &headers).await?;
+    // No body at all is a missing reason too (422), not malformed JSON.
+    let body: ReasonIn = optional_body(&body)?;
+    let reason = body.reason.ok_or_else(|| ApiError::invalid("a reason is required"))?;
+    let (board, member) = (slug(board)?, super::reads::member(member)?);
+    let engine = &state.engine;
+    let change = if hidden {
+        engine.hide_member(&board, &period, &member, &admin.actor, &reason).await?
+    } else {
+        engine.unhide_member(&board, &period, &member, &admin.actor, &reason).await?
+    };
+    Ok(Json(change))
+}
+
+/// The member leaves every public view of the period (rankings, counts, ranks, its member reads)
+/// and the period's standings and prizes; its ledger entries stay, and writes to it are still
+/// recorded.
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/members/{member}/hide",
+    tag = "lifecycle",
+    summary = "Hide a member in the period",
+    security(("admin_token" = [])),
+    params(MemberParams),
+    request_body = ReasonIn,
+    responses(
+        (status = 200, description = "hidden, or already_hidden for a repeat (nothing changed)", body = VisibilityChange),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, or the member has no total in the period", body = ErrorBody),
+        (status = 409, description = "period_settled: the standings are final", body = ErrorBody),
+        (status = 422, description = "invalid: a reason is required / invalid_body", body = ErrorBody),
+    )
+)]
+pub async fn hide(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(p): Path<(String, String, String)>,
+    b: Bytes,
+) -> Result<Json<VisibilityChange>, ApiError> {
+    set_hidden(s, h, p, b, true).await
+}
+
+/// The member is ranked again with its current total (writes recorded while hidden included).
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/members/{member}/unhide",
+    tag = "lifecycle",
+    summary = "Show a hidden member again",
+    security(("admin_token" = [])),
+    params(MemberParams),
+    request_body = ReasonIn,
+    responses(
+        (status = 200, description = "unhidden, or already_visible for a repeat (nothing changed)", body = VisibilityChange),
+        (status = 400, description = "malformed_json", body = ErrorBody),
+        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, or the member has no total in the period", body = ErrorBody),
+        (status = 409, description = "period_settled: the standings are final", body = ErrorBody),
+        (status = 422, description = "invalid: a reason is required / invalid_body", body = ErrorBody),
+    )
+)]
+pub async fn unhide(
+    State(s): State<AppState>,
+    h: HeaderMap,
+    Path(p): Path<(String, String, String)>,
+    b: Bytes,
+) -> Result<Json<VisibilityChange>, ApiError> {
+    set_hidden(s, h, p, b, false).await
+}
+
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct AuditQuery {
@@ -425,7 +503,7 @@ pub struct AuditQuery {
     member: Option<String>,
     /// `token#<id>`, `ingest`, …
     actor: Option<String>,
-    /// `freeze`, `settle`, `revoke`, `correct`, `write_rejected`, …
+    /// `freeze`, `settle`, `revoke`, `correct`, `hide`, `unhide`, `write_rejected`, …
     action: Option<String>,
     /// Rows at or after this time (RFC 3339).
     #[param(value_type = Option<String>, format = DateTime)]

@@ -53,6 +53,8 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/boards/{board}/periods/{period}/late/{id}/accept", post(lifecycle::accept_late))
         .route("/api/v1/boards/{board}/periods/{period}/late/{id}/reject", post(lifecycle::reject_late))
         .route("/api/v1/boards/{board}/periods/{period}/corrections", post(lifecycle::correct))
+        .route("/api/v1/boards/{board}/periods/{period}/members/{member}/hide", post(lifecycle::hide))
+        .route("/api/v1/boards/{board}/periods/{period}/members/{member}/unhide", post(lifecycle::unhide))
         .route("/api/v1/boards/{board}/events/{event_id}/revoke", post(lifecycle::revoke))
         .route("/api/v1/audit", get(lifecycle::audit))
         .route("/api/v1/boards/{board}/hits", post(hot::hits))

@@ -52,6 +52,8 @@ pub use schemas::*;
         lifecycle::reject_late,
         lifecycle::correct,
         lifecycle::revoke,
+        lifecycle::hide,
+        lifecycle::unhide,
         boards::rebuild,
         lifecycle::audit,
         hot::hits,
@@ -67,7 +69,7 @@ pub use schemas::*;
         (name = "writes", description = "Writes (ingest key or admin token): one endpoint per operator."),
         (name = "reads", description = "Reads (public) of a board period."),
         (name = "lifecycle", description = "Lifecycle (admin): transitions, settlement, late review, \
-            revoke, corrections, rebuild and the audit trail."),
+            revoke, corrections, hidden members, rebuild and the audit trail."),
         (name = "hot", description = "Hot boards: sliding-window rankings kept in Redis alone (no ledger, \
             no lifecycle); hits with dedup, caps and action weights, and a list published once per interval."),
         (name = "keys", description = "Ingest keys (admin): created with their boards and rate limits, \

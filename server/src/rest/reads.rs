@@ -70,7 +70,8 @@ pub struct EventsQuery {
     limit: Option<u64>,
 }
 
-fn member(raw: String) -> Result<MemberId, ApiError> {
+/// A member id from the path; one that cannot exist is not found.
+pub(super) fn member(raw: String) -> Result<MemberId, ApiError> {
     MemberId::parse(raw.clone())
         .map_err(|_| ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("member {raw} not found")))
 }

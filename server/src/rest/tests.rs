@@ -469,6 +469,8 @@ async fn lifecycle_routes_need_an_admin_and_answer_the_contract() {
         ("POST", format!("{period}/settle")),
         ("POST", format!("{period}/archive")),
         ("POST", format!("{period}/corrections")),
+        ("POST", format!("{period}/members/u1/hide")),
+        ("POST", format!("{period}/members/u1/unhide")),
         ("GET", format!("{period}/late")),
         ("GET", format!("{period}/rewards")),
         ("POST", format!("{period}/late/1/accept")),
@@ -573,6 +575,96 @@ async fn lifecycle_routes_need_an_admin_and_answer_the_contract() {
 }
 
 #[tokio::test]
+async fn an_admin_hides_a_member_from_every_public_read_and_shows_it_again() {
+    let api = Api::start().await;
+    let (admin, ingest) = (Some(api.admin.as_str()), Some(api.key.as_str()));
+    let events: Vec<Value> = [("h1", "u1", 50), ("h2", "u2", 30), ("h3", "u3", 30)]
+        .iter()
+        .map(|(id, member, delta)| json!({"event_id": id, "member": member, "delta": delta}))
+        .collect();
+    let (status, _) = api
+        .call("POST", "/api/v1/boards/other/events", Some(&api.admin), Some(json!({"events": events})))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let base = "/api/v1/boards/other/periods/current";
+    let hide = format!("{base}/members/u1/hide");
+    let unhide = format!("{base}/members/u1/unhide");
+
+    // A reason is required, with or without a body; ingest keys are refused.
+    for body in [None, Some(json!({})), Some(json!({"reason": "  "}))] {
+        let (status, out) = api.call("POST", &hide, admin, body.clone()).await;
+        assert_eq!(
+            (status, error_of(&out)),
+            (StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+            "{body:?}: {out}"
+        );
+    }
+    let (status, _) = api.call("POST", &hide, ingest, Some(json!({"reason": "spam"}))).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, out) = api.call("POST", &hide, admin, Some(json!({"reason": "spam", "extra": 1}))).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"), "{out}");
+
+    let (status, out) = api.call("POST", &hide, admin, Some(json!({"reason": "spam"}))).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    assert_eq!(
+        (out["result"].as_str(), out["member"].as_str(), out["version"].as_i64()),
+        (Some("hidden"), Some("u1"), Some(2))
+    );
+    assert_eq!(out["projected"], true, "{out}");
+    let (_, out) = api.call("POST", &hide, admin, Some(json!({"reason": "spam"}))).await;
+    assert_eq!((out["result"].as_str(), out["version"].as_i64()), (Some("already_hidden"), Some(2)), "{out}");
+
+    // Gone from every public read: the others close up (u2 and u3 now share rank 1).
+    let (_, top) = api.call("GET", &format!("{base}/top"), None, None).await;
+    let ranks: Vec<_> =
+        top["entries"].as_array().unwrap().iter().map(|e| (e["member"].clone(), e["rank"].clone())).collect();
+    assert_eq!(ranks, [(json!("u3"), json!(1)), (json!("u2"), json!(1))], "{top}");
+    assert_eq!(top["total"], 2, "{top}");
+    for path in ["/members/u1", "/members/u1/around", "/members/u1/events"] {
+        let (status, out) = api.call("GET", &format!("{base}{path}"), None, None).await;
+        assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"), "{path}: {out}");
+    }
+    let (_, count) = api.call("GET", &format!("{base}/count?min_points=1"), None, None).await;
+    assert_eq!(count["count"], 2);
+    let (_, ranks) = api.call("GET", &format!("{base}/ranks?members=u1,u2"), None, None).await;
+    assert_eq!(ranks["entries"].as_array().unwrap().len(), 1, "{ranks}");
+
+    // Shown again; both changes are in the audit trail with the admin and the reason.
+    let (status, out) = api.call("POST", &unhide, admin, Some(json!({"reason": "appeal upheld"}))).await;
+    assert_eq!((status, out["result"].as_str()), (StatusCode::OK, Some("unhidden")), "{out}");
+    let (status, me) = api.call("GET", &format!("{base}/members/u1"), None, None).await;
+    assert_eq!(
+        (status, me["rank"].as_u64(), me["points"].as_i64()),
+        (StatusCode::OK, Some(1), Some(50)),
+        "{me}"
+    );
+    let (_, trail) = api.call("GET", "/api/v1/audit?board=other&member=u1", admin, None).await;
+    let rows: Vec<_> = trail["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap(),
+                e["reason"].as_str().unwrap(),
+                e["actor"].as_str().unwrap().starts_with("token#"),
+            )
+        })
+        .collect();
+    assert_eq!(rows, [("unhide", "appeal upheld", true), ("hide", "spam", true)], "{trail}");
+
+    // Unknown members and settled periods are refused.
+    let (status, _) =
+        api.call("POST", &format!("{base}/members/ghost/hide"), admin, Some(json!({"reason": "x"}))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    api.call("POST", &format!("{base}/freeze"), admin, None).await;
+    api.call("POST", &format!("{base}/settle"), admin, None).await;
+    let (status, out) = api.call("POST", &hide, admin, Some(json!({"reason": "after all"}))).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::CONFLICT, "period_settled"), "{out}");
+    api.stop().await;
+}
+
+#[tokio::test]
 async fn the_openapi_document_is_served_and_describes_the_answers() {
     let api = Api::start().await;
     let request = Request::get("/api/v1/openapi.json").body(Body::empty()).unwrap();
@@ -641,6 +733,11 @@ async fn the_openapi_document_is_served_and_describes_the_answers() {
     answer!("POST", &t("/corrections"), p("/corrections"), admin, Some(correction));
     let revoke = "/api/v1/boards/{board}/events/{event_id}/revoke";
     answer!("POST", revoke, "/api/v1/boards/inc/events/e2/revoke", admin, Some(json!({"reason": "test"})));
+    let reason = || Some(json!({"reason": "test"}));
+    answer!("POST", &t("/members/{member}/hide"), p("/members/u2/hide"), admin, reason());
+    answer!("POST", &t("/members/{member}/hide"), p("/members/u2/hide"), admin, None);
+    answer!("POST", &t("/members/{member}/hide"), p("/members/ghost/hide"), admin, reason());
+    answer!("POST", &t("/members/{member}/unhide"), p("/members/u2/unhide"), admin, reason());
     answer!("POST", &t("/freeze"), p("/freeze"), admin, None);
     let late = json!({"event_id": "e3", "member": "u3", "delta": 1});
     answer!("POST", events, "/api/v1/boards/inc/events", key, Some(late));

@@ -1,18 +1,23 @@
 -- Brings a batch of members level with the ledger: the same version guard as project.lua, for
--- many members in one call. Used by the reconciler; safe while writes continue, because nothing
--- is ever moved to an older version.
+-- many members in one call. Used by the write path and the reconciler; safe while writes
+-- continue, because nothing is ever moved to an older version (nor a hidden member brought back).
 --
 -- KEYS[1]  <prefix>:{<board>:<period>}:rank   ZSET  member -> encoded score
 -- KEYS[2]  <prefix>:{<board>:<period>}:ver    HASH  member -> projected ledger version
 -- KEYS[3]  <prefix>:{<board>:<period>}:meta   HASH  vsum -> sum of all projected versions
--- ARGV     member1, version1, score1, member2, version2, score2, ...
+-- ARGV     member1, version1, score1, hidden1, member2, version2, score2, hidden2, ...
+--          (hidden: '1' leaves the member out of the ranking but records its version, '0' ranks it)
 -- Returns  the number of members written.
 local written = 0
-for i = 1, #ARGV, 3 do
+for i = 1, #ARGV, 4 do
   local member, version = ARGV[i], tonumber(ARGV[i + 1])
   local stored = tonumber(redis.call('HGET', KEYS[2], member) or '0')
   if version > stored then
-    redis.call('ZADD', KEYS[1], ARGV[i + 2], member)
+    if ARGV[i + 3] == '1' then
+      redis.call('ZREM', KEYS[1], member)
+    else
+      redis.call('ZADD', KEYS[1], ARGV[i + 2], member)
+    end
     redis.call('HSET', KEYS[2], member, ARGV[i + 1])
     redis.call('HINCRBY', KEYS[3], 'vsum', version - stored)
     written = written + 1

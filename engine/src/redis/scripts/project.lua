@@ -1,6 +1,7 @@
 -- Projects one member's ledger total onto a period's ranking, idempotently and order-tolerantly.
 -- The value is absolute (never an increment) and guarded by the ledger version, so a replayed or
--- reordered projection can never move a score backwards.
+-- reordered projection can never move a score backwards — nor bring back a hidden member: hiding
+-- is a version of the total like any other, and an older (visible) version is refused.
 --
 -- KEYS[1]  <prefix>:{<board>:<period>}:rank   ZSET  member -> encoded score
 -- KEYS[2]  <prefix>:{<board>:<period>}:ver    HASH  member -> projected ledger version
@@ -8,14 +9,21 @@
 -- ARGV[1]  member id
 -- ARGV[2]  ledger version of the total (integer, >= 1)
 -- ARGV[3]  encoded score (integer, |score| <= 2^53)
--- Returns  1 when the score was written, 0 when the stored version was already >= ARGV[2].
+-- ARGV[4]  '1' when the member is hidden (out of the ranking; its version is still recorded),
+--          '0' otherwise
+-- Returns  1 when the version was written, 0 when the stored version was already >= ARGV[2].
 local stored = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
 local version = tonumber(ARGV[2])
 if version <= stored then
   return 0
 end
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+if ARGV[4] == '1' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
--- vsum lets the reconciler compare a whole period with the ledger's SUM(version) in one call.
+-- vsum lets the reconciler compare a whole period with the ledger's SUM(version) in one call;
+-- hidden members count, so a hidden member's versions keep the two level.
 redis.call('HINCRBY', KEYS[3], 'vsum', version - stored)
 return 1

@@ -6,7 +6,8 @@
 -- KEYS[3]  <prefix>:{<board>:<period>}:meta          HASH  vsum
 -- KEYS[4]  <prefix>:{<board>:<period>}:rebuild:rank  ZSET  the rebuilt ranking (may be absent)
 -- KEYS[5]  <prefix>:{<board>:<period>}:rebuild:ver   HASH  the rebuilt versions (may be absent)
--- ARGV[1]  sum of the rebuilt versions
+-- ARGV[1]  sum of the rebuilt versions (hidden members included: their versions are in
+--          rebuild:ver, but they are not in rebuild:rank)
 -- Returns  1
 for i = 1, 2 do
   if redis.call('EXISTS', KEYS[i + 3]) == 1 then

@@ -1,0 +1,135 @@
+//! Hidden members in the ledger. Hiding or unhiding a member in a period is a change of its total
+//! (`totals.hidden`, migration 0007): the version rises, so the projection carries it with the
+//! same version guard as every score; the entries stay as they are. Each change is audited in its
+//! own transaction, with the period row locked as for a correction.
+
+use super::audit::{AuditRecord, record as audit};
+use super::lifecycle::lock_period_state;
+use super::writes::{LockedTotal, lock_member, lock_total};
+use super::{Ledger, LedgerError, Projected, micros};
+use domain::{Board, BoardSlug, MemberId, PeriodKey};
+use serde_json::json;
+use sqlx::Row;
+
+/// What a hide or an unhide did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HiddenChange {
+    /// False when the member already was hidden (or visible) as asked: nothing was written.
+    pub changed: bool,
+    /// The member's total afterwards, with its hidden state: what the projection must mirror.
+    pub total: Projected,
+}
+
+/// A member's total in a period as the ledger holds it (the console's view of a member).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemberTotal {
+    pub points: i64,
+    pub version: i64,
+    pub hidden: bool,
+}
+
+impl Ledger {
+    /// Hides (`hidden`) or shows again a member of a period that has a total there. Allowed while
+    /// the period is open or frozen (`period_settled` after: the standings are final). Asking for
+    /// the state the member is already in changes nothing — no version, no audit row — and
+    /// answers `changed: false`, whatever the period's state (a retried call gets the same answer).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn set_hidden(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        member: &MemberId,
+        hidden: bool,
+        actor: &str,
+        reason: &str,
+        now: jiff::Timestamp,
+    ) -> Result<HiddenChange, LedgerError> {
+        let (ledger, board, member) = (self.clone(), board.clone(), member.clone());
+        let (actor, reason) = (actor.to_owned(), reason.to_owned());
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let (slug, key) = (board.slug.as_str(), period.to_string());
+            let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
+            lock_member(&mut w.tx, ledger.backend, &board, &key, &member, now).await?;
+            let LockedTotal { current, reach_seq, hidden: was } =
+                lock_total(&mut w.tx, ledger.backend, slug, &key, &member).await?;
+            if current.version == 0 {
+                // (The rows the locks may have created roll back with the transaction.)
+                return Err(LedgerError::Missing(format!("member {member} in {slug} {key}")));
+            }
+            let score = board.codec.encode(current.points, reach_seq).map_err(|e| {
+                LedgerError::Corrupt(format!("the total of {member} in {slug} {key} cannot be encoded: {e}"))
+            })?;
+            let mut total = Projected {
+                period,
+                member: member.clone(),
+                points: current.points,
+                version: current.version,
+                score,
+                hidden: was,
+            };
+            if was == hidden {
+                return Ok(HiddenChange { changed: false, total });
+            }
+            if !state.is_adjustable() {
+                return Err(LedgerError::refused(
+                    "period_settled",
+                    format!("{slug} {key} is {state}: its standings are final"),
+                ));
+            }
+            (total.version, total.hidden) = (current.version + 1, hidden);
+            sqlx::query(
+                "UPDATE totals SET hidden = $1, version = $2, updated_at = $3 \
+                 WHERE board = $4 AND period = $5 AND member = $6",
+            )
+            .bind(i64::from(hidden))
+            .bind(total.version)
+            .bind(micros(now))
+            .bind(slug)
+            .bind(&key)
+            .bind(member.as_str())
+            .execute(&mut *w.tx)
+            .await?;
+            let record = AuditRecord {
+                actor: &actor,
+                action: if hidden { "hide" } else { "unhide" },
+                board: Some(slug),
+                period: Some(&key),
+                member: Some(member.as_str()),
+                reason: Some(&reason),
+                before: Some(json!({ "hidden": was, "points": current.points, "version": current.version })),
+                after: Some(json!({ "hidden": hidden, "points": current.points, "version": total.version })),
+            };
+            audit(&mut w.tx, &record, now).await?;
+            w.tx.commit().await?;
+            Ok(HiddenChange { changed: true, total })
+        })
+        .await
+    }
+
+    /// A member's total in a period, hidden or not; None when the member has none there.
+    pub async fn member_total(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        member: &MemberId,
+    ) -> Result<Option<MemberTotal>, LedgerError> {
+        let row = sqlx::query(
+            "SELECT points, version, hidden FROM totals \
+             WHERE board = $1 AND period = $2 AND member = $3 AND version > 0",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .bind(member.as_str())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|row| {
+            Ok(MemberTotal {
+                points: row.try_get("points")?,
+                version: row.try_get("version")?,
+                hidden: row.try_get::<i64, _>("hidden")? != 0,
+            })
+        })
+        .transpose()
+    }
+}

@@ -1,0 +1,120 @@
+//! Hidden members (moderation). An admin hides a member of a board period: it leaves every public
+//! view of the period — the ranking and its pages, counts and ranks, the member's own reads — and
+//! the standings, while its ledger history stays; every change is audited (`hide`, `unhide`).
+//!
+//! Hiding is a versioned state of the member's total (`ledger/moderation.rs`), so it reaches Redis
+//! through the same version-guarded scripts as every score: `:rank` loses the member, `:ver` and
+//! `vsum` keep its version (the reconciler's comparison stays level), and no replayed or reordered
+//! projection can bring it back. Writes to a hidden member are recorded and projected as usual;
+//! the member stays out of the ranking until it is shown again.
+
+use crate::lifecycle::required_reason;
+use crate::{Engine, EngineError};
+use domain::lifecycle::State;
+use domain::view::{MemberAdminView, VisibilityChange, VisibilityOutcome};
+use domain::{BoardSlug, MemberId, PeriodKey};
+
+impl Engine {
+    /// Hides a member of a period (open or frozen; `Conflict { code: "period_settled" }` after).
+    /// `NotFound` when the member has no total in the period. A repeat answers `already_hidden`
+    /// and changes nothing. If Redis is away the ledger still changes (`projected: false`) and
+    /// the reconciler levels the projection.
+    pub async fn hide_member(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        member: &MemberId,
+        actor: &str,
+        reason: &str,
+    ) -> Result<VisibilityChange, EngineError> {
+        self.set_hidden(slug, period, member, true, actor, reason).await
+    }
+
+    /// Shows a hidden member again, with its total as the ledger has it now (writes recorded
+    /// while it was hidden included). The same rules as [`Engine::hide_member`]; a repeat answers
+    /// `already_visible`.
+    pub async fn unhide_member(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        member: &MemberId,
+        actor: &str,
+        reason: &str,
+    ) -> Result<VisibilityChange, EngineError> {
+        self.set_hidden(slug, period, member, false, actor, reason).await
+    }
+
+    async fn set_hidden(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        member: &MemberId,
+        hidden: bool,
+        actor: &str,
+        reason: &str,
+    ) -> Result<VisibilityChange, EngineError> {
+        let reason = required_reason(reason)?;
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        let change = self
+            .ledger
+            .set_hidden(&board, period, member, hidden, actor, reason, jiff::Timestamp::now())
+            .await?;
+        let result = match (hidden, change.changed) {
+            (true, true) => VisibilityOutcome::Hidden,
+            (true, false) => VisibilityOutcome::AlreadyHidden,
+            (false, true) => VisibilityOutcome::Unhidden,
+            (false, false) => VisibilityOutcome::AlreadyVisible,
+        };
+        let version = change.total.version;
+        // A repeat projects the current version again (a no-op unless an earlier call could not
+        // reach Redis), so `projected` is true only when Redis has it. An archived period is read
+        // from its standings: its keys are expiring and must not be written again.
+        let projected = match self.state_for_reads(slug, period).await? {
+            State::Archived => true,
+            _ => self.project_total(&board, Some(change.total)).await,
+        };
+        if change.changed {
+            // This process's cached top pages must not show the member for another second.
+            self.forget_cached(slug);
+        }
+        Ok(VisibilityChange { result, period, member: member.clone(), version, projected })
+    }
+
+    /// A member of a period as the console's drill-down shows it: everything the public member
+    /// page shows, also for a hidden member, with its ledger total and hidden state.
+    pub async fn member_view_admin(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        member: &MemberId,
+        before: Option<i64>,
+        limit: u64,
+    ) -> Result<MemberAdminView, EngineError> {
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, period)?;
+        let total = self.ledger.member_total(slug, &period, member).await?;
+        let view = self.member_view_unchecked(&board, period, member, before, limit).await?;
+        Ok(MemberAdminView {
+            view,
+            hidden: total.is_some_and(|t| t.hidden),
+            points: total.map(|t| t.points),
+            version: total.map(|t| t.version),
+        })
+    }
+
+    /// `NotFound`, as if absent, when `member` is hidden in the period: public member reads that
+    /// come from the ledger (entries, the member page) call this first. Ranking reads need not:
+    /// the projection has no hidden member, and archived standings have none either.
+    pub(crate) async fn refuse_hidden(
+        &self,
+        slug: &BoardSlug,
+        period: &PeriodKey,
+        member: &MemberId,
+    ) -> Result<(), EngineError> {
+        match self.ledger.member_total(slug, period, member).await? {
+            Some(total) if total.hidden => Err(EngineError::NotFound { what: format!("member {member}") }),
+            _ => Ok(()),
+        }
+    }
+}
