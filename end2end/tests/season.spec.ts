@@ -5,8 +5,8 @@ import { cli } from './support';
 
 // A whole period run from the console on the real binary: an admin signs in, creates a board
 // (a refused field is shown next to it), events arrive through the API, the admin freezes,
-// accepts a late event, revokes an event (the audit row appears), settles (the digest is shown)
-// and archives. A contestant's signed link highlights "me"; a forged one is refused; a display
+// accepts a late event, revokes an event (the audit row appears), hides and unhides a member,
+// settles (the digest is shown) and archives. A contestant's signed link highlights "me"; a forged one is refused; a display
 // name carrying a script renders as text; a cross-site post is refused; signing out ends it all.
 
 const laurel = path.resolve(__dirname, '../../target/release/laurel');
@@ -26,11 +26,12 @@ test.beforeAll(() => {
   });
 });
 
-/** Opens a lifecycle step's confirmation, checks it states a consequence, and confirms. */
-async function step(page: Page, label: string, name: string, consequence: RegExp) {
+/** Opens a step's confirmation, checks it states a consequence, gives a reason, and confirms. */
+async function step(page: Page, label: string, name: string, consequence: RegExp, reason?: string) {
   const panel = page.locator(`details[data-step="${label}"]`);
   await panel.locator('summary').click();
   await expect(panel).toContainText(consequence);
+  if (reason) await panel.getByLabel('Reason').fill(reason);
   await panel.locator(`button[data-confirm="${name}"]`).click();
 }
 
@@ -114,6 +115,25 @@ test('an admin runs a period from the console, end to end', async ({ page, baseU
   await expect(audit).toHaveCount(1);
   await expect(audit).toContainText('admin:flo');
   await expect(audit).toContainText('duplicate submission');
+
+  // Hide u3 from the public views (the ledger keeps it; the audit trail names it), then show it
+  // again: the confirmation states the consequence first.
+  const publicTop = async () =>
+    (await (await page.request.get(`/api/v1/boards/${slug}/periods/${period}/top?limit=10`)).json()).entries.map(
+      (e: { member: string }) => e.member,
+    );
+  await page.goto(`/admin/b/${slug}/${period}/m/u3`);
+  await page.waitForLoadState('networkidle');
+  await step(page, 'Hide…', 'hide', /leaves every public view/, 'name under review');
+  await expect(page.getByTestId('hidden')).toBeVisible();
+  await expect(page.getByTestId('standing')).toContainText('20 points, not ranked');
+  expect(await publicTop()).toEqual(['u2', 'u1']);
+  await step(page, 'Unhide…', 'unhide', /shows again/, 'name is fine');
+  await expect(page.getByTestId('hidden')).toHaveCount(0);
+  expect(await publicTop()).toEqual(['u2', 'u1', 'u3']);
+  await page.goto(`/admin/audit?board=${slug}&member=u3`);
+  await expect(page.locator('table.audit tbody tr[data-action="unhide"]')).toContainText('name is fine');
+  await expect(page.locator('table.audit tbody tr[data-action="hide"]')).toContainText('name under review');
 
   // Settle: the digest is shown with the standings and their prizes; then archive.
   await page.goto(`/admin/b/${slug}/${period}`);

@@ -14,7 +14,7 @@
 use crate::error::AppError;
 use domain::board::Prize;
 use domain::view::{
-    AuditEntry, BoardSummary, LateEntry, MemberView, PeriodInfo, RankingPage, RewardView, Settlement,
+    AuditEntry, BoardSummary, LateEntry, MemberAdminView, PeriodInfo, RankingPage, RewardView, Settlement,
 };
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -204,16 +204,40 @@ pub async fn decide_late(
     })
 }
 
-/// A member's standing and every ledger entry behind it, for the drill-down.
+/// A member's standing, ledger total, hidden state and every ledger entry behind it, for the
+/// drill-down (a hidden member included).
 #[server(endpoint = "admin_member")]
 pub async fn read_member(
     board: String,
     period: String,
     member: String,
     before: Option<i64>,
-) -> Result<MemberView, AppError> {
+) -> Result<MemberAdminView, AppError> {
     super::admin::admin_actor().await?;
-    Ok(engine()?.member_view(&board_slug(board)?, Some(&period), &member_id(member)?, before, 50).await?)
+    Ok(engine()?
+        .member_view_admin(&board_slug(board)?, Some(&period), &member_id(member)?, before, 50)
+        .await?)
+}
+
+/// Hides a member from every public view of the period (`change` = `hide`), or shows it again
+/// (`unhide`); a reason is required and both are audited.
+#[server(endpoint = "admin_visibility")]
+pub async fn set_visibility(
+    board: String,
+    period: String,
+    member: String,
+    change: String,
+    reason: String,
+) -> Result<String, AppError> {
+    let actor = super::admin::admin_actor().await?;
+    let why = self::reason(&reason)?;
+    let (engine, slug, member) = (engine()?, board_slug(board)?, member_id(member)?);
+    let done = match change.as_str() {
+        "hide" => engine.hide_member(&slug, &period, &member, &actor, why).await?,
+        "unhide" => engine.unhide_member(&slug, &period, &member, &actor, why).await?,
+        other => return Err(AppError::Invalid(format!("{other:?} is neither hide nor unhide"))),
+    };
+    Ok(format!("{}: {}.", done.member, done.result.as_str().replace('_', " ")))
 }
 
 /// Revokes one applied event or submission of the board, with a reason.

@@ -1,21 +1,23 @@
-use crate::api::console::{Correct, Revoke, read_member};
-use crate::components::console::{ActionOutcome, FieldError};
+use crate::api::console::{Correct, Revoke, SetVisibility, read_member};
+use crate::components::console::{ActionOutcome, Confirm, FieldError};
 use crate::components::error_view::ErrorView;
 use crate::pages::member::change;
-use domain::view::MemberView;
+use domain::view::{MemberAdminView, MemberView};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 /// `/admin/b/{board}/{period}/m/{member}` (or `…/member?id=`, the find form): a member's standing
 /// and every ledger entry behind it, with a revoke form on each applied event and a correction
-/// form. Both need a reason; both flow through the ledger and the same projection as any write.
+/// form, and hide / unhide. Each needs a reason; each flows through the ledger and the same
+/// projection as any write, and is audited.
 #[component]
 pub fn MemberConsolePage() -> impl IntoView {
     let params = use_params_map();
     let query = use_query_map();
     let revoke = ServerAction::<Revoke>::new();
     let correct = ServerAction::<Correct>::new();
+    let visibility = ServerAction::<SetVisibility>::new();
     let source = move || {
         let p = params.read();
         let q = query.read();
@@ -34,19 +36,42 @@ pub fn MemberConsolePage() -> impl IntoView {
     view! {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
-                {move || Suspend::new(async move { data.await.map(|v| view! { <Drill v revoke correct/> }) })}
+                {move || Suspend::new(async move { data.await.map(|v| view! { <Drill v revoke correct visibility/> }) })}
             </ErrorBoundary>
         </Suspense>
     }
 }
 
 #[component]
-fn Drill(v: MemberView, revoke: ServerAction<Revoke>, correct: ServerAction<Correct>) -> impl IntoView {
-    let MemberView { board, period, member, standing, entries, older } = v;
+fn Drill(
+    v: MemberAdminView,
+    revoke: ServerAction<Revoke>,
+    correct: ServerAction<Correct>,
+    visibility: ServerAction<SetVisibility>,
+) -> impl IntoView {
+    let MemberAdminView { view, hidden, points, .. } = v;
+    let MemberView { board, period, member, standing, entries, older } = view;
+    let visibility_error = move || visibility.value().get().and_then(Result::err);
+    let (visibility_step, label, consequence, button) = if hidden {
+        (
+            "unhide",
+            "Unhide…",
+            "The member shows again in every public view of this period, with all points recorded meanwhile.",
+            "Unhide now",
+        )
+    } else {
+        (
+            "hide",
+            "Hide…",
+            "The member leaves every public view of this period and its settlement; the ledger keeps the history.",
+            "Hide now",
+        )
+    };
     let slug = board.slug.to_string();
     let base = format!("/admin/b/{slug}/{period}");
     let audit = format!("/admin/audit?board={slug}&member={member}");
     let row_slug = slug.clone();
+    let form_fields = (slug.clone(), period.to_string(), member.to_string());
     let revoke_error = move || revoke.value().get().and_then(Result::err);
     let correct_error = move || correct.value().get().and_then(Result::err);
     view! {
@@ -54,10 +79,12 @@ fn Drill(v: MemberView, revoke: ServerAction<Revoke>, correct: ServerAction<Corr
         <p><a href=base.clone()>{format!("← {} {period}", board.title)}</a></p>
         <h1>{member.to_string()}</h1>
         <p class="standing" data-testid="standing">
-            {match &standing {
-                Some(s) => format!("Rank {}{} with {} points", s.rank, if s.tied { " (tied)" } else { "" }, s.points),
-                None => "Not on the ranking".to_owned(),
+            {match (&standing, points) {
+                (Some(s), _) => format!("Rank {}{} with {} points", s.rank, if s.tied { " (tied)" } else { "" }, s.points),
+                (None, Some(p)) => format!("{p} points, not ranked"),
+                (None, None) => "No points in this period".to_owned(),
             }}
+            {hidden.then(|| view! { " " <span class="state state-hidden" data-testid="hidden">"hidden"</span> })}
             {standing.as_ref().and_then(|s| s.display_name.clone()).map(|n| view! { " · shown as " <q>{n}</q> })}
         </p>
         <h2>"Ledger entries"</h2>
@@ -99,6 +126,26 @@ fn Drill(v: MemberView, revoke: ServerAction<Revoke>, correct: ServerAction<Corr
         {older.map(|id| view! { <p><a class="button" href=format!("?before={id}")>"Older entries"</a></p> })}
         <FieldError error=revoke_error field="reason"/>
         <ActionOutcome outcome=move || revoke.value().get()/>
+        <h2>"Visibility"</h2>
+        // Keyed by the step, so the hide confirmation a re-render replaces is not left open as
+        // the unhide one.
+        <For each=move || [visibility_step] key=|step| *step let:step>{{
+            let (board, period, member) = form_fields.clone();
+            view! {
+                <Confirm label consequence=consequence.to_owned() pending=visibility.pending()>
+                    <ActionForm action=visibility>
+                        <input type="hidden" name="board" value=board/>
+                        <input type="hidden" name="period" value=period/>
+                        <input type="hidden" name="member" value=member/>
+                        <input type="hidden" name="change" value=step/>
+                        <label>"Reason" <input name="reason" required/></label>
+                        <button type="submit" data-confirm=step>{button}</button>
+                    </ActionForm>
+                </Confirm>
+            }
+        }}</For>
+        <FieldError error=visibility_error field="reason"/>
+        <ActionOutcome outcome=move || visibility.value().get()/>
         <h2>"Correction"</h2>
         <ActionForm action=correct attr:class="stacked" attr:data-testid="correction">
             <p class="hint">"Adds a signed number of points as an audited ledger entry by you."</p>
