@@ -28,11 +28,10 @@ pub fn MemberConsolePage() -> impl IntoView {
             p.get("period").unwrap_or_default(),
             member,
             before,
-            revoke.version().get(),
-            correct.version().get(),
+            (revoke.version().get(), correct.version().get(), visibility.version().get()),
         )
     };
-    let data = Resource::new(source, |(b, p, m, before, _, _)| read_member(b, p, m, before));
+    let data = Resource::new(source, |(b, p, m, before, _)| read_member(b, p, m, before));
     view! {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
@@ -52,6 +51,7 @@ fn Drill(
     let MemberAdminView { view, hidden, points, .. } = v;
     let MemberView { board, period, member, standing, entries, older } = view;
     let visibility_error = move || visibility.value().get().and_then(Result::err);
+    let visibility_pending = visibility.pending();
     let (visibility_step, label, consequence, button) = if hidden {
         (
             "unhide",
@@ -132,7 +132,7 @@ fn Drill(
         <For each=move || [visibility_step] key=|step| *step let:step>{{
             let (board, period, member) = form_fields.clone();
             view! {
-                <Confirm label consequence=consequence.to_owned() pending=visibility.pending()>
+                <Confirm label consequence=consequence.to_owned() pending=visibility_pending>
                     <ActionForm action=visibility>
                         <input type="hidden" name="board" value=board/>
                         <input type="hidden" name="period" value=period/>
