@@ -4,49 +4,22 @@
 
 mod common;
 
-use common::{TestLedger, TestProjection, engine, redis_targets, unique};
+use common::{TestLedger, TestProjection, conflict_code, engine, expected_digest, point, redis_targets};
+
+fn board(policy: TiePolicy) -> Board {
+    common::prized_board("l", policy, 60)
+}
 use domain::board::Prize;
 use domain::lifecycle::Transition;
 use domain::settlement::{FinalTotal, canonical_text, standings};
-use domain::write::{Change, Outcome, Write};
-use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
+use domain::write::{Outcome, Write};
+use domain::{Board, EventId, MemberId, TiePolicy};
 use engine::ledger::audit::AuditFilter;
 use engine::lifecycle::Correction;
 use engine::scheduler::SchedulerConfig;
 use engine::{Engine, EngineError};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
-
-fn board(policy: TiePolicy) -> Board {
-    Board {
-        slug: BoardSlug::parse(unique("l").replace('_', "-").to_lowercase()).unwrap(),
-        title: "lifecycle".into(),
-        cadence: Cadence::Weekly,
-        zone: jiff::tz::TimeZone::get("Asia/Shanghai").unwrap(),
-        operator: Operator::Incr,
-        codec: ScoreCodec::new(
-            policy,
-            -1_000_000,
-            1_000_000,
-            if policy == TiePolicy::Shared { 1 } else { 1_000_000 },
-        )
-        .unwrap(),
-        freeze_grace_seconds: 60,
-        prizes: vec![
-            Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
-            Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
-        ],
-    }
-}
-
-fn point(event: &str, member: &str, delta: i64) -> Write {
-    Write {
-        member: MemberId::parse(member).unwrap(),
-        change: Change::Point { event_id: EventId::parse(event).unwrap(), delta },
-        occurred_at: jiff::Timestamp::now(),
-        metadata: None,
-    }
-}
 
 fn correction(member: &str, delta: i64, correction_id: Option<&str>, reason: &str) -> Correction {
     Correction { member: m(member), delta, correction_id: correction_id.map(id), reason: reason.into() }
@@ -125,13 +98,6 @@ async fn audit_actions(e: &Engine, b: &Board) -> Vec<String> {
         e.audit(&filter, None, 500).await.unwrap().into_iter().map(|a| a.action).collect();
     actions.reverse();
     actions
-}
-
-fn conflict_code(r: Result<impl std::fmt::Debug, EngineError>) -> &'static str {
-    match r {
-        Err(EngineError::Conflict { code, .. }) => code,
-        other => panic!("expected a conflict, got {other:?}"),
-    }
 }
 
 #[tokio::test]
@@ -330,13 +296,6 @@ async fn a_revoke_under_first_reached_restores_the_reach_order() {
         assert_eq!(settled, pair("u1", 50, "u2", 50), "{name}");
     })
     .await;
-}
-
-fn expected_digest(b: &Board, period: &str, totals: &[(&str, i64)]) -> String {
-    let totals =
-        totals.iter().map(|(mb, pts)| FinalTotal { member: m(mb), points: *pts, reach_seq: 0 }).collect();
-    let text = canonical_text(b.slug.as_str(), period, &standings(b.tie_policy(), totals, &b.prizes));
-    Sha256::digest(text.as_bytes()).iter().map(|x| format!("{x:02x}")).collect()
 }
 
 #[tokio::test]

@@ -5,48 +5,20 @@
 
 mod common;
 
-use common::{TestLedger, TestProjection, engine, redis_targets, unique};
-use domain::board::Prize;
+use common::{
+    TestLedger, TestProjection, conflict_code, engine, expected_digest, point, redis_targets, unique,
+};
+
+fn board(policy: TiePolicy) -> Board {
+    common::prized_board("h", policy, 60)
+}
 use domain::lifecycle::Transition;
-use domain::settlement::{FinalTotal, canonical_text, standings};
 use domain::view::{RankingPage, VisibilityOutcome};
-use domain::write::{Change, Outcome, Write};
-use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
+use domain::write::Outcome;
+use domain::{Board, MemberId, TiePolicy};
 use engine::ledger::audit::AuditFilter;
 use engine::redis::ProjectedTotal;
 use engine::{Engine, EngineError};
-use sha2::{Digest, Sha256};
-
-fn board(policy: TiePolicy) -> Board {
-    Board {
-        slug: BoardSlug::parse(unique("h").replace('_', "-").to_lowercase()).unwrap(),
-        title: "moderation".into(),
-        cadence: Cadence::Weekly,
-        zone: jiff::tz::TimeZone::get("Asia/Shanghai").unwrap(),
-        operator: Operator::Incr,
-        codec: ScoreCodec::new(
-            policy,
-            -1_000_000,
-            1_000_000,
-            if policy == TiePolicy::Shared { 1 } else { 1_000_000 },
-        )
-        .unwrap(),
-        freeze_grace_seconds: 60,
-        prizes: vec![
-            Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
-            Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
-        ],
-    }
-}
-
-fn point(event: &str, member: &str, delta: i64) -> Write {
-    Write {
-        member: m(member),
-        change: Change::Point { event_id: EventId::parse(event).unwrap(), delta },
-        occurred_at: jiff::Timestamp::now(),
-        metadata: None,
-    }
-}
 
 fn m(id: &str) -> MemberId {
     MemberId::parse(id).unwrap()
@@ -86,13 +58,6 @@ fn row(rank: u64, member: &str, points: i64, tied: bool) -> (u64, String, i64, b
 
 fn not_found<T: std::fmt::Debug>(r: Result<T, EngineError>) -> bool {
     matches!(r, Err(EngineError::NotFound { .. }))
-}
-
-fn conflict_code(r: Result<impl std::fmt::Debug, EngineError>) -> &'static str {
-    match r {
-        Err(EngineError::Conflict { code, .. }) => code,
-        other => panic!("expected a conflict, got {other:?}"),
-    }
 }
 
 async fn audit_actions(e: &Engine, b: &Board) -> Vec<String> {
@@ -296,13 +261,6 @@ async fn replays_rebuilds_and_the_reconciler_keep_a_hidden_member_hidden() {
         assert_eq!(audit_actions(e, &b).await, ["hide", "rebuild"], "{name}");
     })
     .await;
-}
-
-fn expected_digest(b: &Board, period: &str, totals: &[(&str, i64)]) -> String {
-    let totals =
-        totals.iter().map(|(mb, pts)| FinalTotal { member: m(mb), points: *pts, reach_seq: 0 }).collect();
-    let text = canonical_text(b.slug.as_str(), period, &standings(b.tie_policy(), totals, &b.prizes));
-    Sha256::digest(text.as_bytes()).iter().map(|x| format!("{x:02x}")).collect()
 }
 
 #[tokio::test]

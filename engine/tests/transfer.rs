@@ -4,37 +4,18 @@
 
 mod common;
 
-use common::{TestLedger, TestProjection, engine, redis_targets, unique};
-use domain::board::Prize;
+use common::{TestLedger, TestProjection, engine, redis_targets};
+
+/// Two weeks of grace: last week's period still takes writes, so it can be filled now.
+fn board(policy: TiePolicy) -> Board {
+    common::prized_board("t", policy, 14 * 24 * 3600)
+}
 use domain::lifecycle::{State, Transition};
 use domain::write::{Change, Outcome, Write};
-use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, PeriodKey, ScoreCodec, TiePolicy};
+use domain::{Board, EventId, MemberId, PeriodKey, TiePolicy};
 use engine::lifecycle::Correction;
 use engine::transfer::PeriodExport;
 use engine::{Engine, EngineError};
-
-fn board(policy: TiePolicy) -> Board {
-    Board {
-        slug: BoardSlug::parse(unique("t").replace('_', "-").to_lowercase()).unwrap(),
-        title: "transfer".into(),
-        cadence: Cadence::Weekly,
-        zone: jiff::tz::TimeZone::get("Asia/Shanghai").unwrap(),
-        operator: Operator::Incr,
-        codec: ScoreCodec::new(
-            policy,
-            -1_000_000,
-            1_000_000,
-            if policy == TiePolicy::Shared { 1 } else { 1_000_000 },
-        )
-        .unwrap(),
-        // Two weeks of grace: last week's period still takes writes, so it can be filled now.
-        freeze_grace_seconds: 14 * 24 * 3600,
-        prizes: vec![
-            Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
-            Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
-        ],
-    }
-}
 
 fn last_week() -> jiff::Timestamp {
     jiff::Timestamp::now() - jiff::SignedDuration::from_hours(7 * 24)

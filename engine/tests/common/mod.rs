@@ -281,3 +281,59 @@ impl Drop for OwnRedis {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// The settlement tests' board: incr, Asia/Shanghai, points within ±1,000,000, gold for rank 1
+/// and silver for ranks 2–3. `tag` names it (and prefixes its unique slug).
+pub fn prized_board(tag: &str, policy: domain::TiePolicy, freeze_grace_seconds: i64) -> domain::Board {
+    use domain::board::Prize;
+    use domain::{BoardSlug, Cadence, Operator, ScoreCodec, TiePolicy};
+    let tie_base = if policy == TiePolicy::Shared { 1 } else { 1_000_000 };
+    domain::Board {
+        slug: BoardSlug::parse(unique(tag).replace('_', "-").to_lowercase()).unwrap(),
+        title: tag.into(),
+        cadence: Cadence::Weekly,
+        zone: jiff::tz::TimeZone::get("Asia/Shanghai").unwrap(),
+        operator: Operator::Incr,
+        codec: ScoreCodec::new(policy, -1_000_000, 1_000_000, tie_base).unwrap(),
+        freeze_grace_seconds,
+        prizes: vec![
+            Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
+            Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
+        ],
+    }
+}
+
+/// A point event of `member`, occurring now.
+pub fn point(event: &str, member: &str, delta: i64) -> domain::write::Write {
+    domain::write::Write {
+        member: domain::MemberId::parse(member).unwrap(),
+        change: domain::write::Change::Point { event_id: domain::EventId::parse(event).unwrap(), delta },
+        occurred_at: jiff::Timestamp::now(),
+        metadata: None,
+    }
+}
+
+/// The code of the conflict a call answered; any other answer fails the test.
+pub fn conflict_code(r: Result<impl std::fmt::Debug, engine::EngineError>) -> &'static str {
+    match r {
+        Err(engine::EngineError::Conflict { code, .. }) => code,
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+}
+
+/// The digest a settlement of these totals must have, computed by the domain alone (reach
+/// sequences 0: only for boards whose totals do not tie under `first_reached`).
+pub fn expected_digest(b: &domain::Board, period: &str, totals: &[(&str, i64)]) -> String {
+    use domain::settlement::{FinalTotal, canonical_text, standings};
+    use sha2::{Digest, Sha256};
+    let totals = totals
+        .iter()
+        .map(|(mb, pts)| FinalTotal {
+            member: domain::MemberId::parse(*mb).unwrap(),
+            points: *pts,
+            reach_seq: 0,
+        })
+        .collect();
+    let text = canonical_text(b.slug.as_str(), period, &standings(b.tie_policy(), totals, &b.prizes));
+    Sha256::digest(text.as_bytes()).iter().map(|x| format!("{x:02x}")).collect()
+}
