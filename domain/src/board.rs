@@ -176,10 +176,7 @@ impl BoardDraft {
     /// they must keep every encoded score within 2^53 (`ScoreCodec::new`).
     pub fn parse(self) -> Result<Board, DraftError> {
         let slug = crate::ids::BoardSlug::parse(self.slug).map_err(|e| refuse("slug", e.to_string()))?;
-        let title = self.title.trim().to_owned();
-        if title.is_empty() || title.len() > 200 {
-            return Err(refuse("title", "title must be 1-200 bytes"));
-        }
+        let settings = BoardSettings::check(&self.title, self.freeze_grace_seconds, self.prizes)?;
         let cadence: Cadence = self.cadence.parse().map_err(|e| refuse("cadence", e))?;
         let operator: Operator = self.operator.parse().map_err(|e| refuse("operator", e))?;
         let policy: TiePolicy = self.tie_policy.parse().map_err(|e| refuse("tie_policy", e))?;
@@ -193,16 +190,60 @@ impl BoardDraft {
         let codec =
             crate::score::ScoreCodec::new(policy, self.min_points.unwrap_or(0), self.max_points, tie_base)
                 .map_err(|e| refuse("max_points", e.to_string()))?;
-        let freeze_grace_seconds = self.freeze_grace_seconds.unwrap_or(DEFAULT_GRACE_SECONDS);
+        let BoardSettings { title, freeze_grace_seconds, prizes } = settings;
+        Ok(Board { slug, title, cadence, zone, operator, codec, freeze_grace_seconds, prizes })
+    }
+}
+
+/// What an admin may change on an existing board: its title, its freeze grace and its prize table.
+/// Everything else (cadence, zone, operator, tie policy, bounds) decides what stored totals and
+/// periods mean, so it is fixed at creation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardSettings {
+    pub title: String,
+    pub freeze_grace_seconds: i64,
+    pub prizes: Vec<Prize>,
+}
+
+impl BoardSettings {
+    /// Checks the settings as typed (a blank grace is the default); a refusal names its field.
+    pub fn check(
+        title: &str,
+        freeze_grace_seconds: Option<i64>,
+        prizes: Vec<Prize>,
+    ) -> Result<Self, DraftError> {
+        let title = title.trim().to_owned();
+        if title.is_empty() || title.len() > 200 {
+            return Err(refuse("title", "title must be 1-200 bytes"));
+        }
+        let freeze_grace_seconds = freeze_grace_seconds.unwrap_or(DEFAULT_GRACE_SECONDS);
         if !(0..=MAX_GRACE_SECONDS).contains(&freeze_grace_seconds) {
             return Err(refuse(
                 "freeze_grace_seconds",
                 format!("freeze_grace_seconds must be 0-{MAX_GRACE_SECONDS}"),
             ));
         }
-        check_prizes(&self.prizes).map_err(|e| refuse("prizes", e))?;
-        Ok(Board { slug, title, cadence, zone, operator, codec, freeze_grace_seconds, prizes: self.prizes })
+        check_prizes(&prizes).map_err(|e| refuse("prizes", e))?;
+        Ok(Self { title, freeze_grace_seconds, prizes })
     }
+
+    /// A board's current settings.
+    pub fn of(board: &Board) -> Self {
+        Self {
+            title: board.title.clone(),
+            freeze_grace_seconds: board.freeze_grace_seconds,
+            prizes: board.prizes.clone(),
+        }
+    }
+}
+
+/// Writes a prize table one range per line, as [`parse_prize_lines`] reads it.
+pub fn prize_lines(prizes: &[Prize]) -> String {
+    let line = |p: &Prize| match p.from_rank == p.to_rank {
+        true => format!("{}: {}", p.from_rank, p.prize),
+        false => format!("{}-{}: {}", p.from_rank, p.to_rank, p.prize),
+    };
+    prizes.iter().map(line).collect::<Vec<_>>().join("\n")
 }
 
 /// Reads a prize table written one range per line, `1: Gold`, `2-3: Silver` (the console's
@@ -303,6 +344,7 @@ mod prize_tests {
                 Prize { from_rank: 2, to_rank: 3, prize: "Silver medal".into() },
             ]
         );
+        assert_eq!(parse_prize_lines(&prize_lines(&prizes)).unwrap(), prizes);
         assert_eq!(parse_prize_lines("first: Gold").unwrap_err().field, "prizes");
         assert_eq!(parse_prize_lines("1 Gold").unwrap_err().field, "prizes");
     }

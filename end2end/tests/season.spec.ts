@@ -64,6 +64,13 @@ test('an admin runs a period from the console, end to end', async ({ page, baseU
   await expect(page.getByTestId('state')).toHaveText('open');
   const period = (await (await page.request.get(`/api/v1/boards/${slug}`)).json()).current_period as string;
 
+  // Its settings may change later; the rest is fixed at creation.
+  await page.waitForLoadState('networkidle');
+  await page.locator('details[data-step="Board settings…"] summary').click();
+  await page.getByTestId('board-settings').getByLabel('Title').fill('Season grand final');
+  await page.getByTestId('board-settings').getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('Season grand final');
+
   // Events from the host platform.
   const key = cli('apikey', 'create', '--board', slug);
   const auth = { Authorization: `Bearer ${key}` };

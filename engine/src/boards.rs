@@ -1,8 +1,9 @@
 //! Board use cases: creation (with every check that keeps scores exact) and board details.
 
 use crate::{Engine, EngineError};
-use domain::Board;
+use domain::board::BoardSettings;
 use domain::view::BoardSummary;
+use domain::{Board, BoardSlug};
 use serde::Serialize;
 
 /// A board with the state of its current period, as the API returns it.
@@ -28,6 +29,25 @@ impl Engine {
             return Err(EngineError::BoardExists(board.slug.to_string()));
         }
         self.board_details(board).await
+    }
+
+    /// Changes a board's title, freeze grace and prize table (audited as `board_edit`). A period
+    /// settled before keeps the prizes it was settled with; one settled later uses the new table.
+    /// Other processes see the change within [`crate::reads::BOARD_CACHE_TTL`]; a settlement
+    /// always reads the board from the ledger.
+    pub async fn edit_board(
+        &self,
+        slug: &BoardSlug,
+        settings: &BoardSettings,
+        actor: &str,
+    ) -> Result<BoardDetails, EngineError> {
+        let board = self
+            .ledger
+            .edit_board(slug, settings, actor, jiff::Timestamp::now())
+            .await?
+            .ok_or_else(|| EngineError::NotFound { what: format!("board {slug}") })?;
+        self.forget_board(slug);
+        self.board_details(&board).await
     }
 
     pub async fn board_details(&self, board: &Board) -> Result<BoardDetails, EngineError> {

@@ -86,7 +86,12 @@ impl Engine {
         actor: &str,
         reason: Option<&str>,
     ) -> Result<PeriodInfo, EngineError> {
-        let board = self.board(slug).await?;
+        // A settlement uses the prize table as the ledger has it now, not a copy from before an
+        // edit made through another process.
+        let board = match transition {
+            Transition::Settle => self.fresh_board(slug).await?,
+            _ => self.board(slug).await?,
+        };
         let period = self.period_of(&board, Some(period))?;
         match transition {
             Transition::Settle => {

@@ -31,7 +31,12 @@ pub const SNAPSHOT_TTL: Duration = Duration::from_secs(600);
 const TOP_CACHE_TTL: Duration = Duration::from_secs(1);
 
 /// Board definitions by slug (see `Engine::board`), shared so a read does not copy one.
-pub type BoardCache = std::sync::RwLock<HashMap<BoardSlug, Arc<Board>>>;
+pub type BoardCache = std::sync::RwLock<HashMap<BoardSlug, (Instant, Arc<Board>)>>;
+
+/// How long a process keeps a board's definition. Only the title, the freeze grace and the prize
+/// table ever change (`Engine::edit_board`, which drops this process's copy at once); other
+/// processes see an edit within this time, and a settlement reads the board fresh.
+pub const BOARD_CACHE_TTL: Duration = Duration::from_secs(10);
 
 /// How long reads trust a period state they looked up (archived is final and kept for good).
 const STATE_CACHE_TTL: Duration = Duration::from_secs(1);
@@ -168,25 +173,39 @@ pub fn decode_cursor(token: &str) -> Result<(i64, MemberId), EngineError> {
 }
 
 impl Engine {
-    /// A board's definition. Definitions never change once created (operator, tie policy and
-    /// bounds are fixed), so each is read from the ledger once per process and then kept.
+    /// A board's definition, from this process's copy when it is at most [`BOARD_CACHE_TTL`] old.
     pub async fn board(&self, slug: &BoardSlug) -> Result<Board, EngineError> {
         Ok(Board::clone(&*self.shared_board(slug).await?))
     }
 
     /// [`Engine::board`] without copying the definition (the read paths).
     async fn shared_board(&self, slug: &BoardSlug) -> Result<Arc<Board>, EngineError> {
-        if let Some(board) = self.boards.read().expect("board cache").get(slug) {
+        if let Some((at, board)) = self.boards.read().expect("board cache").get(slug)
+            && at.elapsed() < BOARD_CACHE_TTL
+        {
             return Ok(Arc::clone(board));
         }
-        let board = Arc::new(
-            self.ledger
-                .board(slug)
-                .await?
-                .ok_or_else(|| EngineError::NotFound { what: format!("board {slug}") })?,
-        );
-        self.boards.write().expect("board cache").insert(slug.clone(), Arc::clone(&board));
+        Ok(Arc::new(self.fresh_board(slug).await?))
+    }
+
+    /// A board's definition as the ledger has it now (and this process's copy renewed).
+    pub(crate) async fn fresh_board(&self, slug: &BoardSlug) -> Result<Board, EngineError> {
+        let board = self
+            .ledger
+            .board(slug)
+            .await?
+            .ok_or_else(|| EngineError::NotFound { what: format!("board {slug}") })?;
+        self.boards
+            .write()
+            .expect("board cache")
+            .insert(slug.clone(), (Instant::now(), Arc::new(board.clone())));
         Ok(board)
+    }
+
+    /// Drops this process's copy of a board (it was edited here).
+    pub(crate) fn forget_board(&self, slug: &BoardSlug) {
+        self.boards.write().expect("board cache").remove(slug);
+        self.forget_cached(slug);
     }
 
     /// Display names of `members` (absent: no profile), from the name cache where it holds them

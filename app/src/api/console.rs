@@ -29,6 +29,7 @@ pub const AUDIT_PAGE: u64 = 50;
 pub struct PeriodConsole {
     pub board: BoardSummary,
     pub prizes: Vec<Prize>,
+    pub freeze_grace_seconds: i64,
     pub info: PeriodInfo,
     /// When the scheduler freezes the period: its end plus the board's grace.
     pub freezes_at: jiff::Timestamp,
@@ -118,6 +119,25 @@ pub async fn create_board(
     Ok(())
 }
 
+/// Changes a board's title, freeze grace and prize table (the rest is fixed at creation). Checked
+/// by `domain::board::BoardSettings`; a refusal names the field.
+#[server(endpoint = "admin_edit_board")]
+pub async fn edit_board(
+    board: String,
+    title: String,
+    freeze_grace_seconds: String,
+    prizes: String,
+) -> Result<String, AppError> {
+    let actor = super::admin::admin_actor().await?;
+    let settings = domain::board::BoardSettings::check(
+        &title,
+        optional_number("freeze_grace_seconds", &freeze_grace_seconds)?,
+        domain::board::parse_prize_lines(&prizes)?,
+    )?;
+    let edited = engine()?.edit_board(&board_slug(board)?, &settings, &actor).await?;
+    Ok(format!("{} saved.", edited.summary.title))
+}
+
 /// The period console's data.
 #[server(endpoint = "admin_period")]
 pub async fn read_period(board: String, period: String) -> Result<PeriodConsole, AppError> {
@@ -137,6 +157,7 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
     Ok(PeriodConsole {
         board: engine::reads::summary(&board, jiff::Timestamp::now()),
         prizes: board.prizes.clone(),
+        freeze_grace_seconds: board.freeze_grace_seconds,
         freezes_at: info.ends_at + jiff::SignedDuration::from_secs(board.freeze_grace_seconds),
         info,
         periods: engine.periods(&slug).await?,

@@ -1,4 +1,4 @@
-use crate::api::console::{DecideLate, PeriodConsole, Transition, read_period};
+use crate::api::console::{DecideLate, EditBoard, PeriodConsole, Transition, read_period};
 use crate::components::console::{ActionOutcome, Confirm, FieldError};
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
@@ -17,18 +17,20 @@ pub fn PeriodConsolePage() -> impl IntoView {
     let params = use_params_map();
     let transition = ServerAction::<Transition>::new();
     let decide = ServerAction::<DecideLate>::new();
+    let edit = ServerAction::<EditBoard>::new();
     let source = move || {
         let p = params.read();
         let get = |k: &str| p.get(k).unwrap_or_default();
         // Refetch after every action (with JavaScript; without it the browser reloads the page).
-        (get("board"), get("period"), transition.version().get(), decide.version().get())
+        let versions = (transition.version().get(), decide.version().get(), edit.version().get());
+        (get("board"), get("period"), versions)
     };
-    let data = Resource::new(source, |(board, period, _, _)| read_period(board, period));
+    let data = Resource::new(source, |(board, period, _)| read_period(board, period));
     view! {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
-                    data.await.map(|c| view! { <Console c transition decide/> })
+                    data.await.map(|c| view! { <Console c transition decide edit/> })
                 })}
             </ErrorBoundary>
         </Suspense>
@@ -43,8 +45,29 @@ fn Console(
     c: PeriodConsole,
     transition: ServerAction<Transition>,
     decide: ServerAction<DecideLate>,
+    edit: ServerAction<EditBoard>,
 ) -> impl IntoView {
-    let PeriodConsole { board, prizes, info, freezes_at, periods, leaders, late, settlement, rewards } = c;
+    let PeriodConsole {
+        board,
+        prizes,
+        freeze_grace_seconds,
+        info,
+        freezes_at,
+        periods,
+        leaders,
+        late,
+        settlement,
+        rewards,
+    } = c;
+    let settings = view! {
+        <BoardSettingsForm
+            slug=board.slug.to_string()
+            title=board.title.clone()
+            freeze_grace_seconds
+            prizes=prizes.clone()
+            edit
+        />
+    };
     let slug = board.slug.to_string();
     let period = info.period.to_string();
     let state = info.state.clone();
@@ -116,6 +139,7 @@ fn Console(
         </section>
         <FieldError error=transition_error field="reason"/>
         <ActionOutcome outcome=move || transition.value().get()/>
+        {settings}
         <h2>"Late writes"</h2>
         <LateWrites late slug=slug.clone() period=period.clone() decide/>
         <h2>"Leaders"</h2>
@@ -246,5 +270,39 @@ fn SettlementView(s: Settlement, rewards: Vec<RewardView>) -> impl IntoView {
                 </table>
             }.into_any()
         }}
+    }
+}
+
+/// The board's settings that may change (title, freeze grace, prizes), behind a disclosure; the
+/// refusal of a field is shown next to it.
+#[component]
+fn BoardSettingsForm(
+    slug: String,
+    title: String,
+    freeze_grace_seconds: i64,
+    prizes: Vec<domain::board::Prize>,
+    edit: ServerAction<EditBoard>,
+) -> impl IntoView {
+    let error = move || edit.value().get().and_then(Result::err);
+    view! {
+        <details class="confirm" data-step="Board settings…">
+            <summary class="button secondary">"Board settings…"</summary>
+            <div class="confirm-body">
+                <p>"Title, freeze grace and prizes may change; a period settled later uses the new prizes, settled ones keep theirs."</p>
+                <ActionForm action=edit attr:class="stacked" attr:data-testid="board-settings">
+                    <input type="hidden" name="board" value=slug/>
+                    <label>"Title" <input name="title" value=title required/></label>
+                    <FieldError error field="title"/>
+                    <label>"Freeze grace (seconds)" <input name="freeze_grace_seconds" inputmode="numeric" value=freeze_grace_seconds/></label>
+                    <FieldError error field="freeze_grace_seconds"/>
+                    <label>"Prizes, one range per line"
+                        <textarea name="prizes" rows="3">{domain::board::prize_lines(&prizes)}</textarea>
+                    </label>
+                    <FieldError error field="prizes"/>
+                    <button type="submit">"Save settings"</button>
+                </ActionForm>
+            </div>
+        </details>
+        <ActionOutcome outcome=move || edit.value().get()/>
     }
 }

@@ -1,6 +1,8 @@
 //! Board definitions and member profiles.
 
+use super::audit::AuditRecord;
 use super::{Ledger, LedgerError, micros};
+use domain::board::BoardSettings;
 use domain::{Board, BoardSlug, MemberId, ScoreCodec};
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -56,6 +58,53 @@ impl Ledger {
                 .await?;
         }
         Ok(())
+    }
+
+    /// Changes a board's title, freeze grace and prize table, with its audit row (`board_edit`,
+    /// the settings before and after) in the same transaction. None when there is no such board.
+    pub async fn edit_board(
+        &self,
+        slug: &BoardSlug,
+        settings: &BoardSettings,
+        actor: &str,
+        now: jiff::Timestamp,
+    ) -> Result<Option<Board>, LedgerError> {
+        let (ledger, slug, settings, actor) =
+            (self.clone(), slug.clone(), settings.clone(), actor.to_owned());
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let Some(before) = sqlx::query(&format!("SELECT {BOARD_COLUMNS} FROM boards WHERE slug = $1"))
+                .bind(slug.as_str())
+                .fetch_optional(&mut *w.tx)
+                .await?
+                .map(|row| board_from_row(&row))
+                .transpose()?
+            else {
+                return Ok(None);
+            };
+            sqlx::query(
+                "UPDATE boards SET title = $1, freeze_grace_seconds = $2, prizes = $3 WHERE slug = $4",
+            )
+            .bind(&settings.title)
+            .bind(settings.freeze_grace_seconds)
+            .bind(serde_json::to_string(&settings.prizes).expect("prizes serialise"))
+            .bind(slug.as_str())
+            .execute(&mut *w.tx)
+            .await?;
+            let record = AuditRecord {
+                actor: &actor,
+                action: "board_edit",
+                board: Some(slug.as_str()),
+                before: Some(serde_json::to_value(BoardSettings::of(&before)).expect("settings serialise")),
+                after: Some(serde_json::to_value(&settings).expect("settings serialise")),
+                ..AuditRecord::default()
+            };
+            super::audit::record(&mut w.tx, &record, now).await?;
+            w.tx.commit().await?;
+            let BoardSettings { title, freeze_grace_seconds, prizes } = settings;
+            Ok(Some(Board { title, freeze_grace_seconds, prizes, ..before }))
+        })
+        .await
     }
 
     pub async fn board(&self, slug: &BoardSlug) -> Result<Option<Board>, LedgerError> {

@@ -1046,6 +1046,30 @@ async fn the_console_creates_boards_refusing_the_field_at_fault_and_acts_as_the_
     assert_eq!(audit["entries"][0]["actor"], "admin:cora", "{audit}");
     assert_eq!(audit["entries"][0]["reason"], "end of round", "{audit}");
 
+    // Settings that may change are edited in place; a refused field changes nothing.
+    let edit = |prizes: &str| format!("board=fin&title=Final+round&freeze_grace_seconds=600&prizes={prizes}");
+    let res =
+        browser(&api, "POST", "/api/admin_edit_board", &headers, Some(&edit("1-2%3A+Gold%0A2%3A+Silver")))
+            .await;
+    let refusal: app::error::AppError = serde_json::from_str(&body_text(res).await).unwrap();
+    assert!(refusal.for_field("prizes").is_some_and(|m| m.contains("overlap")), "{refusal:?}");
+    let (_, unchanged) = api.call("GET", "/api/v1/boards/fin", None, None).await;
+    assert_eq!((&unchanged["title"], &unchanged["freeze_grace_seconds"]), (&json!("Final"), &json!(300)));
+    let res = browser(&api, "POST", "/api/admin_edit_board", &headers, Some(&edit("1%3A+Cup"))).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let (_, edited) = api.call("GET", "/api/v1/boards/fin", None, None).await;
+    assert_eq!(edited["title"], "Final round");
+    assert_eq!(edited["freeze_grace_seconds"], 600);
+    assert_eq!(edited["prizes"], json!([{"from_rank": 1, "to_rank": 1, "prize": "Cup"}]));
+    let (_, audit) =
+        api.call("GET", "/api/v1/audit?board=fin&action=board_edit", Some(&api.admin.clone()), None).await;
+    let row = &audit["entries"][0];
+    assert_eq!(
+        (&row["actor"], &row["before"]["title"], &row["after"]["title"]),
+        (&json!("admin:cora"), &json!("Final"), &json!("Final round")),
+        "{audit}"
+    );
+
     // A session that has ended reaches no console function.
     api.engine.logout(session.trim_start_matches("laurel_session=")).await.unwrap();
     let res = browser(&api, "POST", "/api/admin_boards", &headers, Some("")).await;
