@@ -1,23 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import * as path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { createAdmin } from './support';
 
 // The console's sign-in on the real binary: an admin created with `laurel admin create` signs in,
 // is named on /admin, signs out, and the session is gone; a wrong password is refused in place.
 
-const laurel = path.resolve(__dirname, '../../target/release/laurel');
 const password = 'correct horse battery';
 
 test.beforeAll(() => {
-  execFileSync(laurel, ['admin', 'create', '--username', 'ann'], {
-    env: {
-      ...process.env,
-      LAUREL_REDIS_URL: process.env.LAUREL_TEST_REDIS_URL,
-      LAUREL_DATABASE_URL: `sqlite://${process.env.LAUREL_E2E_DIR}/ledger.db`,
-      LAUREL_KEY_PREFIX: process.env.LAUREL_E2E_PREFIX,
-      LAUREL_ADMIN_PASSWORD: password,
-    },
-  });
+  createAdmin('ann', password);
 });
 
 test('an admin signs in, is named on the console, and signing out ends the session', async ({ page }) => {

@@ -1,27 +1,16 @@
 import { expect, test } from '@playwright/test';
-import { createBoard, cli } from './support';
-import { execFileSync } from 'node:child_process';
-import * as path from 'node:path';
+import { createBoard, cli, createAdmin } from './support';
 
 // The console's ingest keys on the real binary: an admin makes a key for a board with a low rate
 // limit, sees the full key once, the key writes until it is over its limit (429 + Retry-After),
 // the page then lists it by prefix only, a refusal is shown in place, and a revoked key is
 // refused.
 
-const laurel = path.resolve(__dirname, '../../target/release/laurel');
 const password = 'correct horse battery';
 const slug = 'e2e-keys';
 
 test.beforeAll(() => {
-  execFileSync(laurel, ['admin', 'create', '--username', 'kim'], {
-    env: {
-      ...process.env,
-      LAUREL_REDIS_URL: process.env.LAUREL_TEST_REDIS_URL,
-      LAUREL_DATABASE_URL: `sqlite://${process.env.LAUREL_E2E_DIR}/ledger.db`,
-      LAUREL_KEY_PREFIX: process.env.LAUREL_E2E_PREFIX,
-      LAUREL_ADMIN_PASSWORD: password,
-    },
-  });
+  createAdmin('kim', password);
 });
 
 test('an admin makes a key shown once, the key is rate limited, and a revoked key is refused', async ({

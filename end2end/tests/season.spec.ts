@@ -1,29 +1,19 @@
-import { execFileSync } from 'node:child_process';
-import * as path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { cli } from './support';
+import { cli, createAdmin } from './support';
 
 // A whole period run from the console on the real binary: an admin signs in, creates a board
 // (a refused field is shown next to it), events arrive through the API, the admin freezes,
 // accepts a late event, revokes an event (the audit row appears), hides and unhides a member,
-// settles (the digest is shown) and archives. A contestant's signed link highlights "me"; a forged one is refused; a display
-// name carrying a script renders as text; a cross-site post is refused; signing out ends it all.
+// settles (the digest is shown) and archives. A contestant's signed link highlights "me"; a
+// forged one is refused; a display name carrying a script renders as text; a cross-site post is
+// refused; signing out ends it all.
 
-const laurel = path.resolve(__dirname, '../../target/release/laurel');
 const password = 'a season of contests';
 const slug = 'e2e-season';
 const payload = '<img src=x onerror="window.__xss=1">';
 
 test.beforeAll(() => {
-  execFileSync(laurel, ['admin', 'create', '--username', 'flo'], {
-    env: {
-      ...process.env,
-      LAUREL_REDIS_URL: process.env.LAUREL_TEST_REDIS_URL,
-      LAUREL_DATABASE_URL: `sqlite://${process.env.LAUREL_E2E_DIR}/ledger.db`,
-      LAUREL_KEY_PREFIX: process.env.LAUREL_E2E_PREFIX,
-      LAUREL_ADMIN_PASSWORD: password,
-    },
-  });
+  createAdmin('flo', password);
 });
 
 /** Opens a step's confirmation, checks it states a consequence, gives a reason, and confirms. */

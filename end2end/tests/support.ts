@@ -12,6 +12,13 @@ const stores = {
 };
 export const cli = (...args: string[]) => execFileSync(laurel, args, { env: stores, encoding: 'utf8' }).trim();
 
+/** Creates a console account with `laurel admin create` (the password through its env var). */
+export const createAdmin = (username: string, password: string) =>
+  execFileSync(laurel, ['admin', 'create', '--username', username], {
+    env: { ...stores, LAUREL_ADMIN_PASSWORD: password },
+    encoding: 'utf8',
+  });
+
 /** Creates an incr board through the API and returns an ingest key for it. */
 export async function createBoard(request: APIRequestContext, slug: string, extra: object = {}): Promise<string> {
   const admin = cli('admin', 'token');

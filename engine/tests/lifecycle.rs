@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{TestLedger, TestProjection, conflict_code, engine, expected_digest, point, redis_targets};
+use common::{conflict_code, each_store, expected_digest, point};
 
 fn board(policy: TiePolicy) -> Board {
     common::prized_board("l", policy, 60)
@@ -31,18 +31,6 @@ fn m(id: &str) -> MemberId {
 
 fn id(e: &str) -> EventId {
     EventId::parse(e).unwrap()
-}
-
-async fn each_store(test: impl AsyncFn(&str, &Engine, &TestProjection)) {
-    for (redis_name, target) in redis_targets() {
-        for t in TestLedger::both().await {
-            let p = TestProjection::new(target.clone());
-            let e = engine(&t, &p).await;
-            test(&format!("{redis_name}/{}", t.name), &e, &p).await;
-            p.cleanup().await;
-            t.drop_db().await;
-        }
-    }
 }
 
 async fn setup(e: &Engine, policy: TiePolicy, writes: &[Write]) -> (Board, String) {

@@ -5,9 +5,7 @@
 
 mod common;
 
-use common::{
-    TestLedger, TestProjection, conflict_code, engine, expected_digest, point, redis_targets, unique,
-};
+use common::{TestLedger, conflict_code, each_store, expected_digest, point, unique};
 
 fn board(policy: TiePolicy) -> Board {
     common::prized_board("h", policy, 60)
@@ -22,18 +20,6 @@ use engine::{Engine, EngineError};
 
 fn m(id: &str) -> MemberId {
     MemberId::parse(id).unwrap()
-}
-
-async fn each_store(test: impl AsyncFn(&str, &Engine, &TestProjection)) {
-    for (redis_name, target) in redis_targets() {
-        for t in TestLedger::both().await {
-            let p = TestProjection::new(target.clone());
-            let e = engine(&t, &p).await;
-            test(&format!("{redis_name}/{}", t.name), &e, &p).await;
-            p.cleanup().await;
-            t.drop_db().await;
-        }
-    }
 }
 
 /// A board with u1 50, u2 30, u3 30, u4 10 (u3 and u2 share rank 2 under `shared`: equal points

@@ -5,11 +5,6 @@
 use crate::error::AppError;
 use leptos::prelude::*;
 
-#[cfg(feature = "ssr")]
-async fn request_headers() -> Result<http::HeaderMap, AppError> {
-    leptos_axum::extract::<http::HeaderMap>().await.map_err(|e| AppError::Transport(e.to_string()))
-}
-
 /// Where the console's server functions live: every one is registered as `admin_<name>`, and the
 /// server lets only a signed-in admin reach this prefix (`server::http::console_gate`).
 pub const CONSOLE_FN_PREFIX: &str = "/api/admin_";
@@ -18,7 +13,7 @@ pub const CONSOLE_FN_PREFIX: &str = "/api/admin_";
 /// data or changes anything calls this first: the check is on the server, whatever the page shows.
 #[cfg(feature = "ssr")]
 pub(crate) async fn admin_actor() -> Result<String, AppError> {
-    let headers = request_headers().await?;
+    let headers = super::request_headers().await?;
     let token = super::session::session_token(&headers)
         .ok_or_else(|| AppError::Denied("sign in to the console first".into()))?;
     super::engine()?
@@ -34,7 +29,7 @@ pub async fn login(username: String, password: String) -> Result<(), AppError> {
     use super::session;
     use engine::admins::{LoginError, SESSION_TTL};
     let engine = super::engine()?;
-    let headers = request_headers().await?;
+    let headers = super::request_headers().await?;
     let started =
         engine.login(username.trim(), &password, jiff::Timestamp::now()).await.map_err(|e| match e {
             LoginError::Engine(_) => {
@@ -59,7 +54,7 @@ pub async fn login(username: String, password: String) -> Result<(), AppError> {
 #[server(endpoint = "logout")]
 pub async fn logout() -> Result<(), AppError> {
     use super::session;
-    let headers = request_headers().await?;
+    let headers = super::request_headers().await?;
     if let Some(token) = session::session_token(&headers) {
         super::engine()?.logout(token).await?;
     }
@@ -72,7 +67,7 @@ pub async fn logout() -> Result<(), AppError> {
 /// The signed-in admin's name in the audit trail (`admin:<username>`), or None.
 #[server(endpoint = "signed_in")]
 pub async fn read_signed_in() -> Result<Option<String>, AppError> {
-    let headers = request_headers().await?;
+    let headers = super::request_headers().await?;
     match super::session::session_token(&headers) {
         Some(token) => Ok(super::engine()?.session_actor(token, jiff::Timestamp::now()).await?),
         None => Ok(None),

@@ -15,8 +15,7 @@ pub async fn claim_link(member: String, expires: i64, sig: String) -> Result<Str
         LinkError::NotConfigured => AppError::Invalid(e.to_string()),
         LinkError::Expired | LinkError::Forged => AppError::Denied(e.to_string()),
     })?;
-    let headers =
-        leptos_axum::extract::<http::HeaderMap>().await.map_err(|e| AppError::Transport(e.to_string()))?;
+    let headers = super::request_headers().await?;
     let max_age = signed.expires - now.as_second();
     expect_context::<leptos_axum::ResponseOptions>()
         .append_header(http::header::SET_COOKIE, session::set_me(&headers, &signed.cookie_value(), max_age));
@@ -27,8 +26,7 @@ pub async fn claim_link(member: String, expires: i64, sig: String) -> Result<Str
 #[server(endpoint = "read_me")]
 pub async fn read_me() -> Result<Option<String>, AppError> {
     use engine::links::SignedMember;
-    let headers =
-        leptos_axum::extract::<http::HeaderMap>().await.map_err(|e| AppError::Transport(e.to_string()))?;
+    let headers = super::request_headers().await?;
     let Some((member, expires, sig)) =
         super::session::cookie(&headers, super::session::ME_COOKIE).and_then(SignedMember::from_cookie_value)
     else {

@@ -36,18 +36,13 @@ pub struct KeysPage {
 #[cfg(feature = "ssr")]
 const NEW_KEY_COOKIE: &str = "laurel_new_key";
 
-#[cfg(feature = "ssr")]
-async fn request_headers() -> Result<http::HeaderMap, AppError> {
-    leptos_axum::extract::<http::HeaderMap>().await.map_err(|e| AppError::Transport(e.to_string()))
-}
-
 /// The keys, the boards, and a key made by this browser's last plain form post (whose cookie is
 /// then cleared: it is shown once).
 #[server(endpoint = "admin_keys")]
 pub async fn read_keys() -> Result<KeysPage, AppError> {
     super::admin::admin_actor().await?;
     let engine = super::engine()?;
-    let headers = request_headers().await?;
+    let headers = super::request_headers().await?;
     let keys = engine.api_keys().await?;
     let mut created = None;
     if let Some(secret) = super::session::cookie(&headers, NEW_KEY_COOKIE) {
@@ -94,7 +89,7 @@ pub async fn create_key(boards: String, rate_per_second: String, burst: String) 
         .map(|s| domain::BoardSlug::parse(s).map_err(|e| AppError::Invalid(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     let issued = super::engine()?.issue_api_key(&boards, limits, &actor).await?;
-    let headers = request_headers().await?;
+    let headers = super::request_headers().await?;
     let plain_form_post = headers
         .get(http::header::ACCEPT)
         .and_then(|v| v.to_str().ok())

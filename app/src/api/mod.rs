@@ -24,6 +24,12 @@ fn engine() -> Result<engine::Engine, AppError> {
     use_context::<engine::Engine>().ok_or(AppError::Unavailable)
 }
 
+/// The headers of the request a server function is answering (its cookies, its scheme).
+#[cfg(feature = "ssr")]
+async fn request_headers() -> Result<http::HeaderMap, AppError> {
+    leptos_axum::extract::<http::HeaderMap>().await.map_err(|e| AppError::Transport(e.to_string()))
+}
+
 #[cfg(feature = "ssr")]
 fn board_slug(board: String) -> Result<domain::BoardSlug, AppError> {
     domain::BoardSlug::parse(board).map_err(|_| AppError::NotFound("this board does not exist".into()))

@@ -337,3 +337,18 @@ pub fn expected_digest(b: &domain::Board, period: &str, totals: &[(&str, i64)]) 
     let text = canonical_text(b.slug.as_str(), period, &standings(b.tie_policy(), totals, &b.prizes));
     Sha256::digest(text.as_bytes()).iter().map(|x| format!("{x:02x}")).collect()
 }
+
+/// Runs `test` on every store combination (Redis standalone and Cluster × SQLite and PostgreSQL),
+/// each with a fresh engine, prefix and database, cleaned up after; `test` gets the combination's
+/// name for its messages.
+pub async fn each_store(test: impl AsyncFn(&str, &Engine, &TestProjection)) {
+    for (redis_name, target) in redis_targets() {
+        for t in TestLedger::both().await {
+            let p = TestProjection::new(target.clone());
+            let e = engine(&t, &p).await;
+            test(&format!("{redis_name}/{}", t.name), &e, &p).await;
+            p.cleanup().await;
+            t.drop_db().await;
+        }
+    }
+}
