@@ -7,8 +7,9 @@
 //!   [`admins`]: console accounts (argon2id), throttled logins, sessions; [`links`]: signed
 //!   contestant links (HMAC-SHA256) that tell the UI who "me" is.
 //! - [`hot`]: hot boards — sliding windows in Redis alone: hits, snapshots, the public list.
-//! - [`reads`]: ranking pages assembled from the projection and the ledger's profiles (names
-//!   cached for seconds, top-N pages for a second).
+//! - [`reads`]: ranking pages assembled from the projection and display names (top-N pages
+//!   cached for a second); [`names`]: each process's copy of the display names, kept level with
+//!   the ledger's profiles.
 //! - [`writes`]: writes recorded in the ledger, then projected.
 //! - [`lifecycle`]: freeze, settle, archive, late review, revoke, correct, audit.
 //! - [`moderation`]: hidden members — out of every public view and the standings, history kept.
@@ -33,6 +34,7 @@ pub mod lifecycle;
 pub mod links;
 pub mod metrics;
 pub mod moderation;
+pub mod names;
 pub mod ratelimit;
 pub mod reads;
 pub mod reconciler;
@@ -121,8 +123,8 @@ pub struct Engine {
     hit_filter: Arc<dyn hot::HitFilter>,
     /// The key of contestant links; None: links are not set up.
     link_secret: Option<Arc<links::LinkSecret>>,
-    /// Display names recently read by reads (see `Engine::display_names`).
-    names: Arc<reads::NameCache>,
+    /// This process's copy of the display names (see [`names`]).
+    names: Arc<names::Names>,
     /// Ingest keys' rate limits, counted in this process (see [`ratelimit`]).
     limiter: Arc<ratelimit::RateLimiter>,
 }

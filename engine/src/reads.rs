@@ -1,5 +1,5 @@
 //! Reads: rankings from the projection with the board's tie policy, display names joined from
-//! the ledger in one batch per page, and the ledger entries behind a score.
+//! this process's copy of the profiles (`names`), and the ledger entries behind a score.
 //!
 //! Paging modes: live offset pages (may shift while a reader pages), snapshot pages (a pinned
 //! copy: stable until it expires), keyset cursor pages (never skip or repeat), and around-me (a
@@ -15,7 +15,6 @@ use domain::view::{
 };
 use domain::{Board, BoardSlug, MemberId, PeriodKey, ranking};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -84,68 +83,6 @@ impl TopCache {
     }
 }
 
-/// How long a display name (or the absence of a profile) read from the ledger is reused.
-/// A profile written through this process's engine replaces its entry at once (see
-/// [`Engine::put_profile`]); one written through another instance shows here after at most this.
-pub const NAME_CACHE_TTL: Duration = Duration::from_secs(10);
-/// The most members whose display names are kept at once.
-const NAME_CACHE_MEMBERS: usize = 100_000;
-
-/// Display names recently read from the ledger, by member; `None` remembers "no profile".
-#[derive(Default)]
-pub struct NameCache {
-    names: Mutex<HashMap<MemberId, (Instant, Option<String>)>>,
-    /// Moves on every profile write through this engine. A read keeps what it fetched only when
-    /// no write happened since it asked, so a name read just before a write cannot outlive it.
-    epoch: AtomicU64,
-}
-
-impl NameCache {
-    /// The cached names of `members` (hits) and the members to read from the ledger (misses).
-    fn split(&self, members: &[MemberId]) -> (HashMap<MemberId, String>, Vec<MemberId>) {
-        let mut found = HashMap::with_capacity(members.len());
-        let mut missing = Vec::new();
-        let names = self.names.lock().expect("name cache");
-        for member in members {
-            match names.get(member) {
-                Some((at, name)) if at.elapsed() < NAME_CACHE_TTL => {
-                    if let Some(name) = name {
-                        found.insert(member.clone(), name.clone());
-                    }
-                }
-                _ => missing.push(member.clone()),
-            }
-        }
-        (found, missing)
-    }
-
-    /// Keeps what the ledger answered for `asked` (absent from `found`: no profile), unless a
-    /// profile was written since `epoch`.
-    fn keep(&self, epoch: u64, asked: &[MemberId], found: &HashMap<MemberId, String>) {
-        let mut names = self.names.lock().expect("name cache");
-        if self.epoch.load(Ordering::Acquire) != epoch {
-            return;
-        }
-        if names.len() + asked.len() > NAME_CACHE_MEMBERS {
-            names.retain(|_, (at, _)| at.elapsed() < NAME_CACHE_TTL);
-            if names.len() + asked.len() > NAME_CACHE_MEMBERS {
-                names.clear();
-            }
-        }
-        let now = Instant::now();
-        for member in asked {
-            names.insert(member.clone(), (now, found.get(member).cloned()));
-        }
-    }
-
-    /// Forgets a member's name (its profile changed).
-    fn forget(&self, member: &MemberId) {
-        let mut names = self.names.lock().expect("name cache");
-        self.epoch.fetch_add(1, Ordering::AcqRel);
-        names.remove(member);
-    }
-}
-
 fn check_limit(limit: u64) -> Result<(), EngineError> {
     if limit == 0 || limit > MAX_PAGE {
         return Err(EngineError::Invalid(format!("limit must be between 1 and {MAX_PAGE}")));
@@ -206,49 +143,6 @@ impl Engine {
     pub(crate) fn forget_board(&self, slug: &BoardSlug) {
         self.boards.write().expect("board cache").remove(slug);
         self.forget_cached(slug);
-    }
-
-    /// Display names of `members` (absent: no profile), from the name cache where it holds them
-    /// and otherwise from the ledger in one query. At most [`NAME_CACHE_TTL`] old, except that a
-    /// profile written through this engine shows at once.
-    pub(crate) async fn display_names(
-        &self,
-        members: &[MemberId],
-    ) -> Result<HashMap<MemberId, String>, EngineError> {
-        let (mut found, missing) = self.names.split(members);
-        if missing.is_empty() {
-            return Ok(found);
-        }
-        let epoch = self.names.epoch.load(Ordering::Acquire);
-        let read = self.ledger.display_names(&missing).await?;
-        self.names.keep(epoch, &missing, &read);
-        found.extend(read);
-        Ok(found)
-    }
-
-    /// Creates or replaces a member's profile; reads of this engine show the new name at once.
-    pub async fn put_profile(
-        &self,
-        member: &MemberId,
-        display_name: &str,
-        avatar_url: Option<&str>,
-        now: jiff::Timestamp,
-    ) -> Result<(), EngineError> {
-        let (ledger, names, member) = (self.ledger.clone(), Arc::clone(&self.names), member.clone());
-        let (name, avatar) = (display_name.to_owned(), avatar_url.map(str::to_owned));
-        // Its own task, like the ledger write inside it: a caller that hangs up cannot leave the
-        // old name cached after the new one committed.
-        let work = tokio::spawn(async move {
-            let written = ledger.put_profile(&member, &name, avatar.as_deref(), now).await;
-            // Also after a failure: the write may have committed before the error reached us.
-            names.forget(&member);
-            written
-        });
-        match work.await {
-            Ok(written) => Ok(written?),
-            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-            Err(e) => Err(EngineError::Invalid(format!("profile write interrupted: {e}"))),
-        }
     }
 
     /// A period's state for reads: archived periods are served from their standings. Cached for

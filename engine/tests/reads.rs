@@ -269,6 +269,10 @@ async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
             none("c"),
         ];
         assert_eq!(names_of(&page), want, "{name}");
+        // The first engine's copy catches up with the other's write within the sync interval.
+        tokio::time::sleep(engine::names::NAME_SYNC_INTERVAL + std::time::Duration::from_millis(100)).await;
+        let page = e.around(&b.slug, None, &bee, 1).await.unwrap();
+        assert_eq!(names_of(&page), want, "{name}: a profile written elsewhere shows within the interval");
         p.cleanup().await;
         t.drop_db().await;
     }

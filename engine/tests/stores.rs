@@ -143,6 +143,46 @@ async fn migrations_apply_on_sqlite_and_postgres_and_rerun_as_no_ops() {
 }
 
 #[tokio::test]
+async fn profile_changes_come_in_revision_order_and_concurrent_writes_each_take_their_own() {
+    let m = |s: &str| MemberId::parse(s).unwrap();
+    for t in TestLedger::both().await {
+        t.ledger.migrate().await.unwrap();
+        let now = jiff::Timestamp::now();
+        for (member, name) in [("a", "Ann"), ("b", "Bob"), ("c", "Cy")] {
+            t.ledger.put_profile(&m(member), name, None, now).await.unwrap();
+        }
+        // A rename is the newest change: the member moves to the end, once, with its new name.
+        t.ledger.put_profile(&m("a"), "Anna", None, now).await.unwrap();
+        let all = t.ledger.profile_changes(0, 10).await.unwrap();
+        let named: Vec<(&str, &str)> = all.iter().map(|(m, n, _)| (m.as_str(), n.as_str())).collect();
+        assert_eq!(named, vec![("b", "Bob"), ("c", "Cy"), ("a", "Anna")], "{}", t.name);
+        assert!(all.windows(2).all(|w| w[0].2 < w[1].2), "{}: revisions rise", t.name);
+        // Paged catch-up: "after the last revision seen" continues exactly where a page ended.
+        let first = t.ledger.profile_changes(0, 2).await.unwrap();
+        let rest = t.ledger.profile_changes(first[1].2, 10).await.unwrap();
+        assert_eq!([first, rest].concat(), all, "{}", t.name);
+
+        // Concurrent writers (several connections on PostgreSQL) never share a revision.
+        let mut writers = tokio::task::JoinSet::new();
+        for i in 0..40 {
+            let ledger = t.ledger.clone();
+            writers.spawn(async move {
+                ledger.put_profile(&MemberId::parse(format!("w{i}")).unwrap(), "W", None, now).await
+            });
+        }
+        while let Some(written) = writers.join_next().await {
+            written.unwrap().unwrap();
+        }
+        let after = t.ledger.profile_changes(all[2].2, 100).await.unwrap();
+        let mut revisions: Vec<i64> = after.iter().map(|(_, _, r)| *r).collect();
+        assert_eq!(after.len(), 40, "{}", t.name);
+        revisions.dedup();
+        assert_eq!(revisions.len(), 40, "{}: one revision per write", t.name);
+        t.drop_db().await;
+    }
+}
+
+#[tokio::test]
 async fn the_demo_board_ranks_ties_through_both_stores() {
     for (redis_name, target) in redis_targets() {
         for t in TestLedger::both().await {

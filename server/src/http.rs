@@ -16,11 +16,28 @@ use leptos_axum::{LeptosRoutes, generate_route_list};
 use serde_json::json;
 use std::sync::Arc;
 
-/// What every handler can reach.
+/// What every handler can reach. axum hands each request its own copy of the state, so the
+/// state is one `Arc`: a copy costs one reference count, not a copy of the engine's many handles
+/// and the site options (measured on the cached top-N read, docs/BENCHMARKS.md).
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+pub struct Shared {
     pub leptos_options: LeptosOptions,
     pub engine: Engine,
+}
+
+impl AppState {
+    pub fn new(leptos_options: LeptosOptions, engine: Engine) -> Self {
+        Self(Arc::new(Shared { leptos_options, engine }))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
 }
 
 impl FromRef<AppState> for LeptosOptions {
@@ -45,67 +62,68 @@ pub fn router(state: AppState) -> Router {
             move || shell(options.clone()),
         )
         .fallback(fallback)
-        .layer(middleware::from_fn_with_state(Arc::new(state.engine.clone()), console_gate))
-        .layer(middleware::from_fn(refuse_cross_site))
-        .layer(middleware::from_fn_with_state(Arc::new(state.engine.clone()), observe))
+        // One middleware for every request (each layer costs a boxed future per request).
+        .layer(middleware::from_fn_with_state(state.clone(), observe_and_guard))
         .with_state(state)
 }
 
-/// Records each request's latency under its route template (never the raw path, which would
-/// make one series per member). Holds the engine behind one `Arc`, so each request costs one
-/// reference count here rather than a copy of the whole state.
-async fn observe(State(engine): State<Arc<Engine>>, req: Request, next: Next) -> Response {
+/// Every request passes here: the two guards, then the handler, then its latency is recorded
+/// under its route template (never the raw path, which would make one series per member).
+async fn observe_and_guard(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let started = std::time::Instant::now();
     let method = req.method().clone();
     let route = req.extensions().get::<MatchedPath>().cloned();
-    let response = next.run(req).await;
+    let response = match refuse_cross_site(&req) {
+        Some(refused) => refused,
+        None => match console_gate(&state.engine, req.uri().path(), req.headers()).await {
+            Some(refused) => refused,
+            None => next.run(req).await,
+        },
+    };
     let status = response.status().as_u16();
     let route = route.as_ref().map_or("(other)", MatchedPath::as_str);
-    engine.metrics().observe_request(method.as_str(), route, status, started.elapsed().as_secs_f64());
+    state.engine.metrics().observe_request(method.as_str(), route, status, started.elapsed().as_secs_f64());
     response
 }
 
 /// Refuses any request that could change something (not GET, HEAD or OPTIONS) when a browser
 /// says it comes from another site: a cross-site form post to a server function or an admin
 /// route never runs, whatever cookie it carries (`app::api::session::same_site`).
-async fn refuse_cross_site(req: Request, next: Next) -> Response {
-    let safe = matches!(
+fn refuse_cross_site(req: &Request) -> Option<Response> {
+    if matches!(
         *req.method(),
         axum::http::Method::GET | axum::http::Method::HEAD | axum::http::Method::OPTIONS
-    );
-    if !safe && let Err(detail) = app::api::session::same_site(req.headers()) {
-        let body = json!({ "error": "cross_site", "detail": detail });
-        return (StatusCode::FORBIDDEN, Json(body)).into_response();
+    ) {
+        return None;
     }
-    next.run(req).await
+    let detail = app::api::session::same_site(req.headers()).err()?;
+    let body = json!({ "error": "cross_site", "detail": detail });
+    Some((StatusCode::FORBIDDEN, Json(body)).into_response())
 }
 
 /// Lets only a signed-in admin reach a console server function (`/api/admin_…`), before its
 /// arguments are even read. Each function checks again and names the actor
 /// (`app::api::admin::admin_actor`); this gate makes the rule hold for every function of that
 /// prefix, including ones added later.
-async fn console_gate(State(engine): State<Arc<Engine>>, req: Request, next: Next) -> Response {
-    if !req.uri().path().starts_with(app::api::admin::CONSOLE_FN_PREFIX) {
-        return next.run(req).await;
+async fn console_gate(engine: &Engine, path: &str, headers: &axum::http::HeaderMap) -> Option<Response> {
+    if !path.starts_with(app::api::admin::CONSOLE_FN_PREFIX) {
+        return None;
     }
-    let refused = match app::api::session::session_token(req.headers()) {
-        None => Some("sign in to the console first"),
+    let refused = match app::api::session::session_token(headers) {
+        None => "sign in to the console first",
         Some(token) => match engine.session_actor(token, jiff::Timestamp::now()).await {
-            Ok(Some(_)) => None,
-            Ok(None) => Some("your session has ended; sign in again"),
+            Ok(Some(_)) => return None,
+            Ok(None) => "your session has ended; sign in again",
             Err(error) => {
                 tracing::error!(%error, "session check failed");
-                return (StatusCode::SERVICE_UNAVAILABLE, Json(app::error::AppError::Unavailable))
-                    .into_response();
+                return Some(
+                    (StatusCode::SERVICE_UNAVAILABLE, Json(app::error::AppError::Unavailable))
+                        .into_response(),
+                );
             }
         },
     };
-    match refused {
-        Some(reason) => {
-            (StatusCode::FORBIDDEN, Json(app::error::AppError::Denied(reason.into()))).into_response()
-        }
-        None => next.run(req).await,
-    }
+    Some((StatusCode::FORBIDDEN, Json(app::error::AppError::Denied(refused.into()))).into_response())
 }
 
 /// Prometheus text exposition.
@@ -171,7 +189,7 @@ mod tests {
         let target = RedisTarget::parse("redis://127.0.0.1:9").unwrap();
         let engine = Engine::from_parts(ledger, Projection::new(target, KeySpace::new("readyz")));
         let leptos_options = LeptosOptions::builder().output_name("laurel").build();
-        (router(AppState { leptos_options, engine }), dir)
+        (router(AppState::new(leptos_options, engine)), dir)
     }
 
     async fn get(router: &Router, path: &str) -> (StatusCode, serde_json::Value) {

@@ -17,6 +17,9 @@ use engine::Engine;
 use leptos::prelude::LeptosOptions;
 use tracing_subscriber::EnvFilter;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
@@ -130,6 +133,15 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     // Brings the projection level after Redis outages, restarts or crashes; no manual step.
     let reconciler = engine.spawn_reconciler(std::time::Duration::from_secs(2));
+    // The display names are loaded now rather than by the first page read (engine::names).
+    tokio::spawn({
+        let engine = engine.clone();
+        async move {
+            if let Err(error) = engine.load_names().await {
+                tracing::warn!(%error, "display names not loaded yet; the first read will try again");
+            }
+        }
+    });
     // Freezes ended periods (and archives settled ones); one instance leads, by a ledger lease.
     let (stop_scheduler, scheduler_stopped) = tokio::sync::oneshot::channel::<()>();
     let scheduler_config = args.scheduler_config();
@@ -170,7 +182,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .site_pkg_dir("pkg")
         .site_addr(args.addr)
         .build();
-    let app = http::router(http::AppState { leptos_options, engine: engine.clone() });
+    let app = http::router(http::AppState::new(leptos_options, engine.clone()));
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listen on {}", args.addr))?;
     tracing::info!("serving on http://{}", listener.local_addr()?);

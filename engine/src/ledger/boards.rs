@@ -6,7 +6,6 @@ use domain::board::BoardSettings;
 use domain::{Board, BoardSlug, MemberId, ScoreCodec};
 use sqlx::Row;
 use sqlx::any::AnyRow;
-use std::collections::HashMap;
 
 const BOARD_COLUMNS: &str = "slug, title, cadence, time_zone, operator, tie_policy, min_points, \
                              max_points, tie_base, freeze_grace_seconds, prizes";
@@ -147,45 +146,52 @@ impl Ledger {
         now: jiff::Timestamp,
     ) -> Result<(), LedgerError> {
         let mut w = self.begin_write().await?;
+        // The next revision; the clock row stays locked until commit (migration 0008).
+        let revision: i64 = sqlx::query(
+            "UPDATE profile_clock SET revision = revision + 1 WHERE singleton = 1 RETURNING revision",
+        )
+        .fetch_one(&mut *w.tx)
+        .await?
+        .try_get("revision")?;
         sqlx::query(
-            "INSERT INTO profiles (member, display_name, avatar_url, updated_at) VALUES ($1, $2, $3, $4) \
+            "INSERT INTO profiles (member, display_name, avatar_url, updated_at, revision) \
+             VALUES ($1, $2, $3, $4, $5) \
              ON CONFLICT (member) DO UPDATE SET display_name = excluded.display_name, \
-             avatar_url = excluded.avatar_url, updated_at = excluded.updated_at",
+             avatar_url = excluded.avatar_url, updated_at = excluded.updated_at, revision = excluded.revision",
         )
         .bind(member.as_str())
         .bind(display_name)
         .bind(avatar_url)
         .bind(micros(now))
+        .bind(revision)
         .execute(&mut *w.tx)
         .await?;
         w.tx.commit().await?;
         Ok(())
     }
 
-    /// Display names of `members` in one query; members without a profile are absent.
-    pub async fn display_names(
+    /// Up to `limit` profiles changed after revision `after`, in revision order: each member's
+    /// display name as it is now, with the revision of its last change.
+    pub async fn profile_changes(
         &self,
-        members: &[MemberId],
-    ) -> Result<HashMap<MemberId, String>, LedgerError> {
-        if members.is_empty() {
-            return Ok(HashMap::new());
-        }
-        let placeholders: Vec<String> = (1..=members.len()).map(|i| format!("${i}")).collect();
-        let sql = format!(
-            "SELECT member, display_name FROM profiles WHERE member IN ({})",
-            placeholders.join(", ")
-        );
-        let mut query = sqlx::query(&sql);
-        for m in members {
-            query = query.bind(m.as_str());
-        }
-        let mut names = HashMap::with_capacity(members.len());
-        for row in query.fetch_all(&self.pool).await? {
-            let member: String = row.try_get("member")?;
-            let member = MemberId::parse(member).map_err(|e| LedgerError::Corrupt(e.to_string()))?;
-            names.insert(member, row.try_get("display_name")?);
-        }
-        Ok(names)
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<(MemberId, String, i64)>, LedgerError> {
+        sqlx::query(
+            "SELECT member, display_name, revision FROM profiles WHERE revision > $1 \
+             ORDER BY revision LIMIT $2",
+        )
+        .bind(after)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|row| {
+            let member = MemberId::parse(row.try_get::<String, _>("member")?)
+                .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+            Ok((member, row.try_get("display_name")?, row.try_get("revision")?))
+        })
+        .collect()
     }
 }
 

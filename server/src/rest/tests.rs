@@ -46,7 +46,7 @@ impl Api {
         let secret = engine::links::LinkSecret::new(TEST_LINK_SECRET).unwrap();
         let engine = Engine::from_parts(ledger, projection).with_link_secret(secret);
         let leptos_options = LeptosOptions::builder().output_name("laurel").build();
-        let router = router(AppState { leptos_options, engine: engine.clone() });
+        let router = router(AppState::new(leptos_options, engine.clone()));
         let admin = engine.issue_admin_token().await.unwrap();
         let mut api = Api { router, engine, admin, key: String::new(), dir };
         for (slug, operator, policy) in [

@@ -1,0 +1,120 @@
+//! Display names: every process keeps a copy of all members' display names and brings it level
+//! with the ledger's profiles by their revision (migration 0008), so the names of a page are
+//! joined from memory. A per-page ledger query cost more than the rest of an around-me read
+//! (docs/BENCHMARKS.md, reads), and a cache of recent lookups could not help a board whose
+//! readers look up members at random.
+//!
+//! Freshness: a read finds the copy at most [`NAME_SYNC_INTERVAL`] older than the ledger; a
+//! profile written through this engine shows in its reads at once. Memory: every profile's
+//! member id and display name (about 100 bytes each; a million profiles ≈ 100 MB).
+
+use crate::{Engine, EngineError};
+use domain::MemberId;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+/// How old the copy of the display names may be when a read uses it.
+pub const NAME_SYNC_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Profiles read from the ledger per catch-up query.
+const SYNC_PAGE: i64 = 50_000;
+
+/// This process's copy of the display names.
+#[derive(Default)]
+pub struct Names {
+    copy: RwLock<Copy>,
+    /// One catch-up at a time; readers that find the copy old wait for it instead of each
+    /// asking the ledger the same question.
+    catching_up: tokio::sync::Mutex<()>,
+}
+
+#[derive(Default)]
+struct Copy {
+    by_member: HashMap<MemberId, Arc<str>>,
+    /// The highest profile revision applied.
+    revision: i64,
+    /// When the last catch-up asked the ledger (everything committed before then is in).
+    asked_at: Option<Instant>,
+}
+
+impl Names {
+    fn is_fresh(&self) -> bool {
+        let copy = self.copy.read().expect("names");
+        copy.asked_at.is_some_and(|at| at.elapsed() < NAME_SYNC_INTERVAL)
+    }
+}
+
+impl Engine {
+    /// Display names of `members` (absent: no profile), from this process's copy, brought level
+    /// with the ledger first when it is older than [`NAME_SYNC_INTERVAL`].
+    pub(crate) async fn display_names(
+        &self,
+        members: &[MemberId],
+    ) -> Result<HashMap<MemberId, String>, EngineError> {
+        if !self.names.is_fresh() {
+            self.catch_up_names(false).await?;
+        }
+        let copy = self.names.copy.read().expect("names");
+        Ok(members
+            .iter()
+            .filter_map(|m| copy.by_member.get(m).map(|name| (m.clone(), name.to_string())))
+            .collect())
+    }
+
+    /// Loads the display names ahead of the first read (at start).
+    pub async fn load_names(&self) -> Result<(), EngineError> {
+        self.catch_up_names(true).await
+    }
+
+    /// Applies the profiles changed since the copy's revision. Unless `always`, does nothing
+    /// when another reader caught up while this one waited for its turn.
+    pub(crate) async fn catch_up_names(&self, always: bool) -> Result<(), EngineError> {
+        let _turn = self.names.catching_up.lock().await;
+        if !always && self.names.is_fresh() {
+            return Ok(());
+        }
+        let asked_at = Instant::now();
+        let mut after = self.names.copy.read().expect("names").revision;
+        loop {
+            let changes = self.ledger.profile_changes(after, SYNC_PAGE).await?;
+            let complete = (changes.len() as i64) < SYNC_PAGE;
+            let mut copy = self.names.copy.write().expect("names");
+            for (member, name, revision) in changes {
+                copy.by_member.insert(member, name.into());
+                copy.revision = copy.revision.max(revision);
+            }
+            after = copy.revision;
+            if complete {
+                copy.asked_at = Some(asked_at);
+                return Ok(());
+            }
+        }
+    }
+
+    /// Creates or replaces a member's profile; reads of this engine show the new name at once.
+    pub async fn put_profile(
+        &self,
+        member: &MemberId,
+        display_name: &str,
+        avatar_url: Option<&str>,
+        now: jiff::Timestamp,
+    ) -> Result<(), EngineError> {
+        let (engine, member) = (self.clone(), member.clone());
+        let (name, avatar) = (display_name.to_owned(), avatar_url.map(str::to_owned));
+        // Its own task, like the ledger write inside it: a caller that hangs up cannot leave
+        // this process's copy without a name that committed.
+        let work = tokio::spawn(async move {
+            let written = engine.ledger.put_profile(&member, &name, avatar.as_deref(), now).await;
+            // Also after a failure: the write may have committed before the error reached us.
+            let levelled = engine.catch_up_names(true).await;
+            written?;
+            levelled
+        });
+        match work.await {
+            Ok(done) => done,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => Err(EngineError::Invalid(format!("profile write interrupted: {e}"))),
+        }
+    }
+}
