@@ -6,8 +6,9 @@
 //! projection cross-check alone, `Engine::settle` as a whole, reading the settlement back; checks
 //! that the stored standings hash to the digest and that members are found at their positions
 //! (timing those lookups); and, in the same run, raw references: the pure standings + digest
-//! computation, a raw `SELECT` of the N totals and a raw server-side `INSERT … SELECT` of N
-//! standings-shaped rows. The settlement's step times are logged on stderr.
+//! computation, a raw `SELECT` of the N totals and a raw server-side `INSERT … SELECT` of the N
+//! totals into a scratch table shaped as the standings were before they moved to blocks (a row
+//! per member). The settlement's step times are logged on stderr.
 //! Prints one `RESULT phase=… members=… seconds=… per_s=…` line per measurement.
 //!
 //! usage: cargo run --release -p engine --example bench_settle -- DATABASE_URL REDIS_URL KEY_PREFIX MEMBERS
@@ -201,25 +202,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(digest, settlement.digest);
     report("pure: standings + digest (domain)", n, started);
 
+    // A row per member in a scratch table of the shape the standings had before they moved to
+    // blocks (migration 0009), filled in key order from the totals: what writing the standings
+    // one row each would cost at least.
     sqlx::query(
         "CREATE TABLE IF NOT EXISTS bench_standings (board TEXT NOT NULL, period TEXT NOT NULL, \
-         position BIGINT NOT NULL, rank BIGINT NOT NULL, member TEXT NOT NULL, points BIGINT NOT NULL, \
-         PRIMARY KEY (board, period, position))",
+         revision BIGINT NOT NULL, position BIGINT NOT NULL, rank BIGINT NOT NULL, member TEXT NOT NULL, \
+         points BIGINT NOT NULL, prize TEXT, PRIMARY KEY (board, period, revision, position))",
     )
     .execute(&pool)
     .await?;
     let started = Instant::now();
     let mut tx = pool.begin().await?;
     sqlx::query(
-        "INSERT INTO bench_standings (board, period, position, rank, member, points) \
-         SELECT board, period, position, rank, member, points FROM standings WHERE board = $1 AND period = $2",
+        "INSERT INTO bench_standings (board, period, revision, position, rank, member, points, prize) \
+         SELECT board, period, 1, ROW_NUMBER() OVER (ORDER BY member) - 1, ROW_NUMBER() OVER (ORDER BY member), \
+         member, points, NULL FROM totals WHERE board = $1 AND period = $2",
     )
     .bind(slug)
     .bind(&key)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
-    report("raw SQL: INSERT ... SELECT N standings rows", n, started);
+    report("raw SQL: INSERT ... SELECT N totals into a standings-shaped table", n, started);
     sqlx::query("DROP TABLE bench_standings").execute(&pool).await?;
     pool.close().await;
     engine.close().await;

@@ -397,3 +397,67 @@ async fn stored_standings_equal_the_domain_standings_under_both_tie_policies() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn standings_read_across_blocks_as_one_list() {
+    // Seven standings per block (and seven blocks per statement): a board of about a hundred
+    // members spans fifteen blocks, as a million members span a thousand of 1 000.
+    engine::ledger::set_settle_batch(7);
+    each_store(async |name, e, _| {
+        let mut b = board(TiePolicy::Shared);
+        // Prizes that need escaping in JSON, and members without one (null).
+        b.prizes = vec![
+            Prize { from_rank: 1, to_rank: 3, prize: "gold \"1\" \\ \u{e9}\n{a,b}".into() },
+            Prize { from_rank: 4, to_rank: 20, prize: "null".into() },
+        ];
+        e.create_board(&b).await.unwrap();
+        // Points in runs of ties that end on, before and after block boundaries.
+        let writes: Vec<Write> =
+            (0..100).map(|i| point(&format!("s{i}"), &format!("u{i:03}"), 40 - (i as i64 * 3) / 7)).collect();
+        let out = e.record(&b, &writes).await.unwrap();
+        assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied), "{name}: {out:?}");
+        let period = b.period_at(jiff::Timestamp::now());
+        let key = period.to_string();
+        let ledger = e.ledger();
+        assert_eq!(
+            ledger.standings_at_least(&b.slug, &period, i64::MIN).await.unwrap(),
+            0,
+            "{name}: unsettled"
+        );
+        e.transition(&b.slug, &key, Transition::Freeze, "admin", None).await.unwrap();
+        e.transition(&b.slug, &key, Transition::Settle, "admin", None).await.unwrap();
+        let all = ledger.settlement(&b.slug, &period, 0, 10_000).await.unwrap().unwrap().standings;
+        assert_eq!(all.len(), 100, "{name}");
+        assert!(all.windows(2).all(|w| w[0].points >= w[1].points), "{name}");
+
+        // Every page whose start or end is on, before or after a block boundary.
+        let mut edges: Vec<u64> =
+            (0..=16_u64).flat_map(|k| [7 * k, (7 * k).saturating_sub(1), 7 * k + 1]).collect();
+        edges.extend([99, 100, 101, 1_000]);
+        for &offset in &edges {
+            for limit in [0, 1, 2, 6, 7, 8, 13, 14, 15, 50, 99, 100, u64::MAX] {
+                let from = (offset as usize).min(all.len());
+                let to = (offset.saturating_add(limit) as usize).min(all.len()).max(from);
+                let page = ledger.standings(&b.slug, &period, 1, offset, limit).await.unwrap();
+                assert_eq!(page, all[from..to], "{name}: offset {offset} limit {limit}");
+                let window = ledger.standings_window(&b.slug, &period, offset, limit).await.unwrap();
+                assert_eq!(
+                    (window.total, &window.rows[..]),
+                    (100, &all[from..to]),
+                    "{name}: window {offset} {limit}"
+                );
+            }
+        }
+
+        // Counts at and around every points value (ties straddle blocks) equal a naive count.
+        let mut thresholds: Vec<i64> =
+            all.iter().flat_map(|s| [s.points - 1, s.points, s.points + 1]).collect();
+        thresholds.extend([i64::MIN, i64::MAX]);
+        for min in thresholds {
+            let naive = all.iter().filter(|s| s.points >= min).count() as u64;
+            let counted = ledger.standings_at_least(&b.slug, &period, min).await.unwrap();
+            assert_eq!(counted, naive, "{name}: at least {min}");
+        }
+    })
+    .await;
+}

@@ -183,6 +183,93 @@ async fn profile_changes_come_in_revision_order_and_concurrent_writes_each_take_
 }
 
 #[tokio::test]
+async fn migration_0009_packs_existing_standings_into_blocks() {
+    use domain::settlement::Standing;
+    use sqlx::Connection;
+    // Standings written row by row before 0009: 2 500 of one settlement (three blocks of up to
+    // 1 000, a partial last one) with prizes that need escaping, and 3 of another revision.
+    let prizes = [None, Some("gold \"1\" \\ {a,b}\n\u{e9}"), Some("null"), Some("")];
+    let many: Vec<Standing> = (0..2500)
+        .map(|i: u64| Standing {
+            rank: i / 3 + 1,
+            member: MemberId::parse(format!("m{:05}.x@y:z-_", (i * 7919) % 10_000)).unwrap(),
+            points: 5_000_000_000 - (i / 3) as i64,
+            prize: prizes[(i % 4) as usize].map(str::to_owned),
+        })
+        .collect();
+    let few: Vec<Standing> = (0..3)
+        .map(|i: u64| Standing {
+            rank: 1,
+            member: MemberId::parse(format!("u{i}")).unwrap(),
+            points: -7,
+            prize: None,
+        })
+        .collect();
+    let (board, period) = ids();
+    for t in TestLedger::both().await {
+        t.ledger.migrate_until(8).await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        sqlx::any::install_default_drivers();
+        let mut conn = sqlx::AnyConnection::connect(&t.url).await.unwrap();
+        for (revision, rows) in [(1_i64, &many), (2, &few)] {
+            for (chunk_no, chunk) in rows.chunks(100).enumerate() {
+                let values: Vec<String> = (0..chunk.len())
+                    .map(|r| {
+                        format!(
+                            "({})",
+                            (1..=8).map(|c| format!("${}", r * 8 + c)).collect::<Vec<_>>().join(", ")
+                        )
+                    })
+                    .collect();
+                let sql = format!(
+                    "INSERT INTO standings (board, period, revision, position, rank, member, points, prize) VALUES {}",
+                    values.join(", ")
+                );
+                let mut query = sqlx::query(&sql);
+                for (i, s) in chunk.iter().enumerate() {
+                    query = query
+                        .bind(board.as_str())
+                        .bind(period.to_string())
+                        .bind(revision)
+                        .bind((chunk_no * 100 + i) as i64)
+                        .bind(s.rank as i64)
+                        .bind(s.member.as_str())
+                        .bind(s.points)
+                        .bind(s.prize.as_deref());
+                }
+                query.execute(&mut conn).await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+            }
+        }
+        t.ledger.migrate().await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        let blocks: Vec<(i64, i64, i64)> = sqlx::query_as(
+            "SELECT first_position, members, last_points FROM standing_blocks ORDER BY revision, first_position",
+        )
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+        let last = |p: usize| many[p].points;
+        assert_eq!(
+            blocks,
+            [(0, 1000, last(999)), (1000, 1000, last(1999)), (2000, 500, last(2499)), (0, 3, -7)],
+            "{}",
+            t.name
+        );
+        let old = sqlx::query("SELECT COUNT(*) FROM standings").fetch_one(&mut conn).await;
+        assert!(old.is_err(), "{}: the standings table is gone", t.name);
+        conn.close().await.unwrap();
+        let read = |revision, offset, limit| t.ledger.standings(&board, &period, revision, offset, limit);
+        assert_eq!(read(2, 0, 10_000).await.unwrap(), few, "{}", t.name);
+        for (offset, limit) in [(0, 10_000), (999, 2), (1000, 1000), (1500, 1000), (2499, 5), (2500, 1)] {
+            let (from, to) = (offset as usize, ((offset + limit) as usize).min(many.len()));
+            let page = read(1, offset, limit).await.unwrap();
+            // The first difference, rather than two pages of standings.
+            let differs = (0..page.len().max(to - from)).find(|&i| page.get(i) != many[from..to].get(i));
+            assert_eq!(differs.map(|i| (i, page.get(i), many[from..to].get(i))), None, "{} {offset}", t.name);
+        }
+        t.drop_db().await;
+    }
+}
+
+#[tokio::test]
 async fn the_demo_board_ranks_ties_through_both_stores() {
     for (redis_name, target) in redis_targets() {
         for t in TestLedger::both().await {

@@ -48,6 +48,24 @@ use tokio::sync::Mutex;
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
+/// The embedded migrations up to a version (`Ledger::migrate_until`).
+#[derive(Debug)]
+struct Until(&'static sqlx::migrate::Migrator, i64);
+
+type MigrationsFuture = std::pin::Pin<
+    Box<
+        dyn std::future::Future<Output = Result<Vec<sqlx::migrate::Migration>, sqlx::error::BoxDynError>>
+            + Send,
+    >,
+>;
+
+impl sqlx::migrate::MigrationSource<'static> for Until {
+    fn resolve(self) -> MigrationsFuture {
+        let migrations = self.0.iter().filter(|m| m.version <= self.1).cloned().collect();
+        Box::pin(async move { Ok(migrations) })
+    }
+}
+
 /// Which SQL engine holds the ledger.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -141,6 +159,19 @@ impl Ledger {
             Backend::Sqlite => SQLITE_MIGRATIONS.run(&self.pool).await?,
             Backend::Postgres => POSTGRES_MIGRATIONS.run(&self.pool).await?,
         }
+        Ok(())
+    }
+
+    /// Applies pending migrations of this backend up to `version` only, so that a test can fill
+    /// an older schema and check what a later migration makes of it.
+    #[doc(hidden)]
+    pub async fn migrate_until(&self, version: i64) -> Result<(), LedgerError> {
+        let all = match self.backend {
+            Backend::Sqlite => &SQLITE_MIGRATIONS,
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        let migrator = sqlx::migrate::Migrator::new(Until(all, version)).await?;
+        migrator.run(&self.pool).await?;
         Ok(())
     }
 

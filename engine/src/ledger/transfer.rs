@@ -3,7 +3,7 @@
 //! recomputed from the imported rows equals the exported one.
 
 use super::audit::{AuditRecord, record as audit};
-use super::lifecycle::{INSERT_CHUNK, insert_standings, multi_row_insert};
+use super::lifecycle::{INSERT_CHUNK, insert_standings, multi_row_insert, read_standings};
 use super::{Backend, Ledger, LedgerError, Tx, instant, micros};
 use crate::hex;
 use crate::transfer::{
@@ -11,7 +11,7 @@ use crate::transfer::{
     ImportReport, PeriodExport,
 };
 use domain::lifecycle::State;
-use domain::settlement::{FinalTotal, RULE_VERSION, Standing, canonical_text, standings};
+use domain::settlement::{FinalTotal, RULE_VERSION, canonical_text, standings};
 use domain::write::{Counted, Effect, replay};
 use domain::{Board, MemberId, PeriodKey};
 use serde_json::json;
@@ -107,7 +107,7 @@ impl Ledger {
         .await?
         .ok_or_else(|| corrupt(format!("{slug} {key} is {state} without a settlement")))?;
         let revision: i64 = settlement.try_get("revision")?;
-        let standings = read_standings(&mut tx, slug, &key, revision).await?;
+        let standings = read_standings(&mut *tx, slug, &key, revision, 0, u64::MAX).await?;
         let settlement = ExportedSettlement {
             revision,
             rule_version: settlement.try_get("rule_version")?,
@@ -371,7 +371,7 @@ async fn import(
     .execute(&mut **tx)
     .await?;
     insert_standings(tx, backend, &board.slug, &export.period, s.revision, &computed).await?;
-    let stored = read_standings(tx, slug, &key, s.revision).await?;
+    let stored = read_standings(&mut **tx, slug, &key, s.revision, 0, u64::MAX).await?;
     let digest = hex(&Sha256::digest(canonical_text(slug, &key, &stored).as_bytes()));
     if digest != s.digest || stored != s.standings {
         return Err(LedgerError::refused(
@@ -516,33 +516,6 @@ async fn insert_totals(
         query.execute(&mut **tx).await?;
     }
     Ok(())
-}
-
-async fn read_standings(
-    tx: &mut Tx,
-    board: &str,
-    period: &str,
-    revision: i64,
-) -> Result<Vec<Standing>, LedgerError> {
-    sqlx::query(
-        "SELECT rank, member, points, prize FROM standings WHERE board = $1 AND period = $2 \
-         AND revision = $3 ORDER BY position",
-    )
-    .bind(board)
-    .bind(period)
-    .bind(revision)
-    .fetch_all(&mut **tx)
-    .await?
-    .iter()
-    .map(|r| {
-        Ok(Standing {
-            rank: r.try_get::<i64, _>("rank")? as u64,
-            member: member(r.try_get("member")?)?,
-            points: r.try_get("points")?,
-            prize: r.try_get("prize")?,
-        })
-    })
-    .collect()
 }
 
 fn entry_from_row(r: &AnyRow) -> Result<ExportedEntry, LedgerError> {

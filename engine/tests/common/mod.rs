@@ -95,6 +95,8 @@ impl TestProjection {
 pub struct TestLedger {
     pub name: &'static str,
     pub ledger: Ledger,
+    /// The database's URL, for a test that reaches under the ledger (an older schema's rows).
+    pub url: String,
     cleanup: Cleanup,
 }
 
@@ -106,8 +108,9 @@ enum Cleanup {
 impl TestLedger {
     pub async fn sqlite() -> Self {
         let dir = std::env::temp_dir().join(unique("laurel-ledger"));
-        let ledger = Ledger::connect(&format!("sqlite://{}/ledger.db", dir.display())).await.unwrap();
-        Self { name: "sqlite", ledger, cleanup: Cleanup::File(dir) }
+        let url = format!("sqlite://{}/ledger.db", dir.display());
+        let ledger = Ledger::connect(&url).await.unwrap();
+        Self { name: "sqlite", ledger, url, cleanup: Cleanup::File(dir) }
     }
 
     pub async fn postgres() -> Self {
@@ -115,8 +118,9 @@ impl TestLedger {
         let db = unique("laurel");
         admin(&admin_url, &format!("CREATE DATABASE {db}")).await;
         let (base, _) = admin_url.rsplit_once('/').expect("a postgres url ends in /<database>");
-        let ledger = Ledger::connect(&format!("{base}/{db}")).await.unwrap();
-        Self { name: "postgres", ledger, cleanup: Cleanup::Database { admin_url, db } }
+        let url = format!("{base}/{db}");
+        let ledger = Ledger::connect(&url).await.unwrap();
+        Self { name: "postgres", ledger, url, cleanup: Cleanup::Database { admin_url, db } }
     }
 
     pub async fn both() -> Vec<Self> {
