@@ -248,6 +248,9 @@ impl Ledger {
         after: Option<&MemberId>,
         limit: u64,
     ) -> Result<Vec<StoredTotal>, LedgerError> {
+        // One read-only transaction, so the planner setting of `in_key_order` stays with it.
+        let mut tx = self.pool.begin().await?;
+        super::in_key_order(&mut tx, self.backend).await?;
         let rows = sqlx::query(
             "SELECT member, points, version, reach_seq, hidden FROM totals \
              WHERE board = $1 AND period = $2 AND member > $3 AND version > 0 ORDER BY member LIMIT $4",
@@ -256,8 +259,9 @@ impl Ledger {
         .bind(period.to_string())
         .bind(after.map_or("", |m| m.as_str()))
         .bind(limit.min(i64::MAX as u64) as i64)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *tx)
         .await?;
+        tx.commit().await?;
         rows.iter()
             .map(|row| {
                 Ok(StoredTotal {

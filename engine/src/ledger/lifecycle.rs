@@ -1018,16 +1018,10 @@ async fn final_totals(
          AND member > $3 AND version > 0 AND hidden = 0 ORDER BY member LIMIT $4) AS t"
     );
     let page_size = settle_batch() as i64;
-    // A period's totals are rows PostgreSQL's statistics may not know yet (the table was not
-    // analysed since the period filled). The planner then expects a few rows and, for every
-    // page, sorts all the period's remaining totals instead of walking the key in order: 1.1 s
-    // a page instead of 0.07 s at a million members (docs/BENCHMARKS.md, settle). Sorting is
-    // priced out for this read only.
-    if backend == Backend::Postgres {
-        sqlx::query("SET LOCAL enable_sort = off").execute(&mut **tx).await?;
-    }
+    super::in_key_order(tx, backend).await?;
     let totals = read_total_pages(tx, &sql, board, period, page_size).await;
     if backend == Backend::Postgres {
+        // The rest of the settlement plans as usual.
         sqlx::query("SET LOCAL enable_sort = on").execute(&mut **tx).await?;
     }
     totals

@@ -210,6 +210,19 @@ impl Ledger {
     }
 }
 
+/// Makes the keyset pages of a period's totals (`… AND member > $after ORDER BY member LIMIT n`)
+/// walk the totals' key in order for the rest of `tx`. A period's totals are rows PostgreSQL's
+/// statistics may not know yet (the table was not analysed since the period filled); the planner
+/// then expects a few rows and, for every page, sorts all the period's remaining totals: 1.1 s a
+/// page instead of 0.07 s at a million members (docs/BENCHMARKS.md, settle). Sorting is priced
+/// out instead. SQLite always walks the key here.
+pub(super) async fn in_key_order(tx: &mut Tx, backend: Backend) -> Result<(), LedgerError> {
+    if backend == Backend::Postgres {
+        sqlx::query("SET LOCAL enable_sort = off").execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
 /// Runs a write to completion on its own task. If the caller goes away (a client hangs up
 /// mid-request), the transaction still commits or rolls back instead of being dropped half-way —
 /// which would return a connection with an open transaction to the pool (and keep SQLite locked).
