@@ -200,3 +200,63 @@ async fn a_batch_answers_and_records_exactly_as_one_write_per_call() {
         t.drop_db().await;
     }
 }
+
+#[tokio::test]
+async fn an_id_recorded_concurrently_for_other_members_counts_once() {
+    for t in TestLedger::both().await {
+        t.ledger.migrate().await.unwrap();
+        let now = jiff::Timestamp::now();
+        // shared: the period row is only share-locked, so batches of different members run at
+        // the same time on PostgreSQL and race for the same ids: the loser of a race rolls back
+        // and retries. (The ids go in the same order, batched differently: in different orders
+        // two batches can deadlock on the unique index, as one write after the other could; a
+        // deadlock is retried three times, then answered as an error.)
+        let b = board(Operator::Incr, TiePolicy::Shared);
+        t.ledger.create_board(&b, now).await.unwrap();
+        let mut clients = Vec::new();
+        for c in 0..6 {
+            let (ledger, b) = (t.ledger.clone(), b.clone());
+            let writes: Vec<Write> = (0..200)
+                .map(|i| Write {
+                    member: MemberId::parse(format!("m{c}")).unwrap(),
+                    change: Change::Point { event_id: EventId::parse(format!("e{i}")).unwrap(), delta: 1 },
+                    occurred_at: now,
+                    metadata: None,
+                })
+                .collect();
+            clients.push(tokio::spawn(async move {
+                let mut applied = 0;
+                for chunk in writes.chunks(10 + 7 * c) {
+                    for r in ledger.record(&b, chunk, now).await.unwrap() {
+                        match r.outcome {
+                            Outcome::Applied => applied += 1,
+                            Outcome::Duplicate => {}
+                            other => panic!("{other:?}"),
+                        }
+                    }
+                }
+                (c, applied)
+            }));
+        }
+        let mut answered = Vec::new();
+        for client in clients {
+            answered.push(client.await.unwrap());
+        }
+        let period = b.period_at(now);
+        let totals: HashMap<String, i64> = t
+            .ledger
+            .totals(&b.slug, &period)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| (t.member.to_string(), t.points))
+            .collect();
+        let mut sum = 0;
+        for (c, applied) in answered {
+            assert_eq!(totals.get(&format!("m{c}")).copied().unwrap_or(0), applied, "{}", t.name);
+            sum += applied;
+        }
+        assert_eq!(sum, 200, "{}: each id counts once", t.name);
+        t.drop_db().await;
+    }
+}

@@ -76,8 +76,9 @@ impl Ledger {
         // Concurrent PostgreSQL transactions could still pick the same victims in a different
         // order in rare cases; a deadlock or serialization failure is retried as a whole. So is
         // a batch that lost a race for one of its ids (see `record_batch`): the retry's
-        // duplicate check sees the id the other transaction committed.
-        let mut attempt = 0;
+        // duplicate check sees the id the other transaction committed, so each such retry has
+        // one id fewer left to race for and the retries end (the bound only guards that).
+        let (mut attempt, mut raced) = (0, 0);
         loop {
             match self.record_batch(board, writes, now).await {
                 Err(LedgerError::Sql(sqlx::Error::Database(e)))
@@ -86,12 +87,14 @@ impl Ledger {
                     attempt += 1;
                     tracing::debug!(attempt, error = %e, "write transaction retried");
                 }
-                Ok(None) if attempt < 3 => {
-                    attempt += 1;
-                    tracing::debug!(attempt, "write transaction retried: an id was recorded concurrently");
+                Ok(None) if raced < writes.len() => {
+                    raced += 1;
+                    tracing::debug!(raced, "write transaction retried: an id was recorded concurrently");
                 }
                 Ok(None) => {
-                    return Err(LedgerError::Interrupted("ids kept being recorded concurrently".into()));
+                    return Err(LedgerError::Interrupted(
+                        "the batch's ids kept being recorded concurrently".into(),
+                    ));
                 }
                 Ok(Some(answers)) => return Ok(answers),
                 Err(e) => return Err(e),
