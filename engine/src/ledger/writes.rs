@@ -2,7 +2,7 @@
 //!
 //! One transaction per call (a batch is one transaction). For each write, in order:
 //! 1. a repeat of an event or submission id answers `duplicate` (or `late`, if the first copy was
-//!    kept as late) and changes nothing;
+//!    kept as late) and changes nothing — a repeat within the batch too;
 //! 2. a write whose period is not `open`, or whose period ended more than the board's grace ago,
 //!    is kept in `late_entries` for review and not applied — whether or not the scheduler has
 //!    frozen the period yet;
@@ -11,8 +11,25 @@
 //! 4. the entry is inserted, the total and its version move, and under `first_reached` the member
 //!    gets the period's next reach sequence when its points changed.
 //!
-//! The unique `(board, external_id)` constraint has the last word on duplicates, so concurrent
-//! retries through several instances still count once.
+//! A batch is recorded with a few set-based statements, not several per write: each statement
+//! through sqlx's `Any` driver cost far more than the work it did (docs/BENCHMARKS.md, the ingest
+//! benchmark). In its transaction:
+//! - on PostgreSQL, every row the batch needs is locked first, in one global order (periods, then
+//!   (period, member): `lock_in_order`, one multi-row statement for the totals rows);
+//! - one statement finds which of the batch's ids `entries` and `late_entries` already hold;
+//! - one statement per period reads the totals of the batch's members; a period's state and
+//!   next reach sequence are read when a write first needs them;
+//! - the writes are then decided in order in memory with the steps of [`apply`] (`judge`,
+//!   `conclude`), each seeing the totals, the ids and the reach sequences as the writes before it
+//!   in the batch left them — so the answers are those of one write after the other;
+//! - the entries (in batch order), the late entries and the changed totals are written with
+//!   multi-row statements, each period's next reach sequence once, and a rejected write's audit
+//!   row one by one.
+//!
+//! The unique `(board, external_id)` constraint has the last word on duplicates: when an entry
+//! is not inserted because another transaction recorded its id after the check (PostgreSQL), the
+//! batch's answers are void: it rolls back and is retried, and the retry answers that write
+//! `duplicate`. So concurrent retries through several instances still count once.
 
 use super::lifecycle::{INSERT_CHUNK, multi_row_insert};
 use super::{Backend, Ledger, LedgerError, Tx, micros};
