@@ -821,7 +821,7 @@ async fn recompute(
         reach_seq: replayed.reach_seq.unwrap_or(reach_seq),
         set_version: replayed.set_version,
     };
-    store_total(tx, slug, &key, member, state, now).await?;
+    store_total(tx, backend, slug, &key, member, state, now).await?;
     let total = board.codec.encode(state.points, state.reach_seq).ok().map(|score| super::Projected {
         period,
         member: member.clone(),

@@ -2,7 +2,7 @@
 //!
 //! One transaction per call (a batch is one transaction). For each write, in order:
 //! 1. a repeat of an event or submission id answers `duplicate` (or `late`, if the first copy was
-//!    kept as late) and changes nothing;
+//!    kept as late) and changes nothing — a repeat within the batch too;
 //! 2. a write whose period is not `open`, or whose period ended more than the board's grace ago,
 //!    is kept in `late_entries` for review and not applied — whether or not the scheduler has
 //!    frozen the period yet;
@@ -11,14 +11,33 @@
 //! 4. the entry is inserted, the total and its version move, and under `first_reached` the member
 //!    gets the period's next reach sequence when its points changed.
 //!
-//! The unique `(board, external_id)` constraint has the last word on duplicates, so concurrent
-//! retries through several instances still count once.
+//! A batch is recorded with a few set-based statements, not several per write: each statement
+//! through sqlx's `Any` driver cost far more than the work it did (docs/BENCHMARKS.md, the ingest
+//! benchmark). In its transaction:
+//! - on PostgreSQL, every row the batch needs is locked first, in one global order (periods, then
+//!   (period, member): `lock_in_order`, one multi-row statement for the totals rows);
+//! - one statement finds which of the batch's ids `entries` and `late_entries` already hold;
+//! - one statement per period reads the totals of the batch's members; a period's state and
+//!   next reach sequence are read when a write first needs them;
+//! - the writes are then decided in order in memory with the steps of [`apply`] (`judge`,
+//!   `conclude`), each seeing the totals, the ids and the reach sequences as the writes before it
+//!   in the batch left them — so the answers are those of one write after the other;
+//! - the entries (in batch order), the late entries and the changed totals are written with
+//!   multi-row statements, each period's next reach sequence once, and a rejected write's audit
+//!   row one by one.
+//!
+//! The unique `(board, external_id)` constraint has the last word on duplicates: when an entry
+//! is not inserted because another transaction recorded its id after the check (PostgreSQL), the
+//! batch's answers are void: it rolls back and is retried, and the retry answers that write
+//! `duplicate`. So concurrent retries through several instances still count once.
 
+use super::lifecycle::{INSERT_CHUNK, multi_row_insert};
 use super::{Backend, Ledger, LedgerError, Tx, micros};
 use domain::write::{Change, Current, Decision, Outcome, Write, decide};
 use domain::{Board, MemberId, PeriodKey, TiePolicy};
 use sqlx::Row;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 
 /// What the projection needs to mirror one member's new total.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,8 +91,11 @@ impl Ledger {
         now: jiff::Timestamp,
     ) -> Result<Vec<Recorded>, LedgerError> {
         // Concurrent PostgreSQL transactions could still pick the same victims in a different
-        // order in rare cases; a deadlock or serialization failure is retried as a whole.
-        let mut attempt = 0;
+        // order in rare cases; a deadlock or serialization failure is retried as a whole. So is
+        // a batch that lost a race for one of its ids (see `record_batch`): the retry's
+        // duplicate check sees the id the other transaction committed, so each such retry has
+        // one id fewer left to race for and the retries end (the bound only guards that).
+        let (mut attempt, mut raced) = (0, 0);
         loop {
             match self.record_batch(board, writes, now).await {
                 Err(LedgerError::Sql(sqlx::Error::Database(e)))
@@ -82,96 +104,171 @@ impl Ledger {
                     attempt += 1;
                     tracing::debug!(attempt, error = %e, "write transaction retried");
                 }
-                other => return other,
+                Ok(None) if raced < writes.len() => {
+                    raced += 1;
+                    tracing::debug!(raced, "write transaction retried: an id was recorded concurrently");
+                }
+                Ok(None) => {
+                    return Err(LedgerError::Interrupted(
+                        "the batch's ids kept being recorded concurrently".into(),
+                    ));
+                }
+                Ok(Some(answers)) => return Ok(answers),
+                Err(e) => return Err(e),
             }
         }
     }
 
+    /// One attempt at a batch: `None` when another transaction recorded one of the batch's ids
+    /// after the duplicate check (then nothing was written and the batch must be retried).
     async fn record_batch(
         &self,
         board: &Board,
         writes: &[Write],
         now: jiff::Timestamp,
-    ) -> Result<Vec<Recorded>, LedgerError> {
+    ) -> Result<Option<Vec<Recorded>>, LedgerError> {
+        let backend = self.backend;
         let mut w = self.begin_write().await?;
-        if self.backend == Backend::Postgres {
-            lock_in_order(&mut w.tx, board, writes, now).await?;
+        let tx = &mut w.tx;
+        if backend == Backend::Postgres {
+            lock_in_order(tx, board, writes, now).await?;
         }
-        // Period states, read once per batch (the period rows are locked or SQLite is).
-        let mut states = HashMap::new();
+        let slug = board.slug.as_str();
+        let periods: Vec<PeriodKey> = writes.iter().map(|w| board.period_at(w.occurred_at)).collect();
+        let keys: Vec<String> = periods.iter().map(|p| p.to_string()).collect();
+
+        // 1. Which ids were applied or kept as late before this batch: one statement.
+        let ids: Vec<&str> =
+            writes.iter().filter_map(|w| w.change.external_id().map(|id| id.as_str())).collect();
+        let (mut applied_ids, mut kept_ids) = seen_ids(tx, backend, slug, &ids).await?;
+
+        // 2. The totals every write that may apply will start from: one statement per period.
+        let mut wanted: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (write, key) in writes.iter().zip(&keys) {
+            let id = write.change.external_id().map(|id| id.as_str());
+            if id.is_none_or(|id| !applied_ids.contains(id) && !kept_ids.contains(id)) {
+                wanted.entry(key.as_str()).or_default().push(write.member.as_str());
+            }
+        }
+        let mut totals: HashMap<(&str, &str), LockedTotal> = HashMap::new();
+        for (key, mut members) in wanted {
+            members.sort_unstable();
+            members.dedup();
+            for (member, locked) in read_totals(tx, backend, slug, key, &members).await? {
+                let member = members[members.binary_search(&member.as_str()).map_err(|_| {
+                    LedgerError::Corrupt(format!("total of {member} in {slug} {key} was not asked for"))
+                })?];
+                totals.insert((key, member), locked);
+            }
+        }
+
+        // 3. Each write in order, in memory: the same steps as `apply`, on the running totals.
+        let mut states: HashMap<&str, PeriodRow> = HashMap::new();
+        let mut entries: Vec<NewEntry> = Vec::new();
+        let mut late: Vec<NewEntry> = Vec::new();
+        let mut stored: HashMap<(&str, &str), StoredState> = HashMap::new();
+        let mut rejected: Vec<(usize, &str)> = Vec::new();
         let mut answers = Vec::with_capacity(writes.len());
-        for write in writes {
-            answers.push(self.record_one(&mut w.tx, &mut states, board, write, now).await?);
-        }
-        w.tx.commit().await?;
-        Ok(answers)
-    }
-
-    async fn record_one(
-        &self,
-        tx: &mut Tx,
-        states: &mut HashMap<String, String>,
-        board: &Board,
-        write: &Write,
-        now: jiff::Timestamp,
-    ) -> Result<Recorded, LedgerError> {
-        let period = board.period_at(write.occurred_at);
-        let (slug, key, member) = (board.slug.as_str(), period.to_string(), write.member.as_str());
-        let external_id = write.change.external_id().map(|id| id.as_str());
-
-        if let Some(id) = external_id {
-            // One statement answers both: applied before, or kept as late before.
-            let seen = sqlx::query(
-                "SELECT (SELECT COUNT(*) FROM entries WHERE board = $1 AND external_id = $2) AS applied, \
-                 (SELECT COUNT(*) FROM late_entries WHERE board = $1 AND external_id = $2) AS kept",
-            )
-            .bind(slug)
-            .bind(id)
-            .fetch_one(&mut **tx)
-            .await?;
-            if seen.try_get::<i64, _>("applied")? > 0 {
-                return Ok(Recorded::bare(Outcome::Duplicate, period, None));
+        for (i, ((write, &period), key)) in writes.iter().zip(&periods).zip(&keys).enumerate() {
+            let external_id = write.change.external_id().map(|id| id.as_str());
+            if let Some(id) = external_id {
+                if applied_ids.contains(id) {
+                    answers.push(Recorded::bare(Outcome::Duplicate, period, None));
+                    continue;
+                }
+                if kept_ids.contains(id) {
+                    // The same answer as the first time: a retry must not learn anything new.
+                    answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(None))));
+                    continue;
+                }
             }
-            if seen.try_get::<i64, _>("kept")? > 0 {
-                // The same answer as the first time: a retry must not learn anything new.
-                return Ok(Recorded::bare(Outcome::Late, period, Some(late_reason(None))));
-            }
-        }
-
-        let state = match states.get(&key) {
-            Some(state) => state.clone(),
-            None => {
-                let state = period_state(tx, slug, &key).await?;
-                states.insert(key.clone(), state.clone());
-                state
-            }
-        };
-        let closes_at = period
-            .span(&board.zone)
-            .end
-            .checked_add(jiff::SignedDuration::from_secs(board.freeze_grace_seconds))
-            .unwrap_or(jiff::Timestamp::MAX);
-        if state != "open" || now >= closes_at {
-            let entry = EntryMeta {
-                occurred_at: write.occurred_at,
-                metadata: write.metadata.as_deref(),
-                ..Default::default()
+            let row = match states.entry(key.as_str()) {
+                std::collections::hash_map::Entry::Occupied(row) => row.into_mut(),
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(period_row(tx, backend, slug, key).await?)
+                }
             };
-            insert_entry(tx, "late_entries", slug, &key, &write.member, &write.change, &entry, None, now)
-                .await?;
-            let why = (state != "open").then_some(state.as_str());
-            return Ok(Recorded::bare(Outcome::Late, period, Some(late_reason(why))));
+            let entry = NewEntry {
+                period: key,
+                member: &write.member,
+                change: &write.change,
+                meta: EntryMeta {
+                    occurred_at: write.occurred_at,
+                    metadata: write.metadata.as_deref(),
+                    ..Default::default()
+                },
+                reach_seq: None,
+            };
+            if row.state != "open" || now >= closes_at(board, period) {
+                let why = (row.state != "open").then_some(row.state.as_str());
+                answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(why))));
+                late.push(entry);
+                kept_ids.extend(external_id.map(str::to_owned));
+                continue;
+            }
+            let member = write.member.as_str();
+            let locked = totals.entry((key.as_str(), member)).or_insert(LockedTotal::NONE);
+            let recorded = match judge(board, period, &write.change, locked.current) {
+                Verdict::Answer(recorded) => recorded,
+                Verdict::Record(points) => {
+                    let entry_seq = match board.tie_policy() {
+                        TiePolicy::FirstReached => {
+                            row.taken += 1;
+                            Some(row.next_seq + row.taken - 1)
+                        }
+                        TiePolicy::Shared => None,
+                    };
+                    match conclude(board, period, &write.member, &write.change, locked, points, entry_seq) {
+                        Err(recorded) => recorded,
+                        Ok((recorded, state)) => {
+                            entries.push(NewEntry { reach_seq: entry_seq, ..entry });
+                            applied_ids.extend(external_id.map(str::to_owned));
+                            if let Some(state) = state {
+                                locked.current = Current {
+                                    points: state.points,
+                                    version: state.version,
+                                    set_version: state.set_version,
+                                };
+                                locked.reach_seq = state.reach_seq;
+                                stored.insert((key.as_str(), member), state);
+                            }
+                            recorded
+                        }
+                    }
+                }
+            };
+            if recorded.outcome == Outcome::Rejected {
+                rejected.push((i, key.as_str()));
+            }
+            answers.push(recorded);
         }
 
-        let entry = EntryMeta {
-            occurred_at: write.occurred_at,
-            metadata: write.metadata.as_deref(),
-            ..Default::default()
-        };
-        let recorded =
-            apply(tx, self.backend, board, period, &write.member, &write.change, &entry, now).await?;
-        if recorded.outcome == Outcome::Rejected {
+        // 4. Everything the batch writes, a few rows-at-once statements.
+        if insert_entries(tx, backend, "entries", slug, &entries, now).await? != entries.len() as u64 {
+            // Another transaction recorded one of these ids since our check (PostgreSQL, several
+            // connections or instances): the answers above are void.
+            w.tx.rollback().await?;
+            return Ok(None);
+        }
+        // (A late id recorded concurrently answers `late` all the same, as a repeat would.)
+        insert_entries(tx, backend, "late_entries", slug, &late, now).await?;
+        let mut stored: Vec<_> = stored.into_iter().collect();
+        stored.sort_unstable_by_key(|(at, _)| *at);
+        store_totals(tx, backend, slug, &stored, now).await?;
+        for (key, row) in &states {
+            if row.taken > 0 {
+                sqlx::query("UPDATE periods SET next_seq = next_seq + $1 WHERE board = $2 AND period = $3")
+                    .bind(row.taken)
+                    .bind(slug)
+                    .bind(*key)
+                    .execute(&mut **tx)
+                    .await?;
+            }
+        }
+        for (i, key) in rejected {
             // A write refused by a rule is part of the audit trail (seed 003: count and explain).
+            let write = &writes[i];
+            let external_id = write.change.external_id().map(|id| id.as_str());
             let after = serde_json::json!({ "kind": write.change.kind(), "external_id": external_id });
             super::audit::record(
                 tx,
@@ -179,9 +276,9 @@ impl Ledger {
                     actor: "ingest",
                     action: "write_rejected",
                     board: Some(slug),
-                    period: Some(&key),
-                    member: Some(member),
-                    reason: recorded.reason.as_deref(),
+                    period: Some(key),
+                    member: Some(write.member.as_str()),
+                    reason: answers[i].reason.as_deref(),
                     before: None,
                     after: Some(after),
                 },
@@ -189,8 +286,107 @@ impl Ledger {
             )
             .await?;
         }
-        Ok(recorded)
+        w.tx.commit().await?;
+        Ok(Some(answers))
     }
+}
+
+/// The instant after which writes for `period` are late: its end plus the board's grace.
+fn closes_at(board: &Board, period: PeriodKey) -> jiff::Timestamp {
+    period
+        .span(&board.zone)
+        .end
+        .checked_add(jiff::SignedDuration::from_secs(board.freeze_grace_seconds))
+        .unwrap_or(jiff::Timestamp::MAX)
+}
+
+/// The ids among `ids` that `entries` holds (applied) and that `late_entries` holds (kept),
+/// read with one statement per `INSERT_CHUNK` ids.
+async fn seen_ids(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &str,
+    ids: &[&str],
+) -> Result<(HashSet<String>, HashSet<String>), LedgerError> {
+    let (mut applied, mut kept) = (HashSet::new(), HashSet::new());
+    let mut ids = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    for chunk in ids.chunks(INSERT_CHUNK) {
+        let (n, mut p) = (chunk.len(), Params::new(backend));
+        let sql = format!(
+            "SELECT external_id, CAST(0 AS BIGINT) AS kept FROM entries WHERE board = {} AND external_id IN ({}) \
+             UNION ALL SELECT external_id, CAST(1 AS BIGINT) FROM late_entries WHERE board = {} AND external_id IN ({})",
+            p.list(1),
+            p.list(n),
+            p.list(1),
+            p.list(n)
+        );
+        let mut query = sqlx::query(&sql).bind(board);
+        for id in chunk {
+            query = query.bind(*id);
+        }
+        query = query.bind(board);
+        for id in chunk {
+            query = query.bind(*id);
+        }
+        for row in query.fetch_all(&mut **tx).await? {
+            let id: String = row.try_get("external_id")?;
+            if row.try_get::<i64, _>("kept")? == 0 {
+                applied.insert(id)
+            } else {
+                kept.insert(id)
+            };
+        }
+    }
+    Ok((applied, kept))
+}
+
+/// Placeholders for a statement built at run time: anonymous `?` on SQLite (see
+/// `multi_row_insert`), numbered `$n` on PostgreSQL, in the order they are written.
+struct Params {
+    backend: Backend,
+    next: usize,
+}
+
+impl Params {
+    fn new(backend: Backend) -> Self {
+        Self { backend, next: 1 }
+    }
+
+    /// `n` placeholders separated by commas.
+    fn list(&mut self, n: usize) -> String {
+        let mut out = String::with_capacity(n * 6);
+        for i in 0..n {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            match self.backend {
+                Backend::Sqlite => out.push('?'),
+                Backend::Postgres => {
+                    let _ = write!(out, "${}", self.next);
+                }
+            }
+            self.next += 1;
+        }
+        out
+    }
+}
+
+/// A period's row as a batch uses it: its state, and the reach sequences the batch took so far.
+struct PeriodRow {
+    state: String,
+    next_seq: i64,
+    taken: i64,
+}
+
+/// An entry a batch will insert (into `entries` or `late_entries`).
+pub(super) struct NewEntry<'a> {
+    period: &'a str,
+    member: &'a MemberId,
+    change: &'a Change,
+    meta: EntryMeta<'a>,
+    reach_seq: Option<i64>,
 }
 
 /// Who made an entry and why, beyond the write itself.
@@ -222,64 +418,93 @@ pub(super) async fn apply(
     now: jiff::Timestamp,
 ) -> Result<Recorded, LedgerError> {
     let (slug, key) = (board.slug.as_str(), period.to_string());
-    let LockedTotal { current, reach_seq, hidden } = lock_total(tx, backend, slug, &key, member).await?;
-    let new_points = match decide(change, current) {
-        Decision::Ignore(outcome) => {
-            let mut r = Recorded::bare(outcome, period, None);
-            (r.points, r.version) = (Some(current.points), Some(current.version));
-            return Ok(r);
-        }
-        Decision::Refuse(reason) => {
-            return Ok(Recorded::bare(Outcome::Rejected, period, Some(reason.into())));
-        }
-        Decision::RecordOnly => None,
-        Decision::Change { points } => Some(points),
+    let locked = lock_total(tx, backend, slug, &key, member).await?;
+    let points = match judge(board, period, change, locked.current) {
+        Verdict::Answer(recorded) => return Ok(recorded),
+        Verdict::Record(points) => points,
     };
-    if let Some(points) = new_points
-        && let Err(e) = board.codec.check_points(points)
-    {
-        return Ok(Recorded::bare(Outcome::Rejected, period, Some(e.to_string())));
-    }
     let entry_seq = match board.tie_policy() {
         TiePolicy::FirstReached => Some(next_seq(tx, slug, &key).await?),
         TiePolicy::Shared => None,
     };
-    let Some(points) = new_points else {
+    let (recorded, state) = match conclude(board, period, member, change, &locked, points, entry_seq) {
+        Ok(done) => done,
+        Err(rejected) => return Ok(rejected),
+    };
+    let new = NewEntry { period: &key, member, change, meta: *entry, reach_seq: entry_seq };
+    if insert_entries(tx, backend, "entries", slug, std::slice::from_ref(&new), now).await? == 0 {
+        // Another transaction recorded the same id since our check: it counts once.
+        return Ok(Recorded::bare(Outcome::Duplicate, period, None));
+    }
+    if let Some(state) = state {
+        store_total(tx, backend, slug, &key, member, state, now).await?;
+    }
+    Ok(recorded)
+}
+
+/// What the operator and the board's bounds make of a change to `current`.
+enum Verdict {
+    /// Nothing is recorded: the answer (`stale`, or `rejected` with a reason).
+    Answer(Recorded),
+    /// The entry is recorded, and the total moves to these points (`None`: best, not higher).
+    Record(Option<i64>),
+}
+
+fn judge(board: &Board, period: PeriodKey, change: &Change, current: Current) -> Verdict {
+    let points = match decide(change, current) {
+        Decision::Ignore(outcome) => {
+            let mut r = Recorded::bare(outcome, period, None);
+            (r.points, r.version) = (Some(current.points), Some(current.version));
+            return Verdict::Answer(r);
+        }
+        Decision::Refuse(reason) => {
+            return Verdict::Answer(Recorded::bare(Outcome::Rejected, period, Some(reason.into())));
+        }
+        Decision::RecordOnly => return Verdict::Record(None),
+        Decision::Change { points } => points,
+    };
+    match board.codec.check_points(points) {
+        Ok(()) => Verdict::Record(Some(points)),
+        Err(e) => Verdict::Answer(Recorded::bare(Outcome::Rejected, period, Some(e.to_string()))),
+    }
+}
+
+/// The answer to a change [`judge`] let through, recorded with `entry_seq`, and the member's new
+/// stored total (`None` when the total stays). `Err`: rejected after all, nothing is written
+/// (only a used-up sequence budget gets there: bounds were checked by `judge`).
+fn conclude(
+    board: &Board,
+    period: PeriodKey,
+    member: &MemberId,
+    change: &Change,
+    locked: &LockedTotal,
+    points: Option<i64>,
+    entry_seq: Option<i64>,
+) -> Result<(Recorded, Option<StoredState>), Recorded> {
+    let LockedTotal { current, reach_seq, hidden } = *locked;
+    let Some(points) = points else {
         // best: the submission is recorded (so a repeat is recognised) but the total stays.
-        let outcome =
-            if insert_entry(tx, "entries", slug, &key, member, change, entry, entry_seq, now).await? {
-                Outcome::NotHigher
-            } else {
-                Outcome::Duplicate
-            };
-        let mut r = Recorded::bare(outcome, period, None);
+        let mut r = Recorded::bare(Outcome::NotHigher, period, None);
         (r.points, r.version) = (Some(current.points), Some(current.version));
-        return Ok(r);
+        return Ok((r, None));
     };
     let moved = points != current.points || current.version == 0;
     let seq = match entry_seq {
         Some(seq) if moved => seq,
         _ => reach_seq,
     };
-    let score = match board.codec.encode(points, seq) {
-        Ok(score) => score,
-        // Only a used-up sequence budget gets here (bounds were checked above).
-        Err(e) => return Ok(Recorded::bare(Outcome::Rejected, period, Some(e.to_string()))),
-    };
-    if !insert_entry(tx, "entries", slug, &key, member, change, entry, entry_seq, now).await? {
-        // Another transaction recorded the same id since our check: it counts once.
-        return Ok(Recorded::bare(Outcome::Duplicate, period, None));
-    }
+    let score = board
+        .codec
+        .encode(points, seq)
+        .map_err(|e| Recorded::bare(Outcome::Rejected, period, Some(e.to_string())))?;
     let set_version = match *change {
         Change::Total { version, .. } => version,
         _ => current.set_version,
     };
     let version = current.version + 1;
-    store_total(tx, slug, &key, member, StoredState { points, version, reach_seq: seq, set_version }, now)
-        .await?;
     let outcome =
         if matches!(change, Change::Submission { .. }) { Outcome::Improved } else { Outcome::Applied };
-    Ok(Recorded {
+    let recorded = Recorded {
         outcome,
         // A hidden member stays hidden: its new total is recorded and projected out of the ranking.
         total: Some(Projected { period, member: member.clone(), points, version, score, hidden }),
@@ -287,7 +512,8 @@ pub(super) async fn apply(
         reason: None,
         points: Some(points),
         version: Some(version),
-    })
+    };
+    Ok((recorded, Some(StoredState { points, version, reach_seq: seq, set_version })))
 }
 
 /// A member's total as stored, with its reach sequence.
@@ -308,6 +534,12 @@ pub(super) struct LockedTotal {
     pub hidden: bool,
 }
 
+impl LockedTotal {
+    /// The total of a member without a row yet.
+    const NONE: Self =
+        Self { current: Current { points: 0, version: 0, set_version: 0 }, reach_seq: 0, hidden: false };
+}
+
 /// Reads a member's total for change. SQLite holds its one write lock; on PostgreSQL the row was
 /// locked up front (`lock_in_order` / `lock_member`) and `FOR UPDATE` re-asserts it.
 pub(super) async fn lock_total(
@@ -317,56 +549,99 @@ pub(super) async fn lock_total(
     period: &str,
     member: &MemberId,
 ) -> Result<LockedTotal, LedgerError> {
+    let mut found = read_totals(tx, backend, board, period, &[member.as_str()]).await?;
+    Ok(found.pop().map_or(LockedTotal::NONE, |(_, locked)| locked))
+}
+
+/// Reads the totals of `members` in a period that have a row, as [`lock_total`] does, with one
+/// statement per `INSERT_CHUNK` members.
+async fn read_totals(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &str,
+    period: &str,
+    members: &[&str],
+) -> Result<Vec<(String, LockedTotal)>, LedgerError> {
     let lock = if backend == Backend::Postgres { " FOR UPDATE" } else { "" };
-    let row = sqlx::query(&format!(
-        "SELECT points, version, set_version, reach_seq, hidden FROM totals \
-         WHERE board = $1 AND period = $2 AND member = $3{lock}"
-    ))
-    .bind(board)
-    .bind(period)
-    .bind(member.as_str())
-    .fetch_optional(&mut **tx)
-    .await?;
-    Ok(match row {
-        Some(row) => LockedTotal {
-            current: Current {
-                points: row.try_get("points")?,
-                version: row.try_get("version")?,
-                set_version: row.try_get("set_version")?,
-            },
-            reach_seq: row.try_get("reach_seq")?,
-            hidden: row.try_get::<i64, _>("hidden")? != 0,
-        },
-        None => LockedTotal { current: Current::default(), reach_seq: 0, hidden: false },
-    })
+    let mut found = Vec::with_capacity(members.len());
+    for chunk in members.chunks(INSERT_CHUNK) {
+        let mut p = Params::new(backend);
+        let sql = format!(
+            "SELECT member, points, version, set_version, reach_seq, hidden FROM totals \
+             WHERE board = {} AND period = {} AND member IN ({}){lock}",
+            p.list(1),
+            p.list(1),
+            p.list(chunk.len())
+        );
+        let mut query = sqlx::query(&sql).bind(board).bind(period);
+        for member in chunk {
+            query = query.bind(*member);
+        }
+        for row in query.fetch_all(&mut **tx).await? {
+            let locked = LockedTotal {
+                current: Current {
+                    points: row.try_get("points")?,
+                    version: row.try_get("version")?,
+                    set_version: row.try_get("set_version")?,
+                },
+                reach_seq: row.try_get("reach_seq")?,
+                hidden: row.try_get::<i64, _>("hidden")? != 0,
+            };
+            found.push((row.try_get("member")?, locked));
+        }
+    }
+    Ok(found)
 }
 
 /// Writes a member's total (creating the row on its first change). `hidden` is left as it is:
 /// only `Ledger::set_hidden` changes it.
 pub(super) async fn store_total(
     tx: &mut Tx,
+    backend: Backend,
     board: &str,
     period: &str,
     member: &MemberId,
     state: StoredState,
     now: jiff::Timestamp,
 ) -> Result<(), LedgerError> {
-    sqlx::query(
-        "INSERT INTO totals (board, period, member, points, version, reach_seq, set_version, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (board, period, member) DO UPDATE SET \
-         points = excluded.points, version = excluded.version, reach_seq = excluded.reach_seq, \
-         set_version = excluded.set_version, updated_at = excluded.updated_at",
-    )
-    .bind(board)
-    .bind(period)
-    .bind(member.as_str())
-    .bind(state.points)
-    .bind(state.version)
-    .bind(state.reach_seq)
-    .bind(state.set_version)
-    .bind(micros(now))
-    .execute(&mut **tx)
-    .await?;
+    store_totals(tx, backend, board, &[((period, member.as_str()), state)], now).await
+}
+
+/// Writes members' totals as [`store_total`] does, `INSERT_CHUNK` rows per statement (each
+/// (period, member) at most once).
+async fn store_totals(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &str,
+    totals: &[((&str, &str), StoredState)],
+    now: jiff::Timestamp,
+) -> Result<(), LedgerError> {
+    for chunk in totals.chunks(INSERT_CHUNK) {
+        let mut sql = multi_row_insert(
+            backend,
+            "INSERT INTO totals (board, period, member, points, version, reach_seq, set_version, updated_at) VALUES ",
+            8,
+            chunk.len(),
+        );
+        sql.push_str(
+            " ON CONFLICT (board, period, member) DO UPDATE SET \
+             points = excluded.points, version = excluded.version, reach_seq = excluded.reach_seq, \
+             set_version = excluded.set_version, updated_at = excluded.updated_at",
+        );
+        let mut query = sqlx::query(&sql);
+        for ((period, member), state) in chunk {
+            query = query
+                .bind(board)
+                .bind(*period)
+                .bind(*member)
+                .bind(state.points)
+                .bind(state.version)
+                .bind(state.reach_seq)
+                .bind(state.set_version)
+                .bind(micros(now));
+        }
+        query.execute(&mut **tx).await?;
+    }
     Ok(())
 }
 
@@ -392,15 +667,23 @@ pub(super) async fn ensure_period(tx: &mut Tx, board: &str, period: &str) -> Res
     Ok(())
 }
 
-/// The state of a period, creating it as `open` on its first write.
-async fn period_state(tx: &mut Tx, board: &str, period: &str) -> Result<String, LedgerError> {
-    ensure_period(tx, board, period).await?;
-    Ok(sqlx::query("SELECT state FROM periods WHERE board = $1 AND period = $2")
+/// The state and next reach sequence of a period, creating it as `open` on its first write (on
+/// PostgreSQL `lock_in_order` has created and locked it).
+async fn period_row(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &str,
+    period: &str,
+) -> Result<PeriodRow, LedgerError> {
+    if backend == Backend::Sqlite {
+        ensure_period(tx, board, period).await?;
+    }
+    let row = sqlx::query("SELECT state, next_seq FROM periods WHERE board = $1 AND period = $2")
         .bind(board)
         .bind(period)
         .fetch_one(&mut **tx)
-        .await?
-        .try_get("state")?)
+        .await?;
+    Ok(PeriodRow { state: row.try_get("state")?, next_seq: row.try_get("next_seq")?, taken: 0 })
 }
 
 /// Locks a period row on PostgreSQL: exclusively under first_reached (it hands out reach
@@ -447,7 +730,11 @@ async fn lock_in_order(
     lock_rows(tx, board, rows, now).await
 }
 
-/// Locks the given (period, member) rows, creating them if missing, periods first, each sorted.
+/// Locks the given (period, member) rows on PostgreSQL, creating them if missing, periods first,
+/// each sorted. The totals rows are locked by one statement per `INSERT_CHUNK` rows: a multi-row
+/// insert whose conflicts take the existing rows' `FOR UPDATE` lock (`DO UPDATE … WHERE FALSE`
+/// locks without changing anything), row by row in the order of its `VALUES` — so the order is
+/// the same as locking one row after the other, new rows and existing rows alike.
 async fn lock_rows(
     tx: &mut Tx,
     board: &Board,
@@ -463,23 +750,22 @@ async fn lock_rows(
         ensure_period(tx, slug, period).await?;
         lock_period(tx, board, period).await?;
     }
-    for (period, member) in &rows {
-        sqlx::query(
-            "INSERT INTO totals (board, period, member, points, version, reach_seq, updated_at) \
-             VALUES ($1, $2, $3, 0, 0, 0, $4) ON CONFLICT DO NOTHING",
-        )
-        .bind(slug)
-        .bind(period)
-        .bind(member)
-        .bind(micros(now))
-        .execute(&mut **tx)
-        .await?;
-        sqlx::query("SELECT 1 FROM totals WHERE board = $1 AND period = $2 AND member = $3 FOR UPDATE")
-            .bind(slug)
-            .bind(period)
-            .bind(member)
-            .execute(&mut **tx)
-            .await?;
+    for chunk in rows.chunks(INSERT_CHUNK) {
+        let mut sql = String::from(
+            "INSERT INTO totals (board, period, member, points, version, reach_seq, updated_at) VALUES ",
+        );
+        for i in 0..chunk.len() {
+            let sep = if i == 0 { "" } else { ", " };
+            let _ = write!(sql, "{sep}($1, ${}, ${}, 0, 0, 0, $2)", 2 * i + 3, 2 * i + 4);
+        }
+        sql.push_str(
+            " ON CONFLICT (board, period, member) DO UPDATE SET updated_at = totals.updated_at WHERE FALSE",
+        );
+        let mut query = sqlx::query(&sql).bind(slug).bind(micros(now));
+        for (period, member) in chunk {
+            query = query.bind(period.as_str()).bind(*member);
+        }
+        query.execute(&mut **tx).await?;
     }
     Ok(())
 }
@@ -491,48 +777,57 @@ fn late_reason(state: Option<&str>) -> String {
     }
 }
 
-/// Inserts a change into `entries` or `late_entries`. Returns false when its id was already there.
-#[allow(clippy::too_many_arguments)]
-pub(super) async fn insert_entry(
+/// Inserts changes into `entries` or `late_entries`, in order, `INSERT_CHUNK` rows per statement.
+/// Returns how many were inserted: a row whose id was already there is skipped.
+async fn insert_entries(
     tx: &mut Tx,
+    backend: Backend,
     table: &str,
     board: &str,
-    period: &str,
-    member: &MemberId,
-    change: &Change,
-    entry: &EntryMeta<'_>,
-    reach_seq: Option<i64>,
+    rows: &[NewEntry<'_>],
     now: jiff::Timestamp,
-) -> Result<bool, LedgerError> {
-    let (delta, value, set_version) = match *change {
-        Change::Point { delta, .. } | Change::Correction { delta, .. } => (Some(delta), None, None),
-        Change::Total { version, total } => (None, Some(total), Some(version)),
-        Change::Submission { score, .. } => (None, Some(score), None),
-    };
-    let sql = if table == "entries" {
-        "INSERT INTO entries (board, period, member, kind, external_id, delta, value, set_version, \
-         occurred_at, recorded_at, metadata, reach_seq, actor, reason) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
-         ON CONFLICT (board, external_id) DO NOTHING"
+) -> Result<u64, LedgerError> {
+    let (prefix, columns) = if table == "entries" {
+        (
+            "INSERT INTO entries (board, period, member, kind, external_id, delta, value, set_version, \
+             occurred_at, recorded_at, metadata, reach_seq, actor, reason) VALUES ",
+            14,
+        )
     } else {
-        "INSERT INTO late_entries (board, period, member, kind, external_id, delta, value, set_version, \
-         occurred_at, received_at, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
-         ON CONFLICT (board, external_id) DO NOTHING"
+        (
+            "INSERT INTO late_entries (board, period, member, kind, external_id, delta, value, set_version, \
+             occurred_at, received_at, metadata) VALUES ",
+            11,
+        )
     };
-    let mut query = sqlx::query(sql)
-        .bind(board)
-        .bind(period)
-        .bind(member.as_str())
-        .bind(change.kind())
-        .bind(change.external_id().map(|id| id.as_str()))
-        .bind(delta)
-        .bind(value)
-        .bind(set_version)
-        .bind(micros(entry.occurred_at))
-        .bind(micros(now))
-        .bind(entry.metadata);
-    if table == "entries" {
-        query = query.bind(reach_seq).bind(entry.actor).bind(entry.reason);
+    let mut inserted = 0;
+    for chunk in rows.chunks(INSERT_CHUNK) {
+        let mut sql = multi_row_insert(backend, prefix, columns, chunk.len());
+        sql.push_str(" ON CONFLICT (board, external_id) DO NOTHING");
+        let mut query = sqlx::query(&sql);
+        for row in chunk {
+            let (delta, value, set_version) = match *row.change {
+                Change::Point { delta, .. } | Change::Correction { delta, .. } => (Some(delta), None, None),
+                Change::Total { version, total } => (None, Some(total), Some(version)),
+                Change::Submission { score, .. } => (None, Some(score), None),
+            };
+            query = query
+                .bind(board)
+                .bind(row.period)
+                .bind(row.member.as_str())
+                .bind(row.change.kind())
+                .bind(row.change.external_id().map(|id| id.as_str()))
+                .bind(delta)
+                .bind(value)
+                .bind(set_version)
+                .bind(micros(row.meta.occurred_at))
+                .bind(micros(now))
+                .bind(row.meta.metadata);
+            if table == "entries" {
+                query = query.bind(row.reach_seq).bind(row.meta.actor).bind(row.meta.reason);
+            }
+        }
+        inserted += query.execute(&mut **tx).await?.rows_affected();
     }
-    Ok(query.execute(&mut **tx).await?.rows_affected() == 1)
+    Ok(inserted)
 }
