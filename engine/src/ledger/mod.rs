@@ -108,11 +108,6 @@ impl LedgerError {
 #[derive(Clone)]
 pub struct Ledger {
     pool: AnyPool,
-    /// Where write transactions run. On SQLite its own single connection: every commit there
-    /// invalidates the page cache of the other connections of the file, so a writer that moved
-    /// between connections read its indexes back from the OS at nearly every batch
-    /// (docs/BENCHMARKS.md, ingest). On PostgreSQL the same pool as reads.
-    writer: AnyPool,
     backend: Backend,
     /// SQLite allows one writer at a time; serialising write transactions in-process avoids
     /// SQLITE_BUSY between our own connections. (One process per SQLite file; use PostgreSQL
@@ -132,23 +127,8 @@ impl Ledger {
             return Err(LedgerError::UnsupportedUrl(url.to_owned()));
         };
         let options = AnyConnectOptions::from_str(&url)?;
-        let pool =
-            Self::pool(backend, if backend == Backend::Sqlite { 4 } else { 16 }, options.clone()).await?;
-        let writer = match backend {
-            Backend::Sqlite => Self::pool(backend, 1, options).await?,
-            Backend::Postgres => pool.clone(),
-        };
-        let sqlite_writer = (backend == Backend::Sqlite).then(|| Arc::new(Mutex::new(())));
-        Ok(Self { pool, writer, backend, sqlite_writer })
-    }
-
-    async fn pool(
-        backend: Backend,
-        connections: u32,
-        options: AnyConnectOptions,
-    ) -> Result<AnyPool, LedgerError> {
-        Ok(AnyPoolOptions::new()
-            .max_connections(connections)
+        let pool = AnyPoolOptions::new()
+            .max_connections(if backend == Backend::Sqlite { 4 } else { 16 })
             .acquire_timeout(Duration::from_secs(5))
             .after_connect(move |conn, _| {
                 Box::pin(async move {
@@ -168,7 +148,9 @@ impl Ledger {
                 })
             })
             .connect_with(options)
-            .await?)
+            .await?;
+        let sqlite_writer = (backend == Backend::Sqlite).then(|| Arc::new(Mutex::new(())));
+        Ok(Self { pool, backend, sqlite_writer })
     }
 
     /// Applies pending migrations of this backend.
@@ -211,7 +193,6 @@ impl Ledger {
     /// Closes the pool, waiting for connections in use to be returned.
     pub async fn close(&self) {
         self.pool.close().await;
-        self.writer.close().await;
     }
 
     /// Starts a write transaction. SQLite takes its write lock up front (BEGIN IMMEDIATE) so a
@@ -222,8 +203,8 @@ impl Ledger {
             None => None,
         };
         let tx = match self.backend {
-            Backend::Sqlite => self.writer.begin_with("BEGIN IMMEDIATE").await?,
-            Backend::Postgres => self.writer.begin().await?,
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
         };
         Ok(WriteTx { tx, _guard: guard })
     }
