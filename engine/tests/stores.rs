@@ -301,3 +301,80 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
         }
     }
 }
+
+#[tokio::test]
+async fn migration_0010_keeps_totals_and_one_revocation_per_entry() {
+    use domain::TiePolicy;
+    use engine::ledger::Revoked;
+    for t in TestLedger::both().await {
+        t.ledger.migrate_until(9).await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        let now = jiff::Timestamp::now();
+        let board = common::prized_board("m10", TiePolicy::FirstReached, 0);
+        t.ledger.create_board(&board, now).await.unwrap();
+        let writes: Vec<_> =
+            (0..40).map(|i| common::point(&format!("e{i}"), &format!("u{}", i % 7), i - 10)).collect();
+        t.ledger.record(&board, &writes, now).await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        let period = board.period_at(now);
+        let before = t.ledger.totals(&board.slug, &period).await.unwrap();
+        assert_eq!(before.len(), 7, "{}", t.name);
+
+        t.ledger.migrate().await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        assert_eq!(t.ledger.totals(&board.slug, &period).await.unwrap(), before, "{}", t.name);
+        // The partial unique index still allows one revocation per entry.
+        let e3 = domain::EventId::parse("e3").unwrap();
+        let first = t.ledger.revoke(&board, &e3, "admin", "test", now).await.unwrap();
+        assert!(matches!(first, Revoked::Revoked { .. }), "{}: {first:?}", t.name);
+        let again = t.ledger.revoke(&board, &e3, "admin", "test", now).await.unwrap();
+        assert!(matches!(again, Revoked::AlreadyRevoked { .. }), "{}: {again:?}", t.name);
+        // And writes go on as before, on the rebuilt totals.
+        let more = [common::point("e40", "u3", 5)];
+        t.ledger.record(&board, &more, now).await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        let u3 = |totals: &[engine::ledger::StoredTotal]| {
+            totals.iter().find(|s| s.member.as_str() == "u3").map(|s| s.points)
+        };
+        let after = t.ledger.totals(&board.slug, &period).await.unwrap();
+        // e3 was u3's event with delta -7, now revoked; e40 adds 5.
+        assert_eq!(u3(&after), u3(&before).map(|p| p + 7 + 5), "{}", t.name);
+        t.drop_db().await;
+    }
+}
+
+/// Commits do not checkpoint (`wal_autocheckpoint = 0`): the ledger's own checkpointer copies the
+/// WAL back into the database file and, past its limit, makes the WAL start over. Without it the
+/// database file would stay as the migrations left it and the WAL would hold every write.
+#[tokio::test]
+async fn the_sqlite_wal_is_checkpointed_beside_the_writes_and_starts_over() {
+    use domain::TiePolicy;
+    engine::ledger::set_wal_limit(64);
+    let t = TestLedger::sqlite().await;
+    t.ledger.migrate().await.unwrap();
+    let now = jiff::Timestamp::now();
+    let board = common::prized_board("wal", TiePolicy::Shared, 0);
+    t.ledger.create_board(&board, now).await.unwrap();
+    let db = std::path::PathBuf::from(t.url.trim_start_matches("sqlite://"));
+    let wal = db.with_extension("db-wal");
+    let size = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    // 80 batches of 100 entries with 1 KiB of metadata each: 8 MB of entries.
+    let metadata = format!("{{\"note\":\"{}\"}}", "x".repeat(1000));
+    for b in 0..80 {
+        let writes: Vec<_> = (0..100)
+            .map(|i| domain::write::Write {
+                metadata: Some(metadata.clone()),
+                ..common::point(&format!("b{b}-e{i}"), &format!("u{}", (i * 37 + b) % 1000), 1)
+            })
+            .collect();
+        t.ledger.record(&board, &writes, now).await.unwrap();
+    }
+    // The entries reach the database file within a few ticks, with no write to trigger it...
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while size(&db) < 8_000_000 {
+        assert!(std::time::Instant::now() < deadline, "the database file holds {} bytes", size(&db));
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // ...and the WAL started over along the way instead of keeping all of them.
+    assert!(size(&wal) < 4_000_000, "the WAL grew to {} bytes", size(&wal));
+    let period = board.period_at(now);
+    let points: i64 = t.ledger.totals(&board.slug, &period).await.unwrap().iter().map(|s| s.points).sum();
+    assert_eq!(points, 8000);
+    t.drop_db().await;
+}

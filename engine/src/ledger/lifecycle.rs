@@ -291,7 +291,8 @@ impl Ledger {
             let delta: Option<i64> = original.try_get("delta")?;
             let inserted = sqlx::query(
                 "INSERT INTO entries (board, period, member, kind, delta, occurred_at, recorded_at, revokes, actor, reason) \
-                 VALUES ($1, $2, $3, 'revocation', $4, $5, $5, $6, $7, $8) ON CONFLICT (revokes) DO NOTHING",
+                 VALUES ($1, $2, $3, 'revocation', $4, $5, $5, $6, $7, $8) \
+                 ON CONFLICT (revokes) WHERE revokes IS NOT NULL DO NOTHING",
             )
             .bind(slug)
             .bind(&key)

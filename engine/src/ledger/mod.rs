@@ -16,6 +16,7 @@ mod admins;
 pub mod audit;
 mod auth;
 mod boards;
+mod checkpoint;
 mod hot;
 mod leases;
 mod lifecycle;
@@ -29,6 +30,7 @@ mod writes;
 pub use admins::AdminRow;
 pub use auth::{NewApiKey, StoredScope};
 pub use boards::StoredTotal;
+pub use checkpoint::set_wal_limit;
 pub use leases::{Lease, LeaseRow};
 pub use lifecycle::{
     Failpoint, LateDecision, Revoked, SETTLEMENT_PAGE, StandingsWindow, Transitioned, set_settle_batch,
@@ -108,11 +110,18 @@ impl LedgerError {
 #[derive(Clone)]
 pub struct Ledger {
     pool: AnyPool,
+    /// Where write transactions run. On SQLite its own single connection: every commit there
+    /// invalidates the page cache of the file's other connections, so a writer that moved
+    /// between connections read the pages it changes back from the OS at nearly every batch
+    /// (docs/BENCHMARKS.md, ingest). On PostgreSQL the same pool as reads.
+    writer: AnyPool,
     backend: Backend,
     /// SQLite allows one writer at a time; serialising write transactions in-process avoids
     /// SQLITE_BUSY between our own connections. (One process per SQLite file; use PostgreSQL
     /// for several instances.)
     sqlite_writer: Option<Arc<Mutex<()>>>,
+    /// SQLite's WAL checkpoints, on a connection of their own (`checkpoint.rs`).
+    checkpointer: Option<Arc<checkpoint::Checkpointer>>,
 }
 
 impl Ledger {
@@ -127,8 +136,29 @@ impl Ledger {
             return Err(LedgerError::UnsupportedUrl(url.to_owned()));
         };
         let options = AnyConnectOptions::from_str(&url)?;
-        let pool = AnyPoolOptions::new()
-            .max_connections(if backend == Backend::Sqlite { 4 } else { 16 })
+        let pool =
+            Self::pool(backend, if backend == Backend::Sqlite { 4 } else { 16 }, options.clone()).await?;
+        let writer = match backend {
+            Backend::Sqlite => Self::pool(backend, 1, options).await?,
+            Backend::Postgres => pool.clone(),
+        };
+        let sqlite_writer = (backend == Backend::Sqlite).then(|| Arc::new(Mutex::new(())));
+        let checkpointer = match backend {
+            Backend::Sqlite if !url.contains(":memory:") => {
+                Some(Arc::new(checkpoint::Checkpointer::start(&url).await?))
+            }
+            _ => None,
+        };
+        Ok(Self { pool, writer, backend, sqlite_writer, checkpointer })
+    }
+
+    async fn pool(
+        backend: Backend,
+        connections: u32,
+        options: AnyConnectOptions,
+    ) -> Result<AnyPool, LedgerError> {
+        Ok(AnyPoolOptions::new()
+            .max_connections(connections)
             .acquire_timeout(Duration::from_secs(5))
             .after_connect(move |conn, _| {
                 Box::pin(async move {
@@ -136,11 +166,12 @@ impl Ledger {
                         // WAL lets readers run beside the writer; NORMAL is durable across
                         // process crashes (not power loss), the usual trade for WAL. A 64 MiB
                         // page cache per connection keeps a million-member settlement's indexes
-                        // in memory (docs/BENCHMARKS.md, settle).
+                        // in memory (docs/BENCHMARKS.md, settle). No commit checkpoints: the
+                        // checkpointer does (`checkpoint.rs`).
                         conn.execute(
                             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
                              PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; \
-                             PRAGMA cache_size = -65536;",
+                             PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 0;",
                         )
                         .await?;
                     }
@@ -148,9 +179,7 @@ impl Ledger {
                 })
             })
             .connect_with(options)
-            .await?;
-        let sqlite_writer = (backend == Backend::Sqlite).then(|| Arc::new(Mutex::new(())));
-        Ok(Self { pool, backend, sqlite_writer })
+            .await?)
     }
 
     /// Applies pending migrations of this backend.
@@ -190,9 +219,14 @@ impl Ledger {
         Ok(())
     }
 
-    /// Closes the pool, waiting for connections in use to be returned.
+    /// Closes the pool, waiting for connections in use to be returned, and stops the
+    /// checkpointer.
     pub async fn close(&self) {
+        if let Some(checkpointer) = &self.checkpointer {
+            checkpointer.stop();
+        }
         self.pool.close().await;
+        self.writer.close().await;
     }
 
     /// Starts a write transaction. SQLite takes its write lock up front (BEGIN IMMEDIATE) so a
@@ -202,9 +236,12 @@ impl Ledger {
             Some(lock) => Some(lock.clone().lock_owned().await),
             None => None,
         };
+        if let Some(checkpointer) = &self.checkpointer {
+            checkpointer.finish_if_due(&self.writer).await?;
+        }
         let tx = match self.backend {
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
-            Backend::Postgres => self.pool.begin().await?,
+            Backend::Sqlite => self.writer.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.writer.begin().await?,
         };
         Ok(WriteTx { tx, _guard: guard })
     }

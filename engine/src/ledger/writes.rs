@@ -302,6 +302,12 @@ fn closes_at(board: &Board, period: PeriodKey) -> jiff::Timestamp {
 
 /// The ids among `ids` that `entries` holds (applied) and that `late_entries` holds (kept),
 /// read with one statement per `INSERT_CHUNK` ids.
+///
+/// Each id is looked up on its own, by the unique (board, external_id), in a subquery of the
+/// select list: PostgreSQL runs such a subquery per id and cannot turn it into a join. Written as
+/// `board = … AND external_id IN (…)`, the planner of a ledger whose statistics are still empty
+/// (a new database, minutes before autovacuum) scanned every entry of the board instead, 100 ms
+/// and more per batch while its rows were locked (docs/BENCHMARKS.md, ingest).
 async fn seen_ids(
     tx: &mut Tx,
     backend: Backend,
@@ -313,30 +319,32 @@ async fn seen_ids(
     ids.sort_unstable();
     ids.dedup();
     for chunk in ids.chunks(INSERT_CHUNK) {
-        let (n, mut p) = (chunk.len(), Params::new(backend));
+        let mut p = Params::new(backend);
+        let seen = |table: &str, board: String| {
+            format!(
+                "CAST(CASE WHEN EXISTS (SELECT 1 FROM {table} t WHERE t.board = {board} \
+                 AND t.external_id = v.column1) THEN 1 ELSE 0 END AS BIGINT)"
+            )
+        };
+        let applied_sql = seen("entries", p.list(1));
+        let kept_sql = seen("late_entries", p.list(1));
+        let values: Vec<String> = (0..chunk.len()).map(|_| format!("({})", p.list(1))).collect();
         let sql = format!(
-            "SELECT external_id, CAST(0 AS BIGINT) AS kept FROM entries WHERE board = {} AND external_id IN ({}) \
-             UNION ALL SELECT external_id, CAST(1 AS BIGINT) FROM late_entries WHERE board = {} AND external_id IN ({})",
-            p.list(1),
-            p.list(n),
-            p.list(1),
-            p.list(n)
+            "SELECT v.column1 AS external_id, {applied_sql} AS applied, {kept_sql} AS kept \
+             FROM (VALUES {}) AS v",
+            values.join(", ")
         );
-        let mut query = sqlx::query(&sql).bind(board);
-        for id in chunk {
-            query = query.bind(*id);
-        }
-        query = query.bind(board);
+        let mut query = sqlx::query(&sql).bind(board).bind(board);
         for id in chunk {
             query = query.bind(*id);
         }
         for row in query.fetch_all(&mut **tx).await? {
             let id: String = row.try_get("external_id")?;
-            if row.try_get::<i64, _>("kept")? == 0 {
-                applied.insert(id)
-            } else {
-                kept.insert(id)
-            };
+            if row.try_get::<i64, _>("applied")? == 1 {
+                applied.insert(id);
+            } else if row.try_get::<i64, _>("kept")? == 1 {
+                kept.insert(id);
+            }
         }
     }
     Ok((applied, kept))
@@ -541,7 +549,7 @@ impl LockedTotal {
 }
 
 /// Reads a member's total for change. SQLite holds its one write lock; on PostgreSQL the row was
-/// locked up front (`lock_in_order` / `lock_member`) and `FOR UPDATE` re-asserts it.
+/// locked up front (`lock_in_order` / `lock_member`).
 pub(super) async fn lock_total(
     tx: &mut Tx,
     backend: Backend,
@@ -555,6 +563,12 @@ pub(super) async fn lock_total(
 
 /// Reads the totals of `members` in a period that have a row, as [`lock_total`] does, with one
 /// statement per `INSERT_CHUNK` members.
+///
+/// One point lookup per member by the whole key, joined with UNION ALL, rather than
+/// `member IN (…)`: PostgreSQL may run such a list as a filter over the scan of every total of
+/// the period, and chooses that whenever it believes the period small, as it does of every period
+/// its statistics do not know yet (a new week, a new ledger). The filter then read all the
+/// period's totals at every batch, with the batch's rows locked (docs/BENCHMARKS.md, ingest).
 async fn read_totals(
     tx: &mut Tx,
     backend: Backend,
@@ -562,20 +576,25 @@ async fn read_totals(
     period: &str,
     members: &[&str],
 ) -> Result<Vec<(String, LockedTotal)>, LedgerError> {
-    let lock = if backend == Backend::Postgres { " FOR UPDATE" } else { "" };
     let mut found = Vec::with_capacity(members.len());
     for chunk in members.chunks(INSERT_CHUNK) {
         let mut p = Params::new(backend);
-        let sql = format!(
-            "SELECT member, points, version, set_version, reach_seq, hidden FROM totals \
-             WHERE board = {} AND period = {} AND member IN ({}){lock}",
-            p.list(1),
-            p.list(1),
-            p.list(chunk.len())
-        );
-        let mut query = sqlx::query(&sql).bind(board).bind(period);
+        let lookups: Vec<String> = chunk
+            .iter()
+            .map(|_| {
+                format!(
+                    "SELECT member, points, version, set_version, reach_seq, hidden FROM totals \
+                     WHERE board = {} AND period = {} AND member = {}",
+                    p.list(1),
+                    p.list(1),
+                    p.list(1)
+                )
+            })
+            .collect();
+        let sql = lookups.join(" UNION ALL ");
+        let mut query = sqlx::query(&sql);
         for member in chunk {
-            query = query.bind(*member);
+            query = query.bind(board).bind(period).bind(*member);
         }
         for row in query.fetch_all(&mut **tx).await? {
             let locked = LockedTotal {
