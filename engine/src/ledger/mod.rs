@@ -17,6 +17,7 @@ pub mod audit;
 mod auth;
 mod boards;
 mod checkpoint;
+mod group;
 mod hot;
 mod leases;
 mod lifecycle;
@@ -122,6 +123,8 @@ pub struct Ledger {
     sqlite_writer: Option<Arc<Mutex<()>>>,
     /// SQLite's WAL checkpoints, on a connection of their own (`checkpoint.rs`).
     checkpointer: Option<Arc<checkpoint::Checkpointer>>,
+    /// Write calls waiting to be recorded together, by board (`group.rs`).
+    groups: Arc<group::Groups>,
 }
 
 impl Ledger {
@@ -149,7 +152,7 @@ impl Ledger {
             }
             _ => None,
         };
-        Ok(Self { pool, writer, backend, sqlite_writer, checkpointer })
+        Ok(Self { pool, writer, backend, sqlite_writer, checkpointer, groups: Arc::default() })
     }
 
     async fn pool(

@@ -73,18 +73,27 @@ impl Recorded {
 }
 
 impl Ledger {
-    /// Records `writes` on `board` in one transaction and answers each in order.
+    /// Records `writes` on `board` in one transaction and answers each in order. On SQLite the
+    /// transaction also records the board's other calls waiting at the same moment (`group.rs`).
     pub async fn record(
         &self,
         board: &Board,
         writes: &[Write],
         now: jiff::Timestamp,
     ) -> Result<Vec<Recorded>, LedgerError> {
-        let (ledger, board, writes) = (self.clone(), board.clone(), writes.to_vec());
-        super::detached(async move { ledger.record_retrying(&board, &writes, now).await }).await
+        match self.backend {
+            // One writer at a time: calls that would queue for it are recorded together.
+            Backend::Sqlite => self.record_grouped(board.clone(), writes.to_vec(), now).await,
+            // Concurrent transactions run side by side; grouped, their larger statements cost
+            // more than the lock waits they saved (measured: docs/BENCHMARKS.md, ingest).
+            Backend::Postgres => {
+                let (ledger, board, writes) = (self.clone(), board.clone(), writes.to_vec());
+                super::detached(async move { ledger.record_retrying(&board, &writes, now).await }).await
+            }
+        }
     }
 
-    async fn record_retrying(
+    pub(super) async fn record_retrying(
         &self,
         board: &Board,
         writes: &[Write],
@@ -301,13 +310,14 @@ fn closes_at(board: &Board, period: PeriodKey) -> jiff::Timestamp {
 }
 
 /// The ids among `ids` that `entries` holds (applied) and that `late_entries` holds (kept),
-/// read with one statement per `INSERT_CHUNK` ids.
+/// read with one statement per `LOOKUP_CHUNK` ids.
 ///
-/// Each id is looked up on its own, by the unique (board, external_id), in a subquery of the
-/// select list: PostgreSQL runs such a subquery per id and cannot turn it into a join. Written as
-/// `board = … AND external_id IN (…)`, the planner of a ledger whose statistics are still empty
-/// (a new database, minutes before autovacuum) scanned every entry of the board instead, 100 ms
-/// and more per batch while its rows were locked (docs/BENCHMARKS.md, ingest).
+/// Each id is looked up by the unique (board, external_id) in a subquery of the select list.
+/// Written as `board = … AND external_id IN (…)`, the PostgreSQL planner of a ledger whose
+/// statistics are still empty (a new database, minutes before autovacuum) scanned every entry of
+/// the board instead, 100 ms and more per batch while the batch's rows were locked. Measured
+/// (docs/BENCHMARKS.md, ingest): no slow plan on a new ledger with `LOOKUP_CHUNK` ids; with 500 ids
+/// PostgreSQL chose to hash all of the board's entries once per statement instead.
 async fn seen_ids(
     tx: &mut Tx,
     backend: Backend,
@@ -318,7 +328,8 @@ async fn seen_ids(
     let mut ids = ids.to_vec();
     ids.sort_unstable();
     ids.dedup();
-    for chunk in ids.chunks(INSERT_CHUNK) {
+    for chunk in ids.chunks(LOOKUP_CHUNK) {
+        let chunk = &padded(chunk);
         let mut p = Params::new(backend);
         let seen = |table: &str, board: String| {
             format!(
@@ -348,6 +359,21 @@ async fn seen_ids(
         }
     }
     Ok((applied, kept))
+}
+
+/// Most keys one lookup statement asks for (`seen_ids`, `read_totals`).
+const LOOKUP_CHUNK: usize = 128;
+
+/// `keys` padded to the next power of two by repeating the last one (the lookups' answers are
+/// sets), so that lookups come in a handful of statement shapes: PostgreSQL plans each new shape
+/// of a prepared statement anew, while a few shapes are planned a few times per connection and
+/// then run on cached plans.
+fn padded<'a>(keys: &[&'a str]) -> Vec<&'a str> {
+    let mut keys = keys.to_vec();
+    if let Some(&last) = keys.last() {
+        keys.resize(keys.len().next_power_of_two(), last);
+    }
+    keys
 }
 
 /// Placeholders for a statement built at run time: anonymous `?` on SQLite (see
@@ -562,7 +588,7 @@ pub(super) async fn lock_total(
 }
 
 /// Reads the totals of `members` in a period that have a row, as [`lock_total`] does, with one
-/// statement per `INSERT_CHUNK` members.
+/// statement per `LOOKUP_CHUNK` members.
 ///
 /// One point lookup per member by the whole key, joined with UNION ALL, rather than
 /// `member IN (…)`: PostgreSQL may run such a list as a filter over the scan of every total of
@@ -577,7 +603,8 @@ async fn read_totals(
     members: &[&str],
 ) -> Result<Vec<(String, LockedTotal)>, LedgerError> {
     let mut found = Vec::with_capacity(members.len());
-    for chunk in members.chunks(INSERT_CHUNK) {
+    for chunk in members.chunks(LOOKUP_CHUNK) {
+        let chunk = &padded(chunk);
         let mut p = Params::new(backend);
         let lookups: Vec<String> = chunk
             .iter()

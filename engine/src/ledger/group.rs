@@ -1,0 +1,155 @@
+//! Group commit (SQLite): write calls on the same board that arrive while one is being recorded
+//! are recorded together, in one transaction, in the order they arrived.
+//!
+//! SQLite has one writer, so concurrent calls queue for it anyway, each paying its own statements
+//! and commit, and each commit appending the pages it changed to the WAL. Recorded as one, they
+//! pay those once, and a page several calls change (a member's total) is written once
+//! (docs/BENCHMARKS.md, ingest). PostgreSQL does not group: its transactions run side by side,
+//! and grouped calls measured slower there (`Ledger::record`).
+//!
+//! - The first call for a board starts the board's leader, a task of its own; calls that arrive
+//!   while it records queue behind it and are recorded together by its next round, at most
+//!   `MAX_GROUP_WRITES` writes a round (a single call is never split). The leader ends when no
+//!   call is waiting. A caller that hangs up does not stop it: its writes are recorded all the
+//!   same, as a write in flight must be.
+//! - A group is one batch: its writes are decided in arrival order, each seeing what the ones
+//!   before it did, exactly as if the calls had been recorded one after the other (a repeated
+//!   id in a later call answers `duplicate`). Each call gets its own answers back.
+//! - The group is recorded at the time of its newest call (`now`): writes are recorded when the
+//!   transaction runs, and a write that reached the server before its period's end is judged with
+//!   the board's grace like any write in flight.
+//! - If the group's transaction fails, each of its calls is recorded again on its own, so that one
+//!   call's failure is never another's.
+
+use super::writes::Recorded;
+use super::{Ledger, LedgerError};
+use domain::Board;
+use domain::write::Write;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use tokio::sync::oneshot;
+
+/// Most writes a leader records in one round.
+const MAX_GROUP_WRITES: usize = 2000;
+
+type Answer = Result<Vec<Recorded>, LedgerError>;
+
+/// A call waiting for its group.
+struct Pending {
+    board: Board,
+    writes: Vec<Write>,
+    now: jiff::Timestamp,
+    answer: oneshot::Sender<Answer>,
+}
+
+/// The calls waiting for each board, and whether a leader is recording that board.
+#[derive(Default)]
+pub(super) struct Groups {
+    boards: Mutex<HashMap<String, Queue>>,
+}
+
+#[derive(Default)]
+struct Queue {
+    waiting: Vec<Pending>,
+    leading: bool,
+}
+
+impl Ledger {
+    /// Records one call's writes with whatever other calls on the board are waiting (see the
+    /// module documentation).
+    pub(super) async fn record_grouped(
+        &self,
+        board: Board,
+        writes: Vec<Write>,
+        now: jiff::Timestamp,
+    ) -> Answer {
+        let (answer, answered) = oneshot::channel();
+        let slug = board.slug.as_str().to_owned();
+        let lead = {
+            let mut boards = self.groups.boards.lock().unwrap_or_else(|e| e.into_inner());
+            let queue = boards.entry(slug.clone()).or_default();
+            queue.waiting.push(Pending { board, writes, now, answer });
+            !std::mem::replace(&mut queue.leading, true)
+        };
+        if lead {
+            tokio::spawn(self.clone().lead(slug));
+        }
+        answered
+            .await
+            .unwrap_or_else(|_| Err(LedgerError::Interrupted("the board's group commit stopped".into())))
+    }
+
+    /// Records the board's waiting calls, round after round, until none is left.
+    async fn lead(self, slug: String) {
+        let mut leader = Leader { groups: &self.groups, slug: &slug, done: false };
+        loop {
+            let group = {
+                let mut boards = self.groups.boards.lock().unwrap_or_else(|e| e.into_inner());
+                let queue = boards.get_mut(&slug).expect("a leader's board has a queue");
+                if queue.waiting.is_empty() {
+                    boards.remove(&slug);
+                    leader.done = true;
+                    return;
+                }
+                let mut size = 0;
+                let fits = queue
+                    .waiting
+                    .iter()
+                    .take_while(|p| {
+                        size += p.writes.len();
+                        size <= MAX_GROUP_WRITES
+                    })
+                    .count();
+                queue.waiting.drain(..fits.max(1)).collect::<Vec<_>>()
+            };
+            self.record_group(group).await;
+        }
+    }
+
+    async fn record_group(&self, group: Vec<Pending>) {
+        if group.len() == 1 {
+            let one = group.into_iter().next().expect("one call");
+            let answer = self.record_retrying(&one.board, &one.writes, one.now).await;
+            let _ = one.answer.send(answer);
+            return;
+        }
+        // The newest call's board (an edit between the calls is seen by the later ones anyway).
+        let last = group.last().expect("a group has calls");
+        let (board, now) = (last.board.clone(), group.iter().map(|p| p.now).max().unwrap_or(last.now));
+        let writes: Vec<Write> = group.iter().flat_map(|p| p.writes.iter().cloned()).collect();
+        match self.record_retrying(&board, &writes, now).await {
+            Ok(answers) => {
+                let mut answers = answers.into_iter();
+                for pending in group {
+                    let own: Vec<Recorded> = answers.by_ref().take(pending.writes.len()).collect();
+                    let _ = pending.answer.send(Ok(own));
+                }
+            }
+            Err(error) => {
+                tracing::debug!(%error, calls = group.len(), "group commit failed; recording its calls one by one");
+                for pending in group {
+                    let answer = self.record_retrying(&pending.board, &pending.writes, pending.now).await;
+                    let _ = pending.answer.send(answer);
+                }
+            }
+        }
+    }
+}
+
+/// A running leader. If it stops before its queue is empty (a panic while recording), the calls
+/// still waiting are answered with an error instead of waiting for ever, and the board's next
+/// call starts a new leader.
+struct Leader<'a> {
+    groups: &'a Groups,
+    slug: &'a str,
+    done: bool,
+}
+
+impl Drop for Leader<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            let mut boards = self.groups.boards.lock().unwrap_or_else(|e| e.into_inner());
+            boards.remove(self.slug);
+        }
+    }
+}
