@@ -116,18 +116,20 @@ impl Ledger {
         // The newest call's board (an edit between the calls is seen by the later ones anyway).
         let last = group.last().expect("a group has calls");
         let (board, now) = (last.board.clone(), group.iter().map(|p| p.now).max().unwrap_or(last.now));
-        let writes: Vec<Write> = group.iter().flat_map(|p| p.writes.iter().cloned()).collect();
+        let mut group = group;
+        let sizes: Vec<usize> = group.iter().map(|p| p.writes.len()).collect();
+        let mut writes: Vec<Write> = group.iter_mut().flat_map(|p| std::mem::take(&mut p.writes)).collect();
         match self.record_retrying(&board, &writes, now).await {
             Ok(answers) => {
                 let mut answers = answers.into_iter();
-                for pending in group {
-                    let own: Vec<Recorded> = answers.by_ref().take(pending.writes.len()).collect();
-                    let _ = pending.answer.send(Ok(own));
+                for (pending, size) in group.into_iter().zip(sizes) {
+                    let _ = pending.answer.send(Ok(answers.by_ref().take(size).collect()));
                 }
             }
             Err(error) => {
                 tracing::debug!(%error, calls = group.len(), "group commit failed; recording its calls one by one");
-                for pending in group {
+                for (mut pending, size) in group.into_iter().zip(sizes) {
+                    pending.writes = writes.drain(..size).collect();
                     let answer = self.record_retrying(&pending.board, &pending.writes, pending.now).await;
                     let _ = pending.answer.send(answer);
                 }

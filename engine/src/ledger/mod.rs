@@ -4,7 +4,9 @@
 //!
 //! - [`Ledger::connect`] / [`Ledger::migrate`]: pools and schema (`migrations/<backend>/`).
 //! - boards and profiles: definitions and display data; `hot.rs`: hot board definitions.
-//! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`).
+//! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`); on
+//!   SQLite, calls queued for the writer are recorded together (`group.rs`).
+//! - `checkpoint.rs`: SQLite's WAL checkpoints, on a connection of their own.
 //! - `lifecycle.rs`: transitions, late decisions, revocations, corrections, settlements.
 //! - `moderation.rs`: hidden members (a versioned flag of a member's total in a period).
 //! - [`audit`]: the audit trail, written in the transaction of each change.
@@ -117,9 +119,10 @@ pub struct Ledger {
     /// (docs/BENCHMARKS.md, ingest). On PostgreSQL the same pool as reads.
     writer: AnyPool,
     backend: Backend,
-    /// SQLite allows one writer at a time; serialising write transactions in-process avoids
-    /// SQLITE_BUSY between our own connections. (One process per SQLite file; use PostgreSQL
-    /// for several instances.)
+    /// SQLite allows one writer at a time: write transactions take this lock, in arrival order
+    /// and without the writer pool's acquire timeout, before the writer connection; a writer
+    /// holding it also finishes a due checkpoint (`checkpoint.rs`). (One process per SQLite
+    /// file; use PostgreSQL for several instances.)
     sqlite_writer: Option<Arc<Mutex<()>>>,
     /// SQLite's WAL checkpoints, on a connection of their own (`checkpoint.rs`).
     checkpointer: Option<Arc<checkpoint::Checkpointer>>,

@@ -1,6 +1,7 @@
 //! The exactly-once write path of all three operators.
 //!
-//! One transaction per call (a batch is one transaction). For each write, in order:
+//! One transaction per call (a batch is one transaction; on SQLite, calls queued for the writer
+//! share one, `group.rs`). For each write, in order:
 //! 1. a repeat of an event or submission id answers `duplicate` (or `late`, if the first copy was
 //!    kept as late) and changes nothing — a repeat within the batch too;
 //! 2. a write whose period is not `open`, or whose period ended more than the board's grace ago,
@@ -16,8 +17,9 @@
 //! benchmark). In its transaction:
 //! - on PostgreSQL, every row the batch needs is locked first, in one global order (periods, then
 //!   (period, member): `lock_in_order`, one multi-row statement for the totals rows);
-//! - one statement finds which of the batch's ids `entries` and `late_entries` already hold;
-//! - one statement per period reads the totals of the batch's members; a period's state and
+//! - one statement per `LOOKUP_CHUNK` ids finds which of them `entries` and `late_entries`
+//!   already hold;
+//! - one statement per period and `LOOKUP_CHUNK` members reads their totals; a period's state and
 //!   next reach sequence are read when a write first needs them;
 //! - the writes are then decided in order in memory with the steps of [`apply`] (`judge`,
 //!   `conclude`), each seeing the totals, the ids and the reach sequences as the writes before it
