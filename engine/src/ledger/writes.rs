@@ -15,18 +15,22 @@
 //! A batch is recorded with a few set-based statements, not several per write: each statement
 //! through sqlx's `Any` driver cost far more than the work it did (docs/BENCHMARKS.md, the ingest
 //! benchmark). In its transaction:
-//! - on PostgreSQL, every row the batch needs is locked first, in one global order (periods, then
-//!   (period, member): `lock_in_order`, one multi-row statement for the totals rows);
+//! - on PostgreSQL, the rows the batch needs are locked in one global order (periods, then
+//!   (period, member)); when the totals are locked is the batch's [`Locking`]: first
+//!   (`lock_in_order`, one multi-row statement for the totals rows), or last, for point events on
+//!   `shared` boards, so that concurrent batches sharing members do not queue behind each other's
+//!   whole transactions;
 //! - one statement per `LOOKUP_CHUNK` ids finds which of them `entries` and `late_entries`
 //!   already hold;
-//! - one statement per period and `LOOKUP_CHUNK` members reads their totals; a period's state and
-//!   next reach sequence are read when a write first needs them;
-//! - the writes are then decided in order in memory with the steps of [`apply`] (`judge`,
-//!   `conclude`), each seeing the totals, the ids and the reach sequences as the writes before it
-//!   in the batch left them — so the answers are those of one write after the other;
+//! - one statement per period and `LOOKUP_CHUNK` members reads their totals (not under
+//!   `Locking::Last`); each period's state and next reach sequence are read;
+//! - the writes are then decided in order in memory (`decide_batch`) with the steps of [`apply`]
+//!   (`judge`, `conclude`), each seeing the totals, the ids and the reach sequences as the writes
+//!   before it in the batch left them — so the answers are those of one write after the other;
 //! - the entries (in batch order), the late entries and the changed totals are written with
-//!   multi-row statements, each period's next reach sequence once, and a rejected write's audit
-//!   row one by one.
+//!   multi-row statements (under `Locking::Last` the totals by adding the deltas, which locks
+//!   them, and the batch is decided again on what they held: `add_deltas`), each period's next
+//!   reach sequence once, and a rejected write's audit row one by one.
 //!
 //! The unique `(board, external_id)` constraint has the last word on duplicates: when an entry
 //! is not inserted because another transaction recorded its id after the check (PostgreSQL), the
@@ -106,175 +110,118 @@ impl Ledger {
         // a batch that lost a race for one of its ids (see `record_batch`): the retry's
         // duplicate check sees the id the other transaction committed, so each such retry has
         // one id fewer left to race for and the retries end (the bound only guards that).
+        // A batch whose totals moved under it so that a write would be decided differently is
+        // retried with its totals locked first (`Locking`), which cannot happen twice.
         let (mut attempt, mut raced) = (0, 0);
+        let mut locking = Locking::for_batch(self.backend, board, writes);
         loop {
-            match self.record_batch(board, writes, now).await {
+            match self.record_batch(board, writes, now, locking).await {
                 Err(LedgerError::Sql(sqlx::Error::Database(e)))
                     if attempt < 3 && matches!(e.code().as_deref(), Some("40P01" | "40001")) =>
                 {
                     attempt += 1;
                     tracing::debug!(attempt, error = %e, "write transaction retried");
                 }
-                Ok(None) if raced < writes.len() => {
+                Ok(Attempt::Raced) if raced < writes.len() => {
                     raced += 1;
                     tracing::debug!(raced, "write transaction retried: an id was recorded concurrently");
                 }
-                Ok(None) => {
+                Ok(Attempt::Raced) => {
                     return Err(LedgerError::Interrupted(
                         "the batch's ids kept being recorded concurrently".into(),
                     ));
                 }
-                Ok(Some(answers)) => return Ok(answers),
+                Ok(Attempt::Moved) if locking == Locking::Last => {
+                    locking = Locking::First;
+                    tracing::debug!("write transaction retried: totals moved before they were locked");
+                }
+                Ok(Attempt::Moved) => {
+                    return Err(LedgerError::Corrupt("locked totals moved under a batch".into()));
+                }
+                Ok(Attempt::Recorded(answers)) => return Ok(answers),
                 Err(e) => return Err(e),
             }
         }
     }
 
-    /// One attempt at a batch: `None` when another transaction recorded one of the batch's ids
-    /// after the duplicate check (then nothing was written and the batch must be retried).
+    /// One attempt at a batch.
     async fn record_batch(
         &self,
         board: &Board,
         writes: &[Write],
         now: jiff::Timestamp,
-    ) -> Result<Option<Vec<Recorded>>, LedgerError> {
+        locking: Locking,
+    ) -> Result<Attempt, LedgerError> {
         let backend = self.backend;
         let mut w = self.begin_write().await?;
         let tx = &mut w.tx;
-        if backend == Backend::Postgres {
-            lock_in_order(tx, board, writes, now).await?;
-        }
         let slug = board.slug.as_str();
         let periods: Vec<PeriodKey> = writes.iter().map(|w| board.period_at(w.occurred_at)).collect();
         let keys: Vec<String> = periods.iter().map(|p| p.to_string()).collect();
+        if backend == Backend::Postgres {
+            match locking {
+                Locking::First => lock_in_order(tx, board, writes, now).await?,
+                Locking::Last => lock_periods(tx, board, keys.iter().map(String::as_str).collect()).await?,
+            }
+        }
 
         // 1. Which ids were applied or kept as late before this batch: one statement.
         let ids: Vec<&str> =
             writes.iter().filter_map(|w| w.change.external_id().map(|id| id.as_str())).collect();
-        let (mut applied_ids, mut kept_ids) = seen_ids(tx, backend, slug, &ids).await?;
+        let seen = seen_ids(tx, backend, slug, &ids).await?;
 
-        // 2. The totals every write that may apply will start from: one statement per period.
-        let mut wanted: HashMap<&str, Vec<&str>> = HashMap::new();
-        for (write, key) in writes.iter().zip(&keys) {
-            let id = write.change.external_id().map(|id| id.as_str());
-            if id.is_none_or(|id| !applied_ids.contains(id) && !kept_ids.contains(id)) {
-                wanted.entry(key.as_str()).or_default().push(write.member.as_str());
-            }
-        }
-        let mut totals: HashMap<(&str, &str), LockedTotal> = HashMap::new();
-        for (key, mut members) in wanted {
-            members.sort_unstable();
-            members.dedup();
-            for (member, locked) in read_totals(tx, backend, slug, key, &members).await? {
-                let member = members[members.binary_search(&member.as_str()).map_err(|_| {
-                    LedgerError::Corrupt(format!("total of {member} in {slug} {key} was not asked for"))
-                })?];
-                totals.insert((key, member), locked);
+        // 2. The totals every write that may apply will start from, one statement per period
+        //    (under `Locking::Last`: not yet, the batch is first decided from zero); and the
+        //    state of each period.
+        let wanted = wanted_totals(writes, &keys, &seen);
+        let totals = match locking {
+            Locking::First => read_wanted(tx, backend, slug, &wanted).await?,
+            Locking::Last => HashMap::new(),
+        };
+        let mut states: HashMap<&str, PeriodRow> = HashMap::new();
+        for key in &keys {
+            if !states.contains_key(key.as_str()) {
+                states.insert(key.as_str(), period_row(tx, backend, slug, key).await?);
             }
         }
 
         // 3. Each write in order, in memory: the same steps as `apply`, on the running totals.
-        let mut states: HashMap<&str, PeriodRow> = HashMap::new();
-        let mut entries: Vec<NewEntry> = Vec::new();
-        let mut late: Vec<NewEntry> = Vec::new();
-        let mut stored: HashMap<(&str, &str), StoredState> = HashMap::new();
-        let mut rejected: Vec<(usize, &str)> = Vec::new();
-        let mut answers = Vec::with_capacity(writes.len());
-        for (i, ((write, &period), key)) in writes.iter().zip(&periods).zip(&keys).enumerate() {
-            let external_id = write.change.external_id().map(|id| id.as_str());
-            if let Some(id) = external_id {
-                if applied_ids.contains(id) {
-                    answers.push(Recorded::bare(Outcome::Duplicate, period, None));
-                    continue;
-                }
-                if kept_ids.contains(id) {
-                    // The same answer as the first time: a retry must not learn anything new.
-                    answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(None))));
-                    continue;
-                }
-            }
-            let row = match states.entry(key.as_str()) {
-                std::collections::hash_map::Entry::Occupied(row) => row.into_mut(),
-                std::collections::hash_map::Entry::Vacant(slot) => {
-                    slot.insert(period_row(tx, backend, slug, key).await?)
-                }
-            };
-            let entry = NewEntry {
-                period: key,
-                member: &write.member,
-                change: &write.change,
-                meta: EntryMeta {
-                    occurred_at: write.occurred_at,
-                    metadata: write.metadata.as_deref(),
-                    ..Default::default()
-                },
-                reach_seq: None,
-            };
-            if row.state != "open" || now >= closes_at(board, period) {
-                let why = (row.state != "open").then_some(row.state.as_str());
-                answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(why))));
-                late.push(entry);
-                kept_ids.extend(external_id.map(str::to_owned));
-                continue;
-            }
-            let member = write.member.as_str();
-            let locked = totals.entry((key.as_str(), member)).or_insert(LockedTotal::NONE);
-            let recorded = match judge(board, period, &write.change, locked.current) {
-                Verdict::Answer(recorded) => recorded,
-                Verdict::Record(points) => {
-                    let entry_seq = match board.tie_policy() {
-                        TiePolicy::FirstReached => {
-                            row.taken += 1;
-                            Some(row.next_seq + row.taken - 1)
-                        }
-                        TiePolicy::Shared => None,
-                    };
-                    match conclude(board, period, &write.member, &write.change, locked, points, entry_seq) {
-                        Err(recorded) => recorded,
-                        Ok((recorded, state)) => {
-                            entries.push(NewEntry { reach_seq: entry_seq, ..entry });
-                            applied_ids.extend(external_id.map(str::to_owned));
-                            if let Some(state) = state {
-                                locked.current = Current {
-                                    points: state.points,
-                                    version: state.version,
-                                    set_version: state.set_version,
-                                };
-                                locked.reach_seq = state.reach_seq;
-                                stored.insert((key.as_str(), member), state);
-                            }
-                            recorded
-                        }
-                    }
-                }
-            };
-            if recorded.outcome == Outcome::Rejected {
-                rejected.push((i, key.as_str()));
-            }
-            answers.push(recorded);
-        }
+        let mut decided = decide_batch(board, writes, &periods, &keys, &seen, totals, &states, now);
 
         // 4. Everything the batch writes, a few rows-at-once statements.
-        if insert_entries(tx, backend, "entries", slug, &entries, now).await? != entries.len() as u64 {
+        if insert_entries(tx, backend, "entries", slug, &decided.entries, now).await?
+            != decided.entries.len() as u64
+        {
             // Another transaction recorded one of these ids since our check (PostgreSQL, several
             // connections or instances): the answers above are void.
             w.tx.rollback().await?;
-            return Ok(None);
+            return Ok(Attempt::Raced);
         }
         // (A late id recorded concurrently answers `late` all the same, as a repeat would.)
-        insert_entries(tx, backend, "late_entries", slug, &late, now).await?;
+        insert_entries(tx, backend, "late_entries", slug, &decided.late, now).await?;
+        if locking == Locking::Last {
+            // Only now are the totals locked: the batch's deltas are added to them, and the batch
+            // is decided again from the totals they held. It stands if it records the same
+            // entries; then the totals it stores are the ones just written.
+            let before = add_deltas(tx, slug, writes, &keys, &wanted, &decided, now).await?;
+            let again = decide_batch(board, writes, &periods, &keys, &seen, before, &states, now);
+            if !again.records_as(&decided) {
+                w.tx.rollback().await?;
+                return Ok(Attempt::Moved);
+            }
+            decided = Decided { stored: HashMap::new(), ..again };
+        }
+        let Decided { answers, stored, rejected, taken, .. } = decided;
         let mut stored: Vec<_> = stored.into_iter().collect();
         stored.sort_unstable_by_key(|(at, _)| *at);
         store_totals(tx, backend, slug, &stored, now).await?;
-        for (key, row) in &states {
-            if row.taken > 0 {
-                sqlx::query("UPDATE periods SET next_seq = next_seq + $1 WHERE board = $2 AND period = $3")
-                    .bind(row.taken)
-                    .bind(slug)
-                    .bind(*key)
-                    .execute(&mut **tx)
-                    .await?;
-            }
+        for (key, taken) in taken {
+            sqlx::query("UPDATE periods SET next_seq = next_seq + $1 WHERE board = $2 AND period = $3")
+                .bind(taken)
+                .bind(slug)
+                .bind(key)
+                .execute(&mut **tx)
+                .await?;
         }
         for (i, key) in rejected {
             // A write refused by a rule is part of the audit trail (seed 003: count and explain).
@@ -298,8 +245,288 @@ impl Ledger {
             .await?;
         }
         w.tx.commit().await?;
-        Ok(Some(answers))
+        Ok(Attempt::Recorded(answers))
     }
+}
+
+/// When a batch on PostgreSQL takes the row locks of the totals it changes. Concurrent batches
+/// that share members wait for each other from the moment the first of them locks a shared total
+/// until it commits; a batch that holds its totals from the start holds them through all its
+/// statements, and the batches waiting behind it hold theirs while they wait, so under load they
+/// queue in long chains (docs/BENCHMARKS.md, ingest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Locking {
+    /// Lock every total before anything is read (`lock_in_order`). SQLite's one write lock is
+    /// always this.
+    First,
+    /// Decide the batch as if every total were zero, insert its entries, and only then lock the
+    /// totals by adding the batch's deltas to them in one statement (`add_deltas`), which answers
+    /// what they held before. The batch is decided again on those: it stands if it records the
+    /// same entries, and is retried with `First` otherwise (a bound that only the real totals
+    /// reach or leave). Totals are held for that statement and the commit only.
+    Last,
+}
+
+impl Locking {
+    /// `Last` only where a write's decision rarely depends on the total it finds: point events
+    /// and corrections (only a bound can refuse one) on `shared` boards on PostgreSQL. `first_reached` locks its
+    /// period exclusively anyway (reach sequences), and `set` and `best` decide on the very value
+    /// they find.
+    fn for_batch(backend: Backend, board: &Board, writes: &[Write]) -> Self {
+        let points_only =
+            writes.iter().all(|w| matches!(w.change, Change::Point { .. } | Change::Correction { .. }));
+        match (backend, board.tie_policy()) {
+            (Backend::Postgres, TiePolicy::Shared) if points_only => Locking::Last,
+            _ => Locking::First,
+        }
+    }
+}
+
+/// How an attempt at a batch ended.
+enum Attempt {
+    Recorded(Vec<Recorded>),
+    /// Another transaction recorded one of the batch's ids after the duplicate check: nothing
+    /// was written.
+    Raced,
+    /// Under `Locking::Last`, the locked totals would record other entries: nothing was written.
+    Moved,
+}
+
+/// The ids a batch found already recorded.
+struct Seen {
+    /// In `entries`: the write was applied (or recorded) before.
+    applied: HashSet<String>,
+    /// In `late_entries`: the write was kept as late before.
+    kept: HashSet<String>,
+}
+
+/// What a batch decided in memory, to be written.
+struct Decided<'a> {
+    answers: Vec<Recorded>,
+    /// The entries to insert, in batch order, and the writes they record (index, reach sequence).
+    entries: Vec<NewEntry<'a>>,
+    recorded: Vec<(usize, Option<i64>)>,
+    /// The late entries to insert, and the writes they keep.
+    late: Vec<NewEntry<'a>>,
+    kept: Vec<usize>,
+    stored: HashMap<(&'a str, &'a str), StoredState>,
+    /// Rejected writes (index, period key), for the audit trail.
+    rejected: Vec<(usize, &'a str)>,
+    /// Reach sequences taken per period.
+    taken: HashMap<&'a str, i64>,
+}
+
+impl Decided<'_> {
+    /// Both record the same writes as the same entries (and so differ only in the totals).
+    fn records_as(&self, other: &Self) -> bool {
+        self.recorded == other.recorded && self.kept == other.kept
+    }
+}
+
+/// The (period, member) totals the writes that may apply will start from, per period, each
+/// list sorted and without repeats.
+fn wanted_totals<'a>(writes: &'a [Write], keys: &'a [String], seen: &Seen) -> Vec<(&'a str, Vec<&'a str>)> {
+    let mut wanted: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (write, key) in writes.iter().zip(keys) {
+        let id = write.change.external_id().map(|id| id.as_str());
+        if id.is_none_or(|id| !seen.applied.contains(id) && !seen.kept.contains(id)) {
+            wanted.entry(key.as_str()).or_default().push(write.member.as_str());
+        }
+    }
+    let mut wanted: Vec<_> = wanted.into_iter().collect();
+    wanted.sort_unstable();
+    for (_, members) in &mut wanted {
+        members.sort_unstable();
+        members.dedup();
+    }
+    wanted
+}
+
+/// Reads the `wanted` totals that have a row: one statement per period and `LOOKUP_CHUNK`
+/// members.
+async fn read_wanted<'a>(
+    tx: &mut Tx,
+    backend: Backend,
+    slug: &str,
+    wanted: &[(&'a str, Vec<&'a str>)],
+) -> Result<HashMap<(&'a str, &'a str), LockedTotal>, LedgerError> {
+    let mut totals = HashMap::new();
+    for (key, members) in wanted {
+        for (member, locked) in read_totals(tx, backend, slug, key, members).await? {
+            let member = members[members.binary_search(&member.as_str()).map_err(|_| {
+                LedgerError::Corrupt(format!("total of {member} in {slug} {key} was not asked for"))
+            })?];
+            totals.insert((*key, member), locked);
+        }
+    }
+    Ok(totals)
+}
+
+/// Under `Locking::Last` on PostgreSQL: adds the deltas of the writes `decided` records to the
+/// `wanted` totals (creating missing rows; a total without a recorded write gets zero, which
+/// locks it all the same), one multi-row upsert per `INSERT_CHUNK` rows in (period, member)
+/// order — the order every batch locks totals in. Answers the totals as they were before.
+async fn add_deltas<'a>(
+    tx: &mut Tx,
+    slug: &str,
+    writes: &[Write],
+    keys: &[String],
+    wanted: &[(&'a str, Vec<&'a str>)],
+    decided: &Decided<'_>,
+    now: jiff::Timestamp,
+) -> Result<HashMap<(&'a str, &'a str), LockedTotal>, LedgerError> {
+    // (period, member) -> (sum of deltas, number of writes)
+    let mut added: HashMap<(&str, &str), (i64, i64)> = HashMap::new();
+    for &(i, _) in &decided.recorded {
+        let delta = match writes[i].change {
+            Change::Point { delta, .. } | Change::Correction { delta, .. } => delta,
+            _ => return Err(LedgerError::Corrupt("only point events and corrections add deltas".into())),
+        };
+        let sum = added.entry((keys[i].as_str(), writes[i].member.as_str())).or_default();
+        *sum = (sum.0 + delta, sum.1 + 1);
+    }
+    let rows: Vec<(&'a str, &'a str)> =
+        wanted.iter().flat_map(|(key, members)| members.iter().map(move |m| (*key, *m))).collect();
+    let mut before = HashMap::with_capacity(rows.len());
+    for chunk in rows.chunks(INSERT_CHUNK) {
+        let mut sql = String::from(
+            "INSERT INTO totals (board, period, member, points, version, reach_seq, set_version, updated_at) \
+             VALUES ",
+        );
+        for i in 0..chunk.len() {
+            let sep = if i == 0 { "" } else { ", " };
+            let n = 4 * i + 3;
+            let _ = write!(sql, "{sep}($1, ${n}, ${}, ${}, ${}, 0, 0, $2)", n + 1, n + 2, n + 3);
+        }
+        sql.push_str(
+            " ON CONFLICT (board, period, member) DO UPDATE SET points = totals.points + excluded.points, \
+             version = totals.version + excluded.version, updated_at = excluded.updated_at \
+             RETURNING period, member, points, version, set_version, reach_seq, hidden",
+        );
+        let mut query = sqlx::query(&sql).bind(slug).bind(micros(now));
+        for &(key, member) in chunk {
+            let (delta, count) = added.get(&(key, member)).copied().unwrap_or_default();
+            query = query.bind(key).bind(member).bind(delta).bind(count);
+        }
+        for row in query.fetch_all(&mut **tx).await? {
+            let (period, member): (String, String) = (row.try_get("period")?, row.try_get("member")?);
+            let at = chunk[chunk.binary_search(&(period.as_str(), member.as_str())).map_err(|_| {
+                LedgerError::Corrupt(format!("total of {member} in {slug} {period} was not asked for"))
+            })?];
+            let (delta, count) = added.get(&at).copied().unwrap_or_default();
+            let locked = LockedTotal {
+                current: Current {
+                    points: row.try_get::<i64, _>("points")? - delta,
+                    version: row.try_get::<i64, _>("version")? - count,
+                    set_version: row.try_get("set_version")?,
+                },
+                reach_seq: row.try_get("reach_seq")?,
+                hidden: row.try_get::<i64, _>("hidden")? != 0,
+            };
+            before.insert(at, locked);
+        }
+    }
+    Ok(before)
+}
+
+/// Decides each write of a batch in order, in memory, with the steps of [`apply`] (`judge`,
+/// `conclude`), each seeing the totals, the ids and the reach sequences as the writes before it
+/// in the batch left them — so the answers are those of one write after the other.
+#[allow(clippy::too_many_arguments)]
+fn decide_batch<'a>(
+    board: &Board,
+    writes: &'a [Write],
+    periods: &[PeriodKey],
+    keys: &'a [String],
+    seen: &Seen,
+    mut totals: HashMap<(&'a str, &'a str), LockedTotal>,
+    states: &HashMap<&str, PeriodRow>,
+    now: jiff::Timestamp,
+) -> Decided<'a> {
+    let mut d = Decided {
+        answers: Vec::with_capacity(writes.len()),
+        entries: Vec::new(),
+        recorded: Vec::new(),
+        late: Vec::new(),
+        kept: Vec::new(),
+        stored: HashMap::new(),
+        rejected: Vec::new(),
+        taken: HashMap::new(),
+    };
+    // Ids this batch applies or keeps, for its own repeats.
+    let (mut applied_now, mut kept_now): (HashSet<&str>, HashSet<&str>) = Default::default();
+    for (i, ((write, &period), key)) in writes.iter().zip(periods).zip(keys).enumerate() {
+        let external_id = write.change.external_id().map(|id| id.as_str());
+        if let Some(id) = external_id {
+            if seen.applied.contains(id) || applied_now.contains(id) {
+                d.answers.push(Recorded::bare(Outcome::Duplicate, period, None));
+                continue;
+            }
+            if seen.kept.contains(id) || kept_now.contains(id) {
+                // The same answer as the first time: a retry must not learn anything new.
+                d.answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(None))));
+                continue;
+            }
+        }
+        let row = &states[key.as_str()];
+        let entry = NewEntry {
+            period: key,
+            member: &write.member,
+            change: &write.change,
+            meta: EntryMeta {
+                occurred_at: write.occurred_at,
+                metadata: write.metadata.as_deref(),
+                ..Default::default()
+            },
+            reach_seq: None,
+        };
+        if row.state != "open" || now >= closes_at(board, period) {
+            let why = (row.state != "open").then_some(row.state.as_str());
+            d.answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(why))));
+            d.late.push(entry);
+            d.kept.push(i);
+            kept_now.extend(external_id);
+            continue;
+        }
+        let member = write.member.as_str();
+        let locked = totals.entry((key.as_str(), member)).or_insert(LockedTotal::NONE);
+        let recorded = match judge(board, period, &write.change, locked.current) {
+            Verdict::Answer(recorded) => recorded,
+            Verdict::Record(points) => {
+                let entry_seq = match board.tie_policy() {
+                    TiePolicy::FirstReached => {
+                        let taken = d.taken.entry(key.as_str()).or_insert(0);
+                        *taken += 1;
+                        Some(row.next_seq + *taken - 1)
+                    }
+                    TiePolicy::Shared => None,
+                };
+                match conclude(board, period, &write.member, &write.change, locked, points, entry_seq) {
+                    Err(recorded) => recorded,
+                    Ok((recorded, state)) => {
+                        d.entries.push(NewEntry { reach_seq: entry_seq, ..entry });
+                        d.recorded.push((i, entry_seq));
+                        applied_now.extend(external_id);
+                        if let Some(state) = state {
+                            locked.current = Current {
+                                points: state.points,
+                                version: state.version,
+                                set_version: state.set_version,
+                            };
+                            locked.reach_seq = state.reach_seq;
+                            d.stored.insert((key.as_str(), member), state);
+                        }
+                        recorded
+                    }
+                }
+            }
+        };
+        if recorded.outcome == Outcome::Rejected {
+            d.rejected.push((i, key.as_str()));
+        }
+        d.answers.push(recorded);
+    }
+    d
 }
 
 /// The instant after which writes for `period` are late: its end plus the board's grace.
@@ -321,12 +548,7 @@ fn closes_at(board: &Board, period: PeriodKey) -> jiff::Timestamp {
 /// (docs/BENCHMARKS.md, ingest): as a filter over the board's entries when written as
 /// `board = … AND external_id IN (…)` (100 ms and more a statement), and as one hashed pass over
 /// them when written with `EXISTS` (16–36 ms, growing with the board).
-async fn seen_ids(
-    tx: &mut Tx,
-    backend: Backend,
-    board: &str,
-    ids: &[&str],
-) -> Result<(HashSet<String>, HashSet<String>), LedgerError> {
+async fn seen_ids(tx: &mut Tx, backend: Backend, board: &str, ids: &[&str]) -> Result<Seen, LedgerError> {
     let (mut applied, mut kept) = (HashSet::new(), HashSet::new());
     let mut ids = ids.to_vec();
     ids.sort_unstable();
@@ -362,7 +584,7 @@ async fn seen_ids(
             }
         }
     }
-    Ok((applied, kept))
+    Ok(Seen { applied, kept })
 }
 
 /// Most keys one lookup statement asks for (`seen_ids`, `read_totals`).
@@ -415,7 +637,6 @@ impl Params {
 struct PeriodRow {
     state: String,
     next_seq: i64,
-    taken: i64,
 }
 
 /// An entry a batch will insert (into `entries` or `late_entries`).
@@ -733,7 +954,7 @@ async fn period_row(
         .bind(period)
         .fetch_one(&mut **tx)
         .await?;
-    Ok(PeriodRow { state: row.try_get("state")?, next_seq: row.try_get("next_seq")?, taken: 0 })
+    Ok(PeriodRow { state: row.try_get("state")?, next_seq: row.try_get("next_seq")? })
 }
 
 /// Locks a period row on PostgreSQL: exclusively under first_reached (it hands out reach
@@ -788,18 +1009,33 @@ async fn lock_in_order(
 async fn lock_rows(
     tx: &mut Tx,
     board: &Board,
+    rows: Vec<(String, &str)>,
+    now: jiff::Timestamp,
+) -> Result<(), LedgerError> {
+    lock_periods(tx, board, rows.iter().map(|(p, _)| p.as_str()).collect()).await?;
+    lock_totals(tx, board.slug.as_str(), rows, now).await
+}
+
+/// Creates and locks the period rows a batch writes into (`lock_period`), sorted.
+async fn lock_periods(tx: &mut Tx, board: &Board, mut periods: Vec<&str>) -> Result<(), LedgerError> {
+    periods.sort_unstable();
+    periods.dedup();
+    for period in periods {
+        ensure_period(tx, board.slug.as_str(), period).await?;
+        lock_period(tx, board, period).await?;
+    }
+    Ok(())
+}
+
+/// Creates and locks totals rows, sorted (see [`lock_rows`]).
+async fn lock_totals(
+    tx: &mut Tx,
+    slug: &str,
     mut rows: Vec<(String, &str)>,
     now: jiff::Timestamp,
 ) -> Result<(), LedgerError> {
     rows.sort_unstable();
     rows.dedup();
-    let mut periods: Vec<&str> = rows.iter().map(|(p, _)| p.as_str()).collect();
-    periods.dedup();
-    let slug = board.slug.as_str();
-    for period in periods {
-        ensure_period(tx, slug, period).await?;
-        lock_period(tx, board, period).await?;
-    }
     for chunk in rows.chunks(INSERT_CHUNK) {
         let mut sql = String::from(
             "INSERT INTO totals (board, period, member, points, version, reach_seq, updated_at) VALUES ",
