@@ -59,6 +59,17 @@ struct TopPage {
 #[derive(Default)]
 pub struct TopCache {
     pages: Mutex<HashMap<BoardSlug, TopPages>>,
+    /// The same pages rendered, by the words a reader asked for them with (see
+    /// [`Engine::top_asked`]).
+    asked: Mutex<HashMap<Box<str>, AskedTop>>,
+}
+
+/// A rendered top-N page and how long the words it was asked with still mean it: at most
+/// [`TOP_CACHE_TTL`], and, for the current period, not past its end.
+struct AskedTop {
+    board: BoardSlug,
+    until: Instant,
+    body: Bytes,
 }
 
 /// One board's cached top-N pages by (period, limit).
@@ -80,6 +91,18 @@ impl TopCache {
             pages.retain(|_, periods| !periods.is_empty());
         }
         pages.entry(board.clone()).or_default().insert((period, limit), page);
+    }
+
+    fn keep_asked(&self, asked: &str, top: AskedTop) {
+        let mut all = self.asked.lock().expect("top cache");
+        if all.len() >= TOP_CACHE_PAGES {
+            let now = Instant::now();
+            all.retain(|_, top| top.until > now);
+        }
+        // Whatever else readers ask with, the pages of the readers before them stay.
+        if all.len() < TOP_CACHE_PAGES {
+            all.insert(asked.into(), top);
+        }
     }
 }
 
@@ -172,6 +195,7 @@ impl Engine {
     pub(crate) fn forget_cached(&self, board: &BoardSlug) {
         self.states.lock().expect("state cache").retain(|(b, _), _| b != board);
         self.top_cache.pages.lock().expect("top cache").remove(board);
+        self.top_cache.asked.lock().expect("top cache").retain(|_, top| top.board != *board);
     }
 
     /// All boards, each with its current period.
@@ -230,38 +254,67 @@ impl Engine {
         period: Option<&str>,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
-        Ok(self.top_page(slug, period, limit).await?.page.clone())
+        check_limit(limit)?;
+        let board = self.shared_board(slug).await?;
+        let period = self.period_of(&board, period)?;
+        Ok(self.top_page(&board, period, limit).await?.page.clone())
     }
 
     /// [`Engine::top`] as the bytes `render` makes of it. `render` runs once per cached page (at
     /// most once a second per board, period and limit); every reader in between shares its
     /// bytes. Only one rendering is kept per page: every caller must pass the same `render`.
+    ///
+    /// `asked` is how the reader asked for the page (for the REST API, the request target): the
+    /// bytes are kept under it too, and [`Engine::top_asked`] answers a reader who asks the same
+    /// way without resolving the board and the period again.
     pub async fn top_rendered(
         &self,
         slug: &BoardSlug,
         period: Option<&str>,
         limit: u64,
         render: fn(&RankingPage) -> Vec<u8>,
+        asked: Option<&str>,
     ) -> Result<Bytes, EngineError> {
-        let top = self.top_page(slug, period, limit).await?;
-        Ok(top.rendered.get_or_init(|| Bytes::from(render(&top.page))).clone())
+        check_limit(limit)?;
+        let board = self.shared_board(slug).await?;
+        let key = self.period_of(&board, period)?;
+        let top = self.top_page(&board, key, limit).await?;
+        let body = top.rendered.get_or_init(|| Bytes::from(render(&top.page))).clone();
+        if let Some(asked) = asked {
+            let mut until = top.at + TOP_CACHE_TTL;
+            if matches!(period, None | Some("current")) {
+                // "current" names the next period from the end of this one on.
+                let left = key.span(&board.zone).end.duration_since(jiff::Timestamp::now());
+                let left = Duration::try_from(left).unwrap_or(Duration::ZERO);
+                until = until.min(Instant::now() + left);
+            }
+            let asked_top = AskedTop { board: slug.clone(), until, body: body.clone() };
+            self.top_cache.keep_asked(asked, asked_top);
+        }
+        Ok(body)
+    }
+
+    /// The bytes [`Engine::top_rendered`] answered a reader who asked for a top page in the same
+    /// words, while they still hold (at most [`TOP_CACHE_TTL`], and never past the end of the
+    /// current period): a lookup, so a cached read costs about what an answer from memory must.
+    pub fn top_asked(&self, asked: &str) -> Option<Bytes> {
+        let all = self.top_cache.asked.lock().expect("top cache");
+        let top = all.get(asked)?;
+        (Instant::now() < top.until).then(|| top.body.clone())
     }
 
     async fn top_page(
         &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        board: &Board,
+        period: PeriodKey,
         limit: u64,
     ) -> Result<Arc<TopPage>, EngineError> {
-        check_limit(limit)?;
-        let board = self.shared_board(slug).await?;
-        let period = self.period_of(&board, period)?;
-        if let Some(top) = self.top_cache.fresh(slug, period, limit) {
+        if let Some(top) = self.top_cache.fresh(&board.slug, period, limit) {
             return Ok(top);
         }
-        let page = self.read_window(&board, period, Source::Live, Window::Offset(0), limit).await?;
+        let page = self.read_window(board, period, Source::Live, Window::Offset(0), limit).await?;
         let top = Arc::new(TopPage { at: Instant::now(), page, rendered: OnceLock::new() });
-        self.top_cache.keep(slug, period, limit, Arc::clone(&top));
+        self.top_cache.keep(&board.slug, period, limit, Arc::clone(&top));
         Ok(top)
     }
 

@@ -287,7 +287,7 @@ fn count_renders(page: &domain::view::RankingPage) -> Vec<u8> {
 }
 
 #[tokio::test]
-async fn a_cached_top_page_is_rendered_once_and_a_transition_drops_it() {
+async fn a_cached_top_page_is_rendered_once_kept_by_how_it_was_asked_and_a_transition_drops_it() {
     each_redis(async |name, e| {
         let b = board(TiePolicy::Shared);
         e.create_board(&b).await.unwrap();
@@ -296,15 +296,15 @@ async fn a_cached_top_page_is_rendered_once_and_a_transition_drops_it() {
         }
         // The rendering is of the same page top() answers.
         let top = e.top(&b.slug, None, 10).await.unwrap();
-        let bytes = e.top_rendered(&b.slug, None, 10, count_renders).await.unwrap();
+        let bytes = e.top_rendered(&b.slug, None, 10, count_renders, None).await.unwrap();
         assert_eq!(bytes, serde_json::to_vec(&top.entries).unwrap(), "{name}");
         // Readers of the same cached page share one rendering (checked when both reads fall well
         // inside the cache's second; a slow machine may let the page expire in between).
         for _ in 0..5 {
             let started = std::time::Instant::now();
             let renders = RENDERS.load(std::sync::atomic::Ordering::SeqCst);
-            let first = e.top_rendered(&b.slug, None, 10, count_renders).await.unwrap();
-            let second = e.top_rendered(&b.slug, None, 10, count_renders).await.unwrap();
+            let first = e.top_rendered(&b.slug, None, 10, count_renders, None).await.unwrap();
+            let second = e.top_rendered(&b.slug, None, 10, count_renders, None).await.unwrap();
             if started.elapsed() < std::time::Duration::from_millis(500) {
                 assert_eq!(first.as_ptr(), second.as_ptr(), "{name}: the bytes are shared");
                 assert!(RENDERS.load(std::sync::atomic::Ordering::SeqCst) <= renders + 1, "{name}");
@@ -312,16 +312,27 @@ async fn a_cached_top_page_is_rendered_once_and_a_transition_drops_it() {
             }
         }
         // Each limit is its own page.
-        let two = e.top_rendered(&b.slug, None, 2, count_renders).await.unwrap();
+        let two = e.top_rendered(&b.slug, None, 2, count_renders, None).await.unwrap();
         let want: Vec<u8> = serde_json::to_vec(&e.top(&b.slug, None, 2).await.unwrap().entries).unwrap();
         assert_eq!(two, want, "{name}");
+        // A page asked for in some words is answered to the same words, and only to them.
+        let asked = format!("/top-of/{}", b.slug);
+        assert_eq!(e.top_asked(&asked), None, "{name}: nothing was asked that way yet");
+        let bytes = e.top_rendered(&b.slug, None, 10, count_renders, Some(&asked)).await.unwrap();
+        assert_eq!(e.top_asked(&asked), Some(bytes.clone()), "{name}");
+        assert_eq!(e.top_asked(&format!("{asked}?limit=2")), None, "{name}");
         // A newcomer leads; a transition in this process drops the cached pages at once.
         put(e, &b, "z", 1000, 1).await;
         e.transition(&b.slug, "current", domain::lifecycle::Transition::Freeze, "test", None).await.unwrap();
+        assert_eq!(e.top_asked(&asked), None, "{name}: the transition dropped the asked page");
         let top = e.top(&b.slug, None, 10).await.unwrap();
         assert_eq!(top.entries[0].member.as_str(), "z", "{name}");
-        let bytes = e.top_rendered(&b.slug, None, 10, count_renders).await.unwrap();
+        let bytes = e.top_rendered(&b.slug, None, 10, count_renders, Some(&asked)).await.unwrap();
         assert_eq!(bytes, serde_json::to_vec(&top.entries).unwrap(), "{name}");
+        assert_eq!(e.top_asked(&asked), Some(bytes), "{name}");
+        // And for at most a second.
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        assert_eq!(e.top_asked(&asked), None, "{name}: the asked page expired");
     })
     .await;
 }

@@ -5,16 +5,20 @@ use crate::assets;
 use app::{App, shell};
 use axum::body::Body;
 use axum::extract::{FromRef, MatchedPath, Request, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::routing::future::RouteFuture;
 use axum::routing::get;
 use axum::{Json, Router};
 use engine::Engine;
 use leptos::prelude::*;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use serde_json::json;
+use std::convert::Infallible;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 /// What every handler can reach. axum hands each request its own copy of the state, so the
 /// state is one `Arc`: a copy costs one reference count, not a copy of the engine's many handles
@@ -46,7 +50,7 @@ impl FromRef<AppState> for LeptosOptions {
     }
 }
 
-pub fn router(state: AppState) -> Router {
+fn router(state: AppState) -> Router {
     let routes = generate_route_list(App);
     let engine = state.engine.clone();
     let options = state.leptos_options.clone();
@@ -65,6 +69,80 @@ pub fn router(state: AppState) -> Router {
         // One middleware for every request (each layer costs a boxed future per request).
         .layer(middleware::from_fn_with_state(state.clone(), observe_and_guard))
         .with_state(state)
+}
+
+/// The whole HTTP surface: the routes, behind [`CachedTop`].
+pub fn app(state: AppState) -> CachedTop {
+    CachedTop { state: state.clone(), routes: router(state) }
+}
+
+/// The route whose repeated reads [`CachedTop`] answers (`rest::router`); they are recorded
+/// under it.
+const TOP_ROUTE: &str = "/api/v1/boards/{board}/periods/{period}/top";
+
+/// In front of the routes: a top-N read asked exactly as one the REST API answered less than a
+/// second ago (and within the same period) is answered with the same bytes
+/// (`Engine::top_asked`), before routing — no route to match, nothing to extract, no board or
+/// period to resolve, which together cost a third of a cached read (docs/BENCHMARKS.md, reads).
+/// Most top-N reads are such repeats. Anything else goes on to the routes; a plain service
+/// rather than a middleware, so that costs them nothing but the check.
+#[derive(Clone)]
+pub struct CachedTop {
+    state: AppState,
+    routes: Router,
+}
+
+impl CachedTop {
+    fn answer(&self, req: &Request) -> Option<Response> {
+        if req.method() != Method::GET || !req.uri().path().ends_with("/top") {
+            return None;
+        }
+        let started = std::time::Instant::now();
+        let body = self.state.engine.top_asked(req.uri().path_and_query()?.as_str())?;
+        // Exactly the routed answer's headers (the routes add the length).
+        let json = HeaderValue::from_static("application/json");
+        let length = HeaderValue::from(body.len());
+        let response =
+            ([(header::CONTENT_TYPE, json), (header::CONTENT_LENGTH, length)], body).into_response();
+        self.state.engine.metrics().observe_request("GET", TOP_ROUTE, 200, started.elapsed().as_secs_f64());
+        Some(response)
+    }
+}
+
+impl tower::Service<Request> for CachedTop {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = CachedTopFuture;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        tower::Service::<Request>::poll_ready(&mut self.routes, cx)
+    }
+
+    fn call(&mut self, req: Request) -> CachedTopFuture {
+        match self.answer(&req) {
+            Some(response) => CachedTopFuture::Answered(Some(response)),
+            None => CachedTopFuture::Routed(self.routes.call(req)),
+        }
+    }
+}
+
+/// The answer of [`CachedTop`]: from memory, or from the routes.
+pub enum CachedTopFuture {
+    Answered(Option<Response>),
+    Routed(RouteFuture<Infallible>),
+}
+
+impl Future for CachedTopFuture {
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.get_mut() {
+            CachedTopFuture::Answered(response) => {
+                Poll::Ready(Ok(response.take().expect("an answer is polled once")))
+            }
+            CachedTopFuture::Routed(routed) => Pin::new(routed).poll(cx),
+        }
+    }
 }
 
 /// Every request passes here: the two guards, then the handler, then its latency is recorded
@@ -180,7 +258,7 @@ mod tests {
     use tower::ServiceExt;
 
     /// A router over a fresh SQLite ledger and a Redis address where nothing listens.
-    async fn router_without_redis() -> (Router, std::path::PathBuf) {
+    async fn router_without_redis() -> (CachedTop, std::path::PathBuf) {
         let dir = std::env::temp_dir().join(format!("laurel-readyz-{}", std::process::id()));
         let ledger =
             engine::ledger::Ledger::connect(&format!("sqlite://{}/l.db", dir.display())).await.unwrap();
@@ -189,10 +267,10 @@ mod tests {
         let target = RedisTarget::parse("redis://127.0.0.1:9").unwrap();
         let engine = Engine::from_parts(ledger, Projection::new(target, KeySpace::new("readyz")));
         let leptos_options = LeptosOptions::builder().output_name("laurel").build();
-        (router(AppState::new(leptos_options, engine)), dir)
+        (app(AppState::new(leptos_options, engine)), dir)
     }
 
-    async fn get(router: &Router, path: &str) -> (StatusCode, serde_json::Value) {
+    async fn get(router: &CachedTop, path: &str) -> (StatusCode, serde_json::Value) {
         let req = Request::builder().uri(path).body(Body::empty()).unwrap();
         let res = router.clone().oneshot(req).await.unwrap();
         let status = res.status();

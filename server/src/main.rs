@@ -182,11 +182,11 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .site_pkg_dir("pkg")
         .site_addr(args.addr)
         .build();
-    let app = http::router(http::AppState::new(leptos_options, engine.clone()));
+    let app = http::app(http::AppState::new(leptos_options, engine.clone()));
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listen on {}", args.addr))?;
     tracing::info!("serving on http://{}", listener.local_addr()?);
-    axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
+    axum::serve(listener, tower::make::Shared::new(app)).with_graceful_shutdown(shutdown_signal()).await?;
     reconciler.abort();
     // Releases the leases, so another instance takes over at its next tick.
     let _ = stop_scheduler.send(());

@@ -11,7 +11,7 @@ use super::openapi::{
 use crate::http::AppState;
 use axum::Json;
 use axum::extract::{Path, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use domain::MemberId;
 use domain::view::{Entry, LedgerEntry, PeriodInfo, RankingPage, SnapshotInfo};
@@ -123,15 +123,20 @@ pub async fn periods(
 pub async fn top(
     State(s): State<AppState>,
     Path((board, period)): PeriodPath,
+    uri: Uri,
     ApiQuery(q): ApiQuery<LimitQuery>,
 ) -> Result<Response, ApiError> {
-    // The body is made once per cached page and shared by every reader of that second.
-    let body = s.engine.top_rendered(&slug(board)?, Some(&period), q.limit.unwrap_or(10), page_body).await?;
+    // The body is made once per cached page and shared by every reader of that second; kept
+    // under the request target too, so the same request is answered before routing
+    // (`http::cached_top`).
+    let (slug, limit, asked) =
+        (slug(board)?, q.limit.unwrap_or(10), uri.path_and_query().map(|pq| pq.as_str()));
+    let body = s.engine.top_rendered(&slug, Some(&period), limit, page_body, asked).await?;
     Ok(([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response())
 }
 
 /// The JSON body of a ranking page, exactly as `Json(page_json(page))` answers it.
-fn page_body(page: &RankingPage) -> Vec<u8> {
+pub(super) fn page_body(page: &RankingPage) -> Vec<u8> {
     serde_json::to_vec(&page_json(page.clone())).expect("a JSON value always serializes")
 }
 

@@ -1,8 +1,7 @@
 //! The API on real stores (SQLite and the test Redis started by scripts/test): bad input gets a
 //! clear 4xx with a machine-readable reason and changes nothing; auth boundaries hold.
 
-use crate::http::{AppState, router};
-use axum::Router;
+use crate::http::{AppState, CachedTop, app};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use domain::apikey::KeyLimits;
@@ -25,7 +24,7 @@ fn me_cookie(member: &str) -> String {
 }
 
 struct Api {
-    router: Router,
+    router: CachedTop,
     engine: Engine,
     admin: String,
     key: String,
@@ -46,7 +45,7 @@ impl Api {
         let secret = engine::links::LinkSecret::new(TEST_LINK_SECRET).unwrap();
         let engine = Engine::from_parts(ledger, projection).with_link_secret(secret);
         let leptos_options = LeptosOptions::builder().output_name("laurel").build();
-        let router = router(AppState::new(leptos_options, engine.clone()));
+        let router = app(AppState::new(leptos_options, engine.clone()));
         let admin = engine.issue_admin_token().await.unwrap();
         let mut api = Api { router, engine, admin, key: String::new(), dir };
         for (slug, operator, policy) in [
@@ -345,6 +344,47 @@ async fn metrics_count_writes_by_result() {
         "{text}"
     );
     assert!(text.contains("laurel_http_request_duration_seconds_bucket"), "{text}");
+    api.stop().await;
+}
+
+/// A top-N read asked again within its second is answered before routing with the same bytes,
+/// headers and status, and is still recorded under the route's template.
+#[tokio::test]
+async fn a_repeated_top_read_is_answered_from_memory_as_the_route_answers_it() {
+    let api = Api::start().await;
+    api.post_events("inc", json!({"event_id": "a", "member": "u1", "delta": 5})).await;
+    let get = |path: &str| {
+        let req = Request::get(path).body(Body::empty()).unwrap();
+        let router = api.router.clone();
+        async move {
+            let res = router.oneshot(req).await.unwrap();
+            let (parts, body) = res.into_parts();
+            (parts.status, parts.headers, axum::body::to_bytes(body, 1 << 20).await.unwrap())
+        }
+    };
+    let path = "/api/v1/boards/inc/periods/current/top?limit=3";
+    let routed = get(path).await;
+    assert_eq!(routed.0, StatusCode::OK);
+    let asked = api.engine.top_asked(path).expect("the routed answer is kept under its request target");
+    assert_eq!(asked, routed.2);
+    let remembered = get(path).await;
+    assert_eq!(remembered, routed, "the same status, headers and body");
+    // It is answered before routing: words the routes would refuse (no such board) but kept
+    // with a page are answered with that page.
+    let inc = domain::BoardSlug::parse("inc").unwrap();
+    let ghost = "/api/v1/boards/ghost/periods/current/top";
+    let kept = api.engine.top_rendered(&inc, None, 3, super::reads::page_body, Some(ghost)).await.unwrap();
+    assert_eq!(get(ghost).await.2, kept);
+    // Other words are routed (and answered) on their own; an unknown board is still a 404.
+    assert_eq!(api.engine.top_asked("/api/v1/boards/inc/periods/current/top?limit=2"), None);
+    let (status, out) = api.call("GET", "/api/v1/boards/nope/periods/current/top", None, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"));
+    let res =
+        api.router.clone().oneshot(Request::get("/metrics").body(Body::empty()).unwrap()).await.unwrap();
+    let text =
+        String::from_utf8(axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap().to_vec()).unwrap();
+    let series = r#"laurel_http_request_duration_seconds_count{method="GET",route="/api/v1/boards/{board}/periods/{period}/top",status="200"} 3"#;
+    assert!(text.contains(series), "both reads are counted under the route: {text}");
     api.stop().await;
 }
 
