@@ -17,8 +17,8 @@
 //! benchmark). In its transaction:
 //! - on PostgreSQL, the rows the batch needs are locked in one global order (periods, then
 //!   (period, member)); when the totals are locked is the batch's [`Locking`]: first
-//!   (`lock_in_order`, one multi-row statement for the totals rows), or last, for point events on
-//!   `shared` boards, so that concurrent batches sharing members do not queue behind each other's
+//!   (`lock_in_order`, one multi-row statement for the totals rows), or last, for point events and
+//!   corrections on `shared` boards, so that concurrent batches sharing members do not queue behind each other's
 //!   whole transactions;
 //! - one statement per `LOOKUP_CHUNK` ids finds which of them `entries` and `late_entries`
 //!   already hold;
@@ -269,9 +269,9 @@ enum Locking {
 
 impl Locking {
     /// `Last` only where a write's decision rarely depends on the total it finds: point events
-    /// and corrections (only a bound can refuse one) on `shared` boards on PostgreSQL. `first_reached` locks its
-    /// period exclusively anyway (reach sequences), and `set` and `best` decide on the very value
-    /// they find.
+    /// and corrections (only a bound can refuse one) on `shared` boards on PostgreSQL.
+    /// `first_reached` locks its period exclusively anyway (reach sequences), and `set` and `best`
+    /// decide on the very value they find.
     fn for_batch(backend: Backend, board: &Board, writes: &[Write]) -> Self {
         let points_only =
             writes.iter().all(|w| matches!(w.change, Change::Point { .. } | Change::Correction { .. }));

@@ -128,7 +128,7 @@ pub async fn top(
 ) -> Result<Response, ApiError> {
     // The body is made once per cached page and shared by every reader of that second; kept
     // under the request target too, so the same request is answered before routing
-    // (`http::cached_top`).
+    // (`http::CachedTop`).
     let (slug, limit, asked) =
         (slug(board)?, q.limit.unwrap_or(10), uri.path_and_query().map(|pq| pq.as_str()));
     let body = s.engine.top_rendered(&slug, Some(&period), limit, page_body, asked).await?;
