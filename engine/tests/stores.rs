@@ -384,14 +384,15 @@ async fn the_sqlite_wal_is_checkpointed_beside_the_writes_and_starts_over() {
     for n in 0..50 {
         t.ledger.record(&board, &[common::point(&format!("after-{n}"), "u1", 1)], now).await.unwrap();
         let row = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(&mut outside).await.unwrap();
-        frames_after.push(row.try_get::<i64, _>(1).unwrap());
-        if frames_after.last() < Some(&64) {
+        let frames: i64 = row.try_get(1).unwrap();
+        frames_after.push(frames);
+        if frames < 64 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert!(
-        frames_after.last() < Some(&64),
+        frames_after.last().is_some_and(|&frames| frames < 64),
         "the WAL never started over; frames in it after each later write: {frames_after:?}"
     );
     outside.close().await.unwrap();
