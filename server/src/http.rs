@@ -99,11 +99,10 @@ impl CachedTop {
         }
         let started = std::time::Instant::now();
         let body = self.state.engine.top_asked(req.uri().path_and_query()?.as_str())?;
-        // Exactly the routed answer's headers (the routes add the length).
-        let json = HeaderValue::from_static("application/json");
+        // Exactly the routed answer (the routes add the length).
         let length = HeaderValue::from(body.len());
-        let response =
-            ([(header::CONTENT_TYPE, json), (header::CONTENT_LENGTH, length)], body).into_response();
+        let mut response = crate::rest::json_answer(body);
+        response.headers_mut().insert(header::CONTENT_LENGTH, length);
         self.state.engine.metrics().observe_request("GET", TOP_ROUTE, 200, started.elapsed().as_secs_f64());
         Some(response)
     }

@@ -16,6 +16,7 @@ mod writes;
 mod tests;
 
 pub use error::ApiError;
+pub(crate) use reads::json_answer;
 
 use crate::http::AppState;
 use axum::Router;

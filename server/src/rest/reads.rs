@@ -132,7 +132,13 @@ pub async fn top(
     let (slug, limit, asked) =
         (slug(board)?, q.limit.unwrap_or(10), uri.path_and_query().map(|pq| pq.as_str()));
     let body = s.engine.top_rendered(&slug, Some(&period), limit, page_body, asked).await?;
-    Ok(([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response())
+    Ok(json_answer(body))
+}
+
+/// A JSON body made ahead, answered as `Json` answers one: also what `http::CachedTop` answers a
+/// repeated top-N read with.
+pub(crate) fn json_answer(body: impl Into<axum::body::Body>) -> Response {
+    ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body.into()).into_response()
 }
 
 /// The JSON body of a ranking page, exactly as `Json(page_json(page))` answers it.
@@ -263,7 +269,7 @@ pub async fn around(
     let m = member(m)?;
     let page = s.engine.around(&slug(board)?, Some(&period), &m, q.radius.unwrap_or(2)).await?;
     let body = serde_json::to_vec(&AroundBody::new(&page, &m)).expect("strings and numbers always serialize");
-    Ok(([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response())
+    Ok(json_answer(body))
 }
 
 /// The around-me answer: `page_json` plus `rank` and `member`, written straight from the page
