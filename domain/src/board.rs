@@ -129,8 +129,17 @@ impl Board {
         self.zone.iana_name().unwrap_or("UTC")
     }
 
-    /// The period that contains `at`.
+    /// The period that contains `at`, an instant of the server's own clock (always within the
+    /// supported years). Instants from clients go through [`Board::period_of`].
     pub fn period_at(&self, at: jiff::Timestamp) -> crate::period::PeriodKey {
+        self.period_of(at).expect("the server's clock is within the supported years")
+    }
+
+    /// The period that contains `at`, or why no period of this board can hold it.
+    pub fn period_of(
+        &self,
+        at: jiff::Timestamp,
+    ) -> Result<crate::period::PeriodKey, crate::period::PeriodError> {
         crate::period::PeriodKey::containing(self.cadence, at, &self.zone)
     }
 }

@@ -49,9 +49,18 @@ const MIN_YEAR: i16 = 1970;
 const MAX_YEAR: i16 = 9998;
 
 impl PeriodKey {
-    /// The period of `cadence` that contains `at`, in the board's time zone.
-    pub fn containing(cadence: Cadence, at: Timestamp, zone: &TimeZone) -> Self {
-        Self::of_date(cadence, at.to_zoned(zone.clone()).date())
+    /// The period of `cadence` that contains `at`, in the board's time zone. Refused when that
+    /// period is outside the supported years: an instant from a client (a write's `occurred_at`)
+    /// can be any date, and a key that could not be parsed back must never reach the ledger.
+    pub fn containing(cadence: Cadence, at: Timestamp, zone: &TimeZone) -> Result<Self, PeriodError> {
+        let key = Self::of_date(cadence, at.to_zoned(zone.clone()).date());
+        match key.0 {
+            Slot::Week { year, .. } | Slot::Month { year, .. } if (MIN_YEAR..=MAX_YEAR).contains(&year) => {
+                Ok(key)
+            }
+            Slot::Day(date) if (MIN_YEAR..=MAX_YEAR).contains(&date.year()) => Ok(key),
+            _ => Err(PeriodError::OutOfRange(key.to_string())),
+        }
     }
 
     fn of_date(cadence: Cadence, date: Date) -> Self {
@@ -205,7 +214,7 @@ mod tests {
     }
 
     fn weekly(s: &str, z: &str) -> String {
-        PeriodKey::containing(Cadence::Weekly, at(s), &zone(z)).to_string()
+        PeriodKey::containing(Cadence::Weekly, at(s), &zone(z)).unwrap().to_string()
     }
 
     #[test]
@@ -224,11 +233,13 @@ mod tests {
         let instant = "2027-01-04T01:00:00Z";
         assert_eq!(weekly(instant, "America/New_York"), "2026-W53");
         assert_eq!(weekly(instant, "Asia/Shanghai"), "2027-W01");
-        let daily = |z: &str| PeriodKey::containing(Cadence::Daily, at("2027-01-01T02:00:00Z"), &zone(z));
+        let daily =
+            |z: &str| PeriodKey::containing(Cadence::Daily, at("2027-01-01T02:00:00Z"), &zone(z)).unwrap();
         assert_eq!(daily("Asia/Shanghai").to_string(), "2027-01-01");
         assert_eq!(daily("America/New_York").to_string(), "2026-12-31");
         let monthly =
-            PeriodKey::containing(Cadence::Monthly, at("2026-12-31T17:00:00Z"), &zone("Asia/Shanghai"));
+            PeriodKey::containing(Cadence::Monthly, at("2026-12-31T17:00:00Z"), &zone("Asia/Shanghai"))
+                .unwrap();
         assert_eq!(monthly.to_string(), "2027-01");
     }
 
@@ -283,6 +294,42 @@ mod tests {
             PeriodKey::parse_for(Cadence::Daily, "2026-W34"),
             Err(PeriodError::WrongCadence { .. })
         ));
+    }
+
+    #[test]
+    fn instants_outside_the_supported_years_have_no_period() {
+        // Dates a fuzzer sent as `occurred_at`: each would have made a key that cannot be parsed
+        // back, and a ledger row no job could read.
+        for instant in
+            ["0001-01-01T00:00:00Z", "0254-10-01T00:00:00Z", "1887-03-01T00:00:00Z", "1969-12-28T12:00:00Z"]
+        {
+            for cadence in [Cadence::Weekly, Cadence::Daily, Cadence::Monthly] {
+                let refused = PeriodKey::containing(cadence, at(instant), &zone("UTC"));
+                assert!(
+                    matches!(refused, Err(PeriodError::OutOfRange(_))),
+                    "{instant} {cadence}: {refused:?}"
+                );
+            }
+        }
+        // The first instant of 1970 is in 1969 west of UTC; 1969-12-31 is in ISO week 1970-W01.
+        let epoch = at("1970-01-01T00:00:00Z");
+        assert!(PeriodKey::containing(Cadence::Daily, epoch, &zone("America/New_York")).is_err());
+        assert_eq!(
+            PeriodKey::containing(Cadence::Weekly, epoch, &zone("UTC")).unwrap().to_string(),
+            "1970-W01"
+        );
+        let new_years_eve = at("1969-12-31T12:00:00Z");
+        assert_eq!(
+            PeriodKey::containing(Cadence::Weekly, new_years_eve, &zone("UTC")).unwrap().to_string(),
+            "1970-W01"
+        );
+        let last = at("9998-12-31T12:00:00Z");
+        assert_eq!(
+            PeriodKey::containing(Cadence::Monthly, last, &zone("UTC")).unwrap().to_string(),
+            "9998-12"
+        );
+        assert!(PeriodKey::containing(Cadence::Daily, at("9999-01-01T12:00:00Z"), &zone("UTC")).is_err());
+        assert!(PeriodKey::parse("0001-W01").is_err() && PeriodKey::parse("9999-W53").is_err());
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! Writes and how each operator decides what a write does to a member's total. Pure: the ledger
 //! supplies the current total under a lock and stores what this module decides.
 
-use crate::board::Operator;
+use crate::board::{Board, Operator};
 use crate::ids::{EventId, MemberId};
+use crate::period::PeriodKey;
 use serde::{Deserialize, Serialize};
 
 /// One write, parsed at the edge. The operator is implied by the change, and must be the board's.
@@ -59,6 +60,63 @@ impl Change {
             Change::Submission { .. } => "submission",
             Change::Correction { .. } => "correction",
         }
+    }
+}
+
+/// The period a write belongs to, or why no period of `board` can hold it: an `occurred_at`
+/// outside the supported years, or a value that no total within the board's bounds could take
+/// (a delta larger than the whole range, a total or score outside it). Such a write is refused
+/// before anything is stored, not even kept as late for review: a row the jobs cannot read, or a
+/// late write no admin could ever accept, must never reach the ledger.
+pub fn admit(board: &Board, write: &Write) -> Result<PeriodKey, String> {
+    let period = board.period_of(write.occurred_at).map_err(|_| {
+        format!(
+            "occurred_at {} is outside the years this board's periods can hold (1970-9998)",
+            write.occurred_at
+        )
+    })?;
+    if let Some(refusal) = value_refusal(board, write.change.value()) {
+        return Err(refusal);
+    }
+    Ok(period)
+}
+
+/// The number a change carries, as [`value_refusal`] judges it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeValue {
+    /// Added to the total (point events, corrections).
+    Delta(i64),
+    /// Becomes the total (`set`).
+    Total(i64),
+    /// Becomes the total when higher (`best`).
+    Score(i64),
+}
+
+impl Change {
+    pub fn value(&self) -> ChangeValue {
+        match *self {
+            Change::Point { delta, .. } | Change::Correction { delta, .. } => ChangeValue::Delta(delta),
+            Change::Total { total, .. } => ChangeValue::Total(total),
+            Change::Submission { score, .. } => ChangeValue::Score(score),
+        }
+    }
+}
+
+/// Why no total within `board`'s bounds could ever take `value`: a delta larger than the whole
+/// range, or a total or score outside it. (A delta within the range may still be refused later,
+/// by the total it meets.)
+pub fn value_refusal(board: &Board, value: ChangeValue) -> Option<String> {
+    let (min, max) = board.codec.bounds();
+    let outside = |what: &str, v: i64| {
+        (!(min..=max).contains(&v))
+            .then(|| format!("{what} {v} is outside the board's bounds [{min}, {max}]"))
+    };
+    match value {
+        ChangeValue::Delta(delta) => (i128::from(delta).abs() > i128::from(max) - i128::from(min)).then(|| {
+            format!("delta {delta} is larger than the whole range of the board's bounds [{min}, {max}]: no total could take it")
+        }),
+        ChangeValue::Total(total) => outside("total", total),
+        ChangeValue::Score(score) => outside("score", score),
     }
 }
 

@@ -22,6 +22,14 @@ pub struct BoardDetails {
 }
 
 impl Engine {
+    /// Every board definition, periodic and hot, by slug; a definition that cannot be read is
+    /// left out and reported.
+    pub async fn every_board(&self) -> Result<(Vec<Board>, Vec<domain::hot::HotBoard>), EngineError> {
+        let boards = self.readable("boards", self.ledger.boards().await?);
+        let hot = self.readable("boards", self.ledger.hot_boards().await?);
+        Ok((boards, hot))
+    }
+
     /// Stores a new board; `board_exists` when the slug is taken.
     pub async fn create_board(&self, board: &Board) -> Result<BoardDetails, EngineError> {
         domain::board::check_prizes(&board.prizes).map_err(EngineError::Invalid)?;

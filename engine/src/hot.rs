@@ -171,7 +171,8 @@ impl Engine {
 
     /// Every hot board, by slug, for the list of boards.
     pub async fn hot_board_summaries(&self) -> Result<Vec<domain::hot::HotBoardSummary>, EngineError> {
-        Ok(self.ledger.hot_boards().await?.iter().map(domain::hot::HotBoardSummary::of).collect())
+        let boards = self.readable("boards", self.ledger.hot_boards().await?);
+        Ok(boards.iter().map(domain::hot::HotBoardSummary::of).collect())
     }
 
     /// The published list, if any. One that cannot be read (written by another version) counts
@@ -240,7 +241,7 @@ impl Engine {
     /// was last updated gets a snapshot. Errors are logged per board; the next interval retries.
     async fn hot_pass(&self, seen: &mut HashMap<BoardSlug, i64>, now: jiff::Timestamp) {
         let boards = match self.ledger.hot_boards().await {
-            Ok(boards) => boards,
+            Ok(boards) => self.readable("hot-snapshots", boards),
             Err(error) => {
                 tracing::warn!(%error, "hot boards not listed; the next tick retries");
                 return;

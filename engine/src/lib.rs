@@ -170,6 +170,12 @@ impl Engine {
         }
     }
 
+    /// The rows of a listing `job` could read; the others are reported ([`Metrics::invalid_rows`]).
+    pub(crate) fn readable<T>(&self, job: &'static str, listing: ledger::Listing<T>) -> Vec<T> {
+        self.metrics.invalid_rows(job, &listing.invalid);
+        listing.rows
+    }
+
     /// Wakes the reward delivery loop (after a settlement saved rewards).
     pub fn wake_rewards(&self) {
         self.rewards_due.notify_one();

@@ -2,6 +2,7 @@
 //! 000: watch hot buckets for a missing TTL).
 //! One registry per engine, rendered by `GET /metrics`.
 
+use crate::ledger::InvalidRow;
 use crate::redis::hot::Tended;
 use domain::hot::HitResult;
 use domain::write::Outcome;
@@ -38,6 +39,11 @@ struct KeyLabels {
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct JobLabels {
+    job: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
     method: String,
     route: String,
@@ -63,6 +69,9 @@ pub struct Metrics {
     hot_buckets_unlinked: Family<BoardLabels, Counter>,
     hot_snapshots: Family<BoardLabels, Counter>,
     rate_limited: Family<KeyLabels, Counter>,
+    invalid_rows: Family<JobLabels, Counter>,
+    /// The invalid rows already reported, by job: each is logged and counted once per process.
+    reported: std::sync::Mutex<std::collections::HashSet<(&'static str, InvalidRow)>>,
 }
 
 impl Default for Metrics {
@@ -117,7 +126,16 @@ impl Default for Metrics {
             "Requests refused 429 because their ingest key was over its rate limit in this process",
             rate_limited.clone(),
         );
+        let invalid_rows = Family::<JobLabels, Counter>::default();
+        registry.register(
+            "invalid_rows",
+            "Ledger rows a job or listing could not read and left out, each counted once per process \
+             (laurel doctor lists them)",
+            invalid_rows.clone(),
+        );
         Self {
+            invalid_rows,
+            reported: Default::default(),
             registry,
             writes,
             requests,
@@ -162,6 +180,19 @@ impl Metrics {
         self.hot_buckets_unlinked.get_or_create(&labels).inc_by(tended.unlinked);
         if published {
             self.hot_snapshots.get_or_create(&labels).inc();
+        }
+    }
+
+    /// Reports rows `job` left out because it could not read them: each is logged with its key
+    /// and counted in `laurel_invalid_rows_total{job}` the first time this process meets it.
+    pub fn invalid_rows(&self, job: &'static str, rows: &[InvalidRow]) {
+        for row in rows {
+            let first = self.reported.lock().expect("reported rows").insert((job, row.clone()));
+            if first {
+                tracing::warn!(job, table = row.table, key = %row.key, reason = %row.reason,
+                    "ledger row left out: it cannot be read (laurel doctor lists it; --fix quarantines it)");
+                self.invalid_rows.get_or_create(&JobLabels { job: job.to_owned() }).inc();
+            }
         }
     }
 

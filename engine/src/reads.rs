@@ -201,7 +201,8 @@ impl Engine {
     /// All boards, each with its current period.
     pub async fn boards(&self) -> Result<Vec<BoardSummary>, EngineError> {
         let now = jiff::Timestamp::now();
-        Ok(self.ledger.boards().await?.iter().map(|b| summary(b, now)).collect())
+        let boards = self.readable("boards", self.ledger.boards().await?);
+        Ok(boards.iter().map(|b| summary(b, now)).collect())
     }
 
     /// A period named by a reader: `current` (or none) is the period containing now.
@@ -217,7 +218,7 @@ impl Engine {
     /// The periods a board has (with writes), plus the current one, newest first.
     pub async fn periods(&self, slug: &BoardSlug) -> Result<Vec<PeriodInfo>, EngineError> {
         let board = self.shared_board(slug).await?;
-        let mut periods = self.ledger.periods(slug).await?;
+        let mut periods = self.readable("periods", self.ledger.periods(slug).await?);
         let current = board.period_at(jiff::Timestamp::now());
         if !periods.iter().any(|(p, _)| *p == current) {
             periods.push((current, "open".into()));

@@ -23,6 +23,8 @@ pub struct ReconcileReport {
     pub members_levelled: u64,
     /// Sum over periods of (ledger version sum − projected version sum) before levelling.
     pub lag: i64,
+    /// Periods that could not be levelled (logged); the next pass tries them again.
+    pub periods_failed: u64,
 }
 
 /// What a rebuild did.
@@ -37,22 +39,42 @@ impl Engine {
     /// One pass over every live period.
     pub async fn reconcile_once(&self) -> Result<ReconcileReport, EngineError> {
         let mut report = ReconcileReport::default();
-        for (slug, period) in self.ledger.live_periods().await? {
+        let live = self.ledger.live_periods().await?;
+        for (slug, period) in self.readable("reconciler", live) {
             report.periods_checked += 1;
-            let ledger_sum = self.ledger.version_sum(&slug, &period).await?;
-            let projected_sum = self.projection.version_sum(&slug, &period).await?;
-            if ledger_sum == projected_sum {
-                continue;
+            match self.level_period(&slug, &period, &mut report).await {
+                Ok(()) => {}
+                // Redis away: every other period would fail the same way; the next pass retries.
+                Err(EngineError::Redis(error)) => return Err(EngineError::Redis(error)),
+                Err(error) => {
+                    report.periods_failed += 1;
+                    tracing::warn!(board = %slug, %period, %error, "period not levelled; the others go on");
+                }
             }
-            report.lag += ledger_sum - projected_sum;
-            let board = self.board(&slug).await?;
-            let totals = self.projected_totals(&board, &period).await?;
-            report.members_levelled += self.projection.level(&slug, &period, &totals).await?;
-            report.periods_levelled += 1;
-            tracing::info!(board = %slug, %period, behind = ledger_sum - projected_sum, "projection levelled from the ledger");
         }
         self.metrics().projection_lag.set(report.lag);
         Ok(report)
+    }
+
+    /// Levels one period if its projection is behind the ledger.
+    async fn level_period(
+        &self,
+        slug: &BoardSlug,
+        period: &PeriodKey,
+        report: &mut ReconcileReport,
+    ) -> Result<(), EngineError> {
+        let ledger_sum = self.ledger.version_sum(slug, period).await?;
+        let projected_sum = self.projection.version_sum(slug, period).await?;
+        if ledger_sum == projected_sum {
+            return Ok(());
+        }
+        let board = self.board(slug).await?;
+        let totals = self.projected_totals(&board, period).await?;
+        report.lag += ledger_sum - projected_sum;
+        report.members_levelled += self.projection.level(slug, period, &totals).await?;
+        report.periods_levelled += 1;
+        tracing::info!(board = %slug, %period, behind = ledger_sum - projected_sum, "projection levelled from the ledger");
+        Ok(())
     }
 
     /// Runs [`Engine::reconcile_once`] every `every` until the process ends.

@@ -212,8 +212,9 @@ impl Engine {
         };
         let mut report = PassReport::default();
 
-        for open in self.ledger.periods_changed(State::Open, None, Timestamp::MAX).await? {
-            let board = self.board(&open.board).await?;
+        let open_periods = self.ledger.periods_changed(State::Open, None, Timestamp::MAX).await?;
+        for open in self.readable("scheduler", open_periods) {
+            let Some(board) = self.board_of_row(&open, &mut report).await else { continue };
             let end = open.period.span(&board.zone).end;
             let grace = SignedDuration::from_secs(board.freeze_grace_seconds);
             // The same instant the write path closes the period at (`ledger/writes.rs`).
@@ -240,8 +241,9 @@ impl Engine {
             // Settled at least `after` ago: at or before the cutoff (the query's bound is strict).
             let cutoff = now.checked_sub(after).unwrap_or(Timestamp::MIN);
             let before = cutoff.checked_add(SignedDuration::from_micros(1)).unwrap_or(cutoff);
-            for settled in self.ledger.periods_changed(State::Settled, None, before).await? {
-                let board = self.board(&settled.board).await?;
+            let settled_periods = self.ledger.periods_changed(State::Settled, None, before).await?;
+            for settled in self.readable("scheduler", settled_periods) {
+                let Some(board) = self.board_of_row(&settled, &mut report).await else { continue };
                 if !self.still_leading(config, fence, clock()).await? {
                     report.fenced_out = true;
                     return Ok(report);
@@ -261,7 +263,9 @@ impl Engine {
         let lookback = SignedDuration::try_from(EXPIRY_LOOKBACK).unwrap_or(SignedDuration::MAX);
         let since = now.checked_sub(lookback).unwrap_or(Timestamp::MIN);
         expired.0.retain(|_, at| *at >= since);
-        for archived in self.ledger.periods_changed(State::Archived, Some(since), Timestamp::MAX).await? {
+        let archived_periods =
+            self.ledger.periods_changed(State::Archived, Some(since), Timestamp::MAX).await?;
+        for archived in self.readable("scheduler", archived_periods) {
             let key = (archived.board, archived.period);
             if expired.0.contains_key(&key) {
                 continue;
@@ -279,6 +283,23 @@ impl Engine {
             }
         }
         Ok(report)
+    }
+
+    /// The board of a listed period; one that cannot be read fails that period only (counted in
+    /// the report, logged), and the pass goes on with the others.
+    async fn board_of_row(
+        &self,
+        row: &crate::ledger::PeriodInState,
+        report: &mut PassReport,
+    ) -> Option<Board> {
+        match self.board(&row.board).await {
+            Ok(board) => Some(board),
+            Err(error) => {
+                report.failed += 1;
+                tracing::warn!(board = %row.board, period = %row.period, %error, "period skipped: its board cannot be read");
+                None
+            }
+        }
     }
 
     /// Whether the pass may go on: always without a fence, else while the lease is still ours.

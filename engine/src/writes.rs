@@ -5,7 +5,7 @@
 use crate::ledger::Recorded;
 use crate::redis::ProjectedTotal;
 use crate::{Engine, EngineError};
-use domain::write::Write;
+use domain::write::{Outcome, Write};
 use domain::{Board, MemberId, PeriodKey};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -33,7 +33,30 @@ impl Engine {
             };
             return Err(EngineError::WrongOperator { board: board.operator, sent });
         }
-        let recorded = self.ledger.record(board, writes, jiff::Timestamp::now()).await?;
+        // Writes no period of the board can hold are answered here and never reach the ledger.
+        let admitted: Vec<Result<(), String>> =
+            writes.iter().map(|w| domain::write::admit(board, w).map(|_| ())).collect();
+        let to_ledger: Vec<Write> =
+            writes.iter().zip(&admitted).filter(|(_, a)| a.is_ok()).map(|(w, _)| w.clone()).collect();
+        let mut from_ledger = if to_ledger.is_empty() {
+            Vec::new().into_iter()
+        } else {
+            self.ledger.record(board, &to_ledger, jiff::Timestamp::now()).await?.into_iter()
+        };
+        let recorded: Vec<Recorded> = admitted
+            .into_iter()
+            .map(|a| match a {
+                Ok(()) => from_ledger.next().expect("one answer per admitted write"),
+                Err(reason) => Recorded {
+                    outcome: Outcome::Rejected,
+                    period: None,
+                    reason: Some(reason),
+                    total: None,
+                    points: None,
+                    version: None,
+                },
+            })
+            .collect();
         // Counted as soon as the ledger has them: a caller that hangs up during projection
         // cannot make the counters miss a committed write.
         for r in &recorded {

@@ -453,7 +453,7 @@ async fn a_slug_names_one_board_of_either_kind() {
             "{}",
             ledger.name
         );
-        assert_eq!(e.ledger().hot_boards().await.unwrap(), [hot], "{}", ledger.name);
+        assert_eq!(e.ledger().hot_boards().await.unwrap().rows, [hot], "{}", ledger.name);
         projection.cleanup().await;
         ledger.drop_db().await;
     }

@@ -274,7 +274,7 @@ async fn settled_periods_archive_after_the_configured_time_and_their_keys_get_an
         assert_eq!(e.scheduler_pass(&config, closes_at).await.unwrap().frozen.len(), 1, "{ctx}");
         e.settle(&b, day, "admin").await.unwrap();
         let settled = e.ledger().periods_changed(State::Settled, None, Timestamp::MAX).await.unwrap();
-        let settled_at = settled.iter().find(|s| s.board == b.slug).unwrap().changed_at.unwrap();
+        let settled_at = settled.rows.iter().find(|s| s.board == b.slug).unwrap().changed_at.unwrap();
 
         let archive_at = settled_at + SignedDuration::from_hours(7 * 24);
         let early = e.scheduler_pass(&config, archive_at - secs(1)).await.unwrap();

@@ -115,13 +115,11 @@ impl Ledger {
             .transpose()
     }
 
-    pub async fn boards(&self) -> Result<Vec<Board>, LedgerError> {
-        sqlx::query(&format!("SELECT {BOARD_COLUMNS} FROM boards ORDER BY slug"))
+    pub async fn boards(&self) -> Result<super::Listing<Board>, LedgerError> {
+        let rows = sqlx::query(&format!("SELECT {BOARD_COLUMNS} FROM boards ORDER BY slug"))
             .fetch_all(&self.pool)
-            .await?
-            .iter()
-            .map(board_from_row)
-            .collect()
+            .await?;
+        Ok(super::Listing::read("boards", &rows, |r| super::rows::text(r, "slug"), board_from_row))
     }
 
     /// Creates or replaces a member's profile.
@@ -313,22 +311,19 @@ impl Ledger {
     }
 
     /// Periods whose projection is live (open or frozen), as (board, period).
-    pub async fn live_periods(&self) -> Result<Vec<(BoardSlug, domain::PeriodKey)>, LedgerError> {
+    pub async fn live_periods(&self) -> Result<super::Listing<(BoardSlug, domain::PeriodKey)>, LedgerError> {
         let rows = sqlx::query(
             "SELECT board, period FROM periods WHERE state IN ('open', 'frozen') ORDER BY board, period",
         )
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|row| {
-                let corrupt = |e: String| LedgerError::Corrupt(e);
-                Ok((
-                    BoardSlug::parse(row.try_get::<String, _>("board")?)
-                        .map_err(|e| corrupt(e.to_string()))?,
-                    domain::PeriodKey::parse(&row.try_get::<String, _>("period")?)
-                        .map_err(|e| corrupt(e.to_string()))?,
-                ))
-            })
-            .collect()
+        Ok(super::Listing::read("periods", &rows, super::schedule::period_row_key, |row| {
+            let corrupt = |e: String| LedgerError::Corrupt(e);
+            Ok((
+                BoardSlug::parse(row.try_get::<String, _>("board")?).map_err(|e| corrupt(e.to_string()))?,
+                domain::PeriodKey::parse(&row.try_get::<String, _>("period")?)
+                    .map_err(|e| corrupt(e.to_string()))?,
+            ))
+        }))
     }
 }

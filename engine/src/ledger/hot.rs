@@ -47,13 +47,11 @@ impl Ledger {
             .transpose()
     }
 
-    pub async fn hot_boards(&self) -> Result<Vec<HotBoard>, LedgerError> {
-        sqlx::query("SELECT slug, title, rules FROM hot_boards ORDER BY slug")
+    pub async fn hot_boards(&self) -> Result<super::Listing<HotBoard>, LedgerError> {
+        let rows = sqlx::query("SELECT slug, title, rules FROM hot_boards ORDER BY slug")
             .fetch_all(&self.pool)
-            .await?
-            .iter()
-            .map(hot_board_from_row)
-            .collect()
+            .await?;
+        Ok(super::Listing::read("hot_boards", &rows, |r| super::rows::text(r, "slug"), hot_board_from_row))
     }
 }
 

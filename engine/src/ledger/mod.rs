@@ -12,6 +12,8 @@
 //! - [`audit`]: the audit trail, written in the transaction of each change.
 //! - `leases.rs` / `schedule.rs`: the scheduler's lease and its period queries; `rewards.rs`: the
 //!   reward outbox.
+//! - `doctor.rs`: `laurel doctor`'s sweep for unreadable rows and their quarantine.
+//! - `rows.rs`: listings that leave out, and report, a row they cannot read.
 //! - `transfer.rs`: a settled period's export, and its import in one transaction checked by digest.
 
 mod admins;
@@ -19,6 +21,7 @@ pub mod audit;
 mod auth;
 mod boards;
 mod checkpoint;
+mod doctor;
 mod group;
 mod hot;
 mod leases;
@@ -26,6 +29,7 @@ mod lifecycle;
 mod moderation;
 mod reads;
 mod rewards;
+mod rows;
 mod schedule;
 mod transfer;
 mod writes;
@@ -34,12 +38,14 @@ pub use admins::AdminRow;
 pub use auth::{NewApiKey, StoredScope};
 pub use boards::StoredTotal;
 pub use checkpoint::set_wal_limit;
+pub use doctor::Finding;
 pub use leases::{Lease, LeaseRow};
 pub use lifecycle::{
     Failpoint, LateDecision, Revoked, SETTLEMENT_PAGE, StandingsWindow, Transitioned, set_settle_batch,
 };
 pub use moderation::{HiddenChange, MemberTotal};
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
+pub use rows::{InvalidRow, Listing};
 pub use schedule::PeriodInState;
 pub use writes::{Projected, Recorded};
 

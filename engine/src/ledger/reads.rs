@@ -54,20 +54,23 @@ impl Ledger {
     }
 
     /// The periods of a board that have seen writes, with their states, newest first.
-    pub async fn periods(&self, board: &BoardSlug) -> Result<Vec<(PeriodKey, String)>, LedgerError> {
-        let rows = sqlx::query("SELECT period, state FROM periods WHERE board = $1")
+    pub async fn periods(
+        &self,
+        board: &BoardSlug,
+    ) -> Result<super::Listing<(PeriodKey, String)>, LedgerError> {
+        let rows = sqlx::query("SELECT board, period, state FROM periods WHERE board = $1")
             .bind(board.as_str())
             .fetch_all(&self.pool)
             .await?;
-        let mut out = rows
-            .iter()
-            .map(|r| {
-                let key: String = r.try_get("period")?;
-                let key = PeriodKey::parse(&key).map_err(|e| LedgerError::Corrupt(e.to_string()))?;
-                Ok((key, r.try_get("state")?))
-            })
-            .collect::<Result<Vec<_>, LedgerError>>()?;
-        out.sort_by_key(|(period, _)| std::cmp::Reverse(*period));
+        let mut out = super::Listing::read("periods", &rows, super::schedule::period_row_key, |r| {
+            let key: String = r.try_get("period")?;
+            let key = PeriodKey::parse(&key).map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+            let state: String = r.try_get("state")?;
+            domain::lifecycle::State::parse(&state)
+                .ok_or_else(|| LedgerError::Corrupt(format!("unknown period state {state:?}")))?;
+            Ok((key, state))
+        });
+        out.rows.sort_by_key(|(period, _)| std::cmp::Reverse(*period));
         Ok(out)
     }
 }

@@ -57,20 +57,22 @@ pub enum AttemptOutcome {
     Failed,
 }
 
-const REWARD_COLUMNS: &str = "id, board, period, revision, member, rank, prize, idempotency_key, status, \
+pub(super) const REWARD_COLUMNS: &str = "id, board, period, revision, member, rank, prize, idempotency_key, status, \
                               attempts, next_attempt_at, delivered_at";
 
 impl Ledger {
     /// Claims up to `limit` due rewards (pending, `next_attempt_at <= now`), oldest first, by
     /// moving each one's `next_attempt_at` to `now + lease` where it is still what was read.
     /// A row another process claimed meanwhile no longer matches and is skipped; a claim that is
-    /// never finished (a crash) lets the row fall due again when the lease ends.
+    /// never finished (a crash) lets the row fall due again when the lease ends. A row that
+    /// cannot be read is claimed all the same (so it cannot hold a place in every batch) and
+    /// reported instead of answered.
     pub async fn claim_due_rewards(
         &self,
         now: jiff::Timestamp,
         lease: std::time::Duration,
         limit: u32,
-    ) -> Result<Vec<DueReward>, LedgerError> {
+    ) -> Result<super::Listing<DueReward>, LedgerError> {
         let lease = jiff::SignedDuration::try_from(lease).map_err(|e| LedgerError::Corrupt(e.to_string()))?;
         let until = micros(now).saturating_add(lease.as_micros().try_into().unwrap_or(i64::MAX));
         let ledger = self.clone();
@@ -84,7 +86,7 @@ impl Ledger {
             .bind(i64::from(limit))
             .fetch_all(&mut *w.tx)
             .await?;
-            let mut claimed = Vec::with_capacity(due.len());
+            let mut claimed = super::Listing { rows: Vec::with_capacity(due.len()), invalid: Vec::new() };
             for row in &due {
                 let (id, seen): (i64, i64) = (row.try_get("id")?, row.try_get("next_attempt_at")?);
                 let won = sqlx::query(
@@ -98,8 +100,19 @@ impl Ledger {
                 .await?
                 .rows_affected();
                 if won == 1 {
-                    let view = reward_from_row(row)?;
-                    claimed.push(DueReward {
+                    let view = match reward_from_row(row) {
+                        Ok(view) => view,
+                        Err(e) => {
+                            let key = format!("id {id}");
+                            claimed.invalid.push(super::InvalidRow {
+                                table: "rewards",
+                                key,
+                                reason: e.to_string(),
+                            });
+                            continue;
+                        }
+                    };
+                    claimed.rows.push(DueReward {
                         id,
                         board: view.board,
                         period: view.period,
@@ -250,7 +263,7 @@ async fn audit_change(
     audit(tx, &record, attempt.at).await
 }
 
-fn reward_from_row(r: &sqlx::any::AnyRow) -> Result<RewardView, LedgerError> {
+pub(super) fn reward_from_row(r: &sqlx::any::AnyRow) -> Result<RewardView, LedgerError> {
     let delivered_at: Option<i64> = r.try_get("delivered_at")?;
     Ok(RewardView {
         id: r.try_get("id")?,

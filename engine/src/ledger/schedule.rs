@@ -1,6 +1,7 @@
 //! The scheduler's queries: which periods are in a state, and since when.
 
-use super::{Ledger, LedgerError, instant, micros};
+use super::rows::text;
+use super::{Ledger, LedgerError, Listing, instant, micros};
 use domain::lifecycle::State;
 use domain::{BoardSlug, PeriodKey};
 use sqlx::Row;
@@ -22,7 +23,7 @@ impl Ledger {
         state: State,
         since: Option<jiff::Timestamp>,
         before: jiff::Timestamp,
-    ) -> Result<Vec<PeriodInState>, LedgerError> {
+    ) -> Result<Listing<PeriodInState>, LedgerError> {
         let rows = sqlx::query(
             "SELECT board, period, state_changed_at FROM periods \
              WHERE state = $1 AND COALESCE(state_changed_at, 0) >= $2 AND COALESCE(state_changed_at, 0) < $3 \
@@ -33,17 +34,20 @@ impl Ledger {
         .bind(micros(before))
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| {
-                let corrupt = |e: String| LedgerError::Corrupt(e);
-                Ok(PeriodInState {
-                    board: BoardSlug::parse(r.try_get::<String, _>("board")?)
-                        .map_err(|e| corrupt(e.to_string()))?,
-                    period: PeriodKey::parse(&r.try_get::<String, _>("period")?)
-                        .map_err(|e| corrupt(e.to_string()))?,
-                    changed_at: r.try_get::<Option<i64>, _>("state_changed_at")?.map(instant).transpose()?,
-                })
+        Ok(Listing::read("periods", &rows, period_row_key, |r| {
+            let corrupt = |e: String| LedgerError::Corrupt(e);
+            Ok(PeriodInState {
+                board: BoardSlug::parse(r.try_get::<String, _>("board")?)
+                    .map_err(|e| corrupt(e.to_string()))?,
+                period: PeriodKey::parse(&r.try_get::<String, _>("period")?)
+                    .map_err(|e| corrupt(e.to_string()))?,
+                changed_at: r.try_get::<Option<i64>, _>("state_changed_at")?.map(instant).transpose()?,
             })
-            .collect()
+        }))
     }
+}
+
+/// A `periods` row's key as stored: `board period`.
+pub(super) fn period_row_key(r: &sqlx::any::AnyRow) -> String {
+    format!("{} {}", text(r, "board"), text(r, "period"))
 }

@@ -62,7 +62,8 @@ pub struct Projected {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recorded {
     pub outcome: Outcome,
-    pub period: PeriodKey,
+    /// None for a write no period can hold (refused by `domain::write::admit`).
+    pub period: Option<PeriodKey>,
     /// Why a write was rejected or kept as late.
     pub reason: Option<String>,
     /// The member's total after the write, when it changed (to be projected).
@@ -74,7 +75,7 @@ pub struct Recorded {
 
 impl Recorded {
     pub(super) fn bare(outcome: Outcome, period: PeriodKey, reason: Option<String>) -> Self {
-        Self { outcome, period, reason, total: None, points: None, version: None }
+        Self { outcome, period: Some(period), reason, total: None, points: None, version: None }
     }
 }
 
@@ -156,11 +157,17 @@ impl Ledger {
         let mut w = self.begin_write().await?;
         let tx = &mut w.tx;
         let slug = board.slug.as_str();
-        let periods: Vec<PeriodKey> = writes.iter().map(|w| board.period_at(w.occurred_at)).collect();
+        // `Engine::record` admitted every write; this guard keeps a key that could not be parsed
+        // back out of the ledger whoever the caller is.
+        let periods = writes
+            .iter()
+            .map(|w| board.period_of(w.occurred_at))
+            .collect::<Result<Vec<PeriodKey>, _>>()
+            .map_err(|e| LedgerError::refused("invalid", e.to_string()))?;
         let keys: Vec<String> = periods.iter().map(|p| p.to_string()).collect();
         if backend == Backend::Postgres {
             match locking {
-                Locking::First => lock_in_order(tx, board, writes, now).await?,
+                Locking::First => lock_in_order(tx, board, writes, &keys, now).await?,
                 Locking::Last => lock_periods(tx, board, keys.iter().map(String::as_str).collect()).await?,
             }
         }
@@ -767,7 +774,7 @@ fn conclude(
         outcome,
         // A hidden member stays hidden: its new total is recorded and projected out of the ranking.
         total: Some(Projected { period, member: member.clone(), points, version, score, hidden }),
-        period,
+        period: Some(period),
         reason: None,
         points: Some(points),
         version: Some(version),
@@ -994,10 +1001,10 @@ async fn lock_in_order(
     tx: &mut Tx,
     board: &Board,
     writes: &[Write],
+    keys: &[String],
     now: jiff::Timestamp,
 ) -> Result<(), LedgerError> {
-    let rows =
-        writes.iter().map(|w| (board.period_at(w.occurred_at).to_string(), w.member.as_str())).collect();
+    let rows = writes.iter().zip(keys).map(|(w, key)| (key.clone(), w.member.as_str())).collect();
     lock_rows(tx, board, rows, now).await
 }
 

@@ -124,12 +124,12 @@ impl AnyBoard {
         hot ones with their window", body = Vec<super::openapi::AnyBoard>))
 )]
 pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<AnyBoard>>, ApiError> {
-    let ledger = state.engine.ledger();
+    let (boards, hot) = state.engine.every_board().await?;
     let mut out = Vec::new();
-    for board in ledger.boards().await.map_err(engine::EngineError::from)? {
+    for board in boards {
         out.push(AnyBoard::Periodic(state.engine.board_details(&board).await?));
     }
-    for board in ledger.hot_boards().await.map_err(engine::EngineError::from)? {
+    for board in hot {
         out.push(AnyBoard::Hot(HotBoardDetails::of(&board)));
     }
     out.sort_by(|a, b| a.slug().cmp(b.slug()));

@@ -109,7 +109,10 @@ fn parse_event(item: Value, now: jiff::Timestamp) -> Result<Write, String> {
 /// The JSON answer for one write.
 fn answer(id: Option<&str>, id_field: &str, r: &WriteResult) -> Value {
     let rec = &r.recorded;
-    let mut out = json!({ "result": rec.outcome.as_str(), "period": rec.period.to_string() });
+    let mut out = json!({ "result": rec.outcome.as_str() });
+    if let Some(period) = rec.period {
+        out["period"] = json!(period.to_string());
+    }
     if let Some(id) = id {
         out[id_field] = json!(id);
     }
