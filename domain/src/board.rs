@@ -62,7 +62,8 @@ pub const HOT_CADENCE: &str = "hot";
 
 word_enum!(
     /// How a write changes a member's score. Each operator has its own endpoint, so a caller can
-    /// never send a state where an event was meant (seed 001).
+    /// never send a state where an event was meant (docs/DESIGN.md, "Events, totals and
+    /// submissions").
     Operator {
         /// Point events with deltas, deduplicated by event id.
         Incr => "incr",

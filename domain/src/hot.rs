@@ -1,7 +1,7 @@
-//! Hot boards (seeds 000 and 002): rankings over a sliding window of time buckets, kept in Redis
-//! alone — short-lived, unaudited, high-rate. Hits go into the current bucket; a read merges the
-//! window's buckets with per-bucket weights; a periodic snapshot adds rank changes and "new" flags
-//! so every viewer in an interval sees the same list.
+//! Hot boards (docs/DESIGN.md, "Hot boards"): rankings over a sliding window of time buckets,
+//! kept in Redis alone — short-lived, unaudited, high-rate. Hits go into the current bucket; a
+//! read merges the window's buckets with per-bucket weights; a periodic snapshot adds rank
+//! changes and "new" flags so every viewer in an interval sees the same list.
 //!
 //! This module holds the pure rules: which definitions are accepted ([`HotRules::new`]), what a
 //! hit is worth ([`HotRules::hit_score`]), which members count ([`HotMember`]), the window in
@@ -21,7 +21,8 @@ pub const MAX_BUCKET_SECONDS: u64 = 86_400;
 pub const MAX_TTL_SECONDS: u64 = 366 * 86_400;
 /// Longest snapshot interval: an hour.
 pub const MAX_SNAPSHOT_SECONDS: u64 = 3_600;
-/// Largest size bound of a bucket (seed 000: keep a bucket well below a big key).
+/// Largest size bound of a bucket (docs/DESIGN.md, "Big keys and bounded boards": keep a bucket
+/// well below a big key).
 pub const MAX_MEMBERS: u64 = 1_000_000;
 /// Largest weight of a bucket or an action, and largest value a single hit may carry.
 pub const MAX_WEIGHT: f64 = 1_000.0;
@@ -46,7 +47,7 @@ word_enum!(
         /// Weighted sum over the buckets: counts.
         Sum => "sum",
         /// Highest weighted bucket score: `best` scores (a sum would count one score once per
-        /// bucket it was written in, seed 000).
+        /// bucket it was written in; docs/DESIGN.md, "The window merge").
         Max => "max",
     }
 );
@@ -87,8 +88,8 @@ pub struct HotRules {
     /// One per bucket of the window, oldest first: newer buckets may count more (decay).
     pub weights: Vec<f64>,
     /// How often the public list is recomputed. Also the anti-abuse window: per interval, an
-    /// actor counts once per member and at most `actor_cap` times in all (seed 002 aligns the
-    /// dedup window with the refresh interval).
+    /// actor counts once per member and at most `actor_cap` times in all (the dedup window is
+    /// the refresh interval; docs/DESIGN.md, "Dedup, caps and weights").
     pub snapshot_seconds: u64,
     /// Size bound of a bucket: beyond it the lowest members are trimmed.
     pub max_members: u64,
@@ -116,7 +117,8 @@ impl HotRules {
         in_range("window_buckets", spec.window_buckets, 1, u64::from(MAX_WINDOW_BUCKETS))?;
         let window_buckets = u32::try_from(spec.window_buckets).expect("checked above");
         let window = spec.bucket_seconds * spec.window_buckets;
-        // A bucket still inside the window must not expire: TTL ≥ 1.5 × the window (seed 000).
+        // A bucket still inside the window must not expire: TTL ≥ 1.5 × the window
+        // (docs/DESIGN.md, "Bucket TTLs").
         let min_ttl = (3 * window).div_ceil(2);
         if spec.ttl_seconds < min_ttl {
             return Err(format!(
@@ -184,8 +186,8 @@ impl HotRules {
     }
 
     /// What one hit adds (`count`) or proposes (`best`): its value (default 1) times its
-    /// action's weight. An action the board does not know is refused (seed 002's weights only
-    /// work if nobody can invent a heavier action).
+    /// action's weight. An action the board does not know is refused (weights only work if
+    /// nobody can invent a heavier action; docs/DESIGN.md, "Dedup, caps and weights").
     pub fn hit_score(&self, value: Option<f64>, action: Option<&str>) -> Result<f64, String> {
         let value = value.unwrap_or(1.0);
         if !(value.is_finite() && value > 0.0 && value <= MAX_HIT_VALUE) {
@@ -242,7 +244,7 @@ fn words_for_seconds(s: u64) -> String {
 
 /// A member of a hot board: a stable id or a search term. Trimmed; 1–64 characters of letters,
 /// digits (any script), inner spaces and `-_.:@#+&'/`. Blank, overlong or odd input is refused
-/// at the edge (seed 002: "空词、超长词、特殊字符直接拒掉").
+/// at the edge (docs/DESIGN.md, "Dedup, caps and weights").
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct HotMember(String);

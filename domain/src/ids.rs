@@ -1,7 +1,8 @@
 //! Identifiers, parsed at the edge: a value of these types that exists is valid.
 //!
 //! Members are stable ids chosen by the host platform (`u1001`), never nicknames: a nickname can
-//! change, and a changed member would be a different entry on the board (seed 001).
+//! change, and a changed member would be a different entry on the board (docs/DESIGN.md,
+//! "Members are ids").
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

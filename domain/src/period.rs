@@ -1,5 +1,6 @@
 //! Periods: one window of a board, named by a key computed on the server from an instant and the
-//! board's IANA time zone — never by a client (seed 001: "which week" is a rule, not an input).
+//! board's IANA time zone — never by a client (docs/DESIGN.md, "Period keys": "which week" is a
+//! rule, not an input).
 //!
 //! `weekly` = ISO week `2026-W34` (Monday to Monday; ISO years can have 53 weeks, 2026 does),
 //! `daily` = `2026-08-20`, `monthly` = `2026-08`. Periods start at local midnight, so a period that

@@ -5,7 +5,7 @@
 //! `points × B + (B − 1 − seq)`: more points always win, and for equal points a smaller sequence
 //! (reached earlier) wins. A board whose bounds could leave the exact range is refused at creation,
 //! and a write that would leave its bounds is refused with a reason — never silent precision loss
-//! (seeds 001 and 004).
+//! (docs/DESIGN.md, "Tie encoding" and "The 2^53 budget").
 
 use crate::board::TiePolicy;
 

@@ -1,6 +1,6 @@
-//! Hot boards (seeds 000 and 002): sliding-window rankings kept in Redis alone. No ledger entries,
-//! no lifecycle, no audit — only the definition is stored in the ledger, so every instance knows
-//! the same boards.
+//! Hot boards (docs/DESIGN.md, "Hot boards"): sliding-window rankings kept in Redis alone. No
+//! ledger entries, no lifecycle, no audit — only the definition is stored in the ledger, so every
+//! instance knows the same boards.
 //!
 //! - [`Engine::hit`]: one hit, checked at the edge ([`HitFilter`], the board's value and action
 //!   rules), then counted by one script with its dedup, cap, trim and `EXPIRE NX`
@@ -10,7 +10,7 @@
 //!   once per interval; then tends the buckets (UNLINK behind the window, TTL and size checks for
 //!   `/metrics`).
 //! - [`Engine::hot_top`]: the public read, served from the published list so every viewer in an
-//!   interval sees the same one (seed 002's three reasons).
+//!   interval sees the same one (docs/DESIGN.md, "Published lists", gives three reasons).
 //! - [`Engine::spawn_hot_snapshots`]: the job, run by the one holder of the lease [`LEASE`].
 
 use crate::redis::hot::HitArgs;
@@ -31,9 +31,10 @@ pub const TICK: Duration = Duration::from_secs(1);
 pub type HotBoardCache = std::sync::RwLock<HashMap<BoardSlug, HotBoard>>;
 
 /// The validation hook: decides which members may count on a board, before Redis is touched
-/// (seed 002: "only searches with results count" stops most fake volume). The default,
-/// [`AnyMember`], accepts every well-formed member; an embedding application installs its own
-/// with [`Engine::with_hit_filter`] (e.g. only terms of its catalogue).
+/// (docs/DESIGN.md, "Dedup, caps and weights": counting only searches with results stops most
+/// fake volume). The default, [`AnyMember`], accepts every well-formed member; an embedding
+/// application installs its own with [`Engine::with_hit_filter`] (e.g. only terms of its
+/// catalogue).
 pub trait HitFilter: Send + Sync {
     /// Ok to count, or the reason the hit is `rejected`.
     fn check(&self, board: &HotBoard, member: &HotMember) -> Result<(), String>;

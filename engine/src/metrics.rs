@@ -1,5 +1,5 @@
-//! Prometheus metrics (seed 003: count what happens to writes, not only that they happened; seed
-//! 000: watch hot buckets for a missing TTL).
+//! Prometheus metrics (docs/DESIGN.md, "Count and explain": count what happens to writes, not
+//! only that they happened; "Bucket TTLs": watch hot buckets for a missing TTL).
 //! One registry per engine, rendered by `GET /metrics`.
 
 use crate::ledger::InvalidRow;

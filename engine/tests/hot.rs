@@ -283,7 +283,8 @@ async fn dedup_lasts_one_snapshot_interval() {
     .await;
 }
 
-/// Only members of a catalogue count (seed 002: only searches with results).
+/// Only members of a catalogue count (docs/DESIGN.md, "Dedup, caps and weights": only searches
+/// with results).
 struct Catalogue(Vec<&'static str>);
 
 impl HitFilter for Catalogue {
@@ -389,7 +390,7 @@ async fn tending_unlinks_buckets_behind_the_window_and_reports_missing_ttls() {
         let mut conn = e.projection().conn().await.unwrap();
         e.hit_at(&b.slug, &hit("a"), Some(T0)).await.unwrap();
         // A bucket inside the window written behind the script's back, without a TTL: the smell
-        // seed 000 tells to watch for.
+        // docs/DESIGN.md ("Bucket TTLs") tells to watch for.
         let rogue = keys.bucket(T0 / 60_000 + 2);
         redis::cmd("ZADD").arg(&rogue).arg(1).arg("x").exec_async(&mut conn).await.unwrap();
 

@@ -231,7 +231,8 @@ impl Ledger {
                 .await?;
         }
         for (i, key) in rejected {
-            // A write refused by a rule is part of the audit trail (seed 003: count and explain).
+            // A write refused by a rule is part of the audit trail (docs/DESIGN.md, "Count and
+            // explain").
             let write = &writes[i];
             let external_id = write.change.external_id().map(|id| id.as_str());
             let after = serde_json::json!({ "kind": write.change.kind(), "external_id": external_id });

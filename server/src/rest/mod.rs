@@ -1,4 +1,4 @@
-//! The HTTP API v1 (the contract is ../shared/api.md, mirrored in docs/ARCHITECTURE.md). Each
+//! The HTTP API v1 (the contract is docs/API.md; the OpenAPI document is its exact form). Each
 //! handler parses at the edge, checks who is calling, calls one engine use case and shapes the
 //! answer. Errors are always `{"error": "<code>", "detail": "<sentence>"}`.
 

@@ -622,8 +622,8 @@ pub(super) mod tests {
         assert!(missing.is_empty() && extra.is_empty(), "undocumented: {missing:?}; not served: {extra:?}");
     }
 
-    /// Every route of ../shared/api.md, with the router's parameter names (api.md's `{snapshot_id}` is `{snapshot}`),
-    /// and the ingest key routes (issue 6).
+    /// Routes of the contract (docs/API.md), with the router's parameter names, and the ingest
+    /// key routes (issue 6).
     #[test]
     fn the_openapi_document_holds_every_route_of_the_contract() {
         const P: &str = "/api/v1/boards/{board}/periods/{period}";

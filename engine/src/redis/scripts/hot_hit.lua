@@ -1,6 +1,7 @@
 -- Counts one hit on a hot board: the anti-abuse checks, the bucket write and the bucket's expiry
--- in one atomic step (seeds 000 and 002: split into separate commands, a crash could leave a
--- bucket without a TTL, and concurrent hits could slip past a check).
+-- in one atomic step (docs/DESIGN.md, "Bucket TTLs" and "Dedup, caps and weights": split into
+-- separate commands, a crash could leave a bucket without a TTL, and concurrent hits could slip
+-- past a check).
 --
 -- KEYS[1]  <prefix>:hot:{<board>}   the board's namespace (not a key itself). Every key below is
 --          derived from it and shares its hash tag, so the script stays in one Cluster slot. The
@@ -50,7 +51,8 @@ if actor ~= '' then
       return { 'capped', bucket, current() }
     end
   end
-  -- Seed 002's marker: SET NX EX — only the first hit of the interval sets it and counts.
+  -- The dedup marker (docs/DESIGN.md, "Dedup, caps and weights"): SET NX EX — only the first
+  -- hit of the interval sets it and counts.
   if not redis.call('SET', ns .. ':dedup:' .. tag .. '|' .. member, '1', 'NX', 'PX', remaining) then
     return { 'deduplicated', bucket, current() }
   end

@@ -1,7 +1,7 @@
 -- Tends a hot board's buckets after a snapshot: frees buckets that have left the window with
 -- UNLINK (big keys are reclaimed off the main thread; their TTL would remove them later anyway)
--- and reports what monitoring needs (seed 000: a bucket without a TTL is the smell of a broken
--- EXPIRE NX, and an ever-growing bucket of a missing size bound).
+-- and reports what monitoring needs (docs/DESIGN.md, "Bucket TTLs": a bucket without a TTL is
+-- the smell of a broken EXPIRE NX, and an ever-growing bucket of a missing size bound).
 --
 -- KEYS[1]  <prefix>:hot:{<board>}   the board's namespace (see hot_hit.lua)
 -- ARGV[1]  now in milliseconds, or '' for the server's TIME
