@@ -68,6 +68,17 @@ pub enum Command {
         #[arg(long)]
         out: Option<std::path::PathBuf>,
     },
+    /// List the ledger rows the background jobs and listings leave out because they cannot read
+    /// them; with --fix, move the movable ones into the `quarantine` table (audited
+    /// `row_quarantine`). Exits 1 while rows that cannot be moved remain.
+    Doctor {
+        #[command(flatten)]
+        ledger: LedgerArgs,
+        /// Quarantine what can be moved: unreadable periods (with their totals, entries and late
+        /// writes) and late writes no total could take. Nothing is deleted without a copy.
+        #[arg(long)]
+        fix: bool,
+    },
     /// Import a period written by `laurel export`; refused unless it settles to the same digest.
     Import {
         #[command(flatten)]

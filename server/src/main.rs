@@ -98,6 +98,7 @@ async fn main() -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Command::Doctor { ledger, fix } => doctor(&ledger.database_url, fix).await,
         Command::Import { stores, file } => {
             let text = std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
             let export: engine::transfer::PeriodExport = serde_json::from_str(&text)
@@ -122,6 +123,34 @@ fn admin_password() -> anyhow::Result<String> {
     let again = rpassword::prompt_password("again: ").context("read the password")?;
     anyhow::ensure!(password == again, "the passwords differ");
     Ok(password)
+}
+
+/// `laurel doctor [--fix]`: one line per unreadable row, then what was moved.
+async fn doctor(database_url: &str, fix: bool) -> anyhow::Result<()> {
+    let ledger = engine::ledger::Ledger::connect(database_url).await.context("connect to the ledger")?;
+    ledger.migrate().await.context("apply migrations")?;
+    let found = ledger.find_invalid_rows().await?;
+    let mut left = 0;
+    for finding in &found {
+        let row = &finding.row;
+        let what = if !finding.movable {
+            left += 1;
+            "fix by hand"
+        } else if fix {
+            let moved = ledger.quarantine(finding, jiff::Timestamp::now()).await?;
+            println!("{} {}: {} — quarantined ({moved} rows moved)", row.table, row.key, row.reason);
+            continue;
+        } else {
+            left += 1;
+            "movable with --fix"
+        };
+        println!("{} {}: {} — {what}", row.table, row.key, row.reason);
+    }
+    eprintln!("{} unreadable row(s) found, {left} left", found.len());
+    if left > 0 {
+        std::process::exit(1);
+    }
+    Ok(())
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
