@@ -43,6 +43,21 @@ impl Entry {
     }
 }
 
+/// Where a ranking read came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ReadSource {
+    /// The live projection.
+    #[default]
+    Redis,
+    /// The ledger's totals, because the projection could not be read: the same order and ranks,
+    /// possibly a moment behind a write that is still committing.
+    Ledger,
+    /// An archived period's settled standings.
+    Standings,
+}
+
 /// A run of entries of one period, read live (it may shift between reads while writes continue).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -62,6 +77,9 @@ pub struct RankingPage {
     pub entries: Vec<Entry>,
     /// True when entries exist after this page.
     pub has_more: bool,
+    /// Where the page was read from.
+    #[serde(default)]
+    pub source: ReadSource,
 }
 
 /// One ledger entry behind a member's score ("why this score").

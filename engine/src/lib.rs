@@ -7,6 +7,7 @@
 //!   [`admins`]: console accounts (argon2id), throttled logins, sessions; [`links`]: signed
 //!   contestant links (HMAC-SHA256) that tell the UI who "me" is.
 //! - [`hot`]: hot boards — sliding windows in Redis alone: hits, snapshots, the public list.
+//! - [`fallback`]: the live ranking read from the ledger's totals while Redis cannot be read.
 //! - [`reads`]: ranking pages assembled from the projection and display names (top-N pages
 //!   cached for a second); [`names`]: each process's copy of the display names, kept level with
 //!   the ledger's profiles.
@@ -28,6 +29,7 @@ pub mod auth;
 pub mod boards;
 pub mod demo;
 pub mod failpoints;
+pub mod fallback;
 pub mod hot;
 pub mod ledger;
 pub mod lifecycle;
@@ -117,6 +119,8 @@ pub struct Engine {
     rewards_due: Arc<tokio::sync::Notify>,
     /// Period states recently read by reads (see `Engine::state_for_reads`).
     states: Arc<reads::StateCache>,
+    /// Rankings read from the ledger while Redis could not be read (`fallback`).
+    ledger_orders: Arc<fallback::LedgerOrders>,
     /// Hot board definitions already read (immutable, like boards).
     hot_boards: Arc<hot::HotBoardCache>,
     /// Which members may count on hot boards (see [`hot::HitFilter`]).
@@ -162,6 +166,7 @@ impl Engine {
             failpoints: Arc::new(failpoints::Failpoints::from_env()),
             rewards_due: Arc::default(),
             states: Arc::default(),
+            ledger_orders: Arc::default(),
             hot_boards: Arc::default(),
             hit_filter: Arc::new(hot::AnyMember),
             link_secret: None,

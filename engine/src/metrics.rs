@@ -63,6 +63,8 @@ pub struct Metrics {
     pub redis_errors: Counter,
     /// Versions the projection was behind the ledger at the last reconciliation pass.
     pub projection_lag: Gauge,
+    /// Periods' rankings read from the ledger because Redis could not be read.
+    pub reads_from_ledger: Counter,
     hot_hits: Family<HitLabels, Counter>,
     hot_bucket_members: Family<BoardLabels, Gauge>,
     hot_keys_without_ttl: Family<BoardLabels, Gauge>,
@@ -93,6 +95,12 @@ impl Default for Metrics {
             "projection_lag_versions",
             "Versions the projection was behind the ledger at the last reconciliation pass",
             projection_lag.clone(),
+        );
+        let reads_from_ledger = Counter::default();
+        registry.register(
+            "reads_from_ledger",
+            "Rankings read from the ledger's totals because Redis could not be read (one per period per 2 s)",
+            reads_from_ledger.clone(),
         );
         let hot_hits = Family::<HitLabels, Counter>::default();
         registry.register(
@@ -141,6 +149,7 @@ impl Default for Metrics {
             requests,
             redis_errors,
             projection_lag,
+            reads_from_ledger,
             hot_hits,
             hot_bucket_members,
             hot_keys_without_ttl,

@@ -11,7 +11,8 @@ use crate::{Engine, EngineError};
 use bytes::Bytes;
 use domain::lifecycle::State;
 use domain::view::{
-    BoardSummary, CursorPage, Entry, LedgerEntry, MemberView, PeriodInfo, RankingPage, SnapshotInfo,
+    BoardSummary, CursorPage, Entry, LedgerEntry, MemberView, PeriodInfo, RankingPage, ReadSource,
+    SnapshotInfo,
 };
 use domain::{Board, BoardSlug, MemberId, PeriodKey, ranking};
 use std::collections::HashMap;
@@ -104,6 +105,13 @@ impl TopCache {
             all.insert(asked.into(), top);
         }
     }
+}
+
+/// A read's answer and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sourced<T> {
+    pub value: T,
+    pub source: ReadSource,
 }
 
 fn check_limit(limit: u64) -> Result<(), EngineError> {
@@ -436,21 +444,29 @@ impl Engine {
             .await
     }
 
-    /// Members with at least `min_points`.
+    /// Members with at least `min_points`, and where the count came from.
     pub async fn count_at_least(
         &self,
         slug: &BoardSlug,
         period: Option<&str>,
         min_points: i64,
-    ) -> Result<u64, EngineError> {
+    ) -> Result<Sourced<u64>, EngineError> {
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         let (min, max) = board.codec.bounds();
         if self.state_for_reads(slug, period).await? == State::Archived {
-            return Ok(self.ledger.standings_at_least(slug, &period, min_points).await?);
+            let count = self.ledger.standings_at_least(slug, &period, min_points).await?;
+            return Ok(Sourced { value: count, source: ReadSource::Standings });
         }
         let min_points = min_points.clamp(min, max.saturating_add(1).min(domain::score::EXACT_LIMIT));
-        Ok(self.projection.count_at_least(slug, &period, board.codec.lowest_score_for(min_points)).await?)
+        let min_score = board.codec.lowest_score_for(min_points);
+        match self.projection.count_at_least(slug, &period, min_score).await {
+            Ok(count) => Ok(Sourced { value: count, source: ReadSource::Redis }),
+            Err(_) => {
+                let count = self.ledger_order(&board, period).await?.count_at_least(min_score);
+                Ok(Sourced { value: count, source: ReadSource::Ledger })
+            }
+        }
     }
 
     /// Ranks of a list of members (absent members are left out), best first.
@@ -459,13 +475,15 @@ impl Engine {
         slug: &BoardSlug,
         period: Option<&str>,
         members: &[MemberId],
-    ) -> Result<Vec<Entry>, EngineError> {
+    ) -> Result<Sourced<Vec<Entry>>, EngineError> {
         if members.is_empty() || members.len() > MAX_MEMBERS {
             return Err(EngineError::Invalid(format!("name 1 to {MAX_MEMBERS} members")));
         }
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
+        let mut source = ReadSource::Redis;
         let found = if self.state_for_reads(slug, period).await? == State::Archived {
+            source = ReadSource::Standings;
             let mut found = Vec::with_capacity(members.len());
             for member in members {
                 let window = self.read_window_raw(
@@ -486,7 +504,15 @@ impl Engine {
                 .map(|f| f.map(|(points, rank)| (board.codec.lowest_score_for(points), rank)))
                 .collect()
         } else {
-            self.projection.ranks(slug, &period, board.codec.tie_base(), board.tie_policy(), members).await?
+            let (base, policy) = (board.codec.tie_base(), board.tie_policy());
+            match self.projection.ranks(slug, &period, base, policy, members).await {
+                Ok(found) => found,
+                Err(_) => {
+                    source = ReadSource::Ledger;
+                    let order = self.ledger_order(&board, period).await?;
+                    members.iter().map(|m| order.rank_of(m, policy)).collect()
+                }
+            }
         };
         let present: Vec<(MemberId, i64, u64)> = members
             .iter()
@@ -507,7 +533,7 @@ impl Engine {
             .collect();
         entries.sort_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.member.cmp(&b.member)));
         entries.dedup_by(|a, b| a.member == b.member);
-        Ok(entries)
+        Ok(Sourced { value: entries, source })
     }
 
     /// The ledger entries behind a member's score in a period, newest first ("why this score").
@@ -592,19 +618,25 @@ impl Engine {
         window: Window<'_>,
         limit: u64,
     ) -> Result<(RankingPage, Option<(MemberId, i64)>), EngineError> {
-        let raw = if self.state_for_reads(&board.slug, period).await? == State::Archived {
-            self.archived_window(board, period, window, limit).await?
+        let (raw, from) = if self.state_for_reads(&board.slug, period).await? == State::Archived {
+            (self.archived_window(board, period, window, limit).await?, ReadSource::Standings)
         } else {
-            self.projection
-                .window(&board.slug, &period, source, window, limit, board.codec.tie_base())
-                .await?
+            let tie_base = board.codec.tie_base();
+            match self.projection.window(&board.slug, &period, source, window, limit, tie_base).await {
+                Ok(raw) => (raw, ReadSource::Redis),
+                Err(error) if source == Source::Live => {
+                    tracing::debug!(board = %board.slug, %period, %error, "ranking read from the ledger: Redis cannot be read");
+                    (self.ledger_order(board, period).await?.window(window, limit), ReadSource::Ledger)
+                }
+                Err(error) => return Err(error.into()),
+            }
         };
         let raw = raw.ok_or_else(|| match window {
             Window::Around { member, .. } => EngineError::NotFound { what: format!("member {member}") },
             _ => EngineError::Invalid("window not found".into()),
         })?;
         let last = raw.rows.last().cloned();
-        Ok((self.assemble(board, period, raw).await?, last))
+        Ok((self.assemble(board, period, raw, from).await?, last))
     }
 
     /// The same window as [`crate::redis::Projection::window`], read from an archived period's
@@ -664,6 +696,7 @@ impl Engine {
         board: &Board,
         period: PeriodKey,
         raw: RawPage,
+        source: ReadSource,
     ) -> Result<RankingPage, EngineError> {
         // Rank the page together with the entry after it, so a tie across the page end shows.
         let mut points: Vec<i64> = raw.rows.iter().map(|(_, s)| board.codec.points(*s)).collect();
@@ -696,6 +729,7 @@ impl Engine {
             offset: raw.offset,
             entries,
             has_more: raw.next.is_some(),
+            source,
         })
     }
 }

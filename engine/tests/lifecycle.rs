@@ -53,9 +53,9 @@ async fn all_reads(e: &Engine, b: &Board, period: &str) -> String {
     let rank = e.member_rank(&b.slug, p, &m("u2")).await.unwrap();
     let mut count = Vec::new();
     for min_points in [-1_000_000, 0, 10, 11, 31, 32, 50, 51, 1_000_000] {
-        count.push(e.count_at_least(&b.slug, p, min_points).await.unwrap());
+        count.push(e.count_at_least(&b.slug, p, min_points).await.unwrap().value);
     }
-    let ranks = e.ranks_of(&b.slug, p, &[m("u4"), m("u1"), m("nobody")]).await.unwrap();
+    let ranks = e.ranks_of(&b.slug, p, &[m("u4"), m("u1"), m("nobody")]).await.unwrap().value;
     let snap = e.create_snapshot(&b.slug, p).await.unwrap();
     let pinned = e.snapshot_page(&b.slug, p, &snap.snapshot_id, 0, 10).await.unwrap();
     let absent = matches!(e.member_rank(&b.slug, p, &m("nobody")).await, Err(EngineError::NotFound { .. }));

@@ -62,7 +62,7 @@ async fn assert_absent(e: &Engine, b: &Board, period: &str, member: &str, ctx: &
     assert!(not_found(e.around(&b.slug, p, &who, 2).await), "{ctx}: around");
     assert!(not_found(e.member_entries(&b.slug, p, &who, None, 10).await), "{ctx}: member_entries");
     assert!(not_found(e.member_view(&b.slug, p, &who, None, 10).await), "{ctx}: member_view");
-    let ranks = e.ranks_of(&b.slug, p, std::slice::from_ref(&who)).await.unwrap();
+    let ranks = e.ranks_of(&b.slug, p, std::slice::from_ref(&who)).await.unwrap().value;
     assert!(ranks.is_empty(), "{ctx}: ranks_of {ranks:?}");
     let top = e.top(&b.slug, p, 10).await.unwrap();
     assert!(top.entries.iter().all(|en| en.member != who), "{ctx}: top {top:?}");
@@ -103,8 +103,8 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
         assert_eq!((rows(&first.page), rows(&rest.page)), (expected[..2].to_vec(), expected[2..].to_vec()));
         let around = e.around(&b.slug, p, &m("u3"), 1).await.unwrap();
         assert_eq!(rows(&around), expected.to_vec(), "{name}: around u3");
-        assert_eq!(e.count_at_least(&b.slug, p, 30).await.unwrap(), 2, "{name}: count");
-        let ranks = e.ranks_of(&b.slug, p, &[m("u2"), m("u4")]).await.unwrap();
+        assert_eq!(e.count_at_least(&b.slug, p, 30).await.unwrap().value, 2, "{name}: count");
+        let ranks = e.ranks_of(&b.slug, p, &[m("u2"), m("u4")]).await.unwrap().value;
         assert_eq!(ranks.iter().map(|en| (en.member.as_str(), en.rank)).collect::<Vec<_>>(), [("u4", 3)]);
         let snap = e.create_snapshot(&b.slug, p).await.unwrap();
         let pinned = e.snapshot_page(&b.slug, p, &snap.snapshot_id, 0, 10).await.unwrap();

@@ -152,12 +152,13 @@ async fn around_me_starts_at_rank_one_for_the_leader_and_refuses_absent_members(
             .ranks_of(&b.slug, None, &members)
             .await
             .unwrap()
+            .value
             .into_iter()
             .map(|en| (en.member.to_string(), en.rank))
             .collect();
         assert_eq!(ranks, vec![("a".into(), 1), ("b".into(), 2), ("e".into(), 5)], "{name}");
-        assert_eq!(e.count_at_least(&b.slug, None, 90).await.unwrap(), 3, "{name}");
-        assert_eq!(e.count_at_least(&b.slug, None, 101).await.unwrap(), 0, "{name}");
+        assert_eq!(e.count_at_least(&b.slug, None, 90).await.unwrap().value, 3, "{name}");
+        assert_eq!(e.count_at_least(&b.slug, None, 101).await.unwrap().value, 0, "{name}");
     })
     .await;
 }
@@ -255,7 +256,7 @@ async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
                 e.member_rank(&b.slug, None, &bee).await.unwrap().display_name.as_deref(),
                 Some(display)
             );
-            let listed = e.ranks_of(&b.slug, None, std::slice::from_ref(&bee)).await.unwrap();
+            let listed = e.ranks_of(&b.slug, None, std::slice::from_ref(&bee)).await.unwrap().value;
             assert_eq!(listed[0].display_name.as_deref(), Some(display), "{name}");
         }
         // Another instance over the same ledger reads names it has not cached from the ledger,

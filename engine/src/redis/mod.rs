@@ -241,7 +241,7 @@ pub struct Projection {
     /// A second connection for the few calls that may run long in Redis (a hot board's window
     /// merge): its own timeout, and its wait never queues behind or ahead of the short calls'.
     slow: Arc<OnceCell<RedisConn>>,
-    /// Until when write-path projections are skipped (see [`PAUSE_AFTER_FAILURE`]).
+    /// Until when write-path projections and ranking reads skip Redis (see [`PAUSE_AFTER_FAILURE`]).
     paused_until: Arc<std::sync::Mutex<Option<Instant>>>,
 }
 
@@ -329,7 +329,9 @@ impl Projection {
         self.guarded(self.level(board, period, totals)).await
     }
 
-    /// Runs a write-path projection unless paused by a recent failure; a failure pauses.
+    /// Runs a write-path projection or a ranking read unless paused by a recent failure; a
+    /// failure pauses. While paused, writes answer `projected: false` and reads come from the
+    /// ledger (`fallback.rs`) at once, instead of each waiting for its own reconnect.
     async fn guarded<T>(&self, call: impl std::future::Future<Output = RedisResult<T>>) -> RedisResult<T> {
         if self.paused() {
             return Err(::redis::RedisError::from((
@@ -460,40 +462,43 @@ impl Projection {
         limit: u64,
         tie_base: i64,
     ) -> RedisResult<Option<RawPage>> {
-        let key = match source {
-            Source::Live => self.keys.rank(board, period),
-            Source::Snapshot(id) => self.keys.snapshot(board, period, id).0,
-        };
-        let mut call = WINDOW.key(key);
-        match window {
-            Window::Offset(offset) => call.arg("offset").arg(limit).arg(tie_base).arg(offset),
-            Window::Around { member, radius } => {
-                call.arg("around").arg(limit).arg(tie_base).arg(member.as_str()).arg(radius)
+        self.guarded(async {
+            let key = match source {
+                Source::Live => self.keys.rank(board, period),
+                Source::Snapshot(id) => self.keys.snapshot(board, period, id).0,
+            };
+            let mut call = WINDOW.key(key);
+            match window {
+                Window::Offset(offset) => call.arg("offset").arg(limit).arg(tie_base).arg(offset),
+                Window::Around { member, radius } => {
+                    call.arg("around").arg(limit).arg(tie_base).arg(member.as_str()).arg(radius)
+                }
+                Window::After { score, member } => {
+                    call.arg("after").arg(limit).arg(tie_base).arg(score).arg(member.as_str())
+                }
+            };
+            let mut conn = self.conn().await?;
+            let reply: Vec<Value> = call.invoke_async(&mut conn).await?;
+            let mut it = reply.into_iter();
+            let mut int =
+                || -> RedisResult<i64> { Ok(::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?) };
+            let total = int()? as u64;
+            let offset = int()?;
+            if offset < 0 {
+                return Ok(None);
             }
-            Window::After { score, member } => {
-                call.arg("after").arg(limit).arg(tie_base).arg(score).arg(member.as_str())
+            let ahead = int()? as u64;
+            let wanted = int()? as usize;
+            let mut rows = Vec::new();
+            while let (Some(m), Some(s)) = (it.next(), it.next()) {
+                let member: String = ::redis::from_redis_value(m)?;
+                let score: String = ::redis::from_redis_value(s)?;
+                rows.push((parse_member(member)?, parse_score(&score)?));
             }
-        };
-        let mut conn = self.conn().await?;
-        let reply: Vec<Value> = call.invoke_async(&mut conn).await?;
-        let mut it = reply.into_iter();
-        let mut int =
-            || -> RedisResult<i64> { Ok(::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?) };
-        let total = int()? as u64;
-        let offset = int()?;
-        if offset < 0 {
-            return Ok(None);
-        }
-        let ahead = int()? as u64;
-        let wanted = int()? as usize;
-        let mut rows = Vec::new();
-        while let (Some(m), Some(s)) = (it.next(), it.next()) {
-            let member: String = ::redis::from_redis_value(m)?;
-            let score: String = ::redis::from_redis_value(s)?;
-            rows.push((parse_member(member)?, parse_score(&score)?));
-        }
-        let next = (rows.len() > wanted).then(|| rows.pop().map(|(_, s)| s)).flatten();
-        Ok(Some(RawPage { total, offset: offset as u64, ahead, rows, next }))
+            let next = (rows.len() > wanted).then(|| rows.pop().map(|(_, s)| s)).flatten();
+            Ok(Some(RawPage { total, offset: offset as u64, ahead, rows, next }))
+        })
+        .await
     }
 
     /// Pins a copy of the period's ranking for `ttl`; returns the number of members in it.
@@ -531,25 +536,28 @@ impl Projection {
         policy: domain::TiePolicy,
         members: &[MemberId],
     ) -> RedisResult<Vec<Option<(i64, u64)>>> {
-        let keys = self.keys.period(board, period);
-        let mut call = RANKS.key(keys.rank);
-        call.arg(tie_base).arg(policy.as_str());
-        for m in members {
-            call.arg(m.as_str());
-        }
-        let mut conn = self.conn().await?;
-        let reply: Vec<Value> = call.invoke_async(&mut conn).await?;
-        let mut out = Vec::with_capacity(members.len());
-        let mut it = reply.into_iter();
-        while let (Some(score), Some(rank)) = (it.next(), it.next()) {
-            let score: Option<String> = ::redis::from_redis_value(score)?;
-            let rank: u64 = ::redis::from_redis_value(rank)?;
-            out.push(match score {
-                Some(s) => Some((parse_score(&s)?, rank)),
-                None => None,
-            });
-        }
-        Ok(out)
+        self.guarded(async {
+            let keys = self.keys.period(board, period);
+            let mut call = RANKS.key(keys.rank);
+            call.arg(tie_base).arg(policy.as_str());
+            for m in members {
+                call.arg(m.as_str());
+            }
+            let mut conn = self.conn().await?;
+            let reply: Vec<Value> = call.invoke_async(&mut conn).await?;
+            let mut out = Vec::with_capacity(members.len());
+            let mut it = reply.into_iter();
+            while let (Some(score), Some(rank)) = (it.next(), it.next()) {
+                let score: Option<String> = ::redis::from_redis_value(score)?;
+                let rank: u64 = ::redis::from_redis_value(rank)?;
+                out.push(match score {
+                    Some(s) => Some((parse_score(&s)?, rank)),
+                    None => None,
+                });
+            }
+            Ok(out)
+        })
+        .await
     }
 
     /// Members whose score is at least `min_score`.
@@ -559,9 +567,12 @@ impl Projection {
         period: &PeriodKey,
         min_score: i64,
     ) -> RedisResult<u64> {
-        let keys = self.keys.period(board, period);
-        let mut conn = self.conn().await?;
-        ::redis::cmd("ZCOUNT").arg(keys.rank).arg(min_score).arg("+inf").query_async(&mut conn).await
+        self.guarded(async {
+            let keys = self.keys.period(board, period);
+            let mut conn = self.conn().await?;
+            ::redis::cmd("ZCOUNT").arg(keys.rank).arg(min_score).arg("+inf").query_async(&mut conn).await
+        })
+        .await
     }
 }
 

@@ -146,7 +146,7 @@ pub async fn serve() -> impl IntoResponse {
 #[allow(dead_code, reason = "schema-only shapes: the handlers answer JSON built with json!")]
 mod schemas {
     use domain::board::Prize;
-    use domain::view::{AuditEntry, Entry, LateEntry, LedgerEntry};
+    use domain::view::{AuditEntry, Entry, LateEntry, LedgerEntry, ReadSource};
     use domain::write::Outcome;
     use domain::{BoardSlug, Cadence, EventId, MemberId, Operator, PeriodKey, TiePolicy};
     use jiff::Timestamp;
@@ -341,6 +341,9 @@ mod schemas {
         /// Position (0-based) of the first entry.
         offset: u64,
         entries: Vec<Entry>,
+        /// `redis` (the live projection), `ledger` (the ledger's totals, while Redis cannot be
+        /// read: the same order and ranks) or `standings` (an archived period).
+        source: ReadSource,
     }
 
     /// A live page (`offset`), or a keyset page (`after`) with the cursor that continues it.
@@ -382,12 +385,14 @@ mod schemas {
     #[derive(Serialize, ToSchema)]
     pub struct Count {
         count: u64,
+        source: ReadSource,
     }
 
     /// The ranks of the members asked for (members without points are left out).
     #[derive(Serialize, ToSchema)]
     pub struct Ranks {
         entries: Vec<Entry>,
+        source: ReadSource,
     }
 
     /// A projection rebuilt from the ledger.

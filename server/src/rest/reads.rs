@@ -86,6 +86,7 @@ fn page_json(page: RankingPage) -> Value {
         "total": page.total,
         "offset": page.offset,
         "entries": page.entries,
+        "source": page.source,
     })
 }
 
@@ -236,7 +237,7 @@ pub async fn snapshot_entries(
     summary = "A member's rank",
     params(MemberParams),
     responses(
-        (status = 200, description = "The member's entry", body = Entry),
+        (status = 200, description = "The member's entry", body = MemberRank),
         (status = 404, description = "not_found: no such board or period, or the member has no points", body = ErrorBody),
         (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
     )
@@ -244,8 +245,24 @@ pub async fn snapshot_entries(
 pub async fn member_rank(
     State(s): State<AppState>,
     Path((board, period, m)): MemberPath,
-) -> Result<Json<Entry>, ApiError> {
-    Ok(Json(s.engine.member_rank(&slug(board)?, Some(&period), &member(m)?).await?))
+) -> Result<Json<MemberRank>, ApiError> {
+    let m = member(m)?;
+    let page = s.engine.around(&slug(board)?, Some(&period), &m, 0).await?;
+    let entry = page
+        .entries
+        .into_iter()
+        .next()
+        .ok_or_else(|| engine::EngineError::NotFound { what: format!("member {m}") })?;
+    Ok(Json(MemberRank { entry, source: page.source }))
+}
+
+/// A member's rank and points, and where they were read from.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct MemberRank {
+    #[serde(flatten)]
+    entry: Entry,
+    /// `redis`, `ledger` (while Redis cannot be read) or `standings` (an archived period).
+    source: domain::view::ReadSource,
 }
 
 #[utoipa::path(
@@ -284,6 +301,7 @@ struct AroundBody<'a> {
     offset: u64,
     period: &'a domain::PeriodKey,
     rank: Option<u64>,
+    source: domain::view::ReadSource,
     starts_at: &'a jiff::Timestamp,
     total: u64,
 }
@@ -320,6 +338,7 @@ impl<'a> AroundBody<'a> {
             offset: page.offset,
             period: &page.period,
             rank: page.entries.iter().find(|e| e.member == *member).map(|e| e.rank),
+            source: page.source,
             starts_at: &page.starts_at,
             total: page.total,
         }
@@ -378,7 +397,8 @@ pub async fn count(
     Path((board, period)): PeriodPath,
     ApiQuery(q): ApiQuery<CountQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    Ok(Json(json!({ "count": s.engine.count_at_least(&slug(board)?, Some(&period), q.min_points).await? })))
+    let counted = s.engine.count_at_least(&slug(board)?, Some(&period), q.min_points).await?;
+    Ok(Json(json!({ "count": counted.value, "source": counted.source })))
 }
 
 #[utoipa::path(
@@ -404,7 +424,8 @@ pub async fn ranks(
         .split(',')
         .map(|m| MemberId::parse(m.trim()).map_err(|e| ApiError::invalid(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Json(json!({ "entries": s.engine.ranks_of(&slug(board)?, Some(&period), &members).await? })))
+    let ranks = s.engine.ranks_of(&slug(board)?, Some(&period), &members).await?;
+    Ok(Json(json!({ "entries": ranks.value, "source": ranks.source })))
 }
 
 #[cfg(test)]
@@ -452,6 +473,7 @@ mod tests {
                 entry(44, "m:000000000007", -3, Some(""), false),
             ],
             has_more: true,
+            source: domain::view::ReadSource::Ledger,
         };
         for (who, page) in [("u2", page.clone()), ("nobody", RankingPage { entries: vec![], ..page })] {
             let m = MemberId::parse(who).unwrap();

@@ -1,0 +1,109 @@
+//! While Redis cannot be read, every live read of a board answers from the ledger's totals with
+//! the ranks the projection gave a moment before, marked `source: ledger`; when Redis is back
+//! (empty), the reconciler levels it and reads say `source: redis` again. A test-owned Redis,
+//! standalone and a 3-master Cluster, on SQLite and PostgreSQL.
+
+mod common;
+
+use common::{point, prized_board};
+use domain::TiePolicy;
+use engine::Engine;
+use std::time::Duration;
+
+/// Every live read of a period as one comparable value (ranks, members, points, ties, counts).
+async fn live_reads(e: &Engine, b: &domain::Board) -> (String, Vec<domain::view::ReadSource>) {
+    use domain::MemberId;
+    let m = |s: &str| MemberId::parse(s).unwrap();
+    let top = e.top(&b.slug, None, 10).await.unwrap();
+    let page = e.ranking_page(&b.slug, None, 1, 2).await.unwrap();
+    let first = e.entries_after(&b.slug, None, None, 2).await.unwrap();
+    let second = e.entries_after(&b.slug, None, first.next_cursor.as_deref(), 2).await.unwrap();
+    let around = e.around(&b.slug, None, &m("u3"), 1).await.unwrap();
+    let count = e.count_at_least(&b.slug, None, 20).await.unwrap();
+    let ranks = e.ranks_of(&b.slug, None, &[m("u4"), m("u1"), m("nobody")]).await.unwrap();
+    let rows = |p: &domain::view::RankingPage| {
+        p.entries.iter().map(|x| (x.rank, x.member.to_string(), x.points, x.tied)).collect::<Vec<_>>()
+    };
+    let text = format!(
+        "top={:?}/{} page={:?}/{} c1={:?} c2={:?} around={:?} count={} ranks={:?}",
+        rows(&top),
+        top.total,
+        rows(&page),
+        page.has_more,
+        rows(&first.page),
+        rows(&second.page),
+        rows(&around),
+        count.value,
+        ranks.value.iter().map(|x| (x.member.to_string(), x.rank)).collect::<Vec<_>>(),
+    );
+    let sources = vec![top.source, page.source, first.page.source, around.source, count.source, ranks.source];
+    (text, sources)
+}
+
+#[tokio::test]
+async fn boards_stay_readable_from_the_ledger_while_redis_is_down() {
+    use domain::view::ReadSource;
+    for t in common::TestLedger::both().await {
+        for mut redis in [common::OwnRedis::standalone(), common::OwnRedis::cluster()] {
+            let name =
+                format!("{}/{}", t.name, if redis.url().contains(',') { "cluster" } else { "standalone" });
+            let projection = engine::redis::Projection::new(
+                engine::redis::RedisTarget::parse(&redis.url()).unwrap(),
+                engine::redis::keys::KeySpace::new(common::unique("down")),
+            );
+            t.ledger.migrate().await.unwrap();
+            let e = Engine::from_parts(t.ledger.clone(), projection);
+            for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {
+                let b = prized_board("down", policy, 60);
+                e.create_board(&b).await.unwrap();
+                // Ties (u2 and u3 at 20; u1 and u5 at 30), a hidden member and a negative total.
+                let writes = [("u1", 30), ("u2", 20), ("u3", 20), ("u4", -5), ("u5", 30), ("u6", 99)];
+                for (i, (member, delta)) in writes.iter().enumerate() {
+                    e.record(&b, &[point(&format!("e{i}"), member, *delta)]).await.unwrap();
+                }
+                let period = b.period_at(jiff::Timestamp::now()).to_string();
+                e.hide_member(&b.slug, &period, &domain::MemberId::parse("u6").unwrap(), "test", "hidden")
+                    .await
+                    .unwrap();
+                let (before, sources) = live_reads(&e, &b).await;
+                assert!(sources.iter().all(|s| *s == ReadSource::Redis), "{name} {policy:?}: {sources:?}");
+
+                redis.stop();
+                tokio::time::sleep(Duration::from_millis(1100)).await; // past the top cache
+                let (down, sources) = live_reads(&e, &b).await;
+                assert_eq!(down, before, "{name} {policy:?}: the ledger answers what Redis answered");
+                assert!(sources.iter().all(|s| *s == ReadSource::Ledger), "{name} {policy:?}: {sources:?}");
+                assert!(e.create_snapshot(&b.slug, None).await.is_err(), "{name}: snapshots need Redis");
+                // A write while Redis is down is read back from the ledger.
+                e.record(&b, &[point("late-comer", "u7", 25)]).await.unwrap();
+                tokio::time::sleep(engine::fallback::LEDGER_ORDER_TTL).await;
+                let rank =
+                    e.member_rank(&b.slug, None, &domain::MemberId::parse("u7").unwrap()).await.unwrap();
+                assert_eq!((rank.rank, rank.points), (3, 25), "{name} {policy:?}");
+
+                redis.restart();
+                let levelled = async {
+                    for _ in 0..50 {
+                        if e.reconcile_once().await.is_ok_and(|r| r.periods_failed == 0) {
+                            tokio::time::sleep(Duration::from_millis(1100)).await;
+                            let (_, sources) = live_reads(&e, &b).await;
+                            if sources.iter().all(|s| *s == ReadSource::Redis) {
+                                return true;
+                            }
+                        }
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    false
+                };
+                assert!(levelled.await, "{name} {policy:?}: back on Redis within 5 s");
+                let top = e.top(&b.slug, None, 10).await.unwrap();
+                assert_eq!(
+                    top.entries.iter().find(|x| x.member.as_str() == "u7").map(|x| x.rank),
+                    Some(3),
+                    "{name}"
+                );
+            }
+        }
+        t.drop_db().await;
+    }
+}
