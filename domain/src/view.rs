@@ -80,6 +80,9 @@ pub struct RankingPage {
     /// Where the page was read from.
     #[serde(default)]
     pub source: ReadSource,
+    /// The period's state, read with the page (so a page never shows a state it did not read).
+    #[cfg_attr(feature = "openapi", schema(schema_with = schema::period_state))]
+    pub state: crate::lifecycle::State,
 }
 
 /// One ledger entry behind a member's score ("why this score").

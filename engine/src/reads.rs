@@ -618,7 +618,8 @@ impl Engine {
         window: Window<'_>,
         limit: u64,
     ) -> Result<(RankingPage, Option<(MemberId, i64)>), EngineError> {
-        let (raw, from) = if self.state_for_reads(&board.slug, period).await? == State::Archived {
+        let state = self.state_for_reads(&board.slug, period).await?;
+        let (raw, from) = if state == State::Archived {
             (self.archived_window(board, period, window, limit).await?, ReadSource::Standings)
         } else {
             let tie_base = board.codec.tie_base();
@@ -636,7 +637,7 @@ impl Engine {
             _ => EngineError::Invalid("window not found".into()),
         })?;
         let last = raw.rows.last().cloned();
-        Ok((self.assemble(board, period, raw, from).await?, last))
+        Ok((self.assemble(board, period, raw, from, state).await?, last))
     }
 
     /// The same window as [`crate::redis::Projection::window`], read from an archived period's
@@ -697,6 +698,7 @@ impl Engine {
         period: PeriodKey,
         raw: RawPage,
         source: ReadSource,
+        state: State,
     ) -> Result<RankingPage, EngineError> {
         // Rank the page together with the entry after it, so a tie across the page end shows.
         let mut points: Vec<i64> = raw.rows.iter().map(|(_, s)| board.codec.points(*s)).collect();
@@ -730,6 +732,7 @@ impl Engine {
             entries,
             has_more: raw.next.is_some(),
             source,
+            state,
         })
     }
 }

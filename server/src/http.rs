@@ -235,10 +235,14 @@ async fn readyz(State(state): State<AppState>) -> Response {
     (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
 }
 
-/// Embedded files first; anything else is rendered by the app, whose fallback route answers 404.
+/// Embedded files first; an unknown API path is the API's JSON 404; anything else is rendered
+/// by the app, whose fallback route answers 404.
 async fn fallback(State(state): State<AppState>, req: Request<Body>) -> Response {
     if let Some(file) = assets::serve(&req) {
         return file;
+    }
+    if req.uri().path().starts_with("/api/v1/") {
+        return crate::rest::no_route(req.uri().path()).into_response();
     }
     let engine = state.engine.clone();
     let options = state.leptos_options.clone();

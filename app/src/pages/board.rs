@@ -4,7 +4,7 @@ use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
 use crate::components::ranking_table::RankingTable;
 use crate::error::AppError;
-use domain::view::{PeriodInfo, RankingPage};
+use domain::view::{PeriodInfo, RankingPage, ReadSource};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::components::Form;
@@ -104,7 +104,8 @@ pub fn BoardPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p>"Loading the board…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
-                    let periods = periods.await.unwrap_or_default();
+                    // A failed list is said as such (`Board`), never shown as an empty one.
+                    let periods = periods.await.ok();
                     // "Me" is a nicety: a failure to read it never hides the board.
                     let me = me.await.ok().flatten();
                     loaded.await.map(|loaded| view! { <Board loaded periods me/> })
@@ -115,12 +116,32 @@ pub fn BoardPage() -> impl IntoView {
 }
 
 #[component]
-fn Board(loaded: Loaded, periods: Vec<PeriodInfo>, me: Option<String>) -> impl IntoView {
+fn Board(loaded: Loaded, periods: Option<Vec<PeriodInfo>>, me: Option<String>) -> impl IntoView {
     let Loaded { page, mode, next_cursor, notice } = loaded;
-    let RankingPage { board, period, ends_at, ends_local, total, offset, entries, has_more, .. } = page;
+    let RankingPage {
+        board,
+        period,
+        ends_at,
+        ends_local,
+        total,
+        offset,
+        entries,
+        has_more,
+        source,
+        state,
+        ..
+    } = page;
     let slug = board.slug.to_string();
     let base = format!("/b/{slug}/{period}");
-    let state = periods.iter().find(|p| p.period == period).map_or("open".to_owned(), |p| p.state.clone());
+    // The badge comes from the read that gave the rows.
+    let state = state.as_str().to_owned();
+    let from_ledger = (source == ReadSource::Ledger).then(|| {
+        view! {
+            <p class="notice degraded" role="status" data-testid="from-ledger">
+                "Live ranking unavailable; showing the ledger's totals (the same ranks, updated every few seconds)."
+            </p>
+        }
+    });
     let (entries, set_entries) = signal(entries);
     let (has_more, set_has_more) = signal(has_more);
     let (cursor, set_cursor) = signal(next_cursor);
@@ -235,14 +256,21 @@ fn Board(loaded: Loaded, periods: Vec<PeriodInfo>, me: Option<String>) -> impl I
         <nav class="periods" aria-label="Periods">
             <a href=format!("/b/{slug}/{prev}") rel="prev">{format!("← {prev}")}</a>
             <Form action=format!("/b/{slug}") method="get">
-                <label for="period-pick" class="visually-hidden">"Period"</label>
-                <select id="period-pick" name="period">
-                    {periods.iter().map(|p| {
-                        let selected = p.period == period;
-                        view! { <option value=p.period.to_string() selected=selected>{format!("{} ({})", p.period, p.state)}</option> }
-                    }).collect_view()}
-                </select>
-                <button type="submit" class="secondary">"Go"</button>
+                {match periods {
+                    Some(periods) => view! {
+                        <label for="period-pick" class="visually-hidden">"Period"</label>
+                        <select id="period-pick" name="period">
+                            {periods.iter().map(|p| {
+                                let selected = p.period == period;
+                                view! { <option value=p.period.to_string() selected=selected>{format!("{} ({})", p.period, p.state)}</option> }
+                            }).collect_view()}
+                        </select>
+                        <button type="submit" class="secondary">"Go"</button>
+                    }.into_any(),
+                    None => view! {
+                        <span class="error" role="alert">"The list of periods could not be read; try again in a moment."</span>
+                    }.into_any(),
+                }}
             </Form>
             {(period < current).then(|| view! { <a href=format!("/b/{slug}/{next}") rel="next">{format!("{next} →")}</a> })}
             {(period != current).then(|| view! { <a href=format!("/b/{slug}")>"Current period"</a> })}
@@ -266,6 +294,7 @@ fn Board(loaded: Loaded, periods: Vec<PeriodInfo>, me: Option<String>) -> impl I
                 <button type="submit" class="secondary">"Pin this view"</button>
             </ActionForm>
         </div>
+        {from_ledger}
         {notice.map(|n| view! { <p class="notice" role="status">{n}</p> })}
         <RankingTable entries caption base=base.clone() highlight=highlight.unwrap_or_default()/>
         <Show when=move || entries.with(Vec::is_empty)>

@@ -2,6 +2,7 @@
 //! board (`cadence: "hot"`) shares the slug space and these routes; its own rules are parsed in
 //! `hot.rs`.
 
+use super::error::ApiPath;
 use super::error::json_body;
 use super::hot::HotBoardIn;
 use super::openapi::{BoardParams, ErrorBody, PeriodParams, Rebuild};
@@ -9,7 +10,7 @@ use super::{ApiError, auth};
 use crate::http::AppState;
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use domain::board::BoardDraft;
 use domain::board::HOT_CADENCE;
@@ -149,7 +150,7 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<AnyBoard>>, 
 )]
 pub async fn show(
     State(state): State<AppState>,
-    Path(board): Path<String>,
+    ApiPath(board): ApiPath<String>,
 ) -> Result<Json<AnyBoard>, ApiError> {
     let slug = slug(board)?;
     match state.engine.board(&slug).await {
@@ -178,7 +179,7 @@ pub async fn show(
 pub async fn rebuild(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path((board, period)): Path<(String, String)>,
+    ApiPath((board, period)): ApiPath<(String, String)>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let admin = auth::admin(&state.engine, &headers).await?;
     let report = state.engine.rebuild(&slug(board)?, &period, &admin.actor).await?;

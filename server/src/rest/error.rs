@@ -97,3 +97,33 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequestParts<S> for
             .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", e.body_text()))
     }
 }
+
+/// `axum::extract::Path` with the API's error shape: 400 `invalid_path` and the reason (a
+/// segment that is not valid UTF-8, an id that is not a number or overflows).
+pub struct ApiPath<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> axum::extract::FromRequestParts<S> for ApiPath<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, state: &S) -> Result<Self, ApiError> {
+        axum::extract::Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|axum::extract::Path(v)| ApiPath(v))
+            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_path", e.body_text()))
+    }
+}
+
+/// Any path under `/api/v1/` that no route serves: 404 `not_found`, in the API's shape (the
+/// router's fallback asks for it; every other unknown path is the app's HTML 404 page).
+pub fn no_route(path: &str) -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("no API route at {path}"))
+}
+
+/// A route called with a method it does not serve: 405 `method_not_allowed`.
+pub async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} does not answer {method}", uri.path()),
+    )
+}

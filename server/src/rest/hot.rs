@@ -2,13 +2,14 @@
 //! `boards.rs`), hits (ingest key) and the public list served from the latest snapshot.
 
 use super::boards::slug;
+use super::error::ApiPath;
 use super::error::{ApiQuery, json_body};
 use super::openapi::{BoardParams, ErrorBody, HotTop};
 use super::{ApiError, auth};
 use crate::http::AppState;
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use domain::BoardSlug;
 use domain::hot::HotList;
@@ -127,7 +128,7 @@ pub struct HitIn {
 pub async fn hits(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(board): Path<String>,
+    ApiPath(board): ApiPath<String>,
     body: Bytes,
 ) -> Result<Json<HitOutcome>, ApiError> {
     let caller = auth::ingest(&state.engine, &headers).await?;
@@ -162,7 +163,7 @@ pub struct HotTopQuery {
 )]
 pub async fn top(
     State(state): State<AppState>,
-    Path(board): Path<String>,
+    ApiPath(board): ApiPath<String>,
     ApiQuery(q): ApiQuery<HotTopQuery>,
 ) -> Result<Json<HotList>, ApiError> {
     Ok(Json(state.engine.hot_top(&slug(board)?, q.limit.unwrap_or(10)).await?))

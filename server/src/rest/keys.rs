@@ -2,13 +2,14 @@
 //! Every route checks the admin before it reads the body; creating and revoking are audited
 //! (`apikey_create`, `apikey_revoke`) under the admin's name.
 
+use super::error::ApiPath;
 use super::error::json_body;
 use super::openapi::{ErrorBody, KeyList, KeyParams, NewKeyAnswer};
 use super::{ApiError, auth};
 use crate::http::AppState;
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use domain::BoardSlug;
 use domain::apikey::{ApiKeyView, KeyLimits};
@@ -116,7 +117,7 @@ pub async fn create(
 pub async fn revoke(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     body: Bytes,
 ) -> Result<Json<ApiKeyView>, ApiError> {
     let admin = auth::admin(&state.engine, &headers).await?;

@@ -3,6 +3,7 @@
 //! names the admin in the audit trail.
 
 use super::boards::slug;
+use super::error::ApiPath;
 use super::error::{ApiQuery, json_body};
 use super::openapi::{
     AuditPage, Correction, ErrorBody, EventParams, LateDecision, LateList, LateParams, MemberParams,
@@ -12,7 +13,7 @@ use super::{ApiError, auth};
 use crate::http::AppState;
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use domain::lifecycle::Transition;
 use domain::view::{PeriodInfo, Settlement, VisibilityChange};
@@ -22,7 +23,7 @@ use engine::lifecycle::Correction as NewCorrection;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-type PeriodPath = Path<(String, String)>;
+type PeriodPath = ApiPath<(String, String)>;
 
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -88,7 +89,7 @@ async fn transition(
 pub async fn freeze(
     State(s): State<AppState>,
     h: HeaderMap,
-    Path(p): PeriodPath,
+    ApiPath(p): PeriodPath,
     b: Bytes,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     transition(s, h, p, b, Transition::Freeze).await
@@ -114,7 +115,7 @@ pub async fn freeze(
 pub async fn reopen(
     State(s): State<AppState>,
     h: HeaderMap,
-    Path(p): PeriodPath,
+    ApiPath(p): PeriodPath,
     b: Bytes,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     transition(s, h, p, b, Transition::Reopen).await
@@ -140,7 +141,7 @@ pub async fn reopen(
 pub async fn settle(
     State(s): State<AppState>,
     h: HeaderMap,
-    Path(p): PeriodPath,
+    ApiPath(p): PeriodPath,
     b: Bytes,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     transition(s, h, p, b, Transition::Settle).await
@@ -166,7 +167,7 @@ pub async fn settle(
 pub async fn archive(
     State(s): State<AppState>,
     h: HeaderMap,
-    Path(p): PeriodPath,
+    ApiPath(p): PeriodPath,
     b: Bytes,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     transition(s, h, p, b, Transition::Archive).await
@@ -197,7 +198,7 @@ pub struct StandingsQuery {
 )]
 pub async fn settlement(
     State(state): State<AppState>,
-    Path((board, period)): PeriodPath,
+    ApiPath((board, period)): PeriodPath,
     ApiQuery(q): ApiQuery<StandingsQuery>,
 ) -> Result<Json<Settlement>, ApiError> {
     let (offset, limit) = (q.offset.unwrap_or(0), q.limit.unwrap_or(engine::ledger::SETTLEMENT_PAGE));
@@ -222,7 +223,7 @@ pub async fn settlement(
 pub async fn rewards(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path((board, period)): PeriodPath,
+    ApiPath((board, period)): PeriodPath,
 ) -> Result<Json<Value>, ApiError> {
     auth::admin(&state.engine, &headers).await?;
     let rewards = state.engine.rewards(&slug(board)?, &period).await?;
@@ -253,7 +254,7 @@ pub struct LateQuery {
 pub async fn late(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path((board, period)): PeriodPath,
+    ApiPath((board, period)): PeriodPath,
     ApiQuery(q): ApiQuery<LateQuery>,
 ) -> Result<Json<Value>, ApiError> {
     auth::admin(&state.engine, &headers).await?;
@@ -302,7 +303,7 @@ async fn decide_late(
 pub async fn accept_late(
     State(s): State<AppState>,
     h: HeaderMap,
-    Path(p): Path<(String, String, i64)>,
+    ApiPath(p): ApiPath<(String, String, i64)>,
     b: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     decide_late(s, h, p, b, true).await
@@ -328,7 +329,7 @@ pub async fn accept_late(
 pub async fn reject_late(
     State(s): State<AppState>,
     h: HeaderMap,
-    Path(p): Path<(String, String, i64)>,
+    ApiPath(p): ApiPath<(String, String, i64)>,
     b: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     decide_late(s, h, p, b, false).await
@@ -354,7 +355,7 @@ pub async fn reject_late(
 pub async fn revoke(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path((board, event_id)): Path<(String, String)>,
+    ApiPath((board, event_id)): ApiPath<(String, String)>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let admin = auth::admin(&state.engine, &headers).await?;
@@ -392,7 +393,7 @@ pub async fn revoke(
 pub async fn correct(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path((board, period)): PeriodPath,
+    ApiPath((board, period)): PeriodPath,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let admin = auth::admin(&state.engine, &headers).await?;
@@ -462,7 +463,7 @@ async fn set_hidden(
 pub async fn hide(
     State(s): State<AppState>,
     h: HeaderMap,
-    Path(p): Path<(String, String, String)>,
+    ApiPath(p): ApiPath<(String, String, String)>,
     b: Bytes,
 ) -> Result<Json<VisibilityChange>, ApiError> {
     set_hidden(s, h, p, b, true).await
@@ -489,7 +490,7 @@ pub async fn hide(
 pub async fn unhide(
     State(s): State<AppState>,
     h: HeaderMap,
-    Path(p): Path<(String, String, String)>,
+    ApiPath(p): ApiPath<(String, String, String)>,
     b: Bytes,
 ) -> Result<Json<VisibilityChange>, ApiError> {
     set_hidden(s, h, p, b, false).await

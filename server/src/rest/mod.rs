@@ -15,7 +15,7 @@ mod writes;
 #[cfg(test)]
 mod tests;
 
-pub use error::ApiError;
+pub use error::{ApiError, no_route};
 pub(crate) use reads::json_answer;
 
 use crate::http::AppState;
@@ -63,4 +63,5 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/keys", get(keys::list).post(keys::create))
         .route("/api/v1/keys/{id}/revoke", post(keys::revoke))
         .route("/api/v1/openapi.json", get(openapi::serve))
+        .method_not_allowed_fallback(error::wrong_method)
 }

@@ -3,6 +3,7 @@
 
 use super::ApiError;
 use super::boards::slug;
+use super::error::ApiPath;
 use super::error::ApiQuery;
 use super::openapi::{
     AroundPage, BoardParams, Count, EntriesPage, ErrorBody, MemberEvents, MemberParams, Page, PeriodParams,
@@ -10,7 +11,7 @@ use super::openapi::{
 };
 use crate::http::AppState;
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use domain::MemberId;
@@ -18,8 +19,8 @@ use domain::view::{Entry, LedgerEntry, PeriodInfo, RankingPage, SnapshotInfo};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-type PeriodPath = Path<(String, String)>;
-type MemberPath = Path<(String, String, String)>;
+type PeriodPath = ApiPath<(String, String)>;
+type MemberPath = ApiPath<(String, String, String)>;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -103,7 +104,7 @@ fn page_json(page: RankingPage) -> Value {
 )]
 pub async fn periods(
     State(s): State<AppState>,
-    Path(board): Path<String>,
+    ApiPath(board): ApiPath<String>,
 ) -> Result<Json<Vec<PeriodInfo>>, ApiError> {
     Ok(Json(s.engine.periods(&slug(board)?).await?))
 }
@@ -123,7 +124,7 @@ pub async fn periods(
 )]
 pub async fn top(
     State(s): State<AppState>,
-    Path((board, period)): PeriodPath,
+    ApiPath((board, period)): PeriodPath,
     uri: Uri,
     ApiQuery(q): ApiQuery<LimitQuery>,
 ) -> Result<Response, ApiError> {
@@ -164,7 +165,7 @@ pub(super) fn page_body(page: &RankingPage) -> Vec<u8> {
 )]
 pub async fn entries(
     State(s): State<AppState>,
-    Path((board, period)): PeriodPath,
+    ApiPath((board, period)): PeriodPath,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<Value>, ApiError> {
     let board = slug(board)?;
@@ -197,7 +198,7 @@ pub async fn entries(
 )]
 pub async fn create_snapshot(
     State(s): State<AppState>,
-    Path((board, period)): PeriodPath,
+    ApiPath((board, period)): PeriodPath,
 ) -> Result<(StatusCode, Json<domain::view::SnapshotInfo>), ApiError> {
     Ok((StatusCode::CREATED, Json(s.engine.create_snapshot(&slug(board)?, Some(&period)).await?)))
 }
@@ -218,7 +219,7 @@ pub async fn create_snapshot(
 )]
 pub async fn snapshot_entries(
     State(s): State<AppState>,
-    Path((board, period, id)): MemberPath,
+    ApiPath((board, period, id)): MemberPath,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<Value>, ApiError> {
     let page = s
@@ -244,7 +245,7 @@ pub async fn snapshot_entries(
 )]
 pub async fn member_rank(
     State(s): State<AppState>,
-    Path((board, period, m)): MemberPath,
+    ApiPath((board, period, m)): MemberPath,
 ) -> Result<Json<MemberRank>, ApiError> {
     let m = member(m)?;
     let page = s.engine.around(&slug(board)?, Some(&period), &m, 0).await?;
@@ -280,7 +281,7 @@ pub struct MemberRank {
 )]
 pub async fn around(
     State(s): State<AppState>,
-    Path((board, period, m)): MemberPath,
+    ApiPath((board, period, m)): MemberPath,
     ApiQuery(q): ApiQuery<AroundQuery>,
 ) -> Result<Response, ApiError> {
     let m = member(m)?;
@@ -360,7 +361,7 @@ impl<'a> AroundBody<'a> {
 )]
 pub async fn member_events(
     State(s): State<AppState>,
-    Path((board, period, m)): MemberPath,
+    ApiPath((board, period, m)): MemberPath,
     ApiQuery(q): ApiQuery<EventsQuery>,
 ) -> Result<Json<Value>, ApiError> {
     let limit = q.limit.unwrap_or(50);
@@ -394,7 +395,7 @@ pub async fn member_events(
 )]
 pub async fn count(
     State(s): State<AppState>,
-    Path((board, period)): PeriodPath,
+    ApiPath((board, period)): PeriodPath,
     ApiQuery(q): ApiQuery<CountQuery>,
 ) -> Result<Json<Value>, ApiError> {
     let counted = s.engine.count_at_least(&slug(board)?, Some(&period), q.min_points).await?;
@@ -416,7 +417,7 @@ pub async fn count(
 )]
 pub async fn ranks(
     State(s): State<AppState>,
-    Path((board, period)): PeriodPath,
+    ApiPath((board, period)): PeriodPath,
     ApiQuery(q): ApiQuery<RanksQuery>,
 ) -> Result<Json<Value>, ApiError> {
     let members = q
@@ -474,6 +475,7 @@ mod tests {
             ],
             has_more: true,
             source: domain::view::ReadSource::Ledger,
+            state: domain::lifecycle::State::Frozen,
         };
         for (who, page) in [("u2", page.clone()), ("nobody", RankingPage { entries: vec![], ..page })] {
             let m = MemberId::parse(who).unwrap();

@@ -1635,3 +1635,74 @@ async fn the_console_makes_a_key_shown_once_without_javascript_and_revokes_it() 
     assert!(page.contains("revoked ") && page.contains("by admin:ann"), "{page}");
     api.stop().await;
 }
+
+#[tokio::test]
+async fn unknown_routes_wrong_methods_and_bad_path_segments_answer_the_error_shape() {
+    let api = Api::start().await;
+    let admin = api.admin.clone();
+    let cases = [
+        ("GET", "/api/v1/nothing-here", StatusCode::NOT_FOUND, "not_found"),
+        ("POST", "/api/v1/boards/inc/periods/current/nothing", StatusCode::NOT_FOUND, "not_found"),
+        ("DELETE", "/api/v1/boards/inc", StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
+        ("GET", "/api/v1/boards/inc/events", StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
+        // An id that overflows i64, and a segment that is not UTF-8.
+        (
+            "POST",
+            "/api/v1/boards/inc/periods/current/late/99999999999999999999/accept",
+            StatusCode::BAD_REQUEST,
+            "invalid_path",
+        ),
+        ("GET", "/api/v1/boards/%FF%FE/periods", StatusCode::BAD_REQUEST, "invalid_path"),
+        // Periods no board can have are refused in any route, and create nothing.
+        ("GET", "/api/v1/boards/inc/periods/0001-W01/top", StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+        (
+            "GET",
+            "/api/v1/boards/inc/periods/9999-W53/count?min_points=1",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid",
+        ),
+        ("POST", "/api/v1/boards/inc/periods/0254-W40/freeze", StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+    ];
+    for (method, path, status, code) in cases {
+        let (got, out) = api.call(method, path, Some(&admin), None).await;
+        assert_eq!((got, error_of(&out)), (status, code), "{method} {path}: {out}");
+        assert!(out["detail"].as_str().is_some_and(|d| !d.is_empty()), "{method} {path}: {out}");
+    }
+    let (status, periods) = api.call("GET", "/api/v1/boards/inc/periods", None, None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(periods.as_array().unwrap().len(), 1, "only the current period: {periods}");
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn writes_no_period_can_hold_are_rejected_at_the_edge_and_never_kept_as_late() {
+    let api = Api::start().await;
+    let (status, out) = api
+        .post_events(
+            "inc",
+            json!({"events": [
+                {"event_id": "y254", "member": "u1", "delta": 5, "occurred_at": "0254-10-01T00:00:00Z"},
+                {"event_id": "y1", "member": "u1", "delta": 5, "occurred_at": "0001-01-01T00:00:00Z"},
+                {"event_id": "y1969", "member": "u1", "delta": 5, "occurred_at": "1969-12-27T00:00:00Z"},
+                {"event_id": "huge", "member": "u1", "delta": -54240551891543696_i64, "occurred_at": "2026-01-05T00:00:00Z"},
+            ]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    for r in out["results"].as_array().unwrap() {
+        assert_eq!(r["result"], "rejected", "{out}");
+        assert!(r.get("period").is_none(), "no period for {r}");
+        assert!(r["reason"].as_str().is_some_and(|x| !x.is_empty()), "{r}");
+    }
+    let (status, out) = api
+        .post_events(
+            "inc",
+            json!({"event_id": "one", "member": "u1", "delta": 1, "occurred_at": "1887-03-01T00:00:00Z"}),
+        )
+        .await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "rejected"), "{out}");
+    let (_, periods) = api.call("GET", "/api/v1/boards/inc/periods", None, None).await;
+    assert_eq!(periods.as_array().unwrap().len(), 1, "nothing but the current period: {periods}");
+    assert!(api.engine.ledger().find_invalid_rows().await.unwrap().is_empty());
+    api.stop().await;
+}

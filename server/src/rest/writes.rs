@@ -3,13 +3,14 @@
 //! batch, valid items are applied and invalid ones reported per item.
 
 use super::boards::slug;
+use super::error::ApiPath;
 use super::error::json_body;
 use super::openapi::{BoardParams, ErrorBody, EventsAnswer, EventsIn, Profile, ProfileParams, WriteAnswer};
 use super::{ApiError, auth};
 use crate::http::AppState;
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use domain::write::{Change, Outcome, Write};
 use domain::{EventId, MemberId};
@@ -189,7 +190,7 @@ async fn writable_board(
 pub async fn events(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(board): Path<String>,
+    ApiPath(board): ApiPath<String>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let board = writable_board(&state, &headers, board).await?;
@@ -272,7 +273,7 @@ pub async fn events(
 pub async fn total(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path((board, member_id)): Path<(String, String)>,
+    ApiPath((board, member_id)): ApiPath<(String, String)>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let board = writable_board(&state, &headers, board).await?;
@@ -320,7 +321,7 @@ pub async fn total(
 pub async fn submission(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(board): Path<String>,
+    ApiPath(board): ApiPath<String>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let board = writable_board(&state, &headers, board).await?;
@@ -363,7 +364,7 @@ pub async fn submission(
 pub async fn profile(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Path(member_id): Path<String>,
+    ApiPath(member_id): ApiPath<String>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     auth::ingest(&state.engine, &headers).await?;
