@@ -44,6 +44,12 @@ struct JobLabels {
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PassLabels {
+    job: String,
+    result: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
     method: String,
     route: String,
@@ -72,6 +78,7 @@ pub struct Metrics {
     hot_snapshots: Family<BoardLabels, Counter>,
     rate_limited: Family<KeyLabels, Counter>,
     invalid_rows: Family<JobLabels, Counter>,
+    passes: Family<PassLabels, Counter>,
     /// The invalid rows already reported, by job: each is logged and counted once per process.
     reported: std::sync::Mutex<std::collections::HashSet<(&'static str, InvalidRow)>>,
 }
@@ -141,7 +148,14 @@ impl Default for Metrics {
              (laurel doctor lists them)",
             invalid_rows.clone(),
         );
+        let passes = Family::<PassLabels, Counter>::default();
+        registry.register(
+            "job_passes",
+            "Passes of the background jobs (scheduler, reconciler) by result: ok or failed",
+            passes.clone(),
+        );
         Self {
+            passes,
             invalid_rows,
             reported: Default::default(),
             registry,
@@ -203,6 +217,13 @@ impl Metrics {
                 self.invalid_rows.get_or_create(&JobLabels { job: job.to_owned() }).inc();
             }
         }
+    }
+
+    /// One pass of a background job ended (`ok`: it ran to its end; a row it skipped still counts
+    /// as ok, the row is in `invalid_rows`).
+    pub fn count_pass(&self, job: &'static str, ok: bool) {
+        let result = if ok { "ok" } else { "failed" };
+        self.passes.get_or_create(&PassLabels { job: job.to_owned(), result: result.to_owned() }).inc();
     }
 
     /// Records one HTTP request; `route` is the matched route template, never the raw path.

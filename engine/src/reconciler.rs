@@ -85,7 +85,9 @@ impl Engine {
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tick.tick().await;
-                if let Err(error) = engine.reconcile_once().await {
+                let pass = engine.reconcile_once().await;
+                engine.metrics().count_pass("reconciler", pass.is_ok());
+                if let Err(error) = pass {
                     // Redis or the ledger is away; the next pass tries again.
                     tracing::debug!(%error, "reconciliation pass failed");
                 }

@@ -168,7 +168,9 @@ impl Engine {
                         }
                         leading = Some(lease);
                         let fence = Some(Fence { token: lease.token });
-                        if let Err(error) = engine.pass(&config, fence, &mut expired, now).await {
+                        let pass = engine.pass(&config, fence, &mut expired, now).await;
+                        engine.metrics().count_pass("scheduler", pass.is_ok());
+                        if let Err(error) = pass {
                             tracing::warn!(holder, %error, "scheduler pass failed; the next tick retries");
                         }
                     }

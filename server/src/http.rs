@@ -261,8 +261,8 @@ mod tests {
     use tower::ServiceExt;
 
     /// A router over a fresh SQLite ledger and a Redis address where nothing listens.
-    async fn router_without_redis() -> (CachedTop, std::path::PathBuf) {
-        let dir = std::env::temp_dir().join(format!("laurel-readyz-{}", std::process::id()));
+    async fn router_without_redis(name: &str) -> (CachedTop, Engine, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("laurel-{name}-{}", std::process::id()));
         let ledger =
             engine::ledger::Ledger::connect(&format!("sqlite://{}/l.db", dir.display())).await.unwrap();
         ledger.migrate().await.unwrap();
@@ -270,7 +270,15 @@ mod tests {
         let target = RedisTarget::parse("redis://127.0.0.1:9").unwrap();
         let engine = Engine::from_parts(ledger, Projection::new(target, KeySpace::new("readyz")));
         let leptos_options = LeptosOptions::builder().output_name("laurel").build();
-        (app(AppState::new(leptos_options, engine)), dir)
+        (app(AppState::new(leptos_options, engine.clone())), engine, dir)
+    }
+
+    async fn get_text(router: &CachedTop, path: &str) -> (StatusCode, String) {
+        let req = Request::builder().uri(path).body(Body::empty()).unwrap();
+        let res = router.clone().oneshot(req).await.unwrap();
+        let status = res.status();
+        let bytes = axum::body::to_bytes(res.into_body(), 1 << 22).await.unwrap();
+        (status, String::from_utf8_lossy(&bytes).into_owned())
     }
 
     async fn get(router: &CachedTop, path: &str) -> (StatusCode, serde_json::Value) {
@@ -283,7 +291,7 @@ mod tests {
 
     #[tokio::test]
     async fn readiness_names_the_unreachable_store_while_health_stays_up() {
-        let (router, dir) = router_without_redis().await;
+        let (router, _, dir) = router_without_redis("readyz").await;
         let (status, body) = get(&router, "/healthz").await;
         assert_eq!((status, body), (StatusCode::OK, json!({ "status": "alive" })));
         let (status, body) = get(&router, "/readyz").await;
@@ -292,6 +300,50 @@ mod tests {
         assert_eq!(body["detail"], "unreachable: redis");
         assert_eq!(body["ledger"], "ok");
         assert_ne!(body["redis"], "ok");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn without_redis_the_board_reads_the_ledger_and_says_so() {
+        let (router, engine, dir) = router_without_redis("no-redis-board").await;
+        let draft = domain::board::BoardDraft {
+            slug: "weekly".into(),
+            title: "Weekly".into(),
+            cadence: "weekly".into(),
+            time_zone: "UTC".into(),
+            operator: "incr".into(),
+            tie_policy: "shared".into(),
+            max_points: 1000,
+            ..Default::default()
+        };
+        let board = draft.parse().unwrap();
+        engine.create_board(&board).await.unwrap();
+        let write = |id: &str, member: &str, delta| domain::write::Write {
+            member: domain::MemberId::parse(member).unwrap(),
+            change: domain::write::Change::Point { event_id: domain::EventId::parse(id).unwrap(), delta },
+            occurred_at: jiff::Timestamp::now(),
+            metadata: None,
+        };
+        let written = engine.record(&board, &[write("a", "ann", 30), write("b", "bob", 20)]).await.unwrap();
+        assert!(written.iter().all(|w| !w.projected), "Redis is not there");
+
+        let (status, top) = get(&router, "/api/v1/boards/weekly/periods/current/top?limit=10").await;
+        assert_eq!(status, StatusCode::OK, "{top}");
+        assert_eq!(top["source"], "ledger");
+        let members: Vec<_> =
+            top["entries"].as_array().unwrap().iter().map(|e| e["member"].clone()).collect();
+        assert_eq!(members, [json!("ann"), json!("bob")]);
+        let (status, count) = get(&router, "/api/v1/boards/weekly/periods/current/count?min_points=25").await;
+        assert_eq!(
+            (status, &count["count"], &count["source"]),
+            (StatusCode::OK, &json!(1), &json!("ledger"))
+        );
+
+        let (status, html) = get_text(&router, "/b/weekly").await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(html.contains("data-testid=\"from-ledger\""), "the page says where the rows came from");
+        assert!(html.contains("ann") && html.contains("bob"), "the rows are in the server HTML");
+        assert!(html.contains("state-open"), "the badge is the period's state as read with the rows");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
