@@ -23,6 +23,7 @@ use serde_json::json;
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[schema(as = NewBoard)]
+#[serde(deny_unknown_fields)]
 pub struct BoardIn {
     #[schema(value_type = BoardSlug)]
     slug: String,

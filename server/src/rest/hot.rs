@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 /// `POST /api/v1/boards` with `cadence: "hot"`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[schema(as = NewHotBoard)]
+#[serde(deny_unknown_fields)]
 pub struct HotBoardIn {
     #[schema(value_type = BoardSlug)]
     slug: String,

@@ -1706,3 +1706,36 @@ async fn writes_no_period_can_hold_are_rejected_at_the_edge_and_never_kept_as_la
     assert!(api.engine.ledger().find_invalid_rows().await.unwrap().is_empty());
     api.stop().await;
 }
+
+#[tokio::test]
+async fn a_body_with_a_field_the_route_does_not_know_is_refused_naming_it() {
+    let api = Api::start().await;
+    let admin = api.admin.clone();
+    let board = json!({"slug": "seg", "title": "S", "cadence": "weekly", "time_zone": "UTC", "operator": "incr",
+        "tie_policy": "shared", "max_points": 100, "segments": ["province"]});
+    let (status, out) = api.call("POST", "/api/v1/boards", Some(&admin), Some(board)).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"), "{out}");
+    assert!(out["detail"].as_str().unwrap().contains("segments"), "{out}");
+    let (status, _) = api.call("GET", "/api/v1/boards/seg", None, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "nothing was created");
+    let misspelt = json!({"slug": "seg", "title": "S", "cadence": "weekly", "time_zone": "UTC", "operator": "incr",
+        "tie_policy": "shared", "max_point": 100});
+    let (status, out) = api.call("POST", "/api/v1/boards", Some(&admin), Some(misspelt)).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"), "{out}");
+
+    // A single event refused is 422 `rejected`, with the reason a batch item would get.
+    let (status, out) =
+        api.post_events("inc", json!({"event_id": "e", "member": "u1", "delta": 1, "weight": 2})).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "rejected"), "{out}");
+    assert!(out["detail"].as_str().unwrap().contains("weight"), "{out}");
+    let (status, out) = api
+        .post_events(
+            "inc",
+            json!({"events": [{"event_id": "e", "member": "u1", "delta": 1}], "dry_run": true}),
+        )
+        .await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"), "{out}");
+    assert!(out["detail"].as_str().unwrap().contains("dry_run"), "{out}");
+    api.assert_untouched("inc").await;
+    api.stop().await;
+}

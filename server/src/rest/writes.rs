@@ -24,6 +24,7 @@ const MAX_METADATA_BYTES: usize = 4096;
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[schema(as = Event)]
+#[serde(deny_unknown_fields)]
 pub struct EventIn {
     /// Unique per board: a repeat answers `duplicate`.
     #[schema(value_type = EventId)]
@@ -40,6 +41,7 @@ pub struct EventIn {
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[schema(as = Total)]
+#[serde(deny_unknown_fields)]
 pub struct TotalIn {
     /// At least 1; a version not above the last applied one answers `stale`.
     version: i64,
@@ -51,6 +53,7 @@ pub struct TotalIn {
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[schema(as = Submission)]
+#[serde(deny_unknown_fields)]
 pub struct SubmissionIn {
     /// Unique per board: a repeat answers `duplicate`.
     #[schema(value_type = EventId)]
@@ -65,6 +68,7 @@ pub struct SubmissionIn {
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[schema(as = NewProfile)]
+#[serde(deny_unknown_fields)]
 pub struct ProfileIn {
     /// 1-64 characters; shown as text, never as HTML.
     display_name: String,
@@ -197,7 +201,15 @@ pub async fn events(
     let body: Value = json_body(&body)?;
     let (items, batch) = match body {
         Value::Object(mut o) if o.contains_key("events") => match o.remove("events") {
-            Some(Value::Array(items)) => (items, true),
+            Some(Value::Array(items)) if o.is_empty() => (items, true),
+            Some(Value::Array(_)) => {
+                let unknown: Vec<&String> = o.keys().collect();
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "invalid_body",
+                    format!("unknown field(s) {unknown:?} beside `events`"),
+                ));
+            }
             _ => return Err(ApiError::invalid("events must be an array")),
         },
         Value::Object(_) => (vec![body], false),
