@@ -281,44 +281,6 @@ mod schemas {
         Batch { events: Vec<super::writes::EventIn> },
     }
 
-    /// What one write did.
-    #[derive(Serialize, ToSchema)]
-    pub struct WriteAnswer {
-        /// The event's id (`/events`).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        event_id: Option<String>,
-        /// The submission's id (`/submissions`).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        submission_id: Option<String>,
-        /// The member (`/members/{member}/total`).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        member: Option<MemberId>,
-        /// `/events`: applied, duplicate, late or rejected; `/total`: applied, stale, late or
-        /// rejected; `/submissions`: improved, not_higher, duplicate, late or rejected.
-        result: Outcome,
-        /// Why the write was rejected.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        reason: Option<String>,
-        /// The period the write belongs to (absent for a batch item that could not be parsed).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        period: Option<PeriodKey>,
-        /// The member's points after the write.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        points: Option<i64>,
-        /// The member's total's version after the write.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        version: Option<i64>,
-        /// False when the projection could not be updated yet (the reconciler levels it).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        projected: Option<bool>,
-    }
-
-    /// One answer per event, in the order sent.
-    #[derive(Serialize, ToSchema)]
-    pub struct EventsAnswer {
-        results: Vec<WriteAnswer>,
-    }
-
     /// A member's profile as stored.
     #[derive(Serialize, ToSchema)]
     pub struct Profile {

@@ -5,7 +5,7 @@
 use super::boards::slug;
 use super::error::ApiPath;
 use super::error::json_body;
-use super::openapi::{BoardParams, ErrorBody, EventsAnswer, EventsIn, Profile, ProfileParams, WriteAnswer};
+use super::openapi::{BoardParams, ErrorBody, EventsIn, Profile, ProfileParams};
 use super::{ApiError, auth};
 use crate::http::AppState;
 use axum::Json;
@@ -15,7 +15,7 @@ use axum::http::{HeaderMap, StatusCode};
 use domain::write::{Change, Outcome, Write};
 use domain::{EventId, MemberId};
 use engine::writes::{MAX_BATCH, WriteResult};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// How far in the future `occurred_at` may be (clock skew between hosts).
@@ -111,46 +111,102 @@ fn parse_event(item: Value, now: jiff::Timestamp) -> Result<Write, String> {
     })
 }
 
-/// The JSON answer for one write.
-fn answer(id: Option<&str>, id_field: &str, r: &WriteResult) -> Value {
-    let rec = &r.recorded;
-    let mut out = json!({ "result": rec.outcome.as_str() });
-    if let Some(period) = rec.period {
-        out["period"] = json!(period.to_string());
-    }
-    if let Some(id) = id {
-        out[id_field] = json!(id);
-    }
-    if let Some(reason) = &rec.reason {
-        out["reason"] = json!(reason);
-    }
-    if let Some(points) = rec.points {
-        out["points"] = json!(points);
-    }
-    if let Some(version) = rec.version {
-        out["version"] = json!(version);
-    }
-    if rec.total.is_some() {
-        out["projected"] = json!(r.projected);
-    }
-    out
+/// What one write did: the answer of `/total` and `/submissions`, and of each item of `/events`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct WriteAnswer {
+    /// The event's id (`/events`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    event_id: Option<String>,
+    /// The submission's id (`/submissions`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    submission_id: Option<String>,
+    /// The member (`/members/{member}/total`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    member: Option<String>,
+    /// `/events`: applied, duplicate, late or rejected; `/total`: applied, stale, late or
+    /// rejected; `/submissions`: improved, not_higher, duplicate, late or rejected.
+    #[schema(value_type = String)]
+    result: Outcome,
+    /// Why the write was rejected or kept as late.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    /// The period the write belongs to (absent when no period can hold it, or for a batch item
+    /// that could not be parsed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    period: Option<domain::PeriodKey>,
+    /// The member's points after the write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    points: Option<i64>,
+    /// The member's total's version after the write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    version: Option<i64>,
+    /// False when the projection could not be updated yet (the reconciler levels it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    projected: Option<bool>,
 }
 
-fn rejected(id: Option<&str>, id_field: &str, reason: String) -> Value {
-    let mut out = json!({ "result": Outcome::Rejected.as_str(), "reason": reason });
-    if let Some(id) = id {
-        out[id_field] = json!(id);
-    }
-    out
+/// One answer per event, in the order sent.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct EventsAnswer {
+    results: Vec<WriteAnswer>,
 }
 
-/// A single write refused by a rule is an error, with the same reason a batch item would get.
-fn single(answer: Value) -> Result<Json<Value>, ApiError> {
-    if answer["result"] == Outcome::Rejected.as_str() {
-        let reason = answer["reason"].as_str().unwrap_or("rejected").to_owned();
-        return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "rejected", reason));
+/// Which id a write answer names.
+enum Named {
+    Event(Option<String>),
+    Submission(String),
+    Member(String),
+}
+
+impl WriteAnswer {
+    fn named(named: Named, result: Outcome) -> Self {
+        let (mut event_id, mut submission_id, mut member) = (None, None, None);
+        match named {
+            Named::Event(id) => event_id = id,
+            Named::Submission(id) => submission_id = Some(id),
+            Named::Member(m) => member = Some(m),
+        }
+        WriteAnswer {
+            event_id,
+            submission_id,
+            member,
+            result,
+            reason: None,
+            period: None,
+            points: None,
+            version: None,
+            projected: None,
+        }
     }
-    Ok(Json(answer))
+
+    /// The answer for a write the engine recorded (or refused).
+    fn of(named: Named, r: &WriteResult) -> Self {
+        let rec = &r.recorded;
+        WriteAnswer {
+            reason: rec.reason.clone(),
+            period: rec.period,
+            points: rec.points,
+            version: rec.version,
+            projected: rec.total.is_some().then_some(r.projected),
+            ..Self::named(named, rec.outcome)
+        }
+    }
+
+    /// The answer for a batch item that could not be parsed.
+    fn refused(named: Named, reason: String) -> Self {
+        WriteAnswer { reason: Some(reason), ..Self::named(named, Outcome::Rejected) }
+    }
+
+    /// A single write refused by a rule is an error, with the same reason a batch item would get.
+    fn single(self) -> Result<Self, ApiError> {
+        if self.result == Outcome::Rejected {
+            let reason = self.reason.unwrap_or_else(|| "rejected".into());
+            return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "rejected", reason));
+        }
+        Ok(self)
+    }
 }
 
 /// The board named in the path, once the caller is known to be allowed to write to it.
@@ -196,7 +252,7 @@ pub async fn events(
     headers: HeaderMap,
     ApiPath(board): ApiPath<String>,
     body: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<EventsAnswer>, ApiError> {
     let board = writable_board(&state, &headers, board).await?;
     let body: Value = json_body(&body)?;
     let (items, batch) = match body {
@@ -241,24 +297,24 @@ pub async fn events(
     }
     let writes: Vec<Write> = parsed.iter().filter_map(|p| p.as_ref().ok().cloned()).collect();
     let mut results = state.engine.record(&board, &writes).await?.into_iter();
-    let answers: Vec<Value> = parsed
-        .iter()
+    let answers: Vec<WriteAnswer> = parsed
+        .into_iter()
         .map(|p| match p {
             Ok(w) => {
                 let r = results.next().expect("one result per valid write");
-                answer(w.change.external_id().map(EventId::as_str), "event_id", &r)
+                WriteAnswer::of(Named::Event(w.change.external_id().map(|id| id.to_string())), &r)
             }
             Err((id, reason)) => {
                 state.engine.metrics().count_write(&board.slug, board.operator, Outcome::Rejected);
-                rejected(id.as_deref(), "event_id", reason.clone())
+                WriteAnswer::refused(Named::Event(id), reason)
             }
         })
         .collect();
     if !batch {
-        let Json(answer) = single(answers.into_iter().next().expect("one answer"))?;
-        return Ok(Json(json!({ "results": [answer] })));
+        let answer = answers.into_iter().next().expect("one answer").single()?;
+        return Ok(Json(EventsAnswer { results: vec![answer] }));
     }
-    Ok(Json(json!({ "results": answers })))
+    Ok(Json(EventsAnswer { results: answers }))
 }
 
 /// `PUT /api/v1/boards/{board}/members/{member}/total` — operator `set`.
@@ -287,7 +343,7 @@ pub async fn total(
     headers: HeaderMap,
     ApiPath((board, member_id)): ApiPath<(String, String)>,
     body: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<WriteAnswer>, ApiError> {
     let board = writable_board(&state, &headers, board).await?;
     let body: TotalIn = json_body(&body)?;
     let now = jiff::Timestamp::now();
@@ -304,9 +360,7 @@ pub async fn total(
     })()
     .map_err(ApiError::invalid)?;
     let r = state.engine.record(&board, &[write]).await?.remove(0);
-    let mut out = answer(None, "", &r);
-    out["member"] = json!(member_id);
-    single(out)
+    Ok(Json(WriteAnswer::of(Named::Member(member_id), &r).single()?))
 }
 
 /// `POST /api/v1/boards/{board}/submissions` — operator `best`.
@@ -335,7 +389,7 @@ pub async fn submission(
     headers: HeaderMap,
     ApiPath(board): ApiPath<String>,
     body: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<WriteAnswer>, ApiError> {
     let board = writable_board(&state, &headers, board).await?;
     let body: SubmissionIn = json_body(&body)?;
     let now = jiff::Timestamp::now();
@@ -352,7 +406,7 @@ pub async fn submission(
     })()
     .map_err(ApiError::invalid)?;
     let r = state.engine.record(&board, &[write]).await?.remove(0);
-    single(answer(Some(&body.submission_id), "submission_id", &r))
+    Ok(Json(WriteAnswer::of(Named::Submission(body.submission_id), &r).single()?))
 }
 
 /// `PUT /api/v1/members/{member}/profile` — any valid ingest key.
