@@ -2,9 +2,10 @@
 //! functions, and the embedded site. Every request's latency is recorded by route template.
 
 use crate::assets;
+use crate::state::AppState;
 use app::{App, shell};
 use axum::body::Body;
-use axum::extract::{FromRef, MatchedPath, Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -17,38 +18,7 @@ use leptos_axum::{LeptosRoutes, generate_route_list};
 use serde_json::json;
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
-
-/// What every handler can reach. axum hands each request its own copy of the state, so the
-/// state is one `Arc`: a copy costs one reference count, not a copy of the engine's many handles
-/// and the site options (measured on the cached top-N read, docs/BENCHMARKS.md).
-#[derive(Clone)]
-pub struct AppState(Arc<Shared>);
-
-pub struct Shared {
-    pub leptos_options: LeptosOptions,
-    pub engine: Engine,
-}
-
-impl AppState {
-    pub fn new(leptos_options: LeptosOptions, engine: Engine) -> Self {
-        Self(Arc::new(Shared { leptos_options, engine }))
-    }
-}
-
-impl std::ops::Deref for AppState {
-    type Target = Shared;
-    fn deref(&self) -> &Shared {
-        &self.0
-    }
-}
-
-impl FromRef<AppState> for LeptosOptions {
-    fn from_ref(state: &AppState) -> Self {
-        state.leptos_options.clone()
-    }
-}
 
 fn router(state: AppState) -> Router {
     let routes = generate_route_list(App);

@@ -9,6 +9,7 @@ mod assets;
 mod cli;
 mod http;
 mod rest;
+mod state;
 
 use anyhow::Context;
 use clap::Parser;
@@ -211,7 +212,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .site_pkg_dir("pkg")
         .site_addr(args.addr)
         .build();
-    let app = http::app(http::AppState::new(leptos_options, engine.clone()));
+    let app = http::app(state::AppState::new(leptos_options, engine.clone()));
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listen on {}", args.addr))?;
     tracing::info!("serving on http://{}", listener.local_addr()?);

@@ -7,7 +7,7 @@ use super::error::json_body;
 use super::hot::HotBoardIn;
 use super::openapi::{BoardParams, ErrorBody, PeriodParams, Rebuild};
 use super::{ApiError, auth};
-use crate::http::AppState;
+use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;

@@ -6,7 +6,7 @@ use super::error::ApiPath;
 use super::error::{ApiQuery, json_body};
 use super::openapi::{BoardParams, ErrorBody, HotTop};
 use super::{ApiError, auth};
-use crate::http::AppState;
+use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;

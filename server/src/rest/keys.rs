@@ -6,7 +6,7 @@ use super::error::ApiPath;
 use super::error::json_body;
 use super::openapi::{ErrorBody, KeyList, KeyParams, NewKeyAnswer};
 use super::{ApiError, auth};
-use crate::http::AppState;
+use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;

@@ -10,7 +10,7 @@ use super::openapi::{
     PeriodParams, Revocation, RewardList,
 };
 use super::{ApiError, auth};
-use crate::http::AppState;
+use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;

@@ -18,7 +18,7 @@ mod tests;
 pub use error::{ApiError, no_route};
 pub(crate) use reads::json_answer;
 
-use crate::http::AppState;
+use crate::state::AppState;
 use axum::Router;
 use axum::routing::{get, post, put};
 

@@ -9,7 +9,7 @@ use super::openapi::{
     AroundPage, BoardParams, Count, EntriesPage, ErrorBody, MemberEvents, MemberParams, Page, PeriodParams,
     Ranks, SnapshotPage, SnapshotParams,
 };
-use crate::http::AppState;
+use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, Uri, header};

@@ -7,7 +7,7 @@ use super::error::ApiPath;
 use super::error::json_body;
 use super::openapi::{BoardParams, ErrorBody, EventsIn, Profile, ProfileParams};
 use super::{ApiError, auth};
-use crate::http::AppState;
+use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;

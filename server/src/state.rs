@@ -1,0 +1,36 @@
+//! The state every handler reaches: the engine and the site options, behind one `Arc`.
+
+use axum::extract::FromRef;
+use engine::Engine;
+use leptos::prelude::LeptosOptions;
+use std::sync::Arc;
+
+/// What every handler can reach. axum hands each request its own copy of the state, so the
+/// state is one `Arc`: a copy costs one reference count, not a copy of the engine's many handles
+/// and the site options (measured on the cached top-N read, docs/BENCHMARKS.md).
+#[derive(Clone)]
+pub struct AppState(Arc<Shared>);
+
+pub struct Shared {
+    pub leptos_options: LeptosOptions,
+    pub engine: Engine,
+}
+
+impl AppState {
+    pub fn new(leptos_options: LeptosOptions, engine: Engine) -> Self {
+        Self(Arc::new(Shared { leptos_options, engine }))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos_options.clone()
+    }
+}
