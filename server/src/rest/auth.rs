@@ -2,8 +2,14 @@
 //! console's session cookie. Missing or unknown → 401; a key scoped to other boards → 403; a key
 //! over its rate limit → 429. Admin tokens and sessions may do everything, unlimited. Cross-site
 //! browser requests never get here (`http::refuse_cross_site`).
+//!
+//! A handler says what it needs in its signature: an [`Admin`] or an [`Ingest`] argument is
+//! checked before any other argument (the body last), so an anonymous caller learns nothing about
+//! a body.
 
 use super::ApiError;
+use crate::state::AppState;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use domain::BoardSlug;
 use engine::Engine;
@@ -27,8 +33,24 @@ pub struct Admin {
     pub actor: String,
 }
 
+impl axum::extract::FromRequestParts<AppState> for Admin {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        admin(&state.engine, &parts.headers).await
+    }
+}
+
+impl axum::extract::FromRequestParts<AppState> for Ingest {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        ingest(&state.engine, &parts.headers).await
+    }
+}
+
 /// The caller holds an admin token, or (from the console in a browser) a live session cookie.
-pub async fn admin(engine: &Engine, headers: &HeaderMap) -> Result<Admin, ApiError> {
+async fn admin(engine: &Engine, headers: &HeaderMap) -> Result<Admin, ApiError> {
     if headers.get(header::AUTHORIZATION).is_none()
         && let Some(session) = app::api::session::session_token(headers)
     {
@@ -64,7 +86,7 @@ impl Ingest {
 
 /// The caller holds a live ingest key within its rate limit, or an admin token (never limited).
 /// A key over its limit is refused 429 with `Retry-After` before anything is read or written.
-pub async fn ingest(engine: &Engine, headers: &HeaderMap) -> Result<Ingest, ApiError> {
+async fn ingest(engine: &Engine, headers: &HeaderMap) -> Result<Ingest, ApiError> {
     let secret = bearer(headers)?;
     if let Some(scope) = engine.api_key_scope(secret).await? {
         engine.admit(&scope).map_err(ApiError::rate_limited)?;

@@ -2,16 +2,17 @@
 //! board (`cadence: "hot"`) shares the slug space and these routes; its own rules are parsed in
 //! `hot.rs`.
 
+use super::ApiError;
+use super::auth::Admin;
 use super::error::ApiPath;
 use super::error::json_body;
 use super::hot::HotBoardIn;
 use super::openapi::{BoardParams, ErrorBody, PeriodParams, Rebuild};
-use super::{ApiError, auth};
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use domain::board::BoardDraft;
 use domain::board::HOT_CADENCE;
 use domain::board::Prize;
@@ -85,10 +86,9 @@ impl BoardIn {
 )]
 pub async fn create(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    _admin: Admin,
     body: Bytes,
 ) -> Result<(StatusCode, Json<AnyBoard>), ApiError> {
-    auth::admin(&state.engine, &headers).await?;
     let shape: serde_json::Value = json_body(&body)?;
     let created = if shape.get("cadence").and_then(serde_json::Value::as_str) == Some(HOT_CADENCE) {
         let board = json_body::<HotBoardIn>(&body)?.parse()?;
@@ -179,10 +179,9 @@ pub async fn show(
 )]
 pub async fn rebuild(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    admin: Admin,
     ApiPath((board, period)): ApiPath<(String, String)>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let admin = auth::admin(&state.engine, &headers).await?;
     let report = state.engine.rebuild(&slug(board)?, &period, &admin.actor).await?;
     Ok(Json(json!({ "members": report.members, "took_ms": report.took_ms })))
 }

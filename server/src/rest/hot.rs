@@ -1,16 +1,16 @@
 //! Hot boards: creation (`POST /api/v1/boards` with `cadence: "hot"`, dispatched here from
 //! `boards.rs`), hits (ingest key) and the public list served from the latest snapshot.
 
+use super::ApiError;
+use super::auth::Ingest;
 use super::boards::slug;
 use super::error::ApiPath;
 use super::error::{ApiQuery, json_body};
 use super::openapi::{BoardParams, ErrorBody, HotTop};
-use super::{ApiError, auth};
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use domain::BoardSlug;
 use domain::hot::HotList;
 use domain::hot::{Aggregate, HotBoard, HotRules, HotSpec, WriteMode};
@@ -128,11 +128,10 @@ pub struct HitIn {
 )]
 pub async fn hits(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    caller: Ingest,
     ApiPath(board): ApiPath<String>,
     body: Bytes,
 ) -> Result<Json<HitOutcome>, ApiError> {
-    let caller = auth::ingest(&state.engine, &headers).await?;
     let board = state.engine.hot_board(&slug(board)?).await?;
     caller.may_write(&board.slug)?;
     let hit: HitIn = json_body(&body)?;

@@ -2,15 +2,16 @@
 //! Every route checks the admin before it reads the body; creating and revoking are audited
 //! (`apikey_create`, `apikey_revoke`) under the admin's name.
 
+use super::ApiError;
+use super::auth::Admin;
 use super::error::ApiPath;
 use super::error::json_body;
 use super::openapi::{ErrorBody, KeyList, KeyParams, NewKeyAnswer};
-use super::{ApiError, auth};
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use domain::BoardSlug;
 use domain::apikey::{ApiKeyView, KeyLimits};
 use serde::Deserialize;
@@ -55,8 +56,7 @@ fn key_id(raw: &str) -> Result<i64, ApiError> {
         (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
     )
 )]
-pub async fn list(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
-    auth::admin(&state.engine, &headers).await?;
+pub async fn list(State(state): State<AppState>, _admin: Admin) -> Result<Json<Value>, ApiError> {
     Ok(Json(json!({ "keys": state.engine.api_keys().await? })))
 }
 
@@ -79,10 +79,9 @@ pub async fn list(State(state): State<AppState>, headers: HeaderMap) -> Result<J
 )]
 pub async fn create(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    admin: Admin,
     body: Bytes,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let admin = auth::admin(&state.engine, &headers).await?;
     let body: KeyIn = json_body(&body)?;
     let boards = body
         .boards
@@ -116,11 +115,10 @@ pub async fn create(
 )]
 pub async fn revoke(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    admin: Admin,
     ApiPath(id): ApiPath<String>,
     body: Bytes,
 ) -> Result<Json<ApiKeyView>, ApiError> {
-    let admin = auth::admin(&state.engine, &headers).await?;
     let body: RevokeIn =
         if body.iter().all(u8::is_ascii_whitespace) { RevokeIn::default() } else { json_body(&body)? };
     let id = key_id(&id)?;

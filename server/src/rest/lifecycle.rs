@@ -2,6 +2,8 @@
 //! members and the audit trail. Every route checks the admin token before it reads the body, and
 //! names the admin in the audit trail.
 
+use super::ApiError;
+use super::auth::Admin;
 use super::boards::slug;
 use super::error::ApiPath;
 use super::error::{ApiQuery, json_body};
@@ -9,12 +11,10 @@ use super::openapi::{
     AuditPage, Correction, ErrorBody, EventParams, LateDecision, LateList, LateParams, MemberParams,
     PeriodParams, Revocation, RewardList,
 };
-use super::{ApiError, auth};
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use domain::lifecycle::Transition;
 use domain::view::{PeriodInfo, Settlement, VisibilityChange};
 use domain::{EventId, MemberId};
@@ -55,12 +55,11 @@ fn optional_body<T: serde::de::DeserializeOwned + Default>(bytes: &[u8]) -> Resu
 
 async fn transition(
     state: AppState,
-    headers: HeaderMap,
+    admin: Admin,
     (board, period): (String, String),
     body: Bytes,
     transition: Transition,
 ) -> Result<Json<PeriodInfo>, ApiError> {
-    let admin = auth::admin(&state.engine, &headers).await?;
     let body: ReasonIn = optional_body(&body)?;
     let info = state
         .engine
@@ -88,7 +87,7 @@ async fn transition(
 )]
 pub async fn freeze(
     State(s): State<AppState>,
-    h: HeaderMap,
+    h: Admin,
     ApiPath(p): PeriodPath,
     b: Bytes,
 ) -> Result<Json<PeriodInfo>, ApiError> {
@@ -114,7 +113,7 @@ pub async fn freeze(
 )]
 pub async fn reopen(
     State(s): State<AppState>,
-    h: HeaderMap,
+    h: Admin,
     ApiPath(p): PeriodPath,
     b: Bytes,
 ) -> Result<Json<PeriodInfo>, ApiError> {
@@ -140,7 +139,7 @@ pub async fn reopen(
 )]
 pub async fn settle(
     State(s): State<AppState>,
-    h: HeaderMap,
+    h: Admin,
     ApiPath(p): PeriodPath,
     b: Bytes,
 ) -> Result<Json<PeriodInfo>, ApiError> {
@@ -166,7 +165,7 @@ pub async fn settle(
 )]
 pub async fn archive(
     State(s): State<AppState>,
-    h: HeaderMap,
+    h: Admin,
     ApiPath(p): PeriodPath,
     b: Bytes,
 ) -> Result<Json<PeriodInfo>, ApiError> {
@@ -222,10 +221,9 @@ pub async fn settlement(
 )]
 pub async fn rewards(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    _admin: Admin,
     ApiPath((board, period)): PeriodPath,
 ) -> Result<Json<Value>, ApiError> {
-    auth::admin(&state.engine, &headers).await?;
     let rewards = state.engine.rewards(&slug(board)?, &period).await?;
     Ok(Json(json!({ "rewards": rewards })))
 }
@@ -253,23 +251,21 @@ pub struct LateQuery {
 )]
 pub async fn late(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    _admin: Admin,
     ApiPath((board, period)): PeriodPath,
     ApiQuery(q): ApiQuery<LateQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    auth::admin(&state.engine, &headers).await?;
     let entries = state.engine.late_entries(&slug(board)?, &period, q.status.as_deref()).await?;
     Ok(Json(json!({ "entries": entries })))
 }
 
 async fn decide_late(
     state: AppState,
-    headers: HeaderMap,
+    admin: Admin,
     (board, period, id): (String, String, i64),
     body: Bytes,
     accept: bool,
 ) -> Result<Json<Value>, ApiError> {
-    let admin = auth::admin(&state.engine, &headers).await?;
     let body: ReasonIn = optional_body(&body)?;
     let decided = state
         .engine
@@ -302,7 +298,7 @@ async fn decide_late(
 )]
 pub async fn accept_late(
     State(s): State<AppState>,
-    h: HeaderMap,
+    h: Admin,
     ApiPath(p): ApiPath<(String, String, i64)>,
     b: Bytes,
 ) -> Result<Json<Value>, ApiError> {
@@ -328,7 +324,7 @@ pub async fn accept_late(
 )]
 pub async fn reject_late(
     State(s): State<AppState>,
-    h: HeaderMap,
+    h: Admin,
     ApiPath(p): ApiPath<(String, String, i64)>,
     b: Bytes,
 ) -> Result<Json<Value>, ApiError> {
@@ -354,11 +350,10 @@ pub async fn reject_late(
 )]
 pub async fn revoke(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    admin: Admin,
     ApiPath((board, event_id)): ApiPath<(String, String)>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let admin = auth::admin(&state.engine, &headers).await?;
     let body: ReasonIn = json_body(&body)?;
     let reason = body.reason.ok_or_else(|| ApiError::invalid("a reason is required"))?;
     let event_id = EventId::parse(event_id).map_err(|e| ApiError::invalid(e.to_string()))?;
@@ -392,11 +387,10 @@ pub async fn revoke(
 )]
 pub async fn correct(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    admin: Admin,
     ApiPath((board, period)): PeriodPath,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let admin = auth::admin(&state.engine, &headers).await?;
     let body: CorrectionIn = json_body(&body)?;
     let member = MemberId::parse(body.member).map_err(|e| ApiError::invalid(e.to_string()))?;
     let correction_id =
@@ -421,12 +415,11 @@ pub async fn correct(
 
 async fn set_hidden(
     state: AppState,
-    headers: HeaderMap,
+    admin: Admin,
     (board, period, member): (String, String, String),
     body: Bytes,
     hidden: bool,
 ) -> Result<Json<VisibilityChange>, ApiError> {
-    let admin = auth::admin(&state.engine, &headers).await?;
     // No body at all is a missing reason too (422), not malformed JSON.
     let body: ReasonIn = optional_body(&body)?;
     let reason = body.reason.ok_or_else(|| ApiError::invalid("a reason is required"))?;
@@ -462,7 +455,7 @@ async fn set_hidden(
 )]
 pub async fn hide(
     State(s): State<AppState>,
-    h: HeaderMap,
+    h: Admin,
     ApiPath(p): ApiPath<(String, String, String)>,
     b: Bytes,
 ) -> Result<Json<VisibilityChange>, ApiError> {
@@ -489,7 +482,7 @@ pub async fn hide(
 )]
 pub async fn unhide(
     State(s): State<AppState>,
-    h: HeaderMap,
+    h: Admin,
     ApiPath(p): ApiPath<(String, String, String)>,
     b: Bytes,
 ) -> Result<Json<VisibilityChange>, ApiError> {
@@ -535,10 +528,9 @@ pub struct AuditQuery {
 )]
 pub async fn audit(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    _admin: Admin,
     ApiQuery(q): ApiQuery<AuditQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    auth::admin(&state.engine, &headers).await?;
     let before = q
         .cursor
         .as_deref()

@@ -2,16 +2,17 @@
 //! `occurred_at`), then recorded by the engine. A single write that is refused answers 422; in a
 //! batch, valid items are applied and invalid ones reported per item.
 
+use super::ApiError;
+use super::auth::Ingest;
 use super::boards::slug;
 use super::error::ApiPath;
 use super::error::json_body;
 use super::openapi::{BoardParams, ErrorBody, EventsIn, Profile, ProfileParams};
-use super::{ApiError, auth};
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use domain::write::{Change, Outcome, Write};
 use domain::{EventId, MemberId};
 use engine::writes::{MAX_BATCH, WriteResult};
@@ -210,12 +211,7 @@ impl WriteAnswer {
 }
 
 /// The board named in the path, once the caller is known to be allowed to write to it.
-async fn writable_board(
-    state: &AppState,
-    headers: &HeaderMap,
-    board: String,
-) -> Result<domain::Board, ApiError> {
-    let caller = auth::ingest(&state.engine, headers).await?;
+async fn writable_board(state: &AppState, caller: &Ingest, board: String) -> Result<domain::Board, ApiError> {
     let board = state.engine.board(&slug(board)?).await?;
     caller.may_write(&board.slug)?;
     Ok(board)
@@ -249,11 +245,11 @@ async fn writable_board(
 )]
 pub async fn events(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    caller: Ingest,
     ApiPath(board): ApiPath<String>,
     body: Bytes,
 ) -> Result<Json<EventsAnswer>, ApiError> {
-    let board = writable_board(&state, &headers, board).await?;
+    let board = writable_board(&state, &caller, board).await?;
     let body: Value = json_body(&body)?;
     let (items, batch) = match body {
         Value::Object(mut o) if o.contains_key("events") => match o.remove("events") {
@@ -340,11 +336,11 @@ pub async fn events(
 )]
 pub async fn total(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    caller: Ingest,
     ApiPath((board, member_id)): ApiPath<(String, String)>,
     body: Bytes,
 ) -> Result<Json<WriteAnswer>, ApiError> {
-    let board = writable_board(&state, &headers, board).await?;
+    let board = writable_board(&state, &caller, board).await?;
     let body: TotalIn = json_body(&body)?;
     let now = jiff::Timestamp::now();
     let write = (|| {
@@ -386,11 +382,11 @@ pub async fn total(
 )]
 pub async fn submission(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    caller: Ingest,
     ApiPath(board): ApiPath<String>,
     body: Bytes,
 ) -> Result<Json<WriteAnswer>, ApiError> {
-    let board = writable_board(&state, &headers, board).await?;
+    let board = writable_board(&state, &caller, board).await?;
     let body: SubmissionIn = json_body(&body)?;
     let now = jiff::Timestamp::now();
     let write = (|| {
@@ -429,11 +425,10 @@ pub async fn submission(
 )]
 pub async fn profile(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    _caller: Ingest,
     ApiPath(member_id): ApiPath<String>,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    auth::ingest(&state.engine, &headers).await?;
     let body: ProfileIn = json_body(&body)?;
     let member = member(member_id).map_err(ApiError::invalid)?;
     let name = body.display_name.trim();
