@@ -4,6 +4,7 @@
 //! period row locked (PostgreSQL) or the single writer held (SQLite).
 
 use super::audit::{AuditRecord, record as audit};
+use super::sql::{INSERT_CHUNK, member_id, multi_row_insert, parse_state, period_key, slug};
 use super::writes::{EntryMeta, StoredState, apply, ensure_period, lock_member, store_total};
 use super::{Backend, Ledger, LedgerError, Recorded, Tx, instant, micros};
 use domain::lifecycle::{State, Step, Transition, step};
@@ -18,10 +19,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How many standings a settlement answers at once.
 pub const SETTLEMENT_PAGE: u64 = 1000;
-
-/// Rows per multi-row INSERT when a settlement writes its rewards and an import its totals
-/// (at most 9 columns: 4 500 parameters, within SQLite's and PostgreSQL's limits).
-pub(super) const INSERT_CHUNK: usize = 500;
 
 /// What a transition did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1112,54 +1109,9 @@ async fn insert_rewards(
     Ok(())
 }
 
-/// `prefix` followed by `rows` groups of `columns` placeholders. SQLite gets anonymous `?`
-/// (it resolves `$n` by name, one parameter at a time — quadratic in a 4 000-parameter
-/// statement); PostgreSQL gets `$n`.
-pub(super) fn multi_row_insert(backend: Backend, prefix: &str, columns: usize, rows: usize) -> String {
-    let mut sql = String::with_capacity(prefix.len() + rows * columns * 6);
-    sql.push_str(prefix);
-    for row in 0..rows {
-        sql.push_str(if row == 0 { "(" } else { ", (" });
-        for col in 0..columns {
-            if col > 0 {
-                sql.push_str(", ");
-            }
-            match backend {
-                Backend::Sqlite => sql.push('?'),
-                Backend::Postgres => sql.push_str(&format!("${}", row * columns + col + 1)),
-            }
-        }
-        sql.push(')');
-    }
-    sql
-}
-
-fn parse_state(s: &str) -> Result<State, LedgerError> {
-    State::parse(s).ok_or_else(|| LedgerError::Corrupt(format!("unknown period state {s:?}")))
-}
-
-fn period_key(s: &str) -> Result<PeriodKey, LedgerError> {
-    PeriodKey::parse(s).map_err(|e| LedgerError::Corrupt(e.to_string()))
-}
-
-fn member_id(s: String) -> Result<MemberId, LedgerError> {
-    MemberId::parse(s).map_err(|e| LedgerError::Corrupt(e.to_string()))
-}
-
-fn slug(s: String) -> Result<BoardSlug, LedgerError> {
-    BoardSlug::parse(s).map_err(|e| LedgerError::Corrupt(e.to_string()))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{Backend, multi_row_insert, position_in_block};
-
-    #[test]
-    fn multi_row_inserts_use_each_backends_placeholders() {
-        let sql = |backend| multi_row_insert(backend, "INSERT INTO t (a, b) VALUES ", 2, 2);
-        assert_eq!(sql(Backend::Postgres), "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4)");
-        assert_eq!(sql(Backend::Sqlite), "INSERT INTO t (a, b) VALUES (?, ?), (?, ?)");
-    }
+    use super::position_in_block;
 
     #[test]
     fn a_member_block_answers_the_position_of_its_members_only() {

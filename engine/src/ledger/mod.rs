@@ -14,6 +14,8 @@
 //!   reward outbox.
 //! - `doctor.rs`: `laurel doctor`'s sweep for unreadable rows and their quarantine.
 //! - `rows.rs`: listings that leave out, and report, a row they cannot read.
+//! - `sql.rs`: the helpers of statements built at run time (placeholders, multi-row INSERTs) and
+//!   of decoding stored keys, shared by the write paths.
 //! - `transfer.rs`: a settled period's export, and its import in one transaction checked by digest.
 
 mod admins;
@@ -31,6 +33,7 @@ mod reads;
 mod rewards;
 mod rows;
 mod schedule;
+mod sql;
 mod transfer;
 mod writes;
 
