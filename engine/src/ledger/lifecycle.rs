@@ -9,7 +9,7 @@ use super::writes::{EntryMeta, StoredState, apply, ensure_period, lock_member, s
 use super::{Backend, Ledger, LedgerError, Recorded, Tx, instant, micros};
 use domain::lifecycle::{State, Step, Transition, step};
 use domain::settlement::{FinalTotal, RULE_VERSION, Standing, canonical_text, standings};
-use domain::view::{LateEntry, Settlement};
+use domain::view::Settlement;
 use domain::write::{Change, Counted, Effect, replay};
 use domain::{Board, BoardSlug, EventId, MemberId, PeriodKey};
 use serde_json::json;
@@ -35,14 +35,6 @@ pub enum Revoked {
     Revoked { period: PeriodKey, member: MemberId, total: Option<super::Projected> },
     /// A revocation of this entry was recorded before; nothing changed.
     AlreadyRevoked { period: PeriodKey, member: MemberId },
-}
-
-/// A late write's decision.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LateDecision {
-    pub entry: LateEntry,
-    /// For an accept: what applying the write did (None for a reject or a repeated accept).
-    pub applied: Option<Recorded>,
 }
 
 /// A test-only crash hook called between the steps of a settlement (see `engine::failpoints`).
@@ -120,126 +112,6 @@ impl Ledger {
             };
             w.tx.commit().await?;
             Ok(done)
-        })
-        .await
-    }
-
-    /// Late writes of a period, oldest first; `status` filters (`pending`, `accepted`, `rejected`).
-    pub async fn late_entries(
-        &self,
-        board: &BoardSlug,
-        period: &PeriodKey,
-        status: Option<&str>,
-    ) -> Result<Vec<LateEntry>, LedgerError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {LATE_COLUMNS} FROM late_entries WHERE board = $1 AND period = $2 \
-             AND ($3 IS NULL OR status = $3) ORDER BY id"
-        ))
-        .bind(board.as_str())
-        .bind(period.to_string())
-        .bind(status)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(late_from_row).collect()
-    }
-
-    /// Accepts (applies to its period) or rejects a late write, once. An accept needs the period
-    /// open or frozen; repeating the same decision answers it again, the other one is refused.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn decide_late(
-        &self,
-        board: &Board,
-        period: PeriodKey,
-        id: i64,
-        accept: bool,
-        actor: &str,
-        reason: Option<&str>,
-        now: jiff::Timestamp,
-    ) -> Result<LateDecision, LedgerError> {
-        let (ledger, board, actor, reason) =
-            (self.clone(), board.clone(), actor.to_owned(), reason.map(str::to_owned));
-        super::detached(async move {
-            let mut w = ledger.begin_write().await?;
-            let slug = board.slug.as_str();
-            let key = period.to_string();
-            let row = sqlx::query(&format!(
-                "SELECT {LATE_COLUMNS} FROM late_entries WHERE board = $1 AND period = $2 AND id = $3"
-            ))
-            .bind(slug)
-            .bind(&key)
-            .bind(id)
-            .fetch_optional(&mut *w.tx)
-            .await?
-            .ok_or_else(|| LedgerError::Missing(format!("late write {id} of {slug} {key}")))?;
-            let entry = late_from_row(&row)?;
-            let wanted = if accept { "accepted" } else { "rejected" };
-            if entry.status == wanted {
-                return Ok(LateDecision { entry, applied: None });
-            }
-            if entry.status != "pending" {
-                return Err(LedgerError::refused(
-                    "already_decided",
-                    format!("late write {id} was {} before", entry.status),
-                ));
-            }
-            let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
-            lock_member(&mut w.tx, ledger.backend, &board, &key, &entry.member, now).await?;
-            let applied = if accept {
-                if !state.is_adjustable() {
-                    return Err(LedgerError::refused(
-                        "period_settled",
-                        format!("{slug} {key} is {state}: its standings are final"),
-                    ));
-                }
-                let change = late_change(&entry)?;
-                let meta = EntryMeta {
-                    occurred_at: entry.occurred_at,
-                    metadata: None,
-                    actor: Some(&actor),
-                    reason: reason.as_deref(),
-                };
-                Some(
-                    apply(&mut w.tx, ledger.backend, &board, period, &entry.member, &change, &meta, now)
-                        .await?,
-                )
-            } else {
-                None
-            };
-            sqlx::query(
-                "UPDATE late_entries SET status = $1, decided_by = $2, decided_at = $3, decision_reason = $4 \
-                 WHERE id = $5",
-            )
-            .bind(wanted)
-            .bind(&actor)
-            .bind(micros(now))
-            .bind(reason.as_deref())
-            .bind(id)
-            .execute(&mut *w.tx)
-            .await?;
-            let record = AuditRecord {
-                actor: &actor,
-                action: if accept { "late_accepted" } else { "late_rejected" },
-                board: Some(slug),
-                period: Some(&key),
-                member: Some(entry.member.as_str()),
-                reason: reason.as_deref(),
-                before: Some(json!({ "late_id": id, "status": "pending" })),
-                after: Some(json!({
-                    "late_id": id,
-                    "status": wanted,
-                    "result": applied.as_ref().map(|r| r.outcome.as_str()),
-                    "points": applied.as_ref().and_then(|r| r.points),
-                })),
-            };
-            audit(&mut w.tx, &record, now).await?;
-            w.tx.commit().await?;
-            let entry = LateEntry {
-                status: wanted.into(),
-                decided_by: Some(actor),
-                decision_reason: reason,
-                ..entry
-            };
-            Ok(LateDecision { entry, applied })
         })
         .await
     }
@@ -590,16 +462,7 @@ impl Ledger {
         .await?;
         row.map(|r| Ok((r.try_get("revision")?, r.try_get::<i64, _>("members")? as u64))).transpose()
     }
-}
 
-/// A window of a settled period's standings: the number of members and the rows from `from`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StandingsWindow {
-    pub total: u64,
-    pub rows: Vec<Standing>,
-}
-
-impl Ledger {
     /// `count` standings from position `from` of a period's latest settlement.
     pub async fn standings_window(
         &self,
@@ -671,6 +534,13 @@ impl Ledger {
     }
 }
 
+/// A window of a settled period's standings: the number of members and the rows from `from`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StandingsWindow {
+    pub total: u64,
+    pub rows: Vec<Standing>,
+}
+
 /// The latest settlement revision of a period (0 when there is none).
 const LATEST: &str = "(SELECT COALESCE(MAX(revision), 0) FROM settlements WHERE board = $1 AND period = $2)";
 
@@ -732,42 +602,6 @@ fn unpack_block(text: &str) -> Result<Vec<Standing>, LedgerError> {
         .into_iter()
         .map(|(rank, member, points, prize)| Ok(Standing { rank, member: member_id(member)?, points, prize }))
         .collect()
-}
-
-const LATE_COLUMNS: &str = "id, period, member, kind, external_id, delta, value, set_version, occurred_at, \
-                            received_at, status, decided_by, decision_reason";
-
-fn late_from_row(r: &sqlx::any::AnyRow) -> Result<LateEntry, LedgerError> {
-    Ok(LateEntry {
-        id: r.try_get("id")?,
-        period: period_key(&r.try_get::<String, _>("period")?)?,
-        member: member_id(r.try_get("member")?)?,
-        kind: r.try_get("kind")?,
-        external_id: r.try_get("external_id")?,
-        delta: r.try_get("delta")?,
-        value: r.try_get("value")?,
-        set_version: r.try_get("set_version")?,
-        occurred_at: instant(r.try_get("occurred_at")?)?,
-        received_at: instant(r.try_get("received_at")?)?,
-        status: r.try_get("status")?,
-        decided_by: r.try_get("decided_by")?,
-        decision_reason: r.try_get("decision_reason")?,
-    })
-}
-
-/// The change a late write carried, rebuilt from its row.
-fn late_change(entry: &LateEntry) -> Result<Change, LedgerError> {
-    let corrupt = || LedgerError::Corrupt(format!("late write {} of kind {}", entry.id, entry.kind));
-    let id = || entry.external_id.clone().and_then(|id| EventId::parse(id).ok()).ok_or_else(corrupt);
-    Ok(match entry.kind.as_str() {
-        "point" => Change::Point { event_id: id()?, delta: entry.delta.ok_or_else(corrupt)? },
-        "total" => Change::Total {
-            version: entry.set_version.ok_or_else(corrupt)?,
-            total: entry.value.ok_or_else(corrupt)?,
-        },
-        "submission" => Change::Submission { submission_id: id()?, score: entry.value.ok_or_else(corrupt)? },
-        _ => return Err(corrupt()),
-    })
 }
 
 /// Recomputes a member's total from the entries that still count and stores it with the next

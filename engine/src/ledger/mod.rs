@@ -7,7 +7,7 @@
 //! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`); on
 //!   SQLite, calls queued for the writer are recorded together (`group.rs`).
 //! - `checkpoint.rs`: SQLite's WAL checkpoints, on a connection of their own.
-//! - `lifecycle.rs`: transitions, late decisions, revocations, corrections, settlements.
+//! - `lifecycle.rs`: transitions, revocations, corrections, settlements; `late.rs`: late decisions.
 //! - `moderation.rs`: hidden members (a versioned flag of a member's total in a period).
 //! - [`audit`]: the audit trail, written in the transaction of each change.
 //! - `leases.rs` / `schedule.rs`: the scheduler's lease and its period queries; `rewards.rs`: the
@@ -26,6 +26,7 @@ mod checkpoint;
 mod doctor;
 mod group;
 mod hot;
+mod late;
 mod leases;
 mod lifecycle;
 mod moderation;
@@ -42,10 +43,9 @@ pub use auth::{NewApiKey, StoredScope};
 pub use boards::StoredTotal;
 pub use checkpoint::set_wal_limit;
 pub use doctor::Finding;
+pub use late::LateDecision;
 pub use leases::{Lease, LeaseRow};
-pub use lifecycle::{
-    Failpoint, LateDecision, Revoked, SETTLEMENT_PAGE, StandingsWindow, Transitioned, set_settle_batch,
-};
+pub use lifecycle::{Failpoint, Revoked, SETTLEMENT_PAGE, StandingsWindow, Transitioned, set_settle_batch};
 pub use moderation::{HiddenChange, MemberTotal};
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use rows::{InvalidRow, Listing};
