@@ -7,7 +7,8 @@
 //! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`); on
 //!   SQLite, calls queued for the writer are recorded together (`group.rs`).
 //! - `checkpoint.rs`: SQLite's WAL checkpoints, on a connection of their own.
-//! - `lifecycle.rs`: transitions, revocations, corrections, settlements; `late.rs`: late decisions.
+//! - `lifecycle.rs`: transitions, settlements; `late.rs`: late decisions; `adjust.rs`: revocations
+//!   and corrections.
 //! - `moderation.rs`: hidden members (a versioned flag of a member's total in a period).
 //! - [`audit`]: the audit trail, written in the transaction of each change.
 //! - `leases.rs` / `schedule.rs`: the scheduler's lease and its period queries; `rewards.rs`: the
@@ -18,6 +19,7 @@
 //!   of decoding stored keys, shared by the write paths.
 //! - `transfer.rs`: a settled period's export, and its import in one transaction checked by digest.
 
+mod adjust;
 mod admins;
 pub mod audit;
 mod auth;
@@ -38,6 +40,7 @@ mod sql;
 mod transfer;
 mod writes;
 
+pub use adjust::Revoked;
 pub use admins::AdminRow;
 pub use auth::{NewApiKey, StoredScope};
 pub use boards::StoredTotal;
@@ -45,7 +48,7 @@ pub use checkpoint::set_wal_limit;
 pub use doctor::Finding;
 pub use late::LateDecision;
 pub use leases::{Lease, LeaseRow};
-pub use lifecycle::{Failpoint, Revoked, SETTLEMENT_PAGE, StandingsWindow, Transitioned, set_settle_batch};
+pub use lifecycle::{Failpoint, SETTLEMENT_PAGE, StandingsWindow, Transitioned, set_settle_batch};
 pub use moderation::{HiddenChange, MemberTotal};
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use rows::{InvalidRow, Listing};
