@@ -8,7 +8,7 @@
 //!   SQLite, calls queued for the writer are recorded together (`group.rs`).
 //! - `checkpoint.rs`: SQLite's WAL checkpoints, on a connection of their own.
 //! - `lifecycle.rs`: transitions, settlements; `late.rs`: late decisions; `adjust.rs`: revocations
-//!   and corrections.
+//!   and corrections; `standings.rs`: settlements and their standings read back.
 //! - `moderation.rs`: hidden members (a versioned flag of a member's total in a period).
 //! - [`audit`]: the audit trail, written in the transaction of each change.
 //! - `leases.rs` / `schedule.rs`: the scheduler's lease and its period queries; `rewards.rs`: the
@@ -37,6 +37,7 @@ mod rewards;
 mod rows;
 mod schedule;
 mod sql;
+mod standings;
 mod transfer;
 mod writes;
 
@@ -48,11 +49,12 @@ pub use checkpoint::set_wal_limit;
 pub use doctor::Finding;
 pub use late::LateDecision;
 pub use leases::{Lease, LeaseRow};
-pub use lifecycle::{Failpoint, SETTLEMENT_PAGE, StandingsWindow, Transitioned, set_settle_batch};
+pub use lifecycle::{Failpoint, Transitioned, set_settle_batch};
 pub use moderation::{HiddenChange, MemberTotal};
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use rows::{InvalidRow, Listing};
 pub use schedule::PeriodInState;
+pub use standings::{SETTLEMENT_PAGE, StandingsWindow};
 pub use writes::{Projected, Recorded};
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};

@@ -3,8 +3,9 @@
 //! recomputed from the imported rows equals the exported one.
 
 use super::audit::{AuditRecord, record as audit};
-use super::lifecycle::{insert_standings, read_standings};
+use super::lifecycle::insert_standings;
 use super::sql::{INSERT_CHUNK, multi_row_insert};
+use super::standings::read_standings;
 use super::{Backend, Ledger, LedgerError, Tx, instant, micros};
 use crate::hex;
 use crate::transfer::{
