@@ -7,8 +7,9 @@
 //! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`); on
 //!   SQLite, calls queued for the writer are recorded together (`group.rs`).
 //! - `checkpoint.rs`: SQLite's WAL checkpoints, on a connection of their own.
-//! - `lifecycle.rs`: transitions, settlements; `late.rs`: late decisions; `adjust.rs`: revocations
-//!   and corrections; `standings.rs`: settlements and their standings read back.
+//! - `lifecycle.rs`: period transitions, and the period lock every change that depends on a
+//!   period's state takes; `late.rs`: late decisions; `adjust.rs`: revocations and corrections;
+//!   `settle.rs`: writing a settlement; `standings.rs`: reading settlements and their standings.
 //! - `moderation.rs`: hidden members (a versioned flag of a member's total in a period).
 //! - [`audit`]: the audit trail, written in the transaction of each change.
 //! - `leases.rs` / `schedule.rs`: the scheduler's lease and its period queries; `rewards.rs`: the
@@ -36,6 +37,7 @@ mod reads;
 mod rewards;
 mod rows;
 mod schedule;
+mod settle;
 mod sql;
 mod standings;
 mod transfer;
@@ -49,11 +51,12 @@ pub use checkpoint::set_wal_limit;
 pub use doctor::Finding;
 pub use late::LateDecision;
 pub use leases::{Lease, LeaseRow};
-pub use lifecycle::{Failpoint, Transitioned, set_settle_batch};
+pub use lifecycle::Transitioned;
 pub use moderation::{HiddenChange, MemberTotal};
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use rows::{InvalidRow, Listing};
 pub use schedule::PeriodInState;
+pub use settle::{Failpoint, set_settle_batch};
 pub use standings::{SETTLEMENT_PAGE, StandingsWindow};
 pub use writes::{Projected, Recorded};
 
