@@ -8,7 +8,7 @@
 //! words ([`HotRules::describe`]) and how a snapshot compares with the previous one
 //! ([`rank_changes`]).
 
-use crate::board::word_enum;
+use crate::kinds::word_enum;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;

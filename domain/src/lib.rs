@@ -3,7 +3,9 @@
 //!
 //! - [`apikey`]: ingest keys as admins list them, and their per-key rate limits.
 //! - [`ids`]: identifiers parsed once at the edge (`BoardSlug`, `MemberId`, `EventId`).
-//! - [`board`]: the choices fixed when a board is created (`Cadence`, `Operator`, `TiePolicy`).
+//! - [`kinds`]: the words fixed when a board is created (`Cadence`, `Operator`, `TiePolicy`); a leaf
+//!   module the others import, re-exported from [`board`] as before.
+//! - [`board`]: a board's definition, its draft, its settings and its prize table.
 //! - [`hot`]: hot boards' sliding windows — definitions, hit values, snapshot rank changes.
 //! - [`period`]: which period an instant falls in (`PeriodKey`) and where a period starts and ends.
 //! - [`score`]: the score codec that turns points (and a reach sequence) into an exact Redis score.
@@ -17,6 +19,7 @@ pub mod apikey;
 pub mod board;
 pub mod hot;
 pub mod ids;
+pub mod kinds;
 pub mod lifecycle;
 pub mod period;
 pub mod ranking;
@@ -25,8 +28,9 @@ pub mod settlement;
 pub mod view;
 pub mod write;
 
-pub use board::{Board, Cadence, Operator, TiePolicy};
+pub use board::Board;
 pub use ids::{BoardSlug, EventId, IdError, MemberId};
+pub use kinds::{Cadence, Operator, TiePolicy};
 pub use lifecycle::{State, Transition};
 pub use period::{PeriodError, PeriodKey, PeriodSpan};
 pub use score::{CodecError, ScoreCodec};

@@ -6,7 +6,7 @@
 //! `daily` = `2026-08-20`, `monthly` = `2026-08`. Periods start at local midnight, so a period that
 //! contains a DST change is an hour shorter or longer than usual.
 
-use crate::board::Cadence;
+use crate::kinds::Cadence;
 use jiff::civil::{Date, ISOWeekDate, Weekday};
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, ToSpan};

@@ -1,7 +1,7 @@
 //! Rank numbers. Under `shared`, rank = 1 + the number of members with strictly more points
 //! (competition ranking 1, 2, 2, 4); under `first_reached`, scores are unique so rank = position.
 
-use crate::board::TiePolicy;
+use crate::kinds::TiePolicy;
 
 /// Ranks for a run of entries read best-first from position `offset` (0-based) of a board.
 ///

@@ -7,7 +7,7 @@
 //! and a write that would leave its bounds is refused with a reason — never silent precision loss
 //! (docs/DESIGN.md, "Tie encoding" and "The 2^53 budget").
 
-use crate::board::TiePolicy;
+use crate::kinds::TiePolicy;
 
 /// 2^53: every integer of smaller magnitude is exact as an IEEE double.
 pub const EXACT_LIMIT: i64 = 1 << 53;

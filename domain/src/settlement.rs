@@ -10,8 +10,9 @@
 //!   prize of their rank: two members at rank 2 both receive the rank-2 prize, and as the next
 //!   rank is 4, a prize only for rank 3 goes to nobody.
 
-use crate::board::{Prize, TiePolicy};
+use crate::board::Prize;
 use crate::ids::MemberId;
+use crate::kinds::TiePolicy;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 

@@ -1,8 +1,8 @@
 //! Read models: what the REST API returns and what the server functions send to the UI. They are
 //! plain data built by the engine; field names follow the HTTP API contract.
 
-use crate::board::{Cadence, Operator, TiePolicy};
 use crate::ids::{BoardSlug, MemberId};
+use crate::kinds::{Cadence, Operator, TiePolicy};
 use crate::period::PeriodKey;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -341,8 +341,9 @@ pub struct RewardAttempt {
 #[cfg(feature = "openapi")]
 mod schema {
     use super::VisibilityOutcome;
-    use crate::board::{Cadence, Operator, Prize, TiePolicy};
+    use crate::board::Prize;
     use crate::ids::{BoardSlug, EventId, MemberId};
+    use crate::kinds::{Cadence, Operator, TiePolicy};
     use crate::lifecycle::State;
     use crate::period::PeriodKey;
     use crate::settlement::Standing;

@@ -1,8 +1,9 @@
 //! Writes and how each operator decides what a write does to a member's total. Pure: the ledger
 //! supplies the current total under a lock and stores what this module decides.
 
-use crate::board::{Board, Operator};
+use crate::board::Board;
 use crate::ids::{EventId, MemberId};
+use crate::kinds::Operator;
 use crate::period::PeriodKey;
 use serde::{Deserialize, Serialize};
 

@@ -1,7 +1,7 @@
 //! Lifecycle use cases: freeze → settle → archive (and reopen), late-write review, revoke and
-//! correct, and the audit trail. The ledger decides and records (`ledger/lifecycle.rs`); this
-//! module projects what changed through the same versioned script as every write, cross-checks
-//! the projection before a settlement and removes it after an archive.
+//! correct, and the audit trail. The ledger decides and records (`ledger/lifecycle.rs`, `late.rs`,
+//! `adjust.rs`, `settle.rs`); this module projects what changed through the same versioned script
+//! as every write, cross-checks the projection before a settlement and removes it after an archive.
 //!
 //! Nothing here edits Redis directly: every score that moves was first recomputed in the ledger.
 

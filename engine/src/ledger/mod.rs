@@ -7,15 +7,20 @@
 //! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`); on
 //!   SQLite, calls queued for the writer are recorded together (`group.rs`).
 //! - `checkpoint.rs`: SQLite's WAL checkpoints, on a connection of their own.
-//! - `lifecycle.rs`: transitions, late decisions, revocations, corrections, settlements.
+//! - `lifecycle.rs`: period transitions, and the period lock every change that depends on a
+//!   period's state takes; `late.rs`: late decisions; `adjust.rs`: revocations and corrections;
+//!   `settle.rs`: writing a settlement; `standings.rs`: reading settlements and their standings.
 //! - `moderation.rs`: hidden members (a versioned flag of a member's total in a period).
 //! - [`audit`]: the audit trail, written in the transaction of each change.
 //! - `leases.rs` / `schedule.rs`: the scheduler's lease and its period queries; `rewards.rs`: the
 //!   reward outbox.
 //! - `doctor.rs`: `laurel doctor`'s sweep for unreadable rows and their quarantine.
 //! - `rows.rs`: listings that leave out, and report, a row they cannot read.
+//! - `sql.rs`: the helpers of statements built at run time (placeholders, multi-row INSERTs) and
+//!   of decoding stored keys, shared by the write paths.
 //! - `transfer.rs`: a settled period's export, and its import in one transaction checked by digest.
 
+mod adjust;
 mod admins;
 pub mod audit;
 mod auth;
@@ -24,6 +29,7 @@ mod checkpoint;
 mod doctor;
 mod group;
 mod hot;
+mod late;
 mod leases;
 mod lifecycle;
 mod moderation;
@@ -31,22 +37,27 @@ mod reads;
 mod rewards;
 mod rows;
 mod schedule;
+mod settle;
+mod sql;
+mod standings;
 mod transfer;
 mod writes;
 
+pub use adjust::Revoked;
 pub use admins::AdminRow;
 pub use auth::{NewApiKey, StoredScope};
 pub use boards::StoredTotal;
 pub use checkpoint::set_wal_limit;
 pub use doctor::Finding;
+pub use late::LateDecision;
 pub use leases::{Lease, LeaseRow};
-pub use lifecycle::{
-    Failpoint, LateDecision, Revoked, SETTLEMENT_PAGE, StandingsWindow, Transitioned, set_settle_batch,
-};
+pub use lifecycle::Transitioned;
 pub use moderation::{HiddenChange, MemberTotal};
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use rows::{InvalidRow, Listing};
 pub use schedule::PeriodInState;
+pub use settle::{Failpoint, set_settle_batch};
+pub use standings::{SETTLEMENT_PAGE, StandingsWindow};
 pub use writes::{Projected, Recorded};
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};

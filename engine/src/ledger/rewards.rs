@@ -1,7 +1,7 @@
 //! The reward outbox in the ledger: claiming due rewards for delivery, recording each attempt and
 //! its outcome, and reading a period's rewards back with their attempts.
 //!
-//! Rows are written by the settlement (`lifecycle.rs`, status `pending`). Delivery moves a row to
+//! Rows are written by the settlement (`settle.rs`, status `pending`). Delivery moves a row to
 //! `delivered` or, after the last attempt, `failed`; each of those changes writes its audit row in
 //! the same transaction. Several processes may deliver from one PostgreSQL ledger: a claim is a
 //! compare-and-set that pushes `next_attempt_at` past the claim's lease, so only one process wins

@@ -3,7 +3,9 @@
 //! recomputed from the imported rows equals the exported one.
 
 use super::audit::{AuditRecord, record as audit};
-use super::lifecycle::{INSERT_CHUNK, insert_standings, multi_row_insert, read_standings};
+use super::settle::insert_standings;
+use super::sql::{INSERT_CHUNK, multi_row_insert};
+use super::standings::read_standings;
 use super::{Backend, Ledger, LedgerError, Tx, instant, micros};
 use crate::hex;
 use crate::transfer::{

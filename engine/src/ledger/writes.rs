@@ -37,7 +37,7 @@
 //! batch's answers are void: it rolls back and is retried, and the retry answers that write
 //! `duplicate`. So concurrent retries through several instances still count once.
 
-use super::lifecycle::{INSERT_CHUNK, multi_row_insert};
+use super::sql::{INSERT_CHUNK, Params, multi_row_insert};
 use super::{Backend, Ledger, LedgerError, Tx, micros};
 use domain::write::{Change, Current, Decision, Outcome, Write, decide};
 use domain::{Board, MemberId, PeriodKey, TiePolicy};
@@ -608,37 +608,6 @@ fn padded<'a>(keys: &[&'a str]) -> Vec<&'a str> {
         keys.resize(keys.len().next_power_of_two(), last);
     }
     keys
-}
-
-/// Placeholders for a statement built at run time: anonymous `?` on SQLite (see
-/// `multi_row_insert`), numbered `$n` on PostgreSQL, in the order they are written.
-struct Params {
-    backend: Backend,
-    next: usize,
-}
-
-impl Params {
-    fn new(backend: Backend) -> Self {
-        Self { backend, next: 1 }
-    }
-
-    /// `n` placeholders separated by commas.
-    fn list(&mut self, n: usize) -> String {
-        let mut out = String::with_capacity(n * 6);
-        for i in 0..n {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            match self.backend {
-                Backend::Sqlite => out.push('?'),
-                Backend::Postgres => {
-                    let _ = write!(out, "${}", self.next);
-                }
-            }
-            self.next += 1;
-        }
-        out
-    }
 }
 
 /// A period's row as a batch uses it: its state, and the reach sequences the batch took so far.

@@ -1,0 +1,101 @@
+//! The words fixed when a board is created: its `Cadence`, `Operator` and `TiePolicy`, with their
+//! parsing and display. A leaf module (it imports nothing from the crate), so that `board`,
+//! `period`, `score`, `ranking` and `write` can all use these words without importing each other.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+macro_rules! word_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident => $word:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vdoc])* #[serde(rename = $word)] $variant),+
+        }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The word used in the API, the ledger and the UI.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $word),+ }
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s {
+                    $($word => Ok($name::$variant),)+
+                    _ => Err(format!(
+                        "unknown {} {s:?}; expected one of: {}",
+                        stringify!($name).to_lowercase(),
+                        [$($word),+].join(", ")
+                    )),
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+pub(crate) use word_enum;
+
+word_enum!(
+    /// How long one period of a board lasts.
+    Cadence {
+        /// An ISO week (`2026-W34`), Monday 00:00 to Monday 00:00 in the board's time zone.
+        Weekly => "weekly",
+        /// A calendar day (`2026-08-20`) in the board's time zone.
+        Daily => "daily",
+        /// A calendar month (`2026-08`) in the board's time zone.
+        Monthly => "monthly",
+    }
+);
+
+word_enum!(
+    /// How a write changes a member's score. Each operator has its own endpoint, so a caller can
+    /// never send a state where an event was meant (docs/DESIGN.md, "Events, totals and
+    /// submissions").
+    Operator {
+        /// Point events with deltas, deduplicated by event id.
+        Incr => "incr",
+        /// Absolute totals with a version; a stale or repeated version changes nothing.
+        Set => "set",
+        /// Submissions where only a higher score counts.
+        Best => "best",
+    }
+);
+
+word_enum!(
+    /// How equal points are ranked.
+    TiePolicy {
+        /// Equal points share a rank: competition ranking 1, 2, 2, 4.
+        Shared => "shared",
+        /// Whoever reached the score first ranks higher: ranks are unique.
+        FirstReached => "first_reached",
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_trip() {
+        for c in Cadence::ALL {
+            assert_eq!(c.as_str().parse::<Cadence>().unwrap(), *c);
+        }
+        for o in Operator::ALL {
+            assert_eq!(o.as_str().parse::<Operator>().unwrap(), *o);
+        }
+        for t in TiePolicy::ALL {
+            assert_eq!(t.as_str().parse::<TiePolicy>().unwrap(), *t);
+        }
+        assert!("hourly".parse::<Cadence>().unwrap_err().contains("weekly, daily, monthly"));
+    }
+}

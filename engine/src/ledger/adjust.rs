@@ -1,0 +1,253 @@
+//! Revocations and corrections in the ledger: the two audited admin changes to a member's total,
+//! allowed while its period is open or frozen (`State::is_adjustable`). A revocation recomputes
+//! the total from the entries that still count.
+
+use super::audit::{AuditRecord, record as audit};
+use super::lifecycle::lock_period_state;
+use super::sql::{member_id, period_key};
+use super::writes::{EntryMeta, StoredState, apply, lock_member, store_total};
+use super::{Backend, Ledger, LedgerError, Recorded, Tx, micros};
+use domain::write::{Change, Counted, Effect, replay};
+use domain::{Board, EventId, MemberId, PeriodKey};
+use serde_json::json;
+use sqlx::Row;
+
+/// What a revoke did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Revoked {
+    /// The entry no longer counts; `total` is the member's recomputed total to project.
+    Revoked { period: PeriodKey, member: MemberId, total: Option<super::Projected> },
+    /// A revocation of this entry was recorded before; nothing changed.
+    AlreadyRevoked { period: PeriodKey, member: MemberId },
+}
+
+impl Ledger {
+    /// Revokes an applied event or submission: records a revocation linked to it (once: the
+    /// unique `revokes` makes a repeat `AlreadyRevoked`) and recomputes the member's total from
+    /// the entries that still count. Allowed while the period is open or frozen.
+    pub async fn revoke(
+        &self,
+        board: &Board,
+        event_id: &EventId,
+        actor: &str,
+        reason: &str,
+        now: jiff::Timestamp,
+    ) -> Result<Revoked, LedgerError> {
+        let (ledger, board, event_id) = (self.clone(), board.clone(), event_id.clone());
+        let (actor, reason) = (actor.to_owned(), reason.to_owned());
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let slug = board.slug.as_str();
+            let original = sqlx::query(
+                "SELECT id, period, member, delta, value FROM entries WHERE board = $1 AND external_id = $2",
+            )
+            .bind(slug)
+            .bind(event_id.as_str())
+            .fetch_optional(&mut *w.tx)
+            .await?
+            .ok_or_else(|| LedgerError::Missing(format!("applied event {event_id} on {slug}")))?;
+            let original_id: i64 = original.try_get("id")?;
+            let key: String = original.try_get("period")?;
+            let period = period_key(&key)?;
+            let member = member_id(original.try_get("member")?)?;
+            let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
+            lock_member(&mut w.tx, ledger.backend, &board, &key, &member, now).await?;
+            let already = sqlx::query("SELECT 1 FROM entries WHERE revokes = $1")
+                .bind(original_id)
+                .fetch_optional(&mut *w.tx)
+                .await?
+                .is_some();
+            if already {
+                return Ok(Revoked::AlreadyRevoked { period, member });
+            }
+            if !state.is_adjustable() {
+                return Err(LedgerError::refused("period_settled", format!("{slug} {key} is {state}: its standings are final")));
+            }
+            let delta: Option<i64> = original.try_get("delta")?;
+            let inserted = sqlx::query(
+                "INSERT INTO entries (board, period, member, kind, delta, occurred_at, recorded_at, revokes, actor, reason) \
+                 VALUES ($1, $2, $3, 'revocation', $4, $5, $5, $6, $7, $8) \
+                 ON CONFLICT (revokes) WHERE revokes IS NOT NULL DO NOTHING",
+            )
+            .bind(slug)
+            .bind(&key)
+            .bind(member.as_str())
+            .bind(delta.map(|d| -d))
+            .bind(micros(now))
+            .bind(original_id)
+            .bind(&actor)
+            .bind(&reason)
+            .execute(&mut *w.tx)
+            .await?
+            .rows_affected();
+            if inserted == 0 {
+                return Ok(Revoked::AlreadyRevoked { period, member });
+            }
+            let (before, total) = recompute(&mut w.tx, ledger.backend, &board, period, &member, now).await?;
+            let record = AuditRecord {
+                actor: &actor,
+                action: "revoke",
+                board: Some(slug),
+                period: Some(&key),
+                member: Some(member.as_str()),
+                reason: Some(&reason),
+                before: Some(json!({ "event_id": event_id.as_str(), "points": before })),
+                after: Some(json!({ "event_id": event_id.as_str(), "points": total.as_ref().map(|t| t.points) })),
+            };
+            audit(&mut w.tx, &record, now).await?;
+            w.tx.commit().await?;
+            Ok(Revoked::Revoked { period, member, total })
+        })
+        .await
+    }
+
+    /// An admin's correction of a member's total: an audited entry through the same rules as
+    /// every write (bounds, version, reach sequence). Allowed while the period is open or frozen.
+    /// With a `correction_id`, a repeat answers the first correction (`Outcome::Duplicate`).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn correct(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        member: &MemberId,
+        delta: i64,
+        correction_id: Option<&EventId>,
+        actor: &str,
+        reason: &str,
+        now: jiff::Timestamp,
+    ) -> Result<(Recorded, i64), LedgerError> {
+        let (ledger, board, member) = (self.clone(), board.clone(), member.clone());
+        let correction_id = correction_id.cloned();
+        let (actor, reason) = (actor.to_owned(), reason.to_owned());
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let (slug, key) = (board.slug.as_str(), period.to_string());
+            let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
+            lock_member(&mut w.tx, ledger.backend, &board, &key, &member, now).await?;
+            if !state.is_adjustable() {
+                return Err(LedgerError::refused(
+                    "period_settled",
+                    format!("{slug} {key} is {state}: its standings are final"),
+                ));
+            }
+            if let Some(id) = &correction_id {
+                let seen = sqlx::query(
+                    "SELECT id, period, member, kind FROM entries WHERE board = $1 AND external_id = $2",
+                )
+                .bind(slug)
+                .bind(id.as_str())
+                .fetch_optional(&mut *w.tx)
+                .await?;
+                if let Some(seen) = seen {
+                    let same = seen.try_get::<String, _>("kind")? == "correction"
+                        && seen.try_get::<String, _>("period")? == key
+                        && seen.try_get::<String, _>("member")? == member.as_str();
+                    if !same {
+                        return Err(LedgerError::refused(
+                            "id_taken",
+                            format!("{id} names another entry of {slug}"),
+                        ));
+                    }
+                    let current = super::writes::lock_total(&mut w.tx, ledger.backend, slug, &key, &member)
+                        .await?
+                        .current;
+                    let mut r = Recorded::bare(domain::write::Outcome::Duplicate, period, None);
+                    (r.points, r.version) = (Some(current.points), Some(current.version));
+                    return Ok((r, seen.try_get("id")?));
+                }
+            }
+            let meta =
+                EntryMeta { occurred_at: now, metadata: None, actor: Some(&actor), reason: Some(&reason) };
+            let change = Change::Correction { correction_id: correction_id.clone(), delta };
+            let recorded =
+                apply(&mut w.tx, ledger.backend, &board, period, &member, &change, &meta, now).await?;
+            if recorded.outcome == domain::write::Outcome::Rejected {
+                return Err(LedgerError::refused("correction_rejected", recorded.reason.unwrap_or_default()));
+            }
+            let entry_id: i64 = sqlx::query(
+                "SELECT MAX(id) AS id FROM entries WHERE board = $1 AND period = $2 AND member = $3",
+            )
+            .bind(slug)
+            .bind(&key)
+            .bind(member.as_str())
+            .fetch_one(&mut *w.tx)
+            .await?
+            .try_get("id")?;
+            let record = AuditRecord {
+                actor: &actor,
+                action: "correct",
+                board: Some(slug),
+                period: Some(&key),
+                member: Some(member.as_str()),
+                reason: Some(&reason),
+                before: Some(json!({ "points": recorded.points.map(|p| p - delta) })),
+                after: Some(json!({ "points": recorded.points, "delta": delta, "entry_id": entry_id })),
+            };
+            audit(&mut w.tx, &record, now).await?;
+            w.tx.commit().await?;
+            Ok((recorded, entry_id))
+        })
+        .await
+    }
+}
+
+/// Recomputes a member's total from the entries that still count and stores it with the next
+/// version. Returns the points before and the total to project.
+async fn recompute(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &Board,
+    period: PeriodKey,
+    member: &MemberId,
+    now: jiff::Timestamp,
+) -> Result<(i64, Option<super::Projected>), LedgerError> {
+    let (slug, key) = (board.slug.as_str(), period.to_string());
+    let super::writes::LockedTotal { current, reach_seq, hidden } =
+        super::writes::lock_total(tx, backend, slug, &key, member).await?;
+    let rows = sqlx::query(
+        "SELECT e.kind, e.delta, e.value, e.set_version, e.reach_seq FROM entries e \
+         WHERE e.board = $1 AND e.period = $2 AND e.member = $3 AND e.kind <> 'revocation' \
+         AND NOT EXISTS (SELECT 1 FROM entries r WHERE r.revokes = e.id) ORDER BY e.id",
+    )
+    .bind(slug)
+    .bind(&key)
+    .bind(member.as_str())
+    .fetch_all(&mut **tx)
+    .await?;
+    let counted = rows
+        .iter()
+        .map(|r| {
+            let kind: String = r.try_get("kind")?;
+            let (delta, value): (Option<i64>, Option<i64>) = (r.try_get("delta")?, r.try_get("value")?);
+            let effect = match kind.as_str() {
+                "point" | "correction" => delta.map(Effect::Add),
+                "total" => value
+                    .zip(r.try_get::<Option<i64>, _>("set_version")?)
+                    .map(|(total, version)| Effect::Total { version, total }),
+                "submission" => value.map(Effect::Submission),
+                _ => None,
+            };
+            let effect = effect
+                .ok_or_else(|| LedgerError::Corrupt(format!("entry of kind {kind} without its value")))?;
+            Ok(Counted { effect, reach_seq: r.try_get("reach_seq")? })
+        })
+        .collect::<Result<Vec<_>, LedgerError>>()?;
+    let replayed =
+        replay(&counted).ok_or_else(|| LedgerError::Corrupt(format!("the total of {member} overflows")))?;
+    let state = StoredState {
+        points: replayed.points,
+        version: current.version + 1,
+        reach_seq: replayed.reach_seq.unwrap_or(reach_seq),
+        set_version: replayed.set_version,
+    };
+    store_total(tx, backend, slug, &key, member, state, now).await?;
+    let total = board.codec.encode(state.points, state.reach_seq).ok().map(|score| super::Projected {
+        period,
+        member: member.clone(),
+        points: state.points,
+        version: state.version,
+        score,
+        hidden,
+    });
+    Ok((current.points, total))
+}

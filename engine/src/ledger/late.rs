@@ -1,0 +1,180 @@
+//! Late writes in the ledger: a period's late writes, and the decision on each one, taken once.
+//! An accepted late write is applied to its period through the same rules as every write, while
+//! the period is open or frozen.
+
+use super::audit::{AuditRecord, record as audit};
+use super::lifecycle::lock_period_state;
+use super::sql::{member_id, period_key};
+use super::writes::{EntryMeta, apply, lock_member};
+use super::{Ledger, LedgerError, Recorded, instant, micros};
+use domain::view::LateEntry;
+use domain::write::Change;
+use domain::{Board, BoardSlug, EventId, PeriodKey};
+use serde_json::json;
+use sqlx::Row;
+
+/// A late write's decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LateDecision {
+    pub entry: LateEntry,
+    /// For an accept: what applying the write did (None for a reject or a repeated accept).
+    pub applied: Option<Recorded>,
+}
+
+impl Ledger {
+    /// Late writes of a period, oldest first; `status` filters (`pending`, `accepted`, `rejected`).
+    pub async fn late_entries(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        status: Option<&str>,
+    ) -> Result<Vec<LateEntry>, LedgerError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {LATE_COLUMNS} FROM late_entries WHERE board = $1 AND period = $2 \
+             AND ($3 IS NULL OR status = $3) ORDER BY id"
+        ))
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .bind(status)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(late_from_row).collect()
+    }
+
+    /// Accepts (applies to its period) or rejects a late write, once. An accept needs the period
+    /// open or frozen; repeating the same decision answers it again, the other one is refused.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn decide_late(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        id: i64,
+        accept: bool,
+        actor: &str,
+        reason: Option<&str>,
+        now: jiff::Timestamp,
+    ) -> Result<LateDecision, LedgerError> {
+        let (ledger, board, actor, reason) =
+            (self.clone(), board.clone(), actor.to_owned(), reason.map(str::to_owned));
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let slug = board.slug.as_str();
+            let key = period.to_string();
+            let row = sqlx::query(&format!(
+                "SELECT {LATE_COLUMNS} FROM late_entries WHERE board = $1 AND period = $2 AND id = $3"
+            ))
+            .bind(slug)
+            .bind(&key)
+            .bind(id)
+            .fetch_optional(&mut *w.tx)
+            .await?
+            .ok_or_else(|| LedgerError::Missing(format!("late write {id} of {slug} {key}")))?;
+            let entry = late_from_row(&row)?;
+            let wanted = if accept { "accepted" } else { "rejected" };
+            if entry.status == wanted {
+                return Ok(LateDecision { entry, applied: None });
+            }
+            if entry.status != "pending" {
+                return Err(LedgerError::refused(
+                    "already_decided",
+                    format!("late write {id} was {} before", entry.status),
+                ));
+            }
+            let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
+            lock_member(&mut w.tx, ledger.backend, &board, &key, &entry.member, now).await?;
+            let applied = if accept {
+                if !state.is_adjustable() {
+                    return Err(LedgerError::refused(
+                        "period_settled",
+                        format!("{slug} {key} is {state}: its standings are final"),
+                    ));
+                }
+                let change = late_change(&entry)?;
+                let meta = EntryMeta {
+                    occurred_at: entry.occurred_at,
+                    metadata: None,
+                    actor: Some(&actor),
+                    reason: reason.as_deref(),
+                };
+                Some(
+                    apply(&mut w.tx, ledger.backend, &board, period, &entry.member, &change, &meta, now)
+                        .await?,
+                )
+            } else {
+                None
+            };
+            sqlx::query(
+                "UPDATE late_entries SET status = $1, decided_by = $2, decided_at = $3, decision_reason = $4 \
+                 WHERE id = $5",
+            )
+            .bind(wanted)
+            .bind(&actor)
+            .bind(micros(now))
+            .bind(reason.as_deref())
+            .bind(id)
+            .execute(&mut *w.tx)
+            .await?;
+            let record = AuditRecord {
+                actor: &actor,
+                action: if accept { "late_accepted" } else { "late_rejected" },
+                board: Some(slug),
+                period: Some(&key),
+                member: Some(entry.member.as_str()),
+                reason: reason.as_deref(),
+                before: Some(json!({ "late_id": id, "status": "pending" })),
+                after: Some(json!({
+                    "late_id": id,
+                    "status": wanted,
+                    "result": applied.as_ref().map(|r| r.outcome.as_str()),
+                    "points": applied.as_ref().and_then(|r| r.points),
+                })),
+            };
+            audit(&mut w.tx, &record, now).await?;
+            w.tx.commit().await?;
+            let entry = LateEntry {
+                status: wanted.into(),
+                decided_by: Some(actor),
+                decision_reason: reason,
+                ..entry
+            };
+            Ok(LateDecision { entry, applied })
+        })
+        .await
+    }
+}
+
+const LATE_COLUMNS: &str = "id, period, member, kind, external_id, delta, value, set_version, occurred_at, \
+                            received_at, status, decided_by, decision_reason";
+
+fn late_from_row(r: &sqlx::any::AnyRow) -> Result<LateEntry, LedgerError> {
+    Ok(LateEntry {
+        id: r.try_get("id")?,
+        period: period_key(&r.try_get::<String, _>("period")?)?,
+        member: member_id(r.try_get("member")?)?,
+        kind: r.try_get("kind")?,
+        external_id: r.try_get("external_id")?,
+        delta: r.try_get("delta")?,
+        value: r.try_get("value")?,
+        set_version: r.try_get("set_version")?,
+        occurred_at: instant(r.try_get("occurred_at")?)?,
+        received_at: instant(r.try_get("received_at")?)?,
+        status: r.try_get("status")?,
+        decided_by: r.try_get("decided_by")?,
+        decision_reason: r.try_get("decision_reason")?,
+    })
+}
+
+/// The change a late write carried, rebuilt from its row.
+fn late_change(entry: &LateEntry) -> Result<Change, LedgerError> {
+    let corrupt = || LedgerError::Corrupt(format!("late write {} of kind {}", entry.id, entry.kind));
+    let id = || entry.external_id.clone().and_then(|id| EventId::parse(id).ok()).ok_or_else(corrupt);
+    Ok(match entry.kind.as_str() {
+        "point" => Change::Point { event_id: id()?, delta: entry.delta.ok_or_else(corrupt)? },
+        "total" => Change::Total {
+            version: entry.set_version.ok_or_else(corrupt)?,
+            total: entry.value.ok_or_else(corrupt)?,
+        },
+        "submission" => Change::Submission { submission_id: id()?, score: entry.value.ok_or_else(corrupt)? },
+        _ => return Err(corrupt()),
+    })
+}

@@ -1,0 +1,364 @@
+//! Writing a settlement in the ledger: a frozen period's standings from its final totals, their
+//! digest, one reward row per prized member and the state `settled`, in one transaction. The
+//! standings are written in blocks, as an import of a settled period writes them too.
+
+use super::audit::{AuditRecord, record as audit};
+use super::lifecycle::{lock_period_state, set_state};
+use super::sql::{INSERT_CHUNK, member_id, multi_row_insert};
+use super::standings::SETTLEMENT_PAGE;
+use super::{Backend, Ledger, LedgerError, Tx, micros};
+use domain::lifecycle::{State, Step, Transition, step};
+use domain::settlement::{FinalTotal, RULE_VERSION, Standing, canonical_text, standings};
+use domain::view::Settlement;
+use domain::{Board, BoardSlug, PeriodKey};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use sqlx::Row;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A test-only crash hook called between the steps of a settlement (see `engine::failpoints`).
+pub type Failpoint = std::sync::Arc<dyn Fn(&'static str) -> Result<(), LedgerError> + Send + Sync>;
+
+impl Ledger {
+    /// Settles a frozen period in one transaction: standings from the ledger's totals (hidden
+    /// members left out), their digest, one reward row per prized member, the state `settled` and
+    /// the audit row. A period already settled answers its settlement unchanged.
+    pub async fn settle(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        actor: &str,
+        now: jiff::Timestamp,
+        failpoint: Failpoint,
+    ) -> Result<(Settlement, bool), LedgerError> {
+        let slug = board.slug.clone();
+        let (ledger, board, actor) = (self.clone(), board.clone(), actor.to_owned());
+        let settled = super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let (slug, key) = (board.slug.as_str(), period.to_string());
+            let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
+            match step(state, Transition::Settle).map_err(|e| LedgerError::refused("invalid_transition", e.to_string()))? {
+                Step::Already => return Ok(false),
+                Step::Move(_) => {}
+            }
+            let pending: i64 = sqlx::query(
+                "SELECT COUNT(*) AS n FROM late_entries WHERE board = $1 AND period = $2 AND status = 'pending'",
+            )
+            .bind(slug)
+            .bind(&key)
+            .fetch_one(&mut *w.tx)
+            .await?
+            .try_get("n")?;
+            if pending > 0 {
+                return Err(LedgerError::refused(
+                    "late_pending",
+                    format!("{pending} late write(s) of {slug} {key} await review: accept or reject them first"),
+                ));
+            }
+            // Step times go to the log (docs/BENCHMARKS.md reads them for a million members).
+            let clock = std::time::Instant::now();
+            let totals = final_totals(&mut w.tx, ledger.backend, slug, &key).await?;
+            // Hidden members keep their entries and totals but have no standing and no prize.
+            let hidden: i64 = sqlx::query(
+                "SELECT COUNT(*) AS n FROM totals WHERE board = $1 AND period = $2 AND version > 0 AND hidden <> 0",
+            )
+            .bind(slug)
+            .bind(&key)
+            .fetch_one(&mut *w.tx)
+            .await?
+            .try_get("n")?;
+            let read = clock.elapsed();
+            let standings = standings(board.tie_policy(), totals, &board.prizes);
+            let digest = crate::hex(&Sha256::digest(canonical_text(slug, &key, &standings).as_bytes()));
+            let ordered = clock.elapsed();
+            let watermark: i64 = sqlx::query(
+                "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS w FROM entries WHERE board = $1 AND period = $2",
+            )
+            .bind(slug)
+            .bind(&key)
+            .fetch_one(&mut *w.tx)
+            .await?
+            .try_get("w")?;
+            let revision = 1_i64;
+            sqlx::query(
+                "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, settled_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            )
+            .bind(slug)
+            .bind(&key)
+            .bind(revision)
+            .bind(RULE_VERSION)
+            .bind(watermark)
+            .bind(&digest)
+            .bind(standings.len() as i64)
+            .bind(&actor)
+            .bind(micros(now))
+            .execute(&mut *w.tx)
+            .await?;
+            insert_standings(&mut w.tx, ledger.backend, &board.slug, &period, revision, &standings).await?;
+            let written = clock.elapsed();
+            failpoint("settle.after_standings")?;
+            insert_rewards(&mut w.tx, ledger.backend, slug, &key, revision, &standings, now).await?;
+            set_state(&mut w.tx, slug, &key, State::Settled, now).await?;
+            let record = AuditRecord {
+                actor: &actor,
+                action: "settle",
+                board: Some(slug),
+                period: Some(&key),
+                before: Some(json!({ "state": state })),
+                after: Some(json!({
+                    "state": State::Settled, "digest": digest, "watermark": watermark,
+                    "members": standings.len(), "hidden_members": hidden, "rule_version": RULE_VERSION,
+                })),
+                ..Default::default()
+            };
+            audit(&mut w.tx, &record, now).await?;
+            failpoint("settle.before_commit")?;
+            let before_commit = clock.elapsed();
+            w.tx.commit().await?;
+            let ms = |d: std::time::Duration| d.as_millis() as u64;
+            tracing::info!(
+                board = slug, period = %key, members = standings.len(),
+                read_totals_ms = ms(read), standings_and_digest_ms = ms(ordered - read),
+                write_standings_ms = ms(written - ordered), rest_ms = ms(before_commit - written),
+                commit_ms = ms(clock.elapsed() - before_commit),
+                "settlement written"
+            );
+            Ok(true)
+        })
+        .await?;
+        let settlement = self.settlement(&slug, &period, 0, SETTLEMENT_PAGE).await?.ok_or_else(|| {
+            LedgerError::Corrupt(format!("{slug} {period} is settled without a settlement"))
+        })?;
+        Ok((settlement, settled))
+    }
+}
+
+/// Rows per statement when a settlement reads its totals: each statement carries its rows packed
+/// into one text (see `final_totals`). Tests shrink it, and with it the blocks of standings and
+/// of members (see `insert_standings`).
+static SETTLE_BATCH: AtomicUsize = AtomicUsize::new(50_000);
+
+fn settle_batch() -> usize {
+    SETTLE_BATCH.load(Ordering::Relaxed)
+}
+
+/// Sets the rows per statement of settlements and imports in this process (and the block sizes
+/// of the standings and the member directory, and the blocks per statement, when smaller), so
+/// that a test crosses statement and block boundaries with a small board. Results never depend
+/// on it.
+#[doc(hidden)]
+pub fn set_settle_batch(rows: usize) {
+    SETTLE_BATCH.store(rows.max(1), Ordering::Relaxed);
+}
+
+/// Writes a settlement's standings: blocks of up to STANDING_BLOCK consecutive standings in
+/// position order (`standing_blocks`, migration 0009), then the member directory
+/// `standing_members`: each member's position, in blocks of members in byte order. A block is
+/// one JSON text, and a statement writes BLOCKS_PER_INSERT blocks: a million-member settlement
+/// writes a thousand rows in ten statements, where a row per standing cost PostgreSQL 20 s and
+/// more (docs/BENCHMARKS.md, settle).
+pub(super) async fn insert_standings(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &BoardSlug,
+    period: &PeriodKey,
+    revision: i64,
+    standings: &[Standing],
+) -> Result<(), LedgerError> {
+    let (slug, key) = (board.as_str(), period.to_string());
+    use std::fmt::Write as _;
+    let batch = settle_batch();
+    // (Smaller blocks, and fewer per statement, when a test makes statements smaller, so that
+    // its reads cross blocks and its writes cross statements.)
+    let block = STANDING_BLOCK.min(batch);
+    let per_insert = BLOCKS_PER_INSERT.min(batch);
+    for (chunk_no, chunk) in standings.chunks(block * per_insert).enumerate() {
+        let blocks = chunk
+            .chunks(block)
+            .enumerate()
+            .map(|(i, rows)| {
+                let first = chunk_no * block * per_insert + i * block;
+                let items: Vec<(u64, &str, i64, Option<&str>)> =
+                    rows.iter().map(|s| (s.rank, s.member.as_str(), s.points, s.prize.as_deref())).collect();
+                let last_points = rows.last().map_or(0, |s| s.points);
+                Ok((first as i64, rows.len() as i64, last_points, json_text(&items)?))
+            })
+            .collect::<Result<Vec<_>, LedgerError>>()?;
+        let sql = multi_row_insert(
+            backend,
+            "INSERT INTO standing_blocks (board, period, revision, first_position, members, last_points, rows) VALUES ",
+            7,
+            blocks.len(),
+        );
+        let mut query = sqlx::query(&sql);
+        for (first, members, last_points, text) in &blocks {
+            query = query
+                .bind(slug)
+                .bind(&key)
+                .bind(revision)
+                .bind(*first)
+                .bind(*members)
+                .bind(*last_points)
+                .bind(text.as_str());
+        }
+        query.execute(&mut **tx).await?;
+    }
+
+    // The member directory: blocks of MEMBER_BLOCK members in byte order (`str` orders by bytes,
+    // as SQLite's BINARY collation and PostgreSQL's "C", the collation of `first_member` there).
+    let mut by_member: Vec<(&str, usize)> =
+        standings.iter().enumerate().map(|(position, s)| (s.member.as_str(), position)).collect();
+    by_member.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    // (Smaller blocks when a test makes statements smaller, so that its lookups cross blocks.)
+    let blocks: Vec<(&str, String)> = by_member
+        .chunks(MEMBER_BLOCK.min(batch))
+        .map(|block| {
+            let mut text = String::with_capacity(block.len() * 20);
+            for (i, (member, position)) in block.iter().enumerate() {
+                let _ = write!(text, "{}{member},{position}", if i == 0 { "" } else { " " });
+            }
+            (block[0].0, text)
+        })
+        .collect();
+    for chunk in blocks.chunks(INSERT_CHUNK) {
+        let sql = multi_row_insert(
+            backend,
+            "INSERT INTO standing_members (board, period, revision, first_member, members) VALUES ",
+            5,
+            chunk.len(),
+        );
+        let mut query = sqlx::query(&sql);
+        for (first, text) in chunk {
+            query = query.bind(slug).bind(&key).bind(revision).bind(*first).bind(text.as_str());
+        }
+        query.execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
+/// Members per row of `standing_members`: a million-member settlement writes a thousand rows
+/// there, and a lookup reads one row of about 16 KiB.
+const MEMBER_BLOCK: usize = 1000;
+
+/// Standings per row of `standing_blocks`: a page of SETTLEMENT_PAGE standings reads one or two
+/// rows of a few tens of KiB.
+const STANDING_BLOCK: usize = 1000;
+
+/// Rows of `standing_blocks` per INSERT: a few MiB of text per statement.
+const BLOCKS_PER_INSERT: usize = 100;
+
+/// The final totals of a period: every member with at least one applied write who is not hidden
+/// (a hidden member has no standing; its total and entries stay in the ledger). Read in pages by
+/// member, each page packed by the server into one text of `member,points,reach_seq` items
+/// separated by spaces (member ids hold neither), because fetching a million rows one by one
+/// through sqlx's `Any` driver cost several seconds (docs/BENCHMARKS.md, settle).
+async fn final_totals(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &str,
+    period: &str,
+) -> Result<Vec<FinalTotal>, LedgerError> {
+    let concat = match backend {
+        Backend::Sqlite => "group_concat",
+        Backend::Postgres => "string_agg",
+    };
+    // MAX(member) is the page's last member in the order of the key the page was read by.
+    let sql = format!(
+        "SELECT {concat}(member || ',' || points || ',' || reach_seq, ' ') AS page, MAX(member) AS last, \
+         COUNT(*) AS n FROM (SELECT member, points, reach_seq FROM totals WHERE board = $1 AND period = $2 \
+         AND member > $3 AND version > 0 AND hidden = 0 ORDER BY member LIMIT $4) AS t"
+    );
+    let page_size = settle_batch() as i64;
+    super::in_key_order(tx, backend).await?;
+    let totals = read_total_pages(tx, &sql, board, period, page_size).await;
+    if backend == Backend::Postgres {
+        // The rest of the settlement plans as usual.
+        sqlx::query("SET LOCAL enable_sort = on").execute(&mut **tx).await?;
+    }
+    totals
+}
+
+async fn read_total_pages(
+    tx: &mut Tx,
+    sql: &str,
+    board: &str,
+    period: &str,
+    page_size: i64,
+) -> Result<Vec<FinalTotal>, LedgerError> {
+    let mut totals = Vec::new();
+    let mut after = String::new();
+    loop {
+        let row = sqlx::query(sql)
+            .bind(board)
+            .bind(period)
+            .bind(&after)
+            .bind(page_size)
+            .fetch_one(&mut **tx)
+            .await?;
+        let n: i64 = row.try_get("n")?;
+        if n == 0 {
+            break;
+        }
+        let page: String = row.try_get("page")?;
+        for item in page.split(' ') {
+            let corrupt = || LedgerError::Corrupt(format!("total {item:?} of {board} {period}"));
+            let mut parts = item.split(',');
+            let (Some(member), Some(points), Some(reach_seq), None) =
+                (parts.next(), parts.next(), parts.next(), parts.next())
+            else {
+                return Err(corrupt());
+            };
+            totals.push(FinalTotal {
+                member: member_id(member.to_owned())?,
+                points: points.parse().map_err(|_| corrupt())?,
+                reach_seq: reach_seq.parse().map_err(|_| corrupt())?,
+            });
+        }
+        if n < page_size {
+            break;
+        }
+        after = row.try_get("last")?;
+    }
+    Ok(totals)
+}
+
+/// A JSON text (a block of standings).
+fn json_text(value: &(impl serde::Serialize + ?Sized)) -> Result<String, LedgerError> {
+    serde_json::to_string(value).map_err(|e| LedgerError::Corrupt(e.to_string()))
+}
+
+/// One outbox row per prized member, keyed for the receiver by `laurel:<board>:<period>:<revision>:<member>`.
+async fn insert_rewards(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &str,
+    period: &str,
+    revision: i64,
+    standings: &[Standing],
+    now: jiff::Timestamp,
+) -> Result<(), LedgerError> {
+    let prized: Vec<&Standing> = standings.iter().filter(|s| s.prize.is_some()).collect();
+    for chunk in prized.chunks(INSERT_CHUNK) {
+        let sql = multi_row_insert(
+            backend,
+            "INSERT INTO rewards (board, period, revision, member, rank, prize, idempotency_key, next_attempt_at) VALUES ",
+            8,
+            chunk.len(),
+        );
+        let mut query = sqlx::query(&sql);
+        for s in chunk {
+            query = query
+                .bind(board)
+                .bind(period)
+                .bind(revision)
+                .bind(s.member.as_str())
+                .bind(s.rank as i64)
+                .bind(s.prize.as_deref())
+                .bind(format!("laurel:{board}:{period}:{revision}:{}", s.member))
+                .bind(micros(now));
+        }
+        query.execute(&mut **tx).await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,94 @@
+//! The small SQL helpers the ledger's write paths share: placeholders for statements built at run
+//! time, the rows per multi-row INSERT, and the decoding of stored keys and states. Kept in one
+//! place so that every statement built at run time numbers its parameters the same way.
+
+use super::{Backend, LedgerError};
+use domain::lifecycle::State;
+use domain::{BoardSlug, MemberId, PeriodKey};
+use std::fmt::Write as _;
+
+/// Rows per multi-row INSERT when a settlement writes its rewards and an import its totals
+/// (at most 9 columns: 4 500 parameters, within SQLite's and PostgreSQL's limits).
+pub(super) const INSERT_CHUNK: usize = 500;
+
+/// Placeholders for a statement built at run time: anonymous `?` on SQLite (see
+/// `multi_row_insert`), numbered `$n` on PostgreSQL, in the order they are written.
+pub(super) struct Params {
+    backend: Backend,
+    next: usize,
+}
+
+impl Params {
+    pub(super) fn new(backend: Backend) -> Self {
+        Self { backend, next: 1 }
+    }
+
+    /// `n` placeholders separated by commas.
+    pub(super) fn list(&mut self, n: usize) -> String {
+        let mut out = String::with_capacity(n * 6);
+        for i in 0..n {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            match self.backend {
+                Backend::Sqlite => out.push('?'),
+                Backend::Postgres => {
+                    let _ = write!(out, "${}", self.next);
+                }
+            }
+            self.next += 1;
+        }
+        out
+    }
+}
+
+/// `prefix` followed by `rows` groups of `columns` placeholders. SQLite gets anonymous `?`
+/// (it resolves `$n` by name, one parameter at a time — quadratic in a 4 000-parameter
+/// statement); PostgreSQL gets `$n`.
+pub(super) fn multi_row_insert(backend: Backend, prefix: &str, columns: usize, rows: usize) -> String {
+    let mut p = Params::new(backend);
+    let mut sql = String::with_capacity(prefix.len() + rows * columns * 6);
+    sql.push_str(prefix);
+    for row in 0..rows {
+        sql.push_str(if row == 0 { "(" } else { ", (" });
+        sql.push_str(&p.list(columns));
+        sql.push(')');
+    }
+    sql
+}
+
+pub(super) fn parse_state(s: &str) -> Result<State, LedgerError> {
+    State::parse(s).ok_or_else(|| LedgerError::Corrupt(format!("unknown period state {s:?}")))
+}
+
+pub(super) fn period_key(s: &str) -> Result<PeriodKey, LedgerError> {
+    PeriodKey::parse(s).map_err(|e| LedgerError::Corrupt(e.to_string()))
+}
+
+pub(super) fn member_id(s: String) -> Result<MemberId, LedgerError> {
+    MemberId::parse(s).map_err(|e| LedgerError::Corrupt(e.to_string()))
+}
+
+pub(super) fn slug(s: String) -> Result<BoardSlug, LedgerError> {
+    BoardSlug::parse(s).map_err(|e| LedgerError::Corrupt(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Backend, Params, multi_row_insert};
+
+    #[test]
+    fn multi_row_inserts_use_each_backends_placeholders() {
+        let sql = |backend| multi_row_insert(backend, "INSERT INTO t (a, b) VALUES ", 2, 2);
+        assert_eq!(sql(Backend::Postgres), "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4)");
+        assert_eq!(sql(Backend::Sqlite), "INSERT INTO t (a, b) VALUES (?, ?), (?, ?)");
+    }
+
+    #[test]
+    fn params_number_on_from_where_they_left_off() {
+        let mut p = Params::new(Backend::Postgres);
+        assert_eq!((p.list(1), p.list(3)), ("$1".to_owned(), "$2, $3, $4".to_owned()));
+        let mut p = Params::new(Backend::Sqlite);
+        assert_eq!((p.list(2), p.list(1)), ("?, ?".to_owned(), "?".to_owned()));
+    }
+}

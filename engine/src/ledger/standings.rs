@@ -1,0 +1,248 @@
+//! Reading settlements in the ledger: a period's latest settlement, and its standings by
+//! position, by member or by points. Standings are stored in blocks (written by `settle.rs`),
+//! unpacked here.
+
+use super::sql::member_id;
+use super::{Ledger, LedgerError, instant};
+use domain::settlement::Standing;
+use domain::view::Settlement;
+use domain::{BoardSlug, MemberId, PeriodKey};
+use sqlx::Row;
+
+/// How many standings a settlement answers at once.
+pub const SETTLEMENT_PAGE: u64 = 1000;
+
+/// A window of a settled period's standings: the number of members and the rows from `from`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StandingsWindow {
+    pub total: u64,
+    pub rows: Vec<Standing>,
+}
+
+impl Ledger {
+    /// A period's latest settlement with `limit` of its standings from position `offset`, if it
+    /// was settled.
+    pub async fn settlement(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        offset: u64,
+        limit: u64,
+    ) -> Result<Option<Settlement>, LedgerError> {
+        let key = period.to_string();
+        let Some(row) = sqlx::query(
+            "SELECT revision, rule_version, watermark, digest, members, actor, settled_at FROM settlements \
+             WHERE board = $1 AND period = $2 ORDER BY revision DESC LIMIT 1",
+        )
+        .bind(board.as_str())
+        .bind(&key)
+        .fetch_optional(&self.pool)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let revision: i64 = row.try_get("revision")?;
+        let standings = self.standings(board, period, revision, offset, limit).await?;
+        Ok(Some(Settlement {
+            board: board.clone(),
+            period: *period,
+            revision,
+            rule_version: row.try_get("rule_version")?,
+            watermark: row.try_get("watermark")?,
+            digest: row.try_get("digest")?,
+            members: row.try_get::<i64, _>("members")? as u64,
+            actor: row.try_get("actor")?,
+            settled_at: instant(row.try_get("settled_at")?)?,
+            offset,
+            standings,
+        }))
+    }
+
+    /// A slice of a settlement's standings, by position.
+    pub async fn standings(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        revision: i64,
+        offset: u64,
+        limit: u64,
+    ) -> Result<Vec<Standing>, LedgerError> {
+        read_standings(&self.pool, board.as_str(), &period.to_string(), revision, offset, limit).await
+    }
+
+    /// The revision and member count of a period's latest settlement, if it was settled.
+    async fn latest_settlement(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+    ) -> Result<Option<(i64, u64)>, LedgerError> {
+        let row = sqlx::query(
+            "SELECT revision, members FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision DESC LIMIT 1",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| Ok((r.try_get("revision")?, r.try_get::<i64, _>("members")? as u64))).transpose()
+    }
+
+    /// `count` standings from position `from` of a period's latest settlement.
+    pub async fn standings_window(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        from: u64,
+        count: u64,
+    ) -> Result<StandingsWindow, LedgerError> {
+        let Some((revision, total)) = self.latest_settlement(board, period).await? else {
+            return Ok(StandingsWindow { total: 0, rows: Vec::new() });
+        };
+        Ok(StandingsWindow { total, rows: self.standings(board, period, revision, from, count).await? })
+    }
+
+    /// A member's position (0-based) in a period's latest standings.
+    pub async fn standing_position(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        member: &MemberId,
+    ) -> Result<Option<u64>, LedgerError> {
+        // The block that would hold the member: the last one starting at or before it.
+        let row = sqlx::query(&format!(
+            "SELECT members FROM standing_members WHERE board = $1 AND period = $2 AND revision = {LATEST} \
+             AND first_member <= $3 ORDER BY first_member DESC LIMIT 1"
+        ))
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .bind(member.as_str())
+        .fetch_optional(&self.pool)
+        .await?;
+        match row {
+            Some(row) => position_in_block(&row.try_get::<String, _>("members")?, member.as_str()),
+            None => Ok(None),
+        }
+    }
+
+    /// How many members of a period's latest standings have at least `min_points`.
+    pub async fn standings_at_least(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        min_points: i64,
+    ) -> Result<u64, LedgerError> {
+        let Some((revision, total)) = self.latest_settlement(board, period).await? else {
+            return Ok(0);
+        };
+        // Points never rise along positions, so neither do the blocks' last (lowest) points: the
+        // members with at least `min_points` end in the first block whose last points are below
+        // them. Its last points are the highest below `min_points`; among blocks with equal last
+        // points, the first. Two lookups of `standing_blocks_by_points`, then one block unpacked.
+        let row = sqlx::query(
+            "SELECT first_position, rows FROM standing_blocks WHERE board = $1 AND period = $2 AND revision = $3 \
+             AND last_points = (SELECT MAX(last_points) FROM standing_blocks WHERE board = $1 AND period = $2 \
+             AND revision = $3 AND last_points < $4) ORDER BY first_position LIMIT 1",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .bind(revision)
+        .bind(min_points)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(row) = row else {
+            return Ok(total);
+        };
+        let first: i64 = row.try_get("first_position")?;
+        let block = unpack_block(&row.try_get::<String, _>("rows")?)?;
+        Ok(first as u64 + block.partition_point(|s| s.points >= min_points) as u64)
+    }
+}
+
+/// The latest settlement revision of a period (0 when there is none).
+const LATEST: &str = "(SELECT COALESCE(MAX(revision), 0) FROM settlements WHERE board = $1 AND period = $2)";
+
+/// `limit` standings from position `offset` of a settlement: the blocks from the last one
+/// starting at or before `offset` to the last one starting before the slice's end, unpacked.
+/// The blocks' own first positions and lengths say where they stand, whatever block size wrote
+/// them.
+pub(super) async fn read_standings<'e>(
+    executor: impl sqlx::Executor<'e, Database = sqlx::Any>,
+    board: &str,
+    period: &str,
+    revision: i64,
+    offset: u64,
+    limit: u64,
+) -> Result<Vec<Standing>, LedgerError> {
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    let from = offset.min(i64::MAX as u64) as i64;
+    let end = offset.saturating_add(limit).min(i64::MAX as u64) as i64;
+    let rows = sqlx::query(
+        "SELECT first_position, rows FROM standing_blocks WHERE board = $1 AND period = $2 AND revision = $3 \
+         AND first_position >= (SELECT COALESCE(MAX(first_position), 0) FROM standing_blocks \
+         WHERE board = $1 AND period = $2 AND revision = $3 AND first_position <= $4) \
+         AND first_position < $5 ORDER BY first_position",
+    )
+    .bind(board)
+    .bind(period)
+    .bind(revision)
+    .bind(from)
+    .bind(end)
+    .fetch_all(executor)
+    .await?;
+    let corrupt = |at: i64| {
+        LedgerError::Corrupt(format!("standing block at {at} of {board} {period} revision {revision}"))
+    };
+    let mut out = Vec::new();
+    let mut next: Option<i64> = None;
+    for row in &rows {
+        let first: i64 = row.try_get("first_position")?;
+        // Blocks follow one another without a gap, from a block holding `offset`.
+        if next.is_some_and(|next| next != first) || (next.is_none() && first > from) {
+            return Err(corrupt(first));
+        }
+        let block = unpack_block(&row.try_get::<String, _>("rows")?)?;
+        next = Some(first + block.len() as i64);
+        let skip = (from - first).max(0) as usize;
+        let wanted = (end - from) as usize - out.len();
+        out.extend(block.into_iter().skip(skip).take(wanted));
+    }
+    Ok(out)
+}
+
+/// The standings of one block: its JSON array of `[rank, member, points, prize]` in position order.
+fn unpack_block(text: &str) -> Result<Vec<Standing>, LedgerError> {
+    let items: Vec<(u64, String, i64, Option<String>)> =
+        serde_json::from_str(text).map_err(|e| LedgerError::Corrupt(format!("standing block: {e}")))?;
+    items
+        .into_iter()
+        .map(|(rank, member, points, prize)| Ok(Standing { rank, member: member_id(member)?, points, prize }))
+        .collect()
+}
+
+/// The position of `member` in a block of `standing_members` (`member,position` items in member
+/// byte order, separated by spaces).
+fn position_in_block(block: &str, member: &str) -> Result<Option<u64>, LedgerError> {
+    let corrupt = || LedgerError::Corrupt(format!("member block holding {member}"));
+    for item in block.split(' ') {
+        let (m, position) = item.split_once(',').ok_or_else(corrupt)?;
+        if m == member {
+            return Ok(Some(position.parse().map_err(|_| corrupt())?));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::position_in_block;
+
+    #[test]
+    fn a_member_block_answers_the_position_of_its_members_only() {
+        let block = "A,7 a,0 a.b,3 u1,12";
+        assert_eq!(position_in_block(block, "a.b").unwrap(), Some(3));
+        assert_eq!(position_in_block(block, "A").unwrap(), Some(7));
+        assert_eq!(position_in_block(block, "a.").unwrap(), None);
+        assert!(position_in_block("u1", "u1").is_err());
+    }
+}
