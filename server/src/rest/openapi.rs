@@ -591,6 +591,33 @@ pub(super) mod tests {
 
     /// Routes of the contract (docs/API.md), with the router's parameter names, and the ingest
     /// key routes (issue 6).
+    /// The route lines of docs/API.md: "- `METHOD /path` — …" (the convention it states).
+    fn contract_routes() -> BTreeSet<(String, String)> {
+        include_str!("../../../docs/API.md")
+            .lines()
+            .filter_map(|line| line.strip_prefix("- `"))
+            .filter_map(|rest| rest.split_once('`').map(|(route, _)| route))
+            .filter_map(|route| route.split_once(' '))
+            .filter(|(method, path)| {
+                method.chars().all(|c| c.is_ascii_uppercase()) && path.starts_with("/api/v1/")
+            })
+            .map(|(method, path)| (path.to_owned(), method.to_ascii_lowercase()))
+            .collect()
+    }
+
+    #[test]
+    fn docs_api_md_names_exactly_the_routes_of_the_openapi_document() {
+        let contract = contract_routes();
+        assert!(contract.len() > 25, "the route lines of docs/API.md: {contract:?}");
+        let documented = documented_routes(&document());
+        let missing: Vec<_> = documented.difference(&contract).collect();
+        let extra: Vec<_> = contract.difference(&documented).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "not in docs/API.md: {missing:?}; only there: {extra:?}"
+        );
+    }
+
     #[test]
     fn the_openapi_document_holds_every_route_of_the_contract() {
         const P: &str = "/api/v1/boards/{board}/periods/{period}";
