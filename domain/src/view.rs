@@ -163,6 +163,9 @@ pub struct MemberView {
     pub member: MemberId,
     /// None when the member has no points in the period.
     pub standing: Option<Entry>,
+    /// Where the standing was read from (None with no standing).
+    #[serde(default)]
+    pub standing_source: Option<ReadSource>,
     pub entries: Vec<LedgerEntry>,
     /// Pass as `before` to read older entries.
     pub older: Option<i64>,

@@ -581,9 +581,9 @@ impl Engine {
     ) -> Result<MemberView, EngineError> {
         check_limit(limit)?;
         let slug = &board.slug;
-        let standing = match self.member_rank(slug, Some(&key.to_string()), member).await {
-            Ok(entry) => Some(entry),
-            Err(EngineError::NotFound { .. }) => None,
+        let (standing, standing_source) = match self.around(slug, Some(&key.to_string()), member, 0).await {
+            Ok(page) => (page.entries.into_iter().next(), Some(page.source)),
+            Err(EngineError::NotFound { .. }) => (None, None),
             Err(e) => return Err(e),
         };
         let entries = self.ledger.member_entries(slug, &key, member, before, limit).await?;
@@ -593,6 +593,7 @@ impl Engine {
             period: key,
             member: member.clone(),
             standing,
+            standing_source,
             entries,
             older,
         })

@@ -314,6 +314,11 @@ mod tests {
         assert!(html.contains("data-testid=\"from-ledger\""), "the page says where the rows came from");
         assert!(html.contains("ann") && html.contains("bob"), "the rows are in the server HTML");
         assert!(html.contains("state-open"), "the badge is the period's state as read with the rows");
+        let period = board.period_at(jiff::Timestamp::now());
+        let (status, html) = get_text(&router, &format!("/b/weekly/{period}/m/ann")).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(html.contains("data-testid=\"from-ledger\""), "the member page says so too");
+        assert!(html.contains("data-testid=\"rank\">1<"), "ann is first: {html}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

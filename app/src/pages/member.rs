@@ -1,6 +1,6 @@
 use crate::api::read_member;
 use crate::components::error_view::ErrorView;
-use domain::view::{LedgerEntry, MemberView};
+use domain::view::{LedgerEntry, MemberView, ReadSource};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
@@ -46,7 +46,7 @@ pub(crate) fn change(e: &LedgerEntry) -> String {
 
 #[component]
 fn Member(v: MemberView) -> impl IntoView {
-    let MemberView { board, period, member, standing, entries, older } = v;
+    let MemberView { board, period, member, standing, standing_source, entries, older } = v;
     let back = format!("/b/{}/{period}?find={member}", board.slug);
     let name = standing.as_ref().map_or(member.to_string(), |s| s.name().to_owned());
     view! {
@@ -54,6 +54,11 @@ fn Member(v: MemberView) -> impl IntoView {
         <p><a href=back>{format!("← {} {period}", board.title)}</a></p>
         <h1>{name.clone()}</h1>
         <p class="meta">{format!("member {member}")}</p>
+        {(standing_source == Some(ReadSource::Ledger)).then(|| view! {
+            <p class="notice degraded" role="status" data-testid="from-ledger">
+                "Live ranking unavailable; the rank is from the ledger's totals."
+            </p>
+        })}
         {match standing {
             Some(s) => view! {
                 <p class="standing">

@@ -49,7 +49,7 @@ fn Drill(
     visibility: ServerAction<SetVisibility>,
 ) -> impl IntoView {
     let MemberAdminView { view, hidden, points, .. } = v;
-    let MemberView { board, period, member, standing, entries, older } = view;
+    let MemberView { board, period, member, standing, entries, older, .. } = view;
     let visibility_error = move || visibility.value().get().and_then(Result::err);
     let visibility_pending = visibility.pending();
     let (visibility_step, label, consequence, button) = if hidden {
