@@ -27,8 +27,9 @@ pub(crate) struct LedgerOrder {
     tie_base: i64,
 }
 
-/// The orders read recently, by board and period. Loading holds the lock, so readers of a period
-/// that is being read wait for that one read instead of starting their own.
+/// The orders read recently, by board and period. Loading holds the one lock, so concurrent
+/// readers wait for that read instead of starting their own — readers of other periods too, which
+/// is acceptable only because this path runs while Redis is down (a lock per period would lift it).
 #[derive(Default)]
 pub struct LedgerOrders(tokio::sync::Mutex<HashMap<(BoardSlug, PeriodKey), Arc<LedgerOrder>>>);
 
