@@ -71,9 +71,11 @@ impl From<engine::EngineError> for AppError {
         match e {
             E::NotFound { what } => AppError::NotFound(format!("{what} not found")),
             E::Gone(reason) => AppError::NotFound(reason),
-            E::Invalid(_) | E::WrongOperator { .. } | E::BoardExists(_) | E::Conflict { .. } => {
-                AppError::Invalid(e.to_string())
-            }
+            E::Invalid(_)
+            | E::WrongOperator { .. }
+            | E::BatchTooLarge { .. }
+            | E::BoardExists(_)
+            | E::Conflict { .. } => AppError::Invalid(e.to_string()),
             E::Ledger(_) | E::Redis(_) => {
                 tracing::error!(error = %e, "server function failed");
                 AppError::Unavailable

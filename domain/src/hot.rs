@@ -78,6 +78,7 @@ pub struct HotSpec {
 
 /// A hot board's accepted definition: every value is in range and the set is coherent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HotRules {
     pub bucket_seconds: u64,
     pub window_buckets: u32,
@@ -334,6 +335,7 @@ pub struct HotEntry {
 
 /// A hot board's window, in numbers and in words.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HotWindow {
     pub seconds: u64,
     pub buckets: u32,
@@ -358,8 +360,10 @@ impl HotWindow {
 
 /// The public list of a hot board: the latest snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HotList {
     /// When the snapshot was taken (the Redis server's clock); None before the first one.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub updated_at: Option<jiff::Timestamp>,
     /// How often a new list is published.
     pub snapshot_seconds: u64,

@@ -107,10 +107,10 @@ pub struct LedgerEntry {
     pub occurred_at: Timestamp,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub recorded_at: Timestamp,
-    /// Caller-supplied JSON, as text (the REST API answers it parsed, as its schema says).
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<serde_json::Value>))]
-    pub metadata: Option<String>,
+    /// The JSON the write carried; null when it carried none.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub metadata: Option<serde_json::Value>,
     /// Why an admin made this entry (corrections, revocations, accepted late writes).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub reason: Option<String>,
@@ -342,9 +342,13 @@ pub struct RewardAttempt {
 /// `/api/v1/openapi.json`. They are written here, beside the one derive per read model, and built
 /// from the types' own tables (`ALL`, `MAX_LEN`) so that a new word shows up by itself.
 #[cfg(feature = "openapi")]
+pub use schema::period_state;
+
+#[cfg(feature = "openapi")]
 mod schema {
     use super::VisibilityOutcome;
     use crate::board::Prize;
+    use crate::hot::{Aggregate, WriteMode};
     use crate::ids::{BoardSlug, EventId, MemberId};
     use crate::kinds::{Cadence, Operator, TiePolicy};
     use crate::lifecycle::State;
@@ -444,6 +448,17 @@ mod schema {
             "What a write did; each operator answers some of these.",
             Outcome::ALL.iter().map(|o| o.as_str())
         )
+    );
+    named_schema!(
+        WriteMode,
+        words(
+            "How a hit changes a member's score in the current bucket.",
+            WriteMode::ALL.iter().map(|m| m.as_str())
+        )
+    );
+    named_schema!(
+        Aggregate,
+        words("How the window's buckets are merged.", Aggregate::ALL.iter().map(|a| a.as_str()))
     );
     named_schema!(
         VisibilityOutcome,

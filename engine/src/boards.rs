@@ -8,16 +8,22 @@ use serde::Serialize;
 
 /// A board with the state of its current period, as the API returns it.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = Board))]
 pub struct BoardDetails {
     #[serde(flatten)]
     pub summary: BoardSummary,
     pub min_points: i64,
     pub max_points: i64,
+    /// B of the `first_reached` codec (1 under `shared`).
     pub tie_base: i64,
     pub freeze_grace_seconds: i64,
     pub prizes: Vec<domain::board::Prize>,
+    /// The current period's lifecycle state.
+    #[cfg_attr(feature = "openapi", schema(schema_with = domain::view::period_state))]
     pub state: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub starts_at: jiff::Timestamp,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub ends_at: jiff::Timestamp,
 }
 

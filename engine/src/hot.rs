@@ -64,8 +64,10 @@ pub struct Hit {
 
 /// What happened to a hit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HitOutcome {
     pub result: HitResult,
+    /// Why it was rejected.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The member's score in the current bucket afterwards.
@@ -81,10 +83,12 @@ impl HitOutcome {
 
 /// A hot board as the API shows it: its definition and its window in words.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = HotBoard))]
 pub struct HotBoardDetails {
     pub slug: BoardSlug,
     pub title: String,
     /// Always `hot`.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "hot"))]
     pub cadence: &'static str,
     #[serde(flatten)]
     pub rules: domain::hot::HotRules,

@@ -71,6 +71,8 @@ pub enum EngineError {
     BoardExists(String),
     #[error("this board's operator is {board}; the endpoint is for {sent}")]
     WrongOperator { board: domain::Operator, sent: domain::Operator },
+    #[error("a batch holds at most {max} writes, got {got}")]
+    BatchTooLarge { max: usize, got: usize },
     /// A lifecycle rule refused the change; `code` is the API's machine-readable reason
     /// (`invalid_transition`, `period_settled`, `late_pending`, …).
     #[error("{detail}")]

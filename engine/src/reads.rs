@@ -8,7 +8,6 @@
 
 use crate::redis::{RawPage, Source, Window};
 use crate::{Engine, EngineError};
-use bytes::Bytes;
 use domain::lifecycle::State;
 use domain::view::{
     BoardSummary, CursorPage, Entry, LedgerEntry, MemberView, PeriodInfo, RankingPage, ReadSource,
@@ -16,7 +15,8 @@ use domain::view::{
 };
 use domain::{Board, BoardSlug, MemberId, PeriodKey, ranking};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The most entries one page may hold.
@@ -47,12 +47,10 @@ pub type StateCache = Mutex<HashMap<(BoardSlug, PeriodKey), (Instant, State)>>;
 /// The most top-N pages kept at once (over all boards, periods and limits).
 const TOP_CACHE_PAGES: usize = 1024;
 
-/// One cached top-N page and, made at most once while it is cached, its rendering for the REST
-/// API (see [`Engine::top_rendered`]), so a cached read is a lookup and a reference count.
+/// One cached top-N page.
 struct TopPage {
     at: Instant,
-    page: RankingPage,
-    rendered: OnceLock<Bytes>,
+    page: Arc<RankingPage>,
 }
 
 /// Top-N pages by board, then (period, limit), each kept at most [`TOP_CACHE_TTL`]. Keyed by
@@ -60,17 +58,8 @@ struct TopPage {
 #[derive(Default)]
 pub struct TopCache {
     pages: Mutex<HashMap<BoardSlug, TopPages>>,
-    /// The same pages rendered, by the words a reader asked for them with (see
-    /// [`Engine::top_asked`]).
-    asked: Mutex<HashMap<Box<str>, AskedTop>>,
-}
-
-/// A rendered top-N page and how long the words it was asked with still mean it: at most
-/// [`TOP_CACHE_TTL`], and, for the current period, not past its end.
-struct AskedTop {
-    board: BoardSlug,
-    until: Instant,
-    body: Bytes,
+    /// Bumped whenever cached reads of some board may no longer hold (see [`Engine::read_epoch`]).
+    epoch: AtomicU64,
 }
 
 /// One board's cached top-N pages by (period, limit).
@@ -93,18 +82,15 @@ impl TopCache {
         }
         pages.entry(board.clone()).or_default().insert((period, limit), page);
     }
+}
 
-    fn keep_asked(&self, asked: &str, top: AskedTop) {
-        let mut all = self.asked.lock().expect("top cache");
-        if all.len() >= TOP_CACHE_PAGES {
-            let now = Instant::now();
-            all.retain(|_, top| top.until > now);
-        }
-        // Whatever else readers ask with, the pages of the readers before them stay.
-        if all.len() < TOP_CACHE_PAGES {
-            all.insert(asked.into(), top);
-        }
-    }
+/// A top-N page shared by every reader of its second, and until when the words it was asked
+/// with still mean it: at most [`TOP_CACHE_TTL`] after it was read and, for `current`, never
+/// past the period's end (from then on `current` names the next period).
+#[derive(Debug, Clone)]
+pub struct SharedTop {
+    pub page: Arc<RankingPage>,
+    pub until: Instant,
 }
 
 /// A read's answer and where it came from.
@@ -203,7 +189,7 @@ impl Engine {
     pub(crate) fn forget_cached(&self, board: &BoardSlug) {
         self.states.lock().expect("state cache").retain(|(b, _), _| b != board);
         self.top_cache.pages.lock().expect("top cache").remove(board);
-        self.top_cache.asked.lock().expect("top cache").retain(|_, top| top.board != *board);
+        self.top_cache.epoch.fetch_add(1, Ordering::Release);
     }
 
     /// All boards, each with its current period.
@@ -263,68 +249,42 @@ impl Engine {
         period: Option<&str>,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
-        check_limit(limit)?;
-        let board = self.shared_board(slug).await?;
-        let period = self.period_of(&board, period)?;
-        Ok(self.top_page(&board, period, limit).await?.page.clone())
+        Ok(self.top_shared(slug, period, limit).await?.page.as_ref().clone())
     }
 
-    /// [`Engine::top`] as the bytes `render` makes of it. `render` runs once per cached page (at
-    /// most once a second per board, period and limit); every reader in between shares its
-    /// bytes. Only one rendering is kept per page: every caller must pass the same `render`.
-    ///
-    /// `asked` is how the reader asked for the page (for the REST API, the request target): the
-    /// bytes are kept under it too, and [`Engine::top_asked`] answers a reader who asks the same
-    /// way without resolving the board and the period again.
-    pub async fn top_rendered(
+    /// [`Engine::top`] without a copy, with how long the page may be answered again to the same
+    /// words (a server may keep what it made of it until then; see [`Engine::read_epoch`]).
+    pub async fn top_shared(
         &self,
         slug: &BoardSlug,
         period: Option<&str>,
         limit: u64,
-        render: fn(&RankingPage) -> Vec<u8>,
-        asked: Option<&str>,
-    ) -> Result<Bytes, EngineError> {
+    ) -> Result<SharedTop, EngineError> {
         check_limit(limit)?;
         let board = self.shared_board(slug).await?;
         let key = self.period_of(&board, period)?;
-        let top = self.top_page(&board, key, limit).await?;
-        let body = top.rendered.get_or_init(|| Bytes::from(render(&top.page))).clone();
-        if let Some(asked) = asked {
-            let mut until = top.at + TOP_CACHE_TTL;
-            if matches!(period, None | Some("current")) {
-                // "current" names the next period from the end of this one on.
-                let left = key.span(&board.zone).end.duration_since(jiff::Timestamp::now());
-                let left = Duration::try_from(left).unwrap_or(Duration::ZERO);
-                until = until.min(Instant::now() + left);
+        let top = match self.top_cache.fresh(&board.slug, key, limit) {
+            Some(top) => top,
+            None => {
+                let page = self.read_window(&board, key, Source::Live, Window::Offset(0), limit).await?;
+                let top = Arc::new(TopPage { at: Instant::now(), page: Arc::new(page) });
+                self.top_cache.keep(&board.slug, key, limit, Arc::clone(&top));
+                top
             }
-            let asked_top = AskedTop { board: slug.clone(), until, body: body.clone() };
-            self.top_cache.keep_asked(asked, asked_top);
+        };
+        let mut until = top.at + TOP_CACHE_TTL;
+        if matches!(period, None | Some("current")) {
+            let left = key.span(&board.zone).end.duration_since(jiff::Timestamp::now());
+            until = until.min(Instant::now() + Duration::try_from(left).unwrap_or(Duration::ZERO));
         }
-        Ok(body)
+        Ok(SharedTop { page: Arc::clone(&top.page), until })
     }
 
-    /// The bytes [`Engine::top_rendered`] answered a reader who asked for a top page in the same
-    /// words, while they still hold (at most [`TOP_CACHE_TTL`], and never past the end of the
-    /// current period): a lookup, so a cached read costs about what an answer from memory must.
-    pub fn top_asked(&self, asked: &str) -> Option<Bytes> {
-        let all = self.top_cache.asked.lock().expect("top cache");
-        let top = all.get(asked)?;
-        (Instant::now() < top.until).then(|| top.body.clone())
-    }
-
-    async fn top_page(
-        &self,
-        board: &Board,
-        period: PeriodKey,
-        limit: u64,
-    ) -> Result<Arc<TopPage>, EngineError> {
-        if let Some(top) = self.top_cache.fresh(&board.slug, period, limit) {
-            return Ok(top);
-        }
-        let page = self.read_window(board, period, Source::Live, Window::Offset(0), limit).await?;
-        let top = Arc::new(TopPage { at: Instant::now(), page, rendered: OnceLock::new() });
-        self.top_cache.keep(&board.slug, period, limit, Arc::clone(&top));
-        Ok(top)
+    /// A number that changes whenever something this process did (a transition, a hide, an
+    /// import, a rebuild) may have made a cached read wrong before its time is up. Whoever keeps
+    /// answers made from reads compares it before answering one again.
+    pub fn read_epoch(&self) -> u64 {
+        self.top_cache.epoch.load(Ordering::Acquire)
     }
 
     /// The page strictly after a keyset cursor (None: from the top), and the cursor to continue.

@@ -6,7 +6,7 @@ use crate::ledger::Recorded;
 use crate::redis::ProjectedTotal;
 use crate::{Engine, EngineError};
 use domain::write::{Outcome, Write};
-use domain::{Board, MemberId, PeriodKey};
+use domain::{Board, MemberId, Operator, PeriodKey};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The most writes one batch may carry.
@@ -20,18 +20,28 @@ pub struct WriteResult {
     pub projected: bool,
 }
 
+/// What a batch of `len` writes with operator `sent` must meet before any of it is recorded: the
+/// board's operator, and at most [`MAX_BATCH`] writes. [`Engine::record`] checks it; an edge may
+/// check it before it parses the writes, so a refused batch costs no parsing.
+pub fn check_batch(board: &Board, sent: Operator, len: usize) -> Result<(), EngineError> {
+    if sent != board.operator {
+        return Err(EngineError::WrongOperator { board: board.operator, sent });
+    }
+    if len > MAX_BATCH {
+        return Err(EngineError::BatchTooLarge { max: MAX_BATCH, got: len });
+    }
+    Ok(())
+}
+
 impl Engine {
     /// Records writes on `board` in one ledger transaction, then projects the totals that changed.
-    /// Every write must use the board's operator (checked by the caller's endpoint).
+    /// The batch must meet [`check_batch`].
     pub async fn record(&self, board: &Board, writes: &[Write]) -> Result<Vec<WriteResult>, EngineError> {
-        if writes.len() > MAX_BATCH {
-            return Err(EngineError::Invalid(format!("a batch holds at most {MAX_BATCH} writes")));
-        }
-        if let Some(w) = writes.iter().find(|w| w.change.operator() != Some(board.operator)) {
+        for w in writes {
             let Some(sent) = w.change.operator() else {
                 return Err(EngineError::Invalid("corrections go through Engine::correct".into()));
             };
-            return Err(EngineError::WrongOperator { board: board.operator, sent });
+            check_batch(board, sent, writes.len())?;
         }
         // Writes no period of the board can hold are answered here and never reach the ledger.
         let admitted: Vec<Result<(), String>> =

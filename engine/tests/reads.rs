@@ -216,7 +216,7 @@ async fn why_this_score_lists_the_members_entries_newest_first() {
         let ids: Vec<_> = first.iter().map(|en| en.external_id.clone().unwrap()).collect();
         assert_eq!(ids, vec!["e4", "e3", "e2"], "{}", t.name);
         assert_eq!(first[0].delta, Some(5));
-        assert_eq!(first[0].metadata.as_deref(), Some(r#"{"task":4}"#));
+        assert_eq!(first[0].metadata, Some(serde_json::json!({"task": 4})));
         let rest = e.member_entries(&b.slug, None, &u1, Some(first[2].id), 3).await.unwrap();
         let ids: Vec<_> = rest.iter().map(|en| en.external_id.clone().unwrap()).collect();
         assert_eq!(ids, vec!["e1", "e0"], "{}", t.name);
@@ -279,61 +279,41 @@ async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
     }
 }
 
-/// Counts the renderings of top pages made by [`count_renders`].
-static RENDERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-fn count_renders(page: &domain::view::RankingPage) -> Vec<u8> {
-    RENDERS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    serde_json::to_vec(&page.entries).unwrap()
-}
-
 #[tokio::test]
-async fn a_cached_top_page_is_rendered_once_kept_by_how_it_was_asked_and_a_transition_drops_it() {
+async fn a_cached_top_page_is_shared_for_its_second_and_a_transition_drops_it() {
     each_redis(async |name, e| {
         let b = board(TiePolicy::Shared);
         e.create_board(&b).await.unwrap();
         for (m, points) in [("a", 100), ("b", 90), ("c", 80)] {
             put(e, &b, m, points, 1).await;
         }
-        // The rendering is of the same page top() answers.
+        // The shared page is the page top() answers, held for at most a second.
         let top = e.top(&b.slug, None, 10).await.unwrap();
-        let bytes = e.top_rendered(&b.slug, None, 10, count_renders, None).await.unwrap();
-        assert_eq!(bytes, serde_json::to_vec(&top.entries).unwrap(), "{name}");
-        // Readers of the same cached page share one rendering (checked when both reads fall well
-        // inside the cache's second; a slow machine may let the page expire in between).
+        let shared = e.top_shared(&b.slug, None, 10).await.unwrap();
+        assert_eq!(*shared.page, top, "{name}");
+        assert!(shared.until <= std::time::Instant::now() + std::time::Duration::from_secs(1), "{name}");
+        // Readers of the same cached page share it (checked when both reads fall well inside the
+        // cache's second; a slow machine may let the page expire in between).
         for _ in 0..5 {
             let started = std::time::Instant::now();
-            let renders = RENDERS.load(std::sync::atomic::Ordering::SeqCst);
-            let first = e.top_rendered(&b.slug, None, 10, count_renders, None).await.unwrap();
-            let second = e.top_rendered(&b.slug, None, 10, count_renders, None).await.unwrap();
+            let first = e.top_shared(&b.slug, None, 10).await.unwrap();
+            let second = e.top_shared(&b.slug, None, 10).await.unwrap();
             if started.elapsed() < std::time::Duration::from_millis(500) {
-                assert_eq!(first.as_ptr(), second.as_ptr(), "{name}: the bytes are shared");
-                assert!(RENDERS.load(std::sync::atomic::Ordering::SeqCst) <= renders + 1, "{name}");
+                assert!(std::sync::Arc::ptr_eq(&first.page, &second.page), "{name}: the page is shared");
                 break;
             }
         }
         // Each limit is its own page.
-        let two = e.top_rendered(&b.slug, None, 2, count_renders, None).await.unwrap();
-        let want: Vec<u8> = serde_json::to_vec(&e.top(&b.slug, None, 2).await.unwrap().entries).unwrap();
-        assert_eq!(two, want, "{name}");
-        // A page asked for in some words is answered to the same words, and only to them.
-        let asked = format!("/top-of/{}", b.slug);
-        assert_eq!(e.top_asked(&asked), None, "{name}: nothing was asked that way yet");
-        let bytes = e.top_rendered(&b.slug, None, 10, count_renders, Some(&asked)).await.unwrap();
-        assert_eq!(e.top_asked(&asked), Some(bytes.clone()), "{name}");
-        assert_eq!(e.top_asked(&format!("{asked}?limit=2")), None, "{name}");
-        // A newcomer leads; a transition in this process drops the cached pages at once.
+        let two = e.top_shared(&b.slug, None, 2).await.unwrap();
+        assert_eq!(two.page.entries.len(), 2, "{name}");
+        // A newcomer leads; a transition in this process drops the cached pages at once and
+        // tells whoever keeps answers made from them (the read epoch).
+        let epoch = e.read_epoch();
         put(e, &b, "z", 1000, 1).await;
         e.transition(&b.slug, "current", domain::lifecycle::Transition::Freeze, "test", None).await.unwrap();
-        assert_eq!(e.top_asked(&asked), None, "{name}: the transition dropped the asked page");
-        let top = e.top(&b.slug, None, 10).await.unwrap();
-        assert_eq!(top.entries[0].member.as_str(), "z", "{name}");
-        let bytes = e.top_rendered(&b.slug, None, 10, count_renders, Some(&asked)).await.unwrap();
-        assert_eq!(bytes, serde_json::to_vec(&top.entries).unwrap(), "{name}");
-        assert_eq!(e.top_asked(&asked), Some(bytes), "{name}");
-        // And for at most a second.
-        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
-        assert_eq!(e.top_asked(&asked), None, "{name}: the asked page expired");
+        assert_ne!(e.read_epoch(), epoch, "{name}: the transition moved the read epoch");
+        let top = e.top_shared(&b.slug, None, 10).await.unwrap();
+        assert_eq!(top.page.entries[0].member.as_str(), "z", "{name}");
     })
     .await;
 }

@@ -10,6 +10,7 @@ mod cli;
 mod http;
 mod rest;
 mod state;
+mod top_cache;
 
 use anyhow::Context;
 use clap::Parser;

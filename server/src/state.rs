@@ -1,5 +1,7 @@
-//! The state every handler reaches: the engine and the site options, behind one `Arc`.
+//! The state every handler reaches: the engine, the site options and the top-N answers, behind
+//! one `Arc`.
 
+use crate::top_cache::TopBytes;
 use axum::extract::FromRef;
 use engine::Engine;
 use leptos::prelude::LeptosOptions;
@@ -14,11 +16,13 @@ pub struct AppState(Arc<Shared>);
 pub struct Shared {
     pub leptos_options: LeptosOptions,
     pub engine: Engine,
+    /// What the top-N route answered, for repeats (`top_cache`).
+    pub top_bytes: TopBytes,
 }
 
 impl AppState {
     pub fn new(leptos_options: LeptosOptions, engine: Engine) -> Self {
-        Self(Arc::new(Shared { leptos_options, engine }))
+        Self(Arc::new(Shared { leptos_options, engine, top_bytes: TopBytes::default() }))
     }
 }
 

@@ -44,7 +44,10 @@ impl Ledger {
                     set_version: r.try_get("set_version")?,
                     occurred_at: time(r.try_get("occurred_at")?)?,
                     recorded_at: time(r.try_get("recorded_at")?)?,
-                    metadata: r.try_get("metadata")?,
+                    // Stored as the text of a JSON value (the API writes it from one), so it parses back.
+                    metadata: r
+                        .try_get::<Option<String>, _>("metadata")?
+                        .and_then(|m| serde_json::from_str(&m).ok()),
                     reason: r.try_get("reason")?,
                     revokes: r.try_get("revokes")?,
                     revoked: r.try_get::<i64, _>("revoked")? == 1,

@@ -2,12 +2,10 @@
 //! board (`cadence: "hot"`) shares the slug space and these routes; its own rules are parsed in
 //! `hot.rs`.
 
-use super::ApiError;
 use super::auth::Admin;
-use super::error::ApiPath;
-use super::error::json_body;
+use super::error::{ApiError, ApiPath, ErrorBody, json_body};
 use super::hot::HotBoardIn;
-use super::openapi::{BoardParams, ErrorBody, PeriodParams, Rebuild};
+use super::params::{BoardParams, PeriodParams};
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
@@ -20,7 +18,6 @@ use domain::{Board, BoardSlug, Cadence, Operator, TiePolicy};
 use engine::boards::BoardDetails;
 use engine::hot::HotBoardDetails;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[schema(as = NewBoard)]
@@ -73,9 +70,9 @@ impl BoardIn {
     tag = "boards",
     summary = "Create a board",
     security(("admin_token" = [])),
-    request_body = super::openapi::NewAnyBoard,
+    request_body = NewAnyBoard,
     responses(
-        (status = 201, description = "The board", body = super::openapi::AnyBoard),
+        (status = 201, description = "The board", body = AnyBoard),
         (status = 400, description = "malformed_json", body = ErrorBody),
         (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 409, description = "board_exists", body = ErrorBody),
@@ -89,19 +86,37 @@ pub async fn create(
     _admin: Admin,
     body: Bytes,
 ) -> Result<(StatusCode, Json<AnyBoard>), ApiError> {
-    let shape: serde_json::Value = json_body(&body)?;
-    let created = if shape.get("cadence").and_then(serde_json::Value::as_str) == Some(HOT_CADENCE) {
-        let board = json_body::<HotBoardIn>(&body)?.parse()?;
-        AnyBoard::Hot(HotBoardDetails::of(&state.engine.create_hot_board(&board).await?))
-    } else {
-        let board = json_body::<BoardIn>(&body)?.parse()?;
-        AnyBoard::Periodic(state.engine.create_board(&board).await?)
+    let created = match NewAnyBoard::read(&body)? {
+        NewAnyBoard::Hot(board) => {
+            AnyBoard::Hot(HotBoardDetails::of(&state.engine.create_hot_board(&board.parse()?).await?))
+        }
+        NewAnyBoard::Periodic(board) => AnyBoard::Periodic(state.engine.create_board(&board.parse()?).await?),
     };
     Ok((StatusCode::CREATED, Json(created)))
 }
 
+/// `POST /api/v1/boards`: a periodic board, or a hot one (`cadence: "hot"`).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum NewAnyBoard {
+    Periodic(BoardIn),
+    Hot(HotBoardIn),
+}
+
+impl NewAnyBoard {
+    /// The kind is chosen by `cadence`, so a body's errors are those of the kind it names.
+    fn read(body: &[u8]) -> Result<Self, ApiError> {
+        let shape: serde_json::Value = json_body(body)?;
+        if shape.get("cadence").and_then(serde_json::Value::as_str) == Some(HOT_CADENCE) {
+            Ok(NewAnyBoard::Hot(json_body(body)?))
+        } else {
+            Ok(NewAnyBoard::Periodic(json_body(body)?))
+        }
+    }
+}
+
 /// A board of either kind, as the API shows it.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum AnyBoard {
     Periodic(BoardDetails),
@@ -123,7 +138,7 @@ impl AnyBoard {
     tag = "boards",
     summary = "List the boards",
     responses((status = 200, description = "Every board, by slug: periodic ones with their current period, \
-        hot ones with their window", body = Vec<super::openapi::AnyBoard>))
+        hot ones with their window", body = Vec<AnyBoard>))
 )]
 pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<AnyBoard>>, ApiError> {
     let (boards, hot) = state.engine.every_board().await?;
@@ -145,13 +160,13 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<AnyBoard>>, 
     summary = "A board with its current period",
     params(BoardParams),
     responses(
-        (status = 200, description = "The board", body = super::openapi::AnyBoard),
+        (status = 200, description = "The board", body = AnyBoard),
         (status = 404, description = "not_found", body = ErrorBody),
     )
 )]
 pub async fn show(
     State(state): State<AppState>,
-    ApiPath(board): ApiPath<String>,
+    ApiPath(BoardParams { board }): ApiPath<BoardParams>,
 ) -> Result<Json<AnyBoard>, ApiError> {
     let slug = slug(board)?;
     match state.engine.board(&slug).await {
@@ -180,10 +195,18 @@ pub async fn show(
 pub async fn rebuild(
     State(state): State<AppState>,
     admin: Admin,
-    ApiPath((board, period)): ApiPath<(String, String)>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
+) -> Result<Json<Rebuild>, ApiError> {
     let report = state.engine.rebuild(&slug(board)?, &period, &admin.actor).await?;
-    Ok(Json(json!({ "members": report.members, "took_ms": report.took_ms })))
+    Ok(Json(Rebuild { members: report.members, took_ms: report.took_ms }))
+}
+
+/// A projection rebuilt from the ledger.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Rebuild {
+    /// Members in the rebuilt ranking.
+    pub members: u64,
+    pub took_ms: u64,
 }
 
 /// A board named in a path: an impossible slug is simply a board that does not exist.

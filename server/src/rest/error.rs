@@ -3,8 +3,18 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use engine::EngineError;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::json;
+
+/// Every 4xx and 5xx answer of the API.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// A machine-readable code, such as `not_found`, `wrong_operator` or `invalid_transition`.
+    #[schema(example = "not_found")]
+    pub error: &'static str,
+    /// A human sentence with the reason.
+    pub detail: String,
+}
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -42,7 +52,7 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut response =
-            (self.status, axum::Json(json!({ "error": self.error, "detail": self.detail }))).into_response();
+            (self.status, axum::Json(ErrorBody { error: self.error, detail: self.detail })).into_response();
         if let Some(seconds) = self.retry_after {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
@@ -58,6 +68,9 @@ impl From<EngineError> for ApiError {
             EngineError::Invalid(_) => Self::invalid(detail),
             EngineError::Gone(_) => Self::new(StatusCode::GONE, "snapshot_expired", detail),
             EngineError::WrongOperator { .. } => Self::new(StatusCode::CONFLICT, "wrong_operator", detail),
+            EngineError::BatchTooLarge { .. } => {
+                Self::new(StatusCode::PAYLOAD_TOO_LARGE, "batch_too_large", detail)
+            }
             EngineError::BoardExists(_) => Self::new(StatusCode::CONFLICT, "board_exists", detail),
             EngineError::Conflict { code, .. } => Self::new(StatusCode::CONFLICT, code, detail),
             EngineError::Ledger(_) | EngineError::Redis(_) => {

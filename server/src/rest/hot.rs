@@ -5,8 +5,9 @@ use super::ApiError;
 use super::auth::Ingest;
 use super::boards::slug;
 use super::error::ApiPath;
+use super::error::ErrorBody;
 use super::error::{ApiQuery, json_body};
-use super::openapi::{BoardParams, ErrorBody, HotTop};
+use super::params::BoardParams;
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
@@ -116,7 +117,7 @@ pub struct HitIn {
     params(BoardParams),
     request_body = HitIn,
     responses(
-        (status = 200, description = "counted, deduplicated, capped or rejected", body = super::openapi::HitAnswer),
+        (status = 200, description = "counted, deduplicated, capped or rejected", body = HitOutcome),
         (status = 400, description = "malformed_json", body = ErrorBody),
         (status = 401, description = "unauthorized: no valid ingest key or admin token", body = ErrorBody),
         (status = 403, description = "forbidden: the key may not write to this board", body = ErrorBody),
@@ -129,7 +130,7 @@ pub struct HitIn {
 pub async fn hits(
     State(state): State<AppState>,
     caller: Ingest,
-    ApiPath(board): ApiPath<String>,
+    ApiPath(BoardParams { board }): ApiPath<BoardParams>,
     body: Bytes,
 ) -> Result<Json<HitOutcome>, ApiError> {
     let board = state.engine.hot_board(&slug(board)?).await?;
@@ -155,7 +156,7 @@ pub struct HotTopQuery {
         (`snapshot_seconds`). Before the first snapshot, `updated_at` is null and the list is empty.",
     params(BoardParams, HotTopQuery),
     responses(
-        (status = 200, description = "The latest list", body = HotTop),
+        (status = 200, description = "The latest list", body = HotList),
         (status = 400, description = "invalid_query", body = ErrorBody),
         (status = 404, description = "not_found: no such hot board", body = ErrorBody),
         (status = 422, description = "invalid: limit out of range", body = ErrorBody),
@@ -163,7 +164,7 @@ pub struct HotTopQuery {
 )]
 pub async fn top(
     State(state): State<AppState>,
-    ApiPath(board): ApiPath<String>,
+    ApiPath(BoardParams { board }): ApiPath<BoardParams>,
     ApiQuery(q): ApiQuery<HotTopQuery>,
 ) -> Result<Json<HotList>, ApiError> {
     Ok(Json(state.engine.hot_top(&slug(board)?, q.limit.unwrap_or(10)).await?))

@@ -2,11 +2,9 @@
 //! Every route checks the admin before it reads the body; creating and revoking are audited
 //! (`apikey_create`, `apikey_revoke`) under the admin's name.
 
-use super::ApiError;
 use super::auth::Admin;
-use super::error::ApiPath;
-use super::error::json_body;
-use super::openapi::{ErrorBody, KeyList, KeyParams, NewKeyAnswer};
+use super::error::{ApiError, ApiPath, ErrorBody, json_body};
+use super::params::KeyParams;
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
@@ -14,8 +12,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use domain::BoardSlug;
 use domain::apikey::{ApiKeyView, KeyLimits};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -56,8 +53,24 @@ fn key_id(raw: &str) -> Result<i64, ApiError> {
         (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
     )
 )]
-pub async fn list(State(state): State<AppState>, _admin: Admin) -> Result<Json<Value>, ApiError> {
-    Ok(Json(json!({ "keys": state.engine.api_keys().await? })))
+pub async fn list(State(state): State<AppState>, _admin: Admin) -> Result<Json<KeyList>, ApiError> {
+    Ok(Json(KeyList { keys: state.engine.api_keys().await? }))
+}
+
+/// Every ingest key, oldest first.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct KeyList {
+    pub keys: Vec<ApiKeyView>,
+}
+
+/// A new ingest key: the secret, shown this once, and the key as listed.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct NewKeyAnswer {
+    /// The full key (`laurel_ik_…`): send it as `Authorization: Bearer <key>`. Only its digest is
+    /// kept: copy it now, it cannot be shown again.
+    pub key: String,
+    #[serde(flatten)]
+    pub view: ApiKeyView,
 }
 
 #[utoipa::path(
@@ -81,7 +94,7 @@ pub async fn create(
     State(state): State<AppState>,
     admin: Admin,
     body: Bytes,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<NewKeyAnswer>), ApiError> {
     let body: KeyIn = json_body(&body)?;
     let boards = body
         .boards
@@ -90,9 +103,7 @@ pub async fn create(
         .collect::<Result<Vec<_>, _>>()?;
     let limits = KeyLimits::parse(body.rate_per_second, body.burst).map_err(ApiError::invalid)?;
     let issued = state.engine.issue_api_key(&boards, limits, &admin.actor).await?;
-    let mut answer = json!(issued.view);
-    answer["key"] = json!(issued.key);
-    Ok((StatusCode::CREATED, Json(answer)))
+    Ok((StatusCode::CREATED, Json(NewKeyAnswer { key: issued.key, view: issued.view })))
 }
 
 #[utoipa::path(
@@ -116,7 +127,7 @@ pub async fn create(
 pub async fn revoke(
     State(state): State<AppState>,
     admin: Admin,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(KeyParams { id }): ApiPath<KeyParams>,
     body: Bytes,
 ) -> Result<Json<ApiKeyView>, ApiError> {
     let body: RevokeIn =

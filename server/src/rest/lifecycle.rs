@@ -2,28 +2,89 @@
 //! members and the audit trail. Every route checks the admin token before it reads the body, and
 //! names the admin in the audit trail.
 
-use super::ApiError;
 use super::auth::Admin;
 use super::boards::slug;
-use super::error::ApiPath;
-use super::error::{ApiQuery, json_body};
-use super::openapi::{
-    AuditPage, Correction, ErrorBody, EventParams, LateDecision, LateList, LateParams, MemberParams,
-    PeriodParams, Revocation, RewardList,
-};
+use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody, json_body};
+use super::params::{EventParams, LateParams, MemberParams, PeriodParams};
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use domain::lifecycle::Transition;
-use domain::view::{PeriodInfo, Settlement, VisibilityChange};
-use domain::{EventId, MemberId};
+use domain::view::{AuditEntry, LateEntry, PeriodInfo, RewardView, Settlement, VisibilityChange};
+use domain::write::Outcome;
+use domain::{EventId, MemberId, PeriodKey};
 use engine::ledger::audit::AuditFilter;
 use engine::lifecycle::Correction as NewCorrection;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
-type PeriodPath = ApiPath<(String, String)>;
+type PeriodPath = ApiPath<PeriodParams>;
+
+/// A settlement's rewards and every delivery attempt.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RewardList {
+    pub rewards: Vec<RewardView>,
+}
+
+/// Late writes kept for review.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LateList {
+    pub entries: Vec<LateEntry>,
+}
+
+/// A late write after the decision, and for an accept what applying it did.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LateDecision {
+    pub late: LateEntry,
+    /// Null for a reject or a repeated decision.
+    pub result: Option<Outcome>,
+    pub points: Option<i64>,
+    pub projected: bool,
+}
+
+/// A revocation: the member's total is recomputed from the entries that still count.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Revocation {
+    /// `revoked`, or `already_revoked` for a repeat.
+    #[schema(example = "revoked")]
+    pub result: &'static str,
+    pub event_id: EventId,
+    pub period: PeriodKey,
+    pub member: MemberId,
+    pub points: Option<i64>,
+    pub projected: bool,
+}
+
+/// The correction entry written to the ledger.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Correction {
+    /// `applied`, or `duplicate`: a correction with this `correction_id` was recorded before (its
+    /// entry is answered; `points` and `version` are the member's current ones).
+    pub result: Outcome,
+    pub correction_id: Option<EventId>,
+    pub entry_id: i64,
+    /// Always `correction`.
+    #[schema(example = "correction")]
+    pub kind: &'static str,
+    pub period: PeriodKey,
+    pub member: MemberId,
+    pub delta: i64,
+    pub reason: String,
+    /// The admin, as the audit trail names it (`token#<id>`).
+    pub actor: String,
+    pub points: i64,
+    pub version: i64,
+    pub projected: bool,
+}
+
+/// A page of the audit trail, newest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AuditPage {
+    pub entries: Vec<AuditEntry>,
+    /// Pass as `cursor` for older rows; null on the last page.
+    pub next_cursor: Option<String>,
+}
 
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -56,7 +117,7 @@ fn optional_body<T: serde::de::DeserializeOwned + Default>(bytes: &[u8]) -> Resu
 async fn transition(
     state: AppState,
     admin: Admin,
-    (board, period): (String, String),
+    PeriodParams { board, period }: PeriodParams,
     body: Bytes,
     transition: Transition,
 ) -> Result<Json<PeriodInfo>, ApiError> {
@@ -197,7 +258,7 @@ pub struct StandingsQuery {
 )]
 pub async fn settlement(
     State(state): State<AppState>,
-    ApiPath((board, period)): PeriodPath,
+    ApiPath(PeriodParams { board, period }): PeriodPath,
     ApiQuery(q): ApiQuery<StandingsQuery>,
 ) -> Result<Json<Settlement>, ApiError> {
     let (offset, limit) = (q.offset.unwrap_or(0), q.limit.unwrap_or(engine::ledger::SETTLEMENT_PAGE));
@@ -222,10 +283,10 @@ pub async fn settlement(
 pub async fn rewards(
     State(state): State<AppState>,
     _admin: Admin,
-    ApiPath((board, period)): PeriodPath,
-) -> Result<Json<Value>, ApiError> {
+    ApiPath(PeriodParams { board, period }): PeriodPath,
+) -> Result<Json<RewardList>, ApiError> {
     let rewards = state.engine.rewards(&slug(board)?, &period).await?;
-    Ok(Json(json!({ "rewards": rewards })))
+    Ok(Json(RewardList { rewards }))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -252,31 +313,31 @@ pub struct LateQuery {
 pub async fn late(
     State(state): State<AppState>,
     _admin: Admin,
-    ApiPath((board, period)): PeriodPath,
+    ApiPath(PeriodParams { board, period }): PeriodPath,
     ApiQuery(q): ApiQuery<LateQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<LateList>, ApiError> {
     let entries = state.engine.late_entries(&slug(board)?, &period, q.status.as_deref()).await?;
-    Ok(Json(json!({ "entries": entries })))
+    Ok(Json(LateList { entries }))
 }
 
 async fn decide_late(
     state: AppState,
     admin: Admin,
-    (board, period, id): (String, String, i64),
+    LateParams { board, period, id }: LateParams,
     body: Bytes,
     accept: bool,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<LateDecision>, ApiError> {
     let body: ReasonIn = optional_body(&body)?;
     let decided = state
         .engine
         .decide_late(&slug(board)?, &period, id, accept, &admin.actor, body.reason.as_deref())
         .await?;
-    Ok(Json(json!({
-        "late": decided.entry,
-        "result": decided.result.map(|o| o.as_str()),
-        "points": decided.points,
-        "projected": decided.projected,
-    })))
+    Ok(Json(LateDecision {
+        late: decided.entry,
+        result: decided.result,
+        points: decided.points,
+        projected: decided.projected,
+    }))
 }
 
 #[utoipa::path(
@@ -299,9 +360,9 @@ async fn decide_late(
 pub async fn accept_late(
     State(s): State<AppState>,
     h: Admin,
-    ApiPath(p): ApiPath<(String, String, i64)>,
+    ApiPath(p): ApiPath<LateParams>,
     b: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<LateDecision>, ApiError> {
     decide_late(s, h, p, b, true).await
 }
 
@@ -325,9 +386,9 @@ pub async fn accept_late(
 pub async fn reject_late(
     State(s): State<AppState>,
     h: Admin,
-    ApiPath(p): ApiPath<(String, String, i64)>,
+    ApiPath(p): ApiPath<LateParams>,
     b: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<LateDecision>, ApiError> {
     decide_late(s, h, p, b, false).await
 }
 
@@ -351,21 +412,21 @@ pub async fn reject_late(
 pub async fn revoke(
     State(state): State<AppState>,
     admin: Admin,
-    ApiPath((board, event_id)): ApiPath<(String, String)>,
+    ApiPath(EventParams { board, event_id }): ApiPath<EventParams>,
     body: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Revocation>, ApiError> {
     let body: ReasonIn = json_body(&body)?;
     let reason = body.reason.ok_or_else(|| ApiError::invalid("a reason is required"))?;
     let event_id = EventId::parse(event_id).map_err(|e| ApiError::invalid(e.to_string()))?;
     let r = state.engine.revoke(&slug(board)?, &event_id, &admin.actor, &reason).await?;
-    Ok(Json(json!({
-        "result": r.result,
-        "event_id": event_id.as_str(),
-        "period": r.period,
-        "member": r.member,
-        "points": r.points,
-        "projected": r.projected,
-    })))
+    Ok(Json(Revocation {
+        result: r.result,
+        event_id,
+        period: r.period,
+        member: r.member,
+        points: r.points,
+        projected: r.projected,
+    }))
 }
 
 #[utoipa::path(
@@ -388,35 +449,36 @@ pub async fn revoke(
 pub async fn correct(
     State(state): State<AppState>,
     admin: Admin,
-    ApiPath((board, period)): PeriodPath,
+    ApiPath(PeriodParams { board, period }): PeriodPath,
     body: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Correction>, ApiError> {
     let body: CorrectionIn = json_body(&body)?;
     let member = MemberId::parse(body.member).map_err(|e| ApiError::invalid(e.to_string()))?;
     let correction_id =
         body.correction_id.map(EventId::parse).transpose().map_err(|e| ApiError::invalid(e.to_string()))?;
-    let correction = NewCorrection { member, delta: body.delta, correction_id, reason: body.reason.clone() };
+    let reason = body.reason.trim().to_owned();
+    let correction = NewCorrection { member, delta: body.delta, correction_id, reason: body.reason };
     let c = state.engine.correct(&slug(board)?, &period, &correction, &admin.actor).await?;
-    Ok(Json(json!({
-        "result": c.result.as_str(),
-        "correction_id": correction.correction_id.as_ref().map(|id| id.as_str()),
-        "entry_id": c.entry_id,
-        "kind": "correction",
-        "period": c.period,
-        "member": c.member,
-        "delta": c.delta,
-        "reason": body.reason.trim(),
-        "actor": admin.actor,
-        "points": c.points,
-        "version": c.version,
-        "projected": c.projected,
-    })))
+    Ok(Json(Correction {
+        result: c.result,
+        correction_id: correction.correction_id,
+        entry_id: c.entry_id,
+        kind: "correction",
+        period: c.period,
+        member: c.member,
+        delta: c.delta,
+        reason,
+        actor: admin.actor,
+        points: c.points,
+        version: c.version,
+        projected: c.projected,
+    }))
 }
 
 async fn set_hidden(
     state: AppState,
     admin: Admin,
-    (board, period, member): (String, String, String),
+    MemberParams { board, period, member }: MemberParams,
     body: Bytes,
     hidden: bool,
 ) -> Result<Json<VisibilityChange>, ApiError> {
@@ -456,7 +518,7 @@ async fn set_hidden(
 pub async fn hide(
     State(s): State<AppState>,
     h: Admin,
-    ApiPath(p): ApiPath<(String, String, String)>,
+    ApiPath(p): ApiPath<MemberParams>,
     b: Bytes,
 ) -> Result<Json<VisibilityChange>, ApiError> {
     set_hidden(s, h, p, b, true).await
@@ -483,7 +545,7 @@ pub async fn hide(
 pub async fn unhide(
     State(s): State<AppState>,
     h: Admin,
-    ApiPath(p): ApiPath<(String, String, String)>,
+    ApiPath(p): ApiPath<MemberParams>,
     b: Bytes,
 ) -> Result<Json<VisibilityChange>, ApiError> {
     set_hidden(s, h, p, b, false).await
@@ -530,7 +592,7 @@ pub async fn audit(
     State(state): State<AppState>,
     _admin: Admin,
     ApiQuery(q): ApiQuery<AuditQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AuditPage>, ApiError> {
     let before = q
         .cursor
         .as_deref()
@@ -550,5 +612,5 @@ pub async fn audit(
     let next_cursor = (entries.len() as u64 == limit.clamp(1, 500))
         .then(|| entries.last().map(|e| e.id.to_string()))
         .flatten();
-    Ok(Json(json!({ "entries": entries, "next_cursor": next_cursor })))
+    Ok(Json(AuditPage { entries, next_cursor }))
 }

@@ -9,6 +9,7 @@ mod hot;
 mod keys;
 mod lifecycle;
 mod openapi;
+mod params;
 mod reads;
 mod writes;
 
@@ -16,7 +17,7 @@ mod writes;
 mod tests;
 
 pub use error::{ApiError, no_route};
-pub(crate) use reads::json_answer;
+pub use reads::Page;
 
 use crate::state::AppState;
 use axum::Router;

@@ -1,26 +1,19 @@
 //! Public reads of a board period (`{period}` may be `current`). Ranks follow the board's tie
 //! policy everywhere; display names are joined per page.
 
-use super::ApiError;
 use super::boards::slug;
-use super::error::ApiPath;
-use super::error::ApiQuery;
-use super::openapi::{
-    AroundPage, BoardParams, Count, EntriesPage, ErrorBody, MemberEvents, MemberParams, Page, PeriodParams,
-    Ranks, SnapshotPage, SnapshotParams,
-};
+use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
+use super::params::{BoardParams, MemberParams, PeriodParams, SnapshotParams};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, Uri, header};
-use axum::response::{IntoResponse, Response};
-use domain::MemberId;
-use domain::view::{Entry, LedgerEntry, PeriodInfo, RankingPage, SnapshotInfo};
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
+use domain::view::{Entry, LedgerEntry, PeriodInfo, RankingPage, ReadSource, SnapshotInfo};
+use domain::{BoardSlug, MemberId, PeriodKey};
+use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-
-type PeriodPath = ApiPath<(String, String)>;
-type MemberPath = ApiPath<(String, String, String)>;
+use utoipa::ToSchema;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -77,18 +70,97 @@ pub(super) fn member(raw: String) -> Result<MemberId, ApiError> {
         .map_err(|_| ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("member {raw} not found")))
 }
 
-/// The page with its period's bounds, as every ranking read answers.
-fn page_json(page: RankingPage) -> Value {
-    json!({
-        "board": page.board.slug,
-        "period": page.period,
-        "starts_at": page.starts_at,
-        "ends_at": page.ends_at,
-        "total": page.total,
-        "offset": page.offset,
-        "entries": page.entries,
-        "source": page.source,
-    })
+/// A page of a period's ranking with the period's bounds, as every ranking read answers it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Page {
+    pub board: BoardSlug,
+    pub period: PeriodKey,
+    #[schema(value_type = String, format = DateTime)]
+    pub starts_at: Timestamp,
+    #[schema(value_type = String, format = DateTime)]
+    pub ends_at: Timestamp,
+    /// Number of members on the period's board.
+    pub total: u64,
+    /// Position (0-based) of the first entry.
+    pub offset: u64,
+    pub entries: Vec<Entry>,
+    /// `redis` (the live projection), `ledger` (the ledger's totals, while Redis cannot be
+    /// read: the same order and ranks) or `standings` (an archived period).
+    pub source: ReadSource,
+}
+
+impl From<RankingPage> for Page {
+    fn from(page: RankingPage) -> Self {
+        Page {
+            board: page.board.slug,
+            period: page.period,
+            starts_at: page.starts_at,
+            ends_at: page.ends_at,
+            total: page.total,
+            offset: page.offset,
+            entries: page.entries,
+            source: page.source,
+        }
+    }
+}
+
+/// A live page (`offset`), or a keyset page (`after`) with the cursor that continues it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EntriesPage {
+    #[serde(flatten)]
+    pub page: Page,
+    /// Only for `after`: pass it as `after` for the next page; null on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub next_cursor: Option<Option<String>>,
+}
+
+/// A page of a pinned copy of the ranking.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SnapshotPage {
+    #[serde(flatten)]
+    pub page: Page,
+    pub snapshot_id: String,
+}
+
+/// The entries around a member, and the member's rank (null when absent).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AroundPage {
+    #[serde(flatten)]
+    pub page: Page,
+    pub rank: Option<u64>,
+    pub member: MemberId,
+}
+
+/// A member's rank and points, and where they were read from.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MemberRank {
+    #[serde(flatten)]
+    pub entry: Entry,
+    /// `redis`, `ledger` (while Redis cannot be read) or `standings` (an archived period).
+    pub source: ReadSource,
+}
+
+/// The ledger entries behind a member's score, newest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MemberEvents {
+    pub entries: Vec<LedgerEntry>,
+    /// Pass as `before` for older entries; null on the last page.
+    pub next_before: Option<i64>,
+}
+
+/// How many members have at least `min_points`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Count {
+    pub count: u64,
+    pub source: ReadSource,
+}
+
+/// The ranks of the members asked for (members without points are left out).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Ranks {
+    pub entries: Vec<Entry>,
+    pub source: ReadSource,
 }
 
 #[utoipa::path(
@@ -104,7 +176,7 @@ fn page_json(page: RankingPage) -> Value {
 )]
 pub async fn periods(
     State(s): State<AppState>,
-    ApiPath(board): ApiPath<String>,
+    ApiPath(BoardParams { board }): ApiPath<BoardParams>,
 ) -> Result<Json<Vec<PeriodInfo>>, ApiError> {
     Ok(Json(s.engine.periods(&slug(board)?).await?))
 }
@@ -124,28 +196,12 @@ pub async fn periods(
 )]
 pub async fn top(
     State(s): State<AppState>,
-    ApiPath((board, period)): PeriodPath,
+    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
     uri: Uri,
     ApiQuery(q): ApiQuery<LimitQuery>,
 ) -> Result<Response, ApiError> {
-    // The body is made once per cached page and shared by every reader of that second; kept
-    // under the request target too, so the same request is answered before routing
-    // (`http::CachedTop`).
-    let (slug, limit, asked) =
-        (slug(board)?, q.limit.unwrap_or(10), uri.path_and_query().map(|pq| pq.as_str()));
-    let body = s.engine.top_rendered(&slug, Some(&period), limit, page_body, asked).await?;
-    Ok(json_answer(body))
-}
-
-/// A JSON body made ahead, answered as `Json` answers one: also what `http::CachedTop` answers a
-/// repeated top-N read with.
-pub(crate) fn json_answer(body: impl Into<axum::body::Body>) -> Response {
-    ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body.into()).into_response()
-}
-
-/// The JSON body of a ranking page, exactly as `Json(page_json(page))` answers it.
-pub(super) fn page_body(page: &RankingPage) -> Vec<u8> {
-    serde_json::to_vec(&page_json(page.clone())).expect("a JSON value always serializes")
+    let top = s.engine.top_shared(&slug(board)?, Some(&period), q.limit.unwrap_or(10)).await?;
+    Ok(s.top_bytes.answer(uri.path_and_query().map(|pq| pq.as_str()), top, s.engine.read_epoch()))
 }
 
 /// Live offset pages (`offset`), or keyset pages (`after`, which also answers `next_cursor`).
@@ -165,9 +221,9 @@ pub(super) fn page_body(page: &RankingPage) -> Vec<u8> {
 )]
 pub async fn entries(
     State(s): State<AppState>,
-    ApiPath((board, period)): PeriodPath,
+    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
     ApiQuery(q): ApiQuery<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<EntriesPage>, ApiError> {
     let board = slug(board)?;
     let limit = q.limit.unwrap_or(50);
     if q.offset.is_some() && q.after.is_some() {
@@ -176,12 +232,10 @@ pub async fn entries(
     if let Some(after) = q.after {
         let cursor = (!after.is_empty()).then_some(after.as_str());
         let found = s.engine.entries_after(&board, Some(&period), cursor, limit).await?;
-        let mut out = page_json(found.page);
-        out["next_cursor"] = json!(found.next_cursor);
-        return Ok(Json(out));
+        return Ok(Json(EntriesPage { page: found.page.into(), next_cursor: Some(found.next_cursor) }));
     }
     let page = s.engine.ranking_page(&board, Some(&period), q.offset.unwrap_or(0), limit).await?;
-    Ok(Json(page_json(page)))
+    Ok(Json(EntriesPage { page: page.into(), next_cursor: None }))
 }
 
 #[utoipa::path(
@@ -198,8 +252,8 @@ pub async fn entries(
 )]
 pub async fn create_snapshot(
     State(s): State<AppState>,
-    ApiPath((board, period)): PeriodPath,
-) -> Result<(StatusCode, Json<domain::view::SnapshotInfo>), ApiError> {
+    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
+) -> Result<(StatusCode, Json<SnapshotInfo>), ApiError> {
     Ok((StatusCode::CREATED, Json(s.engine.create_snapshot(&slug(board)?, Some(&period)).await?)))
 }
 
@@ -219,16 +273,14 @@ pub async fn create_snapshot(
 )]
 pub async fn snapshot_entries(
     State(s): State<AppState>,
-    ApiPath((board, period, id)): MemberPath,
+    ApiPath(SnapshotParams { board, period, snapshot }): ApiPath<SnapshotParams>,
     ApiQuery(q): ApiQuery<PageQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<SnapshotPage>, ApiError> {
     let page = s
         .engine
-        .snapshot_page(&slug(board)?, Some(&period), &id, q.offset.unwrap_or(0), q.limit.unwrap_or(50))
+        .snapshot_page(&slug(board)?, Some(&period), &snapshot, q.offset.unwrap_or(0), q.limit.unwrap_or(50))
         .await?;
-    let mut out = page_json(page);
-    out["snapshot_id"] = json!(id);
-    Ok(Json(out))
+    Ok(Json(SnapshotPage { page: page.into(), snapshot_id: snapshot }))
 }
 
 #[utoipa::path(
@@ -245,7 +297,7 @@ pub async fn snapshot_entries(
 )]
 pub async fn member_rank(
     State(s): State<AppState>,
-    ApiPath((board, period, m)): MemberPath,
+    ApiPath(MemberParams { board, period, member: m }): ApiPath<MemberParams>,
 ) -> Result<Json<MemberRank>, ApiError> {
     let m = member(m)?;
     let page = s.engine.around(&slug(board)?, Some(&period), &m, 0).await?;
@@ -255,15 +307,6 @@ pub async fn member_rank(
         .next()
         .ok_or_else(|| engine::EngineError::NotFound { what: format!("member {m}") })?;
     Ok(Json(MemberRank { entry, source: page.source }))
-}
-
-/// A member's rank and points, and where they were read from.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct MemberRank {
-    #[serde(flatten)]
-    entry: Entry,
-    /// `redis`, `ledger` (while Redis cannot be read) or `standings` (an archived period).
-    source: domain::view::ReadSource,
 }
 
 #[utoipa::path(
@@ -281,69 +324,13 @@ pub struct MemberRank {
 )]
 pub async fn around(
     State(s): State<AppState>,
-    ApiPath((board, period, m)): MemberPath,
+    ApiPath(MemberParams { board, period, member: m }): ApiPath<MemberParams>,
     ApiQuery(q): ApiQuery<AroundQuery>,
-) -> Result<Response, ApiError> {
+) -> Result<Json<AroundPage>, ApiError> {
     let m = member(m)?;
     let page = s.engine.around(&slug(board)?, Some(&period), &m, q.radius.unwrap_or(2)).await?;
-    let body = serde_json::to_vec(&AroundBody::new(&page, &m)).expect("strings and numbers always serialize");
-    Ok(json_answer(body))
-}
-
-/// The around-me answer: `page_json` plus `rank` and `member`, written straight from the page
-/// instead of through a `serde_json::Value` per request (a hot path). Fields are declared in the
-/// order `Value` writes its keys (sorted), so the bytes are the same (a test holds them to it).
-#[derive(Serialize)]
-struct AroundBody<'a> {
-    board: &'a domain::BoardSlug,
-    ends_at: &'a jiff::Timestamp,
-    entries: Vec<SortedEntry<'a>>,
-    member: &'a MemberId,
-    offset: u64,
-    period: &'a domain::PeriodKey,
-    rank: Option<u64>,
-    source: domain::view::ReadSource,
-    starts_at: &'a jiff::Timestamp,
-    total: u64,
-}
-
-/// An [`Entry`] with its fields in sorted order (see [`AroundBody`]).
-#[derive(Serialize)]
-struct SortedEntry<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    display_name: Option<&'a str>,
-    member: &'a MemberId,
-    points: i64,
-    rank: u64,
-    tied: bool,
-}
-
-impl<'a> AroundBody<'a> {
-    fn new(page: &'a RankingPage, member: &'a MemberId) -> Self {
-        let entries = page
-            .entries
-            .iter()
-            .map(|e| SortedEntry {
-                display_name: e.display_name.as_deref(),
-                member: &e.member,
-                points: e.points,
-                rank: e.rank,
-                tied: e.tied,
-            })
-            .collect();
-        AroundBody {
-            board: &page.board.slug,
-            ends_at: &page.ends_at,
-            entries,
-            member,
-            offset: page.offset,
-            period: &page.period,
-            rank: page.entries.iter().find(|e| e.member == *member).map(|e| e.rank),
-            source: page.source,
-            starts_at: &page.starts_at,
-            total: page.total,
-        }
-    }
+    let rank = page.entries.iter().find(|e| e.member == m).map(|e| e.rank);
+    Ok(Json(AroundPage { page: page.into(), rank, member: m }))
 }
 
 #[utoipa::path(
@@ -361,23 +348,13 @@ impl<'a> AroundBody<'a> {
 )]
 pub async fn member_events(
     State(s): State<AppState>,
-    ApiPath((board, period, m)): MemberPath,
+    ApiPath(MemberParams { board, period, member: m }): ApiPath<MemberParams>,
     ApiQuery(q): ApiQuery<EventsQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<MemberEvents>, ApiError> {
     let limit = q.limit.unwrap_or(50);
-    let entries: Vec<LedgerEntry> =
-        s.engine.member_entries(&slug(board)?, Some(&period), &member(m)?, q.before, limit).await?;
+    let entries = s.engine.member_entries(&slug(board)?, Some(&period), &member(m)?, q.before, limit).await?;
     let next_before = (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id)).flatten();
-    let entries: Vec<Value> = entries
-        .into_iter()
-        .map(|e| {
-            let metadata = e.metadata.as_deref().and_then(|m| serde_json::from_str::<Value>(m).ok());
-            let mut v = json!(e);
-            v["metadata"] = metadata.unwrap_or(Value::Null);
-            v
-        })
-        .collect();
-    Ok(Json(json!({ "entries": entries, "next_before": next_before })))
+    Ok(Json(MemberEvents { entries, next_before }))
 }
 
 #[utoipa::path(
@@ -395,11 +372,11 @@ pub async fn member_events(
 )]
 pub async fn count(
     State(s): State<AppState>,
-    ApiPath((board, period)): PeriodPath,
+    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
     ApiQuery(q): ApiQuery<CountQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Count>, ApiError> {
     let counted = s.engine.count_at_least(&slug(board)?, Some(&period), q.min_points).await?;
-    Ok(Json(json!({ "count": counted.value, "source": counted.source })))
+    Ok(Json(Count { count: counted.value, source: counted.source }))
 }
 
 #[utoipa::path(
@@ -417,73 +394,14 @@ pub async fn count(
 )]
 pub async fn ranks(
     State(s): State<AppState>,
-    ApiPath((board, period)): PeriodPath,
+    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
     ApiQuery(q): ApiQuery<RanksQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Ranks>, ApiError> {
     let members = q
         .members
         .split(',')
         .map(|m| MemberId::parse(m.trim()).map_err(|e| ApiError::invalid(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     let ranks = s.engine.ranks_of(&slug(board)?, Some(&period), &members).await?;
-    Ok(Json(json!({ "entries": ranks.value, "source": ranks.source })))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use domain::view::BoardSummary;
-    use domain::{BoardSlug, Cadence, Operator, PeriodKey, TiePolicy};
-
-    /// The around-me answer as it was first built: through `serde_json::Value`.
-    fn around_as_value(page: RankingPage, m: &MemberId) -> Vec<u8> {
-        let rank = page.entries.iter().find(|e| e.member == *m).map(|e| e.rank);
-        let mut out = page_json(page);
-        out["rank"] = json!(rank);
-        out["member"] = json!(m);
-        serde_json::to_vec(&out).unwrap()
-    }
-
-    fn entry(rank: u64, member: &str, points: i64, name: Option<&str>, tied: bool) -> Entry {
-        let member = MemberId::parse(member).unwrap();
-        Entry { rank, member, points, display_name: name.map(str::to_owned), tied }
-    }
-
-    #[test]
-    fn the_around_me_answer_is_byte_for_byte_the_value_built_one() {
-        let period = PeriodKey::parse("2026-W49").unwrap();
-        let page = RankingPage {
-            board: BoardSummary {
-                slug: BoardSlug::parse("weekly").unwrap(),
-                title: "Weekly".into(),
-                cadence: Cadence::Weekly,
-                time_zone: "Asia/Shanghai".into(),
-                operator: Operator::Incr,
-                tie_policy: TiePolicy::Shared,
-                current_period: period,
-            },
-            period,
-            starts_at: "2026-11-29T16:00:00Z".parse().unwrap(),
-            ends_at: "2026-12-06T16:00:00Z".parse().unwrap(),
-            ends_local: "Mon 2026-12-07 00:00".into(),
-            total: 1_000_000,
-            offset: 41,
-            entries: vec![
-                entry(42, "u1", 90, Some("Ann \"<b>\" \u{e9}\u{1F600}"), true),
-                entry(42, "u2", 90, None, true),
-                entry(44, "m:000000000007", -3, Some(""), false),
-            ],
-            has_more: true,
-            source: domain::view::ReadSource::Ledger,
-            state: domain::lifecycle::State::Frozen,
-        };
-        for (who, page) in [("u2", page.clone()), ("nobody", RankingPage { entries: vec![], ..page })] {
-            let m = MemberId::parse(who).unwrap();
-            let direct = serde_json::to_vec(&AroundBody::new(&page, &m)).unwrap();
-            assert_eq!(
-                String::from_utf8(direct).unwrap(),
-                String::from_utf8(around_as_value(page, &m)).unwrap()
-            );
-        }
-    }
+    Ok(Json(Ranks { entries: ranks.value, source: ranks.source }))
 }

@@ -1,8 +1,9 @@
 //! The API on real stores (SQLite and the test Redis started by scripts/test): bad input gets a
 //! clear 4xx with a machine-readable reason and changes nothing; auth boundaries hold.
 
-use crate::http::{CachedTop, app};
+use crate::http::app;
 use crate::state::AppState;
+use crate::top_cache::CachedTop;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use domain::apikey::KeyLimits;
@@ -26,6 +27,7 @@ fn me_cookie(member: &str) -> String {
 
 struct Api {
     router: CachedTop,
+    state: AppState,
     engine: Engine,
     admin: String,
     key: String,
@@ -46,9 +48,10 @@ impl Api {
         let secret = engine::links::LinkSecret::new(TEST_LINK_SECRET).unwrap();
         let engine = Engine::from_parts(ledger, projection).with_link_secret(secret);
         let leptos_options = LeptosOptions::builder().output_name("laurel").build();
-        let router = app(AppState::new(leptos_options, engine.clone()));
+        let state = AppState::new(leptos_options, engine.clone());
+        let router = app(state.clone());
         let admin = engine.issue_admin_token().await.unwrap();
-        let mut api = Api { router, engine, admin, key: String::new(), dir };
+        let mut api = Api { router, state, engine, admin, key: String::new(), dir };
         for (slug, operator, policy) in [
             ("inc", "incr", "first_reached"),
             ("tot", "set", "shared"),
@@ -366,18 +369,19 @@ async fn a_repeated_top_read_is_answered_from_memory_as_the_route_answers_it() {
     let path = "/api/v1/boards/inc/periods/current/top?limit=3";
     let routed = get(path).await;
     assert_eq!(routed.0, StatusCode::OK);
-    let asked = api.engine.top_asked(path).expect("the routed answer is kept under its request target");
+    let epoch = api.engine.read_epoch();
+    let asked =
+        api.state.top_bytes.get(path, epoch).expect("the routed answer is kept under its request target");
     assert_eq!(asked, routed.2);
     let remembered = get(path).await;
     assert_eq!(remembered, routed, "the same status, headers and body");
     // It is answered before routing: words the routes would refuse (no such board) but kept
-    // with a page are answered with that page.
-    let inc = domain::BoardSlug::parse("inc").unwrap();
+    // with an answer are answered with that answer.
     let ghost = "/api/v1/boards/ghost/periods/current/top";
-    let kept = api.engine.top_rendered(&inc, None, 3, super::reads::page_body, Some(ghost)).await.unwrap();
-    assert_eq!(get(ghost).await.2, kept);
+    api.state.top_bytes.keep_for_test(ghost, routed.2.clone(), epoch);
+    assert_eq!(get(ghost).await.2, routed.2);
     // Other words are routed (and answered) on their own; an unknown board is still a 404.
-    assert_eq!(api.engine.top_asked("/api/v1/boards/inc/periods/current/top?limit=2"), None);
+    assert_eq!(api.state.top_bytes.get("/api/v1/boards/inc/periods/current/top?limit=2", epoch), None);
     let (status, out) = api.call("GET", "/api/v1/boards/nope/periods/current/top", None, None).await;
     assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"));
     let res =

@@ -2,12 +2,10 @@
 //! `occurred_at`), then recorded by the engine. A single write that is refused answers 422; in a
 //! batch, valid items are applied and invalid ones reported per item.
 
-use super::ApiError;
 use super::auth::Ingest;
 use super::boards::slug;
-use super::error::ApiPath;
-use super::error::json_body;
-use super::openapi::{BoardParams, ErrorBody, EventsIn, Profile, ProfileParams};
+use super::error::{ApiError, ApiPath, ErrorBody, json_body};
+use super::params::{BoardMemberParams, BoardParams, ProfileParams};
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
@@ -15,9 +13,9 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use domain::write::{Change, Outcome, Write};
 use domain::{EventId, MemberId};
-use engine::writes::{MAX_BATCH, WriteResult};
+use engine::writes::{WriteResult, check_batch};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// How far in the future `occurred_at` may be (clock skew between hosts).
 const MAX_FUTURE_SKEW: jiff::SignedDuration = jiff::SignedDuration::from_secs(300);
@@ -246,7 +244,7 @@ async fn writable_board(state: &AppState, caller: &Ingest, board: String) -> Res
 pub async fn events(
     State(state): State<AppState>,
     caller: Ingest,
-    ApiPath(board): ApiPath<String>,
+    ApiPath(BoardParams { board }): ApiPath<BoardParams>,
     body: Bytes,
 ) -> Result<Json<EventsAnswer>, ApiError> {
     let board = writable_board(&state, &caller, board).await?;
@@ -270,26 +268,13 @@ pub async fn events(
     if items.is_empty() {
         return Err(ApiError::invalid("events must not be empty"));
     }
-    if items.len() > MAX_BATCH {
-        return Err(ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "batch_too_large",
-            format!("a batch holds at most {MAX_BATCH} events, got {}", items.len()),
-        ));
-    }
+    check_batch(&board, domain::Operator::Incr, items.len())?;
     let now = jiff::Timestamp::now();
     // Parse every item; keep the valid ones for one ledger transaction, in order.
     let mut parsed: Vec<Result<Write, (Option<String>, String)>> = Vec::with_capacity(items.len());
     for item in items {
         let id = item.get("event_id").and_then(Value::as_str).map(str::to_owned);
         parsed.push(parse_event(item, now).map_err(|reason| (id, reason)));
-    }
-    if board.operator != domain::Operator::Incr {
-        return Err(engine::EngineError::WrongOperator {
-            board: board.operator,
-            sent: domain::Operator::Incr,
-        }
-        .into());
     }
     let writes: Vec<Write> = parsed.iter().filter_map(|p| p.as_ref().ok().cloned()).collect();
     let mut results = state.engine.record(&board, &writes).await?.into_iter();
@@ -320,7 +305,7 @@ pub async fn events(
     tag = "writes",
     summary = "Set a member's total (operator set)",
     security(("ingest_key" = []), ("admin_token" = [])),
-    params(BoardParams, ("member" = String, Path, description = "The member's id")),
+    params(BoardMemberParams),
     request_body = TotalIn,
     responses(
         (status = 200, description = "applied, stale or late", body = WriteAnswer),
@@ -337,7 +322,7 @@ pub async fn events(
 pub async fn total(
     State(state): State<AppState>,
     caller: Ingest,
-    ApiPath((board, member_id)): ApiPath<(String, String)>,
+    ApiPath(BoardMemberParams { board, member: member_id }): ApiPath<BoardMemberParams>,
     body: Bytes,
 ) -> Result<Json<WriteAnswer>, ApiError> {
     let board = writable_board(&state, &caller, board).await?;
@@ -383,7 +368,7 @@ pub async fn total(
 pub async fn submission(
     State(state): State<AppState>,
     caller: Ingest,
-    ApiPath(board): ApiPath<String>,
+    ApiPath(BoardParams { board }): ApiPath<BoardParams>,
     body: Bytes,
 ) -> Result<Json<WriteAnswer>, ApiError> {
     let board = writable_board(&state, &caller, board).await?;
@@ -426,9 +411,9 @@ pub async fn submission(
 pub async fn profile(
     State(state): State<AppState>,
     _caller: Ingest,
-    ApiPath(member_id): ApiPath<String>,
+    ApiPath(ProfileParams { member: member_id }): ApiPath<ProfileParams>,
     body: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Profile>, ApiError> {
     let body: ProfileIn = json_body(&body)?;
     let member = member(member_id).map_err(ApiError::invalid)?;
     let name = body.display_name.trim();
@@ -441,5 +426,26 @@ pub async fn profile(
         return Err(ApiError::invalid("avatar_url must be an http(s) URL of at most 512 bytes"));
     }
     state.engine.put_profile(&member, name, body.avatar_url.as_deref(), jiff::Timestamp::now()).await?;
-    Ok(Json(json!({ "member": member, "display_name": name, "avatar_url": body.avatar_url })))
+    Ok(Json(Profile { member, display_name: name.to_owned(), avatar_url: body.avatar_url }))
+}
+
+/// A member's profile as stored.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Profile {
+    pub member: MemberId,
+    pub display_name: String,
+    pub avatar_url: Option<String>,
+}
+
+/// `POST .../events`: one event, or a bounded batch of them.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(untagged)]
+#[expect(
+    dead_code,
+    reason = "the document's description of the body: `events` reads each item on its own, \
+    so that one bad item is answered alone"
+)]
+pub enum EventsIn {
+    One(EventIn),
+    Batch { events: Vec<EventIn> },
 }
