@@ -73,8 +73,6 @@ impl BoardIn {
     request_body = NewAnyBoard,
     responses(
         (status = 201, description = "The board", body = AnyBoard),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 409, description = "board_exists", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body: bounds that cannot be exact (max_points × \
             tie_base beyond 2^53), an unknown time zone, overlapping prizes; for a hot board a TTL below \
@@ -187,7 +185,6 @@ pub async fn show(
     params(PeriodParams),
     responses(
         (status = 200, description = "Members projected and the time it took", body = Rebuild),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found", body = ErrorBody),
         (status = 422, description = "invalid: an impossible period", body = ErrorBody),
     )

@@ -118,13 +118,7 @@ pub struct HitIn {
     request_body = HitIn,
     responses(
         (status = 200, description = "counted, deduplicated, capped or rejected", body = HitOutcome),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no valid ingest key or admin token", body = ErrorBody),
-        (status = 403, description = "forbidden: the key may not write to this board", body = ErrorBody),
         (status = 404, description = "not_found: no such hot board", body = ErrorBody),
-        (status = 422, description = "invalid_body: a field of the wrong type or an unknown field", body = ErrorBody),
-        (status = 429, description = "rate_limited: the key is over its rate limit; nothing was done", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Whole seconds until a request would pass (at least 1)"))),
     )
 )]
 pub async fn hits(
@@ -157,7 +151,6 @@ pub struct HotTopQuery {
     params(BoardParams, HotTopQuery),
     responses(
         (status = 200, description = "The latest list", body = HotList),
-        (status = 400, description = "invalid_query", body = ErrorBody),
         (status = 404, description = "not_found: no such hot board", body = ErrorBody),
         (status = 422, description = "invalid: limit out of range", body = ErrorBody),
     )

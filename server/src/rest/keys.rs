@@ -50,7 +50,6 @@ fn key_id(raw: &str) -> Result<i64, ApiError> {
     security(("admin_token" = [])),
     responses(
         (status = 200, description = "The keys", body = KeyList),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
     )
 )]
 pub async fn list(State(state): State<AppState>, _admin: Admin) -> Result<Json<KeyList>, ApiError> {
@@ -84,8 +83,6 @@ pub struct NewKeyAnswer {
     request_body = KeyIn,
     responses(
         (status = 201, description = "The new key: `key` is the secret, shown this once", body = NewKeyAnswer),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 422, description = "invalid (no board, an unknown board, limits out of bounds) / \
             invalid_body; nothing was created", body = ErrorBody),
     )
@@ -118,8 +115,6 @@ pub async fn create(
     request_body(content = Option<RevokeIn>, description = "Optional"),
     responses(
         (status = 200, description = "The key, revoked", body = ApiKeyView),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found: no such key", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body", body = ErrorBody),
     )

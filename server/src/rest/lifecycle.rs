@@ -139,8 +139,6 @@ async fn transition(
     request_body(content = Option<ReasonIn>, description = "Optional"),
     responses(
         (status = 200, description = "The period (a repeated transition answers it unchanged)", body = PeriodInfo),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found", body = ErrorBody),
         (status = 409, description = "invalid_transition", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body", body = ErrorBody),
@@ -165,8 +163,6 @@ pub async fn freeze(
     request_body(content = Option<ReasonIn>, description = "Optional"),
     responses(
         (status = 200, description = "The period (a repeated transition answers it unchanged)", body = PeriodInfo),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found", body = ErrorBody),
         (status = 409, description = "invalid_transition", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body", body = ErrorBody),
@@ -191,8 +187,6 @@ pub async fn reopen(
     request_body(content = Option<ReasonIn>, description = "Optional"),
     responses(
         (status = 200, description = "The period (a repeated transition answers it unchanged)", body = PeriodInfo),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found", body = ErrorBody),
         (status = 409, description = "invalid_transition (waits for no pending late write: late_pending)", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body", body = ErrorBody),
@@ -217,8 +211,6 @@ pub async fn settle(
     request_body(content = Option<ReasonIn>, description = "Optional"),
     responses(
         (status = 200, description = "The period (a repeated transition answers it unchanged)", body = PeriodInfo),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found", body = ErrorBody),
         (status = 409, description = "invalid_transition", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body", body = ErrorBody),
@@ -251,7 +243,6 @@ pub struct StandingsQuery {
     params(PeriodParams, StandingsQuery),
     responses(
         (status = 200, description = "The settlement", body = Settlement),
-        (status = 400, description = "invalid_query", body = ErrorBody),
         (status = 404, description = "not_found: no such board or period, or not settled", body = ErrorBody),
         (status = 422, description = "invalid: limit out of range", body = ErrorBody),
     )
@@ -276,7 +267,6 @@ pub async fn settlement(
     params(PeriodParams),
     responses(
         (status = 200, description = "The rewards, oldest first", body = RewardList),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found", body = ErrorBody),
     )
 )]
@@ -305,8 +295,6 @@ pub struct LateQuery {
     params(PeriodParams, LateQuery),
     responses(
         (status = 200, description = "The late writes", body = LateList),
-        (status = 400, description = "invalid_query", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found", body = ErrorBody),
     )
 )]
@@ -350,8 +338,6 @@ async fn decide_late(
     request_body(content = Option<ReasonIn>, description = "Optional"),
     responses(
         (status = 200, description = "The decision and what applying the write did", body = LateDecision),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found", body = ErrorBody),
         (status = 409, description = "already_decided, period_settled", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body", body = ErrorBody),
@@ -376,8 +362,6 @@ pub async fn accept_late(
     request_body= ReasonIn,
     responses(
         (status = 200, description = "The decision", body = LateDecision),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found", body = ErrorBody),
         (status = 409, description = "already_decided, period_settled", body = ErrorBody),
         (status = 422, description = "invalid: a rejection needs a reason", body = ErrorBody),
@@ -402,8 +386,6 @@ pub async fn reject_late(
     request_body= ReasonIn,
     responses(
         (status = 200, description = "revoked, or already_revoked for a repeat", body = Revocation),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found", body = ErrorBody),
         (status = 409, description = "the period is settled", body = ErrorBody),
         (status = 422, description = "invalid: a reason is required", body = ErrorBody),
@@ -439,8 +421,6 @@ pub async fn revoke(
     request_body= CorrectionIn,
     responses(
         (status = 200, description = "The ledger entry", body = Correction),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found", body = ErrorBody),
         (status = 409, description = "the period is settled", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body", body = ErrorBody),
@@ -508,8 +488,6 @@ async fn set_hidden(
     request_body = ReasonIn,
     responses(
         (status = 200, description = "hidden, or already_hidden for a repeat (nothing changed)", body = VisibilityChange),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found: no such board, or the member has no total in the period", body = ErrorBody),
         (status = 409, description = "period_settled: the standings are final", body = ErrorBody),
         (status = 422, description = "invalid: a reason is required / invalid_body", body = ErrorBody),
@@ -535,8 +513,6 @@ pub async fn hide(
     request_body = ReasonIn,
     responses(
         (status = 200, description = "unhidden, or already_visible for a repeat (nothing changed)", body = VisibilityChange),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 404, description = "not_found: no such board, or the member has no total in the period", body = ErrorBody),
         (status = 409, description = "period_settled: the standings are final", body = ErrorBody),
         (status = 422, description = "invalid: a reason is required / invalid_body", body = ErrorBody),
@@ -583,8 +559,6 @@ pub struct AuditQuery {
     params(AuditQuery),
     responses(
         (status = 200, description = "A page of the audit trail", body = AuditPage),
-        (status = 400, description = "invalid_query", body = ErrorBody),
-        (status = 401, description = "unauthorized: no admin token", body = ErrorBody),
         (status = 422, description = "invalid: a cursor this server did not make", body = ErrorBody),
     )
 )]

@@ -8,8 +8,10 @@ use super::{boards, hot, keys, lifecycle, reads, writes};
 use axum::http::header;
 use axum::response::IntoResponse;
 use std::sync::LazyLock;
+use utoipa::openapi::header::Header;
+use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+use utoipa::openapi::{ContentBuilder, ObjectBuilder, Ref, Response, ResponseBuilder, Type};
 use utoipa::{Modify, OpenApi};
 
 #[derive(OpenApi)]
@@ -61,7 +63,7 @@ use utoipa::{Modify, OpenApi};
         keys::revoke,
         serve,
     ),
-    modifiers(&Security, &Unavailable),
+    modifiers(&Security, &SharedErrors),
     tags(
         (name = "boards", description = "Boards: created by an admin, read by anyone."),
         (name = "writes", description = "Writes (ingest key or admin token): one endpoint per operator."),
@@ -102,24 +104,72 @@ impl Modify for Security {
     }
 }
 
-/// Every operation may answer 503 `unavailable` when a store cannot be reached.
-struct Unavailable;
+/// The error answers every operation shares, from one place: what its callers, its inputs and
+/// the stores can make it answer. An operation lists only the errors of its own rules (404, 409,
+/// 422 …); a row it lists itself is kept.
+struct SharedErrors;
 
-impl Modify for Unavailable {
+impl SharedErrors {
+    fn for_operation(operation: &Operation) -> Vec<(&'static str, Response)> {
+        let schemes = serde_json::to_value(&operation.security).unwrap_or_default();
+        let takes = |scheme: &str| schemes.as_array().into_iter().flatten().any(|s| s.get(scheme).is_some());
+        let params = operation.parameters.as_deref().unwrap_or_default();
+        let has = |place: ParameterIn| params.iter().any(|p| p.parameter_in == place);
+        let mut shared = Vec::new();
+        let mut bad_requests = Vec::new();
+        if has(ParameterIn::Path) {
+            bad_requests
+                .push("invalid_path: a path segment that is not UTF-8, or an id that is not a number");
+        }
+        if has(ParameterIn::Query) {
+            bad_requests.push("invalid_query: a query parameter of the wrong type");
+        }
+        if operation.request_body.is_some() {
+            bad_requests.push("malformed_json: the body is not JSON");
+            shared.push(("422", error("invalid_body: a field of the wrong type, missing or unknown")));
+        }
+        if !bad_requests.is_empty() {
+            shared.push(("400", error(&bad_requests.join("; "))));
+        }
+        if takes("ingest_key") {
+            shared.push(("401", error("unauthorized: no valid ingest key or admin token")));
+            if params.iter().any(|p| p.name == "board") {
+                shared.push(("403", error("forbidden: the key may not write to this board")));
+            }
+            let mut retry = Header::new(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)));
+            retry.description = Some("Whole seconds until a request would pass (at least 1)".to_owned());
+            let mut limited = error("rate_limited: the key is over its rate limit; nothing was done");
+            limited.headers.insert("Retry-After".to_owned(), retry);
+            shared.push(("429", limited));
+        } else if takes("admin_token") {
+            shared.push(("401", error("unauthorized: no admin token")));
+        }
+        shared.push(("503", error("unavailable: a store cannot be reached; retry later")));
+        shared
+    }
+}
+
+/// An error answer: the one error shape.
+fn error(description: &str) -> Response {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build(),
+        )
+        .build()
+}
+
+impl Modify for SharedErrors {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        let response = ResponseBuilder::new()
-            .description("unavailable: a store cannot be reached; retry later")
-            .content(
-                "application/json",
-                ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build(),
-            )
-            .build();
         for item in openapi.paths.paths.values_mut() {
             for operation in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch]
                 .into_iter()
                 .flatten()
             {
-                operation.responses.responses.insert("503".to_owned(), response.clone().into());
+                for (status, response) in Self::for_operation(operation) {
+                    operation.responses.responses.entry(status.to_owned()).or_insert(response.into());
+                }
             }
         }
     }

@@ -189,7 +189,6 @@ pub async fn periods(
     params(PeriodParams, LimitQuery),
     responses(
         (status = 200, description = "The first entries", body = Page),
-        (status = 400, description = "invalid_query", body = ErrorBody),
         (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
         (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
     )
@@ -214,7 +213,6 @@ pub async fn top(
     params(PeriodParams, PageQuery),
     responses(
         (status = 200, description = "The page; with `after`, also `next_cursor`", body = EntriesPage),
-        (status = 400, description = "invalid_query", body = ErrorBody),
         (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
         (status = 422, description = "invalid: offset with after, a cursor this server did not make, …", body = ErrorBody),
     )
@@ -265,7 +263,6 @@ pub async fn create_snapshot(
     params(SnapshotParams, PageQuery),
     responses(
         (status = 200, description = "The page", body = SnapshotPage),
-        (status = 400, description = "invalid_query", body = ErrorBody),
         (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
         (status = 410, description = "snapshot_expired", body = ErrorBody),
         (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
@@ -317,7 +314,6 @@ pub async fn member_rank(
     params(MemberParams, AroundQuery),
     responses(
         (status = 200, description = "The member's rank and the entries around it", body = AroundPage),
-        (status = 400, description = "invalid_query", body = ErrorBody),
         (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
         (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
     )
@@ -341,7 +337,6 @@ pub async fn around(
     params(MemberParams, EventsQuery),
     responses(
         (status = 200, description = "Entries newest first, revocations and corrections included", body = MemberEvents),
-        (status = 400, description = "invalid_query", body = ErrorBody),
         (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
         (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
     )
@@ -365,7 +360,6 @@ pub async fn member_events(
     params(PeriodParams, CountQuery),
     responses(
         (status = 200, description = "The count", body = Count),
-        (status = 400, description = "invalid_query", body = ErrorBody),
         (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
         (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
     )
@@ -387,7 +381,6 @@ pub async fn count(
     params(PeriodParams, RanksQuery),
     responses(
         (status = 200, description = "Their entries", body = Ranks),
-        (status = 400, description = "invalid_query", body = ErrorBody),
         (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
         (status = 422, description = "invalid: a malformed member id", body = ErrorBody),
     )

@@ -229,16 +229,11 @@ async fn writable_board(state: &AppState, caller: &Ingest, board: String) -> Res
     responses(
         (status = 200, description = "One result per event: applied, duplicate, late (kept for review) or \
             rejected", body = EventsAnswer),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no valid ingest key or admin token", body = ErrorBody),
-        (status = 403, description = "forbidden: the key may not write to this board", body = ErrorBody),
         (status = 404, description = "not_found: no such board", body = ErrorBody),
         (status = 409, description = "wrong_operator: the board's operator has another endpoint", body = ErrorBody),
         (status = 413, description = "batch_too_large", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body / rejected (a single event refused by a rule)",
             body = ErrorBody),
-        (status = 429, description = "rate_limited: the key is over its rate limit; nothing was done", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Whole seconds until a request would pass (at least 1)"))),
     )
 )]
 pub async fn events(
@@ -309,14 +304,9 @@ pub async fn events(
     request_body = TotalIn,
     responses(
         (status = 200, description = "applied, stale or late", body = WriteAnswer),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no valid ingest key or admin token", body = ErrorBody),
-        (status = 403, description = "forbidden: the key may not write to this board", body = ErrorBody),
         (status = 404, description = "not_found: no such board", body = ErrorBody),
         (status = 409, description = "wrong_operator: the board's operator has another endpoint", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body / rejected", body = ErrorBody),
-        (status = 429, description = "rate_limited: the key is over its rate limit; nothing was done", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Whole seconds until a request would pass (at least 1)"))),
     )
 )]
 pub async fn total(
@@ -355,14 +345,9 @@ pub async fn total(
     request_body = SubmissionIn,
     responses(
         (status = 200, description = "improved, not_higher, duplicate or late", body = WriteAnswer),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no valid ingest key or admin token", body = ErrorBody),
-        (status = 403, description = "forbidden: the key may not write to this board", body = ErrorBody),
         (status = 404, description = "not_found: no such board", body = ErrorBody),
         (status = 409, description = "wrong_operator: the board's operator has another endpoint", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body / rejected", body = ErrorBody),
-        (status = 429, description = "rate_limited: the key is over its rate limit; nothing was done", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Whole seconds until a request would pass (at least 1)"))),
     )
 )]
 pub async fn submission(
@@ -401,11 +386,7 @@ pub async fn submission(
     request_body = ProfileIn,
     responses(
         (status = 200, description = "The stored profile", body = Profile),
-        (status = 400, description = "malformed_json", body = ErrorBody),
-        (status = 401, description = "unauthorized: no valid ingest key or admin token", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body", body = ErrorBody),
-        (status = 429, description = "rate_limited: the key is over its rate limit; nothing was done", body = ErrorBody,
-            headers(("Retry-After" = u64, description = "Whole seconds until a request would pass (at least 1)"))),
     )
 )]
 pub async fn profile(
