@@ -15,7 +15,7 @@ use axum::{Json, Router};
 use engine::Engine;
 use leptos::prelude::*;
 use leptos_axum::{LeptosRoutes, generate_route_list};
-use serde_json::json;
+use serde::Serialize;
 
 fn router(state: AppState) -> Router {
     let routes = generate_route_list(App);
@@ -73,8 +73,7 @@ fn refuse_cross_site(req: &Request) -> Option<Response> {
         return None;
     }
     let detail = app::api::session::same_site(req.headers()).err()?;
-    let body = json!({ "error": "cross_site", "detail": detail });
-    Some((StatusCode::FORBIDDEN, Json(body)).into_response())
+    Some(crate::rest::ApiError::new(StatusCode::FORBIDDEN, "cross_site", detail).into_response())
 }
 
 /// Lets only a signed-in admin reach a console server function (`/api/admin_…`), before its
@@ -109,29 +108,45 @@ async fn metrics(State(state): State<AppState>) -> Response {
 }
 
 /// The process is alive (it answers).
-async fn healthz() -> Json<serde_json::Value> {
-    Json(json!({ "status": "alive" }))
+async fn healthz() -> Json<Health> {
+    Json(Health { status: "alive" })
+}
+
+#[derive(Serialize)]
+struct Health {
+    status: &'static str,
 }
 
 /// Both stores answer; otherwise 503 naming the one that does not.
 async fn readyz(State(state): State<AppState>) -> Response {
     let r = state.engine.readiness().await;
     let word = |r: &Result<(), String>| r.as_ref().map_or_else(|e| e.clone(), |()| "ok".to_owned());
+    let (ledger, redis) = (word(&r.ledger), word(&r.redis));
     if r.is_ready() {
-        return Json(json!({ "status": "ready", "ledger": "ok", "redis": "ok" })).into_response();
+        return Json(Readiness { status: Some("ready"), error: None, detail: None, ledger, redis })
+            .into_response();
     }
     let failing: Vec<&str> = [("ledger", &r.ledger), ("redis", &r.redis)]
         .into_iter()
         .filter(|(_, r)| r.is_err())
         .map(|(n, _)| n)
         .collect();
-    let body = json!({
-        "error": "not_ready",
-        "detail": format!("unreachable: {}", failing.join(", ")),
-        "ledger": word(&r.ledger),
-        "redis": word(&r.redis),
-    });
+    let detail = Some(format!("unreachable: {}", failing.join(", ")));
+    let body = Readiness { status: None, error: Some("not_ready"), detail, ledger, redis };
     (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
+}
+
+/// `/readyz`: `status: ready`, or the error shape with each store's word.
+#[derive(Serialize)]
+struct Readiness {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
+    ledger: String,
+    redis: String,
 }
 
 /// Embedded files first; an unknown API path is the API's JSON 404; anything else is rendered
@@ -157,6 +172,7 @@ mod tests {
     use super::*;
     use engine::redis::keys::KeySpace;
     use engine::redis::{Projection, RedisTarget};
+    use serde_json::json;
     use tower::ServiceExt;
 
     /// A router over a fresh SQLite ledger and a Redis address where nothing listens.
