@@ -3,9 +3,12 @@
 //! the total from the entries that still count.
 
 use super::audit::{AuditRecord, record as audit};
+use super::entries::EntryMeta;
 use super::lifecycle::lock_period_state;
+use super::locks::lock_member;
 use super::sql::{member_id, period_key};
-use super::writes::{EntryMeta, StoredState, apply, lock_member, store_total};
+use super::totals::{StoredState, store_total};
+use super::writes::apply;
 use super::{Backend, Ledger, LedgerError, Recorded, Tx, micros};
 use domain::write::{Change, Counted, Effect, replay};
 use domain::{Board, EventId, MemberId, PeriodKey};
@@ -148,7 +151,7 @@ impl Ledger {
                             format!("{id} names another entry of {slug}"),
                         ));
                     }
-                    let current = super::writes::lock_total(&mut w.tx, ledger.backend, slug, &key, &member)
+                    let current = super::totals::lock_total(&mut w.tx, ledger.backend, slug, &key, &member)
                         .await?
                         .current;
                     let mut r = Recorded::bare(domain::write::Outcome::Duplicate, period, None);
@@ -202,8 +205,8 @@ async fn recompute(
     now: jiff::Timestamp,
 ) -> Result<(i64, Option<super::Projected>), LedgerError> {
     let (slug, key) = (board.slug.as_str(), period.to_string());
-    let super::writes::LockedTotal { current, reach_seq, hidden } =
-        super::writes::lock_total(tx, backend, slug, &key, member).await?;
+    let super::totals::LockedTotal { current, reach_seq, hidden } =
+        super::totals::lock_total(tx, backend, slug, &key, member).await?;
     let rows = sqlx::query(
         "SELECT e.kind, e.delta, e.value, e.set_version, e.reach_seq FROM entries e \
          WHERE e.board = $1 AND e.period = $2 AND e.member = $3 AND e.kind <> 'revocation' \

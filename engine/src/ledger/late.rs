@@ -3,9 +3,11 @@
 //! the period is open or frozen.
 
 use super::audit::{AuditRecord, record as audit};
+use super::entries::EntryMeta;
 use super::lifecycle::lock_period_state;
+use super::locks::lock_member;
 use super::sql::{member_id, period_key};
-use super::writes::{EntryMeta, apply, lock_member};
+use super::writes::apply;
 use super::{Ledger, LedgerError, Recorded, instant, micros};
 use domain::view::LateEntry;
 use domain::write::Change;

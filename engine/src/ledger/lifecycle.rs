@@ -5,8 +5,8 @@
 //! (SQLite).
 
 use super::audit::{AuditRecord, record as audit};
+use super::locks::ensure_period;
 use super::sql::{parse_state, period_key, slug};
-use super::writes::ensure_period;
 use super::{Backend, Ledger, LedgerError, Tx, micros};
 use domain::lifecycle::{State, Step, Transition, step};
 use domain::{Board, BoardSlug, PeriodKey};

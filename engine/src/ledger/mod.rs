@@ -5,7 +5,10 @@
 //! - [`Ledger::connect`] / [`Ledger::migrate`]: pools and schema (`migrations/<backend>/`).
 //! - boards and profiles: definitions and display data; `hot.rs`: hot board definitions.
 //! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`); on
-//!   SQLite, calls queued for the writer are recorded together (`group.rs`).
+//!   SQLite, calls queued for the writer are recorded together (`group.rs`). Its steps:
+//!   `decide.rs`: deciding writes in memory; `entries.rs`: the duplicate check and the inserts of
+//!   entries and late entries; `totals.rs`: reading, locking and storing totals; `locks.rs`:
+//!   period rows and the row locks in their one global order.
 //! - `checkpoint.rs`: SQLite's WAL checkpoints, on a connection of their own.
 //! - `lifecycle.rs`: period transitions, and the period lock every change that depends on a
 //!   period's state takes; `late.rs`: late decisions; `adjust.rs`: revocations and corrections;
@@ -16,8 +19,8 @@
 //!   reward outbox.
 //! - `doctor.rs`: `laurel doctor`'s sweep for unreadable rows and their quarantine.
 //! - `rows.rs`: listings that leave out, and report, a row they cannot read.
-//! - `sql.rs`: the helpers of statements built at run time (placeholders, multi-row INSERTs) and
-//!   of decoding stored keys, shared by the write paths.
+//! - `sql.rs`: the helpers of statements built at run time (placeholders, multi-row INSERTs, lookup
+//!   chunks) and of decoding stored keys, shared by the write paths.
 //! - `transfer.rs`: a settled period's export, and its import in one transaction checked by digest.
 
 mod adjust;
@@ -26,12 +29,15 @@ pub mod audit;
 mod auth;
 mod boards;
 mod checkpoint;
+mod decide;
 mod doctor;
+mod entries;
 mod group;
 mod hot;
 mod late;
 mod leases;
 mod lifecycle;
+mod locks;
 mod moderation;
 mod reads;
 mod rewards;
@@ -40,6 +46,7 @@ mod schedule;
 mod settle;
 mod sql;
 mod standings;
+mod totals;
 mod transfer;
 mod writes;
 

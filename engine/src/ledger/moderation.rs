@@ -5,7 +5,8 @@
 
 use super::audit::{AuditRecord, record as audit};
 use super::lifecycle::lock_period_state;
-use super::writes::{LockedTotal, lock_member, lock_total};
+use super::locks::lock_member;
+use super::totals::{LockedTotal, lock_total};
 use super::{Ledger, LedgerError, Projected, micros};
 use domain::{Board, BoardSlug, MemberId, PeriodKey};
 use serde_json::json;

@@ -1,6 +1,7 @@
 //! The small SQL helpers the ledger's write paths share: placeholders for statements built at run
-//! time, the rows per multi-row INSERT, and the decoding of stored keys and states. Kept in one
-//! place so that every statement built at run time numbers its parameters the same way.
+//! time, the rows per multi-row INSERT, the keys per lookup and their padding, and the decoding of
+//! stored keys and states. Kept in one place so that every statement built at run time numbers its
+//! parameters the same way.
 
 use super::{Backend, LedgerError};
 use domain::lifecycle::State;
@@ -10,6 +11,21 @@ use std::fmt::Write as _;
 /// Rows per multi-row INSERT when a settlement writes its rewards and an import its totals
 /// (at most 9 columns: 4 500 parameters, within SQLite's and PostgreSQL's limits).
 pub(super) const INSERT_CHUNK: usize = 500;
+
+/// Most keys one lookup statement asks for (`seen_ids`, `read_totals`).
+pub(super) const LOOKUP_CHUNK: usize = 128;
+
+/// `keys` padded to the next power of two by repeating the last one (the lookups' answers are
+/// sets), so that lookups come in a handful of statement shapes: PostgreSQL plans each new shape
+/// of a prepared statement anew, while a few shapes are planned a few times per connection and
+/// then run on cached plans.
+pub(super) fn padded<'a>(keys: &[&'a str]) -> Vec<&'a str> {
+    let mut keys = keys.to_vec();
+    if let Some(&last) = keys.last() {
+        keys.resize(keys.len().next_power_of_two(), last);
+    }
+    keys
+}
 
 /// Placeholders for a statement built at run time: anonymous `?` on SQLite (see
 /// `multi_row_insert`), numbered `$n` on PostgreSQL, in the order they are written.

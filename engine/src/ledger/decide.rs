@@ -1,0 +1,228 @@
+//! Deciding writes in memory, without SQL: what the operator (`domain::write::decide`), the
+//! board's bounds and the score codec make of one change to a member's total (`judge`, then
+//! `conclude` with its reach sequence), and a whole batch decided in order on running totals
+//! (`decide_batch`): repeats, late writes kept for review, and the entries and totals the batch
+//! will write. Kept apart from the statements so that a batch and a single change
+//! (`writes::apply`) decide with the very same steps, and so that a batch can be decided twice on
+//! different totals (`Locking::Last`) at no cost but the computation.
+
+use super::entries::{EntryMeta, NewEntry, Seen};
+use super::locks::PeriodRow;
+use super::totals::{LockedTotal, StoredState};
+use super::writes::{Projected, Recorded};
+use domain::write::{Change, Current, Decision, Outcome, Write, decide};
+use domain::{Board, MemberId, PeriodKey, TiePolicy};
+use std::collections::{HashMap, HashSet};
+
+/// What a batch decided in memory, to be written.
+pub(super) struct Decided<'a> {
+    pub answers: Vec<Recorded>,
+    /// The entries to insert, in batch order, and the writes they record (index, reach sequence).
+    pub entries: Vec<NewEntry<'a>>,
+    pub recorded: Vec<(usize, Option<i64>)>,
+    /// The late entries to insert, and the writes they keep.
+    pub late: Vec<NewEntry<'a>>,
+    pub kept: Vec<usize>,
+    pub stored: HashMap<(&'a str, &'a str), StoredState>,
+    /// Rejected writes (index, period key), for the audit trail.
+    pub rejected: Vec<(usize, &'a str)>,
+    /// Reach sequences taken per period.
+    pub taken: HashMap<&'a str, i64>,
+}
+
+impl Decided<'_> {
+    /// Both record the same writes as the same entries (and so differ only in the totals).
+    pub(super) fn records_as(&self, other: &Self) -> bool {
+        self.recorded == other.recorded && self.kept == other.kept
+    }
+}
+
+/// Decides each write of a batch in order, in memory, with the steps of [`apply`](super::writes::apply) (`judge`,
+/// `conclude`), each seeing the totals, the ids and the reach sequences as the writes before it
+/// in the batch left them — so the answers are those of one write after the other.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn decide_batch<'a>(
+    board: &Board,
+    writes: &'a [Write],
+    periods: &[PeriodKey],
+    keys: &'a [String],
+    seen: &Seen,
+    mut totals: HashMap<(&'a str, &'a str), LockedTotal>,
+    states: &HashMap<&str, PeriodRow>,
+    now: jiff::Timestamp,
+) -> Decided<'a> {
+    let mut d = Decided {
+        answers: Vec::with_capacity(writes.len()),
+        entries: Vec::new(),
+        recorded: Vec::new(),
+        late: Vec::new(),
+        kept: Vec::new(),
+        stored: HashMap::new(),
+        rejected: Vec::new(),
+        taken: HashMap::new(),
+    };
+    // Ids this batch applies or keeps, for its own repeats.
+    let (mut applied_now, mut kept_now): (HashSet<&str>, HashSet<&str>) = Default::default();
+    for (i, ((write, &period), key)) in writes.iter().zip(periods).zip(keys).enumerate() {
+        let external_id = write.change.external_id().map(|id| id.as_str());
+        if let Some(id) = external_id {
+            if seen.applied.contains(id) || applied_now.contains(id) {
+                d.answers.push(Recorded::bare(Outcome::Duplicate, period, None));
+                continue;
+            }
+            if seen.kept.contains(id) || kept_now.contains(id) {
+                // The same answer as the first time: a retry must not learn anything new.
+                d.answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(None))));
+                continue;
+            }
+        }
+        let row = &states[key.as_str()];
+        let entry = NewEntry {
+            period: key,
+            member: &write.member,
+            change: &write.change,
+            meta: EntryMeta {
+                occurred_at: write.occurred_at,
+                metadata: write.metadata.as_deref(),
+                ..Default::default()
+            },
+            reach_seq: None,
+        };
+        if row.state != "open" || now >= closes_at(board, period) {
+            let why = (row.state != "open").then_some(row.state.as_str());
+            d.answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(why))));
+            d.late.push(entry);
+            d.kept.push(i);
+            kept_now.extend(external_id);
+            continue;
+        }
+        let member = write.member.as_str();
+        let locked = totals.entry((key.as_str(), member)).or_insert(LockedTotal::NONE);
+        let recorded = match judge(board, period, &write.change, locked.current) {
+            Verdict::Answer(recorded) => recorded,
+            Verdict::Record(points) => {
+                let entry_seq = match board.tie_policy() {
+                    TiePolicy::FirstReached => {
+                        let taken = d.taken.entry(key.as_str()).or_insert(0);
+                        *taken += 1;
+                        Some(row.next_seq + *taken - 1)
+                    }
+                    TiePolicy::Shared => None,
+                };
+                match conclude(board, period, &write.member, &write.change, locked, points, entry_seq) {
+                    Err(recorded) => recorded,
+                    Ok((recorded, state)) => {
+                        d.entries.push(NewEntry { reach_seq: entry_seq, ..entry });
+                        d.recorded.push((i, entry_seq));
+                        applied_now.extend(external_id);
+                        if let Some(state) = state {
+                            locked.current = Current {
+                                points: state.points,
+                                version: state.version,
+                                set_version: state.set_version,
+                            };
+                            locked.reach_seq = state.reach_seq;
+                            d.stored.insert((key.as_str(), member), state);
+                        }
+                        recorded
+                    }
+                }
+            }
+        };
+        if recorded.outcome == Outcome::Rejected {
+            d.rejected.push((i, key.as_str()));
+        }
+        d.answers.push(recorded);
+    }
+    d
+}
+
+/// The instant after which writes for `period` are late: its end plus the board's grace.
+fn closes_at(board: &Board, period: PeriodKey) -> jiff::Timestamp {
+    period
+        .span(&board.zone)
+        .end
+        .checked_add(jiff::SignedDuration::from_secs(board.freeze_grace_seconds))
+        .unwrap_or(jiff::Timestamp::MAX)
+}
+
+/// What the operator and the board's bounds make of a change to `current`.
+pub(super) enum Verdict {
+    /// Nothing is recorded: the answer (`stale`, or `rejected` with a reason).
+    Answer(Recorded),
+    /// The entry is recorded, and the total moves to these points (`None`: best, not higher).
+    Record(Option<i64>),
+}
+
+pub(super) fn judge(board: &Board, period: PeriodKey, change: &Change, current: Current) -> Verdict {
+    let points = match decide(change, current) {
+        Decision::Ignore(outcome) => {
+            let mut r = Recorded::bare(outcome, period, None);
+            (r.points, r.version) = (Some(current.points), Some(current.version));
+            return Verdict::Answer(r);
+        }
+        Decision::Refuse(reason) => {
+            return Verdict::Answer(Recorded::bare(Outcome::Rejected, period, Some(reason.into())));
+        }
+        Decision::RecordOnly => return Verdict::Record(None),
+        Decision::Change { points } => points,
+    };
+    match board.codec.check_points(points) {
+        Ok(()) => Verdict::Record(Some(points)),
+        Err(e) => Verdict::Answer(Recorded::bare(Outcome::Rejected, period, Some(e.to_string()))),
+    }
+}
+
+/// The answer to a change [`judge`] let through, recorded with `entry_seq`, and the member's new
+/// stored total (`None` when the total stays). `Err`: rejected after all, nothing is written
+/// (only a used-up sequence budget gets there: bounds were checked by `judge`).
+pub(super) fn conclude(
+    board: &Board,
+    period: PeriodKey,
+    member: &MemberId,
+    change: &Change,
+    locked: &LockedTotal,
+    points: Option<i64>,
+    entry_seq: Option<i64>,
+) -> Result<(Recorded, Option<StoredState>), Recorded> {
+    let LockedTotal { current, reach_seq, hidden } = *locked;
+    let Some(points) = points else {
+        // best: the submission is recorded (so a repeat is recognised) but the total stays.
+        let mut r = Recorded::bare(Outcome::NotHigher, period, None);
+        (r.points, r.version) = (Some(current.points), Some(current.version));
+        return Ok((r, None));
+    };
+    let moved = points != current.points || current.version == 0;
+    let seq = match entry_seq {
+        Some(seq) if moved => seq,
+        _ => reach_seq,
+    };
+    let score = board
+        .codec
+        .encode(points, seq)
+        .map_err(|e| Recorded::bare(Outcome::Rejected, period, Some(e.to_string())))?;
+    let set_version = match *change {
+        Change::Total { version, .. } => version,
+        _ => current.set_version,
+    };
+    let version = current.version + 1;
+    let outcome =
+        if matches!(change, Change::Submission { .. }) { Outcome::Improved } else { Outcome::Applied };
+    let recorded = Recorded {
+        outcome,
+        // A hidden member stays hidden: its new total is recorded and projected out of the ranking.
+        total: Some(Projected { period, member: member.clone(), points, version, score, hidden }),
+        period: Some(period),
+        reason: None,
+        points: Some(points),
+        version: Some(version),
+    };
+    Ok((recorded, Some(StoredState { points, version, reach_seq: seq, set_version })))
+}
+
+fn late_reason(state: Option<&str>) -> String {
+    match state {
+        Some(state) => format!("the period is {state}; the write is kept for review"),
+        None => "the period has closed; the write is kept for review".into(),
+    }
+}
