@@ -6,6 +6,10 @@
 //! member's neighbourhood, read atomically). An archived period is read from its settled
 //! standings in the ledger instead of the projection, with the same ranks and order.
 
+mod caches;
+
+pub use caches::{BOARD_CACHE_TTL, BoardCache, SharedTop, StateCache, TopCache};
+
 use crate::redis::{RawPage, Source, Window};
 use crate::{Engine, EngineError};
 use domain::lifecycle::State;
@@ -14,10 +18,7 @@ use domain::view::{
     SnapshotInfo,
 };
 use domain::{Board, BoardSlug, MemberId, PeriodKey, ranking};
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The most entries one page may hold.
 pub const MAX_PAGE: u64 = 200;
@@ -27,72 +28,6 @@ pub const MAX_MEMBERS: usize = 100;
 pub const MAX_RADIUS: u64 = 50;
 /// How long a pinned snapshot lives.
 pub const SNAPSHOT_TTL: Duration = Duration::from_secs(600);
-/// How long a top-N read is served from memory.
-const TOP_CACHE_TTL: Duration = Duration::from_secs(1);
-
-/// Board definitions by slug (see `Engine::board`), shared so a read does not copy one.
-pub type BoardCache = std::sync::RwLock<HashMap<BoardSlug, (Instant, Arc<Board>)>>;
-
-/// How long a process keeps a board's definition. Only the title, the freeze grace and the prize
-/// table ever change (`Engine::edit_board`, which drops this process's copy at once); other
-/// processes see an edit within this time, and a settlement reads the board fresh.
-pub const BOARD_CACHE_TTL: Duration = Duration::from_secs(10);
-
-/// How long reads trust a period state they looked up (archived is final and kept for good).
-const STATE_CACHE_TTL: Duration = Duration::from_secs(1);
-
-/// Period states as reads last saw them (see `Engine::state_for_reads`).
-pub type StateCache = Mutex<HashMap<(BoardSlug, PeriodKey), (Instant, State)>>;
-
-/// The most top-N pages kept at once (over all boards, periods and limits).
-const TOP_CACHE_PAGES: usize = 1024;
-
-/// One cached top-N page.
-struct TopPage {
-    at: Instant,
-    page: Arc<RankingPage>,
-}
-
-/// Top-N pages by board, then (period, limit), each kept at most [`TOP_CACHE_TTL`]. Keyed by
-/// board first so a lookup borrows the request's slug instead of building a key.
-#[derive(Default)]
-pub struct TopCache {
-    pages: Mutex<HashMap<BoardSlug, TopPages>>,
-    /// Bumped whenever cached reads of some board may no longer hold (see [`Engine::read_epoch`]).
-    epoch: AtomicU64,
-}
-
-/// One board's cached top-N pages by (period, limit).
-type TopPages = HashMap<(PeriodKey, u64), Arc<TopPage>>;
-
-impl TopCache {
-    fn fresh(&self, board: &BoardSlug, period: PeriodKey, limit: u64) -> Option<Arc<TopPage>> {
-        let pages = self.pages.lock().expect("top cache");
-        let page = pages.get(board)?.get(&(period, limit))?;
-        (page.at.elapsed() < TOP_CACHE_TTL).then(|| Arc::clone(page))
-    }
-
-    fn keep(&self, board: &BoardSlug, period: PeriodKey, limit: u64, page: Arc<TopPage>) {
-        let mut pages = self.pages.lock().expect("top cache");
-        if pages.values().map(HashMap::len).sum::<usize>() >= TOP_CACHE_PAGES {
-            for periods in pages.values_mut() {
-                periods.retain(|_, p| p.at.elapsed() < TOP_CACHE_TTL);
-            }
-            pages.retain(|_, periods| !periods.is_empty());
-        }
-        pages.entry(board.clone()).or_default().insert((period, limit), page);
-    }
-}
-
-/// A top-N page shared by every reader of its second, and until when the words it was asked
-/// with still mean it: at most [`TOP_CACHE_TTL`] after it was read and, for `current`, never
-/// past the period's end (from then on `current` names the next period).
-#[derive(Debug, Clone)]
-pub struct SharedTop {
-    pub page: Arc<RankingPage>,
-    pub until: Instant,
-}
-
 /// A read's answer and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sourced<T> {
@@ -127,71 +62,6 @@ pub fn decode_cursor(token: &str) -> Result<(i64, MemberId), EngineError> {
 }
 
 impl Engine {
-    /// A board's definition, from this process's copy when it is at most [`BOARD_CACHE_TTL`] old.
-    pub async fn board(&self, slug: &BoardSlug) -> Result<Board, EngineError> {
-        Ok(Board::clone(&*self.shared_board(slug).await?))
-    }
-
-    /// [`Engine::board`] without copying the definition (the read paths).
-    async fn shared_board(&self, slug: &BoardSlug) -> Result<Arc<Board>, EngineError> {
-        if let Some((at, board)) = self.boards.read().expect("board cache").get(slug)
-            && at.elapsed() < BOARD_CACHE_TTL
-        {
-            return Ok(Arc::clone(board));
-        }
-        Ok(Arc::new(self.fresh_board(slug).await?))
-    }
-
-    /// A board's definition as the ledger has it now (and this process's copy renewed).
-    pub(crate) async fn fresh_board(&self, slug: &BoardSlug) -> Result<Board, EngineError> {
-        let board = self
-            .ledger
-            .board(slug)
-            .await?
-            .ok_or_else(|| EngineError::NotFound { what: format!("board {slug}") })?;
-        self.boards
-            .write()
-            .expect("board cache")
-            .insert(slug.clone(), (Instant::now(), Arc::new(board.clone())));
-        Ok(board)
-    }
-
-    /// Drops this process's copy of a board (it was edited here).
-    pub(crate) fn forget_board(&self, slug: &BoardSlug) {
-        self.boards.write().expect("board cache").remove(slug);
-        self.forget_cached(slug);
-    }
-
-    /// A period's state for reads: archived periods are served from their standings. Cached for
-    /// at most a second (an archive by another instance leaves the projection for a grace period
-    /// longer than that; see `ARCHIVE_GRACE`), and for good once archived.
-    pub(crate) async fn state_for_reads(
-        &self,
-        board: &BoardSlug,
-        period: PeriodKey,
-    ) -> Result<State, EngineError> {
-        let key = (board.clone(), period);
-        if let Some((at, state)) = self.states.lock().expect("state cache").get(&key)
-            && (*state == State::Archived || at.elapsed() < STATE_CACHE_TTL)
-        {
-            return Ok(*state);
-        }
-        let state = self.ledger.state_of(board, &period).await?;
-        let mut states = self.states.lock().expect("state cache");
-        if states.len() >= 4096 {
-            states.retain(|_, (at, state)| *state == State::Archived || at.elapsed() < STATE_CACHE_TTL);
-        }
-        states.insert(key, (Instant::now(), state));
-        Ok(state)
-    }
-
-    /// Drops what reads cached about a board's periods (after a transition in this process).
-    pub(crate) fn forget_cached(&self, board: &BoardSlug) {
-        self.states.lock().expect("state cache").retain(|(b, _), _| b != board);
-        self.top_cache.pages.lock().expect("top cache").remove(board);
-        self.top_cache.epoch.fetch_add(1, Ordering::Release);
-    }
-
     /// All boards, each with its current period.
     pub async fn boards(&self) -> Result<Vec<BoardSummary>, EngineError> {
         let now = jiff::Timestamp::now();
@@ -239,52 +109,6 @@ impl Engine {
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         self.read_window(&board, period, Source::Live, Window::Offset(offset), limit).await
-    }
-
-    /// The top `limit` entries, served from memory for up to a second (the same for every reader
-    /// in that second).
-    pub async fn top(
-        &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
-        limit: u64,
-    ) -> Result<RankingPage, EngineError> {
-        Ok(self.top_shared(slug, period, limit).await?.page.as_ref().clone())
-    }
-
-    /// [`Engine::top`] without a copy, with how long the page may be answered again to the same
-    /// words (a server may keep what it made of it until then; see [`Engine::read_epoch`]).
-    pub async fn top_shared(
-        &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
-        limit: u64,
-    ) -> Result<SharedTop, EngineError> {
-        check_limit(limit)?;
-        let board = self.shared_board(slug).await?;
-        let key = self.period_of(&board, period)?;
-        let top = match self.top_cache.fresh(&board.slug, key, limit) {
-            Some(top) => top,
-            None => {
-                let page = self.read_window(&board, key, Source::Live, Window::Offset(0), limit).await?;
-                let top = Arc::new(TopPage { at: Instant::now(), page: Arc::new(page) });
-                self.top_cache.keep(&board.slug, key, limit, Arc::clone(&top));
-                top
-            }
-        };
-        let mut until = top.at + TOP_CACHE_TTL;
-        if matches!(period, None | Some("current")) {
-            let left = key.span(&board.zone).end.duration_since(jiff::Timestamp::now());
-            until = until.min(Instant::now() + Duration::try_from(left).unwrap_or(Duration::ZERO));
-        }
-        Ok(SharedTop { page: Arc::clone(&top.page), until })
-    }
-
-    /// A number that changes whenever something this process did (a transition, a hide, an
-    /// import, a rebuild) may have made a cached read wrong before its time is up. Whoever keeps
-    /// answers made from reads compares it before answering one again.
-    pub fn read_epoch(&self) -> u64 {
-        self.top_cache.epoch.load(Ordering::Acquire)
     }
 
     /// The page strictly after a keyset cursor (None: from the top), and the cursor to continue.
