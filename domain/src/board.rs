@@ -130,10 +130,11 @@ impl BoardSettings {
         freeze_grace_seconds: Option<i64>,
         prizes: Vec<Prize>,
     ) -> Result<Self, DraftError> {
-        let title = title.trim().to_owned();
-        if title.is_empty() || title.len() > 200 {
-            return Err(refuse("title", "title must be 1-200 bytes"));
+        // Counted as typed (the OpenAPI document's maxLength), then trimmed.
+        if title.trim().is_empty() || title.chars().count() > 200 {
+            return Err(refuse("title", "title must be 1-200 characters"));
         }
+        let title = title.trim().to_owned();
         let freeze_grace_seconds = freeze_grace_seconds.unwrap_or(DEFAULT_GRACE_SECONDS);
         if !(0..=MAX_GRACE_SECONDS).contains(&freeze_grace_seconds) {
             return Err(refuse(
@@ -192,16 +193,22 @@ pub struct Prize {
     pub prize: String,
 }
 
+/// The highest rank a prize may name (`int64`, as the OpenAPI document says).
+pub const MAX_RANK: u64 = i64::MAX as u64;
+
 /// Checks a prize table: ranks start at 1, each range is ordered, and no two ranges overlap.
 pub fn check_prizes(prizes: &[Prize]) -> Result<(), String> {
     let mut ranges: Vec<&Prize> = prizes.iter().collect();
     ranges.sort_by_key(|p| p.from_rank);
     for p in &ranges {
-        if p.from_rank == 0 || p.to_rank < p.from_rank {
-            return Err(format!("prize {:?}: ranks must satisfy 1 <= from_rank <= to_rank", p.prize));
+        if p.from_rank == 0 || p.to_rank < p.from_rank || p.to_rank > MAX_RANK {
+            return Err(format!(
+                "prize {:?}: ranks must satisfy 1 <= from_rank <= to_rank <= {MAX_RANK}",
+                p.prize
+            ));
         }
-        if p.prize.trim().is_empty() || p.prize.len() > 200 {
-            return Err("a prize must be 1-200 bytes of text".into());
+        if p.prize.trim().is_empty() || p.prize.chars().count() > 200 {
+            return Err("a prize must be 1-200 characters of text".into());
         }
     }
     if let Some(w) = ranges.windows(2).find(|w| w[1].from_rank <= w[0].to_rank) {

@@ -471,11 +471,14 @@ mod schema {
         Prize,
         ObjectBuilder::new()
             .description(Some("Ranks `from_rank..=to_rank` win `prize`."))
-            .property("from_rank", integer(Some(1)))
+            .property("from_rank", integer(Some(1)).maximum(Some(i64::MAX)))
             .required("from_rank")
-            .property("to_rank", integer(Some(1)))
+            .property("to_rank", integer(Some(1)).maximum(Some(i64::MAX)))
             .required("to_rank")
-            .property("prize", ObjectBuilder::new().schema_type(Type::String))
+            .property(
+                "prize",
+                ObjectBuilder::new().schema_type(Type::String).pattern(Some(r"\S")).max_length(Some(200)),
+            )
             .required("prize")
     );
     named_schema!(

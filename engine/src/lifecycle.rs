@@ -249,8 +249,10 @@ impl Engine {
         actor: &str,
         reason: Option<&str>,
     ) -> Result<LateResult, EngineError> {
-        if !accept && reason.is_none_or(|r| r.trim().is_empty()) {
-            return Err(EngineError::Invalid("a rejection needs a reason".into()));
+        if !accept {
+            required_reason(reason.unwrap_or_default()).map_err(|_| {
+                EngineError::Invalid("a rejection needs a reason (at most 1000 characters)".into())
+            })?;
         }
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
@@ -354,14 +356,17 @@ impl Engine {
     }
 }
 
-/// A trimmed, bounded reason: revokes, corrections, hiding and unhiding need one.
+/// The most characters a reason may hold (as sent, before trimming: the document's `maxLength`).
+pub const MAX_REASON_CHARS: usize = 1000;
+
+/// A trimmed, bounded reason: revokes, corrections, hiding, unhiding and rejections need one.
 pub(crate) fn required_reason(reason: &str) -> Result<&str, EngineError> {
+    if reason.chars().count() > MAX_REASON_CHARS {
+        return Err(EngineError::Invalid(format!("a reason holds at most {MAX_REASON_CHARS} characters")));
+    }
     let reason = reason.trim();
     if reason.is_empty() {
         return Err(EngineError::Invalid("a reason is required".into()));
-    }
-    if reason.len() > 1000 {
-        return Err(EngineError::Invalid("a reason holds at most 1000 bytes".into()));
     }
     Ok(reason)
 }

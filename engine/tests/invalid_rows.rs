@@ -72,10 +72,10 @@ async fn writes_no_period_can_hold_are_refused_and_store_nothing() {
         let top = e.top(&b.slug, Some(&current), 10).await.unwrap();
         assert_eq!(top.entries.len(), 1, "{name}");
 
-        // Periods outside the supported years are refused in every read, and create no row.
+        // Periods outside the supported years do not exist for any read, and create no row.
         for period in ["0001-W01", "9999-W53", "0254-W40"] {
             assert!(
-                matches!(e.top(&b.slug, Some(period), 10).await, Err(engine::EngineError::Invalid(_))),
+                matches!(e.top(&b.slug, Some(period), 10).await, Err(engine::EngineError::NotFound { .. })),
                 "{name} {period}"
             );
             assert!(e.late_entries(&b.slug, period, None).await.is_err(), "{name} {period}");

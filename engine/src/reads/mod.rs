@@ -73,9 +73,10 @@ impl Engine {
     pub fn period_of(&self, board: &Board, period: Option<&str>) -> Result<PeriodKey, EngineError> {
         match period {
             None | Some("current") => Ok(board.period_at(jiff::Timestamp::now())),
-            Some(p) => {
-                PeriodKey::parse_for(board.cadence, p).map_err(|e| EngineError::Invalid(e.to_string()))
-            }
+            // A key no period of this board can have (malformed, not in the calendar, outside the
+            // supported years, of another cadence) names a period that does not exist.
+            Some(p) => PeriodKey::parse_for(board.cadence, p)
+                .map_err(|e| EngineError::NotFound { what: format!("period {p} ({e})") }),
         }
     }
 

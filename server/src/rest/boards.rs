@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 pub struct BoardIn {
     #[schema(value_type = BoardSlug)]
     slug: String,
-    /// 1-200 bytes.
+    /// 1-200 characters, not all blank (trimmed when stored).
+    #[schema(pattern = r"\S", max_length = 200)]
     title: String,
     /// `weekly`, `daily` or `monthly` (`hot` boards take the fields of `NewHotBoard`).
     #[schema(value_type = Cadence)]
@@ -38,9 +39,15 @@ pub struct BoardIn {
     #[schema(value_type = TiePolicy)]
     tie_policy: String,
     /// With `min_points` and `tie_base`: the encoded scores must stay exact (below 2^53).
+    #[schema(minimum = -9007199254740992_i64, maximum = 9007199254740992_i64)]
     max_points: i64,
+    /// Default 0; at most `max_points`.
+    #[schema(minimum = -9007199254740992_i64, maximum = 9007199254740992_i64)]
     min_points: Option<i64>,
+    /// `first_reached` only (at least 2; default 1000000); ignored under `shared`.
     tie_base: Option<i64>,
+    /// 0 to 7 days; default 300.
+    #[schema(minimum = 0, maximum = 604800)]
     freeze_grace_seconds: Option<i64>,
     prizes: Option<Vec<Prize>>,
 }

@@ -19,11 +19,13 @@ use serde::{Deserialize, Serialize};
 #[schema(as = NewKey)]
 pub struct KeyIn {
     /// The boards (periodic or hot) the key may write to: at least one, each existing.
-    #[schema(value_type = Vec<BoardSlug>)]
+    #[schema(value_type = Vec<BoardSlug>, min_items = 1)]
     boards: Vec<String>,
     /// Requests per second on average, 1-10000; default 50.
+    #[schema(minimum = 1, maximum = 10000)]
     rate_per_second: Option<i64>,
     /// Requests at once, 1-20000; default twice the rate (at most 20000).
+    #[schema(minimum = 1, maximum = 20000)]
     burst: Option<i64>,
 }
 
@@ -125,8 +127,12 @@ pub async fn revoke(
     ApiPath(KeyParams { id }): ApiPath<KeyParams>,
     body: Bytes,
 ) -> Result<Json<ApiKeyView>, ApiError> {
-    let body: RevokeIn =
-        if body.iter().all(u8::is_ascii_whitespace) { RevokeIn::default() } else { json_body(&body)? };
+    // No body, or JSON null (the document's `oneOf [null, KeyRevocation]`): no reason.
+    let body: RevokeIn = if body.iter().all(u8::is_ascii_whitespace) {
+        RevokeIn::default()
+    } else {
+        json_body::<Option<RevokeIn>>(&body)?.unwrap_or_default()
+    };
     let id = key_id(&id)?;
     Ok(Json(state.engine.revoke_api_key(id, &admin.actor, body.reason.as_deref()).await?))
 }

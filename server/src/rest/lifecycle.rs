@@ -95,6 +95,18 @@ pub struct ReasonIn {
     reason: Option<String>,
 }
 
+/// The body of the routes that need a reason (reject a late write, revoke, hide, unhide): the
+/// same `ReasonIn`, described with the reason required.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = RequiredReason)]
+#[allow(dead_code, reason = "schema-only: these routes read ReasonIn and check the reason")]
+pub struct RequiredReasonIn {
+    /// Recorded in the audit trail: some non-blank text, at most 1000 characters.
+    #[schema(pattern = r"\S", max_length = 1000)]
+    reason: String,
+}
+
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = NewCorrection)]
@@ -102,6 +114,8 @@ pub struct CorrectionIn {
     #[schema(value_type = MemberId)]
     member: String,
     delta: i64,
+    /// Some non-blank text, at most 1000 characters.
+    #[schema(pattern = r"\S", max_length = 1000)]
     reason: String,
     /// Optional: a repeat with the same id answers the first correction (`duplicate`) instead of
     /// correcting twice. Shares the board's id space with event and submission ids.
@@ -111,7 +125,10 @@ pub struct CorrectionIn {
 
 /// An optional JSON body (transitions and accepts may be sent without one).
 fn optional_body<T: serde::de::DeserializeOwned + Default>(bytes: &[u8]) -> Result<T, ApiError> {
-    if bytes.iter().all(u8::is_ascii_whitespace) { Ok(T::default()) } else { json_body(bytes) }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    Ok(json_body::<Option<T>>(bytes)?.unwrap_or_default())
 }
 
 async fn transition(
@@ -229,8 +246,10 @@ pub async fn archive(
 #[into_params(parameter_in = Query)]
 pub struct StandingsQuery {
     /// Position (0-based) of the first standing; default 0.
+    #[param(minimum = 0, maximum = 4294967295_u32)]
     offset: Option<u64>,
     /// How many standings (1–10000); default 1000. `members` tells how many there are.
+    #[param(minimum = 1, maximum = 10000)]
     limit: Option<u64>,
 }
 
@@ -244,7 +263,7 @@ pub struct StandingsQuery {
     responses(
         (status = 200, description = "The settlement", body = Settlement),
         (status = 404, description = "not_found: no such board or period, or not settled", body = ErrorBody),
-        (status = 422, description = "invalid: limit out of range", body = ErrorBody),
+        (status = 422, description = "invalid: offset or limit out of range", body = ErrorBody),
     )
 )]
 pub async fn settlement(
@@ -252,7 +271,8 @@ pub async fn settlement(
     ApiPath(PeriodParams { board, period }): PeriodPath,
     ApiQuery(q): ApiQuery<StandingsQuery>,
 ) -> Result<Json<Settlement>, ApiError> {
-    let (offset, limit) = (q.offset.unwrap_or(0), q.limit.unwrap_or(engine::ledger::SETTLEMENT_PAGE));
+    let (offset, limit) =
+        (super::reads::offset(q.offset)?, q.limit.unwrap_or(engine::ledger::SETTLEMENT_PAGE));
     Ok(Json(state.engine.settlement_page(&slug(board)?, &period, offset, limit).await?))
 }
 
@@ -279,11 +299,31 @@ pub async fn rewards(
     Ok(Json(RewardList { rewards }))
 }
 
+/// The review states of a late write.
+#[derive(Debug, Clone, Copy, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LateStatus {
+    Pending,
+    Accepted,
+    Rejected,
+}
+
+impl LateStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            LateStatus::Pending => "pending",
+            LateStatus::Accepted => "accepted",
+            LateStatus::Rejected => "rejected",
+        }
+    }
+}
+
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct LateQuery {
-    /// `pending`, `accepted` or `rejected`; default: all.
-    status: Option<String>,
+    /// Only the late writes in this state; default: all.
+    #[param(inline)]
+    status: Option<LateStatus>,
 }
 
 #[utoipa::path(
@@ -304,7 +344,7 @@ pub async fn late(
     ApiPath(PeriodParams { board, period }): PeriodPath,
     ApiQuery(q): ApiQuery<LateQuery>,
 ) -> Result<Json<LateList>, ApiError> {
-    let entries = state.engine.late_entries(&slug(board)?, &period, q.status.as_deref()).await?;
+    let entries = state.engine.late_entries(&slug(board)?, &period, q.status.map(LateStatus::as_str)).await?;
     Ok(Json(LateList { entries }))
 }
 
@@ -359,7 +399,7 @@ pub async fn accept_late(
     summary = "Reject a late write",
     security(("admin_token" = [])),
     params(LateParams),
-    request_body= ReasonIn,
+    request_body = RequiredReasonIn,
     responses(
         (status = 200, description = "The decision", body = LateDecision),
         (status = 404, description = "not_found", body = ErrorBody),
@@ -383,7 +423,7 @@ pub async fn reject_late(
     summary = "Revoke an event",
     security(("admin_token" = [])),
     params(EventParams),
-    request_body= ReasonIn,
+    request_body = RequiredReasonIn,
     responses(
         (status = 200, description = "revoked, or already_revoked for a repeat", body = Revocation),
         (status = 404, description = "not_found", body = ErrorBody),
@@ -485,7 +525,7 @@ async fn set_hidden(
     summary = "Hide a member in the period",
     security(("admin_token" = [])),
     params(MemberParams),
-    request_body = ReasonIn,
+    request_body = RequiredReasonIn,
     responses(
         (status = 200, description = "hidden, or already_hidden for a repeat (nothing changed)", body = VisibilityChange),
         (status = 404, description = "not_found: no such board, or the member has no total in the period", body = ErrorBody),
@@ -510,7 +550,7 @@ pub async fn hide(
     summary = "Show a hidden member again",
     security(("admin_token" = [])),
     params(MemberParams),
-    request_body = ReasonIn,
+    request_body = RequiredReasonIn,
     responses(
         (status = 200, description = "unhidden, or already_visible for a repeat (nothing changed)", body = VisibilityChange),
         (status = 404, description = "not_found: no such board, or the member has no total in the period", body = ErrorBody),
@@ -544,8 +584,10 @@ pub struct AuditQuery {
     #[param(value_type = Option<String>, format = DateTime)]
     until: Option<jiff::Timestamp>,
     /// Rows per page (1-500); default 50.
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u64>,
     /// The `next_cursor` of the previous page.
+    #[param(pattern = "^[1-9][0-9]{0,17}$")]
     cursor: Option<String>,
 }
 
@@ -559,7 +601,7 @@ pub struct AuditQuery {
     params(AuditQuery),
     responses(
         (status = 200, description = "A page of the audit trail", body = AuditPage),
-        (status = 422, description = "invalid: a cursor this server did not make", body = ErrorBody),
+        (status = 422, description = "invalid: a cursor this server did not make, a limit out of range", body = ErrorBody),
     )
 )]
 pub async fn audit(
@@ -570,9 +612,22 @@ pub async fn audit(
     let before = q
         .cursor
         .as_deref()
-        .map(|c| c.parse::<i64>().map_err(|_| ApiError::invalid("the cursor is not one this server made")))
+        .map(|c| {
+            // Exactly the cursors the pattern describes (next_cursor is a row id: 1, 2, …).
+            let canonical = !c.is_empty()
+                && c.len() <= 18
+                && !c.starts_with('0')
+                && c.bytes().all(|b| b.is_ascii_digit());
+            canonical
+                .then(|| c.parse::<i64>().ok())
+                .flatten()
+                .ok_or_else(|| ApiError::invalid("the cursor is not one this server made"))
+        })
         .transpose()?;
     let limit = q.limit.unwrap_or(50);
+    if !(1..=500).contains(&limit) {
+        return Err(ApiError::invalid("limit must be between 1 and 500"));
+    }
     let filter = AuditFilter {
         board: q.board,
         period: q.period,
@@ -583,8 +638,7 @@ pub async fn audit(
         until: q.until,
     };
     let entries = state.engine.audit(&filter, before, limit).await?;
-    let next_cursor = (entries.len() as u64 == limit.clamp(1, 500))
-        .then(|| entries.last().map(|e| e.id.to_string()))
-        .flatten();
+    let next_cursor =
+        (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id.to_string())).flatten();
     Ok(Json(AuditPage { entries, next_cursor }))
 }

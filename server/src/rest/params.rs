@@ -1,7 +1,8 @@
 //! The path parameters of the routes, as handlers extract them (`ApiPath<PeriodParams>`) and as
 //! the OpenAPI document describes them. Values are checked where they are used: an impossible
-//! slug or member id is a resource that does not exist (404), an impossible period is 422.
+//! slug, member id or period is a resource that does not exist (404).
 
+use domain::{BoardSlug, EventId, MemberId};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -9,6 +10,7 @@ use utoipa::IntoParams;
 #[into_params(parameter_in = Path)]
 pub struct BoardParams {
     /// The board's slug.
+    #[param(value_type = BoardSlug)]
     pub board: String,
 }
 
@@ -16,8 +18,10 @@ pub struct BoardParams {
 #[into_params(parameter_in = Path)]
 pub struct PeriodParams {
     /// The board's slug.
+    #[param(value_type = BoardSlug)]
     pub board: String,
     /// A period key (`2026-W34`, `2026-08-20`, `2026-08`) or `current`.
+    #[param(pattern = r"^(current|[0-9]{4}-(W[0-9]{2}|[0-9]{2}|[0-9]{2}-[0-9]{2}))$")]
     pub period: String,
 }
 
@@ -25,10 +29,13 @@ pub struct PeriodParams {
 #[into_params(parameter_in = Path)]
 pub struct MemberParams {
     /// The board's slug.
+    #[param(value_type = BoardSlug)]
     pub board: String,
     /// A period key or `current`.
+    #[param(pattern = r"^(current|[0-9]{4}-(W[0-9]{2}|[0-9]{2}|[0-9]{2}-[0-9]{2}))$")]
     pub period: String,
     /// The member's id.
+    #[param(value_type = MemberId)]
     pub member: String,
 }
 
@@ -36,10 +43,13 @@ pub struct MemberParams {
 #[into_params(parameter_in = Path)]
 pub struct SnapshotParams {
     /// The board's slug.
+    #[param(value_type = BoardSlug)]
     pub board: String,
     /// A period key or `current`.
+    #[param(pattern = r"^(current|[0-9]{4}-(W[0-9]{2}|[0-9]{2}|[0-9]{2}-[0-9]{2}))$")]
     pub period: String,
     /// The `snapshot_id` answered when the snapshot was made.
+    #[param(pattern = "^[0-9A-Fa-f]{1,64}$")]
     pub snapshot: String,
 }
 
@@ -47,8 +57,10 @@ pub struct SnapshotParams {
 #[into_params(parameter_in = Path)]
 pub struct LateParams {
     /// The board's slug.
+    #[param(value_type = BoardSlug)]
     pub board: String,
     /// A period key or `current`.
+    #[param(pattern = r"^(current|[0-9]{4}-(W[0-9]{2}|[0-9]{2}|[0-9]{2}-[0-9]{2}))$")]
     pub period: String,
     /// The late write's id.
     pub id: i64,
@@ -58,8 +70,10 @@ pub struct LateParams {
 #[into_params(parameter_in = Path)]
 pub struct EventParams {
     /// The board's slug.
+    #[param(value_type = BoardSlug)]
     pub board: String,
     /// The event's id.
+    #[param(value_type = EventId)]
     pub event_id: String,
 }
 
@@ -67,6 +81,7 @@ pub struct EventParams {
 #[into_params(parameter_in = Path)]
 pub struct ProfileParams {
     /// The member's id.
+    #[param(value_type = MemberId)]
     pub member: String,
 }
 
@@ -74,8 +89,10 @@ pub struct ProfileParams {
 #[into_params(parameter_in = Path)]
 pub struct BoardMemberParams {
     /// The board's slug.
+    #[param(value_type = BoardSlug)]
     pub board: String,
     /// The member's id.
+    #[param(value_type = MemberId)]
     pub member: String,
 }
 

@@ -19,8 +19,10 @@ use utoipa::ToSchema;
 #[into_params(parameter_in = Query)]
 pub struct PageQuery {
     /// Live pages: the position (0-based) of the first entry; default 0.
+    #[param(minimum = 0, maximum = 4294967295_u32)]
     offset: Option<u64>,
     /// Entries per page; default 50.
+    #[param(minimum = 1, maximum = 200)]
     limit: Option<u64>,
     /// Keyset pages: the `next_cursor` of the previous page (empty for the first page). Not with
     /// `offset`.
@@ -29,8 +31,33 @@ pub struct PageQuery {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+pub struct SnapshotPageQuery {
+    /// The position (0-based) of the first entry; default 0.
+    #[param(minimum = 0, maximum = 4294967295_u32)]
+    offset: Option<u64>,
+    /// Entries per page; default 50.
+    #[param(minimum = 1, maximum = 200)]
+    limit: Option<u64>,
+}
+
+/// The largest `offset` a page may start at: no ranking holds more members (a Redis sorted set
+/// holds at most 2^32 - 1), and beyond 2^53 the window script cannot even read the number (the
+/// read fell back to the ledger, a full scan, and answered `source: ledger`).
+const MAX_OFFSET: u64 = u32::MAX as u64;
+
+/// An `offset` from the query, refused beyond [`MAX_OFFSET`] before anything is read.
+pub(super) fn offset(offset: Option<u64>) -> Result<u64, ApiError> {
+    match offset.unwrap_or(0) {
+        o if o > MAX_OFFSET => Err(ApiError::invalid(format!("offset must be at most {MAX_OFFSET}"))),
+        o => Ok(o),
+    }
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct LimitQuery {
     /// How many entries; default 10.
+    #[param(minimum = 1, maximum = 200)]
     limit: Option<u64>,
 }
 
@@ -38,6 +65,7 @@ pub struct LimitQuery {
 #[into_params(parameter_in = Query)]
 pub struct AroundQuery {
     /// Entries on each side of the member; default 2.
+    #[param(minimum = 0, maximum = 50)]
     radius: Option<u64>,
 }
 
@@ -51,7 +79,8 @@ pub struct CountQuery {
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct RanksQuery {
-    /// Member ids separated by commas (`u1,u2,u3`).
+    /// 1 to 100 member ids separated by commas (`u1,u2,u3`).
+    #[param(pattern = r"^[A-Za-z0-9_.:@-]{1,64}(,[A-Za-z0-9_.:@-]{1,64}){0,99}$")]
     members: String,
 }
 
@@ -61,6 +90,7 @@ pub struct EventsQuery {
     /// The `next_before` of the previous page: entries older than this id.
     before: Option<i64>,
     /// Entries per page; default 50.
+    #[param(minimum = 1, maximum = 200)]
     limit: Option<u64>,
 }
 
@@ -171,7 +201,7 @@ pub struct Ranks {
     params(BoardParams),
     responses(
         (status = 200, description = "Periods with their state and bounds", body = Vec<PeriodInfo>),
-        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
     )
 )]
 pub async fn periods(
@@ -189,8 +219,8 @@ pub async fn periods(
     params(PeriodParams, LimitQuery),
     responses(
         (status = 200, description = "The first entries", body = Page),
-        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
-        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
     )
 )]
 pub async fn top(
@@ -213,7 +243,7 @@ pub async fn top(
     params(PeriodParams, PageQuery),
     responses(
         (status = 200, description = "The page; with `after`, also `next_cursor`", body = EntriesPage),
-        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
         (status = 422, description = "invalid: offset with after, a cursor this server did not make, …", body = ErrorBody),
     )
 )]
@@ -224,6 +254,7 @@ pub async fn entries(
 ) -> Result<Json<EntriesPage>, ApiError> {
     let board = slug(board)?;
     let limit = q.limit.unwrap_or(50);
+    let from = offset(q.offset)?;
     if q.offset.is_some() && q.after.is_some() {
         return Err(ApiError::invalid("use either offset (live pages) or after (cursor pages), not both"));
     }
@@ -232,7 +263,7 @@ pub async fn entries(
         let found = s.engine.entries_after(&board, Some(&period), cursor, limit).await?;
         return Ok(Json(EntriesPage { page: found.page.into(), next_cursor: Some(found.next_cursor) }));
     }
-    let page = s.engine.ranking_page(&board, Some(&period), q.offset.unwrap_or(0), limit).await?;
+    let page = s.engine.ranking_page(&board, Some(&period), from, limit).await?;
     Ok(Json(EntriesPage { page: page.into(), next_cursor: None }))
 }
 
@@ -244,8 +275,8 @@ pub async fn entries(
     params(PeriodParams),
     responses(
         (status = 201, description = "The snapshot", body = SnapshotInfo),
-        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
-        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
     )
 )]
 pub async fn create_snapshot(
@@ -260,23 +291,22 @@ pub async fn create_snapshot(
     path = "/api/v1/boards/{board}/periods/{period}/snapshots/{snapshot}/entries",
     tag = "reads",
     summary = "A page of a pinned copy",
-    params(SnapshotParams, PageQuery),
+    params(SnapshotParams, SnapshotPageQuery),
     responses(
         (status = 200, description = "The page", body = SnapshotPage),
-        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
         (status = 410, description = "snapshot_expired", body = ErrorBody),
-        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
     )
 )]
 pub async fn snapshot_entries(
     State(s): State<AppState>,
     ApiPath(SnapshotParams { board, period, snapshot }): ApiPath<SnapshotParams>,
-    ApiQuery(q): ApiQuery<PageQuery>,
+    ApiQuery(q): ApiQuery<SnapshotPageQuery>,
 ) -> Result<Json<SnapshotPage>, ApiError> {
-    let page = s
-        .engine
-        .snapshot_page(&slug(board)?, Some(&period), &snapshot, q.offset.unwrap_or(0), q.limit.unwrap_or(50))
-        .await?;
+    let from = offset(q.offset)?;
+    let page =
+        s.engine.snapshot_page(&slug(board)?, Some(&period), &snapshot, from, q.limit.unwrap_or(50)).await?;
     Ok(Json(SnapshotPage { page: page.into(), snapshot_id: snapshot }))
 }
 
@@ -289,7 +319,7 @@ pub async fn snapshot_entries(
     responses(
         (status = 200, description = "The member's entry", body = MemberRank),
         (status = 404, description = "not_found: no such board or period, or the member has no points", body = ErrorBody),
-        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
     )
 )]
 pub async fn member_rank(
@@ -314,8 +344,8 @@ pub async fn member_rank(
     params(MemberParams, AroundQuery),
     responses(
         (status = 200, description = "The member's rank and the entries around it", body = AroundPage),
-        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
-        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
     )
 )]
 pub async fn around(
@@ -337,8 +367,8 @@ pub async fn around(
     params(MemberParams, EventsQuery),
     responses(
         (status = 200, description = "Entries newest first, revocations and corrections included", body = MemberEvents),
-        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
-        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
     )
 )]
 pub async fn member_events(
@@ -360,8 +390,8 @@ pub async fn member_events(
     params(PeriodParams, CountQuery),
     responses(
         (status = 200, description = "The count", body = Count),
-        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
-        (status = 422, description = "invalid: an impossible period or bound", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
     )
 )]
 pub async fn count(
@@ -381,7 +411,7 @@ pub async fn count(
     params(PeriodParams, RanksQuery),
     responses(
         (status = 200, description = "Their entries", body = Ranks),
-        (status = 404, description = "not_found: no such board, period or member", body = ErrorBody),
+        (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
         (status = 422, description = "invalid: a malformed member id", body = ErrorBody),
     )
 )]
@@ -393,7 +423,7 @@ pub async fn ranks(
     let members = q
         .members
         .split(',')
-        .map(|m| MemberId::parse(m.trim()).map_err(|e| ApiError::invalid(e.to_string())))
+        .map(|m| MemberId::parse(m).map_err(|e| ApiError::invalid(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     let ranks = s.engine.ranks_of(&slug(board)?, Some(&period), &members).await?;
     Ok(Json(Ranks { entries: ranks.value, source: ranks.source }))

@@ -428,7 +428,7 @@ async fn an_admin_rebuilds_a_period_from_the_ledger() {
     assert!(out["took_ms"].is_u64());
     let (status, out) =
         api.call("POST", "/api/v1/boards/inc/periods/2026-13/rebuild", Some(&api.admin.clone()), None).await;
-    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"));
+    assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"), "no such period");
     api.stop().await;
 }
 
@@ -1658,15 +1658,10 @@ async fn unknown_routes_wrong_methods_and_bad_path_segments_answer_the_error_sha
             "invalid_path",
         ),
         ("GET", "/api/v1/boards/%FF%FE/periods", StatusCode::BAD_REQUEST, "invalid_path"),
-        // Periods no board can have are refused in any route, and create nothing.
-        ("GET", "/api/v1/boards/inc/periods/0001-W01/top", StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
-        (
-            "GET",
-            "/api/v1/boards/inc/periods/9999-W53/count?min_points=1",
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid",
-        ),
-        ("POST", "/api/v1/boards/inc/periods/0254-W40/freeze", StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+        // Periods no board can have do not exist in any route, and are not created.
+        ("GET", "/api/v1/boards/inc/periods/0001-W01/top", StatusCode::NOT_FOUND, "not_found"),
+        ("GET", "/api/v1/boards/inc/periods/9999-W53/count?min_points=1", StatusCode::NOT_FOUND, "not_found"),
+        ("POST", "/api/v1/boards/inc/periods/0254-W40/freeze", StatusCode::NOT_FOUND, "not_found"),
     ];
     for (method, path, status, code) in cases {
         let (got, out) = api.call(method, path, Some(&admin), None).await;

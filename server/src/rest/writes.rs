@@ -43,6 +43,7 @@ pub struct EventIn {
 #[serde(deny_unknown_fields)]
 pub struct TotalIn {
     /// At least 1; a version not above the last applied one answers `stale`.
+    #[schema(minimum = 1)]
     version: i64,
     total: i64,
     /// RFC 3339 with an offset, at most 5 minutes ahead; default: now.
@@ -69,9 +70,11 @@ pub struct SubmissionIn {
 #[schema(as = NewProfile)]
 #[serde(deny_unknown_fields)]
 pub struct ProfileIn {
-    /// 1-64 characters; shown as text, never as HTML.
+    /// 1-64 characters, not all blank (trimmed when stored); shown as text, never as HTML.
+    #[schema(pattern = r"\S", max_length = 64)]
     display_name: String,
-    /// An http(s) URL of at most 512 bytes.
+    /// An http(s) URL of at most 512 visible ASCII characters.
+    #[schema(pattern = "^https?://[!-~]*$", max_length = 512)]
     avatar_url: Option<String>,
 }
 
@@ -397,14 +400,19 @@ pub async fn profile(
 ) -> Result<Json<Profile>, ApiError> {
     let body: ProfileIn = json_body(&body)?;
     let member = member(member_id).map_err(ApiError::invalid)?;
+    // Counted as sent (the document's maxLength), then trimmed.
     let name = body.display_name.trim();
-    if name.is_empty() || name.chars().count() > 64 {
+    if name.is_empty() || body.display_name.chars().count() > 64 {
         return Err(ApiError::invalid("display_name must be 1-64 characters"));
     }
     if let Some(url) = &body.avatar_url
-        && (!(url.starts_with("https://") || url.starts_with("http://")) || url.len() > 512)
+        && (!(url.starts_with("https://") || url.starts_with("http://"))
+            || url.len() > 512
+            || !url.bytes().all(|b| b.is_ascii_graphic()))
     {
-        return Err(ApiError::invalid("avatar_url must be an http(s) URL of at most 512 bytes"));
+        return Err(ApiError::invalid(
+            "avatar_url must be an http(s) URL of at most 512 visible ASCII characters",
+        ));
     }
     state.engine.put_profile(&member, name, body.avatar_url.as_deref(), jiff::Timestamp::now()).await?;
     Ok(Json(Profile { member, display_name: name.to_owned(), avatar_url: body.avatar_url }))
@@ -428,5 +436,14 @@ pub struct Profile {
 )]
 pub enum EventsIn {
     One(EventIn),
-    Batch { events: Vec<EventIn> },
+    Batch(EventBatch),
+}
+
+/// A batch: 1 to 1000 events (more answer 413 `batch_too_large`), nothing beside them.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[expect(dead_code, reason = "described for the document, read item by item like `EventsIn`")]
+pub struct EventBatch {
+    #[schema(min_items = 1, max_items = 1000)]
+    events: Vec<EventIn>,
 }
