@@ -332,14 +332,20 @@ async fn watermark(tx: &mut Tx, board: &str, period: &str) -> Result<String, Led
     .await?
     .try_get("v")?;
     // Two lookups of the index `audit_by_board` (board, period, id) rather than one OR.
-    let mut audit = 0_i64;
-    for sql in [
-        "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS a FROM audit WHERE board = $1 AND period = $2",
-        "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS a FROM audit WHERE board = $1 AND period IS NULL AND $2 = $2",
-    ] {
-        let a: i64 = sqlx::query(sql).bind(board).bind(period).fetch_one(&mut **tx).await?.try_get("a")?;
-        audit = audit.max(a);
-    }
+    let last = |sql: &'static str| sqlx::query(sql).bind(board);
+    let of_period: i64 =
+        last("SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS a FROM audit WHERE board = $1 AND period = $2")
+            .bind(period)
+            .fetch_one(&mut **tx)
+            .await?
+            .try_get("a")?;
+    let of_board: i64 = last(
+        "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS a FROM audit WHERE board = $1 AND period IS NULL",
+    )
+    .fetch_one(&mut **tx)
+    .await?
+    .try_get("a")?;
+    let audit = of_period.max(of_board);
     Ok(format!("v{versions}.a{audit}"))
 }
 
