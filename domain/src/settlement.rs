@@ -40,15 +40,30 @@ pub struct Standing {
 
 /// Orders and ranks final totals and assigns prizes.
 pub fn standings(policy: TiePolicy, mut totals: Vec<FinalTotal>, prizes: &[Prize]) -> Vec<Standing> {
-    totals.sort_by(|a, b| {
-        b.points.cmp(&a.points).then_with(|| match policy {
-            TiePolicy::FirstReached => a.reach_seq.cmp(&b.reach_seq).then_with(|| a.member.cmp(&b.member)),
-            TiePolicy::Shared => b.member.cmp(&a.member),
-        })
-    });
-    let points: Vec<i64> = totals.iter().map(|t| t.points).collect();
+    order(policy, &mut totals);
+    ranked(policy, totals, prizes)
+}
+
+/// The standings order of two totals: points descending, then the tie policy's order. A total
+/// order over distinct members, so sorting by it gives one list whatever the input order.
+pub fn standing_order(policy: TiePolicy, a: &FinalTotal, b: &FinalTotal) -> std::cmp::Ordering {
+    b.points.cmp(&a.points).then_with(|| match policy {
+        TiePolicy::FirstReached => a.reach_seq.cmp(&b.reach_seq).then_with(|| a.member.cmp(&b.member)),
+        TiePolicy::Shared => b.member.cmp(&a.member),
+    })
+}
+
+/// Sorts totals into the standings order ([`standing_order`]).
+pub fn order(policy: TiePolicy, totals: &mut [FinalTotal]) {
+    // Unstable is enough: no two members compare equal.
+    totals.sort_unstable_by(|a, b| standing_order(policy, a, b));
+}
+
+/// Ranks totals already in the standings order and assigns prizes.
+pub fn ranked(policy: TiePolicy, ordered: Vec<FinalTotal>, prizes: &[Prize]) -> Vec<Standing> {
+    let points: Vec<i64> = ordered.iter().map(|t| t.points).collect();
     let ranks = crate::ranking::ranks(policy, 0, 0, &points);
-    totals
+    ordered
         .into_iter()
         .zip(ranks)
         .map(|(t, rank)| Standing {

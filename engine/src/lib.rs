@@ -14,6 +14,7 @@
 //! - [`writes`]: writes recorded in the ledger, then projected.
 //! - [`lifecycle`]: freeze, settle, archive, late review, revoke, correct, audit.
 //! - [`moderation`]: hidden members — out of every public view and the standings, history kept.
+//! - [`previews`]: dry runs of admin changes — moves, shifts, prizes, the digest after — kept as drafts.
 //! - [`failpoints`]: test-only crash hooks between durable steps.
 //! - [`rewards`]: settlement rewards delivered to a webhook (outbox, Idempotency-Key, retries).
 //! - [`reconciler`]: keeps the projection level with the ledger; rebuilds a period.
@@ -37,6 +38,7 @@ pub mod links;
 pub mod metrics;
 pub mod moderation;
 pub mod names;
+pub mod previews;
 pub mod ratelimit;
 pub mod reads;
 pub mod reconciler;

@@ -207,34 +207,8 @@ async fn recompute(
     let (slug, key) = (board.slug.as_str(), period.to_string());
     let super::totals::LockedTotal { current, reach_seq, hidden } =
         super::totals::lock_total(tx, backend, slug, &key, member).await?;
-    let rows = sqlx::query(
-        "SELECT e.kind, e.delta, e.value, e.set_version, e.reach_seq FROM entries e \
-         WHERE e.board = $1 AND e.period = $2 AND e.member = $3 AND e.kind <> 'revocation' \
-         AND NOT EXISTS (SELECT 1 FROM entries r WHERE r.revokes = e.id) ORDER BY e.id",
-    )
-    .bind(slug)
-    .bind(&key)
-    .bind(member.as_str())
-    .fetch_all(&mut **tx)
-    .await?;
-    let counted = rows
-        .iter()
-        .map(|r| {
-            let kind: String = r.try_get("kind")?;
-            let (delta, value): (Option<i64>, Option<i64>) = (r.try_get("delta")?, r.try_get("value")?);
-            let effect = match kind.as_str() {
-                "point" | "correction" => delta.map(Effect::Add),
-                "total" => value
-                    .zip(r.try_get::<Option<i64>, _>("set_version")?)
-                    .map(|(total, version)| Effect::Total { version, total }),
-                "submission" => value.map(Effect::Submission),
-                _ => None,
-            };
-            let effect = effect
-                .ok_or_else(|| LedgerError::Corrupt(format!("entry of kind {kind} without its value")))?;
-            Ok(Counted { effect, reach_seq: r.try_get("reach_seq")? })
-        })
-        .collect::<Result<Vec<_>, LedgerError>>()?;
+    let counted: Vec<Counted> =
+        counting_entries(tx, slug, &key, member).await?.into_iter().map(|(_, c)| c).collect();
     let replayed =
         replay(&counted).ok_or_else(|| LedgerError::Corrupt(format!("the total of {member} overflows")))?;
     let state = StoredState {
@@ -253,4 +227,41 @@ async fn recompute(
         hidden,
     });
     Ok((current.points, total))
+}
+
+/// The entries of a member in a period that still count (not revocations, not revoked), oldest
+/// first, with their ids: what [`replay`] recomputes a total from.
+pub(super) async fn counting_entries(
+    tx: &mut Tx,
+    slug: &str,
+    key: &str,
+    member: &MemberId,
+) -> Result<Vec<(i64, Counted)>, LedgerError> {
+    let rows = sqlx::query(
+        "SELECT e.id, e.kind, e.delta, e.value, e.set_version, e.reach_seq FROM entries e \
+         WHERE e.board = $1 AND e.period = $2 AND e.member = $3 AND e.kind <> 'revocation' \
+         AND NOT EXISTS (SELECT 1 FROM entries r WHERE r.revokes = e.id) ORDER BY e.id",
+    )
+    .bind(slug)
+    .bind(key)
+    .bind(member.as_str())
+    .fetch_all(&mut **tx)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            let kind: String = r.try_get("kind")?;
+            let (delta, value): (Option<i64>, Option<i64>) = (r.try_get("delta")?, r.try_get("value")?);
+            let effect = match kind.as_str() {
+                "point" | "correction" => delta.map(Effect::Add),
+                "total" => value
+                    .zip(r.try_get::<Option<i64>, _>("set_version")?)
+                    .map(|(total, version)| Effect::Total { version, total }),
+                "submission" => value.map(Effect::Submission),
+                _ => None,
+            };
+            let effect = effect
+                .ok_or_else(|| LedgerError::Corrupt(format!("entry of kind {kind} without its value")))?;
+            Ok((r.try_get("id")?, Counted { effect, reach_seq: r.try_get("reach_seq")? }))
+        })
+        .collect()
 }

@@ -145,10 +145,10 @@ impl Ledger {
     }
 }
 
-const LATE_COLUMNS: &str = "id, period, member, kind, external_id, delta, value, set_version, occurred_at, \
+pub(super) const LATE_COLUMNS: &str = "id, period, member, kind, external_id, delta, value, set_version, occurred_at, \
                             received_at, status, decided_by, decision_reason";
 
-fn late_from_row(r: &sqlx::any::AnyRow) -> Result<LateEntry, LedgerError> {
+pub(super) fn late_from_row(r: &sqlx::any::AnyRow) -> Result<LateEntry, LedgerError> {
     Ok(LateEntry {
         id: r.try_get("id")?,
         period: period_key(&r.try_get::<String, _>("period")?)?,
@@ -167,7 +167,7 @@ fn late_from_row(r: &sqlx::any::AnyRow) -> Result<LateEntry, LedgerError> {
 }
 
 /// The change a late write carried, rebuilt from its row.
-fn late_change(entry: &LateEntry) -> Result<Change, LedgerError> {
+pub(super) fn late_change(entry: &LateEntry) -> Result<Change, LedgerError> {
     let corrupt = || LedgerError::Corrupt(format!("late write {} of kind {}", entry.id, entry.kind));
     let id = || entry.external_id.clone().and_then(|id| EventId::parse(id).ok()).ok_or_else(corrupt);
     Ok(match entry.kind.as_str() {

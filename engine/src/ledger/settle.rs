@@ -16,6 +16,11 @@ use sha2::{Digest, Sha256};
 use sqlx::Row;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// The digest a settlement records for `standings`: SHA-256 (hex) of their canonical text.
+pub fn digest(board: &str, period: &str, standings: &[Standing]) -> String {
+    crate::hex(&Sha256::digest(canonical_text(board, period, standings).as_bytes()))
+}
+
 /// A test-only crash hook called between the steps of a settlement (see `engine::failpoints`).
 pub type Failpoint = std::sync::Arc<dyn Fn(&'static str) -> Result<(), LedgerError> + Send + Sync>;
 
@@ -69,7 +74,7 @@ impl Ledger {
             .try_get("n")?;
             let read = clock.elapsed();
             let standings = standings(board.tie_policy(), totals, &board.prizes);
-            let digest = crate::hex(&Sha256::digest(canonical_text(slug, &key, &standings).as_bytes()));
+            let digest = digest(slug, &key, &standings);
             let ordered = clock.elapsed();
             let watermark: i64 = sqlx::query(
                 "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS w FROM entries WHERE board = $1 AND period = $2",
@@ -253,7 +258,7 @@ const BLOCKS_PER_INSERT: usize = 100;
 /// member, each page packed by the server into one text of `member,points,reach_seq` items
 /// separated by spaces (member ids hold neither), because fetching a million rows one by one
 /// through sqlx's `Any` driver cost several seconds (docs/BENCHMARKS.md, settle).
-async fn final_totals(
+pub(super) async fn final_totals(
     tx: &mut Tx,
     backend: Backend,
     board: &str,

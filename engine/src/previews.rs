@@ -1,0 +1,164 @@
+//! Previews (dry runs): what a set of admin changes — revokes, corrections, late decisions,
+//! hides — would do to a period's standings, before anyone makes them. A preview reads the
+//! ledger once (`ledger/previews.rs` simulates the changes with the real rules), compares the
+//! standings before and after with `domain::preview::compare` (the settlement's own order, ranks
+//! and prizes), and stores its draft: the only row it writes. No other table, no Redis key and no
+//! audit row changes.
+//!
+//! A draft lives 15 minutes and is `based_on` the period's watermark (and settlement revision):
+//! whatever moves the period's standings moves the watermark, so a later apply can tell whether
+//! the answer still holds.
+
+use crate::ledger::{Draft, LedgerError};
+use crate::lifecycle::required_reason;
+use crate::{Engine, EngineError};
+use domain::preview::{Move, PreviewChange, PrizeChange, compare};
+use domain::{BoardSlug, PeriodKey};
+use serde::Serialize;
+
+/// How long a draft can be applied.
+pub const PREVIEW_TTL: jiff::SignedDuration = jiff::SignedDuration::from_mins(15);
+/// At most this many changes in one preview.
+pub const MAX_PREVIEW_CHANGES: usize = 1000;
+/// At most this many shifted members are listed (all are counted).
+pub const SHIFTED_LISTED: usize = 100;
+
+/// What a preview was computed from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BasedOn {
+    /// The period's watermark (`ledger/previews.rs`): changes whenever its standings may.
+    pub watermark: String,
+    /// The settlement's revision, when the period is settled or archived.
+    pub revision: Option<i64>,
+}
+
+/// The answer to a preview.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Preview {
+    pub preview_id: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub board: BoardSlug,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub period: PeriodKey,
+    /// The period's state the preview saw.
+    pub state: &'static str,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub expires_at: jiff::Timestamp,
+    pub based_on: BasedOn,
+    /// Members whose points or rank change because of the changes themselves.
+    pub moves: Vec<Move>,
+    /// How many other members only shift because of those moves.
+    pub shifted: u64,
+    /// The first [`SHIFTED_LISTED`] of them, best first after the changes.
+    pub shifted_members: Vec<Move>,
+    /// Every prize that changes hands.
+    pub prizes: Vec<PrizeChange>,
+    /// For a settled or archived period: the digest the standings after would have.
+    pub digest_after: Option<String>,
+}
+
+impl Engine {
+    /// Previews `changes` to a period of a board (any state) and stores the draft. A change that
+    /// could not be made is refused with its reason (`Invalid`, or `NotFound` for an unknown
+    /// event or late write) and nothing is stored.
+    pub async fn preview(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        reason: &str,
+        changes: Vec<PreviewChange>,
+        actor: &str,
+    ) -> Result<Preview, EngineError> {
+        let reason = required_reason(reason)?;
+        if changes.is_empty() || changes.len() > MAX_PREVIEW_CHANGES {
+            return Err(EngineError::Invalid(format!(
+                "a preview holds 1 to {MAX_PREVIEW_CHANGES} changes, got {}",
+                changes.len()
+            )));
+        }
+        // The prize table as the ledger has it now, as a settlement reads it.
+        let board = self.fresh_board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        let base = self.ledger.preview_base(&board, period, &changes).await.map_err(|e| match e {
+            LedgerError::Refused { code: "invalid_change", detail } => EngineError::Invalid(detail),
+            e => e.into(),
+        })?;
+        let policy = board.tie_policy();
+        let mut before = base.before;
+        domain::settlement::order(policy, &mut before);
+        let comparison = compare(policy, &board.prizes, before, &base.touched, SHIFTED_LISTED);
+        // Settled or archived: what a re-settlement of these standings would record.
+        let digest_after = (!base.state.is_adjustable())
+            .then(|| crate::ledger::digest(slug.as_str(), &period.to_string(), &comparison.after));
+        // In the ledger's precision, so the answer is what the draft holds.
+        let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond())
+            .expect("now is within the supported range");
+        let draft = Draft {
+            id: preview_id()?,
+            board: slug.to_string(),
+            period,
+            actor: actor.to_owned(),
+            reason: reason.to_owned(),
+            changes,
+            watermark: base.watermark,
+            revision: base.revision,
+            created_at: now,
+            expires_at: now + PREVIEW_TTL,
+            status: "draft".into(),
+        };
+        self.ledger.save_draft(&draft).await?;
+        Ok(Preview {
+            preview_id: draft.id,
+            board: slug.clone(),
+            period,
+            state: base.state.as_str(),
+            expires_at: draft.expires_at,
+            based_on: BasedOn { watermark: draft.watermark, revision: draft.revision },
+            moves: comparison.moves,
+            shifted: comparison.shifted,
+            shifted_members: comparison.shifted_members,
+            prizes: comparison.prizes,
+            digest_after,
+        })
+    }
+
+    /// A stored draft of a board (`NotFound` for an unknown id).
+    pub async fn preview_draft(&self, slug: &BoardSlug, id: &str) -> Result<Draft, EngineError> {
+        Ok(self.ledger.draft(slug.as_str(), id).await?)
+    }
+
+    /// Cancels a draft: it can no longer be applied. Cancelling again answers the same; an applied
+    /// draft is `Conflict { code: "preview_applied" }`.
+    pub async fn cancel_preview(
+        &self,
+        slug: &BoardSlug,
+        id: &str,
+        actor: &str,
+    ) -> Result<Draft, EngineError> {
+        self.ledger.close_draft(slug.as_str(), id, "cancelled", actor, jiff::Timestamp::now()).await?;
+        let draft = self.ledger.draft(slug.as_str(), id).await?;
+        if draft.status == "applied" {
+            return Err(EngineError::Conflict {
+                code: "preview_applied",
+                detail: format!("preview {id} was applied; it cannot be cancelled"),
+            });
+        }
+        Ok(draft)
+    }
+
+    // Applying a draft (`apply_preview`) is the next step: for open and frozen periods, in one
+    // ledger transaction that first compares `based_on` with the period's watermark
+    // (`Ledger::preview_watermark`; `Conflict { code: "preview_stale" }` with the new one) and
+    // moves the draft's status with a compare-and-set, so a repeat or a concurrent apply does
+    // nothing twice. For settled periods it is a re-settlement (revision N+1, new rewards): not
+    // built yet, and it goes here too.
+}
+
+/// A draft's id: `pv_` and 32 random hex digits.
+fn preview_id() -> Result<String, EngineError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| EngineError::Invalid(format!("no randomness available: {e}")))?;
+    Ok(format!("pv_{}", crate::hex(&bytes)))
+}

@@ -1,0 +1,386 @@
+//! Previews on real stores (Redis standalone and Cluster × SQLite and PostgreSQL): a preview
+//! answers what its changes would do — moves, shifted members, prizes, the digest after — and
+//! writes nothing but its draft: every other ledger table, the board's Redis keys and the audit
+//! trail are byte for byte the same afterwards. What it predicts is what making the changes does.
+
+mod common;
+
+use common::{TestLedger, TestProjection, expected_digest, point, redis_targets};
+use domain::lifecycle::Transition;
+use domain::preview::{Move, PreviewChange};
+use domain::write::Outcome;
+use domain::{Board, EventId, MemberId, TiePolicy};
+use engine::{Engine, EngineError};
+use sqlx::{Connection, Row};
+
+fn m(id: &str) -> MemberId {
+    MemberId::parse(id).unwrap()
+}
+
+fn ev(id: &str) -> EventId {
+    EventId::parse(id).unwrap()
+}
+
+/// Every store combination, with the ledger's URL for the table dumps.
+async fn each(test: impl AsyncFn(&str, &Engine, &TestProjection, &str)) {
+    for (redis_name, target) in redis_targets() {
+        for t in TestLedger::both().await {
+            let p = TestProjection::new(target.clone());
+            let e = common::engine(&t, &p).await;
+            test(&format!("{redis_name}/{}", t.name), &e, &p, &t.url).await;
+            p.cleanup().await;
+            t.drop_db().await;
+        }
+    }
+}
+
+/// Every row of every ledger table but `previews` (and PostgreSQL's sequences), as text, sorted.
+async fn ledger_rows(url: &str) -> Vec<String> {
+    let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
+    let postgres = url.starts_with("postgres");
+    let tables_sql = if postgres {
+        "SELECT tablename::text AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"
+    } else {
+        "SELECT name AS t FROM sqlite_master WHERE type = 'table' ORDER BY 1"
+    };
+    let tables: Vec<String> = sqlx::query(tables_sql)
+        .fetch_all(&mut conn)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.try_get("t").unwrap())
+        .filter(|t: &String| t != "previews")
+        .collect();
+    assert!(tables.iter().any(|t| t == "audit") && tables.len() > 15, "{tables:?}");
+    let mut rows = Vec::new();
+    for table in tables {
+        let sql = if postgres {
+            format!("SELECT row_to_json(x)::text AS r FROM \"{table}\" x")
+        } else {
+            let columns: Vec<String> = sqlx::query(&format!("SELECT name FROM pragma_table_info('{table}')"))
+                .fetch_all(&mut conn)
+                .await
+                .unwrap()
+                .iter()
+                .map(|r| format!("quote(\"{}\")", r.try_get::<String, _>("name").unwrap()))
+                .collect();
+            // quote() writes every value exactly, blobs (migration checksums) included.
+            format!("SELECT {} AS r FROM \"{table}\"", columns.join(" || ',' || "))
+        };
+        for r in sqlx::query(&sql).fetch_all(&mut conn).await.unwrap() {
+            rows.push(format!("{table}: {}", r.try_get::<String, _>("r").unwrap()));
+        }
+    }
+    if postgres {
+        let seqs = "SELECT sequencename::text || ' ' || COALESCE(last_value, 0) AS r FROM pg_sequences \
+                    WHERE schemaname = 'public' AND sequencename NOT LIKE 'previews%'";
+        for r in sqlx::query(seqs).fetch_all(&mut conn).await.unwrap() {
+            rows.push(format!("sequence: {}", r.try_get::<String, _>("r").unwrap()));
+        }
+    }
+    conn.close().await.unwrap();
+    rows.sort();
+    rows
+}
+
+/// Every key under the test's prefix with its DUMP bytes and whether it expires.
+async fn redis_keys(p: &TestProjection) -> Vec<(String, Vec<u8>, bool)> {
+    let mut out = Vec::new();
+    for (node, key) in p.keys().await {
+        let mut conn =
+            redis::Client::open(node.as_str()).unwrap().get_multiplexed_async_connection().await.unwrap();
+        let dump: Vec<u8> = redis::cmd("DUMP").arg(&key).query_async(&mut conn).await.unwrap();
+        let ttl: i64 = redis::cmd("PTTL").arg(&key).query_async(&mut conn).await.unwrap();
+        out.push((key, dump, ttl >= 0));
+    }
+    out.sort();
+    assert!(!out.is_empty(), "the board has keys to compare");
+    out
+}
+
+async fn drafts(url: &str) -> i64 {
+    let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
+    let n =
+        sqlx::query("SELECT COUNT(*) AS n FROM previews").fetch_one(&mut conn).await.unwrap().try_get("n");
+    conn.close().await.unwrap();
+    n.unwrap()
+}
+
+/// u1 50, u2 30, u3 30, u4 25 (two events), u5 5; gold for rank 1, silver for 2–3.
+async fn setup(e: &Engine, policy: TiePolicy) -> (Board, String) {
+    let b = common::prized_board("pv", policy, 60);
+    e.create_board(&b).await.unwrap();
+    let writes = [
+        point("e1", "u1", 50),
+        point("e2", "u2", 30),
+        point("e3", "u3", 30),
+        point("e4", "u4", 10),
+        point("e5", "u5", 5),
+        point("e6", "u4", 15),
+    ];
+    let out = e.record(&b, &writes).await.unwrap();
+    assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied && r.projected), "{out:?}");
+    (b.clone(), b.period_at(jiff::Timestamp::now()).to_string())
+}
+
+fn mv(member: &str, points: (Option<i64>, Option<i64>), rank: (Option<u64>, Option<u64>)) -> Move {
+    Move {
+        member: m(member),
+        points_before: points.0,
+        points_after: points.1,
+        rank_before: rank.0,
+        rank_after: rank.1,
+    }
+}
+
+#[tokio::test]
+async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
+    each(async |name, e, p, url| {
+        let (b, period) = setup(e, TiePolicy::Shared).await;
+        let (rows, keys) = (ledger_rows(url).await, redis_keys(p).await);
+        let changes = vec![
+            PreviewChange::Correct { member: m("u5"), delta: 40 },
+            PreviewChange::Revoke { event_id: ev("e1") },
+            PreviewChange::Hide { member: m("u2") },
+        ];
+        let before = jiff::Timestamp::now();
+        let got =
+            e.preview(&b.slug, &period, "check the appeal", changes.clone(), "admin:ann").await.unwrap();
+
+        // After: u5 45 (gold), u3 30 and u4 25 (silver), u1 0; u2 hidden.
+        assert_eq!(
+            got.moves,
+            vec![
+                mv("u5", (Some(5), Some(45)), (Some(5), Some(1))),
+                mv("u1", (Some(50), Some(0)), (Some(1), Some(4))),
+                mv("u2", (Some(30), Some(30)), (Some(2), None)),
+            ],
+            "{name}"
+        );
+        assert_eq!(got.shifted, 1, "{name}");
+        assert_eq!(got.shifted_members, vec![mv("u4", (Some(25), Some(25)), (Some(4), Some(3)))], "{name}");
+        let prizes: Vec<_> =
+            got.prizes.iter().map(|c| (c.member.as_str(), c.before.as_deref(), c.after.as_deref())).collect();
+        assert_eq!(
+            prizes,
+            vec![
+                ("u5", None, Some("gold")),
+                ("u4", None, Some("silver")),
+                ("u1", Some("gold"), None),
+                ("u2", Some("silver"), None)
+            ],
+            "{name}"
+        );
+        assert_eq!(
+            (got.state, got.digest_after.as_deref(), got.based_on.revision),
+            ("open", None, None),
+            "{name}"
+        );
+
+        // Nothing but the draft was written.
+        assert_eq!(ledger_rows(url).await, rows, "{name}: ledger");
+        assert_eq!(redis_keys(p).await, keys, "{name}: redis");
+        assert_eq!(drafts(url).await, 1, "{name}");
+        let draft = e.preview_draft(&b.slug, &got.preview_id).await.unwrap();
+        assert_eq!(
+            (draft.changes, draft.status.as_str(), draft.actor.as_str()),
+            (changes, "draft", "admin:ann"),
+            "{name}"
+        );
+        assert_eq!(draft.reason, "check the appeal", "{name}");
+        assert_eq!(draft.watermark, got.based_on.watermark, "{name}");
+        assert_eq!(got.expires_at, draft.expires_at, "{name}");
+        let ttl = draft.expires_at.duration_since(before);
+        assert!(
+            ttl >= jiff::SignedDuration::from_mins(15) && ttl < jiff::SignedDuration::from_mins(16),
+            "{name}: {ttl:?}"
+        );
+
+        // The watermark holds until the period's standings may change, and moves when they do.
+        let key = domain::PeriodKey::parse_for(b.cadence, &period).unwrap();
+        assert_eq!(
+            e.ledger().preview_watermark(b.slug.as_str(), &key).await.unwrap(),
+            got.based_on.watermark
+        );
+        e.record(&b, &[point("e7", "u3", 1)]).await.unwrap();
+        let moved = e.ledger().preview_watermark(b.slug.as_str(), &key).await.unwrap();
+        assert_ne!(moved, got.based_on.watermark, "{name}: a write moves the watermark");
+        e.hide_member(&b.slug, &period, &m("u3"), "admin:ann", "dup").await.unwrap();
+        assert_ne!(
+            e.ledger().preview_watermark(b.slug.as_str(), &key).await.unwrap(),
+            moved,
+            "{name}: so does a hide"
+        );
+
+        // Cancelling closes the draft, once.
+        let cancelled = e.cancel_preview(&b.slug, &got.preview_id, "admin:bob").await.unwrap();
+        assert_eq!(cancelled.status, "cancelled", "{name}");
+        assert_eq!(
+            e.cancel_preview(&b.slug, &got.preview_id, "admin:bob").await.unwrap().status,
+            "cancelled"
+        );
+        assert!(matches!(
+            e.cancel_preview(&b.slug, "pv_nope", "admin:bob").await,
+            Err(EngineError::NotFound { .. })
+        ));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
+    each(async |name, e, p, url| {
+        let (b, period) = setup(e, TiePolicy::Shared).await;
+        e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
+        // Two late writes: one rejected, one pending.
+        let late = e.record(&b, &[point("l1", "u5", 100), point("l2", "u5", 7)]).await.unwrap();
+        assert!(late.iter().all(|r| r.recorded.outcome == Outcome::Late), "{late:?}");
+        let ids: Vec<i64> =
+            e.late_entries(&b.slug, &period, None).await.unwrap().iter().map(|l| l.id).collect();
+        e.decide_late(&b.slug, &period, ids[0], false, "admin:ann", Some("spam")).await.unwrap();
+        e.revoke(&b.slug, &ev("e5"), "admin:ann", "dup").await.unwrap();
+        let (rows, keys) = (ledger_rows(url).await, redis_keys(p).await);
+
+        let preview = async |changes: Vec<PreviewChange>| {
+            e.preview(&b.slug, &period, "why", changes, "admin:ann").await
+        };
+        let invalid = |r: Result<_, EngineError>, what: &str| match r {
+            Err(EngineError::Invalid(reason)) => assert!(reason.contains(what), "{name}: {reason}"),
+            other => panic!("{name}: expected Invalid({what}), got {other:?}"),
+        };
+        let not_found = |r: Result<_, EngineError>| {
+            assert!(matches!(r, Err(EngineError::NotFound { .. })), "{name}: {r:?}")
+        };
+        not_found(preview(vec![PreviewChange::Revoke { event_id: ev("nope") }]).await);
+        not_found(preview(vec![PreviewChange::AcceptLate { id: 999_999 }]).await);
+        not_found(preview(vec![PreviewChange::Hide { member: m("nobody") }]).await);
+        invalid(preview(vec![PreviewChange::AcceptLate { id: ids[0] }]).await, "is rejected, not pending");
+        invalid(
+            preview(vec![PreviewChange::RejectLate { id: ids[1] }, PreviewChange::AcceptLate { id: ids[1] }])
+                .await,
+            "decided twice",
+        );
+        invalid(preview(vec![PreviewChange::Revoke { event_id: ev("e5") }]).await, "already revoked");
+        invalid(
+            preview(vec![
+                PreviewChange::Revoke { event_id: ev("e2") },
+                PreviewChange::Revoke { event_id: ev("e2") },
+            ])
+            .await,
+            "change 2",
+        );
+        invalid(preview(vec![PreviewChange::Unhide { member: m("u1") }]).await, "already visible");
+        invalid(
+            preview(vec![PreviewChange::Correct { member: m("u1"), delta: 999_990 }]).await,
+            "would be rejected",
+        );
+        invalid(preview(vec![PreviewChange::RevokeMember { member: m("u5") }]).await, "no entry that counts");
+        invalid(preview(vec![]).await, "changes");
+        invalid(
+            e.preview(&b.slug, &period, " ", vec![PreviewChange::Hide { member: m("u1") }], "admin:ann")
+                .await,
+            "reason",
+        );
+        assert_eq!(drafts(url).await, 0, "{name}");
+        assert_eq!(ledger_rows(url).await, rows, "{name}: ledger");
+        assert_eq!(redis_keys(p).await, keys, "{name}: redis");
+
+        // The pending one can be previewed: accepting it puts u5 (0 after the revoke) at 7.
+        let got = preview(vec![PreviewChange::AcceptLate { id: ids[1] }]).await.unwrap();
+        assert_eq!(got.moves, vec![mv("u5", (Some(0), Some(7)), (Some(5), Some(5)))], "{name}");
+        assert_eq!(got.state, "frozen", "{name}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_settled_period_previews_the_digest_its_new_standings_would_have() {
+    each(async |name, e, p, url| {
+        let (b, period) = setup(e, TiePolicy::Shared).await;
+        e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
+        e.transition(&b.slug, &period, Transition::Settle, "admin:ann", None).await.unwrap();
+        let settled = e.settlement(&b.slug, &period).await.unwrap();
+        let (rows, keys) = (ledger_rows(url).await, redis_keys(p).await);
+
+        // A change that moves nobody: the digest the settlement has.
+        let same = e
+            .preview(
+                &b.slug,
+                &period,
+                "no-op",
+                vec![PreviewChange::Correct { member: m("u2"), delta: 0 }],
+                "admin:ann",
+            )
+            .await
+            .unwrap();
+        assert!(same.moves.is_empty() && same.prizes.is_empty() && same.shifted == 0, "{name}: {same:?}");
+        assert_eq!(same.digest_after.as_deref(), Some(settled.digest.as_str()), "{name}");
+        assert_eq!(same.based_on.revision, Some(1), "{name}");
+
+        // Every entry of u4 revoked: u4 at 0, the settlement's own digest of those totals.
+        let got = e
+            .preview(
+                &b.slug,
+                &period,
+                "cheat",
+                vec![PreviewChange::RevokeMember { member: m("u4") }],
+                "admin:ann",
+            )
+            .await
+            .unwrap();
+        assert_eq!(got.moves, vec![mv("u4", (Some(25), Some(0)), (Some(4), Some(5)))], "{name}");
+        assert_eq!(got.shifted_members, vec![mv("u5", (Some(5), Some(5)), (Some(5), Some(4)))], "{name}");
+        let expected =
+            expected_digest(&b, &period, &[("u1", 50), ("u2", 30), ("u3", 30), ("u4", 0), ("u5", 5)]);
+        assert_eq!(got.digest_after.as_deref(), Some(expected.as_str()), "{name}");
+        assert_ne!(expected, settled.digest, "{name}");
+        assert_eq!(ledger_rows(url).await, rows, "{name}: ledger");
+        assert_eq!(redis_keys(p).await, keys, "{name}: redis");
+        assert_eq!(drafts(url).await, 2, "{name}");
+    })
+    .await;
+}
+
+/// What a preview predicts under `first_reached` (reach sequences moved by corrections and
+/// revokes) is what the settlement of the changes made for real records.
+#[tokio::test]
+async fn a_preview_predicts_the_standings_of_the_changes_made() {
+    each(async |name, e, _, _| {
+        let (b, period) = setup(e, TiePolicy::FirstReached).await;
+        let changes = vec![
+            // u5 reaches 30 last: behind u2 and u3.
+            PreviewChange::Correct { member: m("u5"), delta: 25 },
+            // u4 back to 10, reached at e4's sequence: ahead of nobody new.
+            PreviewChange::Revoke { event_id: ev("e6") },
+            // u2 loses its 30 and regains it: now after u5.
+            PreviewChange::Correct { member: m("u2"), delta: -1 },
+            PreviewChange::Correct { member: m("u2"), delta: 1 },
+        ];
+        let got = e.preview(&b.slug, &period, "appeal", changes, "admin:ann").await.unwrap();
+        e.correct(&b.slug, &period, &correction("u5", 25), "admin:ann").await.unwrap();
+        e.revoke(&b.slug, &ev("e6"), "admin:ann", "appeal").await.unwrap();
+        e.correct(&b.slug, &period, &correction("u2", -1), "admin:ann").await.unwrap();
+        e.correct(&b.slug, &period, &correction("u2", 1), "admin:ann").await.unwrap();
+        e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
+        e.transition(&b.slug, &period, Transition::Settle, "admin:ann", None).await.unwrap();
+        let settled = e.settlement(&b.slug, &period).await.unwrap();
+        let rank_of =
+            |member: &MemberId| settled.standings.iter().find(|s| &s.member == member).map(|s| s.rank);
+        assert_eq!(
+            settled.standings.iter().map(|s| s.member.as_str()).collect::<Vec<_>>(),
+            ["u1", "u3", "u5", "u2", "u4"],
+            "{name}"
+        );
+        for moved in got.moves.iter().chain(&got.shifted_members) {
+            assert_eq!(moved.rank_after, rank_of(&moved.member), "{name}: {moved:?}");
+        }
+        let listed: Vec<&str> =
+            got.moves.iter().chain(&got.shifted_members).map(|m| m.member.as_str()).collect();
+        assert_eq!(listed, ["u5", "u4", "u2", "u3"], "{name}: u1 keeps its rank, u3 only shifts");
+    })
+    .await;
+}
+
+fn correction(member: &str, delta: i64) -> engine::lifecycle::Correction {
+    engine::lifecycle::Correction { member: m(member), delta, correction_id: None, reason: "appeal".into() }
+}
