@@ -5,7 +5,7 @@
 use super::auth::Admin;
 use super::error::{ApiError, ApiPath, ErrorBody, json_body};
 use super::hot::HotBoardIn;
-use super::params::{BoardParams, PeriodParams};
+use super::params::{BoardParams, PeriodParams, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
@@ -211,10 +211,4 @@ pub struct Rebuild {
     /// Members in the rebuilt ranking.
     pub members: u64,
     pub took_ms: u64,
-}
-
-/// A board named in a path: an impossible slug is simply a board that does not exist.
-pub fn slug(board: String) -> Result<BoardSlug, ApiError> {
-    BoardSlug::parse(board.clone())
-        .map_err(|_| ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("board {board} not found")))
 }

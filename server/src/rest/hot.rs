@@ -3,11 +3,10 @@
 
 use super::ApiError;
 use super::auth::Ingest;
-use super::boards::slug;
 use super::error::ApiPath;
 use super::error::ErrorBody;
 use super::error::{ApiQuery, json_body};
-use super::params::BoardParams;
+use super::params::{BoardParams, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;

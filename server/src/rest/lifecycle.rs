@@ -3,9 +3,8 @@
 //! names the admin in the audit trail.
 
 use super::auth::Admin;
-use super::boards::slug;
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody, json_body};
-use super::params::{EventParams, LateParams, MemberParams, PeriodParams};
+use super::params::{EventParams, LateParams, MemberParams, PeriodParams, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
@@ -505,7 +504,7 @@ async fn set_hidden(
     // No body at all is a missing reason too (422), not malformed JSON.
     let body: ReasonIn = optional_body(&body)?;
     let reason = body.reason.ok_or_else(|| ApiError::invalid("a reason is required"))?;
-    let (board, member) = (slug(board)?, super::reads::member(member)?);
+    let (board, member) = (slug(board)?, super::params::member(member)?);
     let engine = &state.engine;
     let change = if hidden {
         engine.hide_member(&board, &period, &member, &admin.actor, &reason).await?

@@ -17,7 +17,6 @@ mod writes;
 mod tests;
 
 pub use error::{ApiError, no_route};
-pub use reads::Page;
 
 use crate::state::AppState;
 use axum::Router;

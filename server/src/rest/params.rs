@@ -2,6 +2,8 @@
 //! the OpenAPI document describes them. Values are checked where they are used: an impossible
 //! slug, member id or period is a resource that does not exist (404).
 
+use super::error::ApiError;
+use axum::http::StatusCode;
 use domain::{BoardSlug, EventId, MemberId};
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -102,4 +104,16 @@ pub struct KeyParams {
     /// The key's id (from the listing). Anything but an integer names no key (404).
     #[param(value_type = i64)]
     pub id: String,
+}
+
+/// A board named in a path: an impossible slug is simply a board that does not exist.
+pub(super) fn slug(board: String) -> Result<BoardSlug, ApiError> {
+    BoardSlug::parse(board.clone())
+        .map_err(|_| ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("board {board} not found")))
+}
+
+/// A member id from the path; one that cannot exist is not found.
+pub(super) fn member(raw: String) -> Result<MemberId, ApiError> {
+    MemberId::parse(raw.clone())
+        .map_err(|_| ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("member {raw} not found")))
 }

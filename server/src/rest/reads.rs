@@ -1,9 +1,8 @@
 //! Public reads of a board period (`{period}` may be `current`). Ranks follow the board's tie
 //! policy everywhere; display names are joined per page.
 
-use super::boards::slug;
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
-use super::params::{BoardParams, MemberParams, PeriodParams, SnapshotParams};
+use super::params::{BoardParams, MemberParams, PeriodParams, SnapshotParams, member, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
@@ -92,12 +91,6 @@ pub struct EventsQuery {
     /// Entries per page; default 50.
     #[param(minimum = 1, maximum = 200)]
     limit: Option<u64>,
-}
-
-/// A member id from the path; one that cannot exist is not found.
-pub(super) fn member(raw: String) -> Result<MemberId, ApiError> {
-    MemberId::parse(raw.clone())
-        .map_err(|_| ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("member {raw} not found")))
 }
 
 /// A page of a period's ranking with the period's bounds, as every ranking read answers it.
@@ -229,8 +222,12 @@ pub async fn top(
     uri: Uri,
     ApiQuery(q): ApiQuery<LimitQuery>,
 ) -> Result<Response, ApiError> {
+    // Read the epoch first: a change after it makes the kept answer stale, never the reverse.
+    let epoch = s.engine.read_epoch();
     let top = s.engine.top_shared(&slug(board)?, Some(&period), q.limit.unwrap_or(10)).await?;
-    Ok(s.top_bytes.answer(uri.path_and_query().map(|pq| pq.as_str()), top, s.engine.read_epoch()))
+    let page = Page::from(top.page.as_ref().clone());
+    let body = serde_json::to_vec(&page).expect("a page always serializes");
+    Ok(s.top_bytes.answer(uri.path_and_query().map(|pq| pq.as_str()), body.into(), top.until, epoch))
 }
 
 /// Live offset pages (`offset`), or keyset pages (`after`, which also answers `next_cursor`).

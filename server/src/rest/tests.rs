@@ -1,9 +1,8 @@
 //! The API on real stores (SQLite and the test Redis started by scripts/test): bad input gets a
 //! clear 4xx with a machine-readable reason and changes nothing; auth boundaries hold.
 
-use crate::http::app;
+use crate::http::{CachedTop, app};
 use crate::state::AppState;
-use crate::top_cache::CachedTop;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use domain::apikey::KeyLimits;

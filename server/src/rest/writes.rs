@@ -3,9 +3,8 @@
 //! batch, valid items are applied and invalid ones reported per item.
 
 use super::auth::Ingest;
-use super::boards::slug;
 use super::error::{ApiError, ApiPath, ErrorBody, json_body};
-use super::params::{BoardMemberParams, BoardParams, ProfileParams};
+use super::params::{BoardMemberParams, BoardParams, ProfileParams, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::body::Bytes;
