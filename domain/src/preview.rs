@@ -37,7 +37,6 @@ pub struct Touched {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Move {
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub member: MemberId,
     pub points_before: Option<i64>,
     pub points_after: Option<i64>,
@@ -49,7 +48,6 @@ pub struct Move {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PrizeChange {
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub member: MemberId,
     pub before: Option<String>,
     pub after: Option<String>,
@@ -78,30 +76,29 @@ pub struct Comparison {
 pub enum PreviewChange {
     /// Revoke an applied event or submission of the period, by its id.
     Revoke {
-        #[cfg_attr(feature = "openapi", schema(value_type = String))]
         event_id: crate::ids::EventId,
     },
     /// Correct a member's points by `delta`.
     Correct {
-        #[cfg_attr(feature = "openapi", schema(value_type = String))]
         member: MemberId,
         delta: i64,
     },
     /// Accept a pending late write of the period.
-    AcceptLate { id: i64 },
+    AcceptLate {
+        id: i64,
+    },
     /// Reject a pending late write of the period.
-    RejectLate { id: i64 },
+    RejectLate {
+        id: i64,
+    },
     Hide {
-        #[cfg_attr(feature = "openapi", schema(value_type = String))]
         member: MemberId,
     },
     Unhide {
-        #[cfg_attr(feature = "openapi", schema(value_type = String))]
         member: MemberId,
     },
     /// Revoke every entry of the member that counts in the period, oldest first.
     RevokeMember {
-        #[cfg_attr(feature = "openapi", schema(value_type = String))]
         member: MemberId,
     },
 }

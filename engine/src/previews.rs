@@ -38,13 +38,11 @@ pub struct BasedOn {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Preview {
     pub preview_id: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub board: BoardSlug,
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub period: PeriodKey,
     /// The period's state the preview saw.
     pub state: &'static str,
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub expires_at: jiff::Timestamp,
     pub based_on: BasedOn,
     /// Members whose points or rank change because of the changes themselves.
