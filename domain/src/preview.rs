@@ -69,38 +69,26 @@ pub struct Comparison {
 }
 
 /// One change of a preview, as an admin asks for it. The same words as the admin routes that
-/// make each change for real; stored with the draft as JSON (`{"kind": "revoke", …}`).
+/// make each change for real; written as the API takes it (`{"revoke": "<event_id>"}`,
+/// `{"correct": {"member": …, "delta": …}}`, …) and stored with the draft so.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum PreviewChange {
     /// Revoke an applied event or submission of the period, by its id.
-    Revoke {
-        event_id: crate::ids::EventId,
-    },
+    Revoke(crate::ids::EventId),
     /// Correct a member's points by `delta`.
-    Correct {
-        member: MemberId,
-        delta: i64,
-    },
-    /// Accept a pending late write of the period.
-    AcceptLate {
-        id: i64,
-    },
-    /// Reject a pending late write of the period.
-    RejectLate {
-        id: i64,
-    },
-    Hide {
-        member: MemberId,
-    },
-    Unhide {
-        member: MemberId,
-    },
+    Correct { member: MemberId, delta: i64 },
+    /// Accept a pending late write of the period, by its id.
+    AcceptLate(i64),
+    /// Reject a pending late write of the period, by its id.
+    RejectLate(i64),
+    /// Hide a member from the period's ranking and standings.
+    Hide(MemberId),
+    /// Show a hidden member again.
+    Unhide(MemberId),
     /// Revoke every entry of the member that counts in the period, oldest first.
-    RevokeMember {
-        member: MemberId,
-    },
+    RevokeMember(MemberId),
 }
 
 /// Compares the standings of `before` (the ranked — visible — totals, in the standings order)

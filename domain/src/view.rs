@@ -292,6 +292,11 @@ pub struct Settlement {
     pub watermark: i64,
     /// SHA-256 (hex) of `domain::settlement::canonical_text` of the standings.
     pub digest: String,
+    /// The digest of the revision this one replaced (None for the first): the revisions form a
+    /// hash chain.
+    pub previous_digest: Option<String>,
+    /// Why this revision was written (None for the first settlement).
+    pub reason: Option<String>,
     pub members: u64,
     pub actor: String,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
@@ -299,6 +304,27 @@ pub struct Settlement {
     /// The position (0-based) of the first of `standings`; `members` tells how many there are.
     pub offset: u64,
     pub standings: Vec<crate::settlement::Standing>,
+}
+
+/// One settlement revision of a period, without its standings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SettlementSummary {
+    pub revision: i64,
+    pub rule_version: i64,
+    /// The highest ledger entry id of the period the standings account for.
+    pub watermark: i64,
+    pub digest: String,
+    /// The digest of the revision this one replaced (None for the first).
+    pub previous_digest: Option<String>,
+    /// Why this revision was written (None for the first settlement).
+    pub reason: Option<String>,
+    /// The applied preview that wrote this revision (None for the first settlement).
+    pub preview_id: Option<String>,
+    pub members: u64,
+    pub actor: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub settled_at: Timestamp,
 }
 
 /// A settlement's reward as the API and the console show it.
@@ -322,8 +348,31 @@ pub struct RewardView {
     pub next_attempt_at: Timestamp,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     pub delivered_at: Option<Timestamp>,
+    /// A grant gives the prize; a revoke (from a later settlement revision) takes back the reward
+    /// named by `compensates`.
+    pub kind: RewardKind,
+    /// For a revoke: the idempotency key of the grant it takes back.
+    pub compensates: Option<String>,
     /// Every delivery attempt, oldest first.
     pub history: Vec<RewardAttempt>,
+}
+
+/// What a reward delivery does at the receiver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum RewardKind {
+    Grant,
+    Revoke,
+}
+
+impl RewardKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RewardKind::Grant => "grant",
+            RewardKind::Revoke => "revoke",
+        }
+    }
 }
 
 /// One recorded delivery attempt of a reward.

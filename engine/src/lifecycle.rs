@@ -10,7 +10,7 @@ use crate::ledger::{Projected, Revoked, SETTLEMENT_PAGE};
 use crate::redis::ProjectedTotal;
 use crate::{Engine, EngineError};
 use domain::lifecycle::{State, Transition};
-use domain::view::{AuditEntry, LateEntry, PeriodInfo, Settlement};
+use domain::view::{AuditEntry, LateEntry, PeriodInfo, Settlement, SettlementSummary};
 use domain::write::Outcome;
 use domain::{Board, BoardSlug, EventId, MemberId, PeriodKey};
 use serde_json::json;
@@ -212,15 +212,43 @@ impl Engine {
         offset: u64,
         limit: u64,
     ) -> Result<Settlement, EngineError> {
+        self.settlement_revision(slug, period, None, offset, limit).await
+    }
+
+    /// A settlement revision of a period (the latest for `None`; every revision stays
+    /// readable), with `limit` (at most 10 000) standings from `offset`.
+    pub async fn settlement_revision(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        revision: Option<i64>,
+        offset: u64,
+        limit: u64,
+    ) -> Result<Settlement, EngineError> {
         if limit == 0 || limit > 10_000 {
             return Err(EngineError::Invalid("limit must be between 1 and 10000".into()));
         }
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
+        let what = match revision {
+            Some(r) => format!("settlement revision {r} of {slug} {period}"),
+            None => format!("settlement of {slug} {period}"),
+        };
         self.ledger
-            .settlement(slug, &period, offset, limit)
+            .settlement_revision(slug, &period, revision, offset, limit)
             .await?
-            .ok_or_else(|| EngineError::NotFound { what: format!("settlement of {slug} {period}") })
+            .ok_or(EngineError::NotFound { what })
+    }
+
+    /// Every settlement revision of a period, oldest first (empty when it was never settled).
+    pub async fn settlements(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+    ) -> Result<Vec<SettlementSummary>, EngineError> {
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        Ok(self.ledger.settlements(slug, &period).await?)
     }
 
     /// Late writes of a period, oldest first.

@@ -6,12 +6,15 @@
 //! audit row changes.
 //!
 //! A draft lives 15 minutes and is `based_on` the period's watermark (and settlement revision):
-//! whatever moves the period's standings moves the watermark, so a later apply can tell whether
-//! the answer still holds.
+//! whatever moves the period's standings moves the watermark, so an apply can tell whether the
+//! answer still holds. Applying a draft makes exactly its changes (`ledger/revise.rs`); on a
+//! settled or archived period that is the only way to change it, and it writes the next
+//! settlement revision.
 
-use crate::ledger::{Draft, LedgerError};
+use crate::ledger::{Applied, Draft, LedgerError};
 use crate::lifecycle::required_reason;
 use crate::{Engine, EngineError};
+use domain::lifecycle::State;
 use domain::preview::{Move, PreviewChange, PrizeChange, compare};
 use domain::{BoardSlug, PeriodKey};
 use serde::Serialize;
@@ -122,9 +125,15 @@ impl Engine {
         })
     }
 
-    /// A stored draft of a board (`NotFound` for an unknown id).
-    pub async fn preview_draft(&self, slug: &BoardSlug, id: &str) -> Result<Draft, EngineError> {
-        Ok(self.ledger.draft(slug.as_str(), id).await?)
+    /// A stored draft of a board period (`NotFound` for an unknown id, or one of another period).
+    pub async fn preview_draft(&self, slug: &BoardSlug, period: &str, id: &str) -> Result<Draft, EngineError> {
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        let draft = self.ledger.draft(slug.as_str(), id).await?;
+        if draft.period != period {
+            return Err(EngineError::NotFound { what: format!("preview {id} of {slug} {period}") });
+        }
+        Ok(draft)
     }
 
     /// Cancels a draft: it can no longer be applied. Cancelling again answers the same; an applied
@@ -132,9 +141,11 @@ impl Engine {
     pub async fn cancel_preview(
         &self,
         slug: &BoardSlug,
+        period: &str,
         id: &str,
         actor: &str,
     ) -> Result<Draft, EngineError> {
+        self.preview_draft(slug, period, id).await?;
         self.ledger.close_draft(slug.as_str(), id, "cancelled", actor, jiff::Timestamp::now()).await?;
         let draft = self.ledger.draft(slug.as_str(), id).await?;
         if draft.status == "applied" {
@@ -146,12 +157,41 @@ impl Engine {
         Ok(draft)
     }
 
-    // Applying a draft (`apply_preview`) is the next step: for open and frozen periods, in one
-    // ledger transaction that first compares `based_on` with the period's watermark
-    // (`Ledger::preview_watermark`; `Conflict { code: "preview_stale" }` with the new one) and
-    // moves the draft's status with a compare-and-set, so a repeat or a concurrent apply does
-    // nothing twice. For settled periods it is a re-settlement (revision N+1, new rewards): not
-    // built yet, and it goes here too.
+    /// Applies a draft: exactly its changes, in one ledger transaction, only while the period's
+    /// watermark is the one the preview saw (`Conflict { code: "preview_stale" }` otherwise, with
+    /// the new watermark in the detail). On a settled or archived period it writes the next
+    /// settlement revision and queues its reward deltas (`ledger/revise.rs`). A repeat — or the
+    /// loser of two concurrent applies — answers the same and changes nothing; a cancelled draft
+    /// is `preview_cancelled`, an expired one `preview_expired`.
+    ///
+    /// The moved totals are projected afterwards (not for an archived period: its keys are gone
+    /// and stay gone); if Redis is away the reconciler levels them, as after every change.
+    pub async fn apply_preview(
+        &self,
+        slug: &BoardSlug,
+        id: &str,
+        actor: &str,
+    ) -> Result<Applied, EngineError> {
+        // The prize table as the ledger has it now, as the preview read it.
+        let board = self.fresh_board(slug).await?;
+        let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond())
+            .expect("now is within the supported range");
+        let (applied, totals) =
+            self.ledger.apply_draft(&board, id, actor, now, self.failpoints.hook()).await?;
+        self.failpoints.hit("apply.after_commit")?;
+        if !totals.is_empty() {
+            if applied.state != State::Archived.as_str() {
+                for total in totals {
+                    self.project_total(&board, Some(total)).await;
+                }
+            }
+            self.forget_cached(slug);
+        }
+        if applied.revision.as_ref().is_some_and(|r| !r.rewards.is_empty()) {
+            self.wake_rewards();
+        }
+        Ok(applied)
+    }
 }
 
 /// A draft's id: `pv_` and 32 random hex digits.

@@ -1,8 +1,10 @@
-//! Reward delivery: the settlement's outbox (`rewards`, one row per prized member per settlement
-//! revision) sent to the operator's webhook.
+//! Reward delivery: the settlement's outbox (`rewards`: one `grant` per prized member of the first
+//! settlement; for each later revision, a `revoke` of the reward a member no longer holds and a
+//! `grant` of the one it now holds) sent to the operator's webhook.
 //!
-//! A delivery is `POST <webhook>` with the JSON `{idempotency_key, board, period, revision,
-//! member, rank, prize}` and the header `Idempotency-Key`. Delivery is at-least-once on the wire
+//! A delivery is `POST <webhook>` with the JSON `{idempotency_key, board, period, revision, kind,
+//! compensates, member, rank, prize}` (`compensates`: for a revoke, the key of the grant it takes
+//! back) and the header `Idempotency-Key`. Delivery is at-least-once on the wire
 //! and exactly-once for a receiver that deduplicates by the key: a crash after the receiver
 //! answered but before the ledger recorded it sends the same key again; nothing ever sends a
 //! second key for the same reward (the key is unique in the ledger).
@@ -194,6 +196,8 @@ impl Engine {
             "board": reward.board,
             "period": reward.period,
             "revision": reward.revision,
+            "kind": reward.kind,
+            "compensates": reward.compensates,
             "member": reward.member,
             "rank": reward.rank,
             "prize": reward.prize,

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{TestLedger, TestProjection, expected_digest, point, redis_targets};
+use common::{TestProjection, each_store_at, expected_digest, point};
 use domain::lifecycle::Transition;
 use domain::preview::{Move, PreviewChange};
 use domain::write::Outcome;
@@ -19,19 +19,6 @@ fn m(id: &str) -> MemberId {
 
 fn ev(id: &str) -> EventId {
     EventId::parse(id).unwrap()
-}
-
-/// Every store combination, with the ledger's URL for the table dumps.
-async fn each(test: impl AsyncFn(&str, &Engine, &TestProjection, &str)) {
-    for (redis_name, target) in redis_targets() {
-        for t in TestLedger::both().await {
-            let p = TestProjection::new(target.clone());
-            let e = common::engine(&t, &p).await;
-            test(&format!("{redis_name}/{}", t.name), &e, &p, &t.url).await;
-            p.cleanup().await;
-            t.drop_db().await;
-        }
-    }
 }
 
 /// Every row of every ledger table but `previews` (and PostgreSQL's sequences), as text, sorted.
@@ -135,13 +122,13 @@ fn mv(member: &str, points: (Option<i64>, Option<i64>), rank: (Option<u64>, Opti
 
 #[tokio::test]
 async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
-    each(async |name, e, p, url| {
+    each_store_at(async |name, e, p, url| {
         let (b, period) = setup(e, TiePolicy::Shared).await;
         let (rows, keys) = (ledger_rows(url).await, redis_keys(p).await);
         let changes = vec![
             PreviewChange::Correct { member: m("u5"), delta: 40 },
-            PreviewChange::Revoke { event_id: ev("e1") },
-            PreviewChange::Hide { member: m("u2") },
+            PreviewChange::Revoke(ev("e1")),
+            PreviewChange::Hide(m("u2")),
         ];
         let before = jiff::Timestamp::now();
         let got =
@@ -181,7 +168,7 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
         assert_eq!(ledger_rows(url).await, rows, "{name}: ledger");
         assert_eq!(redis_keys(p).await, keys, "{name}: redis");
         assert_eq!(drafts(url).await, 1, "{name}");
-        let draft = e.preview_draft(&b.slug, &got.preview_id).await.unwrap();
+        let draft = e.preview_draft(&b.slug, &period, &got.preview_id).await.unwrap();
         assert_eq!(
             (draft.changes, draft.status.as_str(), draft.actor.as_str()),
             (changes, "draft", "admin:ann"),
@@ -213,14 +200,14 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
         );
 
         // Cancelling closes the draft, once.
-        let cancelled = e.cancel_preview(&b.slug, &got.preview_id, "admin:bob").await.unwrap();
+        let cancelled = e.cancel_preview(&b.slug, &period, &got.preview_id, "admin:bob").await.unwrap();
         assert_eq!(cancelled.status, "cancelled", "{name}");
         assert_eq!(
-            e.cancel_preview(&b.slug, &got.preview_id, "admin:bob").await.unwrap().status,
+            e.cancel_preview(&b.slug, &period, &got.preview_id, "admin:bob").await.unwrap().status,
             "cancelled"
         );
         assert!(matches!(
-            e.cancel_preview(&b.slug, "pv_nope", "admin:bob").await,
+            e.cancel_preview(&b.slug, &period, "pv_nope", "admin:bob").await,
             Err(EngineError::NotFound { .. })
         ));
     })
@@ -229,7 +216,7 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
 
 #[tokio::test]
 async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
-    each(async |name, e, p, url| {
+    each_store_at(async |name, e, p, url| {
         let (b, period) = setup(e, TiePolicy::Shared).await;
         e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
         // Two late writes: one rejected, one pending.
@@ -251,33 +238,33 @@ async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
         let not_found = |r: Result<_, EngineError>| {
             assert!(matches!(r, Err(EngineError::NotFound { .. })), "{name}: {r:?}")
         };
-        not_found(preview(vec![PreviewChange::Revoke { event_id: ev("nope") }]).await);
-        not_found(preview(vec![PreviewChange::AcceptLate { id: 999_999 }]).await);
-        not_found(preview(vec![PreviewChange::Hide { member: m("nobody") }]).await);
-        invalid(preview(vec![PreviewChange::AcceptLate { id: ids[0] }]).await, "is rejected, not pending");
+        not_found(preview(vec![PreviewChange::Revoke(ev("nope"))]).await);
+        not_found(preview(vec![PreviewChange::AcceptLate(999_999)]).await);
+        not_found(preview(vec![PreviewChange::Hide(m("nobody"))]).await);
+        invalid(preview(vec![PreviewChange::AcceptLate(ids[0])]).await, "is rejected, not pending");
         invalid(
-            preview(vec![PreviewChange::RejectLate { id: ids[1] }, PreviewChange::AcceptLate { id: ids[1] }])
+            preview(vec![PreviewChange::RejectLate(ids[1]), PreviewChange::AcceptLate(ids[1])])
                 .await,
             "decided twice",
         );
-        invalid(preview(vec![PreviewChange::Revoke { event_id: ev("e5") }]).await, "already revoked");
+        invalid(preview(vec![PreviewChange::Revoke(ev("e5"))]).await, "already revoked");
         invalid(
             preview(vec![
-                PreviewChange::Revoke { event_id: ev("e2") },
-                PreviewChange::Revoke { event_id: ev("e2") },
+                PreviewChange::Revoke(ev("e2")),
+                PreviewChange::Revoke(ev("e2")),
             ])
             .await,
             "change 2",
         );
-        invalid(preview(vec![PreviewChange::Unhide { member: m("u1") }]).await, "already visible");
+        invalid(preview(vec![PreviewChange::Unhide(m("u1"))]).await, "already visible");
         invalid(
             preview(vec![PreviewChange::Correct { member: m("u1"), delta: 999_990 }]).await,
             "would be rejected",
         );
-        invalid(preview(vec![PreviewChange::RevokeMember { member: m("u5") }]).await, "no entry that counts");
+        invalid(preview(vec![PreviewChange::RevokeMember(m("u5"))]).await, "no entry that counts");
         invalid(preview(vec![]).await, "changes");
         invalid(
-            e.preview(&b.slug, &period, " ", vec![PreviewChange::Hide { member: m("u1") }], "admin:ann")
+            e.preview(&b.slug, &period, " ", vec![PreviewChange::Hide(m("u1"))], "admin:ann")
                 .await,
             "reason",
         );
@@ -286,7 +273,7 @@ async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
         assert_eq!(redis_keys(p).await, keys, "{name}: redis");
 
         // The pending one can be previewed: accepting it puts u5 (0 after the revoke) at 7.
-        let got = preview(vec![PreviewChange::AcceptLate { id: ids[1] }]).await.unwrap();
+        let got = preview(vec![PreviewChange::AcceptLate(ids[1])]).await.unwrap();
         assert_eq!(got.moves, vec![mv("u5", (Some(0), Some(7)), (Some(5), Some(5)))], "{name}");
         assert_eq!(got.state, "frozen", "{name}");
     })
@@ -295,7 +282,7 @@ async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
 
 #[tokio::test]
 async fn a_settled_period_previews_the_digest_its_new_standings_would_have() {
-    each(async |name, e, p, url| {
+    each_store_at(async |name, e, p, url| {
         let (b, period) = setup(e, TiePolicy::Shared).await;
         e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
         e.transition(&b.slug, &period, Transition::Settle, "admin:ann", None).await.unwrap();
@@ -323,7 +310,7 @@ async fn a_settled_period_previews_the_digest_its_new_standings_would_have() {
                 &b.slug,
                 &period,
                 "cheat",
-                vec![PreviewChange::RevokeMember { member: m("u4") }],
+                vec![PreviewChange::RevokeMember(m("u4"))],
                 "admin:ann",
             )
             .await
@@ -345,13 +332,13 @@ async fn a_settled_period_previews_the_digest_its_new_standings_would_have() {
 /// revokes) is what the settlement of the changes made for real records.
 #[tokio::test]
 async fn a_preview_predicts_the_standings_of_the_changes_made() {
-    each(async |name, e, _, _| {
+    each_store_at(async |name, e, _, _| {
         let (b, period) = setup(e, TiePolicy::FirstReached).await;
         let changes = vec![
             // u5 reaches 30 last: behind u2 and u3.
             PreviewChange::Correct { member: m("u5"), delta: 25 },
             // u4 back to 10, reached at e4's sequence: ahead of nobody new.
-            PreviewChange::Revoke { event_id: ev("e6") },
+            PreviewChange::Revoke(ev("e6")),
             // u2 loses its 30 and regains it: now after u5.
             PreviewChange::Correct { member: m("u2"), delta: -1 },
             PreviewChange::Correct { member: m("u2"), delta: 1 },

@@ -414,3 +414,61 @@ async fn two_deliverers_never_send_the_same_reward() {
         stores.cleanup().await;
     }
 }
+
+/// A re-settlement sends only the deltas — a revoke of each reward that moved and a grant of its
+/// replacement — each once, also when the apply crashed at any of its steps and a restarted
+/// process applied it again; the revision and its digest are the ones the preview announced.
+#[tokio::test]
+async fn a_re_settlement_delivers_each_reward_delta_once_whatever_step_it_crashed_at() {
+    use domain::preview::PreviewChange;
+    let crashes =
+        [None, Some("resettle.after_standings"), Some("resettle.before_commit"), Some("apply.before_commit"), Some("apply.after_commit")];
+    for crash in crashes {
+        for t in TestLedger::both().await {
+            let name = format!("{} {crash:?}", t.name);
+            let stores = Stores::new(t).await;
+            let e = stores.engine().await;
+            let (receiver, url) = Receiver::start(0).await;
+            let config = config(&url);
+            // m00 gold, m01 and m02 silver, delivered.
+            let (b, period) = settled_board(&e).await;
+            deliver_all(&e, &config, &b, &period).await;
+            let key = period.to_string();
+            let changes = vec![PreviewChange::Revoke(EventId::parse("e0").unwrap())];
+            let preview = e.preview(&b.slug, &key, "m00 cheated", changes, "admin").await.unwrap();
+            if let Some(point) = crash {
+                e.failpoints().arm(point);
+                let crashed = e.apply_preview(&b.slug, &key, &preview.preview_id, "admin").await;
+                assert!(is_failpoint(crashed, point), "{name}");
+            }
+            let e = stores.engine().await;
+            let applied = e.apply_preview(&b.slug, &key, &preview.preview_id, "admin").await.unwrap();
+            let revision = applied.revision.expect("re-settled");
+            assert_eq!(revision.revision, 2, "{name}");
+            assert_eq!(Some(revision.digest.as_str()), preview.digest_after.as_deref(), "{name}");
+            assert_eq!(e.settlements(&b.slug, &key).await.unwrap().len(), 2, "{name}");
+            deliver_all(&e, &config, &b, &period).await;
+
+            // After: m01 gold, m02 silver (unchanged: nothing sent), m03 silver.
+            let first = keys_of(&b, &period, &["m00", "m01", "m02"]);
+            let at = |rest: &str| format!("laurel:{}:{period}:2:{rest}", b.slug);
+            let second = [at("m00:revoke"), at("m01:revoke"), at("m01"), at("m03")];
+            let processed = receiver.processed();
+            assert_eq!(processed.len(), first.len() + second.len(), "{name}: {processed:?}");
+            for k in first.iter().chain(&second) {
+                assert_eq!(receiver.times_seen(k), 1, "{name}: {k}");
+            }
+            let revoke = &processed[&at("m01:revoke")];
+            assert_eq!(
+                (revoke["kind"].as_str(), revoke["prize"].as_str(), revoke["revision"].as_i64()),
+                (Some("revoke"), Some("silver"), Some(2)),
+                "{name}"
+            );
+            assert_eq!(revoke["compensates"].as_str(), Some(first[1].as_str()), "{name}");
+            let grant = &processed[&at("m01")];
+            assert_eq!((grant["kind"].as_str(), grant["prize"].as_str()), (Some("grant"), Some("gold")), "{name}");
+            assert_eq!(grant["compensates"], serde_json::Value::Null, "{name}");
+            stores.cleanup().await;
+        }
+    }
+}

@@ -401,3 +401,51 @@ async fn the_sqlite_wal_is_checkpointed_beside_the_writes_and_starts_over() {
     assert_eq!(points, 8000 + frames_after.len() as i64);
     t.drop_db().await;
 }
+
+/// Migration 0013 rebuilds `rewards` on SQLite (a new unique key, with `kind`): every reward and
+/// its attempts stay, the ids go on from where they were, and the foreign keys still hold.
+#[tokio::test]
+async fn migration_0013_keeps_rewards_and_their_attempts() {
+    use domain::TiePolicy;
+    use domain::lifecycle::Transition;
+    use domain::view::RewardKind;
+    use engine::ledger::{Attempt, AttemptOutcome};
+    use sqlx::{Connection, Row};
+    for t in TestLedger::both().await {
+        t.ledger.migrate_until(12).await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        let now = jiff::Timestamp::now();
+        let board = common::prized_board("m13", TiePolicy::Shared, 0);
+        t.ledger.create_board(&board, now).await.unwrap();
+        let writes: Vec<_> = (0..5).map(|i| common::point(&format!("e{i}"), &format!("u{i}"), 10 * i + 1)).collect();
+        t.ledger.record(&board, &writes, now).await.unwrap();
+        let period = board.period_at(now);
+        t.ledger.transition(&board, period, Transition::Freeze, "admin", None, now).await.unwrap();
+        let no_failpoint: engine::ledger::Failpoint = std::sync::Arc::new(|_| Ok(()));
+        t.ledger.settle(&board, period, "admin", now, no_failpoint).await.unwrap();
+        let claimed = t.ledger.claim_due_rewards(now, std::time::Duration::from_secs(60), 10).await.unwrap();
+        assert_eq!(claimed.rows.len(), 3, "{}", t.name);
+        let attempt = Attempt { at: now, http_status: Some(200), error: None };
+        t.ledger.finish_reward_attempt(&claimed.rows[0], &attempt, AttemptOutcome::Delivered).await.unwrap();
+        let before = t.ledger.rewards(&board.slug, &period).await.unwrap();
+
+        t.ledger.migrate().await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        let after = t.ledger.rewards(&board.slug, &period).await.unwrap();
+        assert_eq!(after, before, "{}", t.name);
+        assert!(after.iter().all(|r| r.kind == RewardKind::Grant && r.compensates.is_none()), "{}", t.name);
+        assert_eq!(after.iter().map(|r| r.history.len()).sum::<usize>(), 1, "{}", t.name);
+        let mut conn = sqlx::AnyConnection::connect(&t.url).await.unwrap();
+        if t.name == "sqlite" {
+            let broken = sqlx::query("PRAGMA foreign_key_check").fetch_all(&mut conn).await.unwrap();
+            assert!(broken.is_empty(), "{} foreign key violations", broken.len());
+            // New reward rows take ids after the old ones.
+            let seq: i64 = sqlx::query("SELECT seq FROM sqlite_sequence WHERE name = 'rewards'")
+                .fetch_one(&mut conn)
+                .await
+                .unwrap()
+                .get("seq");
+            assert_eq!(seq, after.iter().map(|r| r.id).max().unwrap());
+        }
+        conn.close().await.unwrap();
+        t.drop_db().await;
+    }
+}

@@ -40,66 +40,25 @@ impl Ledger {
         let (actor, reason) = (actor.to_owned(), reason.to_owned());
         super::detached(async move {
             let mut w = ledger.begin_write().await?;
-            let slug = board.slug.as_str();
-            let original = sqlx::query(
-                "SELECT id, period, member, delta, value FROM entries WHERE board = $1 AND external_id = $2",
-            )
-            .bind(slug)
-            .bind(event_id.as_str())
-            .fetch_optional(&mut *w.tx)
-            .await?
-            .ok_or_else(|| LedgerError::Missing(format!("applied event {event_id} on {slug}")))?;
-            let original_id: i64 = original.try_get("id")?;
-            let key: String = original.try_get("period")?;
-            let period = period_key(&key)?;
-            let member = member_id(original.try_get("member")?)?;
-            let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
-            lock_member(&mut w.tx, ledger.backend, &board, &key, &member, now).await?;
-            let already = sqlx::query("SELECT 1 FROM entries WHERE revokes = $1")
-                .bind(original_id)
-                .fetch_optional(&mut *w.tx)
-                .await?
-                .is_some();
-            if already {
-                return Ok(Revoked::AlreadyRevoked { period, member });
-            }
+            let original = original_of(&mut w.tx, &board, &event_id).await?;
+            let key = original.period.to_string();
+            let state = lock_period_state(&mut w.tx, ledger.backend, board.slug.as_str(), &key).await?;
             if !state.is_adjustable() {
-                return Err(LedgerError::refused("period_settled", format!("{slug} {key} is {state}: its standings are final")));
+                // A repeat is answered as before; a first revoke is refused.
+                lock_member(&mut w.tx, ledger.backend, &board, &key, &original.member, now).await?;
+                if is_revoked(&mut w.tx, original.id).await? {
+                    let Original { period, member, .. } = original;
+                    return Ok(Revoked::AlreadyRevoked { period, member });
+                }
+                return Err(LedgerError::refused(
+                    "period_settled",
+                    format!("{} {key} is {state}: its standings are final", board.slug),
+                ));
             }
-            let delta: Option<i64> = original.try_get("delta")?;
-            let inserted = sqlx::query(
-                "INSERT INTO entries (board, period, member, kind, delta, occurred_at, recorded_at, revokes, actor, reason) \
-                 VALUES ($1, $2, $3, 'revocation', $4, $5, $5, $6, $7, $8) \
-                 ON CONFLICT (revokes) WHERE revokes IS NOT NULL DO NOTHING",
-            )
-            .bind(slug)
-            .bind(&key)
-            .bind(member.as_str())
-            .bind(delta.map(|d| -d))
-            .bind(micros(now))
-            .bind(original_id)
-            .bind(&actor)
-            .bind(&reason)
-            .execute(&mut *w.tx)
-            .await?
-            .rows_affected();
-            if inserted == 0 {
-                return Ok(Revoked::AlreadyRevoked { period, member });
-            }
-            let (before, total) = recompute(&mut w.tx, ledger.backend, &board, period, &member, now).await?;
-            let record = AuditRecord {
-                actor: &actor,
-                action: "revoke",
-                board: Some(slug),
-                period: Some(&key),
-                member: Some(member.as_str()),
-                reason: Some(&reason),
-                before: Some(json!({ "event_id": event_id.as_str(), "points": before })),
-                after: Some(json!({ "event_id": event_id.as_str(), "points": total.as_ref().map(|t| t.points) })),
-            };
-            audit(&mut w.tx, &record, now).await?;
+            let revoked =
+                revoke_in(&mut w.tx, ledger.backend, &board, &original, &actor, &reason, now).await?;
             w.tx.commit().await?;
-            Ok(Revoked::Revoked { period, member, total })
+            Ok(revoked)
         })
         .await
     }
@@ -126,72 +85,218 @@ impl Ledger {
             let mut w = ledger.begin_write().await?;
             let (slug, key) = (board.slug.as_str(), period.to_string());
             let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
-            lock_member(&mut w.tx, ledger.backend, &board, &key, &member, now).await?;
             if !state.is_adjustable() {
                 return Err(LedgerError::refused(
                     "period_settled",
                     format!("{slug} {key} is {state}: its standings are final"),
                 ));
             }
-            if let Some(id) = &correction_id {
-                let seen = sqlx::query(
-                    "SELECT id, period, member, kind FROM entries WHERE board = $1 AND external_id = $2",
-                )
-                .bind(slug)
-                .bind(id.as_str())
-                .fetch_optional(&mut *w.tx)
-                .await?;
-                if let Some(seen) = seen {
-                    let same = seen.try_get::<String, _>("kind")? == "correction"
-                        && seen.try_get::<String, _>("period")? == key
-                        && seen.try_get::<String, _>("member")? == member.as_str();
-                    if !same {
-                        return Err(LedgerError::refused(
-                            "id_taken",
-                            format!("{id} names another entry of {slug}"),
-                        ));
-                    }
-                    let current = super::totals::lock_total(&mut w.tx, ledger.backend, slug, &key, &member)
-                        .await?
-                        .current;
-                    let mut r = Recorded::bare(domain::write::Outcome::Duplicate, period, None);
-                    (r.points, r.version) = (Some(current.points), Some(current.version));
-                    return Ok((r, seen.try_get("id")?));
-                }
-            }
-            let meta =
-                EntryMeta { occurred_at: now, metadata: None, actor: Some(&actor), reason: Some(&reason) };
-            let change = Change::Correction { correction_id: correction_id.clone(), delta };
-            let recorded =
-                apply(&mut w.tx, ledger.backend, &board, period, &member, &change, &meta, now).await?;
-            if recorded.outcome == domain::write::Outcome::Rejected {
-                return Err(LedgerError::refused("correction_rejected", recorded.reason.unwrap_or_default()));
-            }
-            let entry_id: i64 = sqlx::query(
-                "SELECT MAX(id) AS id FROM entries WHERE board = $1 AND period = $2 AND member = $3",
+            let id = correction_id.as_ref();
+            let done = correct_in(
+                &mut w.tx,
+                ledger.backend,
+                &board,
+                period,
+                &member,
+                delta,
+                id,
+                &actor,
+                &reason,
+                now,
             )
-            .bind(slug)
-            .bind(&key)
-            .bind(member.as_str())
-            .fetch_one(&mut *w.tx)
-            .await?
-            .try_get("id")?;
-            let record = AuditRecord {
-                actor: &actor,
-                action: "correct",
-                board: Some(slug),
-                period: Some(&key),
-                member: Some(member.as_str()),
-                reason: Some(&reason),
-                before: Some(json!({ "points": recorded.points.map(|p| p - delta) })),
-                after: Some(json!({ "points": recorded.points, "delta": delta, "entry_id": entry_id })),
-            };
-            audit(&mut w.tx, &record, now).await?;
+            .await?;
             w.tx.commit().await?;
-            Ok((recorded, entry_id))
+            Ok(done)
         })
         .await
     }
+}
+
+/// An applied entry as a revoke needs it.
+#[derive(Debug, Clone)]
+pub(super) struct Original {
+    pub id: i64,
+    pub period: PeriodKey,
+    pub member: MemberId,
+    pub delta: Option<i64>,
+    /// The event or submission id, when the entry has one (a correction may not).
+    pub event_id: Option<String>,
+}
+
+/// The applied entry of an event or submission id.
+pub(super) async fn original_of(
+    tx: &mut Tx,
+    board: &Board,
+    event_id: &EventId,
+) -> Result<Original, LedgerError> {
+    let slug = board.slug.as_str();
+    let row = sqlx::query(
+        "SELECT id, period, member, delta, external_id FROM entries WHERE board = $1 AND external_id = $2",
+    )
+    .bind(slug)
+    .bind(event_id.as_str())
+    .fetch_optional(&mut **tx)
+    .await?
+    .ok_or_else(|| LedgerError::Missing(format!("applied event {event_id} on {slug}")))?;
+    original_from_row(&row)
+}
+
+/// Every entry of a member in a period that still counts, oldest first: what `revoke_member`
+/// revokes.
+pub(super) async fn counting_originals(
+    tx: &mut Tx,
+    slug: &str,
+    key: &str,
+    member: &MemberId,
+) -> Result<Vec<Original>, LedgerError> {
+    let rows = sqlx::query(
+        "SELECT e.id, e.period, e.member, e.delta, e.external_id FROM entries e \
+         WHERE e.board = $1 AND e.period = $2 AND e.member = $3 AND e.kind <> 'revocation' \
+         AND NOT EXISTS (SELECT 1 FROM entries r WHERE r.revokes = e.id) ORDER BY e.id",
+    )
+    .bind(slug)
+    .bind(key)
+    .bind(member.as_str())
+    .fetch_all(&mut **tx)
+    .await?;
+    rows.iter().map(original_from_row).collect()
+}
+
+fn original_from_row(row: &sqlx::any::AnyRow) -> Result<Original, LedgerError> {
+    Ok(Original {
+        id: row.try_get("id")?,
+        period: period_key(&row.try_get::<String, _>("period")?)?,
+        member: member_id(row.try_get("member")?)?,
+        delta: row.try_get("delta")?,
+        event_id: row.try_get("external_id")?,
+    })
+}
+
+async fn is_revoked(tx: &mut Tx, entry: i64) -> Result<bool, LedgerError> {
+    Ok(sqlx::query("SELECT 1 FROM entries WHERE revokes = $1")
+        .bind(entry)
+        .fetch_optional(&mut **tx)
+        .await?
+        .is_some())
+}
+
+/// Revokes one entry inside `tx`, whose period row is locked and adjustable (or being revised):
+/// a revocation linked to it (once: the unique `revokes` makes a repeat `AlreadyRevoked`), the
+/// member's total recomputed from the entries that still count, and the audit row.
+pub(super) async fn revoke_in(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &Board,
+    original: &Original,
+    actor: &str,
+    reason: &str,
+    now: jiff::Timestamp,
+) -> Result<Revoked, LedgerError> {
+    let (slug, key) = (board.slug.as_str(), original.period.to_string());
+    let Original { id, period, ref member, delta, ref event_id } = *original;
+    lock_member(tx, backend, board, &key, member, now).await?;
+    if is_revoked(tx, id).await? {
+        return Ok(Revoked::AlreadyRevoked { period, member: member.clone() });
+    }
+    let inserted = sqlx::query(
+        "INSERT INTO entries (board, period, member, kind, delta, occurred_at, recorded_at, revokes, actor, reason) \
+         VALUES ($1, $2, $3, 'revocation', $4, $5, $5, $6, $7, $8) \
+         ON CONFLICT (revokes) WHERE revokes IS NOT NULL DO NOTHING",
+    )
+    .bind(slug)
+    .bind(&key)
+    .bind(member.as_str())
+    .bind(delta.map(|d| -d))
+    .bind(micros(now))
+    .bind(id)
+    .bind(actor)
+    .bind(reason)
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    if inserted == 0 {
+        return Ok(Revoked::AlreadyRevoked { period, member: member.clone() });
+    }
+    let (before, total) = recompute(tx, backend, board, period, member, now).await?;
+    let record = AuditRecord {
+        actor,
+        action: "revoke",
+        board: Some(slug),
+        period: Some(&key),
+        member: Some(member.as_str()),
+        reason: Some(reason),
+        before: Some(json!({ "event_id": event_id, "entry_id": id, "points": before })),
+        after: Some(
+            json!({ "event_id": event_id, "entry_id": id, "points": total.as_ref().map(|t| t.points) }),
+        ),
+    };
+    audit(tx, &record, now).await?;
+    Ok(Revoked::Revoked { period, member: member.clone(), total })
+}
+
+/// A correction inside `tx`, whose period row is locked and adjustable (or being revised): an
+/// audited entry through the rules of every write. Answers what was recorded and the entry's id.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn correct_in(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &Board,
+    period: PeriodKey,
+    member: &MemberId,
+    delta: i64,
+    correction_id: Option<&EventId>,
+    actor: &str,
+    reason: &str,
+    now: jiff::Timestamp,
+) -> Result<(Recorded, i64), LedgerError> {
+    let (slug, key) = (board.slug.as_str(), period.to_string());
+    lock_member(tx, backend, board, &key, member, now).await?;
+    if let Some(id) = correction_id {
+        let seen =
+            sqlx::query("SELECT id, period, member, kind FROM entries WHERE board = $1 AND external_id = $2")
+                .bind(slug)
+                .bind(id.as_str())
+                .fetch_optional(&mut **tx)
+                .await?;
+        if let Some(seen) = seen {
+            let same = seen.try_get::<String, _>("kind")? == "correction"
+                && seen.try_get::<String, _>("period")? == key
+                && seen.try_get::<String, _>("member")? == member.as_str();
+            if !same {
+                return Err(LedgerError::refused("id_taken", format!("{id} names another entry of {slug}")));
+            }
+            let current = super::totals::lock_total(tx, backend, slug, &key, member).await?.current;
+            let mut r = Recorded::bare(domain::write::Outcome::Duplicate, period, None);
+            (r.points, r.version) = (Some(current.points), Some(current.version));
+            return Ok((r, seen.try_get("id")?));
+        }
+    }
+    let meta = EntryMeta { occurred_at: now, metadata: None, actor: Some(actor), reason: Some(reason) };
+    let change = Change::Correction { correction_id: correction_id.cloned(), delta };
+    let recorded = apply(tx, backend, board, period, member, &change, &meta, now).await?;
+    if recorded.outcome == domain::write::Outcome::Rejected {
+        return Err(LedgerError::refused("correction_rejected", recorded.reason.unwrap_or_default()));
+    }
+    let entry_id: i64 =
+        sqlx::query("SELECT MAX(id) AS id FROM entries WHERE board = $1 AND period = $2 AND member = $3")
+            .bind(slug)
+            .bind(&key)
+            .bind(member.as_str())
+            .fetch_one(&mut **tx)
+            .await?
+            .try_get("id")?;
+    let record = AuditRecord {
+        actor,
+        action: "correct",
+        board: Some(slug),
+        period: Some(&key),
+        member: Some(member.as_str()),
+        reason: Some(reason),
+        before: Some(json!({ "points": recorded.points.map(|p| p - delta) })),
+        after: Some(json!({ "points": recorded.points, "delta": delta, "entry_id": entry_id })),
+    };
+    audit(tx, &record, now).await?;
+    Ok((recorded, entry_id))
 }
 
 /// Recomputes a member's total from the entries that still count and stores it with the next

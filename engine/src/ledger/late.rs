@@ -8,7 +8,7 @@ use super::lifecycle::lock_period_state;
 use super::locks::lock_member;
 use super::sql::{member_id, period_key};
 use super::writes::apply;
-use super::{Ledger, LedgerError, Recorded, instant, micros};
+use super::{Backend, Ledger, LedgerError, Recorded, Tx, instant, micros};
 use domain::view::LateEntry;
 use domain::write::Change;
 use domain::{Board, BoardSlug, EventId, PeriodKey};
@@ -83,66 +83,85 @@ impl Ledger {
                 ));
             }
             let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
-            lock_member(&mut w.tx, ledger.backend, &board, &key, &entry.member, now).await?;
-            let applied = if accept {
-                if !state.is_adjustable() {
-                    return Err(LedgerError::refused(
-                        "period_settled",
-                        format!("{slug} {key} is {state}: its standings are final"),
-                    ));
-                }
-                let change = late_change(&entry)?;
-                let meta = EntryMeta {
-                    occurred_at: entry.occurred_at,
-                    metadata: None,
-                    actor: Some(&actor),
-                    reason: reason.as_deref(),
-                };
-                Some(
-                    apply(&mut w.tx, ledger.backend, &board, period, &entry.member, &change, &meta, now)
-                        .await?,
-                )
-            } else {
-                None
-            };
-            sqlx::query(
-                "UPDATE late_entries SET status = $1, decided_by = $2, decided_at = $3, decision_reason = $4 \
-                 WHERE id = $5",
-            )
-            .bind(wanted)
-            .bind(&actor)
-            .bind(micros(now))
-            .bind(reason.as_deref())
-            .bind(id)
-            .execute(&mut *w.tx)
-            .await?;
-            let record = AuditRecord {
-                actor: &actor,
-                action: if accept { "late_accepted" } else { "late_rejected" },
-                board: Some(slug),
-                period: Some(&key),
-                member: Some(entry.member.as_str()),
-                reason: reason.as_deref(),
-                before: Some(json!({ "late_id": id, "status": "pending" })),
-                after: Some(json!({
-                    "late_id": id,
-                    "status": wanted,
-                    "result": applied.as_ref().map(|r| r.outcome.as_str()),
-                    "points": applied.as_ref().and_then(|r| r.points),
-                })),
-            };
-            audit(&mut w.tx, &record, now).await?;
+            if accept && !state.is_adjustable() {
+                return Err(LedgerError::refused(
+                    "period_settled",
+                    format!("{slug} {key} is {state}: its standings are final"),
+                ));
+            }
+            let decision =
+                decide_late_in(&mut w.tx, ledger.backend, &board, period, entry, accept, &actor, reason, now)
+                    .await?;
             w.tx.commit().await?;
-            let entry = LateEntry {
-                status: wanted.into(),
-                decided_by: Some(actor),
-                decision_reason: reason,
-                ..entry
-            };
-            Ok(LateDecision { entry, applied })
+            Ok(decision)
         })
         .await
     }
+}
+
+/// Decides a pending late write inside `tx`, whose period row is locked (and, for an accept,
+/// adjustable or being revised): applies it on accept, records the decision and its audit row.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn decide_late_in(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &Board,
+    period: PeriodKey,
+    entry: LateEntry,
+    accept: bool,
+    actor: &str,
+    reason: Option<String>,
+    now: jiff::Timestamp,
+) -> Result<LateDecision, LedgerError> {
+    let (slug, key, id) = (board.slug.as_str(), period.to_string(), entry.id);
+    let wanted = if accept { "accepted" } else { "rejected" };
+    lock_member(tx, backend, board, &key, &entry.member, now).await?;
+    let applied = if accept {
+        let change = late_change(&entry)?;
+        let meta = EntryMeta {
+            occurred_at: entry.occurred_at,
+            metadata: None,
+            actor: Some(actor),
+            reason: reason.as_deref(),
+        };
+        Some(apply(tx, backend, board, period, &entry.member, &change, &meta, now).await?)
+    } else {
+        None
+    };
+    sqlx::query(
+        "UPDATE late_entries SET status = $1, decided_by = $2, decided_at = $3, decision_reason = $4 \
+         WHERE id = $5",
+    )
+    .bind(wanted)
+    .bind(actor)
+    .bind(micros(now))
+    .bind(reason.as_deref())
+    .bind(id)
+    .execute(&mut **tx)
+    .await?;
+    let record = AuditRecord {
+        actor,
+        action: if accept { "late_accepted" } else { "late_rejected" },
+        board: Some(slug),
+        period: Some(&key),
+        member: Some(entry.member.as_str()),
+        reason: reason.as_deref(),
+        before: Some(json!({ "late_id": id, "status": "pending" })),
+        after: Some(json!({
+            "late_id": id,
+            "status": wanted,
+            "result": applied.as_ref().map(|r| r.outcome.as_str()),
+            "points": applied.as_ref().and_then(|r| r.points),
+        })),
+    };
+    audit(tx, &record, now).await?;
+    let entry = LateEntry {
+        status: wanted.into(),
+        decided_by: Some(actor.to_owned()),
+        decision_reason: reason,
+        ..entry
+    };
+    Ok(LateDecision { entry, applied })
 }
 
 pub(super) const LATE_COLUMNS: &str = "id, period, member, kind, external_id, delta, value, set_version, occurred_at, \

@@ -7,7 +7,7 @@ use super::audit::{AuditRecord, record as audit};
 use super::lifecycle::lock_period_state;
 use super::locks::lock_member;
 use super::totals::{LockedTotal, lock_total};
-use super::{Ledger, LedgerError, Projected, micros};
+use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
 use domain::{Board, BoardSlug, MemberId, PeriodKey};
 use serde_json::json;
 use sqlx::Row;
@@ -51,59 +51,30 @@ impl Ledger {
             let mut w = ledger.begin_write().await?;
             let (slug, key) = (board.slug.as_str(), period.to_string());
             let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
-            lock_member(&mut w.tx, ledger.backend, &board, &key, &member, now).await?;
-            let LockedTotal { current, reach_seq, hidden: was } =
-                lock_total(&mut w.tx, ledger.backend, slug, &key, &member).await?;
-            if current.version == 0 {
-                // (The rows the locks may have created roll back with the transaction.)
-                return Err(LedgerError::Missing(format!("member {member} in {slug} {key}")));
-            }
-            let score = board.codec.encode(current.points, reach_seq).map_err(|e| {
-                LedgerError::Corrupt(format!("the total of {member} in {slug} {key} cannot be encoded: {e}"))
-            })?;
-            let mut total = Projected {
+            let change = set_hidden_in(
+                &mut w.tx,
+                ledger.backend,
+                &board,
                 period,
-                member: member.clone(),
-                points: current.points,
-                version: current.version,
-                score,
-                hidden: was,
-            };
-            if was == hidden {
-                return Ok(HiddenChange { changed: false, total });
-            }
-            if !state.is_adjustable() {
-                return Err(LedgerError::refused(
-                    "period_settled",
-                    format!("{slug} {key} is {state}: its standings are final"),
-                ));
-            }
-            (total.version, total.hidden) = (current.version + 1, hidden);
-            sqlx::query(
-                "UPDATE totals SET hidden = $1, version = $2, updated_at = $3 \
-                 WHERE board = $4 AND period = $5 AND member = $6",
+                &member,
+                hidden,
+                &actor,
+                &reason,
+                now,
+                || {
+                    (!state.is_adjustable()).then(|| {
+                        LedgerError::refused(
+                            "period_settled",
+                            format!("{slug} {key} is {state}: its standings are final"),
+                        )
+                    })
+                },
             )
-            .bind(i64::from(hidden))
-            .bind(total.version)
-            .bind(micros(now))
-            .bind(slug)
-            .bind(&key)
-            .bind(member.as_str())
-            .execute(&mut *w.tx)
             .await?;
-            let record = AuditRecord {
-                actor: &actor,
-                action: if hidden { "hide" } else { "unhide" },
-                board: Some(slug),
-                period: Some(&key),
-                member: Some(member.as_str()),
-                reason: Some(&reason),
-                before: Some(json!({ "hidden": was, "points": current.points, "version": current.version })),
-                after: Some(json!({ "hidden": hidden, "points": current.points, "version": total.version })),
-            };
-            audit(&mut w.tx, &record, now).await?;
-            w.tx.commit().await?;
-            Ok(HiddenChange { changed: true, total })
+            if change.changed {
+                w.tx.commit().await?;
+            }
+            Ok(change)
         })
         .await
     }
@@ -133,4 +104,72 @@ impl Ledger {
         })
         .transpose()
     }
+}
+
+/// Hides or shows a member inside `tx`, whose period row is locked. Asking for the state the
+/// member is already in writes nothing and answers `changed: false`; otherwise `refusal` (the
+/// caller's rule on the period's state) is asked first, then the flag, the version and the audit
+/// row are written.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn set_hidden_in(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &Board,
+    period: PeriodKey,
+    member: &MemberId,
+    hidden: bool,
+    actor: &str,
+    reason: &str,
+    now: jiff::Timestamp,
+    refusal: impl FnOnce() -> Option<LedgerError>,
+) -> Result<HiddenChange, LedgerError> {
+    let (slug, key) = (board.slug.as_str(), period.to_string());
+    lock_member(tx, backend, board, &key, member, now).await?;
+    let LockedTotal { current, reach_seq, hidden: was } = lock_total(tx, backend, slug, &key, member).await?;
+    if current.version == 0 {
+        // (The rows the locks may have created roll back with the transaction.)
+        return Err(LedgerError::Missing(format!("member {member} in {slug} {key}")));
+    }
+    let score = board.codec.encode(current.points, reach_seq).map_err(|e| {
+        LedgerError::Corrupt(format!("the total of {member} in {slug} {key} cannot be encoded: {e}"))
+    })?;
+    let mut total = Projected {
+        period,
+        member: member.clone(),
+        points: current.points,
+        version: current.version,
+        score,
+        hidden: was,
+    };
+    if was == hidden {
+        return Ok(HiddenChange { changed: false, total });
+    }
+    if let Some(refused) = refusal() {
+        return Err(refused);
+    }
+    (total.version, total.hidden) = (current.version + 1, hidden);
+    sqlx::query(
+        "UPDATE totals SET hidden = $1, version = $2, updated_at = $3 \
+         WHERE board = $4 AND period = $5 AND member = $6",
+    )
+    .bind(i64::from(hidden))
+    .bind(total.version)
+    .bind(micros(now))
+    .bind(slug)
+    .bind(&key)
+    .bind(member.as_str())
+    .execute(&mut **tx)
+    .await?;
+    let record = AuditRecord {
+        actor,
+        action: if hidden { "hide" } else { "unhide" },
+        board: Some(slug),
+        period: Some(&key),
+        member: Some(member.as_str()),
+        reason: Some(reason),
+        before: Some(json!({ "hidden": was, "points": current.points, "version": current.version })),
+        after: Some(json!({ "hidden": hidden, "points": current.points, "version": total.version })),
+    };
+    audit(tx, &record, now).await?;
+    Ok(HiddenChange { changed: true, total })
 }

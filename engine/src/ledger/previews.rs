@@ -125,7 +125,7 @@ impl Ledger {
                 LedgerError::refused("invalid_change", format!("change {}: {detail}", n + 1))
             };
             match change {
-                PreviewChange::Revoke { event_id } => {
+                PreviewChange::Revoke(event_id) => {
                     let row = sqlx::query(
                         "SELECT id, period, member FROM entries WHERE board = $1 AND external_id = $2",
                     )
@@ -148,7 +148,7 @@ impl Ledger {
                     entries.remove(at);
                     recount(sim)?;
                 }
-                PreviewChange::RevokeMember { member } => {
+                PreviewChange::RevokeMember(member) => {
                     let sim = touch(&mut tx, &mut sims, &mut order, slug, &key, member).await?;
                     let entries = entries_of(&mut tx, sim, slug, &key, member).await?;
                     if !entries.iter().any(|(id, _)| id.is_some()) {
@@ -172,7 +172,7 @@ impl Ledger {
                         )));
                     }
                 }
-                PreviewChange::AcceptLate { id } | PreviewChange::RejectLate { id } => {
+                PreviewChange::AcceptLate(id) | PreviewChange::RejectLate(id) => {
                     let row = sqlx::query(&format!(
                         "SELECT {LATE_COLUMNS} FROM late_entries WHERE board = $1 AND period = $2 AND id = $3"
                     ))
@@ -191,14 +191,14 @@ impl Ledger {
                     }
                     decided.push(*id);
                     let sim = touch(&mut tx, &mut sims, &mut order, slug, &key, &entry.member).await?;
-                    if matches!(change, PreviewChange::AcceptLate { .. }) {
+                    if matches!(change, PreviewChange::AcceptLate(..)) {
                         // As an accept: whatever the write does (stale, rejected) is its outcome.
                         let change = late_change(&entry)?;
                         record(&mut tx, board, period, sim, &entry.member, &change, &mut next_seq).await?;
                     }
                 }
-                PreviewChange::Hide { member } | PreviewChange::Unhide { member } => {
-                    let hide = matches!(change, PreviewChange::Hide { .. });
+                PreviewChange::Hide(member) | PreviewChange::Unhide(member) => {
+                    let hide = matches!(change, PreviewChange::Hide(..));
                     let sim = touch(&mut tx, &mut sims, &mut order, slug, &key, member).await?;
                     if sim.total.current.version == 0 {
                         return Err(LedgerError::Missing(format!("member {member} in {slug} {key}")));
@@ -263,30 +263,13 @@ impl Ledger {
 
     /// A stored draft of a board.
     pub async fn draft(&self, board: &str, id: &str) -> Result<Draft, LedgerError> {
-        let row = sqlx::query(
-            "SELECT id, board, period, actor, reason, changes, watermark, revision, created_at, expires_at, status \
-             FROM previews WHERE board = $1 AND id = $2",
-        )
-        .bind(board)
-        .bind(id)
-        .fetch_optional(&self.pool)
-        .await?
-        .ok_or_else(|| LedgerError::Missing(format!("preview {id} of {board}")))?;
-        let changes: String = row.try_get("changes")?;
-        Ok(Draft {
-            id: row.try_get("id")?,
-            board: row.try_get("board")?,
-            period: period_key(&row.try_get::<String, _>("period")?)?,
-            actor: row.try_get("actor")?,
-            reason: row.try_get("reason")?,
-            changes: serde_json::from_str(&changes)
-                .map_err(|e| LedgerError::Corrupt(format!("preview {id}'s changes: {e}")))?,
-            watermark: row.try_get("watermark")?,
-            revision: row.try_get("revision")?,
-            created_at: instant(row.try_get("created_at")?)?,
-            expires_at: instant(row.try_get("expires_at")?)?,
-            status: row.try_get("status")?,
-        })
+        let row = sqlx::query(&format!("SELECT {DRAFT_COLUMNS} FROM previews WHERE board = $1 AND id = $2"))
+            .bind(board)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| LedgerError::Missing(format!("preview {id} of {board}")))?;
+        draft_from_row(&row)
     }
 
     /// Moves a draft from `draft` to `status` (`cancelled`), once: answers whether it moved.
@@ -321,8 +304,29 @@ impl Ledger {
     }
 }
 
+pub(super) const DRAFT_COLUMNS: &str =
+    "id, board, period, actor, reason, changes, watermark, revision, created_at, expires_at, status";
+
+pub(super) fn draft_from_row(row: &sqlx::any::AnyRow) -> Result<Draft, LedgerError> {
+    let (id, changes): (String, String) = (row.try_get("id")?, row.try_get("changes")?);
+    Ok(Draft {
+        board: row.try_get("board")?,
+        period: period_key(&row.try_get::<String, _>("period")?)?,
+        actor: row.try_get("actor")?,
+        reason: row.try_get("reason")?,
+        changes: serde_json::from_str(&changes)
+            .map_err(|e| LedgerError::Corrupt(format!("preview {id}'s changes: {e}")))?,
+        watermark: row.try_get("watermark")?,
+        revision: row.try_get("revision")?,
+        created_at: instant(row.try_get("created_at")?)?,
+        expires_at: instant(row.try_get("expires_at")?)?,
+        status: row.try_get("status")?,
+        id,
+    })
+}
+
 /// `v<SUM(version)>.a<last audit id>` of a period (see the module's doc).
-async fn watermark(tx: &mut Tx, board: &str, period: &str) -> Result<String, LedgerError> {
+pub(super) async fn watermark(tx: &mut Tx, board: &str, period: &str) -> Result<String, LedgerError> {
     let versions: i64 = sqlx::query(
         "SELECT CAST(COALESCE(SUM(version), 0) AS BIGINT) AS v FROM totals WHERE board = $1 AND period = $2",
     )

@@ -9,7 +9,7 @@
 
 use super::audit::{AuditRecord, record as audit};
 use super::{Ledger, LedgerError, Tx, instant, micros};
-use domain::view::{RewardAttempt, RewardView};
+use domain::view::{RewardAttempt, RewardKind, RewardView};
 use domain::{BoardSlug, MemberId, PeriodKey};
 use serde_json::json;
 use sqlx::Row;
@@ -27,8 +27,12 @@ pub struct DueReward {
     pub member: MemberId,
     pub rank: u64,
     pub prize: String,
-    /// `laurel:<board>:<period>:<revision>:<member>`: the receiver deduplicates by it.
+    /// `laurel:<board>:<period>:<revision>:<member>` (`…:revoke` for a revoke): the receiver
+    /// deduplicates by it.
     pub idempotency_key: String,
+    pub kind: RewardKind,
+    /// For a revoke: the idempotency key of the grant it takes back.
+    pub compensates: Option<String>,
     /// Attempts recorded before this claim.
     pub attempts: u32,
     /// The `next_attempt_at` the claim wrote (µs). Strictly later for every later claim of the
@@ -57,8 +61,10 @@ pub enum AttemptOutcome {
     Failed,
 }
 
+/// (`compensates` reads as the idempotency key of the reward a `revoke` row takes back.)
 pub(super) const REWARD_COLUMNS: &str = "id, board, period, revision, member, rank, prize, idempotency_key, status, \
-                              attempts, next_attempt_at, delivered_at";
+                              attempts, next_attempt_at, delivered_at, kind, \
+                              (SELECT c.idempotency_key FROM rewards c WHERE c.id = rewards.compensates) AS compensates";
 
 impl Ledger {
     /// Claims up to `limit` due rewards (pending, `next_attempt_at <= now`), oldest first, by
@@ -121,6 +127,8 @@ impl Ledger {
                         rank: view.rank,
                         prize: view.prize,
                         idempotency_key: view.idempotency_key,
+                        kind: view.kind,
+                        compensates: view.compensates,
                         attempts: view.attempts,
                         claimed_until: until,
                     });
@@ -194,7 +202,8 @@ impl Ledger {
         .await
     }
 
-    /// A period's rewards (every revision) with their attempts, by revision, rank and member.
+    /// A period's rewards (every revision) with their attempts, by revision, rank and member (a
+    /// revoke before the grant that replaces it).
     pub async fn rewards(
         &self,
         board: &BoardSlug,
@@ -203,7 +212,7 @@ impl Ledger {
         let key = period.to_string();
         let rows = sqlx::query(&format!(
             "SELECT {REWARD_COLUMNS} FROM rewards WHERE board = $1 AND period = $2 \
-             ORDER BY revision, rank, member"
+             ORDER BY revision, rank, member, kind DESC"
         ))
         .bind(board.as_str())
         .bind(&key)
@@ -278,6 +287,12 @@ pub(super) fn reward_from_row(r: &sqlx::any::AnyRow) -> Result<RewardView, Ledge
         attempts: u32::try_from(r.try_get::<i64, _>("attempts")?).map_err(|e| corrupt(&e))?,
         next_attempt_at: instant(r.try_get("next_attempt_at")?)?,
         delivered_at: delivered_at.map(instant).transpose()?,
+        kind: match r.try_get::<String, _>("kind")?.as_str() {
+            "grant" => RewardKind::Grant,
+            "revoke" => RewardKind::Revoke,
+            other => return Err(corrupt(&format!("reward kind {other:?}"))),
+        },
+        compensates: r.try_get("compensates")?,
         history: Vec::new(),
     })
 }

@@ -5,7 +5,7 @@
 use super::sql::member_id;
 use super::{Ledger, LedgerError, instant};
 use domain::settlement::Standing;
-use domain::view::Settlement;
+use domain::view::{Settlement, SettlementSummary};
 use domain::{BoardSlug, MemberId, PeriodKey};
 use sqlx::Row;
 
@@ -29,33 +29,65 @@ impl Ledger {
         offset: u64,
         limit: u64,
     ) -> Result<Option<Settlement>, LedgerError> {
+        self.settlement_revision(board, period, None, offset, limit).await
+    }
+
+    /// A settlement revision of a period (the latest for `None`), with `limit` standings from
+    /// `offset`; None when there is no such revision.
+    pub async fn settlement_revision(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        revision: Option<i64>,
+        offset: u64,
+        limit: u64,
+    ) -> Result<Option<Settlement>, LedgerError> {
         let key = period.to_string();
-        let Some(row) = sqlx::query(
-            "SELECT revision, rule_version, watermark, digest, members, actor, settled_at FROM settlements \
-             WHERE board = $1 AND period = $2 ORDER BY revision DESC LIMIT 1",
-        )
+        let Some(row) = sqlx::query(&format!(
+            "SELECT {SETTLEMENT_COLUMNS} FROM settlements WHERE board = $1 AND period = $2 \
+             AND ($3 = 0 OR revision = $3) ORDER BY revision DESC LIMIT 1"
+        ))
         .bind(board.as_str())
         .bind(&key)
+        .bind(revision.unwrap_or(0))
         .fetch_optional(&self.pool)
         .await?
         else {
             return Ok(None);
         };
-        let revision: i64 = row.try_get("revision")?;
-        let standings = self.standings(board, period, revision, offset, limit).await?;
+        let summary = summary_from_row(&row)?;
+        let standings = self.standings(board, period, summary.revision, offset, limit).await?;
         Ok(Some(Settlement {
             board: board.clone(),
             period: *period,
-            revision,
-            rule_version: row.try_get("rule_version")?,
-            watermark: row.try_get("watermark")?,
-            digest: row.try_get("digest")?,
-            members: row.try_get::<i64, _>("members")? as u64,
-            actor: row.try_get("actor")?,
-            settled_at: instant(row.try_get("settled_at")?)?,
+            revision: summary.revision,
+            rule_version: summary.rule_version,
+            watermark: summary.watermark,
+            digest: summary.digest,
+            previous_digest: summary.previous_digest,
+            reason: summary.reason,
+            members: summary.members,
+            actor: summary.actor,
+            settled_at: summary.settled_at,
             offset,
             standings,
         }))
+    }
+
+    /// Every settlement revision of a period, oldest first (none when it was never settled).
+    pub async fn settlements(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+    ) -> Result<Vec<SettlementSummary>, LedgerError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {SETTLEMENT_COLUMNS} FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision"
+        ))
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(summary_from_row).collect()
     }
 
     /// A slice of a settlement's standings, by position.
@@ -245,4 +277,21 @@ mod tests {
         assert_eq!(position_in_block(block, "a.").unwrap(), None);
         assert!(position_in_block("u1", "u1").is_err());
     }
+}
+
+const SETTLEMENT_COLUMNS: &str = "revision, rule_version, watermark, digest, previous_digest, reason, preview_id, members, actor, settled_at";
+
+fn summary_from_row(row: &sqlx::any::AnyRow) -> Result<SettlementSummary, LedgerError> {
+    Ok(SettlementSummary {
+        revision: row.try_get("revision")?,
+        rule_version: row.try_get("rule_version")?,
+        watermark: row.try_get("watermark")?,
+        digest: row.try_get("digest")?,
+        previous_digest: row.try_get("previous_digest")?,
+        reason: row.try_get("reason")?,
+        preview_id: row.try_get("preview_id")?,
+        members: row.try_get::<i64, _>("members")? as u64,
+        actor: row.try_get("actor")?,
+        settled_at: instant(row.try_get("settled_at")?)?,
+    })
 }

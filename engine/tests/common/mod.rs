@@ -356,3 +356,16 @@ pub async fn each_store(test: impl AsyncFn(&str, &Engine, &TestProjection)) {
         }
     }
 }
+
+/// [`each_store`], with the combination's ledger URL too (for tests that read tables directly).
+pub async fn each_store_at(test: impl AsyncFn(&str, &Engine, &TestProjection, &str)) {
+    for (redis_name, target) in redis_targets() {
+        for t in TestLedger::both().await {
+            let p = TestProjection::new(target.clone());
+            let e = engine(&t, &p).await;
+            test(&format!("{redis_name}/{}", t.name), &e, &p, &t.url).await;
+            p.cleanup().await;
+            t.drop_db().await;
+        }
+    }
+}

@@ -250,6 +250,9 @@ pub struct StandingsQuery {
     /// How many standings (1–10000); default 1000. `members` tells how many there are.
     #[param(minimum = 1, maximum = 10000)]
     limit: Option<u64>,
+    /// A settlement revision (every one stays readable); default the latest.
+    #[param(minimum = 1)]
+    revision: Option<i64>,
 }
 
 /// The settlement is public: anyone may check the standings and the digest.
@@ -261,7 +264,7 @@ pub struct StandingsQuery {
     params(PeriodParams, StandingsQuery),
     responses(
         (status = 200, description = "The settlement", body = Settlement),
-        (status = 404, description = "not_found: no such board or period, or not settled", body = ErrorBody),
+        (status = 404, description = "not_found: no such board or period, not settled, or no such revision", body = ErrorBody),
         (status = 422, description = "invalid: offset or limit out of range", body = ErrorBody),
     )
 )]
@@ -272,7 +275,10 @@ pub async fn settlement(
 ) -> Result<Json<Settlement>, ApiError> {
     let (offset, limit) =
         (super::reads::offset(q.offset)?, q.limit.unwrap_or(engine::ledger::SETTLEMENT_PAGE));
-    Ok(Json(state.engine.settlement_page(&slug(board)?, &period, offset, limit).await?))
+    if q.revision.is_some_and(|r| r < 1) {
+        return Err(ApiError::invalid("revision must be 1 or more"));
+    }
+    Ok(Json(state.engine.settlement_revision(&slug(board)?, &period, q.revision, offset, limit).await?))
 }
 
 /// The rewards of a period's settlement with their delivery attempts (admin: attempts carry the

@@ -10,6 +10,7 @@ mod keys;
 mod lifecycle;
 mod openapi;
 mod params;
+mod previews;
 mod reads;
 mod writes;
 
@@ -57,6 +58,11 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/boards/{board}/periods/{period}/members/{member}/hide", post(lifecycle::hide))
         .route("/api/v1/boards/{board}/periods/{period}/members/{member}/unhide", post(lifecycle::unhide))
         .route("/api/v1/boards/{board}/events/{event_id}/revoke", post(lifecycle::revoke))
+        .route("/api/v1/boards/{board}/periods/{period}/previews", post(previews::create))
+        .route("/api/v1/boards/{board}/periods/{period}/previews/{id}", get(previews::show))
+        .route("/api/v1/boards/{board}/periods/{period}/previews/{id}/apply", post(previews::apply))
+        .route("/api/v1/boards/{board}/periods/{period}/previews/{id}/cancel", post(previews::cancel))
+        .route("/api/v1/boards/{board}/periods/{period}/settlements", get(previews::settlements))
         .route("/api/v1/audit", get(lifecycle::audit))
         .route("/api/v1/boards/{board}/hits", post(hot::hits))
         .route("/api/v1/boards/{board}/hot/top", get(hot::top))

@@ -4,7 +4,7 @@
 //! (`boards.rs`, `reads.rs`, …), read models in `domain::view` and the engine's answers (feature
 //! `openapi`). Tests hold the document to the router, to docs/API.md and to real answers.
 
-use super::{boards, hot, keys, lifecycle, reads, writes};
+use super::{boards, hot, keys, lifecycle, previews, reads, writes};
 use axum::http::header;
 use axum::response::IntoResponse;
 use std::sync::LazyLock;
@@ -54,6 +54,11 @@ use utoipa::{Modify, OpenApi};
         lifecycle::revoke,
         lifecycle::hide,
         lifecycle::unhide,
+        previews::create,
+        previews::show,
+        previews::apply,
+        previews::cancel,
+        previews::settlements,
         boards::rebuild,
         lifecycle::audit,
         hot::hits,

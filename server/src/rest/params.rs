@@ -106,6 +106,20 @@ pub struct KeyParams {
     pub id: String,
 }
 
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct PreviewParams {
+    /// The board's slug.
+    #[param(value_type = BoardSlug)]
+    pub board: String,
+    /// A period key or `current`.
+    #[param(pattern = r"^(current|[0-9]{4}-(W[0-9]{2}|[0-9]{2}|[0-9]{2}-[0-9]{2}))$")]
+    pub period: String,
+    /// The `preview_id` answered when the preview was made.
+    #[param(pattern = "^pv_[0-9a-f]{32}$")]
+    pub id: String,
+}
+
 /// A board named in a path: an impossible slug is simply a board that does not exist.
 pub(super) fn slug(board: String) -> Result<BoardSlug, ApiError> {
     BoardSlug::parse(board.clone())

@@ -1,0 +1,526 @@
+//! Applying a preview's draft in the ledger: its changes, in one transaction, only while the
+//! period's watermark is the one the preview saw; for a settled or archived period, the new
+//! settlement revision those changes make, with its rewards moved by deltas.
+//!
+//! The changes go through the same steps as the single-change routes (`adjust.rs`, `late.rs`,
+//! `moderation.rs`), each with its audit row, so a draft applied is indistinguishable from the
+//! changes made one by one — except that it is all or nothing, and that it may touch a settled
+//! period. The draft's status moves `draft → applied` with a compare-and-set in the same
+//! transaction, and the answer is stored with it: a repeat, or the loser of two concurrent
+//! applies, gets that answer and nothing happens twice.
+//!
+//! **Re-settlement** (revision N+1): standings from the changed totals, as a settlement computes
+//! them, their digest and `previous_digest` (the digest of revision N: the revisions form a hash
+//! chain), the entry watermark, the actor and the reason. Rewards move by deltas only: for each
+//! member whose prize changed, a `revoke` row for the grant it held (`compensates`) and a `grant`
+//! row for its new prize, each with its own idempotency key; an unchanged prize writes nothing.
+
+use super::adjust::{Revoked, correct_in, counting_originals, original_of, revoke_in};
+use super::audit::{AuditRecord, record as audit};
+use super::late::{LATE_COLUMNS, decide_late_in, late_from_row};
+use super::lifecycle::lock_period_state;
+use super::moderation::set_hidden_in;
+use super::previews::{Draft, draft_from_row, watermark};
+use super::settle::{Failpoint, digest, final_totals, insert_standings};
+use super::sql::{INSERT_CHUNK, multi_row_insert};
+use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
+use domain::preview::PreviewChange;
+use domain::settlement::{RULE_VERSION, standings};
+use domain::view::RewardKind;
+use domain::{Board, BoardSlug, MemberId, PeriodKey};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sqlx::Row;
+use std::collections::{BTreeMap, HashMap};
+
+/// What applying a draft did (stored with the draft: a repeated apply answers it again).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Applied {
+    pub preview_id: String,
+    pub board: BoardSlug,
+    pub period: PeriodKey,
+    /// The period's state, which an apply never changes.
+    pub state: String,
+    /// How many changes were made.
+    pub changes: usize,
+    pub applied_by: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub applied_at: jiff::Timestamp,
+    /// The period's watermark after the changes.
+    pub watermark: String,
+    /// For a settled or archived period: the settlement revision the changes wrote.
+    pub revision: Option<Revision>,
+}
+
+/// A settlement revision written by an apply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Revision {
+    pub revision: i64,
+    pub digest: String,
+    /// The digest of the revision this one replaces.
+    pub previous_digest: String,
+    pub members: u64,
+    /// The reward deliveries this revision queued: a revoke before the grant that replaces it.
+    pub rewards: Vec<RewardDelta>,
+}
+
+/// One reward delivery a revision queued.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RewardDelta {
+    pub kind: RewardKind,
+    pub member: MemberId,
+    pub rank: u64,
+    pub prize: String,
+    pub idempotency_key: String,
+    /// For a revoke: the idempotency key of the grant it takes back.
+    pub compensates: Option<String>,
+}
+
+impl Ledger {
+    /// Applies a draft of `board` (see the module's doc). Answers what it did and the totals to
+    /// project (none for a repeat). Refused: `preview_cancelled`, `preview_expired`,
+    /// `preview_stale` (the period moved since the preview; the detail names the new
+    /// watermark), `invalid_change` (a change can no longer be made: only when the draft's
+    /// changes contradict each other in a way its preview let through).
+    pub async fn apply_draft(
+        &self,
+        board: &Board,
+        id: &str,
+        actor: &str,
+        now: jiff::Timestamp,
+        failpoint: Failpoint,
+    ) -> Result<(Applied, Vec<Projected>), LedgerError> {
+        let (ledger, board, id, actor) = (self.clone(), board.clone(), id.to_owned(), actor.to_owned());
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let slug = board.slug.as_str();
+            let draft = read_draft(&mut w.tx, slug, &id).await?;
+            if let Some(applied) = answered(&draft)? {
+                return Ok((applied, Vec::new()));
+            }
+            let key = draft.draft.period.to_string();
+            let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
+            // Whoever held the period row before may have applied or cancelled this very draft.
+            let draft = read_draft(&mut w.tx, slug, &id).await?;
+            if let Some(applied) = answered(&draft)? {
+                return Ok((applied, Vec::new()));
+            }
+            let StoredDraft { draft, .. } = draft;
+            if now > draft.expires_at {
+                return Err(LedgerError::refused(
+                    "preview_expired",
+                    format!("preview {id} expired at {}: make a new one", draft.expires_at),
+                ));
+            }
+            let seen = watermark(&mut w.tx, slug, &key).await?;
+            if seen != draft.watermark {
+                return Err(LedgerError::refused(
+                    "preview_stale",
+                    format!(
+                        "{slug} {key} moved since preview {id}: its watermark is {seen}, the preview \
+                         was based on {}; make a new preview",
+                        draft.watermark
+                    ),
+                ));
+            }
+            let moved = sqlx::query(
+                "UPDATE previews SET status = 'applied', decided_by = $1, decided_at = $2 \
+                 WHERE board = $3 AND id = $4 AND status = 'draft'",
+            )
+            .bind(&actor)
+            .bind(micros(now))
+            .bind(slug)
+            .bind(&id)
+            .execute(&mut *w.tx)
+            .await?
+            .rows_affected();
+            if moved != 1 {
+                return Err(LedgerError::Corrupt(format!("preview {id} changed under the period's lock")));
+            }
+
+            // The last total of each member the changes moved: what the projection must mirror.
+            let mut projected: HashMap<MemberId, Projected> = HashMap::new();
+            for (n, change) in draft.changes.iter().enumerate() {
+                let total = make(&mut w.tx, ledger.backend, &board, &draft, change, &actor, now)
+                    .await
+                    .map_err(|e| match e {
+                        LedgerError::Refused { code: "invalid_change", detail } => {
+                            LedgerError::refused("invalid_change", format!("change {}: {detail}", n + 1))
+                        }
+                        e => e,
+                    })?;
+                for t in total {
+                    projected.insert(t.member.clone(), t);
+                }
+            }
+            let revision = if state.is_adjustable() {
+                None
+            } else {
+                Some(resettle(&mut w.tx, ledger.backend, &board, &draft, &actor, now, &failpoint).await?)
+            };
+            let record = AuditRecord {
+                actor: &actor,
+                action: "preview_applied",
+                board: Some(slug),
+                period: Some(&key),
+                reason: Some(&draft.reason),
+                before: Some(
+                    json!({ "preview_id": id, "watermark": draft.watermark, "revision": draft.revision }),
+                ),
+                after: Some(json!({
+                    "preview_id": id,
+                    "changes": draft.changes,
+                    "revision": revision.as_ref().map(|r| r.revision),
+                    "digest": revision.as_ref().map(|r| &r.digest),
+                })),
+                ..Default::default()
+            };
+            audit(&mut w.tx, &record, now).await?;
+            let applied = Applied {
+                preview_id: id.clone(),
+                board: board.slug.clone(),
+                period: draft.period,
+                state: state.as_str().to_owned(),
+                changes: draft.changes.len(),
+                applied_by: actor.clone(),
+                applied_at: now,
+                watermark: watermark(&mut w.tx, slug, &key).await?,
+                revision,
+            };
+            let result = serde_json::to_string(&applied).map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+            sqlx::query("UPDATE previews SET result = $1 WHERE board = $2 AND id = $3")
+                .bind(&result)
+                .bind(slug)
+                .bind(&id)
+                .execute(&mut *w.tx)
+                .await?;
+            failpoint("apply.before_commit")?;
+            w.tx.commit().await?;
+            let mut totals: Vec<Projected> = projected.into_values().collect();
+            totals.sort_by(|a, b| a.member.cmp(&b.member));
+            Ok((applied, totals))
+        })
+        .await
+    }
+}
+
+/// A draft with what its apply answered, if it was applied.
+struct StoredDraft {
+    draft: Draft,
+    result: Option<String>,
+}
+
+async fn read_draft(tx: &mut Tx, board: &str, id: &str) -> Result<StoredDraft, LedgerError> {
+    let row = sqlx::query(&format!(
+        "SELECT {}, result FROM previews WHERE board = $1 AND id = $2",
+        super::previews::DRAFT_COLUMNS
+    ))
+    .bind(board)
+    .bind(id)
+    .fetch_optional(&mut **tx)
+    .await?
+    .ok_or_else(|| LedgerError::Missing(format!("preview {id} of {board}")))?;
+    Ok(StoredDraft { draft: draft_from_row(&row)?, result: row.try_get("result")? })
+}
+
+/// The stored answer of an applied draft; a refusal for a cancelled one; None for a draft.
+fn answered(stored: &StoredDraft) -> Result<Option<Applied>, LedgerError> {
+    let id = &stored.draft.id;
+    match stored.draft.status.as_str() {
+        "draft" => Ok(None),
+        "applied" => {
+            let text = stored
+                .result
+                .as_deref()
+                .ok_or_else(|| LedgerError::Corrupt(format!("preview {id} is applied without its answer")))?;
+            serde_json::from_str(text)
+                .map(Some)
+                .map_err(|e| LedgerError::Corrupt(format!("preview {id}'s answer: {e}")))
+        }
+        "cancelled" => Err(LedgerError::refused("preview_cancelled", format!("preview {id} was cancelled"))),
+        other => Err(LedgerError::Corrupt(format!("preview {id} has status {other:?}"))),
+    }
+}
+
+/// Makes one change of a draft; answers the totals it moved.
+async fn make(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &Board,
+    draft: &Draft,
+    change: &PreviewChange,
+    actor: &str,
+    now: jiff::Timestamp,
+) -> Result<Vec<Projected>, LedgerError> {
+    let (slug, key, reason) = (board.slug.as_str(), draft.period.to_string(), draft.reason.as_str());
+    let refuse = |detail: String| LedgerError::refused("invalid_change", detail);
+    Ok(match change {
+        PreviewChange::Revoke(event_id) => {
+            let original = original_of(tx, board, event_id).await?;
+            if original.period != draft.period {
+                return Err(refuse(format!("event {event_id} belongs to {}, not {key}", original.period)));
+            }
+            match revoke_in(tx, backend, board, &original, actor, reason, now).await? {
+                Revoked::Revoked { total, .. } => total.into_iter().collect(),
+                Revoked::AlreadyRevoked { .. } => {
+                    return Err(refuse(format!("event {event_id} is already revoked")));
+                }
+            }
+        }
+        PreviewChange::RevokeMember(member) => {
+            let originals = counting_originals(tx, slug, &key, member).await?;
+            if originals.is_empty() {
+                return Err(refuse(format!("{member} has no entry that counts in {key}")));
+            }
+            let mut last = None;
+            for original in &originals {
+                if let Revoked::Revoked { total, .. } =
+                    revoke_in(tx, backend, board, original, actor, reason, now).await?
+                {
+                    last = total.or(last);
+                }
+            }
+            last.into_iter().collect()
+        }
+        PreviewChange::Correct { member, delta } => {
+            let (recorded, _) =
+                correct_in(tx, backend, board, draft.period, member, *delta, None, actor, reason, now)
+                    .await
+                    .map_err(|e| match e {
+                        LedgerError::Refused { code: "correction_rejected", detail } => refuse(detail),
+                        e => e,
+                    })?;
+            recorded.total.into_iter().collect()
+        }
+        PreviewChange::AcceptLate(id) | PreviewChange::RejectLate(id) => {
+            let row = sqlx::query(&format!(
+                "SELECT {LATE_COLUMNS} FROM late_entries WHERE board = $1 AND period = $2 AND id = $3"
+            ))
+            .bind(slug)
+            .bind(&key)
+            .bind(*id)
+            .fetch_optional(&mut **tx)
+            .await?
+            .ok_or_else(|| LedgerError::Missing(format!("late write {id} of {slug} {key}")))?;
+            let entry = late_from_row(&row)?;
+            if entry.status != "pending" {
+                return Err(refuse(format!("late write {id} is {}, not pending", entry.status)));
+            }
+            let accept = matches!(change, PreviewChange::AcceptLate(..));
+            let decision = decide_late_in(
+                tx,
+                backend,
+                board,
+                draft.period,
+                entry,
+                accept,
+                actor,
+                Some(reason.to_owned()),
+                now,
+            )
+            .await?;
+            decision.applied.and_then(|r| r.total).into_iter().collect()
+        }
+        PreviewChange::Hide(member) | PreviewChange::Unhide(member) => {
+            let hide = matches!(change, PreviewChange::Hide(..));
+            let done =
+                set_hidden_in(tx, backend, board, draft.period, member, hide, actor, reason, now, || None)
+                    .await?;
+            if !done.changed {
+                let already = if hide { "hidden" } else { "visible" };
+                return Err(refuse(format!("{member} is already {already}")));
+            }
+            vec![done.total]
+        }
+    })
+}
+
+/// Writes settlement revision N+1 of a settled or archived period from its totals now, and the
+/// reward deltas against what members hold (see the module's doc).
+async fn resettle(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &Board,
+    draft: &Draft,
+    actor: &str,
+    now: jiff::Timestamp,
+    failpoint: &Failpoint,
+) -> Result<Revision, LedgerError> {
+    let (slug, key) = (board.slug.as_str(), draft.period.to_string());
+    let latest = sqlx::query(
+        "SELECT revision, digest FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision DESC LIMIT 1",
+    )
+    .bind(slug)
+    .bind(&key)
+    .fetch_optional(&mut **tx)
+    .await?
+    .ok_or_else(|| LedgerError::Corrupt(format!("{slug} {key} is settled without a settlement")))?;
+    let (previous, previous_digest): (i64, String) = (latest.try_get("revision")?, latest.try_get("digest")?);
+    let revision = previous + 1;
+    let totals = final_totals(tx, backend, slug, &key).await?;
+    let standings = standings(board.tie_policy(), totals, &board.prizes);
+    let digest = digest(slug, &key, &standings);
+    let entries: i64 = sqlx::query(
+        "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS w FROM entries WHERE board = $1 AND period = $2",
+    )
+    .bind(slug)
+    .bind(&key)
+    .fetch_one(&mut **tx)
+    .await?
+    .try_get("w")?;
+    sqlx::query(
+        "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, \
+         settled_at, previous_digest, reason, preview_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+    )
+    .bind(slug)
+    .bind(&key)
+    .bind(revision)
+    .bind(RULE_VERSION)
+    .bind(entries)
+    .bind(&digest)
+    .bind(standings.len() as i64)
+    .bind(actor)
+    .bind(micros(now))
+    .bind(&previous_digest)
+    .bind(&draft.reason)
+    .bind(&draft.id)
+    .execute(&mut **tx)
+    .await?;
+    insert_standings(tx, backend, &board.slug, &draft.period, revision, &standings).await?;
+    failpoint("resettle.after_standings")?;
+
+    // What each member holds now: its last grant, unless a revoke took it back since.
+    let rows = sqlx::query(
+        "SELECT id, member, kind, rank, prize, idempotency_key FROM rewards WHERE board = $1 AND period = $2 ORDER BY id",
+    )
+    .bind(slug)
+    .bind(&key)
+    .fetch_all(&mut **tx)
+    .await?;
+    let mut held: BTreeMap<String, (i64, u64, String, String)> = BTreeMap::new();
+    for r in &rows {
+        let member: String = r.try_get("member")?;
+        if r.try_get::<String, _>("kind")? == "grant" {
+            let rank = r.try_get::<i64, _>("rank")? as u64;
+            held.insert(member, (r.try_get("id")?, rank, r.try_get("prize")?, r.try_get("idempotency_key")?));
+        } else {
+            held.remove(&member);
+        }
+    }
+    let mut wanted: BTreeMap<String, (u64, String)> = BTreeMap::new();
+    for s in standings.iter() {
+        if let Some(prize) = &s.prize {
+            wanted.insert(s.member.to_string(), (s.rank, prize.clone()));
+        }
+    }
+    let mut members: Vec<&String> = held.keys().chain(wanted.keys()).collect();
+    members.sort_unstable();
+    members.dedup();
+    let mut deltas: Vec<(RewardDelta, Option<i64>)> = Vec::new();
+    for member in members {
+        let (old, new) = (held.get(member), wanted.get(member));
+        if old.map(|o| &o.2) == new.map(|n| &n.1) {
+            continue;
+        }
+        let member_id = super::sql::member_id(member.clone())?;
+        let base = format!("laurel:{slug}:{key}:{revision}:{member}");
+        if let Some((id, rank, prize, compensated)) = old {
+            let delta = RewardDelta {
+                kind: RewardKind::Revoke,
+                member: member_id.clone(),
+                rank: *rank,
+                prize: prize.clone(),
+                idempotency_key: format!("{base}:revoke"),
+                compensates: Some(compensated.clone()),
+            };
+            deltas.push((delta, Some(*id)));
+        }
+        if let Some((rank, prize)) = new {
+            let delta = RewardDelta {
+                kind: RewardKind::Grant,
+                member: member_id,
+                rank: *rank,
+                prize: prize.clone(),
+                idempotency_key: base,
+                compensates: None,
+            };
+            deltas.push((delta, None));
+        }
+    }
+    for chunk in deltas.chunks(INSERT_CHUNK) {
+        let sql = multi_row_insert(
+            backend,
+            "INSERT INTO rewards (board, period, revision, member, rank, prize, idempotency_key, next_attempt_at, \
+             kind, compensates) VALUES ",
+            10,
+            chunk.len(),
+        );
+        let mut query = sqlx::query(&sql);
+        for (d, compensates) in chunk {
+            query = query
+                .bind(slug)
+                .bind(&key)
+                .bind(revision)
+                .bind(d.member.as_str())
+                .bind(d.rank as i64)
+                .bind(&d.prize)
+                .bind(&d.idempotency_key)
+                .bind(micros(now))
+                .bind(d.kind.as_str())
+                .bind(*compensates);
+        }
+        query.execute(&mut **tx).await?;
+    }
+    // One audit row per member whose prize moved.
+    for pair in deltas.chunk_by(|a, b| a.0.member == b.0.member) {
+        let (revoked, granted) = (
+            pair.iter().find(|(d, _)| d.kind == RewardKind::Revoke).map(|(d, _)| d),
+            pair.iter().find(|(d, _)| d.kind == RewardKind::Grant).map(|(d, _)| d),
+        );
+        let record = AuditRecord {
+            actor,
+            action: "reward_compensated",
+            board: Some(slug),
+            period: Some(&key),
+            member: Some(pair[0].0.member.as_str()),
+            reason: Some(&draft.reason),
+            before: Some(
+                json!({ "prize": revoked.map(|d| &d.prize), "compensates": revoked.and_then(|d| d.compensates.as_ref()) }),
+            ),
+            after: Some(json!({
+                "revision": revision,
+                "prize": granted.map(|d| &d.prize),
+                "revoke_key": revoked.map(|d| &d.idempotency_key),
+                "grant_key": granted.map(|d| &d.idempotency_key),
+            })),
+        };
+        audit(tx, &record, now).await?;
+    }
+    let record = AuditRecord {
+        actor,
+        action: "resettle",
+        board: Some(slug),
+        period: Some(&key),
+        reason: Some(&draft.reason),
+        before: Some(json!({ "revision": previous, "digest": previous_digest })),
+        after: Some(json!({
+            "revision": revision, "digest": digest, "previous_digest": previous_digest, "watermark": entries,
+            "members": standings.len(), "rule_version": RULE_VERSION, "preview_id": draft.id,
+            "grants": deltas.iter().filter(|(d, _)| d.kind == RewardKind::Grant).count(),
+            "revokes": deltas.iter().filter(|(d, _)| d.kind == RewardKind::Revoke).count(),
+        })),
+        ..Default::default()
+    };
+    audit(tx, &record, now).await?;
+    failpoint("resettle.before_commit")?;
+    Ok(Revision {
+        revision,
+        digest,
+        previous_digest,
+        members: standings.len() as u64,
+        rewards: deltas.into_iter().map(|(d, _)| d).collect(),
+    })
+}

@@ -1,0 +1,186 @@
+//! Previews and settlement revisions (admin): what a set of changes would do to a period before
+//! anyone makes them; applying exactly that set (for a settled or archived period, as its next
+//! settlement revision) or cancelling it; and the revisions of a period's settlement (public, as
+//! the settlement is).
+
+use super::auth::Admin;
+use super::error::{ApiError, ApiPath, ErrorBody, json_body};
+use super::params::{PeriodParams, PreviewParams, slug};
+use crate::state::AppState;
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::StatusCode;
+use domain::preview::PreviewChange;
+use domain::view::SettlementSummary;
+use domain::PeriodKey;
+use engine::ledger::{Applied, Draft};
+use engine::previews::{BasedOn, Preview};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// The changes to preview and why.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PreviewIn {
+    /// 1 to 1000 changes, made in this order, each on the result of the ones before.
+    #[schema(min_items = 1, max_items = 1000)]
+    pub changes: Vec<PreviewChange>,
+    /// Why (kept with the draft, and on every change an apply makes).
+    #[schema(min_length = 1, max_length = 1000, pattern = r"\S")]
+    pub reason: String,
+}
+
+/// A stored preview: what it holds and where it stands.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PreviewDraft {
+    pub preview_id: String,
+    pub board: String,
+    pub period: PeriodKey,
+    /// `draft` (can be applied), `applied`, `cancelled`, or `expired` (a draft past `expires_at`).
+    #[schema(example = "draft")]
+    pub status: &'static str,
+    pub actor: String,
+    pub reason: String,
+    pub changes: Vec<PreviewChange>,
+    pub based_on: BasedOn,
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: jiff::Timestamp,
+    #[schema(value_type = String, format = DateTime)]
+    pub expires_at: jiff::Timestamp,
+}
+
+impl From<Draft> for PreviewDraft {
+    fn from(d: Draft) -> Self {
+        let status = match d.status.as_str() {
+            "draft" if jiff::Timestamp::now() > d.expires_at => "expired",
+            "draft" => "draft",
+            "applied" => "applied",
+            _ => "cancelled",
+        };
+        PreviewDraft {
+            preview_id: d.id,
+            board: d.board,
+            period: d.period,
+            status,
+            actor: d.actor,
+            reason: d.reason,
+            changes: d.changes,
+            based_on: BasedOn { watermark: d.watermark, revision: d.revision },
+            created_at: d.created_at,
+            expires_at: d.expires_at,
+        }
+    }
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/previews",
+    tag = "lifecycle",
+    summary = "Preview changes to a period: rank moves, prize changes, the digest after",
+    description = "Writes nothing but the draft (kept 15 minutes). Works on open, frozen, settled and \
+        archived periods; applying the draft is the only way to change a settled or archived one.",
+    security(("admin_token" = [])),
+    params(PeriodParams),
+    request_body = PreviewIn,
+    responses(
+        (status = 201, description = "The preview and its draft's id", body = Preview),
+        (status = 404, description = "not_found: no such board, period, event, late write or member", body = ErrorBody),
+        (status = 422, description = "invalid: a change that could not be made, no reason, 0 or over 1000 changes", body = ErrorBody),
+    )
+)]
+pub async fn create(
+    State(state): State<AppState>,
+    admin: Admin,
+    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Preview>), ApiError> {
+    let body: PreviewIn = json_body(&body)?;
+    let preview = state.engine.preview(&slug(board)?, &period, &body.reason, body.changes, &admin.actor).await?;
+    Ok((StatusCode::CREATED, Json(preview)))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/previews/{id}",
+    tag = "lifecycle",
+    summary = "A stored preview",
+    security(("admin_token" = [])),
+    params(PreviewParams),
+    responses(
+        (status = 200, description = "The draft", body = PreviewDraft),
+        (status = 404, description = "not_found: no such preview of this period", body = ErrorBody),
+    )
+)]
+pub async fn show(
+    State(state): State<AppState>,
+    _admin: Admin,
+    ApiPath(PreviewParams { board, period, id }): ApiPath<PreviewParams>,
+) -> Result<Json<PreviewDraft>, ApiError> {
+    Ok(Json(state.engine.preview_draft(&slug(board)?, &period, &id).await?.into()))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/previews/{id}/apply",
+    tag = "lifecycle",
+    summary = "Apply a preview: exactly its changes, once, if the period has not moved",
+    description = "One transaction. On a settled or archived period it writes the next settlement \
+        revision and queues a revoke and a grant for each prize that changed hands. Repeating it \
+        answers the same and changes nothing.",
+    security(("admin_token" = [])),
+    params(PreviewParams),
+    responses(
+        (status = 200, description = "What the apply did (the same for a repeat)", body = Applied),
+        (status = 404, description = "not_found: no such preview of this period", body = ErrorBody),
+        (status = 409, description = "preview_stale (the period moved: the detail names its watermark), \
+            preview_cancelled, preview_expired, invalid_change", body = ErrorBody),
+    )
+)]
+pub async fn apply(
+    State(state): State<AppState>,
+    admin: Admin,
+    ApiPath(PreviewParams { board, period, id }): ApiPath<PreviewParams>,
+) -> Result<Json<Applied>, ApiError> {
+    Ok(Json(state.engine.apply_preview(&slug(board)?, &period, &id, &admin.actor).await?))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/previews/{id}/cancel",
+    tag = "lifecycle",
+    summary = "Cancel a preview (it can no longer be applied)",
+    security(("admin_token" = [])),
+    params(PreviewParams),
+    responses(
+        (status = 200, description = "The cancelled draft (the same for a repeat)", body = PreviewDraft),
+        (status = 404, description = "not_found: no such preview of this period", body = ErrorBody),
+        (status = 409, description = "preview_applied", body = ErrorBody),
+    )
+)]
+pub async fn cancel(
+    State(state): State<AppState>,
+    admin: Admin,
+    ApiPath(PreviewParams { board, period, id }): ApiPath<PreviewParams>,
+) -> Result<Json<PreviewDraft>, ApiError> {
+    Ok(Json(state.engine.cancel_preview(&slug(board)?, &period, &id, &admin.actor).await?.into()))
+}
+
+/// Every revision of the settlement is public, as the settlement is.
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/settlements",
+    tag = "lifecycle",
+    summary = "Every settlement revision of a period, oldest first (public)",
+    params(PeriodParams),
+    responses(
+        (status = 200, description = "The revisions (empty when never settled)", body = Vec<SettlementSummary>),
+        (status = 404, description = "not_found: no such board or period", body = ErrorBody),
+    )
+)]
+pub async fn settlements(
+    State(state): State<AppState>,
+    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
+) -> Result<Json<Vec<SettlementSummary>>, ApiError> {
+    Ok(Json(state.engine.settlements(&slug(board)?, &period).await?))
+}
