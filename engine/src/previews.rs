@@ -126,7 +126,12 @@ impl Engine {
     }
 
     /// A stored draft of a board period (`NotFound` for an unknown id, or one of another period).
-    pub async fn preview_draft(&self, slug: &BoardSlug, period: &str, id: &str) -> Result<Draft, EngineError> {
+    pub async fn preview_draft(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        id: &str,
+    ) -> Result<Draft, EngineError> {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
         let draft = self.ledger.draft(slug.as_str(), id).await?;
@@ -169,9 +174,11 @@ impl Engine {
     pub async fn apply_preview(
         &self,
         slug: &BoardSlug,
+        period: &str,
         id: &str,
         actor: &str,
     ) -> Result<Applied, EngineError> {
+        self.preview_draft(slug, period, id).await?;
         // The prize table as the ledger has it now, as the preview read it.
         let board = self.fresh_board(slug).await?;
         let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond())

@@ -243,17 +243,12 @@ async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
         not_found(preview(vec![PreviewChange::Hide(m("nobody"))]).await);
         invalid(preview(vec![PreviewChange::AcceptLate(ids[0])]).await, "is rejected, not pending");
         invalid(
-            preview(vec![PreviewChange::RejectLate(ids[1]), PreviewChange::AcceptLate(ids[1])])
-                .await,
+            preview(vec![PreviewChange::RejectLate(ids[1]), PreviewChange::AcceptLate(ids[1])]).await,
             "decided twice",
         );
         invalid(preview(vec![PreviewChange::Revoke(ev("e5"))]).await, "already revoked");
         invalid(
-            preview(vec![
-                PreviewChange::Revoke(ev("e2")),
-                PreviewChange::Revoke(ev("e2")),
-            ])
-            .await,
+            preview(vec![PreviewChange::Revoke(ev("e2")), PreviewChange::Revoke(ev("e2"))]).await,
             "change 2",
         );
         invalid(preview(vec![PreviewChange::Unhide(m("u1"))]).await, "already visible");
@@ -264,8 +259,7 @@ async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
         invalid(preview(vec![PreviewChange::RevokeMember(m("u5"))]).await, "no entry that counts");
         invalid(preview(vec![]).await, "changes");
         invalid(
-            e.preview(&b.slug, &period, " ", vec![PreviewChange::Hide(m("u1"))], "admin:ann")
-                .await,
+            e.preview(&b.slug, &period, " ", vec![PreviewChange::Hide(m("u1"))], "admin:ann").await,
             "reason",
         );
         assert_eq!(drafts(url).await, 0, "{name}");
@@ -306,13 +300,7 @@ async fn a_settled_period_previews_the_digest_its_new_standings_would_have() {
 
         // Every entry of u4 revoked: u4 at 0, the settlement's own digest of those totals.
         let got = e
-            .preview(
-                &b.slug,
-                &period,
-                "cheat",
-                vec![PreviewChange::RevokeMember(m("u4"))],
-                "admin:ann",
-            )
+            .preview(&b.slug, &period, "cheat", vec![PreviewChange::RevokeMember(m("u4"))], "admin:ann")
             .await
             .unwrap();
         assert_eq!(got.moves, vec![mv("u4", (Some(25), Some(0)), (Some(4), Some(5)))], "{name}");

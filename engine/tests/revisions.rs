@@ -99,7 +99,11 @@ async fn an_apply_makes_exactly_the_previewed_changes_once() {
             conflict_code(e.cancel_preview(&b.slug, &period, &preview.preview_id, "admin:bob").await),
             "preview_applied"
         );
-        assert_eq!(e.preview_draft(&b.slug, &period, &preview.preview_id).await.unwrap().status, "applied", "{name}");
+        assert_eq!(
+            e.preview_draft(&b.slug, &period, &preview.preview_id).await.unwrap().status,
+            "applied",
+            "{name}"
+        );
     })
     .await;
 }
@@ -122,7 +126,11 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
             }
             other => panic!("{name}: expected preview_stale, got {other:?}"),
         }
-        assert_eq!(e.preview_draft(&b.slug, &period, &stale.preview_id).await.unwrap().status, "draft", "{name}");
+        assert_eq!(
+            e.preview_draft(&b.slug, &period, &stale.preview_id).await.unwrap().status,
+            "draft",
+            "{name}"
+        );
 
         let cancelled = e.preview(&b.slug, &period, "r", hide("u1"), "admin:ann").await.unwrap();
         e.cancel_preview(&b.slug, &period, &cancelled.preview_id, "admin:ann").await.unwrap();
@@ -292,7 +300,12 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
             )
             .await
             .unwrap();
-        let third = e.apply_preview(&b.slug, &period, &small.preview_id, "admin:ann").await.unwrap().revision.unwrap();
+        let third = e
+            .apply_preview(&b.slug, &period, &small.preview_id, "admin:ann")
+            .await
+            .unwrap()
+            .revision
+            .unwrap();
         assert_eq!((third.revision, third.rewards.len()), (3, 0), "{name}");
         assert_eq!(third.previous_digest, revision.digest, "{name}");
         assert_eq!(e.rewards(&b.slug, &period).await.unwrap().len(), 9, "{name}");

@@ -421,8 +421,13 @@ async fn two_deliverers_never_send_the_same_reward() {
 #[tokio::test]
 async fn a_re_settlement_delivers_each_reward_delta_once_whatever_step_it_crashed_at() {
     use domain::preview::PreviewChange;
-    let crashes =
-        [None, Some("resettle.after_standings"), Some("resettle.before_commit"), Some("apply.before_commit"), Some("apply.after_commit")];
+    let crashes = [
+        None,
+        Some("resettle.after_standings"),
+        Some("resettle.before_commit"),
+        Some("apply.before_commit"),
+        Some("apply.after_commit"),
+    ];
     for crash in crashes {
         for t in TestLedger::both().await {
             let name = format!("{} {crash:?}", t.name);
@@ -466,7 +471,11 @@ async fn a_re_settlement_delivers_each_reward_delta_once_whatever_step_it_crashe
             );
             assert_eq!(revoke["compensates"].as_str(), Some(first[1].as_str()), "{name}");
             let grant = &processed[&at("m01")];
-            assert_eq!((grant["kind"].as_str(), grant["prize"].as_str()), (Some("grant"), Some("gold")), "{name}");
+            assert_eq!(
+                (grant["kind"].as_str(), grant["prize"].as_str()),
+                (Some("grant"), Some("gold")),
+                "{name}"
+            );
             assert_eq!(grant["compensates"], serde_json::Value::Null, "{name}");
             stores.cleanup().await;
         }

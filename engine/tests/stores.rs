@@ -407,33 +407,64 @@ async fn the_sqlite_wal_is_checkpointed_beside_the_writes_and_starts_over() {
 #[tokio::test]
 async fn migration_0013_keeps_rewards_and_their_attempts() {
     use domain::TiePolicy;
-    use domain::lifecycle::Transition;
     use domain::view::RewardKind;
-    use engine::ledger::{Attempt, AttemptOutcome};
     use sqlx::{Connection, Row};
     for t in TestLedger::both().await {
         t.ledger.migrate_until(12).await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
         let now = jiff::Timestamp::now();
         let board = common::prized_board("m13", TiePolicy::Shared, 0);
         t.ledger.create_board(&board, now).await.unwrap();
-        let writes: Vec<_> = (0..5).map(|i| common::point(&format!("e{i}"), &format!("u{i}"), 10 * i + 1)).collect();
+        let writes: Vec<_> =
+            (0..5).map(|i| common::point(&format!("e{i}"), &format!("u{i}"), 10 * i + 1)).collect();
         t.ledger.record(&board, &writes, now).await.unwrap();
         let period = board.period_at(now);
-        t.ledger.transition(&board, period, Transition::Freeze, "admin", None, now).await.unwrap();
-        let no_failpoint: engine::ledger::Failpoint = std::sync::Arc::new(|_| Ok(()));
-        t.ledger.settle(&board, period, "admin", now, no_failpoint).await.unwrap();
-        let claimed = t.ledger.claim_due_rewards(now, std::time::Duration::from_secs(60), 10).await.unwrap();
-        assert_eq!(claimed.rows.len(), 3, "{}", t.name);
-        let attempt = Attempt { at: now, http_status: Some(200), error: None };
-        t.ledger.finish_reward_attempt(&claimed.rows[0], &attempt, AttemptOutcome::Delivered).await.unwrap();
-        let before = t.ledger.rewards(&board.slug, &period).await.unwrap();
+        // A settlement as schema 12 wrote it: three rewards, one with an attempt.
+        let mut conn = sqlx::AnyConnection::connect(&t.url).await.unwrap();
+        let (slug, key) = (board.slug.as_str(), period.to_string());
+        sqlx::query(
+            "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, settled_at) \
+             VALUES ($1, $2, 1, 1, 5, 'd', 5, 'admin', 0)",
+        )
+        .bind(slug)
+        .bind(&key)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        for (i, member) in ["u4", "u3", "u2"].iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO rewards (board, period, revision, member, rank, prize, idempotency_key, next_attempt_at) \
+                 VALUES ($1, $2, 1, $3, $4, 'gold', $5, 0)",
+            )
+            .bind(slug)
+            .bind(&key)
+            .bind(*member)
+            .bind(i as i64 + 1)
+            .bind(format!("laurel:{slug}:{key}:1:{member}"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        }
+        sqlx::query(
+            "INSERT INTO reward_attempts (reward_id, attempted_at, http_status) \
+             SELECT MIN(id), 0, 500 FROM rewards WHERE board = $1",
+        )
+        .bind(slug)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        let rows = async |conn: &mut sqlx::AnyConnection| -> Vec<String> {
+            let sql = "SELECT r.id || ' ' || r.member || ' ' || r.idempotency_key || ' ' || r.status || ' ' || \
+                       (SELECT COUNT(*) FROM reward_attempts a WHERE a.reward_id = r.id) AS r FROM rewards r ORDER BY r.id";
+            sqlx::query(sql).fetch_all(conn).await.unwrap().iter().map(|r| r.get::<String, _>("r")).collect()
+        };
+        let before = rows(&mut conn).await;
 
         t.ledger.migrate().await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        assert_eq!(rows(&mut conn).await, before, "{}", t.name);
         let after = t.ledger.rewards(&board.slug, &period).await.unwrap();
-        assert_eq!(after, before, "{}", t.name);
         assert!(after.iter().all(|r| r.kind == RewardKind::Grant && r.compensates.is_none()), "{}", t.name);
+        assert_eq!(after.len(), 3, "{}", t.name);
         assert_eq!(after.iter().map(|r| r.history.len()).sum::<usize>(), 1, "{}", t.name);
-        let mut conn = sqlx::AnyConnection::connect(&t.url).await.unwrap();
         if t.name == "sqlite" {
             let broken = sqlx::query("PRAGMA foreign_key_check").fetch_all(&mut conn).await.unwrap();
             assert!(broken.is_empty(), "{} foreign key violations", broken.len());

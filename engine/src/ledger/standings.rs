@@ -265,20 +265,6 @@ fn position_in_block(block: &str, member: &str) -> Result<Option<u64>, LedgerErr
     Ok(None)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::position_in_block;
-
-    #[test]
-    fn a_member_block_answers_the_position_of_its_members_only() {
-        let block = "A,7 a,0 a.b,3 u1,12";
-        assert_eq!(position_in_block(block, "a.b").unwrap(), Some(3));
-        assert_eq!(position_in_block(block, "A").unwrap(), Some(7));
-        assert_eq!(position_in_block(block, "a.").unwrap(), None);
-        assert!(position_in_block("u1", "u1").is_err());
-    }
-}
-
 const SETTLEMENT_COLUMNS: &str = "revision, rule_version, watermark, digest, previous_digest, reason, preview_id, members, actor, settled_at";
 
 fn summary_from_row(row: &sqlx::any::AnyRow) -> Result<SettlementSummary, LedgerError> {
@@ -294,4 +280,18 @@ fn summary_from_row(row: &sqlx::any::AnyRow) -> Result<SettlementSummary, Ledger
         actor: row.try_get("actor")?,
         settled_at: instant(row.try_get("settled_at")?)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::position_in_block;
+
+    #[test]
+    fn a_member_block_answers_the_position_of_its_members_only() {
+        let block = "A,7 a,0 a.b,3 u1,12";
+        assert_eq!(position_in_block(block, "a.b").unwrap(), Some(3));
+        assert_eq!(position_in_block(block, "A").unwrap(), Some(7));
+        assert_eq!(position_in_block(block, "a.").unwrap(), None);
+        assert!(position_in_block("u1", "u1").is_err());
+    }
 }

@@ -11,9 +11,9 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
+use domain::PeriodKey;
 use domain::preview::PreviewChange;
 use domain::view::SettlementSummary;
-use domain::PeriodKey;
 use engine::ledger::{Applied, Draft};
 use engine::previews::{BasedOn, Preview};
 use serde::{Deserialize, Serialize};
@@ -96,7 +96,8 @@ pub async fn create(
     body: Bytes,
 ) -> Result<(StatusCode, Json<Preview>), ApiError> {
     let body: PreviewIn = json_body(&body)?;
-    let preview = state.engine.preview(&slug(board)?, &period, &body.reason, body.changes, &admin.actor).await?;
+    let preview =
+        state.engine.preview(&slug(board)?, &period, &body.reason, body.changes, &admin.actor).await?;
     Ok((StatusCode::CREATED, Json(preview)))
 }
 

@@ -1738,3 +1738,142 @@ async fn a_body_with_a_field_the_route_does_not_know_is_refused_naming_it() {
     api.assert_untouched("inc").await;
     api.stop().await;
 }
+
+#[tokio::test]
+async fn a_settled_period_is_corrected_through_a_preview_and_every_revision_stays_readable() {
+    let api = Api::start().await;
+    let admin = Some(api.admin.as_str());
+    let prizes = json!([{"from_rank": 1, "to_rank": 1, "prize": "gold"}, {"from_rank": 2, "to_rank": 2, "prize": "silver"}]);
+    let body = json!({"slug": "pz", "title": "pz", "cadence": "weekly", "time_zone": "UTC", "operator": "incr",
+        "tie_policy": "shared", "max_points": 1000, "min_points": -1000, "prizes": prizes});
+    let (status, out) = api.call("POST", "/api/v1/boards", admin, Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{out}");
+    let events = json!({"events": [{"event_id": "e1", "member": "u1", "delta": 50},
+        {"event_id": "e2", "member": "u2", "delta": 30}, {"event_id": "e3", "member": "u3", "delta": 20}]});
+    let (status, out) = api.call("POST", "/api/v1/boards/pz/events", admin, Some(events)).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    let period = "/api/v1/boards/pz/periods/current";
+    for step in ["freeze", "settle"] {
+        let (status, out) = api.call("POST", &format!("{period}/{step}"), admin, None).await;
+        assert_eq!(status, StatusCode::OK, "{step}: {out}");
+    }
+    let (_, first) = api.call("GET", &format!("{period}/settlement"), None, None).await;
+
+    // Bad previews are refused with their reason, and anonymous callers learn nothing.
+    let previews = format!("{period}/previews");
+    let revoke_e1 = json!({"changes": [{"revoke": "e1"}], "reason": "u1 cheated"});
+    let (status, _) = api.call("POST", &previews, None, Some(revoke_e1.clone())).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    for (body, code) in [
+        (json!({"changes": [{"bogus": "e1"}], "reason": "x"}), "invalid_body"),
+        (json!({"changes": [{"revoke": "e1", "hide": "u2"}], "reason": "x"}), "invalid_body"),
+        (json!({"changes": [], "reason": "x"}), "invalid"),
+        (json!({"changes": [{"hide": "u9"}], "reason": "x"}), "not_found"),
+        (json!({"changes": [{"correct": {"member": "u2", "delta": 5000}}], "reason": "x"}), "invalid"),
+        (json!({"changes": [{"revoke": "e1"}], "reason": " "}), "invalid"),
+    ] {
+        let (status, out) = api.call("POST", &previews, admin, Some(body.clone())).await;
+        assert!(status.is_client_error(), "{body}: {status} {out}");
+        assert_eq!(error_of(&out), code, "{body}: {out}");
+    }
+
+    // A preview: u1 loses gold to u2, u2's silver goes to u3.
+    let (status, preview) = api.call("POST", &previews, admin, Some(revoke_e1)).await;
+    assert_eq!(status, StatusCode::CREATED, "{preview}");
+    assert_eq!(preview["based_on"]["revision"], 1, "{preview}");
+    let prizes: Vec<(String, Value, Value)> = preview["prizes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["member"].as_str().unwrap().to_owned(), p["before"].clone(), p["after"].clone()))
+        .collect();
+    assert_eq!(prizes.len(), 3, "{preview}");
+    let id = preview["preview_id"].as_str().unwrap();
+    let (status, draft) = api.call("GET", &format!("{previews}/{id}"), admin, None).await;
+    assert_eq!((status, draft["status"].as_str()), (StatusCode::OK, Some("draft")), "{draft}");
+    assert_eq!(draft["changes"], json!([{"revoke": "e1"}]), "{draft}");
+
+    // Applied: revision 2, chained to the first, as previewed; a repeat answers the same.
+    let (status, applied) = api.call("POST", &format!("{previews}/{id}/apply"), admin, None).await;
+    assert_eq!(status, StatusCode::OK, "{applied}");
+    assert_eq!(applied["revision"]["revision"], 2, "{applied}");
+    assert_eq!(applied["revision"]["previous_digest"], first["digest"], "{applied}");
+    assert_eq!(applied["revision"]["digest"], preview["digest_after"], "{applied}");
+    let (_, again) = api.call("POST", &format!("{previews}/{id}/apply"), admin, None).await;
+    assert_eq!(again, applied);
+    let (status, out) = api.call("POST", &format!("{previews}/{id}/cancel"), admin, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::CONFLICT, "preview_applied"), "{out}");
+
+    let (_, list) = api.call("GET", &format!("{period}/settlements"), None, None).await;
+    let chain: Vec<(i64, Value)> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["revision"].as_i64().unwrap(), s["previous_digest"].clone()))
+        .collect();
+    assert_eq!(chain, vec![(1, Value::Null), (2, first["digest"].clone())], "{list}");
+    let (_, latest) = api.call("GET", &format!("{period}/settlement"), None, None).await;
+    assert_eq!(
+        (latest["revision"].as_i64(), latest["reason"].as_str()),
+        (Some(2), Some("u1 cheated")),
+        "{latest}"
+    );
+    let (_, old) = api.call("GET", &format!("{period}/settlement?revision=1"), None, None).await;
+    assert_eq!(
+        (old["digest"].clone(), old["standings"].clone()),
+        (first["digest"].clone(), first["standings"].clone())
+    );
+    let (status, out) = api.call("GET", &format!("{period}/settlement?revision=0"), None, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"), "{out}");
+    let (status, out) = api.call("GET", &format!("{period}/settlement?revision=3"), None, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"), "{out}");
+
+    // Rewards moved by deltas: u1's gold and u2's silver revoked, u2's gold and u3's silver granted.
+    let (_, rewards) = api.call("GET", &format!("{period}/rewards"), admin, None).await;
+    let moved: Vec<(i64, &str, &str, &str)> = rewards["rewards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["revision"] == 2)
+        .map(|r| {
+            (
+                r["rank"].as_i64().unwrap(),
+                r["member"].as_str().unwrap(),
+                r["kind"].as_str().unwrap(),
+                r["prize"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(moved.len(), 4, "{rewards}");
+    for delta in [
+        ("u1", "revoke", "gold"),
+        ("u2", "revoke", "silver"),
+        ("u2", "grant", "gold"),
+        ("u3", "grant", "silver"),
+    ] {
+        assert!(moved.iter().any(|m| (m.1, m.2, m.3) == delta), "{delta:?} in {moved:?}");
+    }
+
+    // Two previews of the same state: the second applied is stale. A cancelled one cannot apply.
+    let make = async |changes: Value| {
+        let (status, out) =
+            api.call("POST", &previews, admin, Some(json!({"changes": changes, "reason": "r"}))).await;
+        assert_eq!(status, StatusCode::CREATED, "{out}");
+        out["preview_id"].as_str().unwrap().to_owned()
+    };
+    let (a, b) =
+        (make(json!([{"hide": "u3"}])).await, make(json!([{"correct": {"member": "u2", "delta": 1}}])).await);
+    let (status, _) = api.call("POST", &format!("{previews}/{b}/apply"), admin, None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, out) = api.call("POST", &format!("{previews}/{a}/apply"), admin, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::CONFLICT, "preview_stale"), "{out}");
+    let c = make(json!([{"hide": "u3"}])).await;
+    let (status, out) = api.call("POST", &format!("{previews}/{c}/cancel"), admin, None).await;
+    assert_eq!((status, out["status"].as_str()), (StatusCode::OK, Some("cancelled")), "{out}");
+    let (status, out) = api.call("POST", &format!("{previews}/{c}/apply"), admin, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::CONFLICT, "preview_cancelled"), "{out}");
+    let (status, out) =
+        api.call("GET", &format!("{previews}/pv_0123456789abcdef0123456789abcdef"), admin, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"), "{out}");
+    api.stop().await;
+}
