@@ -91,6 +91,38 @@ pub enum PreviewChange {
     RevokeMember(MemberId),
 }
 
+/// The changes in words, for the people a revision concerns: "1 entry revoked, 2 corrections"
+/// (each kind once, in the order the kinds first appear).
+pub fn describe(changes: &[PreviewChange]) -> String {
+    let mut counts: Vec<(&'static str, usize)> = Vec::new();
+    for change in changes {
+        let kind = match change {
+            PreviewChange::Revoke(_) => "entry revoked",
+            PreviewChange::RevokeMember(_) => "member's entries revoked",
+            PreviewChange::Correct { .. } => "correction",
+            PreviewChange::AcceptLate(_) => "late write accepted",
+            PreviewChange::RejectLate(_) => "late write rejected",
+            PreviewChange::Hide(_) => "member hidden",
+            PreviewChange::Unhide(_) => "member shown again",
+        };
+        match counts.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((kind, 1)),
+        }
+    }
+    let word = |kind: &str, n: usize| match (kind, n) {
+        (k, 1) => format!("1 {k}"),
+        ("entry revoked", n) => format!("{n} entries revoked"),
+        ("member's entries revoked", n) => format!("{n} members' entries revoked"),
+        ("correction", n) => format!("{n} corrections"),
+        ("late write accepted", n) => format!("{n} late writes accepted"),
+        ("late write rejected", n) => format!("{n} late writes rejected"),
+        ("member hidden", n) => format!("{n} members hidden"),
+        (_, n) => format!("{n} members shown again"),
+    };
+    counts.iter().map(|(k, n)| word(k, *n)).collect::<Vec<_>>().join(", ")
+}
+
 /// Compares the standings of `before` (the ranked — visible — totals, in the standings order)
 /// with the standings after the `touched` members' totals change. A touched member's `before`
 /// must be what `before` holds for it (in it exactly when visible); untouched members keep
@@ -207,6 +239,40 @@ mod tests {
 
     fn c(points: i64, reach_seq: i64) -> Contender {
         Contender { points, reach_seq, hidden: false }
+    }
+
+    #[test]
+    fn changes_are_described_by_kind_in_the_order_they_first_appear() {
+        let e = |id: &str| crate::ids::EventId::parse(id).unwrap();
+        let changes = [
+            PreviewChange::Revoke(e("e1")),
+            PreviewChange::Correct { member: m("u1"), delta: 2 },
+            PreviewChange::Revoke(e("e2")),
+            PreviewChange::Hide(m("u2")),
+        ];
+        assert_eq!(describe(&changes), "2 entries revoked, 1 correction, 1 member hidden");
+        assert_eq!(describe(&changes[..1]), "1 entry revoked");
+        assert_eq!(describe(&[]), "");
+    }
+
+    #[test]
+    fn changes_read_and_write_as_the_api_has_them() {
+        let changes: Vec<PreviewChange> = serde_json::from_str(
+            r#"[{"revoke": "e1"}, {"correct": {"member": "u1", "delta": -3}}, {"accept_late": 4},
+                {"reject_late": 5}, {"hide": "u2"}, {"unhide": "u2"}, {"revoke_member": "u3"}]"#,
+        )
+        .unwrap();
+        assert_eq!(changes[1], PreviewChange::Correct { member: m("u1"), delta: -3 });
+        assert_eq!(changes[6], PreviewChange::RevokeMember(m("u3")));
+        let text = serde_json::to_string(&changes[..2]).unwrap();
+        assert_eq!(text, r#"[{"revoke":"e1"},{"correct":{"member":"u1","delta":-3}}]"#);
+        for bad in [
+            r#"{"revoke": "e1", "hide": "u2"}"#,
+            r#"{"bogus": 1}"#,
+            r#"{"correct": {"member": "u1", "delta": 1, "x": 0}}"#,
+        ] {
+            assert!(serde_json::from_str::<PreviewChange>(bad).is_err(), "{bad}");
+        }
     }
 
     fn prize(from_rank: u64, to_rank: u64, prize: &str) -> Prize {

@@ -327,6 +327,19 @@ pub struct SettlementSummary {
     pub settled_at: Timestamp,
 }
 
+/// A settlement revision as a contestant reads it: when, why, what changed, and the digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevisionNote {
+    pub revision: i64,
+    pub settled_at: Timestamp,
+    pub digest: String,
+    /// What the revision changed, in words ("1 entry revoked"); None for the first settlement.
+    pub changes: Option<String>,
+    pub reason: Option<String>,
+    /// On a member's page: the member's standing in this revision (None: no standing).
+    pub standing: Option<crate::settlement::Standing>,
+}
+
 /// A settlement's reward as the API and the console show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -10,7 +10,7 @@ use crate::ledger::{Projected, Revoked, SETTLEMENT_PAGE};
 use crate::redis::ProjectedTotal;
 use crate::{Engine, EngineError};
 use domain::lifecycle::{State, Transition};
-use domain::view::{AuditEntry, LateEntry, PeriodInfo, Settlement, SettlementSummary};
+use domain::view::{AuditEntry, LateEntry, PeriodInfo, RevisionNote, Settlement, SettlementSummary};
 use domain::write::Outcome;
 use domain::{Board, BoardSlug, EventId, MemberId, PeriodKey};
 use serde_json::json;
@@ -249,6 +249,44 @@ impl Engine {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
         Ok(self.ledger.settlements(slug, &period).await?)
+    }
+
+    /// The settlement revisions of a period as contestants read them, oldest first: when, why,
+    /// what changed in words, the digest — and with a `member`, its standing in each revision
+    /// (a hidden member is not found, as on every public read).
+    pub async fn revision_notes(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        member: Option<&MemberId>,
+    ) -> Result<Vec<RevisionNote>, EngineError> {
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        let revisions = match member {
+            Some(member) => {
+                self.refuse_hidden(slug, &period, member).await?;
+                self.ledger.member_revisions(slug, &period, member).await?
+            }
+            None => self.ledger.settlements(slug, &period).await?.into_iter().map(|s| (s, None)).collect(),
+        };
+        let mut notes = Vec::with_capacity(revisions.len());
+        for (s, standing) in revisions {
+            let changes = match &s.preview_id {
+                Some(id) => {
+                    Some(domain::preview::describe(&self.ledger.draft(slug.as_str(), id).await?.changes))
+                }
+                None => None,
+            };
+            notes.push(RevisionNote {
+                revision: s.revision,
+                settled_at: s.settled_at,
+                digest: s.digest,
+                changes,
+                reason: s.reason,
+                standing,
+            });
+        }
+        Ok(notes)
     }
 
     /// Late writes of a period, oldest first.

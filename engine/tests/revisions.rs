@@ -289,6 +289,17 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         }
         assert_eq!(audit_actions(e, &b, "reward_compensated").await, 4, "{name}");
 
+        // Contestants read each revision in words, and a member its rank in each.
+        let notes = e.revision_notes(&b.slug, &period, None).await.unwrap();
+        let said: Vec<(i64, Option<&str>, Option<&str>)> =
+            notes.iter().map(|n| (n.revision, n.changes.as_deref(), n.reason.as_deref())).collect();
+        assert_eq!(said, vec![(1, None, None), (2, Some("1 entry revoked"), Some("u1 cheated"))], "{name}");
+        let u2 = e.revision_notes(&b.slug, &period, Some(&m("u2"))).await.unwrap();
+        let ranks: Vec<Option<u64>> = u2.iter().map(|n| n.standing.as_ref().map(|s| s.rank)).collect();
+        assert_eq!(ranks, vec![Some(2), Some(1)], "{name}");
+        let nobody = e.revision_notes(&b.slug, &period, Some(&m("nobody"))).await.unwrap();
+        assert!(nobody.iter().all(|n| n.standing.is_none()), "{name}");
+
         // A change that moves no prize writes a revision and no reward.
         let small = e
             .preview(

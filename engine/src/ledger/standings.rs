@@ -155,6 +155,39 @@ impl Ledger {
         }
     }
 
+    /// A member's rank in every settlement revision of a period, oldest first (None in a revision
+    /// where it has no standing).
+    pub async fn member_revisions(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        member: &MemberId,
+    ) -> Result<Vec<(SettlementSummary, Option<Standing>)>, LedgerError> {
+        let mut out = Vec::new();
+        for summary in self.settlements(board, period).await? {
+            let row = sqlx::query(
+                "SELECT members FROM standing_members WHERE board = $1 AND period = $2 AND revision = $3 \
+                 AND first_member <= $4 ORDER BY first_member DESC LIMIT 1",
+            )
+            .bind(board.as_str())
+            .bind(period.to_string())
+            .bind(summary.revision)
+            .bind(member.as_str())
+            .fetch_optional(&self.pool)
+            .await?;
+            let position = match row {
+                Some(row) => position_in_block(&row.try_get::<String, _>("members")?, member.as_str())?,
+                None => None,
+            };
+            let standing = match position {
+                Some(at) => self.standings(board, period, summary.revision, at, 1).await?.pop(),
+                None => None,
+            };
+            out.push((summary, standing));
+        }
+        Ok(out)
+    }
+
     /// How many members of a period's latest standings have at least `min_points`.
     pub async fn standings_at_least(
         &self,
