@@ -15,6 +15,7 @@ use crate::error::AppError;
 use domain::board::Prize;
 use domain::view::{
     AuditEntry, BoardSummary, LateEntry, MemberAdminView, PeriodInfo, RankingPage, RewardView, Settlement,
+    SettlementSummary,
 };
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -39,6 +40,8 @@ pub struct PeriodConsole {
     pub leaders: RankingPage,
     pub late: Vec<LateEntry>,
     pub settlement: Option<Settlement>,
+    /// Every settlement revision, oldest first (empty before settlement).
+    pub revisions: Vec<SettlementSummary>,
     pub rewards: Vec<RewardView>,
 }
 
@@ -54,7 +57,7 @@ use super::{board_slug, engine, member_id};
 
 /// An optional number typed into a form: blank is None; anything else must be an integer.
 #[cfg(feature = "ssr")]
-fn optional_number(field: &str, text: &str) -> Result<Option<i64>, AppError> {
+pub(super) fn optional_number(field: &str, text: &str) -> Result<Option<i64>, AppError> {
     let text = text.trim();
     if text.is_empty() {
         return Ok(None);
@@ -67,7 +70,7 @@ fn optional_number(field: &str, text: &str) -> Result<Option<i64>, AppError> {
 
 /// A reason typed into a form: required, as the audit trail needs one.
 #[cfg(feature = "ssr")]
-fn reason(text: &str) -> Result<&str, AppError> {
+pub(super) fn reason(text: &str) -> Result<&str, AppError> {
     let text = text.trim();
     if text.is_empty() {
         return Err(AppError::Field {
@@ -153,7 +156,10 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         Err(engine::EngineError::NotFound { .. }) => None,
         Err(e) => return Err(e.into()),
     };
-    let rewards = if settlement.is_some() { engine.rewards(&slug, &period).await? } else { Vec::new() };
+    let (revisions, rewards) = match settlement {
+        Some(_) => (engine.settlements(&slug, &period).await?, engine.rewards(&slug, &period).await?),
+        None => (Vec::new(), Vec::new()),
+    };
     Ok(PeriodConsole {
         board: engine::reads::summary(&board, jiff::Timestamp::now()),
         prizes: board.prizes.clone(),
@@ -164,6 +170,7 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         leaders: engine.ranking_page(&slug, Some(&period), 0, 20).await?,
         late: engine.late_entries(&slug, &period, None).await?,
         settlement,
+        revisions,
         rewards,
     })
 }

@@ -1,19 +1,21 @@
 //! Every server function of the UI. Each one takes the engine from context, calls one use case
 //! and converts the error — nothing else. They only read, except `pin_view`, which creates a
-//! short-lived snapshot (public, like every read), the console's sign-in and sign-out in
-//! [`admin`], its ingest keys in [`keys`], and a contestant's signed link in [`contestant`];
+//! short-lived snapshot (public, like every read), the console's actions in [`console`] and
+//! [`corrections`], its sign-in and sign-out in [`admin`], its ingest keys in [`keys`], and a
+//! contestant's signed link in [`contestant`];
 //! [`session`] is the one place that knows the cookies (but for the new-key cookie of [`keys`]).
 
 pub mod admin;
 pub mod console;
 pub mod contestant;
+pub mod corrections;
 pub mod keys;
 #[cfg(feature = "ssr")]
 pub mod session;
 
 use crate::error::AppError;
 use domain::hot::{HotBoardSummary, HotList};
-use domain::view::{BoardSummary, CursorPage, MemberView, PeriodInfo, RankingPage};
+use domain::view::{BoardSummary, CursorPage, MemberView, PeriodInfo, RankingPage, RevisionNote};
 use leptos::prelude::*;
 
 /// Entries per page of the board view.
@@ -59,6 +61,17 @@ pub async fn read_hot_list(board: String) -> Result<(HotBoardSummary, HotList), 
     let slug = board_slug(board)?;
     let summary = HotBoardSummary::of(&engine.hot_board(&slug).await?);
     Ok((summary, engine.hot_top(&slug, domain::hot::SNAPSHOT_ENTRIES).await?))
+}
+
+/// A period's settlement revisions in words, oldest first (with a member: its standing in each).
+#[server]
+pub async fn read_revisions(
+    board: String,
+    period: String,
+    member: Option<String>,
+) -> Result<Vec<RevisionNote>, AppError> {
+    let member = member.map(member_id).transpose()?;
+    Ok(engine()?.revision_notes(&board_slug(board)?, &period, member.as_ref()).await?)
 }
 
 /// A board's periods, newest first.

@@ -1,10 +1,13 @@
 use crate::api::contestant::read_me;
-use crate::api::{PAGE_SIZE, PinView, read_after, read_around, read_periods, read_ranking, read_snapshot};
+use crate::api::{
+    PAGE_SIZE, PinView, read_after, read_around, read_periods, read_ranking, read_revisions, read_snapshot,
+};
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
 use crate::components::ranking_table::RankingTable;
+use crate::components::revisions::RevisionNotes;
 use crate::error::AppError;
-use domain::view::{PeriodInfo, RankingPage, ReadSource};
+use domain::view::{PeriodInfo, RankingPage, ReadSource, RevisionNote};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::components::Form;
@@ -100,6 +103,15 @@ pub fn BoardPage() -> impl IntoView {
     let loaded = Resource::new(source, |(board, period, mode)| load(board, period, mode));
     let periods = Resource::new(board, read_periods);
     let me = Resource::new(|| (), |_| read_me());
+    let revisions = Resource::new(
+        move || {
+            let q = query.read();
+            let period =
+                params.read().get("period").or_else(|| q.get("period")).unwrap_or_else(|| "current".into());
+            (board(), period)
+        },
+        |(board, period)| read_revisions(board, period, None),
+    );
     view! {
         <Suspense fallback=|| view! { <p>"Loading the board…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
@@ -108,7 +120,9 @@ pub fn BoardPage() -> impl IntoView {
                     let periods = periods.await.ok();
                     // "Me" is a nicety: a failure to read it never hides the board.
                     let me = me.await.ok().flatten();
-                    loaded.await.map(|loaded| view! { <Board loaded periods me/> })
+                    // Revision notes are a nicety too: a failure to read them never hides the board.
+                    let revisions = revisions.await.unwrap_or_default();
+                    loaded.await.map(|loaded| view! { <Board loaded periods me revisions/> })
                 })}
             </ErrorBoundary>
         </Suspense>
@@ -116,7 +130,12 @@ pub fn BoardPage() -> impl IntoView {
 }
 
 #[component]
-fn Board(loaded: Loaded, periods: Option<Vec<PeriodInfo>>, me: Option<String>) -> impl IntoView {
+fn Board(
+    loaded: Loaded,
+    periods: Option<Vec<PeriodInfo>>,
+    me: Option<String>,
+    revisions: Vec<RevisionNote>,
+) -> impl IntoView {
     let Loaded { page, mode, next_cursor, notice } = loaded;
     let RankingPage {
         board,
@@ -295,6 +314,7 @@ fn Board(loaded: Loaded, periods: Option<Vec<PeriodInfo>>, me: Option<String>) -
             </ActionForm>
         </div>
         {from_ledger}
+        <RevisionNotes notes=revisions zone=board.time_zone.clone()/>
         {notice.map(|n| view! { <p class="notice" role="status">{n}</p> })}
         <RankingTable entries caption base=base.clone() highlight=highlight.unwrap_or_default()/>
         <Show when=move || entries.with(Vec::is_empty)>

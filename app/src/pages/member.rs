@@ -1,6 +1,7 @@
-use crate::api::read_member;
+use crate::api::{read_member, read_revisions};
 use crate::components::error_view::ErrorView;
-use domain::view::{LedgerEntry, MemberView, ReadSource};
+use crate::components::revisions::RankChanges;
+use domain::view::{LedgerEntry, MemberView, ReadSource, RevisionNote};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
@@ -18,10 +19,15 @@ pub fn MemberPage() -> impl IntoView {
         (get("board"), get("period"), get("member"), before)
     };
     let view_data = Resource::new(source, |(b, p, m, before)| read_member(b, p, m, before));
+    let revisions = Resource::new(source, |(b, p, m, _)| read_revisions(b, p, Some(m)));
     view! {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
-                {move || Suspend::new(async move { view_data.await.map(|v| view! { <Member v/> }) })}
+                {move || Suspend::new(async move {
+                    // A failure to read the revisions never hides the member.
+                    let revisions = revisions.await.unwrap_or_default();
+                    view_data.await.map(|v| view! { <Member v revisions/> })
+                })}
             </ErrorBoundary>
         </Suspense>
     }
@@ -45,7 +51,7 @@ pub(crate) fn change(e: &LedgerEntry) -> String {
 }
 
 #[component]
-fn Member(v: MemberView) -> impl IntoView {
+fn Member(v: MemberView, revisions: Vec<RevisionNote>) -> impl IntoView {
     let MemberView { board, period, member, standing, standing_source, entries, older } = v;
     let back = format!("/b/{}/{period}?find={member}", board.slug);
     let name = standing.as_ref().map_or(member.to_string(), |s| s.name().to_owned());
@@ -69,6 +75,7 @@ fn Member(v: MemberView) -> impl IntoView {
             }.into_any(),
             None => view! { <p class="notice">{format!("No points in {period}.")}</p> }.into_any(),
         }}
+        <RankChanges notes=revisions zone=board.time_zone.clone()/>
         <h2>"Why this score"</h2>
         {if entries.is_empty() {
             view! { <p class="empty">"No entries."</p> }.into_any()

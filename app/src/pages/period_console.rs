@@ -1,28 +1,34 @@
 use crate::api::console::{DecideLate, EditBoard, PeriodConsole, Transition, read_period};
+use crate::api::corrections::{ApplyCorrection, PreviewCorrection};
 use crate::components::console::{ActionOutcome, Confirm, FieldError};
+use crate::components::correction::CorrectPanel;
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
 use crate::components::ranking_table::RankingTable;
-use domain::view::{LateEntry, RewardView, Settlement};
+use domain::view::{LateEntry, RewardView, Settlement, SettlementSummary};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 /// `/admin/b/{board}/{period}`: a period's console — its state and the countdown to the freeze,
 /// the lifecycle steps (each behind a confirmation that states its consequence), the late writes
-/// to review, the leaders (each a link to the member drill-down), and once settled the standings,
-/// the digest and every reward's deliveries.
+/// to review, "Correct…" (a previewed change; on a settled period, a new revision), the leaders
+/// (each a link to the member drill-down), and once settled the standings, the digest, every
+/// revision and every reward's deliveries.
 #[component]
 pub fn PeriodConsolePage() -> impl IntoView {
     let params = use_params_map();
     let transition = ServerAction::<Transition>::new();
     let decide = ServerAction::<DecideLate>::new();
     let edit = ServerAction::<EditBoard>::new();
+    let preview = ServerAction::<PreviewCorrection>::new();
+    let apply = ServerAction::<ApplyCorrection>::new();
     let source = move || {
         let p = params.read();
         let get = |k: &str| p.get(k).unwrap_or_default();
         // Refetch after every action (with JavaScript; without it the browser reloads the page).
-        let versions = (transition.version().get(), decide.version().get(), edit.version().get());
+        let versions =
+            (transition.version().get(), decide.version().get(), edit.version().get(), apply.version().get());
         (get("board"), get("period"), versions)
     };
     let data = Resource::new(source, |(board, period, _)| read_period(board, period));
@@ -30,7 +36,7 @@ pub fn PeriodConsolePage() -> impl IntoView {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
-                    data.await.map(|c| view! { <Console c transition decide edit/> })
+                    data.await.map(|c| view! { <Console c transition decide edit preview apply/> })
                 })}
             </ErrorBoundary>
         </Suspense>
@@ -46,6 +52,8 @@ fn Console(
     transition: ServerAction<Transition>,
     decide: ServerAction<DecideLate>,
     edit: ServerAction<EditBoard>,
+    preview: ServerAction<PreviewCorrection>,
+    apply: ServerAction<ApplyCorrection>,
 ) -> impl IntoView {
     let PeriodConsole {
         board,
@@ -57,6 +65,7 @@ fn Console(
         leaders,
         late,
         settlement,
+        revisions,
         rewards,
     } = c;
     let settings = view! {
@@ -140,6 +149,7 @@ fn Console(
         <FieldError error=transition_error field="reason"/>
         <ActionOutcome outcome=move || transition.value().get()/>
         {settings}
+        <CorrectPanel slug=slug.clone() period=period.clone() state=state.clone() preview apply/>
         <h2>"Late writes"</h2>
         <LateWrites late slug=slug.clone() period=period.clone() decide/>
         <h2>"Leaders"</h2>
@@ -152,7 +162,7 @@ fn Console(
             caption=format!("Top of {period} ({} members)", leaders.total)
             base=format!("/admin/b/{slug}/{period}")
         />
-        {settlement.map(|s| view! { <SettlementView s rewards/> })}
+        {settlement.map(|s| view! { <SettlementView s revisions rewards/> })}
     }
 }
 
@@ -213,7 +223,11 @@ fn LateWrites(
 }
 
 #[component]
-fn SettlementView(s: Settlement, rewards: Vec<RewardView>) -> impl IntoView {
+fn SettlementView(
+    s: Settlement,
+    revisions: Vec<SettlementSummary>,
+    rewards: Vec<RewardView>,
+) -> impl IntoView {
     view! {
         <h2>"Settlement"</h2>
         <dl class="settlement">
@@ -223,6 +237,26 @@ fn SettlementView(s: Settlement, rewards: Vec<RewardView>) -> impl IntoView {
             <dt>"Ledger watermark"</dt><dd>{s.watermark}</dd>
             <dt>"Settled"</dt><dd>{format!("{} by {}", s.settled_at.strftime("%Y-%m-%d %H:%M:%S UTC"), s.actor)}</dd>
         </dl>
+        {(revisions.len() > 1).then(|| view! {
+            <table class="entries revisions" data-testid="revisions">
+                <caption>"Revisions: each names the digest of the one it replaced"</caption>
+                <thead><tr>
+                    <th scope="col">"Revision"</th><th scope="col">"Written"</th><th scope="col">"Reason"</th>
+                    <th scope="col">"Digest"</th><th scope="col">"Previous digest"</th>
+                </tr></thead>
+                <tbody>
+                    {revisions.iter().map(|r| view! {
+                        <tr data-revision=r.revision>
+                            <td>{r.revision}</td>
+                            <td>{format!("{} by {}", r.settled_at.strftime("%Y-%m-%d %H:%M"), r.actor)}</td>
+                            <td>{r.reason.clone().unwrap_or_else(|| "first settlement".into())}</td>
+                            <td class="id">{short(&r.digest)}</td>
+                            <td class="id">{r.previous_digest.as_deref().map(short).unwrap_or_default()}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        })}
         <table class="entries standings">
             <caption>{format!("Standings (first {} of {})", s.standings.len(), s.members)}</caption>
             <thead><tr><th scope="col">"Rank"</th><th scope="col">"Member"</th><th scope="col">"Points"</th><th scope="col">"Prize"</th></tr></thead>
@@ -240,12 +274,15 @@ fn SettlementView(s: Settlement, rewards: Vec<RewardView>) -> impl IntoView {
                 <table class="entries rewards">
                     <caption>"Each reward is sent once to the webhook with its Idempotency-Key"</caption>
                     <thead><tr>
+                        <th scope="col">"Revision"</th><th scope="col">"Delivery"</th>
                         <th scope="col">"Member"</th><th scope="col">"Rank"</th><th scope="col">"Prize"</th>
                         <th scope="col">"Status"</th><th scope="col">"Attempts"</th>
                     </tr></thead>
                     <tbody>
                         {rewards.into_iter().map(|r| view! {
-                            <tr data-reward=r.id>
+                            <tr data-reward=r.id data-kind=r.kind.as_str()>
+                                <td>{r.revision}</td>
+                                <td>{r.kind.as_str()}</td>
                                 <td>{r.member.to_string()}</td><td>{r.rank}</td><td>{r.prize.clone()}</td>
                                 <td>{r.status.clone()}</td>
                                 <td>
@@ -305,4 +342,9 @@ fn BoardSettingsForm(
         </details>
         <ActionOutcome outcome=move || edit.value().get()/>
     }
+}
+
+/// The first 12 hex digits of a digest (the full one is in the settlement above and the API).
+fn short(digest: &str) -> String {
+    format!("{}…", digest.get(..12).unwrap_or(digest))
 }

@@ -1,0 +1,94 @@
+//! The console's corrections: a change to a period (revoke an entry, revoke every entry of a
+//! member, correct points) is first previewed — its rank moves and prize changes shown as a table
+//! — and then applied as previewed, or not at all. On a settled or archived period the apply
+//! writes the next settlement revision. Registered as `admin_*`, as every console function.
+
+use crate::error::AppError;
+use domain::preview::{Move, PrizeChange};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// What a change would do, as the console shows it before "Apply".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CorrectionPreview {
+    pub preview_id: String,
+    pub board: String,
+    pub period: String,
+    /// The period's state the preview saw.
+    pub state: String,
+    /// The change in words ("1 entry revoked").
+    pub change: String,
+    pub moves: Vec<Move>,
+    /// How many members only shift because of the moves.
+    pub shifted: u64,
+    pub prizes: Vec<PrizeChange>,
+    /// For a settled or archived period: the digest the new revision will have.
+    pub digest_after: Option<String>,
+    pub expires_at: jiff::Timestamp,
+}
+
+/// Previews one change to a period. `change` is `revoke` (an event or submission id in
+/// `target`), `revoke_member` (a member id) or `correct` (a member id and a signed `delta`).
+#[server(endpoint = "admin_preview")]
+pub async fn preview_correction(
+    board: String,
+    period: String,
+    change: String,
+    target: String,
+    delta: String,
+    reason: String,
+) -> Result<CorrectionPreview, AppError> {
+    use domain::preview::PreviewChange;
+    let actor = super::admin::admin_actor().await?;
+    let reason = super::console::reason(&reason)?;
+    let field = |message: String| AppError::Field { field: "target".into(), message };
+    let member = || domain::MemberId::parse(target.trim()).map_err(|e| field(e.to_string()));
+    let change = match change.as_str() {
+        "revoke" => {
+            PreviewChange::Revoke(domain::EventId::parse(target.trim()).map_err(|e| field(e.to_string()))?)
+        }
+        "revoke_member" => PreviewChange::RevokeMember(member()?),
+        "correct" => {
+            let delta =
+                super::console::optional_number("delta", &delta)?.filter(|d| *d != 0).ok_or_else(|| {
+                    AppError::Field { field: "delta".into(), message: "give a non-zero whole number".into() }
+                })?;
+            PreviewChange::Correct { member: member()?, delta }
+        }
+        other => return Err(AppError::Invalid(format!("{other:?} is not a change the console makes"))),
+    };
+    let words = domain::preview::describe(std::slice::from_ref(&change));
+    let slug = super::board_slug(board)?;
+    let p = super::engine()?.preview(&slug, &period, reason, vec![change], &actor).await?;
+    Ok(CorrectionPreview {
+        preview_id: p.preview_id,
+        board: p.board.to_string(),
+        period: p.period.to_string(),
+        state: p.state.to_owned(),
+        change: words,
+        moves: p.moves,
+        shifted: p.shifted,
+        prizes: p.prizes,
+        digest_after: p.digest_after,
+        expires_at: p.expires_at,
+    })
+}
+
+/// Applies a previewed change, exactly as previewed; refused when the period moved since.
+#[server(endpoint = "admin_apply_preview")]
+pub async fn apply_correction(board: String, period: String, preview_id: String) -> Result<String, AppError> {
+    let actor = super::admin::admin_actor().await?;
+    let slug = super::board_slug(board)?;
+    let applied = super::engine()?.apply_preview(&slug, &period, preview_id.trim(), &actor).await?;
+    Ok(match applied.revision {
+        Some(r) => {
+            let short = r.digest.get(..12).unwrap_or(&r.digest);
+            format!(
+                "Revision {} written (digest {short}…); {} reward deliveries queued.",
+                r.revision,
+                r.rewards.len()
+            )
+        }
+        None => format!("Applied: {} change(s).", applied.changes),
+    })
+}

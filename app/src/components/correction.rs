@@ -1,0 +1,130 @@
+//! The console's "Correct…" panel: a change to the period (revoke an entry, revoke every entry of
+//! a member, correct points) is previewed first — every rank move and prize change as a table —
+//! and only "Apply" makes it, exactly as previewed. On a settled or archived period that writes
+//! the next settlement revision and its reward deltas. The preview needs JavaScript (its table
+//! is the action's answer); everything else on the console works without.
+
+use crate::api::corrections::{ApplyCorrection, CorrectionPreview, PreviewCorrection};
+use crate::components::console::{ActionOutcome, FieldError};
+use crate::error::AppError;
+use domain::preview::Move;
+use leptos::prelude::*;
+
+#[component]
+pub fn CorrectPanel(
+    slug: String,
+    period: String,
+    state: String,
+    preview: ServerAction<PreviewCorrection>,
+    apply: ServerAction<ApplyCorrection>,
+) -> impl IntoView {
+    let consequence = match state.as_str() {
+        "settled" | "archived" => {
+            "The standings are settled: a correction writes a new settlement revision (the old one stays readable) and \
+             sends only the reward changes — a revoke and a grant for each prize that changes hands."
+        }
+        _ => "The change is made as previewed, with its audit rows; nothing changes until you apply it.",
+    };
+    let error = Signal::derive(move || preview.value().get().and_then(Result::err));
+    // Refusals of a field stand under it; any other (an unknown event, a rejected correction) here.
+    let refusal = move || match preview.value().get() {
+        Some(Err(e)) if !matches!(e, AppError::Field { .. }) => Some(
+            view! { <p class="notice error" role="alert" data-testid="preview-refusal">{e.to_string()}</p> },
+        ),
+        _ => None,
+    };
+    // A new preview replaces the shown one; once applied (the apply resolved after it) it goes.
+    let shown = move || {
+        let applied = apply.value().get().is_some_and(|r| r.is_ok())
+            && apply.version().get() >= preview.version().get();
+        preview.value().get().and_then(Result::ok).filter(|_| !applied)
+    };
+    view! {
+        <details class="confirm" data-step="Correct…">
+            <summary class="button secondary">"Correct…"</summary>
+            <div class="confirm-body">
+                <p>{consequence}</p>
+                <ActionForm action=preview attr:class="stacked" attr:data-testid="correct-form">
+                    <input type="hidden" name="board" value=slug/>
+                    <input type="hidden" name="period" value=period/>
+                    <label>"Change"
+                        <select name="change">
+                            <option value="revoke">"Revoke an entry (event or submission id)"</option>
+                            <option value="revoke_member">"Revoke every entry of a member"</option>
+                            <option value="correct">"Correct a member's points"</option>
+                        </select>
+                    </label>
+                    <label>"Event or member id" <input name="target" required autocomplete="off"/></label>
+                    <FieldError error field="target"/>
+                    <label>"Points, for a correction (signed)" <input name="delta" inputmode="numeric"/></label>
+                    <FieldError error field="delta"/>
+                    <label>"Reason" <input name="reason" required/></label>
+                    <FieldError error field="reason"/>
+                    <button type="submit" prop:disabled=move || preview.pending().get()>"Preview"</button>
+                </ActionForm>
+                {refusal}
+                {move || shown().map(|p| view! { <PreviewTable p apply/> })}
+            </div>
+        </details>
+        <ActionOutcome outcome=move || apply.value().get()/>
+    }
+}
+
+#[component]
+fn PreviewTable(p: CorrectionPreview, apply: ServerAction<ApplyCorrection>) -> impl IntoView {
+    let rank = |r: Option<u64>| r.map_or("—".to_owned(), |r| r.to_string());
+    let points = |p: Option<i64>| p.map_or("—".to_owned(), |p| p.to_string());
+    let row = move |m: &Move| {
+        view! {
+            <tr>
+                <td>{m.member.to_string()}</td>
+                <td>{points(m.points_before)} " → " {points(m.points_after)}</td>
+                <td>{rank(m.rank_before)} " → " {rank(m.rank_after)}</td>
+            </tr>
+        }
+    };
+    let pending = apply.pending();
+    view! {
+        <section class="preview" data-testid="preview" aria-label="Preview">
+            <h3>{format!("Preview: {}", p.change)}</h3>
+            {if p.moves.is_empty() {
+                view! { <p class="empty">"No member's rank or points would change."</p> }.into_any()
+            } else {
+                view! {
+                    <table class="entries moves">
+                        <caption>{format!("Moves ({} other member(s) only shift)", p.shifted)}</caption>
+                        <thead><tr><th scope="col">"Member"</th><th scope="col">"Points"</th><th scope="col">"Rank"</th></tr></thead>
+                        <tbody>{p.moves.iter().map(row).collect_view()}</tbody>
+                    </table>
+                }.into_any()
+            }}
+            {if p.prizes.is_empty() {
+                view! { <p class="empty">"No prize changes hands."</p> }.into_any()
+            } else {
+                view! {
+                    <table class="entries prizes">
+                        <caption>"Prize changes"</caption>
+                        <thead><tr><th scope="col">"Member"</th><th scope="col">"Before"</th><th scope="col">"After"</th></tr></thead>
+                        <tbody>
+                            {p.prizes.iter().map(|c| view! {
+                                <tr>
+                                    <td>{c.member.to_string()}</td>
+                                    <td>{c.before.clone().unwrap_or_else(|| "—".into())}</td>
+                                    <td>{c.after.clone().unwrap_or_else(|| "—".into())}</td>
+                                </tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any()
+            }}
+            {p.digest_after.clone().map(|d| view! { <p class="meta">"New digest: " <span class="id">{d}</span></p> })}
+            <ActionForm action=apply>
+                <input type="hidden" name="board" value=p.board.clone()/>
+                <input type="hidden" name="period" value=p.period.clone()/>
+                <input type="hidden" name="preview_id" value=p.preview_id.clone()/>
+                <button type="submit" prop:disabled=move || pending.get() data-confirm="apply">"Apply"</button>
+                <span class="meta">{format!(" (valid until {} UTC)", p.expires_at.strftime("%H:%M:%S"))}</span>
+            </ActionForm>
+        </section>
+    }
+}
