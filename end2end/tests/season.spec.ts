@@ -135,7 +135,7 @@ test('an admin runs a period from the console, end to end', async ({ page, baseU
   // Settle: the digest is shown with the standings and their prizes; then archive.
   await page.goto(`/admin/b/${slug}/${period}`);
   await page.waitForLoadState('networkidle');
-  await step(page, 'Settle…', 'settle', /can no longer change/);
+  await step(page, 'Settle…', 'settle', /change only through Correct/);
   await expect(page.getByTestId('state')).toHaveText('settled');
   await expect(page.getByTestId('digest')).toHaveText(/^[0-9a-f]{64}$/);
   const settlement = await page.request.get(`/api/v1/boards/${slug}/periods/${period}/settlement`, {

@@ -108,7 +108,7 @@ fn Console(
             rebuild,
         ],
         "frozen" => vec![
-            ("settle", "Settle…", format!("Final standings and prizes are computed from the ledger and can no longer change; the {} prize range(s) are paid through the reward webhook.", prizes.len()), "Settle now"),
+            ("settle", "Settle…", format!("Final standings and prizes are computed from the ledger and recorded with their digest; the {} prize range(s) are paid through the reward webhook. After this they change only through Correct…, as a new revision.", prizes.len()), "Settle now"),
             ("reopen", "Reopen…", "Writes count again until the next freeze. Pending late writes stay pending.".into(), "Reopen now"),
             rebuild,
         ],
