@@ -73,6 +73,7 @@ test('an admin corrects a settled period through a preview, and contestants see 
   await preview.locator('button[data-confirm="apply"]').click();
   await expect(page.getByTestId('outcome')).toContainText('Revision 2 written');
   await expect(page.getByTestId('outcome')).toContainText('4 reward deliveries queued');
+  await expect(page.getByTestId('preview')).toHaveCount(0);
   const revisions = page.getByTestId('revisions');
   await expect(revisions.locator('tr[data-revision="2"]')).toContainText('cheating');
   const second = await (await page.request.get(`/api/v1/boards/${slug}/periods/${period}/settlement`)).json();

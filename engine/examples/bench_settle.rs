@@ -8,7 +8,9 @@
 //! (timing those lookups); and, in the same run, raw references: the pure standings + digest
 //! computation, a raw `SELECT` of the N totals and a raw server-side `INSERT … SELECT` of the N
 //! totals into a scratch table shaped as the standings were before they moved to blocks (a row
-//! per member). The settlement's step times are logged on stderr.
+//! per member). Then a correction after settlement: five previews of revoking the winner's event
+//! (their p50) and the re-settlement that applies one (revision 2), against the settlement's own
+//! time. The settlement's step times are logged on stderr.
 //! Prints one `RESULT phase=… members=… seconds=… per_s=…` line per measurement.
 //!
 //! usage: cargo run --release -p engine --example bench_settle -- DATABASE_URL REDIS_URL KEY_PREFIX MEMBERS
@@ -154,6 +156,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let settlement = engine.settle(&board, period, "bench").await?;
     assert_eq!(settlement.members as usize, n);
     report("settle (Engine::settle: cross-check + ledger transaction)", n, started);
+    let settle_seconds = started.elapsed().as_secs_f64();
 
     let started = Instant::now();
     let again = engine.ledger().settlement(&board.slug, &period, 0, n as u64).await?.expect("settled");
@@ -174,6 +177,39 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         assert_eq!(at, Some(position as u64));
     }
     report("member lookups (Ledger::standing_position: this many, per second)", probes, started);
+
+    // A correction after settlement: previews of one revoke (the winner's only event), then the
+    // re-settlement that applies one of them (revision 2). Previews write only their draft, so
+    // each of them sees the same period.
+    let winner = &again.standings[0].member;
+    // The fixture gives member m{i:07} one event, e{i}.
+    let event = domain::EventId::parse(format!("e{}", winner.as_str()[1..].parse::<usize>()?))?;
+    let change = || vec![domain::preview::PreviewChange::Revoke(event.clone())];
+    let mut took = Vec::new();
+    let mut last = None;
+    for _ in 0..5 {
+        let started = Instant::now();
+        last = Some(engine.preview(&board.slug, &key, "bench", change(), "bench").await?);
+        took.push(started.elapsed().as_secs_f64());
+    }
+    took.sort_by(f64::total_cmp);
+    let preview = last.expect("five previews");
+    assert_eq!(preview.moves.len(), 1, "the winner falls");
+    println!(
+        "RESULT phase=preview of one revoke (Engine::preview, p50 of 5) members={n} seconds={:.3} per_s={:.0}",
+        took[2],
+        n as f64 / took[2]
+    );
+    let started = Instant::now();
+    let applied = engine.apply_preview(&board.slug, &key, &preview.preview_id, "bench").await?;
+    let revision = applied.revision.expect("a settled period is re-settled");
+    assert_eq!((revision.revision, Some(revision.digest.as_str())), (2, preview.digest_after.as_deref()));
+    report("re-settle one revoke (Engine::apply_preview: revision 2)", n, started);
+    println!(
+        "RATIO re-settle/settle={:.2} preview_p50_ms={:.0} settle_seconds={settle_seconds:.3}",
+        started.elapsed().as_secs_f64() / settle_seconds,
+        took[2] * 1000.0
+    );
 
     // --- raw references, same run, same data -------------------------------------------------
     let started = Instant::now();

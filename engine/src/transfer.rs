@@ -7,7 +7,9 @@
 //! what it revokes by that entry's external id. Import trusts nothing but the entries: totals are
 //! recomputed with `domain::write::replay`, standings with `domain::settlement::standings`, and
 //! the digest over the standings as stored must equal the exported one, or nothing is written.
-//! Rewards are not carried: the source delivered them.
+//! Earlier settlement revisions travel with their standings; the import checks each against its
+//! digest and the whole chain of `previous_digest`s. Rewards are not carried: the source
+//! delivered them.
 
 use crate::{Engine, EngineError};
 use domain::board::Prize;
@@ -20,8 +22,11 @@ use serde::{Deserialize, Serialize};
 /// The `format` of every export; [`FORMAT_VERSION`] rises with any change of its shape.
 pub const FORMAT: &str = "laurel-period";
 /// 2: totals may carry `hidden` (members hidden in the period, left out of the standings).
-pub const FORMAT_VERSION: u32 = 2;
-/// The oldest version an import still reads: version 1 is version 2 without hidden members.
+/// 3: the settlement revisions before the latest (`revisions`), and each revision's
+/// `previous_digest` and `reason`: the whole hash chain.
+pub const FORMAT_VERSION: u32 = 3;
+/// The oldest version an import still reads: version 1 is version 2 without hidden members, and
+/// version 2 is version 3 with one revision.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 
 /// One settled (or archived) period of a board, complete enough to rebuild it elsewhere.
@@ -44,7 +49,12 @@ pub struct PeriodExport {
     pub totals: Vec<ExportedTotal>,
     /// Late writes of the period with their decisions, oldest first.
     pub late_entries: Vec<ExportedLate>,
+    /// The latest settlement revision: what the import recomputes from `entries`.
     pub settlement: ExportedSettlement,
+    /// The revisions `settlement` replaced, oldest first (format version 3): imported as they
+    /// are, each checked against its own digest and the chain of `previous_digest`s.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revisions: Vec<ExportedSettlement>,
 }
 
 /// A board as the `POST /api/v1/boards` body names it.
@@ -181,6 +191,12 @@ pub struct ExportedSettlement {
     pub watermark: i64,
     /// SHA-256 (hex) of the canonical standings: what the import must reproduce.
     pub digest: String,
+    /// The digest of the revision this one replaced (none for the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_digest: Option<String>,
+    /// Why this revision was written (none for the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     pub actor: String,
     pub settled_at: Timestamp,
     pub standings: Vec<Standing>,
@@ -199,6 +215,8 @@ pub struct ImportReport {
     pub members: u64,
     /// The digest recomputed in the target (equal to the exported one, or nothing was written).
     pub digest: String,
+    /// Settlement revisions imported, the latest included (their chain checked).
+    pub revisions: u64,
     /// The target's watermark (its highest entry id of the period).
     pub watermark: i64,
     /// For a settled period: whether the projection was rebuilt (archived periods have none).

@@ -247,13 +247,64 @@ async fn an_export_of_format_version_1_still_imports() {
     each_direction(async |ctx, source, dest| {
         let (b, period) = settled_period(source, TiePolicy::Shared).await;
         let mut export = source.export_period(&b.slug, &period.to_string()).await.unwrap();
-        assert_eq!(export.format_version, 2, "{ctx}");
-        export.format_version = 3;
+        assert_eq!(export.format_version, 3, "{ctx}");
+        export.format_version = 4;
         assert!(matches!(dest.import_period(&export).await, Err(EngineError::Invalid(_))), "{ctx}");
-        // Version 1 is version 2 without hidden members.
+        // Version 1 is version 3 with one revision and without hidden members.
         export.format_version = 1;
         let report = dest.import_period(&through_json(&export)).await.unwrap();
         assert_eq!(report.digest, export.settlement.digest, "{ctx}");
+    })
+    .await;
+}
+
+/// A period re-settled after a correction travels with every revision: the import checks each
+/// revision's digest and the chain of previous digests, and refuses a tampered one.
+#[tokio::test]
+async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
+    use domain::preview::PreviewChange;
+    each_direction(async |ctx, source, dest| {
+        let (b, period) = settled_period(source, TiePolicy::Shared).await;
+        let key = period.to_string();
+        let changes = vec![PreviewChange::Revoke(EventId::parse("e3").unwrap())];
+        let preview = source.preview(&b.slug, &key, "u3 cheated", changes, "admin").await.unwrap();
+        source.apply_preview(&b.slug, &key, &preview.preview_id, "admin").await.unwrap();
+        let export = through_json(&source.export_period(&b.slug, &key).await.unwrap());
+        assert_eq!((export.revisions.len(), export.settlement.revision), (1, 2), "{ctx}");
+        assert_eq!(export.settlement.previous_digest.as_ref(), Some(&export.revisions[0].digest), "{ctx}");
+        assert_eq!(export.settlement.reason.as_deref(), Some("u3 cheated"), "{ctx}");
+
+        let refused = async |tampered: PeriodExport| code(dest.import_period(&tampered).await.unwrap_err());
+        let mut t = export.clone();
+        t.revisions[0].standings[0].points += 1;
+        assert_eq!(refused(t).await, "digest_mismatch", "{ctx}: an earlier revision's standings");
+        let mut t = export.clone();
+        t.settlement.previous_digest = Some("0".repeat(64));
+        assert_eq!(refused(t).await, "chain_broken", "{ctx}: a broken link");
+        let mut t = export.clone();
+        t.revisions.clear();
+        assert_eq!(refused(t).await, "chain_broken", "{ctx}: a missing revision");
+        let mut t = export.clone();
+        t.revisions[0].previous_digest = Some(export.settlement.digest.clone());
+        assert_eq!(refused(t).await, "chain_broken", "{ctx}: a first revision naming one before it");
+        assert_eq!(dest.ledger().board(&b.slug).await.unwrap(), None, "{ctx}: nothing written");
+
+        let report = dest.import_period(&export).await.unwrap();
+        assert_eq!(
+            (report.revisions, report.digest.as_str()),
+            (2, export.settlement.digest.as_str()),
+            "{ctx}"
+        );
+        let here = dest.settlements(&b.slug, &key).await.unwrap();
+        let there = source.settlements(&b.slug, &key).await.unwrap();
+        let chain = |list: &[domain::view::SettlementSummary]| {
+            list.iter()
+                .map(|s| (s.revision, s.digest.clone(), s.previous_digest.clone(), s.reason.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(chain(&here), chain(&there), "{ctx}");
+        let old = dest.settlement_revision(&b.slug, &key, Some(1), 0, 100).await.unwrap();
+        assert_eq!(old.standings, export.revisions[0].standings, "{ctx}");
     })
     .await;
 }

@@ -17,6 +17,8 @@ pub fn CorrectPanel(
     state: String,
     preview: ServerAction<PreviewCorrection>,
     apply: ServerAction<ApplyCorrection>,
+    /// The preview last sent to "Apply".
+    applied: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let consequence = match state.as_str() {
         "settled" | "archived" => {
@@ -33,11 +35,20 @@ pub fn CorrectPanel(
         ),
         _ => None,
     };
-    // A new preview replaces the shown one; once applied (the apply resolved after it) it goes.
+    // A new preview replaces the shown one; once applied it goes (a refused apply keeps it, with
+    // the refusal). `applied` lives with the page: the console re-renders after an apply.
+    Effect::new(move |_| {
+        if let Some(input) = apply.input().get() {
+            applied.set(Some(input.preview_id));
+        }
+    });
     let shown = move || {
-        let applied = apply.value().get().is_some_and(|r| r.is_ok())
-            && apply.version().get() >= preview.version().get();
-        preview.value().get().and_then(Result::ok).filter(|_| !applied)
+        let refused = apply.value().get().is_some_and(|r| r.is_err());
+        preview
+            .value()
+            .get()
+            .and_then(Result::ok)
+            .filter(|p| refused || applied.get().as_deref() != Some(p.preview_id.as_str()))
     };
     view! {
         <details class="confirm" data-step="Correct…">

@@ -23,6 +23,7 @@ pub fn PeriodConsolePage() -> impl IntoView {
     let edit = ServerAction::<EditBoard>::new();
     let preview = ServerAction::<PreviewCorrection>::new();
     let apply = ServerAction::<ApplyCorrection>::new();
+    let applied = RwSignal::new(None::<String>);
     let source = move || {
         let p = params.read();
         let get = |k: &str| p.get(k).unwrap_or_default();
@@ -36,7 +37,7 @@ pub fn PeriodConsolePage() -> impl IntoView {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
-                    data.await.map(|c| view! { <Console c transition decide edit preview apply/> })
+                    data.await.map(|c| view! { <Console c transition decide edit preview apply applied/> })
                 })}
             </ErrorBoundary>
         </Suspense>
@@ -54,6 +55,7 @@ fn Console(
     edit: ServerAction<EditBoard>,
     preview: ServerAction<PreviewCorrection>,
     apply: ServerAction<ApplyCorrection>,
+    applied: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let PeriodConsole {
         board,
@@ -149,7 +151,7 @@ fn Console(
         <FieldError error=transition_error field="reason"/>
         <ActionOutcome outcome=move || transition.value().get()/>
         {settings}
-        <CorrectPanel slug=slug.clone() period=period.clone() state=state.clone() preview apply/>
+        <CorrectPanel slug=slug.clone() period=period.clone() state=state.clone() preview apply applied/>
         <h2>"Late writes"</h2>
         <LateWrites late slug=slug.clone() period=period.clone() decide/>
         <h2>"Leaders"</h2>

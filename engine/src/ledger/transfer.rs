@@ -99,26 +99,33 @@ impl Ledger {
         .iter()
         .map(late_from_row)
         .collect::<Result<Vec<_>, _>>()?;
-        let settlement = sqlx::query(
-            "SELECT revision, rule_version, watermark, digest, actor, settled_at FROM settlements \
-             WHERE board = $1 AND period = $2 ORDER BY revision DESC LIMIT 1",
+        let rows = sqlx::query(
+            "SELECT revision, rule_version, watermark, digest, previous_digest, reason, actor, settled_at \
+             FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision",
         )
         .bind(slug)
         .bind(&key)
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| corrupt(format!("{slug} {key} is {state} without a settlement")))?;
-        let revision: i64 = settlement.try_get("revision")?;
-        let standings = read_standings(&mut *tx, slug, &key, revision, 0, u64::MAX).await?;
-        let settlement = ExportedSettlement {
-            revision,
-            rule_version: settlement.try_get("rule_version")?,
-            watermark: settlement.try_get("watermark")?,
-            digest: settlement.try_get("digest")?,
-            actor: settlement.try_get("actor")?,
-            settled_at: instant(settlement.try_get("settled_at")?)?,
-            standings,
-        };
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut revisions = Vec::with_capacity(rows.len());
+        for settlement in &rows {
+            let revision: i64 = settlement.try_get("revision")?;
+            let standings = read_standings(&mut *tx, slug, &key, revision, 0, u64::MAX).await?;
+            revisions.push(ExportedSettlement {
+                revision,
+                rule_version: settlement.try_get("rule_version")?,
+                watermark: settlement.try_get("watermark")?,
+                digest: settlement.try_get("digest")?,
+                previous_digest: settlement.try_get("previous_digest")?,
+                reason: settlement.try_get("reason")?,
+                actor: settlement.try_get("actor")?,
+                settled_at: instant(settlement.try_get("settled_at")?)?,
+                standings,
+            });
+        }
+        let settlement = revisions
+            .pop()
+            .ok_or_else(|| corrupt(format!("{slug} {key} is {state} without a settlement")))?;
         let state_changed_at = row.try_get::<Option<i64>, _>("state_changed_at")?.map(instant).transpose()?;
         let next_seq = row.try_get("next_seq")?;
         tx.commit().await?;
@@ -135,6 +142,7 @@ impl Ledger {
             totals,
             late_entries,
             settlement,
+            revisions,
         })
     }
 
@@ -357,21 +365,14 @@ async fn import(
     });
     let computed = standings(board.tie_policy(), finals.collect(), &board.prizes);
     let s = &export.settlement;
-    sqlx::query(
-        "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, settled_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-    )
-    .bind(slug)
-    .bind(&key)
-    .bind(s.revision)
-    .bind(s.rule_version)
-    .bind(watermark)
-    .bind(&s.digest)
-    .bind(computed.len() as i64)
-    .bind(&s.actor)
-    .bind(micros(s.settled_at))
-    .execute(&mut **tx)
-    .await?;
+    check_chain(export)?;
+    // The revisions before the latest, as the source recorded them (checked by `check_chain`).
+    for earlier in &export.revisions {
+        insert_settlement(tx, slug, &key, earlier, earlier.watermark, earlier.standings.len()).await?;
+        insert_standings(tx, backend, &board.slug, &export.period, earlier.revision, &earlier.standings)
+            .await?;
+    }
+    insert_settlement(tx, slug, &key, s, watermark, computed.len()).await?;
     insert_standings(tx, backend, &board.slug, &export.period, s.revision, &computed).await?;
     let stored = read_standings(&mut **tx, slug, &key, s.revision, 0, u64::MAX).await?;
     let digest = hex(&Sha256::digest(canonical_text(slug, &key, &stored).as_bytes()));
@@ -410,9 +411,72 @@ async fn import(
         late_entries: export.late_entries.len() as u64,
         members: stored.len() as u64,
         digest,
+        revisions: export.revisions.len() as u64 + 1,
         watermark,
         projected: false,
     })
+}
+
+/// The export's revisions must be 1, 2, … up to the latest, each hashing to its digest and
+/// naming the digest of the one before (the first names none): the hash chain a re-settlement
+/// writes. The latest revision's own digest is checked against the standings recomputed from
+/// the entries.
+fn check_chain(export: &PeriodExport) -> Result<(), LedgerError> {
+    let (slug, key) = (export.board.slug.as_str(), export.period.to_string());
+    let broken = |detail: String| LedgerError::refused("chain_broken", detail);
+    let mut previous: Option<&str> = None;
+    for (i, r) in export.revisions.iter().chain([&export.settlement]).enumerate() {
+        if r.revision != i as i64 + 1 {
+            return Err(broken(format!("revision {} where revision {} was expected", r.revision, i + 1)));
+        }
+        if r.previous_digest.as_deref() != previous {
+            return Err(broken(format!(
+                "revision {} names {:?} as the digest before it; revision {} has {:?}",
+                r.revision, r.previous_digest, i, previous
+            )));
+        }
+        let last = i == export.revisions.len();
+        let own = hex(&Sha256::digest(canonical_text(slug, &key, &r.standings).as_bytes()));
+        if !last && own != r.digest {
+            return Err(LedgerError::refused(
+                "digest_mismatch",
+                format!(
+                    "revision {}'s standings give digest {own}, the export says {}",
+                    r.revision, r.digest
+                ),
+            ));
+        }
+        previous = Some(&r.digest);
+    }
+    Ok(())
+}
+
+async fn insert_settlement(
+    tx: &mut Tx,
+    slug: &str,
+    key: &str,
+    s: &ExportedSettlement,
+    watermark: i64,
+    members: usize,
+) -> Result<(), LedgerError> {
+    sqlx::query(
+        "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, \
+         settled_at, previous_digest, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+    )
+    .bind(slug)
+    .bind(key)
+    .bind(s.revision)
+    .bind(s.rule_version)
+    .bind(watermark)
+    .bind(&s.digest)
+    .bind(members as i64)
+    .bind(&s.actor)
+    .bind(micros(s.settled_at))
+    .bind(s.previous_digest.as_deref())
+    .bind(s.reason.as_deref())
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }
 
 /// Creates the board if it is missing; an existing board must have the same definition.
