@@ -1,6 +1,6 @@
 //! The console's corrections: a change to a period (revoke an entry, revoke every entry of a
-//! member, correct points) is first previewed — its rank moves and prize changes shown as a table
-//! — and then applied as previewed, or not at all. On a settled or archived period the apply
+//! member, correct points, hide or show a member) is first previewed — its rank moves and prize
+//! changes shown as a table — and then applied as previewed, or not at all. On a settled or archived period the apply
 //! writes the next settlement revision. Registered as `admin_*`, as every console function.
 
 use crate::error::AppError;
@@ -28,7 +28,8 @@ pub struct CorrectionPreview {
 }
 
 /// Previews one change to a period. `change` is `revoke` (an event or submission id in
-/// `target`), `revoke_member` (a member id) or `correct` (a member id and a signed `delta`).
+/// `target`), `revoke_member`, `hide`, `unhide` (a member id) or `correct` (a member id and a
+/// signed `delta`).
 #[server(endpoint = "admin_preview")]
 pub async fn preview_correction(
     board: String,
@@ -48,6 +49,8 @@ pub async fn preview_correction(
             PreviewChange::Revoke(domain::EventId::parse(target.trim()).map_err(|e| field(e.to_string()))?)
         }
         "revoke_member" => PreviewChange::RevokeMember(member()?),
+        "hide" => PreviewChange::Hide(member()?),
+        "unhide" => PreviewChange::Unhide(member()?),
         "correct" => {
             let delta =
                 super::console::optional_number("delta", &delta)?.filter(|d| *d != 0).ok_or_else(|| {

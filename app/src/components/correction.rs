@@ -1,6 +1,6 @@
 //! The console's "Correct…" panel: a change to the period (revoke an entry, revoke every entry of
-//! a member, correct points) is previewed first — every rank move and prize change as a table —
-//! and only "Apply" makes it, exactly as previewed. On a settled or archived period that writes
+//! a member, correct points, hide or show a member) is previewed first — every rank move and
+//! prize change as a table — and only "Apply" makes it, exactly as previewed. On a settled or archived period that writes
 //! the next settlement revision and its reward deltas. The preview needs JavaScript (its table
 //! is the action's answer); everything else on the console works without.
 
@@ -63,6 +63,8 @@ pub fn CorrectPanel(
                             <option value="revoke">"Revoke an entry (event or submission id)"</option>
                             <option value="revoke_member">"Revoke every entry of a member"</option>
                             <option value="correct">"Correct a member's points"</option>
+                            <option value="hide">"Hide a member (out of the ranking and the prizes)"</option>
+                            <option value="unhide">"Show a hidden member again"</option>
                         </select>
                     </label>
                     <label>"Event or member id" <input name="target" required autocomplete="off"/></label>
