@@ -178,39 +178,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     report("member lookups (Ledger::standing_position: this many, per second)", probes, started);
 
-    // A correction after settlement: previews of one revoke (the winner's only event), then the
-    // re-settlement that applies one of them (revision 2). Previews write only their draft, so
-    // each of them sees the same period.
-    let winner = &again.standings[0].member;
-    // The fixture gives member m{i:07} one event, e{i}.
-    let event = domain::EventId::parse(format!("e{}", winner.as_str()[1..].parse::<usize>()?))?;
-    let change = || vec![domain::preview::PreviewChange::Revoke(event.clone())];
-    let mut took = Vec::new();
-    let mut last = None;
-    for _ in 0..5 {
-        let started = Instant::now();
-        last = Some(engine.preview(&board.slug, &key, "bench", change(), "bench").await?);
-        took.push(started.elapsed().as_secs_f64());
-    }
-    took.sort_by(f64::total_cmp);
-    let preview = last.expect("five previews");
-    assert_eq!(preview.moves.len(), 1, "the winner falls");
-    println!(
-        "RESULT phase=preview of one revoke (Engine::preview, p50 of 5) members={n} seconds={:.3} per_s={:.0}",
-        took[2],
-        n as f64 / took[2]
-    );
-    let started = Instant::now();
-    let applied = engine.apply_preview(&board.slug, &key, &preview.preview_id, "bench").await?;
-    let revision = applied.revision.expect("a settled period is re-settled");
-    assert_eq!((revision.revision, Some(revision.digest.as_str())), (2, preview.digest_after.as_deref()));
-    report("re-settle one revoke (Engine::apply_preview: revision 2)", n, started);
-    println!(
-        "RATIO re-settle/settle={:.2} preview_p50_ms={:.0} settle_seconds={settle_seconds:.3}",
-        started.elapsed().as_secs_f64() / settle_seconds,
-        took[2] * 1000.0
-    );
-
     // --- raw references, same run, same data -------------------------------------------------
     let started = Instant::now();
     let rows = sqlx::query("SELECT member, points, reach_seq FROM totals WHERE board = $1 AND period = $2")
@@ -262,6 +229,39 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tx.commit().await?;
     report("raw SQL: INSERT ... SELECT N totals into a standings-shaped table", n, started);
     sqlx::query("DROP TABLE bench_standings").execute(&pool).await?;
+
+    // Last (it changes the period the references above read): a correction after settlement,
+    // previews of one revoke (the winner's only event), then the re-settlement that applies one
+    // of them (revision 2). Previews write only their draft, so each sees the same period.
+    let winner = &again.standings[0].member;
+    // The fixture gives member m{i:07} one event, e{i}.
+    let event = domain::EventId::parse(format!("e{}", winner.as_str()[1..].parse::<usize>()?))?;
+    let change = || vec![domain::preview::PreviewChange::Revoke(event.clone())];
+    let mut took = Vec::new();
+    let mut last = None;
+    for _ in 0..5 {
+        let started = Instant::now();
+        last = Some(engine.preview(&board.slug, &key, "bench", change(), "bench").await?);
+        took.push(started.elapsed().as_secs_f64());
+    }
+    took.sort_by(f64::total_cmp);
+    let preview = last.expect("five previews");
+    assert_eq!(preview.moves.len(), 1, "the winner falls");
+    println!(
+        "RESULT phase=preview of one revoke (Engine::preview, p50 of 5) members={n} seconds={:.3} per_s={:.0}",
+        took[2],
+        n as f64 / took[2]
+    );
+    let started = Instant::now();
+    let applied = engine.apply_preview(&board.slug, &key, &preview.preview_id, "bench").await?;
+    let revision = applied.revision.expect("a settled period is re-settled");
+    assert_eq!((revision.revision, Some(revision.digest.as_str())), (2, preview.digest_after.as_deref()));
+    report("re-settle one revoke (Engine::apply_preview: revision 2)", n, started);
+    println!(
+        "RATIO re-settle/settle={:.2} preview_p50_ms={:.0} settle_seconds={settle_seconds:.3}",
+        started.elapsed().as_secs_f64() / settle_seconds,
+        took[2] * 1000.0
+    );
     pool.close().await;
     engine.close().await;
     Ok(())
