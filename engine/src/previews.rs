@@ -89,7 +89,9 @@ impl Engine {
         let policy = board.tie_policy();
         let mut before = base.before;
         domain::settlement::order(policy, &mut before);
-        let comparison = compare(policy, &board.prizes, before, &base.touched, SHIFTED_LISTED);
+        // A settled period keeps the prize table it was settled with.
+        let prizes = base.prizes.as_ref().unwrap_or(&board.prizes);
+        let comparison = compare(policy, prizes, before, &base.touched, SHIFTED_LISTED);
         // Settled or archived: what a re-settlement of these standings would record.
         let digest_after = (!base.state.is_adjustable())
             .then(|| crate::ledger::digest(slug.as_str(), &period.to_string(), &comparison.after));

@@ -349,3 +349,44 @@ async fn an_archived_period_is_re_settled_without_bringing_its_keys_back() {
     })
     .await;
 }
+
+/// The board's prize table edited after settlement applies to periods settled later: a
+/// correction of the settled one keeps the table it was settled with.
+#[tokio::test]
+async fn a_re_settlement_keeps_the_prize_table_the_period_was_settled_with() {
+    each_store(async |name, e, _| {
+        let (b, period) = setup(e).await;
+        settle(e, &b, &period).await;
+        let platinum = vec![domain::board::Prize { from_rank: 1, to_rank: 5, prize: "platinum".into() }];
+        let settings = domain::board::BoardSettings::check(&b.title, Some(60), platinum).unwrap();
+        e.edit_board(&b.slug, &settings, "admin:ann").await.unwrap();
+
+        let changes = vec![PreviewChange::Revoke(ev("e1"))];
+        let preview = e.preview(&b.slug, &period, "u1 cheated", changes, "admin:ann").await.unwrap();
+        let mut prizes: Vec<(&str, Option<&str>, Option<&str>)> = preview
+            .prizes
+            .iter()
+            .map(|p| (p.member.as_str(), p.before.as_deref(), p.after.as_deref()))
+            .collect();
+        prizes.sort_unstable();
+        // Gold and silver still: u1 loses its gold, u2 and u3 tie for gold, u4 silver.
+        assert_eq!(
+            prizes,
+            vec![
+                ("u1", Some("gold"), None),
+                ("u2", Some("silver"), Some("gold")),
+                ("u3", Some("silver"), Some("gold")),
+                ("u4", None, Some("silver"))
+            ],
+            "{name}"
+        );
+        let applied = e.apply_preview(&b.slug, &period, &preview.preview_id, "admin:ann").await.unwrap();
+        assert_eq!(applied.revision.map(|r| r.digest), preview.digest_after, "{name}");
+        let latest = e.settlement(&b.slug, &period).await.unwrap();
+        assert!(
+            latest.standings.iter().all(|s| s.prize.as_deref() != Some("platinum")),
+            "{name}: {latest:?}"
+        );
+    })
+    .await;
+}

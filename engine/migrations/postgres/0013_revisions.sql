@@ -6,6 +6,9 @@
 ALTER TABLE settlements ADD COLUMN previous_digest TEXT;
 ALTER TABLE settlements ADD COLUMN reason TEXT;
 ALTER TABLE settlements ADD COLUMN preview_id TEXT;
+-- The prize table the revision was computed with (JSON): a later revision keeps it, whatever the
+-- board's table became since. NULL for settlements written before this migration.
+ALTER TABLE settlements ADD COLUMN prizes TEXT;
 
 ALTER TABLE rewards ADD COLUMN kind TEXT NOT NULL DEFAULT 'grant' CHECK (kind IN ('grant', 'revoke'));
 ALTER TABLE rewards ADD COLUMN compensates BIGINT REFERENCES rewards (id);

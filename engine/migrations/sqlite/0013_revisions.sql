@@ -39,6 +39,9 @@ CREATE INDEX rewards_due ON rewards (status, next_attempt_at);
 ALTER TABLE settlements ADD COLUMN previous_digest TEXT;
 ALTER TABLE settlements ADD COLUMN reason TEXT;
 ALTER TABLE settlements ADD COLUMN preview_id TEXT;
+-- The prize table the revision was computed with (JSON): a later revision keeps it, whatever the
+-- board's table became since. NULL for settlements written before this migration.
+ALTER TABLE settlements ADD COLUMN prizes TEXT;
 
 -- What an apply answered, as JSON: a repeated apply answers it again.
 ALTER TABLE previews ADD COLUMN result TEXT;

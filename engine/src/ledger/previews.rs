@@ -40,6 +40,9 @@ pub struct PreviewBase {
     pub watermark: String,
     /// Every ranked (visible) total before, in no particular order.
     pub before: Vec<FinalTotal>,
+    /// For a settled or archived period: the prize table it was settled with (what a
+    /// re-settlement keeps).
+    pub prizes: Option<Vec<domain::board::Prize>>,
     /// The members the changes touch, first touch first.
     pub touched: Vec<Touched>,
 }
@@ -115,6 +118,7 @@ impl Ledger {
                 .await?
                 .try_get("r")?;
         let watermark = watermark(&mut tx, slug, &key).await?;
+        let prizes = super::settle::settled_prizes(&mut tx, board, &key).await?;
         let before = final_totals(&mut tx, self.backend, slug, &key).await?;
 
         let mut sims: HashMap<MemberId, Sim> = HashMap::new();
@@ -220,7 +224,7 @@ impl Ledger {
                 Touched { before: sim.before, after: sim.contender(), member }
             })
             .collect();
-        Ok(PreviewBase { state, revision, watermark, before, touched })
+        Ok(PreviewBase { state, revision, watermark, before, prizes, touched })
     }
 
     /// The period's watermark now (see the module's doc).

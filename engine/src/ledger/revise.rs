@@ -10,7 +10,8 @@
 //! applies, gets that answer and nothing happens twice.
 //!
 //! **Re-settlement** (revision N+1): standings from the changed totals, as a settlement computes
-//! them, their digest and `previous_digest` (the digest of revision N: the revisions form a hash
+//! them with the prize table the period was settled with (a later edit of the board's prizes
+//! applies to periods settled later, never to this one), their digest and `previous_digest` (the digest of revision N: the revisions form a hash
 //! chain), the entry watermark, the actor and the reason. Rewards move by deltas only: for each
 //! member whose prize changed, a `revoke` row for the grant it held (`compensates`) and a `grant`
 //! row for its new prize, each with its own idempotency key; an unchanged prize writes nothing.
@@ -21,7 +22,7 @@ use super::late::{LATE_COLUMNS, decide_late_in, late_from_row};
 use super::lifecycle::lock_period_state;
 use super::moderation::set_hidden_in;
 use super::previews::{Draft, draft_from_row, watermark};
-use super::settle::{Failpoint, digest, final_totals, insert_standings};
+use super::settle::{Failpoint, digest, final_totals, insert_standings, json_text, settled_prizes};
 use super::sql::{INSERT_CHUNK, multi_row_insert};
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
 use domain::preview::PreviewChange;
@@ -360,8 +361,10 @@ async fn resettle(
     .ok_or_else(|| LedgerError::Corrupt(format!("{slug} {key} is settled without a settlement")))?;
     let (previous, previous_digest): (i64, String) = (latest.try_get("revision")?, latest.try_get("digest")?);
     let revision = previous + 1;
+    // The prize table the period was settled with, not the board's table now.
+    let prizes = settled_prizes(tx, board, &key).await?.unwrap_or_else(|| board.prizes.clone());
     let totals = final_totals(tx, backend, slug, &key).await?;
-    let standings = standings(board.tie_policy(), totals, &board.prizes);
+    let standings = standings(board.tie_policy(), totals, &prizes);
     let digest = digest(slug, &key, &standings);
     let entries: i64 = sqlx::query(
         "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS w FROM entries WHERE board = $1 AND period = $2",
@@ -373,7 +376,8 @@ async fn resettle(
     .try_get("w")?;
     sqlx::query(
         "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, \
-         settled_at, previous_digest, reason, preview_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+         settled_at, previous_digest, reason, preview_id, prizes) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
     )
     .bind(slug)
     .bind(&key)
@@ -387,6 +391,7 @@ async fn resettle(
     .bind(&previous_digest)
     .bind(&draft.reason)
     .bind(&draft.id)
+    .bind(json_text(&prizes)?)
     .execute(&mut **tx)
     .await?;
     insert_standings(tx, backend, &board.slug, &draft.period, revision, &standings).await?;

@@ -86,8 +86,8 @@ impl Ledger {
             .try_get("w")?;
             let revision = 1_i64;
             sqlx::query(
-                "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, settled_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, \
+                 settled_at, prizes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
             )
             .bind(slug)
             .bind(&key)
@@ -98,6 +98,7 @@ impl Ledger {
             .bind(standings.len() as i64)
             .bind(&actor)
             .bind(micros(now))
+            .bind(json_text(&board.prizes)?)
             .execute(&mut *w.tx)
             .await?;
             insert_standings(&mut w.tx, ledger.backend, &board.slug, &period, revision, &standings).await?;
@@ -328,8 +329,8 @@ async fn read_total_pages(
     Ok(totals)
 }
 
-/// A JSON text (a block of standings).
-fn json_text(value: &(impl serde::Serialize + ?Sized)) -> Result<String, LedgerError> {
+/// A JSON text (a block of standings, a prize table).
+pub(super) fn json_text(value: &(impl serde::Serialize + ?Sized)) -> Result<String, LedgerError> {
     serde_json::to_string(value).map_err(|e| LedgerError::Corrupt(e.to_string()))
 }
 
@@ -366,4 +367,28 @@ async fn insert_rewards(
         query.execute(&mut **tx).await?;
     }
     Ok(())
+}
+
+/// The prize table the latest settlement of a period was computed with: what a re-settlement (and
+/// its preview) keeps. `board`'s own table for a settlement written before migration 0013, which
+/// did not record it; None when the period was never settled.
+pub(super) async fn settled_prizes(
+    tx: &mut Tx,
+    board: &domain::Board,
+    period: &str,
+) -> Result<Option<Vec<domain::board::Prize>>, LedgerError> {
+    let row = sqlx::query(
+        "SELECT prizes FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision DESC LIMIT 1",
+    )
+    .bind(board.slug.as_str())
+    .bind(period)
+    .fetch_optional(&mut **tx)
+    .await?;
+    let Some(row) = row else { return Ok(None) };
+    match row.try_get::<Option<String>, _>("prizes")? {
+        Some(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| LedgerError::Corrupt(format!("the prize table of {} {period}: {e}", board.slug))),
+        None => Ok(Some(board.prizes.clone())),
+    }
 }

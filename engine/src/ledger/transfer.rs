@@ -368,11 +368,13 @@ async fn import(
     check_chain(export)?;
     // The revisions before the latest, as the source recorded them (checked by `check_chain`).
     for earlier in &export.revisions {
-        insert_settlement(tx, slug, &key, earlier, earlier.watermark, earlier.standings.len()).await?;
+        insert_settlement(tx, slug, &key, earlier, earlier.watermark, earlier.standings.len(), None).await?;
         insert_standings(tx, backend, &board.slug, &export.period, earlier.revision, &earlier.standings)
             .await?;
     }
-    insert_settlement(tx, slug, &key, s, watermark, computed.len()).await?;
+    // The latest revision was recomputed with the board's prize table: later revisions keep it.
+    let prizes = super::settle::json_text(&board.prizes)?;
+    insert_settlement(tx, slug, &key, s, watermark, computed.len(), Some(&prizes)).await?;
     insert_standings(tx, backend, &board.slug, &export.period, s.revision, &computed).await?;
     let stored = read_standings(&mut **tx, slug, &key, s.revision, 0, u64::MAX).await?;
     let digest = hex(&Sha256::digest(canonical_text(slug, &key, &stored).as_bytes()));
@@ -458,10 +460,11 @@ async fn insert_settlement(
     s: &ExportedSettlement,
     watermark: i64,
     members: usize,
+    prizes: Option<&str>,
 ) -> Result<(), LedgerError> {
     sqlx::query(
         "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, \
-         settled_at, previous_digest, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+         settled_at, previous_digest, reason, prizes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
     )
     .bind(slug)
     .bind(key)
@@ -474,6 +477,7 @@ async fn insert_settlement(
     .bind(micros(s.settled_at))
     .bind(s.previous_digest.as_deref())
     .bind(s.reason.as_deref())
+    .bind(prizes)
     .execute(&mut **tx)
     .await?;
     Ok(())
