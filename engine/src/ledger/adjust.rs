@@ -52,7 +52,7 @@ impl Ledger {
                 }
                 return Err(LedgerError::refused(
                     "period_settled",
-                    format!("{} {key} is {state}: its standings are final", board.slug),
+                    format!("{} {key} is {state}: its standings change only through a preview that is applied (a new settlement revision)", board.slug),
                 ));
             }
             let revoked =
@@ -88,7 +88,7 @@ impl Ledger {
             if !state.is_adjustable() {
                 return Err(LedgerError::refused(
                     "period_settled",
-                    format!("{slug} {key} is {state}: its standings are final"),
+                    format!("{slug} {key} is {state}: its standings change only through a preview that is applied (a new settlement revision)"),
                 ));
             }
             let id = correction_id.as_ref();

@@ -86,7 +86,7 @@ impl Ledger {
             if accept && !state.is_adjustable() {
                 return Err(LedgerError::refused(
                     "period_settled",
-                    format!("{slug} {key} is {state}: its standings are final"),
+                    format!("{slug} {key} is {state}: its standings change only through a preview that is applied (a new settlement revision)"),
                 ));
             }
             let decision =

@@ -65,7 +65,7 @@ impl Ledger {
                     (!state.is_adjustable()).then(|| {
                         LedgerError::refused(
                             "period_settled",
-                            format!("{slug} {key} is {state}: its standings are final"),
+                            format!("{slug} {key} is {state}: its standings change only through a preview that is applied (a new settlement revision)"),
                         )
                     })
                 },

@@ -534,7 +534,7 @@ async fn set_hidden(
     responses(
         (status = 200, description = "hidden, or already_hidden for a repeat (nothing changed)", body = VisibilityChange),
         (status = 404, description = "not_found: no such board, or the member has no total in the period", body = ErrorBody),
-        (status = 409, description = "period_settled: the standings are final", body = ErrorBody),
+        (status = 409, description = "period_settled: the standings change only through an applied preview", body = ErrorBody),
         (status = 422, description = "invalid: a reason is required / invalid_body", body = ErrorBody),
     )
 )]
@@ -559,7 +559,7 @@ pub async fn hide(
     responses(
         (status = 200, description = "unhidden, or already_visible for a repeat (nothing changed)", body = VisibilityChange),
         (status = 404, description = "not_found: no such board, or the member has no total in the period", body = ErrorBody),
-        (status = 409, description = "period_settled: the standings are final", body = ErrorBody),
+        (status = 409, description = "period_settled: the standings change only through an applied preview", body = ErrorBody),
         (status = 422, description = "invalid: a reason is required / invalid_body", body = ErrorBody),
     )
 )]
