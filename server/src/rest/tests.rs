@@ -1187,6 +1187,7 @@ const PUBLIC_SERVER_FNS: &[(&str, &str)] = &[
     ("read_snapshot", "reads a public pinned copy"),
     ("pin_view", "pins a short-lived copy of a public ranking for stable paging (a read)"),
     ("read_member", "reads a public member page"),
+    ("read_revisions", "reads a period's public settlement revisions"),
     ("login", "signing in is how one stops being anonymous"),
     ("logout", "ends only the caller's own session"),
     ("signed_in", "says whether the caller is signed in"),
