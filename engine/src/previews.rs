@@ -180,13 +180,13 @@ impl Engine {
         id: &str,
         actor: &str,
     ) -> Result<Applied, EngineError> {
-        self.preview_draft(slug, period, id).await?;
         // The prize table as the ledger has it now, as the preview read it.
         let board = self.fresh_board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
         let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond())
             .expect("now is within the supported range");
         let (applied, totals) =
-            self.ledger.apply_draft(&board, id, actor, now, self.failpoints.hook()).await?;
+            self.ledger.apply_draft(&board, period, id, actor, now, self.failpoints.hook()).await?;
         self.failpoints.hit("apply.after_commit")?;
         if !totals.is_empty() {
             if applied.state != State::Archived.as_str() {

@@ -5,12 +5,12 @@
 
 mod common;
 
-use common::{TestProjection, each_store_at, expected_digest, point};
+use common::{TestProjection, each_store_at, expected_digest, five_members, point};
 use domain::lifecycle::Transition;
 use domain::preview::{Move, PreviewChange};
 use domain::write::Outcome;
-use domain::{Board, EventId, MemberId, TiePolicy};
-use engine::{Engine, EngineError};
+use domain::{EventId, MemberId, TiePolicy};
+use engine::EngineError;
 use sqlx::{Connection, Row};
 
 fn m(id: &str) -> MemberId {
@@ -93,23 +93,6 @@ async fn drafts(url: &str) -> i64 {
     n.unwrap()
 }
 
-/// u1 50, u2 30, u3 30, u4 25 (two events), u5 5; gold for rank 1, silver for 2–3.
-async fn setup(e: &Engine, policy: TiePolicy) -> (Board, String) {
-    let b = common::prized_board("pv", policy, 60);
-    e.create_board(&b).await.unwrap();
-    let writes = [
-        point("e1", "u1", 50),
-        point("e2", "u2", 30),
-        point("e3", "u3", 30),
-        point("e4", "u4", 10),
-        point("e5", "u5", 5),
-        point("e6", "u4", 15),
-    ];
-    let out = e.record(&b, &writes).await.unwrap();
-    assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied && r.projected), "{out:?}");
-    (b.clone(), b.period_at(jiff::Timestamp::now()).to_string())
-}
-
 fn mv(member: &str, points: (Option<i64>, Option<i64>), rank: (Option<u64>, Option<u64>)) -> Move {
     Move {
         member: m(member),
@@ -123,7 +106,7 @@ fn mv(member: &str, points: (Option<i64>, Option<i64>), rank: (Option<u64>, Opti
 #[tokio::test]
 async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
     each_store_at(async |name, e, p, url| {
-        let (b, period) = setup(e, TiePolicy::Shared).await;
+        let (b, period) = five_members(e, "pv", TiePolicy::Shared).await;
         let (rows, keys) = (ledger_rows(url).await, redis_keys(p).await);
         let changes = vec![
             PreviewChange::Correct { member: m("u5"), delta: 40 },
@@ -217,7 +200,7 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
 #[tokio::test]
 async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
     each_store_at(async |name, e, p, url| {
-        let (b, period) = setup(e, TiePolicy::Shared).await;
+        let (b, period) = five_members(e, "pv", TiePolicy::Shared).await;
         e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
         // Two late writes: one rejected, one pending.
         let late = e.record(&b, &[point("l1", "u5", 100), point("l2", "u5", 7)]).await.unwrap();
@@ -277,7 +260,7 @@ async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
 #[tokio::test]
 async fn a_settled_period_previews_the_digest_its_new_standings_would_have() {
     each_store_at(async |name, e, p, url| {
-        let (b, period) = setup(e, TiePolicy::Shared).await;
+        let (b, period) = five_members(e, "pv", TiePolicy::Shared).await;
         e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
         e.transition(&b.slug, &period, Transition::Settle, "admin:ann", None).await.unwrap();
         let settled = e.settlement(&b.slug, &period).await.unwrap();
@@ -321,7 +304,7 @@ async fn a_settled_period_previews_the_digest_its_new_standings_would_have() {
 #[tokio::test]
 async fn a_preview_predicts_the_standings_of_the_changes_made() {
     each_store_at(async |name, e, _, _| {
-        let (b, period) = setup(e, TiePolicy::FirstReached).await;
+        let (b, period) = five_members(e, "pv", TiePolicy::FirstReached).await;
         let changes = vec![
             // u5 reaches 30 last: behind u2 and u3.
             PreviewChange::Correct { member: m("u5"), delta: 25 },

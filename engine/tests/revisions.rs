@@ -5,11 +5,10 @@
 
 mod common;
 
-use common::{conflict_code, each_store, each_store_at, expected_digest, point};
+use common::{conflict_code, each_store, each_store_at, expected_digest, five_members, point};
 use domain::lifecycle::Transition;
 use domain::preview::PreviewChange;
 use domain::view::RewardKind;
-use domain::write::Outcome;
 use domain::{Board, EventId, MemberId, TiePolicy};
 use engine::Engine;
 use engine::ledger::audit::AuditFilter;
@@ -20,23 +19,6 @@ fn m(id: &str) -> MemberId {
 
 fn ev(id: &str) -> EventId {
     EventId::parse(id).unwrap()
-}
-
-/// u1 50, u2 30, u3 30, u4 25 (two events), u5 5; gold for rank 1, silver for 2–3.
-async fn setup(e: &Engine) -> (Board, String) {
-    let b = common::prized_board("rv", TiePolicy::Shared, 60);
-    e.create_board(&b).await.unwrap();
-    let writes = [
-        point("e1", "u1", 50),
-        point("e2", "u2", 30),
-        point("e3", "u3", 30),
-        point("e4", "u4", 10),
-        point("e5", "u5", 5),
-        point("e6", "u4", 15),
-    ];
-    let out = e.record(&b, &writes).await.unwrap();
-    assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied), "{out:?}");
-    (b.clone(), b.period_at(jiff::Timestamp::now()).to_string())
 }
 
 async fn settle(e: &Engine, b: &Board, period: &str) {
@@ -62,7 +44,7 @@ async fn audit_actions(e: &Engine, b: &Board, action: &str) -> usize {
 #[tokio::test]
 async fn an_apply_makes_exactly_the_previewed_changes_once() {
     each_store(async |name, e, _| {
-        let (b, period) = setup(e).await;
+        let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         let changes = vec![
             PreviewChange::Correct { member: m("u5"), delta: 40 },
             PreviewChange::Revoke(ev("e1")),
@@ -111,7 +93,7 @@ async fn an_apply_makes_exactly_the_previewed_changes_once() {
 #[tokio::test]
 async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
     each_store_at(async |name, e, _, url| {
-        let (b, period) = setup(e).await;
+        let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         let hide = |x: &str| vec![PreviewChange::Hide(m(x))];
         let stale = e.preview(&b.slug, &period, "r", hide("u1"), "admin:ann").await.unwrap();
         e.record(&b, &[point("e7", "u3", 1)]).await.unwrap();
@@ -170,7 +152,7 @@ fn key(b: &Board, period: &str) -> domain::PeriodKey {
 #[tokio::test]
 async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
     each_store(async |name, e, _| {
-        let (b, period) = setup(e).await;
+        let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         let one = e
             .preview(&b.slug, &period, "r", vec![PreviewChange::Correct { member: m("u5"), delta: 1 }], "a")
             .await
@@ -214,7 +196,7 @@ async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
 #[tokio::test]
 async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_deltas() {
     each_store(async |name, e, _| {
-        let (b, period) = setup(e).await;
+        let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         settle(e, &b, &period).await;
         let first = e.settlement(&b.slug, &period).await.unwrap();
         // Single-change routes stay refused on a settled period.
@@ -327,7 +309,7 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
 #[tokio::test]
 async fn an_archived_period_is_re_settled_without_bringing_its_keys_back() {
     each_store(async |name, e, p| {
-        let (b, period) = setup(e).await;
+        let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         settle(e, &b, &period).await;
         e.transition(&b.slug, &period, Transition::Archive, "admin:ann", None).await.unwrap();
         let keys = p.keys().await.len();
@@ -355,7 +337,7 @@ async fn an_archived_period_is_re_settled_without_bringing_its_keys_back() {
 #[tokio::test]
 async fn a_re_settlement_keeps_the_prize_table_the_period_was_settled_with() {
     each_store(async |name, e, _| {
-        let (b, period) = setup(e).await;
+        let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         settle(e, &b, &period).await;
         let platinum = vec![domain::board::Prize { from_rank: 1, to_rank: 5, prize: "platinum".into() }];
         let settings = domain::board::BoardSettings::check(&b.title, Some(60), platinum).unwrap();

@@ -4,7 +4,7 @@
 
 use super::audit::{AuditRecord, record as audit};
 use super::entries::EntryMeta;
-use super::lifecycle::lock_period_state;
+use super::lifecycle::{adjustable, lock_period_state};
 use super::locks::lock_member;
 use super::sql::{member_id, period_key};
 use super::totals::{StoredState, store_total};
@@ -43,17 +43,14 @@ impl Ledger {
             let original = original_of(&mut w.tx, &board, &event_id).await?;
             let key = original.period.to_string();
             let state = lock_period_state(&mut w.tx, ledger.backend, board.slug.as_str(), &key).await?;
-            if !state.is_adjustable() {
+            if let Err(refused) = adjustable(state, board.slug.as_str(), &key) {
                 // A repeat is answered as before; a first revoke is refused.
                 lock_member(&mut w.tx, ledger.backend, &board, &key, &original.member, now).await?;
                 if is_revoked(&mut w.tx, original.id).await? {
                     let Original { period, member, .. } = original;
                     return Ok(Revoked::AlreadyRevoked { period, member });
                 }
-                return Err(LedgerError::refused(
-                    "period_settled",
-                    format!("{} {key} is {state}: its standings change only through a preview that is applied (a new settlement revision)", board.slug),
-                ));
+                return Err(refused);
             }
             let revoked =
                 revoke_in(&mut w.tx, ledger.backend, &board, &original, &actor, &reason, now).await?;
@@ -85,12 +82,7 @@ impl Ledger {
             let mut w = ledger.begin_write().await?;
             let (slug, key) = (board.slug.as_str(), period.to_string());
             let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
-            if !state.is_adjustable() {
-                return Err(LedgerError::refused(
-                    "period_settled",
-                    format!("{slug} {key} is {state}: its standings change only through a preview that is applied (a new settlement revision)"),
-                ));
-            }
+            adjustable(state, slug, &key)?;
             let id = correction_id.as_ref();
             let done = correct_in(
                 &mut w.tx,

@@ -4,7 +4,7 @@
 
 use super::audit::{AuditRecord, record as audit};
 use super::entries::EntryMeta;
-use super::lifecycle::lock_period_state;
+use super::lifecycle::{adjustable, lock_period_state};
 use super::locks::lock_member;
 use super::sql::{member_id, period_key};
 use super::writes::apply;
@@ -83,11 +83,8 @@ impl Ledger {
                 ));
             }
             let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
-            if accept && !state.is_adjustable() {
-                return Err(LedgerError::refused(
-                    "period_settled",
-                    format!("{slug} {key} is {state}: its standings change only through a preview that is applied (a new settlement revision)"),
-                ));
+            if accept {
+                adjustable(state, slug, &key)?;
             }
             let decision =
                 decide_late_in(&mut w.tx, ledger.backend, &board, period, entry, accept, &actor, reason, now)

@@ -117,6 +117,21 @@ pub(super) async fn lock_period_state(
     parse_state(&row.try_get::<String, _>("state")?)
 }
 
+/// The rule of every single-change route (revoke, correct, late accept, hide): the period is
+/// open or frozen. A settled or archived one changes only through an applied preview.
+pub(super) fn adjustable(state: State, board: &str, period: &str) -> Result<(), LedgerError> {
+    if state.is_adjustable() {
+        return Ok(());
+    }
+    Err(LedgerError::refused(
+        "period_settled",
+        format!(
+            "{board} {period} is {state}: its standings change only through a preview that is applied \
+             (a new settlement revision)"
+        ),
+    ))
+}
+
 pub(super) async fn set_state(
     tx: &mut Tx,
     board: &str,

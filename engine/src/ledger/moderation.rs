@@ -4,7 +4,7 @@
 //! own transaction, with the period row locked as for a correction.
 
 use super::audit::{AuditRecord, record as audit};
-use super::lifecycle::lock_period_state;
+use super::lifecycle::{adjustable, lock_period_state};
 use super::locks::lock_member;
 use super::totals::{LockedTotal, lock_total};
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
@@ -61,14 +61,7 @@ impl Ledger {
                 &actor,
                 &reason,
                 now,
-                || {
-                    (!state.is_adjustable()).then(|| {
-                        LedgerError::refused(
-                            "period_settled",
-                            format!("{slug} {key} is {state}: its standings change only through a preview that is applied (a new settlement revision)"),
-                        )
-                    })
-                },
+                || adjustable(state, slug, &key).err(),
             )
             .await?;
             if change.changed {

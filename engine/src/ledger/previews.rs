@@ -110,15 +110,9 @@ impl Ledger {
             Some(r) => (parse_state(&r.try_get::<String, _>("state")?)?, r.try_get::<i64, _>("next_seq")?),
             None => (State::Open, 0),
         };
-        let revision: Option<i64> =
-            sqlx::query("SELECT MAX(revision) AS r FROM settlements WHERE board = $1 AND period = $2")
-                .bind(slug)
-                .bind(&key)
-                .fetch_one(&mut *tx)
-                .await?
-                .try_get("r")?;
+        let last = super::settle::last_revision(&mut tx, board, &key).await?;
+        let (revision, prizes) = (last.as_ref().map(|l| l.revision), last.map(|l| l.prizes));
         let watermark = watermark(&mut tx, slug, &key).await?;
-        let prizes = super::settle::settled_prizes(&mut tx, board, &key).await?;
         let before = final_totals(&mut tx, self.backend, slug, &key).await?;
 
         let mut sims: HashMap<MemberId, Sim> = HashMap::new();

@@ -22,7 +22,9 @@ use super::late::{LATE_COLUMNS, decide_late_in, late_from_row};
 use super::lifecycle::lock_period_state;
 use super::moderation::set_hidden_in;
 use super::previews::{Draft, draft_from_row, watermark};
-use super::settle::{Failpoint, digest, final_totals, insert_standings, json_text, settled_prizes};
+use super::settle::{
+    Failpoint, LastRevision, digest, final_totals, insert_standings, json_text, last_revision,
+};
 use super::sql::{INSERT_CHUNK, multi_row_insert};
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
 use domain::preview::PreviewChange;
@@ -81,14 +83,16 @@ pub struct RewardDelta {
 }
 
 impl Ledger {
-    /// Applies a draft of `board` (see the module's doc). Answers what it did and the totals to
-    /// project (none for a repeat). Refused: `preview_cancelled`, `preview_expired`,
-    /// `preview_stale` (the period moved since the preview; the detail names the new
-    /// watermark), `invalid_change` (a change can no longer be made: only when the draft's
-    /// changes contradict each other in a way its preview let through).
+    /// Applies a draft of `board`'s `period` (`Missing` for a draft of another period; see the
+    /// module's doc). Answers what it did and the totals to project (none for a repeat).
+    /// Refused: `preview_cancelled`, `preview_expired`, `preview_stale` (the period moved since
+    /// the preview; the detail names the new watermark), `invalid_change` (a change can no longer
+    /// be made: only when the draft's changes contradict each other in a way its preview let
+    /// through).
     pub async fn apply_draft(
         &self,
         board: &Board,
+        period: PeriodKey,
         id: &str,
         actor: &str,
         now: jiff::Timestamp,
@@ -99,10 +103,13 @@ impl Ledger {
             let mut w = ledger.begin_write().await?;
             let slug = board.slug.as_str();
             let draft = read_draft(&mut w.tx, slug, &id).await?;
+            if draft.draft.period != period {
+                return Err(LedgerError::Missing(format!("preview {id} of {slug} {period}")));
+            }
             if let Some(applied) = answered(&draft)? {
                 return Ok((applied, Vec::new()));
             }
-            let key = draft.draft.period.to_string();
+            let key = period.to_string();
             let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
             // Whoever held the period row before may have applied or cancelled this very draft.
             let draft = read_draft(&mut w.tx, slug, &id).await?;
@@ -351,18 +358,11 @@ async fn resettle(
     failpoint: &Failpoint,
 ) -> Result<Revision, LedgerError> {
     let (slug, key) = (board.slug.as_str(), draft.period.to_string());
-    let latest = sqlx::query(
-        "SELECT revision, digest FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision DESC LIMIT 1",
-    )
-    .bind(slug)
-    .bind(&key)
-    .fetch_optional(&mut **tx)
-    .await?
-    .ok_or_else(|| LedgerError::Corrupt(format!("{slug} {key} is settled without a settlement")))?;
-    let (previous, previous_digest): (i64, String) = (latest.try_get("revision")?, latest.try_get("digest")?);
-    let revision = previous + 1;
     // The prize table the period was settled with, not the board's table now.
-    let prizes = settled_prizes(tx, board, &key).await?.unwrap_or_else(|| board.prizes.clone());
+    let LastRevision { revision: previous, digest: previous_digest, prizes } = last_revision(tx, board, &key)
+        .await?
+        .ok_or_else(|| LedgerError::Corrupt(format!("{slug} {key} is settled without a settlement")))?;
+    let revision = previous + 1;
     let totals = final_totals(tx, backend, slug, &key).await?;
     let standings = standings(board.tie_policy(), totals, &prizes);
     let digest = digest(slug, &key, &standings);

@@ -369,26 +369,34 @@ async fn insert_rewards(
     Ok(())
 }
 
-/// The prize table the latest settlement of a period was computed with: what a re-settlement (and
-/// its preview) keeps. `board`'s own table for a settlement written before migration 0013, which
-/// did not record it; None when the period was never settled.
-pub(super) async fn settled_prizes(
+/// The latest settlement revision of a period, as a re-settlement (and its preview) builds on it.
+pub(super) struct LastRevision {
+    pub revision: i64,
+    pub digest: String,
+    /// The prize table it was computed with, which a re-settlement keeps: `board`'s own table for
+    /// a settlement written before migration 0013, which did not record it.
+    pub prizes: Vec<domain::board::Prize>,
+}
+
+/// The latest settlement revision of a period; None when it was never settled.
+pub(super) async fn last_revision(
     tx: &mut Tx,
     board: &domain::Board,
     period: &str,
-) -> Result<Option<Vec<domain::board::Prize>>, LedgerError> {
+) -> Result<Option<LastRevision>, LedgerError> {
     let row = sqlx::query(
-        "SELECT prizes FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision DESC LIMIT 1",
+        "SELECT revision, digest, prizes FROM settlements WHERE board = $1 AND period = $2 \
+         ORDER BY revision DESC LIMIT 1",
     )
     .bind(board.slug.as_str())
     .bind(period)
     .fetch_optional(&mut **tx)
     .await?;
     let Some(row) = row else { return Ok(None) };
-    match row.try_get::<Option<String>, _>("prizes")? {
+    let prizes = match row.try_get::<Option<String>, _>("prizes")? {
         Some(text) => serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| LedgerError::Corrupt(format!("the prize table of {} {period}: {e}", board.slug))),
-        None => Ok(Some(board.prizes.clone())),
-    }
+            .map_err(|e| LedgerError::Corrupt(format!("the prize table of {} {period}: {e}", board.slug)))?,
+        None => board.prizes.clone(),
+    };
+    Ok(Some(LastRevision { revision: row.try_get("revision")?, digest: row.try_get("digest")?, prizes }))
 }

@@ -369,3 +369,26 @@ pub async fn each_store_at(test: impl AsyncFn(&str, &Engine, &TestProjection, &s
         }
     }
 }
+
+/// A prized board (gold for rank 1, silver for 2–3) whose current period holds u1 50, u2 30,
+/// u3 30, u4 25 (events e4 and e6) and u5 5 (events e1–e6), all applied and projected; answers
+/// the board and the period's key.
+pub async fn five_members(e: &Engine, tag: &str, policy: domain::TiePolicy) -> (domain::Board, String) {
+    let b = prized_board(tag, policy, 60);
+    e.create_board(&b).await.unwrap();
+    let writes = [
+        point("e1", "u1", 50),
+        point("e2", "u2", 30),
+        point("e3", "u3", 30),
+        point("e4", "u4", 10),
+        point("e5", "u5", 5),
+        point("e6", "u4", 15),
+    ];
+    let out = e.record(&b, &writes).await.unwrap();
+    assert!(
+        out.iter().all(|r| r.recorded.outcome == domain::write::Outcome::Applied && r.projected),
+        "{out:?}"
+    );
+    let period = b.period_at(jiff::Timestamp::now()).to_string();
+    (b, period)
+}
