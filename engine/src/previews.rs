@@ -5,17 +5,24 @@
 //! and prizes), and stores its draft: the only row it writes. No other table, no Redis key and no
 //! audit row changes.
 //!
+//! The standings before: an open or frozen period's are ranked in memory from its totals; a
+//! settled or archived period's are its latest settlement revision, read from the stored blocks
+//! only where the comparison looks (`ledger::StoredStandings`), so a one-change preview costs
+//! a few lookups however many members the period has. Its `digest_after` needs every standing:
+//! up to [`DIGEST_INLINE_MEMBERS`] members it is in the answer, above it is computed after the
+//! answer (`digest_pending`) and recorded with the draft, where `GET …/previews/{id}` reads it.
+//!
 //! A draft lives 15 minutes and is `based_on` the period's watermark (and settlement revision):
 //! whatever moves the period's standings moves the watermark, so an apply can tell whether the
 //! answer still holds. Applying a draft makes exactly its changes (`ledger/revise.rs`); on a
 //! settled or archived period that is the only way to change it, and it writes the next
 //! settlement revision.
 
-use crate::ledger::{Applied, Draft, LedgerError};
+use crate::ledger::{Applied, Draft, LedgerError, StoredStandings};
 use crate::lifecycle::required_reason;
 use crate::{Engine, EngineError};
 use domain::lifecycle::State;
-use domain::preview::{Move, PreviewChange, PrizeChange, compare};
+use domain::preview::{Move, Plan, PreviewChange, PrizeChange, Ranked, StandingsBefore, compare};
 use domain::{BoardSlug, PeriodKey};
 use serde::Serialize;
 
@@ -25,6 +32,9 @@ pub const PREVIEW_TTL: jiff::SignedDuration = jiff::SignedDuration::from_mins(15
 pub const MAX_PREVIEW_CHANGES: usize = 1000;
 /// At most this many shifted members are listed (all are counted).
 pub const SHIFTED_LISTED: usize = 100;
+/// Up to this many members a settled period's preview answers with its `digest_after`; above,
+/// the digest follows on the draft (reading every standing costs about 0.4 s per million).
+pub const DIGEST_INLINE_MEMBERS: u64 = 100_000;
 
 /// What a preview was computed from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -58,6 +68,9 @@ pub struct Preview {
     pub prizes: Vec<PrizeChange>,
     /// For a settled or archived period: the digest the standings after would have.
     pub digest_after: Option<String>,
+    /// True when `digest_after` is still being computed (a period over
+    /// [`DIGEST_INLINE_MEMBERS`] members): the stored draft has it once it is known.
+    pub digest_pending: bool,
 }
 
 impl Engine {
@@ -87,18 +100,27 @@ impl Engine {
             e => e.into(),
         })?;
         let policy = board.tie_policy();
-        let mut before = base.before;
-        domain::settlement::order(policy, &mut before);
         // A settled period keeps the prize table it was settled with.
-        let prizes = base.prizes.as_ref().unwrap_or(&board.prizes);
-        let comparison = compare(policy, prizes, before, &base.touched, SHIFTED_LISTED);
-        // Settled or archived: what a re-settlement of these standings would record.
-        let digest_after = (!base.state.is_adjustable())
-            .then(|| crate::ledger::digest(slug.as_str(), &period.to_string(), &comparison.after));
+        let prizes = base.prizes.clone().unwrap_or_else(|| board.prizes.clone());
+        let (comparison, stored) = match base.revision.filter(|_| !base.state.is_adjustable()) {
+            Some(revision) => {
+                let mut stored = self.ledger.stored_standings(slug, &period, policy, revision, base.members);
+                (compare(policy, &prizes, &mut stored, &base.touched, SHIFTED_LISTED).await?, Some(stored))
+            }
+            None => {
+                let mut before = base.before;
+                domain::settlement::order(policy, &mut before);
+                let mut ranked = Ranked::new(policy, before, &prizes);
+                let comparison = compare(policy, &prizes, &mut ranked, &base.touched, SHIFTED_LISTED)
+                    .await
+                    .unwrap_or_else(|never| match never {});
+                (comparison, None)
+            }
+        };
         // In the ledger's precision, so the answer is what the draft holds.
         let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond())
             .expect("now is within the supported range");
-        let draft = Draft {
+        let mut draft = Draft {
             id: preview_id()?,
             board: slug.to_string(),
             period,
@@ -110,8 +132,33 @@ impl Engine {
             created_at: now,
             expires_at: now + PREVIEW_TTL,
             status: "draft".into(),
+            digest_after: None,
         };
-        self.ledger.save_draft(&draft).await?;
+        // Settled or archived: the digest a re-settlement of these standings would record.
+        let mut digest_pending = false;
+        match stored {
+            Some(mut stored) if base.members <= DIGEST_INLINE_MEMBERS => {
+                draft.digest_after = Some(digest_after(slug, period, &mut stored, &comparison.plan).await?);
+                self.ledger.save_draft(&draft).await?;
+            }
+            Some(mut stored) => {
+                self.ledger.save_draft(&draft).await?;
+                digest_pending = true;
+                let (ledger, slug, id, plan) =
+                    (self.ledger.clone(), slug.clone(), draft.id.clone(), comparison.plan.clone());
+                tokio::spawn(async move {
+                    let digest = digest_after(&slug, period, &mut stored, &plan).await;
+                    let stored = match digest {
+                        Ok(digest) => ledger.set_draft_digest(slug.as_str(), &id, &digest).await,
+                        Err(e) => Err(e),
+                    };
+                    if let Err(error) = stored {
+                        tracing::warn!(board = %slug, %period, preview = %id, %error, "no digest_after for the preview");
+                    }
+                });
+            }
+            None => self.ledger.save_draft(&draft).await?,
+        }
         Ok(Preview {
             preview_id: draft.id,
             board: slug.clone(),
@@ -123,7 +170,8 @@ impl Engine {
             shifted: comparison.shifted,
             shifted_members: comparison.shifted_members,
             prizes: comparison.prizes,
-            digest_after,
+            digest_after: draft.digest_after,
+            digest_pending,
         })
     }
 
@@ -201,6 +249,17 @@ impl Engine {
         }
         Ok(applied)
     }
+}
+
+/// The digest of the standings after `plan`, from every standing before.
+async fn digest_after(
+    slug: &BoardSlug,
+    period: PeriodKey,
+    stored: &mut StoredStandings,
+    plan: &Plan,
+) -> Result<String, LedgerError> {
+    let before = stored.window(0, stored.members()).await?;
+    Ok(crate::ledger::digest(slug.as_str(), &period.to_string(), &plan.after(before)))
 }
 
 /// A draft's id: `pv_` and 32 random hex digits.

@@ -342,3 +342,52 @@ async fn a_preview_predicts_the_standings_of_the_changes_made() {
 fn correction(member: &str, delta: i64) -> engine::lifecycle::Correction {
     engine::lifecycle::Correction { member: m(member), delta, correction_id: None, reason: "appeal".into() }
 }
+
+/// A settled period's preview compares with the stored standings, read only where it looks; a
+/// frozen one's with its totals ranked in memory. On the same totals — forty members on five
+/// point values, so every change lands in a tie — both answer the same, under either tie policy,
+/// and the settled one's digest is what the re-settlement records.
+#[tokio::test]
+async fn a_settled_preview_reads_the_stored_standings_and_answers_as_the_frozen_one() {
+    common::each_store(async |name, e, _| {
+        for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {
+            let b = common::prized_board("pvst", policy, 60);
+            e.create_board(&b).await.unwrap();
+            let writes: Vec<_> = (0..40)
+                .map(|i| point(&format!("e{i}"), &format!("u{i}"), ((i * 7) % 5) as i64 * 10 + 10))
+                .collect();
+            e.record(&b, &writes).await.unwrap();
+            let period = b.period_at(jiff::Timestamp::now()).to_string();
+            let changes = vec![
+                PreviewChange::Correct { member: m("u3"), delta: 20 },
+                PreviewChange::Revoke(ev("e10")),
+                PreviewChange::Hide(m("u7")),
+                PreviewChange::RevokeMember(m("u12")),
+                PreviewChange::Correct { member: m("u20"), delta: -10 },
+                PreviewChange::Correct { member: m("u31"), delta: 30 },
+            ];
+            e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
+            let frozen = e.preview(&b.slug, &period, "check", changes.clone(), "admin:ann").await.unwrap();
+            e.transition(&b.slug, &period, Transition::Settle, "admin:ann", None).await.unwrap();
+            let settled = e.preview(&b.slug, &period, "check", changes, "admin:ann").await.unwrap();
+            let at = format!("{name} {policy:?}");
+            assert_eq!(settled.moves, frozen.moves, "{at}");
+            assert!(settled.moves.len() >= 5, "{at}: {:?}", settled.moves);
+            assert_eq!(
+                (settled.shifted, &settled.shifted_members),
+                (frozen.shifted, &frozen.shifted_members),
+                "{at}"
+            );
+            assert!(settled.shifted > 0, "{at}");
+            assert_eq!(settled.prizes, frozen.prizes, "{at}");
+            assert_eq!((frozen.digest_after.as_ref(), frozen.digest_pending), (None, false), "{at}");
+            assert!(!settled.digest_pending, "{at}: 40 members are digested in the answer");
+            let draft = e.preview_draft(&b.slug, &period, &settled.preview_id).await.unwrap();
+            assert_eq!(draft.digest_after, settled.digest_after, "{at}: the draft keeps it");
+            e.apply_preview(&b.slug, &period, &settled.preview_id, "admin:bob").await.unwrap();
+            let revision = e.settlement(&b.slug, &period).await.unwrap();
+            assert_eq!((revision.revision, Some(revision.digest)), (2, settled.digest_after), "{at}");
+        }
+    })
+    .await;
+}

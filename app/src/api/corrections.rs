@@ -24,6 +24,8 @@ pub struct CorrectionPreview {
     pub prizes: Vec<PrizeChange>,
     /// For a settled or archived period: the digest the new revision will have.
     pub digest_after: Option<String>,
+    /// The digest is still being computed (a period of over 100 000 members).
+    pub digest_pending: bool,
     pub expires_at: jiff::Timestamp,
 }
 
@@ -73,6 +75,7 @@ pub async fn preview_correction(
         shifted: p.shifted,
         prizes: p.prizes,
         digest_after: p.digest_after,
+        digest_pending: p.digest_pending,
         expires_at: p.expires_at,
     })
 }

@@ -131,6 +131,9 @@ fn PreviewTable(p: CorrectionPreview, apply: ServerAction<ApplyCorrection>) -> i
                 }.into_any()
             }}
             {p.digest_after.clone().map(|d| view! { <p class="meta">"New digest: " <span class="id">{d}</span></p> })}
+            {p.digest_pending.then(|| view! {
+                <p class="meta">"New digest: still being computed (a large period); the revision shows it once applied."</p>
+            })}
             <ActionForm action=apply>
                 <input type="hidden" name="board" value=p.board.clone()/>
                 <input type="hidden" name="period" value=p.period.clone()/>

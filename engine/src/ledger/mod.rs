@@ -68,7 +68,7 @@ pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use rows::{InvalidRow, Listing};
 pub use schedule::PeriodInState;
 pub use settle::{Failpoint, digest, set_settle_batch};
-pub use standings::{SETTLEMENT_PAGE, StandingsWindow};
+pub use standings::{SETTLEMENT_PAGE, StandingsWindow, StoredStandings};
 pub use writes::{Projected, Recorded};
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};

@@ -8,13 +8,15 @@
 //! counter), a hide flips the flag. Changes apply in the order given, each on the result of the
 //! ones before.
 //!
-//! **The watermark** (`based_on.watermark`): `v<SUM(totals.version)>.a<last audit id>` of the
-//! period. Every change of a total raises its version (writes, revokes, corrections, accepted late
-//! writes, hides), so the sum rises with any change of points, reach sequences or hidden flags;
-//! the last audit row of the period or of the board (period NULL: `board_edit` changes the prize
-//! table) moves with transitions, late decisions and settlements. Neither ever goes back. It may
-//! move without the standings changing (a rejected write is audited), which only makes a draft
-//! stale sooner, never wrongly fresh.
+//! **The watermark** (`based_on.watermark`): `v<SUM(totals.version)>.a<last audit id>` of an open
+//! or frozen period. Every change of a total raises its version (writes, revokes, corrections,
+//! accepted late writes, hides), so the sum rises with any change of points, reach sequences or
+//! hidden flags; the last audit row of the period or of the board (period NULL: `board_edit`
+//! changes the prize table) moves with transitions, late decisions and settlements. Neither ever
+//! goes back. It may move without the standings changing (a rejected write is audited), which only
+//! makes a draft stale sooner, never wrongly fresh. A settled or archived period's totals change
+//! only by an applied preview, which writes the next settlement revision: its watermark is
+//! `r<latest revision>.a<last audit id>`, two index lookups instead of a sum over every total.
 
 use super::adjust::counting_entries;
 use super::decide::{Verdict, conclude, judge};
@@ -38,8 +40,11 @@ pub struct PreviewBase {
     /// The latest settlement's revision, when settled.
     pub revision: Option<i64>,
     pub watermark: String,
-    /// Every ranked (visible) total before, in no particular order.
+    /// Every ranked (visible) total before, in no particular order — for an open or frozen
+    /// period only: a settled one compares with its stored standings.
     pub before: Vec<FinalTotal>,
+    /// For a settled or archived period: how many members its latest standings rank.
+    pub members: u64,
     /// For a settled or archived period: the prize table it was settled with (what a
     /// re-settlement keeps).
     pub prizes: Option<Vec<domain::board::Prize>>,
@@ -62,6 +67,8 @@ pub struct Draft {
     pub expires_at: jiff::Timestamp,
     /// `draft`, `applied` or `cancelled` (a draft past `expires_at` is expired).
     pub status: String,
+    /// For a settled or archived period: the digest of the standings after, once computed.
+    pub digest_after: Option<String>,
 }
 
 /// A touched member while the changes are simulated.
@@ -111,9 +118,13 @@ impl Ledger {
             None => (State::Open, 0),
         };
         let last = super::settle::last_revision(&mut tx, board, &key).await?;
+        let members = last.as_ref().map_or(0, |l| l.members);
         let (revision, prizes) = (last.as_ref().map(|l| l.revision), last.map(|l| l.prizes));
-        let watermark = watermark(&mut tx, slug, &key).await?;
-        let before = final_totals(&mut tx, self.backend, slug, &key).await?;
+        let watermark = watermark(&mut tx, slug, &key, state).await?;
+        let before = match state.is_adjustable() {
+            true => final_totals(&mut tx, self.backend, slug, &key).await?,
+            false => Vec::new(),
+        };
 
         let mut sims: HashMap<MemberId, Sim> = HashMap::new();
         let mut order: Vec<MemberId> = Vec::new();
@@ -218,13 +229,22 @@ impl Ledger {
                 Touched { before: sim.before, after: sim.contender(), member }
             })
             .collect();
-        Ok(PreviewBase { state, revision, watermark, before, prizes, touched })
+        Ok(PreviewBase { state, revision, watermark, before, members, prizes, touched })
     }
 
     /// The period's watermark now (see the module's doc).
     pub async fn preview_watermark(&self, board: &str, period: &PeriodKey) -> Result<String, LedgerError> {
         let mut tx = self.pool.begin().await?;
-        let w = watermark(&mut tx, board, &period.to_string()).await?;
+        let key = period.to_string();
+        let state = sqlx::query("SELECT state FROM periods WHERE board = $1 AND period = $2")
+            .bind(board)
+            .bind(&key)
+            .fetch_optional(&mut *tx)
+            .await?
+            .map(|r| parse_state(&r.try_get::<String, _>("state")?))
+            .transpose()?
+            .unwrap_or(State::Open);
+        let w = watermark(&mut tx, board, &key, state).await?;
         tx.commit().await?;
         Ok(w)
     }
@@ -238,7 +258,8 @@ impl Ledger {
             let mut w = ledger.begin_write().await?;
             sqlx::query(
                 "INSERT INTO previews (id, board, period, actor, reason, changes, watermark, revision, \
-                 created_at, expires_at, status) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                 created_at, expires_at, status, digest_after) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
             )
             .bind(&draft.id)
             .bind(&draft.board)
@@ -251,8 +272,26 @@ impl Ledger {
             .bind(micros(draft.created_at))
             .bind(micros(draft.expires_at))
             .bind(&draft.status)
+            .bind(&draft.digest_after)
             .execute(&mut *w.tx)
             .await?;
+            w.tx.commit().await?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Records the digest of a draft's standings after, computed after the draft was answered.
+    pub async fn set_draft_digest(&self, board: &str, id: &str, digest: &str) -> Result<(), LedgerError> {
+        let (ledger, board, id, digest) = (self.clone(), board.to_owned(), id.to_owned(), digest.to_owned());
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            sqlx::query("UPDATE previews SET digest_after = $1 WHERE board = $2 AND id = $3")
+                .bind(&digest)
+                .bind(&board)
+                .bind(&id)
+                .execute(&mut *w.tx)
+                .await?;
             w.tx.commit().await?;
             Ok(())
         })
@@ -302,8 +341,7 @@ impl Ledger {
     }
 }
 
-pub(super) const DRAFT_COLUMNS: &str =
-    "id, board, period, actor, reason, changes, watermark, revision, created_at, expires_at, status";
+pub(super) const DRAFT_COLUMNS: &str = "id, board, period, actor, reason, changes, watermark, revision, created_at, expires_at, status, digest_after";
 
 pub(super) fn draft_from_row(row: &sqlx::any::AnyRow) -> Result<Draft, LedgerError> {
     let (id, changes): (String, String) = (row.try_get("id")?, row.try_get("changes")?);
@@ -319,20 +357,31 @@ pub(super) fn draft_from_row(row: &sqlx::any::AnyRow) -> Result<Draft, LedgerErr
         created_at: instant(row.try_get("created_at")?)?,
         expires_at: instant(row.try_get("expires_at")?)?,
         status: row.try_get("status")?,
+        digest_after: row.try_get("digest_after")?,
         id,
     })
 }
 
-/// `v<SUM(version)>.a<last audit id>` of a period (see the module's doc).
-pub(super) async fn watermark(tx: &mut Tx, board: &str, period: &str) -> Result<String, LedgerError> {
-    let versions: i64 = sqlx::query(
-        "SELECT CAST(COALESCE(SUM(version), 0) AS BIGINT) AS v FROM totals WHERE board = $1 AND period = $2",
-    )
-    .bind(board)
-    .bind(period)
-    .fetch_one(&mut **tx)
-    .await?
-    .try_get("v")?;
+/// `v<SUM(version)>.a<last audit id>` of an open or frozen period, `r<revision>.a<last audit id>`
+/// of a settled or archived one (see the module's doc).
+pub(super) async fn watermark(
+    tx: &mut Tx,
+    board: &str,
+    period: &str,
+    state: State,
+) -> Result<String, LedgerError> {
+    let totals = match state.is_adjustable() {
+        true => {
+            "SELECT 'v' || CAST(COALESCE(SUM(version), 0) AS BIGINT) AS w FROM totals \
+                 WHERE board = $1 AND period = $2"
+        }
+        false => {
+            "SELECT 'r' || CAST(COALESCE(MAX(revision), 0) AS BIGINT) AS w FROM settlements \
+                  WHERE board = $1 AND period = $2"
+        }
+    };
+    let totals: String =
+        sqlx::query(totals).bind(board).bind(period).fetch_one(&mut **tx).await?.try_get("w")?;
     // Two lookups of the index `audit_by_board` (board, period, id) rather than one OR.
     let last = |sql: &'static str| sqlx::query(sql).bind(board);
     let of_period: i64 =
@@ -348,7 +397,7 @@ pub(super) async fn watermark(tx: &mut Tx, board: &str, period: &str) -> Result<
     .await?
     .try_get("a")?;
     let audit = of_period.max(of_board);
-    Ok(format!("v{versions}.a{audit}"))
+    Ok(format!("{totals}.a{audit}"))
 }
 
 /// The member's simulation, read from the ledger at its first touch.

@@ -123,7 +123,7 @@ impl Ledger {
                     format!("preview {id} expired at {}: make a new one", draft.expires_at),
                 ));
             }
-            let seen = watermark(&mut w.tx, slug, &key).await?;
+            let seen = watermark(&mut w.tx, slug, &key, state).await?;
             if seen != draft.watermark {
                 return Err(LedgerError::refused(
                     "preview_stale",
@@ -195,7 +195,7 @@ impl Ledger {
                 changes: draft.changes.len(),
                 applied_by: actor.clone(),
                 applied_at: now,
-                watermark: watermark(&mut w.tx, slug, &key).await?,
+                watermark: watermark(&mut w.tx, slug, &key, state).await?,
                 revision,
             };
             let result = serde_json::to_string(&applied).map_err(|e| LedgerError::Corrupt(e.to_string()))?;
@@ -359,9 +359,10 @@ async fn resettle(
 ) -> Result<Revision, LedgerError> {
     let (slug, key) = (board.slug.as_str(), draft.period.to_string());
     // The prize table the period was settled with, not the board's table now.
-    let LastRevision { revision: previous, digest: previous_digest, prizes } = last_revision(tx, board, &key)
-        .await?
-        .ok_or_else(|| LedgerError::Corrupt(format!("{slug} {key} is settled without a settlement")))?;
+    let LastRevision { revision: previous, digest: previous_digest, prizes, .. } =
+        last_revision(tx, board, &key)
+            .await?
+            .ok_or_else(|| LedgerError::Corrupt(format!("{slug} {key} is settled without a settlement")))?;
     let revision = previous + 1;
     let totals = final_totals(tx, backend, slug, &key).await?;
     let standings = standings(board.tie_policy(), totals, &prizes);

@@ -376,6 +376,8 @@ pub(super) struct LastRevision {
     /// The prize table it was computed with, which a re-settlement keeps: `board`'s own table for
     /// a settlement written before migration 0013, which did not record it.
     pub prizes: Vec<domain::board::Prize>,
+    /// How many members its standings rank.
+    pub members: u64,
 }
 
 /// The latest settlement revision of a period; None when it was never settled.
@@ -385,7 +387,7 @@ pub(super) async fn last_revision(
     period: &str,
 ) -> Result<Option<LastRevision>, LedgerError> {
     let row = sqlx::query(
-        "SELECT revision, digest, prizes FROM settlements WHERE board = $1 AND period = $2 \
+        "SELECT revision, digest, prizes, members FROM settlements WHERE board = $1 AND period = $2 \
          ORDER BY revision DESC LIMIT 1",
     )
     .bind(board.slug.as_str())
@@ -398,5 +400,10 @@ pub(super) async fn last_revision(
             .map_err(|e| LedgerError::Corrupt(format!("the prize table of {} {period}: {e}", board.slug)))?,
         None => board.prizes.clone(),
     };
-    Ok(Some(LastRevision { revision: row.try_get("revision")?, digest: row.try_get("digest")?, prizes }))
+    Ok(Some(LastRevision {
+        revision: row.try_get("revision")?,
+        digest: row.try_get("digest")?,
+        prizes,
+        members: row.try_get::<i64, _>("members")? as u64,
+    }))
 }

@@ -4,9 +4,10 @@
 
 use super::sql::member_id;
 use super::{Ledger, LedgerError, instant};
-use domain::settlement::Standing;
+use domain::preview::StandingsBefore;
+use domain::settlement::{FinalTotal, Standing, standing_order};
 use domain::view::{Settlement, SettlementSummary};
-use domain::{BoardSlug, MemberId, PeriodKey};
+use domain::{BoardSlug, MemberId, PeriodKey, TiePolicy};
 use sqlx::Row;
 
 /// How many standings a settlement answers at once.
@@ -198,27 +199,150 @@ impl Ledger {
         let Some((revision, total)) = self.latest_settlement(board, period).await? else {
             return Ok(0);
         };
-        // Points never rise along positions, so neither do the blocks' last (lowest) points: the
-        // members with at least `min_points` end in the first block whose last points are below
-        // them. Its last points are the highest below `min_points`; among blocks with equal last
-        // points, the first. Two lookups of `standing_blocks_by_points`, then one block unpacked.
+        count_at_least(&self.pool, board.as_str(), &period.to_string(), revision, total, min_points).await
+    }
+
+    /// The standings of one settlement revision, read as a preview compares them.
+    pub fn stored_standings(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        policy: TiePolicy,
+        revision: i64,
+        members: u64,
+    ) -> StoredStandings {
+        StoredStandings {
+            pool: self.pool.clone(),
+            board: board.to_string(),
+            period: period.to_string(),
+            policy,
+            revision,
+            members,
+        }
+    }
+}
+
+/// How many members of a settlement revision of `total` members have at least `min_points`.
+async fn count_at_least(
+    pool: &sqlx::AnyPool,
+    board: &str,
+    period: &str,
+    revision: i64,
+    total: u64,
+    min_points: i64,
+) -> Result<u64, LedgerError> {
+    // Points never rise along positions, so neither do the blocks' last (lowest) points: the
+    // members with at least `min_points` end in the first block whose last points are below
+    // them. Its last points are the highest below `min_points`; among blocks with equal last
+    // points, the first. Two lookups of `standing_blocks_by_points`, then one block unpacked.
+    let row = sqlx::query(
+        "SELECT first_position, rows FROM standing_blocks WHERE board = $1 AND period = $2 AND revision = $3 \
+         AND last_points = (SELECT MAX(last_points) FROM standing_blocks WHERE board = $1 AND period = $2 \
+         AND revision = $3 AND last_points < $4) ORDER BY first_position LIMIT 1",
+    )
+    .bind(board)
+    .bind(period)
+    .bind(revision)
+    .bind(min_points)
+    .fetch_optional(pool)
+    .await?;
+    let Some(row) = row else {
+        return Ok(total);
+    };
+    let first: i64 = row.try_get("first_position")?;
+    let block = unpack_block(&row.try_get::<String, _>("rows")?)?;
+    Ok(first as u64 + block.partition_point(|s| s.points >= min_points) as u64)
+}
+
+/// A settlement revision's stored standings as the standings before of a preview
+/// (`domain::preview::StandingsBefore`): a few block lookups per changed member instead of
+/// reading every standing. A revision never changes once written, so the reads need no snapshot.
+pub struct StoredStandings {
+    pool: sqlx::AnyPool,
+    board: String,
+    period: String,
+    policy: TiePolicy,
+    revision: i64,
+    members: u64,
+}
+
+impl StandingsBefore for StoredStandings {
+    type Error = LedgerError;
+
+    fn members(&self) -> u64 {
+        self.members
+    }
+
+    async fn place(&mut self, member: &MemberId) -> Result<Option<(u64, Standing)>, LedgerError> {
         let row = sqlx::query(
-            "SELECT first_position, rows FROM standing_blocks WHERE board = $1 AND period = $2 AND revision = $3 \
-             AND last_points = (SELECT MAX(last_points) FROM standing_blocks WHERE board = $1 AND period = $2 \
-             AND revision = $3 AND last_points < $4) ORDER BY first_position LIMIT 1",
+            "SELECT members FROM standing_members WHERE board = $1 AND period = $2 AND revision = $3 \
+             AND first_member <= $4 ORDER BY first_member DESC LIMIT 1",
         )
-        .bind(board.as_str())
-        .bind(period.to_string())
-        .bind(revision)
-        .bind(min_points)
+        .bind(&self.board)
+        .bind(&self.period)
+        .bind(self.revision)
+        .bind(member.as_str())
         .fetch_optional(&self.pool)
         .await?;
-        let Some(row) = row else {
-            return Ok(total);
+        let Some(at) = (match row {
+            Some(row) => position_in_block(&row.try_get::<String, _>("members")?, member.as_str())?,
+            None => None,
+        }) else {
+            return Ok(None);
         };
-        let first: i64 = row.try_get("first_position")?;
-        let block = unpack_block(&row.try_get::<String, _>("rows")?)?;
-        Ok(first as u64 + block.partition_point(|s| s.points >= min_points) as u64)
+        Ok(self.window(at, 1).await?.pop().map(|s| (at, s)))
+    }
+
+    async fn at_least(&mut self, points: i64) -> Result<u64, LedgerError> {
+        count_at_least(&self.pool, &self.board, &self.period, self.revision, self.members, points).await
+    }
+
+    async fn ahead_of(&mut self, total: &FinalTotal) -> Result<u64, LedgerError> {
+        let more = match total.points.checked_add(1) {
+            Some(p) => self.at_least(p).await?,
+            None => 0,
+        };
+        let end = self.at_least(total.points).await?;
+        if end == more {
+            return Ok(more);
+        }
+        // Among the members tied on its points, the tie policy decides; `first_reached` needs
+        // their reach sequences, which the standings do not keep.
+        let tied = self.window(more, end - more).await?;
+        let mut reach: std::collections::HashMap<String, i64> = std::collections::HashMap::new();
+        if self.policy == TiePolicy::FirstReached {
+            for chunk in tied.chunks(500) {
+                let list = (0..chunk.len()).map(|i| format!("${}", i + 3)).collect::<Vec<_>>().join(", ");
+                let sql = format!(
+                    "SELECT member, reach_seq FROM totals WHERE board = $1 AND period = $2 AND member IN ({list})"
+                );
+                let mut q = sqlx::query(&sql).bind(&self.board).bind(&self.period);
+                for s in chunk {
+                    q = q.bind(s.member.as_str());
+                }
+                for row in q.fetch_all(&self.pool).await? {
+                    reach.insert(row.try_get("member")?, row.try_get("reach_seq")?);
+                }
+            }
+        }
+        let mut ahead = more;
+        for s in tied {
+            let reach_seq = match self.policy {
+                TiePolicy::FirstReached => *reach
+                    .get(s.member.as_str())
+                    .ok_or_else(|| LedgerError::Corrupt(format!("no total of standing {}", s.member)))?,
+                TiePolicy::Shared => 0,
+            };
+            let t = FinalTotal { member: s.member, points: s.points, reach_seq };
+            if standing_order(self.policy, &t, total).is_lt() {
+                ahead += 1;
+            }
+        }
+        Ok(ahead)
+    }
+
+    async fn window(&mut self, from: u64, count: u64) -> Result<Vec<Standing>, LedgerError> {
+        read_standings(&self.pool, &self.board, &self.period, self.revision, from, count).await
     }
 }
 

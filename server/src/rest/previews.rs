@@ -48,6 +48,9 @@ pub struct PreviewDraft {
     pub created_at: jiff::Timestamp,
     #[schema(value_type = String, format = DateTime)]
     pub expires_at: jiff::Timestamp,
+    /// For a settled or archived period: the digest of the standings after, once computed (a
+    /// large period's preview answers before it is known, with `digest_pending`).
+    pub digest_after: Option<String>,
 }
 
 impl From<Draft> for PreviewDraft {
@@ -69,6 +72,7 @@ impl From<Draft> for PreviewDraft {
             based_on: BasedOn { watermark: d.watermark, revision: d.revision },
             created_at: d.created_at,
             expires_at: d.expires_at,
+            digest_after: d.digest_after,
         }
     }
 }
