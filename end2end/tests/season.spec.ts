@@ -25,6 +25,18 @@ async function step(page: Page, label: string, name: string, consequence: RegExp
   await panel.locator(`button[data-confirm="${name}"]`).click();
 }
 
+/** Applies the preview on the page after checking what it says it does. */
+async function apply(page: Page, change: string, moves: Record<string, string>) {
+  const preview = page.getByTestId('preview');
+  await expect(preview).toContainText(change);
+  for (const [member, move] of Object.entries(moves)) {
+    await expect(preview.locator('table.moves tbody tr').filter({ hasText: member })).toContainText(move);
+  }
+  await preview.locator('button[data-confirm="apply"]').click();
+  await expect(page.getByTestId('outcome').filter({ hasText: 'Applied' })).toContainText(`Applied: ${change}.`);
+  await expect(page.getByTestId('preview')).toHaveCount(0);
+}
+
 test('an admin runs a period from the console, end to end', async ({ page, baseURL }) => {
   test.setTimeout(90_000);
   page.on('dialog', () => { throw new Error('a script ran from a display name'); });
@@ -86,13 +98,17 @@ test('an admin runs a period from the console, end to end', async ({ page, baseU
   });
   expect((await late.json()).results[0].result).toBe('late');
 
-  // Accept it: u2 (30 + 40) overtakes u1 (55).
+  // Accept it — previewed first: u2 (30 + 40) would overtake u1 (55); nothing changes before
+  // "Apply".
   await page.reload();
   await page.waitForLoadState('networkidle');
   const row = page.locator('table.late tbody tr').filter({ hasText: 'e5' });
   await expect(row).toContainText('pending');
-  await row.getByRole('button', { name: 'Accept' }).click();
-  await expect(page.getByTestId('outcome').filter({ hasText: 'Late write' })).toContainText('accepted');
+  await row.getByLabel('Reason').fill('arrived in the grace minute');
+  await row.getByRole('button', { name: 'Accept…' }).click();
+  await expect(page.getByTestId('preview').locator('table.moves tbody tr').filter({ hasText: 'u2' })).toContainText('2 → 1');
+  await expect(page.locator('table.late tbody tr').filter({ hasText: 'e5' })).toContainText('pending');
+  await apply(page, '1 late write accepted', { u2: '30 → 70' });
   await expect(page.locator('table.late tbody tr').filter({ hasText: 'e5' })).toContainText('accepted');
   await expect(page.locator('table.ranking tbody tr').first()).toContainText('u2');
 
@@ -104,8 +120,8 @@ test('an admin runs a period from the console, end to end', async ({ page, baseU
   const e4 = page.locator('table.entries tbody tr').filter({ hasText: 'e4' });
   await e4.locator('summary').click();
   await e4.getByLabel('Reason').fill('duplicate submission');
-  await e4.getByRole('button', { name: 'Revoke' }).click();
-  await expect(page.getByTestId('outcome')).toContainText('e4 revoked; u1 now has 50 points');
+  await e4.getByRole('button', { name: 'Preview revoke' }).click();
+  await apply(page, '1 entry revoked', { u1: '55 → 50' });
   await expect(page.getByTestId('standing')).toContainText('50 points');
   await page.goto(`/admin/audit?board=${slug}&action=revoke`);
   const audit = page.locator('table.audit tbody tr');
@@ -122,10 +138,12 @@ test('an admin runs a period from the console, end to end', async ({ page, baseU
   await page.goto(`/admin/b/${slug}/${period}/m/u3`);
   await page.waitForLoadState('networkidle');
   await step(page, 'Hide…', 'hide', /leaves every public view/, 'name under review');
+  await apply(page, '1 member hidden', { u3: '3 → —' });
   await expect(page.getByTestId('hidden')).toBeVisible();
   await expect(page.getByTestId('standing')).toContainText('20 points, not ranked');
   expect(await publicTop()).toEqual(['u2', 'u1']);
   await step(page, 'Unhide…', 'unhide', /shows again/, 'name is fine');
+  await apply(page, '1 member shown again', { u3: '— → 3' });
   await expect(page.getByTestId('hidden')).toHaveCount(0);
   expect(await publicTop()).toEqual(['u2', 'u1', 'u3']);
   await page.goto(`/admin/audit?board=${slug}&member=u3`);

@@ -206,32 +206,6 @@ pub async fn transition(
     Ok(format!("{} is now {}.", info.period, info.state))
 }
 
-/// Accepts (applies) or rejects a late write; a rejection needs a reason.
-#[server(endpoint = "admin_decide_late")]
-pub async fn decide_late(
-    board: String,
-    period: String,
-    id: i64,
-    decision: String,
-    reason: String,
-) -> Result<String, AppError> {
-    let actor = super::admin::admin_actor().await?;
-    let accept = match decision.as_str() {
-        "accept" => true,
-        "reject" => false,
-        other => return Err(AppError::Invalid(format!("{other:?} is neither accept nor reject"))),
-    };
-    let reason = Some(reason.trim()).filter(|r| !r.is_empty());
-    if !accept && reason.is_none() {
-        return Err(AppError::Field { field: "reason".into(), message: "a rejection needs a reason".into() });
-    }
-    let done = engine()?.decide_late(&board_slug(board)?, &period, id, accept, &actor, reason).await?;
-    Ok(match done.result {
-        Some(outcome) => format!("Late write {id} accepted: {}.", outcome.as_str()),
-        None => format!("Late write {id} {}.", done.entry.status),
-    })
-}
-
 /// A member's standing, ledger total, hidden state and every ledger entry behind it, for the
 /// drill-down (a hidden member included).
 #[server(endpoint = "admin_member")]
@@ -245,64 +219,6 @@ pub async fn read_member(
     Ok(engine()?
         .member_view_admin(&board_slug(board)?, Some(&period), &member_id(member)?, before, 50)
         .await?)
-}
-
-/// Hides a member from every public view of the period (`change` = `hide`), or shows it again
-/// (`unhide`); a reason is required and both are audited.
-#[server(endpoint = "admin_visibility")]
-pub async fn set_visibility(
-    board: String,
-    period: String,
-    member: String,
-    change: String,
-    reason: String,
-) -> Result<String, AppError> {
-    let actor = super::admin::admin_actor().await?;
-    let why = self::reason(&reason)?;
-    let (engine, slug, member) = (engine()?, board_slug(board)?, member_id(member)?);
-    let done = match change.as_str() {
-        "hide" => engine.hide_member(&slug, &period, &member, &actor, why).await?,
-        "unhide" => engine.unhide_member(&slug, &period, &member, &actor, why).await?,
-        other => return Err(AppError::Invalid(format!("{other:?} is neither hide nor unhide"))),
-    };
-    Ok(format!("{}: {}.", done.member, done.result.as_str().replace('_', " ")))
-}
-
-/// Revokes one applied event or submission of the board, with a reason.
-#[server(endpoint = "admin_revoke")]
-pub async fn revoke(board: String, event_id: String, reason: String) -> Result<String, AppError> {
-    let actor = super::admin::admin_actor().await?;
-    let why = self::reason(&reason)?;
-    let event = domain::EventId::parse(event_id.trim()).map_err(|e| AppError::Invalid(e.to_string()))?;
-    let done = engine()?.revoke(&board_slug(board)?, &event, &actor, why).await?;
-    Ok(match done.result {
-        "already_revoked" => format!("{event} was already revoked; nothing changed."),
-        _ => format!("{event} revoked; {} now has {} points.", done.member, done.points.unwrap_or_default()),
-    })
-}
-
-/// Adds an admin's correction (a signed delta, with a reason) to a member's total.
-#[server(endpoint = "admin_correct")]
-pub async fn correct(
-    board: String,
-    period: String,
-    member: String,
-    delta: String,
-    reason: String,
-) -> Result<String, AppError> {
-    let actor = super::admin::admin_actor().await?;
-    let delta = optional_number("delta", &delta)?.filter(|d| *d != 0).ok_or_else(|| AppError::Field {
-        field: "delta".into(),
-        message: "give a non-zero whole number".into(),
-    })?;
-    let correction = engine::lifecycle::Correction {
-        member: member_id(member)?,
-        delta,
-        correction_id: None,
-        reason: self::reason(&reason)?.to_owned(),
-    };
-    let done = engine()?.correct(&board_slug(board)?, &period, &correction, &actor).await?;
-    Ok(format!("Corrected by {:+}; {} now has {} points.", done.delta, done.member, done.points))
 }
 
 /// A page of the audit trail, newest first. Filters are optional; `since` and `until` take a date

@@ -30,8 +30,8 @@ pub struct CorrectionPreview {
 }
 
 /// Previews one change to a period. `change` is `revoke` (an event or submission id in
-/// `target`), `revoke_member`, `hide`, `unhide` (a member id) or `correct` (a member id and a
-/// signed `delta`).
+/// `target`), `revoke_member`, `hide`, `unhide` (a member id), `correct` (a member id and a
+/// signed `delta`), `accept_late` or `reject_late` (a late write's id).
 #[server(endpoint = "admin_preview")]
 pub async fn preview_correction(
     board: String,
@@ -51,6 +51,13 @@ pub async fn preview_correction(
             PreviewChange::Revoke(domain::EventId::parse(target.trim()).map_err(|e| field(e.to_string()))?)
         }
         "revoke_member" => PreviewChange::RevokeMember(member()?),
+        "accept_late" | "reject_late" => {
+            let id = target.trim().parse::<i64>().map_err(|_| field("give a late write's id".into()))?;
+            match change.as_str() {
+                "accept_late" => PreviewChange::AcceptLate(id),
+                _ => PreviewChange::RejectLate(id),
+            }
+        }
         "hide" => PreviewChange::Hide(member()?),
         "unhide" => PreviewChange::Unhide(member()?),
         "correct" => {
@@ -85,16 +92,19 @@ pub async fn preview_correction(
 pub async fn apply_correction(board: String, period: String, preview_id: String) -> Result<String, AppError> {
     let actor = super::admin::admin_actor().await?;
     let slug = super::board_slug(board)?;
-    let applied = super::engine()?.apply_preview(&slug, &period, preview_id.trim(), &actor).await?;
+    let engine = super::engine()?;
+    let draft = engine.preview_draft(&slug, &period, preview_id.trim()).await?;
+    let applied = engine.apply_preview(&slug, &period, preview_id.trim(), &actor).await?;
+    let words = domain::preview::describe(&draft.changes);
     Ok(match applied.revision {
         Some(r) => {
             let short = r.digest.get(..12).unwrap_or(&r.digest);
             format!(
-                "Revision {} written (digest {short}…); {} reward deliveries queued.",
+                "Applied: {words}. Revision {} written (digest {short}…); {} reward deliveries queued.",
                 r.revision,
                 r.rewards.len()
             )
         }
-        None => format!("Applied: {} change(s).", applied.changes),
+        None => format!("Applied: {words}."),
     })
 }

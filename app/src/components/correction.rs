@@ -1,8 +1,11 @@
-//! The console's "Correct…" panel: a change to the period (revoke an entry, revoke every entry of
-//! a member, correct points, hide or show a member) is previewed first — every rank move and
-//! prize change as a table — and only "Apply" makes it, exactly as previewed. On a settled or archived period that writes
-//! the next settlement revision and its reward deltas. The preview needs JavaScript (its table
-//! is the action's answer); everything else on the console works without.
+//! Every change the console makes to a period's standings — revoke an entry, revoke every entry
+//! of a member, correct points, hide or show a member, accept or reject a late write — is
+//! previewed first: every rank move and prize change as a table ([`PreviewResult`]), and only
+//! "Apply" makes it, exactly as previewed. The forms that ask for a preview are where the change
+//! belongs (an entry's row, a late write's row, the member's page, the period's "Correct…"
+//! panel); on a settled or archived period applying writes the next settlement revision and its
+//! reward deltas. The preview needs JavaScript (its table is the action's answer); the rest of the
+//! console works without, and the HTTP API keeps each change's own route.
 
 use crate::api::corrections::{ApplyCorrection, CorrectionPreview, PreviewCorrection};
 use crate::components::console::{ActionOutcome, FieldError};
@@ -16,9 +19,6 @@ pub fn CorrectPanel(
     period: String,
     state: String,
     preview: ServerAction<PreviewCorrection>,
-    apply: ServerAction<ApplyCorrection>,
-    /// The preview last sent to "Apply".
-    applied: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let consequence = match state.as_str() {
         "settled" | "archived" => {
@@ -28,28 +28,6 @@ pub fn CorrectPanel(
         _ => "The change is made as previewed, with its audit rows; nothing changes until you apply it.",
     };
     let error = Signal::derive(move || preview.value().get().and_then(Result::err));
-    // Refusals of a field stand under it; any other (an unknown event, a rejected correction) here.
-    let refusal = move || match preview.value().get() {
-        Some(Err(e)) if !matches!(e, AppError::Field { .. }) => Some(
-            view! { <p class="notice error" role="alert" data-testid="preview-refusal">{e.to_string()}</p> },
-        ),
-        _ => None,
-    };
-    // A new preview replaces the shown one; once applied it goes (a refused apply keeps it, with
-    // the refusal). `applied` lives with the page: the console re-renders after an apply.
-    Effect::new(move |_| {
-        if let Some(input) = apply.input().get() {
-            applied.set(Some(input.preview_id));
-        }
-    });
-    let shown = move || {
-        let refused = apply.value().get().is_some_and(|r| r.is_err());
-        preview
-            .value()
-            .get()
-            .and_then(Result::ok)
-            .filter(|p| refused || applied.get().as_deref() != Some(p.preview_id.as_str()))
-    };
     view! {
         <details class="confirm" data-step="Correct…">
             <summary class="button secondary">"Correct…"</summary>
@@ -75,10 +53,45 @@ pub fn CorrectPanel(
                     <FieldError error field="reason"/>
                     <button type="submit" prop:disabled=move || preview.pending().get()>"Preview"</button>
                 </ActionForm>
-                {refusal}
-                {move || shown().map(|p| view! { <PreviewTable p apply/> })}
             </div>
         </details>
+    }
+}
+
+/// The page's last preview with its "Apply", until it is applied; a refused preview's reason (a
+/// refused field stands under its field instead); the apply's outcome. One per page, whichever
+/// form asked: `applied` lives with the page, which re-renders after an apply.
+#[component]
+pub fn PreviewResult(
+    preview: ServerAction<PreviewCorrection>,
+    apply: ServerAction<ApplyCorrection>,
+    /// The preview last sent to "Apply".
+    applied: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let refusal = move || match preview.value().get() {
+        Some(Err(e)) if !matches!(e, AppError::Field { .. }) => Some(
+            view! { <p class="notice error" role="alert" data-testid="preview-refusal">{e.to_string()}</p> },
+        ),
+        _ => None,
+    };
+    // A new preview replaces the shown one; once applied it goes (a refused apply keeps it, with
+    // the refusal).
+    Effect::new(move |_| {
+        if let Some(input) = apply.input().get() {
+            applied.set(Some(input.preview_id));
+        }
+    });
+    let shown = move || {
+        let refused = apply.value().get().is_some_and(|r| r.is_err());
+        preview
+            .value()
+            .get()
+            .and_then(Result::ok)
+            .filter(|p| refused || applied.get().as_deref() != Some(p.preview_id.as_str()))
+    };
+    view! {
+        {refusal}
+        {move || shown().map(|p| view! { <PreviewTable p apply/> })}
         <ActionOutcome outcome=move || apply.value().get()/>
     }
 }

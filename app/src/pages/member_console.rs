@@ -1,5 +1,7 @@
-use crate::api::console::{Correct, Revoke, SetVisibility, read_member};
-use crate::components::console::{ActionOutcome, Confirm, FieldError};
+use crate::api::console::read_member;
+use crate::api::corrections::{ApplyCorrection, PreviewCorrection};
+use crate::components::console::{Confirm, FieldError};
+use crate::components::correction::PreviewResult;
 use crate::components::error_view::ErrorView;
 use crate::pages::member::change;
 use domain::view::{MemberAdminView, MemberView};
@@ -9,15 +11,16 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 
 /// `/admin/b/{board}/{period}/m/{member}` (or `…/member?id=`, the find form): a member's standing
 /// and every ledger entry behind it, with a revoke form on each applied event and a correction
-/// form, and hide / unhide. Each needs a reason; each flows through the ledger and the same
+/// form, and hide / unhide. Each needs a reason and is previewed first (`components/correction.rs`:
+/// the rank moves and prize changes, then "Apply"); each flows through the ledger and the same
 /// projection as any write, and is audited.
 #[component]
 pub fn MemberConsolePage() -> impl IntoView {
     let params = use_params_map();
     let query = use_query_map();
-    let revoke = ServerAction::<Revoke>::new();
-    let correct = ServerAction::<Correct>::new();
-    let visibility = ServerAction::<SetVisibility>::new();
+    let preview = ServerAction::<PreviewCorrection>::new();
+    let apply = ServerAction::<ApplyCorrection>::new();
+    let applied = RwSignal::new(None::<String>);
     let source = move || {
         let p = params.read();
         let q = query.read();
@@ -28,14 +31,14 @@ pub fn MemberConsolePage() -> impl IntoView {
             p.get("period").unwrap_or_default(),
             member,
             before,
-            (revoke.version().get(), correct.version().get(), visibility.version().get()),
+            apply.version().get(),
         )
     };
     let data = Resource::new(source, |(b, p, m, before, _)| read_member(b, p, m, before));
     view! {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
-                {move || Suspend::new(async move { data.await.map(|v| view! { <Drill v revoke correct visibility/> }) })}
+                {move || Suspend::new(async move { data.await.map(|v| view! { <Drill v preview apply applied/> }) })}
             </ErrorBoundary>
         </Suspense>
     }
@@ -44,27 +47,27 @@ pub fn MemberConsolePage() -> impl IntoView {
 #[component]
 fn Drill(
     v: MemberAdminView,
-    revoke: ServerAction<Revoke>,
-    correct: ServerAction<Correct>,
-    visibility: ServerAction<SetVisibility>,
+    preview: ServerAction<PreviewCorrection>,
+    apply: ServerAction<ApplyCorrection>,
+    applied: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let MemberAdminView { view, hidden, points, .. } = v;
     let MemberView { board, period, member, standing, entries, older, .. } = view;
-    let visibility_error = move || visibility.value().get().and_then(Result::err);
-    let visibility_pending = visibility.pending();
+    let error = Signal::derive(move || preview.value().get().and_then(Result::err));
+    let pending = preview.pending();
     let (visibility_step, label, consequence, button) = if hidden {
         (
             "unhide",
             "Unhide…",
             "The member shows again in every public view of this period, with all points recorded meanwhile.",
-            "Unhide now",
+            "Preview unhide",
         )
     } else {
         (
             "hide",
             "Hide…",
             "The member leaves every public view of this period and its settlement; the ledger keeps the history.",
-            "Hide now",
+            "Preview hide",
         )
     };
     let slug = board.slug.to_string();
@@ -72,8 +75,7 @@ fn Drill(
     let audit = format!("/admin/audit?board={slug}&member={member}");
     let row_slug = slug.clone();
     let form_fields = (slug.clone(), period.to_string(), member.to_string());
-    let revoke_error = move || revoke.value().get().and_then(Result::err);
-    let correct_error = move || correct.value().get().and_then(Result::err);
+    let row_period = period.to_string();
     view! {
         <Title text=format!("{member} · {} {period} · Console", board.title)/>
         <p><a href=base.clone()>{format!("← {} {period}", board.title)}</a></p>
@@ -87,6 +89,8 @@ fn Drill(
             {hidden.then(|| view! { " " <span class="state state-hidden" data-testid="hidden">"hidden"</span> })}
             {standing.as_ref().and_then(|s| s.display_name.clone()).map(|n| view! { " · shown as " <q>{n}</q> })}
         </p>
+        <PreviewResult preview apply applied/>
+        <FieldError error field="target"/>
         <h2>"Ledger entries"</h2>
         <table class="entries">
             <caption>"Newest first; a revoked entry no longer counts"</caption>
@@ -98,7 +102,7 @@ fn Drill(
                 // with its entry.
                 <For each=move || entries.clone() key=|e| (e.id, e.revoked) let:e>{{
                     let e = &e;
-                    let slug = row_slug.clone();
+                    let (slug, period) = (row_slug.clone(), row_period.clone());
                     let revocable = !e.revoked && e.external_id.is_some() && matches!(e.kind.as_str(), "point" | "submission");
                     let id = e.external_id.clone().unwrap_or_default();
                     view! {
@@ -109,12 +113,15 @@ fn Drill(
                             <td>{revocable.then(|| view! {
                                 <details class="confirm">
                                     <summary class="button secondary">"Revoke…"</summary>
-                                    <ActionForm action=revoke attr:class="inline">
+                                    <ActionForm action=preview attr:class="inline">
                                         <p>"The entry stops counting; the total and rank are recomputed from the ledger."</p>
                                         <input type="hidden" name="board" value=slug/>
-                                        <input type="hidden" name="event_id" value=id.clone()/>
+                                        <input type="hidden" name="period" value=period/>
+                                        <input type="hidden" name="change" value="revoke"/>
+                                        <input type="hidden" name="target" value=id.clone()/>
+                                        <input type="hidden" name="delta" value=""/>
                                         <label>"Reason" <input name="reason" required/></label>
-                                        <button type="submit" data-revoke=id>"Revoke"</button>
+                                        <button type="submit" data-revoke=id prop:disabled=move || pending.get()>"Preview revoke"</button>
                                     </ActionForm>
                                 </details>
                             })}</td>
@@ -124,19 +131,18 @@ fn Drill(
             </tbody>
         </table>
         {older.map(|id| view! { <p><a class="button" href=format!("?before={id}")>"Older entries"</a></p> })}
-        <FieldError error=revoke_error field="reason"/>
-        <ActionOutcome outcome=move || revoke.value().get()/>
         <h2>"Visibility"</h2>
         // Keyed by the step, so the hide confirmation a re-render replaces is not left open as
         // the unhide one.
         <For each=move || [visibility_step] key=|step| *step let:step>{{
             let (board, period, member) = form_fields.clone();
             view! {
-                <Confirm label consequence=consequence.to_owned() pending=visibility_pending>
-                    <ActionForm action=visibility>
+                <Confirm label consequence=consequence.to_owned() pending>
+                    <ActionForm action=preview>
                         <input type="hidden" name="board" value=board/>
                         <input type="hidden" name="period" value=period/>
-                        <input type="hidden" name="member" value=member/>
+                        <input type="hidden" name="target" value=member/>
+                        <input type="hidden" name="delta" value=""/>
                         <input type="hidden" name="change" value=step/>
                         <label>"Reason" <input name="reason" required/></label>
                         <button type="submit" data-confirm=step>{button}</button>
@@ -144,21 +150,19 @@ fn Drill(
                 </Confirm>
             }
         }}</For>
-        <FieldError error=visibility_error field="reason"/>
-        <ActionOutcome outcome=move || visibility.value().get()/>
+        <FieldError error field="reason"/>
         <h2>"Correction"</h2>
-        <ActionForm action=correct attr:class="stacked" attr:data-testid="correction">
+        <ActionForm action=preview attr:class="stacked" attr:data-testid="correction">
             <p class="hint">"Adds a signed number of points as an audited ledger entry by you."</p>
             <input type="hidden" name="board" value=slug.clone()/>
             <input type="hidden" name="period" value=period.to_string()/>
-            <input type="hidden" name="member" value=member.to_string()/>
+            <input type="hidden" name="change" value="correct"/>
+            <input type="hidden" name="target" value=member.to_string()/>
             <label>"Points (+/−)" <input name="delta" inputmode="numeric" required/></label>
-            <FieldError error=correct_error field="delta"/>
+            <FieldError error field="delta"/>
             <label>"Reason" <input name="reason" required/></label>
-            <FieldError error=correct_error field="reason"/>
-            <button type="submit">"Correct"</button>
+            <button type="submit" prop:disabled=move || pending.get()>"Preview correction"</button>
         </ActionForm>
-        <ActionOutcome outcome=move || correct.value().get()/>
         <p><a href=audit>"This member in the audit trail"</a></p>
     }
 }

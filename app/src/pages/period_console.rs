@@ -1,7 +1,7 @@
-use crate::api::console::{DecideLate, EditBoard, PeriodConsole, Transition, read_period};
+use crate::api::console::{EditBoard, PeriodConsole, Transition, read_period};
 use crate::api::corrections::{ApplyCorrection, PreviewCorrection};
 use crate::components::console::{ActionOutcome, Confirm, FieldError};
-use crate::components::correction::CorrectPanel;
+use crate::components::correction::{CorrectPanel, PreviewResult};
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
 use crate::components::ranking_table::RankingTable;
@@ -11,15 +11,15 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 /// `/admin/b/{board}/{period}`: a period's console — its state and the countdown to the freeze,
-/// the lifecycle steps (each behind a confirmation that states its consequence), the late writes
-/// to review, "Correct…" (a previewed change; on a settled period, a new revision), the leaders
+/// the lifecycle steps (each behind a confirmation that states its consequence), "Correct…" and
+/// the late writes to review (each change previewed, then applied; on a settled period, a new
+/// revision), the leaders
 /// (each a link to the member drill-down), and once settled the standings, the digest, every
 /// revision and every reward's deliveries.
 #[component]
 pub fn PeriodConsolePage() -> impl IntoView {
     let params = use_params_map();
     let transition = ServerAction::<Transition>::new();
-    let decide = ServerAction::<DecideLate>::new();
     let edit = ServerAction::<EditBoard>::new();
     let preview = ServerAction::<PreviewCorrection>::new();
     let apply = ServerAction::<ApplyCorrection>::new();
@@ -28,8 +28,7 @@ pub fn PeriodConsolePage() -> impl IntoView {
         let p = params.read();
         let get = |k: &str| p.get(k).unwrap_or_default();
         // Refetch after every action (with JavaScript; without it the browser reloads the page).
-        let versions =
-            (transition.version().get(), decide.version().get(), edit.version().get(), apply.version().get());
+        let versions = (transition.version().get(), edit.version().get(), apply.version().get());
         (get("board"), get("period"), versions)
     };
     let data = Resource::new(source, |(board, period, _)| read_period(board, period));
@@ -37,7 +36,7 @@ pub fn PeriodConsolePage() -> impl IntoView {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
-                    data.await.map(|c| view! { <Console c transition decide edit preview apply applied/> })
+                    data.await.map(|c| view! { <Console c transition edit preview apply applied/> })
                 })}
             </ErrorBoundary>
         </Suspense>
@@ -51,7 +50,6 @@ type Step = (&'static str, &'static str, String, &'static str);
 fn Console(
     c: PeriodConsole,
     transition: ServerAction<Transition>,
-    decide: ServerAction<DecideLate>,
     edit: ServerAction<EditBoard>,
     preview: ServerAction<PreviewCorrection>,
     apply: ServerAction<ApplyCorrection>,
@@ -151,9 +149,10 @@ fn Console(
         <FieldError error=transition_error field="reason"/>
         <ActionOutcome outcome=move || transition.value().get()/>
         {settings}
-        <CorrectPanel slug=slug.clone() period=period.clone() state=state.clone() preview apply applied/>
+        <CorrectPanel slug=slug.clone() period=period.clone() state=state.clone() preview/>
+        <PreviewResult preview apply applied/>
         <h2>"Late writes"</h2>
-        <LateWrites late slug=slug.clone() period=period.clone() decide/>
+        <LateWrites late slug=slug.clone() period=period.clone() preview/>
         <h2>"Leaders"</h2>
         <form method="get" action=format!("/admin/b/{slug}/{period}/member") class="find">
             <label>"Member id" <input name="id" required autocomplete="off"/></label>
@@ -173,12 +172,11 @@ fn LateWrites(
     late: Vec<LateEntry>,
     slug: String,
     period: String,
-    decide: ServerAction<DecideLate>,
+    preview: ServerAction<PreviewCorrection>,
 ) -> impl IntoView {
     if late.is_empty() {
         return view! { <p class="empty">"No late writes."</p> }.into_any();
     }
-    let error = move || decide.value().get().and_then(Result::err);
     view! {
         <table class="entries late">
             <caption>"Writes that arrived after the period stopped taking them, oldest first"</caption>
@@ -203,14 +201,16 @@ fn LateWrites(
                             <td>{l.received_at.strftime("%Y-%m-%d %H:%M:%S").to_string()}</td>
                             <td>{l.status.clone()} {l.decision_reason.clone().map(|r| format!(": {r}"))}</td>
                             <td>{pending.then(|| view! {
-                                <ActionForm action=decide attr:class="inline">
+                                // Previewed like any change; the preview above says what it does.
+                                <ActionForm action=preview attr:class="inline">
                                     <input type="hidden" name="board" value=slug/>
                                     <input type="hidden" name="period" value=period/>
-                                    <input type="hidden" name="id" value=l.id/>
+                                    <input type="hidden" name="target" value=l.id/>
+                                    <input type="hidden" name="delta" value=""/>
                                     <label class="visually-hidden" for=format!("late-reason-{}", l.id)>"Reason"</label>
-                                    <input id=format!("late-reason-{}", l.id) name="reason" placeholder="reason (to reject)"/>
-                                    <button type="submit" name="decision" value="accept">"Accept"</button>
-                                    <button type="submit" name="decision" value="reject" class="secondary">"Reject"</button>
+                                    <input id=format!("late-reason-{}", l.id) name="reason" required placeholder="reason"/>
+                                    <button type="submit" name="change" value="accept_late">"Accept…"</button>
+                                    <button type="submit" name="change" value="reject_late" class="secondary">"Reject…"</button>
                                 </ActionForm>
                             })}</td>
                         </tr>
@@ -218,8 +218,6 @@ fn LateWrites(
                 }}</For>
             </tbody>
         </table>
-        <FieldError error field="reason"/>
-        <ActionOutcome outcome=move || decide.value().get()/>
     }
     .into_any()
 }

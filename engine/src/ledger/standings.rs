@@ -165,26 +165,10 @@ impl Ledger {
         member: &MemberId,
     ) -> Result<Vec<(SettlementSummary, Option<Standing>)>, LedgerError> {
         let mut out = Vec::new();
+        let (slug, key) = (board.as_str(), period.to_string());
         for summary in self.settlements(board, period).await? {
-            let row = sqlx::query(
-                "SELECT members FROM standing_members WHERE board = $1 AND period = $2 AND revision = $3 \
-                 AND first_member <= $4 ORDER BY first_member DESC LIMIT 1",
-            )
-            .bind(board.as_str())
-            .bind(period.to_string())
-            .bind(summary.revision)
-            .bind(member.as_str())
-            .fetch_optional(&self.pool)
-            .await?;
-            let position = match row {
-                Some(row) => position_in_block(&row.try_get::<String, _>("members")?, member.as_str())?,
-                None => None,
-            };
-            let standing = match position {
-                Some(at) => self.standings(board, period, summary.revision, at, 1).await?.pop(),
-                None => None,
-            };
-            out.push((summary, standing));
+            let place = place_in(&self.pool, slug, &key, summary.revision, member).await?;
+            out.push((summary, place.map(|(_, standing)| standing)));
         }
         Ok(out)
     }
@@ -220,6 +204,33 @@ impl Ledger {
             members,
         }
     }
+}
+
+/// A member's position and standing in a settlement revision, if it has one there: the member
+/// block that would hold it (the last one starting at or before it), then its standing.
+async fn place_in(
+    pool: &sqlx::AnyPool,
+    board: &str,
+    period: &str,
+    revision: i64,
+    member: &MemberId,
+) -> Result<Option<(u64, Standing)>, LedgerError> {
+    let row = sqlx::query(
+        "SELECT members FROM standing_members WHERE board = $1 AND period = $2 AND revision = $3 \
+         AND first_member <= $4 ORDER BY first_member DESC LIMIT 1",
+    )
+    .bind(board)
+    .bind(period)
+    .bind(revision)
+    .bind(member.as_str())
+    .fetch_optional(pool)
+    .await?;
+    let position = match row {
+        Some(row) => position_in_block(&row.try_get::<String, _>("members")?, member.as_str())?,
+        None => None,
+    };
+    let Some(at) = position else { return Ok(None) };
+    Ok(read_standings(pool, board, period, revision, at, 1).await?.pop().map(|s| (at, s)))
 }
 
 /// How many members of a settlement revision of `total` members have at least `min_points`.
@@ -274,23 +285,7 @@ impl StandingsBefore for StoredStandings {
     }
 
     async fn place(&mut self, member: &MemberId) -> Result<Option<(u64, Standing)>, LedgerError> {
-        let row = sqlx::query(
-            "SELECT members FROM standing_members WHERE board = $1 AND period = $2 AND revision = $3 \
-             AND first_member <= $4 ORDER BY first_member DESC LIMIT 1",
-        )
-        .bind(&self.board)
-        .bind(&self.period)
-        .bind(self.revision)
-        .bind(member.as_str())
-        .fetch_optional(&self.pool)
-        .await?;
-        let Some(at) = (match row {
-            Some(row) => position_in_block(&row.try_get::<String, _>("members")?, member.as_str())?,
-            None => None,
-        }) else {
-            return Ok(None);
-        };
-        Ok(self.window(at, 1).await?.pop().map(|s| (at, s)))
+        place_in(&self.pool, &self.board, &self.period, self.revision, member).await
     }
 
     async fn at_least(&mut self, points: i64) -> Result<u64, LedgerError> {
