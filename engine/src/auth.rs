@@ -3,6 +3,10 @@
 //! Secrets are random, shown once, stored as SHA-256 digests (they are high-entropy, so a fast
 //! hash is the right tool; passwords use argon2). Each key has rate limits of its own, counted
 //! per process ([`crate::ratelimit`]).
+//!
+//! Every ingest request names its key, so each process keeps the keys and tokens it recently
+//! found for [`CREDENTIAL_TTL`] ([`Credentials`]) instead of asking the ledger each time: a key
+//! revoked on this process stops at once, one revoked on another within that time.
 
 use crate::hex;
 use crate::ledger::NewApiKey;
@@ -40,6 +44,50 @@ pub struct RateLimited {
     pub retry_after_seconds: u64,
 }
 
+/// How long a process trusts a key or token it found in the ledger: the longest a key revoked
+/// by another instance keeps working here.
+pub const CREDENTIAL_TTL: std::time::Duration = std::time::Duration::from_secs(1);
+/// The most credentials a process keeps; past it the cache starts over (a flood of distinct
+/// valid secrets is all it could take, and each costs a ledger read as before).
+const CREDENTIALS_KEPT: usize = 10_000;
+
+/// What a live secret is.
+#[derive(Debug, Clone)]
+enum Holder {
+    Key(KeyScope),
+    /// An admin token, by id.
+    Admin(i64),
+}
+
+/// The live secrets this process found recently, by digest, each with when it was read. Unknown
+/// and revoked secrets are not kept: they are read each time, so a key made on another instance
+/// works at once.
+#[derive(Default)]
+pub struct Credentials {
+    found: std::sync::Mutex<std::collections::HashMap<String, (Holder, std::time::Instant)>>,
+}
+
+impl Credentials {
+    fn get(&self, digest: &str, now: std::time::Instant) -> Option<Holder> {
+        let found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        found.get(digest).filter(|(_, at)| now.duration_since(*at) < CREDENTIAL_TTL).map(|(h, _)| h.clone())
+    }
+
+    fn put(&self, digest: String, holder: Holder, now: std::time::Instant) {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if found.len() >= CREDENTIALS_KEPT {
+            found.clear();
+        }
+        found.insert(digest, (holder, now));
+    }
+
+    /// Forgets an ingest key (revoked here).
+    fn forget_key(&self, id: i64) {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        found.retain(|_, (h, _)| !matches!(h, Holder::Key(k) if k.id == id));
+    }
+}
+
 /// Reasons recorded in the audit trail hold at most this many bytes.
 const MAX_REASON_BYTES: usize = 1000;
 
@@ -72,7 +120,15 @@ impl Engine {
         if !token.starts_with(ADMIN_TOKEN_PREFIX) {
             return Ok(None);
         }
-        Ok(self.ledger.admin_token_id(&digest(token)).await?.map(|id| format!("token#{id}")))
+        let (digest, now) = (digest(token), std::time::Instant::now());
+        if let Some(Holder::Admin(id)) = self.credentials.get(&digest, now) {
+            return Ok(Some(format!("token#{id}")));
+        }
+        let id = self.ledger.admin_token_id(&digest).await?;
+        if let Some(id) = id {
+            self.credentials.put(digest, Holder::Admin(id), now);
+        }
+        Ok(id.map(|id| format!("token#{id}")))
     }
 
     /// Creates an ingest key for existing boards (periodic or hot) with its limits, audited as
@@ -125,6 +181,7 @@ impl Engine {
             return Err(EngineError::Invalid(format!("a reason holds at most {MAX_REASON_BYTES} bytes")));
         }
         let view = self.ledger.revoke_api_key(id, actor, reason, jiff::Timestamp::now()).await?;
+        self.credentials.forget_key(id);
         self.limiter.forget(id);
         Ok(view)
     }
@@ -134,12 +191,20 @@ impl Engine {
         if !key.starts_with(API_KEY_PREFIX) {
             return Ok(None);
         }
-        Ok(self.ledger.api_key_scope(&digest(key)).await?.map(|s| KeyScope {
+        let (digest, now) = (digest(key), std::time::Instant::now());
+        if let Some(Holder::Key(scope)) = self.credentials.get(&digest, now) {
+            return Ok(Some(scope));
+        }
+        let scope = self.ledger.api_key_scope(&digest).await?.map(|s| KeyScope {
             id: s.id,
             prefix: s.prefix,
             boards: s.boards,
             limits: s.limits,
-        }))
+        });
+        if let Some(scope) = &scope {
+            self.credentials.put(digest, Holder::Key(scope.clone()), now);
+        }
+        Ok(scope)
     }
 
     /// Counts one request of a key against its limits in this process. Over the limit, the

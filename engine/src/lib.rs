@@ -135,6 +135,8 @@ pub struct Engine {
     names: Arc<names::Names>,
     /// Ingest keys' rate limits, counted in this process (see [`ratelimit`]).
     limiter: Arc<ratelimit::RateLimiter>,
+    /// Keys and tokens recently found in the ledger (see [`auth::Credentials`]).
+    credentials: Arc<auth::Credentials>,
 }
 
 /// Which store failed a readiness check.
@@ -176,6 +178,7 @@ impl Engine {
             link_secret: None,
             names: Arc::default(),
             limiter: Arc::default(),
+            credentials: Arc::default(),
         }
     }
 

@@ -137,3 +137,35 @@ async fn keys_are_made_listed_by_prefix_limited_and_revoked_with_an_audit_trail(
         ledger.drop_db().await;
     }
 }
+
+/// Each process keeps the keys it found for `CREDENTIAL_TTL` instead of reading the ledger on
+/// every request: a key revoked through another instance (another engine on the same ledger)
+/// stops working here once that time has passed; a key made there works here at once (unknown
+/// keys are never kept).
+#[tokio::test]
+async fn a_key_revoked_on_another_instance_stops_within_the_credential_ttl() {
+    for ledger in TestLedger::both().await {
+        let projection = TestProjection::new(redis_targets().remove(0).1);
+        let (here, there) = (engine(&ledger, &projection).await, engine(&ledger, &projection).await);
+        let name = ledger.name;
+        let b = board();
+        here.create_board(&b).await.unwrap();
+        let limits = KeyLimits { rate_per_second: 100, burst: 100 };
+        assert_eq!(
+            here.api_key_scope("laurel_ik_0123456789abcdef0123456789abcdef0123456789abcdef").await.unwrap(),
+            None
+        );
+        let issued = there.issue_api_key(std::slice::from_ref(&b.slug), limits, "token#1").await.unwrap();
+        assert!(here.api_key_scope(&issued.key).await.unwrap().is_some(), "{name}: made there, works here");
+        there.revoke_api_key(issued.view.id, "token#1", Some("leaked")).await.unwrap();
+        assert_eq!(there.api_key_scope(&issued.key).await.unwrap(), None, "{name}: revoked there, at once");
+        tokio::time::sleep(engine::auth::CREDENTIAL_TTL + std::time::Duration::from_millis(100)).await;
+        assert_eq!(
+            here.api_key_scope(&issued.key).await.unwrap(),
+            None,
+            "{name}: revoked there, refused here after the credential TTL"
+        );
+        projection.cleanup().await;
+        ledger.drop_db().await;
+    }
+}

@@ -107,6 +107,7 @@ impl Ledger {
     }
 
     async fn record_group(&self, group: Vec<Pending>) {
+        tracing::trace!(calls = group.len(), "group commit");
         if group.len() == 1 {
             let one = group.into_iter().next().expect("one call");
             let answer = self.record_retrying(&one.board, &one.writes, one.now).await;
