@@ -168,16 +168,13 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
 
         // The watermark holds until the period's standings may change, and moves when they do.
         let key = domain::PeriodKey::parse_for(b.cadence, &period).unwrap();
-        assert_eq!(
-            e.ledger().preview_watermark(b.slug.as_str(), &key).await.unwrap(),
-            got.based_on.watermark
-        );
+        assert_eq!(e.ledger().preview_watermark(&b.slug, &key).await.unwrap(), got.based_on.watermark);
         e.record(&b, &[point("e7", "u3", 1)]).await.unwrap();
-        let moved = e.ledger().preview_watermark(b.slug.as_str(), &key).await.unwrap();
+        let moved = e.ledger().preview_watermark(&b.slug, &key).await.unwrap();
         assert_ne!(moved, got.based_on.watermark, "{name}: a write moves the watermark");
         e.hide_member(&b.slug, &period, &m("u3"), "admin:ann", "dup").await.unwrap();
         assert_ne!(
-            e.ledger().preview_watermark(b.slug.as_str(), &key).await.unwrap(),
+            e.ledger().preview_watermark(&b.slug, &key).await.unwrap(),
             moved,
             "{name}: so does a hide"
         );

@@ -100,7 +100,7 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
         let before = ranking(e, &b, &period).await;
         match e.apply_preview(&b.slug, &period, &stale.preview_id, "admin:ann").await {
             Err(engine::EngineError::Conflict { code: "preview_stale", detail }) => {
-                let now = e.ledger().preview_watermark(b.slug.as_str(), &key(&b, &period)).await.unwrap();
+                let now = e.ledger().preview_watermark(&b.slug, &key(&b, &period)).await.unwrap();
                 assert!(
                     detail.contains(&now) && detail.contains(&stale.based_on.watermark),
                     "{name}: {detail}"

@@ -29,7 +29,7 @@ use domain::lifecycle::State;
 use domain::preview::{Contender, PreviewChange, Touched};
 use domain::settlement::FinalTotal;
 use domain::write::{Change, Counted, Current, Effect, replay};
-use domain::{Board, MemberId, PeriodKey, TiePolicy};
+use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
 use sqlx::Row;
 use std::collections::HashMap;
 
@@ -233,18 +233,14 @@ impl Ledger {
     }
 
     /// The period's watermark now (see the module's doc).
-    pub async fn preview_watermark(&self, board: &str, period: &PeriodKey) -> Result<String, LedgerError> {
+    pub async fn preview_watermark(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+    ) -> Result<String, LedgerError> {
+        let state = self.state_of(board, period).await?;
         let mut tx = self.pool.begin().await?;
-        let key = period.to_string();
-        let state = sqlx::query("SELECT state FROM periods WHERE board = $1 AND period = $2")
-            .bind(board)
-            .bind(&key)
-            .fetch_optional(&mut *tx)
-            .await?
-            .map(|r| parse_state(&r.try_get::<String, _>("state")?))
-            .transpose()?
-            .unwrap_or(State::Open);
-        let w = watermark(&mut tx, board, &key, state).await?;
+        let w = watermark(&mut tx, board.as_str(), &period.to_string(), state).await?;
         tx.commit().await?;
         Ok(w)
     }

@@ -302,7 +302,8 @@ impl StandingsBefore for StoredStandings {
             return Ok(more);
         }
         // Among the members tied on its points, the tie policy decides; `first_reached` needs
-        // their reach sequences, which the standings do not keep.
+        // their reach sequences, which the standings do not keep. The whole tie is read: cheap
+        // for the usual few, linear for a change that lands in a tie of very many members.
         let tied = self.window(more, end - more).await?;
         let mut reach: std::collections::HashMap<String, i64> = std::collections::HashMap::new();
         if self.policy == TiePolicy::FirstReached {
