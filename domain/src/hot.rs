@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// Most buckets one read merges: a read costs one ZUNION over this many keys.
+/// Most buckets one window merges (a merge reads every one of them).
 pub const MAX_WINDOW_BUCKETS: u32 = 288;
 /// Longest bucket: one day.
 pub const MAX_BUCKET_SECONDS: u64 = 86_400;
@@ -42,7 +42,7 @@ word_enum!(
 );
 
 word_enum!(
-    /// How the window's buckets are merged (`ZUNION … AGGREGATE`).
+    /// How the window's buckets are merged ([`WindowMerge`]).
     Aggregate {
         /// Weighted sum over the buckets: counts.
         Sum => "sum",
@@ -386,6 +386,65 @@ impl HotBoardSummary {
     }
 }
 
+/// The window merged from its buckets (docs/DESIGN.md, "The window merge"): each bucket's scores
+/// weighted by its place in the window, then summed (counts) or the highest kept (`best`), best
+/// first with Redis's order for ties (score descending, then member descending). The buckets are
+/// read in slices and folded in here, so no single Redis command walks the whole window. Hit
+/// scores are above 0, so a bucket without a member adds nothing under either aggregate.
+#[derive(Debug)]
+pub struct WindowMerge {
+    weights: Vec<f64>,
+    aggregate: Aggregate,
+    merged: std::collections::HashMap<String, f64>,
+}
+
+impl WindowMerge {
+    pub fn new(rules: &HotRules) -> Self {
+        Self { weights: rules.weights.clone(), aggregate: rules.aggregate, merged: Default::default() }
+    }
+
+    /// Folds in the bucket at `position` of the window (0 = the oldest), each member once.
+    pub fn add(&mut self, position: usize, bucket: impl IntoIterator<Item = (String, f64)>) {
+        let weight = self.weights[position];
+        for (member, score) in bucket {
+            let weighted = score * weight;
+            self.merged
+                .entry(member)
+                .and_modify(|slot| {
+                    *slot = match self.aggregate {
+                        Aggregate::Sum => *slot + weighted,
+                        Aggregate::Max => slot.max(weighted),
+                    }
+                })
+                .or_insert(weighted);
+        }
+    }
+
+    /// Members merged so far.
+    pub fn len(&self) -> usize {
+        self.merged.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.merged.is_empty()
+    }
+
+    /// The best `limit` entries, best first.
+    pub fn top(self, limit: usize) -> Vec<(String, f64)> {
+        let order = |a: &(String, f64), b: &(String, f64)| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(&a.0));
+        let mut all: Vec<(String, f64)> = self.merged.into_iter().collect();
+        if limit == 0 {
+            return Vec::new();
+        }
+        if all.len() > limit {
+            all.select_nth_unstable_by(limit - 1, order);
+            all.truncate(limit);
+        }
+        all.sort_unstable_by(order);
+        all
+    }
+}
+
 /// The list a snapshot publishes: `current` (best first) compared with the members of the
 /// previous snapshot (best first), if there was one.
 pub fn rank_changes(previous: Option<&[String]>, current: &[(String, f64)]) -> Vec<HotEntry> {
@@ -411,6 +470,30 @@ pub fn rank_changes(previous: Option<&[String]>, current: &[(String, f64)]) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_merge_weights_each_bucket_and_orders_ties_as_redis_does() {
+        let mut rules = HotRules::new(HotSpec { weights: Some(vec![0.5, 2.0]), ..spec(60, 2, 180) }).unwrap();
+        let bucket =
+            |pairs: &[(&str, f64)]| pairs.iter().map(|(m, s)| (m.to_string(), *s)).collect::<Vec<_>>();
+        let old = bucket(&[("a", 4.0), ("b", 2.0), ("c", 1.0)]);
+        let new = bucket(&[("b", 1.0), ("d", 1.0), ("e", 0.5)]);
+
+        let mut sum = WindowMerge::new(&rules);
+        sum.add(0, old.clone());
+        sum.add(1, new.clone());
+        assert_eq!(sum.len(), 5);
+        // a 2, b 1 + 2, c 0.5, d 2, e 1: ties at 2 go to the later member name first.
+        let top: Vec<(String, f64)> = sum.top(4);
+        assert_eq!(top, bucket(&[("b", 3.0), ("d", 2.0), ("a", 2.0), ("e", 1.0)]));
+
+        rules.aggregate = Aggregate::Max;
+        let mut max = WindowMerge::new(&rules);
+        max.add(0, old);
+        max.add(1, new);
+        assert_eq!(max.top(10), bucket(&[("d", 2.0), ("b", 2.0), ("a", 2.0), ("e", 1.0), ("c", 0.5)]));
+        assert!(WindowMerge::new(&rules).top(3).is_empty());
+    }
 
     fn spec(bucket: u64, buckets: u64, ttl: u64) -> HotSpec {
         HotSpec { bucket_seconds: bucket, window_buckets: buckets, ttl_seconds: ttl, ..HotSpec::default() }

@@ -5,8 +5,8 @@
 //! - [`Engine::hit`]: one hit, checked at the edge ([`HitFilter`], the board's value and action
 //!   rules), then counted by one script with its dedup, cap, trim and `EXPIRE NX`
 //!   (`redis/scripts/hot_hit.lua`). The bucket comes from the Redis server's clock.
-//! - [`Engine::hot_snapshot`]: merges the window (`ZUNION … WEIGHTS … AGGREGATE`, no temporary
-//!   keys), compares it with the previous list ([`domain::hot::rank_changes`]) and publishes it
+//! - [`Engine::hot_snapshot`]: merges the window (every bucket read in slices and weighted here,
+//!   [`domain::hot::WindowMerge`]: Redis is never held for the whole window), compares it with the previous list ([`domain::hot::rank_changes`]) and publishes it
 //!   once per interval; then tends the buckets (UNLINK behind the window, TTL and size checks for
 //!   `/metrics`).
 //! - [`Engine::hot_top`]: the public read, served from the published list so every viewer in an
@@ -19,7 +19,8 @@ use domain::BoardSlug;
 use domain::hot::{HitResult, HotBoard, HotList, HotMember, HotWindow, SNAPSHOT_ENTRIES, rank_changes};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The lease whose holder takes the snapshots.
 pub const LEASE: &str = "hot-snapshots";
@@ -29,6 +30,14 @@ pub const TICK: Duration = Duration::from_secs(1);
 
 /// Hot board definitions by slug (immutable once created, like periodic boards).
 pub type HotBoardCache = std::sync::RwLock<HashMap<BoardSlug, HotBoard>>;
+
+/// How long a process serves a board's published list from memory: a public read then costs
+/// neither a Redis call nor parsing the list. A list this process publishes replaces its copy at
+/// once; one published by another instance shows here at most this much later.
+const LIST_CACHE_TTL: Duration = Duration::from_secs(1);
+
+/// Published lists (None: none yet) as this process last read or published them.
+pub type HotListCache = std::sync::Mutex<HashMap<BoardSlug, (Instant, Option<Arc<HotList>>)>>;
 
 /// The validation hook: decides which members may count on a board, before Redis is touched
 /// (docs/DESIGN.md, "Dedup, caps and weights": counting only searches with results stops most
@@ -199,17 +208,33 @@ impl Engine {
             return Err(EngineError::Invalid(format!("limit must be between 1 and {SNAPSHOT_ENTRIES}")));
         }
         let board = self.hot_board(slug).await?;
-        let mut list = match self.published(slug).await? {
+        let cached = {
+            let lists = self.hot_lists.lock().expect("hot list cache");
+            lists.get(slug).filter(|(at, _)| at.elapsed() < LIST_CACHE_TTL).map(|(_, list)| list.clone())
+        };
+        let published = match cached {
             Some(list) => list,
+            None => {
+                let list = self.published(slug).await?.map(Arc::new);
+                let mut lists = self.hot_lists.lock().expect("hot list cache");
+                lists.insert(slug.clone(), (Instant::now(), list.clone()));
+                list
+            }
+        };
+        Ok(match published {
+            Some(list) => HotList {
+                updated_at: list.updated_at,
+                snapshot_seconds: list.snapshot_seconds,
+                window: list.window.clone(),
+                entries: list.entries.iter().take(limit).cloned().collect(),
+            },
             None => HotList {
                 updated_at: None,
                 snapshot_seconds: board.rules.snapshot_seconds,
                 window: HotWindow::of(&board),
                 entries: Vec::new(),
             },
-        };
-        list.entries.truncate(limit);
-        Ok(list)
+        })
     }
 
     /// Takes a snapshot as of `at_ms` (None: the Redis server's clock): merges the window,
@@ -222,7 +247,11 @@ impl Engine {
     ) -> Result<Option<HotList>, EngineError> {
         let board = self.hot_board(slug).await?;
         let rules = &board.rules;
-        let (now_ms, top) = self.projection.hot_top(slug, rules, SNAPSHOT_ENTRIES, at_ms).await?;
+        let started = Instant::now();
+        let merged = self.projection.hot_merge(slug, rules, SNAPSHOT_ENTRIES, at_ms).await?;
+        let (now_ms, top) = (merged.now_ms, merged.top);
+        tracing::debug!(board = %slug, entries = merged.entries_read,
+            ms = started.elapsed().as_millis() as u64, "hot window merged");
         let previous: Option<Vec<String>> =
             self.published(slug).await?.map(|list| list.entries.into_iter().map(|e| e.member).collect());
         let list =
@@ -237,6 +266,10 @@ impl Engine {
         let seq = now_ms / (rules.snapshot_seconds as i64 * 1000);
         let json = serde_json::to_string(&list).expect("a hot list serialises");
         let published = self.projection.hot_publish(slug, seq, &json, rules.ttl_seconds).await?;
+        if published {
+            let mut lists = self.hot_lists.lock().expect("hot list cache");
+            lists.insert(slug.clone(), (Instant::now(), Some(Arc::new(list.clone()))));
+        }
         let tended = self.projection.hot_tend(slug, rules, at_ms).await?;
         self.metrics.observe_hot(slug, tended, published);
         Ok(published.then_some(list))

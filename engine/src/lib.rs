@@ -127,6 +127,7 @@ pub struct Engine {
     ledger_orders: Arc<fallback::LedgerOrders>,
     /// Hot board definitions already read (immutable, like boards).
     hot_boards: Arc<hot::HotBoardCache>,
+    hot_lists: Arc<hot::HotListCache>,
     /// Which members may count on hot boards (see [`hot::HitFilter`]).
     hit_filter: Arc<dyn hot::HitFilter>,
     /// The key of contestant links; None: links are not set up.
@@ -174,6 +175,7 @@ impl Engine {
             states: Arc::default(),
             ledger_orders: Arc::default(),
             hot_boards: Arc::default(),
+            hot_lists: Arc::default(),
             hit_filter: Arc::new(hot::AnyMember),
             link_secret: None,
             names: Arc::default(),

@@ -195,6 +195,76 @@ async fn sum_and_max_windows_match_a_naive_model() {
     .await;
 }
 
+/// Writes `bucket` straight into Redis (the merge is under test, not the hit path): one ZADD.
+async fn load_bucket(e: &Engine, b: &HotBoard, bucket: i64, entries: &[(String, f64)]) {
+    let mut conn = e.projection().conn().await.unwrap();
+    let mut zadd = redis::cmd("ZADD");
+    zadd.arg(e.projection().keys().hot(&b.slug).bucket(bucket));
+    for (member, score) in entries {
+        zadd.arg(*score).arg(member);
+    }
+    zadd.query_async::<i64>(&mut conn).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_window_larger_than_a_slice_merges_exactly_while_the_live_bucket_grows() {
+    each_redis(|e, mode| async move {
+        for aggregate in [Aggregate::Sum, Aggregate::Max] {
+            let b = hot_board(
+                &e,
+                HotSpec { aggregate: Some(aggregate), weights: Some(vec![0.25, 0.5, 1.0]), ..spec(60, 3) },
+            )
+            .await;
+            // Three buckets of 2 500 members out of 4 000 (so most members are in several), scores
+            // 10..=60: each bucket is a hash table, read in several ZSCAN slices.
+            let first = T0 / 60_000;
+            let mut stream = Vec::new();
+            for offset in 0..3 {
+                let mut x = 17 + offset as u64;
+                let mut entries: HashMap<String, f64> = HashMap::new();
+                while entries.len() < 2_500 {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    entries.insert(format!("m{}", (x >> 33) % 4_000), ((x >> 20) % 51 + 10) as f64);
+                }
+                let entries: Vec<(String, f64)> = entries.into_iter().collect();
+                load_bucket(&e, &b, first + offset, &entries).await;
+                stream.extend(entries.into_iter().map(|(m, v)| (offset, m, v)));
+            }
+            let mut want = naive(&b.rules, &stream, 2);
+            want.truncate(100);
+
+            // Meanwhile new members (score 1, far below the top 100) keep landing in the live
+            // bucket, which grows and rehashes while it is scanned.
+            let writing = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+            let writer = {
+                let (e, slug, writing) = (e.clone(), b.slug.clone(), writing.clone());
+                tokio::spawn(async move {
+                    let mut i = 0;
+                    while writing.load(std::sync::atomic::Ordering::Relaxed) {
+                        e.hit_at(&slug, &hit(&format!("new{i}")), Some(T0 + 2 * 60_000)).await.unwrap();
+                        i += 1;
+                    }
+                    i
+                })
+            };
+            for round in 0..5 {
+                let merged =
+                    e.projection().hot_merge(&b.slug, &b.rules, 100, Some(T0 + 2 * 60_000)).await.unwrap();
+                assert!(merged.entries_read >= 7_500, "{mode} {aggregate}: read {}", merged.entries_read);
+                assert_eq!(merged.top.len(), 100);
+                for (g, w) in merged.top.iter().zip(&want) {
+                    assert_eq!(g.0, w.0, "{mode} {aggregate} round {round}");
+                    assert!((g.1 - w.1).abs() < 1e-9, "{mode} {aggregate} round {round}: {g:?} vs {w:?}");
+                }
+            }
+            writing.store(false, std::sync::atomic::Ordering::Relaxed);
+            let written = writer.await.unwrap();
+            assert!(written > 0, "{mode}: the writer ran during the merges");
+        }
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn best_mode_never_lowers_a_score() {
     each_redis(|e, mode| async move {

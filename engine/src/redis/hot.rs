@@ -1,16 +1,80 @@
 //! Hot boards in Redis: the typed wrappers of the `hot_*.lua` scripts (each alone knows its
 //! script's argument order) and the snapshot read. Keys come from [`super::keys::HotKeys`].
 
-use super::Projection;
+use super::{Projection, RedisConn};
 use ::redis::{RedisResult, Script};
 use domain::BoardSlug;
-use domain::hot::{HitResult, HotMember, HotRules, WriteMode};
+use domain::hot::{HitResult, HotMember, HotRules, WindowMerge, WriteMode};
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 static HIT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/hot_hit.lua")));
-static TOP: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/hot_top.lua")));
 static PUBLISH: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/hot_publish.lua")));
 static TEND: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/hot_tend.lua")));
+
+/// Bucket entries one call of a merge reads: under a millisecond of Redis time.
+pub const MERGE_SLICE: usize = 1_000;
+/// Buckets a merge reads at once: Redis answers one slice while Laurel folds in another.
+const MERGE_READS: usize = 4;
+
+/// One bucket's entries, each member once. A bucket that no longer changes is read by rank
+/// (`ZRANGE i j WITHSCORES`, slice after slice: the ranks stay put). The live one is read with
+/// `ZSCAN … COUNT`, which returns every member present for the whole scan while hits go on;
+/// a member may come twice while the bucket grows, and then the higher score is the later one
+/// (scores only rise in either write mode).
+async fn read_bucket(mut conn: RedisConn, key: String, live: bool) -> RedisResult<Vec<(String, f64)>> {
+    if !live {
+        let mut entries = Vec::new();
+        loop {
+            let slice: Vec<(String, f64)> = ::redis::cmd("ZRANGE")
+                .arg(&key)
+                .arg(entries.len())
+                .arg(entries.len() + MERGE_SLICE - 1)
+                .arg("WITHSCORES")
+                .query_async(&mut conn)
+                .await?;
+            let full = slice.len() == MERGE_SLICE;
+            entries.extend(slice);
+            if !full {
+                return Ok(entries);
+            }
+        }
+    }
+    let mut bucket: HashMap<String, f64> = HashMap::new();
+    let mut cursor = 0u64;
+    loop {
+        let (next, slice): (u64, Vec<(String, f64)>) = ::redis::cmd("ZSCAN")
+            .arg(&key)
+            .arg(cursor)
+            .arg("COUNT")
+            .arg(MERGE_SLICE)
+            .query_async(&mut conn)
+            .await?;
+        for (member, score) in slice {
+            let slot = bucket.entry(member).or_insert(score);
+            *slot = slot.max(score);
+        }
+        if next == 0 {
+            return Ok(bucket.into_iter().collect());
+        }
+        cursor = next;
+    }
+}
+
+/// The server's clock as TIME answers it, run as a script with the board's namespace as its key
+/// so a Cluster routes it to the node that holds the board's buckets.
+static CLOCK: LazyLock<Script> = LazyLock::new(|| Script::new("return redis.call('TIME')"));
+
+/// A merged window ([`Projection::hot_merge`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Merged {
+    /// The instant merged, unix ms.
+    pub now_ms: i64,
+    /// Best first.
+    pub top: Vec<(String, f64)>,
+    /// Bucket entries read (a member in three buckets counts three times).
+    pub entries_read: usize,
+}
 
 /// A hit as the script takes it (already checked and valued by the engine).
 #[derive(Debug, Clone)]
@@ -84,28 +148,61 @@ impl Projection {
         Ok(HitAnswer { result, bucket, score: score.parse().ok() })
     }
 
-    /// The window merged now (`hot_top.lua`): the server's clock in ms and up to `limit`
-    /// (member, score), best first. Runs on the slow connection: merging millions of entries
-    /// takes seconds (docs/BENCHMARKS.md, hot boards), longer than the short calls may wait.
-    pub async fn hot_top(
+    /// The window merged as of `at_ms` (None: the Redis server's clock): that instant in ms and
+    /// up to `limit` (member, score), best first, with how many bucket entries were read. Every
+    /// bucket is read in slices of [`MERGE_SLICE`] entries on the bulk connection, up to
+    /// [`MERGE_READS`] buckets at a time, and merged here, so no command holds Redis for longer
+    /// than one slice (docs/DESIGN.md, "The window merge").
+    pub async fn hot_merge(
         &self,
         board: &BoardSlug,
         rules: &HotRules,
         limit: usize,
         at_ms: Option<i64>,
-    ) -> RedisResult<(i64, Vec<(String, f64)>)> {
+    ) -> RedisResult<Merged> {
         let keys = self.keys.hot(board);
-        let mut conn = self.slow_conn().await?;
-        let mut call = TOP.key(&keys.namespace);
-        call.arg(clock(at_ms)).arg(bucket_ms(rules)).arg(rules.aggregate.as_str()).arg(limit);
-        for w in &rules.weights {
-            call.arg(*w);
+        let mut conn = self.bulk_conn().await?;
+        let now = match at_ms {
+            Some(ms) => ms,
+            None => {
+                let (secs, micros): (i64, i64) = CLOCK.key(&keys.namespace).invoke_async(&mut conn).await?;
+                secs * 1000 + micros / 1000
+            }
+        };
+        let newest = now.div_euclid(bucket_ms(rules) as i64);
+        let n = rules.weights.len();
+        let mut merge = WindowMerge::new(rules);
+        let mut entries = 0;
+        let mut reads = tokio::task::JoinSet::new();
+        let mut next = 0;
+        while next < n || !reads.is_empty() {
+            while next < n && reads.len() < MERGE_READS {
+                let (position, key, conn) = (next, keys.bucket(newest - (n - 1 - next) as i64), conn.clone());
+                // Only the newest bucket still takes hits: the older ones no longer change.
+                let live = position == n - 1;
+                reads.spawn(async move { (position, read_bucket(conn, key, live).await) });
+                next += 1;
+            }
+            let (position, bucket) = reads
+                .join_next()
+                .await
+                .expect("a read is running")
+                .map_err(|e| super::invalid(format!("a bucket read stopped: {e}")))?;
+            let bucket = bucket?;
+            entries += bucket.len();
+            // Folding in a bucket of 100k entries takes milliseconds without an await: on a
+            // blocking thread, so the runtime's workers keep answering requests meanwhile.
+            merge = tokio::task::spawn_blocking(move || {
+                merge.add(position, bucket);
+                merge
+            })
+            .await
+            .map_err(|e| super::invalid(format!("a bucket fold stopped: {e}")))?;
         }
-        let flat: Vec<String> = call.invoke_async(&mut conn).await?;
-        let now: i64 = flat.first().and_then(|s| s.parse().ok()).unwrap_or_default();
-        let entries =
-            flat[1..].chunks_exact(2).map(|pair| (pair[0].clone(), pair[1].parse().unwrap_or(0.0))).collect();
-        Ok((now, entries))
+        let top = tokio::task::spawn_blocking(move || merge.top(limit))
+            .await
+            .map_err(|e| super::invalid(format!("the window's top stopped: {e}")))?;
+        Ok(Merged { now_ms: now, top, entries_read: entries })
     }
 
     /// Publishes a snapshot document for interval `seq` unless an equal or newer one is there.

@@ -36,9 +36,6 @@ const REBUILD_IN_FLIGHT: usize = 8;
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// How long a slow call (a hot board's window merge: seconds for millions of entries) may take.
-const SLOW_RESPONSE_TIMEOUT: Duration = Duration::from_secs(60);
-
 /// Opens a connection to `target` whose calls give up after `response_timeout`.
 async fn connect(target: &RedisTarget, response_timeout: Duration) -> RedisResult<RedisConn> {
     match target {
@@ -238,9 +235,9 @@ pub struct Projection {
     target: Arc<RedisTarget>,
     keys: Arc<KeySpace>,
     conn: Arc<OnceCell<RedisConn>>,
-    /// A second connection for the few calls that may run long in Redis (a hot board's window
-    /// merge): its own timeout, and its wait never queues behind or ahead of the short calls'.
-    slow: Arc<OnceCell<RedisConn>>,
+    /// A second connection for bulk reads (a hot board's window merge reads every bucket in
+    /// slices, megabytes per merge): their replies never queue ahead of the short calls' answers.
+    bulk: Arc<OnceCell<RedisConn>>,
     /// Until when write-path projections and ranking reads skip Redis (see [`PAUSE_AFTER_FAILURE`]).
     paused_until: Arc<std::sync::Mutex<Option<Instant>>>,
 }
@@ -251,7 +248,7 @@ impl Projection {
             target: Arc::new(target),
             keys: Arc::new(keys),
             conn: Arc::new(OnceCell::new()),
-            slow: Arc::new(OnceCell::new()),
+            bulk: Arc::new(OnceCell::new()),
             paused_until: Arc::default(),
         }
     }
@@ -279,9 +276,9 @@ impl Projection {
         Ok(self.conn.get_or_try_init(|| connect(&self.target, RESPONSE_TIMEOUT)).await?.clone())
     }
 
-    /// The connection for calls that may take long in Redis ([`SLOW_RESPONSE_TIMEOUT`]).
-    pub(crate) async fn slow_conn(&self) -> RedisResult<RedisConn> {
-        Ok(self.slow.get_or_try_init(|| connect(&self.target, SLOW_RESPONSE_TIMEOUT)).await?.clone())
+    /// The connection for bulk reads (see `bulk`).
+    pub(crate) async fn bulk_conn(&self) -> RedisResult<RedisConn> {
+        Ok(self.bulk.get_or_try_init(|| connect(&self.target, RESPONSE_TIMEOUT)).await?.clone())
     }
 
     /// PING (readiness).
