@@ -11,12 +11,54 @@ pub mod error;
 pub mod pages;
 
 use leptos::prelude::*;
-use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_meta::{MetaTags, Title, provide_meta_context};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{SsrMode, path};
 
+/// The bundle files the page asks for, found by the server in what it embeds (their names carry
+/// their content's hash, so browsers keep them for good). Console pages load the console's bundle;
+/// every other page the contestants', which has no console in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiteFiles {
+    /// The contestants' bundle: `/pkg/<contestant>.js` and `.wasm`.
+    pub contestant: String,
+    /// The console's bundle (every page, the console's too).
+    pub console: String,
+    /// The stylesheet's path.
+    pub stylesheet: String,
+}
+
+impl Default for SiteFiles {
+    /// The names of an unhashed build (a server built without `scripts/build`).
+    fn default() -> Self {
+        Self {
+            contestant: "laurel".into(),
+            console: "laurel-console".into(),
+            stylesheet: "/pkg/laurel.css".into(),
+        }
+    }
+}
+
+impl SiteFiles {
+    /// Where the console lives: its pages hydrate with the console's bundle.
+    pub const CONSOLE_PATH: &str = "/admin";
+
+    /// The bundle of the page at `path`.
+    pub fn bundle_for(&self, path: &str) -> &str {
+        let console = path == Self::CONSOLE_PATH || path.starts_with("/admin/");
+        if console { &self.console } else { &self.contestant }
+    }
+}
+
 /// The HTML document around the app (server side only renders it).
-pub fn shell(options: LeptosOptions) -> impl IntoView {
+pub fn shell(mut options: LeptosOptions) -> impl IntoView {
+    let files = use_context::<SiteFiles>().unwrap_or_default();
+    #[cfg(feature = "ssr")]
+    let path =
+        use_context::<http::request::Parts>().map(|parts| parts.uri.path().to_owned()).unwrap_or_default();
+    #[cfg(not(feature = "ssr"))]
+    let path = String::new();
+    options.output_name = files.bundle_for(&path).into();
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -24,6 +66,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
+                <link rel="stylesheet" href=files.stylesheet/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <MetaTags/>
@@ -41,7 +84,6 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     view! {
-        <Stylesheet id="leptos" href="/pkg/laurel.css"/>
         <Title formatter=|text| format!("{text} · Laurel")/>
         <Router>
             <header class="site">
@@ -53,33 +95,60 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/b/:board") view=pages::board::BoardPage ssr=SsrMode::Async/>
                     <Route path=path!("/b/:board/:period") view=pages::board::BoardPage ssr=SsrMode::Async/>
                     <Route path=path!("/hot/:board") view=pages::hot::HotPage ssr=SsrMode::Async/>
-                    <Route path=path!("/admin") view=pages::console::ConsolePage ssr=SsrMode::Async/>
-                    <Route path=path!("/admin/login") view=pages::login::LoginPage/>
-                    <Route path=path!("/admin/audit") view=pages::audit::AuditPageView ssr=SsrMode::Async/>
-                    <Route
-                        path=path!("/admin/b/:board/:period")
-                        view=pages::period_console::PeriodConsolePage
-                        ssr=SsrMode::Async
-                    />
-                    <Route
-                        path=path!("/admin/b/:board/:period/member")
-                        view=pages::member_console::MemberConsolePage
-                        ssr=SsrMode::Async
-                    />
-                    <Route
-                        path=path!("/admin/b/:board/:period/m/:member")
-                        view=pages::member_console::MemberConsolePage
-                        ssr=SsrMode::Async
-                    />
-                    <Route path=path!("/admin/keys") view=pages::keys::KeysConsolePage ssr=SsrMode::Async/>
                     <Route path=path!("/me") view=pages::me::MePage ssr=SsrMode::Async/>
                     <Route
                         path=path!("/b/:board/:period/m/:member")
                         view=pages::member::MemberPage
                         ssr=SsrMode::Async
                     />
+                    <ConsoleRoutes/>
                 </Routes>
             </main>
         </Router>
     }
+}
+
+/// The console's routes (under [`SiteFiles::CONSOLE_PATH`]), with its pages.
+#[cfg(feature = "console")]
+#[component(transparent)]
+fn ConsoleRoutes() -> impl leptos_router::MatchNestedRoutes + Clone {
+    view! {
+        <Route path=path!("/admin") view=pages::console::ConsolePage ssr=SsrMode::Async/>
+        <Route path=path!("/admin/login") view=pages::login::LoginPage/>
+        <Route path=path!("/admin/audit") view=pages::audit::AuditPageView ssr=SsrMode::Async/>
+        <Route path=path!("/admin/b/:board/:period") view=pages::period_console::PeriodConsolePage ssr=SsrMode::Async/>
+        <Route
+            path=path!("/admin/b/:board/:period/member")
+            view=pages::member_console::MemberConsolePage
+            ssr=SsrMode::Async
+        />
+        <Route
+            path=path!("/admin/b/:board/:period/m/:member")
+            view=pages::member_console::MemberConsolePage
+            ssr=SsrMode::Async
+        />
+        <Route path=path!("/admin/keys") view=pages::keys::KeysConsolePage ssr=SsrMode::Async/>
+    }
+    .into_inner()
+}
+
+/// The contestants' bundle has no console: a link into it is loaded from the server, which
+/// answers with the console's page and bundle.
+#[cfg(not(feature = "console"))]
+#[component(transparent)]
+fn ConsoleRoutes() -> impl leptos_router::MatchNestedRoutes + Clone {
+    view! {
+        <Route path=path!("/admin") view=LoadFromServer/>
+        <Route path=path!("/admin/*rest") view=LoadFromServer/>
+    }
+    .into_inner()
+}
+
+/// Loads the current address from the server (the router has already moved to it).
+#[cfg(not(feature = "console"))]
+#[component]
+fn LoadFromServer() -> impl IntoView {
+    Effect::new(|_| {
+        let _ = window().location().reload();
+    });
 }

@@ -23,9 +23,15 @@ test('the server-rendered HTML already holds the ranked rows', async ({ request 
   expect(ranksIn(html)).toHaveLength(10);
   expect(html).toContain('Ada Lovelace');
   expect(html).toContain('data-member="u1001"');
-  // The page asks for the hydration bundle that the binary embeds.
-  expect(html).toContain('/pkg/laurel.js');
-  for (const asset of ['/pkg/laurel.js', '/pkg/laurel.wasm', '/pkg/laurel.css']) {
+  // The page asks for the contestants' hydration bundle that the binary embeds, by content-hashed
+  // names, and the stylesheet.
+  const assets = [...html.matchAll(/(?:href|src)="(\/pkg\/[^"]+)"/g)].map((m) => m[1]);
+  expect(assets).toEqual(expect.arrayContaining([
+    expect.stringMatching(/^\/pkg\/laurel\.[0-9a-f]{16}\.js$/),
+    expect.stringMatching(/^\/pkg\/laurel\.[0-9a-f]{16}\.wasm$/),
+    expect.stringMatching(/^\/pkg\/laurel\.[0-9a-f]{16}\.css$/),
+  ]));
+  for (const asset of assets) {
     expect((await request.get(asset)).status(), asset).toBe(200);
   }
 });

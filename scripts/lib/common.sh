@@ -30,9 +30,11 @@ wasm_bindgen_version() {
   awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' "$ROOT/Cargo.lock"
 }
 
-# What building the binary needs: the wasm target and the pinned wasm-bindgen CLI.
+# What building the binary needs: the wasm target, the pinned wasm-bindgen CLI and brotli (the
+# bundle files are compressed at build time).
 install_build_deps() {
   command -v cargo >/dev/null || die "cargo not found: install the Rust toolchain (rustup) first"
+  apt_install brotli
   if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
     log "rustup: adding the wasm32-unknown-unknown target"
     rustup target add wasm32-unknown-unknown

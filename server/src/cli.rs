@@ -190,6 +190,40 @@ pub struct ServeArgs {
     /// platform). Without it, `/me` links are refused.
     #[arg(long, env = "LAUREL_LINK_SECRET", hide_env_values = true)]
     pub link_secret: Option<String>,
+
+    /// The origin browsers reach this server at (`https://boards.example.com`), when it is not
+    /// the address it listens on (behind a proxy): console posts from it pass the cross-site
+    /// check whatever `Host` the proxy sends, and an https origin turns on
+    /// `Strict-Transport-Security`.
+    #[arg(long, env = "LAUREL_PUBLIC_URL", value_parser = PublicUrl::parse)]
+    pub public_url: Option<PublicUrl>,
+}
+
+/// An origin browsers see: `http[s]://host[:port]`, no path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublicUrl(String);
+
+impl PublicUrl {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let trimmed = s.trim().trim_end_matches('/');
+        let rest = trimmed
+            .strip_prefix("https://")
+            .or_else(|| trimmed.strip_prefix("http://"))
+            .ok_or_else(|| format!("{s:?} must start with https:// or http://"))?;
+        if rest.is_empty() || rest.contains(['/', '?', '#', '@', ' ']) {
+            return Err(format!("{s:?} must be an origin: scheme, host and port only, no path"));
+        }
+        Ok(Self(trimmed.to_ascii_lowercase()))
+    }
+
+    /// `scheme://host[:port]`, as a browser's `Origin` header names it.
+    pub fn origin(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_https(&self) -> bool {
+        self.0.starts_with("https://")
+    }
 }
 
 impl ServeArgs {
@@ -208,4 +242,19 @@ fn seconds(s: &str) -> Result<std::time::Duration, String> {
         return Err(format!("{s} s is not between 0 and 86400 seconds"));
     }
     Ok(std::time::Duration::from_secs_f64(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PublicUrl;
+
+    #[test]
+    fn a_public_url_is_an_origin() {
+        let url = PublicUrl::parse("https://Boards.Example.com/").unwrap();
+        assert_eq!((url.origin(), url.is_https()), ("https://boards.example.com", true));
+        assert!(!PublicUrl::parse("http://10.0.0.7:3000").unwrap().is_https());
+        for bad in ["boards.example.com", "ftp://x", "https://", "https://x/laurel", "https://u@x"] {
+            assert!(PublicUrl::parse(bad).is_err(), "{bad}");
+        }
+    }
 }

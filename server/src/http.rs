@@ -2,6 +2,7 @@
 //! functions, and the embedded site. Every request's latency is recorded by route template.
 
 use crate::assets;
+use crate::security;
 use crate::state::AppState;
 use app::{App, shell};
 use axum::body::Body;
@@ -20,31 +21,85 @@ use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
+use tower::ServiceBuilder;
+use tower_http::compression::predicate::{And, NotForContentType, Predicate, SizeAbove};
+use tower_http::compression::{Compression, CompressionBody, CompressionLayer, CompressionLevel};
+use tower_http::map_response_body::{MapResponseBody, MapResponseBodyLayer};
+use tower_http::set_header::SetResponseHeader;
 
 fn router(state: AppState) -> Router {
     let routes = generate_route_list(App);
-    let engine = state.engine.clone();
+    let context = page_context(&state);
     let options = state.leptos_options.clone();
     Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .merge(crate::rest::router())
-        .leptos_routes_with_context(
-            &state,
-            routes,
-            move || provide_context(engine.clone()),
-            move || shell(options.clone()),
-        )
+        .leptos_routes_with_context(&state, routes, context, move || shell(options.clone()))
         .fallback(fallback)
         // One middleware for every request (each layer costs a boxed future per request).
         .layer(middleware::from_fn_with_state(state.clone(), observe_and_guard))
         .with_state(state)
 }
 
-/// The whole HTTP surface: the routes, behind [`CachedTop`].
-pub fn app(state: AppState) -> CachedTop {
-    CachedTop::new(state.clone(), router(state))
+/// What every page render and server function finds in its context: the engine and the bundle
+/// names; a page also sets its script policy, with its nonce ([`security::page_policy`]).
+fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
+    let engine = state.engine.clone();
+    let files = state.web.site_files.clone();
+    move || {
+        provide_context(engine.clone());
+        provide_context(files.clone());
+        security::page_policy();
+    }
+}
+
+/// HTML and JSON answers at least this long are compressed on the fly (when the browser accepts
+/// it); shorter ones gain less than the work costs. The bundle files come compressed already.
+const COMPRESS_ABOVE: u16 = 1024;
+
+/// What is worth compressing on the fly: long enough, and not an image, gRPC or an event stream
+/// (compressing a stream would hold its events back).
+type Compressible = And<And<And<SizeAbove, NotForContentType>, NotForContentType>, NotForContentType>;
+
+/// The security headers around [`CachedTop`] (`security::Headers`, innermost first).
+type Secured = SetResponseHeader<
+    SetResponseHeader<
+        SetResponseHeader<
+            SetResponseHeader<SetResponseHeader<CachedTop, HeaderValue>, HeaderValue>,
+            HeaderValue,
+        >,
+        HeaderValue,
+    >,
+    Option<HeaderValue>,
+>;
+
+/// The whole HTTP surface, as `axum::serve` runs it.
+pub type Site = MapResponseBody<Compression<Secured, Compressible>, fn(CompressionBody<Body>) -> Body>;
+
+/// The whole HTTP surface: the routes, behind [`CachedTop`], every answer with the security
+/// headers (`security`) and compressed when it is worth it. Plain layers, no boxing: a cached
+/// top-N answer costs a few header inserts more.
+pub fn app(state: AppState) -> Site {
+    let headers = security::Headers::new(state.web.public_url.as_ref().is_some_and(|url| url.is_https()));
+    let compressible = SizeAbove::new(COMPRESS_ABOVE)
+        .and(NotForContentType::GRPC)
+        .and(NotForContentType::IMAGES)
+        .and(NotForContentType::SSE);
+    // Quality 4 of 11 (brotli) or 9 (gzip): most of the gain for a fraction of the best level's CPU.
+    let compression =
+        CompressionLayer::new().quality(CompressionLevel::Precise(4)).compress_when(compressible);
+    let to_body: fn(CompressionBody<Body>) -> Body = Body::new;
+    ServiceBuilder::new()
+        .layer(MapResponseBodyLayer::new(to_body))
+        .layer(compression)
+        .layer(headers.hsts)
+        .layer(headers.referrer)
+        .layer(headers.nosniff)
+        .layer(headers.frame)
+        .layer(headers.csp)
+        .service(CachedTop::new(state.clone(), router(state)))
 }
 
 /// The route whose repeated reads [`CachedTop`] answers; they are recorded under it.
@@ -122,7 +177,7 @@ async fn observe_and_guard(State(state): State<AppState>, req: Request, next: Ne
     let started = std::time::Instant::now();
     let method = req.method().clone();
     let route = req.extensions().get::<MatchedPath>().cloned();
-    let response = match refuse_cross_site(&req) {
+    let response = match refuse_cross_site(&req, state.web.public_url.as_ref().map(|url| url.origin())) {
         Some(refused) => refused,
         None => match console_gate(&state.engine, req.uri().path(), req.headers()).await {
             Some(refused) => refused,
@@ -138,14 +193,14 @@ async fn observe_and_guard(State(state): State<AppState>, req: Request, next: Ne
 /// Refuses any request that could change something (not GET, HEAD or OPTIONS) when a browser
 /// says it comes from another site: a cross-site form post to a server function or an admin
 /// route never runs, whatever cookie it carries (`app::api::session::same_site`).
-fn refuse_cross_site(req: &Request) -> Option<Response> {
+fn refuse_cross_site(req: &Request, public_origin: Option<&str>) -> Option<Response> {
     if matches!(
         *req.method(),
         axum::http::Method::GET | axum::http::Method::HEAD | axum::http::Method::OPTIONS
     ) {
         return None;
     }
-    let detail = app::api::session::same_site(req.headers()).err()?;
+    let detail = app::api::session::same_site(req.headers(), public_origin).err()?;
     Some(crate::rest::ApiError::new(StatusCode::FORBIDDEN, "cross_site", detail).into_response())
 }
 
@@ -231,12 +286,9 @@ async fn fallback(State(state): State<AppState>, req: Request<Body>) -> Response
     if req.uri().path().starts_with("/api/v1/") {
         return crate::rest::no_route(req.uri().path()).into_response();
     }
-    let engine = state.engine.clone();
     let options = state.leptos_options.clone();
-    let render = leptos_axum::render_app_to_stream_with_context(
-        move || provide_context(engine.clone()),
-        move || shell(options.clone()),
-    );
+    let render =
+        leptos_axum::render_app_to_stream_with_context(page_context(&state), move || shell(options.clone()));
     render(req).await.into_response()
 }
 
@@ -249,7 +301,11 @@ mod tests {
     use tower::ServiceExt;
 
     /// A router over a fresh SQLite ledger and a Redis address where nothing listens.
-    async fn router_without_redis(name: &str) -> (CachedTop, Engine, std::path::PathBuf) {
+    async fn router_without_redis(name: &str) -> (Site, Engine, std::path::PathBuf) {
+        router_with_web(name, crate::state::Web::default()).await
+    }
+
+    async fn router_with_web(name: &str, web: crate::state::Web) -> (Site, Engine, std::path::PathBuf) {
         let dir = std::env::temp_dir().join(format!("laurel-{name}-{}", std::process::id()));
         let ledger =
             engine::ledger::Ledger::connect(&format!("sqlite://{}/l.db", dir.display())).await.unwrap();
@@ -258,10 +314,106 @@ mod tests {
         let target = RedisTarget::parse("redis://127.0.0.1:9").unwrap();
         let engine = Engine::from_parts(ledger, Projection::new(target, KeySpace::new("readyz")));
         let leptos_options = LeptosOptions::builder().output_name("laurel").build();
-        (app(AppState::new(leptos_options, engine.clone())), engine, dir)
+        (app(AppState::with_web(leptos_options, engine.clone(), web)), engine, dir)
     }
 
-    async fn get_text(router: &CachedTop, path: &str) -> (StatusCode, String) {
+    /// The answer to `method path` with these request headers.
+    async fn answer(router: &Site, method: &str, path: &str, headers: &[(&str, &str)]) -> Response {
+        let mut req = Request::builder().method(method).uri(path);
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
+        router.clone().oneshot(req.body(Body::empty()).unwrap()).await.unwrap()
+    }
+
+    fn header<'a>(res: &'a Response, name: &str) -> &'a str {
+        res.headers().get(name).map_or("", |v| v.to_str().unwrap())
+    }
+
+    #[tokio::test]
+    async fn every_answer_carries_the_security_headers_and_a_page_the_nonce_of_its_scripts() {
+        let (router, _, dir) = router_without_redis("security-headers").await;
+        for path in ["/healthz", "/api/v1/boards", "/no-such-page", "/api/v1/nothing"] {
+            let res = answer(&router, "GET", path, &[]).await;
+            assert_eq!(header(&res, "x-content-type-options"), "nosniff", "{path}");
+            assert_eq!(header(&res, "referrer-policy"), "same-origin", "{path}");
+            assert_eq!(header(&res, "x-frame-options"), "DENY", "{path}");
+            let csp = header(&res, "content-security-policy");
+            assert!(
+                csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'self'"),
+                "{path}: {csp}"
+            );
+            assert_eq!(header(&res, "strict-transport-security"), "", "{path}: no https public URL");
+        }
+        let res = answer(&router, "GET", "/healthz", &[]).await;
+        assert!(!header(&res, "content-security-policy").contains("nonce-"), "no page, no nonce");
+
+        // A page: its policy names the nonce that every inline script of the page carries.
+        let res = answer(&router, "GET", "/", &[]).await;
+        let csp = header(&res, "content-security-policy").to_owned();
+        let nonce =
+            csp.split("'nonce-").nth(1).and_then(|rest| rest.split('\'').next()).expect(&csp).to_owned();
+        assert!(nonce.len() >= 16, "{csp}");
+        let html = String::from_utf8(axum::body::to_bytes(res.into_body(), 1 << 22).await.unwrap().to_vec())
+            .unwrap();
+        let scripts = html.matches("<script").count();
+        assert!(scripts >= 1, "the hydration loader is inline: {html}");
+        assert_eq!(
+            html.matches(&format!("<script type=\"module\" nonce=\"{nonce}\"")).count()
+                + html.matches(&format!("<script nonce=\"{nonce}\"")).count(),
+            scripts,
+            "{html}"
+        );
+        // Another page render has another nonce.
+        let again = answer(&router, "GET", "/", &[]).await;
+        assert!(!header(&again, "content-security-policy").contains(&nonce));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn an_https_public_url_turns_on_hsts_and_its_origin_passes_the_cross_site_check() {
+        let web = crate::state::Web {
+            public_url: Some(crate::cli::PublicUrl::parse("https://boards.example").unwrap()),
+            ..Default::default()
+        };
+        let (router, _, dir) = router_with_web("public-url", web).await;
+        let res = answer(&router, "GET", "/healthz", &[]).await;
+        assert_eq!(header(&res, "strict-transport-security"), "max-age=31536000");
+        // Behind a proxy that rewrites Host: the public origin is let through (to the auth
+        // check, here: no token), another origin is refused before it.
+        let proxied = [("host", "10.0.0.7:3000"), ("origin", "https://boards.example")];
+        let res = answer(&router, "POST", "/api/v1/boards", &proxied).await;
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+        let evil = [("host", "10.0.0.7:3000"), ("origin", "https://evil.example")];
+        let res = answer(&router, "POST", "/api/v1/boards", &evil).await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn long_answers_are_compressed_when_the_browser_accepts_it_short_ones_never() {
+        let (router, _, dir) = router_without_redis("compression").await;
+        let plain = answer(&router, "GET", "/", &[]).await;
+        assert_eq!(header(&plain, "content-encoding"), "");
+        let html = axum::body::to_bytes(plain.into_body(), 1 << 22).await.unwrap();
+        assert!(html.len() > usize::from(COMPRESS_ABOVE), "the home page is long enough: {}", html.len());
+
+        let gzipped = answer(&router, "GET", "/", &[("accept-encoding", "gzip")]).await;
+        assert_eq!(header(&gzipped, "content-encoding"), "gzip");
+        assert!(header(&gzipped, "vary").contains("accept-encoding"));
+        let body = axum::body::to_bytes(gzipped.into_body(), 1 << 22).await.unwrap();
+        assert_eq!(&body[..2], &[0x1f, 0x8b], "a gzip stream");
+        assert!(body.len() < html.len());
+
+        let brotli = answer(&router, "GET", "/", &[("accept-encoding", "gzip, deflate, br")]).await;
+        assert_eq!(header(&brotli, "content-encoding"), "br");
+
+        let short = answer(&router, "GET", "/healthz", &[("accept-encoding", "gzip, br")]).await;
+        assert_eq!(header(&short, "content-encoding"), "", "a short answer is sent as it is");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    async fn get_text(router: &Site, path: &str) -> (StatusCode, String) {
         let req = Request::builder().uri(path).body(Body::empty()).unwrap();
         let res = router.clone().oneshot(req).await.unwrap();
         let status = res.status();
@@ -269,7 +421,7 @@ mod tests {
         (status, String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    async fn get(router: &CachedTop, path: &str) -> (StatusCode, serde_json::Value) {
+    async fn get(router: &Site, path: &str) -> (StatusCode, serde_json::Value) {
         let req = Request::builder().uri(path).body(Body::empty()).unwrap();
         let res = router.clone().oneshot(req).await.unwrap();
         let status = res.status();

@@ -9,6 +9,7 @@ mod assets;
 mod cli;
 mod http;
 mod rest;
+mod security;
 mod state;
 mod top_cache;
 
@@ -201,11 +202,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             engine::demo::ensure_demo(&engine, "Asia/Shanghai").await.context("create the demo board")?;
         tracing::info!(created, "demo board at /b/{}", engine::demo::DEMO_BOARD);
     }
-    if !assets::has_bundle() {
+    let site_files = assets::site_files().unwrap_or_else(|| {
         tracing::warn!(
             "this binary carries no browser bundle: pages render but do not hydrate (build with scripts/build)"
         );
-    }
+        app::SiteFiles::default()
+    });
     let leptos_options = LeptosOptions::builder()
         // Must equal the compile-time name leptos used for the <script> tags (.cargo/config.toml).
         .output_name(option_env!("LEPTOS_OUTPUT_NAME").unwrap_or("laurel"))
@@ -213,7 +215,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .site_pkg_dir("pkg")
         .site_addr(args.addr)
         .build();
-    let app = http::app(state::AppState::new(leptos_options, engine.clone()));
+    let web = state::Web { site_files, public_url: args.public_url.clone() };
+    let app = http::app(state::AppState::with_web(leptos_options, engine.clone(), web));
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listen on {}", args.addr))?;
     tracing::info!("serving on http://{}", listener.local_addr()?);

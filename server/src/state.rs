@@ -1,6 +1,7 @@
 //! The state every handler reaches: the engine, the site options and the top-N answers, behind
 //! one `Arc`.
 
+use crate::cli::PublicUrl;
 use crate::top_cache::TopBytes;
 use axum::extract::FromRef;
 use engine::Engine;
@@ -16,13 +17,26 @@ pub struct AppState(Arc<Shared>);
 pub struct Shared {
     pub leptos_options: LeptosOptions,
     pub engine: Engine,
+    pub web: Web,
     /// What the top-N route answered, for repeats (`top_cache`).
     pub top_bytes: TopBytes,
 }
 
+/// How the site is served: the bundle files it embeds and the origin browsers see it at.
+#[derive(Clone, Debug, Default)]
+pub struct Web {
+    pub site_files: app::SiteFiles,
+    /// `--public-url`: None when the server is reached where it listens.
+    pub public_url: Option<PublicUrl>,
+}
+
 impl AppState {
     pub fn new(leptos_options: LeptosOptions, engine: Engine) -> Self {
-        Self(Arc::new(Shared { leptos_options, engine, top_bytes: TopBytes::default() }))
+        Self::with_web(leptos_options, engine, Web::default())
+    }
+
+    pub fn with_web(leptos_options: LeptosOptions, engine: Engine, web: Web) -> Self {
+        Self(Arc::new(Shared { leptos_options, engine, web, top_bytes: TopBytes::default() }))
     }
 }
 

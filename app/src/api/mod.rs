@@ -5,10 +5,14 @@
 //! contestant's signed link in [`contestant`];
 //! [`session`] is the one place that knows the cookies (but for the new-key cookie of [`keys`]).
 
+#[cfg(feature = "console")]
 pub mod admin;
+#[cfg(feature = "console")]
 pub mod console;
 pub mod contestant;
+#[cfg(feature = "console")]
 pub mod corrections;
+#[cfg(feature = "console")]
 pub mod keys;
 #[cfg(feature = "ssr")]
 pub mod session;

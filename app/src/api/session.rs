@@ -65,8 +65,10 @@ pub fn clear_session() -> HeaderValue {
 
 /// Refuses a state-changing request sent from another site (a cross-site form post): browsers
 /// say where a request comes from with `Sec-Fetch-Site` and `Origin`. Requests without either
-/// (host platforms, curl) are not browser form posts and pass.
-pub fn same_site(headers: &HeaderMap) -> Result<(), String> {
+/// (host platforms, curl) are not browser form posts and pass. An `Origin` passes when it names
+/// the `Host` the request was sent to, or the public origin (`--public-url`: behind a proxy that
+/// rewrites `Host`, the origin the browser sees).
+pub fn same_site(headers: &HeaderMap, public_origin: Option<&str>) -> Result<(), String> {
     if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok())
         && !matches!(site, "same-origin" | "none")
     {
@@ -75,7 +77,7 @@ pub fn same_site(headers: &HeaderMap) -> Result<(), String> {
     if let Some(origin) = headers.get(http::header::ORIGIN).and_then(|v| v.to_str().ok()) {
         let host = headers.get(http::header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
         let origin_host = origin.split_once("://").map_or(origin, |(_, rest)| rest);
-        if origin == "null" || origin_host != host {
+        if origin == "null" || (origin_host != host && Some(origin) != public_origin) {
             return Err(format!("a request from {origin} may not change anything here"));
         }
     }
@@ -113,18 +115,23 @@ mod tests {
     #[test]
     fn cross_site_posts_are_refused_same_origin_ones_pass() {
         let host = ("host", "laurel.example");
-        assert!(same_site(&headers(&[host, ("sec-fetch-site", "cross-site")])).is_err());
-        assert!(same_site(&headers(&[host, ("sec-fetch-site", "same-site")])).is_err());
-        assert!(same_site(&headers(&[host, ("origin", "https://evil.example")])).is_err());
-        assert!(same_site(&headers(&[host, ("origin", "null")])).is_err());
+        assert!(same_site(&headers(&[host, ("sec-fetch-site", "cross-site")]), None).is_err());
+        assert!(same_site(&headers(&[host, ("sec-fetch-site", "same-site")]), None).is_err());
+        assert!(same_site(&headers(&[host, ("origin", "https://evil.example")]), None).is_err());
+        assert!(same_site(&headers(&[host, ("origin", "null")]), None).is_err());
         assert!(
-            same_site(&headers(&[
-                host,
-                ("sec-fetch-site", "same-origin"),
-                ("origin", "https://laurel.example")
-            ]))
+            same_site(
+                &headers(&[host, ("sec-fetch-site", "same-origin"), ("origin", "https://laurel.example")]),
+                None
+            )
             .is_ok()
         );
-        assert!(same_site(&headers(&[host])).is_ok(), "no browser headers: not a browser form post");
+        assert!(same_site(&headers(&[host]), None).is_ok(), "no browser headers: not a browser form post");
+        // Behind a proxy that rewrites Host: the public origin passes, nothing else does.
+        let proxied = [("host", "10.0.0.7:3000"), ("origin", "https://laurel.example")];
+        assert!(same_site(&headers(&proxied), None).is_err());
+        assert!(same_site(&headers(&proxied), Some("https://laurel.example")).is_ok());
+        let other = [("host", "10.0.0.7:3000"), ("origin", "https://evil.example")];
+        assert!(same_site(&headers(&other), Some("https://laurel.example")).is_err());
     }
 }

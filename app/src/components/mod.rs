@@ -1,6 +1,8 @@
 //! Pieces shared by pages.
 
+#[cfg(feature = "console")]
 pub mod console;
+#[cfg(feature = "console")]
 pub mod correction;
 pub mod countdown;
 pub mod error_view;

@@ -1,7 +1,7 @@
 //! The API on real stores (SQLite and the test Redis started by scripts/test): bad input gets a
 //! clear 4xx with a machine-readable reason and changes nothing; auth boundaries hold.
 
-use crate::http::{CachedTop, app};
+use crate::http::{Site, app};
 use crate::state::AppState;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -25,7 +25,7 @@ fn me_cookie(member: &str) -> String {
 }
 
 struct Api {
-    router: CachedTop,
+    router: Site,
     state: AppState,
     engine: Engine,
     admin: String,
