@@ -7,6 +7,7 @@
 --                         unset or 0: request the URL given to wrk, unchanged
 --   BENCH_AROUND_BASE     path up to the member, e.g. /api/v1/boards/bench/periods/current/members
 --   BENCH_AROUND_RADIUS   default 2
+--   BENCH_ACCEPT_ENCODING sent as Accept-Encoding when set (e.g. "br, gzip", as browsers ask)
 --
 -- done() prints one line for the script to parse:
 --   RESULT requests=… non2xx=… socket_errors=… duration_us=… p50_us=… p99_us=… mean_us=…
@@ -19,6 +20,11 @@ function setup(thread)
 end
 
 local members = tonumber(os.getenv("BENCH_AROUND_MEMBERS") or "0")
+
+local accept_encoding = os.getenv("BENCH_ACCEPT_ENCODING")
+if accept_encoding and accept_encoding ~= "" then
+  wrk.headers["Accept-Encoding"] = accept_encoding
+end
 
 if members > 0 then
   local base = assert(os.getenv("BENCH_AROUND_BASE"), "BENCH_AROUND_BASE is not set")
