@@ -1,19 +1,25 @@
 //! Admin accounts for the console: created from the command line (`laurel admin create`),
-//! passwords hashed with argon2id, logins throttled per username, sessions as random cookie
+//! passwords hashed with argon2id, logins throttled per username and per client address, sessions as random cookie
 //! values of which only a SHA-256 is stored. Every login makes a new session (the old cookie's
 //! session, if any, is the caller's to end), so a session id planted before login is worthless.
 
 use crate::hex;
+use crate::ledger::FailuresOf;
 use crate::{Engine, EngineError};
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use jiff::{SignedDuration, Timestamp};
 use sha2::{Digest, Sha256};
+use std::net::IpAddr;
 
 /// How long a console session lasts.
 pub const SESSION_TTL: SignedDuration = SignedDuration::from_hours(12);
 /// Failed logins of one username within [`THROTTLE_WINDOW`] before logins are refused.
 pub const MAX_FAILURES: u64 = 5;
+/// Failed logins from one client address within [`THROTTLE_WINDOW`], whatever the usernames,
+/// before that address's logins are refused: one address cannot try a password against every
+/// username. Higher than [`MAX_FAILURES`], since several admins may share an office's address.
+pub const MAX_FAILURES_PER_ADDRESS: u64 = 20;
 pub const THROTTLE_WINDOW: SignedDuration = SignedDuration::from_mins(15);
 /// The shortest password accepted.
 pub const MIN_PASSWORD_CHARS: usize = 12;
@@ -116,16 +122,31 @@ impl Engine {
         Ok(())
     }
 
-    /// Checks a username and password and starts a new session. After [`MAX_FAILURES`] failed
-    /// logins of a username within [`THROTTLE_WINDOW`], every attempt is refused until the
-    /// oldest of them leaves the window — a correct password included, so guessing gains nothing.
-    pub async fn login(&self, username: &str, password: &str, now: Timestamp) -> Result<Session, LoginError> {
+    /// Checks a username and password, sent from `client` (the address the request came from,
+    /// when known), and starts a new session. After [`MAX_FAILURES`] failed logins of a username,
+    /// or [`MAX_FAILURES_PER_ADDRESS`] from the client's address, within [`THROTTLE_WINDOW`],
+    /// every attempt is refused until the oldest of them leaves the window — a correct password
+    /// included, so guessing gains nothing.
+    pub async fn login(
+        &self,
+        username: &str,
+        password: &str,
+        client: Option<IpAddr>,
+        now: Timestamp,
+    ) -> Result<Session, LoginError> {
         let since = now.checked_sub(THROTTLE_WINDOW).unwrap_or(now);
-        if self.ledger.login_failures_since(username, since).await? >= MAX_FAILURES {
-            let oldest = self.ledger.oldest_login_failure_since(username, since).await?.unwrap_or(now);
-            let lifts = oldest.checked_add(THROTTLE_WINDOW).unwrap_or(now);
-            let retry_after_seconds = (lifts.as_second() - now.as_second()).max(1) as u64;
-            return Err(LoginError::Throttled { retry_after_seconds });
+        let address = client.map(|ip| ip.to_string());
+        let mut throttles = vec![(FailuresOf::Username(username), MAX_FAILURES)];
+        if let Some(address) = &address {
+            throttles.push((FailuresOf::Address(address), MAX_FAILURES_PER_ADDRESS));
+        }
+        for (of, limit) in throttles {
+            let (failures, oldest) = self.ledger.login_failures_since(of, since).await?;
+            if failures >= limit {
+                let lifts = oldest.unwrap_or(now).checked_add(THROTTLE_WINDOW).unwrap_or(now);
+                let retry_after_seconds = (lifts.as_second() - now.as_second()).max(1) as u64;
+                return Err(LoginError::Throttled { retry_after_seconds });
+            }
         }
         let admin = self.ledger.admin_by_username(username).await?;
         // An unknown username costs the same hash as a known one.
@@ -135,7 +156,7 @@ impl Engine {
         };
         let verified = verify_password(password.to_owned(), hash).await;
         let Some(admin) = admin.filter(|_| verified) else {
-            self.ledger.record_login_failure(username, now, since).await?;
+            self.ledger.record_login_failure(username, address.as_deref(), now, since).await?;
             return Err(LoginError::Refused);
         };
         let token = format!("{SESSION_PREFIX}{}", hex(&random_bytes::<32>()?));

@@ -4,7 +4,8 @@
 mod common;
 
 use common::{TestLedger, TestProjection, engine, redis_targets};
-use engine::admins::{LoginError, MAX_FAILURES, SESSION_TTL, THROTTLE_WINDOW};
+use engine::admins::{LoginError, MAX_FAILURES, MAX_FAILURES_PER_ADDRESS, SESSION_TTL, THROTTLE_WINDOW};
+use engine::ledger::FailuresOf;
 use jiff::{SignedDuration, Timestamp};
 
 const PASSWORD: &str = "correct horse battery";
@@ -28,11 +29,11 @@ async fn admins_log_in_with_their_password_and_sessions_end() {
         assert!(!stored.password_hash.contains(PASSWORD));
 
         let now = Timestamp::now();
-        let first = e.login("ann", PASSWORD, now).await.unwrap();
+        let first = e.login("ann", PASSWORD, None, now).await.unwrap();
         assert_eq!(first.actor, "admin:ann");
         assert_eq!(e.session_actor(&first.token, now).await.unwrap().as_deref(), Some("admin:ann"), "{name}");
         // Every login is a new session.
-        let second = e.login("ann", PASSWORD, now).await.unwrap();
+        let second = e.login("ann", PASSWORD, None, now).await.unwrap();
         assert_ne!(first.token, second.token);
         e.logout(&first.token).await.unwrap();
         assert_eq!(e.session_actor(&first.token, now).await.unwrap(), None, "{name}: logged out");
@@ -42,8 +43,55 @@ async fn admins_log_in_with_their_password_and_sessions_end() {
         assert_eq!(e.session_actor("laurel_s_forged", now).await.unwrap(), None);
         assert_eq!(e.session_actor("anything", now).await.unwrap(), None);
 
-        assert_eq!(e.login("ann", "wrong password!!", now).await, Err(LoginError::Refused), "{name}");
-        assert_eq!(e.login("nobody", PASSWORD, now).await, Err(LoginError::Refused), "{name}");
+        assert_eq!(e.login("ann", "wrong password!!", None, now).await, Err(LoginError::Refused), "{name}");
+        assert_eq!(e.login("nobody", PASSWORD, None, now).await, Err(LoginError::Refused), "{name}");
+        projection.cleanup().await;
+        ledger.drop_db().await;
+    }
+}
+
+#[tokio::test]
+async fn one_address_trying_a_password_on_many_usernames_is_throttled() {
+    for ledger in TestLedger::both().await {
+        let projection = TestProjection::new(redis_targets().remove(0).1);
+        let e = engine(&ledger, &projection).await;
+        let name = ledger.name;
+        e.create_admin("kay", PASSWORD).await.unwrap();
+        let (attacker, office) =
+            (Some("203.0.113.9".parse().unwrap()), Some("198.51.100.4".parse().unwrap()));
+        let t0 = Timestamp::now();
+        let at = |s: i64| t0.checked_add(SignedDuration::from_secs(s)).unwrap();
+        // One guess per username: no username reaches its own limit.
+        for i in 0..MAX_FAILURES_PER_ADDRESS as i64 {
+            let username = format!("user{i}");
+            assert_eq!(
+                e.login(&username, PASSWORD, attacker, at(i)).await,
+                Err(LoginError::Refused),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            e.ledger().login_failures_since(FailuresOf::Address("203.0.113.9"), t0).await.unwrap().0,
+            MAX_FAILURES_PER_ADDRESS,
+            "{name}"
+        );
+        // That address is refused now, even for an account it never tried, with the right password.
+        match e.login("kay", PASSWORD, attacker, at(60)).await {
+            Err(LoginError::Throttled { retry_after_seconds }) => {
+                assert_eq!(retry_after_seconds, THROTTLE_WINDOW.as_secs() as u64 - 60, "{name}")
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+        // Another address, and a caller whose address is unknown, are not.
+        assert!(e.login("kay", PASSWORD, office, at(60)).await.is_ok(), "{name}");
+        assert!(e.login("kay", PASSWORD, None, at(60)).await.is_ok(), "{name}");
+        // A success elsewhere does not clear the address's failures; the window does.
+        assert!(matches!(
+            e.login("kay", PASSWORD, attacker, at(61)).await,
+            Err(LoginError::Throttled { .. })
+        ));
+        let lifted = at(THROTTLE_WINDOW.as_secs() + MAX_FAILURES_PER_ADDRESS as i64);
+        assert!(e.login("kay", PASSWORD, attacker, lifted).await.is_ok(), "{name}");
         projection.cleanup().await;
         ledger.drop_db().await;
     }
@@ -60,21 +108,29 @@ async fn failed_logins_are_throttled_per_username_until_the_window_passes() {
         let t0 = Timestamp::now();
         let at = |s: i64| t0.checked_add(SignedDuration::from_secs(s)).unwrap();
         for i in 0..MAX_FAILURES as i64 {
-            assert_eq!(e.login("bob", "guess number one", at(i)).await, Err(LoginError::Refused), "{name}");
+            assert_eq!(
+                e.login("bob", "guess number one", None, at(i)).await,
+                Err(LoginError::Refused),
+                "{name}"
+            );
         }
         // Now even the right password is refused, with the time until the oldest failure ages out.
-        match e.login("bob", PASSWORD, at(60)).await {
+        match e.login("bob", PASSWORD, None, at(60)).await {
             Err(LoginError::Throttled { retry_after_seconds }) => {
                 assert_eq!(retry_after_seconds, THROTTLE_WINDOW.as_secs() as u64 - 60, "{name}")
             }
             other => panic!("{name}: {other:?}"),
         }
         // Another username is not affected.
-        assert!(e.login("eve", PASSWORD, at(60)).await.is_ok(), "{name}");
+        assert!(e.login("eve", PASSWORD, None, at(60)).await.is_ok(), "{name}");
         // Once the window has passed the oldest failure, the right password works and clears them.
         let lifted = at(THROTTLE_WINDOW.as_secs() + 1);
-        assert!(e.login("bob", PASSWORD, lifted).await.is_ok(), "{name}");
-        assert_eq!(e.ledger().login_failures_since("bob", t0).await.unwrap(), 0, "{name}");
+        assert!(e.login("bob", PASSWORD, None, lifted).await.is_ok(), "{name}");
+        assert_eq!(
+            e.ledger().login_failures_since(FailuresOf::Username("bob"), t0).await.unwrap().0,
+            0,
+            "{name}"
+        );
         projection.cleanup().await;
         ledger.drop_db().await;
     }

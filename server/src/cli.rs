@@ -197,6 +197,13 @@ pub struct ServeArgs {
     /// `Strict-Transport-Security`.
     #[arg(long, env = "LAUREL_PUBLIC_URL", value_parser = PublicUrl::parse)]
     pub public_url: Option<PublicUrl>,
+
+    /// The proxies in front of this server whose `X-Forwarded-For` names the client (addresses
+    /// or networks, comma-separated: `10.0.0.0/8,192.0.2.1`). Console logins are throttled per
+    /// client address; without this setting the address is the connection's peer, and a
+    /// forwarded header is ignored (any client can send one).
+    #[arg(long, env = "LAUREL_TRUSTED_PROXIES", value_parser = crate::peer::TrustedProxies::parse)]
+    pub trusted_proxies: Option<crate::peer::TrustedProxies>,
 }
 
 /// An origin browsers see: `http[s]://host[:port]`, no path.

@@ -171,10 +171,14 @@ impl Future for CachedTopFuture {
     }
 }
 
-/// Every request passes here: the two guards, then the handler, then its latency is recorded
+/// Every request passes here: who sent it (`peer`), the two guards, then the handler, then its latency is recorded
 /// under its route template (never the raw path, which would make one series per member).
-async fn observe_and_guard(State(state): State<AppState>, req: Request, next: Next) -> Response {
+async fn observe_and_guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let started = std::time::Instant::now();
+    if let Some(peer) = req.extensions().get::<crate::peer::PeerAddr>().copied() {
+        let client = state.web.trusted_proxies.client(peer.0, req.headers());
+        req.extensions_mut().insert(client);
+    }
     let method = req.method().clone();
     let route = req.extensions().get::<MatchedPath>().cloned();
     let response = match refuse_cross_site(&req, state.web.public_url.as_ref().map(|url| url.origin())) {
@@ -387,6 +391,45 @@ mod tests {
         let evil = [("host", "10.0.0.7:3000"), ("origin", "https://evil.example")];
         let res = answer(&router, "POST", "/api/v1/boards", &evil).await;
         assert_eq!(res.status(), StatusCode::FORBIDDEN);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn console_logins_through_the_listener_are_throttled_per_client_address() {
+        use engine::admins::MAX_FAILURES_PER_ADDRESS;
+        // The test client connects from 127.0.0.1, trusted here as a proxy: it names the client.
+        let web = crate::state::Web {
+            trusted_proxies: crate::peer::TrustedProxies::parse("127.0.0.1").unwrap(),
+            ..Default::default()
+        };
+        let (site, engine, dir) = router_with_web("login-addresses", web).await;
+        const PASSWORD: &str = "correct horse battery";
+        engine.create_admin("kay", PASSWORD).await.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = tokio::spawn(axum::serve(listener, crate::peer::Connections(site)).into_future());
+        let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        let login = |username: String, password: &'static str, from: &'static str| {
+            client
+                .post(format!("http://{addr}/api/login"))
+                .header("x-forwarded-for", from)
+                .form(&[("username", username.as_str()), ("password", password)])
+                .send()
+        };
+        let text = |res: reqwest::Response| async move { (res.status(), res.text().await.unwrap()) };
+        for i in 0..MAX_FAILURES_PER_ADDRESS {
+            let (_, body) =
+                text(login(format!("user{i}"), "a wrong password", "203.0.113.9").await.unwrap()).await;
+            assert!(body.contains("wrong username or password"), "attempt {i}: {body}");
+        }
+        let (_, body) = text(login("kay".into(), PASSWORD, "203.0.113.9").await.unwrap()).await;
+        assert!(body.contains("too many failed logins"), "{body}");
+        // Another client behind the same proxy signs in.
+        let res = login("kay".into(), PASSWORD, "198.51.100.4").await.unwrap();
+        let cookie =
+            res.headers().get("set-cookie").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+        assert!(cookie.starts_with("laurel_session="), "{:?}: {cookie}", res.status());
+        server.abort();
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -8,6 +8,7 @@
 mod assets;
 mod cli;
 mod http;
+mod peer;
 mod rest;
 mod security;
 mod state;
@@ -215,12 +216,17 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .site_pkg_dir("pkg")
         .site_addr(args.addr)
         .build();
-    let web = state::Web { site_files, public_url: args.public_url.clone() };
+    let web = state::Web {
+        site_files,
+        public_url: args.public_url.clone(),
+        trusted_proxies: args.trusted_proxies.clone().unwrap_or_default(),
+    };
     let app = http::app(state::AppState::with_web(leptos_options, engine.clone(), web));
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listen on {}", args.addr))?;
     tracing::info!("serving on http://{}", listener.local_addr()?);
-    axum::serve(listener, tower::make::Shared::new(app)).with_graceful_shutdown(shutdown_signal()).await?;
+    // Each connection's requests carry its peer's address (`peer`: who is logging in).
+    axum::serve(listener, peer::Connections(app)).with_graceful_shutdown(shutdown_signal()).await?;
     reconciler.abort();
     // Releases the leases, so another instance takes over at its next tick.
     let _ = stop_scheduler.send(());

@@ -28,6 +28,8 @@ pub struct Web {
     pub site_files: app::SiteFiles,
     /// `--public-url`: None when the server is reached where it listens.
     pub public_url: Option<PublicUrl>,
+    /// `--trusted-proxies`: whose forwarded client address is believed.
+    pub trusted_proxies: crate::peer::TrustedProxies,
 }
 
 impl AppState {

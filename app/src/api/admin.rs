@@ -30,14 +30,17 @@ pub async fn login(username: String, password: String) -> Result<(), AppError> {
     use engine::admins::{LoginError, SESSION_TTL};
     let engine = super::engine()?;
     let headers = super::request_headers().await?;
-    let started =
-        engine.login(username.trim(), &password, jiff::Timestamp::now()).await.map_err(|e| match e {
+    let client = use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<session::ClientAddr>().map(|addr| addr.0));
+    let started = engine.login(username.trim(), &password, client, jiff::Timestamp::now()).await.map_err(
+        |e| match e {
             LoginError::Engine(_) => {
                 tracing::error!(error = %e, "login failed on a store");
                 AppError::Unavailable
             }
             e => AppError::Denied(e.to_string()),
-        })?;
+        },
+    )?;
     if let Some(previous) = session::session_token(&headers) {
         engine.logout(previous).await?;
     }

@@ -6,6 +6,12 @@
 use http::HeaderMap;
 use http::header::{COOKIE, HeaderValue};
 
+/// The address a request came from: the connection's peer, or behind a trusted proxy the client
+/// the proxy names (`laurel serve --trusted-proxies`). The server puts it in every request's
+/// extensions; console logins are throttled by it (`engine::admins`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientAddr(pub std::net::IpAddr);
+
 /// The cookie holding a console session (`engine::admins`).
 pub const SESSION_COOKIE: &str = "laurel_session";
 

@@ -4,6 +4,14 @@
 use super::{Ledger, LedgerError, instant, micros};
 use sqlx::Row;
 
+/// Whose failed logins a throttle counts.
+#[derive(Debug, Clone, Copy)]
+pub enum FailuresOf<'a> {
+    Username(&'a str),
+    /// A client address, as `IpAddr` displays it.
+    Address(&'a str),
+}
+
 /// An admin account as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AdminRow {
@@ -51,40 +59,32 @@ impl Ledger {
         .transpose()
     }
 
-    /// Failed logins of `username` at or after `since`.
+    /// How many failed logins `of` counts at or after `since`, and the oldest of them (when a
+    /// throttle lifts).
     pub async fn login_failures_since(
         &self,
-        username: &str,
+        of: FailuresOf<'_>,
         since: jiff::Timestamp,
-    ) -> Result<u64, LedgerError> {
-        let row = sqlx::query(
-            "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM login_failures WHERE username = $1 AND at >= $2",
-        )
-        .bind(username)
-        .bind(micros(since))
-        .fetch_one(&self.pool)
-        .await?;
-        Ok(row.try_get::<i64, _>("n")? as u64)
+    ) -> Result<(u64, Option<jiff::Timestamp>), LedgerError> {
+        let (column, value) = match of {
+            FailuresOf::Username(username) => ("username", username),
+            FailuresOf::Address(address) => ("address", address),
+        };
+        let sql = format!(
+            "SELECT CAST(COUNT(*) AS BIGINT) AS n, MIN(at) AS oldest FROM login_failures \
+             WHERE {column} = $1 AND at >= $2"
+        );
+        let row = sqlx::query(&sql).bind(value).bind(micros(since)).fetch_one(&self.pool).await?;
+        let oldest = row.try_get::<Option<i64>, _>("oldest")?.map(instant).transpose()?;
+        Ok((row.try_get::<i64, _>("n")? as u64, oldest))
     }
 
-    /// The oldest failed login of `username` at or after `since` (when the throttle lifts).
-    pub async fn oldest_login_failure_since(
-        &self,
-        username: &str,
-        since: jiff::Timestamp,
-    ) -> Result<Option<jiff::Timestamp>, LedgerError> {
-        let row = sqlx::query("SELECT MIN(at) AS at FROM login_failures WHERE username = $1 AND at >= $2")
-            .bind(username)
-            .bind(micros(since))
-            .fetch_one(&self.pool)
-            .await?;
-        row.try_get::<Option<i64>, _>("at")?.map(instant).transpose()
-    }
-
-    /// Records a failed login, dropping those older than `forget_before`.
+    /// Records a failed login of `username` from `address` (when known), dropping those older
+    /// than `forget_before`.
     pub async fn record_login_failure(
         &self,
         username: &str,
+        address: Option<&str>,
         now: jiff::Timestamp,
         forget_before: jiff::Timestamp,
     ) -> Result<(), LedgerError> {
@@ -93,9 +93,10 @@ impl Ledger {
             .bind(micros(forget_before))
             .execute(&mut *w.tx)
             .await?;
-        sqlx::query("INSERT INTO login_failures (username, at) VALUES ($1, $2)")
+        sqlx::query("INSERT INTO login_failures (username, at, address) VALUES ($1, $2, $3)")
             .bind(username)
             .bind(micros(now))
+            .bind(address)
             .execute(&mut *w.tx)
             .await?;
         w.tx.commit().await?;

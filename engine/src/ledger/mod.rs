@@ -53,7 +53,7 @@ mod transfer;
 mod writes;
 
 pub use adjust::Revoked;
-pub use admins::AdminRow;
+pub use admins::{AdminRow, FailuresOf};
 pub use auth::{NewApiKey, StoredScope};
 pub use boards::StoredTotal;
 pub use checkpoint::set_wal_limit;
