@@ -64,7 +64,9 @@ pub async fn ensure_demo(engine: &Engine, time_zone: &str) -> Result<bool, Engin
     for (i, (member, name, points)) in MEMBERS.iter().enumerate() {
         let member = MemberId::parse(*member).expect("demo member ids are valid");
         if i + 1 < MEMBERS.len() {
-            engine.ledger().put_profile(&member, name, None, now).await?;
+            // Through the engine, so this process's copy of the names has them before the
+            // first page is served (the copy loaded at start may predate them: engine::names).
+            engine.put_profile(&member, name, None, now).await?;
         }
         // Two events each, so "why this score" has something to explain.
         for (n, delta) in [(1, points - points / 3), (2, points / 3)] {

@@ -275,6 +275,9 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
         for t in TestLedger::both().await {
             let p = TestProjection::new(target.clone());
             let e = engine(&t, &p).await;
+            // As `laurel serve --demo` starts: the names are loaded before the demo's profiles
+            // exist, and the first page (within a second) must already show them.
+            e.load_names().await.unwrap();
             assert!(engine::demo::ensure_demo(&e, "Asia/Shanghai").await.unwrap());
             assert!(!engine::demo::ensure_demo(&e, "Asia/Shanghai").await.unwrap(), "created only once");
             let slug = BoardSlug::parse("demo").unwrap();
