@@ -181,6 +181,7 @@ async fn observe_and_guard(State(state): State<AppState>, mut req: Request, next
     }
     let method = req.method().clone();
     let route = req.extensions().get::<MatchedPath>().cloned();
+    let server_fn = is_server_fn(req.uri().path());
     let response = match refuse_cross_site(&req, state.web.public_url.as_ref().map(|url| url.origin())) {
         Some(refused) => refused,
         None => match console_gate(&state.engine, req.uri().path(), req.headers()).await {
@@ -188,10 +189,34 @@ async fn observe_and_guard(State(state): State<AppState>, mut req: Request, next
             None => next.run(req).await,
         },
     };
+    let response = if server_fn { with_error_status(response).await } else { response };
     let status = response.status().as_u16();
     let route = route.as_ref().map_or("(other)", MatchedPath::as_str);
     state.engine.metrics().observe_request(method.as_str(), route, status, started.elapsed().as_secs_f64());
     response
+}
+
+/// A server function's path (`/api/<name>`; the REST API is `/api/v1/…`).
+fn is_server_fn(path: &str) -> bool {
+    path.starts_with("/api/") && !path.starts_with("/api/v1/")
+}
+
+/// Leptos answers every failed server function with 500; this gives the answer the status of
+/// its [`app::error::AppError`] — a wrong password 403, a missing board 404, a refused input 400
+/// — so only a server failure is a 5xx. The browser side reads any 4xx or 5xx as the error.
+/// Only a 500 is read (a short JSON error); other answers pass untouched.
+async fn with_error_status(response: Response) -> Response {
+    if response.status() != StatusCode::INTERNAL_SERVER_ERROR {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
+        return (StatusCode::INTERNAL_SERVER_ERROR, Json(app::error::AppError::Unavailable)).into_response();
+    };
+    if let Ok(error) = serde_json::from_slice::<app::error::AppError>(&bytes) {
+        parts.status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    }
+    Response::from_parts(parts, Body::from(bytes))
 }
 
 /// Refuses any request that could change something (not GET, HEAD or OPTIONS) when a browser
@@ -422,7 +447,8 @@ mod tests {
                 text(login(format!("user{i}"), "a wrong password", "203.0.113.9").await.unwrap()).await;
             assert!(body.contains("wrong username or password"), "attempt {i}: {body}");
         }
-        let (_, body) = text(login("kay".into(), PASSWORD, "203.0.113.9").await.unwrap()).await;
+        let (status, body) = text(login("kay".into(), PASSWORD, "203.0.113.9").await.unwrap()).await;
+        assert_eq!(status, StatusCode::FORBIDDEN);
         assert!(body.contains("too many failed logins"), "{body}");
         // Another client behind the same proxy signs in.
         let res = login("kay".into(), PASSWORD, "198.51.100.4").await.unwrap();
