@@ -207,11 +207,18 @@ impl Engine {
         Ok(scope)
     }
 
-    /// Counts one request of a key against its limits in this process. Over the limit, the
-    /// request must not be served (it took nothing from the allowance); counted in
-    /// `laurel_rate_limited_total` by key prefix.
-    pub fn admit(&self, scope: &KeyScope) -> Result<(), RateLimited> {
-        self.limiter.check(scope.id, scope.limits, std::time::Instant::now()).map_err(|wait| {
+    /// Counts one request of a key against its limits, across every instance (the key's cell in
+    /// Redis); while Redis cannot be reached, against this process's own cell (fail open: see
+    /// `ratelimit`). Over the limit, the request must not be served (it took nothing from the
+    /// allowance); counted in `laurel_rate_limited_total` by key prefix.
+    pub async fn admit(&self, scope: &KeyScope) -> Result<(), RateLimited> {
+        let (share, tolerance) = crate::ratelimit::share_and_tolerance(scope.limits);
+        let verdict = match self.projection.rate_check(scope.id, share, tolerance).await {
+            Ok(None) => Ok(()),
+            Ok(Some(wait)) => Err(wait),
+            Err(_) => self.limiter.check(scope.id, scope.limits, std::time::Instant::now()),
+        };
+        verdict.map_err(|wait| {
             self.metrics.count_rate_limited(&scope.prefix);
             RateLimited { retry_after_seconds: crate::ratelimit::retry_after_seconds(wait) }
         })

@@ -1,5 +1,6 @@
-//! Per-key rate limits of ingest keys: the generic cell rate algorithm (GCRA), one cell per key id,
-//! in this process's memory.
+//! Per-key rate limits of ingest keys: the generic cell rate algorithm (GCRA), one cell per key
+//! id. The cell every instance shares is in Redis (`redis/scripts/rate.lua`, the same algorithm
+//! on the Redis clock); this process's cells, here, decide while Redis cannot be reached.
 //!
 //! Why GCRA by hand rather than the `governor` crate: each key has limits of its own, while
 //! governor's keyed limiter applies one quota to every key (so it would be a map of limiters
@@ -10,9 +11,10 @@
 //! A key may make `burst` requests at once and then one every `1 / rate_per_second` seconds. A
 //! refused request takes nothing from the key's allowance.
 //!
-//! The count is per process: with N instances behind a balancer, a key may make up to N times
-//! its limit across the fleet (docs/ARCHITECTURE.md). The map holds one entry per key that called
-//! since the process started; keys are made by admins, so it stays small.
+//! While Redis is down the count falls back to each process: with N instances behind a balancer,
+//! a key may then make up to N times its limit across the fleet (it fails open, never closed: a
+//! Redis outage must not stop ingestion). The map holds one entry per key that called since the
+//! process started; keys are made by admins, so it stays small.
 
 use domain::apikey::KeyLimits;
 use std::collections::HashMap;
@@ -35,13 +37,17 @@ impl Default for RateLimiter {
     }
 }
 
+/// One request's share of a second under `limits`, and how far ahead of now a burst may run.
+pub fn share_and_tolerance(limits: KeyLimits) -> (Duration, Duration) {
+    let share = Duration::from_secs(1) / limits.rate_per_second.max(1);
+    (share, share * limits.burst.max(1))
+}
+
 impl RateLimiter {
     /// Admits one request of key `id` at `now`, or answers how long until one would be admitted.
     pub fn check(&self, id: i64, limits: KeyLimits, now: Instant) -> Result<(), Duration> {
         let now = now.saturating_duration_since(self.origin);
-        // One request's share of a second, and how far ahead of it a burst may run.
-        let interval = Duration::from_secs(1) / limits.rate_per_second.max(1);
-        let tolerance = interval * limits.burst.max(1);
+        let (interval, tolerance) = share_and_tolerance(limits);
         let mut cells = self.cells.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let tat = cells.get(&id).copied().unwrap_or(now).max(now);
         let next = tat + interval;

@@ -81,11 +81,11 @@ async fn keys_are_made_listed_by_prefix_limited_and_revoked_with_an_audit_trail(
         let scope = e.api_key_scope(&key).await.unwrap().expect("a live key");
         assert_eq!((scope.id, scope.limits, scope.prefix.as_str()), (issued.view.id, slow, &key[..16]));
         assert!(scope.allows(&b.slug));
-        assert_eq!(e.admit(&scope), Ok(()), "{name}");
-        assert_eq!(e.admit(&scope), Ok(()), "{name}");
-        assert_eq!(e.admit(&scope), Err(RateLimited { retry_after_seconds: 1 }), "{name}");
+        assert_eq!(e.admit(&scope).await, Ok(()), "{name}");
+        assert_eq!(e.admit(&scope).await, Ok(()), "{name}");
+        assert_eq!(e.admit(&scope).await, Err(RateLimited { retry_after_seconds: 1 }), "{name}");
         let other = e.api_key_scope(&defaults.key).await.unwrap().unwrap();
-        assert_eq!(e.admit(&other), Ok(()), "{name}: another key has its own allowance");
+        assert_eq!(e.admit(&other).await, Ok(()), "{name}: another key has its own allowance");
         let metrics = e.metrics().render();
         assert!(
             metrics.contains(&format!("laurel_rate_limited_total{{key_prefix=\"{}\"}} 1", &key[..16])),
@@ -167,5 +167,56 @@ async fn a_key_revoked_on_another_instance_stops_within_the_credential_ttl() {
         );
         projection.cleanup().await;
         ledger.drop_db().await;
+    }
+}
+
+#[tokio::test]
+async fn a_key_limit_holds_across_instances_and_each_process_keeps_it_while_redis_is_down() {
+    for (mode, target) in redis_targets() {
+        for ledger in TestLedger::both().await {
+            let p = TestProjection::new(target.clone());
+            let a = engine(&ledger, &p).await;
+            // A second instance: the same ledger and the same Redis keys.
+            let b = engine::Engine::from_parts(
+                ledger.ledger.clone(),
+                engine::redis::Projection::new(p.projection.target().clone(), p.projection.keys().clone()),
+            );
+            let name = format!("{mode}/{}", ledger.name);
+            let board = board();
+            a.create_board(&board).await.unwrap();
+            // One request a second, three at once: the burst is the fleet's, not each instance's.
+            let limits = KeyLimits { rate_per_second: 1, burst: 3 };
+            let key = a.issue_api_key(std::slice::from_ref(&board.slug), limits, "test").await.unwrap().key;
+            let scope = a.api_key_scope(&key).await.unwrap().unwrap();
+            assert_eq!(a.admit(&scope).await, Ok(()), "{name}");
+            assert_eq!(b.admit(&scope).await, Ok(()), "{name}");
+            assert_eq!(a.admit(&scope).await, Ok(()), "{name}");
+            assert_eq!(b.admit(&scope).await, Err(RateLimited { retry_after_seconds: 1 }), "{name}");
+            assert_eq!(a.admit(&scope).await, Err(RateLimited { retry_after_seconds: 1 }), "{name}");
+            // The shared cell lives under a hash tag of its own and expires once it no longer
+            // matters (the allowance is full again after the burst's time).
+            let mut conn = p.projection.conn().await.unwrap();
+            let ttl: i64 = redis::cmd("PTTL")
+                .arg(p.projection.keys().rate(scope.id))
+                .query_async(&mut conn)
+                .await
+                .unwrap();
+            assert!(ttl > 0 && ttl <= 3_001, "{name}: {ttl}");
+
+            // An instance whose Redis cannot be reached fails open, to a limit of its own.
+            let down = engine::Engine::from_parts(
+                ledger.ledger.clone(),
+                engine::redis::Projection::new(
+                    engine::redis::RedisTarget::parse("redis://127.0.0.1:9").unwrap(),
+                    p.projection.keys().clone(),
+                ),
+            );
+            for i in 0..3 {
+                assert_eq!(down.admit(&scope).await, Ok(()), "{name}: local burst, request {i}");
+            }
+            assert_eq!(down.admit(&scope).await, Err(RateLimited { retry_after_seconds: 1 }), "{name}");
+            p.cleanup().await;
+            ledger.drop_db().await;
+        }
     }
 }

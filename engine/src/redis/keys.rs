@@ -84,6 +84,12 @@ impl KeySpace {
         HotKeys { snapshot: format!("{namespace}:snapshot"), namespace }
     }
 
+    /// An ingest key's shared rate-limit cell (`rate.lua`), under a hash tag of its own: keys
+    /// spread over a Cluster, and one key's checks all go to one node.
+    pub fn rate(&self, key_id: i64) -> String {
+        format!("{}:rl:{{k{key_id}}}", self.prefix)
+    }
+
     /// A SCAN pattern matching every key under this prefix (tests clean up with it).
     pub fn pattern(&self) -> String {
         format!("{}:*", self.prefix)

@@ -23,6 +23,7 @@ use tokio::sync::OnceCell;
 static PROJECT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/project.lua")));
 static WINDOW: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/window.lua")));
 static SNAPSHOT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/snapshot.lua")));
+static RATE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/rate.lua")));
 static RANKS: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/ranks.lua")));
 static LEVEL: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/level.lua")));
 static SWAP: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/swap.lua")));
@@ -341,6 +342,30 @@ impl Projection {
             self.pause();
         }
         result
+    }
+
+    /// Counts one request of ingest key `key_id` against its shared allowance (`rate.lua`): None
+    /// when admitted, else how long until one would be. `share` is one request's part of a
+    /// second, `tolerance` how far ahead a burst may run. Skipped while paused, like the write
+    /// path's other calls: the caller then falls back to its local limit.
+    pub async fn rate_check(
+        &self,
+        key_id: i64,
+        share: Duration,
+        tolerance: Duration,
+    ) -> RedisResult<Option<Duration>> {
+        let key = self.keys.rate(key_id);
+        let wait: i64 = self
+            .guarded(async {
+                let mut conn = self.conn().await?;
+                RATE.key(&key)
+                    .arg(share.as_micros() as u64)
+                    .arg(tolerance.as_micros() as u64)
+                    .invoke_async(&mut conn)
+                    .await
+            })
+            .await?;
+        Ok((wait > 0).then(|| Duration::from_micros(wait as u64)))
     }
 
     /// The sum of the versions projected for a period (0 when Redis holds nothing of it).

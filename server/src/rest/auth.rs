@@ -89,7 +89,7 @@ impl Ingest {
 async fn ingest(engine: &Engine, headers: &HeaderMap) -> Result<Ingest, ApiError> {
     let secret = bearer(headers)?;
     if let Some(scope) = engine.api_key_scope(secret).await? {
-        engine.admit(&scope).map_err(ApiError::rate_limited)?;
+        engine.admit(&scope).await.map_err(ApiError::rate_limited)?;
         return Ok(Ingest { scope: Some(scope) });
     }
     if engine.admin_actor(secret).await?.is_some() {
