@@ -115,7 +115,7 @@ pub enum ApikeyCommand {
         /// A board the key may write to (repeat for several).
         #[arg(long = "board", required = true)]
         boards: Vec<String>,
-        /// Requests per second the key may make on average, counted per server process (1-10000;
+        /// Requests per second the key may make on average, counted across all instances (1-10000;
         /// default 50).
         #[arg(long)]
         rate_per_second: Option<i64>,
