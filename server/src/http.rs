@@ -44,14 +44,14 @@ fn router(state: AppState) -> Router {
 }
 
 /// What every page render and server function finds in its context: the engine and the bundle
-/// names; a page also sets its script policy, with its nonce ([`security::page_policy`]).
+/// names; a page also sets its script policy, with its nonce ([`security::page_headers`]).
 fn page_context(state: &AppState) -> impl Fn() + Clone + Send + Sync + 'static {
     let engine = state.engine.clone();
     let files = state.web.site_files.clone();
     move || {
         provide_context(engine.clone());
         provide_context(files.clone());
-        security::page_policy();
+        security::page_headers();
     }
 }
 
@@ -377,8 +377,10 @@ mod tests {
         let res = answer(&router, "GET", "/healthz", &[]).await;
         assert!(!header(&res, "content-security-policy").contains("nonce-"), "no page, no nonce");
 
-        // A page: its policy names the nonce that every inline script of the page carries.
+        // A page: its policy names the nonce that every inline script of the page carries, and
+        // browsers ask for it again on every visit.
         let res = answer(&router, "GET", "/", &[]).await;
+        assert_eq!(header(&res, "cache-control"), "no-cache");
         let csp = header(&res, "content-security-policy").to_owned();
         let nonce =
             csp.split("'nonce-").nth(1).and_then(|rest| rest.split('\'').next()).expect(&csp).to_owned();

@@ -8,7 +8,7 @@
 //!   `X-Content-Type-Options: nosniff`, `Referrer-Policy: same-origin`.
 //! - `Strict-Transport-Security` when the public URL (`--public-url`) is https.
 //!
-//! A page sets its own policy, with its nonce, while it renders ([`page_policy`]); every other
+//! A page sets its own policy, with its nonce, while it renders ([`page_headers`]); every other
 //! answer gets the policy without a nonce, which allows no inline script at all.
 
 use axum::http::{HeaderName, HeaderValue, header};
@@ -29,12 +29,17 @@ pub fn policy(nonce: Option<&str>) -> String {
 
 /// Called while a page renders (the app's context): its policy names the nonce Leptos put on the
 /// page's inline scripts. Server functions have no nonce and keep the default policy.
-pub fn page_policy() {
+///
+/// A page is also `Cache-Control: no-cache`: a browser asks again on every visit. It carries no
+/// ETag — with a new nonce in every answer, no two answers are the same bytes, so a tag could
+/// never match; the bundle files it names are what browsers keep (`assets`).
+pub fn page_headers() {
     let Some(nonce) = leptos::nonce::use_nonce() else { return };
     let Some(response) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() else { return };
     if let Ok(value) = HeaderValue::from_str(&policy(Some(&nonce))) {
         response.insert_header(header::CONTENT_SECURITY_POLICY, value);
     }
+    response.insert_header(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
 }
 
 /// The header layers, outermost last: each sets its header unless the answer has it already.
