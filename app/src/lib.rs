@@ -45,7 +45,9 @@ impl SiteFiles {
 
     /// The bundle of the page at `path`.
     pub fn bundle_for(&self, path: &str) -> &str {
-        let console = path == Self::CONSOLE_PATH || path.starts_with("/admin/");
+        let console = path
+            .strip_prefix(Self::CONSOLE_PATH)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
         if console { &self.console } else { &self.contestant }
     }
 }

@@ -9,7 +9,7 @@
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Request, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use rust_embed::{EmbeddedFile, RustEmbed};
+use rust_embed::RustEmbed;
 
 #[derive(RustEmbed)]
 #[folder = "../target/site"]
@@ -17,6 +17,9 @@ struct Site;
 
 /// What a file whose name carries its content hash is answered with.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// The compressed copies `scripts/build` makes, best first: (`Content-Encoding`, file suffix).
+const ENCODINGS: [(&str, &str); 2] = [("br", ".br"), ("gzip", ".gz")];
 
 /// The names of the bundle files this binary carries, found once at start
 /// ([`app::SiteFiles`]: the contestants' bundle, the console's, the stylesheet); None when it
@@ -44,7 +47,7 @@ fn hashed(name: &str) -> Option<(&str, &str, &str)> {
     (hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())).then_some((stem, hash, ext))
 }
 
-/// The encodings this request accepts, of the two the build makes, best first.
+/// The encodings of [`ENCODINGS`] this request accepts, best first.
 fn accepted(headers: &HeaderMap) -> impl Iterator<Item = (&'static str, &'static str)> {
     let accept = headers.get(header::ACCEPT_ENCODING).and_then(|v| v.to_str().ok()).unwrap_or("");
     // `br;q=0` refuses br; any other weight accepts it (the order of preference is ours).
@@ -56,7 +59,7 @@ fn accepted(headers: &HeaderMap) -> impl Iterator<Item = (&'static str, &'static
             parts.next().is_some_and(|c| c.eq_ignore_ascii_case(coding)) && !parts.any(refused)
         })
     };
-    [("br", ".br"), ("gzip", ".gz")].into_iter().filter(move |(coding, _)| takes(coding))
+    ENCODINGS.into_iter().filter(move |(coding, _)| takes(coding))
 }
 
 /// Serves an embedded file, or None when there is none at this path.
@@ -64,12 +67,9 @@ pub fn serve(req: &Request<Body>) -> Option<Response> {
     let path = req.uri().path().trim_start_matches('/');
     let original = Site::get(path)?;
     let mime = original.metadata.mimetype().to_owned();
-    let compressed: Vec<(&str, EmbeddedFile)> = [("br", ".br"), ("gzip", ".gz")]
-        .into_iter()
-        .filter_map(|(coding, suffix)| Site::get(&format!("{path}{suffix}")).map(|f| (coding, f)))
-        .collect();
+    let has_copies = ENCODINGS.iter().any(|(_, suffix)| Site::get(&format!("{path}{suffix}")).is_some());
     let chosen = accepted(req.headers())
-        .find_map(|(coding, _)| compressed.iter().find(|(c, _)| *c == coding).cloned());
+        .find_map(|(coding, suffix)| Site::get(&format!("{path}{suffix}")).map(|file| (coding, file)));
     let (coding, file) = match chosen {
         Some((coding, file)) => (Some(coding), file),
         None => (None, original),
@@ -79,7 +79,8 @@ pub fn serve(req: &Request<Body>) -> Option<Response> {
     let mut response = if unchanged {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        Body::from(file.data.into_owned()).into_response()
+        // The embedded bytes as they are (a release build borrows them; no copy per request).
+        Body::from(file.data).into_response()
     };
     let headers = response.headers_mut();
     if let Ok(mime) = HeaderValue::from_str(&mime) {
@@ -88,7 +89,7 @@ pub fn serve(req: &Request<Body>) -> Option<Response> {
     if let Some(coding) = coding {
         headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(coding));
     }
-    if !compressed.is_empty() {
+    if has_copies {
         headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     }
     let name = path.rsplit('/').next().unwrap_or(path);
