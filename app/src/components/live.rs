@@ -13,6 +13,11 @@ use std::collections::HashMap;
 /// How long a row that moved up stays marked.
 #[cfg(feature = "hydrate")]
 const MOVED_UP_FOR_MS: i32 = 2000;
+/// The stream opens this long after hydration: a page left at once costs the server no stream,
+/// and the page's own loading is over first (tools that wait for the network to be idle, like
+/// the end-to-end tests, see it idle).
+#[cfg(feature = "hydrate")]
+const CONNECT_AFTER: std::time::Duration = std::time::Duration::from_millis(1500);
 
 /// The ranking table of a page, kept up to date while the page is open when `live` names how
 /// many rows the stream carries (the page's `?show=`, at most 200); without it, the plain table.
@@ -41,7 +46,20 @@ pub fn LiveRanking(
         let limit = limit.clamp(1, 200);
         let url = format!("/api/v1/boards/{board}/periods/{period}/stream?limit={limit}");
         // Effects run only in the browser, after hydration.
-        Effect::new(move |_| browser::follow(&url, limit as usize, connected, state, set_entries, moved_up));
+        Effect::new(move |_| {
+            let (url, owner) = (url.clone(), Owner::current());
+            let open = move || {
+                let follow =
+                    || browser::follow(&url, limit as usize, connected, state, set_entries, moved_up);
+                // Under the component's owner, so the stream closes when the component goes.
+                if let Some(owner) = owner {
+                    owner.with(follow);
+                }
+            };
+            if let Ok(pending) = set_timeout_with_handle(open, CONNECT_AFTER) {
+                on_cleanup(move || pending.clear());
+            }
+        });
     }
     #[cfg(not(feature = "hydrate"))]
     let _ = (board, period, limit, set_entries);
