@@ -67,7 +67,7 @@ pub fn LiveRanking(
         <p class="live-status" data-testid="live-status" hidden=move || !connected.get() role="status">
             <span class="live-dot" aria-hidden="true"></span>
             "Live: updates as scores come in. Period "
-            <span data-testid="live-state" class=move || format!("state state-{}", state.get())>
+            <span data-testid="live-state" class=move || format!("live-state state-{}", state.get())>
                 {move || state.get()}
             </span>
         </p>
