@@ -94,7 +94,9 @@ impl Engine {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, period)?;
         let total = self.ledger.member_total(slug, &period, member).await?;
-        let view = self.member_view_unchecked(&board, period, member, before, limit).await?;
+        let view = self
+            .member_view_unchecked(&board, period, member, before, limit, crate::ledger::Viewer::Admin)
+            .await?;
         Ok(MemberAdminView {
             view,
             hidden: total.is_some_and(|t| t.hidden),

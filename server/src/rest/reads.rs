@@ -110,6 +110,11 @@ pub struct Page {
     /// `redis` (the live projection), `ledger` (the ledger's totals, while Redis cannot be
     /// read: the same order and ranks) or `standings` (an archived period).
     pub source: ReadSource,
+    /// While the period is publicly frozen: when the standings answered were taken (writes
+    /// since then count but are not shown until the reveal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub frozen_at: Option<Timestamp>,
 }
 
 impl From<RankingPage> for Page {
@@ -123,6 +128,7 @@ impl From<RankingPage> for Page {
             offset: page.offset,
             entries: page.entries,
             source: page.source,
+            frozen_at: page.frozen_at,
         }
     }
 }
@@ -162,6 +168,11 @@ pub struct MemberRank {
     pub entry: Entry,
     /// `redis`, `ledger` (while Redis cannot be read) or `standings` (an archived period).
     pub source: ReadSource,
+    /// While the period is publicly frozen: when the standings answered were taken (writes
+    /// since then count but are not shown until the reveal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub frozen_at: Option<Timestamp>,
 }
 
 /// The ledger entries behind a member's score, newest first.
@@ -177,6 +188,11 @@ pub struct MemberEvents {
 pub struct Count {
     pub count: u64,
     pub source: ReadSource,
+    /// While the period is publicly frozen: when the standings answered were taken (writes
+    /// since then count but are not shown until the reveal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub frozen_at: Option<Timestamp>,
 }
 
 /// The ranks of the members asked for (members without points are left out).
@@ -184,6 +200,11 @@ pub struct Count {
 pub struct Ranks {
     pub entries: Vec<Entry>,
     pub source: ReadSource,
+    /// While the period is publicly frozen: when the standings answered were taken (writes
+    /// since then count but are not shown until the reveal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub frozen_at: Option<Timestamp>,
 }
 
 #[utoipa::path(
@@ -330,7 +351,7 @@ pub async fn member_rank(
         .into_iter()
         .next()
         .ok_or_else(|| engine::EngineError::NotFound { what: format!("member {m}") })?;
-    Ok(Json(MemberRank { entry, source: page.source }))
+    Ok(Json(MemberRank { entry, source: page.source, frozen_at: page.frozen_at }))
 }
 
 #[utoipa::path(
@@ -397,7 +418,7 @@ pub async fn count(
     ApiQuery(q): ApiQuery<CountQuery>,
 ) -> Result<Json<Count>, ApiError> {
     let counted = s.engine.count_at_least(&slug(board)?, Some(&period), q.min_points).await?;
-    Ok(Json(Count { count: counted.value, source: counted.source }))
+    Ok(Json(Count { count: counted.value, source: counted.source, frozen_at: counted.frozen_at }))
 }
 
 #[utoipa::path(
@@ -423,5 +444,5 @@ pub async fn ranks(
         .map(|m| MemberId::parse(m).map_err(|e| ApiError::invalid(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     let ranks = s.engine.ranks_of(&slug(board)?, Some(&period), &members).await?;
-    Ok(Json(Ranks { entries: ranks.value, source: ranks.source }))
+    Ok(Json(Ranks { entries: ranks.value, source: ranks.source, frozen_at: ranks.frozen_at }))
 }
