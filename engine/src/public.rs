@@ -24,8 +24,7 @@ use std::time::Duration;
 /// freeze in flight puts its view in place); older, it is a freeze that died half-way.
 const PENDING_GRACE: Duration = Duration::from_secs(30);
 
-/// Stepwise reveals show this many ranks one member at a time on a board without prizes.
-pub const REVEAL_SHOWN_WITHOUT_PRIZES: u64 = 10;
+pub use domain::lifecycle::REVEAL_SHOWN_WITHOUT_PRIZES;
 
 /// How a reveal goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,22 +189,24 @@ impl Engine {
         Ok(self.status_for_reads(slug, period).await?.1)
     }
 
-    /// A member's own live standing while the public sees a frozen one (their signed "me"
-    /// link): live points and rank, and how many of their entries the public does not see yet.
-    /// None when the period is not publicly frozen.
+    /// A member's own live points while the public sees a frozen standing (their signed "me"
+    /// link), and how many of their entries the public does not see yet. Not their live rank:
+    /// that would tell them about everyone else's writes. None when the period is not publicly
+    /// frozen.
     pub async fn my_live_standing(
         &self,
         slug: &BoardSlug,
         period: PeriodKey,
         member: &MemberId,
-    ) -> Result<Option<(Option<domain::view::Entry>, u64)>, EngineError> {
+    ) -> Result<Option<(Option<i64>, u64)>, EngineError> {
         let Some(view) = self.ledger.public_view(slug, &period).await? else {
             return Ok(None);
         };
         let board = self.board(slug).await?;
         let live = self.live_around(&board, period, member, 0).await?;
+        let points = live.and_then(|p| p.entries.into_iter().next()).map(|e| e.points);
         let pending = self.ledger.entries_after(slug, &period, member, view.watermark).await?;
-        Ok(Some((live.and_then(|p| p.entries.into_iter().next()), pending)))
+        Ok(Some((points, pending)))
     }
 
     /// The public standings of a publicly frozen period as the projection holds them.

@@ -36,8 +36,11 @@ pub struct PeriodConsole {
     pub freezes_at: jiff::Timestamp,
     /// The board's periods, newest first, for switching.
     pub periods: Vec<PeriodInfo>,
-    /// The first members of the ranking (live, or from the standings once archived).
+    /// The first members of the ranking (live — during a public freeze too —, or from the
+    /// standings once archived).
     pub leaders: RankingPage,
+    /// When the public view was taken, while the period is publicly frozen (contest mode).
+    pub public_frozen_at: Option<jiff::Timestamp>,
     pub late: Vec<LateEntry>,
     pub settlement: Option<Settlement>,
     /// Every settlement revision, oldest first (empty before settlement).
@@ -167,7 +170,8 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         freezes_at: info.ends_at + jiff::SignedDuration::from_secs(board.freeze_grace_seconds),
         info,
         periods: engine.periods(&slug).await?,
-        leaders: engine.ranking_page(&slug, Some(&period), 0, 20).await?,
+        leaders: engine.ranking_page_as(engine::ledger::Viewer::Admin, &slug, Some(&period), 0, 20).await?,
+        public_frozen_at: engine.public_frozen_at(&slug, key).await?,
         late: engine.late_entries(&slug, &period, None).await?,
         settlement,
         revisions,
@@ -192,6 +196,26 @@ pub async fn transition(
         "rebuild" => {
             let report = engine.rebuild(&slug, &period, &actor).await?;
             return Ok(format!("Rebuilt {} members in {} ms.", report.members, report.took_ms));
+        }
+        "public-freeze" => {
+            let done = engine.public_freeze(&slug, &period, &actor, reason).await?;
+            return Ok(match done.changed {
+                true => "The public now sees the standings as they are now; writes keep counting.".into(),
+                false => "Already publicly frozen; nothing changed.".into(),
+            });
+        }
+        "reveal-next" | "reveal-all" => {
+            use engine::public::RevealMode;
+            let mode = if step == "reveal-next" { RevealMode::Next } else { RevealMode::All };
+            let done = engine.reveal(&slug, &period, mode, &actor, reason).await?;
+            let names: Vec<String> = done.revealed.iter().map(ToString::to_string).collect();
+            return Ok(match (done.changed, done.frozen_at) {
+                (false, _) => "Not publicly frozen; nothing changed.".into(),
+                (true, None) => "Revealed: the public sees the live standings.".into(),
+                (true, Some(_)) => {
+                    format!("Revealed {}; {} still to reveal.", names.join(", "), done.pending)
+                }
+            });
         }
         "freeze" => Transition::Freeze,
         "reopen" => Transition::Reopen,

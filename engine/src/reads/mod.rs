@@ -398,6 +398,10 @@ impl Engine {
             Err(EngineError::NotFound { .. }) => (None, None),
             Err(e) => return Err(e),
         };
+        let frozen_at = match viewer {
+            Viewer::Public => self.public_frozen_at(slug, key).await?,
+            Viewer::Admin => None,
+        };
         let entries = self.ledger.member_entries(slug, &key, member, before, limit, viewer).await?;
         let older = (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id)).flatten();
         Ok(MemberView {
@@ -408,6 +412,7 @@ impl Engine {
             standing_source,
             entries,
             older,
+            frozen_at,
         })
     }
 

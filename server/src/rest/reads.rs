@@ -181,6 +181,10 @@ pub struct MemberEvents {
     pub entries: Vec<LedgerEntry>,
     /// Pass as `before` for older entries; null on the last page.
     pub next_before: Option<i64>,
+    /// While the period is publicly frozen: entries recorded after this are not listed yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub frozen_at: Option<Timestamp>,
 }
 
 /// How many members have at least `min_points`.
@@ -395,9 +399,12 @@ pub async fn member_events(
     ApiQuery(q): ApiQuery<EventsQuery>,
 ) -> Result<Json<MemberEvents>, ApiError> {
     let limit = q.limit.unwrap_or(50);
-    let entries = s.engine.member_entries(&slug(board)?, Some(&period), &member(m)?, q.before, limit).await?;
+    let slug = slug(board)?;
+    let entries = s.engine.member_entries(&slug, Some(&period), &member(m)?, q.before, limit).await?;
     let next_before = (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id)).flatten();
-    Ok(Json(MemberEvents { entries, next_before }))
+    let key = s.engine.period_of(&s.engine.board(&slug).await?, Some(&period))?;
+    let frozen_at = s.engine.public_frozen_at(&slug, key).await?;
+    Ok(Json(MemberEvents { entries, next_before, frozen_at }))
 }
 
 #[utoipa::path(
