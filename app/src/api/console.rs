@@ -31,6 +31,7 @@ pub struct PeriodConsole {
     pub board: BoardSummary,
     pub prizes: Vec<Prize>,
     pub freeze_grace_seconds: i64,
+    pub public_freeze_seconds: i64,
     pub info: PeriodInfo,
     /// When the scheduler freezes the period: its end plus the board's grace.
     pub freezes_at: jiff::Timestamp,
@@ -116,6 +117,8 @@ pub async fn create_board(
         min_points: optional_number("min_points", &min_points)?,
         tie_base: optional_number("tie_base", &tie_base)?,
         freeze_grace_seconds: optional_number("freeze_grace_seconds", &freeze_grace_seconds)?,
+        // Set later in the board's settings, beside the grace.
+        public_freeze_seconds: None,
         prizes: domain::board::parse_prize_lines(&prizes)?,
     };
     let board = draft.parse()?;
@@ -125,19 +128,21 @@ pub async fn create_board(
     Ok(())
 }
 
-/// Changes a board's title, freeze grace and prize table (the rest is fixed at creation). Checked
-/// by `domain::board::BoardSettings`; a refusal names the field.
+/// Changes a board's title, freeze grace, scheduled public freeze and prize table (the rest is
+/// fixed at creation). Checked by `domain::board::BoardSettings`; a refusal names the field.
 #[server(endpoint = "admin_edit_board")]
 pub async fn edit_board(
     board: String,
     title: String,
     freeze_grace_seconds: String,
+    #[server(default)] public_freeze_seconds: String,
     prizes: String,
 ) -> Result<String, AppError> {
     let actor = super::admin::admin_actor().await?;
     let settings = domain::board::BoardSettings::check(
         &title,
         optional_number("freeze_grace_seconds", &freeze_grace_seconds)?,
+        optional_number("public_freeze_seconds", &public_freeze_seconds)?,
         domain::board::parse_prize_lines(&prizes)?,
     )?;
     let edited = engine()?.edit_board(&board_slug(board)?, &settings, &actor).await?;
@@ -167,6 +172,7 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         board: engine::reads::summary(&board, jiff::Timestamp::now()),
         prizes: board.prizes.clone(),
         freeze_grace_seconds: board.freeze_grace_seconds,
+        public_freeze_seconds: board.public_freeze_seconds,
         freezes_at: info.ends_at + jiff::SignedDuration::from_secs(board.freeze_grace_seconds),
         info,
         periods: engine.periods(&slug).await?,

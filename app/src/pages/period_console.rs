@@ -59,6 +59,7 @@ fn Console(
         board,
         prizes,
         freeze_grace_seconds,
+        public_freeze_seconds,
         info,
         freezes_at,
         periods,
@@ -74,6 +75,7 @@ fn Console(
             slug=board.slug.to_string()
             title=board.title.clone()
             freeze_grace_seconds
+            public_freeze_seconds
             prizes=prizes.clone()
             edit
         />
@@ -342,6 +344,7 @@ fn BoardSettingsForm(
     slug: String,
     title: String,
     freeze_grace_seconds: i64,
+    public_freeze_seconds: i64,
     prizes: Vec<domain::board::Prize>,
     edit: ServerAction<EditBoard>,
 ) -> impl IntoView {
@@ -350,13 +353,15 @@ fn BoardSettingsForm(
         <details class="confirm" data-step="Board settings…">
             <summary class="button secondary">"Board settings…"</summary>
             <div class="confirm-body">
-                <p>"Title, freeze grace and prizes may change; a period settled later uses the new prizes, settled ones keep theirs."</p>
+                <p>"Title, freeze grace, the public freeze and prizes may change; a period settled later uses the new prizes, settled ones keep theirs. With a public freeze, the public sees each period's standings as they were that long before its end, until you reveal them."</p>
                 <ActionForm action=edit attr:class="stacked" attr:data-testid="board-settings">
                     <input type="hidden" name="board" value=slug/>
                     <label>"Title" <input name="title" value=title required/></label>
                     <FieldError error field="title"/>
                     <label>"Freeze grace (seconds)" <input name="freeze_grace_seconds" inputmode="numeric" value=freeze_grace_seconds/></label>
                     <FieldError error field="freeze_grace_seconds"/>
+                    <label>"Public freeze before the end (seconds; 0: none)" <input name="public_freeze_seconds" inputmode="numeric" value=public_freeze_seconds/></label>
+                    <FieldError error field="public_freeze_seconds"/>
                     <label>"Prizes, one range per line"
                         <textarea name="prizes" rows="3">{domain::board::prize_lines(&prizes)}</textarea>
                     </label>

@@ -72,6 +72,24 @@ impl Ledger {
         row.map(|r| view_of(&r)).transpose()
     }
 
+    /// Whether a scheduled public freeze is still to happen: the period is neither publicly
+    /// frozen nor was it revealed.
+    pub async fn public_freeze_due(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+    ) -> Result<bool, LedgerError> {
+        let row = sqlx::query(
+            "SELECT 1 AS done FROM periods WHERE board = $1 AND period = $2 \
+             AND (public_frozen_at IS NOT NULL OR revealed_at IS NOT NULL)",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.is_none())
+    }
+
     /// Every publicly frozen period (the reconciler puts each view in place in Redis).
     pub async fn public_views(&self) -> Result<Vec<(BoardSlug, PeriodKey, PublicView)>, LedgerError> {
         let rows = sqlx::query(
