@@ -124,11 +124,7 @@ impl Engine {
         check_limit(limit)?;
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
-        let source = match viewer {
-            Viewer::Public => Source::Live,
-            Viewer::Admin => Source::Unfrozen,
-        };
-        self.read_window(&board, period, source, Window::Offset(offset), limit).await
+        self.read_window(&board, period, source_for(viewer), Window::Offset(offset), limit).await
     }
 
     /// The page strictly after a keyset cursor (None: from the top), and the cursor to continue.
@@ -239,13 +235,25 @@ impl Engine {
         member: &MemberId,
         radius: u64,
     ) -> Result<RankingPage, EngineError> {
+        self.around_as(Viewer::Public, slug, period, member, radius).await
+    }
+
+    /// [`Engine::around`] as `viewer` sees it: admins read live during a public freeze.
+    pub async fn around_as(
+        &self,
+        viewer: Viewer,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        member: &MemberId,
+        radius: u64,
+    ) -> Result<RankingPage, EngineError> {
         if radius > MAX_RADIUS {
             return Err(EngineError::Invalid(format!("radius must be at most {MAX_RADIUS}")));
         }
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
-        self.read_window(&board, period, Source::Live, Window::Around { member, radius }, 2 * radius + 1)
-            .await
+        let window = Window::Around { member, radius };
+        self.read_window(&board, period, source_for(viewer), window, 2 * radius + 1).await
     }
 
     /// Members with at least `min_points`, and where the count came from.
@@ -352,11 +360,25 @@ impl Engine {
         before: Option<i64>,
         limit: u64,
     ) -> Result<Vec<LedgerEntry>, EngineError> {
+        self.member_entries_as(Viewer::Public, slug, period, member, before, limit).await
+    }
+
+    /// [`Engine::member_entries`] as `viewer` sees it: during a public freeze the public sees
+    /// no entry recorded after it, admins see them all.
+    pub async fn member_entries_as(
+        &self,
+        viewer: Viewer,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        member: &MemberId,
+        before: Option<i64>,
+        limit: u64,
+    ) -> Result<Vec<LedgerEntry>, EngineError> {
         check_limit(limit)?;
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         self.refuse_hidden(slug, &period, member).await?;
-        Ok(self.ledger.member_entries(slug, &period, member, before, limit, Viewer::Public).await?)
+        Ok(self.ledger.member_entries(slug, &period, member, before, limit, viewer).await?)
     }
 
     /// A member's standing and the newest entries behind it (the member page). A hidden member
@@ -388,11 +410,8 @@ impl Engine {
     ) -> Result<MemberView, EngineError> {
         check_limit(limit)?;
         let slug = &board.slug;
-        let source = match viewer {
-            Viewer::Public => Source::Live,
-            Viewer::Admin => Source::Unfrozen,
-        };
-        let around = self.read_window(board, key, source, Window::Around { member, radius: 0 }, 1).await;
+        let around =
+            self.read_window(board, key, source_for(viewer), Window::Around { member, radius: 0 }, 1).await;
         let (standing, standing_source) = match around {
             Ok(page) => (page.entries.into_iter().next(), Some(page.source)),
             Err(EngineError::NotFound { .. }) => (None, None),
@@ -574,6 +593,14 @@ impl Engine {
             state,
             frozen_at: None,
         })
+    }
+}
+
+/// The ranking `viewer` reads: the public's (the public view while publicly frozen), or live.
+fn source_for(viewer: Viewer) -> Source<'static> {
+    match viewer {
+        Viewer::Public => Source::Live,
+        Viewer::Admin => Source::Unfrozen,
     }
 }
 

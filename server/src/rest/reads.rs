@@ -1,15 +1,17 @@
 //! Public reads of a board period (`{period}` may be `current`). Ranks follow the board's tie
 //! policy everywhere; display names are joined per page.
 
+use super::auth::Reader;
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
 use super::params::{BoardParams, MemberParams, PeriodParams, SnapshotParams, member, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use axum::http::{StatusCode, Uri};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use domain::view::{Entry, LedgerEntry, PeriodInfo, RankingPage, ReadSource, SnapshotInfo};
 use domain::{BoardSlug, MemberId, PeriodKey};
+use engine::ledger::Viewer;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -245,8 +247,14 @@ pub async fn top(
     State(s): State<AppState>,
     ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
     uri: Uri,
+    Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<LimitQuery>,
 ) -> Result<Response, ApiError> {
+    if viewer == Viewer::Admin {
+        let live =
+            s.engine.ranking_page_as(viewer, &slug(board)?, Some(&period), 0, q.limit.unwrap_or(10)).await?;
+        return Ok(Json(Page::from(live)).into_response());
+    }
     // Read the epoch first: a change after it makes the kept answer stale, never the reverse.
     let epoch = s.engine.read_epoch();
     let top = s.engine.top_shared(&slug(board)?, Some(&period), q.limit.unwrap_or(10)).await?;
@@ -272,6 +280,7 @@ pub async fn top(
 pub async fn entries(
     State(s): State<AppState>,
     ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
+    Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<EntriesPage>, ApiError> {
     let board = slug(board)?;
@@ -285,7 +294,7 @@ pub async fn entries(
         let found = s.engine.entries_after(&board, Some(&period), cursor, limit).await?;
         return Ok(Json(EntriesPage { page: found.page.into(), next_cursor: Some(found.next_cursor) }));
     }
-    let page = s.engine.ranking_page(&board, Some(&period), from, limit).await?;
+    let page = s.engine.ranking_page_as(viewer, &board, Some(&period), from, limit).await?;
     Ok(Json(EntriesPage { page: page.into(), next_cursor: None }))
 }
 
@@ -347,9 +356,10 @@ pub async fn snapshot_entries(
 pub async fn member_rank(
     State(s): State<AppState>,
     ApiPath(MemberParams { board, period, member: m }): ApiPath<MemberParams>,
+    Reader(viewer): Reader,
 ) -> Result<Json<MemberRank>, ApiError> {
     let m = member(m)?;
-    let page = s.engine.around(&slug(board)?, Some(&period), &m, 0).await?;
+    let page = s.engine.around_as(viewer, &slug(board)?, Some(&period), &m, 0).await?;
     let entry = page
         .entries
         .into_iter()
@@ -373,10 +383,11 @@ pub async fn member_rank(
 pub async fn around(
     State(s): State<AppState>,
     ApiPath(MemberParams { board, period, member: m }): ApiPath<MemberParams>,
+    Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<AroundQuery>,
 ) -> Result<Json<AroundPage>, ApiError> {
     let m = member(m)?;
-    let page = s.engine.around(&slug(board)?, Some(&period), &m, q.radius.unwrap_or(2)).await?;
+    let page = s.engine.around_as(viewer, &slug(board)?, Some(&period), &m, q.radius.unwrap_or(2)).await?;
     let rank = page.entries.iter().find(|e| e.member == m).map(|e| e.rank);
     Ok(Json(AroundPage { page: page.into(), rank, member: m }))
 }
@@ -396,14 +407,21 @@ pub async fn around(
 pub async fn member_events(
     State(s): State<AppState>,
     ApiPath(MemberParams { board, period, member: m }): ApiPath<MemberParams>,
+    Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<EventsQuery>,
 ) -> Result<Json<MemberEvents>, ApiError> {
     let limit = q.limit.unwrap_or(50);
     let slug = slug(board)?;
-    let entries = s.engine.member_entries(&slug, Some(&period), &member(m)?, q.before, limit).await?;
+    let entries =
+        s.engine.member_entries_as(viewer, &slug, Some(&period), &member(m)?, q.before, limit).await?;
     let next_before = (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id)).flatten();
-    let key = s.engine.period_of(&s.engine.board(&slug).await?, Some(&period))?;
-    let frozen_at = s.engine.public_frozen_at(&slug, key).await?;
+    let frozen_at = match viewer {
+        Viewer::Public => {
+            let key = s.engine.period_of(&s.engine.board(&slug).await?, Some(&period))?;
+            s.engine.public_frozen_at(&slug, key).await?
+        }
+        Viewer::Admin => None,
+    };
     Ok(Json(MemberEvents { entries, next_before, frozen_at }))
 }
 

@@ -2013,6 +2013,23 @@ async fn a_public_freeze_leaks_nothing_on_any_public_route_or_page_until_the_rev
         assert_eq!(a, b, "a public answer changed during the public freeze");
     }
 
+    // An admin token reads live (and the cached public top is not what it gets).
+    let (_, live) = api.call("GET", &format!("{base}/top?limit=10"), admin, None).await;
+    assert_eq!(
+        (live["entries"][0]["member"].as_str(), live["total"].as_u64()),
+        (Some("u4"), Some(5)),
+        "{live}"
+    );
+    assert!(live.get("frozen_at").is_none(), "{live}");
+    let (_, page) = api.call("GET", &format!("{base}/entries?offset=0&limit=2"), admin, None).await;
+    assert_eq!(page["entries"][0]["points"].as_i64(), Some(105), "{page}");
+    let (_, mine) = api.call("GET", &format!("{base}/members/u4"), admin, None).await;
+    assert_eq!((mine["rank"].as_u64(), mine["points"].as_i64()), (Some(1), Some(105)), "{mine}");
+    let (_, events) = api.call("GET", &format!("{base}/members/u4/events"), admin, None).await;
+    assert_eq!(events["entries"].as_array().unwrap().len(), 2, "{events}");
+    let (_, public) = api.call("GET", &format!("{base}/top?limit=10"), Some(&api.key), None).await;
+    assert_eq!(public["entries"][0]["member"].as_str(), Some("u1"), "an ingest key reads the public view");
+
     // "Me" sees their own live points and what is pending, nobody else's.
     let (_, mine) = page_text(&api, "/b/inc", Some(&me_cookie("u4"))).await;
     assert!(mine.contains("Your live points: 105 (1 of your entries is not public yet)"), "{mine}");
