@@ -74,6 +74,9 @@ impl Engine {
             State::Archived => true,
             _ => self.project_total(&board, Some(change.total)).await,
         };
+        if hidden && change.changed {
+            self.hide_from_public_view(&board, period, member).await?;
+        }
         if change.changed {
             // This process's cached top pages must not show the member for another second.
             self.forget_cached(slug);

@@ -88,7 +88,7 @@ impl Engine {
                     let put =
                         self.projection.public_commit(slug, &period, &rows, &pending, &view.marker()).await;
                     if !matches!(put, Ok(true)) {
-                        self.converge_public(board, period, Some(view), true).await?;
+                        self.converge_or_log(board, period, Some(view), true).await;
                     }
                 }
                 let pending = self.pending_members(board, &period).await?;
@@ -98,7 +98,7 @@ impl Engine {
                 // Take back what was prepared (or put the view that is in force back in place).
                 if begun.is_ok() {
                     let view = self.ledger.public_view(slug, &period).await?;
-                    self.converge_public(board, period, view, true).await?;
+                    self.converge_or_log(board, period, view, true).await;
                 }
                 Err(error.into())
             }
@@ -163,7 +163,7 @@ impl Engine {
                             (Some(_), None) => Ok(false),
                         };
                         if !matches!(applied, Ok(true)) {
-                            self.converge_public(board, period, step.view, false).await?;
+                            self.converge_or_log(board, period, step.view, false).await;
                         }
                         PublicFreeze {
                             frozen_at: step.view.map(|v| v.frozen_at),
@@ -177,6 +177,27 @@ impl Engine {
         };
         self.forget_cached(slug);
         Ok(answer)
+    }
+
+    /// A member hidden during a public freeze leaves the public view too (moderation does not
+    /// wait for the reveal; unhidden, it comes back with the reveal).
+    pub(crate) async fn hide_from_public_view(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        member: &MemberId,
+    ) -> Result<(), EngineError> {
+        let Some((before, after)) = self.ledger.drop_from_public_view(&board.slug, period, member).await?
+        else {
+            return Ok(());
+        };
+        let out = [(member.clone(), None)];
+        let applied =
+            self.projection.public_step(&board.slug, &period, &out, &before.marker(), &after.marker()).await;
+        if !matches!(applied, Ok(true)) {
+            self.converge_or_log(board, period, Some(after), false).await;
+        }
+        Ok(())
     }
 
     /// When the public view of a period was taken, if it is publicly frozen (for reads: from the
@@ -290,6 +311,14 @@ impl Engine {
             }
         }
         Ok(())
+    }
+
+    /// [`Engine::converge_public`] after a change the ledger already holds: a Redis that cannot
+    /// be reached fails nothing (the reconciler puts the view in place within its next pass).
+    async fn converge_or_log(&self, board: &Board, period: PeriodKey, view: Option<PublicView>, ours: bool) {
+        if let Err(error) = self.converge_public(board, period, view, ours).await {
+            tracing::warn!(board = %board.slug, %period, %error, "public view not in place in Redis; the reconciler will");
+        }
     }
 
     /// One reconciler step: every publicly frozen period's view in place in Redis.

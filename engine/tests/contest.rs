@@ -243,3 +243,32 @@ async fn a_settled_period_cannot_be_frozen_publicly_and_a_reveal_of_a_live_one_c
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_member_hidden_during_a_public_freeze_leaves_the_public_view_at_once() {
+    each_store(async |name, e, p| {
+        let (b, period) = five_members(e, "ph", TiePolicy::Shared).await;
+        e.public_freeze(&b.slug, &period, "admin:ann", None).await.unwrap();
+        e.record(&b, &[point("late-1", "u5", 100)]).await.unwrap();
+        e.hide_member(&b.slug, &period, &m("u1"), "admin:ann", "abusive name").await.unwrap();
+        let public = e.top(&b.slug, Some(&period), 10).await.unwrap();
+        let expected = [("u3", 30), ("u2", 30), ("u4", 25), ("u5", 5)];
+        let shown: Vec<(String, i64)> = expected.iter().map(|(w, pts)| (w.to_string(), *pts)).collect();
+        assert_eq!(
+            (members_of(&public), public.total),
+            (shown.clone(), 4),
+            "{name}: u1 gone, u5 still frozen"
+        );
+        // The view in Redis is the ledger's: a reconciler pass, even after Redis lost it all, keeps it.
+        p.cleanup().await;
+        e.reconcile_once().await.unwrap();
+        let public = e.top(&b.slug, Some(&period), 10).await.unwrap();
+        assert_eq!(members_of(&public), shown, "{name}: after Redis lost all");
+        // Revealed, the public sees the live standings without the hidden member.
+        e.reveal(&b.slug, &period, RevealMode::All, "admin:ann", None).await.unwrap();
+        let live = e.top(&b.slug, Some(&period), 10).await.unwrap();
+        assert_eq!(live.entries[0].member, m("u5"), "{name}");
+        assert!(live.entries.iter().all(|en| en.member != m("u1")), "{name}");
+    })
+    .await;
+}

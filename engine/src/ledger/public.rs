@@ -377,6 +377,50 @@ impl Ledger {
     }
 }
 
+impl Ledger {
+    /// Takes a member out of a period's public view (a hide during a public freeze: moderation
+    /// does not wait for the reveal). Answers the view before and after, or None when the period
+    /// is not publicly frozen or the view does not hold the member.
+    pub async fn drop_from_public_view(
+        &self,
+        board: &BoardSlug,
+        period: PeriodKey,
+        member: &MemberId,
+    ) -> Result<Option<(PublicView, PublicView)>, LedgerError> {
+        let (ledger, board, member) = (self.clone(), board.clone(), member.clone());
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let key = period.to_string();
+            lock_period_state(&mut w.tx, ledger.backend, board.as_str(), &key).await?;
+            let Some(view) = held_view(&mut w.tx, board.as_str(), &key).await? else {
+                return Ok(None);
+            };
+            let dropped =
+                sqlx::query("DELETE FROM public_standings WHERE board = $1 AND period = $2 AND member = $3")
+                    .bind(board.as_str())
+                    .bind(&key)
+                    .bind(member.as_str())
+                    .execute(&mut *w.tx)
+                    .await?
+                    .rows_affected();
+            if dropped == 0 {
+                return Ok(None);
+            }
+            // A new name for the view, so the reconciler can tell whether Redis has this one.
+            let after = PublicView { steps: view.steps + 1, ..view };
+            sqlx::query("UPDATE periods SET public_steps = $3 WHERE board = $1 AND period = $2")
+                .bind(board.as_str())
+                .bind(&key)
+                .bind(after.steps)
+                .execute(&mut *w.tx)
+                .await?;
+            w.tx.commit().await?;
+            Ok(Some((view, after)))
+        })
+        .await
+    }
+}
+
 fn view_of(row: &sqlx::any::AnyRow) -> Result<PublicView, LedgerError> {
     let frozen_at = jiff::Timestamp::from_microsecond(row.try_get("public_frozen_at")?)
         .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
