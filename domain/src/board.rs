@@ -24,6 +24,9 @@ pub struct Board {
     pub codec: crate::score::ScoreCodec,
     /// How long after a period's end writes are still accepted (clock skew, queues).
     pub freeze_grace_seconds: i64,
+    /// Contest mode: the last this many seconds of each period are publicly frozen by the
+    /// scheduler (the public sees the standings of that moment until a reveal); 0: never.
+    pub public_freeze_seconds: i64,
     /// Checked by [`check_prizes`]: no overlaps.
     pub prizes: Vec<Prize>,
 }
@@ -57,6 +60,8 @@ impl Board {
 pub const DEFAULT_TIE_BASE: i64 = 1_000_000;
 pub const DEFAULT_GRACE_SECONDS: i64 = 300;
 pub const MAX_GRACE_SECONDS: i64 = 7 * 24 * 3600;
+/// The longest scheduled public freeze: a month's last week.
+pub const MAX_PUBLIC_FREEZE_SECONDS: i64 = 7 * 24 * 3600;
 
 /// A board as an admin typed it (the REST body or the console form), before any check. The one
 /// place a board definition is parsed, so both ways of creating one refuse the same things with
@@ -73,6 +78,8 @@ pub struct BoardDraft {
     pub min_points: Option<i64>,
     pub tie_base: Option<i64>,
     pub freeze_grace_seconds: Option<i64>,
+    #[serde(default)]
+    pub public_freeze_seconds: Option<i64>,
     pub prizes: Vec<Prize>,
 }
 
@@ -94,7 +101,12 @@ impl BoardDraft {
     /// they must keep every encoded score within 2^53 (`ScoreCodec::new`).
     pub fn parse(self) -> Result<Board, DraftError> {
         let slug = crate::ids::BoardSlug::parse(self.slug).map_err(|e| refuse("slug", e.to_string()))?;
-        let settings = BoardSettings::check(&self.title, self.freeze_grace_seconds, self.prizes)?;
+        let settings = BoardSettings::check(
+            &self.title,
+            self.freeze_grace_seconds,
+            self.public_freeze_seconds,
+            self.prizes,
+        )?;
         let cadence: Cadence = self.cadence.parse().map_err(|e| refuse("cadence", e))?;
         let operator: Operator = self.operator.parse().map_err(|e| refuse("operator", e))?;
         let policy: TiePolicy = self.tie_policy.parse().map_err(|e| refuse("tie_policy", e))?;
@@ -108,26 +120,41 @@ impl BoardDraft {
         let codec =
             crate::score::ScoreCodec::new(policy, self.min_points.unwrap_or(0), self.max_points, tie_base)
                 .map_err(|e| refuse("max_points", e.to_string()))?;
-        let BoardSettings { title, freeze_grace_seconds, prizes } = settings;
-        Ok(Board { slug, title, cadence, zone, operator, codec, freeze_grace_seconds, prizes })
+        let BoardSettings { title, freeze_grace_seconds, public_freeze_seconds, prizes } = settings;
+        Ok(Board {
+            slug,
+            title,
+            cadence,
+            zone,
+            operator,
+            codec,
+            freeze_grace_seconds,
+            public_freeze_seconds,
+            prizes,
+        })
     }
 }
 
-/// What an admin may change on an existing board: its title, its freeze grace and its prize table.
+/// What an admin may change on an existing board: its title, its freeze grace, its scheduled
+/// public freeze and its prize table.
 /// Everything else (cadence, zone, operator, tie policy, bounds) decides what stored totals and
 /// periods mean, so it is fixed at creation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BoardSettings {
     pub title: String,
     pub freeze_grace_seconds: i64,
+    #[serde(default)]
+    pub public_freeze_seconds: i64,
     pub prizes: Vec<Prize>,
 }
 
 impl BoardSettings {
-    /// Checks the settings as typed (a blank grace is the default); a refusal names its field.
+    /// Checks the settings as typed (a blank grace is the default, a blank public freeze none); a
+    /// refusal names its field.
     pub fn check(
         title: &str,
         freeze_grace_seconds: Option<i64>,
+        public_freeze_seconds: Option<i64>,
         prizes: Vec<Prize>,
     ) -> Result<Self, DraftError> {
         // Counted as typed (the OpenAPI document's maxLength), then trimmed.
@@ -142,8 +169,15 @@ impl BoardSettings {
                 format!("freeze_grace_seconds must be 0-{MAX_GRACE_SECONDS}"),
             ));
         }
+        let public_freeze_seconds = public_freeze_seconds.unwrap_or(0);
+        if !(0..=MAX_PUBLIC_FREEZE_SECONDS).contains(&public_freeze_seconds) {
+            return Err(refuse(
+                "public_freeze_seconds",
+                format!("public_freeze_seconds must be 0-{MAX_PUBLIC_FREEZE_SECONDS}"),
+            ));
+        }
         check_prizes(&prizes).map_err(|e| refuse("prizes", e))?;
-        Ok(Self { title, freeze_grace_seconds, prizes })
+        Ok(Self { title, freeze_grace_seconds, public_freeze_seconds, prizes })
     }
 
     /// A board's current settings.
@@ -151,6 +185,7 @@ impl BoardSettings {
         Self {
             title: board.title.clone(),
             freeze_grace_seconds: board.freeze_grace_seconds,
+            public_freeze_seconds: board.public_freeze_seconds,
             prizes: board.prizes.clone(),
         }
     }

@@ -8,6 +8,10 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// A stepwise reveal of a public freeze (contest mode, `engine::public`) shows the ranks down to
+/// the last prize one member at a time; on a board without prizes, this many.
+pub const REVEAL_SHOWN_WITHOUT_PRIZES: u64 = 10;
+
 /// A period's state. Ordered along the main line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -83,6 +83,11 @@ pub struct RankingPage {
     /// The period's state, read with the page (so a page never shows a state it did not read).
     #[cfg_attr(feature = "openapi", schema(schema_with = schema::period_state))]
     pub state: crate::lifecycle::State,
+    /// While the period is publicly frozen (public reads): when the standings shown were taken.
+    /// Writes made since count, but are not shown until the reveal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub frozen_at: Option<Timestamp>,
 }
 
 /// One ledger entry behind a member's score ("why this score").
@@ -169,6 +174,11 @@ pub struct MemberView {
     pub entries: Vec<LedgerEntry>,
     /// Pass as `before` to read older entries.
     pub older: Option<i64>,
+    /// While the period is publicly frozen (the public's view): when the standing and entries
+    /// shown were taken; entries recorded since are not listed until the reveal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub frozen_at: Option<Timestamp>,
 }
 
 /// A member of a period as the console sees it: the public view (with a rank only while the

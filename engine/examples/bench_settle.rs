@@ -66,6 +66,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         operator: Operator::Incr,
         codec: ScoreCodec::new(TiePolicy::Shared, 0, 1_000_000_000, 1)?,
         freeze_grace_seconds: 0,
+        public_freeze_seconds: 0,
         prizes: vec![
             Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },

@@ -17,6 +17,8 @@ pub struct BoardDetails {
     /// B of the `first_reached` codec (1 under `shared`).
     pub tie_base: i64,
     pub freeze_grace_seconds: i64,
+    /// The last this many seconds of each period are publicly frozen (contest mode; 0: never).
+    pub public_freeze_seconds: i64,
     pub prizes: Vec<domain::board::Prize>,
     /// The current period's lifecycle state.
     #[cfg_attr(feature = "openapi", schema(schema_with = domain::view::period_state))]
@@ -75,6 +77,7 @@ impl Engine {
             max_points,
             tie_base: board.codec.tie_base(),
             freeze_grace_seconds: board.freeze_grace_seconds,
+            public_freeze_seconds: board.public_freeze_seconds,
             prizes: board.prizes.clone(),
             state: self.ledger.state_of(&board.slug, &period).await?.as_str().into(),
             starts_at: span.start,

@@ -51,6 +51,7 @@ pub async fn ensure_demo(engine: &Engine, time_zone: &str) -> Result<bool, Engin
         operator: Operator::Incr,
         codec: ScoreCodec::new(TiePolicy::Shared, -100_000, 1_000_000, 1).expect("demo bounds are exact"),
         freeze_grace_seconds: 3600,
+        public_freeze_seconds: 0,
         prizes: vec![
             Prize { from_rank: 1, to_rank: 1, prize: "Gold laurel".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "Silver laurel".into() },

@@ -31,7 +31,8 @@ pub(crate) struct LedgerOrder {
 /// readers wait for that read instead of starting their own — readers of other periods too, which
 /// is acceptable only because this path runs while Redis is down (a lock per period would lift it).
 #[derive(Default)]
-pub struct LedgerOrders(tokio::sync::Mutex<HashMap<(BoardSlug, PeriodKey), Arc<LedgerOrder>>>);
+/// Keyed by period and whether the order is the public view of a publicly frozen period.
+pub struct LedgerOrders(tokio::sync::Mutex<HashMap<(BoardSlug, PeriodKey, bool), Arc<LedgerOrder>>>);
 
 impl LedgerOrder {
     fn new(totals: Vec<ProjectedTotal>, tie_base: i64) -> Self {
@@ -100,21 +101,27 @@ impl LedgerOrder {
 
 impl Engine {
     /// The period's ranking read from the ledger (see the module docs).
+    /// `public`: the public view of a publicly frozen period (its `public_standings`) rather
+    /// than the live totals.
     pub(crate) async fn ledger_order(
         &self,
         board: &Board,
         period: PeriodKey,
+        public: bool,
     ) -> Result<Arc<LedgerOrder>, EngineError> {
         let mut orders = self.ledger_orders.0.lock().await;
-        let key = (board.slug.clone(), period);
+        let key = (board.slug.clone(), period, public);
         if let Some(order) = orders.get(&key)
             && order.at.elapsed() < LEDGER_ORDER_TTL
         {
             return Ok(Arc::clone(order));
         }
         orders.retain(|_, o| o.at.elapsed() < LEDGER_ORDER_TTL);
-        let order =
-            Arc::new(LedgerOrder::new(self.projected_totals(board, &period).await?, board.codec.tie_base()));
+        let totals = match public {
+            true => self.public_totals(board, &period).await?,
+            false => self.projected_totals(board, &period).await?,
+        };
+        let order = Arc::new(LedgerOrder::new(totals, board.codec.tie_base()));
         orders.insert(key, Arc::clone(&order));
         self.metrics().reads_from_ledger.inc();
         Ok(order)

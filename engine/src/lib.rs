@@ -41,6 +41,7 @@ pub mod metrics;
 pub mod moderation;
 pub mod names;
 pub mod previews;
+pub mod public;
 pub mod ratelimit;
 pub mod reads;
 pub mod reconciler;

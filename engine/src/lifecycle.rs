@@ -101,6 +101,9 @@ impl Engine {
                 self.ledger
                     .transition(&board, period, transition, actor, reason, jiff::Timestamp::now())
                     .await?;
+                // An archived period is read from its standings, which are public: a public
+                // freeze ends with the archive (audited as a reveal).
+                self.reveal_at(&board, period, crate::public::RevealMode::All, actor, reason).await?;
                 self.expire_projection(&board, period).await;
             }
             Transition::Freeze | Transition::Reopen => {

@@ -74,6 +74,9 @@ impl Engine {
             State::Archived => true,
             _ => self.project_total(&board, Some(change.total)).await,
         };
+        if hidden && change.changed {
+            self.hide_from_public_view(&board, period, member).await?;
+        }
         if change.changed {
             // This process's cached top pages must not show the member for another second.
             self.forget_cached(slug);
@@ -94,7 +97,9 @@ impl Engine {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, period)?;
         let total = self.ledger.member_total(slug, &period, member).await?;
-        let view = self.member_view_unchecked(&board, period, member, before, limit).await?;
+        let view = self
+            .member_view_unchecked(&board, period, member, before, limit, crate::ledger::Viewer::Admin)
+            .await?;
         Ok(MemberAdminView {
             view,
             hidden: total.is_some_and(|t| t.hidden),

@@ -39,6 +39,8 @@ impl Engine {
     /// One pass over every live period.
     pub async fn reconcile_once(&self) -> Result<ReconcileReport, EngineError> {
         let mut report = ReconcileReport::default();
+        // Public views first: levelling writes to `:live` only once a view's marker is there.
+        self.converge_public_views().await?;
         let live = self.ledger.live_periods().await?;
         for (slug, period) in self.readable("reconciler", live) {
             report.periods_checked += 1;
@@ -64,7 +66,15 @@ impl Engine {
         report: &mut ReconcileReport,
     ) -> Result<(), EngineError> {
         let ledger_sum = self.ledger.version_sum(slug, period).await?;
-        let projected_sum = self.projection.version_sum(slug, period).await?;
+        let (projected_sum, marker) = self.projection.version_sum_and_marker(slug, period).await?;
+        if marker.is_some() {
+            // A public view in Redis that the ledger no longer has (a reveal whose Redis half
+            // failed) is taken down; the ones it has were put in place above.
+            let board = self.board(slug).await?;
+            if self.ledger.public_view(slug, period).await?.is_none() {
+                self.converge_public(&board, *period, None, false).await?;
+            }
+        }
         if ledger_sum == projected_sum {
             return Ok(());
         }

@@ -30,6 +30,7 @@
 //! within it.
 
 use crate::lifecycle::ARCHIVE_GRACE;
+use crate::public::RevealMode;
 use crate::{Engine, EngineError};
 use domain::lifecycle::{State, Transition};
 use domain::{Board, BoardSlug, PeriodKey};
@@ -98,6 +99,8 @@ pub struct PassReport {
     pub frozen: Vec<(BoardSlug, PeriodKey)>,
     /// Periods this pass archived.
     pub archived: Vec<(BoardSlug, PeriodKey)>,
+    /// Periods this pass froze publicly (their board's `public_freeze_seconds`).
+    pub publicly_frozen: Vec<(BoardSlug, PeriodKey)>,
     /// Archived periods whose Redis keys were given their expiry again.
     pub expiries: u64,
     /// Transitions that failed (logged); the next pass tries them again.
@@ -222,6 +225,8 @@ impl Engine {
             // The same instant the write path closes the period at (`ledger/writes.rs`).
             let closes_at = end.checked_add(grace).unwrap_or(Timestamp::MAX);
             if closes_at > now {
+                self.scheduled_public_freeze(config, fence, &board, open.period, end, now, &mut report)
+                    .await?;
                 continue;
             }
             if !self.still_leading(config, fence, clock()).await? {
@@ -319,6 +324,45 @@ impl Engine {
         Ok(held)
     }
 
+    /// Freezes a period publicly once its last `public_freeze_seconds` began (contest mode),
+    /// unless it is already publicly frozen or was revealed.
+    #[allow(clippy::too_many_arguments)]
+    async fn scheduled_public_freeze(
+        &self,
+        config: &SchedulerConfig,
+        fence: Option<Fence>,
+        board: &Board,
+        period: PeriodKey,
+        end: Timestamp,
+        now: Timestamp,
+        report: &mut PassReport,
+    ) -> Result<(), EngineError> {
+        let lead = SignedDuration::from_secs(board.public_freeze_seconds);
+        let from = end.checked_sub(lead).unwrap_or(Timestamp::MIN);
+        if board.public_freeze_seconds == 0
+            || from > now
+            || !self.ledger.public_freeze_due(&board.slug, &period).await?
+        {
+            return Ok(());
+        }
+        if !self.still_leading(config, fence, now).await? {
+            return Ok(());
+        }
+        let reason = format!("the last {} s of the period began at {from}", board.public_freeze_seconds);
+        match self.public_freeze_at(board, period, ACTOR, Some(&reason), now).await {
+            Ok(done) if done.changed => {
+                tracing::info!(board = %board.slug, %period, reason, "scheduled public freeze");
+                report.publicly_frozen.push((board.slug.clone(), period));
+            }
+            Ok(_) => {}
+            Err(error) => {
+                report.failed += 1;
+                tracing::warn!(board = %board.slug, %period, %error, "scheduled public freeze failed");
+            }
+        }
+        Ok(())
+    }
+
     /// Applies one scheduled transition; true when it moved the period (false when it was already
     /// there, or it failed — logged and counted, the next pass retries).
     async fn scheduled(
@@ -336,6 +380,14 @@ impl Engine {
                     self.forget_cached(&board.slug);
                     self.announce(&board.slug, &period);
                     tracing::info!(board = %board.slug, %period, transition = transition.as_str(), reason, "scheduled transition");
+                }
+                // An archived period's standings are public: its public freeze ends (also when
+                // an earlier pass archived it and died before this).
+                if transition == Transition::Archive
+                    && let Err(error) =
+                        self.reveal_at(board, period, RevealMode::All, ACTOR, Some(reason)).await
+                {
+                    tracing::warn!(board = %board.slug, %period, %error, "archived period not revealed; the next pass retries");
                 }
                 done.moved
             }

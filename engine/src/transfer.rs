@@ -70,6 +70,9 @@ pub struct BoardDefinition {
     pub min_points: i64,
     pub tie_base: i64,
     pub freeze_grace_seconds: i64,
+    /// Absent from exports made before public freezes existed: none.
+    #[serde(default)]
+    pub public_freeze_seconds: i64,
     pub prizes: Vec<Prize>,
 }
 
@@ -87,6 +90,7 @@ impl BoardDefinition {
             min_points,
             tie_base: board.codec.tie_base(),
             freeze_grace_seconds: board.freeze_grace_seconds,
+            public_freeze_seconds: board.public_freeze_seconds,
             prizes: board.prizes.clone(),
         }
     }
@@ -107,6 +111,7 @@ impl BoardDefinition {
             operator: self.operator,
             codec,
             freeze_grace_seconds: self.freeze_grace_seconds,
+            public_freeze_seconds: self.public_freeze_seconds,
             prizes: self.prizes.clone(),
         })
     }

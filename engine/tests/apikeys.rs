@@ -20,6 +20,7 @@ fn board() -> Board {
         operator: Operator::Incr,
         codec: ScoreCodec::new(TiePolicy::Shared, 0, 1000, 1).unwrap(),
         freeze_grace_seconds: 60,
+        public_freeze_seconds: 0,
         prizes: Vec::<Prize>::new(),
     }
 }

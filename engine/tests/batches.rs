@@ -53,6 +53,7 @@ fn board(operator: Operator, policy: TiePolicy) -> Board {
         )
         .unwrap(),
         freeze_grace_seconds: 60,
+        public_freeze_seconds: 0,
         prizes: Vec::<Prize>::new(),
     }
 }
@@ -134,7 +135,11 @@ async fn contents(ledger: &Ledger, b: &Board, now: jiff::Timestamp) -> String {
         }
         for m in 0..5 {
             let member = MemberId::parse(format!("m{m}")).unwrap();
-            for mut e in ledger.member_entries(&b.slug, &period, &member, None, 10_000).await.unwrap() {
+            for mut e in ledger
+                .member_entries(&b.slug, &period, &member, None, 10_000, engine::ledger::Viewer::Admin)
+                .await
+                .unwrap()
+            {
                 e.id = 0;
                 out.push_str(&format!("entry {period} {member} {e:?}\n"));
             }

@@ -508,6 +508,7 @@ async fn a_slug_names_one_board_of_either_kind() {
             operator: domain::Operator::Incr,
             codec: domain::ScoreCodec::new(domain::TiePolicy::Shared, 0, 1000, 1).unwrap(),
             freeze_grace_seconds: 0,
+            public_freeze_seconds: 0,
             prizes: vec![],
         };
         assert!(

@@ -21,6 +21,7 @@ fn board(policy: TiePolicy) -> Board {
         codec: ScoreCodec::new(policy, 0, 1_000_000, if policy == TiePolicy::Shared { 1 } else { 1000 })
             .unwrap(),
         freeze_grace_seconds: 60,
+        public_freeze_seconds: 0,
         prizes: vec![],
     }
 }

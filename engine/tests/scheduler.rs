@@ -41,6 +41,7 @@ fn board(zone: &str, cadence: Cadence) -> Board {
         operator: Operator::Incr,
         codec: ScoreCodec::new(TiePolicy::Shared, -1_000_000, 1_000_000, 1).unwrap(),
         freeze_grace_seconds: GRACE,
+        public_freeze_seconds: 0,
         prizes: Vec::<Prize>::new(),
     }
 }
@@ -565,4 +566,41 @@ async fn two_schedulers_on_one_ledger_freeze_a_due_period_exactly_once() {
 
     p.cleanup().await;
     pg.drop_db(&[&one, &two]).await;
+}
+
+#[tokio::test]
+async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last_hour() {
+    each_ledger(async |ctx, e| {
+        let b = Board { public_freeze_seconds: 3600, ..board("Asia/Shanghai", Cadence::Weekly) };
+        e.create_board(&b).await.unwrap();
+        let w53 = PeriodKey::parse("2026-W53").unwrap();
+        let end = w53.span(&b.zone).end;
+        let inside = ts("2026-12-31T20:00:00+08:00");
+        let first = e.record(&b, &[point("pf-1", "u1", 5, inside)]).await.unwrap();
+        assert!(first[0].projected, "{ctx}");
+        let config = config();
+        let p = Some("2026-W53");
+
+        let early = e.scheduler_pass(&config, end - secs(3601)).await.unwrap();
+        assert!(early.publicly_frozen.is_empty(), "{ctx}: {early:?}");
+        assert_eq!(e.top(&b.slug, p, 10).await.unwrap().frozen_at, None, "{ctx}");
+
+        let due = e.scheduler_pass(&config, end - secs(3600)).await.unwrap();
+        assert_eq!(due.publicly_frozen, vec![(b.slug.clone(), w53)], "{ctx}");
+        assert_eq!(state(e, &b, w53).await, State::Open, "{ctx}: writes still count");
+        let after = e.record(&b, &[point("pf-2", "u2", 50, inside)]).await.unwrap();
+        assert_eq!(after[0].recorded.outcome, Outcome::Applied, "{ctx}");
+        let public = e.top(&b.slug, p, 10).await.unwrap();
+        assert_eq!(public.frozen_at, Some(end - secs(3600)), "{ctx}");
+        assert_eq!(public.entries.iter().map(|en| en.member.as_str()).collect::<Vec<_>>(), ["u1"], "{ctx}");
+
+        // Later passes change nothing, and a revealed period is not frozen again.
+        assert!(e.scheduler_pass(&config, end - secs(60)).await.unwrap().publicly_frozen.is_empty());
+        e.reveal(&b.slug, "2026-W53", engine::public::RevealMode::All, "admin:ann", None).await.unwrap();
+        assert!(e.scheduler_pass(&config, end - secs(30)).await.unwrap().publicly_frozen.is_empty());
+        assert_eq!(e.top(&b.slug, p, 10).await.unwrap().total, 2, "{ctx}: revealed");
+        let rows = audit_rows(e, &b, "public_freeze").await;
+        assert_eq!((rows.len(), rows[0].actor.as_str()), (1, "scheduler"), "{ctx}");
+    })
+    .await;
 }

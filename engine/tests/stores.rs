@@ -313,7 +313,7 @@ async fn migration_0010_keeps_totals_and_one_revocation_per_entry() {
         t.ledger.migrate_until(9).await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
         let now = jiff::Timestamp::now();
         let board = common::prized_board("m10", TiePolicy::FirstReached, 0);
-        t.ledger.create_board(&board, now).await.unwrap();
+        common::create_board_in_old_schema(&t.url, &board).await;
         let writes: Vec<_> =
             (0..40).map(|i| common::point(&format!("e{i}"), &format!("u{}", i % 7), i - 10)).collect();
         t.ledger.record(&board, &writes, now).await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
@@ -416,7 +416,7 @@ async fn migration_0013_keeps_rewards_and_their_attempts() {
         t.ledger.migrate_until(12).await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
         let now = jiff::Timestamp::now();
         let board = common::prized_board("m13", TiePolicy::Shared, 0);
-        t.ledger.create_board(&board, now).await.unwrap();
+        common::create_board_in_old_schema(&t.url, &board).await;
         let writes: Vec<_> =
             (0..5).map(|i| common::point(&format!("e{i}"), &format!("u{i}"), 10 * i + 1)).collect();
         t.ledger.record(&board, &writes, now).await.unwrap();

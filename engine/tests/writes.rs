@@ -26,6 +26,7 @@ fn board(operator: Operator, policy: TiePolicy) -> Board {
         )
         .unwrap(),
         freeze_grace_seconds: 60,
+        public_freeze_seconds: 0,
         prizes: Vec::<Prize>::new(),
     }
 }

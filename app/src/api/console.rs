@@ -31,13 +31,17 @@ pub struct PeriodConsole {
     pub board: BoardSummary,
     pub prizes: Vec<Prize>,
     pub freeze_grace_seconds: i64,
+    pub public_freeze_seconds: i64,
     pub info: PeriodInfo,
     /// When the scheduler freezes the period: its end plus the board's grace.
     pub freezes_at: jiff::Timestamp,
     /// The board's periods, newest first, for switching.
     pub periods: Vec<PeriodInfo>,
-    /// The first members of the ranking (live, or from the standings once archived).
+    /// The first members of the ranking (live — during a public freeze too —, or from the
+    /// standings once archived).
     pub leaders: RankingPage,
+    /// When the public view was taken, while the period is publicly frozen (contest mode).
+    pub public_frozen_at: Option<jiff::Timestamp>,
     pub late: Vec<LateEntry>,
     pub settlement: Option<Settlement>,
     /// Every settlement revision, oldest first (empty before settlement).
@@ -113,6 +117,8 @@ pub async fn create_board(
         min_points: optional_number("min_points", &min_points)?,
         tie_base: optional_number("tie_base", &tie_base)?,
         freeze_grace_seconds: optional_number("freeze_grace_seconds", &freeze_grace_seconds)?,
+        // Set later in the board's settings, beside the grace.
+        public_freeze_seconds: None,
         prizes: domain::board::parse_prize_lines(&prizes)?,
     };
     let board = draft.parse()?;
@@ -122,19 +128,21 @@ pub async fn create_board(
     Ok(())
 }
 
-/// Changes a board's title, freeze grace and prize table (the rest is fixed at creation). Checked
-/// by `domain::board::BoardSettings`; a refusal names the field.
+/// Changes a board's title, freeze grace, scheduled public freeze and prize table (the rest is
+/// fixed at creation). Checked by `domain::board::BoardSettings`; a refusal names the field.
 #[server(endpoint = "admin_edit_board")]
 pub async fn edit_board(
     board: String,
     title: String,
     freeze_grace_seconds: String,
+    #[server(default)] public_freeze_seconds: String,
     prizes: String,
 ) -> Result<String, AppError> {
     let actor = super::admin::admin_actor().await?;
     let settings = domain::board::BoardSettings::check(
         &title,
         optional_number("freeze_grace_seconds", &freeze_grace_seconds)?,
+        optional_number("public_freeze_seconds", &public_freeze_seconds)?,
         domain::board::parse_prize_lines(&prizes)?,
     )?;
     let edited = engine()?.edit_board(&board_slug(board)?, &settings, &actor).await?;
@@ -164,10 +172,12 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         board: engine::reads::summary(&board, jiff::Timestamp::now()),
         prizes: board.prizes.clone(),
         freeze_grace_seconds: board.freeze_grace_seconds,
+        public_freeze_seconds: board.public_freeze_seconds,
         freezes_at: info.ends_at + jiff::SignedDuration::from_secs(board.freeze_grace_seconds),
         info,
         periods: engine.periods(&slug).await?,
-        leaders: engine.ranking_page(&slug, Some(&period), 0, 20).await?,
+        leaders: engine.ranking_page_as(engine::ledger::Viewer::Admin, &slug, Some(&period), 0, 20).await?,
+        public_frozen_at: engine.public_frozen_at(&slug, key).await?,
         late: engine.late_entries(&slug, &period, None).await?,
         settlement,
         revisions,
@@ -192,6 +202,26 @@ pub async fn transition(
         "rebuild" => {
             let report = engine.rebuild(&slug, &period, &actor).await?;
             return Ok(format!("Rebuilt {} members in {} ms.", report.members, report.took_ms));
+        }
+        "public-freeze" => {
+            let done = engine.public_freeze(&slug, &period, &actor, reason).await?;
+            return Ok(match done.changed {
+                true => "The public now sees the standings as they are now; writes keep counting.".into(),
+                false => "Already publicly frozen; nothing changed.".into(),
+            });
+        }
+        "reveal-next" | "reveal-all" => {
+            use engine::public::RevealMode;
+            let mode = if step == "reveal-next" { RevealMode::Next } else { RevealMode::All };
+            let done = engine.reveal(&slug, &period, mode, &actor, reason).await?;
+            let names: Vec<String> = done.revealed.iter().map(ToString::to_string).collect();
+            return Ok(match (done.changed, done.frozen_at) {
+                (false, _) => "Not publicly frozen; nothing changed.".into(),
+                (true, None) => "Revealed: the public sees the live standings.".into(),
+                (true, Some(_)) => {
+                    format!("Revealed {}; {} still to reveal.", names.join(", "), done.pending)
+                }
+            });
         }
         "freeze" => Transition::Freeze,
         "reopen" => Transition::Reopen,

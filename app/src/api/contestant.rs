@@ -38,3 +38,29 @@ pub async fn read_me() -> Result<Option<String>, AppError> {
         .ok()
         .map(|s| s.member.to_string()))
 }
+
+/// What "me" sees of their own standing while the period is publicly frozen: their live points
+/// and how many of their entries are not public yet (nobody else's). None without "me", or when
+/// the period is not publicly frozen.
+#[server(endpoint = "read_my_live")]
+pub async fn read_my_live(board: String, period: String) -> Result<Option<MyLive>, AppError> {
+    let Some(member) = read_me().await? else { return Ok(None) };
+    let engine = super::engine()?;
+    let slug = super::board_slug(board)?;
+    let board = engine.board(&slug).await?;
+    let key = engine.period_of(&board, Some(&period))?;
+    let member = super::member_id(member)?;
+    Ok(engine
+        .my_live_standing(&slug, key, &member)
+        .await?
+        .map(|(points, pending)| MyLive { points, pending }))
+}
+
+/// A member's own live standing during a public freeze (see [`read_my_live`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MyLive {
+    /// None: no points yet.
+    pub points: Option<i64>,
+    /// Their entries recorded after the freeze.
+    pub pending: u64,
+}

@@ -1,4 +1,4 @@
-use crate::api::contestant::read_me;
+use crate::api::contestant::{MyLive, read_me, read_my_live};
 use crate::api::{
     PAGE_SIZE, PinView, read_after, read_around, read_periods, read_ranking, read_revisions, read_snapshot,
 };
@@ -103,15 +103,14 @@ pub fn BoardPage() -> impl IntoView {
     let loaded = Resource::new(source, |(board, period, mode)| load(board, period, mode));
     let periods = Resource::new(board, read_periods);
     let me = Resource::new(|| (), |_| read_me());
-    let revisions = Resource::new(
-        move || {
-            let q = query.read();
-            let period =
-                params.read().get("period").or_else(|| q.get("period")).unwrap_or_else(|| "current".into());
-            (board(), period)
-        },
-        |(board, period)| read_revisions(board, period, None),
-    );
+    let board_period = move || {
+        let q = query.read();
+        let period =
+            params.read().get("period").or_else(|| q.get("period")).unwrap_or_else(|| "current".into());
+        (board(), period)
+    };
+    let revisions = Resource::new(board_period, |(board, period)| read_revisions(board, period, None));
+    let my_live = Resource::new(board_period, |(board, period)| read_my_live(board, period));
     view! {
         <Suspense fallback=|| view! { <p>"Loading the board…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
@@ -122,7 +121,9 @@ pub fn BoardPage() -> impl IntoView {
                     let me = me.await.ok().flatten();
                     // Revision notes are a nicety too: a failure to read them never hides the board.
                     let revisions = revisions.await.unwrap_or_default();
-                    loaded.await.map(|loaded| view! { <Board loaded periods me revisions/> })
+                    // And so is "me"'s own live standing during a public freeze.
+                    let my_live = my_live.await.ok().flatten();
+                    loaded.await.map(|loaded| view! { <Board loaded periods me my_live revisions/> })
                 })}
             </ErrorBoundary>
         </Suspense>
@@ -134,6 +135,7 @@ fn Board(
     loaded: Loaded,
     periods: Option<Vec<PeriodInfo>>,
     me: Option<String>,
+    my_live: Option<MyLive>,
     revisions: Vec<RevisionNote>,
 ) -> impl IntoView {
     let Loaded { page, mode, next_cursor, notice } = loaded;
@@ -148,6 +150,7 @@ fn Board(
         has_more,
         source,
         state,
+        frozen_at,
         ..
     } = page;
     let slug = board.slug.to_string();
@@ -158,6 +161,18 @@ fn Board(
         view! {
             <p class="notice degraded" role="status" data-testid="from-ledger">
                 "Live ranking unavailable; showing the ledger's totals (the same ranks, updated every few seconds)."
+            </p>
+        }
+    });
+    // Contest mode: the public sees the standings of the freeze until the reveal.
+    let frozen = frozen_at.map(|at| {
+        view! {
+            <p class="notice frozen" role="status" data-testid="public-freeze">
+                <strong>"Standings frozen"</strong>
+                {format!(
+                    " at {} UTC. Points scored since then still count; they are revealed at the end.",
+                    at.strftime("%Y-%m-%d %H:%M")
+                )}
             </p>
         }
     });
@@ -299,6 +314,19 @@ fn Board(
                 "You are " <strong>{me.clone()}</strong> ". "
                 <a href=format!("{base}/m/{me}")>"My page"</a> " · "
                 <a href=format!("?find={me}")>"Around me"</a>
+                {my_live.map(|live| view! {
+                    <span data-testid="my-live">
+                        {format!(
+                            " · Your live points: {}{}",
+                            live.points.map_or_else(|| "none yet".to_owned(), |p| p.to_string()),
+                            match live.pending {
+                                0 => String::new(),
+                                1 => " (1 of your entries is not public yet)".to_owned(),
+                                n => format!(" ({n} of your entries are not public yet)"),
+                            }
+                        )}
+                    </span>
+                })}
             </p>
         })}
         <div class="tools">
@@ -313,6 +341,7 @@ fn Board(
                 <button type="submit" class="secondary">"Pin this view"</button>
             </ActionForm>
         </div>
+        {frozen}
         {from_ledger}
         <RevisionNotes notes=revisions zone=board.time_zone.clone()/>
         {notice.map(|n| view! { <p class="notice" role="status">{n}</p> })}

@@ -52,7 +52,7 @@ pub(crate) fn change(e: &LedgerEntry) -> String {
 
 #[component]
 fn Member(v: MemberView, revisions: Vec<RevisionNote>) -> impl IntoView {
-    let MemberView { board, period, member, standing, standing_source, entries, older } = v;
+    let MemberView { board, period, member, standing, standing_source, entries, older, frozen_at } = v;
     let back = format!("/b/{}/{period}?find={member}", board.slug);
     let name = standing.as_ref().map_or(member.to_string(), |s| s.name().to_owned());
     view! {
@@ -60,6 +60,15 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>) -> impl IntoView {
         <p><a href=back>{format!("← {} {period}", board.title)}</a></p>
         <h1>{name.clone()}</h1>
         <p class="meta">{format!("member {member}")}</p>
+        {frozen_at.map(|at| view! {
+            <p class="notice frozen" role="status" data-testid="public-freeze">
+                <strong>"Standings frozen"</strong>
+                {format!(
+                    " at {} UTC: this is the standing and the entries of that moment. Points scored since then are revealed at the end.",
+                    at.strftime("%Y-%m-%d %H:%M")
+                )}
+            </p>
+        })}
         {(standing_source == Some(ReadSource::Ledger)).then(|| view! {
             <p class="notice degraded" role="status" data-testid="from-ledger">
                 "Live ranking unavailable; the rank is from the ledger's totals."

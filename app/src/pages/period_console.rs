@@ -59,10 +59,12 @@ fn Console(
         board,
         prizes,
         freeze_grace_seconds,
+        public_freeze_seconds,
         info,
         freezes_at,
         periods,
         leaders,
+        public_frozen_at,
         late,
         settlement,
         revisions,
@@ -73,6 +75,7 @@ fn Console(
             slug=board.slug.to_string()
             title=board.title.clone()
             freeze_grace_seconds
+            public_freeze_seconds
             prizes=prizes.clone()
             edit
         />
@@ -102,7 +105,7 @@ fn Console(
         "Rebuilds the live ranking from the ledger. Nothing in the ledger changes.".into(),
         "Rebuild now",
     );
-    let steps: Vec<Step> = match state.as_str() {
+    let mut steps: Vec<Step> = match state.as_str() {
         "open" => vec![
             ("freeze", "Freeze…", "Writes stop counting: new events for this period are kept as late writes for review. Reads stay public.".into(), "Freeze now"),
             rebuild,
@@ -117,6 +120,25 @@ fn Console(
         ],
         _ => vec![],
     };
+    // Contest mode: the public freeze is beside the lifecycle, not a step of it.
+    match (public_frozen_at, state.as_str()) {
+        (None, "open" | "frozen") => steps.push((
+            "public-freeze",
+            "Freeze publicly…",
+            "The public keeps seeing the standings as they are now, with a banner; writes keep counting and admins see them. Reveal later, at once or step by step.".into(),
+            "Freeze publicly now",
+        )),
+        (Some(_), "archived") | (None, _) => {}
+        (Some(_), _) => steps.extend([
+            (
+                "reveal-next",
+                "Reveal next…",
+                format!("Makes the next member's live standing public: first everyone below the last prize rank at once, then one member at a time from rank {} up to first.", prizes.iter().map(|p| p.to_rank).max().unwrap_or(domain::lifecycle::REVEAL_SHOWN_WITHOUT_PRIZES)),
+                "Reveal next",
+            ),
+            ("reveal-all", "Reveal all…", "The public sees the live standings at once.".into(), "Reveal all now"),
+        ]),
+    }
     let transition_error = move || transition.value().get().and_then(Result::err);
     view! {
         <Title text=format!("{} {period} · Console", board.title)/>
@@ -126,6 +148,11 @@ fn Console(
             <span class=format!("state state-{state}") data-testid="state">{state.clone()}</span>
             {format!(" · {} · {} · ties {} · {}", board.slug, board.operator, board.tie_policy, board.time_zone)}
         </p>
+        {public_frozen_at.map(|at| view! {
+            <p class="notice frozen" role="status" data-testid="public-freeze">
+                {format!("Publicly frozen since {} UTC: the public sees the standings of that moment; the leaders below are live.", at.strftime("%Y-%m-%d %H:%M:%S"))}
+            </p>
+        })}
         {(state == "open").then(|| view! {
             <p>"Freezes in " <Countdown ends_at=freezes_at/>
                {format!(" (at {} in {}, the period's end plus the grace)", freezes_at.to_zoned(jiff::tz::TimeZone::get(&board.time_zone).unwrap_or(jiff::tz::TimeZone::UTC)).strftime("%a %Y-%m-%d %H:%M"), board.time_zone)}
@@ -317,6 +344,7 @@ fn BoardSettingsForm(
     slug: String,
     title: String,
     freeze_grace_seconds: i64,
+    public_freeze_seconds: i64,
     prizes: Vec<domain::board::Prize>,
     edit: ServerAction<EditBoard>,
 ) -> impl IntoView {
@@ -325,13 +353,15 @@ fn BoardSettingsForm(
         <details class="confirm" data-step="Board settings…">
             <summary class="button secondary">"Board settings…"</summary>
             <div class="confirm-body">
-                <p>"Title, freeze grace and prizes may change; a period settled later uses the new prizes, settled ones keep theirs."</p>
+                <p>"Title, freeze grace, the public freeze and prizes may change; a period settled later uses the new prizes, settled ones keep theirs. With a public freeze, the public sees each period's standings as they were that long before its end, until you reveal them."</p>
                 <ActionForm action=edit attr:class="stacked" attr:data-testid="board-settings">
                     <input type="hidden" name="board" value=slug/>
                     <label>"Title" <input name="title" value=title required/></label>
                     <FieldError error field="title"/>
                     <label>"Freeze grace (seconds)" <input name="freeze_grace_seconds" inputmode="numeric" value=freeze_grace_seconds/></label>
                     <FieldError error field="freeze_grace_seconds"/>
+                    <label>"Public freeze before the end (seconds; 0: none)" <input name="public_freeze_seconds" inputmode="numeric" value=public_freeze_seconds/></label>
+                    <FieldError error field="public_freeze_seconds"/>
                     <label>"Prizes, one range per line"
                         <textarea name="prizes" rows="3">{domain::board::prize_lines(&prizes)}</textarea>
                     </label>

@@ -8,7 +8,7 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 const BOARD_COLUMNS: &str = "slug, title, cadence, time_zone, operator, tie_policy, min_points, \
-                             max_points, tie_base, freeze_grace_seconds, prizes";
+                             max_points, tie_base, freeze_grace_seconds, prizes, public_freeze_seconds";
 
 impl Ledger {
     /// Stores a new board. Returns false (and changes nothing) when the slug is taken.
@@ -23,7 +23,7 @@ impl Ledger {
         self.lock_board_slugs(&mut w.tx).await?;
         let inserted = sqlx::query(&format!(
             "INSERT INTO boards ({BOARD_COLUMNS}, created_at) \
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 \
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 \
              WHERE NOT EXISTS (SELECT 1 FROM hot_boards WHERE slug = $1) ON CONFLICT (slug) DO NOTHING"
         ))
         .bind(board.slug.as_str())
@@ -37,6 +37,7 @@ impl Ledger {
         .bind(board.codec.tie_base())
         .bind(board.freeze_grace_seconds)
         .bind(serde_json::to_string(&board.prizes).expect("prizes serialise"))
+        .bind(board.public_freeze_seconds)
         .bind(micros(now))
         .execute(&mut *w.tx)
         .await?
@@ -59,7 +60,7 @@ impl Ledger {
         Ok(())
     }
 
-    /// Changes a board's title, freeze grace and prize table, with its audit row (`board_edit`,
+    /// Changes a board's title, freeze grace, scheduled public freeze and prize table, with its audit row (`board_edit`,
     /// the settings before and after) in the same transaction. None when there is no such board.
     pub async fn edit_board(
         &self,
@@ -82,12 +83,14 @@ impl Ledger {
                 return Ok(None);
             };
             sqlx::query(
-                "UPDATE boards SET title = $1, freeze_grace_seconds = $2, prizes = $3 WHERE slug = $4",
+                "UPDATE boards SET title = $1, freeze_grace_seconds = $2, prizes = $3, public_freeze_seconds = $5 \
+                 WHERE slug = $4",
             )
             .bind(&settings.title)
             .bind(settings.freeze_grace_seconds)
             .bind(serde_json::to_string(&settings.prizes).expect("prizes serialise"))
             .bind(slug.as_str())
+            .bind(settings.public_freeze_seconds)
             .execute(&mut *w.tx)
             .await?;
             let record = AuditRecord {
@@ -100,8 +103,8 @@ impl Ledger {
             };
             super::audit::record(&mut w.tx, &record, now).await?;
             w.tx.commit().await?;
-            let BoardSettings { title, freeze_grace_seconds, prizes } = settings;
-            Ok(Some(Board { title, freeze_grace_seconds, prizes, ..before }))
+            let BoardSettings { title, freeze_grace_seconds, public_freeze_seconds, prizes } = settings;
+            Ok(Some(Board { title, freeze_grace_seconds, public_freeze_seconds, prizes, ..before }))
         })
         .await
     }
@@ -212,6 +215,7 @@ fn board_from_row(row: &AnyRow) -> Result<Board, LedgerError> {
         operator: text("operator")?.parse().map_err(corrupt)?,
         codec,
         freeze_grace_seconds: row.try_get("freeze_grace_seconds")?,
+        public_freeze_seconds: row.try_get("public_freeze_seconds")?,
         prizes: serde_json::from_str(&text("prizes")?).map_err(|e| corrupt(format!("prizes: {e}")))?,
     })
 }

@@ -35,6 +35,26 @@ impl Ledger {
         }
     }
 
+    /// A period's state and, while it is publicly frozen, when its public view was taken.
+    pub async fn period_status(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+    ) -> Result<(State, Option<jiff::Timestamp>), LedgerError> {
+        let row = sqlx::query("SELECT state, public_frozen_at FROM periods WHERE board = $1 AND period = $2")
+            .bind(board.as_str())
+            .bind(period.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(row) = row else { return Ok((State::Open, None)) };
+        let frozen_at = row
+            .try_get::<Option<i64>, _>("public_frozen_at")?
+            .map(jiff::Timestamp::from_microsecond)
+            .transpose()
+            .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+        Ok((parse_state(&row.try_get::<String, _>("state")?)?, frozen_at))
+    }
+
     /// Periods in `state` whose state changed before `before` (the scheduler's archive queue).
     pub async fn periods_in_state(
         &self,

@@ -1,5 +1,6 @@
 //! Reads from the ledger: the entries behind a member's score, and a board's periods.
 
+use super::public::Viewer;
 use super::{Ledger, LedgerError};
 use domain::view::LedgerEntry;
 use domain::{BoardSlug, MemberId, PeriodKey};
@@ -14,16 +15,26 @@ impl Ledger {
         member: &MemberId,
         before: Option<i64>,
         limit: u64,
+        seen_by: Viewer,
     ) -> Result<Vec<LedgerEntry>, LedgerError> {
-        let rows = sqlx::query(
+        // The public sees no entry after a public freeze's watermark, nor a revocation made
+        // after it; read in the same statement as the entries, so no cache can let one through.
+        let until = match seen_by {
+            Viewer::Public => {
+                "(SELECT COALESCE(MAX(p.public_watermark), 9223372036854775807) FROM periods p \
+                 WHERE p.board = $1 AND p.period = $2)"
+            }
+            Viewer::Admin => "9223372036854775807",
+        };
+        let rows = sqlx::query(&format!(
             "SELECT e.id, e.kind, e.external_id, e.delta, e.value, e.set_version, e.occurred_at, \
              e.recorded_at, e.metadata, e.reason, \
              (SELECT o.external_id FROM entries o WHERE o.id = e.revokes) AS revokes, \
-             CAST(CASE WHEN EXISTS (SELECT 1 FROM entries r WHERE r.revokes = e.id) THEN 1 ELSE 0 END AS BIGINT) \
-             AS revoked \
+             CAST(CASE WHEN EXISTS (SELECT 1 FROM entries r WHERE r.revokes = e.id AND r.id <= {until}) \
+             THEN 1 ELSE 0 END AS BIGINT) AS revoked \
              FROM entries e WHERE e.board = $1 AND e.period = $2 AND e.member = $3 AND e.id < $4 \
-             ORDER BY e.id DESC LIMIT $5",
-        )
+             AND e.id <= {until} ORDER BY e.id DESC LIMIT $5",
+        ))
         .bind(board.as_str())
         .bind(period.to_string())
         .bind(member.as_str())

@@ -493,8 +493,8 @@ async fn ensure_board(
     let (min, max) = board.codec.bounds();
     let created = sqlx::query(
         "INSERT INTO boards (slug, title, cadence, time_zone, operator, tie_policy, min_points, max_points, \
-         tie_base, freeze_grace_seconds, prizes, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (slug) DO NOTHING",
+         tie_base, freeze_grace_seconds, prizes, created_at, public_freeze_seconds) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (slug) DO NOTHING",
     )
     .bind(board.slug.as_str())
     .bind(&board.title)
@@ -508,6 +508,7 @@ async fn ensure_board(
     .bind(board.freeze_grace_seconds)
     .bind(serde_json::to_string(&board.prizes).expect("prizes serialise"))
     .bind(micros(now))
+    .bind(board.public_freeze_seconds)
     .execute(&mut **tx)
     .await?
     .rows_affected()

@@ -28,7 +28,11 @@ pub const BOARD_CACHE_TTL: Duration = Duration::from_secs(10);
 const STATE_CACHE_TTL: Duration = Duration::from_secs(1);
 
 /// Period states as reads last saw them (see `Engine::state_for_reads`).
-pub type StateCache = Mutex<HashMap<(BoardSlug, PeriodKey), (Instant, State)>>;
+/// With the state, when the period's public view was taken if it is publicly frozen.
+pub type StateCache = Mutex<HashMap<(BoardSlug, PeriodKey), (Instant, PeriodStatus)>>;
+
+/// A period's state and, while it is publicly frozen, when its public view was taken.
+pub type PeriodStatus = (State, Option<jiff::Timestamp>);
 
 /// The most top-N pages kept at once (over all boards, periods and limits).
 const TOP_CACHE_PAGES: usize = 1024;
@@ -123,19 +127,31 @@ impl Engine {
         board: &BoardSlug,
         period: PeriodKey,
     ) -> Result<State, EngineError> {
+        Ok(self.status_for_reads(board, period).await?.0)
+    }
+
+    /// [`Engine::state_for_reads`] with when the public view was taken (publicly frozen).
+    pub(crate) async fn status_for_reads(
+        &self,
+        board: &BoardSlug,
+        period: PeriodKey,
+    ) -> Result<PeriodStatus, EngineError> {
         let key = (board.clone(), period);
-        if let Some((at, state)) = self.states.lock().expect("state cache").get(&key)
-            && (*state == State::Archived || at.elapsed() < STATE_CACHE_TTL)
+        let lasts = |(at, (state, _)): &(Instant, PeriodStatus)| {
+            *state == State::Archived || at.elapsed() < STATE_CACHE_TTL
+        };
+        if let Some(cached) = self.states.lock().expect("state cache").get(&key)
+            && lasts(cached)
         {
-            return Ok(*state);
+            return Ok(cached.1);
         }
-        let state = self.ledger.state_of(board, &period).await?;
+        let status = self.ledger.period_status(board, &period).await?;
         let mut states = self.states.lock().expect("state cache");
         if states.len() >= 4096 {
-            states.retain(|_, (at, state)| *state == State::Archived || at.elapsed() < STATE_CACHE_TTL);
+            states.retain(|_, cached| lasts(cached));
         }
-        states.insert(key, (Instant::now(), state));
-        Ok(state)
+        states.insert(key, (Instant::now(), status));
+        Ok(status)
     }
 
     /// Drops what reads cached about a board's periods (after a transition in this process).

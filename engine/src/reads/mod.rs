@@ -8,8 +8,9 @@
 
 mod caches;
 
-pub use caches::{BOARD_CACHE_TTL, BoardCache, SharedTop, StateCache, TopCache};
+pub use caches::{BOARD_CACHE_TTL, BoardCache, PeriodStatus, SharedTop, StateCache, TopCache};
 
+use crate::ledger::Viewer;
 use crate::redis::{RawPage, Source, Window};
 use crate::{Engine, EngineError};
 use domain::lifecycle::State;
@@ -33,6 +34,8 @@ pub const SNAPSHOT_TTL: Duration = Duration::from_secs(600);
 pub struct Sourced<T> {
     pub value: T,
     pub source: ReadSource,
+    /// When the public view was taken, while the period is publicly frozen (`engine::public`).
+    pub frozen_at: Option<jiff::Timestamp>,
 }
 
 pub(crate) fn check_limit(limit: u64) -> Result<(), EngineError> {
@@ -106,10 +109,22 @@ impl Engine {
         offset: u64,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
+        self.ranking_page_as(Viewer::Public, slug, period, offset, limit).await
+    }
+
+    /// [`Engine::ranking_page`] as `viewer` sees it: admins read live during a public freeze.
+    pub async fn ranking_page_as(
+        &self,
+        viewer: Viewer,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        offset: u64,
+        limit: u64,
+    ) -> Result<RankingPage, EngineError> {
         check_limit(limit)?;
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
-        self.read_window(&board, period, Source::Live, Window::Offset(offset), limit).await
+        self.read_window(&board, period, source_for(viewer), Window::Offset(offset), limit).await
     }
 
     /// The page strictly after a keyset cursor (None: from the top), and the cursor to continue.
@@ -220,13 +235,25 @@ impl Engine {
         member: &MemberId,
         radius: u64,
     ) -> Result<RankingPage, EngineError> {
+        self.around_as(Viewer::Public, slug, period, member, radius).await
+    }
+
+    /// [`Engine::around`] as `viewer` sees it: admins read live during a public freeze.
+    pub async fn around_as(
+        &self,
+        viewer: Viewer,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        member: &MemberId,
+        radius: u64,
+    ) -> Result<RankingPage, EngineError> {
         if radius > MAX_RADIUS {
             return Err(EngineError::Invalid(format!("radius must be at most {MAX_RADIUS}")));
         }
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
-        self.read_window(&board, period, Source::Live, Window::Around { member, radius }, 2 * radius + 1)
-            .await
+        let window = Window::Around { member, radius };
+        self.read_window(&board, period, source_for(viewer), window, 2 * radius + 1).await
     }
 
     /// Members with at least `min_points`, and where the count came from.
@@ -239,17 +266,18 @@ impl Engine {
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         let (min, max) = board.codec.bounds();
-        if self.state_for_reads(slug, period).await? == State::Archived {
+        let (state, frozen_at) = self.status_for_reads(slug, period).await?;
+        if state == State::Archived {
             let count = self.ledger.standings_at_least(slug, &period, min_points).await?;
-            return Ok(Sourced { value: count, source: ReadSource::Standings });
+            return Ok(Sourced { value: count, source: ReadSource::Standings, frozen_at: None });
         }
         let min_points = min_points.clamp(min, max.saturating_add(1).min(domain::score::EXACT_LIMIT));
         let min_score = board.codec.lowest_score_for(min_points);
         match self.projection.count_at_least(slug, &period, min_score).await {
-            Ok(count) => Ok(Sourced { value: count, source: ReadSource::Redis }),
+            Ok(count) => Ok(Sourced { value: count, source: ReadSource::Redis, frozen_at }),
             Err(_) => {
-                let count = self.ledger_order(&board, period).await?.count_at_least(min_score);
-                Ok(Sourced { value: count, source: ReadSource::Ledger })
+                let order = self.ledger_order(&board, period, frozen_at.is_some()).await?;
+                Ok(Sourced { value: order.count_at_least(min_score), source: ReadSource::Ledger, frozen_at })
             }
         }
     }
@@ -267,7 +295,8 @@ impl Engine {
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         let mut source = ReadSource::Redis;
-        let found = if self.state_for_reads(slug, period).await? == State::Archived {
+        let (state, frozen_at) = self.status_for_reads(slug, period).await?;
+        let found = if state == State::Archived {
             source = ReadSource::Standings;
             let mut found = Vec::with_capacity(members.len());
             for member in members {
@@ -294,7 +323,7 @@ impl Engine {
                 Ok(found) => found,
                 Err(_) => {
                     source = ReadSource::Ledger;
-                    let order = self.ledger_order(&board, period).await?;
+                    let order = self.ledger_order(&board, period, frozen_at.is_some()).await?;
                     members.iter().map(|m| order.rank_of(m, policy)).collect()
                 }
             }
@@ -318,7 +347,7 @@ impl Engine {
             .collect();
         entries.sort_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.member.cmp(&b.member)));
         entries.dedup_by(|a, b| a.member == b.member);
-        Ok(Sourced { value: entries, source })
+        Ok(Sourced { value: entries, source, frozen_at: frozen_at.filter(|_| state != State::Archived) })
     }
 
     /// The ledger entries behind a member's score in a period, newest first ("why this score").
@@ -331,11 +360,25 @@ impl Engine {
         before: Option<i64>,
         limit: u64,
     ) -> Result<Vec<LedgerEntry>, EngineError> {
+        self.member_entries_as(Viewer::Public, slug, period, member, before, limit).await
+    }
+
+    /// [`Engine::member_entries`] as `viewer` sees it: during a public freeze the public sees
+    /// no entry recorded after it, admins see them all.
+    pub async fn member_entries_as(
+        &self,
+        viewer: Viewer,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        member: &MemberId,
+        before: Option<i64>,
+        limit: u64,
+    ) -> Result<Vec<LedgerEntry>, EngineError> {
         check_limit(limit)?;
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         self.refuse_hidden(slug, &period, member).await?;
-        Ok(self.ledger.member_entries(slug, &period, member, before, limit).await?)
+        Ok(self.ledger.member_entries(slug, &period, member, before, limit, viewer).await?)
     }
 
     /// A member's standing and the newest entries behind it (the member page). A hidden member
@@ -351,11 +394,11 @@ impl Engine {
         let board = self.shared_board(slug).await?;
         let key = self.period_of(&board, period)?;
         self.refuse_hidden(slug, &key, member).await?;
-        self.member_view_unchecked(&board, key, member, before, limit).await
+        self.member_view_unchecked(&board, key, member, before, limit, Viewer::Public).await
     }
 
     /// [`Engine::member_view`] whether or not the member is hidden (a hidden member's standing
-    /// is None: it is not ranked).
+    /// is None: it is not ranked), as `viewer` sees it.
     pub(crate) async fn member_view_unchecked(
         &self,
         board: &Board,
@@ -363,15 +406,22 @@ impl Engine {
         member: &MemberId,
         before: Option<i64>,
         limit: u64,
+        viewer: Viewer,
     ) -> Result<MemberView, EngineError> {
         check_limit(limit)?;
         let slug = &board.slug;
-        let (standing, standing_source) = match self.around(slug, Some(&key.to_string()), member, 0).await {
+        let around =
+            self.read_window(board, key, source_for(viewer), Window::Around { member, radius: 0 }, 1).await;
+        let (standing, standing_source) = match around {
             Ok(page) => (page.entries.into_iter().next(), Some(page.source)),
             Err(EngineError::NotFound { .. }) => (None, None),
             Err(e) => return Err(e),
         };
-        let entries = self.ledger.member_entries(slug, &key, member, before, limit).await?;
+        let frozen_at = match viewer {
+            Viewer::Public => self.public_frozen_at(slug, key).await?,
+            Viewer::Admin => None,
+        };
+        let entries = self.ledger.member_entries(slug, &key, member, before, limit, viewer).await?;
         let older = (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id)).flatten();
         Ok(MemberView {
             board: summary(board, jiff::Timestamp::now()),
@@ -381,7 +431,24 @@ impl Engine {
             standing_source,
             entries,
             older,
+            frozen_at,
         })
+    }
+
+    /// A member's neighbourhood in the live ranking, whatever the public sees (None: absent).
+    pub(crate) async fn live_around(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        member: &MemberId,
+        radius: u64,
+    ) -> Result<Option<RankingPage>, EngineError> {
+        let window = Window::Around { member, radius };
+        match self.read_window(board, period, Source::Unfrozen, window, 2 * radius + 1).await {
+            Ok(page) => Ok(Some(page)),
+            Err(EngineError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     async fn read_window(
@@ -404,16 +471,19 @@ impl Engine {
         window: Window<'_>,
         limit: u64,
     ) -> Result<(RankingPage, Option<(MemberId, i64)>), EngineError> {
-        let state = self.state_for_reads(&board.slug, period).await?;
+        let (state, frozen_at) = self.status_for_reads(&board.slug, period).await?;
+        // Only the public reads the public view (Live is `:rank`, the view while frozen).
+        let frozen_at = frozen_at.filter(|_| source == Source::Live && state != State::Archived);
         let (raw, from) = if state == State::Archived {
             (self.archived_window(board, period, window, limit).await?, ReadSource::Standings)
         } else {
             let tie_base = board.codec.tie_base();
             match self.projection.window(&board.slug, &period, source, window, limit, tie_base).await {
                 Ok(raw) => (raw, ReadSource::Redis),
-                Err(error) if source == Source::Live => {
+                Err(error) if matches!(source, Source::Live | Source::Unfrozen) => {
                     tracing::debug!(board = %board.slug, %period, %error, "ranking read from the ledger: Redis cannot be read");
-                    (self.ledger_order(board, period).await?.window(window, limit), ReadSource::Ledger)
+                    let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
+                    (order.window(window, limit), ReadSource::Ledger)
                 }
                 Err(error) => return Err(error.into()),
             }
@@ -423,7 +493,9 @@ impl Engine {
             _ => EngineError::Invalid("window not found".into()),
         })?;
         let last = raw.rows.last().cloned();
-        Ok((self.assemble(board, period, raw, from, state).await?, last))
+        let mut page = self.assemble(board, period, raw, from, state).await?;
+        page.frozen_at = frozen_at;
+        Ok((page, last))
     }
 
     /// The same window as [`crate::redis::Projection::window`], read from an archived period's
@@ -519,7 +591,16 @@ impl Engine {
             has_more: raw.next.is_some(),
             source,
             state,
+            frozen_at: None,
         })
+    }
+}
+
+/// The ranking `viewer` reads: the public's (the public view while publicly frozen), or live.
+fn source_for(viewer: Viewer) -> Source<'static> {
+    match viewer {
+        Viewer::Public => Source::Live,
+        Viewer::Admin => Source::Unfrozen,
     }
 }
 

@@ -16,12 +16,29 @@ pub struct PeriodKeys {
     /// Where a rebuild assembles the new ranking before swapping it in.
     pub rebuild_rank: String,
     pub rebuild_ver: String,
+    /// STRING: present while the period is publicly frozen (`engine::public`). Then `rank` holds
+    /// the public (frozen) standings and writes go to `live`; its value says which view `rank`
+    /// holds (`<frozen_at>.<steps>`), or that one is being put in place.
+    pub public: String,
+    /// ZSET member -> encoded score: the live ranking while the period is publicly frozen.
+    pub live: String,
+    /// Where the public view is assembled before it replaces `rank`.
+    pub public_staging: String,
 }
 
 impl PeriodKeys {
     /// Every key of the period (all in one hash slot).
-    pub fn all(&self) -> [&str; 5] {
-        [&self.rank, &self.ver, &self.meta, &self.rebuild_rank, &self.rebuild_ver]
+    pub fn all(&self) -> [&str; 8] {
+        [
+            &self.rank,
+            &self.ver,
+            &self.meta,
+            &self.rebuild_rank,
+            &self.rebuild_ver,
+            &self.public,
+            &self.live,
+            &self.public_staging,
+        ]
     }
 }
 
@@ -61,6 +78,9 @@ impl KeySpace {
             meta: format!("{tag}:meta"),
             rebuild_rank: format!("{tag}:rebuild:rank"),
             rebuild_ver: format!("{tag}:rebuild:ver"),
+            public: format!("{tag}:public"),
+            live: format!("{tag}:live"),
+            public_staging: format!("{tag}:public:staging"),
         }
     }
 

@@ -9,6 +9,7 @@
 pub mod changes;
 pub mod hot;
 pub mod keys;
+mod public;
 
 use ::redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use ::redis::cluster::ClusterClientBuilder;
@@ -157,7 +158,11 @@ pub enum Window<'a> {
 /// Which ranking a window is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source<'a> {
+    /// The ranking the public reads: the live one, or the public view while the period is
+    /// publicly frozen (`engine::public`).
     Live,
+    /// The live ranking whatever the public sees (admins).
+    Unfrozen,
     Snapshot(&'a str),
 }
 
@@ -223,6 +228,8 @@ impl Rebuild {
             .key(&keys.meta)
             .key(&keys.rebuild_rank)
             .key(&keys.rebuild_ver)
+            .key(&keys.public)
+            .key(&keys.live)
             .arg(self.vsum)
             .invoke_async::<i64>(&mut self.conn)
             .await?;
@@ -306,6 +313,8 @@ impl Projection {
                 .key(&keys.rank)
                 .key(&keys.ver)
                 .key(&keys.meta)
+                .key(&keys.public)
+                .key(&keys.live)
                 .arg(total.member.as_str())
                 .arg(total.version)
                 .arg(total.score)
@@ -378,6 +387,25 @@ impl Projection {
         Ok(sum.unwrap_or(0))
     }
 
+    /// [`Projection::version_sum`] and the period's public-view marker, in one round trip.
+    pub async fn version_sum_and_marker(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+    ) -> RedisResult<(i64, Option<String>)> {
+        let keys = self.keys.period(board, period);
+        let mut conn = self.conn().await?;
+        let (sum, marker): (Option<i64>, Option<String>) = ::redis::pipe()
+            .cmd("HGET")
+            .arg(&keys.meta)
+            .arg("vsum")
+            .cmd("GET")
+            .arg(&keys.public)
+            .query_async(&mut conn)
+            .await?;
+        Ok((sum.unwrap_or(0), marker))
+    }
+
     /// Applies ledger totals with the version guard, in batches; safe while writes continue.
     /// Returns how many members were behind.
     pub async fn level(
@@ -391,7 +419,7 @@ impl Projection {
         let mut written = 0;
         for chunk in totals.chunks(BATCH) {
             let mut call = LEVEL.key(&keys.rank);
-            call.key(&keys.ver).key(&keys.meta);
+            call.key(&keys.ver).key(&keys.meta).key(&keys.public).key(&keys.live);
             for t in chunk {
                 call.arg(t.member.as_str()).arg(t.version).arg(t.score).arg(flag(t.hidden));
             }
@@ -426,10 +454,11 @@ impl Projection {
     /// (hidden members' included).
     pub async fn version_summary(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<(u64, i64)> {
         let keys = self.keys.period(board, period);
+        let ranking = self.live_ranking(board, period).await?;
         let mut conn = self.conn().await?;
         let (members, vsum): (u64, Option<i64>) = ::redis::pipe()
             .cmd("ZCARD")
-            .arg(&keys.rank)
+            .arg(&ranking)
             .cmd("HGET")
             .arg(&keys.meta)
             .arg("vsum")
@@ -441,13 +470,13 @@ impl Projection {
     /// Every (member, score) of a period's live ranking, read in chunks (settlement's cross-check).
     pub async fn scores(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<HashMap<String, i64>> {
         const CHUNK: isize = 20_000;
-        let keys = self.keys.period(board, period);
+        let ranking = self.live_ranking(board, period).await?;
         let mut conn = self.conn().await?;
         let mut all = HashMap::new();
         let mut start = 0;
         loop {
             let chunk: Vec<(String, i64)> = ::redis::cmd("ZRANGE")
-                .arg(&keys.rank)
+                .arg(&ranking)
                 .arg(start)
                 .arg(start + CHUNK - 1)
                 .arg("WITHSCORES")
@@ -488,6 +517,7 @@ impl Projection {
         self.guarded(async {
             let key = match source {
                 Source::Live => self.keys.rank(board, period),
+                Source::Unfrozen => self.live_ranking(board, period).await?,
                 Source::Snapshot(id) => self.keys.snapshot(board, period, id).0,
             };
             let mut call = WINDOW.key(key);

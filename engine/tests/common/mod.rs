@@ -300,6 +300,7 @@ pub fn prized_board(tag: &str, policy: domain::TiePolicy, freeze_grace_seconds: 
         operator: Operator::Incr,
         codec: ScoreCodec::new(policy, -1_000_000, 1_000_000, tie_base).unwrap(),
         freeze_grace_seconds,
+        public_freeze_seconds: 0,
         prizes: vec![
             Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
@@ -391,4 +392,31 @@ pub async fn five_members(e: &Engine, tag: &str, policy: domain::TiePolicy) -> (
     );
     let period = b.period_at(jiff::Timestamp::now()).to_string();
     (b, period)
+}
+
+/// Stores `board` with the columns of the first schema (for tests that stop an older schema's
+/// ledger part-way: the current `create_board` names columns added since).
+pub async fn create_board_in_old_schema(url: &str, board: &domain::Board) {
+    use sqlx::Connection;
+    sqlx::any::install_default_drivers();
+    let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
+    let (min, max) = board.codec.bounds();
+    sqlx::query(
+        "INSERT INTO boards (slug, title, cadence, time_zone, operator, tie_policy, min_points, max_points, \
+         tie_base, freeze_grace_seconds, prizes, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0)",
+    )
+    .bind(board.slug.as_str())
+    .bind(&board.title)
+    .bind(board.cadence.as_str())
+    .bind(board.time_zone())
+    .bind(board.operator.as_str())
+    .bind(board.tie_policy().as_str())
+    .bind(min)
+    .bind(max)
+    .bind(board.codec.tie_base())
+    .bind(board.freeze_grace_seconds)
+    .bind(serde_json::to_string(&board.prizes).unwrap())
+    .execute(&mut conn)
+    .await
+    .unwrap();
 }

@@ -49,6 +49,10 @@ pub struct BoardIn {
     /// 0 to 7 days; default 300.
     #[schema(minimum = 0, maximum = 604800)]
     freeze_grace_seconds: Option<i64>,
+    /// Contest mode: the last this many seconds of each period are publicly frozen (the public
+    /// sees the standings of that moment until a reveal). 0 to 7 days; default 0 (never).
+    #[schema(minimum = 0, maximum = 604800)]
+    public_freeze_seconds: Option<i64>,
     prizes: Option<Vec<Prize>>,
 }
 
@@ -65,6 +69,7 @@ impl BoardIn {
             min_points: self.min_points,
             tie_base: self.tie_base,
             freeze_grace_seconds: self.freeze_grace_seconds,
+            public_freeze_seconds: self.public_freeze_seconds,
             prizes: self.prizes.unwrap_or_default(),
         };
         draft.parse().map_err(|e| ApiError::invalid(e.message))

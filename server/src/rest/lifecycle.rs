@@ -15,6 +15,7 @@ use domain::write::Outcome;
 use domain::{EventId, MemberId, PeriodKey};
 use engine::ledger::audit::AuditFilter;
 use engine::lifecycle::Correction as NewCorrection;
+use engine::public::RevealMode;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -518,6 +519,125 @@ async fn set_hidden(
         engine.unhide_member(&board, &period, &member, &admin.actor, &reason).await?
     };
     Ok(Json(change))
+}
+
+/// A period's public freeze after a change (contest mode).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PublicFreezeView {
+    pub board: domain::BoardSlug,
+    pub period: PeriodKey,
+    /// `frozen`, `already_frozen` (a repeat: nothing changed), `revealed` (the public sees live),
+    /// `step` (a stepwise reveal made `revealed` public) or `not_frozen` (a reveal of a period
+    /// that was not publicly frozen: nothing changed).
+    #[schema(example = "frozen")]
+    pub result: &'static str,
+    /// When the public view was taken; absent once the public sees live.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub frozen_at: Option<jiff::Timestamp>,
+    /// The members a reveal step made public.
+    pub revealed: Vec<MemberId>,
+    /// Members whose public standing still differs from their live one.
+    pub pending: u64,
+}
+
+/// The body of a reveal.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Reveal)]
+pub struct RevealIn {
+    /// `all` (default): the public sees live at once. `next`: one step of a stepwise reveal —
+    /// first every member below the last prize rank (the top 10 without prizes), then one member
+    /// at a time from the last prize rank up to first; the step after the last ends the freeze.
+    #[schema(example = "next")]
+    step: Option<String>,
+    /// Recorded in the audit trail.
+    reason: Option<String>,
+}
+
+/// Writes keep counting, but every public read answers the standings as they are now (with
+/// `frozen_at`) until a reveal. Admins (this token, the console) read live.
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/public-freeze",
+    tag = "lifecycle",
+    summary = "Freeze the period's public standings",
+    security(("admin_token" = [])),
+    params(PeriodParams),
+    request_body(content = Option<ReasonIn>, description = "Optional"),
+    responses(
+        (status = 200, description = "frozen, or already_frozen for a repeat", body = PublicFreezeView),
+        (status = 404, description = "not_found", body = ErrorBody),
+        (status = 409, description = "period_settled: a settled period's standings are final", body = ErrorBody),
+        (status = 422, description = "invalid / invalid_body", body = ErrorBody),
+    )
+)]
+pub async fn public_freeze(
+    State(s): State<AppState>,
+    admin: Admin,
+    ApiPath(PeriodParams { board, period }): PeriodPath,
+    body: Bytes,
+) -> Result<Json<PublicFreezeView>, ApiError> {
+    let body: ReasonIn = optional_body(&body)?;
+    let slug = slug(board)?;
+    let done = s.engine.public_freeze(&slug, &period, &admin.actor, body.reason.as_deref()).await?;
+    let result = if done.changed { "frozen" } else { "already_frozen" };
+    public_view(&s, slug, &period, result, done).await
+}
+
+/// Ends a public freeze at once, or one step at a time (`step: "next"`, the resolver's way).
+#[utoipa::path(
+    post,
+    path = "/api/v1/boards/{board}/periods/{period}/reveal",
+    tag = "lifecycle",
+    summary = "Reveal the period's standings",
+    security(("admin_token" = [])),
+    params(PeriodParams),
+    request_body(content = Option<RevealIn>, description = "Optional"),
+    responses(
+        (status = 200, description = "revealed, step, or not_frozen (nothing changed)", body = PublicFreezeView),
+        (status = 404, description = "not_found", body = ErrorBody),
+        (status = 422, description = "invalid: step is not all or next / invalid_body", body = ErrorBody),
+    )
+)]
+pub async fn reveal(
+    State(s): State<AppState>,
+    admin: Admin,
+    ApiPath(PeriodParams { board, period }): PeriodPath,
+    body: Bytes,
+) -> Result<Json<PublicFreezeView>, ApiError> {
+    let body: RevealIn = optional_body(&body)?;
+    let mode = match body.step.as_deref() {
+        None | Some("all") => RevealMode::All,
+        Some("next") => RevealMode::Next,
+        Some(other) => return Err(ApiError::invalid(format!("step must be all or next, not {other:?}"))),
+    };
+    let slug = slug(board)?;
+    let done = s.engine.reveal(&slug, &period, mode, &admin.actor, body.reason.as_deref()).await?;
+    let result = match (done.changed, done.frozen_at) {
+        (false, _) => "not_frozen",
+        (true, Some(_)) => "step",
+        (true, None) => "revealed",
+    };
+    public_view(&s, slug, &period, result, done).await
+}
+
+async fn public_view(
+    s: &AppState,
+    board: domain::BoardSlug,
+    period: &str,
+    result: &'static str,
+    done: engine::public::PublicFreeze,
+) -> Result<Json<PublicFreezeView>, ApiError> {
+    let period = s.engine.period_of(&s.engine.board(&board).await?, Some(period))?;
+    Ok(Json(PublicFreezeView {
+        board,
+        period,
+        result,
+        frozen_at: done.frozen_at,
+        revealed: done.revealed,
+        pending: done.pending,
+    }))
 }
 
 /// The member leaves every public view of the period (rankings, counts, ranks, its member reads)

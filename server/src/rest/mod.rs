@@ -51,6 +51,8 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/boards/{board}/periods/{period}/reopen", post(lifecycle::reopen))
         .route("/api/v1/boards/{board}/periods/{period}/settle", post(lifecycle::settle))
         .route("/api/v1/boards/{board}/periods/{period}/archive", post(lifecycle::archive))
+        .route("/api/v1/boards/{board}/periods/{period}/public-freeze", post(lifecycle::public_freeze))
+        .route("/api/v1/boards/{board}/periods/{period}/reveal", post(lifecycle::reveal))
         .route("/api/v1/boards/{board}/periods/{period}/settlement", get(lifecycle::settlement))
         .route("/api/v1/boards/{board}/periods/{period}/rewards", get(lifecycle::rewards))
         .route("/api/v1/boards/{board}/periods/{period}/late", get(lifecycle::late))

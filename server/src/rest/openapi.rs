@@ -46,6 +46,8 @@ use utoipa::{Modify, OpenApi};
         lifecycle::reopen,
         lifecycle::settle,
         lifecycle::archive,
+        lifecycle::public_freeze,
+        lifecycle::reveal,
         lifecycle::settlement,
         lifecycle::rewards,
         lifecycle::late,

@@ -1,15 +1,17 @@
 //! Public reads of a board period (`{period}` may be `current`). Ranks follow the board's tie
 //! policy everywhere; display names are joined per page.
 
+use super::auth::Reader;
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
 use super::params::{BoardParams, MemberParams, PeriodParams, SnapshotParams, member, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use axum::http::{StatusCode, Uri};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use domain::view::{Entry, LedgerEntry, PeriodInfo, RankingPage, ReadSource, SnapshotInfo};
 use domain::{BoardSlug, MemberId, PeriodKey};
+use engine::ledger::Viewer;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -110,6 +112,11 @@ pub struct Page {
     /// `redis` (the live projection), `ledger` (the ledger's totals, while Redis cannot be
     /// read: the same order and ranks) or `standings` (an archived period).
     pub source: ReadSource,
+    /// While the period is publicly frozen: when the standings answered were taken (writes
+    /// since then count but are not shown until the reveal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub frozen_at: Option<Timestamp>,
 }
 
 impl From<RankingPage> for Page {
@@ -123,6 +130,7 @@ impl From<RankingPage> for Page {
             offset: page.offset,
             entries: page.entries,
             source: page.source,
+            frozen_at: page.frozen_at,
         }
     }
 }
@@ -162,6 +170,11 @@ pub struct MemberRank {
     pub entry: Entry,
     /// `redis`, `ledger` (while Redis cannot be read) or `standings` (an archived period).
     pub source: ReadSource,
+    /// While the period is publicly frozen: when the standings answered were taken (writes
+    /// since then count but are not shown until the reveal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub frozen_at: Option<Timestamp>,
 }
 
 /// The ledger entries behind a member's score, newest first.
@@ -170,6 +183,10 @@ pub struct MemberEvents {
     pub entries: Vec<LedgerEntry>,
     /// Pass as `before` for older entries; null on the last page.
     pub next_before: Option<i64>,
+    /// While the period is publicly frozen: entries recorded after this are not listed yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub frozen_at: Option<Timestamp>,
 }
 
 /// How many members have at least `min_points`.
@@ -177,6 +194,11 @@ pub struct MemberEvents {
 pub struct Count {
     pub count: u64,
     pub source: ReadSource,
+    /// While the period is publicly frozen: when the standings answered were taken (writes
+    /// since then count but are not shown until the reveal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub frozen_at: Option<Timestamp>,
 }
 
 /// The ranks of the members asked for (members without points are left out).
@@ -184,6 +206,11 @@ pub struct Count {
 pub struct Ranks {
     pub entries: Vec<Entry>,
     pub source: ReadSource,
+    /// While the period is publicly frozen: when the standings answered were taken (writes
+    /// since then count but are not shown until the reveal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub frozen_at: Option<Timestamp>,
 }
 
 #[utoipa::path(
@@ -220,8 +247,14 @@ pub async fn top(
     State(s): State<AppState>,
     ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
     uri: Uri,
+    Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<LimitQuery>,
 ) -> Result<Response, ApiError> {
+    if viewer == Viewer::Admin {
+        let live =
+            s.engine.ranking_page_as(viewer, &slug(board)?, Some(&period), 0, q.limit.unwrap_or(10)).await?;
+        return Ok(Json(Page::from(live)).into_response());
+    }
     // Read the epoch first: a change after it makes the kept answer stale, never the reverse.
     let epoch = s.engine.read_epoch();
     let top = s.engine.top_shared(&slug(board)?, Some(&period), q.limit.unwrap_or(10)).await?;
@@ -247,6 +280,7 @@ pub async fn top(
 pub async fn entries(
     State(s): State<AppState>,
     ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
+    Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<EntriesPage>, ApiError> {
     let board = slug(board)?;
@@ -260,7 +294,7 @@ pub async fn entries(
         let found = s.engine.entries_after(&board, Some(&period), cursor, limit).await?;
         return Ok(Json(EntriesPage { page: found.page.into(), next_cursor: Some(found.next_cursor) }));
     }
-    let page = s.engine.ranking_page(&board, Some(&period), from, limit).await?;
+    let page = s.engine.ranking_page_as(viewer, &board, Some(&period), from, limit).await?;
     Ok(Json(EntriesPage { page: page.into(), next_cursor: None }))
 }
 
@@ -322,15 +356,16 @@ pub async fn snapshot_entries(
 pub async fn member_rank(
     State(s): State<AppState>,
     ApiPath(MemberParams { board, period, member: m }): ApiPath<MemberParams>,
+    Reader(viewer): Reader,
 ) -> Result<Json<MemberRank>, ApiError> {
     let m = member(m)?;
-    let page = s.engine.around(&slug(board)?, Some(&period), &m, 0).await?;
+    let page = s.engine.around_as(viewer, &slug(board)?, Some(&period), &m, 0).await?;
     let entry = page
         .entries
         .into_iter()
         .next()
         .ok_or_else(|| engine::EngineError::NotFound { what: format!("member {m}") })?;
-    Ok(Json(MemberRank { entry, source: page.source }))
+    Ok(Json(MemberRank { entry, source: page.source, frozen_at: page.frozen_at }))
 }
 
 #[utoipa::path(
@@ -348,10 +383,11 @@ pub async fn member_rank(
 pub async fn around(
     State(s): State<AppState>,
     ApiPath(MemberParams { board, period, member: m }): ApiPath<MemberParams>,
+    Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<AroundQuery>,
 ) -> Result<Json<AroundPage>, ApiError> {
     let m = member(m)?;
-    let page = s.engine.around(&slug(board)?, Some(&period), &m, q.radius.unwrap_or(2)).await?;
+    let page = s.engine.around_as(viewer, &slug(board)?, Some(&period), &m, q.radius.unwrap_or(2)).await?;
     let rank = page.entries.iter().find(|e| e.member == m).map(|e| e.rank);
     Ok(Json(AroundPage { page: page.into(), rank, member: m }))
 }
@@ -371,12 +407,22 @@ pub async fn around(
 pub async fn member_events(
     State(s): State<AppState>,
     ApiPath(MemberParams { board, period, member: m }): ApiPath<MemberParams>,
+    Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<EventsQuery>,
 ) -> Result<Json<MemberEvents>, ApiError> {
     let limit = q.limit.unwrap_or(50);
-    let entries = s.engine.member_entries(&slug(board)?, Some(&period), &member(m)?, q.before, limit).await?;
+    let slug = slug(board)?;
+    let entries =
+        s.engine.member_entries_as(viewer, &slug, Some(&period), &member(m)?, q.before, limit).await?;
     let next_before = (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id)).flatten();
-    Ok(Json(MemberEvents { entries, next_before }))
+    let frozen_at = match viewer {
+        Viewer::Public => {
+            let key = s.engine.period_of(&s.engine.board(&slug).await?, Some(&period))?;
+            s.engine.public_frozen_at(&slug, key).await?
+        }
+        Viewer::Admin => None,
+    };
+    Ok(Json(MemberEvents { entries, next_before, frozen_at }))
 }
 
 #[utoipa::path(
@@ -397,7 +443,7 @@ pub async fn count(
     ApiQuery(q): ApiQuery<CountQuery>,
 ) -> Result<Json<Count>, ApiError> {
     let counted = s.engine.count_at_least(&slug(board)?, Some(&period), q.min_points).await?;
-    Ok(Json(Count { count: counted.value, source: counted.source }))
+    Ok(Json(Count { count: counted.value, source: counted.source, frozen_at: counted.frozen_at }))
 }
 
 #[utoipa::path(
@@ -423,5 +469,5 @@ pub async fn ranks(
         .map(|m| MemberId::parse(m).map_err(|e| ApiError::invalid(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     let ranks = s.engine.ranks_of(&slug(board)?, Some(&period), &members).await?;
-    Ok(Json(Ranks { entries: ranks.value, source: ranks.source }))
+    Ok(Json(Ranks { entries: ranks.value, source: ranks.source, frozen_at: ranks.frozen_at }))
 }

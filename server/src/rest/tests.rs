@@ -1193,6 +1193,7 @@ const PUBLIC_SERVER_FNS: &[(&str, &str)] = &[
     ("signed_in", "says whether the caller is signed in"),
     ("claim_link", "checks a signed link and sets \"me\", a display preference that grants nothing"),
     ("read_me", "reads the caller's own \"me\""),
+    ("read_my_live", "reads the caller's own live points during a public freeze (only with a valid \"me\")"),
 ];
 
 /// Routes anyone may call that are not GETs, and why.
@@ -1876,5 +1877,177 @@ async fn a_settled_period_is_corrected_through_a_preview_and_every_revision_stay
     let (status, out) =
         api.call("GET", &format!("{previews}/pv_0123456789abcdef0123456789abcdef"), admin, None).await;
     assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"), "{out}");
+    api.stop().await;
+}
+
+/// The text of a page as a browser with `cookie` gets it, without its per-answer nonce.
+async fn page_text(api: &Api, path: &str, cookie: Option<&str>) -> (StatusCode, String) {
+    let mut req = Request::builder().uri(path);
+    if let Some(cookie) = cookie {
+        req = req.header("cookie", cookie);
+    }
+    let res = api.router.clone().oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
+    let status = res.status();
+    let bytes = axum::body::to_bytes(res.into_body(), 1 << 22).await.unwrap();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    // Each answer carries a new CSP nonce; nothing else in it may differ.
+    let nonce = regex_free_nonce(&text);
+    (status, nonce.map_or(text.clone(), |n| text.replace(&n, "NONCE")))
+}
+
+/// A page's text without the `frozen_at` labels of the data it carries for hydration.
+fn without_frozen_at(text: &str) -> String {
+    const LABEL: &str = ",\\\"frozen_at\\\":\\\"";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(LABEL) {
+        out.push_str(&rest[..at]);
+        let value = &rest[at + LABEL.len()..];
+        rest = &value[value.find("\\\"").expect("the label's end") + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The page's nonce (`nonce="…"`), if it has one.
+fn regex_free_nonce(text: &str) -> Option<String> {
+    let at = text.find("nonce=\"")? + 7;
+    let end = text[at..].find('"')? + at;
+    Some(text[at..end].to_owned())
+}
+
+#[tokio::test]
+async fn a_public_freeze_leaks_nothing_on_any_public_route_or_page_until_the_reveal() {
+    let api = Api::start().await;
+    let admin = Some(api.admin.as_str());
+    let events: Vec<Value> = [("f1", "u1", 50), ("f2", "u2", 30), ("f3", "u3", 30), ("f4", "u4", 5)]
+        .iter()
+        .map(|(id, member, delta)| json!({"event_id": id, "member": member, "delta": delta}))
+        .collect();
+    let (status, _) = api.post_events("inc", json!({"events": events})).await;
+    assert_eq!(status, StatusCode::OK);
+    let base = "/api/v1/boards/inc/periods/current";
+    let routes: Vec<String> = [
+        "/top?limit=10",
+        "/entries?offset=0&limit=2",
+        "/entries?offset=2&limit=2",
+        "/entries?after=&limit=2",
+        "/members/u1",
+        "/members/u4",
+        "/members/u9",
+        "/members/u3/around?radius=1",
+        "/members/u4/events",
+        "/members/u2/events",
+        "/count?min_points=6",
+        "/count?min_points=31",
+        "/ranks?members=u1,u2,u3,u4,u9",
+    ]
+    .iter()
+    .map(|r| format!("{base}{r}"))
+    .collect();
+    let pages = ["/b/inc", "/b/inc?show=2", "/b/inc?find=u4", "/b/inc?after=", "/b/inc/current/m/u4"];
+    let read_all = async |frozen: bool| {
+        let mut answers = Vec::new();
+        for route in &routes {
+            let (status, mut out) = api.call("GET", route, None, None).await;
+            if status == StatusCode::OK {
+                assert_eq!(out.get("frozen_at").is_some(), frozen, "{route}: {out}");
+                if let Some(o) = out.as_object_mut() {
+                    o.remove("frozen_at");
+                }
+            }
+            answers.push(format!("{route} {status} {out}"));
+        }
+        for page in pages {
+            let (status, text) = page_text(&api, page, None).await;
+            assert_eq!(text.contains("Standings frozen"), frozen, "{page}");
+            // The banner names the freeze (where the page has `<!>` without it); everything
+            // else must be byte for byte the same.
+            let text = match text.find("data-testid=\"public-freeze\"") {
+                Some(at) => {
+                    let start = text[..at].rfind("<p").unwrap();
+                    let end = text[at..].find("</p>").unwrap() + at + "</p>".len();
+                    format!("{}<!>{}", &text[..start], &text[end..])
+                }
+                None => text,
+            };
+            answers.push(format!("{page} {status} {}", without_frozen_at(&text)));
+        }
+        answers
+    };
+    let before = read_all(false).await;
+
+    // Only admins freeze; a repeat changes nothing.
+    let freeze = format!("{base}/public-freeze");
+    let (status, _) = api.call("POST", &freeze, Some(&api.key), None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, out) = api.call("POST", &freeze, admin, Some(json!({"reason": "last hour"}))).await;
+    assert_eq!((status, out["result"].as_str()), (StatusCode::OK, Some("frozen")), "{out}");
+    let frozen_at = out["frozen_at"].clone();
+    assert!(frozen_at.is_string(), "{out}");
+    let (_, again) = api.call("POST", &freeze, admin, None).await;
+    assert_eq!((again["result"].as_str(), &again["frozen_at"]), (Some("already_frozen"), &frozen_at));
+
+    // Writes after the freeze: a jump to first, a new member, a revocation, a correction.
+    let events = json!({"events": [
+        {"event_id": "g1", "member": "u4", "delta": 100},
+        {"event_id": "g2", "member": "u9", "delta": 40},
+    ]});
+    let (status, out) = api.post_events("inc", events).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    let (status, _) = api
+        .call("POST", "/api/v1/boards/inc/events/f2/revoke", admin, Some(json!({"reason": "duplicate"})))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = api
+        .call(
+            "POST",
+            &format!("{base}/corrections"),
+            admin,
+            Some(json!({"member": "u3", "delta": 1, "reason": "bonus"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let after = read_all(true).await;
+    for (b, a) in before.iter().zip(&after) {
+        assert_eq!(a, b, "a public answer changed during the public freeze");
+    }
+
+    // An admin token reads live (and the cached public top is not what it gets).
+    let (_, live) = api.call("GET", &format!("{base}/top?limit=10"), admin, None).await;
+    assert_eq!(
+        (live["entries"][0]["member"].as_str(), live["total"].as_u64()),
+        (Some("u4"), Some(5)),
+        "{live}"
+    );
+    assert!(live.get("frozen_at").is_none(), "{live}");
+    let (_, page) = api.call("GET", &format!("{base}/entries?offset=0&limit=2"), admin, None).await;
+    assert_eq!(page["entries"][0]["points"].as_i64(), Some(105), "{page}");
+    let (_, mine) = api.call("GET", &format!("{base}/members/u4"), admin, None).await;
+    assert_eq!((mine["rank"].as_u64(), mine["points"].as_i64()), (Some(1), Some(105)), "{mine}");
+    let (_, events) = api.call("GET", &format!("{base}/members/u4/events"), admin, None).await;
+    assert_eq!(events["entries"].as_array().unwrap().len(), 2, "{events}");
+    let (_, public) = api.call("GET", &format!("{base}/top?limit=10"), Some(&api.key), None).await;
+    assert_eq!(public["entries"][0]["member"].as_str(), Some("u1"), "an ingest key reads the public view");
+
+    // "Me" sees their own live points and what is pending, nobody else's.
+    let (_, mine) = page_text(&api, "/b/inc", Some(&me_cookie("u4"))).await;
+    assert!(mine.contains("Your live points: 105 (1 of your entries is not public yet)"), "{mine}");
+    assert!(!mine.contains("u9"), "nobody else's live points");
+
+    // Reveal: a bad step is refused; stepwise, then all at once.
+    let reveal = format!("{base}/reveal");
+    let (status, out) = api.call("POST", &reveal, admin, Some(json!({"step": "some"}))).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"), "{out}");
+    let (status, out) = api.call("POST", &reveal, admin, Some(json!({"step": "next"}))).await;
+    assert_eq!((status, out["result"].as_str()), (StatusCode::OK, Some("step")), "{out}");
+    let (_, out) = api.call("POST", &reveal, admin, Some(json!({"step": "all"}))).await;
+    assert_eq!(out["result"].as_str(), Some("revealed"), "{out}");
+    assert!(out.get("frozen_at").is_none(), "{out}");
+    let (_, top) = api.call("GET", &format!("{base}/top"), None, None).await;
+    assert_eq!((top["entries"][0]["member"].as_str(), top["total"].as_u64()), (Some("u4"), Some(5)), "{top}");
+    assert!(top.get("frozen_at").is_none());
+    let (_, out) = api.call("POST", &reveal, admin, None).await;
+    assert_eq!(out["result"].as_str(), Some("not_frozen"), "{out}");
     api.stop().await;
 }

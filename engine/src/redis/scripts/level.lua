@@ -5,18 +5,25 @@
 -- KEYS[1]  <prefix>:{<board>:<period>}:rank   ZSET  member -> encoded score
 -- KEYS[2]  <prefix>:{<board>:<period>}:ver    HASH  member -> projected ledger version
 -- KEYS[3]  <prefix>:{<board>:<period>}:meta   HASH  vsum -> sum of all projected versions
+-- KEYS[4]  <prefix>:{<board>:<period>}:public STRING present while publicly frozen: the totals
+--          then go to the live ranking
+-- KEYS[5]  <prefix>:{<board>:<period>}:live   ZSET  (see project.lua)
 -- ARGV     member1, version1, score1, hidden1, member2, version2, score2, hidden2, ...
 --          (hidden: '1' leaves the member out of the ranking but records its version, '0' ranks it)
 -- Returns  the number of members written.
 local written = 0
+local ranking = KEYS[1]
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  ranking = KEYS[5]
+end
 for i = 1, #ARGV, 4 do
   local member, version = ARGV[i], tonumber(ARGV[i + 1])
   local stored = tonumber(redis.call('HGET', KEYS[2], member) or '0')
   if version > stored then
     if ARGV[i + 3] == '1' then
-      redis.call('ZREM', KEYS[1], member)
+      redis.call('ZREM', ranking, member)
     else
-      redis.call('ZADD', KEYS[1], ARGV[i + 2], member)
+      redis.call('ZADD', ranking, ARGV[i + 2], member)
     end
     redis.call('HSET', KEYS[2], member, ARGV[i + 1])
     redis.call('HINCRBY', KEYS[3], 'vsum', version - stored)

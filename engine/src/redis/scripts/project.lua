@@ -6,6 +6,9 @@
 -- KEYS[1]  <prefix>:{<board>:<period>}:rank   ZSET  member -> encoded score
 -- KEYS[2]  <prefix>:{<board>:<period>}:ver    HASH  member -> projected ledger version
 -- KEYS[3]  <prefix>:{<board>:<period>}:meta   HASH  vsum -> sum of all projected versions
+-- KEYS[4]  <prefix>:{<board>:<period>}:public STRING present while publicly frozen: then KEYS[1]
+--          is the public view and the live ranking is
+-- KEYS[5]  <prefix>:{<board>:<period>}:live   ZSET  (so no write ever reaches the public view)
 -- ARGV[1]  member id
 -- ARGV[2]  ledger version of the total (integer, >= 1)
 -- ARGV[3]  encoded score (integer, |score| <= 2^53)
@@ -17,10 +20,14 @@ local version = tonumber(ARGV[2])
 if version <= stored then
   return 0
 end
+local ranking = KEYS[1]
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  ranking = KEYS[5]
+end
 if ARGV[4] == '1' then
-  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('ZREM', ranking, ARGV[1])
 else
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  redis.call('ZADD', ranking, ARGV[3], ARGV[1])
 end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 -- vsum lets the reconciler compare a whole period with the ledger's SUM(version) in one call;

@@ -1,0 +1,335 @@
+//! Public freezes (contest mode): a period's writes keep counting, but the public sees the
+//! standings as they were at the freeze — every public read, page and count — until a reveal,
+//! either all at once or stepwise, the resolver's way (`Ledger::reveal_next`). Admins see live.
+//!
+//! The ledger holds the truth (`ledger/public.rs`: the period's `public_frozen_at` and the copied
+//! `public_standings`). Redis holds the view where every public read already looks: while the
+//! period's `:public` marker exists, `:rank` is the public view and the scripts write to `:live`
+//! (`redis/public.rs`). So a write after the freeze cannot reach a public read, on any instance,
+//! whatever a process has cached. The freeze sets the marker *before* the ledger commits, so
+//! nothing committed after the ledger's freeze is ever public; the view is then put in place from
+//! the ledger's rows. The reconciler brings Redis to the ledger's view when the two differ (a
+//! Redis restart, a step whose Redis half failed).
+//!
+//! Reads that come from the ledger follow the same view: the fallback order while Redis is away
+//! (`fallback.rs`) and "why this score" (no entry after the view's watermark).
+
+use crate::ledger::PublicView;
+use crate::redis::ProjectedTotal;
+use crate::{Engine, EngineError};
+use domain::{Board, BoardSlug, MemberId, PeriodKey};
+use std::time::Duration;
+
+/// A marker a freeze set before its ledger commit is left alone this long by the reconciler (the
+/// freeze in flight puts its view in place); older, it is a freeze that died half-way.
+const PENDING_GRACE: Duration = Duration::from_secs(30);
+
+pub use domain::lifecycle::REVEAL_SHOWN_WITHOUT_PRIZES;
+
+/// How a reveal goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RevealMode {
+    /// The public view becomes live at once.
+    All,
+    /// One step of a stepwise reveal (`Ledger::reveal_next`).
+    Next,
+}
+
+/// A period's public freeze as the API shows it after a change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublicFreeze {
+    /// When the public view was taken; None once revealed (the public sees live).
+    pub frozen_at: Option<jiff::Timestamp>,
+    /// False when the call changed nothing (a repeat).
+    pub changed: bool,
+    /// The members a reveal step made public.
+    pub revealed: Vec<MemberId>,
+    /// Members whose public total still differs from their live one.
+    pub pending: u64,
+}
+
+impl Engine {
+    /// Freezes a period publicly (admin, audited; a repeat changes nothing).
+    pub async fn public_freeze(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        actor: &str,
+        reason: Option<&str>,
+    ) -> Result<PublicFreeze, EngineError> {
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        // The ledger keeps microseconds; answer the instant it keeps.
+        let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond()).expect("now");
+        self.public_freeze_at(&board, period, actor, reason, now).await
+    }
+
+    pub(crate) async fn public_freeze_at(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        actor: &str,
+        reason: Option<&str>,
+        now: jiff::Timestamp,
+    ) -> Result<PublicFreeze, EngineError> {
+        let slug = &board.slug;
+        // Writes go to `:live` before the ledger commits the view, so none committed after it
+        // reaches `:rank`. Without Redis the ledger still freezes; the reconciler catches up.
+        let pending = format!("pending:{}", now.as_millisecond());
+        let begun = self.projection.public_begin(slug, &period, &pending).await;
+        if let Err(error) = &begun {
+            tracing::warn!(board = %slug, %period, %error, "public freeze: Redis not prepared; the reconciler will");
+        }
+        let frozen = self.ledger.public_freeze(board, period, actor, reason, now).await;
+        let result = match frozen {
+            Ok((view, changed)) => {
+                if begun.is_ok() {
+                    let rows = self.public_rows(board, &period).await?;
+                    let put =
+                        self.projection.public_commit(slug, &period, &rows, &pending, &view.marker()).await;
+                    if !matches!(put, Ok(true)) {
+                        self.converge_or_log(board, period, Some(view), true).await;
+                    }
+                }
+                let pending = self.pending_members(board, &period).await?;
+                Ok(PublicFreeze { frozen_at: Some(view.frozen_at), changed, revealed: vec![], pending })
+            }
+            Err(error) => {
+                // Take back what was prepared (or put the view that is in force back in place).
+                if begun.is_ok() {
+                    let view = self.ledger.public_view(slug, &period).await?;
+                    self.converge_or_log(board, period, view, true).await;
+                }
+                Err(error.into())
+            }
+        };
+        self.forget_cached(slug);
+        self.announce(slug, &period);
+        result
+    }
+
+    /// Reveals a publicly frozen period, at once or one step (admin, audited). Revealing a
+    /// period that is not publicly frozen changes nothing.
+    pub async fn reveal(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        mode: RevealMode,
+        actor: &str,
+        reason: Option<&str>,
+    ) -> Result<PublicFreeze, EngineError> {
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        self.reveal_at(&board, period, mode, actor, reason).await
+    }
+
+    pub(crate) async fn reveal_at(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        mode: RevealMode,
+        actor: &str,
+        reason: Option<&str>,
+    ) -> Result<PublicFreeze, EngineError> {
+        let slug = &board.slug;
+        let now = jiff::Timestamp::now();
+        let before = self.ledger.public_view(slug, &period).await?;
+        let answer = match mode {
+            RevealMode::All => {
+                let changed = self.ledger.reveal_all(slug, period, actor, reason, now).await?;
+                if let Err(error) = self.projection.public_end(slug, &period).await {
+                    tracing::warn!(board = %slug, %period, %error, "reveal: Redis not changed; the reconciler will");
+                }
+                PublicFreeze { frozen_at: None, changed, revealed: vec![], pending: 0 }
+            }
+            RevealMode::Next => {
+                let shown =
+                    board.prizes.iter().map(|p| p.to_rank).max().unwrap_or(REVEAL_SHOWN_WITHOUT_PRIZES);
+                match self.ledger.reveal_next(board, period, shown, actor, reason, now).await? {
+                    None => PublicFreeze { frozen_at: None, changed: false, revealed: vec![], pending: 0 },
+                    Some(step) => {
+                        let applied = match (&step.view, before) {
+                            (None, _) => self.projection.public_end(slug, &period).await.map(|_| true),
+                            (Some(after), Some(before)) => {
+                                self.projection
+                                    .public_step(
+                                        slug,
+                                        &period,
+                                        &step.revealed,
+                                        &before.marker(),
+                                        &after.marker(),
+                                    )
+                                    .await
+                            }
+                            (Some(_), None) => Ok(false),
+                        };
+                        if !matches!(applied, Ok(true)) {
+                            self.converge_or_log(board, period, step.view, false).await;
+                        }
+                        PublicFreeze {
+                            frozen_at: step.view.map(|v| v.frozen_at),
+                            changed: true,
+                            revealed: step.revealed.into_iter().map(|(m, _)| m).collect(),
+                            pending: step.pending,
+                        }
+                    }
+                }
+            }
+        };
+        self.forget_cached(slug);
+        // Live boards follow each step (the pushes read the public view, as every reader).
+        self.announce(slug, &period);
+        Ok(answer)
+    }
+
+    /// A member hidden during a public freeze leaves the public view too (moderation does not
+    /// wait for the reveal; unhidden, it comes back with the reveal).
+    pub(crate) async fn hide_from_public_view(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        member: &MemberId,
+    ) -> Result<(), EngineError> {
+        let Some((before, after)) = self.ledger.drop_from_public_view(&board.slug, period, member).await?
+        else {
+            return Ok(());
+        };
+        let out = [(member.clone(), None)];
+        let applied =
+            self.projection.public_step(&board.slug, &period, &out, &before.marker(), &after.marker()).await;
+        if !matches!(applied, Ok(true)) {
+            self.converge_or_log(board, period, Some(after), false).await;
+        }
+        Ok(())
+    }
+
+    /// When the public view of a period was taken, if it is publicly frozen (for reads: from the
+    /// period state cache, at most a second old — labels only; the numbers come from `:rank`).
+    pub async fn public_frozen_at(
+        &self,
+        slug: &BoardSlug,
+        period: PeriodKey,
+    ) -> Result<Option<jiff::Timestamp>, EngineError> {
+        Ok(self.status_for_reads(slug, period).await?.1)
+    }
+
+    /// A member's own live points while the public sees a frozen standing (their signed "me"
+    /// link), and how many of their entries the public does not see yet. Not their live rank:
+    /// that would tell them about everyone else's writes. None when the period is not publicly
+    /// frozen.
+    pub async fn my_live_standing(
+        &self,
+        slug: &BoardSlug,
+        period: PeriodKey,
+        member: &MemberId,
+    ) -> Result<Option<(Option<i64>, u64)>, EngineError> {
+        let Some(view) = self.ledger.public_view(slug, &period).await? else {
+            return Ok(None);
+        };
+        let board = self.board(slug).await?;
+        let live = self.live_around(&board, period, member, 0).await?;
+        let points = live.and_then(|p| p.entries.into_iter().next()).map(|e| e.points);
+        let pending = self.ledger.entries_after(slug, &period, member, view.watermark).await?;
+        Ok(Some((points, pending)))
+    }
+
+    /// The public standings of a publicly frozen period as the projection holds them.
+    pub(crate) async fn public_totals(
+        &self,
+        board: &Board,
+        period: &PeriodKey,
+    ) -> Result<Vec<ProjectedTotal>, EngineError> {
+        Ok(self
+            .public_rows(board, period)
+            .await?
+            .into_iter()
+            .map(|(member, score)| ProjectedTotal { member, version: 0, score, hidden: false })
+            .collect())
+    }
+
+    async fn public_rows(
+        &self,
+        board: &Board,
+        period: &PeriodKey,
+    ) -> Result<Vec<(MemberId, i64)>, EngineError> {
+        self.ledger
+            .public_standings(&board.slug, period)
+            .await?
+            .into_iter()
+            .map(|(member, points, seq)| {
+                let score = board.codec.encode(points, seq).map_err(|e| {
+                    EngineError::Invalid(format!("public standing of {member} cannot be encoded: {e}"))
+                })?;
+                Ok((member, score))
+            })
+            .collect()
+    }
+
+    /// Members whose public total differs from their live one (0 when not publicly frozen).
+    async fn pending_members(&self, board: &Board, period: &PeriodKey) -> Result<u64, EngineError> {
+        let public: std::collections::HashMap<_, _> =
+            self.public_rows(board, period).await?.into_iter().collect();
+        let live = self.projected_totals(board, period).await?;
+        let live: std::collections::HashMap<_, _> =
+            live.into_iter().filter(|t| !t.hidden).map(|t| (t.member, t.score)).collect();
+        let mut pending = public.iter().filter(|(m, s)| live.get(*m) != Some(*s)).count();
+        pending += live.keys().filter(|m| !public.contains_key(*m)).count();
+        Ok(pending as u64)
+    }
+
+    /// Brings the period's public view in Redis to the ledger's `view` (None: the public reads
+    /// live): puts the view in place, or takes it down. A freeze in flight elsewhere (its marker
+    /// set less than [`PENDING_GRACE`] ago) is left to finish, unless `ours`: the caller is that
+    /// freeze.
+    pub(crate) async fn converge_public(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        view: Option<PublicView>,
+        ours: bool,
+    ) -> Result<(), EngineError> {
+        let slug = &board.slug;
+        let marker = self.projection.public_marker(slug, &period).await?;
+        if !ours
+            && let Some(since) = marker.as_deref().and_then(|m| m.strip_prefix("pending:"))
+            && let Ok(ms) = since.parse::<i64>()
+            && let Ok(at) = jiff::Timestamp::from_millisecond(ms)
+            && jiff::Timestamp::now().duration_since(at).unsigned_abs() < PENDING_GRACE
+        {
+            return Ok(());
+        }
+        match view {
+            None if marker.is_some() => {
+                self.projection.public_end(slug, &period).await?;
+                tracing::info!(board = %slug, %period, "public view taken down to match the ledger");
+            }
+            None => {}
+            Some(view) if marker.as_deref() == Some(view.marker().as_str()) => {}
+            Some(view) => {
+                let assembling = format!("loading:{}", view.marker());
+                self.projection.public_begin(slug, &period, &assembling).await?;
+                let rows = self.public_rows(board, &period).await?;
+                self.projection.public_commit(slug, &period, &rows, &assembling, &view.marker()).await?;
+                tracing::info!(board = %slug, %period, "public view put in place from the ledger");
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Engine::converge_public`] after a change the ledger already holds: a Redis that cannot
+    /// be reached fails nothing (the reconciler puts the view in place within its next pass).
+    async fn converge_or_log(&self, board: &Board, period: PeriodKey, view: Option<PublicView>, ours: bool) {
+        if let Err(error) = self.converge_public(board, period, view, ours).await {
+            tracing::warn!(board = %board.slug, %period, %error, "public view not in place in Redis; the reconciler will");
+        }
+    }
+
+    /// One reconciler step: every publicly frozen period's view in place in Redis.
+    pub(crate) async fn converge_public_views(&self) -> Result<(), EngineError> {
+        for (slug, period, view) in self.ledger.public_views().await? {
+            let board = self.board(&slug).await?;
+            self.converge_public(&board, period, Some(view), false).await?;
+        }
+        Ok(())
+    }
+}
