@@ -26,6 +26,7 @@ fn board(policy: TiePolicy) -> Board {
         operator: Operator::Incr,
         codec: ScoreCodec::new(policy, 0, 1_000_000, 100_000).unwrap(),
         freeze_grace_seconds: 60,
+        public_freeze_seconds: 0,
         prizes: Vec::<Prize>::new(),
     }
 }
@@ -301,6 +302,35 @@ async fn a_write_on_one_engine_reaches_the_subscribers_of_another_through_redis(
         }
         drop(subs);
         wait_for(|| b_engine.live_stats().subscribed == 0).await.expect("unsubscribed when the last left");
+        projection.cleanup().await;
+        ledger.drop_db().await;
+    }
+}
+
+#[tokio::test]
+async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
+    for (mode, target) in redis_targets() {
+        let (ledger, projection, e, b, period) = setup(target).await;
+        let p = period.to_string();
+        e.record(&b, &[point("a1", "ann", 30), point("b1", "bob", 20)]).await.unwrap();
+        let mut sub = e.subscribe_live(&b.slug, Some(&p), 10).await.unwrap();
+        assert_eq!(state(&next(&mut sub, Duration::from_secs(1)).await.unwrap()), State::Open);
+        ranking(&next(&mut sub, Duration::from_secs(1)).await.unwrap());
+
+        e.public_freeze(&b.slug, &p, "admin:ann", None).await.unwrap();
+        e.record(&b, &[point("b2", "bob", 50), point("c1", "cy", 5)]).await.unwrap();
+        assert!(
+            next(&mut sub, Duration::from_millis(800)).await.is_none(),
+            "{mode}: no push while the public sees the frozen standings"
+        );
+
+        // Each reveal step is pushed: first everyone below the top 10 (cy, new), then bob.
+        e.reveal(&b.slug, &p, engine::public::RevealMode::Next, "admin:ann", None).await.unwrap();
+        let step = e.reveal(&b.slug, &p, engine::public::RevealMode::Next, "admin:ann", None).await.unwrap();
+        assert!(step.changed, "{mode}: {step:?}");
+        ranking_becomes(&mut sub, &[(1, "bob", 70), (2, "ann", 30), (3, "cy", 5)], Duration::from_secs(1))
+            .await;
+        drop(sub);
         projection.cleanup().await;
         ledger.drop_db().await;
     }
