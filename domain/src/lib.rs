@@ -11,6 +11,7 @@
 //! - [`score`]: the score codec that turns points (and a reach sequence) into an exact Redis score.
 //! - [`ranking`]: rank numbers under each tie policy.
 //! - [`lifecycle`]: the period states and which transitions are allowed.
+//! - [`live`]: the events of a period's live stream (`ranking`, `state`).
 //! - [`preview`]: what a dry run of admin changes would do to the standings (moves, prizes).
 //! - [`settlement`]: standings, prizes and the canonical text behind a settlement's digest.
 //! - [`write`]: how each operator changes a total; `replay` recomputes one after a revoke.
@@ -22,6 +23,7 @@ pub mod hot;
 pub mod ids;
 pub mod kinds;
 pub mod lifecycle;
+pub mod live;
 pub mod period;
 pub mod preview;
 pub mod ranking;

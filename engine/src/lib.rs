@@ -12,6 +12,7 @@
 //!   cached for a second); [`names`]: each process's copy of the display names, kept level with
 //!   the ledger's profiles.
 //! - [`writes`]: writes recorded in the ledger, then projected.
+//! - [`live`]: live boards — a period's top N and state pushed to subscribers when they change.
 //! - [`lifecycle`]: freeze, settle, archive, late review, revoke, correct, audit.
 //! - [`moderation`]: hidden members — out of every public view and the standings, history kept.
 //! - [`previews`]: dry runs of admin changes — moves, shifts, prizes, the digest after — kept as drafts.
@@ -35,6 +36,7 @@ pub mod hot;
 pub mod ledger;
 pub mod lifecycle;
 pub mod links;
+pub mod live;
 pub mod metrics;
 pub mod moderation;
 pub mod names;
@@ -139,6 +141,8 @@ pub struct Engine {
     limiter: Arc<ratelimit::RateLimiter>,
     /// Keys and tokens recently found in the ledger (see [`auth::Credentials`]).
     credentials: Arc<auth::Credentials>,
+    /// This process's live streams (see [`live`]).
+    live: Arc<live::Live>,
 }
 
 /// Which store failed a readiness check.
@@ -182,6 +186,7 @@ impl Engine {
             names: Arc::default(),
             limiter: Arc::default(),
             credentials: Arc::default(),
+            live: Arc::default(),
         }
     }
 

@@ -113,6 +113,7 @@ impl Engine {
             }
         }
         self.forget_cached(slug);
+        self.announce(slug, &period);
         self.period_info(&board, period).await
     }
 
@@ -406,7 +407,9 @@ impl Engine {
     pub(crate) async fn project_total(&self, board: &Board, total: Option<Projected>) -> bool {
         let Some(t) = total else { return true };
         let one = [ProjectedTotal { member: t.member, version: t.version, score: t.score, hidden: t.hidden }];
-        match self.projection.project_many(&board.slug, &t.period, &one).await {
+        let projected = self.projection.project_many(&board.slug, &t.period, &one).await;
+        self.announce(&board.slug, &t.period);
+        match projected {
             Ok(_) => true,
             Err(error) => {
                 self.metrics().redis_errors.inc();

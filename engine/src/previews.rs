@@ -243,6 +243,7 @@ impl Engine {
                 }
             }
             self.forget_cached(slug);
+            self.announce(slug, &period);
         }
         if applied.revision.as_ref().is_some_and(|r| !r.rewards.is_empty()) {
             self.wake_rewards();

@@ -104,6 +104,7 @@ impl Engine {
             }
         };
         self.forget_cached(slug);
+        self.announce(slug, &period);
         result
     }
 
@@ -176,6 +177,8 @@ impl Engine {
             }
         };
         self.forget_cached(slug);
+        // Live boards follow each step (the pushes read the public view, as every reader).
+        self.announce(slug, &period);
         Ok(answer)
     }
 

@@ -83,6 +83,7 @@ impl Engine {
         report.lag += ledger_sum - projected_sum;
         report.members_levelled += self.projection.level(slug, period, &totals).await?;
         report.periods_levelled += 1;
+        self.announce(slug, period);
         tracing::info!(board = %slug, %period, behind = ledger_sum - projected_sum, "projection levelled from the ledger");
         Ok(())
     }

@@ -378,6 +378,7 @@ impl Engine {
             Ok(done) => {
                 if done.moved {
                     self.forget_cached(&board.slug);
+                    self.announce(&board.slug, &period);
                     tracing::info!(board = %board.slug, %period, transition = transition.as_str(), reason, "scheduled transition");
                 }
                 // An archived period's standings are public: its public freeze ends (also when

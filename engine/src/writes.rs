@@ -93,6 +93,7 @@ impl Engine {
                     "projection failed; the ledger has the writes and the reconciler will level them");
                 failed.insert(*period);
             }
+            self.announce(&board.slug, period);
         }
         let results = recorded
             .into_iter()

@@ -222,11 +222,19 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         trusted_proxies: args.trusted_proxies.clone().unwrap_or_default(),
     };
     let app = http::app(state::AppState::with_web(leptos_options, engine.clone(), web));
+    // Live streams never end by themselves: they end when shutdown begins, so the drain can finish.
+    let shutdown = {
+        let engine = engine.clone();
+        async move {
+            shutdown_signal().await;
+            engine.close_live();
+        }
+    };
     let listener =
         tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listen on {}", args.addr))?;
     tracing::info!("serving on http://{}", listener.local_addr()?);
     // Each connection's requests carry its peer's address (`peer`: who is logging in).
-    axum::serve(listener, peer::Connections(app)).with_graceful_shutdown(shutdown_signal()).await?;
+    axum::serve(listener, peer::Connections(app)).with_graceful_shutdown(shutdown).await?;
     reconciler.abort();
     // Releases the leases, so another instance takes over at its next tick.
     let _ = stop_scheduler.send(());

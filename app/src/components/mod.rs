@@ -6,5 +6,6 @@ pub mod console;
 pub mod correction;
 pub mod countdown;
 pub mod error_view;
+pub mod live;
 pub mod ranking_table;
 pub mod revisions;

@@ -4,7 +4,7 @@ use crate::api::{
 };
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
-use crate::components::ranking_table::RankingTable;
+use crate::components::live::LiveRanking;
 use crate::components::revisions::RevisionNotes;
 use crate::error::AppError;
 use domain::view::{PeriodInfo, RankingPage, ReadSource, RevisionNote};
@@ -345,7 +345,7 @@ fn Board(
         {from_ledger}
         <RevisionNotes notes=revisions zone=board.time_zone.clone()/>
         {notice.map(|n| view! { <p class="notice" role="status">{n}</p> })}
-        <RankingTable entries caption base=base.clone() highlight=highlight.unwrap_or_default()/>
+        <LiveRanking live=match mode { Mode::Live { shown } if offset == 0 => Some(shown), _ => None } board=board.slug.to_string() period=period.to_string() state=state.clone() entries set_entries caption base=base.clone() highlight=highlight.unwrap_or_default()/>
         <Show when=move || entries.with(Vec::is_empty)>
             <p class="empty">{if offset > 0 { "No more entries." } else { "No points in this period yet." }}</p>
         </Show>

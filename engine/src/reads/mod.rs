@@ -38,7 +38,7 @@ pub struct Sourced<T> {
     pub frozen_at: Option<jiff::Timestamp>,
 }
 
-fn check_limit(limit: u64) -> Result<(), EngineError> {
+pub(crate) fn check_limit(limit: u64) -> Result<(), EngineError> {
     if limit == 0 || limit > MAX_PAGE {
         return Err(EngineError::Invalid(format!("limit must be between 1 and {MAX_PAGE}")));
     }

@@ -90,6 +90,13 @@ impl KeySpace {
         format!("{}:{{{}:{}}}:rank", self.prefix, board, period)
     }
 
+    /// The sharded pub/sub channel that says "this period changed" (`SPUBLISH`, no data; see
+    /// `crate::live`). Inside the period's hash tag: on a Cluster it lives on the node of the
+    /// period's keys, so channels spread by period like the keys do.
+    pub fn changes(&self, board: &BoardSlug, period: &PeriodKey) -> String {
+        format!("{}:{{{}:{}}}:changes", self.prefix, board, period)
+    }
+
     /// A pinned snapshot of a period's ranking and its info key (same hash tag). `id` is a
     /// server-made hex id, checked by the caller before use.
     pub fn snapshot(&self, board: &BoardSlug, period: &PeriodKey, id: &str) -> (String, String) {
@@ -136,6 +143,9 @@ mod tests {
             KeySpace::new("laurel").snapshot(&board, &PeriodKey::parse("2026-W34").unwrap(), "ab12");
         assert_eq!(Slot::for_key(&copy), Slot::for_key(&keys.rank));
         assert_eq!(Slot::for_key(&info), Slot::for_key(&keys.rank));
+        let changes = KeySpace::new("laurel").changes(&board, &PeriodKey::parse("2026-W34").unwrap());
+        assert_eq!(changes, "laurel:{weekly-study:2026-W34}:changes");
+        assert_eq!(Slot::for_key(&changes), Slot::for_key(&keys.rank), "the channel shares the slot");
         assert_eq!(Slot::for_key(&keys.rank), Slot::for_key("{weekly-study:2026-W34}"));
     }
 

@@ -6,6 +6,7 @@
 //! and reconnects by itself, so the service starts and keeps accepting writes while Redis is away
 //! (the ledger has them).
 
+pub mod changes;
 pub mod hot;
 pub mod keys;
 mod public;

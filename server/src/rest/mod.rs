@@ -12,6 +12,7 @@ mod openapi;
 mod params;
 mod previews;
 mod reads;
+mod stream;
 mod writes;
 
 #[cfg(test)]
@@ -45,6 +46,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/v1/boards/{board}/periods/{period}/members/{member}/events", get(reads::member_events))
         .route("/api/v1/boards/{board}/periods/{period}/count", get(reads::count))
         .route("/api/v1/boards/{board}/periods/{period}/ranks", get(reads::ranks))
+        .route("/api/v1/boards/{board}/periods/{period}/stream", get(stream::stream))
         .route("/api/v1/boards/{board}/periods/{period}/freeze", post(lifecycle::freeze))
         .route("/api/v1/boards/{board}/periods/{period}/reopen", post(lifecycle::reopen))
         .route("/api/v1/boards/{board}/periods/{period}/settle", post(lifecycle::settle))

@@ -4,7 +4,7 @@
 //! (`boards.rs`, `reads.rs`, …), read models in `domain::view` and the engine's answers (feature
 //! `openapi`). Tests hold the document to the router, to docs/API.md and to real answers.
 
-use super::{boards, hot, keys, lifecycle, previews, reads, writes};
+use super::{boards, hot, keys, lifecycle, previews, reads, stream, writes};
 use axum::http::header;
 use axum::response::IntoResponse;
 use std::sync::LazyLock;
@@ -41,6 +41,7 @@ use utoipa::{Modify, OpenApi};
         reads::member_events,
         reads::count,
         reads::ranks,
+        stream::stream,
         lifecycle::freeze,
         lifecycle::reopen,
         lifecycle::settle,
@@ -70,6 +71,8 @@ use utoipa::{Modify, OpenApi};
         keys::revoke,
         serve,
     ),
+    // The data of the stream's events (`stream::stream` answers them as text).
+    components(schemas(domain::live::LiveRanking, domain::live::LiveState)),
     modifiers(&Security, &SharedErrors),
     tags(
         (name = "boards", description = "Boards: created by an admin, read by anyone."),

@@ -1,0 +1,598 @@
+//! Live boards: subscribers of a board period get its top N and its state pushed when they
+//! change (the server streams them as Server-Sent Events, `GET …/periods/{period}/stream`).
+//!
+//! * **Announce.** Whatever changes a ranking or a state calls [`Engine::announce`] after its
+//!   projection: it wakes this process's subscribers of the period and says "this period changed"
+//!   (no data) with `SPUBLISH` on the period's channel (`KeySpace::changes`, inside the period's
+//!   hash tag), so every instance hears it — on a Cluster, from the node that owns the period. At
+//!   most one publish per period per [`PUSH_INTERVAL`] per process (a change inside the interval is
+//!   carried by one publish at its end); a publish runs beside the write, never in it, bounded by
+//!   [`PUBLISH_TIMEOUT`] and [`MAX_PUBLISHES_IN_FLIGHT`], and a failure only logs.
+//! * **Listen.** One [`Listener`] connection per process holds one `SSUBSCRIBE` per period that
+//!   has local subscribers (a [`Feed`]), made when the first subscriber comes and dropped when
+//!   the last leaves.
+//! * **Push.** Each feed recomputes at most once per [`PUSH_INTERVAL`] after it heard something,
+//!   with the public read ([`Engine::ranking_page`]: whatever it answers is what is pushed — tie
+//!   policy, hidden members, names, the state read with the page), once per distinct limit of its
+//!   subscribers, and pushes to a subscriber only a ranking or a state that differs from the last
+//!   one it got. Events are full top-N snapshots, never deltas, so a subscriber that missed some
+//!   needs only the next one; pub/sub may lose messages (a reconnect), so a feed also re-reads
+//!   every [`RECHECK_INTERVAL`] and after its listener reconnects.
+//! * **Bounded.** Each subscriber has a queue of [`SUBSCRIBER_QUEUE`] events; one that is full
+//!   (a client not reading) is dropped, not buffered: its stream ends and a browser reconnects.
+
+use crate::redis::RedisTarget;
+use crate::redis::changes::{Heard, Listener, PUBLISH_TIMEOUT};
+use crate::{Engine, EngineError};
+use bytes::Bytes;
+use domain::lifecycle::State;
+use domain::live::{LiveRanking, LiveState, RANKING_EVENT, STATE_EVENT};
+use domain::view::{Entry, RankingPage};
+use domain::{BoardSlug, PeriodKey};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::sync::{Notify, mpsc};
+
+/// At most one publish, and one recompute, per board period per this interval.
+pub const PUSH_INTERVAL: Duration = Duration::from_millis(250);
+/// Events a subscriber may have waiting; one more drops it.
+pub const SUBSCRIBER_QUEUE: usize = 16;
+/// A feed with subscribers re-reads at least this often (pub/sub delivers at most once).
+pub const RECHECK_INTERVAL: Duration = Duration::from_secs(5);
+/// Publishes waiting for Redis at once, over all periods; beyond, a publish is skipped (the
+/// recheck catches up).
+pub const MAX_PUBLISHES_IN_FLIGHT: usize = 64;
+/// The wait before the listener tries a failed connection or subscription again.
+const RETRY_PAUSE: Duration = Duration::from_secs(1);
+
+/// One event, framed once (`id:`, `event:`, `data:`) for every subscriber that gets it.
+#[derive(Debug)]
+pub struct LiveEvent {
+    /// Increases with every event this process makes (milliseconds since the epoch, or one more
+    /// than the last), so ids from any instance keep growing for a reconnecting browser.
+    pub id: u64,
+    /// [`RANKING_EVENT`] or [`STATE_EVENT`].
+    pub kind: &'static str,
+    /// The JSON of a [`LiveRanking`] or a [`LiveState`].
+    pub data: String,
+    frame: Bytes,
+}
+
+impl LiveEvent {
+    fn new(kind: &'static str, data: String) -> Arc<Self> {
+        let id = next_event_id();
+        let frame = Bytes::from(format!("id: {id}\nevent: {kind}\ndata: {data}\n\n"));
+        Arc::new(Self { id, kind, data, frame })
+    }
+
+    fn ranking(page: &RankingPage, limit: u64) -> Arc<Self> {
+        let ranking = LiveRanking {
+            board: page.board.slug.clone(),
+            period: page.period,
+            limit,
+            entries: page.entries.clone(),
+            source: page.source,
+        };
+        Self::new(RANKING_EVENT, serde_json::to_string(&ranking).expect("a ranking serializes"))
+    }
+
+    fn state(board: &BoardSlug, period: PeriodKey, state: State) -> Arc<Self> {
+        let state = LiveState { board: board.clone(), period, state };
+        Self::new(STATE_EVENT, serde_json::to_string(&state).expect("a state serializes"))
+    }
+
+    /// The event as a Server-Sent Events frame (shared, not copied).
+    pub fn frame(&self) -> Bytes {
+        self.frame.clone()
+    }
+}
+
+fn next_event_id() -> u64 {
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = jiff::Timestamp::now().as_millisecond().max(0) as u64;
+    let last = LAST.fetch_update(Ordering::AcqRel, Ordering::Acquire, |last| Some(now.max(last + 1)));
+    now.max(last.expect("always Some") + 1)
+}
+
+/// A subscription to a period's live events. The first two are the state and the full ranking;
+/// then an event whenever either changes. Ends when the subscriber was dropped (too slow) or the
+/// process shuts down.
+pub struct LiveSubscription {
+    events: mpsc::Receiver<Arc<LiveEvent>>,
+    _leave: Leave,
+}
+
+impl LiveSubscription {
+    pub async fn next(&mut self) -> Option<Arc<LiveEvent>> {
+        self.events.recv().await
+    }
+
+    pub fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Arc<LiveEvent>>> {
+        self.events.poll_recv(cx)
+    }
+
+    /// Events waiting to be read.
+    pub fn queued(&self) -> usize {
+        self.events.len()
+    }
+}
+
+/// Takes a subscriber out of its feed when its subscription is dropped.
+struct Leave {
+    feed: Arc<Feed>,
+    id: u64,
+}
+
+impl Drop for Leave {
+    fn drop(&mut self) {
+        let mut subscribers = self.feed.subscribers.lock().expect("subscribers");
+        subscribers.retain(|s| s.id != self.id);
+        if subscribers.is_empty() {
+            // The feed's task retires it (and its subscription) at its next turn.
+            self.feed.changed.notify_one();
+        }
+    }
+}
+
+/// One board period with local subscribers.
+struct Feed {
+    board: BoardSlug,
+    period: PeriodKey,
+    channel: String,
+    /// Something may have changed: the feed's task recomputes (at most once per interval).
+    changed: Notify,
+    /// Held while a recompute reads and pushes, and while a new subscriber reads its first
+    /// events: nobody gets an older ranking after a newer one.
+    serial: tokio::sync::Mutex<()>,
+    subscribers: Mutex<Vec<Subscriber>>,
+    /// Retired: no longer in `Live::feeds`; a subscriber who found it goes to a new one.
+    retired: AtomicBool,
+}
+
+struct Subscriber {
+    id: u64,
+    limit: u64,
+    queue: mpsc::Sender<Arc<LiveEvent>>,
+    /// The ranking and state it was last sent (or found unchanged).
+    seen: Arc<Vec<Entry>>,
+    state: State,
+}
+
+/// Counters of this process's live streams (tests and the benchmark read them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LiveStats {
+    /// Board periods with local subscribers (one subscription each).
+    pub feeds: usize,
+    pub subscribers: usize,
+    /// Channels the listener holds.
+    pub subscribed: usize,
+    /// Publishes sent to Redis.
+    pub publishes: u64,
+    /// Recomputes of a feed (each reads the top N once per distinct limit).
+    pub recomputes: u64,
+    /// Events queued to subscribers (the first two of each subscription included).
+    pub pushed: u64,
+    /// Subscribers dropped because their queue was full.
+    pub dropped: u64,
+}
+
+/// When a period was last published, and whether a publish at the interval's end is due.
+struct Published {
+    at: Instant,
+    scheduled: bool,
+}
+
+/// This process's live streams (one per engine; see the module doc).
+#[derive(Default)]
+pub struct Live {
+    /// By channel name.
+    feeds: Mutex<HashMap<String, Arc<Feed>>>,
+    published: Mutex<HashMap<String, Published>>,
+    publishes_in_flight: AtomicUsize,
+    listener_started: AtomicBool,
+    /// Wakes the listener: the feeds changed, or its connection was lost.
+    wake: Arc<Notify>,
+    /// Channels the listener's connection holds.
+    subscribed: Mutex<HashSet<String>>,
+    disconnected: AtomicBool,
+    closed: AtomicBool,
+    next_subscriber: AtomicU64,
+    publishes: AtomicU64,
+    recomputes: AtomicU64,
+    pushed: AtomicU64,
+    dropped: AtomicU64,
+}
+
+impl Live {
+    /// Wakes the feed of `channel`, if this process has one.
+    fn changed(&self, channel: &str) {
+        if let Some(feed) = self.feeds.lock().expect("feeds").get(channel) {
+            feed.changed.notify_one();
+        }
+    }
+
+    fn all_changed(&self) {
+        for feed in self.feeds.lock().expect("feeds").values() {
+            feed.changed.notify_one();
+        }
+    }
+
+    /// Whether to publish for `channel`, and after how long; None: a publish at the end of the
+    /// interval is already due and will say it.
+    fn publish_due(&self, channel: &str) -> Option<Duration> {
+        let now = Instant::now();
+        let mut published = self.published.lock().expect("published");
+        if published.len() >= 4096 {
+            published.retain(|_, p| p.scheduled || now.duration_since(p.at) < PUSH_INTERVAL);
+        }
+        match published.get_mut(channel) {
+            None => {
+                published.insert(channel.to_owned(), Published { at: now, scheduled: false });
+                Some(Duration::ZERO)
+            }
+            Some(p) if p.scheduled => None,
+            Some(p) if now.duration_since(p.at) >= PUSH_INTERVAL => {
+                p.at = now;
+                Some(Duration::ZERO)
+            }
+            Some(p) => {
+                p.scheduled = true;
+                Some(PUSH_INTERVAL - now.duration_since(p.at))
+            }
+        }
+    }
+
+    /// A scheduled publish is being sent: later changes need a publish of their own.
+    fn publishing(&self, channel: &str) {
+        if let Some(p) = self.published.lock().expect("published").get_mut(channel) {
+            p.at = Instant::now();
+            p.scheduled = false;
+        }
+    }
+
+    /// What the listener heard (called on the connection's task: never blocks).
+    fn heard(&self, heard: Heard) {
+        match heard {
+            Heard::Changed(channel) | Heard::Subscribed(channel) => self.changed(&channel),
+            Heard::Unsubscribed(channel) => {
+                // Ours, or the server's (a slot moved): the listener subscribes again if wanted.
+                self.subscribed.lock().expect("subscribed").remove(&channel);
+                self.wake.notify_one();
+            }
+            Heard::Disconnected => {
+                self.disconnected.store(true, Ordering::Release);
+                self.all_changed();
+                self.wake.notify_one();
+            }
+        }
+    }
+
+    /// Takes a feed without subscribers out (and so its subscription); false if it has some.
+    fn retire(&self, feed: &Arc<Feed>) -> bool {
+        let mut feeds = self.feeds.lock().expect("feeds");
+        if !feed.subscribers.lock().expect("subscribers").is_empty() {
+            return false;
+        }
+        feed.retired.store(true, Ordering::Release);
+        if feeds.get(&feed.channel).is_some_and(|f| Arc::ptr_eq(f, feed)) {
+            feeds.remove(&feed.channel);
+        }
+        drop(feeds);
+        self.wake.notify_one();
+        true
+    }
+
+    /// Sends each subscriber what differs from what it has: the state, and the ranking of its
+    /// limit. `before` holds the previous recompute's rankings by limit, and is updated.
+    fn push(
+        &self,
+        feed: &Feed,
+        pages: &HashMap<u64, RankingPage>,
+        before: &mut HashMap<u64, Arc<Vec<Entry>>>,
+    ) {
+        struct Group<'a> {
+            page: &'a RankingPage,
+            entries: Arc<Vec<Entry>>,
+            before: Option<Arc<Vec<Entry>>>,
+            changed: bool,
+            event: Option<Arc<LiveEvent>>,
+        }
+        let mut groups: HashMap<u64, Group> = pages
+            .iter()
+            .map(|(&limit, page)| {
+                let entries = Arc::new(page.entries.clone());
+                let before = before.get(&limit).cloned();
+                let changed = before.as_deref() != Some(&*entries);
+                (limit, Group { page, entries, before, changed, event: None })
+            })
+            .collect();
+        let Some(state) = pages.values().next().map(|p| p.state) else { return };
+        let mut state_event = None;
+        let (mut pushed, mut dropped) = (0, 0);
+        feed.subscribers.lock().expect("subscribers").retain_mut(|sub| {
+            let Some(group) = groups.get_mut(&sub.limit) else { return true };
+            let mut out = Vec::with_capacity(2);
+            if sub.state != state {
+                sub.state = state;
+                out.push(Arc::clone(
+                    state_event.get_or_insert_with(|| LiveEvent::state(&feed.board, feed.period, state)),
+                ));
+            }
+            // Most subscribers hold the previous recompute's ranking: one comparison serves all.
+            let differs = match &group.before {
+                Some(b) if Arc::ptr_eq(b, &sub.seen) => group.changed,
+                _ => *sub.seen != *group.entries,
+            };
+            if differs {
+                let event = group.event.get_or_insert_with(|| LiveEvent::ranking(group.page, sub.limit));
+                out.push(Arc::clone(event));
+            }
+            sub.seen = Arc::clone(&group.entries);
+            for event in out {
+                match sub.queue.try_send(event) {
+                    Ok(()) => pushed += 1,
+                    Err(mpsc::error::TrySendError::Full(_)) => {
+                        dropped += 1;
+                        return false;
+                    }
+                    Err(mpsc::error::TrySendError::Closed(_)) => return false,
+                }
+            }
+            true
+        });
+        for (limit, group) in groups {
+            before.insert(limit, group.entries);
+        }
+        self.pushed.fetch_add(pushed, Ordering::Relaxed);
+        self.dropped.fetch_add(dropped, Ordering::Relaxed);
+    }
+}
+
+impl Engine {
+    /// Says that a board period's ranking or state may have changed: this process's subscribers
+    /// of it recompute, and the other instances' hear it through Redis (see the module doc).
+    /// Returns at once; never fails (a publish that cannot be made is logged and skipped).
+    pub fn announce(&self, board: &BoardSlug, period: &PeriodKey) {
+        let channel = self.projection.keys().changes(board, period);
+        // This process's subscribers hear it even while Redis cannot be reached.
+        self.live.changed(&channel);
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let live = &self.live;
+        if live.publishes_in_flight.fetch_add(1, Ordering::AcqRel) >= MAX_PUBLISHES_IN_FLIGHT {
+            live.publishes_in_flight.fetch_sub(1, Ordering::AcqRel);
+            return;
+        }
+        let Some(delay) = live.publish_due(&channel) else {
+            live.publishes_in_flight.fetch_sub(1, Ordering::AcqRel);
+            return;
+        };
+        let (live, projection) = (Arc::clone(live), self.projection.clone());
+        runtime.spawn(async move {
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+                live.publishing(&channel);
+            }
+            let sent = tokio::time::timeout(PUBLISH_TIMEOUT, projection.spublish(&channel)).await;
+            live.publishes_in_flight.fetch_sub(1, Ordering::AcqRel);
+            match sent {
+                Ok(Ok(())) => {
+                    live.publishes.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(Err(error)) => tracing::debug!(%channel, %error, "change not published"),
+                Err(_) => tracing::debug!(%channel, "change not published: Redis did not answer in time"),
+            }
+        });
+    }
+
+    /// Subscribes to a board period's live events (`period`: a key, or `current` / None for the
+    /// period containing now, fixed at this call) with the top `limit` entries (the top read's
+    /// bounds). The first events are the state and the full ranking.
+    pub async fn subscribe_live(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        limit: u64,
+    ) -> Result<LiveSubscription, EngineError> {
+        crate::reads::check_limit(limit)?;
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, period)?;
+        let key = period.to_string();
+        loop {
+            let feed = self.feed(&board.slug, period);
+            let _serial = feed.serial.lock().await;
+            if feed.retired.load(Ordering::Acquire) {
+                continue;
+            }
+            let page = match self.ranking_page(slug, Some(&key), 0, limit).await {
+                Ok(page) => page,
+                Err(error) => {
+                    // The feed may have no subscriber now: its task retires it.
+                    feed.changed.notify_one();
+                    return Err(error);
+                }
+            };
+            let (queue, events) = mpsc::channel(SUBSCRIBER_QUEUE);
+            let first = [LiveEvent::state(&board.slug, period, page.state), LiveEvent::ranking(&page, limit)];
+            for event in first {
+                queue.try_send(event).expect("a new queue has room");
+            }
+            self.live.pushed.fetch_add(2, Ordering::Relaxed);
+            let id = self.live.next_subscriber.fetch_add(1, Ordering::Relaxed);
+            // After shutdown began, the stream ends after its first events.
+            if !self.live.closed.load(Ordering::Acquire) {
+                let subscriber =
+                    Subscriber { id, limit, queue, seen: Arc::new(page.entries), state: page.state };
+                feed.subscribers.lock().expect("subscribers").push(subscriber);
+            }
+            return Ok(LiveSubscription { events, _leave: Leave { feed: Arc::clone(&feed), id } });
+        }
+    }
+
+    /// The feed of a board period, made (with its task and subscription) if there is none.
+    fn feed(&self, board: &BoardSlug, period: PeriodKey) -> Arc<Feed> {
+        let channel = self.projection.keys().changes(board, &period);
+        let mut feeds = self.live.feeds.lock().expect("feeds");
+        if let Some(feed) = feeds.get(&channel) {
+            return Arc::clone(feed);
+        }
+        let feed = Arc::new(Feed {
+            board: board.clone(),
+            period,
+            channel: channel.clone(),
+            changed: Notify::new(),
+            serial: tokio::sync::Mutex::new(()),
+            subscribers: Mutex::default(),
+            retired: AtomicBool::new(false),
+        });
+        feeds.insert(channel, Arc::clone(&feed));
+        drop(feeds);
+        tokio::spawn(self.clone().run_feed(Arc::clone(&feed)));
+        if !self.live.listener_started.swap(true, Ordering::AcqRel) {
+            let target = self.projection.target().clone();
+            tokio::spawn(listen(Arc::downgrade(&self.live), Arc::clone(&self.live.wake), target));
+        }
+        self.live.wake.notify_one();
+        feed
+    }
+
+    /// A feed's task: waits for a change (or the recheck), recomputes at most once per
+    /// [`PUSH_INTERVAL`], pushes what differs; retires the feed when its last subscriber left.
+    async fn run_feed(self, feed: Arc<Feed>) {
+        let mut last_run: Option<Instant> = None;
+        let mut before: HashMap<u64, Arc<Vec<Entry>>> = HashMap::new();
+        loop {
+            tokio::select! {
+                () = feed.changed.notified() => {}
+                () = tokio::time::sleep(RECHECK_INTERVAL) => {}
+            }
+            if let Some(at) = last_run {
+                tokio::time::sleep_until((at + PUSH_INTERVAL).into()).await;
+            }
+            last_run = Some(Instant::now());
+            let _serial = feed.serial.lock().await;
+            if self.live.retire(&feed) {
+                return;
+            }
+            let limits: BTreeSet<u64> =
+                feed.subscribers.lock().expect("subscribers").iter().map(|s| s.limit).collect();
+            self.live.recomputes.fetch_add(1, Ordering::Relaxed);
+            // The change may be a transition made by another instance: read the state afresh.
+            self.states.lock().expect("state cache").remove(&(feed.board.clone(), feed.period));
+            let key = feed.period.to_string();
+            let mut pages = HashMap::new();
+            for limit in limits {
+                match self.ranking_page(&feed.board, Some(&key), 0, limit).await {
+                    Ok(page) => {
+                        pages.insert(limit, page);
+                    }
+                    Err(error) => {
+                        tracing::warn!(board = %feed.board, period = %feed.period, %error,
+                            "live ranking not read; trying again at the next change or recheck");
+                        pages.clear();
+                        break;
+                    }
+                }
+            }
+            self.live.push(&feed, &pages, &mut before);
+        }
+    }
+
+    /// Ends every live subscription (graceful shutdown: the streams end, so their connections
+    /// can close); later subscriptions end after their first events.
+    pub fn close_live(&self) {
+        self.live.closed.store(true, Ordering::Release);
+        for feed in self.live.feeds.lock().expect("feeds").values() {
+            feed.subscribers.lock().expect("subscribers").clear();
+            feed.changed.notify_one();
+        }
+    }
+
+    /// This process's live streams in numbers.
+    pub fn live_stats(&self) -> LiveStats {
+        let live = &self.live;
+        let feeds = live.feeds.lock().expect("feeds");
+        LiveStats {
+            feeds: feeds.len(),
+            subscribers: feeds.values().map(|f| f.subscribers.lock().expect("subscribers").len()).sum(),
+            subscribed: live.subscribed.lock().expect("subscribed").len(),
+            publishes: live.publishes.load(Ordering::Relaxed),
+            recomputes: live.recomputes.load(Ordering::Relaxed),
+            pushed: live.pushed.load(Ordering::Relaxed),
+            dropped: live.dropped.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// The listener's task: keeps one subscription per feed on one connection, made when the first
+/// feed appears; replaces a lost standalone connection and subscribes everything again after any
+/// loss. Ends when the engine is gone.
+async fn listen(live: Weak<Live>, wake: Arc<Notify>, target: RedisTarget) {
+    let mut listener: Option<Listener> = None;
+    loop {
+        let Some(strong) = live.upgrade() else { return };
+        let mut failed = false;
+        if strong.disconnected.swap(false, Ordering::AcqRel) {
+            strong.subscribed.lock().expect("subscribed").clear();
+            if listener.as_ref().is_some_and(|l| !l.reconnects_by_itself()) {
+                listener = None;
+            }
+        }
+        let wanted: HashSet<String> = strong.feeds.lock().expect("feeds").keys().cloned().collect();
+        if listener.is_none() && !wanted.is_empty() {
+            let heard = {
+                let live = live.clone();
+                move |heard: Heard| {
+                    if let Some(live) = live.upgrade() {
+                        live.heard(heard);
+                    }
+                }
+            };
+            match Listener::connect(&target, heard).await {
+                Ok(connected) => {
+                    strong.subscribed.lock().expect("subscribed").clear();
+                    listener = Some(connected);
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "live changes: cannot connect to Redis; retrying");
+                    failed = true;
+                }
+            }
+        }
+        if let Some(conn) = listener.as_mut() {
+            let held = strong.subscribed.lock().expect("subscribed").clone();
+            for channel in wanted.difference(&held) {
+                match conn.ssubscribe(channel).await {
+                    Ok(()) => {
+                        strong.subscribed.lock().expect("subscribed").insert(channel.clone());
+                    }
+                    Err(error) => {
+                        tracing::warn!(%channel, %error, "live changes: not subscribed; retrying");
+                        failed = true;
+                        break;
+                    }
+                }
+            }
+            for channel in held.difference(&wanted) {
+                match conn.sunsubscribe(channel).await {
+                    Ok(()) => {
+                        strong.subscribed.lock().expect("subscribed").remove(channel);
+                    }
+                    Err(error) => {
+                        tracing::debug!(%channel, %error, "live changes: not unsubscribed; retrying");
+                        failed = true;
+                        break;
+                    }
+                }
+            }
+        }
+        drop(strong);
+        let pause = if failed { RETRY_PAUSE } else { RECHECK_INTERVAL };
+        tokio::select! {
+            () = wake.notified() => {}
+            () = tokio::time::sleep(pause) => {}
+        }
+    }
+}

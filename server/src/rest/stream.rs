@@ -1,0 +1,107 @@
+//! `GET …/periods/{period}/stream`: a period's live top N and state as Server-Sent Events
+//! (`engine::live`). Each event is framed once by the engine and shared by every stream; this
+//! module adds the response headers and a comment every [`KEEP_ALIVE`] while nothing happens.
+//! The compression layer leaves `text/event-stream` alone (`http::app`), so nothing holds an
+//! event back.
+
+use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
+use super::params::{PeriodParams, slug};
+use crate::state::AppState;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use engine::live::LiveSubscription;
+use serde::Deserialize;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+/// A comment line this often keeps proxies and browsers from closing a quiet stream.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StreamQuery {
+    /// How many entries each `ranking` event holds; default 10.
+    #[param(minimum = 1, maximum = 200)]
+    limit: Option<u64>,
+}
+
+/// The events, first the period's state and its full top N, then each change (see docs/API.md).
+/// `Last-Event-ID` is not needed: events are full snapshots, so a reconnect starts again with
+/// the current ones.
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/stream",
+    tag = "reads",
+    summary = "A live stream of the top of the ranking and of the period's state (Server-Sent Events)",
+    params(PeriodParams, StreamQuery),
+    responses(
+        (status = 200, description = "An endless `text/event-stream`. Events: `state` (data: a LiveState), \
+            then `ranking` (data: a LiveRanking, the whole top `limit` as the top read answers it), then \
+            either whenever it changes — at most one per 250 ms; ids increase; a comment every 15 s.",
+            content_type = "text/event-stream", body = String),
+        (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
+    )
+)]
+pub async fn stream(
+    State(s): State<AppState>,
+    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
+    ApiQuery(q): ApiQuery<StreamQuery>,
+) -> Result<Response, ApiError> {
+    let subscription = s.engine.subscribe_live(&slug(board)?, Some(&period), q.limit.unwrap_or(10)).await?;
+    let body = Body::from_stream(Events::new(subscription));
+    let headers = [
+        (header::CONTENT_TYPE, "text/event-stream"),
+        (header::CACHE_CONTROL, "no-cache"),
+        // Reverse proxies that buffer answers (nginx) pass this one through as it comes.
+        (header::HeaderName::from_static("x-accel-buffering"), "no"),
+    ];
+    Ok((headers, body).into_response())
+}
+
+/// The frames of a subscription, with a keep-alive comment when it is quiet.
+struct Events {
+    subscription: LiveSubscription,
+    quiet: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl Events {
+    fn new(subscription: LiveSubscription) -> Self {
+        Self { subscription, quiet: Box::pin(tokio::time::sleep(KEEP_ALIVE)) }
+    }
+
+    fn rearm(&mut self) {
+        self.quiet.as_mut().reset(tokio::time::Instant::now() + KEEP_ALIVE);
+    }
+}
+
+impl futures_core::Stream for Events {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        match this.subscription.poll_next(cx) {
+            Poll::Ready(Some(event)) => {
+                this.rearm();
+                return Poll::Ready(Some(Ok(event.frame())));
+            }
+            // Dropped (too slow) or shutting down: the browser reconnects.
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Pending => {}
+        }
+        if this.quiet.as_mut().poll(cx).is_ready() {
+            this.rearm();
+            return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
+        }
+        Poll::Pending
+    }
+}
+
+#[cfg(test)]
+#[path = "stream_tests.rs"]
+mod tests;
