@@ -4,6 +4,7 @@ use crate::api::{
 };
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
+use crate::components::freeze_banner::FreezeBanner;
 use crate::components::live::LiveRanking;
 use crate::components::revisions::RevisionNotes;
 use crate::error::AppError;
@@ -166,15 +167,7 @@ fn Board(
     });
     // Contest mode: the public sees the standings of the freeze until the reveal.
     let frozen = frozen_at.map(|at| {
-        view! {
-            <p class="notice frozen" role="status" data-testid="public-freeze">
-                <strong>"Standings frozen"</strong>
-                {format!(
-                    " at {} UTC. Points scored since then still count; they are revealed at the end.",
-                    at.strftime("%Y-%m-%d %H:%M")
-                )}
-            </p>
-        }
+        view! { <FreezeBanner at then=". Points scored since then still count; they are revealed at the end."/> }
     });
     let (entries, set_entries) = signal(entries);
     let (has_more, set_has_more) = signal(has_more);

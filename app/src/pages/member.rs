@@ -1,5 +1,6 @@
 use crate::api::{read_member, read_revisions};
 use crate::components::error_view::ErrorView;
+use crate::components::freeze_banner::FreezeBanner;
 use crate::components::revisions::RankChanges;
 use domain::view::{LedgerEntry, MemberView, ReadSource, RevisionNote};
 use leptos::prelude::*;
@@ -61,13 +62,7 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>) -> impl IntoView {
         <h1>{name.clone()}</h1>
         <p class="meta">{format!("member {member}")}</p>
         {frozen_at.map(|at| view! {
-            <p class="notice frozen" role="status" data-testid="public-freeze">
-                <strong>"Standings frozen"</strong>
-                {format!(
-                    " at {} UTC: this is the standing and the entries of that moment. Points scored since then are revealed at the end.",
-                    at.strftime("%Y-%m-%d %H:%M")
-                )}
-            </p>
+            <FreezeBanner at then=": this is the standing and the entries of that moment. Points scored since then are revealed at the end."/>
         })}
         {(standing_source == Some(ReadSource::Ledger)).then(|| view! {
             <p class="notice degraded" role="status" data-testid="from-ledger">

@@ -237,17 +237,9 @@ impl Ledger {
                 return Ok(false);
             };
             end_view(&mut w.tx, board.as_str(), &key, now).await?;
-            let record = AuditRecord {
-                actor: &actor,
-                action: "reveal",
-                board: Some(board.as_str()),
-                period: Some(&key),
-                reason: reason.as_deref(),
-                before: Some(json!({ "frozen_at": view.frozen_at, "steps": view.steps })),
-                after: Some(json!({ "step": "all" })),
-                ..Default::default()
-            };
-            audit(&mut w.tx, &record, now).await?;
+            let step =
+                Revealed { actor: &actor, board: board.as_str(), period: &key, reason: reason.as_deref() };
+            step.audit(&mut w.tx, view, json!({ "step": "all" }), now).await?;
             w.tx.commit().await?;
             Ok(true)
         })
@@ -304,19 +296,10 @@ impl Ledger {
             } else {
                 pending.iter().copied().max_by_key(|m| placed(m)).into_iter().cloned().collect()
             };
+            let revealing = Revealed { actor: &actor, board: slug, period: &key, reason: reason.as_deref() };
             if chosen.is_empty() {
                 end_view(&mut w.tx, slug, &key, now).await?;
-                let record = AuditRecord {
-                    actor: &actor,
-                    action: "reveal",
-                    board: Some(slug),
-                    period: Some(&key),
-                    reason: reason.as_deref(),
-                    before: Some(json!({ "frozen_at": view.frozen_at, "steps": view.steps })),
-                    after: Some(json!({ "step": "last" })),
-                    ..Default::default()
-                };
-                audit(&mut w.tx, &record, now).await?;
+                revealing.audit(&mut w.tx, view, json!({ "step": "last" }), now).await?;
                 w.tx.commit().await?;
                 return Ok(Some(RevealStep { revealed: vec![], view: None, pending: 0 }));
             }
@@ -355,17 +338,7 @@ impl Ledger {
                 .execute(&mut *w.tx)
                 .await?;
             let members: Vec<&str> = chosen.iter().map(MemberId::as_str).collect();
-            let record = AuditRecord {
-                actor: &actor,
-                action: "reveal",
-                board: Some(slug),
-                period: Some(&key),
-                reason: reason.as_deref(),
-                before: Some(json!({ "frozen_at": view.frozen_at, "steps": view.steps })),
-                after: Some(json!({ "step": "next", "members": members })),
-                ..Default::default()
-            };
-            audit(&mut w.tx, &record, now).await?;
+            revealing.audit(&mut w.tx, view, json!({ "step": "next", "members": members }), now).await?;
             w.tx.commit().await?;
             Ok(Some(RevealStep {
                 pending: (pending.len() - chosen.len()) as u64,
@@ -418,6 +391,36 @@ impl Ledger {
             Ok(Some((view, after)))
         })
         .await
+    }
+}
+
+/// Who reveals which period, for the audit row of each reveal.
+struct Revealed<'a> {
+    actor: &'a str,
+    board: &'a str,
+    period: &'a str,
+    reason: Option<&'a str>,
+}
+
+impl Revealed<'_> {
+    async fn audit(
+        &self,
+        tx: &mut Tx,
+        before: PublicView,
+        after: serde_json::Value,
+        now: jiff::Timestamp,
+    ) -> Result<(), LedgerError> {
+        let record = AuditRecord {
+            actor: self.actor,
+            action: "reveal",
+            board: Some(self.board),
+            period: Some(self.period),
+            reason: self.reason,
+            before: Some(json!({ "frozen_at": before.frozen_at, "steps": before.steps })),
+            after: Some(after),
+            ..Default::default()
+        };
+        audit(tx, &record, now).await
     }
 }
 
