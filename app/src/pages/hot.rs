@@ -76,7 +76,10 @@ fn Hot(board: HotBoardSummary, list: HotList) -> impl IntoView {
                                         {if e.new {
                                             view! { <span class="new" data-testid="new">"new"</span> }.into_any()
                                         } else {
-                                            view! { <span aria-label=words.clone() title=words data-change=e.change>{arrow}</span> }.into_any()
+                                            view! {
+                                                <span aria-hidden="true" title=words.clone() data-change=e.change>{arrow}</span>
+                                                <span class="visually-hidden">{words}</span>
+                                            }.into_any()
                                         }}
                                     </td>
                                     <th scope="row" class="name">{e.member.clone()}</th>
