@@ -521,6 +521,14 @@ async fn set_hidden(
     Ok(Json(change))
 }
 
+/// How far a reveal goes.
+#[derive(Debug, Clone, Copy, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RevealStepIn {
+    All,
+    Next,
+}
+
 /// A period's public freeze after a change (contest mode).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PublicFreezeView {
@@ -549,8 +557,7 @@ pub struct RevealIn {
     /// `all` (default): the public sees live at once. `next`: one step of a stepwise reveal —
     /// first every member below the last prize rank (the top 10 without prizes), then one member
     /// at a time from the last prize rank up to first; the step after the last ends the freeze.
-    #[schema(example = "next")]
-    step: Option<String>,
+    step: Option<RevealStepIn>,
     /// Recorded in the audit trail.
     reason: Option<String>,
 }
@@ -597,7 +604,7 @@ pub async fn public_freeze(
     responses(
         (status = 200, description = "revealed, step, or not_frozen (nothing changed)", body = PublicFreezeView),
         (status = 404, description = "not_found", body = ErrorBody),
-        (status = 422, description = "invalid: step is not all or next / invalid_body", body = ErrorBody),
+        (status = 422, description = "invalid_body: step is not all or next", body = ErrorBody),
     )
 )]
 pub async fn reveal(
@@ -607,10 +614,9 @@ pub async fn reveal(
     body: Bytes,
 ) -> Result<Json<PublicFreezeView>, ApiError> {
     let body: RevealIn = optional_body(&body)?;
-    let mode = match body.step.as_deref() {
-        None | Some("all") => RevealMode::All,
-        Some("next") => RevealMode::Next,
-        Some(other) => return Err(ApiError::invalid(format!("step must be all or next, not {other:?}"))),
+    let mode = match body.step {
+        None | Some(RevealStepIn::All) => RevealMode::All,
+        Some(RevealStepIn::Next) => RevealMode::Next,
     };
     let slug = slug(board)?;
     let done = s.engine.reveal(&slug, &period, mode, &admin.actor, body.reason.as_deref()).await?;

@@ -2037,8 +2037,10 @@ async fn a_public_freeze_leaks_nothing_on_any_public_route_or_page_until_the_rev
 
     // Reveal: a bad step is refused; stepwise, then all at once.
     let reveal = format!("{base}/reveal");
-    let (status, out) = api.call("POST", &reveal, admin, Some(json!({"step": "some"}))).await;
-    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"), "{out}");
+    for step in ["some", ""] {
+        let (status, out) = api.call("POST", &reveal, admin, Some(json!({"step": step}))).await;
+        assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"), "{out}");
+    }
     let (status, out) = api.call("POST", &reveal, admin, Some(json!({"step": "next"}))).await;
     assert_eq!((status, out["result"].as_str()), (StatusCode::OK, Some("step")), "{out}");
     let (_, out) = api.call("POST", &reveal, admin, Some(json!({"step": "all"}))).await;
