@@ -225,8 +225,7 @@ impl Engine {
             // The same instant the write path closes the period at (`ledger/writes.rs`).
             let closes_at = end.checked_add(grace).unwrap_or(Timestamp::MAX);
             if closes_at > now {
-                self.scheduled_public_freeze(config, fence, &board, open.period, end, now, &mut report)
-                    .await?;
+                self.scheduled_public_freeze(config, fence, &board, open.period, now, &mut report).await?;
                 continue;
             }
             if !self.still_leading(config, fence, clock()).await? {
@@ -326,19 +325,17 @@ impl Engine {
 
     /// Freezes a period publicly once its last `public_freeze_seconds` began (contest mode),
     /// unless it is already publicly frozen or was revealed.
-    #[allow(clippy::too_many_arguments)]
     async fn scheduled_public_freeze(
         &self,
         config: &SchedulerConfig,
         fence: Option<Fence>,
         board: &Board,
         period: PeriodKey,
-        end: Timestamp,
         now: Timestamp,
         report: &mut PassReport,
     ) -> Result<(), EngineError> {
         let lead = SignedDuration::from_secs(board.public_freeze_seconds);
-        let from = end.checked_sub(lead).unwrap_or(Timestamp::MIN);
+        let from = period.span(&board.zone).end.checked_sub(lead).unwrap_or(Timestamp::MIN);
         if board.public_freeze_seconds == 0
             || from > now
             || !self.ledger.public_freeze_due(&board.slug, &period).await?
