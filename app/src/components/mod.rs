@@ -4,6 +4,7 @@
 pub mod console;
 #[cfg(feature = "console")]
 pub mod correction;
+pub mod charts;
 pub mod countdown;
 pub mod error_view;
 pub mod freeze_banner;
