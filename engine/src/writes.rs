@@ -37,6 +37,17 @@ impl Engine {
     /// Records writes on `board` in one ledger transaction, then projects the totals that changed.
     /// The batch must meet [`check_batch`].
     pub async fn record(&self, board: &Board, writes: &[Write]) -> Result<Vec<WriteResult>, EngineError> {
+        self.record_at(board, writes, jiff::Timestamp::now()).await
+    }
+
+    /// [`Engine::record`] as if received at `now`: the demo seeds past weeks with it, so their
+    /// writes are on time rather than late.
+    pub(crate) async fn record_at(
+        &self,
+        board: &Board,
+        writes: &[Write],
+        now: jiff::Timestamp,
+    ) -> Result<Vec<WriteResult>, EngineError> {
         for w in writes {
             let Some(sent) = w.change.operator() else {
                 return Err(EngineError::Invalid("corrections go through Engine::correct".into()));
@@ -51,7 +62,7 @@ impl Engine {
         let mut from_ledger = if to_ledger.is_empty() {
             Vec::new().into_iter()
         } else {
-            self.ledger.record(board, &to_ledger, jiff::Timestamp::now()).await?.into_iter()
+            self.ledger.record(board, &to_ledger, now).await?.into_iter()
         };
         let recorded: Vec<Recorded> = admitted
             .into_iter()

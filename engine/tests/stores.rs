@@ -299,6 +299,53 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
             assert_eq!(last.entries[0].display_name, None, "{ctx}");
             assert_eq!(last.entries[0].name(), "u1025", "{ctx}");
             assert!(!last.has_more, "{ctx}");
+
+            // Six past weeks through the lifecycle: the oldest archived, the others settled, the
+            // one two weeks ago revised after its settlement.
+            let periods = e.periods(&slug).await.unwrap();
+            let states: Vec<&str> = periods.iter().map(|p| p.state.as_str()).collect();
+            let past = engine::demo::PAST_WEEKS;
+            let mut expected = vec!["open"];
+            expected.extend(std::iter::repeat_n("settled", past - 1));
+            expected.push("archived");
+            assert_eq!(states, expected, "{ctx}");
+            for (age, info) in periods.iter().enumerate().skip(1) {
+                let settlement = e.settlement(&slug, &info.period.to_string()).await.unwrap();
+                assert_eq!(settlement.revision, if age == 2 { 2 } else { 1 }, "{ctx} {}", info.period);
+                assert_eq!(settlement.previous_digest.is_some(), age == 2, "{ctx}");
+                assert!(settlement.members > 15, "{ctx}: {} members", settlement.members);
+            }
+            // Past entries were recorded during their week, on time: none waits for review.
+            for info in &periods[1..] {
+                let late = e.late_entries(&slug, &info.period.to_string(), None).await.unwrap();
+                assert!(late.is_empty(), "{ctx} {}: {late:?}", info.period);
+            }
+
+            // The sprint board ranks equal points by who reached them first.
+            let sprint = BoardSlug::parse(engine::demo::DEMO_SPRINT).unwrap();
+            let page = e.ranking_page(&sprint, None, 0, 10).await.unwrap();
+            let order: Vec<(&str, i64, u64)> =
+                page.entries.iter().map(|x| (x.member.as_str(), x.points, x.rank)).collect();
+            assert_eq!(
+                order,
+                vec![
+                    ("u1005", 300, 1),
+                    ("u1001", 300, 2),
+                    ("u1003", 300, 3),
+                    ("u1002", 200, 4),
+                    ("u1007", 200, 5),
+                    ("u1004", 100, 6),
+                    ("u1006", 100, 7),
+                    ("u1008", 100, 8)
+                ],
+                "{ctx}"
+            );
+
+            // The hot board has a published list from a few hours of hits.
+            let hot = BoardSlug::parse(engine::demo::DEMO_HOT).unwrap();
+            let list = e.hot_top(&hot, 3).await.unwrap();
+            let top: Vec<&str> = list.entries.iter().map(|x| x.member.as_str()).collect();
+            assert_eq!(top, vec!["redis cluster", "leptos islands", "sorted sets"], "{ctx}");
             p.cleanup().await;
             t.drop_db().await;
         }
