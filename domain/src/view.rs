@@ -410,6 +410,102 @@ pub struct RewardAttempt {
     pub error: Option<String>,
 }
 
+/// One step of a member's points through a period (the member page's chart): the total after
+/// an entry, replayed from the entries that counted at that moment, as the public sees them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PointStep {
+    /// The entry's id in the ledger.
+    pub entry: i64,
+    /// `point`, `total`, `submission`, `correction` or `revocation`.
+    pub kind: String,
+    /// When the ledger recorded it: the order the total followed.
+    pub at: Timestamp,
+    /// The member's points after it.
+    pub points: i64,
+    /// Revoked later (a revocation the public sees).
+    pub revoked: bool,
+}
+
+/// How many points a member needs to reach a rank: to pass the member just above, or to reach
+/// the lowest prized rank. Under `shared`, `points` equals the gap (equalling shares the rank);
+/// under `first_reached`, one more (the member ahead reached it first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankTarget {
+    pub rank: u64,
+    pub points: i64,
+    /// The prize that rank wins, when there is one.
+    pub prize: Option<String>,
+}
+
+/// A member's rank and points in one period (None: no points there, or hidden).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeriodStanding {
+    pub period: PeriodKey,
+    /// A `lifecycle::State` word.
+    pub state: String,
+    pub rank: Option<u64>,
+    pub points: Option<i64>,
+    /// Ranked members in the period.
+    pub members: u64,
+}
+
+/// The member page's history: their points through the period, what the next ranks take, and
+/// their standing in the board's last periods.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberHistory {
+    pub period: PeriodKey,
+    pub tie_policy: TiePolicy,
+    /// Oldest first.
+    pub steps: Vec<PointStep>,
+    /// More entries than the chart reads: the steps are the oldest ones.
+    pub truncated: bool,
+    /// The public standing the targets are computed from.
+    pub standing: Option<Entry>,
+    /// The next better rank (None: first, or no points).
+    pub next_rank: Option<RankTarget>,
+    /// The lowest prized rank, when the member is outside the prizes.
+    pub prize: Option<RankTarget>,
+    /// The board's last periods, newest first.
+    pub periods: Vec<PeriodStanding>,
+}
+
+/// A range of points and how many members have a total in it (`from` ≤ points < `to`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PointsBin {
+    pub from: i64,
+    pub to: i64,
+    pub members: u64,
+}
+
+/// The board page's distribution of points in a period, from the public ranking, with the prizes
+/// beside the ranks they go to and, once settled, the prized standings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Distribution {
+    pub period: PeriodKey,
+    /// A `lifecycle::State` word.
+    pub state: String,
+    pub members: u64,
+    /// Lowest points first; empty without members.
+    pub bins: Vec<PointsBin>,
+    /// "Me", where the public ranking has them.
+    pub me: Option<Entry>,
+    pub prizes: Vec<crate::board::Prize>,
+    /// Settled or archived: the standings that won a prize (from the latest settlement).
+    pub winners: Vec<crate::settlement::Standing>,
+}
+
+/// One of a board's periods with its leaders: the winners once settled, the leaders (public
+/// view) while open or frozen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeriodResult {
+    pub period: PeriodKey,
+    /// A `lifecycle::State` word.
+    pub state: String,
+    pub members: u64,
+    /// Rank 1 (several when tied under `shared`); at most a few.
+    pub leaders: Vec<Entry>,
+}
+
 /// OpenAPI schemas of the ids, words and rows the read models carry, for the server's
 /// `/api/v1/openapi.json`. They are written here, beside the one derive per read model, and built
 /// from the types' own tables (`ALL`, `MAX_LEN`) so that a new word shows up by itself.
@@ -621,4 +717,99 @@ mod schema {
             }
         }
     }
+}
+
+/// What the console's front page asks an admin to look at first ("needs attention"). Each list
+/// is empty when all is well; each item names the period (or key) whose page fixes it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Attention {
+    /// Periods past their end plus the board's grace and not settled yet, longest overdue first.
+    pub due: Vec<DuePeriod>,
+    /// Periods with late writes waiting for a decision, and how many.
+    pub late: Vec<PeriodCount>,
+    /// Periods whose rewards failed (for good) or are being retried after a failed attempt.
+    pub rewards: Vec<RewardTrouble>,
+    /// Open or frozen periods whose Redis ranking is not level with the ledger.
+    pub lagging: Vec<ProjectionLag>,
+    /// Live ingest keys with little of their burst left right now.
+    pub keys: Vec<KeyNearLimit>,
+    /// Why the projection's part (lag, keys) could not be checked: Redis could not be read.
+    pub redis_unreadable: Option<String>,
+}
+
+impl Attention {
+    /// Whether nothing needs attention.
+    pub fn is_clear(&self) -> bool {
+        self.due.is_empty()
+            && self.late.is_empty()
+            && self.rewards.is_empty()
+            && self.lagging.is_empty()
+            && self.keys.is_empty()
+            && self.redis_unreadable.is_none()
+    }
+}
+
+/// A period the scheduler should have frozen, or an admin should settle.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DuePeriod {
+    pub board: BoardSlug,
+    pub period: PeriodKey,
+    /// `open` (the scheduler has not frozen it yet) or `frozen` (waiting to be settled).
+    pub state: String,
+    /// The period's end plus the board's freeze grace.
+    pub due_at: Timestamp,
+}
+
+/// A count of something in one period.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeriodCount {
+    pub board: BoardSlug,
+    pub period: PeriodKey,
+    pub count: u64,
+}
+
+/// A period's rewards that did not reach the webhook.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RewardTrouble {
+    pub board: BoardSlug,
+    pub period: PeriodKey,
+    /// Rewards whose last attempt failed: no more tries.
+    pub failed: u64,
+    /// Pending rewards with at least one failed attempt: tried again after a backoff.
+    pub retrying: u64,
+}
+
+/// A live period's projection compared with the ledger: the sum of the versions of its totals
+/// in each store (equal when every member's projected version is the ledger's).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectionLag {
+    pub board: BoardSlug,
+    pub period: PeriodKey,
+    pub ledger: i64,
+    pub projected: i64,
+}
+
+/// An ingest key whose shared allowance is nearly used up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyNearLimit {
+    pub id: i64,
+    pub prefix: String,
+    pub rate_per_second: u32,
+    pub burst: u32,
+    /// Requests the key could still make at once, across every instance.
+    pub burst_left: u32,
+}
+
+/// A board on the console's front page: its entries per hour over the last day and its current
+/// period's state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoardActivity {
+    pub board: BoardSummary,
+    /// The current period's `lifecycle::State` word.
+    pub state: String,
+    /// The start of the first hour counted (a whole UTC hour).
+    pub since: Timestamp,
+    /// Entries recorded in each hour from `since`, oldest first; the last is the current hour,
+    /// still running.
+    pub per_hour: Vec<u64>,
 }

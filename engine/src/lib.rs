@@ -11,6 +11,8 @@
 //! - [`reads`]: ranking pages assembled from the projection and display names (top-N pages
 //!   cached for a second); [`names`]: each process's copy of the display names, kept level with
 //!   the ledger's profiles.
+//! - [`history`]: a member's points through a period and their last periods, a period's
+//!   distribution of points and the board's past results — all from the public reads.
 //! - [`writes`]: writes recorded in the ledger, then projected.
 //! - [`live`]: live boards — a period's top N and state pushed to subscribers when they change.
 //! - [`lifecycle`]: freeze, settle, archive, late review, revoke, correct, audit.
@@ -22,16 +24,19 @@
 //! - [`scheduler`]: freezes ended periods, archives settled ones; one leader per ledger (a lease).
 //! - [`transfer`]: export a settled period as JSON and import it into another ledger (same digest).
 //! - [`metrics`]: Prometheus counters and histograms.
+//! - [`attention`]: the console's front page — what needs an admin's attention, boards' activity.
 //! - [`demo`]: the demo board behind `laurel serve --demo`.
 //!
 //! [`Engine`] bundles both stores and is what the server and the UI's server functions hold.
 
 pub mod admins;
+pub mod attention;
 pub mod auth;
 pub mod boards;
 pub mod demo;
 pub mod failpoints;
 pub mod fallback;
+pub mod history;
 pub mod hot;
 pub mod ledger;
 pub mod lifecycle;
@@ -41,6 +46,7 @@ pub mod metrics;
 pub mod moderation;
 pub mod names;
 pub mod previews;
+pub mod progress;
 pub mod public;
 pub mod ratelimit;
 pub mod reads;

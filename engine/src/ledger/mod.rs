@@ -25,6 +25,7 @@
 
 mod adjust;
 mod admins;
+mod attention;
 pub mod audit;
 mod auth;
 mod boards;
@@ -33,6 +34,7 @@ mod decide;
 mod doctor;
 mod entries;
 mod group;
+mod history;
 mod hot;
 mod late;
 mod leases;
@@ -59,6 +61,7 @@ pub use auth::{NewApiKey, StoredScope};
 pub use boards::StoredTotal;
 pub use checkpoint::set_wal_limit;
 pub use doctor::Finding;
+pub use history::TimelineEntry;
 pub use late::LateDecision;
 pub use leases::{Lease, LeaseRow};
 pub use lifecycle::Transitioned;

@@ -1,0 +1,344 @@
+//! A contestant's history and a period's shape, for the member and board pages' charts. Every
+//! number comes from a public read, so a public freeze shows here exactly as it shows on the
+//! ranking: the points chart replays the entries the public member events read lists (the same
+//! watermark), targets and the distribution read the public ranking (`:rank`, or the settled
+//! standings of an archived period), and hidden members are absent as everywhere else.
+//!
+//! Costs. The distribution is two one-row window reads (the highest and lowest points) and at
+//! most [`MAX_BINS`] + 2 `ZCOUNT`s (`O(log n)` each) on the period's ranking, whatever the number
+//! of members; an archived period counts in its standing blocks instead. A member's history reads
+//! at most [`TIMELINE_ENTRIES`] entries, two one-row pages for the targets and one standing per
+//! period of the last [`HISTORY_PERIODS`].
+
+use crate::ledger::{TimelineEntry, Viewer};
+use crate::{Engine, EngineError};
+use domain::board::Prize;
+use domain::lifecycle::State;
+use domain::view::{
+    Distribution, Entry, MemberHistory, PeriodResult, PeriodStanding, PointStep, PointsBin, RankTarget,
+};
+use domain::write::{Counted, replay};
+use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
+
+/// The most entries the points chart replays (the oldest ones; the page says when there are more).
+pub const TIMELINE_ENTRIES: u64 = 2000;
+/// How many of a board's periods the histories cover, newest first.
+pub const HISTORY_PERIODS: usize = 12;
+/// About how many bars a distribution has (at most two more, see [`bin_edges`]).
+pub const MAX_BINS: u32 = 10;
+/// The most leaders a period result names (ties at rank 1 beyond that are counted, not named).
+const LEADERS: u64 = 5;
+
+impl Engine {
+    /// A member's points through a period, what the next ranks take and their standing in the
+    /// board's last periods. A hidden member is `NotFound`, as on the member page.
+    pub async fn member_history(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        member: &MemberId,
+    ) -> Result<MemberHistory, EngineError> {
+        let board = self.board(slug).await?;
+        let key = self.period_of(&board, period)?;
+        self.refuse_hidden(slug, &key, member).await?;
+        let mut entries =
+            self.ledger.member_timeline(slug, &key, member, TIMELINE_ENTRIES + 1, Viewer::Public).await?;
+        let truncated = entries.len() as u64 > TIMELINE_ENTRIES;
+        entries.truncate(TIMELINE_ENTRIES as usize);
+        let standing = self.public_standing(slug, key, member).await?;
+        let open = self.state_for_reads(slug, key).await? == State::Open;
+        let (next_rank, prize) = match &standing {
+            Some(s) if open => self.targets(&board, key, s).await?,
+            _ => (None, None),
+        };
+        Ok(MemberHistory {
+            period: key,
+            tie_policy: board.tie_policy(),
+            steps: steps(&entries),
+            truncated,
+            standing,
+            next_rank,
+            prize,
+            periods: self.member_periods(&board, member).await?,
+        })
+    }
+
+    /// The distribution of points in a period (about [`MAX_BINS`] bars of equal width on round
+    /// numbers), "me" in it, the board's prizes and, once settled, the prized standings.
+    pub async fn distribution(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        me: Option<&MemberId>,
+    ) -> Result<Distribution, EngineError> {
+        let board = self.board(slug).await?;
+        let key = self.period_of(&board, period)?;
+        let name = key.to_string();
+        let state = self.state_for_reads(slug, key).await?;
+        let top = self.ranking_page(slug, Some(&name), 0, 1).await?;
+        let members = top.total;
+        let mut bins = Vec::new();
+        if let Some(high) = top.entries.first().map(|e| e.points) {
+            let bottom = self.ranking_page(slug, Some(&name), members.saturating_sub(1), 1).await?;
+            let low = bottom.entries.first().map_or(high, |e| e.points).min(high);
+            let edges = bin_edges(low, high, MAX_BINS);
+            let mut at_least = Vec::with_capacity(edges.len());
+            // The last edge is above the highest points: nobody has as many.
+            for edge in &edges[..edges.len() - 1] {
+                at_least.push(self.count_at_least(slug, Some(&name), *edge).await?.value);
+            }
+            at_least.push(0);
+            bins = edges
+                .windows(2)
+                .zip(at_least.windows(2))
+                .map(|(e, n)| PointsBin { from: e[0], to: e[1], members: n[0].saturating_sub(n[1]) })
+                .collect();
+        }
+        let me = match me {
+            Some(member) => self.public_standing(slug, key, member).await?,
+            None => None,
+        };
+        let winners = match state {
+            State::Settled | State::Archived => {
+                let lowest = lowest_prized(&board.prizes).unwrap_or(0).min(100);
+                let window = self.ledger.standings_window(slug, &key, 0, lowest + 20).await?;
+                window.rows.into_iter().filter(|s| s.prize.is_some()).collect()
+            }
+            State::Open | State::Frozen => Vec::new(),
+        };
+        Ok(Distribution {
+            period: key,
+            state: state.as_str().to_owned(),
+            members,
+            bins,
+            me,
+            prizes: board.prizes.clone(),
+            winners,
+        })
+    }
+
+    /// The board's last [`HISTORY_PERIODS`] periods, newest first, each with its state and its
+    /// rank-1 members: the winners of the latest settlement once settled, else the leaders of the
+    /// public ranking.
+    pub async fn period_results(&self, slug: &BoardSlug) -> Result<Vec<PeriodResult>, EngineError> {
+        let mut out = Vec::new();
+        for info in self.periods(slug).await?.into_iter().take(HISTORY_PERIODS) {
+            let (members, leaders) = match State::parse(&info.state) {
+                Some(State::Settled | State::Archived) => {
+                    let window = self.ledger.standings_window(slug, &info.period, 0, LEADERS).await?;
+                    let first: Vec<_> = window.rows.into_iter().filter(|s| s.rank == 1).collect();
+                    let ids: Vec<MemberId> = first.iter().map(|s| s.member.clone()).collect();
+                    let mut names = self.display_names(&ids).await?;
+                    let tied = first.len() > 1;
+                    let leaders = first
+                        .into_iter()
+                        .map(|s| Entry {
+                            rank: s.rank,
+                            points: s.points,
+                            display_name: names.remove(&s.member),
+                            member: s.member,
+                            tied,
+                        })
+                        .collect();
+                    (window.total, leaders)
+                }
+                _ => {
+                    let page = self.ranking_page(slug, Some(&info.period.to_string()), 0, LEADERS).await?;
+                    (page.total, page.entries.into_iter().filter(|e| e.rank == 1).collect())
+                }
+            };
+            out.push(PeriodResult { period: info.period, state: info.state, members, leaders });
+        }
+        Ok(out)
+    }
+
+    /// A member's rank and points in each of the board's last periods: from the latest
+    /// settlement's standings once settled, from the public ranking before.
+    async fn member_periods(
+        &self,
+        board: &Board,
+        member: &MemberId,
+    ) -> Result<Vec<PeriodStanding>, EngineError> {
+        let slug = &board.slug;
+        let mut out = Vec::new();
+        for info in self.periods(slug).await?.into_iter().take(HISTORY_PERIODS) {
+            let key = info.period;
+            let (members, standing) = match State::parse(&info.state) {
+                Some(State::Settled | State::Archived) => {
+                    match self.ledger.standing_position(slug, &key, member).await? {
+                        Some(at) => {
+                            let window = self.ledger.standings_window(slug, &key, at, 1).await?;
+                            let row = window.rows.into_iter().next().filter(|s| &s.member == member);
+                            (window.total, row.map(|s| (s.rank, s.points)))
+                        }
+                        None => (self.ledger.standings_window(slug, &key, 0, 0).await?.total, None),
+                    }
+                }
+                _ => match self.public_standing_page(slug, key, member).await? {
+                    Some((total, e)) => (total, Some((e.rank, e.points))),
+                    None => (self.ranking_page(slug, Some(&key.to_string()), 0, 1).await?.total, None),
+                },
+            };
+            out.push(PeriodStanding {
+                period: key,
+                state: info.state,
+                rank: standing.map(|s| s.0),
+                points: standing.map(|s| s.1),
+                members,
+            });
+        }
+        Ok(out)
+    }
+
+    /// "N points to rank R": the member just above (the next better rank), and the lowest prized
+    /// rank when the member is outside the prizes, both read from the public ranking by position
+    /// (`rank − 1` members rank strictly better under either tie policy).
+    async fn targets(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        me: &Entry,
+    ) -> Result<(Option<RankTarget>, Option<RankTarget>), EngineError> {
+        let name = period.to_string();
+        let target = async |position: u64| -> Result<Option<RankTarget>, EngineError> {
+            let page = self.ranking_page(&board.slug, Some(&name), position, 1).await?;
+            Ok(page.entries.into_iter().next().map(|ahead| RankTarget {
+                rank: ahead.rank,
+                points: points_to_reach(board.tie_policy(), me.points, ahead.points),
+                prize: prize_of(&board.prizes, ahead.rank),
+            }))
+        };
+        let next = match me.rank {
+            0 | 1 => None,
+            rank => target(rank - 2).await?,
+        };
+        let prize = match lowest_prized(&board.prizes) {
+            Some(lowest) if me.rank > lowest => target(lowest - 1).await?,
+            _ => None,
+        };
+        Ok((next, prize))
+    }
+
+    async fn public_standing(
+        &self,
+        slug: &BoardSlug,
+        period: PeriodKey,
+        member: &MemberId,
+    ) -> Result<Option<Entry>, EngineError> {
+        Ok(self.public_standing_page(slug, period, member).await?.map(|(_, e)| e))
+    }
+
+    /// A member's public standing and the number of ranked members (None: not ranked).
+    async fn public_standing_page(
+        &self,
+        slug: &BoardSlug,
+        period: PeriodKey,
+        member: &MemberId,
+    ) -> Result<Option<(u64, Entry)>, EngineError> {
+        match self.around(slug, Some(&period.to_string()), member, 0).await {
+            Ok(page) => Ok(page.entries.into_iter().next().map(|e| (page.total, e))),
+            Err(EngineError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The points a member with `mine` needs to reach the rank of a member with `theirs` (more):
+/// under `shared` equalling them shares their rank; under `first_reached` they reached it
+/// first, so it takes one more. At least 1 (the two reads are not one snapshot).
+pub fn points_to_reach(policy: TiePolicy, mine: i64, theirs: i64) -> i64 {
+    let gap = theirs.saturating_sub(mine);
+    match policy {
+        TiePolicy::Shared => gap,
+        TiePolicy::FirstReached => gap.saturating_add(1),
+    }
+    .max(1)
+}
+
+/// The lowest rank a prize goes to.
+pub fn lowest_prized(prizes: &[Prize]) -> Option<u64> {
+    prizes.iter().map(|p| p.to_rank).max().filter(|r| *r > 0)
+}
+
+fn prize_of(prizes: &[Prize], rank: u64) -> Option<String> {
+    prizes.iter().find(|p| (p.from_rank..=p.to_rank).contains(&rank)).map(|p| p.prize.clone())
+}
+
+/// Bin edges on round numbers: a step of 1, 2 or 5 × 10ᵏ that makes at most `bins` + 1 bins (one
+/// more when `low` is not on a step), the first edge at or below `low`, the last above `high`.
+pub fn bin_edges(low: i64, high: i64, bins: u32) -> Vec<i64> {
+    let span = high.saturating_sub(low).saturating_add(1).max(1);
+    let bins = i64::from(bins.max(1));
+    let raw = (span / bins + i64::from(span % bins != 0)).max(1);
+    let mut power = 1i64;
+    let step = loop {
+        if let Some(s) = [1, 2, 5].into_iter().map(|m| m * power).find(|s| *s >= raw) {
+            break s;
+        }
+        match power.checked_mul(10) {
+            Some(p) => power = p,
+            None => break raw,
+        }
+    };
+    let first = low.div_euclid(step) * step;
+    let mut edges = vec![first];
+    while let Some(&last) = edges.last()
+        && last <= high
+    {
+        match last.checked_add(step) {
+            Some(next) => edges.push(next),
+            None => break,
+        }
+    }
+    edges
+}
+
+/// The chart's steps: after each entry, the total replayed from the entries that counted at that
+/// moment (a revocation takes its entry out from then on, as the ledger did).
+fn steps(entries: &[TimelineEntry]) -> Vec<PointStep> {
+    let revoked: std::collections::HashSet<i64> = entries.iter().filter_map(|e| e.revokes).collect();
+    let mut counting: Vec<(i64, Counted)> = Vec::new();
+    let mut points = 0;
+    entries
+        .iter()
+        .map(|e| {
+            match (e.counted, e.revokes) {
+                (Some(c), _) => counting.push((e.id, c)),
+                (None, Some(target)) => counting.retain(|(id, _)| *id != target),
+                (None, None) => {}
+            }
+            let counted: Vec<Counted> = counting.iter().map(|(_, c)| *c).collect();
+            // A total past the bounds cannot be stored, so replay fails only on a corrupt row: keep
+            // the last total rather than fail the page.
+            points = replay(&counted).map_or(points, |r| r.points);
+            PointStep {
+                entry: e.id,
+                kind: e.kind.clone(),
+                at: e.recorded_at,
+                points,
+                revoked: revoked.contains(&e.id),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_follow_the_tie_policy() {
+        assert_eq!(points_to_reach(TiePolicy::Shared, 10, 25), 15);
+        assert_eq!(points_to_reach(TiePolicy::FirstReached, 10, 25), 16);
+        assert_eq!(points_to_reach(TiePolicy::Shared, 30, 25), 1);
+    }
+
+    #[test]
+    fn bins_cover_the_points_on_round_numbers() {
+        assert_eq!(bin_edges(5, 50, 10), vec![5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55]);
+        assert_eq!(bin_edges(7, 7, 10), vec![7, 8]);
+        assert_eq!(bin_edges(-3, 12, 4), vec![-5, 0, 5, 10, 15]);
+        let wide = bin_edges(-1_000_000, 1_000_000, 10);
+        assert!(wide.len() <= 12 && wide[0] <= -1_000_000 && *wide.last().unwrap() > 1_000_000, "{wide:?}");
+    }
+}
