@@ -1,12 +1,14 @@
 //! Every server function of the UI. Each one takes the engine from context, calls one use case
 //! and converts the error — nothing else. They only read, except `pin_view`, which creates a
 //! short-lived snapshot (public, like every read), the console's actions in [`console`] and
-//! [`corrections`], its sign-in and sign-out in [`admin`], its ingest keys in [`keys`], and a
-//! contestant's signed link in [`contestant`];
+//! [`corrections`] (its front page's reads in [`attention`]), its sign-in and sign-out in
+//! [`admin`], its ingest keys in [`keys`], and a contestant's signed link in [`contestant`];
 //! [`session`] is the one place that knows the cookies (but for the new-key cookie of [`keys`]).
 
 #[cfg(feature = "console")]
 pub mod admin;
+#[cfg(feature = "console")]
+pub mod attention;
 #[cfg(feature = "console")]
 pub mod console;
 pub mod contestant;

@@ -1,12 +1,17 @@
 use crate::api::admin::{Logout, read_signed_in};
-use crate::api::console::{CreateBoard, read_boards};
+use crate::api::attention::{read_activity, read_attention};
+use crate::api::console::CreateBoard;
+use crate::components::charts::grouped;
+use crate::components::charts::sparkline::Sparkline;
 use crate::components::console::{ActionOutcome, FieldError};
 use crate::components::error_view::ErrorView;
+use domain::view::{Attention, BoardActivity};
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-/// `/admin`: the console's front page — who is signed in, the boards with a link to each current
-/// period's console, and the form that creates a board.
+/// `/admin`: the console's front page — who is signed in, what needs attention first (each item a
+/// link to the page that fixes it), the boards with their activity over the last day and a link
+/// to each current period's console, and the form that creates a board.
 #[component]
 pub fn ConsolePage() -> impl IntoView {
     let who = Resource::new(|| (), |_| read_signed_in());
@@ -29,6 +34,7 @@ pub fn ConsolePage() -> impl IntoView {
                                     <button type="submit" class="secondary">"Sign out"</button>
                                 </ActionForm>
                             </div>
+                            <NeedsAttention/>
                             <ConsoleBoards/>
                             <NewBoardForm/>
                         }.into_any(),
@@ -44,9 +50,121 @@ pub fn ConsolePage() -> impl IntoView {
     }
 }
 
+/// What needs an admin first: due periods, late writes to review, undelivered rewards,
+/// projections not level with the ledger and keys near their limit — each a link to where it is
+/// fixed (the period console's sections: `#late`, `#rewards`, `#lifecycle` for a rebuild; the keys
+/// page).
+#[component]
+fn NeedsAttention() -> impl IntoView {
+    let attention = Resource::new(|| (), |_| read_attention());
+    view! {
+        <section class="attention" aria-labelledby="attention-title" data-testid="attention">
+            <h2 id="attention-title">"Needs attention"</h2>
+            <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+                <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
+                    {move || Suspend::new(async move { attention.await.map(|a| view! { <AttentionList a/> }) })}
+                </ErrorBoundary>
+            </Suspense>
+        </section>
+    }
+}
+
+#[component]
+fn AttentionList(a: Attention) -> impl IntoView {
+    if a.is_clear() {
+        return view! { <p class="empty" data-testid="attention-clear">"Nothing needs attention."</p> }
+            .into_any();
+    }
+    let period_page =
+        |board: &domain::BoardSlug, period: &domain::PeriodKey| format!("/admin/b/{board}/{period}");
+    let when = |t: jiff::Timestamp| t.strftime("%Y-%m-%d %H:%M UTC").to_string();
+    let due = a
+        .due
+        .into_iter()
+        .map(|d| {
+            let href = period_page(&d.board, &d.period);
+            let (action, why) = match d.state.as_str() {
+                "frozen" => ("Settle", format!("frozen; due since {}", when(d.due_at))),
+                _ => (
+                    "Freeze",
+                    format!(
+                        "still open {} after its end plus grace: the scheduler has not frozen it",
+                        when(d.due_at)
+                    ),
+                ),
+            };
+            view! {
+                <li data-attention="due" data-period=format!("{} {}", d.board, d.period)>
+                    <span class="kind">"Due"</span>
+                    <a href=href>{format!("{action} {} {}", d.board, d.period)}</a>
+                    <span class="meta">{format!(" — {why}")}</span>
+                </li>
+            }
+        })
+        .collect_view();
+    let late = a.late.into_iter().map(|l| {
+        let href = format!("{}#late", period_page(&l.board, &l.period));
+        let writes = if l.count == 1 { "late write".to_owned() } else { "late writes".to_owned() };
+        view! {
+            <li data-attention="late" data-period=format!("{} {}", l.board, l.period)>
+                <span class="kind">"Late"</span>
+                <a href=href>{format!("Review {} {writes} of {} {}", grouped(l.count as i64), l.board, l.period)}</a>
+            </li>
+        }
+    }).collect_view();
+    let rewards = a
+        .rewards
+        .into_iter()
+        .map(|r| {
+            let href = format!("{}#rewards", period_page(&r.board, &r.period));
+            let mut what = Vec::new();
+            if r.failed > 0 {
+                what.push(format!("{} failed for good", grouped(r.failed as i64)));
+            }
+            if r.retrying > 0 {
+                what.push(format!("{} retrying after a failed attempt", grouped(r.retrying as i64)));
+            }
+            view! {
+                <li data-attention="rewards" data-period=format!("{} {}", r.board, r.period)>
+                    <span class="kind">"Rewards"</span>
+                    <a href=href>{format!("Rewards of {} {}", r.board, r.period)}</a>
+                    <span class="meta">{format!(" — {}", what.join(", "))}</span>
+                </li>
+            }
+        })
+        .collect_view();
+    let lagging = a.lagging.into_iter().map(|l| {
+        let href = format!("{}#lifecycle", period_page(&l.board, &l.period));
+        let how = if l.projected < l.ledger { "behind" } else { "ahead of" };
+        view! {
+            <li data-attention="lag" data-period=format!("{} {}", l.board, l.period)>
+                <span class="kind">"Projection"</span>
+                <a href=href>{format!("Rebuild {} {}", l.board, l.period)}</a>
+                <span class="meta">{format!(" — Redis is {how} the ledger (version sums {} and {})", l.projected, l.ledger)}</span>
+            </li>
+        }
+    }).collect_view();
+    let keys = a.keys.into_iter().map(|k| view! {
+        <li data-attention="key" data-key=k.id>
+            <span class="kind">"Rate limit"</span>
+            <a href="/admin/keys">{format!("Key {}…", k.prefix)}</a>
+            <span class="meta">{format!(" — {} of {} requests left at once ({}/s)", k.burst_left, k.burst, k.rate_per_second)}</span>
+        </li>
+    }).collect_view();
+    let redis = a.redis_unreadable.map(|why| view! {
+        <li data-attention="redis">
+            <span class="kind">"Redis"</span>
+            {format!("Redis could not be read, so projection lag and rate limits were not checked: {why}")}
+        </li>
+    });
+    view! { <ul class="attention-list">{due}{late}{rewards}{lagging}{keys}{redis}</ul> }.into_any()
+}
+
+/// The boards, each with a link to its current period's console, that period's state and its
+/// entries per hour over the last day.
 #[component]
 fn ConsoleBoards() -> impl IntoView {
-    let boards = Resource::new(|| (), |_| read_boards());
+    let boards = Resource::new(|| (), |_| read_activity());
     view! {
         <h2>"Boards"</h2>
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
@@ -57,21 +175,56 @@ fn ConsoleBoards() -> impl IntoView {
                             return view! { <p class="empty">"No boards yet; create one below."</p> }.into_any();
                         }
                         view! {
-                            <ul class="boards">
-                                {boards.into_iter().map(|b| view! {
-                                    <li>
-                                        <a href=format!("/admin/b/{}/{}", b.slug, b.current_period)>{b.title.clone()}</a>
-                                        <span class="meta">
-                                            {format!(" {} · {} · {} · {} · {}", b.slug, b.cadence, b.operator, b.tie_policy, b.current_period)}
-                                        </span>
-                                    </li>
-                                }).collect_view()}
+                            <ul class="boards activity">
+                                {boards.into_iter().map(|b| view! { <BoardLine b/> }).collect_view()}
                             </ul>
                         }.into_any()
                     })
                 })}
             </ErrorBoundary>
         </Suspense>
+    }
+}
+
+#[component]
+fn BoardLine(b: BoardActivity) -> impl IntoView {
+    let BoardActivity { board, state, since, per_hour } = b;
+    let hour = |i: usize| {
+        let start = since + jiff::SignedDuration::from_hours(i as i64);
+        start.strftime("%H:00").to_string()
+    };
+    let steps: Vec<String> = (0..per_hour.len()).map(hour).collect();
+    let total: u64 = per_hour.iter().sum();
+    let label = match per_hour.iter().enumerate().max_by_key(|(i, v)| (**v, std::cmp::Reverse(*i))) {
+        Some((peak, &most)) if most > 0 => format!(
+            "Entries per hour over the last 24 hours (UTC): {} in all, at most {} in the hour from {}, {} so far this hour",
+            grouped(total as i64),
+            grouped(most as i64),
+            steps[peak],
+            grouped(*per_hour.last().unwrap_or(&0) as i64),
+        ),
+        _ => "Entries per hour over the last 24 hours (UTC): none".to_owned(),
+    };
+    let caption = format!(
+        "{}: entries per hour, UTC, from {} (the last hour still running)",
+        board.title,
+        steps.first().cloned().unwrap_or_default()
+    );
+    view! {
+        <li data-board=board.slug.to_string()>
+            <div class="board-line">
+                <a href=format!("/admin/b/{}/{}", board.slug, board.current_period)>{board.title.clone()}</a>
+                " "
+                <span class=format!("state state-{state}") data-testid="board-state">{state.clone()}</span>
+                <span class="meta">
+                    {format!(" {} · {} · {} · {} · {}", board.slug, board.cadence, board.operator, board.tie_policy, board.current_period)}
+                </span>
+            </div>
+            <div class="board-activity">
+                <Sparkline values=per_hour label caption steps/>
+                <span class="meta" aria-hidden="true">{format!("{} in 24 h", grouped(total as i64))}</span>
+            </div>
+        </li>
     }
 }
 

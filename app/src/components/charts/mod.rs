@@ -7,6 +7,8 @@
 //! 390 px), and the same numbers as text in its caption or a list beside it. This module holds
 //! what the charts share: linear scales, "nice" axis ticks, number formatting and the frame.
 
+pub mod sparkline;
+
 /// The drawing area of a chart in `viewBox` units: the SVG scales it to the width it is given.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Frame {
