@@ -170,7 +170,7 @@ fn Console(
         </nav>
         // Keyed by step: after a transition the page re-renders in place, and an open confirmation
         // must not be carried over to the step that replaces it.
-        <section class="steps" aria-label="Lifecycle">
+        <section class="steps" id="lifecycle" aria-label="Lifecycle">
             <For each=move || steps.clone() key=|s| s.0 children=step/>
         </section>
         <FieldError error=transition_error field="reason"/>
@@ -178,7 +178,7 @@ fn Console(
         {settings}
         <CorrectPanel slug=slug.clone() period=period.clone() state=state.clone() preview/>
         <PreviewResult preview apply applied/>
-        <h2>"Late writes"</h2>
+        <h2 id="late">"Late writes"</h2>
         <LateWrites late slug=slug.clone() period=period.clone() preview/>
         <h2>"Leaders"</h2>
         <form method="get" action=format!("/admin/b/{slug}/{period}/member") class="find">
@@ -293,7 +293,7 @@ fn SettlementView(
                 }).collect_view()}
             </tbody>
         </table>
-        <h3>"Rewards"</h3>
+        <h3 id="rewards">"Rewards"</h3>
         {if rewards.is_empty() {
             view! { <p class="empty">"No prizes were won."</p> }.into_any()
         } else {
