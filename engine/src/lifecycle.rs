@@ -7,6 +7,7 @@
 
 use crate::ledger::audit::{AuditFilter, AuditRecord};
 use crate::ledger::{Projected, Revoked, SETTLEMENT_PAGE};
+use crate::progress::Progress;
 use crate::redis::ProjectedTotal;
 use crate::{Engine, EngineError};
 use domain::lifecycle::{State, Transition};
@@ -133,13 +134,32 @@ impl Engine {
         period: PeriodKey,
         actor: &str,
     ) -> Result<Settlement, EngineError> {
+        self.settle_with_progress(board, period, actor, &Progress::new()).await
+    }
+
+    /// [`Engine::settle`], reporting to `progress` (and to this process's registry of jobs, which
+    /// the console polls): checking the projection (uncounted), then the ledger's phases
+    /// (`Ledger::settle_with_progress`). A period settled before reports no phase.
+    pub async fn settle_with_progress(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        actor: &str,
+        progress: &Progress,
+    ) -> Result<Settlement, EngineError> {
+        let _job = progress.track("settle", &board.slug, &period);
         if self.ledger.state_of(&board.slug, &period).await? == State::Frozen {
+            progress.uncounted("checking the projection", "members");
             self.cross_check(board, period, actor).await?;
         }
-        let (settlement, _) =
-            self.ledger.settle(board, period, actor, jiff::Timestamp::now(), self.failpoints.hook()).await?;
+        let now = jiff::Timestamp::now();
+        let (settlement, _) = self
+            .ledger
+            .settle_with_progress(board, period, actor, now, self.failpoints.hook(), progress)
+            .await?;
         self.failpoints.hit("settle.after_commit")?;
         self.wake_rewards();
+        progress.done();
         Ok(settlement)
     }
 

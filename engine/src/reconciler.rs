@@ -10,6 +10,7 @@
 //! both paths record the version while leaving the member out of the ranking.
 
 use crate::ledger::audit::AuditRecord;
+use crate::progress::Progress;
 use crate::redis::ProjectedTotal;
 use crate::{Engine, EngineError};
 use domain::{Board, BoardSlug, PeriodKey};
@@ -124,9 +125,27 @@ impl Engine {
         actor: &str,
         page: u64,
     ) -> Result<RebuildReport, EngineError> {
+        self.rebuild_with_progress(slug, period, actor, page, &Progress::new()).await
+    }
+
+    /// [`Engine::rebuild_in_pages`], reporting to `progress` (and to this process's registry of
+    /// jobs) one phase, `projecting`: ranked members pushed to Redis, page by page, out of the
+    /// ledger's count when the rebuild began. Writes go on meanwhile (an open period), so the
+    /// count may move: the last report is what was rebuilt.
+    pub async fn rebuild_with_progress(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        actor: &str,
+        page: u64,
+        progress: &Progress,
+    ) -> Result<RebuildReport, EngineError> {
         let started = Instant::now();
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
+        let _job = progress.track("rebuild", slug, &period);
+        let (ranked, _) = self.ledger.version_summary(slug, &period).await?;
+        progress.phase("projecting", "members", ranked);
         // The ledger is read page by page on a task of its own while the pages already read go
         // to Redis: a large period's rebuild takes about as long as the slower of the two.
         let (pages, mut received) = tokio::sync::mpsc::channel(2);
@@ -150,9 +169,11 @@ impl Engine {
             let hidden_here = totals.iter().filter(|t| t.hidden).count() as u64;
             (members, hidden) = (members + totals.len() as u64 - hidden_here, hidden + hidden_here);
             rebuild.push(&totals).await?;
+            progress.advance(totals.len() as u64 - hidden_here);
         }
         reader.await.map_err(|e| EngineError::Invalid(format!("the ledger reader stopped: {e}")))?;
         rebuild.finish().await?;
+        progress.settle_count();
         let report = RebuildReport { members, took_ms: started.elapsed().as_millis() as u64 };
         let key = period.to_string();
         let record = AuditRecord {
@@ -166,6 +187,7 @@ impl Engine {
             ..Default::default()
         };
         self.ledger.audit(&record, jiff::Timestamp::now()).await?;
+        progress.done();
         Ok(report)
     }
 
@@ -179,7 +201,7 @@ impl Engine {
 }
 
 /// Ledger totals per page of a streamed rebuild.
-const REBUILD_PAGE: u64 = 20_000;
+pub const REBUILD_PAGE: u64 = 20_000;
 
 /// A stored total as the projection holds it.
 fn encode(board: &Board, t: crate::ledger::StoredTotal) -> Result<ProjectedTotal, EngineError> {

@@ -11,6 +11,7 @@
 //! digest and the whole chain of `previous_digest`s. Rewards are not carried: the source
 //! delivered them.
 
+use crate::progress::Progress;
 use crate::{Engine, EngineError};
 use domain::board::Prize;
 use domain::lifecycle::State;
@@ -228,11 +229,162 @@ pub struct ImportReport {
     pub projected: bool,
 }
 
+impl PeriodExport {
+    /// The rows of the export, as [`write_export`] counts them: entries, totals, late writes and
+    /// the standings of every revision.
+    pub fn rows(&self) -> u64 {
+        let standings: usize =
+            self.revisions.iter().chain([&self.settlement]).map(|r| r.standings.len()).sum();
+        (self.entries.len() + self.totals.len() + self.late_entries.len() + standings) as u64
+    }
+}
+
+/// The arrays whose items [`write_export`] counts as rows.
+const ROW_ARRAYS: [&str; 4] = ["entries", "totals", "late_entries", "standings"];
+
+/// Rows written between two reports of [`write_export`].
+const ROWS_PER_REPORT: u64 = 1000;
+
+/// Writes an export as `laurel export` does — pretty JSON, then a newline — reporting one phase,
+/// `writing` ([`PeriodExport::rows`]), advanced every thousand rows as they are serialised, and
+/// then the end of the export.
+pub fn write_export(
+    export: &PeriodExport,
+    mut out: impl std::io::Write,
+    progress: &Progress,
+) -> std::io::Result<()> {
+    progress.phase("writing", "rows", export.rows());
+    let mut formatter = RowCounter {
+        pretty: serde_json::ser::PrettyFormatter::new(),
+        progress,
+        open: Vec::new(),
+        key: String::new(),
+        in_key: false,
+        unreported: 0,
+    };
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, &mut formatter);
+    export.serialize(&mut serializer).map_err(std::io::Error::other)?;
+    progress.advance(std::mem::take(&mut formatter.unreported));
+    out.write_all(b"\n")?;
+    out.flush()?;
+    progress.done();
+    Ok(())
+}
+
+/// What a [`RowCounter`] is inside of.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Open {
+    Object,
+    /// An array named in [`ROW_ARRAYS`]: each object in it is a row.
+    Rows,
+    Array,
+}
+
+/// serde_json's pretty printer (the bytes are exactly `to_string_pretty`'s), counting the objects
+/// closed directly inside the arrays of [`ROW_ARRAYS`] by the key that names each array.
+struct RowCounter<'a> {
+    pretty: serde_json::ser::PrettyFormatter<'static>,
+    progress: &'a Progress,
+    open: Vec<Open>,
+    /// The last object key written (the name of the value that follows it).
+    key: String,
+    in_key: bool,
+    unreported: u64,
+}
+
+impl serde_json::ser::Formatter for &mut RowCounter<'_> {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        let named = self.open.last() == Some(&Open::Object) && ROW_ARRAYS.contains(&self.key.as_str());
+        self.open.push(if named { Open::Rows } else { Open::Array });
+        self.pretty.begin_array(w)
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open.pop();
+        self.pretty.end_array(w)
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.pretty.begin_array_value(w, first)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.end_array_value(w)
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open.push(Open::Object);
+        self.pretty.begin_object(w)
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open.pop();
+        if self.open.last() == Some(&Open::Rows) {
+            self.unreported += 1;
+            if self.unreported == ROWS_PER_REPORT {
+                self.progress.advance(std::mem::take(&mut self.unreported));
+            }
+        }
+        self.pretty.end_object(w)
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        (self.in_key, self.key) = (true, String::new());
+        self.pretty.begin_object_key(w, first)
+    }
+
+    fn end_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.in_key = false;
+        self.pretty.end_object_key(w)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.begin_object_value(w)
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.pretty.end_object_value(w)
+    }
+
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        if self.in_key {
+            self.key.push_str(fragment);
+        }
+        self.pretty.write_string_fragment(w, fragment)
+    }
+}
+
 impl Engine {
     /// Exports a settled or archived period (`Conflict { code: "not_settled" }` otherwise).
     pub async fn export_period(&self, slug: &BoardSlug, period: &str) -> Result<PeriodExport, EngineError> {
+        self.export_period_with_progress(slug, period, &Progress::new()).await
+    }
+
+    /// [`Engine::export_period`], reporting `reading the period` to `progress`: one transaction
+    /// whose rows are not counted before they are read. [`write_export`] reports the rows it
+    /// writes, and the end.
+    pub async fn export_period_with_progress(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+        progress: &Progress,
+    ) -> Result<PeriodExport, EngineError> {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
+        let _job = progress.track("export", slug, &period);
+        progress.uncounted("reading the period", "rows");
         Ok(self.ledger.export_period(&board, period, Timestamp::now()).await?)
     }
 
@@ -241,6 +393,17 @@ impl Engine {
     /// writes, settlement, standings and state. Refused, with nothing written, if the period
     /// exists here or the recomputed digest is not the exported one.
     pub async fn import_period(&self, export: &PeriodExport) -> Result<ImportReport, EngineError> {
+        self.import_period_with_progress(export, &Progress::new()).await
+    }
+
+    /// [`Engine::import_period`], reporting to `progress` the ledger's phases (entries, late
+    /// writes, totals replayed and inserted, the standings of each revision: counted from the
+    /// export) and, for a settled period, `projecting`.
+    pub async fn import_period_with_progress(
+        &self,
+        export: &PeriodExport,
+        progress: &Progress,
+    ) -> Result<ImportReport, EngineError> {
         if export.format != FORMAT
             || !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&export.format_version)
         {
@@ -257,14 +420,18 @@ impl Engine {
                 export.period, board.cadence
             )));
         }
-        let report = self.ledger.import_period(&board, export, Timestamp::now()).await?;
+        let _job = progress.track("import", &board.slug, &export.period);
+        let report =
+            self.ledger.import_period_with_progress(&board, export, Timestamp::now(), progress).await?;
         self.forget_cached(&board.slug);
         let projected = if report.state == State::Settled {
             // Settled periods are still read from the projection; the ledger has everything, so
             // a Redis failure only leaves the rebuild to `laurel rebuild`.
             let projected = async {
                 let totals = self.projected_totals(&board, &export.period).await?;
+                progress.phase("projecting", "members", totals.len() as u64);
                 self.projection.rebuild(&board.slug, &export.period, &totals).await?;
+                progress.advance(totals.len() as u64);
                 Ok::<_, EngineError>(())
             };
             match projected.await {
@@ -278,6 +445,7 @@ impl Engine {
         } else {
             false
         };
+        progress.done();
         Ok(ImportReport { projected, ..report })
     }
 }

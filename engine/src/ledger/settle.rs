@@ -7,6 +7,7 @@ use super::lifecycle::{lock_period_state, set_state};
 use super::sql::{INSERT_CHUNK, member_id, multi_row_insert};
 use super::standings::SETTLEMENT_PAGE;
 use super::{Backend, Ledger, LedgerError, Tx, micros};
+use crate::progress::Progress;
 use domain::lifecycle::{State, Step, Transition, step};
 use domain::settlement::{FinalTotal, RULE_VERSION, Standing, canonical_text, standings};
 use domain::view::Settlement;
@@ -36,8 +37,24 @@ impl Ledger {
         now: jiff::Timestamp,
         failpoint: Failpoint,
     ) -> Result<(Settlement, bool), LedgerError> {
+        self.settle_with_progress(board, period, actor, now, failpoint, &Progress::new()).await
+    }
+
+    /// [`Ledger::settle`], reporting its phases to `progress`: reading totals, writing standings,
+    /// writing the member directory (members, counted in the transaction before the reads), and
+    /// writing rewards (prized members).
+    pub async fn settle_with_progress(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        actor: &str,
+        now: jiff::Timestamp,
+        failpoint: Failpoint,
+        progress: &Progress,
+    ) -> Result<(Settlement, bool), LedgerError> {
         let slug = board.slug.clone();
         let (ledger, board, actor) = (self.clone(), board.clone(), actor.to_owned());
+        let progress = progress.clone();
         let settled = super::detached(async move {
             let mut w = ledger.begin_write().await?;
             let (slug, key) = (board.slug.as_str(), period.to_string());
@@ -62,16 +79,22 @@ impl Ledger {
             }
             // Step times go to the log (docs/BENCHMARKS.md reads them for a million members).
             let clock = std::time::Instant::now();
-            let totals = final_totals(&mut w.tx, ledger.backend, slug, &key).await?;
             // Hidden members keep their entries and totals but have no standing and no prize.
-            let hidden: i64 = sqlx::query(
-                "SELECT COUNT(*) AS n FROM totals WHERE board = $1 AND period = $2 AND version > 0 AND hidden <> 0",
+            // The members to read are counted first, in this transaction, so the reads report how
+            // many of how many.
+            let counts = sqlx::query(
+                "SELECT CAST(COALESCE(SUM(CASE WHEN hidden = 0 THEN 1 ELSE 0 END), 0) AS BIGINT) AS ranked, \
+                 CAST(COALESCE(SUM(CASE WHEN hidden <> 0 THEN 1 ELSE 0 END), 0) AS BIGINT) AS hidden \
+                 FROM totals WHERE board = $1 AND period = $2 AND version > 0",
             )
             .bind(slug)
             .bind(&key)
             .fetch_one(&mut *w.tx)
-            .await?
-            .try_get("n")?;
+            .await?;
+            let hidden: i64 = counts.try_get("hidden")?;
+            progress.phase("reading totals", "members", counts.try_get::<i64, _>("ranked")? as u64);
+            let totals =
+                final_totals_with_progress(&mut w.tx, ledger.backend, slug, &key, Some(&progress)).await?;
             let read = clock.elapsed();
             let standings = standings(board.tie_policy(), totals, &board.prizes);
             let digest = digest(slug, &key, &standings);
@@ -101,10 +124,19 @@ impl Ledger {
             .bind(json_text(&board.prizes)?)
             .execute(&mut *w.tx)
             .await?;
-            insert_standings(&mut w.tx, ledger.backend, &board.slug, &period, revision, &standings).await?;
+            insert_standings_with_progress(
+                &mut w.tx,
+                ledger.backend,
+                &board.slug,
+                &period,
+                revision,
+                &standings,
+                Some(&progress),
+            )
+            .await?;
             let written = clock.elapsed();
             failpoint("settle.after_standings")?;
-            insert_rewards(&mut w.tx, ledger.backend, slug, &key, revision, &standings, now).await?;
+            insert_rewards(&mut w.tx, ledger.backend, slug, &key, revision, &standings, now, &progress).await?;
             set_state(&mut w.tx, slug, &key, State::Settled, now).await?;
             let record = AuditRecord {
                 actor: &actor,
@@ -172,7 +204,24 @@ pub(super) async fn insert_standings(
     revision: i64,
     standings: &[Standing],
 ) -> Result<(), LedgerError> {
+    insert_standings_with_progress(tx, backend, board, period, revision, standings, None).await
+}
+
+/// [`insert_standings`], reporting two phases to `progress`: writing standings and writing the
+/// member directory, each counted in members and advanced per statement.
+pub(super) async fn insert_standings_with_progress(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &BoardSlug,
+    period: &PeriodKey,
+    revision: i64,
+    standings: &[Standing],
+    progress: Option<&Progress>,
+) -> Result<(), LedgerError> {
     let (slug, key) = (board.as_str(), period.to_string());
+    let phase = |name: &'static str| progress.inspect(|p| p.phase(name, "members", standings.len() as u64));
+    let advance = |members: usize| progress.inspect(|p| p.advance(members as u64));
+    phase("writing standings");
     use std::fmt::Write as _;
     let batch = settle_batch();
     // (Smaller blocks, and fewer per statement, when a test makes statements smaller, so that
@@ -209,6 +258,7 @@ pub(super) async fn insert_standings(
                 .bind(text.as_str());
         }
         query.execute(&mut **tx).await?;
+        advance(chunk.len());
     }
 
     // The member directory: blocks of MEMBER_BLOCK members in byte order (`str` orders by bytes,
@@ -227,7 +277,9 @@ pub(super) async fn insert_standings(
             (block[0].0, text)
         })
         .collect();
-    for chunk in blocks.chunks(INSERT_CHUNK) {
+    phase("writing the member directory");
+    let directory_block = MEMBER_BLOCK.min(batch);
+    for (i, chunk) in blocks.chunks(INSERT_CHUNK).enumerate() {
         let sql = multi_row_insert(
             backend,
             "INSERT INTO standing_members (board, period, revision, first_member, members) VALUES ",
@@ -239,6 +291,10 @@ pub(super) async fn insert_standings(
             query = query.bind(slug).bind(&key).bind(revision).bind(*first).bind(text.as_str());
         }
         query.execute(&mut **tx).await?;
+        // Members written so far: every block is full but the last.
+        let before = i * INSERT_CHUNK * directory_block;
+        let through = (before + chunk.len() * directory_block).min(by_member.len());
+        advance(through - before);
     }
     Ok(())
 }
@@ -265,6 +321,17 @@ pub(super) async fn final_totals(
     board: &str,
     period: &str,
 ) -> Result<Vec<FinalTotal>, LedgerError> {
+    final_totals_with_progress(tx, backend, board, period, None).await
+}
+
+/// [`final_totals`], advancing `progress` by each page's members.
+async fn final_totals_with_progress(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &str,
+    period: &str,
+    progress: Option<&Progress>,
+) -> Result<Vec<FinalTotal>, LedgerError> {
     let concat = match backend {
         Backend::Sqlite => "group_concat",
         Backend::Postgres => "string_agg",
@@ -277,7 +344,7 @@ pub(super) async fn final_totals(
     );
     let page_size = settle_batch() as i64;
     super::in_key_order(tx, backend).await?;
-    let totals = read_total_pages(tx, &sql, board, period, page_size).await;
+    let totals = read_total_pages(tx, &sql, board, period, page_size, progress).await;
     if backend == Backend::Postgres {
         // The rest of the settlement plans as usual.
         sqlx::query("SET LOCAL enable_sort = on").execute(&mut **tx).await?;
@@ -291,6 +358,7 @@ async fn read_total_pages(
     board: &str,
     period: &str,
     page_size: i64,
+    progress: Option<&Progress>,
 ) -> Result<Vec<FinalTotal>, LedgerError> {
     let mut totals = Vec::new();
     let mut after = String::new();
@@ -321,6 +389,9 @@ async fn read_total_pages(
                 reach_seq: reach_seq.parse().map_err(|_| corrupt())?,
             });
         }
+        if let Some(p) = progress {
+            p.advance(n as u64);
+        }
         if n < page_size {
             break;
         }
@@ -335,6 +406,7 @@ pub(super) fn json_text(value: &(impl serde::Serialize + ?Sized)) -> Result<Stri
 }
 
 /// One outbox row per prized member, keyed for the receiver by `laurel:<board>:<period>:<revision>:<member>`.
+#[allow(clippy::too_many_arguments)]
 async fn insert_rewards(
     tx: &mut Tx,
     backend: Backend,
@@ -343,8 +415,10 @@ async fn insert_rewards(
     revision: i64,
     standings: &[Standing],
     now: jiff::Timestamp,
+    progress: &Progress,
 ) -> Result<(), LedgerError> {
     let prized: Vec<&Standing> = standings.iter().filter(|s| s.prize.is_some()).collect();
+    progress.phase("writing rewards", "rewards", prized.len() as u64);
     for chunk in prized.chunks(INSERT_CHUNK) {
         let sql = multi_row_insert(
             backend,
@@ -365,6 +439,7 @@ async fn insert_rewards(
                 .bind(micros(now));
         }
         query.execute(&mut **tx).await?;
+        progress.advance(chunk.len() as u64);
     }
     Ok(())
 }

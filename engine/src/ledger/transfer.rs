@@ -3,11 +3,12 @@
 //! recomputed from the imported rows equals the exported one.
 
 use super::audit::{AuditRecord, record as audit};
-use super::settle::insert_standings;
+use super::settle::insert_standings_with_progress;
 use super::sql::{INSERT_CHUNK, multi_row_insert};
 use super::standings::read_standings;
 use super::{Backend, Ledger, LedgerError, Tx, instant, micros};
 use crate::hex;
+use crate::progress::Progress;
 use crate::transfer::{
     BoardDefinition, ExportedEntry, ExportedLate, ExportedSettlement, ExportedTotal, FORMAT, FORMAT_VERSION,
     ImportReport, PeriodExport,
@@ -21,6 +22,9 @@ use sha2::{Digest, Sha256};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use std::collections::{BTreeMap, HashMap};
+
+/// Rows inserted one by one between two reports of an import.
+const ROWS_PER_REPORT: usize = 1000;
 
 fn corrupt(what: impl std::fmt::Display) -> LedgerError {
     LedgerError::Corrupt(what.to_string())
@@ -153,10 +157,24 @@ impl Ledger {
         export: &PeriodExport,
         now: jiff::Timestamp,
     ) -> Result<ImportReport, LedgerError> {
-        let (ledger, board, export) = (self.clone(), board.clone(), export.clone());
+        self.import_period_with_progress(board, export, now, &Progress::new()).await
+    }
+
+    /// [`Ledger::import_period`], reporting its phases to `progress`, each counted from the
+    /// export: inserting entries, inserting late writes, replaying totals, inserting totals, and
+    /// for each revision writing standings and the member directory.
+    pub async fn import_period_with_progress(
+        &self,
+        board: &Board,
+        export: &PeriodExport,
+        now: jiff::Timestamp,
+        progress: &Progress,
+    ) -> Result<ImportReport, LedgerError> {
+        let (ledger, board, export, progress) =
+            (self.clone(), board.clone(), export.clone(), progress.clone());
         super::detached(async move {
             let mut w = ledger.begin_write().await?;
-            let report = import(&mut w.tx, ledger.backend, &board, &export, now).await?;
+            let report = import(&mut w.tx, ledger.backend, &board, &export, now, &progress).await?;
             w.tx.commit().await?;
             Ok(report)
         })
@@ -170,8 +188,15 @@ async fn import(
     board: &Board,
     export: &PeriodExport,
     now: jiff::Timestamp,
+    progress: &Progress,
 ) -> Result<ImportReport, LedgerError> {
     let (slug, key) = (board.slug.as_str(), export.period.to_string());
+    // Rows are inserted one statement each here: counted, and reported a thousand at a time.
+    let reported = |i: usize, of: usize| {
+        if (i + 1).is_multiple_of(ROWS_PER_REPORT) || i + 1 == of {
+            progress.advance(((i % ROWS_PER_REPORT) + 1) as u64);
+        }
+    };
     if !matches!(export.state, State::Settled | State::Archived) {
         return Err(LedgerError::refused("not_settled", format!("the export's period is {}", export.state)));
     }
@@ -212,7 +237,8 @@ async fn import(
     let mut watermark = 0_i64;
     // Per member, in order: (new id, the entry) of every entry that is not a revocation.
     let mut by_member: BTreeMap<&MemberId, Vec<(i64, &ExportedEntry)>> = BTreeMap::new();
-    for e in &export.entries {
+    progress.phase("inserting entries", "entries", export.entries.len() as u64);
+    for (i, e) in export.entries.iter().enumerate() {
         let revokes = match (&e.kind[..], &e.revokes) {
             ("revocation", Some(target)) => {
                 let id = *ids.get(target.as_str()).ok_or_else(|| {
@@ -275,9 +301,11 @@ async fn import(
             by_member.entry(&e.member).or_default().push((id, e));
         }
         watermark = watermark.max(id);
+        reported(i, export.entries.len());
     }
 
-    for l in &export.late_entries {
+    progress.phase("inserting late writes", "late writes", export.late_entries.len() as u64);
+    for (i, l) in export.late_entries.iter().enumerate() {
         let inserted = sqlx::query(
             "INSERT INTO late_entries (board, period, member, kind, external_id, delta, value, set_version, \
              occurred_at, received_at, metadata, status, decided_by, decided_at, decision_reason) \
@@ -308,6 +336,7 @@ async fn import(
                 format!("{slug} already has a late write {:?} in another period", l.external_id),
             ));
         }
+        reported(i, export.late_entries.len());
     }
 
     // Totals recomputed from the entries that still count; the export's own totals only supply
@@ -320,7 +349,8 @@ async fn import(
         ));
     }
     let mut totals = Vec::with_capacity(by_member.len());
-    for (member, entries) in &by_member {
+    progress.phase("replaying totals", "members", by_member.len() as u64);
+    for (i, (member, entries)) in by_member.iter().enumerate() {
         let counted = entries
             .iter()
             .filter(|(id, _)| !revoked.contains(id))
@@ -353,8 +383,10 @@ async fn import(
             set_version: replayed.set_version,
             hidden: source.hidden,
         });
+        reported(i, by_member.len());
     }
-    insert_totals(tx, backend, slug, &key, &totals, now).await?;
+    progress.phase("inserting totals", "members", totals.len() as u64);
+    insert_totals(tx, backend, slug, &key, &totals, now, progress).await?;
 
     // The settlement: standings recomputed from the imported totals (hidden members have none),
     // stored, read back and hashed.
@@ -366,16 +398,27 @@ async fn import(
     let computed = standings(board.tie_policy(), finals.collect(), &board.prizes);
     let s = &export.settlement;
     check_chain(export)?;
+    let some = Some(progress);
     // The revisions before the latest, as the source recorded them (checked by `check_chain`).
     for earlier in &export.revisions {
         insert_settlement(tx, slug, &key, earlier, earlier.watermark, earlier.standings.len(), None).await?;
-        insert_standings(tx, backend, &board.slug, &export.period, earlier.revision, &earlier.standings)
-            .await?;
+        let standings = &earlier.standings;
+        insert_standings_with_progress(
+            tx,
+            backend,
+            &board.slug,
+            &export.period,
+            earlier.revision,
+            standings,
+            some,
+        )
+        .await?;
     }
     // The latest revision was recomputed with the board's prize table: later revisions keep it.
     let prizes = super::settle::json_text(&board.prizes)?;
     insert_settlement(tx, slug, &key, s, watermark, computed.len(), Some(&prizes)).await?;
-    insert_standings(tx, backend, &board.slug, &export.period, s.revision, &computed).await?;
+    insert_standings_with_progress(tx, backend, &board.slug, &export.period, s.revision, &computed, some)
+        .await?;
     let stored = read_standings(&mut **tx, slug, &key, s.revision, 0, u64::MAX).await?;
     let digest = hex(&Sha256::digest(canonical_text(slug, &key, &stored).as_bytes()));
     if digest != s.digest || stored != s.standings {
@@ -563,6 +606,7 @@ async fn insert_totals(
     period: &str,
     totals: &[ExportedTotal],
     now: jiff::Timestamp,
+    progress: &Progress,
 ) -> Result<(), LedgerError> {
     for chunk in totals.chunks(INSERT_CHUNK) {
         let sql = multi_row_insert(
@@ -585,6 +629,7 @@ async fn insert_totals(
                 .bind(micros(now));
         }
         query.execute(&mut **tx).await?;
+        progress.advance(chunk.len() as u64);
     }
     Ok(())
 }
