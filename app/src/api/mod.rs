@@ -14,6 +14,7 @@ pub mod console;
 pub mod contestant;
 #[cfg(feature = "console")]
 pub mod corrections;
+pub mod history;
 #[cfg(feature = "console")]
 pub mod keys;
 #[cfg(feature = "ssr")]

@@ -1,10 +1,10 @@
 //! Pieces shared by pages.
 
+pub mod charts;
 #[cfg(feature = "console")]
 pub mod console;
 #[cfg(feature = "console")]
 pub mod correction;
-pub mod charts;
 pub mod countdown;
 pub mod error_view;
 pub mod freeze_banner;

@@ -1,14 +1,19 @@
 use crate::api::contestant::{MyLive, read_me, read_my_live};
+use crate::api::history::{read_periods_with_winners, read_ranking_distribution};
 use crate::api::{
     PAGE_SIZE, PinView, read_after, read_around, read_periods, read_ranking, read_revisions, read_snapshot,
 };
+use crate::components::charts::grouped;
+use crate::components::charts::histogram::Histogram;
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
 use crate::components::freeze_banner::FreezeBanner;
 use crate::components::live::LiveRanking;
 use crate::components::revisions::RevisionNotes;
 use crate::error::AppError;
-use domain::view::{PeriodInfo, RankingPage, ReadSource, RevisionNote};
+use domain::board::Prize;
+use domain::settlement::Standing;
+use domain::view::{Distribution, Entry, PeriodInfo, PeriodResult, RankingPage, ReadSource, RevisionNote};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::components::Form;
@@ -78,7 +83,9 @@ async fn load(board: String, period: String, mode: Mode) -> Result<Loaded, AppEr
 }
 
 /// `/b/{board}` and `/b/{board}/{period}`: a period's ranking, with the period switcher, its
-/// state and countdown, find-me, pinned and stable paging.
+/// state and countdown, find-me, pinned and stable paging; below it the distribution of points
+/// (with "you are here"), the prizes beside their ranks (and, once settled, their winners) and
+/// the board's past periods with their winners.
 #[component]
 pub fn BoardPage() -> impl IntoView {
     let params = use_params_map();
@@ -112,6 +119,9 @@ pub fn BoardPage() -> impl IntoView {
     };
     let revisions = Resource::new(board_period, |(board, period)| read_revisions(board, period, None));
     let my_live = Resource::new(board_period, |(board, period)| read_my_live(board, period));
+    let distribution =
+        Resource::new(board_period, |(board, period)| read_ranking_distribution(board, Some(period)));
+    let results = Resource::new(board, read_periods_with_winners);
     view! {
         <Suspense fallback=|| view! { <p>"Loading the board…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
@@ -124,7 +134,9 @@ pub fn BoardPage() -> impl IntoView {
                     let revisions = revisions.await.unwrap_or_default();
                     // And so is "me"'s own live standing during a public freeze.
                     let my_live = my_live.await.ok().flatten();
-                    loaded.await.map(|loaded| view! { <Board loaded periods me my_live revisions/> })
+                    // The charts below the ranking say when they could not be read.
+                    let shape = Shape { distribution: distribution.await.ok(), results: results.await.ok() };
+                    loaded.await.map(|loaded| view! { <Board loaded periods me my_live revisions shape/> })
                 })}
             </ErrorBoundary>
         </Suspense>
@@ -138,6 +150,7 @@ fn Board(
     me: Option<String>,
     my_live: Option<MyLive>,
     revisions: Vec<RevisionNote>,
+    shape: Shape,
 ) -> impl IntoView {
     let Loaded { page, mode, next_cursor, notice } = loaded;
     let RankingPage {
@@ -267,6 +280,7 @@ fn Board(
         }
     };
     let pin = ServerAction::<PinView>::new();
+    let shape_board = slug.clone();
 
     view! {
         <Title text=format!("{} · {period}", board.title)/>
@@ -344,5 +358,165 @@ fn Board(
         </Show>
         {controls}
         {failure}
+        <PeriodShape shape board=shape_board/>
+    }
+}
+
+/// What the board page shows below the ranking (None: could not be read).
+struct Shape {
+    distribution: Option<Distribution>,
+    results: Option<Vec<PeriodResult>>,
+}
+
+/// The period's distribution of points, its prizes (and winners once settled) and the board's
+/// past periods.
+#[component]
+fn PeriodShape(shape: Shape, board: String) -> impl IntoView {
+    let unread =
+        || view! { <p class="error" role="alert">"This could not be read; try again in a moment."</p> };
+    let distribution = match shape.distribution {
+        Some(d) => {
+            let period = d.period.to_string();
+            let settled = matches!(d.state.as_str(), "settled" | "archived");
+            view! {
+                <Histogram bins=d.bins me=d.me period=period.clone()/>
+                <h2 id="prizes-heading">"Prizes"</h2>
+                <Prizes prizes=d.prizes winners=d.winners settled board=board.clone() period/>
+            }
+            .into_any()
+        }
+        None => unread().into_any(),
+    };
+    let results = match shape.results {
+        Some(results) => view! { <PastPeriods results board/> }.into_any(),
+        None => unread().into_any(),
+    };
+    view! {
+        <section class="period-shape" aria-labelledby="shape-heading">
+            <h2 id="shape-heading">"Points in this period"</h2>
+            {distribution}
+        </section>
+        <section class="past-periods" aria-labelledby="past-heading">
+            <h2 id="past-heading">"Past periods"</h2>
+            {results}
+        </section>
+    }
+}
+
+/// A member as a link to their page in a period.
+fn member_link(board: &str, period: &str, member: &domain::MemberId, name: &str) -> impl IntoView + use<> {
+    view! { <a href=format!("/b/{board}/{period}/m/{member}")>{name.to_owned()}</a> }
+}
+
+/// The prize table: each line's ranks and prize and, once settled, the members who won it.
+#[component]
+fn Prizes(
+    prizes: Vec<Prize>,
+    winners: Vec<Standing>,
+    settled: bool,
+    board: String,
+    period: String,
+) -> impl IntoView {
+    if prizes.is_empty() {
+        return view! { <p class="empty">"This board has no prizes."</p> }.into_any();
+    }
+    let rows = prizes
+        .into_iter()
+        .map(|p| {
+            let ranks = if p.from_rank == p.to_rank {
+                format!("{}", p.from_rank)
+            } else {
+                format!("{}–{}", p.from_rank, p.to_rank)
+            };
+            let won: Vec<&Standing> =
+                winners.iter().filter(|s| (p.from_rank..=p.to_rank).contains(&s.rank)).collect();
+            let who = settled.then(|| {
+                if won.is_empty() {
+                    view! { <span class="empty">"nobody"</span> }.into_any()
+                } else {
+                    won.into_iter()
+                        .map(|s| {
+                            view! {
+                                <span class="winner">
+                                    {member_link(&board, &period, &s.member, s.member.as_str())}
+                                    {format!(" (rank {}, {} points) ", s.rank, grouped(s.points))}
+                                </span>
+                            }
+                        })
+                        .collect_view()
+                        .into_any()
+                }
+            });
+            view! {
+                <tr>
+                    <td>{ranks}</td>
+                    <td>{p.prize}</td>
+                    {settled.then(|| view! { <td>{who}</td> })}
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table class="entries prizes" data-testid="prizes">
+            <caption class="visually-hidden">"Prizes by rank"</caption>
+            <thead>
+                <tr>
+                    <th scope="col">"Ranks"</th>
+                    <th scope="col">"Prize"</th>
+                    {settled.then(|| view! { <th scope="col">"Won by"</th> })}
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+    .into_any()
+}
+
+/// The board's last periods with their states and winners (settled) or leaders (open, frozen).
+#[component]
+fn PastPeriods(results: Vec<PeriodResult>, board: String) -> impl IntoView {
+    let rows = results
+        .into_iter()
+        .map(|r| {
+            let period = r.period.to_string();
+            let settled = matches!(r.state.as_str(), "settled" | "archived");
+            let who = if r.leaders.is_empty() {
+                view! { <span class="empty">"no points"</span> }.into_any()
+            } else {
+                let names = r
+                    .leaders
+                    .iter()
+                    .map(|e: &Entry| {
+                        view! {
+                            {member_link(&board, &period, &e.member, e.name())}
+                            {format!(" ({} points) ", grouped(e.points))}
+                        }
+                    })
+                    .collect_view();
+                view! { {if settled { "Winner: " } else { "Leading: " }} {names} }.into_any()
+            };
+            view! {
+                <tr data-period=period.clone()>
+                    <td><a href=format!("/b/{board}/{period}")>{period.clone()}</a></td>
+                    <td><span class=format!("state state-{}", r.state)>{r.state.clone()}</span></td>
+                    <td>{who}</td>
+                    <td class="num">{grouped(r.members as i64)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table class="entries past" data-testid="past-periods">
+            <caption class="visually-hidden">"The board's last periods, newest first"</caption>
+            <thead>
+                <tr>
+                    <th scope="col">"Period"</th>
+                    <th scope="col">"State"</th>
+                    <th scope="col">"Winner"</th>
+                    <th scope="col">"Members"</th>
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
     }
 }

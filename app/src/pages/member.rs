@@ -1,14 +1,19 @@
+use crate::api::history::read_member_history;
 use crate::api::{read_member, read_revisions};
+use crate::components::charts::history::RankHistory;
+use crate::components::charts::points::PointsChart;
 use crate::components::error_view::ErrorView;
 use crate::components::freeze_banner::FreezeBanner;
 use crate::components::revisions::RankChanges;
-use domain::view::{LedgerEntry, MemberView, ReadSource, RevisionNote};
+use domain::TiePolicy;
+use domain::view::{LedgerEntry, MemberHistory, MemberView, RankTarget, ReadSource, RevisionNote};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-/// `/b/{board}/{period}/m/{member}`: a member's rank and points, and the ledger entries behind
-/// them ("why this score"), newest first.
+/// `/b/{board}/{period}/m/{member}`: a member's rank and points, the points to the next ranks,
+/// a chart of their points through the period, the ledger entries behind them ("why this
+/// score"), newest first, and their rank in the board's last periods.
 #[component]
 pub fn MemberPage() -> impl IntoView {
     let params = use_params_map();
@@ -21,13 +26,16 @@ pub fn MemberPage() -> impl IntoView {
     };
     let view_data = Resource::new(source, |(b, p, m, before)| read_member(b, p, m, before));
     let revisions = Resource::new(source, |(b, p, m, _)| read_revisions(b, p, Some(m)));
+    let history = Resource::new(source, |(b, p, m, _)| read_member_history(b, p, m));
     view! {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
                     // A failure to read the revisions never hides the member.
                     let revisions = revisions.await.unwrap_or_default();
-                    view_data.await.map(|v| view! { <Member v revisions/> })
+                    // Nor does a failure to read the history: the page says so where the charts were.
+                    let history = history.await.ok();
+                    view_data.await.map(|v| view! { <Member v revisions history/> })
                 })}
             </ErrorBoundary>
         </Suspense>
@@ -52,10 +60,23 @@ pub(crate) fn change(e: &LedgerEntry) -> String {
 }
 
 #[component]
-fn Member(v: MemberView, revisions: Vec<RevisionNote>) -> impl IntoView {
+fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHistory>) -> impl IntoView {
     let MemberView { board, period, member, standing, standing_source, entries, older, frozen_at } = v;
     let back = format!("/b/{}/{period}?find={member}", board.slug);
     let name = standing.as_ref().map_or(member.to_string(), |s| s.name().to_owned());
+    let slug = board.slug.to_string();
+    let (targets, chart, periods) = match history {
+        Some(h) => {
+            let targets = view! { <Targets next=h.next_rank prize=h.prize policy=h.tie_policy/> };
+            let chart = view! { <PointsChart steps=h.steps who=name.clone() period=period.to_string() truncated=h.truncated/> };
+            let periods = view! { <RankHistory periods=h.periods board=slug member=member.to_string() current=period/> };
+            (Some(targets), chart.into_any(), periods.into_any())
+        }
+        None => {
+            let unread = || view! { <p class="error" role="alert">"The history could not be read; try again in a moment."</p> };
+            (None, unread().into_any(), unread().into_any())
+        }
+    };
     view! {
         <Title text=format!("{name} · {}", board.title)/>
         <p><a href=back>{format!("← {} {period}", board.title)}</a></p>
@@ -79,6 +100,9 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>) -> impl IntoView {
             }.into_any(),
             None => view! { <p class="notice">{format!("No points in {period}.")}</p> }.into_any(),
         }}
+        {targets}
+        <h2>"Points through the period"</h2>
+        {chart}
         <RankChanges notes=revisions zone=board.time_zone.clone()/>
         <h2>"Why this score"</h2>
         {if entries.is_empty() {
@@ -103,5 +127,36 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>) -> impl IntoView {
             }.into_any()
         }}
         {older.map(|id| view! { <p><a class="button" href=format!("?before={id}")>"Older entries"</a></p> })}
+        <h2>"Last periods"</h2>
+        {periods}
     }
+}
+
+/// "N points to rank R" while the period is open: to the member just above, and to the lowest
+/// prized rank from outside the prizes. Under `shared` equal points share a rank, so N is the
+/// gap; under `first_reached` the member there reached it first, so N is one more.
+#[component]
+fn Targets(next: Option<RankTarget>, prize: Option<RankTarget>, policy: TiePolicy) -> impl IntoView {
+    let how = match policy {
+        TiePolicy::Shared => "equal points share a rank",
+        TiePolicy::FirstReached => "on equal points, who reached them first ranks higher",
+    };
+    let prize_text = |t: &RankTarget| t.prize.as_ref().map(|p| format!(" ({p})")).unwrap_or_default();
+    // The prize line says nothing new when the next rank is already the prized one.
+    let prize = prize.filter(|p| next.as_ref().is_none_or(|n| n.rank != p.rank || n.points != p.points));
+    (next.is_some() || prize.is_some()).then(|| view! {
+        <ul class="targets" data-testid="targets">
+            {next.map(|t| view! {
+                <li data-testid="to-next-rank">
+                    <strong>{t.points}</strong> {format!(" points to rank {}{}", t.rank, prize_text(&t))}
+                </li>
+            })}
+            {prize.map(|t| view! {
+                <li data-testid="to-prize">
+                    <strong>{t.points}</strong> {format!(" points to a prize: rank {}{}", t.rank, prize_text(&t))}
+                </li>
+            })}
+            <li class="hint">{format!("Counting from the public ranking; {how}.")}</li>
+        </ul>
+    })
 }

@@ -7,7 +7,12 @@
 //! 390 px), and the same numbers as text in its caption or a list beside it. This module holds
 //! what the charts share: linear scales, "nice" axis ticks, number formatting and the frame.
 
+pub mod histogram;
+pub mod history;
+pub mod points;
 pub mod sparkline;
+
+use leptos::prelude::*;
 
 /// The drawing area of a chart in `viewBox` units: the SVG scales it to the width it is given.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -19,10 +24,11 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// The frame of a full-width chart (wide enough for a phone's and a desktop's width).
-    pub const WIDE: Frame = Frame { width: 640.0, height: 240.0, margin: (48.0, 12.0, 12.0, 28.0) };
+    /// The frame of a full-width chart: the stylesheet caps its width, so its 14-unit text reads
+    /// as 10–17 px from a 390 px phone to a desktop.
+    pub const WIDE: Frame = Frame { width: 480.0, height: 200.0, margin: (44.0, 12.0, 12.0, 26.0) };
     /// The frame of a small chart beside a list.
-    pub const SMALL: Frame = Frame { width: 320.0, height: 120.0, margin: (32.0, 8.0, 8.0, 20.0) };
+    pub const SMALL: Frame = Frame { width: 320.0, height: 140.0, margin: (36.0, 10.0, 12.0, 26.0) };
 
     /// The `viewBox` attribute of the SVG.
     pub fn view_box(&self) -> String {
@@ -140,6 +146,27 @@ pub fn compact(n: i64) -> String {
 pub fn coord(v: f64) -> String {
     let text = format!("{v:.1}");
     text.strip_suffix(".0").map(str::to_owned).unwrap_or(text)
+}
+
+/// Horizontal grid lines at `ticks` of the vertical scale `y`, labelled on the left. (Inside an
+/// `svg role="img"`: the chart's label and text say the numbers.)
+#[component]
+pub fn YAxis(frame: Frame, y: Scale, ticks: Vec<i64>) -> impl IntoView {
+    let (left, right) = (coord(frame.left()), coord(frame.right()));
+    view! {
+        <g class="axis">
+            {ticks
+                .into_iter()
+                .map(|t| {
+                    let at = coord(y.at(t as f64));
+                    view! {
+                        <line x1=left.clone() x2=right.clone() y1=at.clone() y2=at.clone()></line>
+                        <text x=coord(frame.left() - 5.0) y=at dy="0.35em" text-anchor="end">{compact(t)}</text>
+                    }
+                })
+                .collect_view()}
+        </g>
+    }
 }
 
 #[cfg(test)]

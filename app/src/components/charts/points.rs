@@ -1,0 +1,142 @@
+//! A member's points through a period: a step line of the total after each entry, by when the
+//! ledger recorded it (the order the total followed; corrections and revocations have no other
+//! time), with corrections, revocations and revoked entries marked.
+
+use super::{Frame, YAxis, coord, grouped, ticks};
+use domain::view::PointStep;
+use leptos::prelude::*;
+
+/// How many steps the chart's table lists (the newest; the line shows them all).
+const LISTED: usize = 50;
+
+/// What a step is, in the chart's words.
+fn what(step: &PointStep, before: i64) -> String {
+    let change = step.points - before;
+    let moved = if change == 0 { "no change".to_owned() } else { format!("{change:+}") };
+    let kind = match step.kind.as_str() {
+        "point" => "points",
+        "total" => "total set",
+        "submission" => "submission",
+        "correction" => "correction",
+        "revocation" => "revocation",
+        other => other,
+    };
+    if step.revoked { format!("{kind} ({moved}), revoked later") } else { format!("{kind} ({moved})") }
+}
+
+/// The chart and, below it, its numbers as text.
+#[component]
+pub fn PointsChart(steps: Vec<PointStep>, who: String, period: String, truncated: bool) -> impl IntoView {
+    if steps.is_empty() {
+        return view! { <p class="empty" data-testid="points-chart-empty">{format!("No entries in {period} yet.")}</p> }
+            .into_any();
+    }
+    let frame = Frame::WIDE;
+    let last = steps.last().map_or(0, |s| s.points);
+    let low = steps.iter().map(|s| s.points).min().unwrap_or(0).min(0);
+    let high = steps.iter().map(|s| s.points).max().unwrap_or(0).max(1);
+    let marks = ticks(low, high, 4);
+    let y = frame.y((marks[0] as f64, *marks.last().expect("a tick") as f64));
+    let seconds = |s: &PointStep| s.at.as_millisecond() as f64 / 1000.0;
+    let (start, end) = (seconds(&steps[0]), seconds(steps.last().expect("a step")));
+    let x = frame.x((start, end));
+    // A step line from 0 before the first entry: across to each entry, then up or down to its total.
+    let mut path = format!("M{} {}", coord(frame.left()), coord(y.at(0.0)));
+    for s in &steps {
+        path.push_str(&format!(" H{} V{}", coord(x.at(seconds(s))), coord(y.at(s.points as f64))));
+    }
+    path.push_str(&format!(" H{}", coord(frame.right())));
+    let count = |kind: &str| steps.iter().filter(|s| s.kind == kind).count();
+    let (corrections, revocations) = (count("correction"), count("revocation"));
+    let revoked = steps.iter().filter(|s| s.revoked).count();
+    let label = format!(
+        "Points of {who} through {period}: {} after {} entries{}; {corrections} corrections, {revocations} revocations, {revoked} revoked entries.",
+        grouped(last),
+        steps.len(),
+        if truncated { " (the first ones only)" } else { "" },
+    );
+    let time = |s: &PointStep| s.at.strftime("%m-%d %H:%M").to_string();
+    let marks_view = steps
+        .iter()
+        .scan(0, |before, s| {
+            let b = *before;
+            *before = s.points;
+            Some((s, b))
+        })
+        .filter(|(s, _)| s.revoked || s.kind == "correction" || s.kind == "revocation")
+        .map(|(s, before)| {
+            let (cx, cy) = (x.at(seconds(s)), y.at(s.points as f64));
+            let tip = format!("{} UTC: {}, {} points", time(s), what(s, before), grouped(s.points));
+            match (s.kind.as_str(), s.revoked) {
+                ("correction", _) => view! {
+                    <path class="mark correction" d=format!("M{} {} l6 6 l-6 6 l-6 -6 z", coord(cx), coord(cy - 6.0))><title>{tip}</title></path>
+                }
+                .into_any(),
+                ("revocation", _) => view! {
+                    <path class="mark revocation" d=format!("M{} {} l10 10 m0 -10 l-10 10", coord(cx - 5.0), coord(cy - 5.0))><title>{tip}</title></path>
+                }
+                .into_any(),
+                _ => view! {
+                    <circle class="mark revoked" cx=coord(cx) cy=coord(cy) r="5"><title>{tip}</title></circle>
+                }
+                .into_any(),
+            }
+        })
+        .collect_view();
+    let mut rows: Vec<(PointStep, i64)> = Vec::with_capacity(steps.len());
+    let mut before = 0;
+    for s in &steps {
+        rows.push((s.clone(), before));
+        before = s.points;
+    }
+    let listed = rows.len().min(LISTED);
+    let rows_view = rows
+        .iter()
+        .rev()
+        .take(LISTED)
+        .map(|(s, before)| {
+            view! {
+                <tr class:revoked=s.revoked>
+                    <td>{s.at.strftime("%Y-%m-%d %H:%M:%S").to_string()}</td>
+                    <td>{what(s, *before)}</td>
+                    <td class="num">{grouped(s.points)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let (first_time, last_time) = (time(&steps[0]), time(steps.last().expect("a step")));
+    let aria = label.clone();
+    view! {
+        <figure class="chart points-chart" data-testid="points-chart">
+            <svg viewBox=frame.view_box() role="img" aria-label=aria preserveAspectRatio="xMidYMid meet">
+                <title>{label.clone()}</title>
+                <YAxis frame y ticks=marks/>
+                <path class="line" d=path></path>
+                {marks_view}
+                <g class="axis">
+                    <text x=coord(frame.left()) y=coord(frame.height - 6.0)>{first_time}</text>
+                    <text x=coord(frame.right()) y=coord(frame.height - 6.0) text-anchor="end">{last_time}</text>
+                </g>
+            </svg>
+            <figcaption>
+                {label}
+                <span class="legend" aria-hidden="true">
+                    " " <span class="key correction">"◆ correction"</span>
+                    " " <span class="key revocation">"✕ revocation"</span>
+                    " " <span class="key revoked">"○ revoked entry"</span>
+                </span>
+            </figcaption>
+            <details class="chart-data">
+                <summary>{format!("The chart's numbers ({listed} newest of {} steps)", rows.len())}</summary>
+                <table class="entries">
+                    <caption class="visually-hidden">"Points after each entry, newest first (UTC)"</caption>
+                    <thead>
+                        <tr><th scope="col">"When (UTC)"</th><th scope="col">"Entry"</th><th scope="col">"Points after"</th></tr>
+                    </thead>
+                    <tbody>{rows_view}</tbody>
+                </table>
+            </details>
+        </figure>
+    }
+    .into_any()
+}
