@@ -242,6 +242,101 @@ impl ServeArgs {
     }
 }
 
+/// How `laurel rebuild`, `export` and `import` show their progress on stderr (stdout keeps only
+/// their result, which scripts read): a bar per phase on a terminal, each finished phase left as
+/// a line above it; otherwise plain lines — each phase's start and end, and at most one a second
+/// in between.
+pub fn progress(job: &'static str) -> engine::progress::Progress {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        return bar(job);
+    }
+    let lines = std::sync::Mutex::new(Lines::default());
+    engine::progress::Progress::observed(move |r| {
+        let mut lines = lines.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(line) = lines.next(job, r, std::time::Instant::now()) {
+            eprintln!("{line}");
+        }
+    })
+}
+
+/// The bar drawn on a terminal (indicatif draws it at most 20 times a second).
+fn bar(job: &'static str) -> engine::progress::Progress {
+    use indicatif::{ProgressBar, ProgressStyle};
+    let bar = ProgressBar::hidden();
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    let counted = ProgressStyle::with_template("{msg} [{bar:30}] {human_pos}/{human_len} ({percent} %)")
+        .expect("a valid template")
+        .progress_chars("=> ");
+    let uncounted = ProgressStyle::with_template("{spinner} {msg}").expect("a valid template");
+    let last = std::sync::Mutex::new(None::<engine::progress::Report>);
+    engine::progress::Progress::observed(move |r| {
+        let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+        let ended = last.as_ref().filter(|l| r.done || l.phase != r.phase);
+        if let Some(ended) = ended.filter(|l| !l.phase.is_empty()) {
+            bar.println(line(job, ended));
+        }
+        if r.done {
+            bar.finish_and_clear();
+            return;
+        }
+        let new_phase = last.as_ref().is_none_or(|l| l.phase != r.phase);
+        *last = Some(r.clone());
+        if new_phase {
+            bar.reset();
+            bar.set_message(format!("{job} {} ({})", r.phase, r.unit));
+            match r.total {
+                Some(total) => {
+                    bar.disable_steady_tick();
+                    bar.set_style(counted.clone());
+                    bar.set_length(total);
+                }
+                None => {
+                    bar.set_style(uncounted.clone());
+                    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+                }
+            }
+        }
+        if let Some(total) = r.total {
+            bar.set_length(total);
+        }
+        bar.set_position(r.processed);
+    })
+}
+
+/// The plain lines of a job's progress, as the next reading calls for them.
+#[derive(Default)]
+struct Lines {
+    /// The phase of the last reading, and when its last line was printed.
+    phase: &'static str,
+    printed: Option<std::time::Instant>,
+}
+
+impl Lines {
+    fn next(&mut self, job: &str, r: &engine::progress::Report, now: std::time::Instant) -> Option<String> {
+        let new_phase = r.phase != self.phase;
+        self.phase = r.phase;
+        let ended = r.total == Some(r.processed) && (r.processed > 0 || new_phase);
+        let due = self.printed.is_none_or(|at| now.duration_since(at) >= std::time::Duration::from_secs(1));
+        if r.done || !(new_phase || ended || due) {
+            return None;
+        }
+        self.printed = Some(now);
+        Some(line(job, r))
+    }
+}
+
+/// A reading as one line: `rebuild projecting: 40000/120000 members (33%)`.
+fn line(job: &str, r: &engine::progress::Report) -> String {
+    match r.total {
+        Some(total) => {
+            let percent = (r.processed * 100).checked_div(total).unwrap_or(100);
+            format!("{job} {}: {}/{total} {} ({percent}%)", r.phase, r.processed, r.unit)
+        }
+        None => format!("{job} {}…", r.phase),
+    }
+}
+
 /// A positive number of seconds (`5`, `0.5`).
 fn seconds(s: &str) -> Result<std::time::Duration, String> {
     let n: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number of seconds"))?;
@@ -253,7 +348,41 @@ fn seconds(s: &str) -> Result<std::time::Duration, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::PublicUrl;
+    use super::{Lines, PublicUrl};
+    use engine::progress::Report;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn plain_progress_lines_are_each_phase_s_start_and_end_and_one_a_second_between() {
+        let mut lines = Lines::default();
+        let start = Instant::now();
+        let at = |ms| start + Duration::from_millis(ms);
+        let reading =
+            |phase, processed, total, done| Report { phase, unit: "members", processed, total, done };
+        let mut printed = Vec::new();
+        let readings = [
+            (0, reading("checking the projection", 0, None, false)),
+            (10, reading("reading totals", 0, Some(3000), false)),
+            (300, reading("reading totals", 1000, Some(3000), false)),
+            (1200, reading("reading totals", 2000, Some(3000), false)),
+            (1300, reading("reading totals", 3000, Some(3000), false)),
+            (1400, reading("writing rewards", 0, Some(0), false)),
+            (1500, reading("writing rewards", 0, Some(0), true)),
+        ];
+        for (ms, r) in readings {
+            printed.extend(lines.next("settle", &r, at(ms)));
+        }
+        assert_eq!(
+            printed,
+            [
+                "settle checking the projection…",
+                "settle reading totals: 0/3000 members (0%)",
+                "settle reading totals: 2000/3000 members (66%)",
+                "settle reading totals: 3000/3000 members (100%)",
+                "settle writing rewards: 0/0 members (100%)",
+            ]
+        );
+    }
 
     #[test]
     fn a_public_url_is_an_origin() {

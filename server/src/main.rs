@@ -85,30 +85,36 @@ async fn main() -> anyhow::Result<()> {
         Command::Rebuild { stores, board, period } => {
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
             let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
-            let report = engine.rebuild(&board, &period, "cli").await?;
+            let progress = cli::progress("rebuild");
+            let page = engine::reconciler::REBUILD_PAGE;
+            let report = engine.rebuild_with_progress(&board, &period, "cli", page, &progress).await?;
             println!("rebuilt {board} {period}: {} members in {} ms", report.members, report.took_ms);
             Ok(())
         }
         Command::Export { stores, board, period, out } => {
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
             let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
-            let export = engine.export_period(&board, &period).await?;
-            let json = serde_json::to_string_pretty(&export)?;
+            let progress = cli::progress("export");
+            let export = engine.export_period_with_progress(&board, &period, &progress).await?;
+            // The bytes `serde_json::to_string_pretty` makes, and a newline.
+            use engine::transfer::write_export as write;
             match out {
-                Some(path) => {
-                    std::fs::write(&path, json + "\n").with_context(|| format!("write {}", path.display()))?
-                }
-                None => println!("{json}"),
+                Some(path) => std::fs::File::create(&path)
+                    .and_then(|file| write(&export, std::io::BufWriter::new(file), &progress))
+                    .with_context(|| format!("write {}", path.display()))?,
+                None => write(&export, std::io::BufWriter::new(std::io::stdout().lock()), &progress)?,
             }
             Ok(())
         }
         Command::Doctor { ledger, fix } => doctor(&ledger.database_url, fix).await,
         Command::Import { stores, file } => {
+            let progress = cli::progress("import");
+            progress.uncounted("reading the file", "bytes");
             let text = std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
             let export: engine::transfer::PeriodExport = serde_json::from_str(&text)
                 .with_context(|| format!("{} is not a period export", file.display()))?;
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
-            let r = engine.import_period(&export).await?;
+            let r = engine.import_period_with_progress(&export, &progress).await?;
             println!(
                 "imported {} {} ({}): {} entries, {} late writes, {} members, digest {}",
                 r.board, r.period, r.state, r.entries, r.late_entries, r.members, r.digest
