@@ -43,8 +43,15 @@ pub struct Progress(Arc<Inner>);
 
 #[derive(Default)]
 struct Inner {
-    report: Mutex<Report>,
+    report: Mutex<Readings>,
     observer: Option<Observer>,
+}
+
+/// The latest reading, and the last reading of each phase before it.
+#[derive(Default)]
+struct Readings {
+    now: Report,
+    ended: Vec<Report>,
 }
 
 impl std::fmt::Debug for Progress {
@@ -66,14 +73,22 @@ impl Progress {
 
     /// The latest reading.
     pub fn report(&self) -> Report {
-        self.0.report.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.0.report.lock().unwrap_or_else(|e| e.into_inner()).now.clone()
+    }
+
+    /// The last reading of every phase so far, in order, the current one last: what the work
+    /// went through, with its final numbers once it is done.
+    pub fn phases(&self) -> Vec<Report> {
+        let readings = self.0.report.lock().unwrap_or_else(|e| e.into_inner());
+        let current = Some(&readings.now).filter(|r| !r.phase.is_empty());
+        readings.ended.iter().chain(current).cloned().collect()
     }
 
     fn update(&self, change: impl FnOnce(&mut Report)) {
         let report = {
-            let mut report = self.0.report.lock().unwrap_or_else(|e| e.into_inner());
-            change(&mut report);
-            report.clone()
+            let mut readings = self.0.report.lock().unwrap_or_else(|e| e.into_inner());
+            change(&mut readings.now);
+            readings.now.clone()
         };
         if let Some(observer) = &self.0.observer {
             observer(&report);
@@ -82,12 +97,25 @@ impl Progress {
 
     /// Starts a phase of `total` items (none done yet).
     pub fn phase(&self, phase: &'static str, unit: &'static str, total: u64) {
-        self.update(|r| *r = Report { phase, unit, processed: 0, total: Some(total), done: false });
+        self.begin(Report { phase, unit, processed: 0, total: Some(total), done: false });
     }
 
     /// Starts a phase whose size is not known before it ends.
     pub fn uncounted(&self, phase: &'static str, unit: &'static str) {
-        self.update(|r| *r = Report { phase, unit, processed: 0, total: None, done: false });
+        self.begin(Report { phase, unit, processed: 0, total: None, done: false });
+    }
+
+    fn begin(&self, next: Report) {
+        {
+            let mut readings = self.0.report.lock().unwrap_or_else(|e| e.into_inner());
+            let ended = std::mem::replace(&mut readings.now, next.clone());
+            if !ended.phase.is_empty() {
+                readings.ended.push(ended);
+            }
+        }
+        if let Some(observer) = &self.0.observer {
+            observer(&next);
+        }
     }
 
     /// Counts `n` more items of the phase done. Items that appeared after the phase was counted
@@ -162,6 +190,8 @@ pub struct JobReport {
     /// `settle`, `rebuild`, `export` or `import`.
     pub kind: &'static str,
     pub report: Report,
+    /// The last reading of each phase so far ([`Progress::phases`]).
+    pub phases: Vec<Report>,
     /// How long ago it ended (None while it runs). Ended without `report.done`: it failed.
     pub ended_ago: Option<Duration>,
 }
@@ -174,7 +204,12 @@ pub fn latest(board: &BoardSlug, period: &PeriodKey) -> Option<JobReport> {
     if ended_ago.is_some_and(|ago| ago >= KEPT_AFTER_END) {
         return None;
     }
-    Some(JobReport { kind: job.kind, report: job.progress.report(), ended_ago })
+    Some(JobReport {
+        kind: job.kind,
+        report: job.progress.report(),
+        phases: job.progress.phases(),
+        ended_ago,
+    })
 }
 
 #[cfg(test)]
@@ -191,8 +226,11 @@ mod tests {
         p.advance(2);
         p.settle_count();
         assert_eq!(*seen.lock().unwrap(), [(0, Some(3)), (2, Some(3)), (4, Some(4)), (4, Some(4))]);
+        p.uncounted("swapping", "keys");
         p.done();
         assert!(p.report().done);
+        let phases: Vec<_> = p.phases().iter().map(|r| (r.phase, r.processed, r.total, r.done)).collect();
+        assert_eq!(phases, [("projecting", 4, Some(4), false), ("swapping", 0, None, true)]);
     }
 
     #[test]

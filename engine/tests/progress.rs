@@ -129,8 +129,21 @@ async fn long_work_reports_true_counts_to_the_end() {
             // Pages of 20: the reads report many times on the way.
             assert!(found[1].3 > 100, "{ctx}: {} readings of the totals", found[1].3);
             assert!(found[2].3 > 2 && found[3].3 >= 2, "{ctx}: {found:?}");
+            // The registry keeps each phase's final numbers, as the console shows them at the end.
             let job = latest(&b.slug, &period).unwrap();
             assert_eq!((job.kind, job.report.done), ("settle", true), "{ctx}");
+            let ends: Vec<_> = job.phases.iter().map(|r| (r.phase, r.processed, r.total)).collect();
+            assert_eq!(
+                ends,
+                [
+                    ("checking the projection", 0, None),
+                    ("reading totals", ranked, Some(ranked)),
+                    ("writing standings", ranked, Some(ranked)),
+                    ("writing the member directory", ranked, Some(ranked)),
+                    ("writing rewards", 3, Some(3)),
+                ],
+                "{ctx}"
+            );
 
             // The export: read, then written with its rows counted as they are serialised.
             let (progress, seen) = recorded();
