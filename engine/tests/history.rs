@@ -14,6 +14,11 @@ use domain::write::{Change, Write};
 use domain::{EventId, MemberId, TiePolicy};
 use engine::{Engine, EngineError};
 
+/// A period's standing as compared: period, state, rank, points, members.
+type PeriodRow = (String, String, Option<u64>, Option<i64>, u64);
+/// A period's result as compared: period, state, leaders (member, rank, tied).
+type ResultRow = (String, String, Vec<(String, u64, bool)>);
+
 fn m(id: &str) -> MemberId {
     MemberId::parse(id).unwrap()
 }
@@ -191,7 +196,7 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
         e.transition(&b.slug, &past, Transition::Settle, "admin:ann", None).await.unwrap();
 
         let h = history(e, &b, &current, "u3").await;
-        let periods: Vec<(String, String, Option<u64>, Option<i64>, u64)> = h
+        let periods: Vec<PeriodRow> = h
             .periods
             .iter()
             .map(|p| (p.period.to_string(), p.state.clone(), p.rank, p.points, p.members))
@@ -210,7 +215,7 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
         assert_eq!((h.next_rank, h.prize), (None, None), "{name}: settled");
 
         let results = e.period_results(&b.slug).await.unwrap();
-        let said: Vec<(String, String, Vec<(String, u64, bool)>)> = results
+        let said: Vec<ResultRow> = results
             .iter()
             .map(|r| {
                 let mut leaders: Vec<_> =
