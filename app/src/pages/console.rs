@@ -53,7 +53,8 @@ pub fn ConsolePage() -> impl IntoView {
 /// What needs an admin first: due periods, late writes to review, undelivered rewards,
 /// projections not level with the ledger and keys near their limit — each a link to where it is
 /// fixed (the period console's sections: `#late`, `#rewards`, `#lifecycle` for a rebuild; the keys
-/// page).
+/// page). A link to a section is a full load (`rel="external"`: the router leaves it alone), so the
+/// browser scrolls to the section in the page the server rendered whole.
 #[component]
 fn NeedsAttention() -> impl IntoView {
     let attention = Resource::new(|| (), |_| read_attention());
@@ -108,7 +109,7 @@ fn AttentionList(a: Attention) -> impl IntoView {
         view! {
             <li data-attention="late" data-period=format!("{} {}", l.board, l.period)>
                 <span class="kind">"Late"</span>
-                <a href=href>{format!("Review {} {writes} of {} {}", grouped(l.count as i64), l.board, l.period)}</a>
+                <a href=href rel="external">{format!("Review {} {writes} of {} {}", grouped(l.count as i64), l.board, l.period)}</a>
             </li>
         }
     }).collect_view();
@@ -127,7 +128,7 @@ fn AttentionList(a: Attention) -> impl IntoView {
             view! {
                 <li data-attention="rewards" data-period=format!("{} {}", r.board, r.period)>
                     <span class="kind">"Rewards"</span>
-                    <a href=href>{format!("Rewards of {} {}", r.board, r.period)}</a>
+                    <a href=href rel="external">{format!("Rewards of {} {}", r.board, r.period)}</a>
                     <span class="meta">{format!(" — {}", what.join(", "))}</span>
                 </li>
             }
@@ -139,7 +140,7 @@ fn AttentionList(a: Attention) -> impl IntoView {
         view! {
             <li data-attention="lag" data-period=format!("{} {}", l.board, l.period)>
                 <span class="kind">"Projection"</span>
-                <a href=href>{format!("Rebuild {} {}", l.board, l.period)}</a>
+                <a href=href rel="external">{format!("Rebuild {} {}", l.board, l.period)}</a>
                 <span class="meta">{format!(" — Redis is {how} the ledger (version sums {} and {})", l.projected, l.ledger)}</span>
             </li>
         }
