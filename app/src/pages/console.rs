@@ -227,6 +227,7 @@ fn BoardLine(b: BoardActivity) -> impl IntoView {
             </div>
         </li>
     }
+    .into_any()
 }
 
 /// The board form. Every field is checked on the server by the same parser as the REST API; the

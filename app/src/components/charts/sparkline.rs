@@ -57,6 +57,7 @@ pub fn Sparkline(values: Vec<u64>, label: String, steps: Vec<String>, caption: S
             </table>
         </figure>
     }
+    .into_any()
 }
 
 #[cfg(test)]
