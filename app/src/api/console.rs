@@ -49,6 +49,31 @@ pub struct PeriodConsole {
     pub rewards: Vec<RewardView>,
 }
 
+/// The latest long job of a period (a settlement, a rebuild) in the instance that answered, for
+/// the console's progress bar.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobProgress {
+    /// `settle`, `rebuild`, `export` or `import`.
+    pub kind: String,
+    /// Each phase so far with its latest numbers, the current one last.
+    pub phases: Vec<PhaseProgress>,
+    /// Still running (else it ended, `done` or failed).
+    pub running: bool,
+    pub done: bool,
+    /// Milliseconds since it ended (none while it runs).
+    pub ended_ms_ago: Option<u64>,
+}
+
+/// One phase of a job: `reading totals`, 40 000 of 120 000 `members`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseProgress {
+    pub phase: String,
+    pub unit: String,
+    pub processed: u64,
+    /// None for a phase that cannot be counted up front.
+    pub total: Option<u64>,
+}
+
 /// A page of the audit trail and the cursor of the next one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AuditPage {
@@ -234,6 +259,34 @@ pub async fn transition(
     }
     let info = engine.transition(&slug, &period, transition, &actor, reason).await?;
     Ok(format!("{} is now {}.", info.period, info.state))
+}
+
+/// How far the running (or just ended) settlement or rebuild of a period is, as this instance
+/// knows it: the registry of jobs is per process (`engine::progress`), so behind several
+/// instances a poll that reaches another one answers None, and the console keeps a bar without
+/// numbers.
+#[server(endpoint = "admin_progress")]
+pub async fn read_progress(board: String, period: String) -> Result<Option<JobProgress>, AppError> {
+    super::admin::admin_actor().await?;
+    let engine = engine()?;
+    let slug = board_slug(board)?;
+    let key = engine.period_of(&engine.board(&slug).await?, Some(&period))?;
+    Ok(engine::progress::latest(&slug, &key).map(|job| JobProgress {
+        kind: job.kind.into(),
+        phases: job
+            .phases
+            .iter()
+            .map(|r| PhaseProgress {
+                phase: r.phase.into(),
+                unit: r.unit.into(),
+                processed: r.processed,
+                total: r.total,
+            })
+            .collect(),
+        running: job.ended_ago.is_none(),
+        done: job.report.done,
+        ended_ms_ago: job.ended_ago.map(|ago| ago.as_millis() as u64),
+    }))
 }
 
 /// A member's standing, ledger total, hidden state and every ledger entry behind it, for the

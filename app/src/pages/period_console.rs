@@ -1,6 +1,6 @@
-use crate::api::console::{EditBoard, PeriodConsole, Transition, read_period};
+use crate::api::console::{EditBoard, JobProgress, PeriodConsole, Transition, read_period, read_progress};
 use crate::api::corrections::{ApplyCorrection, PreviewCorrection};
-use crate::components::console::{ActionOutcome, Confirm, FieldError};
+use crate::components::console::{ActionOutcome, Confirm, FieldError, JobProgressView};
 use crate::components::correction::{CorrectPanel, PreviewResult};
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
@@ -32,15 +32,75 @@ pub fn PeriodConsolePage() -> impl IntoView {
         (get("board"), get("period"), versions)
     };
     let data = Resource::new(source, |(board, period, _)| read_period(board, period));
+    // Here, not in `Console`: the console is drawn again when the step ends, and the final
+    // numbers arrive after that.
+    let job = RwSignal::new(None::<JobProgress>);
+    follow_jobs(transition, move || source().0, job);
+    let page = move |c| view! { <Console c transition edit preview apply applied job/> };
     view! {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
-                {move || Suspend::new(async move {
-                    data.await.map(|c| view! { <Console c transition edit preview apply applied/> })
-                })}
+                {move || Suspend::new(async move { data.await.map(page) })}
             </ErrorBoundary>
         </Suspense>
     }
+}
+
+/// Steps whose progress the engine counts (`engine::progress`).
+const MEASURED: [&str; 2] = ["settle", "rebuild"];
+
+/// How often the console asks how far a settlement or rebuild is.
+const POLL_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// How recently a job must have ended for its final numbers to be this step's.
+const ENDED_WITHIN_MS: u64 = 10_000;
+
+/// While a settlement or a rebuild runs, asks every [`POLL_EVERY`] how far it is
+/// (`read_progress`, answered by the instance that polled: another instance knows nothing of
+/// it, and the bar stays without numbers); when the step answers, once more, for the final
+/// numbers of the job that just ended. In the browser only (effects do not run on the server).
+fn follow_jobs(
+    transition: ServerAction<Transition>,
+    board: impl Fn() -> String + Copy + Send + Sync + 'static,
+    job: RwSignal<Option<JobProgress>>,
+) {
+    let period = move || transition.input().with(|t| t.as_ref().map(|t| (t.period.clone(), t.step.clone())));
+    Effect::new(move |following: Option<Option<(IntervalHandle, String, String)>>| {
+        let input = period();
+        if input.is_some() {
+            // Another step began: the numbers of the last one are no longer news.
+            job.set(None);
+        }
+        let running = input.filter(|(_, step)| MEASURED.contains(&step.as_str()));
+        if let Some(Some((handle, period, step))) = following {
+            handle.clear();
+            if running.is_none() {
+                let board = board();
+                leptos::task::spawn_local(async move {
+                    if let Ok(Some(found)) = read_progress(board, period).await
+                        && found.kind == step
+                        && found.done
+                        && found.ended_ms_ago.is_some_and(|ms| ms < ENDED_WITHIN_MS)
+                    {
+                        job.set(Some(found));
+                    }
+                });
+            }
+        }
+        let (period, step) = running?;
+        let (poll_board, poll_period) = (board(), period.clone());
+        let poll = move || {
+            let (board, period) = (poll_board.clone(), poll_period.clone());
+            leptos::task::spawn_local(async move {
+                let found = read_progress(board, period).await.ok().flatten();
+                // A job that ended is an earlier one (this one's end is read once it answered).
+                if transition.pending().get_untracked() {
+                    job.set(found.filter(|j| j.running));
+                }
+            });
+        };
+        set_interval_with_handle(poll, POLL_EVERY).ok().map(|handle| (handle, period, step))
+    });
 }
 
 /// A lifecycle step: its name (the server function's `step`), label, consequence and button.
@@ -54,6 +114,7 @@ fn Console(
     preview: ServerAction<PreviewCorrection>,
     apply: ServerAction<ApplyCorrection>,
     applied: RwSignal<Option<String>>,
+    job: RwSignal<Option<JobProgress>>,
 ) -> impl IntoView {
     let PeriodConsole {
         board,
@@ -87,8 +148,10 @@ fn Console(
     let (step_slug, step_period) = (slug.clone(), period.clone());
     let step = move |(name, label, consequence, button): Step| {
         let (slug, period) = (step_slug.clone(), step_period.clone());
+        // Settle and rebuild show their numbers; the job polled must be this step's.
+        let progress = Signal::derive(move || job.get().filter(|j| j.kind == name));
         view! {
-            <Confirm label consequence pending>
+            <Confirm label consequence pending progress>
                 <ActionForm action=transition>
                     <input type="hidden" name="board" value=slug/>
                     <input type="hidden" name="period" value=period/>
@@ -175,6 +238,7 @@ fn Console(
         </section>
         <FieldError error=transition_error field="reason"/>
         <ActionOutcome outcome=move || transition.value().get()/>
+        {move || job.get().filter(|j| !j.running).map(|job| view! { <JobProgressView job/> })}
         {settings}
         <CorrectPanel slug=slug.clone() period=period.clone() state=state.clone() preview/>
         <PreviewResult preview apply applied/>
