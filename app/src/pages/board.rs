@@ -380,7 +380,7 @@ fn PeriodShape(shape: Shape, board: String) -> impl IntoView {
             let settled = matches!(d.state.as_str(), "settled" | "archived");
             view! {
                 <Histogram bins=d.bins me=d.me period=period.clone()/>
-                <h2 id="prizes-heading">"Prizes"</h2>
+                <h3>"Prizes"</h3>
                 <Prizes prizes=d.prizes winners=d.winners settled board=board.clone() period/>
             }
             .into_any()

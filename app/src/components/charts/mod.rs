@@ -24,8 +24,8 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// The frame of a full-width chart: the stylesheet caps its width, so its 14-unit text reads
-    /// as 10–17 px from a 390 px phone to a desktop.
+    /// The frame of a full-width chart: the stylesheet caps its width (36rem), so its 15-unit
+    /// text reads as 11–18 px from a 390 px phone to a desktop.
     pub const WIDE: Frame = Frame { width: 480.0, height: 200.0, margin: (44.0, 12.0, 12.0, 26.0) };
     /// The frame of a small chart beside a list.
     pub const SMALL: Frame = Frame { width: 320.0, height: 140.0, margin: (36.0, 10.0, 12.0, 26.0) };
