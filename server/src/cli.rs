@@ -307,9 +307,10 @@ fn bar(job: &'static str) -> engine::progress::Progress {
 /// The plain lines of a job's progress, as the next reading calls for them.
 #[derive(Default)]
 struct Lines {
-    /// The phase of the last reading, and when its last line was printed.
+    /// The phase of the last reading, and when its last line was printed, and that line.
     phase: &'static str,
     printed: Option<std::time::Instant>,
+    line: String,
 }
 
 impl Lines {
@@ -321,8 +322,13 @@ impl Lines {
         if r.done || !(new_phase || ended || due) {
             return None;
         }
+        let next = line(job, r);
+        if next == self.line {
+            return None;
+        }
         self.printed = Some(now);
-        Some(line(job, r))
+        self.line.clone_from(&next);
+        Some(next)
     }
 }
 
@@ -366,6 +372,8 @@ mod tests {
             (300, reading("reading totals", 1000, Some(3000), false)),
             (1200, reading("reading totals", 2000, Some(3000), false)),
             (1300, reading("reading totals", 3000, Some(3000), false)),
+            // The same numbers again (a count settled at the end) print nothing new.
+            (1350, reading("reading totals", 3000, Some(3000), false)),
             (1400, reading("writing rewards", 0, Some(0), false)),
             (1500, reading("writing rewards", 0, Some(0), true)),
         ];
