@@ -46,15 +46,18 @@ pub fn Sparkline(values: Vec<u64>, label: String, steps: Vec<String>, caption: S
                 <polyline class="spark-line" points=line fill="none"/>
                 <circle class="spark-dot" cx=coord(dot_x) cy=coord(dot_y) r="3"/>
             </svg>
-            <table class="visually-hidden">
-                <caption>{caption}</caption>
-                <thead><tr><th scope="col">"Hour"</th><th scope="col">"Count"</th></tr></thead>
-                <tbody>
-                    {steps.into_iter().zip(values).map(|(step, v)| view! {
-                        <tr><th scope="row">{step}</th><td>{v}</td></tr>
-                    }).collect_view()}
-                </tbody>
-            </table>
+            // In a box of its own: a table grows to its content, whatever width it is given.
+            <div class="visually-hidden">
+                <table>
+                    <caption>{caption}</caption>
+                    <thead><tr><th scope="col">"Hour"</th><th scope="col">"Count"</th></tr></thead>
+                    <tbody>
+                        {steps.into_iter().zip(values).map(|(step, v)| view! {
+                            <tr><th scope="row">{step}</th><td>{v}</td></tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </div>
         </figure>
     }
     .into_any()
