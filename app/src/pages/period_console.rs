@@ -55,7 +55,7 @@ const POLL_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
 /// How recently a job must have ended for its final numbers to be this step's.
 const ENDED_WITHIN_MS: u64 = 10_000;
 
-/// While a settlement or a rebuild runs, asks every [`POLL_EVERY`] how far it is
+/// While a settlement or a rebuild runs, asks at once and every [`POLL_EVERY`] how far it is
 /// (`read_progress`, answered by the instance that polled: another instance knows nothing of
 /// it, and the bar stays without numbers); when the step answers, once more, for the final
 /// numbers of the job that just ended. In the browser only (effects do not run on the server).
@@ -99,6 +99,8 @@ fn follow_jobs(
                 }
             });
         };
+        // At once too: a step shorter than a poll still shows what it was doing.
+        poll.clone()();
         set_interval_with_handle(poll, POLL_EVERY).ok().map(|handle| (handle, period, step))
     });
 }
