@@ -21,7 +21,8 @@ pub fn Histogram(bins: Vec<PointsBin>, me: Option<Entry>, period: String) -> imp
     let frame = Frame::WIDE;
     let members: u64 = bins.iter().map(|b| b.members).sum();
     let most = bins.iter().map(|b| b.members).max().unwrap_or(0).max(1);
-    let marks = ticks(0, most as i64, 4);
+    // A quarter more than the highest bar: room above it for "you are here".
+    let marks = ticks(0, most as i64 + most as i64 / 4 + 1, 4);
     let y = frame.y((0.0, *marks.last().expect("a tick") as f64));
     let width = (frame.right() - frame.left()) / bins.len() as f64;
     let mine = me.as_ref().and_then(|m| bins.iter().position(|b| b.from <= m.points && m.points < b.to));
@@ -64,7 +65,7 @@ pub fn Histogram(bins: Vec<PointsBin>, me: Option<Entry>, period: String) -> imp
                     let anchor = if centre > frame.width * 0.75 { "end" } else if centre < frame.width * 0.25 { "start" } else { "middle" };
                     view! {
                         <path class="you" d=format!("M{} {} l-6 -9 h12 z", coord(centre), coord(top - 3.0))></path>
-                        <text class="you" x=coord(centre) y=coord((top - 15.0).max(14.0)) text-anchor=anchor>"you are here"</text>
+                        <text class="you" x=coord(centre) y=coord(top - 16.0) text-anchor=anchor>"you are here"</text>
                     }
                 })}
             }
