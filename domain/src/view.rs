@@ -412,13 +412,14 @@ pub struct RewardAttempt {
 
 /// One step of a member's points through a period (the member page's chart): the total after
 /// an entry, replayed from the entries that counted at that moment, as the public sees them.
+/// Steps are in the order the entries happened.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PointStep {
     /// The entry's id in the ledger.
     pub entry: i64,
     /// `point`, `total`, `submission`, `correction` or `revocation`.
     pub kind: String,
-    /// When the ledger recorded it: the order the total followed.
+    /// When it happened (a correction or revocation: when it was made).
     pub at: Timestamp,
     /// The member's points after it.
     pub points: i64,
@@ -454,10 +455,14 @@ pub struct PeriodStanding {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemberHistory {
     pub period: PeriodKey,
+    /// The chart's time axis: from the period's start until its end or the time of the read,
+    /// whichever is earlier (widened to the steps outside it, e.g. a correction after the end).
+    pub from: Timestamp,
+    pub until: Timestamp,
     pub tie_policy: TiePolicy,
-    /// Oldest first.
+    /// In the order they happened.
     pub steps: Vec<PointStep>,
-    /// More entries than the chart reads: the steps are the oldest ones.
+    /// More entries than the chart reads: the steps are the first recorded ones.
     pub truncated: bool,
     /// The public standing the targets are computed from.
     pub standing: Option<Entry>,

@@ -19,6 +19,7 @@ use domain::view::{
 };
 use domain::write::{Counted, replay};
 use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
+use std::collections::HashSet;
 
 /// The most entries the points chart replays (the oldest ones; the page says when there are more).
 pub const TIMELINE_ENTRIES: u64 = 2000;
@@ -51,8 +52,11 @@ impl Engine {
             Some(s) if open => self.targets(&board, key, s).await?,
             _ => (None, None),
         };
+        let span = key.span(&board.zone);
         Ok(MemberHistory {
             period: key,
+            from: span.start,
+            until: span.end.min(jiff::Timestamp::now()),
             tie_policy: board.tie_policy(),
             steps: steps(&entries),
             truncated,
@@ -293,19 +297,28 @@ pub fn bin_edges(low: i64, high: i64, bins: u32) -> Vec<i64> {
     edges
 }
 
-/// The chart's steps: after each entry, the total replayed from the entries that counted at that
-/// moment (a revocation takes its entry out from then on, as the ledger did).
+/// The chart's steps, by when each entry happened (ties in ledger order): after each, the total
+/// replayed from the entries that count at that moment — a revocation takes its entry out from
+/// then on. The order does not change the last total: sums, the highest submission and the
+/// highest total version are the same in any order.
 fn steps(entries: &[TimelineEntry]) -> Vec<PointStep> {
-    let revoked: std::collections::HashSet<i64> = entries.iter().filter_map(|e| e.revokes).collect();
+    let revoked: HashSet<i64> = entries.iter().filter_map(|e| e.revokes).collect();
+    let mut in_time: Vec<&TimelineEntry> = entries.iter().collect();
+    in_time.sort_by_key(|e| (e.occurred_at, e.id));
     let mut counting: Vec<(i64, Counted)> = Vec::new();
+    // Revoked before they happened (an entry may be dated a few minutes ahead): never count.
+    let mut gone: HashSet<i64> = HashSet::new();
     let mut points = 0;
-    entries
-        .iter()
+    in_time
+        .into_iter()
         .map(|e| {
             match (e.counted, e.revokes) {
-                (Some(c), _) => counting.push((e.id, c)),
-                (None, Some(target)) => counting.retain(|(id, _)| *id != target),
-                (None, None) => {}
+                (Some(c), _) if !gone.contains(&e.id) => counting.push((e.id, c)),
+                (None, Some(target)) => {
+                    counting.retain(|(id, _)| *id != target);
+                    gone.insert(target);
+                }
+                _ => {}
             }
             let counted: Vec<Counted> = counting.iter().map(|(_, c)| *c).collect();
             // A total past the bounds cannot be stored, so replay fails only on a corrupt row: keep
@@ -314,7 +327,7 @@ fn steps(entries: &[TimelineEntry]) -> Vec<PointStep> {
             PointStep {
                 entry: e.id,
                 kind: e.kind.clone(),
-                at: e.recorded_at,
+                at: e.occurred_at,
                 points,
                 revoked: revoked.contains(&e.id),
             }
@@ -331,6 +344,34 @@ mod tests {
         assert_eq!(points_to_reach(TiePolicy::Shared, 10, 25), 15);
         assert_eq!(points_to_reach(TiePolicy::FirstReached, 10, 25), 16);
         assert_eq!(points_to_reach(TiePolicy::Shared, 30, 25), 1);
+    }
+
+    #[test]
+    fn steps_follow_the_time_entries_happened_and_revocations_take_them_out() {
+        use domain::write::Effect;
+        let at = |s: i64| jiff::Timestamp::from_second(1_800_000_000 + s).unwrap();
+        let entry = |id, kind: &str, second, effect: Option<Effect>, revokes| TimelineEntry {
+            id,
+            kind: kind.into(),
+            occurred_at: at(second),
+            counted: effect.map(|effect| Counted { effect, reach_seq: None }),
+            revokes,
+        };
+        let entries = [
+            entry(1, "point", 20, Some(Effect::Add(5)), None),
+            entry(2, "point", 10, Some(Effect::Add(3)), None),
+            entry(3, "revocation", 30, None, Some(1)),
+            entry(4, "submission", 40, Some(Effect::Submission(2)), None),
+            // Dated before the revocation that comes first in time: never counts.
+            entry(6, "revocation", 45, None, Some(5)),
+            entry(5, "point", 50, Some(Effect::Add(100)), None),
+        ];
+        let got: Vec<(i64, i64, bool)> =
+            steps(&entries).iter().map(|s| (s.entry, s.points, s.revoked)).collect();
+        assert_eq!(
+            got,
+            [(2, 3, false), (1, 8, true), (3, 3, false), (4, 3, false), (6, 3, false), (5, 3, true)]
+        );
     }
 
     #[test]

@@ -68,7 +68,7 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
     let (targets, chart, periods) = match history {
         Some(h) => {
             let targets = view! { <Targets next=h.next_rank prize=h.prize policy=h.tie_policy/> };
-            let chart = view! { <PointsChart steps=h.steps who=name.clone() period=period.to_string() truncated=h.truncated/> };
+            let chart = view! { <PointsChart steps=h.steps who=name.clone() period=period.to_string() truncated=h.truncated span=(h.from, h.until)/> };
             let periods = view! { <RankHistory periods=h.periods board=slug member=member.to_string() current=period/> };
             (Some(targets), chart.into_any(), periods.into_any())
         }

@@ -1,4 +1,4 @@
-//! A member's entries as the chart of their points reads them: oldest first, every kind, with
+//! A member's entries as the chart of their points reads them: in ledger order, every kind, with
 //! the id each revocation revokes, and only what the public sees of a publicly frozen period.
 
 use super::public::Viewer;
@@ -12,7 +12,8 @@ use sqlx::Row;
 pub struct TimelineEntry {
     pub id: i64,
     pub kind: String,
-    pub recorded_at: jiff::Timestamp,
+    /// When it happened (for corrections and revocations: when they were made).
+    pub occurred_at: jiff::Timestamp,
     /// What the entry does to the total (None for a revocation).
     pub counted: Option<Counted>,
     /// The entry a revocation revokes.
@@ -20,7 +21,7 @@ pub struct TimelineEntry {
 }
 
 impl Ledger {
-    /// Up to `limit` of a member's entries in a period, oldest first, as `seen_by` sees them:
+    /// Up to `limit` of a member's entries in a period, first recorded first, as `seen_by` sees them:
     /// the public sees no entry after a public freeze's watermark (the rule of
     /// [`Ledger::member_entries`], read in the same statement).
     pub async fn member_timeline(
@@ -39,7 +40,7 @@ impl Ledger {
             Viewer::Admin => "9223372036854775807",
         };
         let rows = sqlx::query(&format!(
-            "SELECT e.id, e.kind, e.delta, e.value, e.set_version, e.reach_seq, e.recorded_at, e.revokes \
+            "SELECT e.id, e.kind, e.delta, e.value, e.set_version, e.reach_seq, e.occurred_at, e.revokes \
              FROM entries e WHERE e.board = $1 AND e.period = $2 AND e.member = $3 AND e.id <= {until} \
              ORDER BY e.id LIMIT $4",
         ))
@@ -66,7 +67,7 @@ impl Ledger {
                 }
                 Ok(TimelineEntry {
                     id: r.try_get("id")?,
-                    recorded_at: instant(r.try_get("recorded_at")?)?,
+                    occurred_at: instant(r.try_get("occurred_at")?)?,
                     counted: match effect {
                         Some(effect) => Some(Counted { effect, reach_seq: r.try_get("reach_seq")? }),
                         None => None,

@@ -1,6 +1,6 @@
-//! A member's points through a period: a step line of the total after each entry, by when the
-//! ledger recorded it (the order the total followed; corrections and revocations have no other
-//! time), with corrections, revocations and revoked entries marked.
+//! A member's points through a period: a step line of the total after each entry, by when it
+//! happened (a correction or revocation: when it was made), across the period so far, with
+//! corrections, revocations and revoked entries marked.
 
 use super::{Frame, YAxis, coord, grouped, ticks};
 use domain::view::PointStep;
@@ -26,7 +26,14 @@ fn what(step: &PointStep, before: i64) -> String {
 
 /// The chart and, below it, its numbers as text.
 #[component]
-pub fn PointsChart(steps: Vec<PointStep>, who: String, period: String, truncated: bool) -> impl IntoView {
+pub fn PointsChart(
+    steps: Vec<PointStep>,
+    who: String,
+    period: String,
+    truncated: bool,
+    /// The time axis (widened to the steps outside it).
+    span: (jiff::Timestamp, jiff::Timestamp),
+) -> impl IntoView {
     if steps.is_empty() {
         return view! { <p class="empty" data-testid="points-chart-empty">{format!("No entries in {period} yet.")}</p> }
             .into_any();
@@ -37,15 +44,16 @@ pub fn PointsChart(steps: Vec<PointStep>, who: String, period: String, truncated
     let high = steps.iter().map(|s| s.points).max().unwrap_or(0).max(1);
     let marks = ticks(low, high, 4);
     let y = frame.y((marks[0] as f64, *marks.last().expect("a tick") as f64));
-    let seconds = |s: &PointStep| s.at.as_millisecond() as f64 / 1000.0;
-    let (start, end) = (seconds(&steps[0]), seconds(steps.last().expect("a step")));
+    let seconds = |at: jiff::Timestamp| at.as_millisecond() as f64 / 1000.0;
+    let (from, until) = (span.0.min(steps[0].at), span.1.max(steps.last().expect("a step").at));
+    let (start, end) = (seconds(from), seconds(until));
     let x = frame.x((start, end));
     // A step line from 0 before the first entry: across to each entry, then up or down to its total.
     let mut path = format!("M{} {}", coord(frame.left()), coord(y.at(0.0)));
     for s in &steps {
-        path.push_str(&format!(" H{} V{}", coord(x.at(seconds(s))), coord(y.at(s.points as f64))));
+        path.push_str(&format!(" H{} V{}", coord(x.at(seconds(s.at))), coord(y.at(s.points as f64))));
     }
-    path.push_str(&format!(" H{}", coord(frame.right())));
+    path.push_str(&format!(" H{}", coord(x.at(end))));
     let count = |kind: &str| steps.iter().filter(|s| s.kind == kind).count();
     let (corrections, revocations) = (count("correction"), count("revocation"));
     let revoked = steps.iter().filter(|s| s.revoked).count();
@@ -55,7 +63,7 @@ pub fn PointsChart(steps: Vec<PointStep>, who: String, period: String, truncated
         steps.len(),
         if truncated { " (the first ones only)" } else { "" },
     );
-    let time = |s: &PointStep| s.at.strftime("%m-%d %H:%M").to_string();
+    let time = |at: jiff::Timestamp| at.strftime("%m-%d %H:%M").to_string();
     let marks_view = steps
         .iter()
         .scan(0, |before, s| {
@@ -65,8 +73,8 @@ pub fn PointsChart(steps: Vec<PointStep>, who: String, period: String, truncated
         })
         .filter(|(s, _)| s.revoked || s.kind == "correction" || s.kind == "revocation")
         .map(|(s, before)| {
-            let (cx, cy) = (x.at(seconds(s)), y.at(s.points as f64));
-            let tip = format!("{} UTC: {}, {} points", time(s), what(s, before), grouped(s.points));
+            let (cx, cy) = (x.at(seconds(s.at)), y.at(s.points as f64));
+            let tip = format!("{} UTC: {}, {} points", time(s.at), what(s, before), grouped(s.points));
             match (s.kind.as_str(), s.revoked) {
                 ("correction", _) => view! {
                     <path class="mark correction" d=format!("M{} {} l6 6 l-6 6 l-6 -6 z", coord(cx), coord(cy - 6.0))><title>{tip}</title></path>
@@ -104,7 +112,7 @@ pub fn PointsChart(steps: Vec<PointStep>, who: String, period: String, truncated
             }
         })
         .collect_view();
-    let (first_time, last_time) = (time(&steps[0]), time(steps.last().expect("a step")));
+    let (first_time, last_time) = (time(from), time(until));
     let aria = label.clone();
     view! {
         <figure class="chart points-chart" data-testid="points-chart">
