@@ -85,11 +85,13 @@ fn AttentionList(a: Attention) -> impl IntoView {
         .map(|d| {
             let href = period_page(&d.board, &d.period);
             let (action, why) = match d.state.as_str() {
-                "frozen" => ("Settle", format!("frozen; due since {}", when(d.due_at))),
+                "frozen" => {
+                    ("Settle", format!("frozen, to settle since its end plus grace ({})", when(d.due_at)))
+                }
                 _ => (
                     "Freeze",
                     format!(
-                        "still open {} after its end plus grace: the scheduler has not frozen it",
+                        "still open past its end plus grace ({}): the scheduler has not frozen it",
                         when(d.due_at)
                     ),
                 ),
