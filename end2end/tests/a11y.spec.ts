@@ -104,6 +104,9 @@ test('the contestants\' pages have no serious or critical axe violation at 1280 
   await visit(page, 'board-pinned', page.url());
 
   await visit(page, 'member', '/b/demo/current/m/u1001');
+  // The demo's other boards: equal points under first_reached, and a hot board's hours of hits.
+  await visit(page, 'board-first-reached', '/b/demo-sprint');
+  await visit(page, 'hot-demo', '/hot/demo-hot');
   await hotBoard(request);
   await visit(page, 'hot', `/hot/${hotSlug}`);
   await visit(page, 'me', cli('contestant-link', '--member', 'u1001', '--hours', '1', '--base-url', baseURL!));
