@@ -263,8 +263,8 @@ pub fn progress(job: &'static str) -> engine::progress::Progress {
 /// The bar drawn on a terminal (indicatif draws it at most 20 times a second).
 fn bar(job: &'static str) -> engine::progress::Progress {
     use indicatif::{ProgressBar, ProgressStyle};
+    // Drawn from the first phase on, once it has its style.
     let bar = ProgressBar::hidden();
-    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     let counted = ProgressStyle::with_template("{msg} [{bar:30}] {human_pos}/{human_len} ({percent} %)")
         .expect("a valid template")
         .progress_chars("=> ");
@@ -295,6 +295,9 @@ fn bar(job: &'static str) -> engine::progress::Progress {
                     bar.set_style(uncounted.clone());
                     bar.enable_steady_tick(std::time::Duration::from_millis(120));
                 }
+            }
+            if bar.is_hidden() {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
             }
         }
         if let Some(total) = r.total {
