@@ -96,14 +96,16 @@ impl Ledger {
     /// Entries recorded per board in each of `hours` hours from `since` (oldest first), by board
     /// slug as stored. One index-only range scan of `entries_by_recorded_at (recorded_at, board)`
     /// (migration 0017) over those hours' entries: its cost grows with the activity of the last
-    /// day, never with the ledger's size.
+    /// day, never with the ledger's size (SQLite on a 2-core machine: 40 ms for 83 000 entries,
+    /// 1.2 s for 2 million). Grouped by hour first: grouped by board first, SQLite's planner
+    /// walks `entries_by_member` (in board order) over the whole table instead.
     pub async fn entries_per_hour(
         &self,
         since: jiff::Timestamp,
         hours: usize,
     ) -> Result<HashMap<String, Vec<u64>>, LedgerError> {
         let rows = sqlx::query(&format!(
-            "SELECT board, CAST((recorded_at - $1) / {HOUR_US} AS BIGINT) AS slot, COUNT(*) AS n \
+            "SELECT CAST((recorded_at - $1) / {HOUR_US} AS BIGINT) AS slot, board, COUNT(*) AS n \
              FROM entries WHERE recorded_at >= $1 GROUP BY 1, 2"
         ))
         .bind(micros(since))
