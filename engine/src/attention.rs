@@ -148,12 +148,9 @@ impl Engine {
     /// shared cells (`PTTL <prefix>:rl:{k<id>}`: a missing cell is a full burst).
     async fn keys_near_limit(&self) -> Result<Vec<KeyNearLimit>, EngineError> {
         let keys = self.ledger.api_keys().await?;
-        let mut conn = self.projection.conn().await?;
         let mut near = Vec::new();
         for key in keys.into_iter().filter(|k| k.is_live()) {
-            let ttl_ms: i64 =
-                ::redis::cmd("PTTL").arg(self.projection.keys().rate(key.id)).query_async(&mut conn).await?;
-            let ahead = Duration::from_millis(u64::try_from(ttl_ms).unwrap_or(0));
+            let ahead = self.projection.rate_ahead(key.id).await?;
             let left = burst_left(key.limits(), ahead);
             if near_limit(left, key.burst) {
                 near.push(KeyNearLimit {

@@ -378,6 +378,14 @@ impl Projection {
         Ok((wait > 0).then(|| Duration::from_micros(wait as u64)))
     }
 
+    /// How far ingest key `key_id`'s shared allowance runs ahead of now: the expiry `rate.lua`
+    /// gives its cell (zero when there is no cell: the whole burst is left).
+    pub async fn rate_ahead(&self, key_id: i64) -> RedisResult<Duration> {
+        let mut conn = self.conn().await?;
+        let ttl_ms: i64 = ::redis::cmd("PTTL").arg(self.keys.rate(key_id)).query_async(&mut conn).await?;
+        Ok(Duration::from_millis(u64::try_from(ttl_ms).unwrap_or(0)))
+    }
+
     /// The sum of the versions projected for a period (0 when Redis holds nothing of it).
     pub async fn version_sum(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<i64> {
         let keys = self.keys.period(board, period);
