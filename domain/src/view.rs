@@ -496,7 +496,14 @@ pub struct Distribution {
     pub me: Option<Entry>,
     pub prizes: Vec<crate::board::Prize>,
     /// Settled or archived: the standings that won a prize (from the latest settlement).
-    pub winners: Vec<crate::settlement::Standing>,
+    pub winners: Vec<PrizeWinner>,
+}
+
+/// A settled standing that won a prize, with the member's display name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrizeWinner {
+    pub standing: Entry,
+    pub prize: String,
 }
 
 /// One of a board's periods with its leaders: the winners once settled, the leaders (public

@@ -15,7 +15,8 @@ use crate::{Engine, EngineError};
 use domain::board::Prize;
 use domain::lifecycle::State;
 use domain::view::{
-    Distribution, Entry, MemberHistory, PeriodResult, PeriodStanding, PointStep, PointsBin, RankTarget,
+    Distribution, Entry, MemberHistory, PeriodResult, PeriodStanding, PointStep, PointsBin, PrizeWinner,
+    RankTarget,
 };
 use domain::write::{Counted, replay};
 use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
@@ -106,7 +107,21 @@ impl Engine {
             State::Settled | State::Archived => {
                 let lowest = lowest_prized(&board.prizes).unwrap_or(0).min(100);
                 let window = self.ledger.standings_window(slug, &key, 0, lowest + 20).await?;
-                window.rows.into_iter().filter(|s| s.prize.is_some()).collect()
+                let won: Vec<_> = window.rows.into_iter().filter(|s| s.prize.is_some()).collect();
+                let ids: Vec<MemberId> = won.iter().map(|s| s.member.clone()).collect();
+                let mut names = self.display_names(&ids).await?;
+                won.into_iter()
+                    .filter_map(|s| {
+                        let standing = Entry {
+                            rank: s.rank,
+                            points: s.points,
+                            display_name: names.remove(&s.member),
+                            member: s.member,
+                            tied: false,
+                        };
+                        s.prize.map(|prize| PrizeWinner { standing, prize })
+                    })
+                    .collect()
             }
             State::Open | State::Frozen => Vec::new(),
         };

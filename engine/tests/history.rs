@@ -235,7 +235,7 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
         // The settled period's distribution names its prized standings.
         let d = e.distribution(&b.slug, Some(&past), None).await.unwrap();
         let mut winners: Vec<(String, Option<String>)> =
-            d.winners.iter().map(|s| (s.member.to_string(), s.prize.clone())).collect();
+            d.winners.iter().map(|w| (w.standing.member.to_string(), Some(w.prize.clone()))).collect();
         winners.sort();
         assert_eq!(
             winners,

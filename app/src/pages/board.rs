@@ -12,8 +12,9 @@ use crate::components::live::LiveRanking;
 use crate::components::revisions::RevisionNotes;
 use crate::error::AppError;
 use domain::board::Prize;
-use domain::settlement::Standing;
-use domain::view::{Distribution, Entry, PeriodInfo, PeriodResult, RankingPage, ReadSource, RevisionNote};
+use domain::view::{
+    Distribution, Entry, PeriodInfo, PeriodResult, PrizeWinner, RankingPage, ReadSource, RevisionNote,
+};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::components::Form;
@@ -412,7 +413,7 @@ fn member_link(board: &str, period: &str, member: &domain::MemberId, name: &str)
 #[component]
 fn Prizes(
     prizes: Vec<Prize>,
-    winners: Vec<Standing>,
+    winners: Vec<PrizeWinner>,
     settled: bool,
     board: String,
     period: String,
@@ -428,8 +429,11 @@ fn Prizes(
             } else {
                 format!("{}–{}", p.from_rank, p.to_rank)
             };
-            let won: Vec<&Standing> =
-                winners.iter().filter(|s| (p.from_rank..=p.to_rank).contains(&s.rank)).collect();
+            let won: Vec<&Entry> = winners
+                .iter()
+                .map(|w| &w.standing)
+                .filter(|s| (p.from_rank..=p.to_rank).contains(&s.rank))
+                .collect();
             let who = settled.then(|| {
                 if won.is_empty() {
                     view! { <span class="empty">"nobody"</span> }.into_any()
@@ -438,7 +442,7 @@ fn Prizes(
                         .map(|s| {
                             view! {
                                 <span class="winner">
-                                    {member_link(&board, &period, &s.member, s.member.as_str())}
+                                    {member_link(&board, &period, &s.member, s.name())}
                                     {format!(" (rank {}, {} points) ", s.rank, grouped(s.points))}
                                 </span>
                             }
