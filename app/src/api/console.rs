@@ -346,10 +346,3 @@ pub async fn read_audit(
     let next = (rows.len() as u64 == AUDIT_PAGE).then(|| rows.last().map(|r| r.id)).flatten();
     Ok(AuditPage { rows, next })
 }
-
-/// The boards, for the console's front page.
-#[server(endpoint = "admin_boards")]
-pub async fn read_boards() -> Result<Vec<BoardSummary>, AppError> {
-    super::admin::admin_actor().await?;
-    Ok(engine()?.boards().await?)
-}

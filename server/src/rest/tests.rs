@@ -1116,7 +1116,7 @@ async fn the_console_creates_boards_refusing_the_field_at_fault_and_acts_as_the_
 
     // A session that has ended reaches no console function.
     api.engine.logout(session.trim_start_matches("laurel_session=")).await.unwrap();
-    let res = browser(&api, "POST", "/api/admin_boards", &headers, Some("")).await;
+    let res = browser(&api, "POST", "/api/admin_activity", &headers, Some("")).await;
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     assert!(body_text(res).await.contains("session has ended"));
     api.stop().await;
