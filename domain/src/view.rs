@@ -455,8 +455,9 @@ pub struct PeriodStanding {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemberHistory {
     pub period: PeriodKey,
-    /// The chart's time axis: from the period's start until its end or the time of the read,
-    /// whichever is earlier (widened to the steps outside it, e.g. a correction after the end).
+    /// The chart's time axis: the whole period (widened to the steps outside it, e.g. a
+    /// correction after the end). Not the time of the read: the same entries make the same
+    /// chart, so a public freeze's page stays the same until the reveal.
     pub from: Timestamp,
     pub until: Timestamp,
     pub tie_policy: TiePolicy,

@@ -57,7 +57,7 @@ impl Engine {
         Ok(MemberHistory {
             period: key,
             from: span.start,
-            until: span.end.min(jiff::Timestamp::now()),
+            until: span.end,
             tie_policy: board.tie_policy(),
             steps: steps(&entries),
             truncated,

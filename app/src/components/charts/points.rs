@@ -48,12 +48,12 @@ pub fn PointsChart(
     let (from, until) = (span.0.min(steps[0].at), span.1.max(steps.last().expect("a step").at));
     let (start, end) = (seconds(from), seconds(until));
     let x = frame.x((start, end));
-    // A step line from 0 before the first entry: across to each entry, then up or down to its total.
+    // A step line from 0 before the first entry: across to each entry, then up or down to its
+    // total. It stops at the last entry: what comes after has not happened yet (or is not public).
     let mut path = format!("M{} {}", coord(frame.left()), coord(y.at(0.0)));
     for s in &steps {
         path.push_str(&format!(" H{} V{}", coord(x.at(seconds(s.at))), coord(y.at(s.points as f64))));
     }
-    path.push_str(&format!(" H{}", coord(x.at(end))));
     let count = |kind: &str| steps.iter().filter(|s| s.kind == kind).count();
     let (corrections, revocations) = (count("correction"), count("revocation"));
     let revoked = steps.iter().filter(|s| s.revoked).count();
