@@ -22,8 +22,11 @@
 //! waited for its timeout, and a key limited to 20 req/s was accepted at most its rate over the
 //! test plus its bursts (see [`rate_bound`]).
 //!
-//! `LAUREL_FLEET_EVENTS` sets the number of events (default 10 000; the product's figure is
-//! 50 000). Each test run owns its database and key prefix and removes them when it passes.
+//! `LAUREL_FLEET_EVENTS` sets the number of events (default 50 000, spread over 50 s);
+//! `LAUREL_FLEET_STALL_SECONDS` how long PostgreSQL stays silent (default 8; longer than the
+//! client's timeout, 20 s, it shows whether a query in flight can hang a request). Each test run
+//! owns its database and key prefix and removes them when it passes (on a failure they are left
+//! for a look: the names are printed).
 
 #[path = "support/proxy.rs"]
 mod proxy;
@@ -49,11 +52,14 @@ const LOAD_SECONDS: u64 = 50;
 const DUE_AFTER: i64 = 6;
 const SCHEDULED_BOARDS: usize = 40;
 /// Time enough to create the scheduler's boards and the events before the load starts.
-const SETUP_SECONDS: i64 = 10;
+const SETUP_SECONDS: i64 = 12;
 const LIMITED_RATE: u64 = 20;
 const LIMITED_BURST: u64 = 20;
+/// How long PostgreSQL stays silent: longer than the pool's wait for a connection (5 s), shorter
+/// than the client's timeout.
+const STALL_SECONDS: u64 = 8;
 /// Every client request gives up after this; none may need it.
-const CLIENT_TIMEOUT: Duration = Duration::from_secs(15);
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(20);
 /// `laurel serve`'s reconciler period.
 const RECONCILER_TICK: Duration = Duration::from_secs(2);
 
@@ -256,11 +262,13 @@ impl Cluster {
         assert!(status.success(), "redis-server on {port} did not start");
     }
 
-    /// Stops node `port` (`kill -9` when `kill`, else SHUTDOWN NOSAVE) and starts it again
+    /// Stops node `port` (`kill -9` when `kill`, else SHUTDOWN NOSAVE) and starts it again empty
     /// after `down`; answers once it answers PING.
     async fn restart(port: u16, kill: bool, down: Duration) {
         let (dir, pidfile, logfile) =
             (Self::config(port, "dir"), Self::config(port, "pidfile"), Self::config(port, "logfile"));
+        // A replica keeps the snapshot of its last full sync on disk and would load it again.
+        let snapshot = PathBuf::from(&dir).join(Self::config(port, "dbfilename"));
         if kill {
             let pid = Self::pid(port);
             assert!(Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap().success());
@@ -274,6 +282,11 @@ impl Cluster {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         tokio::time::sleep(down).await;
+        match std::fs::remove_file(&snapshot) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => panic!("{}: {e}", snapshot.display()),
+        }
         Self::start(port, &dir, &pidfile, &logfile);
         for _ in 0..100 {
             if redis_cli(port, &["ping"]).is_some_and(|p| p.contains("PONG")) {
@@ -291,6 +304,8 @@ impl Cluster {
             for key in keys.lines().filter(|k| !k.is_empty()) {
                 let _ = redis_cli(port, &["unlink", key]);
             }
+            let left = redis_cli(port, &["--scan", "--pattern", &format!("{prefix}:*")]).unwrap_or_default();
+            assert!(left.trim().is_empty(), "keys left under {prefix} on {port}: {left}");
         }
     }
 }
@@ -310,6 +325,12 @@ struct Counters {
     retries: AtomicU64,
     timeouts: AtomicU64,
     server_errors: AtomicU64,
+    /// Requests that reached an instance and got no answer (it died, or closed the connection).
+    unanswered: AtomicU64,
+    /// The longest a load request waited for its answer, in milliseconds.
+    slowest_ms: AtomicU64,
+    /// Load requests waiting for their answer, per instance.
+    in_flight: [AtomicUsize; INSTANCES],
 }
 
 /// Sends one batch until an instance answers it with 200, trying the next instance after any
@@ -325,17 +346,22 @@ async fn send_batch(
 ) -> Vec<Value> {
     let body = json!({ "events": events });
     for attempt in 0.. {
-        let base = &bases[(start + attempt) % bases.len()];
+        let instance = (start + attempt) % bases.len();
+        let base = &bases[instance];
         counters.requests.fetch_add(1, Ordering::Relaxed);
         if attempt > 0 {
             counters.retries.fetch_add(1, Ordering::Relaxed);
         }
+        let asked = Instant::now();
+        counters.in_flight[instance].fetch_add(1, Ordering::SeqCst);
         let sent = client
             .post(format!("{base}/api/v1/boards/{board}/events"))
             .bearer_auth(key)
             .json(&body)
             .send()
             .await;
+        counters.in_flight[instance].fetch_sub(1, Ordering::SeqCst);
+        counters.slowest_ms.fetch_max(asked.elapsed().as_millis() as u64, Ordering::Relaxed);
         match sent {
             Ok(res) if res.status() == 200 => {
                 if let Ok(v) = res.json::<Value>().await {
@@ -349,6 +375,9 @@ async fn send_batch(
             }
             Err(e) if e.is_timeout() => {
                 counters.timeouts.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) if !e.is_connect() => {
+                counters.unanswered.fetch_add(1, Ordering::Relaxed);
             }
             Err(_) => {}
         }
@@ -378,13 +407,16 @@ async fn admin_sql(url: &str, sql: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[ignore = "until it has passed three runs in a row: cargo test -p server --test fleet -- --ignored"]
 async fn three_instances_lose_nothing_through_kills_failovers_cuts_and_empty_restarts() {
     let test_started = Instant::now();
     let events_wanted: usize = std::env::var("LAUREL_FLEET_EVENTS")
         .ok()
         .map(|v| v.parse().expect("LAUREL_FLEET_EVENTS: a number"))
-        .unwrap_or(10_000);
+        .unwrap_or(50_000);
+    let stall_seconds: u64 = std::env::var("LAUREL_FLEET_STALL_SECONDS")
+        .ok()
+        .map(|v| v.parse().expect("LAUREL_FLEET_STALL_SECONDS: a number"))
+        .unwrap_or(STALL_SECONDS);
     let redis_url = env("LAUREL_TEST_REDIS_REPLICATED_URL");
     let pg_admin = env("LAUREL_TEST_POSTGRES_URL");
     let cluster = Cluster::new(&redis_url);
@@ -600,18 +632,31 @@ async fn three_instances_lose_nothing_through_kills_failovers_cuts_and_empty_res
         tokio::time::sleep(Duration::from_millis(3)).await;
     };
     let leader = holder_of(&first_freeze_reason);
-    let leader_pid: u32 = leader.rsplitn(3, '-').nth(1).unwrap().parse().unwrap();
+    let leader_pid: u32 = leader.rsplit('-').nth(1).unwrap().parse().unwrap();
     let killed =
         (0..INSTANCES).find(|&i| fleet.pid(i) == Some(leader_pid)).expect("the leader is one of ours");
+    // With a load request in flight to it (waiting at most 200 ms for one), so that the client
+    // has something to send again elsewhere.
+    let mut in_flight = 0;
+    for _ in 0..200 {
+        in_flight = counters.in_flight[killed].load(Ordering::SeqCst);
+        if in_flight > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
     fleet.kill(killed);
-    log(&format!("killed instance {killed}, the scheduler's leader ({leader}), at its first freeze"));
+    log(&format!(
+        "killed instance {killed}, the scheduler's leader ({leader}), at its first freeze, \
+         with {in_flight} load requests in flight to it"
+    ));
     tokio::time::sleep(Duration::from_secs(3)).await;
     fleet.children[killed] = Some(fleet.spawn(killed));
     fleet.wait_ready(killed).await;
     log(&format!("instance {killed} started again"));
 
     // 2. A Redis master killed; its replica takes over; the node comes back as a replica.
-    tokio::time::sleep_until((load_start + Duration::from_secs(14)).into()).await;
+    tokio::time::sleep_until((load_start + Duration::from_secs(12)).into()).await;
     let master = cluster.masters()[0];
     let failed = Instant::now();
     let masters_before = cluster.masters();
@@ -631,20 +676,28 @@ async fn three_instances_lose_nothing_through_kills_failovers_cuts_and_empty_res
     redis_losses += 1;
     log("Cluster ok again");
 
-    // 3. PostgreSQL slowed, then cut.
-    tokio::time::sleep_until((load_start + Duration::from_secs(24)).into()).await;
-    log("PostgreSQL: 150 ms per chunk for 4 s");
+    // 3. PostgreSQL slowed, then silent (the slowed queries still in flight), then cut.
+    tokio::time::sleep_until((load_start + Duration::from_secs(20)).into()).await;
+    log("PostgreSQL: 150 ms per chunk for 3 s");
     proxy.set_latency(Duration::from_millis(150));
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let stall = Duration::from_secs(stall_seconds);
+    log(&format!("PostgreSQL: silent for {stall_seconds} s (connections open, nothing forwarded)"));
+    proxy.set_stalled(true);
+    tokio::time::sleep(stall).await;
     proxy.set_latency(Duration::ZERO);
+    proxy.set_stalled(false);
     log("PostgreSQL: every connection cut for 4 s");
     proxy.set_cut(true);
     tokio::time::sleep(Duration::from_secs(4)).await;
     proxy.set_cut(false);
-    log("PostgreSQL reachable again");
+    log("PostgreSQL answers again");
 
     // 4. Every Redis node restarted empty.
-    tokio::time::sleep_until((load_start + Duration::from_secs(36)).into()).await;
+    tokio::time::sleep_until(
+        (load_start + Duration::from_secs(37).max(Duration::from_secs(29) + stall)).into(),
+    )
+    .await;
     let emptied = Instant::now();
     log("every Redis node restarted empty");
     let restarts: Vec<_> =
@@ -668,13 +721,21 @@ async fn three_instances_lose_nothing_through_kills_failovers_cuts_and_empty_res
     }
     let load_seconds = load_end.duration_since(load_start).as_secs_f64() + 1.0;
     log(&format!(
-        "load done: {} requests, {} retried, {} answered 5xx, {} timed out",
+        "load done: {} requests, {} retried, {} answered 5xx, {} unanswered, {} timed out, slowest {} ms",
         counters.requests.load(Ordering::Relaxed),
         counters.retries.load(Ordering::Relaxed),
         counters.server_errors.load(Ordering::Relaxed),
-        counters.timeouts.load(Ordering::Relaxed)
+        counters.unanswered.load(Ordering::Relaxed),
+        counters.timeouts.load(Ordering::Relaxed),
+        counters.slowest_ms.load(Ordering::Relaxed)
     ));
     assert!(load_end > last_fault, "every fault happened during the load");
+    if in_flight > 0 {
+        assert!(
+            counters.unanswered.load(Ordering::Relaxed) > 0,
+            "requests in flight to the killed instance went unanswered (and were sent again)"
+        );
+    }
 
     // Every event answered, applied at most once, and in the ledger exactly once.
     let answers = std::mem::take(&mut *answers.lock().unwrap());
@@ -812,7 +873,9 @@ async fn three_instances_lose_nothing_through_kills_failovers_cuts_and_empty_res
     assert_eq!(counters.timeouts.load(Ordering::Relaxed), 0, "a request waited for the client's timeout");
 
     // Clean up: the instances, the database and the prefix.
+    let logs = fleet.dir.clone();
     drop(fleet);
+    std::fs::remove_dir_all(logs).unwrap();
     ledger.close().await;
     admin_sql(&pg_admin, &format!("DROP DATABASE {db} WITH (FORCE)")).await;
     cluster.cleanup(&prefix);

@@ -13,6 +13,7 @@ use tokio::sync::watch;
 struct Switches {
     latency_ms: AtomicU64,
     cut: AtomicBool,
+    stalled: AtomicBool,
     /// Bumped by a cut: every connection open at that moment ends.
     epoch: watch::Sender<u64>,
 }
@@ -31,6 +32,7 @@ impl FaultProxy {
         let switches = Arc::new(Switches {
             latency_ms: AtomicU64::new(0),
             cut: AtomicBool::new(false),
+            stalled: AtomicBool::new(false),
             epoch: watch::channel(0).0,
         });
         let s = switches.clone();
@@ -50,6 +52,12 @@ impl FaultProxy {
     /// Delays every chunk in either direction by `latency` (zero: none).
     pub fn set_latency(&self, latency: Duration) {
         self.switches.latency_ms.store(latency.as_millis() as u64, Ordering::SeqCst);
+    }
+
+    /// Holds every byte in either direction, connections open (a peer that stopped answering,
+    /// not one that went away), until unstalled; then forwards what it held.
+    pub fn set_stalled(&self, stalled: bool) {
+        self.switches.stalled.store(stalled, Ordering::SeqCst);
     }
 
     /// Closes every open connection and, while `cut`, every new one as soon as it is accepted.
@@ -88,6 +96,9 @@ async fn pipe(
         let latency = s.latency_ms.load(Ordering::SeqCst);
         if latency > 0 {
             tokio::time::sleep(Duration::from_millis(latency)).await;
+        }
+        while s.stalled.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
         if to.write_all(&buf[..n]).await.is_err() {
             return;
