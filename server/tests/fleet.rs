@@ -729,6 +729,7 @@ async fn three_instances_lose_nothing_through_kills_failovers_cuts_and_empty_res
         counters.timeouts.load(Ordering::Relaxed),
         counters.slowest_ms.load(Ordering::Relaxed)
     ));
+    assert_eq!(counters.timeouts.load(Ordering::Relaxed), 0, "a request waited for the client's timeout");
     assert!(load_end > last_fault, "every fault happened during the load");
     if in_flight > 0 {
         assert!(
@@ -869,8 +870,6 @@ async fn three_instances_lose_nothing_through_kills_failovers_cuts_and_empty_res
         "the limited key was hardly accepted ({}): the client did not press it",
         limited.0
     );
-
-    assert_eq!(counters.timeouts.load(Ordering::Relaxed), 0, "a request waited for the client's timeout");
 
     // Clean up: the instances, the database and the prefix.
     let logs = fleet.dir.clone();
