@@ -67,5 +67,5 @@ test('the hot page shows rank-change arrows and "new" after two snapshots', asyn
 
   // The home page links the hot board with its window in words.
   await page.goto('/');
-  await expect(page.getByRole('link', { name: 'Trending searches' })).toHaveAttribute('href', `/hot/${slug}`);
+  await expect(page.getByRole('link', { name: 'Trending searches', exact: true })).toHaveAttribute('href', `/hot/${slug}`);
 });
