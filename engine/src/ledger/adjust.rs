@@ -6,11 +6,11 @@ use super::audit::{AuditRecord, record as audit};
 use super::entries::EntryMeta;
 use super::lifecycle::{adjustable, lock_period_state};
 use super::locks::lock_member;
-use super::sql::{member_id, period_key};
+use super::sql::{entry_effect, member_id, period_key};
 use super::totals::{StoredState, store_total};
 use super::writes::apply;
 use super::{Backend, Ledger, LedgerError, Recorded, Tx, micros};
-use domain::write::{Change, Counted, Effect, replay};
+use domain::write::{Change, Counted, replay};
 use domain::{Board, EventId, MemberId, PeriodKey};
 use serde_json::json;
 use sqlx::Row;
@@ -346,18 +346,9 @@ pub(super) async fn counting_entries(
     .await?;
     rows.iter()
         .map(|r| {
-            let kind: String = r.try_get("kind")?;
-            let (delta, value): (Option<i64>, Option<i64>) = (r.try_get("delta")?, r.try_get("value")?);
-            let effect = match kind.as_str() {
-                "point" | "correction" => delta.map(Effect::Add),
-                "total" => value
-                    .zip(r.try_get::<Option<i64>, _>("set_version")?)
-                    .map(|(total, version)| Effect::Total { version, total }),
-                "submission" => value.map(Effect::Submission),
-                _ => None,
-            };
-            let effect = effect
-                .ok_or_else(|| LedgerError::Corrupt(format!("entry of kind {kind} without its value")))?;
+            // Revocations are not selected, so every row has an effect.
+            let effect =
+                entry_effect(r)?.ok_or_else(|| LedgerError::Corrupt("a revocation counted".into()))?;
             Ok((r.try_get("id")?, Counted { effect, reach_seq: r.try_get("reach_seq")? }))
         })
         .collect()

@@ -2,8 +2,9 @@
 //! the id each revocation revokes, and only what the public sees of a publicly frozen period.
 
 use super::public::Viewer;
+use super::sql::entry_effect;
 use super::{Ledger, LedgerError, instant};
-use domain::write::{Counted, Effect};
+use domain::write::Counted;
 use domain::{BoardSlug, MemberId, PeriodKey};
 use sqlx::Row;
 
@@ -32,13 +33,7 @@ impl Ledger {
         limit: u64,
         seen_by: Viewer,
     ) -> Result<Vec<TimelineEntry>, LedgerError> {
-        let until = match seen_by {
-            Viewer::Public => {
-                "(SELECT COALESCE(MAX(p.public_watermark), 9223372036854775807) FROM periods p \
-                 WHERE p.board = $1 AND p.period = $2)"
-            }
-            Viewer::Admin => "9223372036854775807",
-        };
+        let until = seen_by.last_entry_seen();
         let rows = sqlx::query(&format!(
             "SELECT e.id, e.kind, e.delta, e.value, e.set_version, e.reach_seq, e.occurred_at, e.revokes \
              FROM entries e WHERE e.board = $1 AND e.period = $2 AND e.member = $3 AND e.id <= {until} \
@@ -52,19 +47,7 @@ impl Ledger {
         .await?;
         rows.iter()
             .map(|r| {
-                let kind: String = r.try_get("kind")?;
-                let (delta, value): (Option<i64>, Option<i64>) = (r.try_get("delta")?, r.try_get("value")?);
-                let effect = match kind.as_str() {
-                    "point" | "correction" => delta.map(Effect::Add),
-                    "total" => value
-                        .zip(r.try_get::<Option<i64>, _>("set_version")?)
-                        .map(|(total, version)| Effect::Total { version, total }),
-                    "submission" => value.map(Effect::Submission),
-                    _ => None,
-                };
-                if effect.is_none() && kind != "revocation" {
-                    return Err(LedgerError::Corrupt(format!("entry of kind {kind} without its value")));
-                }
+                let effect = entry_effect(r)?;
                 Ok(TimelineEntry {
                     id: r.try_get("id")?,
                     occurred_at: instant(r.try_get("occurred_at")?)?,
@@ -73,7 +56,7 @@ impl Ledger {
                         None => None,
                     },
                     revokes: r.try_get("revokes")?,
-                    kind,
+                    kind: r.try_get("kind")?,
                 })
             })
             .collect()

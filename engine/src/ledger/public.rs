@@ -21,6 +21,21 @@ pub enum Viewer {
     Admin,
 }
 
+impl Viewer {
+    /// The highest entry id this viewer sees of the period `$1`, `$2` of a statement, as SQL: the
+    /// public sees no entry after a public freeze's watermark (nor a revocation made after it).
+    /// It is read in the same statement as the entries, so no cache can let one through.
+    pub(super) fn last_entry_seen(self) -> &'static str {
+        match self {
+            Viewer::Public => {
+                "(SELECT COALESCE(MAX(p.public_watermark), 9223372036854775807) FROM periods p \
+                 WHERE p.board = $1 AND p.period = $2)"
+            }
+            Viewer::Admin => "9223372036854775807",
+        }
+    }
+}
+
 /// A period's public view while it is publicly frozen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PublicView {

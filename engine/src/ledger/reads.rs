@@ -17,15 +17,7 @@ impl Ledger {
         limit: u64,
         seen_by: Viewer,
     ) -> Result<Vec<LedgerEntry>, LedgerError> {
-        // The public sees no entry after a public freeze's watermark, nor a revocation made
-        // after it; read in the same statement as the entries, so no cache can let one through.
-        let until = match seen_by {
-            Viewer::Public => {
-                "(SELECT COALESCE(MAX(p.public_watermark), 9223372036854775807) FROM periods p \
-                 WHERE p.board = $1 AND p.period = $2)"
-            }
-            Viewer::Admin => "9223372036854775807",
-        };
+        let until = seen_by.last_entry_seen();
         let rows = sqlx::query(&format!(
             "SELECT e.id, e.kind, e.external_id, e.delta, e.value, e.set_version, e.occurred_at, \
              e.recorded_at, e.metadata, e.reason, \

@@ -1,11 +1,14 @@
 //! The small SQL helpers the ledger's write paths share: placeholders for statements built at run
 //! time, the rows per multi-row INSERT, the keys per lookup and their padding, and the decoding of
-//! stored keys and states. Kept in one place so that every statement built at run time numbers its
-//! parameters the same way.
+//! stored keys, states and entries' effects. Kept in one place so that every statement built at
+//! run time numbers its parameters the same way.
 
 use super::{Backend, LedgerError};
 use domain::lifecycle::State;
+use domain::write::Effect;
 use domain::{BoardSlug, MemberId, PeriodKey};
+use sqlx::Row;
+use sqlx::any::AnyRow;
 use std::fmt::Write as _;
 
 /// Rows per multi-row INSERT when a settlement writes its rewards and an import its totals
@@ -87,6 +90,26 @@ pub(super) fn member_id(s: String) -> Result<MemberId, LedgerError> {
 
 pub(super) fn slug(s: String) -> Result<BoardSlug, LedgerError> {
     BoardSlug::parse(s).map_err(|e| LedgerError::Corrupt(e.to_string()))
+}
+
+/// What a stored entry does to its total, from its `kind`, `delta`, `value` and `set_version`
+/// columns: None for a revocation, which does nothing by itself. An entry of another kind without
+/// its value is corrupt.
+pub(super) fn entry_effect(r: &AnyRow) -> Result<Option<Effect>, LedgerError> {
+    let kind: String = r.try_get("kind")?;
+    let (delta, value): (Option<i64>, Option<i64>) = (r.try_get("delta")?, r.try_get("value")?);
+    let effect = match kind.as_str() {
+        "point" | "correction" => delta.map(Effect::Add),
+        "total" => value
+            .zip(r.try_get::<Option<i64>, _>("set_version")?)
+            .map(|(total, version)| Effect::Total { version, total }),
+        "submission" => value.map(Effect::Submission),
+        _ => None,
+    };
+    if effect.is_none() && kind != "revocation" {
+        return Err(LedgerError::Corrupt(format!("entry of kind {kind} without its value")));
+    }
+    Ok(effect)
 }
 
 #[cfg(test)]
