@@ -47,6 +47,17 @@ impl Board {
         self.period_of(at).expect("the server's clock is within the supported years")
     }
 
+    /// The instant after which writes for `period` are late and the scheduler freezes it: its end
+    /// plus the board's grace. The write path, the scheduler and the console's attention list
+    /// all close a period here.
+    pub fn closes_at(&self, period: crate::period::PeriodKey) -> jiff::Timestamp {
+        period
+            .span(&self.zone)
+            .end
+            .checked_add(jiff::SignedDuration::from_secs(self.freeze_grace_seconds))
+            .unwrap_or(jiff::Timestamp::MAX)
+    }
+
     /// The period that contains `at`, or why no period of this board can hold it.
     pub fn period_of(
         &self,

@@ -20,7 +20,7 @@ use crate::{Engine, EngineError};
 use domain::apikey::KeyLimits;
 use domain::view::{Attention, BoardActivity, DuePeriod, KeyNearLimit, ProjectionLag};
 use domain::{BoardSlug, PeriodKey};
-use jiff::{SignedDuration, Timestamp};
+use jiff::Timestamp;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -52,7 +52,7 @@ impl Engine {
     /// Everything that needs an admin's attention now. The ledger's parts fail the call; when
     /// Redis cannot be read, its parts (lag, keys) are left out and the reason is answered.
     pub async fn attention(&self, now: Timestamp) -> Result<Attention, EngineError> {
-        let live = self.readable("attention", self.ledger.unsettled_periods().await?);
+        let live = self.readable("attention", self.ledger.live_periods().await?);
         let mut due = Vec::new();
         for (slug, period, state) in &live {
             let board = match self.board(slug).await {
@@ -62,8 +62,7 @@ impl Engine {
                     continue;
                 }
             };
-            let grace = SignedDuration::from_secs(board.freeze_grace_seconds);
-            let due_at = period.span(&board.zone).end.checked_add(grace).unwrap_or(Timestamp::MAX);
+            let due_at = board.closes_at(*period);
             if now >= due_at {
                 due.push(DuePeriod {
                     board: slug.clone(),

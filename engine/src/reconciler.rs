@@ -43,7 +43,7 @@ impl Engine {
         // Public views first: levelling writes to `:live` only once a view's marker is there.
         self.converge_public_views().await?;
         let live = self.ledger.live_periods().await?;
-        for (slug, period) in self.readable("reconciler", live) {
+        for (slug, period, _) in self.readable("reconciler", live) {
             report.periods_checked += 1;
             match self.level_period(&slug, &period, &mut report).await {
                 Ok(()) => {}

@@ -221,10 +221,7 @@ impl Engine {
         for open in self.readable("scheduler", open_periods) {
             let Some(board) = self.board_of_row(&open, &mut report).await else { continue };
             let end = open.period.span(&board.zone).end;
-            let grace = SignedDuration::from_secs(board.freeze_grace_seconds);
-            // The same instant the write path closes the period at (`ledger/writes.rs`).
-            let closes_at = end.checked_add(grace).unwrap_or(Timestamp::MAX);
-            if closes_at > now {
+            if board.closes_at(open.period) > now {
                 self.scheduled_public_freeze(config, fence, &board, open.period, now, &mut report).await?;
                 continue;
             }

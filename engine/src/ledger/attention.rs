@@ -2,9 +2,8 @@
 //! what they count. Each is one statement; its cost is in its doc comment.
 
 use super::rows::text;
-use super::sql::{parse_state, period_key, slug};
+use super::sql::{period_key, slug};
 use super::{Ledger, LedgerError, Listing, micros};
-use domain::lifecycle::State;
 use domain::view::{PeriodCount, RewardTrouble};
 use domain::{BoardSlug, PeriodKey};
 use sqlx::Row;
@@ -14,24 +13,6 @@ use std::collections::HashMap;
 const HOUR_US: i64 = 3_600_000_000;
 
 impl Ledger {
-    /// Open and frozen periods with their state, by board and period: the periods that may be
-    /// past their end plus grace. Reads the `periods` rows (one per board period that saw a
-    /// write), as the scheduler's and the reconciler's passes do every few seconds.
-    pub async fn unsettled_periods(&self) -> Result<Listing<(BoardSlug, PeriodKey, State)>, LedgerError> {
-        let rows = sqlx::query(
-            "SELECT board, period, state FROM periods WHERE state IN ('open', 'frozen') ORDER BY board, period",
-        )
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(Listing::read("periods", &rows, super::schedule::period_row_key, |r| {
-            Ok((
-                slug(r.try_get("board")?)?,
-                period_key(&r.try_get::<String, _>("period")?)?,
-                parse_state(&r.try_get::<String, _>("state")?)?,
-            ))
-        }))
-    }
-
     /// Pending late writes per period, by board and period. Reads the partial index
     /// `late_entries_pending` (migration 0017): the pending rows only, never the decided ones.
     pub async fn pending_late_counts(&self) -> Result<Listing<PeriodCount>, LedgerError> {

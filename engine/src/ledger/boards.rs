@@ -1,6 +1,7 @@
 //! Board definitions and member profiles.
 
 use super::audit::AuditRecord;
+use super::sql::{parse_state, period_key, slug};
 use super::{Ledger, LedgerError, micros};
 use domain::board::BoardSettings;
 use domain::{Board, BoardSlug, MemberId, ScoreCodec};
@@ -314,19 +315,22 @@ impl Ledger {
         Ok((row.try_get::<i64, _>("n")? as u64, row.try_get("vsum")?))
     }
 
-    /// Periods whose projection is live (open or frozen), as (board, period).
-    pub async fn live_periods(&self) -> Result<super::Listing<(BoardSlug, domain::PeriodKey)>, LedgerError> {
+    /// Periods whose projection is live (open or frozen), as (board, period, state), by board and
+    /// period: what the reconciler levels and the console's attention list checks. Reads the
+    /// `periods` rows (one per board period that saw a write).
+    pub async fn live_periods(
+        &self,
+    ) -> Result<super::Listing<(BoardSlug, domain::PeriodKey, domain::State)>, LedgerError> {
         let rows = sqlx::query(
-            "SELECT board, period FROM periods WHERE state IN ('open', 'frozen') ORDER BY board, period",
+            "SELECT board, period, state FROM periods WHERE state IN ('open', 'frozen') ORDER BY board, period",
         )
         .fetch_all(&self.pool)
         .await?;
         Ok(super::Listing::read("periods", &rows, super::schedule::period_row_key, |row| {
-            let corrupt = |e: String| LedgerError::Corrupt(e);
             Ok((
-                BoardSlug::parse(row.try_get::<String, _>("board")?).map_err(|e| corrupt(e.to_string()))?,
-                domain::PeriodKey::parse(&row.try_get::<String, _>("period")?)
-                    .map_err(|e| corrupt(e.to_string()))?,
+                slug(row.try_get("board")?)?,
+                period_key(&row.try_get::<String, _>("period")?)?,
+                parse_state(&row.try_get::<String, _>("state")?)?,
             ))
         }))
     }

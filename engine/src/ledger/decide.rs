@@ -88,7 +88,7 @@ pub(super) fn decide_batch<'a>(
             },
             reach_seq: None,
         };
-        if row.state != "open" || now >= closes_at(board, period) {
+        if row.state != "open" || now >= board.closes_at(period) {
             let why = (row.state != "open").then_some(row.state.as_str());
             d.answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(why))));
             d.late.push(entry);
@@ -135,15 +135,6 @@ pub(super) fn decide_batch<'a>(
         d.answers.push(recorded);
     }
     d
-}
-
-/// The instant after which writes for `period` are late: its end plus the board's grace.
-fn closes_at(board: &Board, period: PeriodKey) -> jiff::Timestamp {
-    period
-        .span(&board.zone)
-        .end
-        .checked_add(jiff::SignedDuration::from_secs(board.freeze_grace_seconds))
-        .unwrap_or(jiff::Timestamp::MAX)
 }
 
 /// What the operator and the board's bounds make of a change to `current`.
