@@ -1,7 +1,6 @@
 //! The charts' server functions: a member's history (the member page), a period's distribution
-//! and the board's past periods (the board page). Public reads, like the rankings they chart;
-//! their names begin with those of the public reads they extend (`read_member`, `read_ranking`,
-//! `read_periods`), which the server's registry of public functions lists.
+//! and the board's past periods (the board page). Public reads, like the rankings they chart,
+//! each listed by name with its reason in the server's registry of public functions.
 
 use crate::error::AppError;
 use domain::view::{Distribution, MemberHistory, PeriodResult};
