@@ -8,15 +8,26 @@
 --   BENCH_BATCH    events per request; 0 = one event object, N = {"events":[N]}    default 0
 --   BENCH_MEMBERS  members u1 … uN to spread the events over                     default 10000
 --   BENCH_RUN      a nonce that makes ids unique across runs                      default os.time()
+--   BENCH_HOSTS    host:port,host:port,…: thread i connects to host i (round robin), so the
+--                  load is split over several instances; default: the URL's host
 --
 -- done() prints one line for the script to parse:
 --   RESULT requests=… non2xx=… socket_errors=… duration_us=… p50_us=… p99_us=… mean_us=…
 
 local threads = {}
 
+local hosts = {}
+for host in (os.getenv("BENCH_HOSTS") or ""):gmatch("[^,]+") do
+  table.insert(hosts, host)
+end
+
 function setup(thread)
   table.insert(threads, thread)
   thread:set("tid", #threads)
+  if #hosts > 0 then
+    local host, port = hosts[(#threads - 1) % #hosts + 1]:match("^(.+):(%d+)$")
+    thread.addr = wrk.lookup(host, port)[1]
+  end
 end
 
 local batch, members, prefix
