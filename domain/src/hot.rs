@@ -391,57 +391,118 @@ impl HotBoardSummary {
 /// first with Redis's order for ties (score descending, then member descending). The buckets are
 /// read in slices and folded in here, so no single Redis command walks the whole window. Hit
 /// scores are above 0, so a bucket without a member adds nothing under either aggregate.
-#[derive(Debug)]
+///
+/// Members are interned (a merge folds numbers, not strings), and the buckets that no longer
+/// change are kept between merges ([`WindowMerge::keep`]): each is read from Redis and parsed
+/// once, and a merge reads again only the live bucket and one that has just closed.
+#[derive(Debug, Default)]
 pub struct WindowMerge {
-    weights: Vec<f64>,
-    aggregate: Aggregate,
-    merged: std::collections::HashMap<String, f64>,
+    ids: std::collections::HashMap<String, u32>,
+    names: Vec<String>,
+    /// Closed buckets by index, members interned.
+    kept: BTreeMap<i64, Vec<(u32, f64)>>,
 }
 
 impl WindowMerge {
-    pub fn new(rules: &HotRules) -> Self {
-        Self { weights: rules.weights.clone(), aggregate: rules.aggregate, merged: Default::default() }
+    /// A bucket's entries with their members interned.
+    pub fn intern(&mut self, entries: Vec<(String, f64)>) -> Vec<(u32, f64)> {
+        entries
+            .into_iter()
+            .map(|(member, score)| {
+                let next = self.names.len() as u32;
+                let id = *self.ids.entry(member).or_insert_with_key(|member| {
+                    self.names.push(member.clone());
+                    next
+                });
+                (id, score)
+            })
+            .collect()
     }
 
-    /// Folds in the bucket at `position` of the window (0 = the oldest), each member once.
-    pub fn add(&mut self, position: usize, bucket: impl IntoIterator<Item = (String, f64)>) {
-        let weight = self.weights[position];
-        for (member, score) in bucket {
-            let weighted = score * weight;
-            self.merged
-                .entry(member)
-                .and_modify(|slot| {
-                    *slot = match self.aggregate {
+    /// The entry count of kept bucket `bucket`, if it is kept.
+    pub fn kept(&self, bucket: i64) -> Option<usize> {
+        self.kept.get(&bucket).map(Vec::len)
+    }
+
+    /// Keeps a closed bucket for the next merges.
+    pub fn keep(&mut self, bucket: i64, entries: Vec<(u32, f64)>) {
+        self.kept.insert(bucket, entries);
+    }
+
+    /// Forgets a kept bucket (it changed or is gone).
+    pub fn forget(&mut self, bucket: i64) {
+        self.kept.remove(&bucket);
+    }
+
+    /// Forgets the buckets before `oldest` (out of the window). When most interned names are in
+    /// no kept bucket any more, interns the kept ones afresh, so members that left the window do
+    /// not pile up.
+    pub fn forget_before(&mut self, oldest: i64) {
+        self.kept = self.kept.split_off(&oldest);
+        let entries: usize = self.kept.values().map(Vec::len).sum();
+        if self.names.len() > 1024 && self.names.len() > 2 * entries {
+            let old = std::mem::take(&mut self.names);
+            self.ids.clear();
+            for bucket in std::mem::take(&mut self.kept).into_iter().collect::<Vec<_>>() {
+                let (index, entries) = bucket;
+                let named = entries.into_iter().map(|(id, s)| (old[id as usize].clone(), s)).collect();
+                let interned = self.intern(named);
+                self.kept.insert(index, interned);
+            }
+        }
+    }
+
+    /// The best `limit` entries of the window whose newest bucket is `newest`: the kept buckets
+    /// and `fresh` ones (index, interned entries), each weighted by its place in the window.
+    pub fn top(
+        &self,
+        rules: &HotRules,
+        newest: i64,
+        fresh: &[(i64, Vec<(u32, f64)>)],
+        limit: usize,
+    ) -> Vec<(String, f64)> {
+        let n = rules.weights.len() as i64;
+        let oldest = newest - n + 1;
+        let buckets = self
+            .kept
+            .range(oldest..=newest)
+            .map(|(i, b)| (*i, b))
+            .chain(fresh.iter().filter(|(i, _)| (oldest..=newest).contains(i)).map(|(i, b)| (*i, b)));
+        // NaN: not in any bucket yet (scores are above 0).
+        let mut merged = vec![f64::NAN; self.names.len()];
+        for (index, bucket) in buckets {
+            let weight = rules.weights[(index - oldest) as usize];
+            for &(id, score) in bucket {
+                let weighted = score * weight;
+                let slot = &mut merged[id as usize];
+                *slot = if slot.is_nan() {
+                    weighted
+                } else {
+                    match rules.aggregate {
                         Aggregate::Sum => *slot + weighted,
                         Aggregate::Max => slot.max(weighted),
                     }
-                })
-                .or_insert(weighted);
+                };
+            }
         }
-    }
-
-    /// Members merged so far.
-    pub fn len(&self) -> usize {
-        self.merged.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.merged.is_empty()
-    }
-
-    /// The best `limit` entries, best first.
-    pub fn top(self, limit: usize) -> Vec<(String, f64)> {
-        let order = |a: &(String, f64), b: &(String, f64)| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(&a.0));
-        let mut all: Vec<(String, f64)> = self.merged.into_iter().collect();
         if limit == 0 {
             return Vec::new();
         }
+        let order = |a: &(u32, f64), b: &(u32, f64)| {
+            b.1.total_cmp(&a.1).then_with(|| self.names[b.0 as usize].cmp(&self.names[a.0 as usize]))
+        };
+        let mut all: Vec<(u32, f64)> = merged
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| !s.is_nan())
+            .map(|(id, s)| (id as u32, s))
+            .collect();
         if all.len() > limit {
             all.select_nth_unstable_by(limit - 1, order);
             all.truncate(limit);
         }
         all.sort_unstable_by(order);
-        all
+        all.into_iter().map(|(id, s)| (self.names[id as usize].clone(), s)).collect()
     }
 }
 
@@ -479,20 +540,46 @@ mod tests {
         let old = bucket(&[("a", 4.0), ("b", 2.0), ("c", 1.0)]);
         let new = bucket(&[("b", 1.0), ("d", 1.0), ("e", 0.5)]);
 
-        let mut sum = WindowMerge::new(&rules);
-        sum.add(0, old.clone());
-        sum.add(1, new.clone());
-        assert_eq!(sum.len(), 5);
+        let mut merge = WindowMerge::default();
+        let (old, new) = (merge.intern(old), merge.intern(new));
+        // Bucket 7 kept (closed), bucket 8 fresh (live): the window is 7..=8.
+        merge.keep(7, old.clone());
+        let fresh = [(8, new.clone())];
         // a 2, b 1 + 2, c 0.5, d 2, e 1: ties at 2 go to the later member name first.
-        let top: Vec<(String, f64)> = sum.top(4);
-        assert_eq!(top, bucket(&[("b", 3.0), ("d", 2.0), ("a", 2.0), ("e", 1.0)]));
+        assert_eq!(
+            merge.top(&rules, 8, &fresh, 4),
+            bucket(&[("b", 3.0), ("d", 2.0), ("a", 2.0), ("e", 1.0)])
+        );
 
         rules.aggregate = Aggregate::Max;
-        let mut max = WindowMerge::new(&rules);
-        max.add(0, old);
-        max.add(1, new);
-        assert_eq!(max.top(10), bucket(&[("d", 2.0), ("b", 2.0), ("a", 2.0), ("e", 1.0), ("c", 0.5)]));
-        assert!(WindowMerge::new(&rules).top(3).is_empty());
+        assert_eq!(
+            merge.top(&rules, 8, &fresh, 10),
+            bucket(&[("d", 2.0), ("b", 2.0), ("a", 2.0), ("e", 1.0), ("c", 0.5)])
+        );
+        assert!(WindowMerge::default().top(&rules, 8, &[], 3).is_empty());
+
+        // One bucket later the old one is out of the window; the new one now weighs 0.5.
+        rules.aggregate = Aggregate::Sum;
+        merge.keep(8, new);
+        merge.forget_before(8);
+        assert_eq!(merge.kept(7), None);
+        assert_eq!(merge.top(&rules, 9, &[], 10), bucket(&[("d", 0.5), ("b", 0.5), ("e", 0.25)]));
+    }
+
+    #[test]
+    fn members_that_left_the_window_are_interned_afresh() {
+        let rules = HotRules::new(spec(60, 2, 180)).unwrap();
+        let mut merge = WindowMerge::default();
+        for bucket in 0..10i64 {
+            let entries = (0..1000).map(|i| (format!("m{bucket}-{i}"), 1.0 + i as f64)).collect();
+            let interned = merge.intern(entries);
+            merge.keep(bucket, interned);
+            merge.forget_before(bucket - 1);
+        }
+        // Two buckets of 1000 members kept; the names of the eight before them were let go.
+        assert!(merge.names.len() <= 4000, "{} names interned", merge.names.len());
+        let top = merge.top(&rules, 9, &[], 2);
+        assert_eq!(top, [("m9-999".to_string(), 1000.0), ("m8-999".to_string(), 1000.0)]);
     }
 
     fn spec(bucket: u64, buckets: u64, ttl: u64) -> HotSpec {

@@ -56,6 +56,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         database_url: database_url.clone(),
         redis_url: redis_url.clone(),
         key_prefix: key_prefix.clone(),
+        replica_reads: Default::default(),
     };
     let engine = Engine::start(&config).await?;
     let board = Board {

@@ -250,7 +250,7 @@ impl Engine {
         let started = Instant::now();
         let merged = self.projection.hot_merge(slug, rules, SNAPSHOT_ENTRIES, at_ms).await?;
         let (now_ms, top) = (merged.now_ms, merged.top);
-        tracing::debug!(board = %slug, entries = merged.entries_read,
+        tracing::debug!(board = %slug, entries = merged.entries_read, fetched = merged.entries_fetched,
             ms = started.elapsed().as_millis() as u64, "hot window merged");
         let previous: Option<Vec<String>> =
             self.published(slug).await?.map(|list| list.entries.into_iter().map(|e| e.member).collect());

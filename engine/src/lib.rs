@@ -116,6 +116,8 @@ pub struct EngineConfig {
     pub database_url: String,
     pub redis_url: String,
     pub key_prefix: String,
+    /// Public reads from replicas (`--read-from-replicas`).
+    pub replica_reads: redis::ReplicaReads,
 }
 
 /// Both stores, ready for use cases; cheap to clone.
@@ -171,7 +173,10 @@ impl Engine {
         let target = RedisTarget::parse(&config.redis_url).map_err(EngineError::Invalid)?;
         let ledger = Ledger::connect(&config.database_url).await?;
         ledger.migrate().await?;
-        Ok(Self::from_parts(ledger, Projection::new(target, KeySpace::new(config.key_prefix.clone()))))
+        let projection = Projection::new(target, KeySpace::new(config.key_prefix.clone()))
+            .with_replica_reads(config.replica_reads.clone())
+            .map_err(EngineError::Invalid)?;
+        Ok(Self::from_parts(ledger, projection))
     }
 
     pub fn from_parts(ledger: Ledger, projection: Projection) -> Self {

@@ -484,7 +484,7 @@ impl Engine {
             let key = feed.period.to_string();
             let mut pages = HashMap::new();
             for limit in limits {
-                match self.ranking_page(&feed.board, Some(&key), 0, limit).await {
+                match self.ranking_page_fresh(&feed.board, Some(&key), 0, limit).await {
                     Ok(page) => {
                         pages.insert(limit, page);
                     }

@@ -567,3 +567,40 @@ async fn one_of_two_instances_takes_the_snapshots() {
     projection.cleanup().await;
     ledger.drop_db().await;
 }
+
+#[tokio::test]
+async fn a_closed_bucket_is_read_once_until_its_size_changes() {
+    each_redis(|e, mode| async move {
+        let b = hot_board(&e, spec(60, 3)).await;
+        let minute = 60_000;
+        for m in ["a1", "a2", "a3"] {
+            e.hit_at(&b.slug, &hit(m), Some(T0)).await.unwrap();
+        }
+        for m in ["b1", "b2"] {
+            e.hit_at(&b.slug, &hit(m), Some(T0 + minute)).await.unwrap();
+        }
+        // Both buckets closed for 5 s; the live one is empty.
+        let at = Some(T0 + 2 * minute + 5_000);
+        let merge = || e.projection().hot_merge(&b.slug, &b.rules, 10, at);
+        let first = merge().await.unwrap();
+        assert_eq!((first.entries_read, first.entries_fetched, first.top.len()), (5, 5, 5), "{mode}");
+        let second = merge().await.unwrap();
+        assert_eq!((second.entries_read, second.entries_fetched), (5, 0), "{mode}: kept, not read again");
+        assert_eq!(second.top, first.top, "{mode}");
+
+        // A bucket whose size changed is read again.
+        e.hit_at(&b.slug, &valued("a4", 9.0), Some(T0)).await.unwrap();
+        let third = merge().await.unwrap();
+        assert_eq!((third.entries_read, third.entries_fetched), (6, 4), "{mode}");
+        assert_eq!(third.top[0], ("a4".into(), 9.0), "{mode}");
+
+        // A bucket that is gone is dropped.
+        let mut conn = e.projection().conn().await.unwrap();
+        let key = e.projection().keys().hot(&b.slug).bucket(T0 / minute + 1);
+        redis::cmd("UNLINK").arg(&key).exec_async(&mut conn).await.unwrap();
+        let fourth = merge().await.unwrap();
+        assert_eq!(fourth.entries_read, 4, "{mode}");
+        assert!(fourth.top.iter().all(|(m, _)| m.starts_with('a')), "{mode}: {:?}", fourth.top);
+    })
+    .await;
+}

@@ -5,7 +5,7 @@ mod common;
 
 use common::{TestLedger, TestProjection, engine, redis_targets};
 use domain::{BoardSlug, MemberId, PeriodKey};
-use engine::redis::{ProjectedTotal, Source, Window};
+use engine::redis::{ProjectedTotal, ReadFrom, Source, Window};
 use redis::cluster_routing::Slot;
 
 fn ids() -> (BoardSlug, PeriodKey) {
@@ -30,7 +30,11 @@ async fn projection_round_trips_on_standalone_and_cluster() {
         let (a, b) = (MemberId::parse("u1").unwrap(), MemberId::parse("u2").unwrap());
         assert!(p.project(&board, &period, &total(&a, 1, 100)).await.unwrap(), "{name}");
         assert!(p.project(&board, &period, &total(&b, 1, 250)).await.unwrap(), "{name}");
-        let page = p.window(&board, &period, Source::Live, Window::Offset(0), 10, 1).await.unwrap().unwrap();
+        let page = p
+            .window(&board, &period, Source::Live, ReadFrom::Primary, Window::Offset(0), 10, 1)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(page.total, 2, "{name}");
         assert_eq!(page.rows, vec![(b.clone(), 250), (a.clone(), 100)], "{name}");
         assert_eq!(page.next, None, "{name}");
@@ -49,7 +53,11 @@ async fn a_replayed_or_older_version_never_moves_a_score_back() {
         // Version 1 arrives late, version 2 is replayed: neither changes anything.
         assert!(!p.project(&board, &period, &total(&m, 1, 100)).await.unwrap(), "{name}");
         assert!(!p.project(&board, &period, &total(&m, 2, 999)).await.unwrap(), "{name}");
-        let page = p.window(&board, &period, Source::Live, Window::Offset(0), 10, 1).await.unwrap().unwrap();
+        let page = p
+            .window(&board, &period, Source::Live, ReadFrom::Primary, Window::Offset(0), 10, 1)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(page.rows, vec![(m.clone(), 300)], "{name}");
         t.cleanup().await;
     }
@@ -63,8 +71,11 @@ async fn a_hidden_version_leaves_the_ranking_and_no_older_one_brings_the_member_
         let p = &t.projection;
         let (a, b) = (MemberId::parse("u1").unwrap(), MemberId::parse("u2").unwrap());
         let ranked = async || {
-            let page =
-                p.window(&board, &period, Source::Live, Window::Offset(0), 10, 1).await.unwrap().unwrap();
+            let page = p
+                .window(&board, &period, Source::Live, ReadFrom::Primary, Window::Offset(0), 10, 1)
+                .await
+                .unwrap()
+                .unwrap();
             (page.total, page.rows)
         };
         p.project_many(&board, &period, &[total(&a, 1, 100), total(&b, 1, 250)]).await.unwrap();

@@ -93,6 +93,11 @@ as_postgres() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# What as_postgres puts before a command, for a command line another program runs.
+as_postgres_prefix() {
+  if [ "$(id -u)" = 0 ]; then printf 'runuser -u postgres -- '; fi
+}
+
 # Starts a throwaway PostgreSQL server on 127.0.0.1:$1 with everything under $2 (a new cluster in
 # $2/data, trust authentication, superuser postgres, socket and logs in $2). Extra arguments are
 # server settings, e.g. "-c fsync=off". Stop it with `stop_postgres $2`.

@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use engine::EngineConfig;
+use engine::redis::ReplicaReads;
 use std::net::SocketAddr;
 
 #[derive(Debug, Parser)]
@@ -146,14 +147,30 @@ pub struct StoreArgs {
     /// Prefix of every Redis key, so several deployments can share one Redis.
     #[arg(long, env = "LAUREL_KEY_PREFIX", default_value = "laurel")]
     pub key_prefix: String,
+
+    /// Public reads (rankings, counts, hot-board merges) from replicas: a Cluster's own, or the
+    /// standalone replica at `--redis-replica-url`. Replication is asynchronous, so these reads
+    /// may lag the writes a moment; the console, settlement checks and live pushes read primaries.
+    #[arg(long, env = "LAUREL_READ_FROM_REPLICAS")]
+    pub read_from_replicas: bool,
+
+    /// The replica of a standalone Redis that `--read-from-replicas` reads from.
+    #[arg(long, env = "LAUREL_REDIS_REPLICA_URL", requires = "read_from_replicas")]
+    pub redis_replica_url: Option<String>,
 }
 
 impl StoreArgs {
     pub fn engine_config(&self) -> EngineConfig {
+        let replica_reads = match (self.read_from_replicas, &self.redis_replica_url) {
+            (false, _) => ReplicaReads::Off,
+            (true, Some(url)) => ReplicaReads::Standalone(url.clone()),
+            (true, None) => ReplicaReads::Cluster,
+        };
         EngineConfig {
             database_url: self.ledger.database_url.clone(),
             redis_url: self.redis_url.clone(),
             key_prefix: self.key_prefix.clone(),
+            replica_reads,
         }
     }
 }

@@ -1,17 +1,19 @@
-//! The fleet test: three `laurel serve` processes on one PostgreSQL database and the 3+3 Redis
-//! Cluster (`LAUREL_TEST_REDIS_REPLICATED_URL`, started by `scripts/test`; no other test uses it),
-//! a client spreading point events (30 % duplicates, shuffled) over the three, and during the
-//! load, one after another:
+//! The fleet test: three `laurel serve` processes on one PostgreSQL database (the fleet test's
+//! own server, `LAUREL_TEST_FLEET_POSTGRES_URL`, which it restarts) and the 3+3 Redis Cluster
+//! (`LAUREL_TEST_REDIS_REPLICATED_URL`, started by `scripts/test`; no other test uses either),
+//! public reads from the Cluster's replicas, a client spreading point events (30 % duplicates,
+//! shuffled) over the three, and during the load, one after another:
 //!
 //! 1. the scheduler's leader `kill -9`ed as soon as the ledger shows its first freeze of many due
 //!    periods (mid-pass): it is also the instance killed under load, whose failed requests the
 //!    client sends again to another instance; it is started again afterwards;
 //! 2. a Redis master `kill -9`ed: its replica takes over (cluster-node-timeout 2 s), and the
 //!    killed node comes back as a replica;
-//! 3. PostgreSQL slowed, then cut: the instances reach it through [`proxy::FaultProxy`], which
-//!    first delays every chunk, then closes every connection and refuses new ones for a few
-//!    seconds (the test PostgreSQL is shared with tests running in parallel, so it is not
-//!    restarted);
+//! 3. PostgreSQL slowed, silent, cut, then restarted: the instances reach it through
+//!    [`proxy::FaultProxy`], which first delays every chunk, then forwards nothing with the
+//!    connections open (longer than the client's timeout: the request deadline must answer), then
+//!    closes every connection and refuses new ones for a few seconds; then the server itself is
+//!    restarted in immediate mode (`LAUREL_TEST_FLEET_POSTGRES_RESTART`), as after a crash;
 //! 4. every node of the Cluster restarted empty (no persistence; nodes keep their identity and
 //!    slots in nodes.conf).
 //!
@@ -19,14 +21,14 @@
 //! answered `applied` twice, the totals equal the unique sums, the projection equals the ledger
 //! within 5 s + the reconciler's tick after the load and the last fault, every due period was
 //! frozen exactly once (some by an instance other than the killed leader), no client request
-//! waited for its timeout, and a key limited to 20 req/s was accepted at most its rate over the
-//! test plus its bursts (see [`rate_bound`]).
+//! waited for its timeout, a key limited to 20 req/s was accepted at most its rate over the
+//! test plus its bursts (see [`rate_bound`]), and public top pages were read on replicas only.
 //!
 //! `LAUREL_FLEET_EVENTS` sets the number of events (default 50 000, spread over 50 s);
-//! `LAUREL_FLEET_STALL_SECONDS` how long PostgreSQL stays silent (default 8; longer than the
-//! client's timeout, 20 s, it shows whether a query in flight can hang a request). Each test run
-//! owns its database and key prefix and removes them when it passes (on a failure they are left
-//! for a look: the names are printed).
+//! `LAUREL_FLEET_STALL_SECONDS` how long PostgreSQL stays silent (default 16: longer than the
+//! client's timeout, 15 s, so a statement in flight must be given up by the request deadline
+//! rather than hang its request). Each test run owns its database and key prefix and removes them when
+//! it passes (on a failure they are left for a look: the names are printed).
 
 #[path = "support/proxy.rs"]
 mod proxy;
@@ -55,11 +57,13 @@ const SCHEDULED_BOARDS: usize = 40;
 const SETUP_SECONDS: i64 = 12;
 const LIMITED_RATE: u64 = 20;
 const LIMITED_BURST: u64 = 20;
-/// How long PostgreSQL stays silent: longer than the pool's wait for a connection (5 s), shorter
-/// than the client's timeout.
-const STALL_SECONDS: u64 = 8;
+/// How long PostgreSQL stays silent: longer than the pool's wait for a connection (5 s) and than
+/// the client's timeout, so a statement already sent must be given up by the request deadline
+/// (`REQUEST_DEADLINE` in `server/src/rest/mod.rs`, 10 s) for no request to wait for the
+/// client's timeout.
+const STALL_SECONDS: u64 = 16;
 /// Every client request gives up after this; none may need it.
-const CLIENT_TIMEOUT: Duration = Duration::from_secs(20);
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(15);
 /// `laurel serve`'s reconciler period.
 const RECONCILER_TICK: Duration = Duration::from_secs(2);
 
@@ -128,6 +132,8 @@ impl Fleet {
             ("LAUREL_REDIS_URL".into(), redis_url.into()),
             ("LAUREL_KEY_PREFIX".into(), prefix.into()),
             ("LAUREL_LOG".into(), "info".into()),
+            // Public reads from the Cluster's replicas (checked after the load).
+            ("LAUREL_READ_FROM_REPLICAS".into(), "true".into()),
         ];
         let bin = PathBuf::from(env!("CARGO_BIN_EXE_laurel"));
         Self { bin, dir, stores, ports: (0..INSTANCES).map(|_| free_port()).collect(), children: Vec::new() }
@@ -219,6 +225,24 @@ impl Cluster {
             .filter(|l| l.contains("master") && !l.contains("fail"))
             .filter_map(|l| l.split_whitespace().nth(1))
             .filter_map(|addr| addr.split('@').next()?.rsplit(':').next()?.parse().ok())
+            .collect()
+    }
+
+    /// Calls of the read-only script commands each node has run, and whether it is a replica.
+    fn script_reads(&self) -> HashMap<u16, (u64, bool)> {
+        self.ports
+            .iter()
+            .map(|&p| {
+                let stats = redis_cli(p, &["info", "commandstats"]).expect("a live node");
+                let calls = stats
+                    .lines()
+                    .filter(|l| l.starts_with("cmdstat_evalsha_ro:") || l.starts_with("cmdstat_eval_ro:"))
+                    .filter_map(|l| l.split("calls=").nth(1)?.split(',').next()?.parse::<u64>().ok())
+                    .sum();
+                let replica =
+                    redis_cli(p, &["info", "replication"]).is_some_and(|i| i.contains("role:slave"));
+                (p, (calls, replica))
+            })
             .collect()
     }
 
@@ -418,7 +442,9 @@ async fn three_instances_lose_nothing_through_kills_failovers_cuts_and_empty_res
         .map(|v| v.parse().expect("LAUREL_FLEET_STALL_SECONDS: a number"))
         .unwrap_or(STALL_SECONDS);
     let redis_url = env("LAUREL_TEST_REDIS_REPLICATED_URL");
-    let pg_admin = env("LAUREL_TEST_POSTGRES_URL");
+    // A PostgreSQL of the fleet test's own, so that it may restart it.
+    let pg_admin = env("LAUREL_TEST_FLEET_POSTGRES_URL");
+    let pg_restart = env("LAUREL_TEST_FLEET_POSTGRES_RESTART");
     let cluster = Cluster::new(&redis_url);
     cluster.wait_ok("the start").await;
 
@@ -676,26 +702,31 @@ async fn three_instances_lose_nothing_through_kills_failovers_cuts_and_empty_res
     redis_losses += 1;
     log("Cluster ok again");
 
-    // 3. PostgreSQL slowed, then silent (the slowed queries still in flight), then cut.
-    tokio::time::sleep_until((load_start + Duration::from_secs(20)).into()).await;
-    log("PostgreSQL: 150 ms per chunk for 3 s");
+    // 3. PostgreSQL slowed, then silent (the slowed queries still in flight), then cut, then
+    // restarted.
+    tokio::time::sleep_until((load_start + Duration::from_secs(18)).into()).await;
+    log("PostgreSQL: 150 ms per chunk for 2 s");
     proxy.set_latency(Duration::from_millis(150));
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
     let stall = Duration::from_secs(stall_seconds);
     log(&format!("PostgreSQL: silent for {stall_seconds} s (connections open, nothing forwarded)"));
     proxy.set_stalled(true);
     tokio::time::sleep(stall).await;
     proxy.set_latency(Duration::ZERO);
     proxy.set_stalled(false);
-    log("PostgreSQL: every connection cut for 4 s");
+    log("PostgreSQL: every connection cut for 3 s");
     proxy.set_cut(true);
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
     proxy.set_cut(false);
-    log("PostgreSQL answers again");
+    log("PostgreSQL answers again; now restarted (immediate shutdown, as a crash)");
+    let restarted = Instant::now();
+    let out = Command::new("sh").arg("-c").arg(&pg_restart).output().unwrap();
+    assert!(out.status.success(), "PostgreSQL restart: {}", String::from_utf8_lossy(&out.stderr));
+    log(&format!("PostgreSQL restarted in {:.1}s", restarted.elapsed().as_secs_f64()));
 
     // 4. Every Redis node restarted empty.
     tokio::time::sleep_until(
-        (load_start + Duration::from_secs(37).max(Duration::from_secs(29) + stall)).into(),
+        (load_start + Duration::from_secs(42).max(Duration::from_secs(26) + stall)).into(),
     )
     .await;
     let emptied = Instant::now();
@@ -826,6 +857,47 @@ async fn three_instances_lose_nothing_through_kills_failovers_cuts_and_empty_res
         "projection level {:.1}s after the load and the last fault",
         level_at.saturating_duration_since(load_end.max(last_fault)).as_secs_f64()
     ));
+
+    // Public reads go to the replicas (`--read-from-replicas`): top pages of 1 to 10 entries from
+    // each instance (distinct, so none is answered from an instance's memory) run their script
+    // on replicas only, and once the replicas have caught up they answer the ledger's ranking.
+    let mut best: Vec<(&String, &i64)> = expected.iter().collect();
+    best.sort_by(|a, b| b.1.cmp(a.1).then(b.0.cmp(a.0)));
+    let before = cluster.script_reads();
+    let client = reqwest::Client::builder().timeout(CLIENT_TIMEOUT).build().unwrap();
+    let caught_up_by = Instant::now() + Duration::from_secs(5);
+    for limit in 1..=10usize {
+        for i in 0..INSTANCES {
+            let url = format!("{}/api/v1/boards/load/periods/{period}/top?limit={limit}", fleet.base(i));
+            loop {
+                let top: Value = client.get(&url).send().await.unwrap().json().await.unwrap();
+                let got: Vec<(String, i64)> = top["entries"]
+                    .as_array()
+                    .expect("a top page")
+                    .iter()
+                    .map(|e| (e["member"].as_str().unwrap().to_owned(), e["points"].as_i64().unwrap()))
+                    .collect();
+                let want: Vec<(String, i64)> =
+                    best.iter().take(limit).map(|(m, p)| ((*m).clone(), **p)).collect();
+                if got == want {
+                    break;
+                }
+                assert!(
+                    Instant::now() < caught_up_by,
+                    "a replica still differs from the ledger: {got:?} {want:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+    let after = cluster.script_reads();
+    let (on_replicas, on_primaries) = after.iter().fold((0, 0), |(r, p), (port, (calls, replica))| {
+        let ran = calls - before.get(port).map_or(0, |b| b.0);
+        if *replica { (r + ran, p) } else { (r, p + ran) }
+    });
+    log(&format!("public top reads: {on_replicas} script calls on replicas, {on_primaries} on primaries"));
+    assert!(on_replicas >= 10 * INSTANCES as u64, "every top read ran on a replica: {on_replicas}");
+    assert_eq!(on_primaries, 0, "no read-only script ran on a primary");
 
     // The scheduler: every due period frozen exactly once, some by another instance than the
     // leader killed mid-pass.

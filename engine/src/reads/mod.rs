@@ -11,7 +11,7 @@ mod caches;
 pub use caches::{BOARD_CACHE_TTL, BoardCache, PeriodStatus, SharedTop, StateCache, TopCache};
 
 use crate::ledger::Viewer;
-use crate::redis::{RawPage, Source, Window};
+use crate::redis::{RawPage, ReadFrom, Source, Window};
 use crate::{Engine, EngineError};
 use domain::lifecycle::State;
 use domain::view::{
@@ -112,6 +112,22 @@ impl Engine {
         self.ranking_page_as(Viewer::Public, slug, period, offset, limit).await
     }
 
+    /// The public's page read from the primary, never a replica: a live feed reads it because a
+    /// write just changed it.
+    pub(crate) async fn ranking_page_fresh(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        offset: u64,
+        limit: u64,
+    ) -> Result<RankingPage, EngineError> {
+        check_limit(limit)?;
+        let board = self.shared_board(slug).await?;
+        let period = self.period_of(&board, period)?;
+        let window = Window::Offset(offset);
+        Ok(self.read_window_raw(&board, period, Source::Live, ReadFrom::Primary, window, limit).await?.0)
+    }
+
     /// [`Engine::ranking_page`] as `viewer` sees it: admins read live during a public freeze.
     pub async fn ranking_page_as(
         &self,
@@ -144,7 +160,8 @@ impl Engine {
             Some((score, member)) => Window::After { score: *score, member },
             None => Window::Offset(0),
         };
-        let (page, last) = self.read_window_raw(&board, period, Source::Live, window, limit).await?;
+        let (page, last) =
+            self.read_window_raw(&board, period, Source::Live, ReadFrom::Replica, window, limit).await?;
         let next_cursor =
             if page.has_more { last.map(|(member, score)| encode_cursor(score, &member)) } else { None };
         Ok(CursorPage { page, next_cursor })
@@ -273,7 +290,7 @@ impl Engine {
         }
         let min_points = min_points.clamp(min, max.saturating_add(1).min(domain::score::EXACT_LIMIT));
         let min_score = board.codec.lowest_score_for(min_points);
-        match self.projection.count_at_least(slug, &period, min_score).await {
+        match self.projection.count_at_least(slug, &period, ReadFrom::Replica, min_score).await {
             Ok(count) => Ok(Sourced { value: count, source: ReadSource::Redis, frozen_at }),
             Err(_) => {
                 let order = self.ledger_order(&board, period, frozen_at.is_some()).await?;
@@ -304,6 +321,7 @@ impl Engine {
                     &board,
                     period,
                     Source::Live,
+                    ReadFrom::Replica,
                     Window::Around { member, radius: 0 },
                     1,
                 );
@@ -319,7 +337,7 @@ impl Engine {
                 .collect()
         } else {
             let (base, policy) = (board.codec.tie_base(), board.tie_policy());
-            match self.projection.ranks(slug, &period, base, policy, members).await {
+            match self.projection.ranks(slug, &period, ReadFrom::Replica, base, policy, members).await {
                 Ok(found) => found,
                 Err(_) => {
                     source = ReadSource::Ledger;
@@ -459,15 +477,17 @@ impl Engine {
         window: Window<'_>,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
-        Ok(self.read_window_raw(board, period, source, window, limit).await?.0)
+        Ok(self.read_window_raw(board, period, source, ReadFrom::Replica, window, limit).await?.0)
     }
 
-    /// Reads a window and assembles a page; also returns the last row (for cursors).
+    /// Reads a window and assembles a page; also returns the last row (for cursors). The public
+    /// ranking is read `from` a replica when replica reads are on; the others from the primary.
     async fn read_window_raw(
         &self,
         board: &Board,
         period: PeriodKey,
         source: Source<'_>,
+        from: ReadFrom,
         window: Window<'_>,
         limit: u64,
     ) -> Result<(RankingPage, Option<(MemberId, i64)>), EngineError> {
@@ -478,7 +498,7 @@ impl Engine {
             (self.archived_window(board, period, window, limit).await?, ReadSource::Standings)
         } else {
             let tie_base = board.codec.tie_base();
-            match self.projection.window(&board.slug, &period, source, window, limit, tie_base).await {
+            match self.projection.window(&board.slug, &period, source, from, window, limit, tie_base).await {
                 Ok(raw) => (raw, ReadSource::Redis),
                 Err(error) if matches!(source, Source::Live | Source::Unfrozen) => {
                     tracing::debug!(board = %board.slug, %period, %error, "ranking read from the ledger: Redis cannot be read");

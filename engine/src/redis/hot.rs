@@ -6,7 +6,7 @@ use ::redis::{RedisResult, Script};
 use domain::BoardSlug;
 use domain::hot::{HitResult, HotMember, HotRules, WindowMerge, WriteMode};
 use std::collections::HashMap;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 static HIT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/hot_hit.lua")));
 static PUBLISH: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/hot_publish.lua")));
@@ -16,6 +16,10 @@ static TEND: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scrip
 pub const MERGE_SLICE: usize = 1_000;
 /// Buckets a merge reads at once: Redis answers one slice while Laurel folds in another.
 const MERGE_READS: usize = 4;
+/// How long after its end a bucket is kept between merges. Hits are counted by the primary's
+/// clock, so none lands in a closed bucket; the margin covers a replica that has not yet
+/// received the last hits of a bucket that just closed.
+const KEEP_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// One bucket's entries, each member once. A bucket that no longer changes is read by rank
 /// (`ZRANGE i j WITHSCORES`, slice after slice: the ranks stay put). The live one is read with
@@ -72,8 +76,11 @@ pub struct Merged {
     pub now_ms: i64,
     /// Best first.
     pub top: Vec<(String, f64)>,
-    /// Bucket entries read (a member in three buckets counts three times).
+    /// Bucket entries merged, read now or kept from an earlier merge (a member in three buckets
+    /// counts three times).
     pub entries_read: usize,
+    /// Of those, the entries read from Redis by this merge.
+    pub entries_fetched: usize,
 }
 
 /// A hit as the script takes it (already checked and valued by the engine).
@@ -149,10 +156,13 @@ impl Projection {
     }
 
     /// The window merged as of `at_ms` (None: the Redis server's clock): that instant in ms and
-    /// up to `limit` (member, score), best first, with how many bucket entries were read. Every
+    /// up to `limit` (member, score), best first, with how many bucket entries it covers. A
     /// bucket is read in slices of [`MERGE_SLICE`] entries on the bulk connection, up to
     /// [`MERGE_READS`] buckets at a time, and merged here, so no command holds Redis for longer
-    /// than one slice (docs/DESIGN.md, "The window merge").
+    /// than one slice (docs/DESIGN.md, "The window merge"). A bucket closed for [`KEEP_AFTER`]
+    /// no longer changes: it is read once and kept in this process for the next merges, which
+    /// check only its size (one pipelined `ZCARD` per kept bucket: a bucket that changed or
+    /// expired is read again or dropped).
     pub async fn hot_merge(
         &self,
         board: &BoardSlug,
@@ -161,48 +171,98 @@ impl Projection {
         at_ms: Option<i64>,
     ) -> RedisResult<Merged> {
         let keys = self.keys.hot(board);
-        let mut conn = self.bulk_conn().await?;
+        let conn = self.bulk_conn().await?;
         let now = match at_ms {
             Some(ms) => ms,
             None => {
-                let (secs, micros): (i64, i64) = CLOCK.key(&keys.namespace).invoke_async(&mut conn).await?;
+                // The primary's clock, the one hits are counted by (the bulk connection may be a
+                // replica's).
+                let mut primary = self.conn().await?;
+                let (secs, micros): (i64, i64) =
+                    CLOCK.key(&keys.namespace).invoke_async(&mut primary).await?;
                 secs * 1000 + micros / 1000
             }
         };
-        let newest = now.div_euclid(bucket_ms(rules) as i64);
-        let n = rules.weights.len();
-        let mut merge = WindowMerge::new(rules);
-        let mut entries = 0;
+        let width = bucket_ms(rules) as i64;
+        let newest = now.div_euclid(width);
+        let oldest = newest - rules.weights.len() as i64 + 1;
+        let window: Vec<i64> = (oldest..=newest).collect();
+
+        // One merge of a board at a time in this process; the kept buckets go with the rules.
+        let kept = {
+            let mut merges = self.hot_merges.lock().expect("hot merges");
+            Arc::clone(merges.entry(board.clone()).or_default())
+        };
+        let mut kept = kept.lock().await;
+        if kept.0.as_ref() != Some(rules) {
+            *kept = (Some(rules.clone()), WindowMerge::default());
+        }
+        let mut merge = std::mem::take(&mut kept.1);
+        merge.forget_before(oldest);
+
+        // A kept bucket whose size changed (or that is gone) is read again.
+        let kept_buckets: Vec<i64> = window.iter().copied().filter(|b| merge.kept(*b).is_some()).collect();
+        if !kept_buckets.is_empty() {
+            let mut pipe = ::redis::pipe();
+            for b in &kept_buckets {
+                pipe.zcard(keys.bucket(*b));
+            }
+            let sizes: Vec<usize> = pipe.query_async(&mut conn.clone()).await?;
+            for (b, size) in kept_buckets.iter().zip(sizes) {
+                if merge.kept(*b) != Some(size) {
+                    merge.forget(*b);
+                }
+            }
+        }
+
+        let to_read: Vec<i64> = window.iter().copied().filter(|b| merge.kept(*b).is_none()).collect();
+        let mut fresh = Vec::new();
+        let mut fetched = 0;
         let mut reads = tokio::task::JoinSet::new();
         let mut next = 0;
-        while next < n || !reads.is_empty() {
-            while next < n && reads.len() < MERGE_READS {
-                let (position, key, conn) = (next, keys.bucket(newest - (n - 1 - next) as i64), conn.clone());
+        while next < to_read.len() || !reads.is_empty() {
+            while next < to_read.len() && reads.len() < MERGE_READS {
+                let (bucket, conn) = (to_read[next], conn.clone());
+                let key = keys.bucket(bucket);
                 // Only the newest bucket still takes hits: the older ones no longer change.
-                let live = position == n - 1;
-                reads.spawn(async move { (position, read_bucket(conn, key, live).await) });
+                let live = bucket == newest;
+                reads.spawn(async move { (bucket, read_bucket(conn, key, live).await) });
                 next += 1;
             }
-            let (position, bucket) = reads
+            let (bucket, entries) = reads
                 .join_next()
                 .await
                 .expect("a read is running")
                 .map_err(|e| super::invalid(format!("a bucket read stopped: {e}")))?;
-            let bucket = bucket?;
-            entries += bucket.len();
-            // Folding in a bucket of 100k entries takes milliseconds without an await: on a
+            let entries = entries?;
+            fetched += entries.len();
+            // Interning a bucket of 100k entries takes milliseconds without an await: on a
             // blocking thread, so the runtime's workers keep answering requests meanwhile.
-            merge = tokio::task::spawn_blocking(move || {
-                merge.add(position, bucket);
-                merge
+            let closed_long_enough = (bucket + 1) * width + KEEP_AFTER.as_millis() as i64 <= now;
+            let (back, interned) = tokio::task::spawn_blocking(move || {
+                let interned = merge.intern(entries);
+                (merge, interned)
             })
             .await
             .map_err(|e| super::invalid(format!("a bucket fold stopped: {e}")))?;
+            merge = back;
+            if closed_long_enough {
+                merge.keep(bucket, interned);
+            } else {
+                fresh.push((bucket, interned));
+            }
         }
-        let top = tokio::task::spawn_blocking(move || merge.top(limit))
-            .await
-            .map_err(|e| super::invalid(format!("the window's top stopped: {e}")))?;
-        Ok(Merged { now_ms: now, top, entries_read: entries })
+        let covered = window.iter().filter_map(|b| merge.kept(*b)).sum::<usize>()
+            + fresh.iter().map(|(_, entries)| entries.len()).sum::<usize>();
+        let rules_for_top = rules.clone();
+        let (merge, top) = tokio::task::spawn_blocking(move || {
+            let top = merge.top(&rules_for_top, newest, &fresh, limit);
+            (merge, top)
+        })
+        .await
+        .map_err(|e| super::invalid(format!("the window's top stopped: {e}")))?;
+        kept.1 = merge;
+        Ok(Merged { now_ms: now, top, entries_read: covered, entries_fetched: fetched })
     }
 
     /// Publishes a snapshot document for interval `seq` unless an equal or newer one is there.

@@ -13,8 +13,11 @@ mod public;
 
 use ::redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use ::redis::cluster::ClusterClientBuilder;
+use ::redis::cluster_read_routing::RandomReplicaStrategy;
 use ::redis::cluster_async::ClusterConnection;
-use ::redis::{Cmd, Pipeline, RedisFuture, RedisResult, Script, Value};
+use ::redis::{
+    Cmd, ErrorKind, FromRedisValue, Pipeline, RedisFuture, RedisResult, Script, ServerErrorKind, Value,
+};
 use domain::{BoardSlug, MemberId, PeriodKey};
 use keys::KeySpace;
 use std::collections::HashMap;
@@ -23,10 +26,10 @@ use std::time::{Duration, Instant};
 use tokio::sync::OnceCell;
 
 static PROJECT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/project.lua")));
-static WINDOW: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/window.lua")));
+static WINDOW: LazyLock<ReadScript> = LazyLock::new(|| ReadScript::new(include_str!("scripts/window.lua")));
 static SNAPSHOT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/snapshot.lua")));
 static RATE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/rate.lua")));
-static RANKS: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/ranks.lua")));
+static RANKS: LazyLock<ReadScript> = LazyLock::new(|| ReadScript::new(include_str!("scripts/ranks.lua")));
 static LEVEL: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/level.lua")));
 static SWAP: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/swap.lua")));
 
@@ -39,8 +42,10 @@ const REBUILD_IN_FLIGHT: usize = 8;
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Opens a connection to `target` whose calls give up after `response_timeout`.
-async fn connect(target: &RedisTarget, response_timeout: Duration) -> RedisResult<RedisConn> {
+/// Opens a connection to `target` whose calls give up after `response_timeout`. On a Cluster,
+/// `replicas` routes read-only commands to a replica of their slot (the others still go to its
+/// primary).
+async fn connect(target: &RedisTarget, response_timeout: Duration, replicas: bool) -> RedisResult<RedisConn> {
     match target {
         RedisTarget::Standalone(url) => {
             let config = ConnectionManagerConfig::new()
@@ -51,11 +56,14 @@ async fn connect(target: &RedisTarget, response_timeout: Duration) -> RedisResul
             Ok(RedisConn::Standalone(ConnectionManager::new_lazy_with_config(client, config)?))
         }
         RedisTarget::Cluster(nodes) => {
-            let client = ClusterClientBuilder::new(nodes.clone())
+            let mut builder = ClusterClientBuilder::new(nodes.clone())
                 .connection_timeout(CONNECT_TIMEOUT)
                 .response_timeout(response_timeout)
-                .retries(2)
-                .build()?;
+                .retries(2);
+            if replicas {
+                builder = builder.read_routing_strategy(RandomReplicaStrategy);
+            }
+            let client = builder.build()?;
             Ok(RedisConn::Cluster(client.get_async_connection().await?))
         }
     }
@@ -90,6 +98,68 @@ impl RedisTarget {
         Ok(if cluster { RedisTarget::Cluster(nodes) } else { RedisTarget::Standalone(nodes[0].clone()) })
     }
 }
+
+/// Replica reads (`--read-from-replicas`): public reads that may lag a moment behind the writes
+/// go to replicas (docs/ARCHITECTURE.md lists which reads do). Replication is asynchronous, so
+/// nothing a caller reads right after its own write is read there.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ReplicaReads {
+    #[default]
+    Off,
+    /// The Cluster's replicas, each read going to a replica of its slot.
+    Cluster,
+    /// A replica of a standalone server, at this url.
+    Standalone(String),
+}
+
+/// Which node may answer a read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadFrom {
+    /// The primary: the console, the settlement's cross-checks, live pushes and anything read
+    /// right after the caller's own write.
+    Primary,
+    /// A replica when replica reads are on (else the primary): public reads, which may lag.
+    Replica,
+}
+
+/// A script that only reads. On a replica connection it runs with `EVALSHA_RO` (Redis 7): a
+/// Cluster client that reads from replicas routes only read-only commands there, and a
+/// standalone replica refuses scripts that may write.
+struct ReadScript {
+    code: &'static str,
+    hash: String,
+}
+
+impl ReadScript {
+    fn new(code: &'static str) -> Self {
+        Self { code, hash: Script::new(code).get_hash().to_owned() }
+    }
+
+    async fn run<T: FromRedisValue>(
+        &self,
+        conn: &mut RedisConn,
+        on_replica: bool,
+        key: &str,
+        args: &[String],
+    ) -> RedisResult<T> {
+        let (by_hash, by_code) = if on_replica { ("EVALSHA_RO", "EVAL_RO") } else { ("EVALSHA", "EVAL") };
+        let call = |name: &str, body: &str| {
+            let mut cmd = ::redis::cmd(name);
+            cmd.arg(body).arg(1).arg(key).arg(args);
+            cmd
+        };
+        match call(by_hash, &self.hash).query_async(conn).await {
+            // A node that has not seen the script yet (each node keeps its own script cache).
+            Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
+                call(by_code, self.code).query_async(conn).await
+            }
+            other => other,
+        }
+    }
+}
+
+/// A hot board's closed buckets kept between merges, and the rules they were read under.
+type KeptBuckets = (Option<domain::hot::HotRules>, domain::hot::WindowMerge);
 
 /// A connection to standalone Redis or a Cluster; cheap to clone (both sides multiplex).
 #[derive(Clone)]
@@ -247,6 +317,12 @@ pub struct Projection {
     /// A second connection for bulk reads (a hot board's window merge reads every bucket in
     /// slices, megabytes per merge): their replies never queue ahead of the short calls' answers.
     bulk: Arc<OnceCell<RedisConn>>,
+    replica_reads: Arc<ReplicaReads>,
+    /// The connection of [`ReadFrom::Replica`] reads, when replica reads are on.
+    replica: Arc<OnceCell<RedisConn>>,
+    /// Each hot board's buckets kept between merges, with the rules they were read under
+    /// (`hot.rs`, `Projection::hot_merge`).
+    hot_merges: Arc<std::sync::Mutex<HashMap<BoardSlug, Arc<tokio::sync::Mutex<KeptBuckets>>>>>,
     /// Until when write-path projections and ranking reads skip Redis (see [`PAUSE_AFTER_FAILURE`]).
     paused_until: Arc<std::sync::Mutex<Option<Instant>>>,
 }
@@ -258,7 +334,57 @@ impl Projection {
             keys: Arc::new(keys),
             conn: Arc::new(OnceCell::new()),
             bulk: Arc::new(OnceCell::new()),
+            replica_reads: Arc::default(),
+            replica: Arc::new(OnceCell::new()),
+            hot_merges: Arc::default(),
             paused_until: Arc::default(),
+        }
+    }
+
+    /// Turns replica reads on; refuses a choice that does not fit the target (a replica url
+    /// for a Cluster, whose replicas are found by themselves; Cluster replicas for a standalone
+    /// server).
+    pub fn with_replica_reads(mut self, reads: ReplicaReads) -> Result<Self, String> {
+        match (&*self.target, &reads) {
+            (_, ReplicaReads::Off) | (RedisTarget::Cluster(_), ReplicaReads::Cluster) => {}
+            (RedisTarget::Standalone(_), ReplicaReads::Standalone(url)) => {
+                if !matches!(RedisTarget::parse(url)?, RedisTarget::Standalone(_)) {
+                    return Err(format!("the replica url {url:?} must name one server"));
+                }
+            }
+            (RedisTarget::Standalone(_), ReplicaReads::Cluster) => {
+                return Err("reading from replicas of a standalone Redis needs the replica's url \
+                            (--redis-replica-url)"
+                    .into());
+            }
+            (RedisTarget::Cluster(_), ReplicaReads::Standalone(_)) => {
+                return Err("a replica url is for a standalone Redis: a Cluster's replicas are \
+                            found from its nodes (--read-from-replicas alone)"
+                    .into());
+            }
+        }
+        self.replica_reads = Arc::new(reads);
+        Ok(self)
+    }
+
+    /// Where replica reads go, if they are on: the target and whether to route to replicas.
+    fn replica_target(&self) -> Option<(RedisTarget, bool)> {
+        match &*self.replica_reads {
+            ReplicaReads::Off => None,
+            ReplicaReads::Cluster => Some(((*self.target).clone(), true)),
+            ReplicaReads::Standalone(url) => Some((RedisTarget::Standalone(url.clone()), false)),
+        }
+    }
+
+    /// The connection a read `from` goes to, and whether it is a replica's.
+    async fn read_conn(&self, from: ReadFrom) -> RedisResult<(RedisConn, bool)> {
+        match (from, self.replica_target()) {
+            (ReadFrom::Replica, Some((target, routed))) => {
+                let conn =
+                    self.replica.get_or_try_init(|| connect(&target, RESPONSE_TIMEOUT, routed)).await?;
+                Ok((conn.clone(), true))
+            }
+            _ => Ok((self.conn().await?, false)),
         }
     }
 
@@ -282,12 +408,14 @@ impl Projection {
     /// The shared connection, established on first use. A standalone manager is created lazily
     /// and reconnects by itself; a Cluster connection is retried on the next call until it works.
     pub async fn conn(&self) -> RedisResult<RedisConn> {
-        Ok(self.conn.get_or_try_init(|| connect(&self.target, RESPONSE_TIMEOUT)).await?.clone())
+        Ok(self.conn.get_or_try_init(|| connect(&self.target, RESPONSE_TIMEOUT, false)).await?.clone())
     }
 
-    /// The connection for bulk reads (see `bulk`).
+    /// The connection for bulk reads (see `bulk`): a replica's when replica reads are on (only
+    /// hot-board merges use it, and they may lag).
     pub(crate) async fn bulk_conn(&self) -> RedisResult<RedisConn> {
-        Ok(self.bulk.get_or_try_init(|| connect(&self.target, RESPONSE_TIMEOUT)).await?.clone())
+        let (target, routed) = self.replica_target().unwrap_or(((*self.target).clone(), false));
+        Ok(self.bulk.get_or_try_init(|| connect(&target, RESPONSE_TIMEOUT, routed)).await?.clone())
     }
 
     /// PING (readiness).
@@ -512,12 +640,15 @@ impl Projection {
     }
 
     /// Reads a window of `limit` entries (or a member's neighbourhood) atomically, with the
-    /// score of the entry after it. None when `Window::Around` names an absent member.
+    /// score of the entry after it. None when `Window::Around` names an absent member. Only the
+    /// public ranking (`Source::Live`) is ever read `from` a replica.
+    #[allow(clippy::too_many_arguments)]
     pub async fn window(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
         source: Source<'_>,
+        from: ReadFrom,
         window: Window<'_>,
         limit: u64,
         tie_base: i64,
@@ -528,18 +659,25 @@ impl Projection {
                 Source::Unfrozen => self.live_ranking(board, period).await?,
                 Source::Snapshot(id) => self.keys.snapshot(board, period, id).0,
             };
-            let mut call = WINDOW.key(key);
-            match window {
-                Window::Offset(offset) => call.arg("offset").arg(limit).arg(tie_base).arg(offset),
+            let (limit_arg, base) = (limit.to_string(), tie_base.to_string());
+            let args = match window {
+                Window::Offset(offset) => {
+                    ["offset", &limit_arg, &base, &offset.to_string()].map(String::from).to_vec()
+                }
                 Window::Around { member, radius } => {
-                    call.arg("around").arg(limit).arg(tie_base).arg(member.as_str()).arg(radius)
+                    ["around", &limit_arg, &base, member.as_str(), &radius.to_string()]
+                        .map(String::from)
+                        .to_vec()
                 }
                 Window::After { score, member } => {
-                    call.arg("after").arg(limit).arg(tie_base).arg(score).arg(member.as_str())
+                    ["after", &limit_arg, &base, &score.to_string(), member.as_str()]
+                        .map(String::from)
+                        .to_vec()
                 }
             };
-            let mut conn = self.conn().await?;
-            let reply: Vec<Value> = call.invoke_async(&mut conn).await?;
+            let from = if matches!(source, Source::Live) { from } else { ReadFrom::Primary };
+            let (mut conn, on_replica) = self.read_conn(from).await?;
+            let reply: Vec<Value> = WINDOW.run(&mut conn, on_replica, &key, &args).await?;
             let mut it = reply.into_iter();
             let mut int =
                 || -> RedisResult<i64> { Ok(::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?) };
@@ -593,19 +731,17 @@ impl Projection {
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
+        from: ReadFrom,
         tie_base: i64,
         policy: domain::TiePolicy,
         members: &[MemberId],
     ) -> RedisResult<Vec<Option<(i64, u64)>>> {
         self.guarded(async {
             let keys = self.keys.period(board, period);
-            let mut call = RANKS.key(keys.rank);
-            call.arg(tie_base).arg(policy.as_str());
-            for m in members {
-                call.arg(m.as_str());
-            }
-            let mut conn = self.conn().await?;
-            let reply: Vec<Value> = call.invoke_async(&mut conn).await?;
+            let mut args = vec![tie_base.to_string(), policy.as_str().to_owned()];
+            args.extend(members.iter().map(|m| m.as_str().to_owned()));
+            let (mut conn, on_replica) = self.read_conn(from).await?;
+            let reply: Vec<Value> = RANKS.run(&mut conn, on_replica, &keys.rank, &args).await?;
             let mut out = Vec::with_capacity(members.len());
             let mut it = reply.into_iter();
             while let (Some(score), Some(rank)) = (it.next(), it.next()) {
@@ -626,11 +762,12 @@ impl Projection {
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
+        from: ReadFrom,
         min_score: i64,
     ) -> RedisResult<u64> {
         self.guarded(async {
             let keys = self.keys.period(board, period);
-            let mut conn = self.conn().await?;
+            let (mut conn, _) = self.read_conn(from).await?;
             ::redis::cmd("ZCOUNT").arg(keys.rank).arg(min_score).arg("+inf").query_async(&mut conn).await
         })
         .await
