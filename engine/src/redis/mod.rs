@@ -13,8 +13,8 @@ mod public;
 
 use ::redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use ::redis::cluster::ClusterClientBuilder;
-use ::redis::cluster_read_routing::RandomReplicaStrategy;
 use ::redis::cluster_async::ClusterConnection;
+use ::redis::cluster_read_routing::RandomReplicaStrategy;
 use ::redis::{
     Cmd, ErrorKind, FromRedisValue, Pipeline, RedisFuture, RedisResult, Script, ServerErrorKind, Value,
 };
