@@ -41,21 +41,28 @@ pub(super) async fn ensure_period(tx: &mut Tx, board: &str, period: &str) -> Res
 }
 
 /// The state and next reach sequence of a period, creating it as `open` on its first write (on
-/// PostgreSQL `lock_in_order` has created and locked it).
+/// PostgreSQL `lock_in_order` has created and locked it). On SQLite, which holds its one write
+/// lock, the row is read first and created only when missing: one statement per batch instead of
+/// two, as a period exists from its first write on.
 pub(super) async fn period_row(
     tx: &mut Tx,
     backend: Backend,
     board: &str,
     period: &str,
 ) -> Result<PeriodRow, LedgerError> {
-    if backend == Backend::Sqlite {
-        ensure_period(tx, board, period).await?;
-    }
-    let row = sqlx::query("SELECT state, next_seq FROM periods WHERE board = $1 AND period = $2")
-        .bind(board)
-        .bind(period)
-        .fetch_one(&mut **tx)
-        .await?;
+    const SELECT: &str = "SELECT state, next_seq FROM periods WHERE board = $1 AND period = $2";
+    let row = match backend {
+        Backend::Sqlite => {
+            match sqlx::query(SELECT).bind(board).bind(period).fetch_optional(&mut **tx).await? {
+                Some(row) => row,
+                None => {
+                    ensure_period(tx, board, period).await?;
+                    sqlx::query(SELECT).bind(board).bind(period).fetch_one(&mut **tx).await?
+                }
+            }
+        }
+        Backend::Postgres => sqlx::query(SELECT).bind(board).bind(period).fetch_one(&mut **tx).await?,
+    };
     Ok(PeriodRow { state: row.try_get("state")?, next_seq: row.try_get("next_seq")? })
 }
 
