@@ -50,6 +50,7 @@ use super::totals::{add_deltas, lock_total, read_wanted, store_total, store_tota
 use super::{Backend, Ledger, LedgerError, Tx};
 use domain::write::{Change, Outcome, Write};
 use domain::{Board, MemberId, PeriodKey, TiePolicy};
+use sqlx::Row;
 use std::collections::HashMap;
 
 /// What the projection needs to mirror one member's new total.
@@ -100,9 +101,19 @@ impl Ledger {
             Backend::Sqlite => self.record_grouped(board.clone(), writes.to_vec(), now).await,
             // Concurrent transactions run side by side; grouped, their larger statements cost
             // more than the lock waits they saved (measured: docs/BENCHMARKS.md, ingest).
+            // A single point event on a `shared` board is one statement that commits on its own
+            // (`record_point_at_once`); anything it cannot answer takes the batch path.
             Backend::Postgres => {
                 let (ledger, board, writes) = (self.clone(), board.clone(), writes.to_vec());
-                super::detached(async move { ledger.record_retrying(&board, &writes, now).await }).await
+                super::detached(async move {
+                    if let [write] = writes.as_slice()
+                        && let Some(answer) = ledger.record_point_at_once(&board, write, now).await?
+                    {
+                        return Ok(vec![answer]);
+                    }
+                    ledger.record_retrying(&board, &writes, now).await
+                })
+                .await
             }
         }
     }
@@ -261,6 +272,108 @@ impl Ledger {
         }
         w.tx.commit().await?;
         Ok(Attempt::Recorded(answers))
+    }
+}
+
+/// One point event on a `shared` board on PostgreSQL, in one statement run on its own (it commits
+/// as it ends): the period row locked `FOR SHARE` and found `open`, the id found in neither
+/// `entries` nor `late_entries`, the member's total upserted with the delta added when the new
+/// total is within the board's bounds, and the entry inserted only when the total moved. So a
+/// write is one round trip instead of eight (BEGIN, the period's row twice, the ids, the state,
+/// the entry, the total, COMMIT; docs/BENCHMARKS.md, ingest).
+///
+/// The answers are the batch path's exactly: it answers here only `applied` and `duplicate`;
+/// whatever else the write may be — a period that is missing, not open or past its end + grace, a
+/// write kept as late before, a total that would leave the bounds or overflow, an id recorded by a
+/// concurrent transaction after this statement's snapshot (the entry's unique key fails the
+/// statement: nothing was written) — it answers None, having written nothing, and the caller
+/// records the write through the batch path, which decides it.
+const POINT_AT_ONCE: &str = "WITH \
+    p AS (SELECT state FROM periods WHERE board = $1 AND period = $2 FOR SHARE), \
+    seen AS (SELECT EXISTS (SELECT 1 FROM entries WHERE board = $1 AND external_id = $4) AS applied, \
+                    EXISTS (SELECT 1 FROM late_entries WHERE board = $1 AND external_id = $4) AS kept), \
+    t AS (INSERT INTO totals (board, period, member, points, version, reach_seq, set_version, updated_at) \
+          SELECT $1, $2, $3, $5, 1, 0, 0, $8 FROM p, seen \
+          WHERE p.state = 'open' AND NOT seen.applied AND NOT seen.kept \
+          ON CONFLICT (board, period, member) DO UPDATE SET points = totals.points + excluded.points, \
+            version = totals.version + 1, updated_at = excluded.updated_at \
+          WHERE totals.points + excluded.points BETWEEN $9 AND $10 \
+          RETURNING points, version, hidden), \
+    e AS (INSERT INTO entries (board, period, member, kind, external_id, delta, occurred_at, recorded_at, metadata) \
+          SELECT $1, $2, $3, $6, $4, $5, $7, $8, $11 FROM t) \
+    SELECT (SELECT state FROM p) AS state, seen.applied, seen.kept, t.points, t.version, t.hidden \
+    FROM seen LEFT JOIN t ON TRUE";
+
+impl Ledger {
+    /// See [`POINT_AT_ONCE`]: Some answer when the one statement recorded the write or found it
+    /// a duplicate, None when the batch path must decide it (nothing was written).
+    async fn record_point_at_once(
+        &self,
+        board: &Board,
+        write: &Write,
+        now: jiff::Timestamp,
+    ) -> Result<Option<Recorded>, LedgerError> {
+        let Change::Point { event_id, delta } = &write.change else { return Ok(None) };
+        let Ok(period) = board.period_of(write.occurred_at) else { return Ok(None) };
+        // A member's first write stores the delta itself, which must be within the bounds.
+        if board.tie_policy() != TiePolicy::Shared
+            || now >= board.closes_at(period)
+            || board.codec.check_points(*delta).is_err()
+        {
+            return Ok(None);
+        }
+        let (min, max) = board.codec.bounds();
+        let key = period.to_string();
+        let row = sqlx::query(POINT_AT_ONCE)
+            .bind(board.slug.as_str())
+            .bind(key.as_str())
+            .bind(write.member.as_str())
+            .bind(event_id.as_str())
+            .bind(*delta)
+            .bind(write.change.kind())
+            .bind(super::micros(write.occurred_at))
+            .bind(super::micros(now))
+            .bind(min)
+            .bind(max)
+            .bind(write.metadata.as_deref())
+            .fetch_one(&self.writer)
+            .await;
+        let row = match row {
+            Ok(row) => row,
+            // A unique key (an id recorded concurrently), an overflow: the batch path decides.
+            Err(sqlx::Error::Database(e)) => {
+                tracing::debug!(error = %e, "single write left to the batch path");
+                return Ok(None);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if row.try_get::<bool, _>("applied")? {
+            return Ok(Some(Recorded::bare(Outcome::Duplicate, period, None)));
+        }
+        let (Some(points), Some(version), Some(hidden)) = (
+            row.try_get::<Option<i64>, _>("points")?,
+            row.try_get::<Option<i64>, _>("version")?,
+            row.try_get::<Option<i64>, _>("hidden")?,
+        ) else {
+            return Ok(None);
+        };
+        // Under `shared` the score is the points (the reach sequence is not part of it).
+        let score = board.codec.encode(points, 0).map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+        Ok(Some(Recorded {
+            outcome: Outcome::Applied,
+            period: Some(period),
+            reason: None,
+            total: Some(Projected {
+                period,
+                member: write.member.clone(),
+                points,
+                version,
+                score,
+                hidden: hidden != 0,
+            }),
+            points: Some(points),
+            version: Some(version),
+        }))
     }
 }
 
