@@ -121,11 +121,7 @@ impl Engine {
         offset: u64,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
-        check_limit(limit)?;
-        let board = self.shared_board(slug).await?;
-        let period = self.period_of(&board, period)?;
-        let window = Window::Offset(offset);
-        Ok(self.read_window_raw(&board, period, Source::Live, ReadFrom::Primary, window, limit).await?.0)
+        self.page_from(Source::Live, ReadFrom::Primary, slug, period, offset, limit).await
     }
 
     /// [`Engine::ranking_page`] as `viewer` sees it: admins read live during a public freeze.
@@ -137,10 +133,23 @@ impl Engine {
         offset: u64,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
+        self.page_from(source_for(viewer), ReadFrom::Replica, slug, period, offset, limit).await
+    }
+
+    async fn page_from(
+        &self,
+        source: Source<'_>,
+        from: ReadFrom,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        offset: u64,
+        limit: u64,
+    ) -> Result<RankingPage, EngineError> {
         check_limit(limit)?;
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
-        self.read_window(&board, period, source_for(viewer), Window::Offset(offset), limit).await
+        let window = Window::Offset(offset);
+        Ok(self.read_window_raw(&board, period, source, from, window, limit).await?.0)
     }
 
     /// The page strictly after a keyset cursor (None: from the top), and the cursor to continue.
