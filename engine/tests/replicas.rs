@@ -79,6 +79,31 @@ async fn public_reads_go_to_the_replica_and_the_consoles_to_the_primary() {
     ledger.drop_db().await;
 }
 
+#[tokio::test]
+async fn a_replica_that_cannot_be_read_sends_reads_to_the_primary_and_leaves_writes_projected() {
+    let primary = std::env::var("LAUREL_TEST_REDIS_URL").expect("LAUREL_TEST_REDIS_URL (scripts/test)");
+    let ledger = TestLedger::sqlite().await;
+    let test = TestProjection::new(RedisTarget::parse(&primary).unwrap());
+    // Nothing listens on port 1: every replica read fails at once.
+    let down = ReplicaReads::Standalone("redis://127.0.0.1:1".into());
+    let projection = test.projection.clone().with_replica_reads(down).unwrap();
+    ledger.ledger.migrate().await.unwrap();
+    let e = Engine::from_parts(ledger.ledger.clone(), projection);
+    // five_members asserts that every write was projected; then more writes after failed reads.
+    let (b, period) = five_members(&e, "replica-down", TiePolicy::Shared).await;
+    for round in 0..3 {
+        let page = e.ranking_page(&b.slug, Some(&period), 0, 10).await.unwrap();
+        assert_eq!(page.source, domain::view::ReadSource::Redis, "round {round}: read from the primary");
+        assert_eq!(page.entries.len(), 5);
+        assert_eq!(e.count_at_least(&b.slug, Some(&period), 30).await.unwrap().value, 3);
+        let write = common::point(&format!("down{round}"), "u5", 1);
+        let answer = e.record(&b, &[write]).await.unwrap();
+        assert!(answer[0].projected, "round {round}: a replica's failure never pauses the projection");
+    }
+    test.cleanup().await;
+    ledger.drop_db().await;
+}
+
 #[test]
 fn a_replica_choice_that_does_not_fit_the_target_is_refused() {
     let targets = redis_targets();

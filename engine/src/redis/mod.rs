@@ -320,6 +320,8 @@ pub struct Projection {
     replica_reads: Arc<ReplicaReads>,
     /// The connection of [`ReadFrom::Replica`] reads, when replica reads are on.
     replica: Arc<OnceCell<RedisConn>>,
+    /// Until when replica reads go to the primary after a replica failed (see `replica_failed`).
+    replica_paused_until: Arc<std::sync::Mutex<Option<Instant>>>,
     /// Each hot board's buckets kept between merges, with the rules they were read under
     /// (`hot.rs`, `Projection::hot_merge`).
     hot_merges: Arc<std::sync::Mutex<HashMap<BoardSlug, Arc<tokio::sync::Mutex<KeptBuckets>>>>>,
@@ -336,6 +338,7 @@ impl Projection {
             bulk: Arc::new(OnceCell::new()),
             replica_reads: Arc::default(),
             replica: Arc::new(OnceCell::new()),
+            replica_paused_until: Arc::default(),
             hot_merges: Arc::default(),
             paused_until: Arc::default(),
         }
@@ -376,16 +379,58 @@ impl Projection {
         }
     }
 
-    /// The connection a read `from` goes to, and whether it is a replica's.
-    async fn read_conn(&self, from: ReadFrom) -> RedisResult<(RedisConn, bool)> {
-        match (from, self.replica_target()) {
-            (ReadFrom::Replica, Some((target, routed))) => {
-                let conn =
-                    self.replica.get_or_try_init(|| connect(&target, RESPONSE_TIMEOUT, routed)).await?;
-                Ok((conn.clone(), true))
-            }
-            _ => Ok((self.conn().await?, false)),
+    /// The replica connection for a read `from`, if replica reads are on, `from` allows it and no
+    /// replica read failed in the last [`PAUSE_AFTER_FAILURE`].
+    async fn replica_conn(&self, from: ReadFrom) -> Option<RedisConn> {
+        let (ReadFrom::Replica, Some((target, routed))) = (from, self.replica_target()) else { return None };
+        let until = *self.replica_paused_until.lock().expect("pause lock");
+        if until.is_some_and(|t| Instant::now() < t) {
+            return None;
         }
+        match self.replica.get_or_try_init(|| connect(&target, RESPONSE_TIMEOUT, routed)).await {
+            Ok(conn) => Some(conn.clone()),
+            Err(error) => {
+                self.replica_failed(&error);
+                None
+            }
+        }
+    }
+
+    /// A replica that cannot be read sends reads to the primary for a while: it never pauses the
+    /// primary's projection (writes) the way a failed primary read does.
+    fn replica_failed(&self, error: &::redis::RedisError) {
+        tracing::warn!(%error, "a replica read failed; reading the primary for a second");
+        *self.replica_paused_until.lock().expect("pause lock") = Some(Instant::now() + PAUSE_AFTER_FAILURE);
+    }
+
+    /// Runs a read-only script `from` a replica when allowed, else (or when the replica fails) on
+    /// the primary.
+    async fn read_script<T: FromRedisValue>(
+        &self,
+        script: &ReadScript,
+        from: ReadFrom,
+        key: &str,
+        args: &[String],
+    ) -> RedisResult<T> {
+        if let Some(mut conn) = self.replica_conn(from).await {
+            match script.run(&mut conn, true, key, args).await {
+                Ok(value) => return Ok(value),
+                Err(error) => self.replica_failed(&error),
+            }
+        }
+        script.run(&mut self.conn().await?, false, key, args).await
+    }
+
+    /// Runs a read command `from` a replica when allowed, else (or when the replica fails) on the
+    /// primary.
+    async fn read_cmd<T: FromRedisValue>(&self, from: ReadFrom, cmd: &Cmd) -> RedisResult<T> {
+        if let Some(mut conn) = self.replica_conn(from).await {
+            match cmd.query_async(&mut conn).await {
+                Ok(value) => return Ok(value),
+                Err(error) => self.replica_failed(&error),
+            }
+        }
+        cmd.query_async(&mut self.conn().await?).await
     }
 
     fn paused(&self) -> bool {
@@ -676,8 +721,7 @@ impl Projection {
                 }
             };
             let from = if matches!(source, Source::Live) { from } else { ReadFrom::Primary };
-            let (mut conn, on_replica) = self.read_conn(from).await?;
-            let reply: Vec<Value> = WINDOW.run(&mut conn, on_replica, &key, &args).await?;
+            let reply: Vec<Value> = self.read_script(&WINDOW, from, &key, &args).await?;
             let mut it = reply.into_iter();
             let mut int =
                 || -> RedisResult<i64> { Ok(::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?) };
@@ -740,8 +784,7 @@ impl Projection {
             let keys = self.keys.period(board, period);
             let mut args = vec![tie_base.to_string(), policy.as_str().to_owned()];
             args.extend(members.iter().map(|m| m.as_str().to_owned()));
-            let (mut conn, on_replica) = self.read_conn(from).await?;
-            let reply: Vec<Value> = RANKS.run(&mut conn, on_replica, &keys.rank, &args).await?;
+            let reply: Vec<Value> = self.read_script(&RANKS, from, &keys.rank, &args).await?;
             let mut out = Vec::with_capacity(members.len());
             let mut it = reply.into_iter();
             while let (Some(score), Some(rank)) = (it.next(), it.next()) {
@@ -767,8 +810,7 @@ impl Projection {
     ) -> RedisResult<u64> {
         self.guarded(async {
             let keys = self.keys.period(board, period);
-            let (mut conn, _) = self.read_conn(from).await?;
-            ::redis::cmd("ZCOUNT").arg(keys.rank).arg(min_score).arg("+inf").query_async(&mut conn).await
+            self.read_cmd(from, ::redis::cmd("ZCOUNT").arg(keys.rank).arg(min_score).arg("+inf")).await
         })
         .await
     }
