@@ -31,8 +31,13 @@ fn ran(before: &HashMap<String, u64>, after: &HashMap<String, u64>, commands: &[
 
 const SCRIPT_READS: &[&str] = &["evalsha_ro", "eval_ro"];
 
+/// The tests that read the shared primary's command counts run one at a time: another test's
+/// reads on the primary would land in the counts.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test]
 async fn public_reads_go_to_the_replica_and_the_consoles_to_the_primary() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let primary = std::env::var("LAUREL_TEST_REDIS_URL").expect("LAUREL_TEST_REDIS_URL (scripts/test)");
     let replica =
         std::env::var("LAUREL_TEST_REDIS_REPLICA_URL").expect("LAUREL_TEST_REDIS_REPLICA_URL (scripts/test)");
@@ -81,6 +86,7 @@ async fn public_reads_go_to_the_replica_and_the_consoles_to_the_primary() {
 
 #[tokio::test]
 async fn a_replica_that_cannot_be_read_sends_reads_to_the_primary_and_leaves_writes_projected() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let primary = std::env::var("LAUREL_TEST_REDIS_URL").expect("LAUREL_TEST_REDIS_URL (scripts/test)");
     let ledger = TestLedger::sqlite().await;
     let test = TestProjection::new(RedisTarget::parse(&primary).unwrap());
