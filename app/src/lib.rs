@@ -10,9 +10,13 @@ pub mod components;
 pub mod error;
 pub mod pages;
 
+#[cfg(feature = "console")]
 use leptos::prelude::*;
+#[cfg(feature = "console")]
 use leptos_meta::{MetaTags, Title, provide_meta_context};
+#[cfg(feature = "console")]
 use leptos_router::components::{Route, Router, Routes};
+#[cfg(feature = "console")]
 use leptos_router::{SsrMode, path};
 
 /// The bundle files the page asks for, found by the server in what it embeds (their names carry
@@ -43,16 +47,24 @@ impl SiteFiles {
     /// Where the console lives: its pages hydrate with the console's bundle.
     pub const CONSOLE_PATH: &str = "/admin";
 
+    /// Whether the page at `path` is the console's.
+    pub fn is_console(path: &str) -> bool {
+        path.strip_prefix(Self::CONSOLE_PATH).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    }
+
     /// The bundle of the page at `path`.
     pub fn bundle_for(&self, path: &str) -> &str {
-        let console = path
-            .strip_prefix(Self::CONSOLE_PATH)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
-        if console { &self.console } else { &self.contestant }
+        if Self::is_console(path) { &self.console } else { &self.contestant }
     }
 }
 
 /// The HTML document around the app (server side only renders it).
+///
+/// Contestant pages are server components with islands: only the `#[island]` components (the
+/// ranking's rows, "Show more", the live table, the countdown) hydrate, from the contestants'
+/// bundle, and everything else is HTML. Console pages hydrate whole, from the console's bundle,
+/// with the client router.
+#[cfg(feature = "console")]
 pub fn shell(mut options: LeptosOptions) -> impl IntoView {
     let files = use_context::<SiteFiles>().unwrap_or_default();
     #[cfg(feature = "ssr")]
@@ -61,6 +73,7 @@ pub fn shell(mut options: LeptosOptions) -> impl IntoView {
     #[cfg(not(feature = "ssr"))]
     let path = String::new();
     options.output_name = files.bundle_for(&path).into();
+    let islands = !SiteFiles::is_console(&path);
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -70,7 +83,7 @@ pub fn shell(mut options: LeptosOptions) -> impl IntoView {
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
                 <link rel="stylesheet" href=files.stylesheet/>
                 <AutoReload options=options.clone()/>
-                <HydrationScripts options/>
+                <HydrationScripts options islands/>
                 <MetaTags/>
             </head>
             <body>
@@ -80,8 +93,10 @@ pub fn shell(mut options: LeptosOptions) -> impl IntoView {
     }
 }
 
-/// The routes. Data pages render in `SsrMode::Async`: the server waits for their data and sends
+/// The routes (the server's, and the console's bundle's: the contestants' bundle has no router,
+/// only islands). Data pages render in `SsrMode::Async`: the server waits for their data and sends
 /// complete HTML, so they work without JavaScript and the first paint already has the rows.
+#[cfg(feature = "console")]
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
@@ -132,25 +147,4 @@ fn ConsoleRoutes() -> impl leptos_router::MatchNestedRoutes + Clone {
         <Route path=path!("/admin/keys") view=pages::keys::KeysConsolePage ssr=SsrMode::Async/>
     }
     .into_inner()
-}
-
-/// The contestants' bundle has no console: a link into it is loaded from the server, which
-/// answers with the console's page and bundle.
-#[cfg(not(feature = "console"))]
-#[component(transparent)]
-fn ConsoleRoutes() -> impl leptos_router::MatchNestedRoutes + Clone {
-    view! {
-        <Route path=path!("/admin") view=LoadFromServer/>
-        <Route path=path!("/admin/*rest") view=LoadFromServer/>
-    }
-    .into_inner()
-}
-
-/// Loads the current address from the server (the router has already moved to it).
-#[cfg(not(feature = "console"))]
-#[component]
-fn LoadFromServer() -> impl IntoView {
-    Effect::new(|_| {
-        let _ = window().location().reload();
-    });
 }

@@ -15,10 +15,11 @@ use axum::routing::get;
 use axum::{Json, Router};
 use engine::Engine;
 use leptos::prelude::*;
-use leptos_axum::{LeptosRoutes, generate_route_list};
+use leptos_axum::{AxumRouteListing, LeptosRoutes, generate_route_list};
 use serde::Serialize;
 use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::LazyLock;
 use std::task::{Context, Poll};
 use std::time::Instant;
 use tower::ServiceBuilder;
@@ -27,8 +28,14 @@ use tower_http::compression::{Compression, CompressionBody, CompressionLayer, Co
 use tower_http::map_response_body::{MapResponseBody, MapResponseBodyLayer};
 use tower_http::set_header::SetResponseHeader;
 
+/// The app's routes, listed once per process. Listing them renders the app with resource loads
+/// held back process-wide (leptos' `SuppressResourceLoad` is a global flag, not a per-render
+/// one): a page rendering meanwhile in another server of the same process (the tests run many)
+/// would wait for its data for ever.
+static ROUTES: LazyLock<Vec<AxumRouteListing>> = LazyLock::new(|| generate_route_list(App));
+
 fn router(state: AppState) -> Router {
-    let routes = generate_route_list(App);
+    let routes = ROUTES.clone();
     let context = page_context(&state);
     let options = state.leptos_options.clone();
     Router::new()

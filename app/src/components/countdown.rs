@@ -11,6 +11,12 @@ pub fn Countdown(ends_at: jiff::Timestamp) -> impl IntoView {
     view! { <span class="countdown">{move || remaining(ends_at.as_second() - now.get().as_second())}</span> }
 }
 
+/// [`Countdown`] as an island, for the contestants' pages (server components): it alone hydrates.
+#[island]
+pub fn CountdownIsland(ends_at: jiff::Timestamp) -> impl IntoView {
+    view! { <Countdown ends_at/> }
+}
+
 /// "2d 4h 17m" for a number of seconds; "ended" when none are left.
 pub fn remaining(seconds: i64) -> String {
     if seconds <= 0 {

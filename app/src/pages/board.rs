@@ -5,7 +5,7 @@ use crate::api::{
 };
 use crate::components::charts::grouped;
 use crate::components::charts::histogram::Histogram;
-use crate::components::countdown::Countdown;
+use crate::components::countdown::CountdownIsland;
 use crate::components::error_view::ErrorView;
 use crate::components::freeze_banner::FreezeBanner;
 use crate::components::live::LiveRanking;
@@ -29,7 +29,7 @@ const FIND_RADIUS: u64 = 5;
 /// What the query string asks for. Every view is a plain URL, so all of them work without
 /// JavaScript; with it, "Show more" and "Load more" append rows in place.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-enum Mode {
+pub enum Mode {
     /// `?show=N`: the live top N (may shift while you read).
     Live { shown: u64 },
     /// `?find=<member>`: the member and its neighbours.
@@ -183,47 +183,6 @@ fn Board(
     let frozen = frozen_at.map(|at| {
         view! { <FreezeBanner at then=". Points scored since then still count; they are revealed at the end."/> }
     });
-    let (entries, set_entries) = signal(entries);
-    let (has_more, set_has_more) = signal(has_more);
-    let (cursor, set_cursor) = signal(next_cursor);
-
-    // Live "Show more": the next offset page, appended (rows may shift between pages).
-    let show_more = Action::new({
-        let (slug, period) = (slug.clone(), period.to_string());
-        move |_: &()| {
-            let next_offset = entries.with_untracked(Vec::len) as u64;
-            let (slug, period) = (slug.clone(), period.clone());
-            async move {
-                let next = read_ranking(slug, Some(period), next_offset, PAGE_SIZE).await?;
-                set_entries.update(|e| e.extend(next.entries));
-                set_has_more.set(next.has_more);
-                Ok::<_, AppError>(())
-            }
-        }
-    });
-    // Stable "Load more": the page after the cursor, appended (never skips or repeats).
-    let load_more = Action::new({
-        let (slug, period) = (slug.clone(), period.to_string());
-        move |_: &()| {
-            let after = cursor.get_untracked();
-            let (slug, period) = (slug.clone(), period.clone());
-            async move {
-                let next = read_after(slug, Some(period), after, PAGE_SIZE).await?;
-                set_entries.update(|e| e.extend(next.page.entries));
-                set_has_more.set(next.page.has_more);
-                set_cursor.set(next.next_cursor);
-                Ok::<_, AppError>(())
-            }
-        }
-    });
-    let failure = move || {
-        [show_more.value().get(), load_more.value().get()]
-            .into_iter()
-            .flatten()
-            .find_map(Result::err)
-            .map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
-    };
-
     // A found member, else "me" (a signed link's contestant).
     let highlight = match &mode {
         Mode::Find { member } => Some(member.clone()),
@@ -232,56 +191,8 @@ fn Board(
     let caption = format!("{} — {period}", board.title);
     let (prev, next) = (period.previous(), period.next());
     let current = board.current_period;
-    let controls = match mode.clone() {
-        Mode::Live { .. } => {
-            let href = move || format!("?show={}", entries.with(Vec::len) as u64 + PAGE_SIZE);
-            view! {
-                <p class="hint">"Live ranking: rows may shift while you read."</p>
-                <Show when=move || has_more.get()>
-                    <a class="button" href=href on:click=move |ev| { ev.prevent_default(); show_more.dispatch(()); }>
-                        {move || if show_more.pending().get() { "Loading…" } else { "Show more" }}
-                    </a>
-                </Show>
-                " "
-                <a class="button secondary" href="?after=">"Stable pages"</a>
-            }
-            .into_any()
-        }
-        Mode::Stable { .. } => {
-            let href = move || format!("?after={}", cursor.get().unwrap_or_default());
-            view! {
-                <p class="hint">"Stable paging: each member appears once, however the board moves."</p>
-                <Show when=move || has_more.get()>
-                    <a class="button" href=href on:click=move |ev| { ev.prevent_default(); load_more.dispatch(()); }>
-                        {move || if load_more.pending().get() { "Loading…" } else { "Load more" }}
-                    </a>
-                </Show>
-            }
-            .into_any()
-        }
-        Mode::Pinned { snapshot, offset } => {
-            let older =
-                (offset > 0).then(|| format!("?snap={snapshot}&offset={}", offset.saturating_sub(PAGE_SIZE)));
-            let newer =
-                move || has_more.get().then(|| format!("?snap={snapshot}&offset={}", offset + PAGE_SIZE));
-            view! {
-                <p class="hint">"Pinned view: ranks as they were when pinned (kept for 10 minutes)."</p>
-                <nav class="pager" aria-label="Pinned pages">
-                    {older.map(|href| view! { <a class="button" rel="prev" href=href>"Previous page"</a> })}
-                    " "
-                    {move || newer().map(|href| view! { <a class="button" rel="next" href=href>"Next page"</a> })}
-                    " "
-                    <a class="button secondary" href="?">"Back to live"</a>
-                </nav>
-            }
-            .into_any()
-        }
-        Mode::Find { .. } => {
-            view! { <p><a class="button secondary" href="?">"Back to the top"</a></p> }.into_any()
-        }
-    };
     let pin = ServerAction::<PinView>::new();
-    let shape_board = slug.clone();
+    let (shape_board, rows_board) = (slug.clone(), slug.clone());
 
     view! {
         <Title text=format!("{} · {period}", board.title)/>
@@ -290,7 +201,7 @@ fn Board(
             <span class=format!("state state-{state}")>{state.clone()}</span>
             {format!(" Period {period} · {total} members · ")}
             {if state == "open" {
-                view! { "ends in " <Countdown ends_at/> {format!(" ({ends_local}, {})", board.time_zone)} }.into_any()
+                view! { "ends in " <CountdownIsland ends_at/> {format!(" ({ends_local}, {})", board.time_zone)} }.into_any()
             } else {
                 view! { {format!("ended {ends_local} ({})", board.time_zone)} }.into_any()
             }}
@@ -353,13 +264,145 @@ fn Board(
         {from_ledger}
         <RevisionNotes notes=revisions zone=board.time_zone.clone()/>
         {notice.map(|n| view! { <p class="notice" role="status">{n}</p> })}
-        <LiveRanking live=match mode { Mode::Live { shown } if offset == 0 => Some(shown), _ => None } board=board.slug.to_string() period=period.to_string() state=state.clone() entries set_entries caption base=base.clone() highlight=highlight.unwrap_or_default()/>
+        <Rows
+            entries
+            has_more
+            next_cursor
+            mode
+            board=rows_board
+            period=period.to_string()
+            state=state.clone()
+            caption
+            base=base.clone()
+            highlight
+            offset
+        />
+        <PeriodShape shape board=shape_board/>
+    }
+}
+
+/// The ranking's rows and what changes them in the browser: "Show more" and "Load more" append
+/// pages through server functions, the live table follows the period's stream, the pinned pager.
+/// The one island of the board page besides the countdown (the rest is server-rendered HTML):
+/// its props are what the server read, serialized into the page.
+#[island]
+pub fn Rows(
+    entries: Vec<Entry>,
+    has_more: bool,
+    next_cursor: Option<String>,
+    mode: Mode,
+    board: String,
+    period: String,
+    /// The period's state as the page was rendered with.
+    state: String,
+    caption: String,
+    /// `/b/{board}/{period}`: member links go to `{base}/m/{member}`.
+    base: String,
+    /// A found member, else "me".
+    highlight: Option<String>,
+    /// The first row's offset.
+    offset: u64,
+) -> impl IntoView {
+    let live = match mode {
+        Mode::Live { shown } if offset == 0 => Some(shown),
+        _ => None,
+    };
+    let (entries, set_entries) = signal(entries);
+    let (has_more, set_has_more) = signal(has_more);
+    let (cursor, set_cursor) = signal(next_cursor);
+
+    // Live "Show more": the next offset page, appended (rows may shift between pages).
+    let show_more = Action::new({
+        let (slug, period) = (board.clone(), period.clone());
+        move |_: &()| {
+            let next_offset = entries.with_untracked(Vec::len) as u64;
+            let (slug, period) = (slug.clone(), period.clone());
+            async move {
+                let next = read_ranking(slug, Some(period), next_offset, PAGE_SIZE).await?;
+                set_entries.update(|e| e.extend(next.entries));
+                set_has_more.set(next.has_more);
+                Ok::<_, AppError>(())
+            }
+        }
+    });
+    // Stable "Load more": the page after the cursor, appended (never skips or repeats).
+    let load_more = Action::new({
+        let (slug, period) = (board.clone(), period.clone());
+        move |_: &()| {
+            let after = cursor.get_untracked();
+            let (slug, period) = (slug.clone(), period.clone());
+            async move {
+                let next = read_after(slug, Some(period), after, PAGE_SIZE).await?;
+                set_entries.update(|e| e.extend(next.page.entries));
+                set_has_more.set(next.page.has_more);
+                set_cursor.set(next.next_cursor);
+                Ok::<_, AppError>(())
+            }
+        }
+    });
+    let failure = move || {
+        [show_more.value().get(), load_more.value().get()]
+            .into_iter()
+            .flatten()
+            .find_map(Result::err)
+            .map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
+    };
+
+    let controls = match mode.clone() {
+        Mode::Live { .. } => {
+            let href = move || format!("?show={}", entries.with(Vec::len) as u64 + PAGE_SIZE);
+            view! {
+                <p class="hint">"Live ranking: rows may shift while you read."</p>
+                <Show when=move || has_more.get()>
+                    <a class="button" href=href on:click=move |ev| { ev.prevent_default(); show_more.dispatch(()); }>
+                        {move || if show_more.pending().get() { "Loading…" } else { "Show more" }}
+                    </a>
+                </Show>
+                " "
+                <a class="button secondary" href="?after=">"Stable pages"</a>
+            }
+            .into_any()
+        }
+        Mode::Stable { .. } => {
+            let href = move || format!("?after={}", cursor.get().unwrap_or_default());
+            view! {
+                <p class="hint">"Stable paging: each member appears once, however the board moves."</p>
+                <Show when=move || has_more.get()>
+                    <a class="button" href=href on:click=move |ev| { ev.prevent_default(); load_more.dispatch(()); }>
+                        {move || if load_more.pending().get() { "Loading…" } else { "Load more" }}
+                    </a>
+                </Show>
+            }
+            .into_any()
+        }
+        Mode::Pinned { snapshot, offset } => {
+            let older =
+                (offset > 0).then(|| format!("?snap={snapshot}&offset={}", offset.saturating_sub(PAGE_SIZE)));
+            let newer =
+                move || has_more.get().then(|| format!("?snap={snapshot}&offset={}", offset + PAGE_SIZE));
+            view! {
+                <p class="hint">"Pinned view: ranks as they were when pinned (kept for 10 minutes)."</p>
+                <nav class="pager" aria-label="Pinned pages">
+                    {older.map(|href| view! { <a class="button" rel="prev" href=href>"Previous page"</a> })}
+                    " "
+                    {move || newer().map(|href| view! { <a class="button" rel="next" href=href>"Next page"</a> })}
+                    " "
+                    <a class="button secondary" href="?">"Back to live"</a>
+                </nav>
+            }
+            .into_any()
+        }
+        Mode::Find { .. } => {
+            view! { <p><a class="button secondary" href="?">"Back to the top"</a></p> }.into_any()
+        }
+    };
+    view! {
+        <LiveRanking live board period state entries set_entries caption base highlight=highlight.unwrap_or_default()/>
         <Show when=move || entries.with(Vec::is_empty)>
             <p class="empty">{if offset > 0 { "No more entries." } else { "No points in this period yet." }}</p>
         </Show>
         {controls}
         {failure}
-        <PeriodShape shape board=shape_board/>
     }
 }
 
