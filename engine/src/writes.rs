@@ -83,8 +83,8 @@ impl Engine {
         for r in &recorded {
             self.metrics().count_write(&board.slug, board.operator, r.outcome);
         }
-        // One projection call per period of the batch; a member changed twice in the batch is
-        // projected once, at its last version.
+        // One projection per period of the batch, grouped with other requests' (`Projection::project_grouped`);
+        // a member changed twice in the batch is projected once, at its last version.
         let mut by_period: BTreeMap<PeriodKey, BTreeMap<&MemberId, ProjectedTotal>> = BTreeMap::new();
         for t in recorded.iter().filter_map(|r| r.total.as_ref()) {
             let total = ProjectedTotal {
@@ -98,9 +98,10 @@ impl Engine {
         let mut failed = BTreeSet::new();
         for (period, totals) in &by_period {
             let totals: Vec<ProjectedTotal> = totals.values().cloned().collect();
-            if let Err(error) = self.projection.project_many(&board.slug, period, &totals).await {
+            let members = totals.len();
+            if let Err(error) = self.projection.project_grouped(&board.slug, period, totals).await {
                 self.metrics().redis_errors.inc();
-                tracing::warn!(board = %board.slug, %period, members = totals.len(), %error,
+                tracing::warn!(board = %board.slug, %period, members, %error,
                     "projection failed; the ledger has the writes and the reconciler will level them");
                 failed.insert(*period);
             }

@@ -221,3 +221,38 @@ async fn a_key_limit_holds_across_instances_and_each_process_keeps_it_while_redi
         }
     }
 }
+
+/// Requests of a key that arrive together are counted together (one `rate.lua` call for those
+/// that wait for the same round): the allowance admits as many as it holds, no more, whichever
+/// instance they reach.
+#[tokio::test]
+async fn requests_that_arrive_together_are_admitted_up_to_the_burst_and_no_more() {
+    for (mode, target) in redis_targets() {
+        let ledger = TestLedger::sqlite().await;
+        let p = TestProjection::new(target.clone());
+        let a = engine(&ledger, &p).await;
+        let b = engine::Engine::from_parts(
+            ledger.ledger.clone(),
+            engine::redis::Projection::new(p.projection.target().clone(), p.projection.keys().clone()),
+        );
+        let board = board();
+        a.create_board(&board).await.unwrap();
+        let limits = KeyLimits { rate_per_second: 1, burst: 5 };
+        let key = a.issue_api_key(std::slice::from_ref(&board.slug), limits, "test").await.unwrap().key;
+        let scope = a.api_key_scope(&key).await.unwrap().unwrap();
+        let mut requests = tokio::task::JoinSet::new();
+        for i in 0..40 {
+            let (instance, scope) = (if i % 2 == 0 { a.clone() } else { b.clone() }, scope.clone());
+            requests.spawn(async move { instance.admit(&scope).await });
+        }
+        let answers = requests.join_all().await;
+        let admitted = answers.iter().filter(|a| a.is_ok()).count();
+        assert_eq!(admitted, 5, "{mode}: {answers:?}");
+        assert!(
+            answers.iter().all(|a| a.is_ok() || *a == Err(RateLimited { retry_after_seconds: 1 })),
+            "{mode}: {answers:?}"
+        );
+        p.cleanup().await;
+        ledger.drop_db().await;
+    }
+}

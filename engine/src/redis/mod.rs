@@ -7,6 +7,7 @@
 //! (the ledger has them).
 
 pub mod changes;
+mod grouped;
 pub mod hot;
 pub mod keys;
 mod public;
@@ -19,6 +20,7 @@ use ::redis::{
     Cmd, ErrorKind, FromRedisValue, Pipeline, RedisFuture, RedisResult, Script, ServerErrorKind, Value,
 };
 use domain::{BoardSlug, MemberId, PeriodKey};
+use grouped::Grouped;
 use keys::KeySpace;
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
@@ -327,6 +329,10 @@ pub struct Projection {
     hot_merges: Arc<std::sync::Mutex<HashMap<BoardSlug, Arc<tokio::sync::Mutex<KeptBuckets>>>>>,
     /// Until when write-path projections and ranking reads skip Redis (see [`PAUSE_AFTER_FAILURE`]).
     paused_until: Arc<std::sync::Mutex<Option<Instant>>>,
+    /// Write requests' projections waiting for a round, by period (`grouped.rs`).
+    projections: Arc<Grouped<(BoardSlug, PeriodKey), Vec<ProjectedTotal>, RedisResult<u64>>>,
+    /// Write requests' rate checks waiting for a round, by ingest key and its limits.
+    rate_checks: Arc<Grouped<(i64, Duration, Duration), (), RedisResult<Option<Duration>>>>,
 }
 
 impl Projection {
@@ -341,6 +347,8 @@ impl Projection {
             replica_paused_until: Arc::default(),
             hot_merges: Arc::default(),
             paused_until: Arc::default(),
+            projections: Arc::default(),
+            rate_checks: Arc::default(),
         }
     }
 
@@ -510,6 +518,39 @@ impl Projection {
         self.guarded(self.level(board, period, totals)).await
     }
 
+    /// Projects one write request's totals of a period, in one `level.lua` call with the totals
+    /// of the other requests waiting for that period (`grouped.rs`): a member in several of them
+    /// is projected once, at its highest version, which is what the calls one by one would
+    /// have left. Answers how many members the round's call wrote.
+    pub async fn project_grouped(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        totals: Vec<ProjectedTotal>,
+    ) -> RedisResult<u64> {
+        let this = self.clone();
+        let round = move |(board, period): &(BoardSlug, PeriodKey), calls: Vec<Vec<ProjectedTotal>>| {
+            let (this, board, period) = (this.clone(), board.clone(), *period);
+            async move {
+                let n = calls.len();
+                let mut highest: HashMap<MemberId, ProjectedTotal> = HashMap::new();
+                for t in calls.into_iter().flatten() {
+                    match highest.get(&t.member) {
+                        Some(kept) if kept.version >= t.version => {}
+                        _ => {
+                            highest.insert(t.member.clone(), t);
+                        }
+                    }
+                }
+                let totals: Vec<ProjectedTotal> = highest.into_values().collect();
+                vec![this.project_many(&board, &period, &totals).await; n]
+            }
+        };
+        self.projections.call((board.clone(), *period), totals, round).await.unwrap_or_else(|| {
+            Err(::redis::RedisError::from((ErrorKind::Io, "the period's grouped projection stopped")))
+        })
+    }
+
     /// Runs a write-path projection or a ranking read unless paused by a recent failure; a
     /// failure pauses. While paused, writes answer `projected: false` and reads come from the
     /// ledger (`fallback.rs`) at once, instead of each waiting for its own reconnect.
@@ -531,24 +572,54 @@ impl Projection {
     /// when admitted, else how long until one would be. `share` is one request's part of a
     /// second, `tolerance` how far ahead a burst may run. Skipped while paused, like the write
     /// path's other calls: the caller then falls back to its local limit.
+    /// The key's requests waiting meanwhile are counted in the same call (`grouped.rs`): the
+    /// first ones the allowance holds are admitted, in arrival order, as in calls one by one.
     pub async fn rate_check(
         &self,
         key_id: i64,
         share: Duration,
         tolerance: Duration,
     ) -> RedisResult<Option<Duration>> {
+        let this = self.clone();
+        let round = move |&(key_id, share, tolerance): &(i64, Duration, Duration), calls: Vec<()>| {
+            let this = this.clone();
+            async move {
+                let n = calls.len();
+                match this.rate_round(key_id, share, tolerance, n).await {
+                    Ok((admitted, wait)) => {
+                        (0..n).map(|i| Ok((i >= admitted).then(|| Duration::from_micros(wait)))).collect()
+                    }
+                    Err(e) => vec![Err(e); n],
+                }
+            }
+        };
+        self.rate_checks.call((key_id, share, tolerance), (), round).await.unwrap_or_else(|| {
+            Err(::redis::RedisError::from((ErrorKind::Io, "the key's grouped rate check stopped")))
+        })
+    }
+
+    /// Counts `n` requests that arrived together (`rate.lua`): how many of them, first to last,
+    /// are admitted, and the µs until the next would be.
+    async fn rate_round(
+        &self,
+        key_id: i64,
+        share: Duration,
+        tolerance: Duration,
+        n: usize,
+    ) -> RedisResult<(usize, u64)> {
         let key = self.keys.rate(key_id);
-        let wait: i64 = self
+        let (admitted, wait): (u64, u64) = self
             .guarded(async {
                 let mut conn = self.conn().await?;
                 RATE.key(&key)
                     .arg(share.as_micros() as u64)
                     .arg(tolerance.as_micros() as u64)
+                    .arg(n)
                     .invoke_async(&mut conn)
                     .await
             })
             .await?;
-        Ok((wait > 0).then(|| Duration::from_micros(wait as u64)))
+        Ok((usize::try_from(admitted).unwrap_or(n).min(n), wait))
     }
 
     /// How far ingest key `key_id`'s shared allowance runs ahead of now: the expiry `rate.lua`

@@ -5,19 +5,32 @@
 -- KEYS[1]  <prefix>:rl:{k<id>}   the TAT in µs since the epoch (absent: none yet)
 -- ARGV[1]  one request's share of a second, µs (1 000 000 / rate)
 -- ARGV[2]  how far ahead of now the TAT may run, µs (share × burst)
--- Returns  0 when the request is admitted (the TAT moves on by one share; the key expires when
---          it no longer matters), else the µs to wait (nothing changes: a refusal costs nothing).
+-- ARGV[3]  how many requests arrived together (engine/src/redis/grouped.rs; absent: 1)
+-- Returns  {admitted, wait}: the first `admitted` requests are admitted (the TAT moves on by one
+--          share each; the key expires when it no longer matters), the others are not, and wait
+--          is the µs until the next one would be (0 when all were admitted). A refusal costs
+--          nothing: n requests at once fare exactly as n calls in a row would.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local share, tolerance = tonumber(ARGV[1]), tonumber(ARGV[2])
+local n = tonumber(ARGV[3]) or 1
 local tat = tonumber(redis.call('GET', KEYS[1])) or now
 if tat < now then
   tat = now
 end
-local next_tat = tat + share
-local wait = next_tat - tolerance - now
-if wait > 0 then
-  return wait
+-- A request is admitted while its TAT, one share on, stays within `tolerance` of now.
+local admitted = math.floor((now + tolerance - tat) / share)
+if admitted > n then
+  admitted = n
+elseif admitted < 0 then
+  admitted = 0
 end
-redis.call('SET', KEYS[1], string.format('%d', next_tat), 'PX', math.floor((next_tat - now) / 1000) + 1)
-return 0
+local wait = 0
+if admitted > 0 then
+  tat = tat + admitted * share
+  redis.call('SET', KEYS[1], string.format('%d', tat), 'PX', math.floor((tat - now) / 1000) + 1)
+end
+if admitted < n then
+  wait = tat + share - tolerance - now
+end
+return {admitted, wait}
