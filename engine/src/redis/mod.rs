@@ -309,6 +309,12 @@ impl Rebuild {
     }
 }
 
+/// Write requests' projections, by period: each call's totals, answered how many members the
+/// round's call wrote.
+type GroupedProjections = Grouped<(BoardSlug, PeriodKey), Vec<ProjectedTotal>, RedisResult<u64>>;
+/// Write requests' rate checks, by ingest key id and its limits (share, tolerance).
+type GroupedRateChecks = Grouped<(i64, Duration, Duration), (), RedisResult<Option<Duration>>>;
+
 /// The projection store.
 #[derive(Clone)]
 pub struct Projection {
@@ -330,9 +336,9 @@ pub struct Projection {
     /// Until when write-path projections and ranking reads skip Redis (see [`PAUSE_AFTER_FAILURE`]).
     paused_until: Arc<std::sync::Mutex<Option<Instant>>>,
     /// Write requests' projections waiting for a round, by period (`grouped.rs`).
-    projections: Arc<Grouped<(BoardSlug, PeriodKey), Vec<ProjectedTotal>, RedisResult<u64>>>,
+    projections: Arc<GroupedProjections>,
     /// Write requests' rate checks waiting for a round, by ingest key and its limits.
-    rate_checks: Arc<Grouped<(i64, Duration, Duration), (), RedisResult<Option<Duration>>>>,
+    rate_checks: Arc<GroupedRateChecks>,
 }
 
 impl Projection {
