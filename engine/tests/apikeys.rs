@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{TestLedger, TestProjection, engine, redis_targets, unique};
+use common::{TestLedger, TestProjection, another_instance, engine, redis_targets, unique};
 use domain::apikey::KeyLimits;
 use domain::board::Prize;
 use domain::{Board, BoardSlug, Cadence, Operator, ScoreCodec, TiePolicy};
@@ -177,11 +177,7 @@ async fn a_key_limit_holds_across_instances_and_each_process_keeps_it_while_redi
         for ledger in TestLedger::both().await {
             let p = TestProjection::new(target.clone());
             let a = engine(&ledger, &p).await;
-            // A second instance: the same ledger and the same Redis keys.
-            let b = engine::Engine::from_parts(
-                ledger.ledger.clone(),
-                engine::redis::Projection::new(p.projection.target().clone(), p.projection.keys().clone()),
-            );
+            let b = another_instance(&ledger, &p);
             let name = format!("{mode}/{}", ledger.name);
             let board = board();
             a.create_board(&board).await.unwrap();
@@ -231,10 +227,7 @@ async fn requests_that_arrive_together_are_admitted_up_to_the_burst_and_no_more(
         let ledger = TestLedger::sqlite().await;
         let p = TestProjection::new(target.clone());
         let a = engine(&ledger, &p).await;
-        let b = engine::Engine::from_parts(
-            ledger.ledger.clone(),
-            engine::redis::Projection::new(p.projection.target().clone(), p.projection.keys().clone()),
-        );
+        let b = another_instance(&ledger, &p);
         let board = board();
         a.create_board(&board).await.unwrap();
         let limits = KeyLimits { rate_per_second: 1, burst: 5 };

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{TestLedger, TestProjection, engine, redis_targets, unique};
+use common::{TestLedger, TestProjection, another_instance, engine, redis_targets, unique};
 use domain::board::Prize;
 use domain::live::{LiveRanking, LiveState};
 use domain::write::{Change, Write};
@@ -13,7 +13,6 @@ use domain::{
 };
 use engine::Engine;
 use engine::live::{LiveEvent, LiveSubscription, PUSH_INTERVAL, SUBSCRIBER_QUEUE};
-use engine::redis::Projection;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -268,8 +267,7 @@ async fn a_write_on_one_engine_reaches_the_subscribers_of_another_through_redis(
         let projection = TestProjection::new(target.clone());
         let a = engine(&ledger, &projection).await;
         // Another process: its own Redis connections and streams, the same ledger and prefix.
-        let other = Projection::new(target, projection.projection.keys().clone());
-        let b_engine = Engine::from_parts(ledger.ledger.clone(), other);
+        let b_engine = another_instance(&ledger, &projection);
         let b = board(TiePolicy::FirstReached);
         a.create_board(&b).await.unwrap();
         let key = b.period_at(jiff::Timestamp::now()).to_string();

@@ -152,6 +152,13 @@ pub async fn engine(ledger: &TestLedger, projection: &TestProjection) -> Engine 
     Engine::from_parts(ledger.ledger.clone(), projection.projection.clone())
 }
 
+/// Another instance of the service beside [`engine`]'s: the same ledger and keys, Redis
+/// connections (and grouped calls, and caches) of its own.
+pub fn another_instance(ledger: &TestLedger, projection: &TestProjection) -> Engine {
+    let keys = projection.projection.keys().clone();
+    Engine::from_parts(ledger.ledger.clone(), Projection::new(projection.projection.target().clone(), keys))
+}
+
 /// A Redis owned by one test — standalone, or a 3-master Cluster — which the test may stop and
 /// restart empty (no persistence; Cluster nodes keep their identity and slots in nodes.conf, as a
 /// real node restarted without data would).
