@@ -83,8 +83,9 @@ impl Engine {
         for r in &recorded {
             self.metrics().count_write(&board.slug, board.operator, r.outcome);
         }
-        // One projection per period of the batch, grouped with other requests' (`Projection::project_grouped`);
-        // a member changed twice in the batch is projected once, at its last version.
+        // One projection per period of the batch, grouped with other requests'
+        // (`Projection::project_grouped`); a member changed twice in the batch is projected
+        // once, at its last version.
         let mut by_period: BTreeMap<PeriodKey, BTreeMap<&MemberId, ProjectedTotal>> = BTreeMap::new();
         for t in recorded.iter().filter_map(|r| r.total.as_ref()) {
             let total = ProjectedTotal {
