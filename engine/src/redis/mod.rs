@@ -578,6 +578,7 @@ impl Projection {
     /// when admitted, else how long until one would be. `share` is one request's part of a
     /// second, `tolerance` how far ahead a burst may run. Skipped while paused, like the write
     /// path's other calls: the caller then falls back to its local limit.
+    ///
     /// The key's requests waiting meanwhile are counted in the same call (`grouped.rs`): the
     /// first ones the allowance holds are admitted, in arrival order, as in calls one by one.
     pub async fn rate_check(
