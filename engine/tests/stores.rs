@@ -139,6 +139,31 @@ fn migration_files(backend: &str) -> Vec<i64> {
     versions
 }
 
+/// The pool does not ping a connection each time it lends it (sqlx pings it as it comes back),
+/// but it pings one that was idle for a while: a connection PostgreSQL closed meanwhile (a
+/// restart, an idle timeout) is replaced instead of failing the next request.
+#[tokio::test]
+async fn a_connection_the_server_closed_while_idle_is_replaced_before_a_request_uses_it() {
+    use sqlx::Connection;
+    let t = TestLedger::postgres().await;
+    t.ledger.migrate().await.unwrap();
+    t.ledger.ping().await.unwrap();
+    let mut other = sqlx::AnyConnection::connect(&t.url).await.unwrap();
+    let closed: i64 = sqlx::query_scalar(
+        "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity \
+         WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    )
+    .fetch_one(&mut other)
+    .await
+    .unwrap();
+    other.close().await.unwrap();
+    assert!(closed >= 1, "the ledger's idle connection was closed by the server");
+    // Idle past the ledger's threshold (one second), the next request pings first.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    t.ledger.ping().await.expect("a request after the server closed the idle connection");
+    t.drop_db().await;
+}
+
 #[tokio::test]
 async fn migrations_apply_on_sqlite_and_postgres_and_rerun_as_no_ops() {
     // Both backends have the same migrations, and every one of them is applied.

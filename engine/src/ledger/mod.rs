@@ -86,6 +86,9 @@ use tokio::sync::Mutex;
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
+/// A pooled connection idle for this long is pinged before it is used (`Ledger::pool`).
+const PING_WHEN_IDLE_FOR: Duration = Duration::from_secs(1);
+
 /// The embedded migrations up to a version (`Ledger::migrate_until`).
 #[derive(Debug)]
 struct Until(&'static sqlx::migrate::Migrator, i64);
@@ -199,6 +202,20 @@ impl Ledger {
         Ok(AnyPoolOptions::new()
             .max_connections(connections)
             .acquire_timeout(Duration::from_secs(5))
+            // sqlx pings every connection as it goes back to the pool; pinging it again as it is
+            // taken out adds a round trip to every transaction and lone statement (on
+            // PostgreSQL a single event's one statement was two; docs/BENCHMARKS.md, ingest).
+            // Only a connection idle for a while is pinged, so one whose server went away
+            // meanwhile is still replaced before it fails a request.
+            .test_before_acquire(false)
+            .before_acquire(|conn, meta| {
+                Box::pin(async move {
+                    if meta.idle_for >= PING_WHEN_IDLE_FOR {
+                        sqlx::Connection::ping(conn).await?;
+                    }
+                    Ok(true)
+                })
+            })
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
