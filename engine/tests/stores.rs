@@ -1,5 +1,6 @@
 //! The stores are reachable and behave as the engine expects: the projection round-trips on
-//! standalone Redis and on a 3-master Cluster, and the ledger migrates on SQLite and PostgreSQL.
+//! standalone Redis and on a 3-master Cluster, the ledger migrates on SQLite and PostgreSQL, and
+//! its pool replaces a connection the server closed.
 
 mod common;
 
