@@ -48,7 +48,7 @@ pub(super) fn decide_batch<'a>(
     keys: &'a [String],
     seen: &Seen,
     mut totals: HashMap<(&'a str, &'a str), LockedTotal>,
-    states: &HashMap<&str, PeriodRow>,
+    states: &HashMap<String, PeriodRow>,
     now: jiff::Timestamp,
 ) -> Decided<'a> {
     let mut d = Decided {

@@ -1,11 +1,16 @@
-//! Group commit (SQLite): write calls on the same board that arrive while one is being recorded
-//! are recorded together, in one transaction, in the order they arrived.
+//! Group commit: write calls on the same board that arrive while one is being recorded are
+//! recorded together, in one transaction, in the order they arrived — every call on SQLite, calls
+//! of a single write on PostgreSQL.
 //!
 //! SQLite has one writer, so concurrent calls queue for it anyway, each paying its own statements
 //! and commit, and each commit appending the pages it changed to the WAL. Recorded as one, they
 //! pay those once, and a page several calls change (a member's total) is written once
-//! (docs/BENCHMARKS.md, ingest). PostgreSQL does not group: its transactions run side by side,
-//! and grouped calls measured slower there (`Ledger::record`).
+//! (docs/BENCHMARKS.md, ingest). PostgreSQL runs transactions side by side, but one per single
+//! write costs a statement, a commit and a share lock of the period row each (a lock several
+//! transactions hold at once is written as a MultiXact); grouped per board and instance, single
+//! events took 1.3–1.6× the events/s at a quarter to a half less CPU each (docs/BENCHMARKS.md,
+//! ingest). Its batches are not grouped (`Ledger::record`). A round of one call is recorded by
+//! `Ledger::record_alone`: on PostgreSQL a single point event is then one statement.
 //!
 //! - The first call for a board starts the board's leader, a task of its own; calls that arrive
 //!   while it records queue behind it and are recorded together by its next round, at most
@@ -155,7 +160,7 @@ impl Ledger {
         tracing::trace!(calls = group.len(), "group commit");
         if group.len() == 1 {
             let one = group.into_iter().next().expect("one call");
-            let answer = self.record_retrying(&one.board, &one.writes, one.now).await;
+            let answer = self.record_alone(&one.board, &one.writes, one.now).await;
             let _ = one.answer.send(answer);
             return;
         }
@@ -176,7 +181,7 @@ impl Ledger {
                 tracing::debug!(%error, calls = group.len(), "group commit failed; recording its calls one by one");
                 for (mut pending, size) in group.into_iter().zip(sizes) {
                     pending.writes = writes.drain(..size).collect();
-                    let answer = self.record_retrying(&pending.board, &pending.writes, pending.now).await;
+                    let answer = self.record_alone(&pending.board, &pending.writes, pending.now).await;
                     let _ = pending.answer.send(answer);
                 }
             }

@@ -10,6 +10,7 @@ use super::{Backend, LedgerError, Tx, micros};
 use domain::write::Write;
 use domain::{Board, MemberId, TiePolicy};
 use sqlx::Row;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 /// A period's row as a batch uses it: its state, and the reach sequences the batch took so far.
@@ -40,46 +41,42 @@ pub(super) async fn ensure_period(tx: &mut Tx, board: &str, period: &str) -> Res
     Ok(())
 }
 
-/// The state and next reach sequence of a period, creating it as `open` on its first write (on
-/// PostgreSQL `lock_in_order` has created and locked it). On SQLite, which holds its one write
-/// lock, the row is read first and created only when missing: one statement per batch instead of
-/// two, as a period exists from its first write on.
-pub(super) async fn period_row(
-    tx: &mut Tx,
-    backend: Backend,
-    board: &str,
-    period: &str,
-) -> Result<PeriodRow, LedgerError> {
+/// The state and next reach sequence of a period on SQLite, creating it as `open` on its first
+/// write (PostgreSQL reads it as it locks it: `lock_period`). SQLite holds its one write lock, so
+/// the row is read first and created only when missing: one statement per batch instead of two,
+/// as a period exists from its first write on.
+pub(super) async fn period_row(tx: &mut Tx, board: &str, period: &str) -> Result<PeriodRow, LedgerError> {
     const SELECT: &str = "SELECT state, next_seq FROM periods WHERE board = $1 AND period = $2";
-    let row = match backend {
-        Backend::Sqlite => {
-            match sqlx::query(SELECT).bind(board).bind(period).fetch_optional(&mut **tx).await? {
-                Some(row) => row,
-                None => {
-                    ensure_period(tx, board, period).await?;
-                    sqlx::query(SELECT).bind(board).bind(period).fetch_one(&mut **tx).await?
-                }
-            }
+    let row = match sqlx::query(SELECT).bind(board).bind(period).fetch_optional(&mut **tx).await? {
+        Some(row) => row,
+        None => {
+            ensure_period(tx, board, period).await?;
+            sqlx::query(SELECT).bind(board).bind(period).fetch_one(&mut **tx).await?
         }
-        Backend::Postgres => sqlx::query(SELECT).bind(board).bind(period).fetch_one(&mut **tx).await?,
     };
     Ok(PeriodRow { state: row.try_get("state")?, next_seq: row.try_get("next_seq")? })
 }
 
-/// Locks a period row on PostgreSQL: exclusively under first_reached (it hands out reach
-/// sequences), shared otherwise — so a freeze or settle (which update the row) waits for the
-/// writes in flight, and no write commits into a period after it was settled.
-async fn lock_period(tx: &mut Tx, board: &Board, period: &str) -> Result<(), LedgerError> {
+/// Locks a period row on PostgreSQL and reads it: exclusively under first_reached (it hands out
+/// reach sequences), shared otherwise — so a freeze or settle (which update the row) waits for the
+/// writes in flight, and no write commits into a period after it was settled. The row is created
+/// (`open`) only when the lock finds none: a period exists from its first write on, so a write
+/// transaction makes one round trip here instead of two.
+async fn lock_period(tx: &mut Tx, board: &Board, period: &str) -> Result<PeriodRow, LedgerError> {
     let mode = match board.tie_policy() {
         TiePolicy::FirstReached => "UPDATE",
         TiePolicy::Shared => "SHARE",
     };
-    sqlx::query(&format!("SELECT 1 FROM periods WHERE board = $1 AND period = $2 FOR {mode}"))
-        .bind(board.slug.as_str())
-        .bind(period)
-        .execute(&mut **tx)
-        .await?;
-    Ok(())
+    let lock = format!("SELECT state, next_seq FROM periods WHERE board = $1 AND period = $2 FOR {mode}");
+    let slug = board.slug.as_str();
+    let row = match sqlx::query(&lock).bind(slug).bind(period).fetch_optional(&mut **tx).await? {
+        Some(row) => row,
+        None => {
+            ensure_period(tx, slug, period).await?;
+            sqlx::query(&lock).bind(slug).bind(period).fetch_one(&mut **tx).await?
+        }
+    };
+    Ok(PeriodRow { state: row.try_get("state")?, next_seq: row.try_get("next_seq")? })
 }
 
 /// The locks one admin change of a member's total needs, in the same order as a batch's.
@@ -98,14 +95,15 @@ pub(super) async fn lock_member(
 }
 
 /// Takes every row lock a batch will need, in one global order (periods, then (period, member)),
-/// so concurrent batches on PostgreSQL wait for each other instead of deadlocking.
+/// so concurrent batches on PostgreSQL wait for each other instead of deadlocking. Answers the
+/// period rows as locked (`lock_periods`).
 pub(super) async fn lock_in_order(
     tx: &mut Tx,
     board: &Board,
     writes: &[Write],
     keys: &[String],
     now: jiff::Timestamp,
-) -> Result<(), LedgerError> {
+) -> Result<LockedPeriods, LedgerError> {
     let rows = writes.iter().zip(keys).map(|(w, key)| (key.clone(), w.member.as_str())).collect();
     lock_rows(tx, board, rows, now).await
 }
@@ -120,24 +118,28 @@ async fn lock_rows(
     board: &Board,
     rows: Vec<(String, &str)>,
     now: jiff::Timestamp,
-) -> Result<(), LedgerError> {
-    lock_periods(tx, board, rows.iter().map(|(p, _)| p.as_str()).collect()).await?;
-    lock_totals(tx, board.slug.as_str(), rows, now).await
+) -> Result<LockedPeriods, LedgerError> {
+    let periods = lock_periods(tx, board, rows.iter().map(|(p, _)| p.as_str()).collect()).await?;
+    lock_totals(tx, board.slug.as_str(), rows, now).await?;
+    Ok(periods)
 }
+
+/// The period rows a transaction locked, each read under its lock, by period key.
+pub(super) type LockedPeriods = HashMap<String, PeriodRow>;
 
 /// Creates and locks the period rows a batch writes into (`lock_period`), sorted.
 pub(super) async fn lock_periods(
     tx: &mut Tx,
     board: &Board,
     mut periods: Vec<&str>,
-) -> Result<(), LedgerError> {
+) -> Result<LockedPeriods, LedgerError> {
     periods.sort_unstable();
     periods.dedup();
+    let mut locked = HashMap::with_capacity(periods.len());
     for period in periods {
-        ensure_period(tx, board.slug.as_str(), period).await?;
-        lock_period(tx, board, period).await?;
+        locked.insert(period.to_owned(), lock_period(tx, board, period).await?);
     }
-    Ok(())
+    Ok(locked)
 }
 
 /// Creates and locks totals rows, sorted (see [`lock_rows`]).

@@ -5,7 +5,8 @@
 //! - [`Ledger::connect`] / [`Ledger::migrate`]: pools and schema (`migrations/<backend>/`).
 //! - boards and profiles: definitions and display data; `hot.rs`: hot board definitions.
 //! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`); on
-//!   SQLite, calls queued for the writer are recorded together (`group.rs`). Its steps:
+//!   SQLite calls queued for the writer, and on PostgreSQL single writes, are recorded together
+//!   (`group.rs`). Its steps:
 //!   `decide.rs`: deciding writes in memory; `entries.rs`: the duplicate check and the inserts of
 //!   entries and late entries; `totals.rs`: reading, locking and storing totals; `locks.rs`:
 //!   period rows and the row locks in their one global order.

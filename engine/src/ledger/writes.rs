@@ -1,7 +1,7 @@
 //! The exactly-once write path of all three operators.
 //!
-//! One transaction per call (a batch is one transaction; on SQLite, calls queued for the writer
-//! share one, `group.rs`). For each write, in order:
+//! One transaction per call (a batch is one transaction; on SQLite calls queued for the writer,
+//! and on PostgreSQL single writes, share one: `group.rs`). For each write, in order:
 //! 1. a repeat of an event or submission id answers `duplicate` (or `late`, if the first copy was
 //!    kept as late) and changes nothing — a repeat within the batch too;
 //! 2. a write whose period is not `open`, or whose period ended more than the board's grace ago,
@@ -23,7 +23,8 @@
 //! - one statement per `LOOKUP_CHUNK` ids finds which of them `entries` and `late_entries`
 //!   already hold;
 //! - one statement per period and `LOOKUP_CHUNK` members reads their totals (not under
-//!   `Locking::Last`); each period's state and next reach sequence are read;
+//!   `Locking::Last`); each period's state and next reach sequence are read (on PostgreSQL by
+//!   the statement that locks the period row);
 //! - the writes are then decided in order in memory (`decide_batch`) with the steps of [`apply`]
 //!   (`judge`, `conclude`), each seeing the totals, the ids and the reach sequences as the writes
 //!   before it in the batch left them — so the answers are those of one write after the other;
@@ -45,7 +46,7 @@
 
 use super::decide::{Decided, Verdict, conclude, decide_batch, judge};
 use super::entries::{EntryMeta, NewEntry, insert_entries, seen_ids};
-use super::locks::{PeriodRow, lock_in_order, lock_periods, next_seq, period_row};
+use super::locks::{lock_in_order, lock_periods, next_seq, period_row};
 use super::totals::{add_deltas, lock_total, read_wanted, store_total, store_totals, wanted_totals};
 use super::{Backend, Ledger, LedgerError, Tx};
 use domain::write::{Change, Outcome, Write};
@@ -88,8 +89,8 @@ impl Recorded {
 }
 
 impl Ledger {
-    /// Records `writes` on `board` in one transaction and answers each in order. On SQLite the
-    /// transaction also records the board's other calls waiting at the same moment (`group.rs`).
+    /// Records `writes` on `board` in one transaction and answers each in order. The transaction
+    /// may also record the board's other calls waiting at the same moment (`group.rs`).
     pub async fn record(
         &self,
         board: &Board,
@@ -99,23 +100,38 @@ impl Ledger {
         match self.backend {
             // One writer at a time: calls that would queue for it are recorded together.
             Backend::Sqlite => self.record_grouped(board.clone(), writes.to_vec(), now).await,
-            // Concurrent transactions run side by side; grouped, their larger statements cost
-            // more than the lock waits they saved (measured: docs/BENCHMARKS.md, ingest).
-            // A single point event on a `shared` board is one statement that commits on its own
-            // (`record_point_at_once`); anything it cannot answer takes the batch path.
+            // Single writes, what most hosts send (one event per user action), are grouped too:
+            // a round of many is one transaction of a few statements, where alone each paid a
+            // statement, a commit and a period row lock of its own (measured: docs/BENCHMARKS.md,
+            // ingest); a round of one is still one statement (`record_alone`).
+            Backend::Postgres if writes.len() == 1 => {
+                self.record_grouped(board.clone(), writes.to_vec(), now).await
+            }
+            // Batches run side by side: each already shares its statements among its writes, and
+            // grouped they measured slower in an early try (not measured again since).
             Backend::Postgres => {
                 let (ledger, board, writes) = (self.clone(), board.clone(), writes.to_vec());
-                super::detached(async move {
-                    if let [write] = writes.as_slice()
-                        && let Some(answer) = ledger.record_point_at_once(&board, write, now).await?
-                    {
-                        return Ok(vec![answer]);
-                    }
-                    ledger.record_retrying(&board, &writes, now).await
-                })
-                .await
+                super::detached(async move { ledger.record_alone(&board, &writes, now).await }).await
             }
         }
+    }
+
+    /// Records one call's writes in a transaction of their own. On PostgreSQL a single point
+    /// event on a `shared` board is first tried as one statement that commits on its own
+    /// (`record_point_at_once`); anything it cannot answer takes the batch path.
+    pub(super) async fn record_alone(
+        &self,
+        board: &Board,
+        writes: &[Write],
+        now: jiff::Timestamp,
+    ) -> Result<Vec<Recorded>, LedgerError> {
+        if self.backend == Backend::Postgres
+            && let [write] = writes
+            && let Some(answer) = self.record_point_at_once(board, write, now).await?
+        {
+            return Ok(vec![answer]);
+        }
+        self.record_retrying(board, writes, now).await
     }
 
     pub(super) async fn record_retrying(
@@ -183,12 +199,14 @@ impl Ledger {
             .collect::<Result<Vec<PeriodKey>, _>>()
             .map_err(|e| LedgerError::refused("invalid", e.to_string()))?;
         let keys: Vec<String> = periods.iter().map(|p| p.to_string()).collect();
-        if backend == Backend::Postgres {
-            match locking {
-                Locking::First => lock_in_order(tx, board, writes, &keys, now).await?,
-                Locking::Last => lock_periods(tx, board, keys.iter().map(String::as_str).collect()).await?,
+        // On PostgreSQL the period rows are read as they are locked; SQLite reads them below.
+        let mut states = match (backend, locking) {
+            (Backend::Sqlite, _) => HashMap::new(),
+            (Backend::Postgres, Locking::First) => lock_in_order(tx, board, writes, &keys, now).await?,
+            (Backend::Postgres, Locking::Last) => {
+                lock_periods(tx, board, keys.iter().map(String::as_str).collect()).await?
             }
-        }
+        };
 
         // 1. Which ids were applied or kept as late before this batch: one statement.
         let ids: Vec<&str> =
@@ -203,10 +221,9 @@ impl Ledger {
             Locking::First => read_wanted(tx, backend, slug, &wanted).await?,
             Locking::Last => HashMap::new(),
         };
-        let mut states: HashMap<&str, PeriodRow> = HashMap::new();
         for key in &keys {
-            if !states.contains_key(key.as_str()) {
-                states.insert(key.as_str(), period_row(tx, backend, slug, key).await?);
+            if !states.contains_key(key) {
+                states.insert(key.clone(), period_row(tx, slug, key).await?);
             }
         }
 
