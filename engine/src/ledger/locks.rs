@@ -42,38 +42,32 @@ pub(super) async fn ensure_period(tx: &mut Tx, board: &str, period: &str) -> Res
 }
 
 /// The state and next reach sequence of a period on SQLite, creating it as `open` on its first
-/// write (PostgreSQL reads it as it locks it: `lock_period`). SQLite holds its one write lock, so
-/// the row is read first and created only when missing: one statement per batch instead of two,
-/// as a period exists from its first write on.
+/// write (PostgreSQL reads it as it locks it: `lock_period`).
 pub(super) async fn period_row(tx: &mut Tx, board: &str, period: &str) -> Result<PeriodRow, LedgerError> {
-    const SELECT: &str = "SELECT state, next_seq FROM periods WHERE board = $1 AND period = $2";
-    let row = match sqlx::query(SELECT).bind(board).bind(period).fetch_optional(&mut **tx).await? {
-        Some(row) => row,
-        None => {
-            ensure_period(tx, board, period).await?;
-            sqlx::query(SELECT).bind(board).bind(period).fetch_one(&mut **tx).await?
-        }
-    };
-    Ok(PeriodRow { state: row.try_get("state")?, next_seq: row.try_get("next_seq")? })
+    read_period(tx, board, period, "").await
 }
 
 /// Locks a period row on PostgreSQL and reads it: exclusively under first_reached (it hands out
 /// reach sequences), shared otherwise — so a freeze or settle (which update the row) waits for the
-/// writes in flight, and no write commits into a period after it was settled. The row is created
-/// (`open`) only when the lock finds none: a period exists from its first write on, so a write
-/// transaction makes one round trip here instead of two.
+/// writes in flight, and no write commits into a period after it was settled.
 async fn lock_period(tx: &mut Tx, board: &Board, period: &str) -> Result<PeriodRow, LedgerError> {
-    let mode = match board.tie_policy() {
-        TiePolicy::FirstReached => "UPDATE",
-        TiePolicy::Shared => "SHARE",
+    let lock = match board.tie_policy() {
+        TiePolicy::FirstReached => " FOR UPDATE",
+        TiePolicy::Shared => " FOR SHARE",
     };
-    let lock = format!("SELECT state, next_seq FROM periods WHERE board = $1 AND period = $2 FOR {mode}");
-    let slug = board.slug.as_str();
-    let row = match sqlx::query(&lock).bind(slug).bind(period).fetch_optional(&mut **tx).await? {
+    read_period(tx, board.slug.as_str(), period, lock).await
+}
+
+/// Reads a period row (with `lock` appended to the `SELECT`), creating it first only when it is
+/// missing: a period exists from its first write on, so a write transaction makes one statement
+/// here instead of two.
+async fn read_period(tx: &mut Tx, board: &str, period: &str, lock: &str) -> Result<PeriodRow, LedgerError> {
+    let select = format!("SELECT state, next_seq FROM periods WHERE board = $1 AND period = $2{lock}");
+    let row = match sqlx::query(&select).bind(board).bind(period).fetch_optional(&mut **tx).await? {
         Some(row) => row,
         None => {
-            ensure_period(tx, slug, period).await?;
-            sqlx::query(&lock).bind(slug).bind(period).fetch_one(&mut **tx).await?
+            ensure_period(tx, board, period).await?;
+            sqlx::query(&select).bind(board).bind(period).fetch_one(&mut **tx).await?
         }
     };
     Ok(PeriodRow { state: row.try_get("state")?, next_seq: row.try_get("next_seq")? })
