@@ -108,7 +108,8 @@ impl Ledger {
                 self.record_grouped(board.clone(), writes.to_vec(), now).await
             }
             // Batches run side by side: each already shares its statements among its writes, and
-            // grouped they measured slower in an early try (not measured again since).
+            // grouped they left PostgreSQL's other cores waiting (measured slower: docs/BENCHMARKS.md,
+            // ingest).
             Backend::Postgres => {
                 let (ledger, board, writes) = (self.clone(), board.clone(), writes.to_vec());
                 super::detached(async move { ledger.record_alone(&board, &writes, now).await }).await
