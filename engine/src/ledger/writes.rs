@@ -297,8 +297,8 @@ impl Ledger {
 /// as it ends): the period row locked `FOR SHARE` and found `open`, the id found in neither
 /// `entries` nor `late_entries`, the member's total upserted with the delta added when the new
 /// total is within the board's bounds, and the entry inserted only when the total moved. So a
-/// write is one round trip instead of eight (BEGIN, the period's row twice, the ids, the state,
-/// the entry, the total, COMMIT; docs/BENCHMARKS.md, ingest).
+/// write is one round trip instead of the batch path's six (BEGIN, the period's row as it is
+/// locked, the ids, the entry, the total, COMMIT; docs/BENCHMARKS.md, ingest).
 ///
 /// The answers are the batch path's exactly: it answers here only `applied` and `duplicate`;
 /// whatever else the write may be — a period that is missing, not open or past its end + grace, a
