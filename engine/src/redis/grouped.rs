@@ -1,5 +1,6 @@
-//! Grouped calls: calls with the same key (a period's projection, an ingest key's rate check)
-//! that arrive while one is in flight go to Redis together, as one script call, once it returns.
+//! Grouped calls: calls with the same key (a period's projection, an ingest key's rate check, a
+//! hot board's hits) that arrive while one is in flight go to Redis together, as one script
+//! call, once it returns.
 //!
 //! Besides its ledger write, every write request makes two Redis calls: its key's rate check
 //! and its totals' projection. With many requests in flight (wrk's 32 connections, a host's
@@ -17,8 +18,9 @@
 //!
 //! The rounds themselves are [`super::Projection::project_grouped`] (totals merged by member, the
 //! highest version kept: the projection's values are absolute and versioned, so one call leaves
-//! what the calls one by one would have) and [`super::Projection::rate_check`] (`rate.lua`
-//! admits the first n of a round's requests, as n calls in a row would).
+//! what the calls one by one would have), [`super::Projection::rate_check`] (`rate.lua`
+//! admits the first n of a round's requests, as n calls in a row would) and
+//! [`super::Projection::hot_hit`] (`hot_hit.lua` counts a round's hits one after the other).
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;

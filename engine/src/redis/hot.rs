@@ -119,40 +119,95 @@ fn bucket_ms(rules: &HotRules) -> u64 {
     rules.bucket_seconds * 1000
 }
 
+/// What the hits of one `hot_hit.lua` call share: the board and the arguments its rules give.
+/// Hits under different rules (a board edited meanwhile) or clocks go in different calls.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) struct HitRound {
+    board: BoardSlug,
+    clock: String,
+    bucket_ms: u64,
+    ttl_seconds: u64,
+    mode: &'static str,
+    interval_ms: u64,
+    cap: u64,
+    bound: u64,
+}
+
+/// A hit waiting for its round: score, member, actor ('' for none).
+pub(super) type QueuedHit = (f64, String, String);
+
 impl Projection {
-    /// Counts a hit (`hot_hit.lua`).
+    /// Counts a hit (`hot_hit.lua`). The board's hits that wait meanwhile are counted in the
+    /// same call (`grouped.rs`), one after the other in arrival order, each exactly as a call
+    /// of its own would: a cohort of requests costs one script run instead of one each.
     pub async fn hot_hit(
         &self,
         board: &BoardSlug,
         rules: &HotRules,
         hit: HitArgs<'_>,
     ) -> RedisResult<HitAnswer> {
-        let keys = self.keys.hot(board);
-        let mut conn = self.conn().await?;
-        let (result, bucket, score): (String, i64, String) = HIT
-            .key(&keys.namespace)
-            .arg(clock(hit.at_ms))
-            .arg(bucket_ms(rules))
-            .arg(rules.ttl_seconds)
-            .arg(match rules.write_mode {
+        let round_of = HitRound {
+            board: board.clone(),
+            clock: clock(hit.at_ms),
+            bucket_ms: bucket_ms(rules),
+            ttl_seconds: rules.ttl_seconds,
+            mode: match rules.write_mode {
                 WriteMode::Count => "count",
                 WriteMode::Best => "best",
-            })
-            .arg(hit.score)
-            .arg(hit.member.as_str())
-            .arg(hit.actor.unwrap_or_default())
-            .arg(rules.snapshot_seconds * 1000)
-            .arg(rules.actor_cap.unwrap_or(0))
-            .arg(rules.max_members)
-            .invoke_async(&mut conn)
-            .await?;
-        let result = match result.as_str() {
-            "counted" => HitResult::Counted,
-            "deduplicated" => HitResult::Deduplicated,
-            "capped" => HitResult::Capped,
-            other => return Err(super::invalid(format!("hit result {other:?}"))),
+            },
+            interval_ms: rules.snapshot_seconds * 1000,
+            cap: rules.actor_cap.unwrap_or(0),
+            bound: rules.max_members,
         };
-        Ok(HitAnswer { result, bucket, score: score.parse().ok() })
+        let queued = (hit.score, hit.member.as_str().to_owned(), hit.actor.unwrap_or_default().to_owned());
+        let this = self.clone();
+        let round = move |round: &HitRound, hits: Vec<QueuedHit>| {
+            let (this, round) = (this.clone(), round.clone());
+            async move {
+                let n = hits.len();
+                match this.count_hits(&round, &hits).await {
+                    Ok(answers) if answers.len() == n => answers.into_iter().map(Ok).collect(),
+                    Ok(answers) => {
+                        let error = super::invalid(format!("{} answers to {n} hits", answers.len()));
+                        vec![Err(error); n]
+                    }
+                    Err(error) => vec![Err(error); n],
+                }
+            }
+        };
+        self.hits.call(round_of, queued, round).await.unwrap_or_else(|| {
+            Err(::redis::RedisError::from((::redis::ErrorKind::Io, "the board's grouped hits stopped")))
+        })
+    }
+
+    /// One `hot_hit.lua` call for a round's hits.
+    async fn count_hits(&self, round: &HitRound, hits: &[QueuedHit]) -> RedisResult<Vec<HitAnswer>> {
+        let keys = self.keys.hot(&round.board);
+        let mut conn = self.conn().await?;
+        let mut call = HIT.key(&keys.namespace);
+        call.arg(&round.clock)
+            .arg(round.bucket_ms)
+            .arg(round.ttl_seconds)
+            .arg(round.mode)
+            .arg(round.interval_ms)
+            .arg(round.cap)
+            .arg(round.bound);
+        for (score, member, actor) in hits {
+            call.arg(score).arg(member).arg(actor);
+        }
+        let answers: Vec<(String, i64, String)> = call.invoke_async(&mut conn).await?;
+        answers
+            .into_iter()
+            .map(|(result, bucket, score)| {
+                let result = match result.as_str() {
+                    "counted" => HitResult::Counted,
+                    "deduplicated" => HitResult::Deduplicated,
+                    "capped" => HitResult::Capped,
+                    other => return Err(super::invalid(format!("hit result {other:?}"))),
+                };
+                Ok(HitAnswer { result, bucket, score: score.parse().ok() })
+            })
+            .collect()
     }
 
     /// The window merged as of `at_ms` (None: the Redis server's clock): that instant in ms and

@@ -314,6 +314,8 @@ impl Rebuild {
 type GroupedProjections = Grouped<(BoardSlug, PeriodKey), Vec<ProjectedTotal>, RedisResult<u64>>;
 /// Write requests' rate checks, by ingest key id and its limits (share, tolerance).
 type GroupedRateChecks = Grouped<(i64, Duration, Duration), (), RedisResult<Option<Duration>>>;
+/// Hot boards' hits, by board and the rules they are counted under (`hot.rs`).
+type GroupedHits = Grouped<hot::HitRound, hot::QueuedHit, RedisResult<hot::HitAnswer>>;
 
 /// The projection store.
 #[derive(Clone)]
@@ -339,6 +341,8 @@ pub struct Projection {
     projections: Arc<GroupedProjections>,
     /// Write requests' rate checks waiting for a round, by ingest key and its limits.
     rate_checks: Arc<GroupedRateChecks>,
+    /// Hits waiting for a round, by hot board and its rules.
+    hits: Arc<GroupedHits>,
 }
 
 impl Projection {
@@ -355,6 +359,7 @@ impl Projection {
             paused_until: Arc::default(),
             projections: Arc::default(),
             rate_checks: Arc::default(),
+            hits: Arc::default(),
         }
     }
 
