@@ -7,10 +7,11 @@ synchronous=NORMAL), for about SECONDS seconds:
   columns, one INSERT per row — the cheapest insert of a unique event.
 - ledger: a database that `laurel migrate` has just made (the ledger's own tables and indexes;
   Python's SQLite may be too old to run the migrations itself), and per transaction the
-  statements a group-commit round makes for point events on one board: BEGIN IMMEDIATE, the ids looked up in `entries` and
-  `late_entries`, the members' totals read, the period row read, the entries inserted (one
-  multi-row INSERT) and the totals upserted (one multi-row upsert, members merged), COMMIT. That
-  is what the store allows for the rows Laurel keeps, without HTTP, JSON, Redis or Laurel.
+  statements a group-commit round makes for point events on one board: BEGIN IMMEDIATE, the ids
+  looked up in `entries` and `late_entries`, the members' totals read, the period row read, the
+  entries inserted (one multi-row INSERT) and the totals upserted (one multi-row upsert, members
+  merged), COMMIT. That is what the store allows for the rows Laurel keeps, without HTTP, JSON,
+  Redis or Laurel.
 
 Only the time spent inside SQLite is counted, from BEGIN to COMMIT (in the ledger shape that
 includes adding each event's delta to its total between the reads and the writes, a few dict

@@ -164,14 +164,9 @@ impl Projection {
         let round = move |round: &HitRound, hits: Vec<QueuedHit>| {
             let (this, round) = (this.clone(), round.clone());
             async move {
-                let n = hits.len();
                 match this.count_hits(&round, &hits).await {
-                    Ok(answers) if answers.len() == n => answers.into_iter().map(Ok).collect(),
-                    Ok(answers) => {
-                        let error = super::invalid(format!("{} answers to {n} hits", answers.len()));
-                        vec![Err(error); n]
-                    }
-                    Err(error) => vec![Err(error); n],
+                    Ok(answers) => answers.into_iter().map(Ok).collect(),
+                    Err(error) => vec![Err(error); hits.len()],
                 }
             }
         };
@@ -180,7 +175,7 @@ impl Projection {
         })
     }
 
-    /// One `hot_hit.lua` call for a round's hits.
+    /// One `hot_hit.lua` call for a round's hits: one answer for each, in order.
     async fn count_hits(&self, round: &HitRound, hits: &[QueuedHit]) -> RedisResult<Vec<HitAnswer>> {
         let keys = self.keys.hot(&round.board);
         let mut conn = self.conn().await?;
@@ -196,6 +191,9 @@ impl Projection {
             call.arg(score).arg(member).arg(actor);
         }
         let answers: Vec<(String, i64, String)> = call.invoke_async(&mut conn).await?;
+        if answers.len() != hits.len() {
+            return Err(super::invalid(format!("{} answers to {} hits", answers.len(), hits.len())));
+        }
         answers
             .into_iter()
             .map(|(result, bucket, score)| {
