@@ -151,6 +151,8 @@ pub struct Engine {
     credentials: Arc<auth::Credentials>,
     /// This process's live streams (see [`live`]).
     live: Arc<live::Live>,
+    /// This process's snapshot maker (see `reads/snapshots.rs`).
+    snapshots: Arc<reads::Snapshots>,
 }
 
 /// Which store failed a readiness check.
@@ -198,6 +200,7 @@ impl Engine {
             limiter: Arc::default(),
             credentials: Arc::default(),
             live: Arc::default(),
+            snapshots: Arc::default(),
         }
     }
 

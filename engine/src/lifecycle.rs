@@ -19,6 +19,9 @@ use serde_json::json;
 /// How long an archived period's Redis keys outlive the archive: longer than any instance's
 /// cached period state, so no reader meets an empty projection.
 pub const ARCHIVE_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+/// The expiry an archived period's keys get until they are unlinked: only reached if no process
+/// unlinks them (see [`Engine::expire_projection`]).
+pub const ARCHIVE_SAFETY_NET: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// The answer to a revoke.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -439,12 +442,20 @@ impl Engine {
         }
     }
 
-    /// Lets an archived period's projection expire after [`ARCHIVE_GRACE`]. If Redis is away
-    /// the scheduler's next pass sets the expiry; reads of the period no longer use the keys.
+    /// Removes an archived period's projection after [`ARCHIVE_GRACE`], with UNLINK: an expiry
+    /// would free a big ranking on Redis's main thread. The keys get an expiry at once as a
+    /// safety net, and the scheduler's next pass unlinks them should this process stop first.
     pub async fn expire_projection(&self, board: &Board, period: PeriodKey) {
-        if let Err(error) = self.projection.expire(&board.slug, &period, ARCHIVE_GRACE).await {
+        if let Err(error) = self.projection.expire(&board.slug, &period, ARCHIVE_SAFETY_NET).await {
             tracing::warn!(board = %board.slug, %period, %error, "archived period's keys not removed yet");
         }
+        let (projection, slug) = (self.projection.clone(), board.slug.clone());
+        tokio::spawn(async move {
+            tokio::time::sleep(ARCHIVE_GRACE).await;
+            if let Err(error) = projection.unlink_period(&slug, &period).await {
+                tracing::warn!(board = %slug, %period, %error, "archived period's keys not removed yet");
+            }
+        });
     }
 }
 

@@ -29,7 +29,7 @@
 //! On SQLite the ledger is one process (see `ledger/mod.rs`), so the lease only orders engines
 //! within it.
 
-use crate::lifecycle::ARCHIVE_GRACE;
+use crate::lifecycle::{ARCHIVE_GRACE, ARCHIVE_SAFETY_NET};
 use crate::public::RevealMode;
 use crate::{Engine, EngineError};
 use domain::lifecycle::{State, Transition};
@@ -101,16 +101,19 @@ pub struct PassReport {
     pub archived: Vec<(BoardSlug, PeriodKey)>,
     /// Periods this pass froze publicly (their board's `public_freeze_seconds`).
     pub publicly_frozen: Vec<(BoardSlug, PeriodKey)>,
-    /// Archived periods whose Redis keys were given their expiry again.
+    /// Archived periods whose Redis keys were given their expiry, or unlinked once the grace was
+    /// over.
     pub expiries: u64,
+    /// Copies of expired snapshots removed (`reads/snapshots.rs`).
+    pub snapshots_removed: usize,
     /// Transitions that failed (logged); the next pass tries them again.
     pub failed: u64,
     /// The lease was no longer ours part-way: the pass stopped and left the rest to the holder.
     pub fenced_out: bool,
 }
 
-/// Archived periods whose expiry this process already re-applied (so a running scheduler does it
-/// once per period, instead of pushing the expiry back every tick).
+/// Archived periods whose keys this process already unlinked (so a running scheduler does it once
+/// per period, not every tick).
 #[derive(Debug, Default)]
 struct Expired(HashMap<(BoardSlug, PeriodKey), Timestamp>);
 
@@ -268,22 +271,36 @@ impl Engine {
         expired.0.retain(|_, at| *at >= since);
         let archived_periods =
             self.ledger.periods_changed(State::Archived, Some(since), Timestamp::MAX).await?;
+        let grace = SignedDuration::try_from(ARCHIVE_GRACE).unwrap_or(SignedDuration::MAX);
         for archived in self.readable("scheduler", archived_periods) {
             let key = (archived.board, archived.period);
             if expired.0.contains_key(&key) {
                 continue;
             }
-            match self.projection.expire(&key.0, &key.1, ARCHIVE_GRACE).await {
+            let archived_at = archived.changed_at.unwrap_or(now);
+            // Within the grace other instances may still read the keys (their one-second state
+            // caches): they get an expiry as a safety net, and are unlinked once it is over.
+            let done = match archived_at.checked_add(grace).is_ok_and(|end| end <= now) {
+                true => self.projection.unlink_period(&key.0, &key.1).await,
+                false => self.projection.expire(&key.0, &key.1, ARCHIVE_SAFETY_NET).await,
+            };
+            match done {
                 Ok(()) => {
-                    expired.0.insert(key, archived.changed_at.unwrap_or(now));
+                    if archived_at.checked_add(grace).is_ok_and(|end| end <= now) {
+                        expired.0.insert(key, archived_at);
+                    }
                     report.expiries += 1;
                 }
                 Err(error) => {
                     // Redis is away: the next pass tries again.
-                    tracing::warn!(board = %key.0, period = %key.1, %error, "archived period's keys not expired yet");
+                    tracing::warn!(board = %key.0, period = %key.1, %error, "archived period's keys not removed yet");
                     break;
                 }
             }
+        }
+        match self.sweep_snapshots().await {
+            Ok(swept) => report.snapshots_removed = swept,
+            Err(error) => tracing::warn!(%error, "expired snapshots not removed yet"),
         }
         Ok(report)
     }

@@ -26,6 +26,18 @@ fn board(policy: TiePolicy) -> Board {
     }
 }
 
+/// Records `delta` points for `member` through the ledger (snapshots are made from the ledger).
+async fn record(e: &Engine, b: &Board, event: &str, member: &str, delta: i64) {
+    let change = Change::Point { event_id: EventId::parse(event).unwrap(), delta };
+    let write = Write {
+        member: MemberId::parse(member).unwrap(),
+        change,
+        occurred_at: jiff::Timestamp::now(),
+        metadata: None,
+    };
+    e.record(b, &[write]).await.unwrap();
+}
+
 /// Puts `member` at `points` straight into the projection (reads do not care how it got there).
 async fn put(e: &Engine, b: &Board, member: &str, points: i64, version: i64) {
     let period = b.period_at(jiff::Timestamp::now());
@@ -96,14 +108,14 @@ async fn snapshot_pages_stay_put_while_live_pages_drift() {
         let b = board(TiePolicy::Shared);
         e.create_board(&b).await.unwrap();
         for i in 0..30 {
-            put(e, &b, &format!("m{i:02}"), 100 + i, 1).await;
+            record(e, &b, &format!("e{i}"), &format!("m{i:02}"), 100 + i).await;
         }
         let snap = e.create_snapshot(&b.slug, None).await.unwrap();
         assert_eq!(snap.total, 30);
         let pinned_first = e.snapshot_page(&b.slug, None, &snap.snapshot_id, 0, 10).await.unwrap();
         let live_first = e.ranking_page(&b.slug, None, 0, 10).await.unwrap();
         // A newcomer takes the lead between page 1 and page 2.
-        put(e, &b, "newcomer", 10_000, 1).await;
+        record(e, &b, "e-new", "newcomer", 10_000).await;
         let pinned_second = e.snapshot_page(&b.slug, None, &snap.snapshot_id, 10, 10).await.unwrap();
         let live_second = e.ranking_page(&b.slug, None, 10, 10).await.unwrap();
         // Pinned: pages 1 and 2 are disjoint and ranks continue 11, 12, …

@@ -7,8 +7,10 @@
 //! standings in the ledger instead of the projection, with the same ranks and order.
 
 mod caches;
+mod snapshots;
 
 pub use caches::{BOARD_CACHE_TTL, BoardCache, PeriodStatus, SharedTop, StateCache, TopCache};
+pub use snapshots::{SNAPSHOT_LIFE, SNAPSHOT_WINDOW, Snapshots};
 
 use crate::ledger::Viewer;
 use crate::redis::{RawPage, ReadFrom, Source, Window};
@@ -16,10 +18,8 @@ use crate::{Engine, EngineError};
 use domain::lifecycle::State;
 use domain::view::{
     BoardSummary, CursorPage, Entry, LedgerEntry, MemberView, PeriodInfo, RankingPage, ReadSource,
-    SnapshotInfo,
 };
 use domain::{Board, BoardSlug, MemberId, PeriodKey, ranking};
-use std::time::Duration;
 
 /// The most entries one page may hold.
 pub const MAX_PAGE: u64 = 200;
@@ -27,8 +27,6 @@ pub const MAX_PAGE: u64 = 200;
 pub const MAX_MEMBERS: usize = 100;
 /// The widest around-me neighbourhood, on each side.
 pub const MAX_RADIUS: u64 = 50;
-/// How long a pinned snapshot lives.
-pub const SNAPSHOT_TTL: Duration = Duration::from_secs(600);
 /// A read's answer and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sourced<T> {
@@ -174,67 +172,6 @@ impl Engine {
         let next_cursor =
             if page.has_more { last.map(|(member, score)| encode_cursor(score, &member)) } else { None };
         Ok(CursorPage { page, next_cursor })
-    }
-
-    /// Pins a copy of the period's ranking for [`SNAPSHOT_TTL`].
-    pub async fn create_snapshot(
-        &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
-    ) -> Result<SnapshotInfo, EngineError> {
-        let board = self.shared_board(slug).await?;
-        let period = self.period_of(&board, period)?;
-        let mut bytes = [0u8; 12];
-        getrandom::fill(&mut bytes)
-            .map_err(|e| EngineError::Invalid(format!("no randomness available: {e}")))?;
-        let id = crate::hex(&bytes);
-        // An archived period never changes: its standings are the pinned copy.
-        let total = if self.state_for_reads(slug, period).await? == State::Archived {
-            self.ledger.standings_window(slug, &period, 0, 0).await?.total
-        } else {
-            self.projection.snapshot(slug, &period, &id, SNAPSHOT_TTL).await?
-        };
-        let expires_at =
-            jiff::Timestamp::now() + jiff::SignedDuration::try_from(SNAPSHOT_TTL).expect("small");
-        Ok(SnapshotInfo { snapshot_id: id, total, expires_at })
-    }
-
-    /// A page of a pinned snapshot; `Gone` once it expired.
-    pub async fn snapshot_page(
-        &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
-        snapshot_id: &str,
-        offset: u64,
-        limit: u64,
-    ) -> Result<RankingPage, EngineError> {
-        check_limit(limit)?;
-        let board = self.shared_board(slug).await?;
-        let period = self.period_of(&board, period)?;
-        let gone = || {
-            EngineError::Gone(format!(
-                "snapshot {snapshot_id} has expired (snapshots live 10 minutes); pin a new one"
-            ))
-        };
-        if snapshot_id.is_empty()
-            || snapshot_id.len() > 64
-            || !snapshot_id.bytes().all(|b| b.is_ascii_hexdigit())
-        {
-            return Err(gone());
-        }
-        if self.state_for_reads(slug, period).await? == State::Archived {
-            return self.read_window(&board, period, Source::Live, Window::Offset(offset), limit).await;
-        }
-        let total = self.projection.snapshot_total(slug, &period, snapshot_id).await?.ok_or_else(gone)?;
-        let mut page = self
-            .read_window(&board, period, Source::Snapshot(snapshot_id), Window::Offset(offset), limit)
-            .await?;
-        // The copy may expire between the two reads; the info key carries the pinned count.
-        if page.total != total && total > 0 {
-            return Err(gone());
-        }
-        page.total = total;
-        Ok(page)
     }
 
     /// A member's rank and points; `NotFound` when the member has none in the period.

@@ -104,6 +104,12 @@ impl KeySpace {
         (format!("{tag}:snap:{id}"), format!("{tag}:snap:{id}:info"))
     }
 
+    /// The index of every snapshot copy by the instant (Redis's clock, ms) it may be removed
+    /// (`redis/snapshots.rs`), under a hash tag of its own.
+    pub fn snapshots(&self) -> String {
+        format!("{}:{{snapshots}}", self.prefix)
+    }
+
     /// The keys of a hot board, all under the hash tag `{<board>}`: one slot per board, whatever
     /// bucket the server's clock picks.
     pub fn hot(&self, board: &BoardSlug) -> HotKeys {

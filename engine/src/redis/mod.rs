@@ -11,6 +11,7 @@ mod grouped;
 pub mod hot;
 pub mod keys;
 mod public;
+mod snapshots;
 
 use ::redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use ::redis::cluster::ClusterClientBuilder;
@@ -29,7 +30,6 @@ use tokio::sync::OnceCell;
 
 static PROJECT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/project.lua")));
 static WINDOW: LazyLock<ReadScript> = LazyLock::new(|| ReadScript::new(include_str!("scripts/window.lua")));
-static SNAPSHOT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/snapshot.lua")));
 static RATE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/rate.lua")));
 static RANKS: LazyLock<ReadScript> = LazyLock::new(|| ReadScript::new(include_str!("scripts/ranks.lua")));
 static LEVEL: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/level.lua")));
@@ -755,16 +755,24 @@ impl Projection {
         }
     }
 
-    /// Lets a period's projection expire after `grace` (archive: the period is served from its
-    /// standings now; the grace covers other instances' one-second state caches).
-    pub async fn expire(&self, board: &BoardSlug, period: &PeriodKey, grace: Duration) -> RedisResult<()> {
+    /// Gives every key of a period an expiry of `ttl` (an archived period's safety net: its keys
+    /// are unlinked after the grace, [`Projection::unlink_period`]).
+    pub async fn expire(&self, board: &BoardSlug, period: &PeriodKey, ttl: Duration) -> RedisResult<()> {
         let keys = self.keys.period(board, period);
         let mut conn = self.conn().await?;
         let mut pipe = ::redis::pipe();
         for key in keys.all() {
-            pipe.cmd("PEXPIRE").arg(key).arg(grace.as_millis() as u64).ignore();
+            pipe.cmd("PEXPIRE").arg(key).arg(ttl.as_millis() as u64).ignore();
         }
         pipe.exec_async(&mut conn).await
+    }
+
+    /// Removes every key of a period with UNLINK: Redis frees a big ranking off its main thread
+    /// (an expiry, or DEL, would free it on the main thread and stall every other command).
+    pub async fn unlink_period(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<()> {
+        let keys = self.keys.period(board, period);
+        let mut conn = self.conn().await?;
+        ::redis::cmd("UNLINK").arg(&keys.all()[..]).exec_async(&mut conn).await
     }
 
     /// Reads a window of `limit` entries (or a member's neighbourhood) atomically, with the
@@ -825,32 +833,6 @@ impl Projection {
             Ok(Some(RawPage { total, offset: offset as u64, ahead, rows, next }))
         })
         .await
-    }
-
-    /// Pins a copy of the period's ranking for `ttl`; returns the number of members in it.
-    pub async fn snapshot(
-        &self,
-        board: &BoardSlug,
-        period: &PeriodKey,
-        id: &str,
-        ttl: Duration,
-    ) -> RedisResult<u64> {
-        let keys = self.keys.period(board, period);
-        let (copy, info) = self.keys.snapshot(board, period, id);
-        let mut conn = self.conn().await?;
-        SNAPSHOT.key(&keys.rank).key(copy).key(info).arg(ttl.as_secs()).invoke_async(&mut conn).await
-    }
-
-    /// The member count of a live snapshot, or None when it expired (or never existed).
-    pub async fn snapshot_total(
-        &self,
-        board: &BoardSlug,
-        period: &PeriodKey,
-        id: &str,
-    ) -> RedisResult<Option<u64>> {
-        let (_, info) = self.keys.snapshot(board, period, id);
-        let mut conn = self.conn().await?;
-        ::redis::cmd("GET").arg(info).query_async(&mut conn).await
     }
 
     /// Raw scores and ranks of `members` (None for absent ones), read atomically.

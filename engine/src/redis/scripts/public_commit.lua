@@ -11,10 +11,10 @@ if redis.call('GET', KEYS[2]) ~= ARGV[1] then
   redis.call('UNLINK', KEYS[3])
   return 0
 end
+-- UNLINK first: RENAME over the old view would free it on Redis's main thread.
+redis.call('UNLINK', KEYS[1])
 if redis.call('EXISTS', KEYS[3]) == 1 then
   redis.call('RENAME', KEYS[3], KEYS[1])
-else
-  redis.call('UNLINK', KEYS[1])
 end
 redis.call('SET', KEYS[2], ARGV[2])
 return 1

@@ -8,10 +8,10 @@
 if redis.call('EXISTS', KEYS[3]) == 0 then
   return 0
 end
+-- UNLINK first: RENAME over the public view would free it on Redis's main thread.
+redis.call('UNLINK', KEYS[1])
 if redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('RENAME', KEYS[2], KEYS[1])
-else
-  redis.call('UNLINK', KEYS[1])
 end
 redis.call('UNLINK', KEYS[3], KEYS[4])
 return 1

@@ -17,10 +17,11 @@ if redis.call('EXISTS', KEYS[6]) == 1 then
   targets[1] = KEYS[7]
 end
 for i = 1, 2 do
+  -- UNLINK first: RENAME over an existing key frees the old value on the main thread, and a
+  -- ranking of a million members takes Redis half a second to free.
+  redis.call('UNLINK', targets[i])
   if redis.call('EXISTS', KEYS[i + 3]) == 1 then
     redis.call('RENAME', KEYS[i + 3], targets[i])
-  else
-    redis.call('UNLINK', targets[i])
   end
 end
 redis.call('HSET', KEYS[3], 'vsum', ARGV[1])

@@ -49,13 +49,21 @@ else
   if current and tonumber(current) == tonumber(score) then
     offset = redis.call('ZREVRANK', key, member) + 1
   else
-    -- The cursor's member moved or left: count what sorts before the cursor position.
+    -- The cursor's member moved or left (or the cursor names no member at all): the members
+    -- with more points come first, then the cursor's tie in member-descending order. The tie may
+    -- hold millions, so the place of the cursor's member in it is found by bisection, one
+    -- ZREVRANGE of one row a step: O(log T) steps of O(log N), never a pass over the tie.
     offset = redis.call('ZCOUNT', key, '(' .. score, '+inf')
-    for _, other in ipairs(redis.call('ZRANGE', key, score, score, 'BYSCORE')) do
-      if bytes_after(other, member) then
-        offset = offset + 1
+    local lo, hi = offset, offset + redis.call('ZCOUNT', key, score, score)
+    while lo < hi do
+      local mid = math.floor((lo + hi) / 2)
+      if bytes_after(redis.call('ZREVRANGE', key, mid, mid)[1], member) then
+        lo = mid + 1
+      else
+        hi = mid
       end
     end
+    offset = lo
   end
 end
 
