@@ -445,7 +445,7 @@ mod tests {
         engine.create_admin("kay", PASSWORD).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let server = tokio::spawn(axum::serve(listener, crate::peer::Connections(site)).into_future());
+        let server = tokio::spawn(crate::listen::serve(listener, site, std::future::pending()));
         let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
         let login = |username: String, password: &'static str, from: &'static str| {
             client

@@ -8,6 +8,7 @@
 mod assets;
 mod cli;
 mod http;
+mod listen;
 mod peer;
 mod rest;
 mod security;
@@ -240,7 +241,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("listen on {}", args.addr))?;
     tracing::info!("serving on http://{}", listener.local_addr()?);
     // Each connection's requests carry its peer's address (`peer`: who is logging in).
-    axum::serve(listener, peer::Connections(app)).with_graceful_shutdown(shutdown).await?;
+    listen::serve(listener, app, shutdown).await;
     reconciler.abort();
     // Releases the leases, so another instance takes over at its next tick.
     let _ = stop_scheduler.send(());

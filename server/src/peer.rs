@@ -2,39 +2,15 @@
 //! (`--trusted-proxies`) — the client that proxy names in `X-Forwarded-For`. Never trusted by
 //! default: without the setting, a forwarded header is ignored, since any client can send one.
 
-use crate::http::Site;
 use app::api::session::ClientAddr;
 use axum::http::HeaderMap;
-use axum::serve::IncomingStream;
 use ipnet::IpNet;
-use std::convert::Infallible;
 use std::net::IpAddr;
-use std::task::{Context, Poll};
-use tokio::net::TcpListener;
-use tower_http::add_extension::AddExtension;
 
-/// The peer address of a connection, put in each of its requests' extensions by [`Connections`].
+/// The peer address of a connection, put in each of its requests' extensions by
+/// [`crate::listen::serve`].
 #[derive(Debug, Clone, Copy)]
 pub struct PeerAddr(pub IpAddr);
-
-/// What `axum::serve` runs per connection: the site, with the connection's peer in every request
-/// (`http::observe_and_guard` turns it into the [`ClientAddr`]).
-#[derive(Clone)]
-pub struct Connections(pub Site);
-
-impl<'a> tower::Service<IncomingStream<'a, TcpListener>> for Connections {
-    type Response = AddExtension<Site, PeerAddr>;
-    type Error = Infallible;
-    type Future = std::future::Ready<Result<Self::Response, Infallible>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, stream: IncomingStream<'a, TcpListener>) -> Self::Future {
-        std::future::ready(Ok(AddExtension::new(self.0.clone(), PeerAddr(stream.remote_addr().ip()))))
-    }
-}
 
 /// The proxies whose `X-Forwarded-For` is believed: addresses or networks (`10.0.0.0/8`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

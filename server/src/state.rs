@@ -20,6 +20,8 @@ pub struct Shared {
     pub web: Web,
     /// What the top-N route answered, for repeats (`top_cache`).
     pub top_bytes: TopBytes,
+    /// The live streams open on this process, by client (`rest::stream`).
+    pub streams: crate::rest::StreamSlots,
 }
 
 /// How the site is served: the bundle files it embeds and the origin browsers see it at.
@@ -38,7 +40,13 @@ impl AppState {
     }
 
     pub fn with_web(leptos_options: LeptosOptions, engine: Engine, web: Web) -> Self {
-        Self(Arc::new(Shared { leptos_options, engine, web, top_bytes: TopBytes::default() }))
+        Self(Arc::new(Shared {
+            leptos_options,
+            engine,
+            web,
+            top_bytes: TopBytes::default(),
+            streams: Default::default(),
+        }))
     }
 }
 

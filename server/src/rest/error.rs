@@ -21,7 +21,7 @@ pub struct ApiError {
     pub status: StatusCode,
     pub error: &'static str,
     pub detail: String,
-    /// Sent as `Retry-After` (whole seconds), with 429.
+    /// Sent as `Retry-After` (whole seconds), with 429 and a full server's 503.
     pub retry_after: Option<u64>,
 }
 
@@ -42,6 +42,11 @@ impl ApiError {
                 format!("this key is over its rate limit; nothing was done; retry in {seconds} {unit}"),
             )
         }
+    }
+
+    /// The same error with a `Retry-After` of `seconds`.
+    pub fn retry_after(self, seconds: u64) -> Self {
+        Self { retry_after: Some(seconds), ..self }
     }
 
     pub fn invalid(detail: impl Into<String>) -> Self {

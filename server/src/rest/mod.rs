@@ -19,6 +19,7 @@ mod writes;
 mod tests;
 
 pub use error::{ApiError, no_route};
+pub use stream::StreamSlots;
 
 use crate::state::AppState;
 use axum::Router;

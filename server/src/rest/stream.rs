@@ -7,20 +7,89 @@
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
 use super::params::{PeriodParams, slug};
 use crate::state::AppState;
+use app::api::session::ClientAddr;
 use axum::body::{Body, Bytes};
-use axum::extract::State;
-use axum::http::header;
+use axum::extract::{Extension, State};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use engine::live::LiveSubscription;
 use serde::Deserialize;
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::IpAddr;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 /// A comment line this often keeps proxies and browsers from closing a quiet stream.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// The most live streams one client address may hold open on one instance (tabs, a household or
+/// a classroom behind one address); past it a stream is answered 429 `too_many_streams`.
+pub const STREAMS_PER_CLIENT: u32 = 64;
+/// The most live streams one instance holds open; past it a stream is answered 503 `streams_full`.
+pub const STREAMS_IN_ALL: u32 = 20_000;
+/// What a refused stream is told to wait before trying again.
+const RETRY_STREAM_AFTER: u64 = 30;
+
+/// The live streams open on this process: how many in all and per client address. Each stream
+/// holds a [`StreamSlot`], which gives its place back when the stream ends.
+#[derive(Default)]
+pub struct StreamSlots(Arc<Mutex<Open>>);
+
+#[derive(Default)]
+struct Open {
+    total: u32,
+    by_client: HashMap<IpAddr, u32>,
+}
+
+/// One open stream's place; dropped with the stream.
+pub struct StreamSlot {
+    open: Arc<Mutex<Open>>,
+    client: Option<IpAddr>,
+}
+
+impl StreamSlots {
+    /// A place for one more stream of `client` (None: the address is unknown, counted in all
+    /// only), or the refusal to answer.
+    pub fn take(&self, client: Option<IpAddr>) -> Result<StreamSlot, ApiError> {
+        let mut open = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if open.total >= STREAMS_IN_ALL {
+            let detail = "this server holds as many live streams as it can; retry later";
+            return Err(ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "streams_full", detail)
+                .retry_after(RETRY_STREAM_AFTER));
+        }
+        if let Some(ip) = client {
+            let held = open.by_client.entry(ip).or_default();
+            if *held >= STREAMS_PER_CLIENT {
+                let detail = format!(
+                    "at most {STREAMS_PER_CLIENT} live streams per client address; close one (another tab) first"
+                );
+                return Err(ApiError::new(StatusCode::TOO_MANY_REQUESTS, "too_many_streams", detail)
+                    .retry_after(RETRY_STREAM_AFTER));
+            }
+            *held += 1;
+        }
+        open.total += 1;
+        Ok(StreamSlot { open: Arc::clone(&self.0), client })
+    }
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        open.total -= 1;
+        if let Some(ip) = self.client
+            && let std::collections::hash_map::Entry::Occupied(mut held) = open.by_client.entry(ip)
+        {
+            *held.get_mut() -= 1;
+            if *held.get() == 0 {
+                held.remove();
+            }
+        }
+    }
+}
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -46,15 +115,19 @@ pub struct StreamQuery {
             content_type = "text/event-stream", body = String),
         (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
         (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
+        (status = 429, description = "too_many_streams: this client address holds as many live streams as it may (`Retry-After`)", body = ErrorBody),
+        (status = 503, description = "streams_full: this server holds as many live streams as it can (`Retry-After`)", body = ErrorBody),
     )
 )]
 pub async fn stream(
     State(s): State<AppState>,
+    client: Option<Extension<ClientAddr>>,
     ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
     ApiQuery(q): ApiQuery<StreamQuery>,
 ) -> Result<Response, ApiError> {
+    let slot = s.streams.take(client.map(|Extension(ClientAddr(ip))| ip))?;
     let subscription = s.engine.subscribe_live(&slug(board)?, Some(&period), q.limit.unwrap_or(10)).await?;
-    let body = Body::from_stream(Events::new(subscription));
+    let body = Body::from_stream(Events::new(subscription, slot));
     let headers = [
         (header::CONTENT_TYPE, "text/event-stream"),
         (header::CACHE_CONTROL, "no-cache"),
@@ -68,11 +141,13 @@ pub async fn stream(
 struct Events {
     subscription: LiveSubscription,
     quiet: Pin<Box<tokio::time::Sleep>>,
+    /// Held while the stream is open.
+    _slot: StreamSlot,
 }
 
 impl Events {
-    fn new(subscription: LiveSubscription) -> Self {
-        Self { subscription, quiet: Box::pin(tokio::time::sleep(KEEP_ALIVE)) }
+    fn new(subscription: LiveSubscription, slot: StreamSlot) -> Self {
+        Self { subscription, quiet: Box::pin(tokio::time::sleep(KEEP_ALIVE)), _slot: slot }
     }
 
     fn rearm(&mut self) {

@@ -35,7 +35,7 @@ async fn serve(engine: &Engine) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let task = tokio::spawn(async move {
-        axum::serve(listener, crate::peer::Connections(site)).await.unwrap();
+        crate::listen::serve(listener, site, std::future::pending()).await;
     });
     Server { addr, task }
 }
@@ -266,4 +266,23 @@ async fn a_write_on_one_server_reaches_a_stream_of_another_within_a_second() {
         server_b.task.abort();
         cleanup(&a, &board, &period, dir).await;
     }
+}
+
+#[test]
+fn live_streams_are_capped_per_client_address_and_in_all() {
+    use super::{STREAMS_PER_CLIENT, StreamSlots};
+    let slots = StreamSlots::default();
+    let (a, b) = ("192.0.2.1".parse().unwrap(), "192.0.2.2".parse().unwrap());
+    let mut held: Vec<_> = (0..STREAMS_PER_CLIENT).map(|_| slots.take(Some(a)).unwrap()).collect();
+    let refused = slots.take(Some(a)).err().expect("one stream too many");
+    assert_eq!(
+        (refused.status.as_u16(), refused.error, refused.retry_after),
+        (429, "too_many_streams", Some(30))
+    );
+    // Another address has its own share; a stream that ends gives its place back.
+    let other = slots.take(Some(b)).unwrap();
+    held.pop();
+    let again = slots.take(Some(a)).unwrap();
+    drop((held, other, again));
+    assert!(slots.take(Some(a)).is_ok());
 }
