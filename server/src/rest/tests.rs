@@ -1184,6 +1184,7 @@ const PUBLIC_SERVER_FNS: &[(&str, &str)] = &[
     ("read_ranking", "reads a public ranking"),
     ("read_after", "reads a public ranking"),
     ("read_around", "reads a public ranking"),
+    ("read_named", "finds members of a public ranking by display name"),
     ("read_snapshot", "reads a public pinned copy"),
     ("pin_view", "pins a short-lived copy of a public ranking for stable paging (a read)"),
     ("read_member", "reads a public member page"),
