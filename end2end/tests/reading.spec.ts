@@ -21,7 +21,7 @@ test('"Find me" shows the member among its neighbours, highlighted, even without
 
   await page.getByLabel('Find me').fill('nobody');
   await page.getByRole('button', { name: 'Find' }).click();
-  await expect(page.getByRole('status')).toContainText('nobody has no points');
+  await expect(page.getByTestId('find-notice')).toContainText('has the member id or a name starting with “nobody”.');
 });
 
 test('the member page explains the score with its ledger entries', async ({ page }) => {
