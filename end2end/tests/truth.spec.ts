@@ -224,3 +224,88 @@ test('item 6: each kind of error has its own heading and words; the console keep
   await expect(page.locator('form.filters')).toBeVisible();
   await expect(page.getByTestId('error')).toHaveCount(0);
 });
+
+test('item 8: "Settle…" waits for pending late writes; the keys page says limits are fleet-wide and copies the key', async ({ page, request, context }) => {
+  const slug = `late-${Date.now()}`;
+  const key = await createBoard(request, slug);
+  await send(request, key, slug, [{ event_id: 'k1', member: 'ann', delta: 10 }]);
+  const period = (await (await request.get(`/api/v1/boards/${slug}`)).json()).current_period as string;
+  await lifecycle(request, slug, period, 'freeze');
+  const late = await request.post(`/api/v1/boards/${slug}/events`, {
+    headers: { Authorization: `Bearer ${key}` },
+    data: { events: [{ event_id: 'k2', member: 'bob', delta: 5 }] },
+  });
+  expect((await late.json()).results[0].result).toBe('late');
+
+  await signIn(page);
+  await page.goto(`/admin/b/${slug}/${period}`);
+  await expect(page.getByTestId('state')).toHaveText('frozen');
+  await expect(page.getByTestId('settle-waits')).toContainText('Settling waits for 1 pending late write');
+  await expect(page.locator('details[data-step="Settle…"]')).toHaveCount(0);
+  const pending = await (await request.get(`/api/v1/boards/${slug}/periods/${period}/late?status=pending`, {
+    headers: { Authorization: `Bearer ${admin}` },
+  })).json();
+  const id = pending.entries[0].id;
+  await lifecycle(request, slug, period, `late/${id}/reject`, { reason: 'too late' });
+  await page.reload();
+  await expect(page.getByTestId('settle-waits')).toHaveCount(0);
+  await expect(page.locator('details[data-step="Settle…"]')).toHaveCount(1);
+
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.goto('/admin/keys');
+  await page.waitForLoadState('networkidle');
+  await expect(page.locator('p.hint', { hasText: 'Limits are counted' })).toContainText('across all server instances together');
+  await page.getByTestId('new-key-boards').fill(slug);
+  await page.getByTestId('create-key').click();
+  const secret = (await page.getByTestId('new-key-secret').textContent())!.trim();
+  await page.getByTestId('copy-key').click();
+  await expect(page.getByTestId('copy-said')).toHaveText('Copied.');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+});
+
+test('item 8: a preview can be cancelled, and one outcome shows at a time', async ({ page, request }) => {
+  const slug = `cancel-${Date.now()}`;
+  const key = await createBoard(request, slug);
+  await send(request, key, slug, [
+    { event_id: 'x1', member: 'ann', delta: 30 },
+    { event_id: 'x2', member: 'bob', delta: 20 },
+  ]);
+  await signIn(page);
+  await page.goto(`/admin/b/${slug}/current`);
+  await page.waitForLoadState('networkidle');
+  const panel = page.locator('details[data-step="Correct…"]');
+  await panel.locator('summary').click();
+  const form = page.getByTestId('correct-form');
+  await form.getByLabel('Change').selectOption('revoke');
+  await form.getByLabel('Event or member id').fill('x1');
+  await form.getByLabel('Reason').fill('a mistake');
+  await form.getByRole('button', { name: 'Preview' }).click();
+  const preview = page.getByTestId('preview');
+  await expect(preview).toBeVisible();
+  await preview.locator('button[data-confirm="cancel"]').click();
+  await expect(page.getByTestId('outcome')).toContainText('Cancelled: ');
+  await expect(page.getByTestId('outcome')).toContainText('nothing changed.');
+  await expect(preview).toHaveCount(0);
+  const top = await (await request.get(`/api/v1/boards/${slug}/periods/current/top?limit=5`)).json();
+  expect(top.entries.map((e: any) => [e.member, e.points])).toEqual([['ann', 30], ['bob', 20]]);
+
+  // Applied, then a lifecycle step: the step's answer replaces the older "Applied".
+  await form.getByRole('button', { name: 'Preview' }).click();
+  await preview.locator('button[data-confirm="apply"]').click();
+  await expect(page.getByTestId('outcome').filter({ hasText: 'Applied' })).toBeVisible();
+  await step(page, 'Freeze…', 'freeze');
+  await expect(page.getByTestId('state')).toHaveText('frozen');
+  await expect(page.getByTestId('outcome')).toHaveCount(1);
+  await expect(page.getByTestId('outcome')).not.toContainText('Applied');
+});
+
+test('item 9: the tie rule is said under the ranking, and points are grouped alike everywhere', async ({ page }) => {
+  await page.goto('/b/demo');
+  await expect(page.getByTestId('tie-rule')).toHaveText('Equal points share a rank, marked “=”; the next rank skips as many (1, 2, 2, 4).');
+  await page.goto('/b/demo-sprint');
+  await expect(page.getByTestId('tie-rule')).toContainText('who reached them first ranks higher');
+  // The ranking's points and the past periods' use the same grouping (thin space, 1 420).
+  await page.goto('/b/demo');
+  const points = await page.locator('table.ranking td.points').allTextContents();
+  for (const p of points) expect(p).toMatch(/^−?\d{1,3}(\u202f\d{3})*$/);
+});

@@ -317,6 +317,13 @@ fn Board(
             total
             frozen_words
         />
+        // How equal points rank, said under the table rather than only in the "=" mark's tooltip.
+        <p class="hint" data-testid="tie-rule">
+            {match board.tie_policy {
+                domain::TiePolicy::Shared => "Equal points share a rank, marked “=”; the next rank skips as many (1, 2, 2, 4).",
+                domain::TiePolicy::FirstReached => "On equal points, who reached them first ranks higher: no two members share a rank.",
+            }}
+        </p>
         <PeriodShape shape board=shape_board/>
     }
 }

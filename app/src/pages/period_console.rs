@@ -33,6 +33,18 @@ pub fn PeriodConsolePage() -> impl IntoView {
         (get("board"), get("period"), versions)
     };
     let data = Resource::new(source, |(board, period, _)| read_period(board, period));
+    // One outcome at a time: a step's answer replaces an older "Applied", and an apply's replaces
+    // an older step's.
+    Effect::new(move |_| {
+        if transition.input().with(Option::is_some) {
+            apply.value().set(None);
+        }
+    });
+    Effect::new(move |_| {
+        if apply.input().with(Option::is_some) {
+            transition.value().set(None);
+        }
+    });
     // Here, not in `Console`: the console is drawn again when the step ends, and the final
     // numbers arrive after that.
     let job = RwSignal::new(None::<JobProgress>);
@@ -172,9 +184,15 @@ fn Console(
         "Rebuilds the live ranking from the ledger. Nothing in the ledger changes.".into(),
         "Rebuild now",
     );
+    let blocking_late = late.iter().filter(|l| l.status == "pending").count();
     let mut steps: Vec<Step> = match state.as_str() {
         "open" => vec![
             ("freeze", "Freeze…", "Writes stop counting: new events for this period are kept as late writes for review. Reads stay public.".into(), "Freeze now"),
+            rebuild,
+        ],
+        // Settling waits until no late write is pending: offered only then.
+        "frozen" if blocking_late > 0 => vec![
+            ("reopen", "Reopen…", "Writes count again until the next freeze. Pending late writes stay pending.".into(), "Reopen now"),
             rebuild,
         ],
         "frozen" => vec![
@@ -240,6 +258,16 @@ fn Console(
             </p>
         })}
         {outside}
+        {(state == "frozen" && blocking_late > 0).then(|| view! {
+            <p class="notice" role="status" data-testid="settle-waits">
+                {match blocking_late {
+                    1 => "Settling waits for 1 pending late write: ".to_owned(),
+                    n => format!("Settling waits for {n} pending late writes: "),
+                }}
+                <a href="#late" rel="external">"review them"</a>
+                "; then Settle… is offered."
+            </p>
+        })}
         <nav class="periods" aria-label="Periods">
             {periods.into_iter().take(8).map(|p| {
                 let current = p.period.to_string() == period;
