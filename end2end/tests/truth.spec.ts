@@ -8,19 +8,22 @@ import { cli, createAdmin, createBoard, send } from './support';
 
 const password = 'the truth and nothing else';
 let admin = '';
+let user = 'tess';
 
-test.beforeAll(() => {
-  createAdmin('tess', password);
+// An account per worker: a worker started again after a failure runs this again.
+test.beforeAll(({}, info) => {
+  user = `tess-${info.workerIndex}`;
+  createAdmin(user, password);
   admin = cli('admin', 'token');
 });
 
 async function signIn(page: Page) {
   await page.goto('/admin/login');
   await page.waitForLoadState('networkidle');
-  await page.getByLabel('Username').fill('tess');
+  await page.getByLabel('Username').fill(user);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByTestId('signed-in')).toHaveText('Signed in as admin:tess');
+  await expect(page.getByTestId('signed-in')).toHaveText(`Signed in as admin:${user}`);
 }
 
 /** A lifecycle or contest call of the API, as admin. */
