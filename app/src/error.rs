@@ -69,7 +69,7 @@ impl From<engine::EngineError> for AppError {
     fn from(e: engine::EngineError) -> Self {
         use engine::EngineError as E;
         match e {
-            E::NotFound { what } => AppError::NotFound(format!("{what} not found")),
+            E::NotFound { what } => AppError::NotFound(format!("there is no {what}")),
             E::Gone(reason) => AppError::NotFound(reason),
             E::Invalid(_)
             | E::WrongOperator { .. }

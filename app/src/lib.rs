@@ -103,10 +103,13 @@ pub fn App() -> impl IntoView {
     view! {
         <Title formatter=|text| format!("{text} · Laurel")/>
         <Router>
+            // The first stop of the keyboard. `rel="external"`: the browser jumps to the anchor
+            // itself; the router leaves the link alone.
+            <a class="skip-link" href="#main" rel="external">"Skip to the content"</a>
             <header class="site">
                 <a class="brand" href="/">"Laurel"</a>
             </header>
-            <main>
+            <main id="main" tabindex="-1">
                 <Routes fallback=pages::not_found::NotFound>
                     <Route path=path!("/") view=pages::home::HomePage ssr=SsrMode::Async/>
                     <Route path=path!("/b/:board") view=pages::board::BoardPage ssr=SsrMode::Async/>

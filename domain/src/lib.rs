@@ -24,6 +24,7 @@ pub mod ids;
 pub mod kinds;
 pub mod lifecycle;
 pub mod live;
+pub mod local;
 pub mod period;
 pub mod preview;
 pub mod ranking;

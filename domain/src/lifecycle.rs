@@ -5,12 +5,22 @@
 //! was archived since). Anything else that does not follow an arrow is refused with the current
 //! state, so callers can say why.
 
+use crate::ids::MemberId;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// A stepwise reveal of a public freeze (contest mode, `engine::public`) shows the ranks down to
-/// the last prize one member at a time; on a board without prizes, this many.
-pub const REVEAL_SHOWN_WITHOUT_PRIZES: u64 = 10;
+/// The member the next step of a stepwise reveal (contest mode, `engine::public`) makes public,
+/// the resolver's way: of the members whose live standing differs from the public one
+/// (`pending`), the lowest placed in the public view — `public` holds each viewed member's
+/// encoded score; a member the view does not hold is below everyone, and equal scores are
+/// ordered as the projection orders them (the higher member id first) — so the board fills in
+/// from the bottom of the frozen board upward, one member per step, and the winners come last.
+pub fn next_to_reveal<'a>(
+    public: &std::collections::HashMap<&MemberId, i64>,
+    pending: impl IntoIterator<Item = &'a MemberId>,
+) -> Option<&'a MemberId> {
+    pending.into_iter().min_by_key(|m| (public.get(m).copied(), *m))
+}
 
 /// A period's state. Ordered along the main line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -129,6 +139,23 @@ pub fn step(current: State, transition: Transition) -> Result<Step, InvalidTrans
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reveal_goes_from_the_bottom_of_the_frozen_board_up_one_member_a_step() {
+        let id = |s: &str| MemberId::parse(s).unwrap();
+        let (ada, bob, cy, dee, new) = (id("ada"), id("bob"), id("cy"), id("dee"), id("new"));
+        // The frozen board: ada 50, cy 30 and bob 30 (tied: the higher id placed first), dee 10.
+        let public = std::collections::HashMap::from([(&ada, 50), (&bob, 30), (&cy, 30), (&dee, 10)]);
+        // A member the view does not hold (points only after the freeze) is below everyone.
+        assert_eq!(next_to_reveal(&public, [&ada, &new, &dee]), Some(&new));
+        // Else the lowest placed, whoever they overtake live: dee before ada.
+        assert_eq!(next_to_reveal(&public, [&ada, &dee]), Some(&dee));
+        // In a tie, the row placed lower first (the projection puts the higher id above).
+        assert_eq!(next_to_reveal(&public, [&cy, &bob]), Some(&bob));
+        // The winner comes last; nothing pending, nothing to reveal.
+        assert_eq!(next_to_reveal(&public, [&ada]), Some(&ada));
+        assert_eq!(next_to_reveal(&public, []), None);
+    }
 
     #[test]
     fn the_arrows_move_and_repeats_change_nothing() {

@@ -22,6 +22,13 @@ pub struct LiveRanking {
     /// How many entries were asked for (`?limit=`); `entries` holds at most that many.
     pub limit: u64,
     pub entries: Vec<Entry>,
+    /// How many members the period's public ranking holds (the page's count follows it).
+    pub total: u64,
+    /// When the public freeze whose standings these are began (contest mode); None: live. A
+    /// reveal that ends the freeze sends a ranking without it, so a page drops its banner.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub frozen_at: Option<jiff::Timestamp>,
     /// Where the entries were read from (`redis`, `ledger` while Redis cannot be read, `standings`).
     pub source: ReadSource,
 }

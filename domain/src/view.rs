@@ -20,6 +20,15 @@ pub struct BoardSummary {
     pub current_period: PeriodKey,
 }
 
+/// Members of a period found by the start of their display name ("Find me" by name), best
+/// ranked first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NameMatches {
+    pub entries: Vec<Entry>,
+    /// Other members may match past those read: a longer prefix narrows them.
+    pub more: bool,
+}
+
 /// One ranked member.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -78,7 +78,9 @@ test('an unknown board answers 404 with a readable message', async ({ request, p
   expect((await request.get('/b/Not%20A%20Slug')).status()).toBe(404);
   expect((await request.get('/no/such/page')).status()).toBe(404);
   await page.goto('/b/no-such-board');
-  await expect(page.getByRole('alert')).toContainText('board no-such-board not found');
+  await expect(page.getByRole('alert')).toContainText('There is no board no-such-board.');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Not found');
+  await expect(page).toHaveTitle('Not found · Laurel');
 });
 
 test('health and readiness answer', async ({ request }) => {

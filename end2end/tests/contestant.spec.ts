@@ -23,7 +23,7 @@ test('a signed link makes the board highlight "me"; a forged one is refused', as
   const forged = link.replace('member=u1001', 'member=u1002');
   const response = await page.goto(forged);
   expect(response?.status()).toBe(403);
-  await expect(page.getByRole('alert')).toContainText('this link is not valid');
+  await expect(page.getByRole('alert')).toContainText('This link is not valid.');
   await page.goto('/b/demo');
   await expect(page.getByTestId('me')).toContainText('You are u1001');
 });

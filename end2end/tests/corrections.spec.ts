@@ -53,7 +53,7 @@ test('an admin corrects a settled period through a preview, and contestants see 
   await form.getByLabel('Event or member id').fill('nope');
   await form.getByLabel('Reason').fill('cheating');
   await form.getByRole('button', { name: 'Preview' }).click();
-  await expect(page.getByTestId('preview-refusal')).toContainText('not found');
+  await expect(page.getByTestId('preview-refusal')).toContainText('there is no applied event nope');
   await expect(page.getByTestId('preview')).toHaveCount(0);
 
   // Revoking u1's entry: u1 falls to the last rank, u2 takes Gold, u3 Silver — shown first.

@@ -21,7 +21,7 @@ test('"Find me" shows the member among its neighbours, highlighted, even without
 
   await page.getByLabel('Find me').fill('nobody');
   await page.getByRole('button', { name: 'Find' }).click();
-  await expect(page.getByRole('status')).toContainText('nobody has no points');
+  await expect(page.getByTestId('find-notice')).toContainText('has the member id or a name starting with “nobody”.');
 });
 
 test('the member page explains the score with its ledger entries', async ({ page }) => {
@@ -29,7 +29,7 @@ test('the member page explains the score with its ledger entries', async ({ page
   await page.locator('table.ranking').getByRole('link', { name: 'Ada Lovelace' }).click();
   await expect(page).toHaveURL(/\/b\/demo\/\d{4}-W\d{2}\/m\/u1001$/);
   await expect(page.getByTestId('rank')).toHaveText('1');
-  await expect(page.getByTestId('points')).toHaveText('1420');
+  await expect(page.getByTestId('points')).toHaveText('1\u202f420');
   const rows = page.getByRole('table', { name: 'Ledger entries, newest first' }).locator('tbody tr');
   await expect(rows).toHaveCount(2);
   await expect(rows.nth(0)).toContainText('demo-u1001-2');

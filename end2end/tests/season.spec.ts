@@ -187,5 +187,5 @@ test('an admin runs a period from the console, end to end', async ({ page, baseU
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/admin\/login$/);
   await page.goto(`/admin/b/${slug}/${period}`);
-  await expect(page.getByRole('alert')).toContainText('sign in');
+  await expect(page.getByRole('alert')).toContainText('Sign in to the console first.');
 });

@@ -74,6 +74,8 @@ impl LiveEvent {
             period: page.period,
             limit,
             entries: page.entries.clone(),
+            total: page.total,
+            frozen_at: page.frozen_at,
             source: page.source,
         };
         Self::new(RANKING_EVENT, serde_json::to_string(&ranking).expect("a ranking serializes"))
@@ -152,12 +154,27 @@ struct Feed {
     retired: AtomicBool,
 }
 
+/// What a `ranking` event shows: the top N, the member count and the public freeze's start
+/// (a reveal that ends it changes no row, and the page must still drop its banner).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Shown {
+    entries: Vec<Entry>,
+    total: u64,
+    frozen_at: Option<jiff::Timestamp>,
+}
+
+impl Shown {
+    fn of(page: &RankingPage) -> Self {
+        Shown { entries: page.entries.clone(), total: page.total, frozen_at: page.frozen_at }
+    }
+}
+
 struct Subscriber {
     id: u64,
     limit: u64,
     queue: mpsc::Sender<Arc<LiveEvent>>,
     /// The ranking and state it was last sent (or found unchanged).
-    seen: Arc<Vec<Entry>>,
+    seen: Arc<Shown>,
     state: State,
 }
 
@@ -287,23 +304,18 @@ impl Live {
 
     /// Sends each subscriber what differs from what it has: the state, and the ranking of its
     /// limit. `before` holds the previous recompute's rankings by limit, and is updated.
-    fn push(
-        &self,
-        feed: &Feed,
-        pages: &HashMap<u64, RankingPage>,
-        before: &mut HashMap<u64, Arc<Vec<Entry>>>,
-    ) {
+    fn push(&self, feed: &Feed, pages: &HashMap<u64, RankingPage>, before: &mut HashMap<u64, Arc<Shown>>) {
         struct Group<'a> {
             page: &'a RankingPage,
-            entries: Arc<Vec<Entry>>,
-            before: Option<Arc<Vec<Entry>>>,
+            entries: Arc<Shown>,
+            before: Option<Arc<Shown>>,
             changed: bool,
             event: Option<Arc<LiveEvent>>,
         }
         let mut groups: HashMap<u64, Group> = pages
             .iter()
             .map(|(&limit, page)| {
-                let entries = Arc::new(page.entries.clone());
+                let entries = Arc::new(Shown::of(page));
                 let before = before.get(&limit).cloned();
                 let changed = before.as_deref() != Some(&*entries);
                 (limit, Group { page, entries, before, changed, event: None })
@@ -424,7 +436,7 @@ impl Engine {
             // After shutdown began, the stream ends after its first events.
             if !self.live.closed.load(Ordering::Acquire) {
                 let subscriber =
-                    Subscriber { id, limit, queue, seen: Arc::new(page.entries), state: page.state };
+                    Subscriber { id, limit, queue, seen: Arc::new(Shown::of(&page)), state: page.state };
                 feed.subscribers.lock().expect("subscribers").push(subscriber);
             }
             return Ok(LiveSubscription { events, _leave: Leave { feed: Arc::clone(&feed), id } });
@@ -462,7 +474,7 @@ impl Engine {
     /// [`PUSH_INTERVAL`], pushes what differs; retires the feed when its last subscriber left.
     async fn run_feed(self, feed: Arc<Feed>) {
         let mut last_run: Option<Instant> = None;
-        let mut before: HashMap<u64, Arc<Vec<Entry>>> = HashMap::new();
+        let mut before: HashMap<u64, Arc<Shown>> = HashMap::new();
         loop {
             tokio::select! {
                 () = feed.changed.notified() => {}

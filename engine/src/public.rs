@@ -24,8 +24,6 @@ use std::time::Duration;
 /// freeze in flight puts its view in place); older, it is a freeze that died half-way.
 const PENDING_GRACE: Duration = Duration::from_secs(30);
 
-pub use domain::lifecycle::REVEAL_SHOWN_WITHOUT_PRIZES;
-
 /// How a reveal goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RevealMode {
@@ -46,6 +44,24 @@ pub struct PublicFreeze {
     pub revealed: Vec<MemberId>,
     /// Members whose public total still differs from their live one.
     pub pending: u64,
+}
+
+/// What the next reveal step of a publicly frozen period makes public.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NextReveal {
+    /// None: nothing differs any more; the step ends the freeze.
+    pub next: Option<RevealNext>,
+    /// Members whose public standing differs from their live one, the next one included.
+    pub pending: u64,
+}
+
+/// The member the next reveal step makes public.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevealNext {
+    pub member: MemberId,
+    pub display_name: Option<String>,
+    /// Their place in the public view now (None: they had no points at the freeze).
+    pub place: Option<u64>,
 }
 
 impl Engine {
@@ -123,6 +139,28 @@ impl Engine {
         self.reveal_at(&board, period, mode, actor, reason).await
     }
 
+    /// What the next step of a stepwise reveal would make public, with the member's display
+    /// name (the console says it before the step); None when the period is not publicly frozen.
+    pub async fn reveal_plan(
+        &self,
+        slug: &BoardSlug,
+        period: &str,
+    ) -> Result<Option<NextReveal>, EngineError> {
+        let board = self.board(slug).await?;
+        let period = self.period_of(&board, Some(period))?;
+        let Some(plan) = self.ledger.reveal_plan(&board, &period).await? else {
+            return Ok(None);
+        };
+        let next = match plan.next {
+            Some((member, place)) => {
+                let name = self.display_names(std::slice::from_ref(&member)).await?.remove(&member);
+                Some(RevealNext { member, display_name: name, place })
+            }
+            None => None,
+        };
+        Ok(Some(NextReveal { next, pending: plan.pending }))
+    }
+
     pub(crate) async fn reveal_at(
         &self,
         board: &Board,
@@ -142,39 +180,29 @@ impl Engine {
                 }
                 PublicFreeze { frozen_at: None, changed, revealed: vec![], pending: 0 }
             }
-            RevealMode::Next => {
-                let shown =
-                    board.prizes.iter().map(|p| p.to_rank).max().unwrap_or(REVEAL_SHOWN_WITHOUT_PRIZES);
-                match self.ledger.reveal_next(board, period, shown, actor, reason, now).await? {
-                    None => PublicFreeze { frozen_at: None, changed: false, revealed: vec![], pending: 0 },
-                    Some(step) => {
-                        let applied = match (&step.view, before) {
-                            (None, _) => self.projection.public_end(slug, &period).await.map(|_| true),
-                            (Some(after), Some(before)) => {
-                                self.projection
-                                    .public_step(
-                                        slug,
-                                        &period,
-                                        &step.revealed,
-                                        &before.marker(),
-                                        &after.marker(),
-                                    )
-                                    .await
-                            }
-                            (Some(_), None) => Ok(false),
-                        };
-                        if !matches!(applied, Ok(true)) {
-                            self.converge_or_log(board, period, step.view, false).await;
+            RevealMode::Next => match self.ledger.reveal_next(board, period, actor, reason, now).await? {
+                None => PublicFreeze { frozen_at: None, changed: false, revealed: vec![], pending: 0 },
+                Some(step) => {
+                    let applied = match (&step.view, before) {
+                        (None, _) => self.projection.public_end(slug, &period).await.map(|_| true),
+                        (Some(after), Some(before)) => {
+                            self.projection
+                                .public_step(slug, &period, &step.revealed, &before.marker(), &after.marker())
+                                .await
                         }
-                        PublicFreeze {
-                            frozen_at: step.view.map(|v| v.frozen_at),
-                            changed: true,
-                            revealed: step.revealed.into_iter().map(|(m, _)| m).collect(),
-                            pending: step.pending,
-                        }
+                        (Some(_), None) => Ok(false),
+                    };
+                    if !matches!(applied, Ok(true)) {
+                        self.converge_or_log(board, period, step.view, false).await;
+                    }
+                    PublicFreeze {
+                        frozen_at: step.view.map(|v| v.frozen_at),
+                        changed: true,
+                        revealed: step.revealed.into_iter().map(|(m, _)| m).collect(),
+                        pending: step.pending,
                     }
                 }
-            }
+            },
         };
         self.forget_cached(slug);
         // Live boards follow each step (the pushes read the public view, as every reader).

@@ -148,31 +148,47 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             let (_, none_pending) = e.my_live_standing(&b.slug, key, &m("u1")).await.unwrap().unwrap();
             assert_eq!(none_pending, 0);
 
-            // Stepwise: first everyone below the last prize rank (3), then one at a time, from the
-            // lowest placed up; each step is public at once.
+            // Stepwise, the resolver's way: one member a step, from the bottom of the frozen board
+            // up, so the winners come last; the plan the console shows names each step's member
+            // beforehand, and each step is public at once. First u6, whom the frozen board does
+            // not hold (points only after the freeze), then u5, its last row (it jumps to first).
+            let plan = e.reveal_plan(&b.slug, &period).await.unwrap().unwrap();
+            let next = plan.next.clone().unwrap();
+            assert_eq!((next.member.as_str(), next.place, plan.pending), ("u6", None, 5), "{name}: {plan:?}");
             let step = e.reveal(&b.slug, &period, RevealMode::Next, "admin:ann", None).await.unwrap();
             assert!(step.frozen_at.is_some(), "{name}: {step:?}");
-            let mut revealed: Vec<String> = step.revealed.iter().map(|m| m.to_string()).collect();
-            revealed.sort();
-            assert_eq!(revealed, ["u4", "u5", "u6"], "{name}: the members below the prizes at once");
+            assert_eq!((step.revealed.clone(), step.pending), (vec![m("u6")], 4), "{name}: one member, u6");
+            let plan = e.reveal_plan(&b.slug, &period).await.unwrap().unwrap();
+            let next = plan.next.clone().unwrap();
+            assert_eq!((next.member.as_str(), next.place), ("u5", Some(6)), "{name}: u5 is last: {plan:?}");
+            let step = e.reveal(&b.slug, &period, RevealMode::Next, "admin:ann", None).await.unwrap();
+            assert_eq!(step.revealed, vec![m("u5")], "{name}");
             let public = e.ranking_page(&b.slug, Some(&period), 0, 10).await.unwrap();
-            for who in &step.revealed {
+            for who in [m("u6"), m("u5")] {
                 let points =
-                    |page: &RankingPage| page.entries.iter().find(|en| &en.member == who).map(|en| en.points);
+                    |page: &RankingPage| page.entries.iter().find(|en| en.member == who).map(|en| en.points);
                 assert_eq!(points(&public), points(&live), "{name}: {who} is public with its live points");
             }
             assert_eq!(public.entries[0].member, m("u5"), "{name}: the step is public at once");
-            let mut steps = 1;
+            let mut steps = 2;
             loop {
+                let plan = e.reveal_plan(&b.slug, &period).await.unwrap().unwrap();
                 let step = e.reveal(&b.slug, &period, RevealMode::Next, "admin:ann", None).await.unwrap();
                 steps += 1;
                 assert!(step.changed, "{name}");
                 if step.frozen_at.is_none() {
+                    assert_eq!((plan.next, plan.pending), (None, 0), "{name}: the plan said the end");
                     break;
                 }
-                assert!(step.revealed.len() <= 1, "{name}: one member per step above the line: {step:?}");
+                let planned = plan.next.map(|n| n.member);
+                assert_eq!(step.revealed.first(), planned.as_ref(), "{name}: as planned");
+                assert_eq!(step.revealed.len(), 1, "{name}: one member per step: {step:?}");
+                assert_eq!(step.pending, plan.pending - 1, "{name}");
                 assert!(steps < 20, "{name}: the reveal ends");
             }
+            // u6, u5, then u4 (frozen 25), u2 and u3 (frozen 30, tied: the lower row first), and
+            // the step that ends the freeze; u1, the frozen leader, never changed.
+            assert_eq!(steps, 6, "{name}/{policy:?}");
             let public = e.ranking_page(&b.slug, Some(&period), 0, 10).await.unwrap();
             assert_eq!(public.frozen_at, None);
             assert_eq!(members_of(&public), members_of(&live), "{name}/{policy:?}: revealed = live");

@@ -313,21 +313,35 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
         e.record(&b, &[point("a1", "ann", 30), point("b1", "bob", 20)]).await.unwrap();
         let mut sub = e.subscribe_live(&b.slug, Some(&p), 10).await.unwrap();
         assert_eq!(state(&next(&mut sub, Duration::from_secs(1)).await.unwrap()), State::Open);
-        ranking(&next(&mut sub, Duration::from_secs(1)).await.unwrap());
+        let open = ranking(&next(&mut sub, Duration::from_secs(1)).await.unwrap());
+        assert_eq!(open.frozen_at, None);
 
         e.public_freeze(&b.slug, &p, "admin:ann", None).await.unwrap();
+        // The freeze itself is pushed, with the same rows, so a page can show its banner.
+        let frozen = ranking(&next(&mut sub, Duration::from_secs(1)).await.expect("the freeze is pushed"));
+        assert!(frozen.frozen_at.is_some(), "{mode}: {frozen:?}");
+        assert_eq!(
+            (frozen.entries, frozen.total),
+            (open.entries, open.total),
+            "{mode}: the rows of the freeze"
+        );
         e.record(&b, &[point("b2", "bob", 50), point("c1", "cy", 5)]).await.unwrap();
         assert!(
             next(&mut sub, Duration::from_millis(800)).await.is_none(),
             "{mode}: no push while the public sees the frozen standings"
         );
 
-        // Each reveal step is pushed: first everyone below the top 10 (cy, new), then bob.
+        // Each reveal step is pushed, one member a step from the bottom: first cy (not on the
+        // frozen board), then bob; the step after the last ends the freeze, and says so.
         e.reveal(&b.slug, &p, engine::public::RevealMode::Next, "admin:ann", None).await.unwrap();
         let step = e.reveal(&b.slug, &p, engine::public::RevealMode::Next, "admin:ann", None).await.unwrap();
         assert!(step.changed, "{mode}: {step:?}");
         ranking_becomes(&mut sub, &[(1, "bob", 70), (2, "ann", 30), (3, "cy", 5)], Duration::from_secs(1))
             .await;
+        let last = e.reveal(&b.slug, &p, engine::public::RevealMode::Next, "admin:ann", None).await.unwrap();
+        assert_eq!(last.frozen_at, None, "{mode}: {last:?}");
+        let revealed = ranking(&next(&mut sub, Duration::from_secs(1)).await.expect("the end is pushed"));
+        assert_eq!((revealed.frozen_at, revealed.total), (None, 3), "{mode}: live again, no row moved");
         drop(sub);
         projection.cleanup().await;
         ledger.drop_db().await;

@@ -330,3 +330,83 @@ async fn a_cached_top_page_is_shared_for_its_second_and_a_transition_drops_it() 
     })
     .await;
 }
+
+#[tokio::test]
+async fn find_me_by_name_reads_a_bounded_range_of_names_and_keeps_the_ranked_members() {
+    let (name, target) = redis_targets().into_iter().next().expect("a Redis target");
+    for t in TestLedger::both().await {
+        let p = TestProjection::new(target.clone());
+        let e = engine(&t, &p).await;
+        let b = board(TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        let tag = unique("n").replace('_', "");
+        let now = jiff::Timestamp::now();
+        let people = [
+            ("a", "Ada Lovelace", Some(100)),
+            ("b", "adam smith", Some(90)),
+            ("c", "Ádám", Some(80)),
+            ("d", "Bob", Some(70)),
+            // A profile without points in this period is no match on this board.
+            ("e", "Adele", None),
+        ];
+        for (id, display, points) in people {
+            let member = format!("{id}-{tag}");
+            e.put_profile(&MemberId::parse(&member).unwrap(), &format!("{tag} {display}"), None, now)
+                .await
+                .unwrap();
+            if let Some(points) = points {
+                put(&e, &b, &member, points, 1).await;
+            }
+        }
+        let found = |prefix: String| {
+            let (e, slug) = (&e, b.slug.clone());
+            async move {
+                let m = e.members_named(&slug, None, &prefix).await.unwrap();
+                (
+                    m.entries
+                        .iter()
+                        .map(|en| en.member.as_str().split('-').next().unwrap().to_owned())
+                        .collect::<Vec<_>>(),
+                    m.more,
+                )
+            }
+        };
+        let store = format!("{name}/{}", t.name);
+        // ASCII letters in either case, best ranked first; the unranked profile left out.
+        assert_eq!(
+            found(format!("{} ADA", tag.to_uppercase())).await,
+            (vec!["a".into(), "b".into()], false),
+            "{store}"
+        );
+        assert_eq!(found(format!("  {tag} ada l ")).await, (vec!["a".into()], false), "{store}: trimmed");
+        // Other letters compare as they are written.
+        assert_eq!(found(format!("{tag} Ád")).await, (vec!["c".into()], false), "{store}");
+        assert_eq!(found(format!("{tag} ád")).await, (vec![], false), "{store}");
+        assert_eq!(found(format!("{tag} z")).await, (vec![], false), "{store}");
+        assert_eq!(found("   ".into()).await, (vec![], false), "{store}: nothing typed");
+        // A renamed member is found by the new name only.
+        e.put_profile(&MemberId::parse(format!("a-{tag}")).unwrap(), &format!("{tag} Zed"), None, now)
+            .await
+            .unwrap();
+        assert_eq!(found(format!("{tag} ada")).await, (vec!["b".into()], false), "{store}: renamed");
+        assert_eq!(found(format!("{tag} zed")).await, (vec!["a".into()], false), "{store}");
+        // Past the candidates read: at most 10 matches, and `more` says there may be others.
+        for i in 0..engine::reads::NAME_CANDIDATES + 1 {
+            let member = format!("m{i}-{tag}");
+            e.put_profile(&MemberId::parse(&member).unwrap(), &format!("{tag} Many {i:03}"), None, now)
+                .await
+                .unwrap();
+            if i < 12 {
+                put(&e, &b, &member, 10 + i as i64, 1).await;
+            }
+        }
+        let (many, more) = found(format!("{tag} many")).await;
+        assert_eq!((many.len(), more), (engine::reads::NAME_MATCHES, true), "{store}: {many:?}");
+        assert_eq!(many[0], "m11", "{store}: best ranked first");
+        // An unknown board is not "nobody".
+        let missing = BoardSlug::parse("no-such-board").unwrap();
+        assert!(e.members_named(&missing, None, "zz-nothing").await.is_err(), "{store}");
+        p.cleanup().await;
+        t.drop_db().await;
+    }
+}

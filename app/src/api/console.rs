@@ -42,6 +42,8 @@ pub struct PeriodConsole {
     pub leaders: RankingPage,
     /// When the public view was taken, while the period is publicly frozen (contest mode).
     pub public_frozen_at: Option<jiff::Timestamp>,
+    /// What "Reveal next" would make public now, in words (while publicly frozen).
+    pub next_reveal: Option<String>,
     pub late: Vec<LateEntry>,
     pub settlement: Option<Settlement>,
     /// Every settlement revision, oldest first (empty before settlement).
@@ -203,11 +205,34 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         periods: engine.periods(&slug).await?,
         leaders: engine.ranking_page_as(engine::ledger::Viewer::Admin, &slug, Some(&period), 0, 20).await?,
         public_frozen_at: engine.public_frozen_at(&slug, key).await?,
+        next_reveal: engine.reveal_plan(&slug, &period).await?.map(|plan| next_reveal_words(&plan)),
         late: engine.late_entries(&slug, &period, None).await?,
         settlement,
         revisions,
         rewards,
     })
+}
+
+/// What the next reveal step makes public: "Next: Bob (bob), now #4 on the frozen board; 3 members
+/// still to reveal."
+#[cfg(feature = "ssr")]
+fn next_reveal_words(plan: &engine::public::NextReveal) -> String {
+    let Some(next) = &plan.next else {
+        return "Nothing is left to reveal: the next step ends the public freeze.".into();
+    };
+    let who = match &next.display_name {
+        Some(name) => format!("{name} ({})", next.member),
+        None => next.member.to_string(),
+    };
+    let place = match next.place {
+        Some(place) => format!("now #{place} on the frozen board"),
+        None => "not on the frozen board (points only after the freeze)".into(),
+    };
+    let left = match plan.pending {
+        1 => "the last member to reveal".to_owned(),
+        n => format!("{n} members still to reveal, winners last"),
+    };
+    format!("Next: {who}, {place}; {left}.")
 }
 
 /// Freezes, reopens, settles, archives or rebuilds a period, as the signed-in admin.

@@ -87,6 +87,19 @@ pub async fn preview_correction(
     })
 }
 
+/// Cancels a preview: it can no longer be applied, and nothing changed.
+#[server(endpoint = "admin_cancel_preview")]
+pub async fn cancel_correction(
+    board: String,
+    period: String,
+    preview_id: String,
+) -> Result<String, AppError> {
+    let actor = super::admin::admin_actor().await?;
+    let slug = super::board_slug(board)?;
+    let draft = super::engine()?.cancel_preview(&slug, &period, preview_id.trim(), &actor).await?;
+    Ok(format!("Cancelled: {}; nothing changed.", domain::preview::describe(&draft.changes)))
+}
+
 /// Applies a previewed change, exactly as previewed; refused when the period moved since.
 #[server(endpoint = "admin_apply_preview")]
 pub async fn apply_correction(board: String, period: String, preview_id: String) -> Result<String, AppError> {

@@ -22,7 +22,9 @@ pub mod session;
 
 use crate::error::AppError;
 use domain::hot::{HotBoardSummary, HotList};
-use domain::view::{BoardSummary, CursorPage, MemberView, PeriodInfo, RankingPage, RevisionNote};
+use domain::view::{
+    BoardSummary, CursorPage, MemberView, NameMatches, PeriodInfo, RankingPage, RevisionNote,
+};
 use leptos::prelude::*;
 
 /// Entries per page of the board view.
@@ -46,7 +48,8 @@ fn board_slug(board: String) -> Result<domain::BoardSlug, AppError> {
 
 #[cfg(feature = "ssr")]
 fn member_id(member: String) -> Result<domain::MemberId, AppError> {
-    domain::MemberId::parse(member.trim()).map_err(|e| AppError::Invalid(e.to_string()))
+    domain::MemberId::parse(member.trim())
+        .map_err(|e| AppError::Invalid(format!("{:?} is not a {}: it {}", member.trim(), e.kind, e.problem)))
 }
 
 /// All boards with their current period.
@@ -118,6 +121,17 @@ pub async fn read_around(
     radius: u64,
 ) -> Result<RankingPage, AppError> {
     Ok(engine()?.around(&board_slug(board)?, period.as_deref(), &member_id(member)?, radius).await?)
+}
+
+/// Members of a period whose display name starts with `name` ("find me" by name), best ranked
+/// first: contestants know their name, not their member id.
+#[server]
+pub async fn read_named(
+    board: String,
+    period: Option<String>,
+    name: String,
+) -> Result<NameMatches, AppError> {
+    Ok(engine()?.members_named(&board_slug(board)?, period.as_deref(), &name).await?)
 }
 
 /// A page of a pinned snapshot.

@@ -7,7 +7,7 @@
 //! reward deltas. The preview needs JavaScript (its table is the action's answer); the rest of the
 //! console works without, and the HTTP API keeps each change's own route.
 
-use crate::api::corrections::{ApplyCorrection, CorrectionPreview, PreviewCorrection};
+use crate::api::corrections::{ApplyCorrection, CancelCorrection, CorrectionPreview, PreviewCorrection};
 use crate::components::console::{ActionOutcome, FieldError};
 use crate::error::AppError;
 use domain::preview::Move;
@@ -81,6 +81,19 @@ pub fn PreviewResult(
             applied.set(Some(input.preview_id));
         }
     });
+    // "Cancel" takes the preview away too, and its outcome replaces an older apply's.
+    let cancel = ServerAction::<CancelCorrection>::new();
+    Effect::new(move |_| {
+        if let Some(input) = cancel.input().get() {
+            applied.set(Some(input.preview_id));
+            apply.value().set(None);
+        }
+    });
+    Effect::new(move |_| {
+        if apply.input().with(Option::is_some) {
+            cancel.value().set(None);
+        }
+    });
     let shown = move || {
         let refused = apply.value().get().is_some_and(|r| r.is_err());
         preview
@@ -91,13 +104,17 @@ pub fn PreviewResult(
     };
     view! {
         {refusal}
-        {move || shown().map(|p| view! { <PreviewTable p apply/> })}
-        <ActionOutcome outcome=move || apply.value().get()/>
+        {move || shown().map(|p| view! { <PreviewTable p apply cancel/> })}
+        <ActionOutcome outcome=move || apply.value().get().or_else(|| cancel.value().get())/>
     }
 }
 
 #[component]
-fn PreviewTable(p: CorrectionPreview, apply: ServerAction<ApplyCorrection>) -> impl IntoView {
+fn PreviewTable(
+    p: CorrectionPreview,
+    apply: ServerAction<ApplyCorrection>,
+    cancel: ServerAction<CancelCorrection>,
+) -> impl IntoView {
     let rank = |r: Option<u64>| r.map_or("—".to_owned(), |r| r.to_string());
     let points = |p: Option<i64>| p.map_or("—".to_owned(), |p| p.to_string());
     let row = move |m: &Move| {
@@ -110,6 +127,7 @@ fn PreviewTable(p: CorrectionPreview, apply: ServerAction<ApplyCorrection>) -> i
         }
     };
     let pending = apply.pending();
+    let cancel_ids = (p.board.clone(), p.period.clone(), p.preview_id.clone());
     view! {
         <section class="preview" data-testid="preview" aria-label="Preview">
             <h3>{format!("Preview: {}", p.change)}</h3>
@@ -153,6 +171,12 @@ fn PreviewTable(p: CorrectionPreview, apply: ServerAction<ApplyCorrection>) -> i
                 <input type="hidden" name="preview_id" value=p.preview_id.clone()/>
                 <button type="submit" prop:disabled=move || pending.get() data-confirm="apply">"Apply"</button>
                 <span class="meta">{format!(" (valid until {} UTC)", p.expires_at.strftime("%H:%M:%S"))}</span>
+            </ActionForm>
+            <ActionForm action=cancel>
+                <input type="hidden" name="board" value=cancel_ids.0/>
+                <input type="hidden" name="period" value=cancel_ids.1/>
+                <input type="hidden" name="preview_id" value=cancel_ids.2/>
+                <button type="submit" class="secondary" prop:disabled=move || pending.get() data-confirm="cancel">"Cancel"</button>
             </ActionForm>
         </section>
     }

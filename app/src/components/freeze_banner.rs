@@ -3,13 +3,19 @@
 
 use leptos::prelude::*;
 
-/// "Standings frozen at …" and `then`, what it means on this page.
+/// What follows "Standings frozen": when (in the board's zone) and `then`, what it means on the
+/// page. Made on the server: the contestants' bundle has no zone database.
+pub fn freeze_words(at: jiff::Timestamp, zone: &str, then: &str) -> String {
+    format!(" at {} ({zone}){then}", domain::local::in_named_zone(at, zone, domain::local::MINUTE))
+}
+
+/// "Standings frozen" and its words ([`freeze_words`]).
 #[component]
-pub fn FreezeBanner(at: jiff::Timestamp, then: &'static str) -> impl IntoView {
+pub fn FreezeBanner(words: String) -> impl IntoView {
     view! {
         <p class="notice frozen" role="status" data-testid="public-freeze">
             <strong>"Standings frozen"</strong>
-            {format!(" at {} UTC{then}", at.strftime("%Y-%m-%d %H:%M"))}
+            {words}
         </p>
     }
 }

@@ -26,8 +26,12 @@ pub fn LiveRanking(
     live: Option<u64>,
     board: String,
     period: String,
-    /// The period's state as the page was rendered with.
-    state: String,
+    /// The period's state: as the page was rendered with, then as the stream says.
+    state: RwSignal<String>,
+    /// The public ranking's member count, and whether it is a public freeze's: as rendered,
+    /// then as each `ranking` event says (the page's count and freeze banner follow them).
+    total: RwSignal<u64>,
+    frozen: RwSignal<bool>,
     entries: ReadSignal<Vec<Entry>>,
     set_entries: WriteSignal<Vec<Entry>>,
     caption: String,
@@ -39,7 +43,6 @@ pub fn LiveRanking(
             .into_any();
     };
     let connected = RwSignal::new(false);
-    let state = RwSignal::new(state);
     let moved_up = RwSignal::new(Vec::<String>::new());
     #[cfg(feature = "hydrate")]
     {
@@ -49,8 +52,17 @@ pub fn LiveRanking(
         Effect::new(move |_| {
             let (url, owner) = (url.clone(), Owner::current());
             let open = move || {
-                let follow =
-                    || browser::follow(&url, limit as usize, connected, state, set_entries, moved_up);
+                let follow = || {
+                    browser::follow(
+                        &url,
+                        limit as usize,
+                        connected,
+                        state,
+                        (total, frozen),
+                        set_entries,
+                        moved_up,
+                    )
+                };
                 // Under the component's owner, so the stream closes when the component goes.
                 if let Some(owner) = owner {
                     owner.with(follow);
@@ -62,7 +74,7 @@ pub fn LiveRanking(
         });
     }
     #[cfg(not(feature = "hydrate"))]
-    let _ = (board, period, limit, set_entries);
+    let _ = (board, period, limit, set_entries, total, frozen);
     view! {
         <p class="live-status" data-testid="live-status" hidden=move || !connected.get() role="status">
             <span class="live-dot" aria-hidden="true"></span>
@@ -113,6 +125,7 @@ mod browser {
         limit: usize,
         live: RwSignal<bool>,
         state: RwSignal<String>,
+        (total, frozen): (RwSignal<u64>, RwSignal<bool>),
         set_entries: WriteSignal<Vec<Entry>>,
         moved_up: RwSignal<Vec<String>>,
     ) {
@@ -123,6 +136,8 @@ mod browser {
             else {
                 return;
             };
+            total.set(ranking.total);
+            frozen.set(ranking.frozen_at.is_some());
             let mut moved = Vec::new();
             set_entries.update(|rows| {
                 let (merged, up) = merge(rows, ranking.entries, limit);

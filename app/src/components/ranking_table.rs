@@ -1,3 +1,4 @@
+use crate::components::charts::grouped;
 use domain::view::Entry;
 use leptos::prelude::*;
 
@@ -45,7 +46,7 @@ pub fn RankingTable(
                                 <th scope="row" class="name">
                                     <a href=format!("{base}/m/{}", entry.member)>{entry.name().to_owned()}</a>
                                 </th>
-                                <td class="points">{entry.points}</td>
+                                <td class="points">{grouped(entry.points)}</td>
                             </tr>
                         }
                     }

@@ -6,8 +6,7 @@ use domain::view::RevisionNote;
 use leptos::prelude::*;
 
 fn day(note: &RevisionNote, zone: &str) -> String {
-    let tz = jiff::tz::TimeZone::get(zone).unwrap_or(jiff::tz::TimeZone::UTC);
-    note.settled_at.to_zoned(tz).strftime("%Y-%m-%d").to_string()
+    domain::local::in_named_zone(note.settled_at, zone, "%Y-%m-%d")
 }
 
 /// "Revision 2 (2026-12-08): 1 entry revoked — reason", one line per revision after the first.

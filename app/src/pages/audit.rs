@@ -1,5 +1,6 @@
 use crate::api::console::{AuditPage, read_audit};
 use crate::components::error_view::ErrorView;
+use crate::error::AppError;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
@@ -45,7 +46,19 @@ pub fn AuditPageView() -> impl IntoView {
         </form>
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
-                {move || Suspend::new(async move { page.await.map(|p| view! { <Rows p/> }) })}
+                {move || Suspend::new(async move {
+                    match page.await {
+                        Ok(p) => Ok(view! { <Rows p/> }.into_any()),
+                        // A filter that cannot be read is said beside the form, which stays.
+                        Err(AppError::Field { field, message }) => {
+                            let label = FILTERS.iter().find(|(name, _)| *name == field).map_or(field.as_str(), |(_, l)| l);
+                            Ok(view! {
+                                <p class="error" role="alert" data-field=field.clone()>{format!("{label}: {message}.")}</p>
+                            }.into_any())
+                        }
+                        Err(e) => Err(e),
+                    }
+                })}
             </ErrorBoundary>
         </Suspense>
     }

@@ -1,19 +1,21 @@
 use crate::api::contestant::{MyLive, read_me, read_my_live};
 use crate::api::history::{read_periods_with_winners, read_ranking_distribution};
 use crate::api::{
-    PAGE_SIZE, PinView, read_after, read_around, read_periods, read_ranking, read_revisions, read_snapshot,
+    PAGE_SIZE, PinView, read_after, read_around, read_named, read_periods, read_ranking, read_revisions,
+    read_snapshot,
 };
 use crate::components::charts::grouped;
 use crate::components::charts::histogram::Histogram;
 use crate::components::countdown::CountdownIsland;
 use crate::components::error_view::ErrorView;
-use crate::components::freeze_banner::FreezeBanner;
+use crate::components::freeze_banner::{FreezeBanner, freeze_words};
 use crate::components::live::LiveRanking;
 use crate::components::revisions::RevisionNotes;
 use crate::error::AppError;
 use domain::board::Prize;
 use domain::view::{
-    Distribution, Entry, PeriodInfo, PeriodResult, PrizeWinner, RankingPage, ReadSource, RevisionNote,
+    Distribution, Entry, NameMatches, PeriodInfo, PeriodResult, PrizeWinner, RankingPage, ReadSource,
+    RevisionNote,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -25,6 +27,8 @@ use serde::{Deserialize, Serialize};
 const MAX_SHOWN: u64 = 200;
 /// Neighbours shown on each side of a found member.
 const FIND_RADIUS: u64 = 5;
+/// What a public freeze means on the board page, after when it began.
+const FROZEN_THEN: &str = ". Points scored since then still count; they are revealed at the end.";
 
 /// What the query string asks for. Every view is a plain URL, so all of them work without
 /// JavaScript; with it, "Show more" and "Load more" append rows in place.
@@ -47,24 +51,44 @@ struct Loaded {
     next_cursor: Option<String>,
     /// Said above the table (e.g. a member that was not found).
     notice: Option<String>,
+    /// "Find me" by a name several members' names start with: the ones to pick from.
+    choices: Option<(String, NameMatches)>,
 }
 
 async fn load(board: String, period: String, mode: Mode) -> Result<Loaded, AppError> {
     let p = Some(period.clone());
-    let plain = |page, mode| Loaded { page, mode, next_cursor: None, notice: None };
+    let plain = |page, mode| Loaded { page, mode, next_cursor: None, notice: None, choices: None };
     match mode {
         Mode::Live { shown } => Ok(plain(read_ranking(board, p, 0, shown).await?, Mode::Live { shown })),
-        Mode::Find { member } => {
-            match read_around(board.clone(), p.clone(), member.clone(), FIND_RADIUS).await {
-                Ok(page) => Ok(plain(page, Mode::Find { member })),
-                Err(AppError::NotFound(_) | AppError::Invalid(_)) => {
-                    let mut loaded =
-                        plain(read_ranking(board, p, 0, PAGE_SIZE).await?, Mode::Live { shown: PAGE_SIZE });
-                    loaded.notice = Some(format!("{member} has no points in {period}."));
-                    Ok(loaded)
+        Mode::Find { member: asked } => {
+            // A member id first (a "me" link, a name picked from the choices), else the start of
+            // a display name: contestants know their name, rarely their id.
+            let around = |member: String| read_around(board.clone(), p.clone(), member, FIND_RADIUS);
+            if domain::MemberId::parse(asked.as_str()).is_ok() {
+                match around(asked.clone()).await {
+                    Ok(page) => return Ok(plain(page, Mode::Find { member: asked })),
+                    Err(AppError::NotFound(_) | AppError::Invalid(_)) => {}
+                    Err(e) => return Err(e),
                 }
-                Err(e) => Err(e),
             }
+            let found = read_named(board.clone(), p.clone(), asked.clone()).await?;
+            if let [one] = found.entries.as_slice()
+                && !found.more
+            {
+                let member = one.member.to_string();
+                return Ok(plain(around(member.clone()).await?, Mode::Find { member }));
+            }
+            let mut loaded =
+                plain(read_ranking(board, p, 0, PAGE_SIZE).await?, Mode::Live { shown: PAGE_SIZE });
+            let period = loaded.page.period;
+            if found.entries.is_empty() {
+                loaded.notice = Some(format!(
+                    "Nobody ranked in {period} has the member id or a name starting with “{asked}”."
+                ));
+            } else {
+                loaded.choices = Some((asked, found));
+            }
+            Ok(loaded)
         }
         Mode::Pinned { snapshot, offset } => {
             let page = read_snapshot(board, p, snapshot.clone(), offset, PAGE_SIZE).await?;
@@ -78,6 +102,7 @@ async fn load(board: String, period: String, mode: Mode) -> Result<Loaded, AppEr
                 mode: Mode::Stable { after },
                 next_cursor: found.next_cursor,
                 notice: None,
+                choices: None,
             })
         }
     }
@@ -153,7 +178,7 @@ fn Board(
     revisions: Vec<RevisionNote>,
     shape: Shape,
 ) -> impl IntoView {
-    let Loaded { page, mode, next_cursor, notice } = loaded;
+    let Loaded { page, mode, next_cursor, notice, choices } = loaded;
     let RankingPage {
         board,
         period,
@@ -179,10 +204,9 @@ fn Board(
             </p>
         }
     });
-    // Contest mode: the public sees the standings of the freeze until the reveal.
-    let frozen = frozen_at.map(|at| {
-        view! { <FreezeBanner at then=". Points scored since then still count; they are revealed at the end."/> }
-    });
+    // Contest mode: the public sees the standings of the freeze until the reveal. The banner is
+    // the rows' island's: the stream says when a reveal ends the freeze.
+    let frozen_words = frozen_at.map(|at| freeze_words(at, &board.time_zone, FROZEN_THEN));
     // A found member, else "me" (a signed link's contestant).
     let highlight = match &mode {
         Mode::Find { member } => Some(member.clone()),
@@ -191,6 +215,16 @@ fn Board(
     let caption = format!("{} — {period}", board.title);
     let (prev, next) = (period.previous(), period.next());
     let current = board.current_period;
+    // The board's first period: the oldest it has rows for (the list holds those and the
+    // current one). Before it nothing ever existed, so the way back stops there.
+    let first = periods.as_ref().and_then(|list| list.iter().map(|p| p.period).min()).unwrap_or(current);
+    let before_first = (period < first).then(|| {
+        view! {
+            <p class="notice" role="status" data-testid="before-first">
+                {format!("{} has no period before {first}, its first: nothing was ever ranked in {period}.", board.title)}
+            </p>
+        }
+    });
     let pin = ServerAction::<PinView>::new();
     let (shape_board, rows_board) = (slug.clone(), slug.clone());
 
@@ -199,15 +233,18 @@ fn Board(
         <h1>{board.title.clone()}</h1>
         <p class="meta">
             <span class=format!("state state-{state}")>{state.clone()}</span>
-            {format!(" Period {period} · {total} members · ")}
+            {format!(" Period {period} · ")}
             {if state == "open" {
                 view! { "ends in " <CountdownIsland ends_at/> {format!(" ({ends_local}, {})", board.time_zone)} }.into_any()
+            } else if ends_at > jiff::Timestamp::now() {
+                // Frozen (or settled) before its end: the end is still to come.
+                view! { {format!("{state} early; the period ends {ends_local} ({})", board.time_zone)} }.into_any()
             } else {
                 view! { {format!("ended {ends_local} ({})", board.time_zone)} }.into_any()
             }}
         </p>
         <nav class="periods" aria-label="Periods">
-            <a href=format!("/b/{slug}/{prev}") rel="prev">{format!("← {prev}")}</a>
+            {(period > first).then(|| view! { <a href=format!("/b/{slug}/{prev}") rel="prev">{format!("← {prev}")}</a> })}
             <Form action=format!("/b/{slug}") method="get">
                 {match periods {
                     Some(periods) => view! {
@@ -251,7 +288,7 @@ fn Board(
         <div class="tools">
             <Form action="" method="get">
                 <label for="find">"Find me"</label>
-                <input id="find" name="find" placeholder="member id, e.g. u1001" autocomplete="off" required/>
+                <input id="find" name="find" placeholder="your name or member id" autocomplete="off" required/>
                 <button type="submit">"Find"</button>
             </Form>
             <ActionForm action=pin>
@@ -260,10 +297,11 @@ fn Board(
                 <button type="submit" class="secondary">"Pin this view"</button>
             </ActionForm>
         </div>
-        {frozen}
+        {before_first}
         {from_ledger}
         <RevisionNotes notes=revisions zone=board.time_zone.clone()/>
-        {notice.map(|n| view! { <p class="notice" role="status">{n}</p> })}
+        {notice.map(|n| view! { <p class="notice" role="status" data-testid="find-notice">{n}</p> })}
+        {choices.map(|(asked, found)| view! { <NameChoices asked found base=base.clone()/> })}
         <Rows
             entries
             has_more
@@ -276,7 +314,16 @@ fn Board(
             base=base.clone()
             highlight
             offset
+            total
+            frozen_words
         />
+        // How equal points rank, said under the table rather than only in the "=" mark's tooltip.
+        <p class="hint" data-testid="tie-rule">
+            {match board.tie_policy {
+                domain::TiePolicy::Shared => "Equal points share a rank, marked “=”; the next rank skips as many (1, 2, 2, 4).",
+                domain::TiePolicy::FirstReached => "On equal points, who reached them first ranks higher: no two members share a rank.",
+            }}
+        </p>
         <PeriodShape shape board=shape_board/>
     }
 }
@@ -302,12 +349,31 @@ pub fn Rows(
     highlight: Option<String>,
     /// The first row's offset.
     offset: u64,
+    /// The public ranking's member count as read.
+    total: u64,
+    /// While publicly frozen: the freeze banner's words (`freeze_words`), made on the server.
+    frozen_words: Option<String>,
 ) -> impl IntoView {
     let live = match mode {
         Mode::Live { shown } if offset == 0 => Some(shown),
         _ => None,
     };
     let (entries, set_entries) = signal(entries);
+    // What the stream may change besides the rows: the state, the count, the public freeze.
+    let state = RwSignal::new(state);
+    let total = RwSignal::new(total);
+    let frozen = RwSignal::new(frozen_words.is_some());
+    // A freeze that begins while the page is open has no words from the server.
+    let banner = move || {
+        frozen.get().then(|| {
+            let words = frozen_words.clone().unwrap_or_else(|| format!(" just now{FROZEN_THEN}"));
+            view! { <FreezeBanner words/> }
+        })
+    };
+    let count = move || match total.get() {
+        1 => "1 member".to_owned(),
+        n => format!("{} members", grouped(n as i64)),
+    };
     let (has_more, set_has_more) = signal(has_more);
     let (cursor, set_cursor) = signal(next_cursor);
 
@@ -351,8 +417,16 @@ pub fn Rows(
     let controls = match mode.clone() {
         Mode::Live { .. } => {
             let href = move || format!("?show={}", entries.with(Vec::len) as u64 + PAGE_SIZE);
+            // Only an open period's rows still move with new points.
+            let hint = move || match state.get().as_str() {
+                "open" => "Live ranking: rows may shift while you read.",
+                "frozen" => {
+                    "Frozen: new points no longer count; a rank changes only if a late write is accepted."
+                }
+                _ => "Final standings.",
+            };
             view! {
-                <p class="hint">"Live ranking: rows may shift while you read."</p>
+                <p class="hint" data-testid="ranking-hint">{hint}</p>
                 <Show when=move || has_more.get()>
                     <a class="button" href=href on:click=move |ev| { ev.prevent_default(); show_more.dispatch(()); }>
                         {move || if show_more.pending().get() { "Loading…" } else { "Show more" }}
@@ -397,12 +471,38 @@ pub fn Rows(
         }
     };
     view! {
-        <LiveRanking live board period state entries set_entries caption base highlight=highlight.unwrap_or_default()/>
+        {banner}
+        <p class="meta" data-testid="member-count">{count}</p>
+        <LiveRanking live board period state total frozen entries set_entries caption base highlight=highlight.unwrap_or_default()/>
         <Show when=move || entries.with(Vec::is_empty)>
             <p class="empty">{if offset > 0 { "No more entries." } else { "No points in this period yet." }}</p>
         </Show>
         {controls}
         {failure}
+    }
+}
+
+/// "Find me" found several members: each as a link to find them (by id), best ranked first.
+#[component]
+fn NameChoices(asked: String, found: NameMatches, base: String) -> impl IntoView {
+    let items = found
+        .entries
+        .into_iter()
+        .map(|e| {
+            view! {
+                <li data-member=e.member.to_string()>
+                    <a href=format!("{base}?find={}", e.member)>{e.name().to_owned()}</a>
+                    {format!(" ({}) — rank {}, {} points", e.member, e.rank, grouped(e.points))}
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="notice choices" role="status" data-testid="find-choices">
+            <p>{format!("Several names start with “{asked}”; which one is you?")}</p>
+            <ul>{items}</ul>
+            {found.more.then(|| view! { <p class="hint">"More names start with it: type more of yours."</p> })}
+        </section>
     }
 }
 

@@ -48,9 +48,47 @@ fn NewKeyNotice(new: NewKey) -> impl IntoView {
                 "New key " <strong>{new.view.prefix.clone()} "…"</strong> " for "
                 {new.view.boards.join(", ")} {format!(" ({}/s, burst {})", new.view.rate_per_second, new.view.burst)}
             </p>
-            <p><code class="secret" data-testid="new-key-secret">{new.key}</code></p>
-            <p><strong>"Copy it now; it will not be shown again."</strong></p>
+            <p><code class="secret" data-testid="new-key-secret">{new.key.clone()}</code></p>
+            <p>
+                <strong>"Copy it now; it will not be shown again."</strong> " "
+                <CopyButton text=new.key/>
+            </p>
         </section>
+    }
+}
+
+/// Copies `text` to the clipboard. Shown once the page is hydrated (without JavaScript it could
+/// not copy: the key is then selected whole by a click, `user-select: all`); says whether the
+/// browser took it.
+#[component]
+fn CopyButton(text: String) -> impl IntoView {
+    let hydrated = RwSignal::new(false);
+    // Effects run only in the browser.
+    Effect::new(move |_| hydrated.set(true));
+    let said = RwSignal::new(None::<&'static str>);
+    let copy = move |_| {
+        #[cfg(feature = "hydrate")]
+        {
+            use wasm_bindgen::closure::Closure;
+            let Some(window) = web_sys::window() else { return };
+            let promise = window.navigator().clipboard().write_text(&text);
+            let done = Closure::once(move |_: wasm_bindgen::JsValue| said.set(Some("Copied.")));
+            let failed = Closure::once(move |_: wasm_bindgen::JsValue| {
+                said.set(Some("The browser refused; select the key and copy it."))
+            });
+            let _ = promise.then2(&done, &failed);
+            // The promise holds them until it settles.
+            done.forget();
+            failed.forget();
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (&text, said);
+    };
+    view! {
+        <button type="button" class="secondary" hidden=move || !hydrated.get() on:click=copy data-testid="copy-key">
+            "Copy the key"
+        </button>
+        <span role="status" data-testid="copy-said">{move || said.get()}</span>
     }
 }
 
@@ -117,8 +155,9 @@ fn Keys(data: KeysPage, create: ServerAction<CreateKey>, revoke: ServerAction<Re
             <p class="notice error" role="alert" data-testid="create-error">{e}</p>
         })}
         <p class="hint">
-            "Limits are counted in each server process: with several instances a key may make that many "
-            "requests in each. Requests over the limit are answered 429 with Retry-After and change nothing."
+            "Limits are counted across all server instances together (in Redis). Only while Redis cannot "
+            "be reached does each instance count on its own, so a key may then make that many requests in "
+            "each. Requests over the limit are answered 429 with Retry-After and change nothing."
         </p>
     }
 }

@@ -1,9 +1,10 @@
 use crate::api::history::read_member_history;
 use crate::api::{read_member, read_revisions};
+use crate::components::charts::grouped;
 use crate::components::charts::history::RankHistory;
 use crate::components::charts::points::PointsChart;
 use crate::components::error_view::ErrorView;
-use crate::components::freeze_banner::FreezeBanner;
+use crate::components::freeze_banner::{FreezeBanner, freeze_words};
 use crate::components::revisions::RankChanges;
 use domain::TiePolicy;
 use domain::view::{LedgerEntry, MemberHistory, MemberView, RankTarget, ReadSource, RevisionNote};
@@ -68,7 +69,7 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
     let (targets, chart, periods) = match history {
         Some(h) => {
             let targets = view! { <Targets next=h.next_rank prize=h.prize policy=h.tie_policy/> };
-            let chart = view! { <PointsChart steps=h.steps who=name.clone() period=period.to_string() truncated=h.truncated span=(h.from, h.until)/> };
+            let chart = view! { <PointsChart steps=h.steps who=name.clone() period=period.to_string() truncated=h.truncated span=(h.from, h.until) zone=board.time_zone.clone()/> };
             let periods = view! { <RankHistory periods=h.periods board=slug member=member.to_string() current=period/> };
             (Some(targets), chart.into_any(), periods.into_any())
         }
@@ -83,7 +84,7 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
         <h1>{name.clone()}</h1>
         <p class="meta">{format!("member {member}")}</p>
         {frozen_at.map(|at| view! {
-            <FreezeBanner at then=": this is the standing and the entries of that moment. Points scored since then are revealed at the end."/>
+            <FreezeBanner words=freeze_words(at, &board.time_zone, ": this is the standing and the entries of that moment. Points scored since then are revealed at the end.")/>
         })}
         {(standing_source == Some(ReadSource::Ledger)).then(|| view! {
             <p class="notice degraded" role="status" data-testid="from-ledger">
@@ -95,7 +96,7 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
                 <p class="standing">
                     "Rank " <strong data-testid="rank">{s.rank}</strong>
                     {s.tied.then_some(" (tied)")}
-                    " with " <strong data-testid="points">{s.points}</strong> " points in " {period.to_string()}
+                    " with " <strong data-testid="points">{grouped(s.points)}</strong> " points in " {period.to_string()}
                 </p>
             }.into_any(),
             None => view! { <p class="notice">{format!("No points in {period}.")}</p> }.into_any(),
@@ -112,12 +113,12 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
                 <table class="entries">
                     <caption>"Ledger entries, newest first"</caption>
                     <thead>
-                        <tr><th scope="col">"When (UTC)"</th><th scope="col">"Change"</th><th scope="col">"Id"</th></tr>
+                        <tr><th scope="col">{format!("When ({})", board.time_zone)}</th><th scope="col">"Change"</th><th scope="col">"Id"</th></tr>
                     </thead>
                     <tbody>
                         {entries.iter().map(|e| view! {
                             <tr data-entry=e.id class:revoked=e.revoked>
-                                <td>{e.occurred_at.strftime("%Y-%m-%d %H:%M:%S").to_string()}</td>
+                                <td>{domain::local::in_named_zone(e.occurred_at, &board.time_zone, domain::local::SECOND)}</td>
                                 <td>{change(e)}</td>
                                 <td class="id">{e.external_id.clone().unwrap_or_default()}</td>
                             </tr>
@@ -148,12 +149,12 @@ fn Targets(next: Option<RankTarget>, prize: Option<RankTarget>, policy: TiePolic
         <ul class="targets" data-testid="targets">
             {next.map(|t| view! {
                 <li data-testid="to-next-rank">
-                    <strong>{t.points}</strong> {format!(" points to rank {}{}", t.rank, prize_text(&t))}
+                    <strong>{grouped(t.points)}</strong> {format!(" points to rank {}{}", t.rank, prize_text(&t))}
                 </li>
             })}
             {prize.map(|t| view! {
                 <li data-testid="to-prize">
-                    <strong>{t.points}</strong> {format!(" points to a prize: rank {}{}", t.rank, prize_text(&t))}
+                    <strong>{grouped(t.points)}</strong> {format!(" points to a prize: rank {}{}", t.rank, prize_text(&t))}
                 </li>
             })}
             <li class="hint">{format!("Counting from the public ranking; {how}.")}</li>

@@ -5,6 +5,7 @@ use crate::components::correction::{CorrectPanel, PreviewResult};
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
 use crate::components::ranking_table::RankingTable;
+use domain::local::{MINUTE, SECOND, in_named_zone};
 use domain::view::{LateEntry, RewardView, Settlement, SettlementSummary};
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -32,6 +33,18 @@ pub fn PeriodConsolePage() -> impl IntoView {
         (get("board"), get("period"), versions)
     };
     let data = Resource::new(source, |(board, period, _)| read_period(board, period));
+    // One outcome at a time: a step's answer replaces an older "Applied", and an apply's replaces
+    // an older step's.
+    Effect::new(move |_| {
+        if transition.input().with(Option::is_some) {
+            apply.value().set(None);
+        }
+    });
+    Effect::new(move |_| {
+        if apply.input().with(Option::is_some) {
+            transition.value().set(None);
+        }
+    });
     // Here, not in `Console`: the console is drawn again when the step ends, and the final
     // numbers arrive after that.
     let job = RwSignal::new(None::<JobProgress>);
@@ -128,6 +141,7 @@ fn Console(
         periods,
         leaders,
         public_frozen_at,
+        next_reveal,
         late,
         settlement,
         revisions,
@@ -170,9 +184,15 @@ fn Console(
         "Rebuilds the live ranking from the ledger. Nothing in the ledger changes.".into(),
         "Rebuild now",
     );
+    let blocking_late = late.iter().filter(|l| l.status == "pending").count();
     let mut steps: Vec<Step> = match state.as_str() {
         "open" => vec![
             ("freeze", "Freeze…", "Writes stop counting: new events for this period are kept as late writes for review. Reads stay public.".into(), "Freeze now"),
+            rebuild,
+        ],
+        // Settling waits until no late write is pending: offered only then.
+        "frozen" if blocking_late > 0 => vec![
+            ("reopen", "Reopen…", "Writes count again until the next freeze. Pending late writes stay pending.".into(), "Reopen now"),
             rebuild,
         ],
         "frozen" => vec![
@@ -198,12 +218,25 @@ fn Console(
             (
                 "reveal-next",
                 "Reveal next…",
-                format!("Makes the next member's live standing public: first everyone below the last prize rank at once, then one member at a time from rank {} up to first.", prizes.iter().map(|p| p.to_rank).max().unwrap_or(domain::lifecycle::REVEAL_SHOWN_WITHOUT_PRIZES)),
+                format!("Makes one member's live standing public, from the bottom of the frozen board up, so the winners come last. {}", next_reveal.clone().unwrap_or_default()),
                 "Reveal next",
             ),
             ("reveal-all", "Reveal all…", "The public sees the live standings at once.".into(), "Reveal all now"),
         ]),
     }
+    // A period before the board's first (the oldest it has rows for) or after the current one
+    // never existed or has not begun: nothing to freeze or settle there.
+    let first = periods.iter().map(|p| p.period).min().unwrap_or(board.current_period);
+    let exists = info.period >= first && info.period <= board.current_period;
+    let outside = (!exists).then(|| {
+        steps.clear();
+        let said = if info.period < first {
+            format!("{} has no period before {first}, its first: {period} never existed.", board.title)
+        } else {
+            format!("{period} has not begun: the current period is {}.", board.current_period)
+        };
+        view! { <p class="notice" role="status" data-testid="outside">{said}</p> }
+    });
     let transition_error = move || transition.value().get().and_then(Result::err);
     view! {
         <Title text=format!("{} {period} · Console", board.title)/>
@@ -215,12 +248,24 @@ fn Console(
         </p>
         {public_frozen_at.map(|at| view! {
             <p class="notice frozen" role="status" data-testid="public-freeze">
-                {format!("Publicly frozen since {} UTC: the public sees the standings of that moment; the leaders below are live.", at.strftime("%Y-%m-%d %H:%M:%S"))}
+                {format!("Publicly frozen since {} ({}): the public sees the standings of that moment; the leaders below are live.", in_named_zone(at, &board.time_zone, SECOND), board.time_zone)}
             </p>
         })}
-        {(state == "open").then(|| view! {
+        {next_reveal.clone().map(|next| view! { <p data-testid="next-reveal">{next}</p> })}
+        {(state == "open" && exists).then(|| view! {
             <p>"Freezes in " <Countdown ends_at=freezes_at/>
-               {format!(" (at {} in {}, the period's end plus the grace)", freezes_at.to_zoned(jiff::tz::TimeZone::get(&board.time_zone).unwrap_or(jiff::tz::TimeZone::UTC)).strftime("%a %Y-%m-%d %H:%M"), board.time_zone)}
+               {format!(" (at {} in {}, the period's end plus the grace)", in_named_zone(freezes_at, &board.time_zone, MINUTE), board.time_zone)}
+            </p>
+        })}
+        {outside}
+        {(state == "frozen" && blocking_late > 0).then(|| view! {
+            <p class="notice" role="status" data-testid="settle-waits">
+                {match blocking_late {
+                    1 => "Settling waits for 1 pending late write: ".to_owned(),
+                    n => format!("Settling waits for {n} pending late writes: "),
+                }}
+                <a href="#late" rel="external">"review them"</a>
+                "; then Settle… is offered."
             </p>
         })}
         <nav class="periods" aria-label="Periods">

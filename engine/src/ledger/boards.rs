@@ -156,20 +156,53 @@ impl Ledger {
         .await?
         .try_get("revision")?;
         sqlx::query(
-            "INSERT INTO profiles (member, display_name, avatar_url, updated_at, revision) \
-             VALUES ($1, $2, $3, $4, $5) \
+            "INSERT INTO profiles (member, display_name, avatar_url, updated_at, revision, name_key) \
+             VALUES ($1, $2, $3, $4, $5, $6) \
              ON CONFLICT (member) DO UPDATE SET display_name = excluded.display_name, \
-             avatar_url = excluded.avatar_url, updated_at = excluded.updated_at, revision = excluded.revision",
+             avatar_url = excluded.avatar_url, updated_at = excluded.updated_at, revision = excluded.revision, \
+             name_key = excluded.name_key",
         )
         .bind(member.as_str())
         .bind(display_name)
         .bind(avatar_url)
         .bind(micros(now))
         .bind(revision)
+        .bind(name_key(display_name))
         .execute(&mut *w.tx)
         .await?;
         w.tx.commit().await?;
         Ok(())
+    }
+
+    /// Up to `limit` profiles whose display name starts with `prefix`, ASCII letters in either
+    /// case (`name_key`), in name order: one range of `profiles_by_name_key` (migration 0019).
+    pub async fn profiles_named(
+        &self,
+        prefix: &str,
+        limit: i64,
+    ) -> Result<Vec<(MemberId, String)>, LedgerError> {
+        let from = name_key(prefix.trim());
+        if from.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Every key that starts with `from` sorts below `from` + the last code point.
+        let until = format!("{from}{}", char::MAX);
+        sqlx::query(
+            "SELECT member, display_name FROM profiles WHERE name_key >= $1 AND name_key < $2 \
+             ORDER BY name_key, member LIMIT $3",
+        )
+        .bind(&from)
+        .bind(&until)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(|row| {
+            let member = MemberId::parse(row.try_get::<String, _>("member")?)
+                .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+            Ok((member, row.try_get("display_name")?))
+        })
+        .collect()
     }
 
     /// Up to `limit` profiles changed after revision `after`, in revision order: each member's
@@ -195,6 +228,12 @@ impl Ledger {
         })
         .collect()
     }
+}
+
+/// A display name as searches compare it: ASCII letters in lower case, everything else as it
+/// is — exactly what the migration's SQL folds, so old and new rows compare alike.
+pub(crate) fn name_key(name: &str) -> String {
+    name.to_ascii_lowercase()
 }
 
 fn board_from_row(row: &AnyRow) -> Result<Board, LedgerError> {

@@ -68,7 +68,7 @@ pub use leases::{Lease, LeaseRow};
 pub use lifecycle::Transitioned;
 pub use moderation::{HiddenChange, MemberTotal};
 pub use previews::{Draft, PreviewBase};
-pub use public::{PublicView, RevealStep, Viewer};
+pub use public::{PublicView, RevealPlan, RevealStep, Viewer};
 pub use revise::{Applied, Revision, RewardDelta};
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use rows::{InvalidRow, Listing};

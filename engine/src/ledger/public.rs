@@ -69,6 +69,38 @@ pub struct RevealStep {
 /// A member's total as a view holds it: (points, reach sequence).
 type Held = HashMap<MemberId, (i64, i64)>;
 
+/// What the next reveal step does, as of now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevealPlan {
+    /// The member it makes public, with their place in the public view (1 = first; None: the
+    /// view does not hold them yet). None: nothing differs, the step ends the freeze.
+    pub next: Option<(MemberId, Option<u64>)>,
+    /// Members whose public total differs from their live one, the next one included.
+    pub pending: u64,
+}
+
+impl RevealPlan {
+    fn of(board: &Board, public: &Held, live: &Held) -> Result<Self, LedgerError> {
+        let score = |&(points, seq): &(i64, i64)| {
+            board.codec.encode(points, seq).map_err(|e| LedgerError::Corrupt(e.to_string()))
+        };
+        let scores: HashMap<&MemberId, i64> =
+            public.iter().map(|(m, h)| Ok((m, score(h)?))).collect::<Result<_, LedgerError>>()?;
+        let mut pending: Vec<&MemberId> =
+            public.keys().chain(live.keys()).filter(|m| public.get(*m) != live.get(*m)).collect();
+        pending.sort();
+        pending.dedup();
+        let next = domain::lifecycle::next_to_reveal(&scores, pending.iter().copied()).map(|m| {
+            // Its place: one more than the members the projection puts above it.
+            let place = scores
+                .get(m)
+                .map(|&s| 1 + scores.iter().filter(|&(o, &t)| t > s || (t == s && *o > m)).count() as u64);
+            (m.clone(), place)
+        });
+        Ok(RevealPlan { next, pending: pending.len() as u64 })
+    }
+}
+
 impl Ledger {
     /// The public view of a period, if it is publicly frozen.
     pub async fn public_view(
@@ -232,6 +264,25 @@ impl Ledger {
         .await
     }
 
+    /// What the next reveal step of a publicly frozen period would make public (the console says
+    /// it beside "Reveal next"); None when the period is not publicly frozen. Read in one
+    /// transaction, so the public and the live totals are of the same moment.
+    pub async fn reveal_plan(
+        &self,
+        board: &Board,
+        period: &PeriodKey,
+    ) -> Result<Option<RevealPlan>, LedgerError> {
+        let mut tx = self.pool.begin().await?;
+        let (slug, key) = (board.slug.as_str(), period.to_string());
+        if held_view(&mut tx, slug, &key).await?.is_none() {
+            return Ok(None);
+        }
+        let public = held(&mut tx, "public_standings", "", slug, &key).await?;
+        let live = held(&mut tx, "totals", "AND version > 0 AND hidden = 0", slug, &key).await?;
+        tx.commit().await?;
+        RevealPlan::of(board, &public, &live).map(Some)
+    }
+
     /// Ends a period's public freeze: the public sees the live standings. False when it was not
     /// publicly frozen (a repeat).
     pub async fn reveal_all(
@@ -261,17 +312,16 @@ impl Ledger {
         .await
     }
 
-    /// One step of a stepwise reveal, the resolver's way: first every member outside the prize
-    /// ranks (`shown`: the last prize rank, or the top 10 without prizes) at once, then one
-    /// member at a time — the lowest placed in the public view whose live total differs — so
-    /// the board fills in from the last prize up to first (a member a reveal pushes down is
-    /// still revealed on its own). When nothing differs any more, the
-    /// step ends the freeze. None when the period was not publicly frozen.
+    /// One step of a stepwise reveal, the resolver's way (`domain::lifecycle::next_to_reveal`):
+    /// the lowest placed member of the public view whose live total differs — a member the view
+    /// does not hold first — so the board fills in from the bottom up, one member per step, and
+    /// the winners come last (a member a reveal pushes down is still revealed on its own). When
+    /// nothing differs any more, the step ends the freeze. None when the period was not publicly
+    /// frozen.
     pub async fn reveal_next(
         &self,
         board: &Board,
         period: PeriodKey,
-        shown: u64,
         actor: &str,
         reason: Option<&str>,
         now: jiff::Timestamp,
@@ -291,26 +341,9 @@ impl Ledger {
             let score = |(points, seq): (i64, i64)| {
                 board.codec.encode(points, seq).map_err(|e| LedgerError::Corrupt(e.to_string()))
             };
-            // The public order: score descending, equal scores by member id descending (Redis').
-            let mut order =
-                public.iter().map(|(m, h)| Ok((score(*h)?, m))).collect::<Result<Vec<_>, LedgerError>>()?;
-            order.sort_by(|a, b| b.cmp(a));
-            let position: HashMap<&MemberId, usize> =
-                order.iter().enumerate().map(|(i, (_, m))| (*m, i)).collect();
-            let mut pending: Vec<&MemberId> =
-                public.keys().chain(live.keys()).filter(|m| public.get(*m) != live.get(*m)).collect();
-            pending.sort();
-            pending.dedup();
-            let placed = |m: &MemberId| position.get(m).copied().unwrap_or(usize::MAX);
-            let outside: Vec<&MemberId> =
-                pending.iter().copied().filter(|m| placed(m) >= shown as usize).collect();
-            // The bulk step comes first only; after it, a member pushed below the line by a
-            // reveal waits for its own step, as on the resolver.
-            let chosen: Vec<MemberId> = if view.steps == 0 && !outside.is_empty() {
-                outside.into_iter().cloned().collect()
-            } else {
-                pending.iter().copied().max_by_key(|m| placed(m)).into_iter().cloned().collect()
-            };
+            let plan = RevealPlan::of(&board, &public, &live)?;
+            let chosen: Vec<MemberId> = plan.next.iter().map(|(m, _)| m.clone()).collect();
+            let pending = plan.pending;
             let revealing = Revealed { actor: &actor, board: slug, period: &key, reason: reason.as_deref() };
             if chosen.is_empty() {
                 end_view(&mut w.tx, slug, &key, now).await?;
@@ -356,7 +389,7 @@ impl Ledger {
             revealing.audit(&mut w.tx, view, json!({ "step": "next", "members": members }), now).await?;
             w.tx.commit().await?;
             Ok(Some(RevealStep {
-                pending: (pending.len() - chosen.len()) as u64,
+                pending: pending - chosen.len() as u64,
                 revealed,
                 view: Some(PublicView { steps, ..view }),
             }))

@@ -17,7 +17,8 @@ use crate::redis::{RawPage, ReadFrom, Source, Window};
 use crate::{Engine, EngineError};
 use domain::lifecycle::State;
 use domain::view::{
-    BoardSummary, CursorPage, Entry, LedgerEntry, MemberView, PeriodInfo, RankingPage, ReadSource,
+    BoardSummary, CursorPage, Entry, LedgerEntry, MemberView, NameMatches, PeriodInfo, RankingPage,
+    ReadSource,
 };
 use domain::{Board, BoardSlug, MemberId, PeriodKey, ranking};
 
@@ -27,6 +28,14 @@ pub const MAX_PAGE: u64 = 200;
 pub const MAX_MEMBERS: usize = 100;
 /// The widest around-me neighbourhood, on each side.
 pub const MAX_RADIUS: u64 = 50;
+/// Profiles a search by display name reads at most (`Engine::members_named`).
+pub const NAME_CANDIDATES: usize = 50;
+// A search asks `ranks_of` about every candidate.
+const _: () = assert!(NAME_CANDIDATES <= MAX_MEMBERS);
+
+/// Matches a search by display name answers at most.
+pub const NAME_MATCHES: usize = 10;
+
 /// A read's answer and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sourced<T> {
@@ -314,6 +323,33 @@ impl Engine {
         Ok(Sourced { value: entries, source, frozen_at: frozen_at.filter(|_| state != State::Archived) })
     }
 
+    /// Members of a period's public ranking whose display name starts with `prefix` (ASCII
+    /// letters in either case): "Find me" by name, for contestants who do not know their member
+    /// id. Reads the first [`NAME_CANDIDATES`] profiles by name (one index range of the ledger,
+    /// `Ledger::profiles_named`), keeps those ranked in the period (`ranks_of`: the public view,
+    /// hidden members out), best ranked first, at most [`NAME_MATCHES`]. `more` says other
+    /// matches may lie past those read: a longer prefix narrows them.
+    pub async fn members_named(
+        &self,
+        slug: &BoardSlug,
+        period: Option<&str>,
+        prefix: &str,
+    ) -> Result<NameMatches, EngineError> {
+        let candidates = self.ledger.profiles_named(prefix, NAME_CANDIDATES as i64).await?;
+        let more = candidates.len() == NAME_CANDIDATES;
+        let members: Vec<MemberId> = candidates.into_iter().map(|(m, _)| m).collect();
+        if members.is_empty() {
+            // The board and period still have to exist for an empty answer to mean "nobody".
+            let board = self.shared_board(slug).await?;
+            self.period_of(&board, period)?;
+            return Ok(NameMatches { entries: Vec::new(), more });
+        }
+        let mut entries = self.ranks_of(slug, period, &members).await?.value;
+        let more = more || entries.len() > NAME_MATCHES;
+        entries.truncate(NAME_MATCHES);
+        Ok(NameMatches { entries, more })
+    }
+
     /// The ledger entries behind a member's score in a period, newest first ("why this score").
     /// A hidden member is `NotFound`, as if absent.
     pub async fn member_entries(
@@ -550,7 +586,7 @@ impl Engine {
             period,
             starts_at: span.start,
             ends_at: span.end,
-            ends_local: span.end.to_zoned(board.zone.clone()).strftime("%a %Y-%m-%d %H:%M").to_string(),
+            ends_local: domain::local::in_zone(span.end, &board.zone, domain::local::MINUTE),
             total: raw.total,
             offset: raw.offset,
             entries,

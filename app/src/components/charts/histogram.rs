@@ -15,7 +15,7 @@ fn range(bin: &PointsBin) -> String {
 #[component]
 pub fn Histogram(bins: Vec<PointsBin>, me: Option<Entry>, period: String) -> impl IntoView {
     if bins.is_empty() {
-        return view! { <p class="empty" data-testid="histogram-empty">{format!("Nobody has points in {period} yet.")}</p> }
+        return view! { <p class="empty" data-testid="histogram-empty">{format!("Nobody had points in {period} when this page was loaded; reload to chart the points since.")}</p> }
             .into_any();
     }
     let frame = Frame::WIDE;

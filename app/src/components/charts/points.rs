@@ -1,8 +1,11 @@
 //! A member's points through a period: a step line of the total after each entry, by when it
-//! happened (a correction or revocation: when it was made), across the period so far, with
-//! corrections, revocations and revoked entries marked.
+//! happened (a correction or revocation: when it was made), across the period, with corrections,
+//! revocations and revoked entries marked. The axis is the period, in the board's zone: a change
+//! made after the period's end (a correction after settlement) is drawn at its end, and the
+//! table says when it was made.
 
 use super::{Frame, YAxis, coord, grouped, ticks};
+use domain::local::{SECOND, SHORT, in_named_zone};
 use domain::view::PointStep;
 use leptos::prelude::*;
 
@@ -31,8 +34,10 @@ pub fn PointsChart(
     who: String,
     period: String,
     truncated: bool,
-    /// The time axis (widened to the steps outside it).
+    /// The time axis: the period's start and end.
     span: (jiff::Timestamp, jiff::Timestamp),
+    /// The board's time zone, the times' zone.
+    zone: String,
 ) -> impl IntoView {
     if steps.is_empty() {
         return view! { <p class="empty" data-testid="points-chart-empty">{format!("No entries in {period} yet.")}</p> }
@@ -45,14 +50,16 @@ pub fn PointsChart(
     let marks = ticks(low, high, 4);
     let y = frame.y((marks[0] as f64, *marks.last().expect("a tick") as f64));
     let seconds = |at: jiff::Timestamp| at.as_millisecond() as f64 / 1000.0;
-    let (from, until) = (span.0.min(steps[0].at), span.1.max(steps.last().expect("a step").at));
+    let (from, until) = span;
     let (start, end) = (seconds(from), seconds(until));
     let x = frame.x((start, end));
+    // On the axis: a change outside the period sits at its edge.
+    let along = |at: jiff::Timestamp| x.at(seconds(at.clamp(from, until)));
     // A step line from 0 before the first entry: across to each entry, then up or down to its
     // total. It stops at the last entry: what comes after has not happened yet (or is not public).
     let mut path = format!("M{} {}", coord(frame.left()), coord(y.at(0.0)));
     for s in &steps {
-        path.push_str(&format!(" H{} V{}", coord(x.at(seconds(s.at))), coord(y.at(s.points as f64))));
+        path.push_str(&format!(" H{} V{}", coord(along(s.at)), coord(y.at(s.points as f64))));
     }
     let count = |kind: &str| steps.iter().filter(|s| s.kind == kind).count();
     let (corrections, revocations) = (count("correction"), count("revocation"));
@@ -63,7 +70,7 @@ pub fn PointsChart(
         steps.len(),
         if truncated { " (the first ones only)" } else { "" },
     );
-    let time = |at: jiff::Timestamp| at.strftime("%m-%d %H:%M").to_string();
+    let time = |at: jiff::Timestamp| in_named_zone(at, &zone, SHORT);
     let marks_view = steps
         .iter()
         .scan(0, |before, s| {
@@ -73,8 +80,8 @@ pub fn PointsChart(
         })
         .filter(|(s, _)| s.revoked || s.kind == "correction" || s.kind == "revocation")
         .map(|(s, before)| {
-            let (cx, cy) = (x.at(seconds(s.at)), y.at(s.points as f64));
-            let tip = format!("{} UTC: {}, {} points", time(s.at), what(s, before), grouped(s.points));
+            let (cx, cy) = (along(s.at), y.at(s.points as f64));
+            let tip = format!("{}: {}, {} points", time(s.at), what(s, before), grouped(s.points));
             match (s.kind.as_str(), s.revoked) {
                 ("correction", _) => view! {
                     <path class="mark correction" d=format!("M{} {} l6 6 l-6 6 l-6 -6 z", coord(cx), coord(cy - 6.0))><title>{tip}</title></path>
@@ -105,7 +112,7 @@ pub fn PointsChart(
         .map(|(s, before)| {
             view! {
                 <tr class:revoked=s.revoked>
-                    <td>{s.at.strftime("%Y-%m-%d %H:%M:%S").to_string()}</td>
+                    <td>{in_named_zone(s.at, &zone, SECOND)}</td>
                     <td>{what(s, *before)}</td>
                     <td class="num">{grouped(s.points)}</td>
                 </tr>
@@ -137,9 +144,9 @@ pub fn PointsChart(
             <details class="chart-data">
                 <summary>{format!("The chart's numbers ({listed} newest of {} steps)", rows.len())}</summary>
                 <table class="entries">
-                    <caption class="visually-hidden">"Points after each entry, newest first (UTC)"</caption>
+                    <caption class="visually-hidden">{format!("Points after each entry, newest first ({zone})")}</caption>
                     <thead>
-                        <tr><th scope="col">"When (UTC)"</th><th scope="col">"Entry"</th><th scope="col">"Points after"</th></tr>
+                        <tr><th scope="col">{format!("When ({zone})")}</th><th scope="col">"Entry"</th><th scope="col">"Points after"</th></tr>
                     </thead>
                     <tbody>{rows_view}</tbody>
                 </table>
