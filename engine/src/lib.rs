@@ -160,6 +160,9 @@ pub struct Engine {
 pub struct Readiness {
     pub ledger: Result<(), String>,
     pub redis: Result<(), String>,
+    /// Redis answers but has reached its `maxmemory`: still ready (the ledger records every
+    /// write, reads keep working), but the projection falls behind until there is room.
+    pub redis_full: Option<String>,
 }
 
 impl Readiness {
@@ -240,7 +243,16 @@ impl Engine {
     /// Checks that both stores answer.
     pub async fn readiness(&self) -> Readiness {
         let (ledger, redis) = tokio::join!(self.ledger.ping(), self.projection.ping());
-        Readiness { ledger: ledger.map_err(|e| e.to_string()), redis: redis.map_err(|e| e.to_string()) }
+        // A server that forbids INFO (some managed ones) is taken as not full.
+        let redis_full = match redis {
+            Ok(()) => self.projection.memory_full().await.ok().flatten(),
+            Err(_) => None,
+        };
+        Readiness {
+            ledger: ledger.map_err(|e| e.to_string()),
+            redis: redis.map_err(|e| e.to_string()),
+            redis_full,
+        }
     }
 
     /// Releases the ledger's connections (graceful shutdown).

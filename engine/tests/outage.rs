@@ -107,3 +107,43 @@ async fn boards_stay_readable_from_the_ledger_while_redis_is_down() {
         t.drop_db().await;
     }
 }
+
+#[tokio::test]
+async fn a_full_redis_is_reported_and_writes_still_reach_the_ledger_then_the_rankings() {
+    let t = common::TestLedger::sqlite().await;
+    let redis = common::OwnRedis::standalone();
+    let projection = engine::redis::Projection::new(
+        engine::redis::RedisTarget::parse(&redis.url()).unwrap(),
+        engine::redis::keys::KeySpace::new(common::unique("full")),
+    );
+    t.ledger.migrate().await.unwrap();
+    let e = Engine::from_parts(t.ledger.clone(), projection);
+    let b = prized_board("full", TiePolicy::Shared, 60);
+    e.create_board(&b).await.unwrap();
+    e.record(&b, &[point("e1", "u1", 30)]).await.unwrap();
+    assert_eq!(e.readiness().await.redis_full, None);
+
+    let mut admin =
+        redis::Client::open(redis.url()).unwrap().get_multiplexed_async_connection().await.unwrap();
+    let config = |value: &'static str| redis::cmd("CONFIG").arg("SET").arg("maxmemory").arg(value).clone();
+    config("1").exec_async(&mut admin).await.unwrap();
+    let ready = e.readiness().await;
+    assert!(ready.is_ready(), "a full Redis still serves");
+    assert!(ready.redis_full.as_deref().is_some_and(|f| f.contains("maxmemory 1")), "{ready:?}");
+    // Redis refuses the projection; the ledger has the write.
+    let written = e.record(&b, &[point("e2", "u2", 40)]).await.unwrap();
+    assert_eq!(written[0].recorded.outcome, domain::write::Outcome::Applied);
+    let page = e.ranking_page(&b.slug, None, 0, 10).await.unwrap();
+    assert!(page.entries.iter().any(|en| en.member.as_str() == "u1"), "reads still answer: {page:?}");
+
+    // Room again: the reconciler levels the ranking from the ledger.
+    config("0").exec_async(&mut admin).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await; // past the projection's pause
+    e.reconcile_once().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await; // past the read caches
+    let page = e.ranking_page(&b.slug, None, 0, 10).await.unwrap();
+    let members: Vec<&str> = page.entries.iter().map(|en| en.member.as_str()).collect();
+    assert_eq!(members, ["u2", "u1"]);
+    assert_eq!(e.readiness().await.redis_full, None);
+    t.drop_db().await;
+}

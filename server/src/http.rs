@@ -289,7 +289,14 @@ struct Health {
 async fn readyz(State(state): State<AppState>) -> Response {
     let r = state.engine.readiness().await;
     let word = |r: &Result<(), String>| r.as_ref().map_or_else(|e| e.clone(), |()| "ok".to_owned());
-    let (ledger, redis) = (word(&r.ledger), word(&r.redis));
+    let ledger = word(&r.ledger);
+    // A full Redis still serves: ready, with the reason in its word.
+    let redis = match &r.redis_full {
+        Some(full) => format!(
+            "full: {full}; writes are recorded in the ledger and reach the rankings once there is room"
+        ),
+        None => word(&r.redis),
+    };
     if r.is_ready() {
         return Json(Readiness { status: Some("ready"), error: None, detail: None, ledger, redis })
             .into_response();

@@ -489,6 +489,22 @@ impl Projection {
         Ok(())
     }
 
+    /// Whether Redis has reached its `maxmemory` (on a Cluster: any node): then it refuses
+    /// writes (`noeviction`), and the projection falls behind the ledger until there is room.
+    /// None when there is room or no limit; else the figures, in words.
+    pub async fn memory_full(&self) -> RedisResult<Option<String>> {
+        let mut conn = self.conn().await?;
+        let info: Value = ::redis::cmd("INFO").arg("memory").query_async(&mut conn).await?;
+        // One node answers a string; a Cluster connection may answer one string per node.
+        let texts: Vec<String> = match info {
+            Value::Map(nodes) => {
+                nodes.into_iter().filter_map(|(_, v)| ::redis::from_redis_value(v).ok()).collect()
+            }
+            other => vec![::redis::from_redis_value(other)?],
+        };
+        Ok(texts.iter().find_map(|text| full_in(text)))
+    }
+
     /// Writes a member's absolute score — or, when hidden, takes it out of the ranking — if
     /// `total.version` is newer than the one projected. Returns whether it was written (false: a
     /// newer or equal version was already there).
@@ -881,6 +897,15 @@ impl Projection {
     }
 }
 
+/// "used X of maxmemory Y" when an `INFO memory` answer shows the limit reached.
+fn full_in(info: &str) -> Option<String> {
+    let field = |name: &str| {
+        info.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(':')?.trim().parse::<u64>().ok())
+    };
+    let (used, max) = (field("used_memory")?, field("maxmemory")?);
+    (max > 0 && used >= max).then(|| format!("used_memory {used} bytes has reached maxmemory {max}"))
+}
+
 fn invalid(what: String) -> ::redis::RedisError {
     ::redis::RedisError::from((::redis::ErrorKind::Parse, "unexpected value in the projection", what))
 }
@@ -917,6 +942,14 @@ mod tests {
         );
         assert!(RedisTarget::parse("http://a").is_err());
         assert!(RedisTarget::parse("").is_err());
+    }
+
+    #[test]
+    fn a_full_redis_is_told_from_its_info() {
+        let info = "# Memory\r\nused_memory:2048\r\nused_memory_human:2K\r\nmaxmemory:1024\r\n";
+        assert_eq!(full_in(info).as_deref(), Some("used_memory 2048 bytes has reached maxmemory 1024"));
+        assert_eq!(full_in("used_memory:2048\r\nmaxmemory:0\r\n"), None, "no limit");
+        assert_eq!(full_in("used_memory:512\r\nmaxmemory:1024\r\n"), None);
     }
 
     #[test]
