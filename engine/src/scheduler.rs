@@ -280,13 +280,14 @@ impl Engine {
             let archived_at = archived.changed_at.unwrap_or(now);
             // Within the grace other instances may still read the keys (their one-second state
             // caches): they get an expiry as a safety net, and are unlinked once it is over.
-            let done = match archived_at.checked_add(grace).is_ok_and(|end| end <= now) {
+            let grace_over = archived_at.checked_add(grace).is_ok_and(|end| end <= now);
+            let done = match grace_over {
                 true => self.projection.unlink_period(&key.0, &key.1).await,
                 false => self.projection.expire(&key.0, &key.1, ARCHIVE_SAFETY_NET).await,
             };
             match done {
                 Ok(()) => {
-                    if archived_at.checked_add(grace).is_ok_and(|end| end <= now) {
+                    if grace_over {
                         expired.0.insert(key, archived_at);
                     }
                     report.expiries += 1;

@@ -60,13 +60,16 @@ impl Projection {
         let mut conn = self.conn().await?;
         ::redis::cmd("UNLINK").arg(&copy).exec_async(&mut conn).await?;
         // Indexed before the first slice: a copy is never left where the sweep cannot find it.
-        let remove_at = now_ms(&mut conn).await? + ttl.as_millis() as i64;
-        ::redis::cmd("ZADD")
-            .arg(self.keys.snapshots())
-            .arg(remove_at)
-            .arg(&copy)
-            .exec_async(&mut conn)
-            .await?;
+        // An empty ranking has no copy, so nothing to index.
+        if !rows.is_empty() {
+            let remove_at = now_ms(&mut conn).await? + ttl.as_millis() as i64;
+            ::redis::cmd("ZADD")
+                .arg(self.keys.snapshots())
+                .arg(remove_at)
+                .arg(&copy)
+                .exec_async(&mut conn)
+                .await?;
+        }
         let mut in_flight = tokio::task::JoinSet::new();
         for slice in rows.chunks(SLICE) {
             let members: Vec<(i64, &str)> = slice.iter().map(|(m, s)| (*s, m.as_str())).collect();
