@@ -757,6 +757,10 @@ pub struct Attention {
     pub keys: Vec<KeyNearLimit>,
     /// Why the projection's part (lag, keys) could not be checked: Redis could not be read.
     pub redis_unreadable: Option<String>,
+    /// Redis has reached its `maxmemory`, in figures: rankings fall behind the ledger until
+    /// there is room (writes are still recorded).
+    #[serde(default)]
+    pub redis_full: Option<String>,
 }
 
 impl Attention {
@@ -768,6 +772,7 @@ impl Attention {
             && self.lagging.is_empty()
             && self.keys.is_empty()
             && self.redis_unreadable.is_none()
+            && self.redis_full.is_none()
     }
 }
 

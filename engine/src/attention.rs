@@ -1,6 +1,6 @@
 //! The console's front page: what needs an admin's attention first, and each board's activity.
 //!
-//! "Needs attention" is five lists, each empty when all is well:
+//! "Needs attention" is five lists and a word on Redis, each empty when all is well:
 //! - **due periods**: open or frozen periods past their end plus the board's grace (an open one
 //!   means the scheduler has not run; a frozen one waits to be settled);
 //! - **late writes pending**, counted per period;
@@ -11,7 +11,8 @@
 //! - **keys near their limit**: live ingest keys whose shared GCRA cell leaves less than a
 //!   quarter of their burst right now ([`burst_left`]). The cell is the fleet's own count, so
 //!   this holds for every instance; it shows keys at their limit in the last `burst / rate`
-//!   seconds (2 s with the defaults), not a history (that is `laurel_rate_limited_total`).
+//!   seconds (2 s with the defaults), not a history (that is `laurel_rate_limited_total`);
+//! - **Redis full**: `maxmemory` reached (as `/readyz` tells it), or Redis could not be read.
 //!
 //! Every part reads only what it reports (the costs are on the ledger's queries,
 //! `ledger/attention.rs`); Redis is read once per live period and once per live key.
@@ -81,10 +82,16 @@ impl Engine {
         };
         let periods: Vec<_> = live.into_iter().map(|(slug, period, _)| (slug, period)).collect();
         let projection = async {
-            Ok::<_, EngineError>((self.lagging_periods(&periods).await?, self.keys_near_limit().await?))
+            Ok::<_, EngineError>((
+                self.lagging_periods(&periods).await?,
+                self.keys_near_limit().await?,
+                self.projection.memory_full().await?,
+            ))
         };
         match projection.await {
-            Ok((lagging, keys)) => (attention.lagging, attention.keys) = (lagging, keys),
+            Ok((lagging, keys, full)) => {
+                (attention.lagging, attention.keys, attention.redis_full) = (lagging, keys, full)
+            }
             Err(EngineError::Redis(error)) => attention.redis_unreadable = Some(error.to_string()),
             Err(error) => return Err(error),
         }

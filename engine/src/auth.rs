@@ -1,8 +1,9 @@
 //! Who may write: admin tokens (`laurel admin token`) and ingest keys scoped to boards, made and
 //! revoked by admins (`POST /api/v1/keys`, the console's `/admin/keys`, `laurel apikey create`).
 //! Secrets are random, shown once, stored as SHA-256 digests (they are high-entropy, so a fast
-//! hash is the right tool; passwords use argon2). Each key has rate limits of its own, counted
-//! per process ([`crate::ratelimit`]).
+//! hash is the right tool; passwords use argon2). Each key has rate limits of its own, and so has
+//! each client without credentials ([`Engine::admit_client`]), shared by every instance
+//! ([`crate::ratelimit`]).
 //!
 //! Every ingest request names its key, so each process keeps the keys and tokens it recently
 //! found for [`CREDENTIAL_TTL`] ([`Credentials`]) instead of asking the ledger each time: a key
@@ -10,10 +11,12 @@
 
 use crate::hex;
 use crate::ledger::NewApiKey;
+use crate::ratelimit::{Cell, ClientNet};
 use crate::{Engine, EngineError};
 use domain::BoardSlug;
 use domain::apikey::{ApiKeyView, KeyLimits};
 use sha2::{Digest, Sha256};
+use std::net::IpAddr;
 
 const ADMIN_TOKEN_PREFIX: &str = "laurel_at_";
 const API_KEY_PREFIX: &str = "laurel_ik_";
@@ -207,19 +210,36 @@ impl Engine {
         Ok(scope)
     }
 
+    /// Whether `secret` is a live admin token or ingest key (both are kept in [`Credentials`], so
+    /// a repeated secret costs no ledger query).
+    pub async fn knows_secret(&self, secret: &str) -> Result<bool, EngineError> {
+        Ok(self.admin_actor(secret).await?.is_some() || self.api_key_scope(secret).await?.is_some())
+    }
+
     /// Counts one request of a key against its limits, across every instance (the key's cell in
     /// Redis); while Redis cannot be reached, against this process's own cell (fail open: see
     /// `ratelimit`). Over the limit, the request must not be served (it took nothing from the
     /// allowance); counted in `laurel_rate_limited_total` by key prefix.
     pub async fn admit(&self, scope: &KeyScope) -> Result<(), RateLimited> {
-        let (share, tolerance) = crate::ratelimit::share_and_tolerance(scope.limits);
-        let verdict = match self.projection.rate_check(scope.id, share, tolerance).await {
+        self.admit_cell(Cell::Key(scope.id), scope.limits, &scope.prefix).await
+    }
+
+    /// Counts one request of a client without credentials against `limits`, per client network
+    /// ([`ClientNet`]) and across every instance, as [`Engine::admit`] does for keys; counted in
+    /// `laurel_rate_limited_total` under the key prefix `anonymous`.
+    pub async fn admit_client(&self, client: IpAddr, limits: KeyLimits) -> Result<(), RateLimited> {
+        self.admit_cell(Cell::Client(ClientNet::of(client)), limits, "anonymous").await
+    }
+
+    async fn admit_cell(&self, cell: Cell, limits: KeyLimits, label: &str) -> Result<(), RateLimited> {
+        let (share, tolerance) = crate::ratelimit::share_and_tolerance(limits);
+        let verdict = match self.projection.rate_check(cell.clone(), share, tolerance).await {
             Ok(None) => Ok(()),
             Ok(Some(wait)) => Err(wait),
-            Err(_) => self.limiter.check(scope.id, scope.limits, std::time::Instant::now()),
+            Err(_) => self.limiter.check(&cell, limits, std::time::Instant::now()),
         };
         verdict.map_err(|wait| {
-            self.metrics.count_rate_limited(&scope.prefix);
+            self.metrics.count_rate_limited(label);
             RateLimited { retry_after_seconds: crate::ratelimit::retry_after_seconds(wait) }
         })
     }

@@ -1,6 +1,7 @@
-//! Per-key rate limits of ingest keys: the generic cell rate algorithm (GCRA), one cell per key
-//! id. The cell every instance shares is in Redis (`redis/scripts/rate.lua`, the same algorithm
-//! on the Redis clock); this process's cells, here, decide while Redis cannot be reached.
+//! Rate limits: the generic cell rate algorithm (GCRA), one cell per ingest key and one per
+//! anonymous client network ([`Cell`]). The cell every instance shares is in Redis
+//! (`redis/scripts/rate.lua`, the same algorithm on the Redis clock); this process's cells, here,
+//! decide while Redis cannot be reached.
 //!
 //! Why GCRA by hand rather than the `governor` crate: each key has limits of its own, while
 //! governor's keyed limiter applies one quota to every key (so it would be a map of limiters
@@ -13,22 +14,65 @@
 //!
 //! While Redis is down the count falls back to each process: with N instances behind a balancer,
 //! a key may then make up to N times its limit across the fleet (it fails open, never closed: a
-//! Redis outage must not stop ingestion). The map holds one entry per key that called since the
-//! process started; keys are made by admins, so it stays small.
+//! Redis outage must not stop ingestion). The map holds one entry per cell that called; client
+//! cells are made by anyone, so past [`PRUNE_ABOVE`] cells the ones whose allowance is whole again
+//! (they hold nothing a fresh cell would not) are dropped.
 
 use domain::apikey::KeyLimits;
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// Whose allowance a request counts against.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Cell {
+    /// An ingest key, by id.
+    Key(i64),
+    /// A client without credentials, by network: an IPv4 address, or an IPv6 /64 (one
+    /// subscriber's usual allocation, so that walking a prefix's addresses gains nothing).
+    Client(ClientNet),
+}
+
+/// A client's network, as [`Cell::Client`] counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ClientNet(IpAddr);
+
+impl ClientNet {
+    pub fn of(address: IpAddr) -> Self {
+        match address {
+            IpAddr::V4(v4) => Self(IpAddr::V4(v4)),
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => Self(IpAddr::V4(v4)),
+                None => {
+                    let high = u128::from(v6) & !((1u128 << 64) - 1);
+                    Self(IpAddr::V6(high.into()))
+                }
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for ClientNet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            IpAddr::V4(v4) => write!(f, "{v4}"),
+            IpAddr::V6(v6) => write!(f, "{v6}/64"),
+        }
+    }
+}
+
+/// How many local cells may be kept before the idle ones are dropped.
+const PRUNE_ABOVE: usize = 100_000;
 
 /// The per-key cells of this process.
 #[derive(Debug)]
 pub struct RateLimiter {
     /// When this limiter was made: instants are kept as offsets from it.
     origin: Instant,
-    /// Per key id: the theoretical arrival time of the next request (GCRA's TAT), as an offset
+    /// Per cell: the theoretical arrival time of the next request (GCRA's TAT), as an offset
     /// from `origin`. Held for a few instructions per request.
-    cells: Mutex<HashMap<i64, Duration>>,
+    cells: Mutex<HashMap<Cell, Duration>>,
 }
 
 impl Default for RateLimiter {
@@ -44,18 +88,21 @@ pub fn share_and_tolerance(limits: KeyLimits) -> (Duration, Duration) {
 }
 
 impl RateLimiter {
-    /// Admits one request of key `id` at `now`, or answers how long until one would be admitted.
-    pub fn check(&self, id: i64, limits: KeyLimits, now: Instant) -> Result<(), Duration> {
+    /// Admits one request of `cell` at `now`, or answers how long until one would be admitted.
+    pub fn check(&self, cell: &Cell, limits: KeyLimits, now: Instant) -> Result<(), Duration> {
         let now = now.saturating_duration_since(self.origin);
         let (interval, tolerance) = share_and_tolerance(limits);
         let mut cells = self.cells.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let tat = cells.get(&id).copied().unwrap_or(now).max(now);
+        let tat = cells.get(cell).copied().unwrap_or(now).max(now);
         let next = tat + interval;
         // Admitted while the next arrival time stays within `burst` intervals of now.
         match next.saturating_sub(tolerance).checked_sub(now) {
             Some(wait) if !wait.is_zero() => Err(wait),
             _ => {
-                cells.insert(id, next);
+                if cells.len() >= PRUNE_ABOVE && !cells.contains_key(cell) {
+                    cells.retain(|_, tat| *tat > now);
+                }
+                cells.insert(cell.clone(), next);
                 Ok(())
             }
         }
@@ -63,7 +110,7 @@ impl RateLimiter {
 
     /// Forgets a key (it was revoked): its cell is no longer needed.
     pub fn forget(&self, id: i64) {
-        self.cells.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&id);
+        self.cells.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&Cell::Key(id));
     }
 }
 
@@ -85,22 +132,25 @@ mod tests {
         let limiter = RateLimiter::default();
         let t0 = limiter.origin + Duration::from_secs(10);
         let l = limits(1, 2);
-        assert_eq!(limiter.check(1, l, t0), Ok(()));
-        assert_eq!(limiter.check(1, l, t0), Ok(()));
-        assert_eq!(limiter.check(1, l, t0), Err(Duration::from_secs(1)));
+        assert_eq!(limiter.check(&Cell::Key(1), l, t0), Ok(()));
+        assert_eq!(limiter.check(&Cell::Key(1), l, t0), Ok(()));
+        assert_eq!(limiter.check(&Cell::Key(1), l, t0), Err(Duration::from_secs(1)));
         // A refused request costs nothing: the wait does not grow.
-        assert_eq!(limiter.check(1, l, t0 + Duration::from_millis(400)), Err(Duration::from_millis(600)));
-        assert_eq!(limiter.check(1, l, t0 + Duration::from_secs(1)), Ok(()));
-        assert!(limiter.check(1, l, t0 + Duration::from_secs(1)).is_err());
+        assert_eq!(
+            limiter.check(&Cell::Key(1), l, t0 + Duration::from_millis(400)),
+            Err(Duration::from_millis(600))
+        );
+        assert_eq!(limiter.check(&Cell::Key(1), l, t0 + Duration::from_secs(1)), Ok(()));
+        assert!(limiter.check(&Cell::Key(1), l, t0 + Duration::from_secs(1)).is_err());
         // Another key has its own cell.
-        assert_eq!(limiter.check(2, l, t0), Ok(()));
+        assert_eq!(limiter.check(&Cell::Key(2), l, t0), Ok(()));
         // After a quiet spell the whole burst is back, never more.
         let later = t0 + Duration::from_secs(60);
-        assert_eq!(limiter.check(1, l, later), Ok(()));
-        assert_eq!(limiter.check(1, l, later), Ok(()));
-        assert!(limiter.check(1, l, later).is_err());
+        assert_eq!(limiter.check(&Cell::Key(1), l, later), Ok(()));
+        assert_eq!(limiter.check(&Cell::Key(1), l, later), Ok(()));
+        assert!(limiter.check(&Cell::Key(1), l, later).is_err());
         limiter.forget(1);
-        assert_eq!(limiter.check(1, l, later), Ok(()));
+        assert_eq!(limiter.check(&Cell::Key(1), l, later), Ok(()));
     }
 
     #[test]
@@ -109,13 +159,41 @@ mod tests {
         let l = limits(50, 100);
         let t0 = limiter.origin;
         // Two seconds of a request every millisecond: the burst, then 50 a second.
-        let admitted =
-            (0..2000).filter(|ms| limiter.check(7, l, t0 + Duration::from_millis(*ms)).is_ok()).count();
+        let admitted = (0..2000)
+            .filter(|ms| limiter.check(&Cell::Key(7), l, t0 + Duration::from_millis(*ms)).is_ok())
+            .count();
         assert!((199..=201).contains(&admitted), "{admitted}");
         let l = limits(10_000, 1);
-        let admitted =
-            (0..1000).filter(|us| limiter.check(8, l, t0 + Duration::from_micros(us * 50)).is_ok()).count();
+        let admitted = (0..1000)
+            .filter(|us| limiter.check(&Cell::Key(8), l, t0 + Duration::from_micros(us * 50)).is_ok())
+            .count();
         assert!((499..=501).contains(&admitted), "50 ms at 10 000/s with no burst: {admitted}");
+    }
+
+    #[test]
+    fn a_client_network_is_an_ipv4_address_or_an_ipv6_slash_64() {
+        let net = |s: &str| ClientNet::of(s.parse().unwrap()).to_string();
+        assert_eq!(net("192.0.2.7"), "192.0.2.7");
+        assert_eq!(net("::ffff:192.0.2.7"), "192.0.2.7");
+        assert_eq!(net("2001:db8:1:2:3:4:5:6"), "2001:db8:1:2::/64");
+        assert_eq!(net("2001:db8:1:2:ffff::1"), net("2001:db8:1:2::9"));
+        assert_ne!(net("2001:db8:1:2::1"), net("2001:db8:1:3::1"));
+    }
+
+    #[test]
+    fn idle_client_cells_are_dropped_when_there_are_too_many() {
+        let limiter = RateLimiter::default();
+        let l = limits(1, 1);
+        let t0 = limiter.origin;
+        let client = |i: u32| Cell::Client(ClientNet::of(std::net::Ipv4Addr::from(i).into()));
+        for i in 0..PRUNE_ABOVE as u32 {
+            assert_eq!(limiter.check(&client(i), l, t0), Ok(()));
+        }
+        // Two seconds on, every cell is whole again: the next new cell drops them all.
+        assert_eq!(limiter.check(&client(u32::MAX), l, t0 + Duration::from_secs(2)), Ok(()));
+        assert_eq!(limiter.cells.lock().unwrap().len(), 1);
+        // A cell still ahead of now is kept, and still refuses.
+        assert!(limiter.check(&client(u32::MAX), l, t0 + Duration::from_secs(2)).is_err());
     }
 
     #[test]

@@ -194,7 +194,7 @@ async fn a_key_limit_holds_across_instances_and_each_process_keeps_it_while_redi
             // matters (the allowance is full again after the burst's time).
             let mut conn = p.projection.conn().await.unwrap();
             let ttl: i64 = redis::cmd("PTTL")
-                .arg(p.projection.keys().rate(scope.id))
+                .arg(p.projection.keys().rate(&engine::ratelimit::Cell::Key(scope.id)))
                 .query_async(&mut conn)
                 .await
                 .unwrap();

@@ -130,6 +130,9 @@ async fn a_full_redis_is_reported_and_writes_still_reach_the_ledger_then_the_ran
     let ready = e.readiness().await;
     assert!(ready.is_ready(), "a full Redis still serves");
     assert!(ready.redis_full.as_deref().is_some_and(|f| f.contains("maxmemory 1")), "{ready:?}");
+    // The console's "needs attention" says it too.
+    let attention = e.attention(jiff::Timestamp::now()).await.unwrap();
+    assert!(attention.redis_full.as_deref().is_some_and(|f| f.contains("maxmemory 1")), "{attention:?}");
     // Redis refuses the projection; the ledger has the write.
     let written = e.record(&b, &[point("e2", "u2", 40)]).await.unwrap();
     assert_eq!(written[0].recorded.outcome, domain::write::Outcome::Applied);
@@ -145,5 +148,6 @@ async fn a_full_redis_is_reported_and_writes_still_reach_the_ledger_then_the_ran
     let members: Vec<&str> = page.entries.iter().map(|en| en.member.as_str()).collect();
     assert_eq!(members, ["u2", "u1"]);
     assert_eq!(e.readiness().await.redis_full, None);
+    assert_eq!(e.attention(jiff::Timestamp::now()).await.unwrap().redis_full, None);
     t.drop_db().await;
 }

@@ -62,6 +62,11 @@ fn accepted(headers: &HeaderMap) -> impl Iterator<Item = (&'static str, &'static
     ENCODINGS.into_iter().filter(move |(coding, _)| takes(coding))
 }
 
+/// Whether an embedded file is at this path.
+pub fn exists(path: &str) -> bool {
+    Site::get(path.trim_start_matches('/')).is_some()
+}
+
 /// Serves an embedded file, or None when there is none at this path.
 pub fn serve(req: &Request<Body>) -> Option<Response> {
     let path = req.uri().path().trim_start_matches('/');

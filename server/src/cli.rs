@@ -221,6 +221,19 @@ pub struct ServeArgs {
     /// forwarded header is ignored (any client can send one).
     #[arg(long, env = "LAUREL_TRUSTED_PROXIES", value_parser = crate::peer::TrustedProxies::parse)]
     pub trusted_proxies: Option<crate::peer::TrustedProxies>,
+
+    /// Requests a second that each client without credentials may make (per IPv4 address or
+    /// IPv6 /64, counted across every instance in Redis); over it, 429 with `Retry-After`. Health,
+    /// readiness, metrics and the site's files are not counted, nor callers with a live key,
+    /// token or console session. Behind a proxy, set --trusted-proxies, or every client shares
+    /// the proxy's allowance. 0 turns the limit off.
+    #[arg(long, env = "LAUREL_PUBLIC_RATE_PER_SECOND", default_value_t = 50)]
+    pub public_rate_per_second: u32,
+
+    /// How many requests such a client may make at once before the rate applies.
+    #[arg(long, env = "LAUREL_PUBLIC_BURST", default_value_t = 500,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub public_burst: u32,
 }
 
 /// An origin browsers see: `http[s]://host[:port]`, no path.

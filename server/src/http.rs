@@ -182,7 +182,7 @@ impl Future for CachedTopFuture {
     }
 }
 
-/// Every request passes here: who sent it (`peer`), the two guards, then the handler, then its latency is recorded
+/// Every request passes here: who sent it (`peer`), the guards, then the handler, then its latency is recorded
 /// under its route template (never the raw path, which would make one series per member).
 async fn observe_and_guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let started = std::time::Instant::now();
@@ -193,18 +193,36 @@ async fn observe_and_guard(State(state): State<AppState>, mut req: Request, next
     let method = req.method().clone();
     let route = req.extensions().get::<MatchedPath>().cloned();
     let server_fn = is_server_fn(req.uri().path());
-    let response = match refuse_cross_site(&req, state.web.public_url.as_ref().map(|url| url.origin())) {
+    let refused = match refuse_cross_site(&req, state.web.public_url.as_ref().map(|url| url.origin())) {
+        Some(refused) => Some(refused),
+        None => {
+            let client = req.extensions().get::<app::api::session::ClientAddr>().map(|c| c.0);
+            guard(&state, req.uri().path(), req.headers(), client).await
+        }
+    };
+    let response = match refused {
         Some(refused) => refused,
-        None => match console_gate(&state.engine, req.uri().path(), req.headers()).await {
-            Some(refused) => refused,
-            None => next.run(req).await,
-        },
+        None => next.run(req).await,
     };
     let response = if server_fn { with_error_status(response).await } else { response };
     let status = response.status().as_u16();
     let route = route.as_ref().map_or("(other)", MatchedPath::as_str);
     state.engine.metrics().observe_request(method.as_str(), route, status, started.elapsed().as_secs_f64());
     response
+}
+
+/// The guards after the cross-site check: a client over its anonymous allowance (`anonymous`),
+/// then a console function without a session. Some: the refusal.
+async fn guard(
+    state: &AppState,
+    path: &str,
+    headers: &axum::http::HeaderMap,
+    client: Option<std::net::IpAddr>,
+) -> Option<Response> {
+    if let Some(refused) = crate::anonymous::limit(state, path, headers, client).await {
+        return Some(refused);
+    }
+    console_gate(&state.engine, path, headers).await
 }
 
 /// A server function's path (`/api/<name>`; the REST API is `/api/v1/…`).

@@ -5,6 +5,7 @@
 //! - [`rest`]: the HTTP API v1.
 //! - [`assets`]: the embedded site.
 
+mod anonymous;
 mod assets;
 mod cli;
 mod http;
@@ -227,6 +228,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         site_files,
         public_url: args.public_url.clone(),
         trusted_proxies: args.trusted_proxies.clone().unwrap_or_default(),
+        public_limits: anonymous::limits(args.public_rate_per_second, args.public_burst),
     };
     let app = http::app(state::AppState::with_web(leptos_options, engine.clone(), web));
     // Live streams never end by themselves: they end when shutdown begins, so the drain can finish.

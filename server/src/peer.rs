@@ -32,6 +32,11 @@ impl TrustedProxies {
         Ok(Self(nets))
     }
 
+    /// No proxy is trusted (the setting is absent).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     fn trusts(&self, ip: IpAddr) -> bool {
         self.0.iter().any(|net| net.contains(&ip))
     }

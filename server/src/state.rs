@@ -32,6 +32,9 @@ pub struct Web {
     pub public_url: Option<PublicUrl>,
     /// `--trusted-proxies`: whose forwarded client address is believed.
     pub trusted_proxies: crate::peer::TrustedProxies,
+    /// `--public-rate-per-second`, `--public-burst`: what each client without credentials may
+    /// spend (`anonymous`); None: no limit.
+    pub public_limits: Option<domain::apikey::KeyLimits>,
 }
 
 impl AppState {

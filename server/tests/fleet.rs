@@ -154,6 +154,8 @@ impl Fleet {
             .unwrap();
         Command::new(&self.bin)
             .args(["serve", "--addr", &format!("127.0.0.1:{}", self.ports[i]), "--scheduler-tick", "1"])
+            // Its reads poll from one address, as fast as they can: no anonymous limit.
+            .args(["--public-rate-per-second", "0"])
             .envs(self.stores.clone())
             .stdout(Stdio::null())
             .stderr(log)

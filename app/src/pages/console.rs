@@ -160,7 +160,13 @@ fn AttentionList(a: Attention) -> impl IntoView {
             {format!("Redis could not be read, so projection lag and rate limits were not checked: {why}")}
         </li>
     });
-    view! { <ul class="attention-list">{due}{late}{rewards}{lagging}{keys}{redis}</ul> }.into_any()
+    let full = a.redis_full.map(|why| view! {
+        <li data-attention="redis-full">
+            <span class="kind">"Redis"</span>
+            {format!("Redis is full ({why}): writes are recorded in the ledger, and rankings catch up once there is room — raise maxmemory or archive old periods")}
+        </li>
+    });
+    view! { <ul class="attention-list">{due}{late}{rewards}{lagging}{keys}{redis}{full}</ul> }.into_any()
 }
 
 /// The boards, each with a link to its current period's console, that period's state and its

@@ -2,6 +2,7 @@
 //! `{<board>:<period>}`, so every script touches one Cluster slot while different periods and
 //! boards spread over the cluster. The prefix lets deployments (and tests) share a Redis.
 
+use crate::ratelimit::Cell;
 use domain::{BoardSlug, PeriodKey};
 
 /// The keys of one board period.
@@ -117,10 +118,14 @@ impl KeySpace {
         HotKeys { snapshot: format!("{namespace}:snapshot"), namespace }
     }
 
-    /// An ingest key's shared rate-limit cell (`rate.lua`), under a hash tag of its own: keys
-    /// spread over a Cluster, and one key's checks all go to one node.
-    pub fn rate(&self, key_id: i64) -> String {
-        format!("{}:rl:{{k{key_id}}}", self.prefix)
+    /// A shared rate-limit cell (`rate.lua`): an ingest key's (`{k<id>}`) or an anonymous client
+    /// network's (`{a<address>}`), each under a hash tag of its own: cells spread over a Cluster,
+    /// and one cell's checks all go to one node.
+    pub fn rate(&self, cell: &Cell) -> String {
+        match cell {
+            Cell::Key(id) => format!("{}:rl:{{k{id}}}", self.prefix),
+            Cell::Client(net) => format!("{}:rl:{{a{net}}}", self.prefix),
+        }
     }
 
     /// A SCAN pattern matching every key under this prefix (tests clean up with it).

@@ -13,6 +13,7 @@ pub mod keys;
 mod public;
 mod snapshots;
 
+use crate::ratelimit::Cell;
 use ::redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use ::redis::cluster::ClusterClientBuilder;
 use ::redis::cluster_async::ClusterConnection;
@@ -313,7 +314,7 @@ impl Rebuild {
 /// round's call wrote.
 type GroupedProjections = Grouped<(BoardSlug, PeriodKey), Vec<ProjectedTotal>, RedisResult<u64>>;
 /// Write requests' rate checks, by ingest key id and its limits (share, tolerance).
-type GroupedRateChecks = Grouped<(i64, Duration, Duration), (), RedisResult<Option<Duration>>>;
+type GroupedRateChecks = Grouped<(Cell, Duration, Duration), (), RedisResult<Option<Duration>>>;
 /// Hot boards' hits, by board and the rules they are counted under (`hot.rs`).
 type GroupedHits = Grouped<hot::HitRound, hot::QueuedHit, RedisResult<hot::HitAnswer>>;
 
@@ -339,7 +340,7 @@ pub struct Projection {
     paused_until: Arc<std::sync::Mutex<Option<Instant>>>,
     /// Write requests' projections waiting for a round, by period (`grouped.rs`).
     projections: Arc<GroupedProjections>,
-    /// Write requests' rate checks waiting for a round, by ingest key and its limits.
+    /// Rate checks waiting for a round, by cell and its limits.
     rate_checks: Arc<GroupedRateChecks>,
     /// Hits waiting for a round, by hot board and its rules.
     hits: Arc<GroupedHits>,
@@ -595,25 +596,25 @@ impl Projection {
         result
     }
 
-    /// Counts one request of ingest key `key_id` against its shared allowance (`rate.lua`): None
-    /// when admitted, else how long until one would be. `share` is one request's part of a
-    /// second, `tolerance` how far ahead a burst may run. Skipped while paused, like the write
-    /// path's other calls: the caller then falls back to its local limit.
+    /// Counts one request of `cell` (an ingest key, an anonymous client) against its shared
+    /// allowance (`rate.lua`): None when admitted, else how long until one would be. `share` is
+    /// one request's part of a second, `tolerance` how far ahead a burst may run. Skipped while
+    /// paused, like the write path's other calls: the caller then falls back to its local limit.
     ///
-    /// The key's requests waiting meanwhile are counted in the same call (`grouped.rs`): the
+    /// The cell's requests waiting meanwhile are counted in the same call (`grouped.rs`): the
     /// first ones the allowance holds are admitted, in arrival order, as in calls one by one.
     pub async fn rate_check(
         &self,
-        key_id: i64,
+        cell: Cell,
         share: Duration,
         tolerance: Duration,
     ) -> RedisResult<Option<Duration>> {
         let this = self.clone();
-        let round = move |&(key_id, share, tolerance): &(i64, Duration, Duration), calls: Vec<()>| {
-            let this = this.clone();
+        let round = move |(cell, share, tolerance): &(Cell, Duration, Duration), calls: Vec<()>| {
+            let (this, cell, share, tolerance) = (this.clone(), cell.clone(), *share, *tolerance);
             async move {
                 let n = calls.len();
-                match this.rate_round(key_id, share, tolerance, n).await {
+                match this.rate_round(&cell, share, tolerance, n).await {
                     Ok((admitted, wait)) => {
                         (0..n).map(|i| Ok((i >= admitted).then(|| Duration::from_micros(wait)))).collect()
                     }
@@ -621,8 +622,8 @@ impl Projection {
                 }
             }
         };
-        self.rate_checks.call((key_id, share, tolerance), (), round).await.unwrap_or_else(|| {
-            Err(::redis::RedisError::from((ErrorKind::Io, "the key's grouped rate check stopped")))
+        self.rate_checks.call((cell, share, tolerance), (), round).await.unwrap_or_else(|| {
+            Err(::redis::RedisError::from((ErrorKind::Io, "the grouped rate check stopped")))
         })
     }
 
@@ -630,12 +631,12 @@ impl Projection {
     /// are admitted, and the µs until the next would be.
     async fn rate_round(
         &self,
-        key_id: i64,
+        cell: &Cell,
         share: Duration,
         tolerance: Duration,
         n: usize,
     ) -> RedisResult<(usize, u64)> {
-        let key = self.keys.rate(key_id);
+        let key = self.keys.rate(cell);
         let (admitted, wait): (u64, u64) = self
             .guarded(async {
                 let mut conn = self.conn().await?;
@@ -654,7 +655,8 @@ impl Projection {
     /// gives its cell (zero when there is no cell: the whole burst is left).
     pub async fn rate_ahead(&self, key_id: i64) -> RedisResult<Duration> {
         let mut conn = self.conn().await?;
-        let ttl_ms: i64 = ::redis::cmd("PTTL").arg(self.keys.rate(key_id)).query_async(&mut conn).await?;
+        let ttl_ms: i64 =
+            ::redis::cmd("PTTL").arg(self.keys.rate(&Cell::Key(key_id))).query_async(&mut conn).await?;
         Ok(Duration::from_millis(u64::try_from(ttl_ms).unwrap_or(0)))
     }
 

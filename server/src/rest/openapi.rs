@@ -104,7 +104,7 @@ impl Modify for Security {
             "ingest_key",
             bearer(
                 "An API key created by an admin, scoped to boards: missing or invalid → 401, another board → \
-                 403, over its rate limit (counted per server process) → 429 with Retry-After.",
+                 403, over its rate limit (counted across every instance) → 429 with Retry-After.",
             ),
         );
         components.add_security_scheme(
@@ -146,14 +146,21 @@ impl SharedErrors {
             if params.iter().any(|p| p.name == "board") {
                 shared.push(("403", error("forbidden: the key may not write to this board")));
             }
-            let mut retry = Header::new(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)));
-            retry.description = Some("Whole seconds until a request would pass (at least 1)".to_owned());
-            let mut limited = error("rate_limited: the key is over its rate limit; nothing was done");
-            limited.headers.insert("Retry-After".to_owned(), retry);
-            shared.push(("429", limited));
         } else if takes("admin_token") {
             shared.push(("401", error("unauthorized: no admin token")));
         }
+        // Any caller without live credentials counts against its network's allowance.
+        let mut retry = Header::new(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)));
+        retry.description = Some("Whole seconds until a request would pass (at least 1)".to_owned());
+        let mut limited = error(if takes("ingest_key") {
+            "rate_limited: the key is over its rate limit, or a caller without credentials is over its \
+             network's allowance (--public-rate-per-second); nothing was done"
+        } else {
+            "rate_limited: a caller without credentials is over its network's allowance \
+             (--public-rate-per-second); nothing was done"
+        });
+        limited.headers.insert("Retry-After".to_owned(), retry);
+        shared.push(("429", limited));
         shared.push(("503", error("unavailable: a store cannot be reached; retry later")));
         shared
     }

@@ -1,8 +1,9 @@
--- An ingest key's rate limit, shared by every instance: GCRA (engine/src/ratelimit.rs) with the
--- key's theoretical arrival time (TAT) kept in Redis, on the Redis server's clock, so every
--- instance counts against one allowance.
+-- A rate limit shared by every instance: GCRA (engine/src/ratelimit.rs) with the cell's
+-- theoretical arrival time (TAT) kept in Redis, on the Redis server's clock, so every instance
+-- counts against one allowance.
 --
--- KEYS[1]  <prefix>:rl:{k<id>}   the TAT in µs since the epoch (absent: none yet)
+-- KEYS[1]  <prefix>:rl:{k<id>} (an ingest key) or <prefix>:rl:{a<network>} (an anonymous client):
+--          the TAT in µs since the epoch (absent: none yet)
 -- ARGV[1]  one request's share of a second, µs (1 000 000 / rate)
 -- ARGV[2]  how far ahead of now the TAT may run, µs (share × burst)
 -- ARGV[3]  how many requests arrived together (engine/src/redis/grouped.rs; absent: 1)
