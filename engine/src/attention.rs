@@ -38,7 +38,7 @@ const LAG_RECHECK: Duration = Duration::from_millis(250);
 /// of a second; the cell's TTL is rounded up by a millisecond, so the count is rounded to the
 /// nearest request.
 pub fn burst_left(limits: KeyLimits, ahead: Duration) -> u32 {
-    let (share, _) = crate::ratelimit::share_and_tolerance(limits);
+    let (share, _) = crate::access::ratelimit::share_and_tolerance(limits);
     let share = share.as_micros().max(1);
     let used = (ahead.as_micros() + share / 2) / share;
     limits.burst.saturating_sub(u32::try_from(used).unwrap_or(u32::MAX))
@@ -53,7 +53,7 @@ impl Engine {
     /// Everything that needs an admin's attention now. The ledger's parts fail the call; when
     /// Redis cannot be read, its parts (lag, keys) are left out and the reason is answered.
     pub async fn attention(&self, now: Timestamp) -> Result<Attention, EngineError> {
-        let live = self.readable("attention", self.ledger.live_periods().await?);
+        let live = self.readable("attention", self.core.ledger.live_periods().await?);
         let mut due = Vec::new();
         for (slug, period, state) in &live {
             let board = match self.board(slug).await {
@@ -76,8 +76,8 @@ impl Engine {
         due.sort_by(|a, b| (a.due_at, &a.board).cmp(&(b.due_at, &b.board)));
         let mut attention = Attention {
             due,
-            late: self.readable("attention", self.ledger.pending_late_counts().await?),
-            rewards: self.readable("attention", self.ledger.reward_troubles().await?),
+            late: self.readable("attention", self.core.ledger.pending_late_counts().await?),
+            rewards: self.readable("attention", self.core.ledger.reward_troubles().await?),
             ..Attention::default()
         };
         let periods: Vec<_> = live.into_iter().map(|(slug, period, _)| (slug, period)).collect();
@@ -85,7 +85,7 @@ impl Engine {
             Ok::<_, EngineError>((
                 self.lagging_periods(&periods).await?,
                 self.keys_near_limit().await?,
-                self.projection.memory_full().await?,
+                self.core.projection.memory_full().await?,
             ))
         };
         match projection.await {
@@ -111,10 +111,10 @@ impl Engine {
     ) -> Result<Vec<ProjectionLag>, EngineError> {
         let mut before = Vec::with_capacity(periods.len());
         for (slug, period) in periods {
-            before.push(self.projection.version_sum(slug, period).await?);
+            before.push(self.core.projection.version_sum(slug, period).await?);
         }
         let ledger: HashMap<(BoardSlug, PeriodKey), i64> = self
-            .readable("attention", self.ledger.live_version_sums().await?)
+            .readable("attention", self.core.ledger.live_version_sums().await?)
             .into_iter()
             .map(|(slug, period, sum)| ((slug, period), sum))
             .collect();
@@ -132,7 +132,7 @@ impl Engine {
                 lagging.push(lag(projected_before));
                 continue;
             }
-            let projected_after = self.projection.version_sum(slug, period).await?;
+            let projected_after = self.core.projection.version_sum(slug, period).await?;
             if projected_after < in_ledger {
                 behind.push(lag(projected_after));
             }
@@ -140,7 +140,7 @@ impl Engine {
         if !behind.is_empty() {
             tokio::time::sleep(LAG_RECHECK).await;
             for mut lag in behind {
-                lag.projected = self.projection.version_sum(&lag.board, &lag.period).await?;
+                lag.projected = self.core.projection.version_sum(&lag.board, &lag.period).await?;
                 if lag.projected < lag.ledger {
                     lagging.push(lag);
                 }
@@ -153,10 +153,10 @@ impl Engine {
     /// Live ingest keys with less than a quarter of their burst left right now, read from their
     /// shared cells (`PTTL <prefix>:rl:{k<id>}`: a missing cell is a full burst).
     async fn keys_near_limit(&self) -> Result<Vec<KeyNearLimit>, EngineError> {
-        let keys = self.ledger.api_keys().await?;
+        let keys = self.core.ledger.api_keys().await?;
         let mut near = Vec::new();
         for key in keys.into_iter().filter(|k| k.is_live()) {
-            let ahead = self.projection.rate_ahead(key.id).await?;
+            let ahead = self.core.projection.rate_ahead(key.id).await?;
             let left = burst_left(key.limits(), ahead);
             if near_limit(left, key.burst) {
                 near.push(KeyNearLimit {
@@ -175,15 +175,15 @@ impl Engine {
     /// (the current one still running) and its current period's state: one indexed count for all
     /// boards, and one period row per board.
     pub async fn board_activity(&self, now: Timestamp) -> Result<Vec<BoardActivity>, EngineError> {
-        let boards = self.readable("boards", self.ledger.boards().await?);
+        let boards = self.readable("boards", self.core.ledger.boards().await?);
         let hour = now.as_second().div_euclid(3600);
         let since = Timestamp::from_second((hour - ACTIVITY_HOURS as i64 + 1) * 3600)
             .map_err(|e| EngineError::Invalid(e.to_string()))?;
-        let mut counts = self.ledger.entries_per_hour(since, ACTIVITY_HOURS).await?;
+        let mut counts = self.core.ledger.entries_per_hour(since, ACTIVITY_HOURS).await?;
         let mut out = Vec::with_capacity(boards.len());
         for board in boards {
             let summary = crate::reads::summary(&board, now);
-            let state = self.ledger.state_of(&board.slug, &summary.current_period).await?;
+            let state = self.core.ledger.state_of(&board.slug, &summary.current_period).await?;
             let per_hour = counts.remove(board.slug.as_str()).unwrap_or_else(|| vec![0; ACTIVITY_HOURS]);
             out.push(BoardActivity { board: summary, state: state.as_str().into(), since, per_hour });
         }

@@ -33,15 +33,15 @@ impl Engine {
     /// Every board definition, periodic and hot, by slug; a definition that cannot be read is
     /// left out and reported.
     pub async fn every_board(&self) -> Result<(Vec<Board>, Vec<domain::hot::HotBoard>), EngineError> {
-        let boards = self.readable("boards", self.ledger.boards().await?);
-        let hot = self.readable("boards", self.ledger.hot_boards().await?);
+        let boards = self.readable("boards", self.core.ledger.boards().await?);
+        let hot = self.readable("boards", self.core.ledger.hot_boards().await?);
         Ok((boards, hot))
     }
 
     /// Stores a new board; `board_exists` when the slug is taken.
     pub async fn create_board(&self, board: &Board) -> Result<BoardDetails, EngineError> {
         domain::board::check_prizes(&board.prizes).map_err(EngineError::Invalid)?;
-        if !self.ledger.create_board(board, jiff::Timestamp::now()).await? {
+        if !self.core.ledger.create_board(board, jiff::Timestamp::now()).await? {
             return Err(EngineError::BoardExists(board.slug.to_string()));
         }
         self.board_details(board).await
@@ -58,6 +58,7 @@ impl Engine {
         actor: &str,
     ) -> Result<BoardDetails, EngineError> {
         let board = self
+            .core
             .ledger
             .edit_board(slug, settings, actor, jiff::Timestamp::now())
             .await?
@@ -79,7 +80,7 @@ impl Engine {
             freeze_grace_seconds: board.freeze_grace_seconds,
             public_freeze_seconds: board.public_freeze_seconds,
             prizes: board.prizes.clone(),
-            state: self.ledger.state_of(&board.slug, &period).await?.as_str().into(),
+            state: self.core.ledger.state_of(&board.slug, &period).await?.as_str().into(),
             starts_at: span.start,
             ends_at: span.end,
         })

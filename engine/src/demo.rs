@@ -324,7 +324,7 @@ async fn ensure_hot(engine: &Engine, now: Timestamp) -> Result<(), EngineError> 
     })
     .map_err(EngineError::Invalid)?;
     let board = HotBoard { slug: slug(DEMO_HOT), title: "Trending searches (demo)".into(), rules };
-    match engine.create_hot_board(&board).await {
+    match engine.hot().create_board(&board).await {
         Ok(_) => {}
         Err(EngineError::BoardExists(_)) => return Ok(()),
         Err(e) => return Err(e),
@@ -337,10 +337,10 @@ async fn ensure_hot(engine: &Engine, now: Timestamp) -> Result<(), EngineError> 
                 // Spread over the hour, never in the future.
                 let at_ms = now_ms - hours_ago * 3_600_000 - k * 3_600_000 / i64::from(hits.max(1)) / 2;
                 let hit = crate::hot::Hit { member: (*term).into(), weight: None, actor: None, action: None };
-                engine.hit_at(&board.slug, &hit, Some(at_ms)).await?;
+                engine.hot().hit_at(&board.slug, &hit, Some(at_ms)).await?;
             }
         }
     }
-    engine.hot_snapshot(&board.slug, None).await?;
+    engine.hot().snapshot(&board.slug, None).await?;
     Ok(())
 }

@@ -43,8 +43,11 @@ impl Engine {
         let board = self.board(slug).await?;
         let key = self.period_of(&board, period)?;
         self.refuse_hidden(slug, &key, member).await?;
-        let mut entries =
-            self.ledger.member_timeline(slug, &key, member, TIMELINE_ENTRIES + 1, Viewer::Public).await?;
+        let mut entries = self
+            .core
+            .ledger
+            .member_timeline(slug, &key, member, TIMELINE_ENTRIES + 1, Viewer::Public)
+            .await?;
         let truncated = entries.len() as u64 > TIMELINE_ENTRIES;
         entries.truncate(TIMELINE_ENTRIES as usize);
         let standing = self.public_standing(slug, key, member).await?;
@@ -106,7 +109,7 @@ impl Engine {
         let winners = match state {
             State::Settled | State::Archived => {
                 let lowest = lowest_prized(&board.prizes).unwrap_or(0).min(100);
-                let window = self.ledger.standings_window(slug, &key, 0, lowest + 20).await?;
+                let window = self.core.ledger.standings_window(slug, &key, 0, lowest + 20).await?;
                 let won: Vec<_> = window.rows.into_iter().filter(|s| s.prize.is_some()).collect();
                 let ids: Vec<MemberId> = won.iter().map(|s| s.member.clone()).collect();
                 let mut names = self.display_names(&ids).await?;
@@ -144,7 +147,7 @@ impl Engine {
         for info in self.periods(slug).await?.into_iter().take(HISTORY_PERIODS) {
             let (members, leaders) = match State::parse(&info.state) {
                 Some(State::Settled | State::Archived) => {
-                    let window = self.ledger.standings_window(slug, &info.period, 0, LEADERS).await?;
+                    let window = self.core.ledger.standings_window(slug, &info.period, 0, LEADERS).await?;
                     let first: Vec<_> = window.rows.into_iter().filter(|s| s.rank == 1).collect();
                     let ids: Vec<MemberId> = first.iter().map(|s| s.member.clone()).collect();
                     let mut names = self.display_names(&ids).await?;
@@ -184,13 +187,13 @@ impl Engine {
             let key = info.period;
             let (members, standing) = match State::parse(&info.state) {
                 Some(State::Settled | State::Archived) => {
-                    match self.ledger.standing_position(slug, &key, member).await? {
+                    match self.core.ledger.standing_position(slug, &key, member).await? {
                         Some(at) => {
-                            let window = self.ledger.standings_window(slug, &key, at, 1).await?;
+                            let window = self.core.ledger.standings_window(slug, &key, at, 1).await?;
                             let row = window.rows.into_iter().next().filter(|s| &s.member == member);
                             (window.total, row.map(|s| (s.rank, s.points)))
                         }
-                        None => (self.ledger.standings_window(slug, &key, 0, 0).await?.total, None),
+                        None => (self.core.ledger.standings_window(slug, &key, 0, 0).await?.total, None),
                     }
                 }
                 _ => match self.public_standing_page(slug, key, member).await? {

@@ -2,19 +2,19 @@
 //! ledger entries, no lifecycle, no audit — only the definition is stored in the ledger, so every
 //! instance knows the same boards.
 //!
-//! - [`Engine::hit`]: one hit, checked at the edge ([`HitFilter`], the board's value and action
+//! - [`Hot::hit`]: one hit, checked at the edge ([`HitFilter`], the board's value and action
 //!   rules), then counted by one script with its dedup, cap, trim and `EXPIRE NX`
 //!   (`redis/scripts/hot_hit.lua`). The bucket comes from the Redis server's clock.
-//! - [`Engine::hot_snapshot`]: merges the window (every bucket read in slices and weighted here,
+//! - [`Hot::snapshot`]: merges the window (every bucket read in slices and weighted here,
 //!   [`domain::hot::WindowMerge`]: Redis is never held for the whole window), compares it with the previous list ([`domain::hot::rank_changes`]) and publishes it
 //!   once per interval; then tends the buckets (UNLINK behind the window, TTL and size checks for
 //!   `/metrics`).
-//! - [`Engine::hot_top`]: the public read, served from the published list so every viewer in an
+//! - [`Hot::top`]: the public read, served from the published list so every viewer in an
 //!   interval sees the same one (docs/DESIGN.md, "Published lists", gives three reasons).
-//! - [`Engine::spawn_hot_snapshots`]: the job, run by the one holder of the lease [`LEASE`].
+//! - [`Hot::spawn_snapshots`]: the job, run by the one holder of the lease [`LEASE`].
 
 use crate::redis::hot::HitArgs;
-use crate::{Engine, EngineError};
+use crate::{Core, Engine, EngineError};
 use domain::BoardSlug;
 use domain::hot::{HitResult, HotBoard, HotList, HotMember, HotWindow, SNAPSHOT_ENTRIES, rank_changes};
 use serde::{Deserialize, Serialize};
@@ -29,7 +29,7 @@ pub const LEASE: &str = "hot-snapshots";
 pub const TICK: Duration = Duration::from_secs(1);
 
 /// Hot board definitions by slug (immutable once created, like periodic boards).
-pub type HotBoardCache = std::sync::RwLock<HashMap<BoardSlug, HotBoard>>;
+type HotBoardCache = std::sync::RwLock<HashMap<BoardSlug, HotBoard>>;
 
 /// How long a process serves a board's published list from memory: a public read then costs
 /// neither a Redis call nor parsing the list. A list this process publishes replaces its copy at
@@ -37,7 +37,7 @@ pub type HotBoardCache = std::sync::RwLock<HashMap<BoardSlug, HotBoard>>;
 const LIST_CACHE_TTL: Duration = Duration::from_secs(1);
 
 /// Published lists (None: none yet) as this process last read or published them.
-pub type HotListCache = std::sync::Mutex<HashMap<BoardSlug, (Instant, Option<Arc<HotList>>)>>;
+type HotListCache = std::sync::Mutex<HashMap<BoardSlug, (Instant, Option<Arc<HotList>>)>>;
 
 /// The validation hook: decides which members may count on a board, before Redis is touched
 /// (docs/DESIGN.md, "Dedup, caps and weights": counting only searches with results stops most
@@ -58,7 +58,7 @@ impl HitFilter for AnyMember {
     }
 }
 
-/// A hit as a host platform sends it: raw values, checked by [`Engine::hit`].
+/// A hit as a host platform sends it: raw values, checked by [`Hot::hit`].
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Hit {
     pub member: String,
@@ -119,29 +119,47 @@ impl HotBoardDetails {
 impl Engine {
     /// Installs the validation hook for hits (see [`HitFilter`]).
     pub fn with_hit_filter(mut self, filter: impl HitFilter + 'static) -> Self {
-        self.hit_filter = std::sync::Arc::new(filter);
+        self.hot.filter = Arc::new(filter);
         self
+    }
+}
+
+/// The hot boards service: their definitions, hits, published lists and the snapshot job. Owns
+/// the caches of definitions and lists and the hit filter.
+#[derive(Clone)]
+pub struct Hot {
+    core: Core,
+    boards: Arc<HotBoardCache>,
+    lists: Arc<HotListCache>,
+    /// Which members may count (see [`HitFilter`]).
+    filter: Arc<dyn HitFilter>,
+}
+
+impl Hot {
+    pub(crate) fn new(core: Core) -> Self {
+        Self { core, boards: Arc::default(), lists: Arc::default(), filter: Arc::new(AnyMember) }
     }
 
     /// Stores a new hot board; `board_exists` when the slug names a board of either kind.
-    pub async fn create_hot_board(&self, board: &HotBoard) -> Result<HotBoard, EngineError> {
-        if !self.ledger.create_hot_board(board, jiff::Timestamp::now()).await? {
+    pub async fn create_board(&self, board: &HotBoard) -> Result<HotBoard, EngineError> {
+        if !self.core.ledger.create_hot_board(board, jiff::Timestamp::now()).await? {
             return Err(EngineError::BoardExists(board.slug.to_string()));
         }
         Ok(board.clone())
     }
 
     /// A hot board's definition, read from the ledger once per process.
-    pub async fn hot_board(&self, slug: &BoardSlug) -> Result<HotBoard, EngineError> {
-        if let Some(board) = self.hot_boards.read().expect("hot board cache").get(slug) {
+    pub async fn board(&self, slug: &BoardSlug) -> Result<HotBoard, EngineError> {
+        if let Some(board) = self.boards.read().expect("hot board cache").get(slug) {
             return Ok(board.clone());
         }
         let board = self
+            .core
             .ledger
             .hot_board(slug)
             .await?
             .ok_or_else(|| EngineError::NotFound { what: format!("hot board {slug}") })?;
-        self.hot_boards.write().expect("hot board cache").insert(slug.clone(), board.clone());
+        self.boards.write().expect("hot board cache").insert(slug.clone(), board.clone());
         Ok(board)
     }
 
@@ -158,16 +176,16 @@ impl Engine {
         hit: &Hit,
         at_ms: Option<i64>,
     ) -> Result<HitOutcome, EngineError> {
-        let board = self.hot_board(slug).await?;
+        let board = self.board(slug).await?;
         let outcome = match self.check_hit(&board, hit) {
             Err(reason) => HitOutcome::rejected(reason),
             Ok((member, score)) => {
                 let args = HitArgs { member: &member, score, actor: hit.actor.as_deref(), at_ms };
-                let answer = self.projection.hot_hit(slug, &board.rules, args).await?;
+                let answer = self.core.projection.hot_hit(slug, &board.rules, args).await?;
                 HitOutcome { result: answer.result, reason: None, score: answer.score }
             }
         };
-        self.metrics.count_hit(slug, outcome.result);
+        self.core.metrics.count_hit(slug, outcome.result);
         Ok(outcome)
     }
 
@@ -179,20 +197,20 @@ impl Engine {
             domain::MemberId::parse(actor.as_str()).map_err(|e| format!("actor: {e}"))?;
         }
         let score = board.rules.hit_score(hit.weight, hit.action.as_deref())?;
-        self.hit_filter.check(board, &member)?;
+        self.filter.check(board, &member)?;
         Ok((member, score))
     }
 
     /// Every hot board, by slug, for the list of boards.
-    pub async fn hot_board_summaries(&self) -> Result<Vec<domain::hot::HotBoardSummary>, EngineError> {
-        let boards = self.readable("boards", self.ledger.hot_boards().await?);
+    pub async fn summaries(&self) -> Result<Vec<domain::hot::HotBoardSummary>, EngineError> {
+        let boards = self.core.readable("boards", self.core.ledger.hot_boards().await?);
         Ok(boards.iter().map(domain::hot::HotBoardSummary::of).collect())
     }
 
     /// The published list, if any. One that cannot be read (written by another version) counts
     /// as absent: the next snapshot replaces it, and a reader is never blamed for it.
     async fn published(&self, slug: &BoardSlug) -> Result<Option<HotList>, EngineError> {
-        let Some(json) = self.projection.hot_snapshot(slug).await? else { return Ok(None) };
+        let Some(json) = self.core.projection.hot_snapshot(slug).await? else { return Ok(None) };
         match serde_json::from_str(&json) {
             Ok(list) => Ok(Some(list)),
             Err(error) => {
@@ -203,20 +221,20 @@ impl Engine {
     }
 
     /// The public list: the latest snapshot, its first `limit` entries.
-    pub async fn hot_top(&self, slug: &BoardSlug, limit: usize) -> Result<HotList, EngineError> {
+    pub async fn top(&self, slug: &BoardSlug, limit: usize) -> Result<HotList, EngineError> {
         if limit == 0 || limit > SNAPSHOT_ENTRIES {
             return Err(EngineError::Invalid(format!("limit must be between 1 and {SNAPSHOT_ENTRIES}")));
         }
-        let board = self.hot_board(slug).await?;
+        let board = self.board(slug).await?;
         let cached = {
-            let lists = self.hot_lists.lock().expect("hot list cache");
+            let lists = self.lists.lock().expect("hot list cache");
             lists.get(slug).filter(|(at, _)| at.elapsed() < LIST_CACHE_TTL).map(|(_, list)| list.clone())
         };
         let published = match cached {
             Some(list) => list,
             None => {
                 let list = self.published(slug).await?.map(Arc::new);
-                let mut lists = self.hot_lists.lock().expect("hot list cache");
+                let mut lists = self.lists.lock().expect("hot list cache");
                 lists.insert(slug.clone(), (Instant::now(), list.clone()));
                 list
             }
@@ -240,15 +258,15 @@ impl Engine {
     /// Takes a snapshot as of `at_ms` (None: the Redis server's clock): merges the window,
     /// compares with the published list and publishes the result unless a list for this interval
     /// is already out (answers None then). Then tends the buckets and updates the metrics.
-    pub async fn hot_snapshot(
+    pub async fn snapshot(
         &self,
         slug: &BoardSlug,
         at_ms: Option<i64>,
     ) -> Result<Option<HotList>, EngineError> {
-        let board = self.hot_board(slug).await?;
+        let board = self.board(slug).await?;
         let rules = &board.rules;
         let started = Instant::now();
-        let merged = self.projection.hot_merge(slug, rules, SNAPSHOT_ENTRIES, at_ms).await?;
+        let merged = self.core.projection.hot_merge(slug, rules, SNAPSHOT_ENTRIES, at_ms).await?;
         let (now_ms, top) = (merged.now_ms, merged.top);
         tracing::debug!(board = %slug, entries = merged.entries_read, fetched = merged.entries_fetched,
             ms = started.elapsed().as_millis() as u64, "hot window merged");
@@ -265,21 +283,21 @@ impl Engine {
             };
         let seq = now_ms / (rules.snapshot_seconds as i64 * 1000);
         let json = serde_json::to_string(&list).expect("a hot list serialises");
-        let published = self.projection.hot_publish(slug, seq, &json, rules.ttl_seconds).await?;
+        let published = self.core.projection.hot_publish(slug, seq, &json, rules.ttl_seconds).await?;
         if published {
-            let mut lists = self.hot_lists.lock().expect("hot list cache");
+            let mut lists = self.lists.lock().expect("hot list cache");
             lists.insert(slug.clone(), (Instant::now(), Some(Arc::new(list.clone()))));
         }
-        let tended = self.projection.hot_tend(slug, rules, at_ms).await?;
-        self.metrics.observe_hot(slug, tended, published);
+        let tended = self.core.projection.hot_tend(slug, rules, at_ms).await?;
+        self.core.metrics.observe_hot(slug, tended, published);
         Ok(published.then_some(list))
     }
 
     /// One pass of the snapshot job as of `now`: every board whose interval turned since `seen`
     /// was last updated gets a snapshot. Errors are logged per board; the next interval retries.
-    async fn hot_pass(&self, seen: &mut HashMap<BoardSlug, i64>, now: jiff::Timestamp) {
-        let boards = match self.ledger.hot_boards().await {
-            Ok(boards) => self.readable("hot-snapshots", boards),
+    async fn pass(&self, seen: &mut HashMap<BoardSlug, i64>, now: jiff::Timestamp) {
+        let boards = match self.core.ledger.hot_boards().await {
+            Ok(boards) => self.core.readable("hot-snapshots", boards),
             Err(error) => {
                 tracing::warn!(%error, "hot boards not listed; the next tick retries");
                 return;
@@ -293,7 +311,7 @@ impl Engine {
             // One attempt per interval, even a failed one: a merge that timed out on our side
             // may still be running in Redis, and retrying at once would pile merges onto it.
             seen.insert(board.slug.clone(), interval);
-            if let Err(error) = self.hot_snapshot(&board.slug, None).await {
+            if let Err(error) = self.snapshot(&board.slug, None).await {
                 tracing::warn!(board = %board.slug, %error, "hot snapshot failed; the next interval tries again");
             }
         }
@@ -303,12 +321,12 @@ impl Engine {
     /// or renews the ledger lease [`LEASE`] and only the holder works. Publication is guarded per
     /// interval as well (`hot_publish.lua`), so even two holders at a lease hand-over publish one
     /// list per interval.
-    pub fn spawn_hot_snapshots(
+    pub fn spawn_snapshots(
         &self,
         holder: String,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> tokio::task::JoinHandle<()> {
-        let engine = self.clone();
+        let hot = self.clone();
         tokio::spawn(async move {
             let mut shutdown = std::pin::pin!(shutdown);
             let mut tick = tokio::time::interval(TICK);
@@ -321,13 +339,13 @@ impl Engine {
                     _ = tick.tick() => {}
                 }
                 let now = jiff::Timestamp::now();
-                match engine.ledger.acquire_lease(LEASE, &holder, TICK * 3, now).await {
+                match hot.core.ledger.acquire_lease(LEASE, &holder, TICK * 3, now).await {
                     Ok(Some(_)) => {
                         if !leading {
                             tracing::info!(holder, "hot snapshot leadership gained");
                             leading = true;
                         }
-                        engine.hot_pass(&mut seen, now).await;
+                        hot.pass(&mut seen, now).await;
                     }
                     Ok(None) => {
                         if leading {
@@ -338,7 +356,7 @@ impl Engine {
                     Err(error) => tracing::warn!(holder, %error, "hot snapshot lease not taken"),
                 }
             }
-            if leading && let Err(error) = engine.ledger.release_lease(LEASE, &holder).await {
+            if leading && let Err(error) = hot.core.ledger.release_lease(LEASE, &holder).await {
                 tracing::warn!(holder, %error, "hot snapshot lease not released; it expires");
             }
         })

@@ -2,11 +2,13 @@
 //!
 //! - [`ledger`]: the SQL truth (SQLite or PostgreSQL) — boards, profiles, events, totals.
 //! - [`redis`]: the live projection (standalone Redis or Cluster) — keys, Lua scripts.
-//! - [`boards`]: board creation and details; [`auth`]: admin tokens and ingest keys (made,
-//!   listed and revoked by admins), with per-key rate limits in [`ratelimit`];
-//!   [`admins`]: console accounts (argon2id), throttled logins, sessions; [`links`]: signed
-//!   contestant links (HMAC-SHA256) that tell the UI who "me" is.
-//! - [`hot`]: hot boards — sliding windows in Redis alone: hits, snapshots, the public list.
+//! - [`boards`]: board creation and details.
+//! - [`access`] (the service [`access::Access`]): admin tokens and ingest keys (made, listed and
+//!   revoked by admins) with their rate limits and the public's, console accounts (argon2id,
+//!   throttled logins, sessions), signed contestant links (HMAC-SHA256) that tell the UI who
+//!   "me" is.
+//! - [`hot`] (the service [`hot::Hot`]): hot boards — sliding windows in Redis alone: hits,
+//!   snapshots, the public list.
 //! - [`fallback`]: the live ranking read from the ledger's totals while Redis cannot be read.
 //! - [`reads`]: ranking pages assembled from the projection and display names (top-N pages
 //!   cached for a second); [`names`]: each process's copy of the display names, kept level with
@@ -27,11 +29,11 @@
 //! - [`attention`]: the console's front page — what needs an admin's attention, boards' activity.
 //! - [`demo`]: the demo board behind `laurel serve --demo`.
 //!
-//! [`Engine`] bundles both stores and is what the server and the UI's server functions hold.
+//! [`Engine`] is the front the server and the UI's server functions hold: the shared core (both
+//! stores, metrics, failpoints) and the services.
 
-pub mod admins;
+pub mod access;
 pub mod attention;
-pub mod auth;
 pub mod boards;
 pub mod demo;
 pub mod failpoints;
@@ -40,7 +42,6 @@ pub mod history;
 pub mod hot;
 pub mod ledger;
 pub mod lifecycle;
-pub mod links;
 pub mod live;
 pub mod metrics;
 pub mod moderation;
@@ -48,7 +49,6 @@ pub mod names;
 pub mod previews;
 pub mod progress;
 pub mod public;
-pub mod ratelimit;
 pub mod reads;
 pub mod reconciler;
 pub mod redis;
@@ -120,35 +120,44 @@ pub struct EngineConfig {
     pub replica_reads: redis::ReplicaReads,
 }
 
-/// Both stores, ready for use cases; cheap to clone.
+/// What every service shares: both stores, the metrics and the test-only crash hooks. Cheap to
+/// clone; each service holds its own copy beside the state it alone owns.
+#[derive(Clone)]
+pub(crate) struct Core {
+    pub(crate) ledger: Ledger,
+    pub(crate) projection: Projection,
+    pub(crate) metrics: Arc<Metrics>,
+    pub(crate) failpoints: Arc<failpoints::Failpoints>,
+}
+
+impl Core {
+    /// The rows of a listing `job` could read; the others are reported ([`Metrics::invalid_rows`]).
+    pub(crate) fn readable<T>(&self, job: &'static str, listing: ledger::Listing<T>) -> Vec<T> {
+        self.metrics.invalid_rows(job, &listing.invalid);
+        listing.rows
+    }
+}
+
+/// The front the server and the UI's server functions hold: the shared [`Core`] and the feature
+/// services, each owning its state ([`hot::Hot`], [`access::Access`], [`live::Live`]); the use
+/// cases not yet moved into a service of their own are `impl Engine` blocks in their modules.
+/// Cheap to clone.
 #[derive(Clone)]
 pub struct Engine {
-    ledger: Ledger,
-    projection: Projection,
-    metrics: Arc<Metrics>,
+    core: Core,
+    hot: hot::Hot,
+    access: access::Access,
     top_cache: Arc<reads::TopCache>,
     /// Board definitions already read (they are immutable; see `Engine::board`).
     boards: Arc<reads::BoardCache>,
-    failpoints: Arc<failpoints::Failpoints>,
     /// Signals the reward delivery loop that a settlement saved new rewards.
     rewards_due: Arc<tokio::sync::Notify>,
     /// Period states recently read by reads (see `Engine::state_for_reads`).
     states: Arc<reads::StateCache>,
     /// Rankings read from the ledger while Redis could not be read (`fallback`).
     ledger_orders: Arc<fallback::LedgerOrders>,
-    /// Hot board definitions already read (immutable, like boards).
-    hot_boards: Arc<hot::HotBoardCache>,
-    hot_lists: Arc<hot::HotListCache>,
-    /// Which members may count on hot boards (see [`hot::HitFilter`]).
-    hit_filter: Arc<dyn hot::HitFilter>,
-    /// The key of contestant links; None: links are not set up.
-    link_secret: Option<Arc<links::LinkSecret>>,
     /// This process's copy of the display names (see [`names`]).
     names: Arc<names::Names>,
-    /// Ingest keys' rate limits, counted in this process (see [`ratelimit`]).
-    limiter: Arc<ratelimit::RateLimiter>,
-    /// Keys and tokens recently found in the ledger (see [`auth::Credentials`]).
-    credentials: Arc<auth::Credentials>,
     /// This process's live streams (see [`live`]).
     live: Arc<live::Live>,
     /// This process's snapshot maker (see `reads/snapshots.rs`).
@@ -185,32 +194,39 @@ impl Engine {
     }
 
     pub fn from_parts(ledger: Ledger, projection: Projection) -> Self {
-        Self {
+        let core = Core {
             ledger,
             projection,
             metrics: Arc::new(Metrics::default()),
+            failpoints: Arc::new(failpoints::Failpoints::from_env()),
+        };
+        Self {
+            hot: hot::Hot::new(core.clone()),
+            access: access::Access::new(core.clone()),
+            core,
             top_cache: Arc::default(),
             boards: Arc::default(),
-            failpoints: Arc::new(failpoints::Failpoints::from_env()),
             rewards_due: Arc::default(),
             states: Arc::default(),
             ledger_orders: Arc::default(),
-            hot_boards: Arc::default(),
-            hot_lists: Arc::default(),
-            hit_filter: Arc::new(hot::AnyMember),
-            link_secret: None,
             names: Arc::default(),
-            limiter: Arc::default(),
-            credentials: Arc::default(),
             live: Arc::default(),
             snapshots: Arc::default(),
         }
     }
 
-    /// The rows of a listing `job` could read; the others are reported ([`Metrics::invalid_rows`]).
+    /// Hot boards: hits, the snapshot job and the published lists.
+    pub fn hot(&self) -> &hot::Hot {
+        &self.hot
+    }
+
+    /// Credentials: admin tokens, ingest keys, rate limits, console accounts and contestant links.
+    pub fn access(&self) -> &access::Access {
+        &self.access
+    }
+
     pub(crate) fn readable<T>(&self, job: &'static str, listing: ledger::Listing<T>) -> Vec<T> {
-        self.metrics.invalid_rows(job, &listing.invalid);
-        listing.rows
+        self.core.readable(job, listing)
     }
 
     /// Wakes the reward delivery loop (after a settlement saved rewards).
@@ -225,27 +241,27 @@ impl Engine {
 
     /// Test-only crash hooks of this engine (see [`failpoints`]).
     pub fn failpoints(&self) -> &failpoints::Failpoints {
-        &self.failpoints
+        &self.core.failpoints
     }
 
     pub fn metrics(&self) -> &Metrics {
-        &self.metrics
+        &self.core.metrics
     }
 
     pub fn ledger(&self) -> &Ledger {
-        &self.ledger
+        &self.core.ledger
     }
 
     pub fn projection(&self) -> &Projection {
-        &self.projection
+        &self.core.projection
     }
 
     /// Checks that both stores answer.
     pub async fn readiness(&self) -> Readiness {
-        let (ledger, redis) = tokio::join!(self.ledger.ping(), self.projection.ping());
+        let (ledger, redis) = tokio::join!(self.core.ledger.ping(), self.core.projection.ping());
         // A server that forbids INFO (some managed ones) is taken as not full.
         let redis_full = match redis {
-            Ok(()) => self.projection.memory_full().await.ok().flatten(),
+            Ok(()) => self.core.projection.memory_full().await.ok().flatten(),
             Err(_) => None,
         };
         Readiness {
@@ -257,6 +273,6 @@ impl Engine {
 
     /// Releases the ledger's connections (graceful shutdown).
     pub async fn close(&self) {
-        self.ledger.close().await;
+        self.core.ledger.close().await;
     }
 }

@@ -102,7 +102,8 @@ impl Engine {
                 self.settle(&board, period, actor).await?;
             }
             Transition::Archive => {
-                self.ledger
+                self.core
+                    .ledger
                     .transition(&board, period, transition, actor, reason, jiff::Timestamp::now())
                     .await?;
                 // An archived period is read from its standings, which are public: a public
@@ -111,7 +112,8 @@ impl Engine {
                 self.expire_projection(&board, period).await;
             }
             Transition::Freeze | Transition::Reopen => {
-                self.ledger
+                self.core
+                    .ledger
                     .transition(&board, period, transition, actor, reason, jiff::Timestamp::now())
                     .await?;
             }
@@ -124,7 +126,7 @@ impl Engine {
     /// A period with its state, as the API shows it.
     pub async fn period_info(&self, board: &Board, period: PeriodKey) -> Result<PeriodInfo, EngineError> {
         let span = period.span(&board.zone);
-        let state = self.ledger.state_of(&board.slug, &period).await?;
+        let state = self.core.ledger.state_of(&board.slug, &period).await?;
         Ok(PeriodInfo { period, state: state.as_str().into(), starts_at: span.start, ends_at: span.end })
     }
 
@@ -151,16 +153,17 @@ impl Engine {
         progress: &Progress,
     ) -> Result<Settlement, EngineError> {
         let _job = progress.track("settle", &board.slug, &period);
-        if self.ledger.state_of(&board.slug, &period).await? == State::Frozen {
+        if self.core.ledger.state_of(&board.slug, &period).await? == State::Frozen {
             progress.uncounted("checking the projection", "members");
             self.cross_check(board, period, actor).await?;
         }
         let now = jiff::Timestamp::now();
         let (settlement, _) = self
+            .core
             .ledger
-            .settle_with_progress(board, period, actor, now, self.failpoints.hook(), progress)
+            .settle_with_progress(board, period, actor, now, self.core.failpoints.hook(), progress)
             .await?;
-        self.failpoints.hit("settle.after_commit")?;
+        self.core.failpoints.hit("settle.after_commit")?;
         self.wake_rewards();
         progress.done();
         Ok(settlement)
@@ -179,8 +182,8 @@ impl Engine {
         period: PeriodKey,
         actor: &str,
     ) -> Result<CrossCheck, EngineError> {
-        let (members, vsum) = self.ledger.version_summary(&board.slug, &period).await?;
-        match self.projection.version_summary(&board.slug, &period).await {
+        let (members, vsum) = self.core.ledger.version_summary(&board.slug, &period).await?;
+        match self.core.projection.version_summary(&board.slug, &period).await {
             Ok(summary) if summary == (members, vsum) => return Ok(CrossCheck { members, mismatched: 0 }),
             Ok(_) => {}
             Err(error) => {
@@ -190,7 +193,7 @@ impl Engine {
             }
         }
         let expected = self.projected_totals(board, &period).await?;
-        let projected = match self.projection.scores(&board.slug, &period).await {
+        let projected = match self.core.projection.scores(&board.slug, &period).await {
             Ok(scores) => scores,
             Err(error) => {
                 // The settlement does not need Redis; the check is repeated by the reconciler.
@@ -206,7 +209,7 @@ impl Engine {
         mismatched += projected.len().saturating_sub(ranked.len() - mismatched);
         let check = CrossCheck { members: ranked.len() as u64, mismatched: mismatched as u64 };
         if mismatched > 0 {
-            self.projection.rebuild(&board.slug, &period, &expected).await?;
+            self.core.projection.rebuild(&board.slug, &period, &expected).await?;
             let key = period.to_string();
             let record = AuditRecord {
                 actor,
@@ -220,7 +223,7 @@ impl Engine {
                 ),
                 ..Default::default()
             };
-            self.ledger.audit(&record, jiff::Timestamp::now()).await?;
+            self.core.ledger.audit(&record, jiff::Timestamp::now()).await?;
             tracing::warn!(board = %board.slug, %period, mismatched, "projection repaired before settlement");
         }
         Ok(check)
@@ -261,7 +264,8 @@ impl Engine {
             Some(r) => format!("settlement revision {r} of {slug} {period}"),
             None => format!("settlement of {slug} {period}"),
         };
-        self.ledger
+        self.core
+            .ledger
             .settlement_revision(slug, &period, revision, offset, limit)
             .await?
             .ok_or(EngineError::NotFound { what })
@@ -275,7 +279,7 @@ impl Engine {
     ) -> Result<Vec<SettlementSummary>, EngineError> {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
-        Ok(self.ledger.settlements(slug, &period).await?)
+        Ok(self.core.ledger.settlements(slug, &period).await?)
     }
 
     /// The settlement revisions of a period as contestants read them, oldest first: when, why,
@@ -292,15 +296,17 @@ impl Engine {
         let revisions = match member {
             Some(member) => {
                 self.refuse_hidden(slug, &period, member).await?;
-                self.ledger.member_revisions(slug, &period, member).await?
+                self.core.ledger.member_revisions(slug, &period, member).await?
             }
-            None => self.ledger.settlements(slug, &period).await?.into_iter().map(|s| (s, None)).collect(),
+            None => {
+                self.core.ledger.settlements(slug, &period).await?.into_iter().map(|s| (s, None)).collect()
+            }
         };
         let mut notes = Vec::with_capacity(revisions.len());
         for (s, standing) in revisions {
             let changes = match &s.preview_id {
                 Some(id) => {
-                    Some(domain::preview::describe(&self.ledger.draft(slug.as_str(), id).await?.changes))
+                    Some(domain::preview::describe(&self.core.ledger.draft(slug.as_str(), id).await?.changes))
                 }
                 None => None,
             };
@@ -328,7 +334,7 @@ impl Engine {
         }
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
-        Ok(self.ledger.late_entries(slug, &period, status).await?)
+        Ok(self.core.ledger.late_entries(slug, &period, status).await?)
     }
 
     /// Accepts (applies) or rejects a late write of a period.
@@ -350,6 +356,7 @@ impl Engine {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
         let decision = self
+            .core
             .ledger
             .decide_late(&board, period, id, accept, actor, reason, jiff::Timestamp::now())
             .await?;
@@ -371,7 +378,7 @@ impl Engine {
     ) -> Result<RevokeResult, EngineError> {
         let reason = required_reason(reason)?;
         let board = self.board(slug).await?;
-        match self.ledger.revoke(&board, event_id, actor, reason, jiff::Timestamp::now()).await? {
+        match self.core.ledger.revoke(&board, event_id, actor, reason, jiff::Timestamp::now()).await? {
             Revoked::AlreadyRevoked { period, member } => {
                 Ok(RevokeResult { result: "already_revoked", period, member, points: None, projected: true })
             }
@@ -397,6 +404,7 @@ impl Engine {
         let Correction { member, delta, correction_id, .. } = correction;
         let now = jiff::Timestamp::now();
         let (recorded, entry_id) = self
+            .core
             .ledger
             .correct(&board, period, member, *delta, correction_id.as_ref(), actor, reason, now)
             .await?;
@@ -422,7 +430,7 @@ impl Engine {
         before: Option<i64>,
         limit: u64,
     ) -> Result<Vec<AuditEntry>, EngineError> {
-        Ok(self.ledger.audit_page(filter, before, limit.clamp(1, 500)).await?)
+        Ok(self.core.ledger.audit_page(filter, before, limit.clamp(1, 500)).await?)
     }
 
     /// Projects one recomputed total through the versioned script. A failure leaves the work to
@@ -430,7 +438,7 @@ impl Engine {
     pub(crate) async fn project_total(&self, board: &Board, total: Option<Projected>) -> bool {
         let Some(t) = total else { return true };
         let one = [ProjectedTotal { member: t.member, version: t.version, score: t.score, hidden: t.hidden }];
-        let projected = self.projection.project_many(&board.slug, &t.period, &one).await;
+        let projected = self.core.projection.project_many(&board.slug, &t.period, &one).await;
         self.announce(&board.slug, &t.period);
         match projected {
             Ok(_) => true,
@@ -446,10 +454,10 @@ impl Engine {
     /// would free a big ranking on Redis's main thread. The keys get an expiry at once as a
     /// safety net, and the scheduler's next pass unlinks them should this process stop first.
     pub async fn expire_projection(&self, board: &Board, period: PeriodKey) {
-        if let Err(error) = self.projection.expire(&board.slug, &period, ARCHIVE_SAFETY_NET).await {
+        if let Err(error) = self.core.projection.expire(&board.slug, &period, ARCHIVE_SAFETY_NET).await {
             tracing::warn!(board = %board.slug, %period, %error, "archived period's keys not removed yet");
         }
-        let (projection, slug) = (self.projection.clone(), board.slug.clone());
+        let (projection, slug) = (self.core.projection.clone(), board.slug.clone());
         tokio::spawn(async move {
             tokio::time::sleep(ARCHIVE_GRACE).await;
             if let Err(error) = projection.unlink_period(&slug, &period).await {

@@ -368,7 +368,7 @@ impl Engine {
     /// of it recompute, and the other instances' hear it through Redis (see the module doc).
     /// Returns at once; never fails (a publish that cannot be made is logged and skipped).
     pub fn announce(&self, board: &BoardSlug, period: &PeriodKey) {
-        let channel = self.projection.keys().changes(board, period);
+        let channel = self.core.projection.keys().changes(board, period);
         // This process's subscribers hear it even while Redis cannot be reached.
         self.live.changed(&channel);
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
@@ -381,7 +381,7 @@ impl Engine {
             live.publishes_in_flight.fetch_sub(1, Ordering::AcqRel);
             return;
         };
-        let (live, projection) = (Arc::clone(live), self.projection.clone());
+        let (live, projection) = (Arc::clone(live), self.core.projection.clone());
         runtime.spawn(async move {
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
@@ -445,7 +445,7 @@ impl Engine {
 
     /// The feed of a board period, made (with its task and subscription) if there is none.
     fn feed(&self, board: &BoardSlug, period: PeriodKey) -> Arc<Feed> {
-        let channel = self.projection.keys().changes(board, &period);
+        let channel = self.core.projection.keys().changes(board, &period);
         let mut feeds = self.live.feeds.lock().expect("feeds");
         if let Some(feed) = feeds.get(&channel) {
             return Arc::clone(feed);
@@ -463,7 +463,7 @@ impl Engine {
         drop(feeds);
         tokio::spawn(self.clone().run_feed(Arc::clone(&feed)));
         if !self.live.listener_started.swap(true, Ordering::AcqRel) {
-            let target = self.projection.target().clone();
+            let target = self.core.projection.target().clone();
             tokio::spawn(listen(Arc::downgrade(&self.live), Arc::clone(&self.live.wake), target));
         }
         self.live.wake.notify_one();

@@ -57,6 +57,7 @@ impl Engine {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
         let change = self
+            .core
             .ledger
             .set_hidden(&board, period, member, hidden, actor, reason, jiff::Timestamp::now())
             .await?;
@@ -96,7 +97,7 @@ impl Engine {
     ) -> Result<MemberAdminView, EngineError> {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, period)?;
-        let total = self.ledger.member_total(slug, &period, member).await?;
+        let total = self.core.ledger.member_total(slug, &period, member).await?;
         let view = self
             .member_view_unchecked(&board, period, member, before, limit, crate::ledger::Viewer::Admin)
             .await?;
@@ -117,7 +118,7 @@ impl Engine {
         period: &PeriodKey,
         member: &MemberId,
     ) -> Result<(), EngineError> {
-        match self.ledger.member_total(slug, period, member).await? {
+        match self.core.ledger.member_total(slug, period, member).await? {
             Some(total) if total.hidden => Err(EngineError::NotFound { what: format!("member {member}") }),
             _ => Ok(()),
         }

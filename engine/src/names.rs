@@ -77,7 +77,7 @@ impl Engine {
         let asked_at = Instant::now();
         let mut after = self.names.copy.read().expect("names").revision;
         loop {
-            let changes = self.ledger.profile_changes(after, SYNC_PAGE).await?;
+            let changes = self.core.ledger.profile_changes(after, SYNC_PAGE).await?;
             let complete = (changes.len() as i64) < SYNC_PAGE;
             let mut copy = self.names.copy.write().expect("names");
             for (member, name, revision) in changes {
@@ -105,7 +105,7 @@ impl Engine {
         // Its own task, like the ledger write inside it: a caller that hangs up cannot leave
         // this process's copy without a name that committed.
         let work = tokio::spawn(async move {
-            let written = engine.ledger.put_profile(&member, &name, avatar.as_deref(), now).await;
+            let written = engine.core.ledger.put_profile(&member, &name, avatar.as_deref(), now).await;
             // Also after a failure: the write may have committed before the error reached us.
             let levelled = engine.catch_up_names(true).await;
             written?;

@@ -95,7 +95,7 @@ impl Engine {
         // The prize table as the ledger has it now, as a settlement reads it.
         let board = self.fresh_board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
-        let base = self.ledger.preview_base(&board, period, &changes).await.map_err(|e| match e {
+        let base = self.core.ledger.preview_base(&board, period, &changes).await.map_err(|e| match e {
             LedgerError::Refused { code: "invalid_change", detail } => EngineError::Invalid(detail),
             e => e.into(),
         })?;
@@ -104,7 +104,8 @@ impl Engine {
         let prizes = base.prizes.clone().unwrap_or_else(|| board.prizes.clone());
         let (comparison, stored) = match base.revision.filter(|_| !base.state.is_adjustable()) {
             Some(revision) => {
-                let mut stored = self.ledger.stored_standings(slug, &period, policy, revision, base.members);
+                let mut stored =
+                    self.core.ledger.stored_standings(slug, &period, policy, revision, base.members);
                 (compare(policy, &prizes, &mut stored, &base.touched, SHIFTED_LISTED).await?, Some(stored))
             }
             None => {
@@ -139,13 +140,13 @@ impl Engine {
         match stored {
             Some(mut stored) if base.members <= DIGEST_INLINE_MEMBERS => {
                 draft.digest_after = Some(digest_after(slug, period, &mut stored, &comparison.plan).await?);
-                self.ledger.save_draft(&draft).await?;
+                self.core.ledger.save_draft(&draft).await?;
             }
             Some(mut stored) => {
-                self.ledger.save_draft(&draft).await?;
+                self.core.ledger.save_draft(&draft).await?;
                 digest_pending = true;
                 let (ledger, slug, id, plan) =
-                    (self.ledger.clone(), slug.clone(), draft.id.clone(), comparison.plan.clone());
+                    (self.core.ledger.clone(), slug.clone(), draft.id.clone(), comparison.plan.clone());
                 tokio::spawn(async move {
                     let digest = digest_after(&slug, period, &mut stored, &plan).await;
                     let stored = match digest {
@@ -157,7 +158,7 @@ impl Engine {
                     }
                 });
             }
-            None => self.ledger.save_draft(&draft).await?,
+            None => self.core.ledger.save_draft(&draft).await?,
         }
         Ok(Preview {
             preview_id: draft.id,
@@ -184,7 +185,7 @@ impl Engine {
     ) -> Result<Draft, EngineError> {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
-        let draft = self.ledger.draft(slug.as_str(), id).await?;
+        let draft = self.core.ledger.draft(slug.as_str(), id).await?;
         if draft.period != period {
             return Err(EngineError::NotFound { what: format!("preview {id} of {slug} {period}") });
         }
@@ -201,8 +202,8 @@ impl Engine {
         actor: &str,
     ) -> Result<Draft, EngineError> {
         self.preview_draft(slug, period, id).await?;
-        self.ledger.close_draft(slug.as_str(), id, "cancelled", actor, jiff::Timestamp::now()).await?;
-        let draft = self.ledger.draft(slug.as_str(), id).await?;
+        self.core.ledger.close_draft(slug.as_str(), id, "cancelled", actor, jiff::Timestamp::now()).await?;
+        let draft = self.core.ledger.draft(slug.as_str(), id).await?;
         if draft.status == "applied" {
             return Err(EngineError::Conflict {
                 code: "preview_applied",
@@ -234,8 +235,8 @@ impl Engine {
         let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond())
             .expect("now is within the supported range");
         let (applied, totals) =
-            self.ledger.apply_draft(&board, period, id, actor, now, self.failpoints.hook()).await?;
-        self.failpoints.hit("apply.after_commit")?;
+            self.core.ledger.apply_draft(&board, period, id, actor, now, self.core.failpoints.hook()).await?;
+        self.core.failpoints.hit("apply.after_commit")?;
         if !totals.is_empty() {
             if applied.state != State::Archived.as_str() {
                 for total in totals {

@@ -92,17 +92,20 @@ impl Engine {
         // Writes go to `:live` before the ledger commits the view, so none committed after it
         // reaches `:rank`. Without Redis the ledger still freezes; the reconciler catches up.
         let pending = format!("pending:{}", now.as_millisecond());
-        let begun = self.projection.public_begin(slug, &period, &pending).await;
+        let begun = self.core.projection.public_begin(slug, &period, &pending).await;
         if let Err(error) = &begun {
             tracing::warn!(board = %slug, %period, %error, "public freeze: Redis not prepared; the reconciler will");
         }
-        let frozen = self.ledger.public_freeze(board, period, actor, reason, now).await;
+        let frozen = self.core.ledger.public_freeze(board, period, actor, reason, now).await;
         let result = match frozen {
             Ok((view, changed)) => {
                 if begun.is_ok() {
                     let rows = self.public_rows(board, &period).await?;
-                    let put =
-                        self.projection.public_commit(slug, &period, &rows, &pending, &view.marker()).await;
+                    let put = self
+                        .core
+                        .projection
+                        .public_commit(slug, &period, &rows, &pending, &view.marker())
+                        .await;
                     if !matches!(put, Ok(true)) {
                         self.converge_or_log(board, period, Some(view), true).await;
                     }
@@ -113,7 +116,7 @@ impl Engine {
             Err(error) => {
                 // Take back what was prepared (or put the view that is in force back in place).
                 if begun.is_ok() {
-                    let view = self.ledger.public_view(slug, &period).await?;
+                    let view = self.core.ledger.public_view(slug, &period).await?;
                     self.converge_or_log(board, period, view, true).await;
                 }
                 Err(error.into())
@@ -148,7 +151,7 @@ impl Engine {
     ) -> Result<Option<NextReveal>, EngineError> {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
-        let Some(plan) = self.ledger.reveal_plan(&board, &period).await? else {
+        let Some(plan) = self.core.ledger.reveal_plan(&board, &period).await? else {
             return Ok(None);
         };
         let next = match plan.next {
@@ -171,38 +174,47 @@ impl Engine {
     ) -> Result<PublicFreeze, EngineError> {
         let slug = &board.slug;
         let now = jiff::Timestamp::now();
-        let before = self.ledger.public_view(slug, &period).await?;
+        let before = self.core.ledger.public_view(slug, &period).await?;
         let answer = match mode {
             RevealMode::All => {
-                let changed = self.ledger.reveal_all(slug, period, actor, reason, now).await?;
-                if let Err(error) = self.projection.public_end(slug, &period).await {
+                let changed = self.core.ledger.reveal_all(slug, period, actor, reason, now).await?;
+                if let Err(error) = self.core.projection.public_end(slug, &period).await {
                     tracing::warn!(board = %slug, %period, %error, "reveal: Redis not changed; the reconciler will");
                 }
                 PublicFreeze { frozen_at: None, changed, revealed: vec![], pending: 0 }
             }
-            RevealMode::Next => match self.ledger.reveal_next(board, period, actor, reason, now).await? {
-                None => PublicFreeze { frozen_at: None, changed: false, revealed: vec![], pending: 0 },
-                Some(step) => {
-                    let applied = match (&step.view, before) {
-                        (None, _) => self.projection.public_end(slug, &period).await.map(|_| true),
-                        (Some(after), Some(before)) => {
-                            self.projection
-                                .public_step(slug, &period, &step.revealed, &before.marker(), &after.marker())
-                                .await
+            RevealMode::Next => {
+                match self.core.ledger.reveal_next(board, period, actor, reason, now).await? {
+                    None => PublicFreeze { frozen_at: None, changed: false, revealed: vec![], pending: 0 },
+                    Some(step) => {
+                        let applied = match (&step.view, before) {
+                            (None, _) => self.core.projection.public_end(slug, &period).await.map(|_| true),
+                            (Some(after), Some(before)) => {
+                                self.core
+                                    .projection
+                                    .public_step(
+                                        slug,
+                                        &period,
+                                        &step.revealed,
+                                        &before.marker(),
+                                        &after.marker(),
+                                    )
+                                    .await
+                            }
+                            (Some(_), None) => Ok(false),
+                        };
+                        if !matches!(applied, Ok(true)) {
+                            self.converge_or_log(board, period, step.view, false).await;
                         }
-                        (Some(_), None) => Ok(false),
-                    };
-                    if !matches!(applied, Ok(true)) {
-                        self.converge_or_log(board, period, step.view, false).await;
-                    }
-                    PublicFreeze {
-                        frozen_at: step.view.map(|v| v.frozen_at),
-                        changed: true,
-                        revealed: step.revealed.into_iter().map(|(m, _)| m).collect(),
-                        pending: step.pending,
+                        PublicFreeze {
+                            frozen_at: step.view.map(|v| v.frozen_at),
+                            changed: true,
+                            revealed: step.revealed.into_iter().map(|(m, _)| m).collect(),
+                            pending: step.pending,
+                        }
                     }
                 }
-            },
+            }
         };
         self.forget_cached(slug);
         // Live boards follow each step (the pushes read the public view, as every reader).
@@ -218,13 +230,17 @@ impl Engine {
         period: PeriodKey,
         member: &MemberId,
     ) -> Result<(), EngineError> {
-        let Some((before, after)) = self.ledger.drop_from_public_view(&board.slug, period, member).await?
+        let Some((before, after)) =
+            self.core.ledger.drop_from_public_view(&board.slug, period, member).await?
         else {
             return Ok(());
         };
         let out = [(member.clone(), None)];
-        let applied =
-            self.projection.public_step(&board.slug, &period, &out, &before.marker(), &after.marker()).await;
+        let applied = self
+            .core
+            .projection
+            .public_step(&board.slug, &period, &out, &before.marker(), &after.marker())
+            .await;
         if !matches!(applied, Ok(true)) {
             self.converge_or_log(board, period, Some(after), false).await;
         }
@@ -251,13 +267,13 @@ impl Engine {
         period: PeriodKey,
         member: &MemberId,
     ) -> Result<Option<(Option<i64>, u64)>, EngineError> {
-        let Some(view) = self.ledger.public_view(slug, &period).await? else {
+        let Some(view) = self.core.ledger.public_view(slug, &period).await? else {
             return Ok(None);
         };
         let board = self.board(slug).await?;
         let live = self.live_around(&board, period, member, 0).await?;
         let points = live.and_then(|p| p.entries.into_iter().next()).map(|e| e.points);
-        let pending = self.ledger.entries_after(slug, &period, member, view.watermark).await?;
+        let pending = self.core.ledger.entries_after(slug, &period, member, view.watermark).await?;
         Ok(Some((points, pending)))
     }
 
@@ -280,7 +296,8 @@ impl Engine {
         board: &Board,
         period: &PeriodKey,
     ) -> Result<Vec<(MemberId, i64)>, EngineError> {
-        self.ledger
+        self.core
+            .ledger
             .public_standings(&board.slug, period)
             .await?
             .into_iter()
@@ -317,7 +334,7 @@ impl Engine {
         ours: bool,
     ) -> Result<(), EngineError> {
         let slug = &board.slug;
-        let marker = self.projection.public_marker(slug, &period).await?;
+        let marker = self.core.projection.public_marker(slug, &period).await?;
         if !ours
             && let Some(since) = marker.as_deref().and_then(|m| m.strip_prefix("pending:"))
             && let Ok(ms) = since.parse::<i64>()
@@ -328,16 +345,16 @@ impl Engine {
         }
         match view {
             None if marker.is_some() => {
-                self.projection.public_end(slug, &period).await?;
+                self.core.projection.public_end(slug, &period).await?;
                 tracing::info!(board = %slug, %period, "public view taken down to match the ledger");
             }
             None => {}
             Some(view) if marker.as_deref() == Some(view.marker().as_str()) => {}
             Some(view) => {
                 let assembling = format!("loading:{}", view.marker());
-                self.projection.public_begin(slug, &period, &assembling).await?;
+                self.core.projection.public_begin(slug, &period, &assembling).await?;
                 let rows = self.public_rows(board, &period).await?;
-                self.projection.public_commit(slug, &period, &rows, &assembling, &view.marker()).await?;
+                self.core.projection.public_commit(slug, &period, &rows, &assembling, &view.marker()).await?;
                 tracing::info!(board = %slug, %period, "public view put in place from the ledger");
             }
         }
@@ -354,7 +371,7 @@ impl Engine {
 
     /// One reconciler step: every publicly frozen period's view in place in Redis.
     pub(crate) async fn converge_public_views(&self) -> Result<(), EngineError> {
-        for (slug, period, view) in self.ledger.public_views().await? {
+        for (slug, period, view) in self.core.ledger.public_views().await? {
             let board = self.board(&slug).await?;
             self.converge_public(&board, period, Some(view), false).await?;
         }

@@ -42,7 +42,7 @@ impl Engine {
         let mut report = ReconcileReport::default();
         // Public views first: levelling writes to `:live` only once a view's marker is there.
         self.converge_public_views().await?;
-        let live = self.ledger.live_periods().await?;
+        let live = self.core.ledger.live_periods().await?;
         for (slug, period, _) in self.readable("reconciler", live) {
             report.periods_checked += 1;
             match self.level_period(&slug, &period, &mut report).await {
@@ -66,13 +66,13 @@ impl Engine {
         period: &PeriodKey,
         report: &mut ReconcileReport,
     ) -> Result<(), EngineError> {
-        let ledger_sum = self.ledger.version_sum(slug, period).await?;
-        let (projected_sum, marker) = self.projection.version_sum_and_marker(slug, period).await?;
+        let ledger_sum = self.core.ledger.version_sum(slug, period).await?;
+        let (projected_sum, marker) = self.core.projection.version_sum_and_marker(slug, period).await?;
         if marker.is_some() {
             // A public view in Redis that the ledger no longer has (a reveal whose Redis half
             // failed) is taken down; the ones it has were put in place above.
             let board = self.board(slug).await?;
-            if self.ledger.public_view(slug, period).await?.is_none() {
+            if self.core.ledger.public_view(slug, period).await?.is_none() {
                 self.converge_public(&board, *period, None, false).await?;
             }
         }
@@ -82,7 +82,7 @@ impl Engine {
         let board = self.board(slug).await?;
         let totals = self.projected_totals(&board, period).await?;
         report.lag += ledger_sum - projected_sum;
-        report.members_levelled += self.projection.level(slug, period, &totals).await?;
+        report.members_levelled += self.core.projection.level(slug, period, &totals).await?;
         report.periods_levelled += 1;
         self.announce(slug, period);
         tracing::info!(board = %slug, %period, behind = ledger_sum - projected_sum, "projection levelled from the ledger");
@@ -144,12 +144,12 @@ impl Engine {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
         let _job = progress.track("rebuild", slug, &period);
-        let (ranked, _) = self.ledger.version_summary(slug, &period).await?;
+        let (ranked, _) = self.core.ledger.version_summary(slug, &period).await?;
         progress.phase("projecting", "members", ranked);
         // The ledger is read page by page on a task of its own while the pages already read go
         // to Redis: a large period's rebuild takes about as long as the slower of the two.
         let (pages, mut received) = tokio::sync::mpsc::channel(2);
-        let (ledger, reader_slug) = (self.ledger.clone(), slug.clone());
+        let (ledger, reader_slug) = (self.core.ledger.clone(), slug.clone());
         let reader = tokio::spawn(async move {
             let mut after = None;
             loop {
@@ -162,7 +162,7 @@ impl Engine {
                 after = last;
             }
         });
-        let mut rebuild = self.projection.start_rebuild(slug, &period).await?;
+        let mut rebuild = self.core.projection.start_rebuild(slug, &period).await?;
         let (mut members, mut hidden) = (0, 0);
         while let Some(page) = received.recv().await {
             let totals = page?.into_iter().map(|t| encode(&board, t)).collect::<Result<Vec<_>, _>>()?;
@@ -186,7 +186,7 @@ impl Engine {
             })),
             ..Default::default()
         };
-        self.ledger.audit(&record, jiff::Timestamp::now()).await?;
+        self.core.ledger.audit(&record, jiff::Timestamp::now()).await?;
         progress.done();
         Ok(report)
     }
@@ -196,7 +196,7 @@ impl Engine {
         board: &Board,
         period: &PeriodKey,
     ) -> Result<Vec<ProjectedTotal>, EngineError> {
-        self.ledger.totals(&board.slug, period).await?.into_iter().map(|t| encode(board, t)).collect()
+        self.core.ledger.totals(&board.slug, period).await?.into_iter().map(|t| encode(board, t)).collect()
     }
 }
 

@@ -118,8 +118,11 @@ impl Engine {
                 "rewards: claim_timeout must exceed timeout; max_attempts and batch must be positive".into(),
             ));
         }
-        let due =
-            self.ledger.claim_due_rewards(jiff::Timestamp::now(), config.claim_timeout, config.batch).await?;
+        let due = self
+            .core
+            .ledger
+            .claim_due_rewards(jiff::Timestamp::now(), config.claim_timeout, config.batch)
+            .await?;
         // Unreadable rows were claimed too: they count toward a full batch.
         let mut report =
             DeliveryReport { claimed: due.rows.len() + due.invalid.len(), ..DeliveryReport::default() };
@@ -181,7 +184,7 @@ impl Engine {
     pub async fn rewards(&self, slug: &BoardSlug, period: &str) -> Result<Vec<RewardView>, EngineError> {
         let board = self.board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
-        Ok(self.ledger.rewards(slug, &period).await?)
+        Ok(self.core.ledger.rewards(slug, &period).await?)
     }
 
     /// Sends one claimed reward and records the attempt.
@@ -231,7 +234,7 @@ impl Engine {
             AttemptOutcome::RetryAt(at.checked_add(wait).unwrap_or(jiff::Timestamp::MAX))
         };
         let attempt = Attempt { at, http_status, error };
-        let moved = self.ledger.finish_reward_attempt(&reward, &attempt, outcome).await?;
+        let moved = self.core.ledger.finish_reward_attempt(&reward, &attempt, outcome).await?;
         let error = attempt.error.as_deref().unwrap_or_default();
         match outcome {
             _ if !moved => {

@@ -167,7 +167,7 @@ impl Engine {
                     _ = tick.tick() => {}
                 }
                 let now = Timestamp::now();
-                match engine.ledger.acquire_lease(LEASE, holder, config.lease_ttl, now).await {
+                match engine.core.ledger.acquire_lease(LEASE, holder, config.lease_ttl, now).await {
                     Ok(Some(lease)) => {
                         if leading.map(|l| l.token) != Some(lease.token) {
                             tracing::info!(holder, token = lease.token, "scheduler leadership gained");
@@ -196,7 +196,7 @@ impl Engine {
                 }
             }
             if leading.is_some() {
-                match engine.ledger.release_lease(LEASE, holder).await {
+                match engine.core.ledger.release_lease(LEASE, holder).await {
                     Ok(_) => tracing::info!(holder, "scheduler lease released"),
                     Err(error) => tracing::warn!(holder, %error, "scheduler lease not released; it expires"),
                 }
@@ -220,7 +220,7 @@ impl Engine {
         };
         let mut report = PassReport::default();
 
-        let open_periods = self.ledger.periods_changed(State::Open, None, Timestamp::MAX).await?;
+        let open_periods = self.core.ledger.periods_changed(State::Open, None, Timestamp::MAX).await?;
         for open in self.readable("scheduler", open_periods) {
             let Some(board) = self.board_of_row(&open, &mut report).await else { continue };
             let end = open.period.span(&board.zone).end;
@@ -247,7 +247,7 @@ impl Engine {
             // Settled at least `after` ago: at or before the cutoff (the query's bound is strict).
             let cutoff = now.checked_sub(after).unwrap_or(Timestamp::MIN);
             let before = cutoff.checked_add(SignedDuration::from_micros(1)).unwrap_or(cutoff);
-            let settled_periods = self.ledger.periods_changed(State::Settled, None, before).await?;
+            let settled_periods = self.core.ledger.periods_changed(State::Settled, None, before).await?;
             for settled in self.readable("scheduler", settled_periods) {
                 let Some(board) = self.board_of_row(&settled, &mut report).await else { continue };
                 if !self.still_leading(config, fence, clock()).await? {
@@ -270,7 +270,7 @@ impl Engine {
         let since = now.checked_sub(lookback).unwrap_or(Timestamp::MIN);
         expired.0.retain(|_, at| *at >= since);
         let archived_periods =
-            self.ledger.periods_changed(State::Archived, Some(since), Timestamp::MAX).await?;
+            self.core.ledger.periods_changed(State::Archived, Some(since), Timestamp::MAX).await?;
         let grace = SignedDuration::try_from(ARCHIVE_GRACE).unwrap_or(SignedDuration::MAX);
         for archived in self.readable("scheduler", archived_periods) {
             let key = (archived.board, archived.period);
@@ -282,8 +282,8 @@ impl Engine {
             // caches): they get an expiry as a safety net, and are unlinked once it is over.
             let grace_over = archived_at.checked_add(grace).is_ok_and(|end| end <= now);
             let done = match grace_over {
-                true => self.projection.unlink_period(&key.0, &key.1).await,
-                false => self.projection.expire(&key.0, &key.1, ARCHIVE_SAFETY_NET).await,
+                true => self.core.projection.unlink_period(&key.0, &key.1).await,
+                false => self.core.projection.expire(&key.0, &key.1, ARCHIVE_SAFETY_NET).await,
             };
             match done {
                 Ok(()) => {
@@ -331,7 +331,7 @@ impl Engine {
         at: Timestamp,
     ) -> Result<bool, EngineError> {
         let Some(fence) = fence else { return Ok(true) };
-        let held = self.ledger.holds_lease(LEASE, &config.holder, fence.token, at).await?;
+        let held = self.core.ledger.holds_lease(LEASE, &config.holder, fence.token, at).await?;
         if !held {
             tracing::info!(holder = %config.holder, token = fence.token, "scheduler lease lost mid-pass; stopping");
         }
@@ -353,7 +353,7 @@ impl Engine {
         let from = period.span(&board.zone).end.checked_sub(lead).unwrap_or(Timestamp::MIN);
         if board.public_freeze_seconds == 0
             || from > now
-            || !self.ledger.public_freeze_due(&board.slug, &period).await?
+            || !self.core.ledger.public_freeze_due(&board.slug, &period).await?
         {
             return Ok(());
         }
@@ -386,7 +386,7 @@ impl Engine {
         at: Timestamp,
         report: &mut PassReport,
     ) -> bool {
-        match self.ledger.transition(board, period, transition, ACTOR, Some(reason), at).await {
+        match self.core.ledger.transition(board, period, transition, ACTOR, Some(reason), at).await {
             Ok(done) => {
                 if done.moved {
                     self.forget_cached(&board.slug);

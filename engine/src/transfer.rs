@@ -385,7 +385,7 @@ impl Engine {
         let period = self.period_of(&board, Some(period))?;
         let _job = progress.track("export", slug, &period);
         progress.uncounted("reading the period", "rows");
-        Ok(self.ledger.export_period(&board, period, Timestamp::now()).await?)
+        Ok(self.core.ledger.export_period(&board, period, Timestamp::now()).await?)
     }
 
     /// Imports an exported period in one ledger transaction: the board (created if missing,
@@ -422,7 +422,7 @@ impl Engine {
         }
         let _job = progress.track("import", &board.slug, &export.period);
         let report =
-            self.ledger.import_period_with_progress(&board, export, Timestamp::now(), progress).await?;
+            self.core.ledger.import_period_with_progress(&board, export, Timestamp::now(), progress).await?;
         self.forget_cached(&board.slug);
         let projected = if report.state == State::Settled {
             // Settled periods are still read from the projection; the ledger has everything, so
@@ -430,7 +430,7 @@ impl Engine {
             let projected = async {
                 let totals = self.projected_totals(&board, &export.period).await?;
                 progress.phase("projecting", "members", totals.len() as u64);
-                self.projection.rebuild(&board.slug, &export.period, &totals).await?;
+                self.core.projection.rebuild(&board.slug, &export.period, &totals).await?;
                 progress.advance(totals.len() as u64);
                 Ok::<_, EngineError>(())
             };

@@ -62,7 +62,7 @@ impl Engine {
         let mut from_ledger = if to_ledger.is_empty() {
             Vec::new().into_iter()
         } else {
-            self.ledger.record(board, &to_ledger, now).await?.into_iter()
+            self.core.ledger.record(board, &to_ledger, now).await?.into_iter()
         };
         let recorded: Vec<Recorded> = admitted
             .into_iter()
@@ -100,7 +100,7 @@ impl Engine {
         for (period, totals) in &by_period {
             let totals: Vec<ProjectedTotal> = totals.values().cloned().collect();
             let members = totals.len();
-            if let Err(error) = self.projection.project_grouped(&board.slug, period, totals).await {
+            if let Err(error) = self.core.projection.project_grouped(&board.slug, period, totals).await {
                 self.metrics().redis_errors.inc();
                 tracing::warn!(board = %board.slug, %period, members, %error,
                     "projection failed; the ledger has the writes and the reconciler will level them");

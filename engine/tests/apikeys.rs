@@ -8,7 +8,7 @@ use domain::apikey::KeyLimits;
 use domain::board::Prize;
 use domain::{Board, BoardSlug, Cadence, Operator, ScoreCodec, TiePolicy};
 use engine::EngineError;
-use engine::auth::RateLimited;
+use engine::access::keys::RateLimited;
 use engine::ledger::audit::AuditFilter;
 
 fn board() -> Board {
@@ -47,28 +47,32 @@ async fn keys_are_made_listed_by_prefix_limited_and_revoked_with_an_audit_trail(
             (vec![b.slug.clone()], KeyLimits { rate_per_second: 0, burst: 2 }, "rate_per_second"),
             (vec![b.slug.clone()], KeyLimits { rate_per_second: 5, burst: 20_001 }, "burst"),
         ] {
-            match e.issue_api_key(&boards, limits, "admin:ann").await {
+            match e.access().issue_api_key(&boards, limits, "admin:ann").await {
                 Err(EngineError::Invalid(reason)) => assert!(reason.contains(words), "{name}: {reason}"),
                 other => panic!("{name}: {words}: {other:?}"),
             }
         }
-        assert!(e.api_keys().await.unwrap().is_empty(), "{name}");
+        assert!(e.access().api_keys().await.unwrap().is_empty(), "{name}");
         assert!(e.audit(&action("apikey_create"), None, 10).await.unwrap().is_empty(), "{name}");
 
         // A board named twice is one board.
-        let issued = e.issue_api_key(&[b.slug.clone(), b.slug.clone()], slow, "admin:ann").await.unwrap();
+        let issued =
+            e.access().issue_api_key(&[b.slug.clone(), b.slug.clone()], slow, "admin:ann").await.unwrap();
         let key = issued.key.clone();
         assert!(key.starts_with("laurel_ik_") && key.len() > 40, "{name}: {key}");
         assert_eq!(issued.view.prefix, key[..16], "{name}");
         assert_eq!(issued.view.boards, vec![b.slug.to_string()], "{name}");
         assert_eq!((issued.view.rate_per_second, issued.view.burst), (1, 2));
         assert_eq!(issued.view.created_by.as_deref(), Some("admin:ann"));
-        let defaults =
-            e.issue_api_key(std::slice::from_ref(&b.slug), KeyLimits::default(), "cli").await.unwrap();
+        let defaults = e
+            .access()
+            .issue_api_key(std::slice::from_ref(&b.slug), KeyLimits::default(), "cli")
+            .await
+            .unwrap();
         assert_eq!((defaults.view.rate_per_second, defaults.view.burst), (50, 100), "{name}");
 
         // The listing: both keys, oldest first, prefixes only — never the secret or its digest.
-        let listed = e.api_keys().await.unwrap();
+        let listed = e.access().api_keys().await.unwrap();
         assert_eq!(listed, vec![issued.view.clone(), defaults.view.clone()], "{name}");
         let digest: String = {
             use sha2::Digest;
@@ -79,14 +83,14 @@ async fn keys_are_made_listed_by_prefix_limited_and_revoked_with_an_audit_trail(
         assert!(!text.contains(&defaults.key), "{name}");
 
         // The scope names the key and its limits; the limiter counts this key alone.
-        let scope = e.api_key_scope(&key).await.unwrap().expect("a live key");
+        let scope = e.access().api_key_scope(&key).await.unwrap().expect("a live key");
         assert_eq!((scope.id, scope.limits, scope.prefix.as_str()), (issued.view.id, slow, &key[..16]));
         assert!(scope.allows(&b.slug));
-        assert_eq!(e.admit(&scope).await, Ok(()), "{name}");
-        assert_eq!(e.admit(&scope).await, Ok(()), "{name}");
-        assert_eq!(e.admit(&scope).await, Err(RateLimited { retry_after_seconds: 1 }), "{name}");
-        let other = e.api_key_scope(&defaults.key).await.unwrap().unwrap();
-        assert_eq!(e.admit(&other).await, Ok(()), "{name}: another key has its own allowance");
+        assert_eq!(e.access().admit(&scope).await, Ok(()), "{name}");
+        assert_eq!(e.access().admit(&scope).await, Ok(()), "{name}");
+        assert_eq!(e.access().admit(&scope).await, Err(RateLimited { retry_after_seconds: 1 }), "{name}");
+        let other = e.access().api_key_scope(&defaults.key).await.unwrap().unwrap();
+        assert_eq!(e.access().admit(&other).await, Ok(()), "{name}: another key has its own allowance");
         let metrics = e.metrics().render();
         assert!(
             metrics.contains(&format!("laurel_rate_limited_total{{key_prefix=\"{}\"}} 1", &key[..16])),
@@ -106,11 +110,11 @@ async fn keys_are_made_listed_by_prefix_limited_and_revoked_with_an_audit_trail(
         assert!(!trail.contains(&key) && !trail.contains(&digest) && !trail.contains(&defaults.key));
 
         // Revoking: the key is refused from then on; a repeat answers the same and writes nothing.
-        let revoked = e.revoke_api_key(issued.view.id, "token#1", Some("  leaked  ")).await.unwrap();
+        let revoked = e.access().revoke_api_key(issued.view.id, "token#1", Some("  leaked  ")).await.unwrap();
         assert!(revoked.revoked_at.is_some(), "{name}");
         assert_eq!(revoked.revoked_by.as_deref(), Some("token#1"));
-        assert_eq!(e.api_key_scope(&key).await.unwrap(), None, "{name}: a revoked key is refused");
-        let again = e.revoke_api_key(issued.view.id, "admin:bob", Some("again")).await.unwrap();
+        assert_eq!(e.access().api_key_scope(&key).await.unwrap(), None, "{name}: a revoked key is refused");
+        let again = e.access().revoke_api_key(issued.view.id, "admin:bob", Some("again")).await.unwrap();
         assert_eq!(again, revoked, "{name}: revoking twice answers the same");
         let trail = e.audit(&action("apikey_revoke"), None, 10).await.unwrap();
         assert_eq!(trail.len(), 1, "{name}: {trail:?}");
@@ -118,20 +122,23 @@ async fn keys_are_made_listed_by_prefix_limited_and_revoked_with_an_audit_trail(
         assert_eq!(trail[0].before.as_ref().unwrap()["revoked"], false);
         assert_eq!(trail[0].after.as_ref().unwrap()["revoked"], true);
         // The other key still works; the listing shows the revocation.
-        assert!(e.api_key_scope(&defaults.key).await.unwrap().is_some(), "{name}");
-        assert_eq!(e.api_keys().await.unwrap(), vec![revoked, defaults.view.clone()], "{name}");
+        assert!(e.access().api_key_scope(&defaults.key).await.unwrap().is_some(), "{name}");
+        assert_eq!(e.access().api_keys().await.unwrap(), vec![revoked, defaults.view.clone()], "{name}");
 
         assert!(
-            matches!(e.revoke_api_key(999_999, "token#1", None).await, Err(EngineError::NotFound { .. })),
+            matches!(
+                e.access().revoke_api_key(999_999, "token#1", None).await,
+                Err(EngineError::NotFound { .. })
+            ),
             "{name}"
         );
         let long = "x".repeat(1001);
         assert!(matches!(
-            e.revoke_api_key(defaults.view.id, "token#1", Some(&long)).await,
+            e.access().revoke_api_key(defaults.view.id, "token#1", Some(&long)).await,
             Err(EngineError::Invalid(_))
         ));
         assert!(
-            e.api_key_scope(&defaults.key).await.unwrap().is_some(),
+            e.access().api_key_scope(&defaults.key).await.unwrap().is_some(),
             "{name}: a refused revoke changes nothing"
         );
         projection.cleanup().await;
@@ -153,16 +160,28 @@ async fn a_key_revoked_on_another_instance_stops_within_the_credential_ttl() {
         here.create_board(&b).await.unwrap();
         let limits = KeyLimits { rate_per_second: 100, burst: 100 };
         assert_eq!(
-            here.api_key_scope("laurel_ik_0123456789abcdef0123456789abcdef0123456789abcdef").await.unwrap(),
+            here.access()
+                .api_key_scope("laurel_ik_0123456789abcdef0123456789abcdef0123456789abcdef")
+                .await
+                .unwrap(),
             None
         );
-        let issued = there.issue_api_key(std::slice::from_ref(&b.slug), limits, "token#1").await.unwrap();
-        assert!(here.api_key_scope(&issued.key).await.unwrap().is_some(), "{name}: made there, works here");
-        there.revoke_api_key(issued.view.id, "token#1", Some("leaked")).await.unwrap();
-        assert_eq!(there.api_key_scope(&issued.key).await.unwrap(), None, "{name}: revoked there, at once");
-        tokio::time::sleep(engine::auth::CREDENTIAL_TTL + std::time::Duration::from_millis(100)).await;
+        let issued =
+            there.access().issue_api_key(std::slice::from_ref(&b.slug), limits, "token#1").await.unwrap();
+        assert!(
+            here.access().api_key_scope(&issued.key).await.unwrap().is_some(),
+            "{name}: made there, works here"
+        );
+        there.access().revoke_api_key(issued.view.id, "token#1", Some("leaked")).await.unwrap();
         assert_eq!(
-            here.api_key_scope(&issued.key).await.unwrap(),
+            there.access().api_key_scope(&issued.key).await.unwrap(),
+            None,
+            "{name}: revoked there, at once"
+        );
+        tokio::time::sleep(engine::access::keys::CREDENTIAL_TTL + std::time::Duration::from_millis(100))
+            .await;
+        assert_eq!(
+            here.access().api_key_scope(&issued.key).await.unwrap(),
             None,
             "{name}: revoked there, refused here after the credential TTL"
         );
@@ -183,18 +202,23 @@ async fn a_key_limit_holds_across_instances_and_each_process_keeps_it_while_redi
             a.create_board(&board).await.unwrap();
             // One request a second, three at once: the burst is the fleet's, not each instance's.
             let limits = KeyLimits { rate_per_second: 1, burst: 3 };
-            let key = a.issue_api_key(std::slice::from_ref(&board.slug), limits, "test").await.unwrap().key;
-            let scope = a.api_key_scope(&key).await.unwrap().unwrap();
-            assert_eq!(a.admit(&scope).await, Ok(()), "{name}");
-            assert_eq!(b.admit(&scope).await, Ok(()), "{name}");
-            assert_eq!(a.admit(&scope).await, Ok(()), "{name}");
-            assert_eq!(b.admit(&scope).await, Err(RateLimited { retry_after_seconds: 1 }), "{name}");
-            assert_eq!(a.admit(&scope).await, Err(RateLimited { retry_after_seconds: 1 }), "{name}");
+            let key = a
+                .access()
+                .issue_api_key(std::slice::from_ref(&board.slug), limits, "test")
+                .await
+                .unwrap()
+                .key;
+            let scope = a.access().api_key_scope(&key).await.unwrap().unwrap();
+            assert_eq!(a.access().admit(&scope).await, Ok(()), "{name}");
+            assert_eq!(b.access().admit(&scope).await, Ok(()), "{name}");
+            assert_eq!(a.access().admit(&scope).await, Ok(()), "{name}");
+            assert_eq!(b.access().admit(&scope).await, Err(RateLimited { retry_after_seconds: 1 }), "{name}");
+            assert_eq!(a.access().admit(&scope).await, Err(RateLimited { retry_after_seconds: 1 }), "{name}");
             // The shared cell lives under a hash tag of its own and expires once it no longer
             // matters (the allowance is full again after the burst's time).
             let mut conn = p.projection.conn().await.unwrap();
             let ttl: i64 = redis::cmd("PTTL")
-                .arg(p.projection.keys().rate(&engine::ratelimit::Cell::Key(scope.id)))
+                .arg(p.projection.keys().rate(&engine::access::ratelimit::Cell::Key(scope.id)))
                 .query_async(&mut conn)
                 .await
                 .unwrap();
@@ -209,9 +233,13 @@ async fn a_key_limit_holds_across_instances_and_each_process_keeps_it_while_redi
                 ),
             );
             for i in 0..3 {
-                assert_eq!(down.admit(&scope).await, Ok(()), "{name}: local burst, request {i}");
+                assert_eq!(down.access().admit(&scope).await, Ok(()), "{name}: local burst, request {i}");
             }
-            assert_eq!(down.admit(&scope).await, Err(RateLimited { retry_after_seconds: 1 }), "{name}");
+            assert_eq!(
+                down.access().admit(&scope).await,
+                Err(RateLimited { retry_after_seconds: 1 }),
+                "{name}"
+            );
             p.cleanup().await;
             ledger.drop_db().await;
         }
@@ -231,12 +259,13 @@ async fn requests_that_arrive_together_are_admitted_up_to_the_burst_and_no_more(
         let board = board();
         a.create_board(&board).await.unwrap();
         let limits = KeyLimits { rate_per_second: 1, burst: 5 };
-        let key = a.issue_api_key(std::slice::from_ref(&board.slug), limits, "test").await.unwrap().key;
-        let scope = a.api_key_scope(&key).await.unwrap().unwrap();
+        let key =
+            a.access().issue_api_key(std::slice::from_ref(&board.slug), limits, "test").await.unwrap().key;
+        let scope = a.access().api_key_scope(&key).await.unwrap().unwrap();
         let mut requests = tokio::task::JoinSet::new();
         for i in 0..40 {
             let (instance, scope) = (if i % 2 == 0 { a.clone() } else { b.clone() }, scope.clone());
-            requests.spawn(async move { instance.admit(&scope).await });
+            requests.spawn(async move { instance.access().admit(&scope).await });
         }
         let answers = requests.join_all().await;
         let admitted = answers.iter().filter(|a| a.is_ok()).count();

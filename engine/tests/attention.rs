@@ -138,14 +138,17 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         // A key that used its burst (1/s, 8 at once) is near its limit; one that made a single
         // request of its 100 is not; a revoked key is never listed.
         let slow = KeyLimits { rate_per_second: 1, burst: 8 };
-        let near = e.issue_api_key(std::slice::from_ref(&a.slug), slow, "test").await.unwrap();
-        let calm =
-            e.issue_api_key(std::slice::from_ref(&a.slug), KeyLimits::default(), "test").await.unwrap();
-        let near_scope = e.api_key_scope(&near.key).await.unwrap().unwrap();
+        let near = e.access().issue_api_key(std::slice::from_ref(&a.slug), slow, "test").await.unwrap();
+        let calm = e
+            .access()
+            .issue_api_key(std::slice::from_ref(&a.slug), KeyLimits::default(), "test")
+            .await
+            .unwrap();
+        let near_scope = e.access().api_key_scope(&near.key).await.unwrap().unwrap();
         for _ in 0..8 {
-            assert_eq!(e.admit(&near_scope).await, Ok(()), "{name}");
+            assert_eq!(e.access().admit(&near_scope).await, Ok(()), "{name}");
         }
-        e.admit(&e.api_key_scope(&calm.key).await.unwrap().unwrap()).await.unwrap();
+        e.access().admit(&e.access().api_key_scope(&calm.key).await.unwrap().unwrap()).await.unwrap();
         let listed = e.attention(Timestamp::now()).await.unwrap().keys;
         assert_eq!(listed.len(), 1, "{name}: {listed:?}");
         assert_eq!(
@@ -153,7 +156,7 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
             (near.view.id, &near.key[..16], 8)
         );
         assert!(listed[0].burst_left <= 1, "{name}: {listed:?}");
-        e.revoke_api_key(near.view.id, "test", None).await.unwrap();
+        e.access().revoke_api_key(near.view.id, "test", None).await.unwrap();
         assert!(e.attention(Timestamp::now()).await.unwrap().keys.is_empty(), "{name}");
 
         // Activity: the entries recorded in the last 24 whole hours (the late write is not an

@@ -20,7 +20,7 @@ const T0: i64 = 1_800_000_000_000;
 async fn hot_board(e: &Engine, spec: HotSpec) -> HotBoard {
     let slug = BoardSlug::parse(unique("hot").replace('_', "-")).unwrap();
     let board = HotBoard { slug, title: "Trending".into(), rules: HotRules::new(spec).unwrap() };
-    e.create_hot_board(&board).await.unwrap()
+    e.hot().create_board(&board).await.unwrap()
 }
 
 fn spec(bucket_seconds: u64, window_buckets: u64) -> HotSpec {
@@ -46,7 +46,7 @@ fn valued(member: &str, weight: f64) -> Hit {
 
 /// (member, score) of a snapshot taken at `at`, best first.
 async fn snapshot(e: &Engine, b: &HotBoard, at: i64) -> Vec<(String, f64)> {
-    let list = e.hot_snapshot(&b.slug, Some(at)).await.unwrap().expect("a new interval publishes");
+    let list = e.hot().snapshot(&b.slug, Some(at)).await.unwrap().expect("a new interval publishes");
     list.entries.into_iter().map(|x| (x.member, x.score)).collect()
 }
 
@@ -70,8 +70,8 @@ async fn members_fall_out_when_their_buckets_leave_the_window() {
     each_redis(|e, mode| async move {
         let b = hot_board(&e, spec(60, 3)).await;
         let minute = 60_000;
-        e.hit_at(&b.slug, &valued("old", 5.0), Some(T0)).await.unwrap();
-        e.hit_at(&b.slug, &hit("new"), Some(T0 + 2 * minute)).await.unwrap();
+        e.hot().hit_at(&b.slug, &valued("old", 5.0), Some(T0)).await.unwrap();
+        e.hot().hit_at(&b.slug, &hit("new"), Some(T0 + 2 * minute)).await.unwrap();
 
         assert_eq!(
             snapshot(&e, &b, T0 + 2 * minute).await,
@@ -99,12 +99,12 @@ async fn buckets_expire_by_their_ttl_which_later_writes_never_extend() {
             async move { redis::cmd("PTTL").arg(&key).query_async::<i64>(&mut conn).await.unwrap() }
         };
 
-        e.hit_at(&b.slug, &hit("a"), Some(now)).await.unwrap();
+        e.hot().hit_at(&b.slug, &hit("a"), Some(now)).await.unwrap();
         let first = pttl(&mut conn).await;
         assert!((2_000..=3_000).contains(&first), "{mode}: ttl set at first write, got {first} ms");
         tokio::time::sleep(Duration::from_millis(1_200)).await;
         // Same bucket (the clock is passed), later write: the TTL keeps running down.
-        e.hit_at(&b.slug, &hit("b"), Some(now)).await.unwrap();
+        e.hot().hit_at(&b.slug, &hit("b"), Some(now)).await.unwrap();
         let later = pttl(&mut conn).await;
         assert!(later > 0 && later <= first - 1_000, "{mode}: ttl pushed back: {first} ms then {later} ms");
 
@@ -181,7 +181,7 @@ async fn sum_and_max_windows_match_a_naive_model() {
             .await;
             let stream = hits(u64::from(write_mode == WriteMode::Best) * 7 + aggregate as u64, 300);
             for (bucket, member, value) in &stream {
-                e.hit_at(&b.slug, &valued(member, *value), Some(T0 + bucket * 60_000)).await.unwrap();
+                e.hot().hit_at(&b.slug, &valued(member, *value), Some(T0 + bucket * 60_000)).await.unwrap();
             }
             let got = snapshot(&e, &b, T0 + 3 * 60_000).await;
             let want = naive(&b.rules, &stream, 3);
@@ -241,7 +241,7 @@ async fn a_window_larger_than_a_slice_merges_exactly_while_the_live_bucket_grows
                 tokio::spawn(async move {
                     let mut i = 0;
                     while writing.load(std::sync::atomic::Ordering::Relaxed) {
-                        e.hit_at(&slug, &hit(&format!("new{i}")), Some(T0 + 2 * 60_000)).await.unwrap();
+                        e.hot().hit_at(&slug, &hit(&format!("new{i}")), Some(T0 + 2 * 60_000)).await.unwrap();
                         i += 1;
                     }
                     i
@@ -271,7 +271,7 @@ async fn best_mode_never_lowers_a_score() {
         let b = hot_board(&e, HotSpec { write_mode: Some(WriteMode::Best), ..spec(60, 2) }).await;
         let mut scores = Vec::new();
         for value in [40.0, 90.0, 10.0, 89.0, 95.0, 1.0] {
-            let outcome = e.hit_at(&b.slug, &valued("article-1001", value), Some(T0)).await.unwrap();
+            let outcome = e.hot().hit_at(&b.slug, &valued("article-1001", value), Some(T0)).await.unwrap();
             assert_eq!(outcome.result, HitResult::Counted, "{mode}");
             scores.push(outcome.score.unwrap());
         }
@@ -297,7 +297,7 @@ async fn dedup_and_caps_hold_exactly_under_16_concurrent_writers() {
                         for m in 0..10 {
                             let member = format!("m{}", (m + w + round) % 10);
                             let h = by(&member, &format!("actor{}", w % 4));
-                            results.push(e.hit_at(&slug, &h, Some(T0)).await.unwrap().result);
+                            results.push(e.hot().hit_at(&slug, &h, Some(T0)).await.unwrap().result);
                         }
                     }
                     results
@@ -332,21 +332,21 @@ async fn dedup_lasts_one_snapshot_interval() {
         let b = hot_board(&e, HotSpec { snapshot_seconds: Some(300), ..spec(60, 10) }).await;
         let at = |s: i64| Some(T0 + s * 1000);
         assert_eq!(
-            e.hit_at(&b.slug, &by("robot vacuum", "u1"), at(0)).await.unwrap().result,
+            e.hot().hit_at(&b.slug, &by("robot vacuum", "u1"), at(0)).await.unwrap().result,
             HitResult::Counted
         );
         assert_eq!(
-            e.hit_at(&b.slug, &by("robot vacuum", "u1"), at(299)).await.unwrap().result,
+            e.hot().hit_at(&b.slug, &by("robot vacuum", "u1"), at(299)).await.unwrap().result,
             HitResult::Deduplicated,
             "{mode}"
         );
         // Another actor, or the same actor in the next interval, counts.
         assert_eq!(
-            e.hit_at(&b.slug, &by("robot vacuum", "u2"), at(299)).await.unwrap().result,
+            e.hot().hit_at(&b.slug, &by("robot vacuum", "u2"), at(299)).await.unwrap().result,
             HitResult::Counted
         );
         assert_eq!(
-            e.hit_at(&b.slug, &by("robot vacuum", "u1"), at(300)).await.unwrap().result,
+            e.hot().hit_at(&b.slug, &by("robot vacuum", "u1"), at(300)).await.unwrap().result,
             HitResult::Counted
         );
     })
@@ -390,14 +390,14 @@ async fn invalid_hits_are_rejected_before_redis() {
             (valued("洗地机", -1.0), "weight"),
             (by("洗地机", "u 1"), "actor"),
         ] {
-            let outcome = e.hit_at(&b.slug, &h, Some(T0)).await.unwrap();
+            let outcome = e.hot().hit_at(&b.slug, &h, Some(T0)).await.unwrap();
             assert_eq!(outcome.result, HitResult::Rejected, "{mode}: {h:?}");
             assert!(outcome.reason.as_deref().unwrap().contains(reason), "{mode}: {outcome:?}");
         }
         assert!(projection.keys().await.is_empty(), "{mode}: a rejected hit touched Redis");
 
-        e.hit_at(&b.slug, &weighted("  洗地机 ", "order"), Some(T0)).await.unwrap();
-        e.hit_at(&b.slug, &weighted("air fryer", "search"), Some(T0)).await.unwrap();
+        e.hot().hit_at(&b.slug, &weighted("  洗地机 ", "order"), Some(T0)).await.unwrap();
+        e.hot().hit_at(&b.slug, &weighted("air fryer", "search"), Some(T0)).await.unwrap();
         assert_eq!(
             snapshot(&e, &b, T0).await,
             [("洗地机".into(), 10.0), ("air fryer".into(), 1.0)],
@@ -418,21 +418,21 @@ async fn snapshots_show_rank_changes_and_new_entries_once_per_interval() {
         let b = hot_board(&e, HotSpec { snapshot_seconds: Some(60), ..spec(60, 5) }).await;
         for (member, n) in [("a", 3), ("b", 2), ("c", 1)] {
             for _ in 0..n {
-                e.hit_at(&b.slug, &hit(member), Some(T0)).await.unwrap();
+                e.hot().hit_at(&b.slug, &hit(member), Some(T0)).await.unwrap();
             }
         }
-        let first = e.hot_snapshot(&b.slug, Some(T0)).await.unwrap().unwrap();
+        let first = e.hot().snapshot(&b.slug, Some(T0)).await.unwrap().unwrap();
         assert!(first.entries.iter().all(|x| !x.new && x.change == 0), "{mode}: nothing to compare with");
         // The same interval again publishes nothing.
-        assert_eq!(e.hot_snapshot(&b.slug, Some(T0 + 59_000)).await.unwrap(), None, "{mode}");
+        assert_eq!(e.hot().snapshot(&b.slug, Some(T0 + 59_000)).await.unwrap(), None, "{mode}");
 
         for (member, n) in [("c", 5), ("d", 3)] {
             for _ in 0..n {
-                e.hit_at(&b.slug, &hit(member), Some(T0 + 60_000)).await.unwrap();
+                e.hot().hit_at(&b.slug, &hit(member), Some(T0 + 60_000)).await.unwrap();
             }
         }
-        e.hot_snapshot(&b.slug, Some(T0 + 60_000)).await.unwrap().unwrap();
-        let list = e.hot_top(&b.slug, 10).await.unwrap();
+        e.hot().snapshot(&b.slug, Some(T0 + 60_000)).await.unwrap().unwrap();
+        let list = e.hot().top(&b.slug, 10).await.unwrap();
         let view: Vec<(u32, &str, f64, i64, bool)> =
             list.entries.iter().map(|x| (x.rank, x.member.as_str(), x.score, x.change, x.new)).collect();
         assert_eq!(
@@ -447,7 +447,7 @@ async fn snapshots_show_rank_changes_and_new_entries_once_per_interval() {
         );
         assert_eq!(list.updated_at.unwrap().as_millisecond(), T0 + 60_000);
         assert_eq!(list.window.description, "last 5 minutes");
-        assert_eq!(e.hot_top(&b.slug, 2).await.unwrap().entries.len(), 2);
+        assert_eq!(e.hot().top(&b.slug, 2).await.unwrap().entries.len(), 2);
     })
     .await;
 }
@@ -458,13 +458,13 @@ async fn tending_unlinks_buckets_behind_the_window_and_reports_missing_ttls() {
         let b = hot_board(&e, spec(60, 2)).await;
         let keys = e.projection().keys().hot(&b.slug);
         let mut conn = e.projection().conn().await.unwrap();
-        e.hit_at(&b.slug, &hit("a"), Some(T0)).await.unwrap();
+        e.hot().hit_at(&b.slug, &hit("a"), Some(T0)).await.unwrap();
         // A bucket inside the window written behind the script's back, without a TTL: the smell
         // docs/DESIGN.md ("Bucket TTLs") tells to watch for.
         let rogue = keys.bucket(T0 / 60_000 + 2);
         redis::cmd("ZADD").arg(&rogue).arg(1).arg("x").exec_async(&mut conn).await.unwrap();
 
-        e.hot_snapshot(&b.slug, Some(T0 + 3 * 60_000)).await.unwrap();
+        e.hot().snapshot(&b.slug, Some(T0 + 3 * 60_000)).await.unwrap();
         let exists: i64 =
             redis::cmd("EXISTS").arg(keys.bucket(T0 / 60_000)).query_async(&mut conn).await.unwrap();
         assert_eq!(exists, 0, "{mode}: the bucket behind the window is unlinked");
@@ -485,7 +485,7 @@ async fn a_bucket_keeps_its_size_bound() {
     each_redis(|e, mode| async move {
         let b = hot_board(&e, HotSpec { max_members: Some(3), ..spec(60, 2) }).await;
         for (i, member) in ["a", "b", "c", "d", "e"].iter().enumerate() {
-            e.hit_at(&b.slug, &valued(member, (i + 1) as f64), Some(T0)).await.unwrap();
+            e.hot().hit_at(&b.slug, &valued(member, (i + 1) as f64), Some(T0)).await.unwrap();
         }
         let members: Vec<String> = snapshot(&e, &b, T0).await.into_iter().map(|(m, _)| m).collect();
         assert_eq!(members, ["e", "d", "c"], "{mode}: the lowest are trimmed");
@@ -499,7 +499,7 @@ async fn a_slug_names_one_board_of_either_kind() {
         let projection = TestProjection::new(redis_targets().remove(0).1);
         let e = engine(&ledger, &projection).await;
         let hot = hot_board(&e, spec(60, 2)).await;
-        assert!(matches!(e.create_hot_board(&hot).await, Err(engine::EngineError::BoardExists(_))));
+        assert!(matches!(e.hot().create_board(&hot).await, Err(engine::EngineError::BoardExists(_))));
         let periodic = domain::Board {
             slug: hot.slug.clone(),
             title: "Weekly".into(),
@@ -521,7 +521,7 @@ async fn a_slug_names_one_board_of_either_kind() {
         e.create_board(&periodic).await.unwrap();
         let clash = HotBoard { slug: periodic.slug.clone(), ..hot.clone() };
         assert!(
-            matches!(e.create_hot_board(&clash).await, Err(engine::EngineError::BoardExists(_))),
+            matches!(e.hot().create_board(&clash).await, Err(engine::EngineError::BoardExists(_))),
             "{}",
             ledger.name
         );
@@ -538,18 +538,18 @@ async fn one_of_two_instances_takes_the_snapshots() {
     let e1 = engine(&ledger, &projection).await;
     let e2 = Engine::from_parts(ledger.ledger.clone(), projection.projection.clone());
     let b = hot_board(&e1, HotSpec { snapshot_seconds: Some(1), ..spec(1, 30) }).await;
-    e1.hit(&b.slug, &hit("a")).await.unwrap();
+    e1.hot().hit(&b.slug, &hit("a")).await.unwrap();
 
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(());
     let stopped = |mut rx: tokio::sync::watch::Receiver<()>| async move {
         let _ = rx.changed().await;
     };
     let jobs = [
-        e1.spawn_hot_snapshots("one".into(), stopped(stop_rx.clone())),
-        e2.spawn_hot_snapshots("two".into(), stopped(stop_rx)),
+        e1.hot().spawn_snapshots("one".into(), stopped(stop_rx.clone())),
+        e2.hot().spawn_snapshots("two".into(), stopped(stop_rx)),
     ];
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while e1.hot_top(&b.slug, 10).await.unwrap().updated_at.is_none() {
+    while e1.hot().top(&b.slug, 10).await.unwrap().updated_at.is_none() {
         assert!(std::time::Instant::now() < deadline, "no snapshot was published");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -562,7 +562,7 @@ async fn one_of_two_instances_takes_the_snapshots() {
         e.metrics().render().contains(&format!("laurel_hot_snapshots_total{{board=\"{}\"}}", b.slug))
     };
     assert!(published(&e1) != published(&e2), "exactly one instance published");
-    let top = e2.hot_top(&b.slug, 10).await.unwrap();
+    let top = e2.hot().top(&b.slug, 10).await.unwrap();
     assert_eq!(top.entries.iter().map(|x| x.member.as_str()).collect::<Vec<_>>(), ["a"]);
     projection.cleanup().await;
     ledger.drop_db().await;
@@ -574,10 +574,10 @@ async fn a_closed_bucket_is_read_once_until_its_size_changes() {
         let b = hot_board(&e, spec(60, 3)).await;
         let minute = 60_000;
         for m in ["a1", "a2", "a3"] {
-            e.hit_at(&b.slug, &hit(m), Some(T0)).await.unwrap();
+            e.hot().hit_at(&b.slug, &hit(m), Some(T0)).await.unwrap();
         }
         for m in ["b1", "b2"] {
-            e.hit_at(&b.slug, &hit(m), Some(T0 + minute)).await.unwrap();
+            e.hot().hit_at(&b.slug, &hit(m), Some(T0 + minute)).await.unwrap();
         }
         // Both buckets closed for 5 s; the live one is empty.
         let at = Some(T0 + 2 * minute + 5_000);
@@ -589,7 +589,7 @@ async fn a_closed_bucket_is_read_once_until_its_size_changes() {
         assert_eq!(second.top, first.top, "{mode}");
 
         // A bucket whose size changed is read again.
-        e.hit_at(&b.slug, &valued("a4", 9.0), Some(T0)).await.unwrap();
+        e.hot().hit_at(&b.slug, &valued("a4", 9.0), Some(T0)).await.unwrap();
         let third = merge().await.unwrap();
         assert_eq!((third.entries_read, third.entries_fetched), (6, 4), "{mode}");
         assert_eq!(third.top[0], ("a4".into(), 9.0), "{mode}");

@@ -380,7 +380,7 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
 
             // The hot board has a published list from a few hours of hits.
             let hot = BoardSlug::parse(engine::demo::DEMO_HOT).unwrap();
-            let list = e.hot_top(&hot, 3).await.unwrap();
+            let list = e.hot().top(&hot, 3).await.unwrap();
             let top: Vec<&str> = list.entries.iter().map(|x| x.member.as_str()).collect();
             assert_eq!(top, vec!["redis cluster", "leptos islands", "sorted sets"], "{ctx}");
             p.cleanup().await;

@@ -1,6 +1,6 @@
 //! What a caller without credentials may spend: its requests count, per client network (an IPv4
 //! address or an IPv6 /64, as `peer` names the client), against one allowance shared by every
-//! instance (`--public-rate-per-second`, `--public-burst`; `Engine::admit_client`). Over it, the
+//! instance (`--public-rate-per-second`, `--public-burst`; `Access::admit_client`). Over it, the
 //! answer is 429 with `Retry-After` and nothing is read.
 //!
 //! Not counted: health, readiness and metrics (probes and scrapers), the site's embedded files
@@ -31,7 +31,7 @@ pub async fn limit(
     if FREE.contains(&path) || crate::assets::exists(path) || holds_credentials(state, headers).await {
         return None;
     }
-    let limited = state.engine.admit_client(client, limits).await.err()?;
+    let limited = state.engine.access().admit_client(client, limits).await.err()?;
     if headers.contains_key("x-forwarded-for") && state.web.trusted_proxies.is_empty() {
         warn_once_about_proxies();
     }
@@ -46,11 +46,11 @@ async fn holds_credentials(state: &AppState, headers: &HeaderMap) -> bool {
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim);
     if let Some(secret) = bearer {
-        return state.engine.knows_secret(secret).await.unwrap_or(false);
+        return state.engine.access().knows_secret(secret).await.unwrap_or(false);
     }
     match app::api::session::session_token(headers) {
         Some(session) => {
-            matches!(state.engine.session_actor(session, jiff::Timestamp::now()).await, Ok(Some(_)))
+            matches!(state.engine.access().session_actor(session, jiff::Timestamp::now()).await, Ok(Some(_)))
         }
         None => false,
     }
@@ -94,7 +94,7 @@ pub fn limits(rate_per_second: u32, burst: u32) -> Option<KeyLimits> {
 mod tests {
     use super::*;
     use engine::Engine;
-    use engine::ratelimit::{Cell, ClientNet};
+    use engine::access::ratelimit::{Cell, ClientNet};
     use engine::redis::keys::KeySpace;
     use engine::redis::{Projection, RedisTarget};
     use leptos::prelude::LeptosOptions;
@@ -133,7 +133,7 @@ mod tests {
             let prefix = format!("laurel-anonymous-{}-{}", std::process::id(), variable.len());
             let (one, engine) = instance(&redis, &prefix, 1, limits).await;
             let (two, _) = instance(&redis, &prefix, 2, limits).await;
-            let admin = engine.issue_admin_token().await.unwrap();
+            let admin = engine.access().issue_admin_token().await.unwrap();
             let get = |addr: SocketAddr, path: &str, from: &str, bearer: Option<&str>| {
                 let mut req = client.get(format!("http://{addr}{path}")).header("x-forwarded-for", from);
                 if let Some(bearer) = bearer {

@@ -272,7 +272,7 @@ async fn console_gate(engine: &Engine, path: &str, headers: &axum::http::HeaderM
     }
     let refused = match app::api::session::session_token(headers) {
         None => "sign in to the console first",
-        Some(token) => match engine.session_actor(token, jiff::Timestamp::now()).await {
+        Some(token) => match engine.access().session_actor(token, jiff::Timestamp::now()).await {
             Ok(Some(_)) => return None,
             Ok(None) => "your session has ended; sign in again",
             Err(error) => {
@@ -459,7 +459,7 @@ mod tests {
 
     #[tokio::test]
     async fn console_logins_through_the_listener_are_throttled_per_client_address() {
-        use engine::admins::MAX_FAILURES_PER_ADDRESS;
+        use engine::access::admins::MAX_FAILURES_PER_ADDRESS;
         // The test client connects from 127.0.0.1, trusted here as a proxy: it names the client.
         let web = crate::state::Web {
             trusted_proxies: crate::peer::TrustedProxies::parse("127.0.0.1").unwrap(),
@@ -467,7 +467,7 @@ mod tests {
         };
         let (site, engine, dir) = router_with_web("login-addresses", web).await;
         const PASSWORD: &str = "correct horse battery";
-        engine.create_admin("kay", PASSWORD).await.unwrap();
+        engine.access().create_admin("kay", PASSWORD).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let server = tokio::spawn(crate::listen::serve(listener, site, std::future::pending()));

@@ -45,18 +45,18 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Admin { command: AdminCommand::Token(stores) } => {
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
-            println!("{}", engine.issue_admin_token().await?);
+            println!("{}", engine.access().issue_admin_token().await?);
             Ok(())
         }
         Command::Admin { command: AdminCommand::Create { stores, username } } => {
             let password = admin_password()?;
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
-            engine.create_admin(&username, &password).await?;
+            engine.access().create_admin(&username, &password).await?;
             eprintln!("admin {username} created");
             Ok(())
         }
         Command::ContestantLink { member, hours, base_url, link_secret } => {
-            let secret = engine::links::LinkSecret::new(&link_secret).map_err(anyhow::Error::msg)?;
+            let secret = engine::access::links::LinkSecret::new(&link_secret).map_err(anyhow::Error::msg)?;
             let member = domain::MemberId::parse(member).context("--member")?;
             let valid_for = jiff::SignedDuration::from_hours(i64::from(hours));
             let link = secret.sign(&member, valid_for, jiff::Timestamp::now()).map_err(anyhow::Error::msg)?;
@@ -72,7 +72,7 @@ async fn main() -> anyhow::Result<()> {
                 .map(domain::BoardSlug::parse)
                 .collect::<Result<Vec<_>, _>>()
                 .context("a --board is not a valid slug")?;
-            let issued = engine.issue_api_key(&boards, limits, "cli").await?;
+            let issued = engine.access().issue_api_key(&boards, limits, "cli").await?;
             eprintln!(
                 "ingest key #{} ({}…) for {}: {}/s, burst {}; copy it now, it will not be shown again",
                 issued.view.id,
@@ -168,8 +168,9 @@ async fn doctor(database_url: &str, fix: bool) -> anyhow::Result<()> {
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let mut engine = Engine::start(&args.stores.engine_config()).await.context("start the engine")?;
     if let Some(secret) = &args.link_secret {
-        let secret =
-            engine::links::LinkSecret::new(secret).map_err(anyhow::Error::msg).context("--link-secret")?;
+        let secret = engine::access::links::LinkSecret::new(secret)
+            .map_err(anyhow::Error::msg)
+            .context("--link-secret")?;
         engine = engine.with_link_secret(secret);
     }
     // Brings the projection level after Redis outages, restarts or crashes; no manual step.
@@ -192,7 +193,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     });
     // Publishes hot boards' lists once per interval; one instance leads, by another lease.
     let (stop_hot, hot_stopped) = tokio::sync::oneshot::channel::<()>();
-    let hot_snapshots = engine.spawn_hot_snapshots(holder, async move {
+    let hot_snapshots = engine.hot().spawn_snapshots(holder, async move {
         let _ = hot_stopped.await;
     });
     // Settlement rewards go to the webhook; without one they wait in the ledger's outbox.

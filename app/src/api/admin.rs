@@ -17,6 +17,7 @@ pub(crate) async fn admin_actor() -> Result<String, AppError> {
     let token = super::session::session_token(&headers)
         .ok_or_else(|| AppError::Denied("sign in to the console first".into()))?;
     super::engine()?
+        .access()
         .session_actor(token, jiff::Timestamp::now())
         .await?
         .ok_or_else(|| AppError::Denied("your session has ended; sign in again".into()))
@@ -27,22 +28,23 @@ pub(crate) async fn admin_actor() -> Result<String, AppError> {
 #[server(endpoint = "login")]
 pub async fn login(username: String, password: String) -> Result<(), AppError> {
     use super::session;
-    use engine::admins::{LoginError, SESSION_TTL};
+    use engine::access::admins::{LoginError, SESSION_TTL};
     let engine = super::engine()?;
     let headers = super::request_headers().await?;
     let client = use_context::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<session::ClientAddr>().map(|addr| addr.0));
-    let started = engine.login(username.trim(), &password, client, jiff::Timestamp::now()).await.map_err(
-        |e| match e {
-            LoginError::Engine(_) => {
-                tracing::error!(error = %e, "login failed on a store");
-                AppError::Unavailable
-            }
-            e => AppError::Denied(e.to_string()),
-        },
-    )?;
+    let started =
+        engine.access().login(username.trim(), &password, client, jiff::Timestamp::now()).await.map_err(
+            |e| match e {
+                LoginError::Engine(_) => {
+                    tracing::error!(error = %e, "login failed on a store");
+                    AppError::Unavailable
+                }
+                e => AppError::Denied(e.to_string()),
+            },
+        )?;
     if let Some(previous) = session::session_token(&headers) {
-        engine.logout(previous).await?;
+        engine.access().logout(previous).await?;
     }
     let response = expect_context::<leptos_axum::ResponseOptions>();
     response.append_header(
@@ -59,7 +61,7 @@ pub async fn logout() -> Result<(), AppError> {
     use super::session;
     let headers = super::request_headers().await?;
     if let Some(token) = session::session_token(&headers) {
-        super::engine()?.logout(token).await?;
+        super::engine()?.access().logout(token).await?;
     }
     expect_context::<leptos_axum::ResponseOptions>()
         .append_header(http::header::SET_COOKIE, session::clear_session());
@@ -72,7 +74,7 @@ pub async fn logout() -> Result<(), AppError> {
 pub async fn read_signed_in() -> Result<Option<String>, AppError> {
     let headers = super::request_headers().await?;
     match super::session::session_token(&headers) {
-        Some(token) => Ok(super::engine()?.session_actor(token, jiff::Timestamp::now()).await?),
+        Some(token) => Ok(super::engine()?.access().session_actor(token, jiff::Timestamp::now()).await?),
         None => Ok(None),
     }
 }

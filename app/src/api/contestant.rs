@@ -8,10 +8,10 @@ use leptos::prelude::*;
 #[server(endpoint = "claim_link")]
 pub async fn claim_link(member: String, expires: i64, sig: String) -> Result<String, AppError> {
     use super::session;
-    use engine::links::LinkError;
+    use engine::access::links::LinkError;
     let engine = super::engine()?;
     let now = jiff::Timestamp::now();
-    let signed = engine.verify_contestant(&member, expires, &sig, now).map_err(|e| match e {
+    let signed = engine.access().verify_contestant(&member, expires, &sig, now).map_err(|e| match e {
         LinkError::NotConfigured => AppError::Invalid(e.to_string()),
         LinkError::Expired | LinkError::Forged => AppError::Denied(e.to_string()),
     })?;
@@ -25,7 +25,7 @@ pub async fn claim_link(member: String, expires: i64, sig: String) -> Result<Str
 /// The contestant "me" names, if a valid link was opened in this browser.
 #[server(endpoint = "read_me")]
 pub async fn read_me() -> Result<Option<String>, AppError> {
-    use engine::links::SignedMember;
+    use engine::access::links::SignedMember;
     let headers = super::request_headers().await?;
     let Some((member, expires, sig)) =
         super::session::cookie(&headers, super::session::ME_COOKIE).and_then(SignedMember::from_cookie_value)
@@ -34,6 +34,7 @@ pub async fn read_me() -> Result<Option<String>, AppError> {
     };
     let engine = super::engine()?;
     Ok(engine
+        .access()
         .verify_contestant(&member, expires, &sig, jiff::Timestamp::now())
         .ok()
         .map(|s| s.member.to_string()))

@@ -43,7 +43,7 @@ pub async fn read_keys() -> Result<KeysPage, AppError> {
     super::admin::admin_actor().await?;
     let engine = super::engine()?;
     let headers = super::request_headers().await?;
-    let keys = engine.api_keys().await?;
+    let keys = engine.access().api_keys().await?;
     let mut created = None;
     if let Some(secret) = super::session::cookie(&headers, NEW_KEY_COOKIE) {
         expect_context::<leptos_axum::ResponseOptions>().append_header(
@@ -54,14 +54,14 @@ pub async fn read_keys() -> Result<KeysPage, AppError> {
             .expect("a constant cookie"),
         );
         // Only a live key of this ledger is shown (the cookie is the browser's to change).
-        if let Some(scope) = engine.api_key_scope(secret).await?
+        if let Some(scope) = engine.access().api_key_scope(secret).await?
             && let Some(view) = keys.iter().find(|k| k.id == scope.id)
         {
             created = Some(NewKey { key: secret.to_owned(), view: view.clone() });
         }
     }
     let mut boards: Vec<String> = engine.boards().await?.into_iter().map(|b| b.slug.to_string()).collect();
-    boards.extend(engine.hot_board_summaries().await?.into_iter().map(|b| b.slug.to_string()));
+    boards.extend(engine.hot().summaries().await?.into_iter().map(|b| b.slug.to_string()));
     boards.sort();
     Ok(KeysPage { keys, boards, created })
 }
@@ -88,7 +88,7 @@ pub async fn create_key(boards: String, rate_per_second: String, burst: String) 
         .filter(|s| !s.is_empty())
         .map(|s| domain::BoardSlug::parse(s).map_err(|e| AppError::Invalid(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    let issued = super::engine()?.issue_api_key(&boards, limits, &actor).await?;
+    let issued = super::engine()?.access().issue_api_key(&boards, limits, &actor).await?;
     let headers = super::request_headers().await?;
     let plain_form_post = headers
         .get(http::header::ACCEPT)
@@ -114,5 +114,5 @@ pub async fn create_key(boards: String, rate_per_second: String, burst: String) 
 pub async fn revoke_key(id: i64, reason: String) -> Result<ApiKeyView, AppError> {
     let actor = super::admin::admin_actor().await?;
     let reason = Some(reason.trim()).filter(|r| !r.is_empty());
-    Ok(super::engine()?.revoke_api_key(id, &actor, reason).await?)
+    Ok(super::engine()?.access().revoke_api_key(id, &actor, reason).await?)
 }

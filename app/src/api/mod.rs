@@ -61,7 +61,7 @@ pub async fn read_boards() -> Result<Vec<BoardSummary>, AppError> {
 /// All hot boards, with their windows in words.
 #[server]
 pub async fn read_hot_boards() -> Result<Vec<HotBoardSummary>, AppError> {
-    Ok(engine()?.hot_board_summaries().await?)
+    Ok(engine()?.hot().summaries().await?)
 }
 
 /// A hot board and its published list (the latest snapshot).
@@ -69,8 +69,8 @@ pub async fn read_hot_boards() -> Result<Vec<HotBoardSummary>, AppError> {
 pub async fn read_hot_list(board: String) -> Result<(HotBoardSummary, HotList), AppError> {
     let engine = engine()?;
     let slug = board_slug(board)?;
-    let summary = HotBoardSummary::of(&engine.hot_board(&slug).await?);
-    Ok((summary, engine.hot_top(&slug, domain::hot::SNAPSHOT_ENTRIES).await?))
+    let summary = HotBoardSummary::of(&engine.hot().board(&slug).await?);
+    Ok((summary, engine.hot().top(&slug, domain::hot::SNAPSHOT_ENTRIES).await?))
 }
 
 /// A period's settlement revisions in words, oldest first (with a member: its standing in each).

@@ -102,6 +102,7 @@ impl Engine {
     /// A board's definition as the ledger has it now (and this process's copy renewed).
     pub(crate) async fn fresh_board(&self, slug: &BoardSlug) -> Result<Board, EngineError> {
         let board = self
+            .core
             .ledger
             .board(slug)
             .await?
@@ -145,7 +146,7 @@ impl Engine {
         {
             return Ok(cached.1);
         }
-        let status = self.ledger.period_status(board, &period).await?;
+        let status = self.core.ledger.period_status(board, &period).await?;
         let mut states = self.states.lock().expect("state cache");
         if states.len() >= 4096 {
             states.retain(|_, cached| lasts(cached));

@@ -75,7 +75,7 @@ impl Engine {
     /// All boards, each with its current period.
     pub async fn boards(&self) -> Result<Vec<BoardSummary>, EngineError> {
         let now = jiff::Timestamp::now();
-        let boards = self.readable("boards", self.ledger.boards().await?);
+        let boards = self.readable("boards", self.core.ledger.boards().await?);
         Ok(boards.iter().map(|b| summary(b, now)).collect())
     }
 
@@ -93,7 +93,7 @@ impl Engine {
     /// The periods a board has (with writes), plus the current one, newest first.
     pub async fn periods(&self, slug: &BoardSlug) -> Result<Vec<PeriodInfo>, EngineError> {
         let board = self.shared_board(slug).await?;
-        let mut periods = self.readable("periods", self.ledger.periods(slug).await?);
+        let mut periods = self.readable("periods", self.core.ledger.periods(slug).await?);
         let current = board.period_at(jiff::Timestamp::now());
         if !periods.iter().any(|(p, _)| *p == current) {
             periods.push((current, "open".into()));
@@ -240,12 +240,12 @@ impl Engine {
         let (min, max) = board.codec.bounds();
         let (state, frozen_at) = self.status_for_reads(slug, period).await?;
         if state == State::Archived {
-            let count = self.ledger.standings_at_least(slug, &period, min_points).await?;
+            let count = self.core.ledger.standings_at_least(slug, &period, min_points).await?;
             return Ok(Sourced { value: count, source: ReadSource::Standings, frozen_at: None });
         }
         let min_points = min_points.clamp(min, max.saturating_add(1).min(domain::score::EXACT_LIMIT));
         let min_score = board.codec.lowest_score_for(min_points);
-        match self.projection.count_at_least(slug, &period, ReadFrom::Replica, min_score).await {
+        match self.core.projection.count_at_least(slug, &period, ReadFrom::Replica, min_score).await {
             Ok(count) => Ok(Sourced { value: count, source: ReadSource::Redis, frozen_at }),
             Err(_) => {
                 let order = self.ledger_order(&board, period, frozen_at.is_some()).await?;
@@ -292,7 +292,7 @@ impl Engine {
                 .collect()
         } else {
             let (base, policy) = (board.codec.tie_base(), board.tie_policy());
-            match self.projection.ranks(slug, &period, ReadFrom::Replica, base, policy, members).await {
+            match self.core.projection.ranks(slug, &period, ReadFrom::Replica, base, policy, members).await {
                 Ok(found) => found,
                 Err(_) => {
                     source = ReadSource::Ledger;
@@ -335,7 +335,7 @@ impl Engine {
         period: Option<&str>,
         prefix: &str,
     ) -> Result<NameMatches, EngineError> {
-        let candidates = self.ledger.profiles_named(prefix, NAME_CANDIDATES as i64).await?;
+        let candidates = self.core.ledger.profiles_named(prefix, NAME_CANDIDATES as i64).await?;
         let more = candidates.len() == NAME_CANDIDATES;
         let members: Vec<MemberId> = candidates.into_iter().map(|(m, _)| m).collect();
         if members.is_empty() {
@@ -378,7 +378,7 @@ impl Engine {
         let board = self.shared_board(slug).await?;
         let period = self.period_of(&board, period)?;
         self.refuse_hidden(slug, &period, member).await?;
-        Ok(self.ledger.member_entries(slug, &period, member, before, limit, viewer).await?)
+        Ok(self.core.ledger.member_entries(slug, &period, member, before, limit, viewer).await?)
     }
 
     /// A member's standing and the newest entries behind it (the member page). A hidden member
@@ -421,7 +421,7 @@ impl Engine {
             Viewer::Public => self.public_frozen_at(slug, key).await?,
             Viewer::Admin => None,
         };
-        let entries = self.ledger.member_entries(slug, &key, member, before, limit, viewer).await?;
+        let entries = self.core.ledger.member_entries(slug, &key, member, before, limit, viewer).await?;
         let older = (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id)).flatten();
         Ok(MemberView {
             board: summary(board, jiff::Timestamp::now()),
@@ -480,7 +480,12 @@ impl Engine {
             (self.archived_window(board, period, window, limit).await?, ReadSource::Standings)
         } else {
             let tie_base = board.codec.tie_base();
-            match self.projection.window(&board.slug, &period, source, from, window, limit, tie_base).await {
+            match self
+                .core
+                .projection
+                .window(&board.slug, &period, source, from, window, limit, tie_base)
+                .await
+            {
                 Ok(raw) => (raw, ReadSource::Redis),
                 Err(error) if matches!(source, Source::Live | Source::Unfrozen) => {
                     tracing::debug!(board = %board.slug, %period, %error, "ranking read from the ledger: Redis cannot be read");
@@ -515,19 +520,23 @@ impl Engine {
         let (from, count) = match window {
             Window::Offset(offset) => (offset, limit),
             Window::Around { member, radius } => {
-                let Some(at) = self.ledger.standing_position(slug, &period, member).await? else {
+                let Some(at) = self.core.ledger.standing_position(slug, &period, member).await? else {
                     return Ok(None);
                 };
                 let from = at.saturating_sub(radius);
                 (from, at - from + radius + 1)
             }
-            Window::After { member, .. } => match self.ledger.standing_position(slug, &period, member).await?
-            {
-                Some(at) => (at + 1, limit),
-                None => return Err(EngineError::Invalid("the cursor does not belong to this period".into())),
-            },
+            Window::After { member, .. } => {
+                match self.core.ledger.standing_position(slug, &period, member).await? {
+                    Some(at) => (at + 1, limit),
+                    None => {
+                        return Err(EngineError::Invalid("the cursor does not belong to this period".into()));
+                    }
+                }
+            }
         };
-        let mut window = self.ledger.standings_window(slug, &period, from, count.saturating_add(1)).await?;
+        let mut window =
+            self.core.ledger.standings_window(slug, &period, from, count.saturating_add(1)).await?;
         let score = |position: u64, points: i64| match board.tie_policy() {
             domain::TiePolicy::Shared => Ok(points),
             domain::TiePolicy::FirstReached => board

@@ -66,7 +66,7 @@ impl Engine {
         let (state, frozen_at) = self.status_for_reads(slug, period).await?;
         // An archived period never changes: its standings are the pinned copy.
         let total = if state == State::Archived {
-            self.ledger.standings_window(slug, &period, 0, 0).await?.total
+            self.core.ledger.standings_window(slug, &period, 0, 0).await?.total
         } else {
             self.pinned(&board, period, &snapshot_id, frozen_at.is_some(), expires_at).await?
         };
@@ -83,16 +83,16 @@ impl Engine {
         expires_at: jiff::Timestamp,
     ) -> Result<u64, EngineError> {
         let slug = &board.slug;
-        if let Some(total) = self.projection.snapshot_total(slug, &period, id).await? {
+        if let Some(total) = self.core.projection.snapshot_total(slug, &period, id).await? {
             return Ok(total);
         }
         let _one_at_a_time = self.snapshots.making.lock().await;
         let waiting_since = Instant::now();
         loop {
-            if let Some(total) = self.projection.snapshot_total(slug, &period, id).await? {
+            if let Some(total) = self.core.projection.snapshot_total(slug, &period, id).await? {
                 return Ok(total);
             }
-            if self.projection.claim_snapshot(slug, &period, id, CLAIM_HOLD).await? {
+            if self.core.projection.claim_snapshot(slug, &period, id, CLAIM_HOLD).await? {
                 return self.make_snapshot(board, period, id, public_view, expires_at).await;
             }
             if waiting_since.elapsed() > WAIT_FOR_MAKER {
@@ -123,7 +123,7 @@ impl Engine {
             totals.into_iter().filter(|t| !t.hidden).map(|t| (t.member, t.score)).collect();
         let life = expires_at.duration_since(jiff::Timestamp::now());
         let ttl = Duration::try_from(life).unwrap_or_default().max(Duration::from_secs(1));
-        self.projection.write_snapshot(&board.slug, &period, id, &rows, ttl).await?;
+        self.core.projection.write_snapshot(&board.slug, &period, id, &rows, ttl).await?;
         Ok(rows.len() as u64)
     }
 
@@ -150,7 +150,8 @@ impl Engine {
         if self.state_for_reads(slug, period).await? == State::Archived {
             return self.read_window(&board, period, Source::Live, Window::Offset(offset), limit).await;
         }
-        let total = self.projection.snapshot_total(slug, &period, snapshot_id).await?.ok_or_else(gone)?;
+        let total =
+            self.core.projection.snapshot_total(slug, &period, snapshot_id).await?.ok_or_else(gone)?;
         let mut page = self
             .read_window(&board, period, Source::Snapshot(snapshot_id), Window::Offset(offset), limit)
             .await?;
@@ -164,7 +165,7 @@ impl Engine {
 
     /// Removes the copies of expired snapshots (the scheduler's pass).
     pub(crate) async fn sweep_snapshots(&self) -> Result<usize, EngineError> {
-        Ok(self.projection.sweep_snapshots().await?)
+        Ok(self.core.projection.sweep_snapshots().await?)
     }
 }
 

@@ -2,7 +2,7 @@
 //! `{<board>:<period>}`, so every script touches one Cluster slot while different periods and
 //! boards spread over the cluster. The prefix lets deployments (and tests) share a Redis.
 
-use crate::ratelimit::Cell;
+use crate::access::ratelimit::Cell;
 use domain::{BoardSlug, PeriodKey};
 
 /// The keys of one board period.

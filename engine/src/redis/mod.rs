@@ -13,7 +13,7 @@ pub mod keys;
 mod public;
 mod snapshots;
 
-use crate::ratelimit::Cell;
+use crate::access::ratelimit::Cell;
 use ::redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use ::redis::cluster::ClusterClientBuilder;
 use ::redis::cluster_async::ClusterConnection;

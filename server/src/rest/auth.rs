@@ -54,12 +54,12 @@ async fn admin(engine: &Engine, headers: &HeaderMap) -> Result<Admin, ApiError> 
     if headers.get(header::AUTHORIZATION).is_none()
         && let Some(session) = app::api::session::session_token(headers)
     {
-        return match engine.session_actor(session, jiff::Timestamp::now()).await? {
+        return match engine.access().session_actor(session, jiff::Timestamp::now()).await? {
             Some(actor) => Ok(Admin { actor }),
             None => Err(unauthorized("the session has ended; sign in again")),
         };
     }
-    match engine.admin_actor(bearer(headers)?).await? {
+    match engine.access().admin_actor(bearer(headers)?).await? {
         Some(actor) => Ok(Admin { actor }),
         None => Err(unauthorized("this endpoint needs an admin token (laurel admin token)")),
     }
@@ -76,7 +76,7 @@ impl axum::extract::FromRequestParts<AppState> for Reader {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         use engine::ledger::Viewer;
         let Ok(secret) = bearer(&parts.headers) else { return Ok(Reader(Viewer::Public)) };
-        Ok(Reader(match state.engine.admin_actor(secret).await? {
+        Ok(Reader(match state.engine.access().admin_actor(secret).await? {
             Some(_) => Viewer::Admin,
             None => Viewer::Public,
         }))
@@ -85,7 +85,7 @@ impl axum::extract::FromRequestParts<AppState> for Reader {
 
 /// The caller may write to some board: returns the check for a particular one.
 pub struct Ingest {
-    scope: Option<engine::auth::KeyScope>,
+    scope: Option<engine::access::keys::KeyScope>,
 }
 
 impl Ingest {
@@ -106,11 +106,11 @@ impl Ingest {
 /// A key over its limit is refused 429 with `Retry-After` before anything is read or written.
 async fn ingest(engine: &Engine, headers: &HeaderMap) -> Result<Ingest, ApiError> {
     let secret = bearer(headers)?;
-    if let Some(scope) = engine.api_key_scope(secret).await? {
-        engine.admit(&scope).await.map_err(ApiError::rate_limited)?;
+    if let Some(scope) = engine.access().api_key_scope(secret).await? {
+        engine.access().admit(&scope).await.map_err(ApiError::rate_limited)?;
         return Ok(Ingest { scope: Some(scope) });
     }
-    if engine.admin_actor(secret).await?.is_some() {
+    if engine.access().admin_actor(secret).await?.is_some() {
         return Ok(Ingest { scope: None });
     }
     Err(unauthorized("unknown or revoked key"))

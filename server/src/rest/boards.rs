@@ -98,7 +98,7 @@ pub async fn create(
 ) -> Result<(StatusCode, Json<AnyBoard>), ApiError> {
     let created = match NewAnyBoard::read(&body)? {
         NewAnyBoard::Hot(board) => {
-            AnyBoard::Hot(HotBoardDetails::of(&state.engine.create_hot_board(&board.parse()?).await?))
+            AnyBoard::Hot(HotBoardDetails::of(&state.engine.hot().create_board(&board.parse()?).await?))
         }
         NewAnyBoard::Periodic(board) => AnyBoard::Periodic(state.engine.create_board(&board.parse()?).await?),
     };

@@ -31,7 +31,7 @@ impl ApiError {
     }
 
     /// 429 `rate_limited` with `Retry-After`: the key is over its limit; nothing was done.
-    pub fn rate_limited(limited: engine::auth::RateLimited) -> Self {
+    pub fn rate_limited(limited: engine::access::keys::RateLimited) -> Self {
         let seconds = limited.retry_after_seconds;
         let unit = if seconds == 1 { "second" } else { "seconds" };
         Self {

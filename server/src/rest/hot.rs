@@ -196,11 +196,11 @@ pub async fn hits(
     ApiPath(BoardParams { board }): ApiPath<BoardParams>,
     body: Bytes,
 ) -> Result<Json<HitOutcome>, ApiError> {
-    let board = state.engine.hot_board(&slug(board)?).await?;
+    let board = state.engine.hot().board(&slug(board)?).await?;
     caller.may_write(&board.slug)?;
     let hit: HitIn = json_body(&body)?;
     let hit = Hit { member: hit.member, weight: hit.weight, actor: hit.actor, action: hit.action };
-    Ok(Json(state.engine.hit(&board.slug, &hit).await?))
+    Ok(Json(state.engine.hot().hit(&board.slug, &hit).await?))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -230,10 +230,10 @@ pub async fn top(
     ApiPath(BoardParams { board }): ApiPath<BoardParams>,
     ApiQuery(q): ApiQuery<HotTopQuery>,
 ) -> Result<Json<HotList>, ApiError> {
-    Ok(Json(state.engine.hot_top(&slug(board)?, q.limit.unwrap_or(10)).await?))
+    Ok(Json(state.engine.hot().top(&slug(board)?, q.limit.unwrap_or(10)).await?))
 }
 
 /// A hot board's definition as the API shows it.
 pub async fn details(state: &AppState, board: &BoardSlug) -> Result<HotBoardDetails, ApiError> {
-    Ok(HotBoardDetails::of(&state.engine.hot_board(board).await?))
+    Ok(HotBoardDetails::of(&state.engine.hot().board(board).await?))
 }

@@ -55,7 +55,7 @@ fn key_id(raw: &str) -> Result<i64, ApiError> {
     )
 )]
 pub async fn list(State(state): State<AppState>, _admin: Admin) -> Result<Json<KeyList>, ApiError> {
-    Ok(Json(KeyList { keys: state.engine.api_keys().await? }))
+    Ok(Json(KeyList { keys: state.engine.access().api_keys().await? }))
 }
 
 /// Every ingest key, oldest first.
@@ -101,7 +101,7 @@ pub async fn create(
         .map(|b| BoardSlug::parse(b).map_err(|e| ApiError::invalid(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
     let limits = KeyLimits::parse(body.rate_per_second, body.burst).map_err(ApiError::invalid)?;
-    let issued = state.engine.issue_api_key(&boards, limits, &admin.actor).await?;
+    let issued = state.engine.access().issue_api_key(&boards, limits, &admin.actor).await?;
     Ok((StatusCode::CREATED, Json(NewKeyAnswer { key: issued.key, view: issued.view })))
 }
 
@@ -134,5 +134,5 @@ pub async fn revoke(
         json_body::<Option<RevokeIn>>(&body)?.unwrap_or_default()
     };
     let id = key_id(&id)?;
-    Ok(Json(state.engine.revoke_api_key(id, &admin.actor, body.reason.as_deref()).await?))
+    Ok(Json(state.engine.access().revoke_api_key(id, &admin.actor, body.reason.as_deref()).await?))
 }

@@ -160,7 +160,7 @@ async fn the_stream_starts_with_the_state_and_ranking_then_follows_writes_and_tr
         metadata: None,
     };
     engine.record(&board, &[write("a", "ann", 30), write("b", "bob", 20)]).await.unwrap();
-    let token = engine.issue_admin_token().await.unwrap();
+    let token = engine.access().issue_admin_token().await.unwrap();
     let server = serve(&engine).await;
     let base = format!("/api/v1/boards/live/periods/{period}");
 
@@ -235,7 +235,7 @@ async fn a_write_on_one_server_reaches_a_stream_of_another_within_a_second() {
         let b =
             Engine::from_parts(a.ledger().clone(), Projection::new(redis.clone(), KeySpace::new(&prefix)));
         let (server_a, server_b) = (serve(&a).await, serve(&b).await);
-        let token = a.issue_admin_token().await.unwrap();
+        let token = a.access().issue_admin_token().await.unwrap();
         let url = format!("http://{}/api/v1/boards/live/periods/{period}/stream", server_b.addr);
         let mut streams = Vec::new();
         for _ in 0..3 {

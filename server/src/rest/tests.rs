@@ -18,7 +18,7 @@ const TEST_LINK_SECRET: &str = "a secret only the tests and their server know";
 
 /// A "me" cookie as a valid signed link for `member` sets it.
 fn me_cookie(member: &str) -> String {
-    let secret = engine::links::LinkSecret::new(TEST_LINK_SECRET).unwrap();
+    let secret = engine::access::links::LinkSecret::new(TEST_LINK_SECRET).unwrap();
     let member = domain::MemberId::parse(member).unwrap();
     let link = secret.sign(&member, jiff::SignedDuration::from_hours(1), jiff::Timestamp::now()).unwrap();
     format!("laurel_me={}", link.cookie_value())
@@ -44,12 +44,12 @@ impl Api {
             engine::ledger::Ledger::connect(&format!("sqlite://{}/l.db", dir.display())).await.unwrap();
         ledger.migrate().await.unwrap();
         let projection = Projection::new(RedisTarget::parse(&url).unwrap(), KeySpace::new(name));
-        let secret = engine::links::LinkSecret::new(TEST_LINK_SECRET).unwrap();
+        let secret = engine::access::links::LinkSecret::new(TEST_LINK_SECRET).unwrap();
         let engine = Engine::from_parts(ledger, projection).with_link_secret(secret);
         let leptos_options = LeptosOptions::builder().output_name("laurel").build();
         let state = AppState::new(leptos_options, engine.clone());
         let router = app(state.clone());
-        let admin = engine.issue_admin_token().await.unwrap();
+        let admin = engine.access().issue_admin_token().await.unwrap();
         let mut api = Api { router, state, engine, admin, key: String::new(), dir };
         for (slug, operator, policy) in [
             ("inc", "incr", "first_reached"),
@@ -64,7 +64,7 @@ impl Api {
             assert_eq!(status, StatusCode::CREATED, "{out}");
         }
         let slugs = ["inc", "tot", "top"].map(|s| domain::BoardSlug::parse(s).unwrap());
-        api.key = api.engine.issue_api_key(&slugs, KeyLimits::default(), "test").await.unwrap().key;
+        api.key = api.engine.access().issue_api_key(&slugs, KeyLimits::default(), "test").await.unwrap().key;
         api
     }
 
@@ -826,7 +826,7 @@ async fn the_openapi_document_is_served_and_describes_the_answers() {
     );
     let top = "/api/v1/boards/{board}/hot/top";
     answer!("GET", top, "/api/v1/boards/trending/hot/top", none, None);
-    api.engine.hot_snapshot(&domain::BoardSlug::parse("trending").unwrap(), None).await.unwrap();
+    api.engine.hot().snapshot(&domain::BoardSlug::parse("trending").unwrap(), None).await.unwrap();
     answer!("GET", top, "/api/v1/boards/trending/hot/top?limit=5", none, None);
     answer!("GET", top, "/api/v1/boards/trending/hot/top?limit=101", none, None);
 
@@ -928,7 +928,7 @@ async fn hot_boards_are_created_with_checked_rules_and_count_hits() {
 
     let (_, top) = api.call("GET", "/api/v1/boards/trending/hot/top", None, None).await;
     assert_eq!((top["updated_at"].is_null(), top["entries"].as_array().unwrap().len()), (true, 0), "{top}");
-    api.engine.hot_snapshot(&domain::BoardSlug::parse("trending").unwrap(), None).await.unwrap();
+    api.engine.hot().snapshot(&domain::BoardSlug::parse("trending").unwrap(), None).await.unwrap();
     let (_, top) = api.call("GET", "/api/v1/boards/trending/hot/top", None, None).await;
     assert_eq!(
         top["entries"],
@@ -937,7 +937,7 @@ async fn hot_boards_are_created_with_checked_rules_and_count_hits() {
     assert!(top["updated_at"].is_string(), "{top}");
     // An ingest key may be scoped to a hot board.
     let trending = [domain::BoardSlug::parse("trending").unwrap()];
-    let key = api.engine.issue_api_key(&trending, KeyLimits::default(), "test").await.unwrap().key;
+    let key = api.engine.access().issue_api_key(&trending, KeyLimits::default(), "test").await.unwrap().key;
     let (status, out) =
         api.call("POST", hits, Some(key.as_str()), Some(json!({"member": "air fryer"}))).await;
     assert_eq!((status, out["result"].as_str()), (StatusCode::OK, Some("counted")), "{out}");
@@ -1005,7 +1005,7 @@ fn set_cookie(res: &axum::http::Response<Body>) -> Option<String> {
 
 /// Creates admin `username` and signs in as it: the session cookie (`laurel_session=…`).
 async fn sign_in(api: &Api, username: &str) -> String {
-    api.engine.create_admin(username, "correct horse battery").await.unwrap();
+    api.engine.access().create_admin(username, "correct horse battery").await.unwrap();
     let form = format!("username={username}&password=correct+horse+battery");
     let res = browser(api, "POST", "/api/login", &[("sec-fetch-site", "same-origin")], Some(&form)).await;
     assert!(res.status().is_redirection(), "{:?}", res.status());
@@ -1115,7 +1115,7 @@ async fn the_console_creates_boards_refusing_the_field_at_fault_and_acts_as_the_
     );
 
     // A session that has ended reaches no console function.
-    api.engine.logout(session.trim_start_matches("laurel_session=")).await.unwrap();
+    api.engine.access().logout(session.trim_start_matches("laurel_session=")).await.unwrap();
     let res = browser(&api, "POST", "/api/admin_activity", &headers, Some("")).await;
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     assert!(body_text(res).await.contains("session has ended"));
@@ -1125,7 +1125,7 @@ async fn the_console_creates_boards_refusing_the_field_at_fault_and_acts_as_the_
 #[tokio::test]
 async fn a_console_session_acts_as_an_admin_and_cross_site_posts_are_refused() {
     let api = Api::start().await;
-    api.engine.create_admin("ann", "correct horse battery").await.unwrap();
+    api.engine.access().create_admin("ann", "correct horse battery").await.unwrap();
     let same_origin = ("sec-fetch-site", "same-origin");
 
     let refused =
@@ -1279,7 +1279,7 @@ async fn every_mutating_route_and_server_function_refuses_anonymous_callers() {
 #[tokio::test]
 async fn a_signed_link_sets_me_and_a_forged_or_expired_one_is_refused() {
     let api = Api::start().await;
-    let secret = engine::links::LinkSecret::new(TEST_LINK_SECRET).unwrap();
+    let secret = engine::access::links::LinkSecret::new(TEST_LINK_SECRET).unwrap();
     let u1 = domain::MemberId::parse("u1").unwrap();
     let link = secret.sign(&u1, jiff::SignedDuration::from_hours(1), jiff::Timestamp::now()).unwrap();
 
@@ -1549,7 +1549,7 @@ async fn a_key_over_its_rate_limit_is_refused_429_with_retry_after_and_nothing_i
 #[tokio::test]
 async fn the_console_makes_a_key_shown_once_without_javascript_and_revokes_it() {
     let api = Api::start().await;
-    api.engine.create_admin("ann", "correct horse battery").await.unwrap();
+    api.engine.access().create_admin("ann", "correct horse battery").await.unwrap();
     let same_origin = ("sec-fetch-site", "same-origin");
     let login = "username=ann&password=correct+horse+battery";
     let res = browser(&api, "POST", "/api/login", &[same_origin], Some(login)).await;
@@ -1619,10 +1619,19 @@ async fn the_console_makes_a_key_shown_once_without_javascript_and_revokes_it() 
     let res = browser(&api, "GET", path, &[("cookie", &session)], None).await;
     let page = html(res).await;
     assert!(page.contains("board nope does not exist"), "{location}: {page}");
-    assert_eq!(api.engine.api_keys().await.unwrap().len(), 2, "the test key and the console's");
+    assert_eq!(api.engine.access().api_keys().await.unwrap().len(), 2, "the test key and the console's");
 
     // Revoked from the console: named in the audit trail, refused from then on.
-    let id = api.engine.api_keys().await.unwrap().iter().find(|k| secret.starts_with(&k.prefix)).unwrap().id;
+    let id = api
+        .engine
+        .access()
+        .api_keys()
+        .await
+        .unwrap()
+        .iter()
+        .find(|k| secret.starts_with(&k.prefix))
+        .unwrap()
+        .id;
     let form = format!("id={id}&reason=leaked");
     let res =
         browser(&api, "POST", "/api/admin_revoke_key", &[("cookie", &session), same_origin], Some(&form))

@@ -3,9 +3,10 @@
 //! values of which only a SHA-256 is stored. Every login makes a new session (the old cookie's
 //! session, if any, is the caller's to end), so a session id planted before login is worthless.
 
+use super::Access;
+use crate::EngineError;
 use crate::hex;
 use crate::ledger::FailuresOf;
-use crate::{Engine, EngineError};
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use jiff::{SignedDuration, Timestamp};
@@ -103,7 +104,7 @@ async fn verify_password(password: String, hash: String) -> bool {
     .unwrap_or(false)
 }
 
-impl Engine {
+impl Access {
     /// Creates an admin account (`admin_exists` when the username is taken).
     pub async fn create_admin(&self, username: &str, password: &str) -> Result<(), EngineError> {
         check_username(username).map_err(EngineError::Invalid)?;
@@ -113,7 +114,7 @@ impl Engine {
             )));
         }
         let hash = hash_password(password.to_owned()).await?;
-        if !self.ledger.create_admin(username, &hash, Timestamp::now()).await? {
+        if !self.core.ledger.create_admin(username, &hash, Timestamp::now()).await? {
             return Err(EngineError::Conflict {
                 code: "admin_exists",
                 detail: format!("admin {username} already exists"),
@@ -141,14 +142,14 @@ impl Engine {
             throttles.push((FailuresOf::Address(address), MAX_FAILURES_PER_ADDRESS));
         }
         for (of, limit) in throttles {
-            let (failures, oldest) = self.ledger.login_failures_since(of, since).await?;
+            let (failures, oldest) = self.core.ledger.login_failures_since(of, since).await?;
             if failures >= limit {
                 let lifts = oldest.unwrap_or(now).checked_add(THROTTLE_WINDOW).unwrap_or(now);
                 let retry_after_seconds = (lifts.as_second() - now.as_second()).max(1) as u64;
                 return Err(LoginError::Throttled { retry_after_seconds });
             }
         }
-        let admin = self.ledger.admin_by_username(username).await?;
+        let admin = self.core.ledger.admin_by_username(username).await?;
         // An unknown username costs the same hash as a known one.
         let hash = match &admin {
             Some(a) => a.password_hash.clone(),
@@ -156,12 +157,12 @@ impl Engine {
         };
         let verified = verify_password(password.to_owned(), hash).await;
         let Some(admin) = admin.filter(|_| verified) else {
-            self.ledger.record_login_failure(username, address.as_deref(), now, since).await?;
+            self.core.ledger.record_login_failure(username, address.as_deref(), now, since).await?;
             return Err(LoginError::Refused);
         };
         let token = format!("{SESSION_PREFIX}{}", hex(&random_bytes::<32>()?));
         let expires_at = now.checked_add(SESSION_TTL).unwrap_or(Timestamp::MAX);
-        self.ledger.start_session(&admin, &digest(&token), now, expires_at).await?;
+        self.core.ledger.start_session(&admin, &digest(&token), now, expires_at).await?;
         Ok(Session { token, expires_at, actor: format!("admin:{}", admin.username) })
     }
 
@@ -170,12 +171,12 @@ impl Engine {
         if !token.starts_with(SESSION_PREFIX) {
             return Ok(None);
         }
-        Ok(self.ledger.session_username(&digest(token), now).await?.map(|u| format!("admin:{u}")))
+        Ok(self.core.ledger.session_username(&digest(token), now).await?.map(|u| format!("admin:{u}")))
     }
 
     /// Ends a session (logout); ending an unknown one is not an error.
     pub async fn logout(&self, token: &str) -> Result<(), EngineError> {
-        self.ledger.end_session(&digest(token)).await?;
+        self.core.ledger.end_session(&digest(token)).await?;
         Ok(())
     }
 }

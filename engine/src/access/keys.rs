@@ -2,17 +2,18 @@
 //! revoked by admins (`POST /api/v1/keys`, the console's `/admin/keys`, `laurel apikey create`).
 //! Secrets are random, shown once, stored as SHA-256 digests (they are high-entropy, so a fast
 //! hash is the right tool; passwords use argon2). Each key has rate limits of its own, and so has
-//! each client without credentials ([`Engine::admit_client`]), shared by every instance
-//! ([`crate::ratelimit`]).
+//! each client without credentials ([`Access::admit_client`]), shared by every instance
+//! ([`super::ratelimit`]).
 //!
 //! Every ingest request names its key, so each process keeps the keys and tokens it recently
-//! found for [`CREDENTIAL_TTL`] ([`Credentials`]) instead of asking the ledger each time: a key
+//! found for [`CREDENTIAL_TTL`] (`Credentials`) instead of asking the ledger each time: a key
 //! revoked on this process stops at once, one revoked on another within that time.
 
+use super::Access;
+use super::ratelimit::{Cell, ClientNet};
+use crate::EngineError;
 use crate::hex;
 use crate::ledger::NewApiKey;
-use crate::ratelimit::{Cell, ClientNet};
-use crate::{Engine, EngineError};
 use domain::BoardSlug;
 use domain::apikey::{ApiKeyView, KeyLimits};
 use sha2::{Digest, Sha256};
@@ -66,7 +67,7 @@ enum Holder {
 /// and revoked secrets are not kept: they are read each time, so a key made on another instance
 /// works at once.
 #[derive(Default)]
-pub struct Credentials {
+pub(super) struct Credentials {
     found: std::sync::Mutex<std::collections::HashMap<String, (Holder, std::time::Instant)>>,
 }
 
@@ -110,11 +111,11 @@ fn digest(secret: &str) -> String {
     hex(&Sha256::digest(secret.as_bytes()))
 }
 
-impl Engine {
+impl Access {
     /// Creates an admin token and returns it (the only time it is visible).
     pub async fn issue_admin_token(&self) -> Result<String, EngineError> {
         let token = secret(ADMIN_TOKEN_PREFIX)?;
-        self.ledger.store_admin_token(&digest(&token), jiff::Timestamp::now()).await?;
+        self.core.ledger.store_admin_token(&digest(&token), jiff::Timestamp::now()).await?;
         Ok(token)
     }
 
@@ -127,7 +128,7 @@ impl Engine {
         if let Some(Holder::Admin(id)) = self.credentials.get(&digest, now) {
             return Ok(Some(format!("token#{id}")));
         }
-        let id = self.ledger.admin_token_id(&digest).await?;
+        let id = self.core.ledger.admin_token_id(&digest).await?;
         if let Some(id) = id {
             self.credentials.put(digest, Holder::Admin(id), now);
         }
@@ -151,24 +152,20 @@ impl Engine {
         }
         let limits = limits.check().map_err(EngineError::Invalid)?;
         for board in &boards {
-            let found = match self.board(board).await {
-                Err(EngineError::NotFound { .. }) => self.hot_board(board).await.map(drop),
-                other => other.map(drop),
-            };
-            if let Err(EngineError::NotFound { .. }) = found {
+            let ledger = &self.core.ledger;
+            if ledger.board(board).await?.is_none() && ledger.hot_board(board).await?.is_none() {
                 return Err(EngineError::Invalid(format!("board {board} does not exist")));
             }
-            found?;
         }
         let key = secret(API_KEY_PREFIX)?;
         let new = NewApiKey { prefix: key[..SHOWN].to_owned(), hash: digest(&key), boards, limits };
-        let view = self.ledger.store_api_key(new, actor, jiff::Timestamp::now()).await?;
+        let view = self.core.ledger.store_api_key(new, actor, jiff::Timestamp::now()).await?;
         Ok(IssuedKey { key, view })
     }
 
     /// Every ingest key, live and revoked, oldest first: prefixes only, never secrets.
     pub async fn api_keys(&self) -> Result<Vec<ApiKeyView>, EngineError> {
-        Ok(self.ledger.api_keys().await?)
+        Ok(self.core.ledger.api_keys().await?)
     }
 
     /// Revokes an ingest key (it answers 401 from then on), audited as `apikey_revoke`. Revoking
@@ -183,7 +180,7 @@ impl Engine {
         if reason.is_some_and(|r| r.len() > MAX_REASON_BYTES) {
             return Err(EngineError::Invalid(format!("a reason holds at most {MAX_REASON_BYTES} bytes")));
         }
-        let view = self.ledger.revoke_api_key(id, actor, reason, jiff::Timestamp::now()).await?;
+        let view = self.core.ledger.revoke_api_key(id, actor, reason, jiff::Timestamp::now()).await?;
         self.credentials.forget_key(id);
         self.limiter.forget(id);
         Ok(view)
@@ -198,7 +195,7 @@ impl Engine {
         if let Some(Holder::Key(scope)) = self.credentials.get(&digest, now) {
             return Ok(Some(scope));
         }
-        let scope = self.ledger.api_key_scope(&digest).await?.map(|s| KeyScope {
+        let scope = self.core.ledger.api_key_scope(&digest).await?.map(|s| KeyScope {
             id: s.id,
             prefix: s.prefix,
             boards: s.boards,
@@ -210,7 +207,7 @@ impl Engine {
         Ok(scope)
     }
 
-    /// Whether `secret` is a live admin token or ingest key (both are kept in [`Credentials`], so
+    /// Whether `secret` is a live admin token or ingest key (both are kept in `Credentials`, so
     /// a repeated secret costs no ledger query).
     pub async fn knows_secret(&self, secret: &str) -> Result<bool, EngineError> {
         Ok(self.admin_actor(secret).await?.is_some() || self.api_key_scope(secret).await?.is_some())
@@ -225,22 +222,22 @@ impl Engine {
     }
 
     /// Counts one request of a client without credentials against `limits`, per client network
-    /// ([`ClientNet`]) and across every instance, as [`Engine::admit`] does for keys; counted in
+    /// ([`ClientNet`]) and across every instance, as [`Access::admit`] does for keys; counted in
     /// `laurel_rate_limited_total` under the key prefix `anonymous`.
     pub async fn admit_client(&self, client: IpAddr, limits: KeyLimits) -> Result<(), RateLimited> {
         self.admit_cell(Cell::Client(ClientNet::of(client)), limits, "anonymous").await
     }
 
     async fn admit_cell(&self, cell: Cell, limits: KeyLimits, label: &str) -> Result<(), RateLimited> {
-        let (share, tolerance) = crate::ratelimit::share_and_tolerance(limits);
-        let verdict = match self.projection.rate_check(cell.clone(), share, tolerance).await {
+        let (share, tolerance) = crate::access::ratelimit::share_and_tolerance(limits);
+        let verdict = match self.core.projection.rate_check(cell.clone(), share, tolerance).await {
             Ok(None) => Ok(()),
             Ok(Some(wait)) => Err(wait),
             Err(_) => self.limiter.check(&cell, limits, std::time::Instant::now()),
         };
         verdict.map_err(|wait| {
-            self.metrics.count_rate_limited(label);
-            RateLimited { retry_after_seconds: crate::ratelimit::retry_after_seconds(wait) }
+            self.core.metrics.count_rate_limited(label);
+            RateLimited { retry_after_seconds: crate::access::ratelimit::retry_after_seconds(wait) }
         })
     }
 }

@@ -3,6 +3,7 @@
 //! only the server and the host know. Opening it tells the UI who "me" is — a display preference:
 //! it opens nothing that changes anything, and every read it highlights is public anyway.
 
+use super::Access;
 use crate::hex;
 use crate::{Engine, EngineError};
 use domain::MemberId;
@@ -126,10 +127,12 @@ impl LinkSecret {
 impl Engine {
     /// Installs the key contestant links are signed and checked with.
     pub fn with_link_secret(mut self, secret: LinkSecret) -> Self {
-        self.link_secret = Some(std::sync::Arc::new(secret));
+        self.access.set_link_secret(secret);
         self
     }
+}
 
+impl Access {
     /// A link for `member`, valid for `valid_for` from `now`.
     pub fn contestant_link(
         &self,

@@ -15,7 +15,7 @@
 //! While Redis is down the count falls back to each process: with N instances behind a balancer,
 //! a key may then make up to N times its limit across the fleet (it fails open, never closed: a
 //! Redis outage must not stop ingestion). The map holds one entry per cell that called; client
-//! cells are made by anyone, so past [`PRUNE_ABOVE`] cells the ones whose allowance is whole again
+//! cells are made by anyone, so past `PRUNE_ABOVE` cells the ones whose allowance is whole again
 //! (they hold nothing a fresh cell would not) are dropped.
 
 use domain::apikey::KeyLimits;
