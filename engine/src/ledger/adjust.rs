@@ -7,7 +7,8 @@ use super::entries::EntryMeta;
 use super::lifecycle::{adjustable, lock_period_state};
 use super::locks::lock_member;
 use super::sql::{entry_effect, member_id, period_key};
-use super::totals::{StoredState, store_total};
+use super::totals::store_total;
+use super::write_rows::{LockedTotal, StoredState};
 use super::writes::apply;
 use super::{Backend, Ledger, LedgerError, Recorded, Tx, micros};
 use domain::write::{Change, Counted, replay};
@@ -302,7 +303,7 @@ async fn recompute(
     now: jiff::Timestamp,
 ) -> Result<(i64, Option<super::Projected>), LedgerError> {
     let (slug, key) = (board.slug.as_str(), period.to_string());
-    let super::totals::LockedTotal { current, reach_seq, hidden } =
+    let LockedTotal { current, reach_seq, hidden } =
         super::totals::lock_total(tx, backend, slug, &key, member).await?;
     let counted: Vec<Counted> =
         counting_entries(tx, slug, &key, member).await?.into_iter().map(|(_, c)| c).collect();

@@ -8,8 +8,7 @@
 
 use super::entries::{EntryMeta, NewEntry, Seen};
 use super::locks::PeriodRow;
-use super::totals::{LockedTotal, StoredState};
-use super::writes::{Projected, Recorded};
+use super::write_rows::{LockedTotal, Projected, Recorded, StoredState};
 use domain::write::{Change, Current, Decision, Outcome, Write, decide};
 use domain::{Board, MemberId, PeriodKey, TiePolicy};
 use std::collections::{HashMap, HashSet};

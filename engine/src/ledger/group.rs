@@ -34,7 +34,7 @@
 //!   call is still answered after the commit of the transaction holding its writes. A single
 //!   client (rounds of one call) never waits.
 
-use super::writes::Recorded;
+use super::write_rows::Recorded;
 use super::{Ledger, LedgerError};
 use domain::Board;
 use domain::write::Write;

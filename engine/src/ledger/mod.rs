@@ -54,6 +54,7 @@ mod sql;
 mod standings;
 mod totals;
 mod transfer;
+mod write_rows;
 mod writes;
 
 pub use adjust::Revoked;
@@ -75,7 +76,7 @@ pub use rows::{InvalidRow, Listing};
 pub use schedule::PeriodInState;
 pub use settle::{Failpoint, digest, set_settle_batch};
 pub use standings::{SETTLEMENT_PAGE, StandingsWindow, StoredStandings};
-pub use writes::{Projected, Recorded};
+pub use write_rows::{Projected, Recorded};
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};

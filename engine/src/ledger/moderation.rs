@@ -6,7 +6,8 @@
 use super::audit::{AuditRecord, record as audit};
 use super::lifecycle::{adjustable, lock_period_state};
 use super::locks::lock_member;
-use super::totals::{LockedTotal, lock_total};
+use super::totals::lock_total;
+use super::write_rows::LockedTotal;
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
 use domain::{Board, BoardSlug, MemberId, PeriodKey};
 use serde_json::json;

@@ -23,7 +23,7 @@ use super::decide::{Verdict, conclude, judge};
 use super::late::{LATE_COLUMNS, late_change, late_from_row};
 use super::settle::final_totals;
 use super::sql::{member_id, parse_state, period_key};
-use super::totals::LockedTotal;
+use super::write_rows::LockedTotal;
 use super::{Backend, Ledger, LedgerError, Tx, instant, micros};
 use domain::lifecycle::State;
 use domain::preview::{Contender, PreviewChange, Touched};

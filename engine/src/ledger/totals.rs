@@ -8,36 +8,13 @@
 use super::decide::Decided;
 use super::entries::Seen;
 use super::sql::{INSERT_CHUNK, LOOKUP_CHUNK, Params, multi_row_insert, padded};
+use super::write_rows::{LockedTotal, StoredState};
 use super::{Backend, LedgerError, Tx, micros};
 use domain::MemberId;
 use domain::write::{Change, Current, Write};
 use sqlx::Row;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-
-/// A member's total as stored, with its reach sequence.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct StoredState {
-    pub points: i64,
-    pub version: i64,
-    pub reach_seq: i64,
-    pub set_version: i64,
-}
-
-/// A member's total as [`lock_total`] read it.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct LockedTotal {
-    pub current: Current,
-    pub reach_seq: i64,
-    /// Hidden in the period (moderation): kept by every change of the total.
-    pub hidden: bool,
-}
-
-impl LockedTotal {
-    /// The total of a member without a row yet.
-    pub(super) const NONE: Self =
-        Self { current: Current { points: 0, version: 0, set_version: 0 }, reach_seq: 0, hidden: false };
-}
 
 /// Reads a member's total for change. SQLite holds its one write lock; on PostgreSQL the row was
 /// locked up front (`lock_in_order` / `lock_member`).

@@ -48,45 +48,12 @@ use super::decide::{Decided, Verdict, conclude, decide_batch, judge};
 use super::entries::{EntryMeta, NewEntry, insert_entries, seen_ids};
 use super::locks::{lock_in_order, lock_periods, next_seq, period_row};
 use super::totals::{add_deltas, lock_total, read_wanted, store_total, store_totals, wanted_totals};
+use super::write_rows::{Projected, Recorded};
 use super::{Backend, Ledger, LedgerError, Tx};
 use domain::write::{Change, Outcome, Write};
 use domain::{Board, MemberId, PeriodKey, TiePolicy};
 use sqlx::Row;
 use std::collections::HashMap;
-
-/// What the projection needs to mirror one member's new total.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Projected {
-    pub period: PeriodKey,
-    pub member: MemberId,
-    pub points: i64,
-    pub version: i64,
-    /// The encoded Redis score (see `domain::score`).
-    pub score: i64,
-    /// The member is hidden in the period: the projection keeps its version, not its score.
-    pub hidden: bool,
-}
-
-/// The ledger's answer for one write.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Recorded {
-    pub outcome: Outcome,
-    /// None for a write no period can hold (refused by `domain::write::admit`).
-    pub period: Option<PeriodKey>,
-    /// Why a write was rejected or kept as late.
-    pub reason: Option<String>,
-    /// The member's total after the write, when it changed (to be projected).
-    pub total: Option<Projected>,
-    /// The member's points and version after the write, when known.
-    pub points: Option<i64>,
-    pub version: Option<i64>,
-}
-
-impl Recorded {
-    pub(super) fn bare(outcome: Outcome, period: PeriodKey, reason: Option<String>) -> Self {
-        Self { outcome, period: Some(period), reason, total: None, points: None, version: None }
-    }
-}
 
 impl Ledger {
     /// Records `writes` on `board` in one transaction and answers each in order. The transaction
