@@ -8,7 +8,8 @@
 //! subscribes on the node that owns the channel's slot and re-subscribes after a reconnect by
 //! itself; a standalone listener that lost its connection is replaced by its owner.
 
-use super::{CONNECT_TIMEOUT, Projection, RESPONSE_TIMEOUT, RedisTarget};
+use super::conn::{CONNECT_TIMEOUT, RESPONSE_TIMEOUT};
+use super::{Projection, RedisTarget};
 use ::redis::aio::MultiplexedConnection;
 use ::redis::cluster::ClusterClientBuilder;
 use ::redis::cluster_async::ClusterConnection;
