@@ -11,6 +11,7 @@
 //! period of the last [`HISTORY_PERIODS`].
 
 use crate::ledger::{TimelineEntry, Viewer};
+use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::board::Prize;
 use domain::lifecycle::State;
@@ -36,12 +37,10 @@ impl Engine {
     /// board's last periods. A hidden member is `NotFound`, as on the member page.
     pub async fn member_history(
         &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         member: &MemberId,
     ) -> Result<MemberHistory, EngineError> {
-        let board = self.board(slug).await?;
-        let key = self.period_of(&board, period)?;
+        let (slug, board, key) = (scope.slug(), scope.board(), scope.period());
         self.refuse_hidden(slug, &key, member).await?;
         let mut entries = self
             .core
@@ -53,7 +52,7 @@ impl Engine {
         let standing = self.public_standing(slug, key, member).await?;
         let open = self.state_for_reads(slug, key).await? == State::Open;
         let (next_rank, prize) = match &standing {
-            Some(s) if open => self.targets(&board, key, s).await?,
+            Some(s) if open => self.targets(scope, s).await?,
             _ => (None, None),
         };
         let span = key.span(&board.zone);
@@ -67,7 +66,7 @@ impl Engine {
             standing,
             next_rank,
             prize,
-            periods: self.member_periods(&board, member).await?,
+            periods: self.member_periods(board, member).await?,
         })
     }
 
@@ -75,25 +74,22 @@ impl Engine {
     /// numbers), "me" in it, the board's prizes and, once settled, the prized standings.
     pub async fn distribution(
         &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         me: Option<&MemberId>,
     ) -> Result<Distribution, EngineError> {
-        let board = self.board(slug).await?;
-        let key = self.period_of(&board, period)?;
-        let name = key.to_string();
+        let (slug, board, key) = (scope.slug(), scope.board(), scope.period());
         let state = self.state_for_reads(slug, key).await?;
-        let top = self.ranking_page(slug, Some(&name), 0, 1).await?;
+        let top = self.ranking_page(scope, 0, 1).await?;
         let members = top.total;
         let mut bins = Vec::new();
         if let Some(high) = top.entries.first().map(|e| e.points) {
-            let bottom = self.ranking_page(slug, Some(&name), members.saturating_sub(1), 1).await?;
+            let bottom = self.ranking_page(scope, members.saturating_sub(1), 1).await?;
             let low = bottom.entries.first().map_or(high, |e| e.points).min(high);
             let edges = bin_edges(low, high, MAX_BINS);
             let mut at_least = Vec::with_capacity(edges.len());
             // The last edge is above the highest points: nobody has as many.
             for edge in &edges[..edges.len() - 1] {
-                at_least.push(self.count_at_least(slug, Some(&name), *edge).await?.value);
+                at_least.push(self.count_at_least(scope, *edge).await?.value);
             }
             at_least.push(0);
             bins = edges
@@ -165,7 +161,8 @@ impl Engine {
                     (window.total, leaders)
                 }
                 _ => {
-                    let page = self.ranking_page(slug, Some(&info.period.to_string()), 0, LEADERS).await?;
+                    let page =
+                        self.ranking_page(&self.scope_of(slug, info.period).await?, 0, LEADERS).await?;
                     (page.total, page.entries.into_iter().filter(|e| e.rank == 1).collect())
                 }
             };
@@ -198,7 +195,7 @@ impl Engine {
                 }
                 _ => match self.public_standing_page(slug, key, member).await? {
                     Some((total, e)) => (total, Some((e.rank, e.points))),
-                    None => (self.ranking_page(slug, Some(&key.to_string()), 0, 1).await?.total, None),
+                    None => (self.ranking_page(&self.scope_of(slug, key).await?, 0, 1).await?.total, None),
                 },
             };
             out.push(PeriodStanding {
@@ -217,13 +214,12 @@ impl Engine {
     /// (`rank − 1` members rank strictly better under either tie policy).
     async fn targets(
         &self,
-        board: &Board,
-        period: PeriodKey,
+        scope: &Scope,
         me: &Entry,
     ) -> Result<(Option<RankTarget>, Option<RankTarget>), EngineError> {
-        let name = period.to_string();
+        let board = scope.board();
         let target = async |position: u64| -> Result<Option<RankTarget>, EngineError> {
-            let page = self.ranking_page(&board.slug, Some(&name), position, 1).await?;
+            let page = self.ranking_page(scope, position, 1).await?;
             Ok(page.entries.into_iter().next().map(|ahead| RankTarget {
                 rank: ahead.rank,
                 points: points_to_reach(board.tie_policy(), me.points, ahead.points),
@@ -257,7 +253,7 @@ impl Engine {
         period: PeriodKey,
         member: &MemberId,
     ) -> Result<Option<(u64, Entry)>, EngineError> {
-        match self.around(slug, Some(&period.to_string()), member, 0).await {
+        match self.around(&self.scope_of(slug, period).await?, member, 0).await {
             Ok(page) => Ok(page.entries.into_iter().next().map(|e| (page.total, e))),
             Err(EngineError::NotFound { .. }) => Ok(None),
             Err(e) => Err(e),

@@ -54,6 +54,7 @@ pub mod reconciler;
 pub mod redis;
 pub mod rewards;
 pub mod scheduler;
+pub mod scope;
 pub mod transfer;
 pub mod writes;
 

@@ -23,6 +23,7 @@
 
 use crate::redis::RedisTarget;
 use crate::redis::changes::{Heard, Listener, PUBLISH_TIMEOUT};
+use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use bytes::Bytes;
 use domain::lifecycle::State;
@@ -399,26 +400,19 @@ impl Engine {
         });
     }
 
-    /// Subscribes to a board period's live events (`period`: a key, or `current` / None for the
-    /// period containing now, fixed at this call) with the top `limit` entries (the top read's
+    /// Subscribes to a board period's live events (a scope named `current` is fixed when it is
+    /// resolved) with the top `limit` entries (the top read's
     /// bounds). The first events are the state and the full ranking.
-    pub async fn subscribe_live(
-        &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
-        limit: u64,
-    ) -> Result<LiveSubscription, EngineError> {
+    pub async fn subscribe_live(&self, scope: &Scope, limit: u64) -> Result<LiveSubscription, EngineError> {
         crate::reads::check_limit(limit)?;
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, period)?;
-        let key = period.to_string();
+        let (board, period) = (scope.board(), scope.period());
         loop {
             let feed = self.feed(&board.slug, period);
             let _serial = feed.serial.lock().await;
             if feed.retired.load(Ordering::Acquire) {
                 continue;
             }
-            let page = match self.ranking_page(slug, Some(&key), 0, limit).await {
+            let page = match self.ranking_page(scope, 0, limit).await {
                 Ok(page) => page,
                 Err(error) => {
                     // The feed may have no subscriber now: its task retires it.
@@ -493,20 +487,18 @@ impl Engine {
             self.live.recomputes.fetch_add(1, Ordering::Relaxed);
             // The change may be a transition made by another instance: read the state afresh.
             self.states.lock().expect("state cache").remove(&(feed.board.clone(), feed.period));
-            let key = feed.period.to_string();
             let mut pages = HashMap::new();
-            for limit in limits {
-                match self.ranking_page_fresh(&feed.board, Some(&key), 0, limit).await {
-                    Ok(page) => {
-                        pages.insert(limit, page);
-                    }
-                    Err(error) => {
-                        tracing::warn!(board = %feed.board, period = %feed.period, %error,
-                            "live ranking not read; trying again at the next change or recheck");
-                        pages.clear();
-                        break;
-                    }
+            let read = async |pages: &mut HashMap<u64, RankingPage>| -> Result<(), EngineError> {
+                let scope = self.scope_of(&feed.board, feed.period).await?;
+                for limit in limits {
+                    pages.insert(limit, self.ranking_page_fresh(&scope, 0, limit).await?);
                 }
+                Ok(())
+            };
+            if let Err(error) = read(&mut pages).await {
+                tracing::warn!(board = %feed.board, period = %feed.period, %error,
+                    "live ranking not read; trying again at the next change or recheck");
+                pages.clear();
             }
             self.live.push(&feed, &pages, &mut before);
         }

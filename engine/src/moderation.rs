@@ -9,6 +9,7 @@
 //! the member stays out of the ranking until it is shown again.
 
 use crate::lifecycle::required_reason;
+use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::lifecycle::State;
 use domain::view::{MemberAdminView, VisibilityChange, VisibilityOutcome};
@@ -89,17 +90,15 @@ impl Engine {
     /// page shows, also for a hidden member, with its ledger total and hidden state.
     pub async fn member_view_admin(
         &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         member: &MemberId,
         before: Option<i64>,
         limit: u64,
     ) -> Result<MemberAdminView, EngineError> {
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, period)?;
+        let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let total = self.core.ledger.member_total(slug, &period, member).await?;
         let view = self
-            .member_view_unchecked(&board, period, member, before, limit, crate::ledger::Viewer::Admin)
+            .member_view_unchecked(board, period, member, before, limit, crate::ledger::Viewer::Admin)
             .await?;
         Ok(MemberAdminView {
             view,

@@ -62,7 +62,9 @@ async fn many_pins_of_one_period_on_two_instances_make_one_copy() {
         for i in 0..40 {
             let engine = if i % 2 == 0 { e.clone() } else { other.clone() };
             let slug = b.slug.clone();
-            pins.spawn(async move { engine.create_snapshot(&slug, None).await.unwrap() });
+            pins.spawn(async move {
+                engine.create_snapshot(&engine.scope(&slug, None).await.unwrap()).await.unwrap()
+            });
         }
         let pinned: Vec<_> = pins.join_all().await;
         let ids: HashSet<&str> = pinned.iter().map(|s| s.snapshot_id.as_str()).collect();
@@ -73,9 +75,15 @@ async fn many_pins_of_one_period_on_two_instances_make_one_copy() {
         assert_eq!(copies.len(), ids.len(), "{name}: one copy per window: {copies:?}");
         // Every pin reads the same pages.
         let first = &pinned[0];
-        let page = e.snapshot_page(&b.slug, None, &first.snapshot_id, 2990, 20).await.unwrap();
+        let page = e
+            .snapshot_page(&e.scope(&b.slug, None).await.unwrap(), &first.snapshot_id, 2990, 20)
+            .await
+            .unwrap();
         assert_eq!((page.total, page.entries.len(), page.has_more), (3000, 10, false), "{name}");
-        let again = other.snapshot_page(&b.slug, None, &first.snapshot_id, 2990, 20).await.unwrap();
+        let again = other
+            .snapshot_page(&other.scope(&b.slug, None).await.unwrap(), &first.snapshot_id, 2990, 20)
+            .await
+            .unwrap();
         assert_eq!(page.entries, again.entries, "{name}");
         p.cleanup().await;
         t.drop_db().await;
@@ -122,7 +130,8 @@ async fn a_forged_cursor_inside_a_large_tie_answers_the_page_after_it() {
                     model.iter().filter(|(pts, _)| *pts == 50).map(|(_, m)| scores[m]).min().unwrap_or(0),
                 );
                 let cursor = engine::reads::encode_cursor(score, &MemberId::parse(forged).unwrap());
-                let found = e.entries_after(&b.slug, None, Some(&cursor), 25).await.unwrap();
+                let found =
+                    e.entries_after(&e.scope(&b.slug, None).await.unwrap(), Some(&cursor), 25).await.unwrap();
                 // Strictly after (score, member) in (score desc, member desc) order.
                 let expected: Vec<&str> = model
                     .iter()
@@ -162,7 +171,7 @@ async fn an_archived_period_leaves_redis_by_unlink_once_its_grace_is_over() {
         let pass = e.scheduler_pass(&config, later).await.unwrap();
         assert!(pass.expiries >= 1, "{name}: {pass:?}");
         assert_eq!(of_period().await, 0, "{name}: every key of the archived period is gone");
-        let top = e.top(&b.slug, Some(&period), 3).await.unwrap();
+        let top = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 3).await.unwrap();
         assert_eq!(top.entries[0].points, 50, "{name}: read from the standings");
         p.cleanup().await;
         t.drop_db().await;

@@ -36,51 +36,57 @@ async fn public_answers(e: &Engine, b: &Board, period: &str, frozen: bool) -> St
         assert_eq!(page.frozen_at.is_some(), frozen, "{what}: frozen_at {:?}", page.frozen_at);
         format!("{what}: {:?}", unlabelled(page))
     };
-    out.push(page("top".into(), e.top(slug, p, 10).await.unwrap()));
+    out.push(page("top".into(), e.top(&e.scope(slug, p).await.unwrap(), 10).await.unwrap()));
     for offset in 0..4 {
-        out.push(page(format!("page {offset}"), e.ranking_page(slug, p, offset, 2).await.unwrap()));
+        out.push(page(
+            format!("page {offset}"),
+            e.ranking_page(&e.scope(slug, p).await.unwrap(), offset, 2).await.unwrap(),
+        ));
     }
     let mut cursor = None;
     loop {
-        let found = e.entries_after(slug, p, cursor.as_deref(), 2).await.unwrap();
+        let found = e.entries_after(&e.scope(slug, p).await.unwrap(), cursor.as_deref(), 2).await.unwrap();
         cursor = found.next_cursor.clone();
         out.push(page("cursor".into(), found.page));
         if cursor.is_none() {
             break;
         }
     }
-    let snap = e.create_snapshot(slug, p).await.unwrap();
+    let snap = e.create_snapshot(&e.scope(slug, p).await.unwrap()).await.unwrap();
     out.push(format!("snapshot total {}", snap.total));
-    let pinned = e.snapshot_page(slug, p, &snap.snapshot_id, 0, 10).await.unwrap();
+    let pinned = e.snapshot_page(&e.scope(slug, p).await.unwrap(), &snap.snapshot_id, 0, 10).await.unwrap();
     out.push(format!("snapshot: {:?}", unlabelled(pinned).entries));
     for who in MEMBERS {
         let member = m(who);
-        match e.around(slug, p, &member, 1).await {
+        match e.around(&e.scope(slug, p).await.unwrap(), &member, 1).await {
             Ok(around) => out.push(page(format!("around {who}"), around)),
             Err(error) => out.push(format!("around {who}: {error}")),
         }
         out.push(format!(
             "rank {who}: {:?}",
-            e.member_rank(slug, p, &member).await.map_err(|e| e.to_string())
+            e.member_rank(&e.scope(slug, p).await.unwrap(), &member).await.map_err(|e| e.to_string())
         ));
         out.push(format!(
             "why {who}: {:?}",
-            e.member_entries(slug, p, &member, None, 50).await.map_err(|e| e.to_string())
+            e.member_entries(&e.scope(slug, p).await.unwrap(), &member, None, 50)
+                .await
+                .map_err(|e| e.to_string())
         ));
-        let member_page = e.member_view(slug, p, &member, None, 50).await.map(|mut v| {
-            assert_eq!(v.frozen_at.is_some(), frozen, "member page {who}");
-            v.frozen_at = None;
-            v
-        });
+        let member_page =
+            e.member_view(&e.scope(slug, p).await.unwrap(), &member, None, 50).await.map(|mut v| {
+                assert_eq!(v.frozen_at.is_some(), frozen, "member page {who}");
+                v.frozen_at = None;
+                v
+            });
         out.push(format!("member page {who}: {:?}", member_page.map_err(|e| e.to_string())));
     }
     for min in [0, 6, 25, 31, 50, 51, 100] {
-        let counted = e.count_at_least(slug, p, min).await.unwrap();
+        let counted = e.count_at_least(&e.scope(slug, p).await.unwrap(), min).await.unwrap();
         assert_eq!(counted.frozen_at.is_some(), frozen, "count {min}");
         out.push(format!("count {min}: {} {:?}", counted.value, counted.source));
     }
     let all: Vec<MemberId> = MEMBERS.iter().map(|w| m(w)).collect();
-    let ranks = e.ranks_of(slug, p, &all).await.unwrap();
+    let ranks = e.ranks_of(&e.scope(slug, p).await.unwrap(), &all).await.unwrap();
     assert_eq!(ranks.frozen_at.is_some(), frozen, "ranks");
     out.push(format!("ranks: {:?} {:?}", ranks.value, ranks.source));
     out.join("\n")
@@ -135,12 +141,18 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             );
 
             // Admins read live; a member reads their own live standing and what is pending.
-            let live = e.ranking_page_as(Viewer::Admin, &b.slug, Some(&period), 0, 10).await.unwrap();
+            let live = e
+                .ranking_page_as(Viewer::Admin, &e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10)
+                .await
+                .unwrap();
             assert_eq!(live.frozen_at, None);
             assert_eq!(live.entries[0].member, m("u5"), "{name}: live leader {live:?}");
             assert_eq!(live.entries[0].points, 105);
             assert_eq!(live.total, 6, "{name}: u6 is live");
-            let admin = e.member_view_admin(&b.slug, Some(&period), &m("u5"), None, 10).await.unwrap();
+            let admin = e
+                .member_view_admin(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u5"), None, 10)
+                .await
+                .unwrap();
             assert_eq!(admin.view.entries.len(), 2, "{name}: the console sees the new entry");
             let key = b.period_at(jiff::Timestamp::now());
             let (mine, pending) = e.my_live_standing(&b.slug, key, &m("u5")).await.unwrap().unwrap();
@@ -163,7 +175,8 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             assert_eq!((next.member.as_str(), next.place), ("u5", Some(6)), "{name}: u5 is last: {plan:?}");
             let step = e.reveal(&b.slug, &period, RevealMode::Next, "admin:ann", None).await.unwrap();
             assert_eq!(step.revealed, vec![m("u5")], "{name}");
-            let public = e.ranking_page(&b.slug, Some(&period), 0, 10).await.unwrap();
+            let public =
+                e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await.unwrap();
             for who in [m("u6"), m("u5")] {
                 let points =
                     |page: &RankingPage| page.entries.iter().find(|en| en.member == who).map(|en| en.points);
@@ -189,7 +202,8 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             // u6, u5, then u4 (frozen 25), u2 and u3 (frozen 30, tied: the lower row first), and
             // the step that ends the freeze; u1, the frozen leader, never changed.
             assert_eq!(steps, 6, "{name}/{policy:?}");
-            let public = e.ranking_page(&b.slug, Some(&period), 0, 10).await.unwrap();
+            let public =
+                e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await.unwrap();
             assert_eq!(public.frozen_at, None);
             assert_eq!(members_of(&public), members_of(&live), "{name}/{policy:?}: revealed = live");
             let after = e.reveal(&b.slug, &period, RevealMode::Next, "admin:ann", None).await.unwrap();
@@ -198,7 +212,10 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
                 public_answers(e, &b, &period, false).await,
                 public_answers(e, &b, &period, false).await
             );
-            let why = e.member_entries(&b.slug, Some(&period), &m("u5"), None, 10).await.unwrap();
+            let why = e
+                .member_entries(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u5"), None, 10)
+                .await
+                .unwrap();
             assert_eq!(why.len(), 2, "{name}: the public sees the new entry after the reveal");
 
             let filter =
@@ -218,7 +235,7 @@ async fn settlement_uses_the_live_ledger_and_the_archive_reveals() {
         let (b, period) = five_members(e, "ps", TiePolicy::Shared).await;
         e.public_freeze(&b.slug, &period, "admin:ann", None).await.unwrap();
         write_after_freeze(e, &b, &period).await;
-        let before = e.top(&b.slug, Some(&period), 10).await.unwrap();
+        let before = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!(before.entries[0].member, m("u1"), "{name}: public leader is still u1");
 
         e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
@@ -227,13 +244,13 @@ async fn settlement_uses_the_live_ledger_and_the_archive_reveals() {
         let first = &settlement.standings[0];
         assert_eq!((first.member.as_str(), first.points, first.rank), ("u5", 105, 1), "{name}");
         // Settled, still publicly frozen: the public sees the frozen view until the reveal.
-        let public = e.top(&b.slug, Some(&period), 10).await.unwrap();
+        let public = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!(members_of(&public), members_of(&before), "{name}");
         assert!(public.frozen_at.is_some());
 
         // The archive ends the public freeze.
         e.transition(&b.slug, &period, Transition::Archive, "admin:ann", None).await.unwrap();
-        let archived = e.top(&b.slug, Some(&period), 10).await.unwrap();
+        let archived = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!((archived.entries[0].member.as_str(), archived.frozen_at), ("u5", None), "{name}");
         let key = b.period_at(jiff::Timestamp::now());
         assert_eq!(e.my_live_standing(&b.slug, key, &m("u5")).await.unwrap(), None);
@@ -252,7 +269,7 @@ async fn a_settled_period_cannot_be_frozen_publicly_and_a_reveal_of_a_live_one_c
         let refused = e.public_freeze(&b.slug, &period, "admin:ann", None).await;
         assert_eq!(common::conflict_code(refused), "period_settled", "{name}");
         // Nothing was left behind in Redis by the refused freeze.
-        let top = e.top(&b.slug, Some(&period), 10).await.unwrap();
+        let top = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!(top.frozen_at, None);
         let live = e.record(&b, &[point("x1", "u1", 1)]).await.unwrap();
         assert!(!live.is_empty());
@@ -267,7 +284,7 @@ async fn a_member_hidden_during_a_public_freeze_leaves_the_public_view_at_once()
         e.public_freeze(&b.slug, &period, "admin:ann", None).await.unwrap();
         e.record(&b, &[point("late-1", "u5", 100)]).await.unwrap();
         e.hide_member(&b.slug, &period, &m("u1"), "admin:ann", "abusive name").await.unwrap();
-        let public = e.top(&b.slug, Some(&period), 10).await.unwrap();
+        let public = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         let expected = [("u3", 30), ("u2", 30), ("u4", 25), ("u5", 5)];
         let shown: Vec<(String, i64)> = expected.iter().map(|(w, pts)| (w.to_string(), *pts)).collect();
         assert_eq!(
@@ -278,11 +295,11 @@ async fn a_member_hidden_during_a_public_freeze_leaves_the_public_view_at_once()
         // The view in Redis is the ledger's: a reconciler pass, even after Redis lost it all, keeps it.
         p.cleanup().await;
         e.reconcile_once().await.unwrap();
-        let public = e.top(&b.slug, Some(&period), 10).await.unwrap();
+        let public = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!(members_of(&public), shown, "{name}: after Redis lost all");
         // Revealed, the public sees the live standings without the hidden member.
         e.reveal(&b.slug, &period, RevealMode::All, "admin:ann", None).await.unwrap();
-        let live = e.top(&b.slug, Some(&period), 10).await.unwrap();
+        let live = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!(live.entries[0].member, m("u5"), "{name}");
         assert!(live.entries.iter().all(|en| en.member != m("u1")), "{name}");
     })

@@ -24,7 +24,7 @@ fn m(id: &str) -> MemberId {
 }
 
 async fn history(e: &Engine, b: &domain::Board, period: &str, member: &str) -> MemberHistory {
-    e.member_history(&b.slug, Some(period), &m(member)).await.unwrap()
+    e.member_history(&e.scope(&b.slug, Some(period)).await.unwrap(), &m(member)).await.unwrap()
 }
 
 fn target(rank: u64, points: i64, prize: Option<&str>) -> Option<RankTarget> {
@@ -57,7 +57,10 @@ async fn the_points_chart_replays_the_entries_with_revocations_and_corrections()
         // The chart ends where the public standing is.
         assert_eq!(h.standing.as_ref().map(|s| s.points), Some(18), "{name}");
         // The same entries as the public member events read.
-        let events = e.member_entries(&b.slug, Some(&period), &m("u4"), None, 200).await.unwrap();
+        let events = e
+            .member_entries(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u4"), None, 200)
+            .await
+            .unwrap();
         let mut ids: Vec<i64> = events.iter().map(|en| en.id).collect();
         ids.reverse();
         assert_eq!(h.steps.iter().map(|s| s.entry).collect::<Vec<_>>(), ids, "{name}");
@@ -105,7 +108,8 @@ async fn points_to_the_next_rank_follow_the_tie_policy() {
 async fn the_distribution_counts_each_visible_member_once() {
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "hist-dist", TiePolicy::Shared).await;
-        let d = e.distribution(&b.slug, Some(&period), Some(&m("u4"))).await.unwrap();
+        let d =
+            e.distribution(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u4"))).await.unwrap();
         assert_eq!(d.members, 5, "{name}");
         assert_eq!(d.bins.iter().map(|b| b.members).sum::<u64>(), 5, "{name}: {:?}", d.bins);
         assert!(d.bins.len() <= 12, "{name}");
@@ -121,17 +125,18 @@ async fn the_distribution_counts_each_visible_member_once() {
 
         // A hidden member leaves the distribution, "me" and its own history.
         e.hide_member(&b.slug, &period, &m("u1"), "admin:ann", "cheating").await.unwrap();
-        let d = e.distribution(&b.slug, Some(&period), Some(&m("u1"))).await.unwrap();
+        let d =
+            e.distribution(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u1"))).await.unwrap();
         assert_eq!(d.members, 4, "{name}");
         assert_eq!(d.bins.iter().map(|b| b.members).sum::<u64>(), 4, "{name}");
         assert!(d.bins.last().unwrap().to <= 40, "{name}: the highest is 30 now: {:?}", d.bins);
         assert_eq!(d.me, None, "{name}");
-        let hidden = e.member_history(&b.slug, Some(&period), &m("u1")).await;
+        let hidden = e.member_history(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u1")).await;
         assert!(matches!(hidden, Err(EngineError::NotFound { .. })), "{name}: {hidden:?}");
 
         // Empty period: no bars.
         let next = b.period_at(jiff::Timestamp::now()).next().to_string();
-        let empty = e.distribution(&b.slug, Some(&next), None).await.unwrap();
+        let empty = e.distribution(&e.scope(&b.slug, Some(&next)).await.unwrap(), None).await.unwrap();
         assert_eq!((empty.members, empty.bins.len()), (0, 0), "{name}");
     })
     .await;
@@ -142,7 +147,8 @@ async fn a_public_freeze_shows_in_the_history_as_everywhere() {
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "hist-public", TiePolicy::Shared).await;
         let before = history(e, &b, &period, "u5").await;
-        let dist_before = e.distribution(&b.slug, Some(&period), Some(&m("u5"))).await.unwrap();
+        let dist_before =
+            e.distribution(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u5"))).await.unwrap();
         e.public_freeze(&b.slug, &period, "admin:ann", None).await.unwrap();
         // After the freeze, u5 jumps to first and u6 arrives: the public sees neither.
         let out = e.record(&b, &[point("late-1", "u5", 100), point("late-2", "u6", 70)]).await.unwrap();
@@ -152,7 +158,8 @@ async fn a_public_freeze_shows_in_the_history_as_everywhere() {
         assert_eq!(after.standing, before.standing, "{name}");
         assert_eq!((after.next_rank, after.prize), (before.next_rank, before.prize), "{name}");
         assert_eq!(after.periods, before.periods, "{name}");
-        let dist = e.distribution(&b.slug, Some(&period), Some(&m("u5"))).await.unwrap();
+        let dist =
+            e.distribution(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u5"))).await.unwrap();
         assert_eq!(dist, dist_before, "{name}: the distribution of the freeze");
         let results = e.period_results(&b.slug).await.unwrap();
         assert_eq!(
@@ -233,7 +240,7 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
             "{name}"
         );
         // The settled period's distribution names its prized standings.
-        let d = e.distribution(&b.slug, Some(&past), None).await.unwrap();
+        let d = e.distribution(&e.scope(&b.slug, Some(&past)).await.unwrap(), None).await.unwrap();
         let mut winners: Vec<(String, Option<String>)> =
             d.winners.iter().map(|w| (w.standing.member.to_string(), Some(w.prize.clone()))).collect();
         winners.sort();

@@ -69,13 +69,13 @@ async fn writes_no_period_can_hold_are_refused_and_store_nothing() {
         let current = b.period_at(jiff::Timestamp::now()).to_string();
         assert!(e.late_entries(&b.slug, "2026-W02", None).await.unwrap().is_empty(), "{name}");
         assert!(e.ledger().find_invalid_rows().await.unwrap().is_empty(), "{name}");
-        let top = e.top(&b.slug, Some(&current), 10).await.unwrap();
+        let top = e.top(&e.scope(&b.slug, Some(&current)).await.unwrap(), 10).await.unwrap();
         assert_eq!(top.entries.len(), 1, "{name}");
 
         // Periods outside the supported years do not exist for any read, and create no row.
         for period in ["0001-W01", "9999-W53", "0254-W40"] {
             assert!(
-                matches!(e.top(&b.slug, Some(period), 10).await, Err(engine::EngineError::NotFound { .. })),
+                matches!(e.scope(&b.slug, Some(period)).await, Err(engine::EngineError::NotFound { .. })),
                 "{name} {period}"
             );
             assert!(e.late_entries(&b.slug, period, None).await.is_err(), "{name} {period}");
@@ -139,7 +139,7 @@ async fn a_row_no_job_can_read_leaves_the_scheduler_and_the_reconciler_working()
             assert!(p.keys().await.is_empty(), "{name}: keys gone");
             let levelled = e.reconcile_once().await.unwrap();
             assert!(levelled.periods_levelled >= 1, "{name}: {levelled:?}");
-            let top = e.top(&b.slug, Some(&current.to_string()), 10).await.unwrap();
+            let top = e.top(&e.scope(&b.slug, Some(&current.to_string())).await.unwrap(), 10).await.unwrap();
             let members: Vec<_> =
                 top.entries.iter().map(|x| (x.member.as_str().to_owned(), x.points)).collect();
             assert_eq!(members, [("u1".to_owned(), 30), ("u2".to_owned(), 20)], "{name}");
@@ -183,7 +183,11 @@ async fn a_row_no_job_can_read_leaves_the_scheduler_and_the_reconciler_working()
             assert_eq!(audited.len(), 2, "{name}: {audited:?}");
             // The valid rows are untouched.
             assert_eq!(e.late_entries(&b.slug, &ended.to_string(), None).await.unwrap().len(), 0, "{name}");
-            assert_eq!(e.top(&b.slug, None, 10).await.unwrap().entries.len(), 2, "{name}");
+            assert_eq!(
+                e.top(&e.scope(&b.slug, None).await.unwrap(), 10).await.unwrap().entries.len(),
+                2,
+                "{name}"
+            );
 
             p.cleanup().await;
             t.drop_db().await;

@@ -45,20 +45,31 @@ async fn setup(e: &Engine, policy: TiePolicy, writes: &[Write]) -> (Board, Strin
 /// Every read of a period, as one comparable value.
 async fn all_reads(e: &Engine, b: &Board, period: &str) -> String {
     let p = Some(period);
-    let top = e.top(&b.slug, p, 10).await.unwrap();
-    let page = e.ranking_page(&b.slug, p, 1, 2).await.unwrap();
-    let cursor1 = e.entries_after(&b.slug, p, None, 2).await.unwrap();
-    let cursor2 = e.entries_after(&b.slug, p, cursor1.next_cursor.as_deref(), 2).await.unwrap();
-    let around = e.around(&b.slug, p, &m("u3"), 1).await.unwrap();
-    let rank = e.member_rank(&b.slug, p, &m("u2")).await.unwrap();
+    let top = e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
+    let page = e.ranking_page(&e.scope(&b.slug, p).await.unwrap(), 1, 2).await.unwrap();
+    let cursor1 = e.entries_after(&e.scope(&b.slug, p).await.unwrap(), None, 2).await.unwrap();
+    let cursor2 = e
+        .entries_after(&e.scope(&b.slug, p).await.unwrap(), cursor1.next_cursor.as_deref(), 2)
+        .await
+        .unwrap();
+    let around = e.around(&e.scope(&b.slug, p).await.unwrap(), &m("u3"), 1).await.unwrap();
+    let rank = e.member_rank(&e.scope(&b.slug, p).await.unwrap(), &m("u2")).await.unwrap();
     let mut count = Vec::new();
     for min_points in [-1_000_000, 0, 10, 11, 31, 32, 50, 51, 1_000_000] {
-        count.push(e.count_at_least(&b.slug, p, min_points).await.unwrap().value);
+        count.push(e.count_at_least(&e.scope(&b.slug, p).await.unwrap(), min_points).await.unwrap().value);
     }
-    let ranks = e.ranks_of(&b.slug, p, &[m("u4"), m("u1"), m("nobody")]).await.unwrap().value;
-    let snap = e.create_snapshot(&b.slug, p).await.unwrap();
-    let pinned = e.snapshot_page(&b.slug, p, &snap.snapshot_id, 0, 10).await.unwrap();
-    let absent = matches!(e.member_rank(&b.slug, p, &m("nobody")).await, Err(EngineError::NotFound { .. }));
+    let ranks = e
+        .ranks_of(&e.scope(&b.slug, p).await.unwrap(), &[m("u4"), m("u1"), m("nobody")])
+        .await
+        .unwrap()
+        .value;
+    let snap = e.create_snapshot(&e.scope(&b.slug, p).await.unwrap()).await.unwrap();
+    let pinned =
+        e.snapshot_page(&e.scope(&b.slug, p).await.unwrap(), &snap.snapshot_id, 0, 10).await.unwrap();
+    let absent = matches!(
+        e.member_rank(&e.scope(&b.slug, p).await.unwrap(), &m("nobody")).await,
+        Err(EngineError::NotFound { .. })
+    );
     let entries = |page: &domain::view::RankingPage| {
         page.entries.iter().map(|en| (en.rank, en.member.to_string(), en.points, en.tied)).collect::<Vec<_>>()
     };
@@ -122,10 +133,14 @@ async fn a_full_week_from_writes_to_archive() {
         assert_eq!(frozen.state, "frozen", "{name}");
 
         // Late writes are kept, the board does not move.
-        let before = e.top(&b.slug, per, 10).await.unwrap().entries;
+        let before = e.top(&e.scope(&b.slug, per).await.unwrap(), 10).await.unwrap().entries;
         let late = e.record(&b, &[point("e6", "u4", 100), point("e7", "u2", 5)]).await.unwrap();
         assert!(late.iter().all(|r| r.recorded.outcome == Outcome::Late), "{name}: {late:?}");
-        assert_eq!(e.ranking_page(&b.slug, per, 0, 10).await.unwrap().entries, before, "{name}");
+        assert_eq!(
+            e.ranking_page(&e.scope(&b.slug, per).await.unwrap(), 0, 10).await.unwrap().entries,
+            before,
+            "{name}"
+        );
         let pending = e.late_entries(&b.slug, &period, Some("pending")).await.unwrap();
         assert_eq!(pending.len(), 2, "{name}");
         let (l6, l7) = (pending[0].id, pending[1].id);
@@ -151,19 +166,27 @@ async fn a_full_week_from_writes_to_archive() {
             conflict_code(e.decide_late(&b.slug, &period, l6, true, "admin", None).await),
             "already_decided"
         );
-        assert_eq!(e.member_rank(&b.slug, per, &m("u2")).await.unwrap().points, 35, "{name}");
+        assert_eq!(
+            e.member_rank(&e.scope(&b.slug, per).await.unwrap(), &m("u2")).await.unwrap().points,
+            35,
+            "{name}"
+        );
 
         // Revoke one event twice: it subtracts once.
         let r1 = e.revoke(&b.slug, &id("e5"), "admin", "duplicate award").await.unwrap();
         let r2 = e.revoke(&b.slug, &id("e5"), "admin", "duplicate award").await.unwrap();
         assert_eq!((r1.result, r1.points, r2.result), ("revoked", Some(50), "already_revoked"), "{name}");
-        assert_eq!(e.member_rank(&b.slug, per, &m("u1")).await.unwrap().points, 50, "{name}");
+        assert_eq!(
+            e.member_rank(&e.scope(&b.slug, per).await.unwrap(), &m("u1")).await.unwrap().points,
+            50,
+            "{name}"
+        );
         assert!(matches!(
             e.revoke(&b.slug, &id("e6"), "admin", "x").await,
             Err(EngineError::NotFound { .. })
         ));
         // "Why this score" shows the revocation, its reason, and the revoked event struck out.
-        let why = e.member_entries(&b.slug, per, &m("u1"), None, 10).await.unwrap();
+        let why = e.member_entries(&e.scope(&b.slug, per).await.unwrap(), &m("u1"), None, 10).await.unwrap();
         let lines: Vec<_> = why
             .iter()
             .map(|en| {
@@ -197,7 +220,11 @@ async fn a_full_week_from_writes_to_archive() {
         );
         let taken = correction("u3", 1, Some("e1"), "manual review");
         assert_eq!(conflict_code(e.correct(&b.slug, &period, &taken, "admin").await), "id_taken");
-        assert_eq!(e.member_rank(&b.slug, per, &m("u3")).await.unwrap().points, 31, "{name}");
+        assert_eq!(
+            e.member_rank(&e.scope(&b.slug, per).await.unwrap(), &m("u3")).await.unwrap().points,
+            31,
+            "{name}"
+        );
 
         // Settle, twice: the same settlement.
         e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
@@ -265,7 +292,7 @@ async fn a_revoke_under_first_reached_restores_the_reach_order() {
         )
         .await;
         let order = async || {
-            let page = e.ranking_page(&b.slug, Some(&period), 0, 10).await.unwrap();
+            let page = e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await.unwrap();
             page.entries.iter().map(|en| (en.member.to_string(), en.points, en.rank)).collect::<Vec<_>>()
         };
         let pair = |a: &str, pa, b: &str, pb| vec![(a.to_string(), pa, 1), (b.to_string(), pb, 2)];
@@ -309,7 +336,11 @@ async fn a_projection_lost_after_freeze_changes_nothing_in_the_settlement() {
         let repaired = e.settlement(&b.slug, &period).await.unwrap();
         assert_eq!(repaired.digest, expected_digest(&b, &period, &expected), "{name}");
         assert_eq!(audit_actions(e, &b).await, ["freeze", "projection_repaired", "settle"], "{name}");
-        assert_eq!(e.member_rank(&b.slug, Some(&period), &m("u2")).await.unwrap().points, 9, "{name}");
+        assert_eq!(
+            e.member_rank(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u2")).await.unwrap().points,
+            9,
+            "{name}"
+        );
     })
     .await;
 }
@@ -389,7 +420,8 @@ async fn stored_standings_equal_the_domain_standings_under_both_tie_policies() {
             for (position, st) in expected.iter().enumerate() {
                 let at = e.ledger().standing_position(&b.slug, &period, &st.member).await.unwrap();
                 assert_eq!(at, Some(position as u64), "{name} {policy:?} {}", st.member);
-                let entry = e.member_rank(&b.slug, Some(&key), &st.member).await.unwrap();
+                let entry =
+                    e.member_rank(&e.scope(&b.slug, Some(&key)).await.unwrap(), &st.member).await.unwrap();
                 assert_eq!((entry.rank, entry.points), (st.rank, st.points), "{name} {}", st.member);
             }
             assert_eq!(e.ledger().standing_position(&b.slug, &period, &m("nobody")).await.unwrap(), None);

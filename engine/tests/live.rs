@@ -91,7 +91,8 @@ async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
         let (ledger, projection, e, b, period) = setup(target).await;
         e.record(&b, &[point("a1", "ann", 30), point("b1", "bob", 20), point("c1", "cy", 20)]).await.unwrap();
 
-        let mut sub = e.subscribe_live(&b.slug, Some(&period.to_string()), 10).await.unwrap();
+        let mut sub =
+            e.subscribe_live(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap(), 10).await.unwrap();
         let first = next(&mut sub, Duration::from_secs(1)).await.expect("the state first");
         assert_eq!(state(&first), State::Open, "{mode}");
         let second = next(&mut sub, Duration::from_secs(1)).await.expect("then the ranking");
@@ -105,7 +106,8 @@ async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
             "{mode}"
         );
         assert!(r.entries[1].tied && !r.entries[0].tied, "{mode}");
-        let page = e.ranking_page(&b.slug, Some(&period.to_string()), 0, 10).await.unwrap();
+        let page =
+            e.ranking_page(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap(), 0, 10).await.unwrap();
         assert_eq!(r.entries, page.entries, "{mode}: exactly what the public read answers");
         assert!(next(&mut sub, Duration::from_millis(600)).await.is_none(), "{mode}: nothing changed");
 
@@ -121,7 +123,8 @@ async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
         assert!(next(&mut sub, Duration::from_millis(600)).await.is_none(), "{mode}: one push per change");
 
         // A write below the top 2 changes nothing a top-2 subscriber sees.
-        let mut top2 = e.subscribe_live(&b.slug, Some(&period.to_string()), 2).await.unwrap();
+        let mut top2 =
+            e.subscribe_live(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap(), 2).await.unwrap();
         assert_eq!(state(&next(&mut top2, Duration::from_secs(1)).await.unwrap()), State::Open);
         ranking(&next(&mut top2, Duration::from_secs(1)).await.unwrap());
         e.record(&b, &[point("c2", "cy", 1)]).await.unwrap();
@@ -179,7 +182,8 @@ async fn a_burst_of_writes_is_published_and_pushed_at_most_once_per_interval() {
     for (mode, target) in redis_targets() {
         let (ledger, projection, e, b, period) = setup(target).await;
         e.record(&b, &[point("seed", "u0", 1)]).await.unwrap();
-        let mut sub = e.subscribe_live(&b.slug, Some(&period.to_string()), 10).await.unwrap();
+        let mut sub =
+            e.subscribe_live(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap(), 10).await.unwrap();
         next(&mut sub, Duration::from_secs(1)).await.unwrap();
         next(&mut sub, Duration::from_secs(1)).await.unwrap();
         let before = e.live_stats();
@@ -221,8 +225,8 @@ async fn a_subscriber_that_never_reads_is_dropped_and_the_others_keep_their_stre
     for (mode, target) in redis_targets() {
         let (ledger, projection, e, b, period) = setup(target).await;
         let key = period.to_string();
-        let mut stalled = e.subscribe_live(&b.slug, Some(&key), 10).await.unwrap();
-        let mut reader = e.subscribe_live(&b.slug, Some(&key), 10).await.unwrap();
+        let mut stalled = e.subscribe_live(&e.scope(&b.slug, Some(&key)).await.unwrap(), 10).await.unwrap();
+        let mut reader = e.subscribe_live(&e.scope(&b.slug, Some(&key)).await.unwrap(), 10).await.unwrap();
         let read = tokio::spawn(async move {
             let mut n = 0;
             while let Some(event) = next(&mut reader, Duration::from_secs(2)).await {
@@ -273,7 +277,10 @@ async fn a_write_on_one_engine_reaches_the_subscribers_of_another_through_redis(
         let key = b.period_at(jiff::Timestamp::now()).to_string();
         let mut subs = Vec::new();
         for _ in 0..3 {
-            let mut sub = b_engine.subscribe_live(&b.slug, Some(&key), 5).await.unwrap();
+            let mut sub = b_engine
+                .subscribe_live(&b_engine.scope(&b.slug, Some(&key)).await.unwrap(), 5)
+                .await
+                .unwrap();
             assert_eq!(state(&next(&mut sub, Duration::from_secs(1)).await.unwrap()), State::Open);
             assert!(ranking(&next(&mut sub, Duration::from_secs(1)).await.unwrap()).entries.is_empty());
             subs.push(sub);
@@ -311,7 +318,7 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
         let (ledger, projection, e, b, period) = setup(target).await;
         let p = period.to_string();
         e.record(&b, &[point("a1", "ann", 30), point("b1", "bob", 20)]).await.unwrap();
-        let mut sub = e.subscribe_live(&b.slug, Some(&p), 10).await.unwrap();
+        let mut sub = e.subscribe_live(&e.scope(&b.slug, Some(&p)).await.unwrap(), 10).await.unwrap();
         assert_eq!(state(&next(&mut sub, Duration::from_secs(1)).await.unwrap()), State::Open);
         let open = ranking(&next(&mut sub, Duration::from_secs(1)).await.unwrap());
         assert_eq!(open.frozen_at, None);

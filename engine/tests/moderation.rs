@@ -58,13 +58,20 @@ async fn audit_actions(e: &Engine, b: &Board) -> Vec<String> {
 async fn assert_absent(e: &Engine, b: &Board, period: &str, member: &str, ctx: &str) {
     let p = Some(period);
     let who = m(member);
-    assert!(not_found(e.member_rank(&b.slug, p, &who).await), "{ctx}: member_rank");
-    assert!(not_found(e.around(&b.slug, p, &who, 2).await), "{ctx}: around");
-    assert!(not_found(e.member_entries(&b.slug, p, &who, None, 10).await), "{ctx}: member_entries");
-    assert!(not_found(e.member_view(&b.slug, p, &who, None, 10).await), "{ctx}: member_view");
-    let ranks = e.ranks_of(&b.slug, p, std::slice::from_ref(&who)).await.unwrap().value;
+    assert!(not_found(e.member_rank(&e.scope(&b.slug, p).await.unwrap(), &who).await), "{ctx}: member_rank");
+    assert!(not_found(e.around(&e.scope(&b.slug, p).await.unwrap(), &who, 2).await), "{ctx}: around");
+    assert!(
+        not_found(e.member_entries(&e.scope(&b.slug, p).await.unwrap(), &who, None, 10).await),
+        "{ctx}: member_entries"
+    );
+    assert!(
+        not_found(e.member_view(&e.scope(&b.slug, p).await.unwrap(), &who, None, 10).await),
+        "{ctx}: member_view"
+    );
+    let ranks =
+        e.ranks_of(&e.scope(&b.slug, p).await.unwrap(), std::slice::from_ref(&who)).await.unwrap().value;
     assert!(ranks.is_empty(), "{ctx}: ranks_of {ranks:?}");
-    let top = e.top(&b.slug, p, 10).await.unwrap();
+    let top = e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
     assert!(top.entries.iter().all(|en| en.member != who), "{ctx}: top {top:?}");
 }
 
@@ -73,7 +80,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
     each_store(async |name, e, _| {
         let (b, period) = setup(e, TiePolicy::Shared).await;
         let p = Some(period.as_str());
-        let top = e.top(&b.slug, p, 10).await.unwrap();
+        let top = e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
         assert_eq!(
             rows(&top),
             [
@@ -94,25 +101,34 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
         assert_eq!((hid.result, hid.version, hid.projected), (VisibilityOutcome::Hidden, 2, true), "{name}");
         assert_eq!(hid.member, m("u2"));
         let expected = [row(1, "u1", 50, false), row(2, "u3", 30, false), row(3, "u4", 10, false)];
-        let top = e.top(&b.slug, p, 10).await.unwrap();
+        let top = e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
         assert_eq!((rows(&top), top.total), (expected.to_vec(), 3), "{name}: top");
-        let page = e.ranking_page(&b.slug, p, 1, 2).await.unwrap();
+        let page = e.ranking_page(&e.scope(&b.slug, p).await.unwrap(), 1, 2).await.unwrap();
         assert_eq!((rows(&page), page.has_more), (expected[1..].to_vec(), false), "{name}: page");
-        let first = e.entries_after(&b.slug, p, None, 2).await.unwrap();
-        let rest = e.entries_after(&b.slug, p, first.next_cursor.as_deref(), 2).await.unwrap();
+        let first = e.entries_after(&e.scope(&b.slug, p).await.unwrap(), None, 2).await.unwrap();
+        let rest = e
+            .entries_after(&e.scope(&b.slug, p).await.unwrap(), first.next_cursor.as_deref(), 2)
+            .await
+            .unwrap();
         assert_eq!((rows(&first.page), rows(&rest.page)), (expected[..2].to_vec(), expected[2..].to_vec()));
-        let around = e.around(&b.slug, p, &m("u3"), 1).await.unwrap();
+        let around = e.around(&e.scope(&b.slug, p).await.unwrap(), &m("u3"), 1).await.unwrap();
         assert_eq!(rows(&around), expected.to_vec(), "{name}: around u3");
-        assert_eq!(e.count_at_least(&b.slug, p, 30).await.unwrap().value, 2, "{name}: count");
-        let ranks = e.ranks_of(&b.slug, p, &[m("u2"), m("u4")]).await.unwrap().value;
+        assert_eq!(
+            e.count_at_least(&e.scope(&b.slug, p).await.unwrap(), 30).await.unwrap().value,
+            2,
+            "{name}: count"
+        );
+        let ranks = e.ranks_of(&e.scope(&b.slug, p).await.unwrap(), &[m("u2"), m("u4")]).await.unwrap().value;
         assert_eq!(ranks.iter().map(|en| (en.member.as_str(), en.rank)).collect::<Vec<_>>(), [("u4", 3)]);
-        let snap = e.create_snapshot(&b.slug, p).await.unwrap();
-        let pinned = e.snapshot_page(&b.slug, p, &snap.snapshot_id, 0, 10).await.unwrap();
+        let snap = e.create_snapshot(&e.scope(&b.slug, p).await.unwrap()).await.unwrap();
+        let pinned =
+            e.snapshot_page(&e.scope(&b.slug, p).await.unwrap(), &snap.snapshot_id, 0, 10).await.unwrap();
         assert_eq!((snap.total, rows(&pinned)), (3, expected.to_vec()), "{name}: snapshot");
         assert_absent(e, &b, &period, "u2", name).await;
 
         // The history is intact, and the console still sees everything.
-        let admin = e.member_view_admin(&b.slug, p, &m("u2"), None, 10).await.unwrap();
+        let admin =
+            e.member_view_admin(&e.scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10).await.unwrap();
         assert_eq!((admin.hidden, admin.points, admin.version), (true, Some(30), Some(2)), "{name}");
         assert_eq!(admin.view.standing, None, "{name}: not ranked");
         assert_eq!(
@@ -137,16 +153,21 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
             reason: "bonus".into(),
         };
         assert_eq!(e.correct(&b.slug, &period, &c, "admin:ann").await.unwrap().points, 60, "{name}");
-        assert_eq!(rows(&e.ranking_page(&b.slug, p, 0, 10).await.unwrap()), expected.to_vec(), "{name}");
+        assert_eq!(
+            rows(&e.ranking_page(&e.scope(&b.slug, p).await.unwrap(), 0, 10).await.unwrap()),
+            expected.to_vec(),
+            "{name}"
+        );
         assert_absent(e, &b, &period, "u2", name).await;
-        let admin = e.member_view_admin(&b.slug, p, &m("u2"), None, 10).await.unwrap();
+        let admin =
+            e.member_view_admin(&e.scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10).await.unwrap();
         assert_eq!((admin.hidden, admin.points, admin.view.entries.len()), (true, Some(60), 3), "{name}");
         assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{name}: the projection is level");
 
         // Unhide: back, with the total including what was written while hidden.
         let shown = e.unhide_member(&b.slug, &period, &m("u2"), "admin:bob", "name changed").await.unwrap();
         assert_eq!((shown.result, shown.projected), (VisibilityOutcome::Unhidden, true), "{name}");
-        let top = e.top(&b.slug, p, 10).await.unwrap();
+        let top = e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
         assert_eq!(
             rows(&top),
             [
@@ -157,9 +178,23 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
             ],
             "{name}"
         );
-        assert_eq!(e.member_rank(&b.slug, p, &m("u2")).await.unwrap().points, 60, "{name}");
-        assert_eq!(e.member_entries(&b.slug, p, &m("u2"), None, 10).await.unwrap().len(), 3, "{name}");
-        assert!(e.member_view(&b.slug, p, &m("u2"), None, 10).await.unwrap().standing.is_some());
+        assert_eq!(
+            e.member_rank(&e.scope(&b.slug, p).await.unwrap(), &m("u2")).await.unwrap().points,
+            60,
+            "{name}"
+        );
+        assert_eq!(
+            e.member_entries(&e.scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10).await.unwrap().len(),
+            3,
+            "{name}"
+        );
+        assert!(
+            e.member_view(&e.scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10)
+                .await
+                .unwrap()
+                .standing
+                .is_some()
+        );
         let again = e.unhide_member(&b.slug, &period, &m("u2"), "admin:bob", "name changed").await.unwrap();
         assert_eq!((again.result, again.version), (VisibilityOutcome::AlreadyVisible, shown.version));
 
@@ -208,7 +243,7 @@ async fn replays_rebuilds_and_the_reconciler_keep_a_hidden_member_hidden() {
         };
         e.hide_member(&b.slug, &period, &m("u2"), "admin", "cheating").await.unwrap();
         let ranked = async || {
-            let page = e.ranking_page(&b.slug, Some(&period), 0, 10).await.unwrap();
+            let page = e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await.unwrap();
             (page.total, page.entries.iter().map(|en| (en.member.to_string(), en.rank)).collect::<Vec<_>>())
         };
         let expected = (3, vec![("u1".to_owned(), 1), ("u3".to_owned(), 2), ("u4".to_owned(), 3)]);
@@ -300,7 +335,10 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
         let again = e.hide_member(&b.slug, &period, &m("u1"), "admin", "multiple accounts").await.unwrap();
         assert_eq!((again.result, again.projected), (VisibilityOutcome::AlreadyHidden, true), "{name}");
         assert!(p.keys().await.is_empty(), "{name}: an archived period's keys are not written again");
-        let admin = e.member_view_admin(&b.slug, Some(&period), &m("u1"), None, 10).await.unwrap();
+        let admin = e
+            .member_view_admin(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u1"), None, 10)
+            .await
+            .unwrap();
         assert_eq!((admin.hidden, admin.points, admin.view.entries.len()), (true, Some(50), 1), "{name}");
         assert_eq!(
             audit_actions(e, &b).await,
@@ -320,7 +358,11 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
         );
         assert_eq!(audit_actions(e, &b).await, ["hide", "freeze", "projection_repaired", "settle"], "{name}");
         assert_absent(e, &b, &period, "u1", name).await;
-        assert_eq!(e.top(&b.slug, Some(&period), 10).await.unwrap().total, 3, "{name}");
+        assert_eq!(
+            e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap().total,
+            3,
+            "{name}"
+        );
     })
     .await;
 }
@@ -342,13 +384,16 @@ async fn a_hide_while_redis_is_away_is_levelled_by_the_reconciler() {
             // The ledger has it: ledger-based public reads already leave the member out.
             let key = b.period_at(jiff::Timestamp::now());
             assert!(e.ledger().member_total(&b.slug, &key, &m("u2")).await.unwrap().unwrap().hidden);
-            assert!(not_found(e.member_entries(&b.slug, Some(&period), &m("u2"), None, 10).await));
+            assert!(not_found(
+                e.member_entries(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u2"), None, 10).await
+            ));
             // Redis comes back empty; the reconciler levels it without u2.
             redis.restart();
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
             loop {
                 if e.reconcile_once().await.is_ok()
-                    && let Ok(page) = e.ranking_page(&b.slug, Some(&period), 0, 10).await
+                    && let Ok(page) =
+                        e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await
                     && page.total == 3
                 {
                     let members: Vec<_> = page.entries.iter().map(|en| en.member.to_string()).collect();

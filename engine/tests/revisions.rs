@@ -28,7 +28,7 @@ async fn settle(e: &Engine, b: &Board, period: &str) {
 
 /// The live ranking as (member, points), best first.
 async fn ranking(e: &Engine, b: &Board, period: &str) -> Vec<(String, i64)> {
-    let page = e.ranking_page(&b.slug, Some(period), 0, 100).await.unwrap();
+    let page = e.ranking_page(&e.scope(&b.slug, Some(period)).await.unwrap(), 0, 100).await.unwrap();
     page.entries.iter().map(|x| (x.member.to_string(), x.points)).collect()
 }
 
@@ -323,7 +323,7 @@ async fn an_archived_period_is_re_settled_without_bringing_its_keys_back() {
         );
         assert!(p.keys().await.len() <= keys, "{name}: no key written back");
         // The archived board is read from the latest standings.
-        let page = e.ranking_page(&b.slug, Some(&period), 0, 10).await.unwrap();
+        let page = e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await.unwrap();
         let mut top: Vec<(&str, i64)> = page.entries.iter().map(|x| (x.member.as_str(), x.points)).collect();
         top[..2].sort_unstable();
         assert_eq!(top[..2], [("u2", 30), ("u3", 30)], "{name}: tied first, in the standings' order");

@@ -583,14 +583,14 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
 
         let early = e.scheduler_pass(&config, end - secs(3601)).await.unwrap();
         assert!(early.publicly_frozen.is_empty(), "{ctx}: {early:?}");
-        assert_eq!(e.top(&b.slug, p, 10).await.unwrap().frozen_at, None, "{ctx}");
+        assert_eq!(e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap().frozen_at, None, "{ctx}");
 
         let due = e.scheduler_pass(&config, end - secs(3600)).await.unwrap();
         assert_eq!(due.publicly_frozen, vec![(b.slug.clone(), w53)], "{ctx}");
         assert_eq!(state(e, &b, w53).await, State::Open, "{ctx}: writes still count");
         let after = e.record(&b, &[point("pf-2", "u2", 50, inside)]).await.unwrap();
         assert_eq!(after[0].recorded.outcome, Outcome::Applied, "{ctx}");
-        let public = e.top(&b.slug, p, 10).await.unwrap();
+        let public = e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
         assert_eq!(public.frozen_at, Some(end - secs(3600)), "{ctx}");
         assert_eq!(public.entries.iter().map(|en| en.member.as_str()).collect::<Vec<_>>(), ["u1"], "{ctx}");
 
@@ -598,7 +598,7 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
         assert!(e.scheduler_pass(&config, end - secs(60)).await.unwrap().publicly_frozen.is_empty());
         e.reveal(&b.slug, "2026-W53", engine::public::RevealMode::All, "admin:ann", None).await.unwrap();
         assert!(e.scheduler_pass(&config, end - secs(30)).await.unwrap().publicly_frozen.is_empty());
-        assert_eq!(e.top(&b.slug, p, 10).await.unwrap().total, 2, "{ctx}: revealed");
+        assert_eq!(e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap().total, 2, "{ctx}: revealed");
         let rows = audit_rows(e, &b, "public_freeze").await;
         assert_eq!((rows.len(), rows[0].actor.as_str()), (1, "scheduler"), "{ctx}");
     })

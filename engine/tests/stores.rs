@@ -318,7 +318,7 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
             assert!(engine::demo::ensure_demo(&e, "Asia/Shanghai").await.unwrap());
             assert!(!engine::demo::ensure_demo(&e, "Asia/Shanghai").await.unwrap(), "created only once");
             let slug = BoardSlug::parse("demo").unwrap();
-            let page = e.ranking_page(&slug, None, 0, 4).await.unwrap();
+            let page = e.ranking_page(&e.scope(&slug, None).await.unwrap(), 0, 4).await.unwrap();
             let ctx = format!("{redis_name}/{}", t.name);
             let ranks: Vec<u64> = page.entries.iter().map(|e| e.rank).collect();
             assert_eq!(ranks, vec![1, 2, 2, 4], "{ctx}");
@@ -327,11 +327,11 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
             assert_eq!(page.total, 25, "{ctx}");
             assert!(page.has_more, "{ctx}");
             // A page that starts inside a tie: u1006..u1008 share 980 points at rank 6.
-            let page = e.ranking_page(&slug, None, 6, 3).await.unwrap();
+            let page = e.ranking_page(&e.scope(&slug, None).await.unwrap(), 6, 3).await.unwrap();
             let ranks: Vec<(u64, bool)> = page.entries.iter().map(|e| (e.rank, e.tied)).collect();
             assert_eq!(ranks, vec![(6, true), (6, true), (9, false)], "{ctx}");
             // The last member has no profile: no display name, the id is the fallback.
-            let last = e.ranking_page(&slug, None, 24, 10).await.unwrap();
+            let last = e.ranking_page(&e.scope(&slug, None).await.unwrap(), 24, 10).await.unwrap();
             assert_eq!(last.entries.len(), 1);
             assert_eq!(last.entries[0].display_name, None, "{ctx}");
             assert_eq!(last.entries[0].name(), "u1025", "{ctx}");
@@ -360,7 +360,7 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
 
             // The sprint board ranks equal points by who reached them first.
             let sprint = BoardSlug::parse(engine::demo::DEMO_SPRINT).unwrap();
-            let page = e.ranking_page(&sprint, None, 0, 10).await.unwrap();
+            let page = e.ranking_page(&e.scope(&sprint, None).await.unwrap(), 0, 10).await.unwrap();
             let order: Vec<(&str, i64, u64)> =
                 page.entries.iter().map(|x| (x.member.as_str(), x.points, x.rank)).collect();
             assert_eq!(

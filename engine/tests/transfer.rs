@@ -133,7 +133,8 @@ async fn an_imported_period_has_the_same_settlement_on_the_other_ledger() {
             assert_eq!(again, export, "{ctx} {policy}");
 
             // The target's projection shows the imported standings.
-            let page = dest.ranking_page(&b.slug, Some(&key), 0, 10).await.unwrap();
+            let page =
+                dest.ranking_page(&dest.scope(&b.slug, Some(&key)).await.unwrap(), 0, 10).await.unwrap();
             let live: Vec<(String, i64)> =
                 page.entries.iter().map(|e| (e.member.to_string(), e.points)).collect();
             let settled: Vec<(String, i64)> =
@@ -234,10 +235,14 @@ async fn a_hidden_member_travels_with_its_period_and_stays_out_of_the_standings(
         let period = b.period_at(last_week());
         assert!(dest.ledger().member_total(&b.slug, &period, &u1).await.unwrap().unwrap().hidden, "{ctx}");
         assert!(matches!(
-            dest.member_rank(&b.slug, Some(&key), &u1).await,
+            dest.member_rank(&dest.scope(&b.slug, Some(&key)).await.unwrap(), &u1).await,
             Err(EngineError::NotFound { .. })
         ));
-        assert_eq!(dest.ranking_page(&b.slug, Some(&key), 0, 10).await.unwrap().total, 2, "{ctx}");
+        assert_eq!(
+            dest.ranking_page(&dest.scope(&b.slug, Some(&key)).await.unwrap(), 0, 10).await.unwrap().total,
+            2,
+            "{ctx}"
+        );
     })
     .await;
 }

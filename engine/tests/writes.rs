@@ -57,7 +57,8 @@ async fn each_store(test: impl AsyncFn(&str, &Engine)) {
 async fn projected_points(e: &Engine, b: &Board) -> HashMap<String, i64> {
     let mut points = HashMap::new();
     loop {
-        let page = e.ranking_page(&b.slug, None, points.len() as u64, 200).await.unwrap();
+        let page =
+            e.ranking_page(&e.scope(&b.slug, None).await.unwrap(), points.len() as u64, 200).await.unwrap();
         points.extend(page.entries.into_iter().map(|en| (en.member.to_string(), en.points)));
         if !page.has_more {
             return points;
@@ -316,7 +317,7 @@ async fn redis_stopped_mid_stream_and_restarted_empty_loses_no_accepted_write() 
             // Unattended: the running reconciler brings the empty Redis level.
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
             loop {
-                if let Ok(page) = e.ranking_page(&b.slug, None, 0, 200).await {
+                if let Ok(page) = e.ranking_page(&e.scope(&b.slug, None).await.unwrap(), 0, 200).await {
                     let got: HashMap<String, i64> =
                         page.entries.into_iter().map(|en| (en.member.to_string(), en.points)).collect();
                     if got == expected {
@@ -360,7 +361,10 @@ async fn a_caller_that_hangs_up_mid_write_leaves_the_ledger_whole_and_usable() {
         loop {
             let mut consistent = true;
             for (member, points) in ledger_points(e, &b).await {
-                let entries = e.member_entries(&b.slug, None, &u(&member), None, 200).await.unwrap();
+                let entries = e
+                    .member_entries(&e.scope(&b.slug, None).await.unwrap(), &u(&member), None, 200)
+                    .await
+                    .unwrap();
                 let sum: i64 = entries.iter().filter_map(|en| en.delta).sum();
                 consistent &= points == sum && entries.len() % 10 == usize::from(member == "m0");
             }

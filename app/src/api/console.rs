@@ -84,7 +84,7 @@ pub struct AuditPage {
 }
 
 #[cfg(feature = "ssr")]
-use super::{board_slug, engine, member_id};
+use super::{board_slug, engine, member_id, scope};
 
 /// An optional number typed into a form: blank is None; anything else must be an integer.
 #[cfg(feature = "ssr")]
@@ -181,9 +181,8 @@ pub async fn edit_board(
 pub async fn read_period(board: String, period: String) -> Result<PeriodConsole, AppError> {
     super::admin::admin_actor().await?;
     let engine = engine()?;
-    let slug = board_slug(board)?;
-    let board = engine.board(&slug).await?;
-    let key = engine.period_of(&board, Some(&period))?;
+    let scope = scope(board, Some(&period)).await?;
+    let (slug, board, key) = (scope.slug().clone(), scope.board().clone(), scope.period());
     let period = key.to_string();
     let info = engine.period_info(&board, key).await?;
     let settlement = match engine.settlement_page(&slug, &period, 0, STANDINGS_SHOWN).await {
@@ -203,7 +202,7 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         freezes_at: info.ends_at + jiff::SignedDuration::from_secs(board.freeze_grace_seconds),
         info,
         periods: engine.periods(&slug).await?,
-        leaders: engine.ranking_page_as(engine::ledger::Viewer::Admin, &slug, Some(&period), 0, 20).await?,
+        leaders: engine.ranking_page_as(engine::ledger::Viewer::Admin, &scope, 0, 20).await?,
         public_frozen_at: engine.public_frozen_at(&slug, key).await?,
         next_reveal: engine.reveal_plan(&slug, &period).await?.map(|plan| next_reveal_words(&plan)),
         late: engine.late_entries(&slug, &period, None).await?,
@@ -325,7 +324,7 @@ pub async fn read_member(
 ) -> Result<MemberAdminView, AppError> {
     super::admin::admin_actor().await?;
     Ok(engine()?
-        .member_view_admin(&board_slug(board)?, Some(&period), &member_id(member)?, before, 50)
+        .member_view_admin(&scope(board, Some(&period)).await?, &member_id(member)?, before, 50)
         .await?)
 }
 

@@ -14,7 +14,7 @@ pub async fn read_member_history(
     member: String,
 ) -> Result<MemberHistory, AppError> {
     let member = super::member_id(member)?;
-    Ok(super::engine()?.member_history(&super::board_slug(board)?, Some(&period), &member).await?)
+    Ok(super::engine()?.member_history(&super::scope(board, Some(&period)).await?, &member).await?)
 }
 
 /// A period's distribution of points, with "me" in it when this browser opened a signed link.
@@ -25,7 +25,7 @@ pub async fn read_ranking_distribution(
 ) -> Result<Distribution, AppError> {
     let me = super::contestant::read_me().await?.map(super::member_id).transpose()?;
     let engine = super::engine()?;
-    Ok(engine.distribution(&super::board_slug(board)?, period.as_deref(), me.as_ref()).await?)
+    Ok(engine.distribution(&super::scope(board, period.as_deref()).await?, me.as_ref()).await?)
 }
 
 /// The board's last periods, newest first, with their states and winners (or leaders).

@@ -46,6 +46,13 @@ fn board_slug(board: String) -> Result<domain::BoardSlug, AppError> {
     domain::BoardSlug::parse(board).map_err(|_| AppError::NotFound("this board does not exist".into()))
 }
 
+/// The board and period a server function is about, resolved once: an impossible slug or
+/// period is one that does not exist.
+#[cfg(feature = "ssr")]
+async fn scope(board: String, period: Option<&str>) -> Result<engine::scope::Scope, AppError> {
+    Ok(engine()?.scope(&board_slug(board)?, period).await?)
+}
+
 #[cfg(feature = "ssr")]
 fn member_id(member: String) -> Result<domain::MemberId, AppError> {
     domain::MemberId::parse(member.trim())
@@ -98,7 +105,7 @@ pub async fn read_ranking(
     offset: u64,
     limit: u64,
 ) -> Result<RankingPage, AppError> {
-    Ok(engine()?.ranking_page(&board_slug(board)?, period.as_deref(), offset, limit).await?)
+    Ok(engine()?.ranking_page(&scope(board, period.as_deref()).await?, offset, limit).await?)
 }
 
 /// The page after a keyset cursor (`None`: from the top): stable "load more".
@@ -109,7 +116,7 @@ pub async fn read_after(
     after: Option<String>,
     limit: u64,
 ) -> Result<CursorPage, AppError> {
-    Ok(engine()?.entries_after(&board_slug(board)?, period.as_deref(), after.as_deref(), limit).await?)
+    Ok(engine()?.entries_after(&scope(board, period.as_deref()).await?, after.as_deref(), limit).await?)
 }
 
 /// A member and their neighbours ("find me").
@@ -120,7 +127,7 @@ pub async fn read_around(
     member: String,
     radius: u64,
 ) -> Result<RankingPage, AppError> {
-    Ok(engine()?.around(&board_slug(board)?, period.as_deref(), &member_id(member)?, radius).await?)
+    Ok(engine()?.around(&scope(board, period.as_deref()).await?, &member_id(member)?, radius).await?)
 }
 
 /// Members of a period whose display name starts with `name` ("find me" by name), best ranked
@@ -131,7 +138,7 @@ pub async fn read_named(
     period: Option<String>,
     name: String,
 ) -> Result<NameMatches, AppError> {
-    Ok(engine()?.members_named(&board_slug(board)?, period.as_deref(), &name).await?)
+    Ok(engine()?.members_named(&scope(board, period.as_deref()).await?, &name).await?)
 }
 
 /// A page of a pinned snapshot.
@@ -143,13 +150,13 @@ pub async fn read_snapshot(
     offset: u64,
     limit: u64,
 ) -> Result<RankingPage, AppError> {
-    Ok(engine()?.snapshot_page(&board_slug(board)?, period.as_deref(), &snapshot, offset, limit).await?)
+    Ok(engine()?.snapshot_page(&scope(board, period.as_deref()).await?, &snapshot, offset, limit).await?)
 }
 
 /// Pins the current ranking and sends the reader to its first page.
 #[server]
 pub async fn pin_view(board: String, period: String) -> Result<(), AppError> {
-    let snapshot = engine()?.create_snapshot(&board_slug(board.clone())?, Some(&period)).await?;
+    let snapshot = engine()?.create_snapshot(&scope(board.clone(), Some(&period)).await?).await?;
     leptos_axum::redirect(&format!("/b/{board}/{period}?snap={}", snapshot.snapshot_id));
     Ok(())
 }
@@ -162,5 +169,5 @@ pub async fn read_member(
     member: String,
     before: Option<i64>,
 ) -> Result<MemberView, AppError> {
-    Ok(engine()?.member_view(&board_slug(board)?, Some(&period), &member_id(member)?, before, 20).await?)
+    Ok(engine()?.member_view(&scope(board, Some(&period)).await?, &member_id(member)?, before, 20).await?)
 }

@@ -4,6 +4,7 @@
 
 use super::check_limit;
 use crate::redis::{Source, Window};
+use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::lifecycle::State;
 use domain::view::RankingPage;
@@ -90,7 +91,7 @@ impl Engine {
     }
 
     /// [`Engine::board`] without copying the definition (the read paths).
-    pub(super) async fn shared_board(&self, slug: &BoardSlug) -> Result<Arc<Board>, EngineError> {
+    pub(crate) async fn shared_board(&self, slug: &BoardSlug) -> Result<Arc<Board>, EngineError> {
         if let Some((at, board)) = self.boards.read().expect("board cache").get(slug)
             && at.elapsed() < BOARD_CACHE_TTL
         {
@@ -164,38 +165,30 @@ impl Engine {
 
     /// The top `limit` entries, served from memory for up to a second (the same for every reader
     /// in that second).
-    pub async fn top(
-        &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
-        limit: u64,
-    ) -> Result<RankingPage, EngineError> {
-        Ok(self.top_shared(slug, period, limit).await?.page.as_ref().clone())
+    pub async fn top(&self, scope: &Scope, limit: u64) -> Result<RankingPage, EngineError> {
+        Ok(self.top_shared(scope, limit).await?.page.as_ref().clone())
     }
 
     /// [`Engine::top`] without a copy, with how long the page may be answered again to the same
     /// words (a server may keep what it made of it until then; see [`Engine::read_epoch`]).
-    pub async fn top_shared(
-        &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
-        limit: u64,
-    ) -> Result<SharedTop, EngineError> {
+    pub async fn top_shared(&self, scope: &Scope, limit: u64) -> Result<SharedTop, EngineError> {
         check_limit(limit)?;
-        let board = self.shared_board(slug).await?;
-        let key = self.period_of(&board, period)?;
+        let (board, key) = (scope.board(), scope.period());
         let top = match self.top_cache.fresh(&board.slug, key, limit) {
             Some(top) => top,
             None => {
-                let page = self.read_window(&board, key, Source::Live, Window::Offset(0), limit).await?;
+                let page = self.read_window(board, key, Source::Live, Window::Offset(0), limit).await?;
                 let top = Arc::new(TopPage { at: Instant::now(), page: Arc::new(page) });
                 self.top_cache.keep(&board.slug, key, limit, Arc::clone(&top));
                 top
             }
         };
         let mut until = top.at + TOP_CACHE_TTL;
-        if matches!(period, None | Some("current")) {
-            let left = key.span(&board.zone).end.duration_since(jiff::Timestamp::now());
+        // A page of the current period is not answered past the period's end: a reader who asked
+        // for `current` then means the next one.
+        let now = jiff::Timestamp::now();
+        if board.period_at(now) == key {
+            let left = key.span(&board.zone).end.duration_since(now);
             until = until.min(Instant::now() + Duration::try_from(left).unwrap_or(Duration::ZERO));
         }
         Ok(SharedTop { page: Arc::clone(&top.page), until })

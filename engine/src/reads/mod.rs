@@ -14,6 +14,7 @@ pub use snapshots::{SNAPSHOT_LIFE, SNAPSHOT_WINDOW, Snapshots};
 
 use crate::ledger::Viewer;
 use crate::redis::{RawPage, ReadFrom, Source, Window};
+use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::lifecycle::State;
 use domain::view::{
@@ -111,86 +112,74 @@ impl Engine {
     /// A live page from `offset`. Live pages may shift while a reader pages through them.
     pub async fn ranking_page(
         &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         offset: u64,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
-        self.ranking_page_as(Viewer::Public, slug, period, offset, limit).await
+        self.ranking_page_as(Viewer::Public, scope, offset, limit).await
     }
 
     /// The public's page read from the primary, never a replica: a live feed reads it because a
     /// write just changed it.
     pub(crate) async fn ranking_page_fresh(
         &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         offset: u64,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
-        self.page_from(Source::Live, ReadFrom::Primary, slug, period, offset, limit).await
+        self.page_from(Source::Live, ReadFrom::Primary, scope, offset, limit).await
     }
 
     /// [`Engine::ranking_page`] as `viewer` sees it: admins read live during a public freeze.
     pub async fn ranking_page_as(
         &self,
         viewer: Viewer,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         offset: u64,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
-        self.page_from(source_for(viewer), ReadFrom::Replica, slug, period, offset, limit).await
+        self.page_from(source_for(viewer), ReadFrom::Replica, scope, offset, limit).await
     }
 
     async fn page_from(
         &self,
         source: Source<'_>,
         from: ReadFrom,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         offset: u64,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
         check_limit(limit)?;
-        let board = self.shared_board(slug).await?;
-        let period = self.period_of(&board, period)?;
+        let (board, period) = (scope.board(), scope.period());
         let window = Window::Offset(offset);
-        Ok(self.read_window_raw(&board, period, source, from, window, limit).await?.0)
+        Ok(self.read_window_raw(board, period, source, from, window, limit).await?.0)
     }
 
     /// The page strictly after a keyset cursor (None: from the top), and the cursor to continue.
     /// Neither skips nor repeats members, even in long runs of equal scores.
     pub async fn entries_after(
         &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         cursor: Option<&str>,
         limit: u64,
     ) -> Result<CursorPage, EngineError> {
         check_limit(limit)?;
-        let board = self.shared_board(slug).await?;
-        let period = self.period_of(&board, period)?;
+        let (board, period) = (scope.board(), scope.period());
         let parsed = cursor.map(decode_cursor).transpose()?;
         let window = match &parsed {
             Some((score, member)) => Window::After { score: *score, member },
             None => Window::Offset(0),
         };
         let (page, last) =
-            self.read_window_raw(&board, period, Source::Live, ReadFrom::Replica, window, limit).await?;
+            self.read_window_raw(board, period, Source::Live, ReadFrom::Replica, window, limit).await?;
         let next_cursor =
             if page.has_more { last.map(|(member, score)| encode_cursor(score, &member)) } else { None };
         Ok(CursorPage { page, next_cursor })
     }
 
     /// A member's rank and points; `NotFound` when the member has none in the period.
-    pub async fn member_rank(
-        &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
-        member: &MemberId,
-    ) -> Result<Entry, EngineError> {
-        let around = self.around(slug, period, member, 0).await?;
+    pub async fn member_rank(&self, scope: &Scope, member: &MemberId) -> Result<Entry, EngineError> {
+        let around = self.around(scope, member, 0).await?;
         around
             .entries
             .into_iter()
@@ -202,41 +191,32 @@ impl Engine {
     /// neighbourhood starts at rank 1.
     pub async fn around(
         &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         member: &MemberId,
         radius: u64,
     ) -> Result<RankingPage, EngineError> {
-        self.around_as(Viewer::Public, slug, period, member, radius).await
+        self.around_as(Viewer::Public, scope, member, radius).await
     }
 
     /// [`Engine::around`] as `viewer` sees it: admins read live during a public freeze.
     pub async fn around_as(
         &self,
         viewer: Viewer,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         member: &MemberId,
         radius: u64,
     ) -> Result<RankingPage, EngineError> {
         if radius > MAX_RADIUS {
             return Err(EngineError::Invalid(format!("radius must be at most {MAX_RADIUS}")));
         }
-        let board = self.shared_board(slug).await?;
-        let period = self.period_of(&board, period)?;
+        let (board, period) = (scope.board(), scope.period());
         let window = Window::Around { member, radius };
-        self.read_window(&board, period, source_for(viewer), window, 2 * radius + 1).await
+        self.read_window(board, period, source_for(viewer), window, 2 * radius + 1).await
     }
 
     /// Members with at least `min_points`, and where the count came from.
-    pub async fn count_at_least(
-        &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
-        min_points: i64,
-    ) -> Result<Sourced<u64>, EngineError> {
-        let board = self.shared_board(slug).await?;
-        let period = self.period_of(&board, period)?;
+    pub async fn count_at_least(&self, scope: &Scope, min_points: i64) -> Result<Sourced<u64>, EngineError> {
+        let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let (min, max) = board.codec.bounds();
         let (state, frozen_at) = self.status_for_reads(slug, period).await?;
         if state == State::Archived {
@@ -248,7 +228,7 @@ impl Engine {
         match self.core.projection.count_at_least(slug, &period, ReadFrom::Replica, min_score).await {
             Ok(count) => Ok(Sourced { value: count, source: ReadSource::Redis, frozen_at }),
             Err(_) => {
-                let order = self.ledger_order(&board, period, frozen_at.is_some()).await?;
+                let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
                 Ok(Sourced { value: order.count_at_least(min_score), source: ReadSource::Ledger, frozen_at })
             }
         }
@@ -257,15 +237,13 @@ impl Engine {
     /// Ranks of a list of members (absent members are left out), best first.
     pub async fn ranks_of(
         &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         members: &[MemberId],
     ) -> Result<Sourced<Vec<Entry>>, EngineError> {
         if members.is_empty() || members.len() > MAX_MEMBERS {
             return Err(EngineError::Invalid(format!("name 1 to {MAX_MEMBERS} members")));
         }
-        let board = self.shared_board(slug).await?;
-        let period = self.period_of(&board, period)?;
+        let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let mut source = ReadSource::Redis;
         let (state, frozen_at) = self.status_for_reads(slug, period).await?;
         let found = if state == State::Archived {
@@ -273,7 +251,7 @@ impl Engine {
             let mut found = Vec::with_capacity(members.len());
             for member in members {
                 let window = self.read_window_raw(
-                    &board,
+                    board,
                     period,
                     Source::Live,
                     ReadFrom::Replica,
@@ -296,7 +274,7 @@ impl Engine {
                 Ok(found) => found,
                 Err(_) => {
                     source = ReadSource::Ledger;
-                    let order = self.ledger_order(&board, period, frozen_at.is_some()).await?;
+                    let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
                     members.iter().map(|m| order.rank_of(m, policy)).collect()
                 }
             }
@@ -329,22 +307,14 @@ impl Engine {
     /// `Ledger::profiles_named`), keeps those ranked in the period (`ranks_of`: the public view,
     /// hidden members out), best ranked first, at most [`NAME_MATCHES`]. `more` says other
     /// matches may lie past those read: a longer prefix narrows them.
-    pub async fn members_named(
-        &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
-        prefix: &str,
-    ) -> Result<NameMatches, EngineError> {
+    pub async fn members_named(&self, scope: &Scope, prefix: &str) -> Result<NameMatches, EngineError> {
         let candidates = self.core.ledger.profiles_named(prefix, NAME_CANDIDATES as i64).await?;
         let more = candidates.len() == NAME_CANDIDATES;
         let members: Vec<MemberId> = candidates.into_iter().map(|(m, _)| m).collect();
         if members.is_empty() {
-            // The board and period still have to exist for an empty answer to mean "nobody".
-            let board = self.shared_board(slug).await?;
-            self.period_of(&board, period)?;
             return Ok(NameMatches { entries: Vec::new(), more });
         }
-        let mut entries = self.ranks_of(slug, period, &members).await?.value;
+        let mut entries = self.ranks_of(scope, &members).await?.value;
         let more = more || entries.len() > NAME_MATCHES;
         entries.truncate(NAME_MATCHES);
         Ok(NameMatches { entries, more })
@@ -354,13 +324,12 @@ impl Engine {
     /// A hidden member is `NotFound`, as if absent.
     pub async fn member_entries(
         &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         member: &MemberId,
         before: Option<i64>,
         limit: u64,
     ) -> Result<Vec<LedgerEntry>, EngineError> {
-        self.member_entries_as(Viewer::Public, slug, period, member, before, limit).await
+        self.member_entries_as(Viewer::Public, scope, member, before, limit).await
     }
 
     /// [`Engine::member_entries`] as `viewer` sees it: during a public freeze the public sees
@@ -368,15 +337,13 @@ impl Engine {
     pub async fn member_entries_as(
         &self,
         viewer: Viewer,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         member: &MemberId,
         before: Option<i64>,
         limit: u64,
     ) -> Result<Vec<LedgerEntry>, EngineError> {
         check_limit(limit)?;
-        let board = self.shared_board(slug).await?;
-        let period = self.period_of(&board, period)?;
+        let (slug, period) = (scope.slug(), scope.period());
         self.refuse_hidden(slug, &period, member).await?;
         Ok(self.core.ledger.member_entries(slug, &period, member, before, limit, viewer).await?)
     }
@@ -385,16 +352,14 @@ impl Engine {
     /// is `NotFound`, as if absent (the console reads it with [`Engine::member_view_admin`]).
     pub async fn member_view(
         &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         member: &MemberId,
         before: Option<i64>,
         limit: u64,
     ) -> Result<MemberView, EngineError> {
-        let board = self.shared_board(slug).await?;
-        let key = self.period_of(&board, period)?;
+        let (slug, board, key) = (scope.slug(), scope.board(), scope.period());
         self.refuse_hidden(slug, &key, member).await?;
-        self.member_view_unchecked(&board, key, member, before, limit, Viewer::Public).await
+        self.member_view_unchecked(board, key, member, before, limit, Viewer::Public).await
     }
 
     /// [`Engine::member_view`] whether or not the member is hidden (a hidden member's standing

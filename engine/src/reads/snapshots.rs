@@ -15,10 +15,11 @@
 
 use super::check_limit;
 use crate::redis::{Source, Window};
+use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::lifecycle::State;
 use domain::view::{RankingPage, SnapshotInfo};
-use domain::{Board, BoardSlug, MemberId, PeriodKey};
+use domain::{Board, MemberId, PeriodKey};
 use std::time::{Duration, Instant};
 
 /// Pins of one period within one window share a copy.
@@ -52,13 +53,8 @@ fn is_snapshot_id(id: &str) -> bool {
 
 impl Engine {
     /// Pins the period's ranking: the copy of this window, made now if no pin made it yet.
-    pub async fn create_snapshot(
-        &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
-    ) -> Result<SnapshotInfo, EngineError> {
-        let board = self.shared_board(slug).await?;
-        let period = self.period_of(&board, period)?;
+    pub async fn create_snapshot(&self, scope: &Scope) -> Result<SnapshotInfo, EngineError> {
+        let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let start = window_start(jiff::Timestamp::now());
         let snapshot_id = format!("{start:x}");
         let expires_at = jiff::Timestamp::from_second(start + SNAPSHOT_LIFE.as_secs() as i64)
@@ -68,7 +64,7 @@ impl Engine {
         let total = if state == State::Archived {
             self.core.ledger.standings_window(slug, &period, 0, 0).await?.total
         } else {
-            self.pinned(&board, period, &snapshot_id, frozen_at.is_some(), expires_at).await?
+            self.pinned(board, period, &snapshot_id, frozen_at.is_some(), expires_at).await?
         };
         Ok(SnapshotInfo { snapshot_id, total, expires_at })
     }
@@ -130,15 +126,13 @@ impl Engine {
     /// A page of a pinned snapshot; `Gone` once it expired.
     pub async fn snapshot_page(
         &self,
-        slug: &BoardSlug,
-        period: Option<&str>,
+        scope: &Scope,
         snapshot_id: &str,
         offset: u64,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
         check_limit(limit)?;
-        let board = self.shared_board(slug).await?;
-        let period = self.period_of(&board, period)?;
+        let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let gone = || {
             EngineError::Gone(format!(
                 "snapshot {snapshot_id} has expired (snapshots live 5 to 10 minutes); pin a new one"
@@ -148,12 +142,12 @@ impl Engine {
             return Err(gone());
         }
         if self.state_for_reads(slug, period).await? == State::Archived {
-            return self.read_window(&board, period, Source::Live, Window::Offset(offset), limit).await;
+            return self.read_window(board, period, Source::Live, Window::Offset(offset), limit).await;
         }
         let total =
             self.core.projection.snapshot_total(slug, &period, snapshot_id).await?.ok_or_else(gone)?;
         let mut page = self
-            .read_window(&board, period, Source::Snapshot(snapshot_id), Window::Offset(offset), limit)
+            .read_window(board, period, Source::Snapshot(snapshot_id), Window::Offset(offset), limit)
             .await?;
         // The copy may expire between the two reads; the info key carries the pinned count.
         if page.total != total && total > 0 {

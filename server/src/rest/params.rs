@@ -126,6 +126,16 @@ pub(super) fn slug(board: String) -> Result<BoardSlug, ApiError> {
         .map_err(|_| ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("board {board} not found")))
 }
 
+/// The board and period named in a path, resolved once (`current` is the period containing
+/// now): an impossible slug or period is a board or period that does not exist (404).
+pub(super) async fn scope(
+    state: &crate::state::AppState,
+    board: String,
+    period: &str,
+) -> Result<engine::scope::Scope, ApiError> {
+    Ok(state.engine.scope(&slug(board)?, Some(period)).await?)
+}
+
 /// A member id from the path; one that cannot exist is not found.
 pub(super) fn member(raw: String) -> Result<MemberId, ApiError> {
     MemberId::parse(raw.clone())

@@ -3,7 +3,7 @@
 
 use super::auth::Reader;
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
-use super::params::{BoardParams, MemberParams, PeriodParams, SnapshotParams, member, slug};
+use super::params::{BoardParams, MemberParams, PeriodParams, SnapshotParams, member, scope, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
@@ -251,13 +251,15 @@ pub async fn top(
     ApiQuery(q): ApiQuery<LimitQuery>,
 ) -> Result<Response, ApiError> {
     if viewer == Viewer::Admin {
-        let live =
-            s.engine.ranking_page_as(viewer, &slug(board)?, Some(&period), 0, q.limit.unwrap_or(10)).await?;
+        let live = s
+            .engine
+            .ranking_page_as(viewer, &scope(&s, board, &period).await?, 0, q.limit.unwrap_or(10))
+            .await?;
         return Ok(Json(Page::from(live)).into_response());
     }
     // Read the epoch first: a change after it makes the kept answer stale, never the reverse.
     let epoch = s.engine.read_epoch();
-    let top = s.engine.top_shared(&slug(board)?, Some(&period), q.limit.unwrap_or(10)).await?;
+    let top = s.engine.top_shared(&scope(&s, board, &period).await?, q.limit.unwrap_or(10)).await?;
     let page = Page::from(top.page.as_ref().clone());
     let body = serde_json::to_vec(&page).expect("a page always serializes");
     Ok(s.top_bytes.answer(uri.path_and_query().map(|pq| pq.as_str()), body.into(), top.until, epoch))
@@ -283,7 +285,7 @@ pub async fn entries(
     Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> Result<Json<EntriesPage>, ApiError> {
-    let board = slug(board)?;
+    let scope = scope(&s, board, &period).await?;
     let limit = q.limit.unwrap_or(50);
     let from = offset(q.offset)?;
     if q.offset.is_some() && q.after.is_some() {
@@ -291,10 +293,10 @@ pub async fn entries(
     }
     if let Some(after) = q.after {
         let cursor = (!after.is_empty()).then_some(after.as_str());
-        let found = s.engine.entries_after(&board, Some(&period), cursor, limit).await?;
+        let found = s.engine.entries_after(&scope, cursor, limit).await?;
         return Ok(Json(EntriesPage { page: found.page.into(), next_cursor: Some(found.next_cursor) }));
     }
-    let page = s.engine.ranking_page_as(viewer, &board, Some(&period), from, limit).await?;
+    let page = s.engine.ranking_page_as(viewer, &scope, from, limit).await?;
     Ok(Json(EntriesPage { page: page.into(), next_cursor: None }))
 }
 
@@ -314,7 +316,7 @@ pub async fn create_snapshot(
     State(s): State<AppState>,
     ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
 ) -> Result<(StatusCode, Json<SnapshotInfo>), ApiError> {
-    Ok((StatusCode::CREATED, Json(s.engine.create_snapshot(&slug(board)?, Some(&period)).await?)))
+    Ok((StatusCode::CREATED, Json(s.engine.create_snapshot(&scope(&s, board, &period).await?).await?)))
 }
 
 #[utoipa::path(
@@ -336,8 +338,10 @@ pub async fn snapshot_entries(
     ApiQuery(q): ApiQuery<SnapshotPageQuery>,
 ) -> Result<Json<SnapshotPage>, ApiError> {
     let from = offset(q.offset)?;
-    let page =
-        s.engine.snapshot_page(&slug(board)?, Some(&period), &snapshot, from, q.limit.unwrap_or(50)).await?;
+    let page = s
+        .engine
+        .snapshot_page(&scope(&s, board, &period).await?, &snapshot, from, q.limit.unwrap_or(50))
+        .await?;
     Ok(Json(SnapshotPage { page: page.into(), snapshot_id: snapshot }))
 }
 
@@ -359,7 +363,7 @@ pub async fn member_rank(
     Reader(viewer): Reader,
 ) -> Result<Json<MemberRank>, ApiError> {
     let m = member(m)?;
-    let page = s.engine.around_as(viewer, &slug(board)?, Some(&period), &m, 0).await?;
+    let page = s.engine.around_as(viewer, &scope(&s, board, &period).await?, &m, 0).await?;
     let entry = page
         .entries
         .into_iter()
@@ -387,7 +391,8 @@ pub async fn around(
     ApiQuery(q): ApiQuery<AroundQuery>,
 ) -> Result<Json<AroundPage>, ApiError> {
     let m = member(m)?;
-    let page = s.engine.around_as(viewer, &slug(board)?, Some(&period), &m, q.radius.unwrap_or(2)).await?;
+    let page =
+        s.engine.around_as(viewer, &scope(&s, board, &period).await?, &m, q.radius.unwrap_or(2)).await?;
     let rank = page.entries.iter().find(|e| e.member == m).map(|e| e.rank);
     Ok(Json(AroundPage { page: page.into(), rank, member: m }))
 }
@@ -411,15 +416,11 @@ pub async fn member_events(
     ApiQuery(q): ApiQuery<EventsQuery>,
 ) -> Result<Json<MemberEvents>, ApiError> {
     let limit = q.limit.unwrap_or(50);
-    let slug = slug(board)?;
-    let entries =
-        s.engine.member_entries_as(viewer, &slug, Some(&period), &member(m)?, q.before, limit).await?;
+    let scope = scope(&s, board, &period).await?;
+    let entries = s.engine.member_entries_as(viewer, &scope, &member(m)?, q.before, limit).await?;
     let next_before = (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id)).flatten();
     let frozen_at = match viewer {
-        Viewer::Public => {
-            let key = s.engine.period_of(&s.engine.board(&slug).await?, Some(&period))?;
-            s.engine.public_frozen_at(&slug, key).await?
-        }
+        Viewer::Public => s.engine.public_frozen_at(scope.slug(), scope.period()).await?,
         Viewer::Admin => None,
     };
     Ok(Json(MemberEvents { entries, next_before, frozen_at }))
@@ -442,7 +443,7 @@ pub async fn count(
     ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
     ApiQuery(q): ApiQuery<CountQuery>,
 ) -> Result<Json<Count>, ApiError> {
-    let counted = s.engine.count_at_least(&slug(board)?, Some(&period), q.min_points).await?;
+    let counted = s.engine.count_at_least(&scope(&s, board, &period).await?, q.min_points).await?;
     Ok(Json(Count { count: counted.value, source: counted.source, frozen_at: counted.frozen_at }))
 }
 
@@ -468,6 +469,6 @@ pub async fn ranks(
         .split(',')
         .map(|m| MemberId::parse(m).map_err(|e| ApiError::invalid(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    let ranks = s.engine.ranks_of(&slug(board)?, Some(&period), &members).await?;
+    let ranks = s.engine.ranks_of(&scope(&s, board, &period).await?, &members).await?;
     Ok(Json(Ranks { entries: ranks.value, source: ranks.source, frozen_at: ranks.frozen_at }))
 }

@@ -5,7 +5,7 @@
 //! event back.
 
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
-use super::params::{PeriodParams, slug};
+use super::params::{PeriodParams, scope};
 use crate::state::AppState;
 use app::api::session::ClientAddr;
 use axum::body::{Body, Bytes};
@@ -126,7 +126,8 @@ pub async fn stream(
     ApiQuery(q): ApiQuery<StreamQuery>,
 ) -> Result<Response, ApiError> {
     let slot = s.streams.take(client.map(|Extension(ClientAddr(ip))| ip))?;
-    let subscription = s.engine.subscribe_live(&slug(board)?, Some(&period), q.limit.unwrap_or(10)).await?;
+    let subscription =
+        s.engine.subscribe_live(&scope(&s, board, &period).await?, q.limit.unwrap_or(10)).await?;
     let body = Body::from_stream(Events::new(subscription, slot));
     let headers = [
         (header::CONTENT_TYPE, "text/event-stream"),

@@ -1,0 +1,53 @@
+//! What a read or a write is about: one period of one board, resolved once at the edge (the
+//! REST extractor, the server functions' helper) and taken by the use cases instead of a slug
+//! and a period named in words. A scope exists only for a board that exists and a period its
+//! cadence can have: an impossible slug or period is a resource that does not exist.
+
+use crate::{Engine, EngineError};
+use domain::{Board, BoardSlug, PeriodKey};
+use std::sync::Arc;
+
+#[derive(Debug, Clone)]
+pub struct Scope {
+    board: Arc<Board>,
+    period: PeriodKey,
+}
+
+impl Scope {
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    pub fn slug(&self) -> &BoardSlug {
+        &self.board.slug
+    }
+
+    pub fn period(&self) -> PeriodKey {
+        self.period
+    }
+
+    /// The same board's `period`.
+    pub fn with_period(&self, period: PeriodKey) -> Self {
+        Self { board: Arc::clone(&self.board), period }
+    }
+}
+
+impl Engine {
+    /// Resolves a board and a period named by a caller: `current` (or none) is the period
+    /// containing now. `NotFound` for a board that does not exist or a key no period of this
+    /// board can have.
+    pub async fn scope(&self, board: &BoardSlug, period: Option<&str>) -> Result<Scope, EngineError> {
+        let board = self.shared_board(board).await?;
+        let period = self.period_of(&board, period)?;
+        Ok(Scope { board, period })
+    }
+
+    /// [`Engine::scope`] for a period already parsed for this board's cadence.
+    pub async fn scope_of(&self, board: &BoardSlug, period: PeriodKey) -> Result<Scope, EngineError> {
+        let board = self.shared_board(board).await?;
+        if period.cadence() != board.cadence {
+            return Err(EngineError::NotFound { what: format!("period {period}") });
+        }
+        Ok(Scope { board, period })
+    }
+}
