@@ -3,6 +3,7 @@
 
 use crate::ids::{BoardSlug, MemberId};
 use crate::kinds::{Cadence, Operator, TiePolicy};
+use crate::lifecycle::State;
 use crate::period::PeriodKey;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -143,7 +144,7 @@ pub struct PeriodInfo {
     pub period: PeriodKey,
     /// A `lifecycle::State` word.
     #[cfg_attr(feature = "openapi", schema(schema_with = schema::period_state))]
-    pub state: String,
+    pub state: State,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub starts_at: Timestamp,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
@@ -452,7 +453,7 @@ pub struct RankTarget {
 pub struct PeriodStanding {
     pub period: PeriodKey,
     /// A `lifecycle::State` word.
-    pub state: String,
+    pub state: State,
     pub rank: Option<u64>,
     pub points: Option<i64>,
     /// Ranked members in the period.
@@ -498,7 +499,7 @@ pub struct PointsBin {
 pub struct Distribution {
     pub period: PeriodKey,
     /// A `lifecycle::State` word.
-    pub state: String,
+    pub state: State,
     pub members: u64,
     /// Lowest points first; empty without members.
     pub bins: Vec<PointsBin>,
@@ -522,7 +523,7 @@ pub struct PrizeWinner {
 pub struct PeriodResult {
     pub period: PeriodKey,
     /// A `lifecycle::State` word.
-    pub state: String,
+    pub state: State,
     pub members: u64,
     /// Rank 1 (several when tied under `shared`); at most a few.
     pub leaders: Vec<Entry>,
@@ -782,7 +783,7 @@ pub struct DuePeriod {
     pub board: BoardSlug,
     pub period: PeriodKey,
     /// `open` (the scheduler has not frozen it yet) or `frozen` (waiting to be settled).
-    pub state: String,
+    pub state: State,
     /// The period's end plus the board's freeze grace.
     pub due_at: Timestamp,
 }
@@ -833,7 +834,7 @@ pub struct KeyNearLimit {
 pub struct BoardActivity {
     pub board: BoardSummary,
     /// The current period's `lifecycle::State` word.
-    pub state: String,
+    pub state: State,
     /// The start of the first hour counted (a whole UTC hour).
     pub since: Timestamp,
     /// Entries recorded in each hour from `since`, oldest first; the last is the current hour,

@@ -65,12 +65,7 @@ impl Engine {
             };
             let due_at = board.closes_at(*period);
             if now >= due_at {
-                due.push(DuePeriod {
-                    board: slug.clone(),
-                    period: *period,
-                    state: state.as_str().into(),
-                    due_at,
-                });
+                due.push(DuePeriod { board: slug.clone(), period: *period, state: *state, due_at });
             }
         }
         due.sort_by(|a, b| (a.due_at, &a.board).cmp(&(b.due_at, &b.board)));
@@ -185,7 +180,7 @@ impl Engine {
             let summary = crate::reads::summary(&board, now);
             let state = self.core.ledger.state_of(&board.slug, &summary.current_period).await?;
             let per_hour = counts.remove(board.slug.as_str()).unwrap_or_else(|| vec![0; ACTIVITY_HOURS]);
-            out.push(BoardActivity { board: summary, state: state.as_str().into(), since, per_hour });
+            out.push(BoardActivity { board: summary, state, since, per_hour });
         }
         Ok(out)
     }

@@ -124,15 +124,7 @@ impl Engine {
             }
             State::Open | State::Frozen => Vec::new(),
         };
-        Ok(Distribution {
-            period: key,
-            state: state.as_str().to_owned(),
-            members,
-            bins,
-            me,
-            prizes: board.prizes.clone(),
-            winners,
-        })
+        Ok(Distribution { period: key, state, members, bins, me, prizes: board.prizes.clone(), winners })
     }
 
     /// The board's last [`HISTORY_PERIODS`] periods, newest first, each with its state and its
@@ -141,8 +133,8 @@ impl Engine {
     pub async fn period_results(&self, slug: &BoardSlug) -> Result<Vec<PeriodResult>, EngineError> {
         let mut out = Vec::new();
         for info in self.periods(slug).await?.into_iter().take(HISTORY_PERIODS) {
-            let (members, leaders) = match State::parse(&info.state) {
-                Some(State::Settled | State::Archived) => {
+            let (members, leaders) = match info.state {
+                State::Settled | State::Archived => {
                     let window = self.core.ledger.standings_window(slug, &info.period, 0, LEADERS).await?;
                     let first: Vec<_> = window.rows.into_iter().filter(|s| s.rank == 1).collect();
                     let ids: Vec<MemberId> = first.iter().map(|s| s.member.clone()).collect();
@@ -182,8 +174,8 @@ impl Engine {
         let mut out = Vec::new();
         for info in self.periods(slug).await?.into_iter().take(HISTORY_PERIODS) {
             let key = info.period;
-            let (members, standing) = match State::parse(&info.state) {
-                Some(State::Settled | State::Archived) => {
+            let (members, standing) = match info.state {
+                State::Settled | State::Archived => {
                     match self.core.ledger.standing_position(slug, &key, member).await? {
                         Some(at) => {
                             let window = self.core.ledger.standings_window(slug, &key, at, 1).await?;

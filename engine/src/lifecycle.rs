@@ -127,7 +127,7 @@ impl Engine {
     pub async fn period_info(&self, board: &Board, period: PeriodKey) -> Result<PeriodInfo, EngineError> {
         let span = period.span(&board.zone);
         let state = self.core.ledger.state_of(&board.slug, &period).await?;
-        Ok(PeriodInfo { period, state: state.as_str().into(), starts_at: span.start, ends_at: span.end })
+        Ok(PeriodInfo { period, state, starts_at: span.start, ends_at: span.end })
     }
 
     /// Settles a frozen period: cross-checks (and if needed repairs) the projection, then records

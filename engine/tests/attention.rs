@@ -10,7 +10,7 @@ mod common;
 
 use common::{each_store, point, prized_board};
 use domain::apikey::KeyLimits;
-use domain::lifecycle::Transition;
+use domain::lifecycle::{State, Transition};
 use domain::view::{Attention, DuePeriod, PeriodCount, ProjectionLag, RewardTrouble};
 use domain::write::{Change, Outcome, Write};
 use domain::{EventId, MemberId, TiePolicy};
@@ -61,13 +61,12 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         assert_eq!(outcomes, [Outcome::Applied, Outcome::Applied, Outcome::Late], "{name}");
         let (current, past) = (a.period_at(now), a.period_at(old_at));
         let due_at = past.span(&a.zone).end.checked_add(SignedDuration::from_secs(60)).unwrap();
-        let due =
-            |state: &str| DuePeriod { board: a.slug.clone(), period: past, state: state.into(), due_at };
+        let due = |state: State| DuePeriod { board: a.slug.clone(), period: past, state, due_at };
         let attention = e.attention(Timestamp::now()).await.unwrap();
         assert_eq!(
             attention,
             Attention {
-                due: vec![due("open")],
+                due: vec![due(State::Open)],
                 late: vec![PeriodCount { board: a.slug.clone(), period: past, count: 1 }],
                 ..Attention::default()
             },
@@ -79,7 +78,7 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
 
         // Frozen, it waits to be settled; once the late write is decided it is no longer counted.
         e.transition(&a.slug, &past.to_string(), Transition::Freeze, "test", None).await.unwrap();
-        assert_eq!(e.attention(Timestamp::now()).await.unwrap().due, vec![due("frozen")], "{name}");
+        assert_eq!(e.attention(Timestamp::now()).await.unwrap().due, vec![due(State::Frozen)], "{name}");
         let late = e.late_entries(&a.slug, &past.to_string(), Some("pending")).await.unwrap();
         e.decide_late(&a.slug, &past.to_string(), late[0].id, false, "test", Some("too late")).await.unwrap();
         let attention = e.attention(Timestamp::now()).await.unwrap();

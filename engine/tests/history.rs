@@ -206,7 +206,7 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
         let periods: Vec<PeriodRow> = h
             .periods
             .iter()
-            .map(|p| (p.period.to_string(), p.state.clone(), p.rank, p.points, p.members))
+            .map(|p| (p.period.to_string(), p.state.as_str().to_owned(), p.rank, p.points, p.members))
             .collect();
         assert_eq!(
             periods,
@@ -228,7 +228,7 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
                 let mut leaders: Vec<_> =
                     r.leaders.iter().map(|l| (l.member.to_string(), l.rank, l.tied)).collect();
                 leaders.sort();
-                (r.period.to_string(), r.state.clone(), leaders)
+                (r.period.to_string(), r.state.as_str().to_owned(), leaders)
             })
             .collect();
         assert_eq!(
@@ -253,7 +253,7 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
             ],
             "{name}"
         );
-        assert_eq!(d.state, "settled", "{name}");
+        assert_eq!(d.state.as_str(), "settled", "{name}");
     })
     .await;
 }

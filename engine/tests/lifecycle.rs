@@ -10,7 +10,7 @@ fn board(policy: TiePolicy) -> Board {
     common::prized_board("l", policy, 60)
 }
 use domain::board::Prize;
-use domain::lifecycle::Transition;
+use domain::lifecycle::{State, Transition};
 use domain::settlement::{FinalTotal, canonical_text, standings};
 use domain::write::{Outcome, Write};
 use domain::{Board, EventId, MemberId, TiePolicy};
@@ -130,7 +130,7 @@ async fn a_full_week_from_writes_to_archive() {
         assert_eq!(pass.frozen, vec![(b.slug.clone(), key)], "{name}");
         // A freeze repeated by hand answers the same period.
         let frozen = e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap();
-        assert_eq!(frozen.state, "frozen", "{name}");
+        assert_eq!(frozen.state, State::Frozen, "{name}");
 
         // Late writes are kept, the board does not move.
         let before = e.top(&e.scope(&b.slug, per).await.unwrap(), 10).await.unwrap().entries;
@@ -266,7 +266,7 @@ async fn a_full_week_from_writes_to_archive() {
         // Archive: reads are the same, then the projection expires and they still are.
         let live = all_reads(e, &b, &period).await;
         let archived = e.transition(&b.slug, &period, Transition::Archive, "admin", None).await.unwrap();
-        assert_eq!(archived.state, "archived");
+        assert_eq!(archived.state, State::Archived);
         let ttls = p.keys().await;
         assert!(!ttls.is_empty(), "{name}: the projection is still there during the grace");
         p.cleanup().await;
@@ -358,7 +358,7 @@ async fn a_crash_inside_the_settlement_leaves_it_undone_and_a_rerun_gives_the_sa
                 matches!(e.settlement(&b.slug, &period).await, Err(EngineError::NotFound { .. })),
                 "{name}"
             );
-            assert_eq!(e.periods(&b.slug).await.unwrap()[0].state, "frozen", "{name}");
+            assert_eq!(e.periods(&b.slug).await.unwrap()[0].state, State::Frozen, "{name}");
         }
         e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
         let s = e.settlement(&b.slug, &period).await.unwrap();

@@ -75,7 +75,7 @@ async fn settled_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
     let pending = e.late_entries(&b.slug, &key, Some("pending")).await.unwrap();
     e.decide_late(&b.slug, &key, pending[0].id, false, "admin", Some("too late")).await.unwrap();
     let info = e.transition(&b.slug, &key, Transition::Settle, "admin", None).await.unwrap();
-    assert_eq!(info.state, "settled");
+    assert_eq!(info.state.as_str(), "settled");
     (b, period)
 }
 

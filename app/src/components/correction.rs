@@ -10,6 +10,7 @@
 use crate::api::corrections::{ApplyCorrection, CancelCorrection, CorrectionPreview, PreviewCorrection};
 use crate::components::console::{ActionOutcome, FieldError};
 use crate::error::AppError;
+use domain::lifecycle::State;
 use domain::preview::Move;
 use leptos::prelude::*;
 
@@ -17,11 +18,11 @@ use leptos::prelude::*;
 pub fn CorrectPanel(
     slug: String,
     period: String,
-    state: String,
+    state: State,
     preview: ServerAction<PreviewCorrection>,
 ) -> impl IntoView {
-    let consequence = match state.as_str() {
-        "settled" | "archived" => {
+    let consequence = match state {
+        State::Settled | State::Archived => {
             "The standings are settled: a correction writes a new settlement revision (the old one stays readable) and \
              sends only the reward changes — a revoke and a grant for each prize that changes hands."
         }

@@ -645,7 +645,7 @@ fn PastPeriods(results: Vec<PeriodResult>, board: String) -> impl IntoView {
             view! {
                 <tr data-period=period.clone()>
                     <td><a href=format!("/b/{board}/{period}")>{period.clone()}</a></td>
-                    <td><span class=format!("state state-{}", r.state)>{r.state.clone()}</span></td>
+                    <td><span class=format!("state state-{}", r.state)>{r.state.as_str()}</span></td>
                     <td>{who}</td>
                     <td class="num">{grouped(r.members as i64)}</td>
                 </tr>

@@ -224,7 +224,7 @@ fn BoardLine(b: BoardActivity) -> impl IntoView {
             <div class="board-line">
                 <a href=format!("/admin/b/{}/{}", board.slug, board.current_period)>{board.title.clone()}</a>
                 " "
-                <span class=format!("state state-{state}") data-testid="board-state">{state.clone()}</span>
+                <span class=format!("state state-{state}") data-testid="board-state">{state.as_str()}</span>
                 <span class="meta">
                     {format!(" {} · {} · {} · {} · {}", board.slug, board.cadence, board.operator, board.tie_policy, board.current_period)}
                 </span>

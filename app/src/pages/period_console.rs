@@ -5,6 +5,7 @@ use crate::components::correction::{CorrectPanel, PreviewResult};
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
 use crate::components::ranking_table::RankingTable;
+use domain::lifecycle::State;
 use domain::local::{MINUTE, SECOND, in_named_zone};
 use domain::view::{LateEntry, RewardView, Settlement, SettlementSummary};
 use leptos::prelude::*;
@@ -159,7 +160,7 @@ fn Console(
     };
     let slug = board.slug.to_string();
     let period = info.period.to_string();
-    let state = info.state.clone();
+    let state = info.state;
     let pending = transition.pending();
     let (step_slug, step_period) = (slug.clone(), period.clone());
     let step = move |(name, label, consequence, button): Step| {
@@ -243,7 +244,7 @@ fn Console(
         <p><a href="/admin">"← Console"</a></p>
         <h1>{board.title.clone()} " " {period.clone()}</h1>
         <p class="meta">
-            <span class=format!("state state-{state}") data-testid="state">{state.clone()}</span>
+            <span class=format!("state state-{state}") data-testid="state">{state.as_str()}</span>
             {format!(" · {} · {} · ties {} · {}", board.slug, board.operator, board.tie_policy, board.time_zone)}
         </p>
         {public_frozen_at.map(|at| view! {
@@ -252,13 +253,13 @@ fn Console(
             </p>
         })}
         {next_reveal.clone().map(|next| view! { <p data-testid="next-reveal">{next}</p> })}
-        {(state == "open" && exists).then(|| view! {
+        {(state == State::Open && exists).then(|| view! {
             <p>"Freezes in " <Countdown ends_at=freezes_at/>
                {format!(" (at {} in {}, the period's end plus the grace)", in_named_zone(freezes_at, &board.time_zone, MINUTE), board.time_zone)}
             </p>
         })}
         {outside}
-        {(state == "frozen" && blocking_late > 0).then(|| view! {
+        {(state == State::Frozen && blocking_late > 0).then(|| view! {
             <p class="notice" role="status" data-testid="settle-waits">
                 {match blocking_late {
                     1 => "Settling waits for 1 pending late write: ".to_owned(),
@@ -287,7 +288,7 @@ fn Console(
         <ActionOutcome outcome=move || transition.value().get()/>
         {move || job.get().filter(|j| !j.running).map(|job| view! { <JobProgressView job/> })}
         {settings}
-        <CorrectPanel slug=slug.clone() period=period.clone() state=state.clone() preview/>
+        <CorrectPanel slug=slug.clone() period=period.clone() state preview/>
         <PreviewResult preview apply applied/>
         <h2 id="late">"Late writes"</h2>
         <LateWrites late slug=slug.clone() period=period.clone() preview/>

@@ -63,7 +63,7 @@ impl Ledger {
     pub async fn periods(
         &self,
         board: &BoardSlug,
-    ) -> Result<super::Listing<(PeriodKey, String)>, LedgerError> {
+    ) -> Result<super::Listing<(PeriodKey, domain::lifecycle::State)>, LedgerError> {
         let rows = sqlx::query("SELECT board, period, state FROM periods WHERE board = $1")
             .bind(board.as_str())
             .fetch_all(&self.pool)
@@ -72,7 +72,7 @@ impl Ledger {
             let key: String = r.try_get("period")?;
             let key = PeriodKey::parse(&key).map_err(|e| LedgerError::Corrupt(e.to_string()))?;
             let state: String = r.try_get("state")?;
-            domain::lifecycle::State::parse(&state)
+            let state = domain::lifecycle::State::parse(&state)
                 .ok_or_else(|| LedgerError::Corrupt(format!("unknown period state {state:?}")))?;
             Ok((key, state))
         });

@@ -97,7 +97,7 @@ impl Engine {
         let mut periods = self.readable("periods", self.core.ledger.periods(slug).await?);
         let current = board.period_at(jiff::Timestamp::now());
         if !periods.iter().any(|(p, _)| *p == current) {
-            periods.push((current, "open".into()));
+            periods.push((current, State::Open));
             periods.sort_by_key(|(period, _)| std::cmp::Reverse(*period));
         }
         Ok(periods

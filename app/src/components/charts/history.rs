@@ -91,7 +91,7 @@ pub fn RankHistory(
             view! {
                 <li data-period=p.period.to_string()>
                     <a href=href aria-current=now.then_some("page")>{p.period.to_string()}</a>
-                    " " <span class=format!("state state-{}", p.state)>{p.state.clone()}</span>
+                    " " <span class=format!("state state-{}", p.state)>{p.state.as_str()}</span>
                     {format!(" {}", said(p))}
                 </li>
             }
