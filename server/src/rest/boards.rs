@@ -3,12 +3,12 @@
 //! `hot.rs`.
 
 use super::auth::Admin;
-use super::error::{ApiError, ApiPath, ErrorBody, json_body};
+use super::body::JsonBody;
+use super::error::{ApiError, ApiPath, ErrorBody};
 use super::hot::HotBoardIn;
 use super::params::{BoardParams, PeriodParams, slug};
 use crate::state::AppState;
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use domain::board::BoardDraft;
@@ -94,7 +94,7 @@ impl BoardIn {
 pub async fn create(
     State(state): State<AppState>,
     _admin: Admin,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<(StatusCode, Json<AnyBoard>), ApiError> {
     let created = match NewAnyBoard::read(&body)? {
         NewAnyBoard::Hot(board) => {
@@ -115,12 +115,12 @@ pub enum NewAnyBoard {
 
 impl NewAnyBoard {
     /// The kind is chosen by `cadence`, so a body's errors are those of the kind it names.
-    fn read(body: &[u8]) -> Result<Self, ApiError> {
-        let shape: serde_json::Value = json_body(body)?;
+    fn read(body: &JsonBody) -> Result<Self, ApiError> {
+        let shape: serde_json::Value = body.parse()?;
         if shape.get("cadence").and_then(serde_json::Value::as_str) == Some(HOT_CADENCE) {
-            Ok(NewAnyBoard::Hot(json_body(body)?))
+            Ok(NewAnyBoard::Hot(body.parse()?))
         } else {
-            Ok(NewAnyBoard::Periodic(json_body(body)?))
+            Ok(NewAnyBoard::Periodic(body.parse()?))
         }
     }
 }

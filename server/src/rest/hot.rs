@@ -3,13 +3,13 @@
 
 use super::ApiError;
 use super::auth::Ingest;
+use super::body::JsonBody;
 use super::error::ApiPath;
+use super::error::ApiQuery;
 use super::error::ErrorBody;
-use super::error::{ApiQuery, json_body};
 use super::params::{BoardParams, slug};
 use crate::state::AppState;
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::State;
 use domain::BoardSlug;
 use domain::hot::HotList;
@@ -194,11 +194,11 @@ pub async fn hits(
     State(state): State<AppState>,
     caller: Ingest,
     ApiPath(BoardParams { board }): ApiPath<BoardParams>,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<Json<HitOutcome>, ApiError> {
     let board = state.engine.hot_board(&slug(board)?).await?;
     caller.may_write(&board.slug)?;
-    let hit: HitIn = json_body(&body)?;
+    let hit: HitIn = body.parse()?;
     let hit = Hit { member: hit.member, weight: hit.weight, actor: hit.actor, action: hit.action };
     Ok(Json(state.engine.hit(&board.slug, &hit).await?))
 }

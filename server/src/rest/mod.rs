@@ -4,6 +4,7 @@
 
 mod auth;
 mod boards;
+mod body;
 mod error;
 mod hot;
 mod keys;

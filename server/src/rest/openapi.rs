@@ -88,6 +88,7 @@ impl SharedErrors {
         if operation.request_body.is_some() {
             bad_requests.push("malformed_json: the body is not JSON");
             shared.push(("422", error("invalid_body: a field of the wrong type, missing or unknown")));
+            shared.push(("413", error("body_too_large: the body is over 2 MiB")));
         }
         if !bad_requests.is_empty() {
             shared.push(("400", error(&bad_requests.join("; "))));

@@ -197,6 +197,11 @@ async fn bad_event_input_gets_a_clear_4xx_and_changes_nothing() {
         (0..1001).map(|i| json!({"event_id": format!("e{i}"), "member": "u1", "delta": 0})).collect();
     let (got, out) = api.post_events("inc", json!({ "events": too_many })).await;
     assert_eq!((got, error_of(&out)), (StatusCode::PAYLOAD_TOO_LARGE, "batch_too_large"));
+    // A body over the server's limit (axum's 2 MiB) is refused in the API's shape too.
+    let huge = format!("{{\"events\": [{}]}}", vec!["0"; 1_100_000].join(","));
+    let (got, out) = api.raw("POST", "/api/v1/boards/inc/events", Some(&key), Some(huge)).await;
+    assert_eq!((got, error_of(&out)), (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"), "{out}");
+    assert!(!out["detail"].as_str().unwrap().is_empty());
     api.assert_untouched("inc").await;
     api.stop().await;
 }
