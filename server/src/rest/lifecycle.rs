@@ -5,7 +5,7 @@
 use super::auth::Admin;
 use super::body::JsonBody;
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
-use super::params::{EventParams, LateParams, MemberParams, PeriodParams, slug};
+use super::params::{EventParams, LateParams, MemberParams, PeriodParams, offset, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
@@ -266,8 +266,7 @@ pub async fn settlement(
     ApiPath(PeriodParams { board, period }): PeriodPath,
     ApiQuery(q): ApiQuery<StandingsQuery>,
 ) -> Result<Json<Settlement>, ApiError> {
-    let (offset, limit) =
-        (super::reads::offset(q.offset)?, q.limit.unwrap_or(engine::ledger::SETTLEMENT_PAGE));
+    let (offset, limit) = (offset(q.offset)?, q.limit.unwrap_or(engine::ledger::SETTLEMENT_PAGE));
     if q.revision.is_some_and(|r| r < 1) {
         return Err(ApiError::invalid("revision must be 1 or more"));
     }

@@ -13,16 +13,18 @@ mod openapi;
 mod params;
 mod previews;
 mod reads;
+pub(crate) mod slots;
 mod stream;
 mod writes;
 
+#[cfg(test)]
+mod imports_tests;
 #[cfg(test)]
 mod openapi_tests;
 #[cfg(test)]
 mod tests;
 
 pub use error::{ApiError, no_route};
-pub use stream::StreamSlots;
 
 use crate::state::AppState;
 use axum::Router;
