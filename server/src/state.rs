@@ -20,8 +20,8 @@ pub struct Shared {
     pub web: Web,
     /// What the top-N route answered, for repeats (`top_cache`).
     pub top_bytes: TopBytes,
-    /// The live streams open on this process, by client (`rest::stream`).
-    pub streams: crate::rest::StreamSlots,
+    /// The live streams open on this process, by client (`rest::slots`).
+    pub streams: crate::rest::slots::StreamSlots,
 }
 
 /// How the site is served: the bundle files it embeds and the origin browsers see it at.

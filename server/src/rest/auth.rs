@@ -7,7 +7,7 @@
 //! checked before any other argument (the body last), so an anonymous caller learns nothing about
 //! a body.
 
-use super::ApiError;
+use super::error::ApiError;
 use crate::state::AppState;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};

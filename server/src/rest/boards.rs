@@ -1,23 +1,25 @@
 //! Boards: create (admin), list and show (public), rebuild a period's projection (admin). A hot
-//! board (`cadence: "hot"`) shares the slug space and these routes; its own rules are parsed in
+//! board (`cadence: "hot"`) shares the slug space and these routes; its hits and list are in
 //! `hot.rs`.
 
 use super::auth::Admin;
-use super::error::{ApiError, ApiPath, ErrorBody, json_body};
-use super::hot::HotBoardIn;
+use super::body::JsonBody;
+use super::error::{ApiError, ApiPath, ErrorBody};
 use super::params::{BoardParams, PeriodParams, slug};
 use crate::state::AppState;
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use domain::board::BoardDraft;
 use domain::board::HOT_CADENCE;
 use domain::board::Prize;
+use domain::hot::{Aggregate, HotBoard, HotRules, HotSpec, WriteMode};
 use domain::{Board, BoardSlug, Cadence, Operator, TiePolicy};
 use engine::boards::BoardDetails;
 use engine::hot::HotBoardDetails;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use utoipa::openapi::schema::{ArrayBuilder, KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type};
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[schema(as = NewBoard)]
@@ -94,7 +96,7 @@ impl BoardIn {
 pub async fn create(
     State(state): State<AppState>,
     _admin: Admin,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<(StatusCode, Json<AnyBoard>), ApiError> {
     let created = match NewAnyBoard::read(&body)? {
         NewAnyBoard::Hot(board) => {
@@ -115,14 +117,149 @@ pub enum NewAnyBoard {
 
 impl NewAnyBoard {
     /// The kind is chosen by `cadence`, so a body's errors are those of the kind it names.
-    fn read(body: &[u8]) -> Result<Self, ApiError> {
-        let shape: serde_json::Value = json_body(body)?;
+    fn read(body: &JsonBody) -> Result<Self, ApiError> {
+        let shape: serde_json::Value = body.parse()?;
         if shape.get("cadence").and_then(serde_json::Value::as_str) == Some(HOT_CADENCE) {
-            Ok(NewAnyBoard::Hot(json_body(body)?))
+            Ok(NewAnyBoard::Hot(body.parse()?))
         } else {
-            Ok(NewAnyBoard::Periodic(json_body(body)?))
+            Ok(NewAnyBoard::Periodic(body.parse()?))
         }
     }
+}
+
+/// `POST /api/v1/boards` with `cadence: "hot"`.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[schema(as = NewHotBoard)]
+#[serde(deny_unknown_fields)]
+pub struct HotBoardIn {
+    #[schema(value_type = BoardSlug)]
+    slug: String,
+    /// 1-200 characters, not all blank (trimmed when stored).
+    #[schema(pattern = r"\S", max_length = 200)]
+    title: String,
+    /// `hot`.
+    #[schema(value_type = HotCadence)]
+    #[allow(dead_code, reason = "read by the dispatch in boards::create")]
+    cadence: String,
+    /// 1 s to 1 day.
+    #[schema(minimum = 1, maximum = 86400)]
+    bucket_seconds: u64,
+    /// Buckets merged by a read: 1-288.
+    #[schema(minimum = 1, maximum = 288)]
+    window_buckets: u64,
+    /// Each bucket's TTL, set at its first write and never extended: at least 1.5 × the window,
+    /// at most 366 days.
+    #[schema(minimum = 2, maximum = 31622400)]
+    ttl_seconds: u64,
+    /// `count` (default) or `best`.
+    #[schema(value_type = Option<HotWriteMode>)]
+    write_mode: Option<String>,
+    /// `sum` (default for count) or `max` (default and only choice for best).
+    #[schema(value_type = Option<HotAggregate>)]
+    aggregate: Option<String>,
+    /// One weight per bucket of the window (above 0, at most 1000), oldest first (default all 1):
+    /// newer may count more.
+    #[schema(schema_with = bucket_weights)]
+    weights: Option<Vec<f64>>,
+    /// How often the public list is recomputed, and the dedup/cap interval (default
+    /// min(bucket_seconds, 300)); at most the TTL.
+    #[schema(minimum = 1, maximum = 3600)]
+    snapshot_seconds: Option<u64>,
+    /// Size bound of a bucket (default 100000).
+    #[schema(minimum = 1, maximum = 1000000)]
+    max_members: Option<u64>,
+    /// Most hits one actor may count per interval.
+    #[schema(minimum = 1, maximum = 1000000)]
+    actor_cap: Option<u64>,
+    /// Weight per action (above 0, at most 1000), e.g. `{"search": 1, "click": 3, "order": 10}`:
+    /// at most 32 actions named with 1-32 of `[a-z0-9_]`.
+    #[schema(schema_with = action_weights)]
+    action_weights: Option<BTreeMap<String, f64>>,
+}
+
+impl HotBoardIn {
+    pub fn parse(self) -> Result<HotBoard, ApiError> {
+        let slug = BoardSlug::parse(self.slug).map_err(|e| ApiError::invalid(e.to_string()))?;
+        // Counted as sent, as the document's maxLength counts it.
+        if self.title.trim().is_empty() || self.title.chars().count() > 200 {
+            return Err(ApiError::invalid("title must be 1-200 characters"));
+        }
+        let title = self.title.trim().to_owned();
+        let write_mode =
+            self.write_mode.map(|m| m.parse::<WriteMode>()).transpose().map_err(ApiError::invalid)?;
+        let aggregate =
+            self.aggregate.map(|a| a.parse::<Aggregate>()).transpose().map_err(ApiError::invalid)?;
+        let rules = HotRules::new(HotSpec {
+            bucket_seconds: self.bucket_seconds,
+            window_buckets: self.window_buckets,
+            ttl_seconds: self.ttl_seconds,
+            write_mode,
+            aggregate,
+            weights: self.weights,
+            snapshot_seconds: self.snapshot_seconds,
+            max_members: self.max_members,
+            actor_cap: self.actor_cap,
+            action_weights: self.action_weights,
+        })
+        .map_err(ApiError::invalid)?;
+        Ok(HotBoard { slug, title, rules })
+    }
+}
+
+/// `cadence` of a hot board: the one word `hot`.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code, reason = "schema-only")]
+pub enum HotCadence {
+    Hot,
+}
+
+/// `write_mode` of a hot board.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code, reason = "schema-only: parsed as domain::hot::WriteMode")]
+pub enum HotWriteMode {
+    Count,
+    Best,
+}
+
+/// `aggregate` of a hot board.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code, reason = "schema-only: parsed as domain::hot::Aggregate")]
+pub enum HotAggregate {
+    Sum,
+    Max,
+}
+
+/// A bucket's or an action's weight: above 0, at most `MAX_WEIGHT`.
+fn weight() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::Number)
+        .format(Some(SchemaFormat::KnownFormat(KnownFormat::Double)))
+        .exclusive_minimum(Some(0))
+        .maximum(Some(domain::hot::MAX_WEIGHT))
+}
+
+/// `weights`: one weight per bucket of the window (1-288 of them; how many must match
+/// `window_buckets`, which the schema cannot say), or null.
+fn bucket_weights() -> ArrayBuilder {
+    ArrayBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Array, Type::Null]))
+        .items(weight())
+        .min_items(Some(1))
+        .max_items(Some(domain::hot::MAX_WINDOW_BUCKETS as usize))
+}
+
+/// `action_weights`: at most 32 actions named with 1-32 of `[a-z0-9_]`, or null.
+fn action_weights() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Object, Type::Null]))
+        .additional_properties(Some(weight()))
+        .property_names(Some(
+            ObjectBuilder::new().schema_type(Type::String).pattern(Some("^[a-z0-9_]{1,32}$")),
+        ))
+        .max_properties(Some(32))
 }
 
 /// A board of either kind, as the API shows it.
@@ -182,7 +319,7 @@ pub async fn show(
     match state.engine.board(&slug).await {
         Ok(board) => Ok(Json(AnyBoard::Periodic(state.engine.board_details(&board).await?))),
         Err(engine::EngineError::NotFound { .. }) => {
-            Ok(Json(AnyBoard::Hot(super::hot::details(&state, &slug).await?)))
+            Ok(Json(AnyBoard::Hot(HotBoardDetails::of(&state.engine.hot().board(&slug).await?))))
         }
         Err(e) => Err(e.into()),
     }

@@ -1,4 +1,5 @@
-//! The API's one error shape, and how engine errors and body rejections map to it.
+//! The API's one error shape, and how engine errors and path and query rejections map to it
+//! (a body's: `body.rs`).
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -87,40 +88,6 @@ impl From<EngineError> for ApiError {
                 )
             }
         }
-    }
-}
-
-/// Parses a JSON body after the caller was authenticated (so an anonymous caller learns
-/// nothing about the body). Malformed JSON is 400 `malformed_json`; JSON of the wrong shape is
-/// 422 `invalid_body`.
-pub fn json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let invalid = |e: serde_json::Error| match e.classify() {
-        serde_json::error::Category::Data => {
-            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", e.to_string())
-        }
-        _ => ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", e.to_string()),
-    };
-    let mut value: serde_json::Value = serde_json::from_slice(bytes).map_err(invalid)?;
-    whole_numbers(&mut value);
-    T::deserialize(value).map_err(invalid)
-}
-
-/// JSON Schema (and so the OpenAPI document) reads `2.0` as the integer 2: every whole number
-/// written with a fraction becomes the integer it is, so an `i64` field takes it. Only exactly
-/// representable ones (|n| <= 2^53); anything else stays as sent and is refused as before.
-fn whole_numbers(value: &mut serde_json::Value) {
-    match value {
-        serde_json::Value::Number(n) if !n.is_i64() && !n.is_u64() => {
-            if let Some(f) = n.as_f64()
-                && f.fract() == 0.0
-                && f.abs() <= 9_007_199_254_740_992.0
-            {
-                *value = serde_json::Value::from(f as i64);
-            }
-        }
-        serde_json::Value::Array(items) => items.iter_mut().for_each(whole_numbers),
-        serde_json::Value::Object(fields) => fields.values_mut().for_each(whole_numbers),
-        _ => {}
     }
 }
 

@@ -3,11 +3,11 @@
 //! (`apikey_create`, `apikey_revoke`) under the admin's name.
 
 use super::auth::Admin;
-use super::error::{ApiError, ApiPath, ErrorBody, json_body};
+use super::body::JsonBody;
+use super::error::{ApiError, ApiPath, ErrorBody};
 use super::params::KeyParams;
 use crate::state::AppState;
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use domain::BoardSlug;
@@ -92,9 +92,9 @@ pub struct NewKeyAnswer {
 pub async fn create(
     State(state): State<AppState>,
     admin: Admin,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<(StatusCode, Json<NewKeyAnswer>), ApiError> {
-    let body: KeyIn = json_body(&body)?;
+    let body: KeyIn = body.parse()?;
     let boards = body
         .boards
         .into_iter()
@@ -125,14 +125,10 @@ pub async fn revoke(
     State(state): State<AppState>,
     admin: Admin,
     ApiPath(KeyParams { id }): ApiPath<KeyParams>,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<Json<ApiKeyView>, ApiError> {
     // No body, or JSON null (the document's `oneOf [null, KeyRevocation]`): no reason.
-    let body: RevokeIn = if body.iter().all(u8::is_ascii_whitespace) {
-        RevokeIn::default()
-    } else {
-        json_body::<Option<RevokeIn>>(&body)?.unwrap_or_default()
-    };
+    let body: RevokeIn = body.parse_or_default()?;
     let id = key_id(&id)?;
     Ok(Json(state.engine.access().revoke_api_key(id, &admin.actor, body.reason.as_deref()).await?))
 }

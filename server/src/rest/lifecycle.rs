@@ -3,11 +3,11 @@
 //! names the admin in the audit trail.
 
 use super::auth::Admin;
-use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody, json_body};
-use super::params::{EventParams, LateParams, MemberParams, PeriodParams, slug};
+use super::body::JsonBody;
+use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
+use super::params::{EventParams, LateParams, MemberParams, PeriodParams, offset, slug};
 use crate::state::AppState;
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::State;
 use domain::lifecycle::Transition;
 use domain::view::{AuditEntry, LateEntry, PeriodInfo, RewardView, Settlement, VisibilityChange};
@@ -123,22 +123,14 @@ pub struct CorrectionIn {
     correction_id: Option<String>,
 }
 
-/// An optional JSON body (transitions and accepts may be sent without one).
-fn optional_body<T: serde::de::DeserializeOwned + Default>(bytes: &[u8]) -> Result<T, ApiError> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(T::default());
-    }
-    Ok(json_body::<Option<T>>(bytes)?.unwrap_or_default())
-}
-
 async fn transition(
     state: AppState,
     admin: Admin,
     PeriodParams { board, period }: PeriodParams,
-    body: Bytes,
+    body: JsonBody,
     transition: Transition,
 ) -> Result<Json<PeriodInfo>, ApiError> {
-    let body: ReasonIn = optional_body(&body)?;
+    let body: ReasonIn = body.parse_or_default()?;
     let info = state
         .engine
         .transition(&slug(board)?, &period, transition, &admin.actor, body.reason.as_deref())
@@ -165,7 +157,7 @@ pub async fn freeze(
     State(s): State<AppState>,
     h: Admin,
     ApiPath(p): PeriodPath,
-    b: Bytes,
+    b: JsonBody,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     transition(s, h, p, b, Transition::Freeze).await
 }
@@ -189,7 +181,7 @@ pub async fn reopen(
     State(s): State<AppState>,
     h: Admin,
     ApiPath(p): PeriodPath,
-    b: Bytes,
+    b: JsonBody,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     transition(s, h, p, b, Transition::Reopen).await
 }
@@ -213,7 +205,7 @@ pub async fn settle(
     State(s): State<AppState>,
     h: Admin,
     ApiPath(p): PeriodPath,
-    b: Bytes,
+    b: JsonBody,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     transition(s, h, p, b, Transition::Settle).await
 }
@@ -237,7 +229,7 @@ pub async fn archive(
     State(s): State<AppState>,
     h: Admin,
     ApiPath(p): PeriodPath,
-    b: Bytes,
+    b: JsonBody,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     transition(s, h, p, b, Transition::Archive).await
 }
@@ -274,8 +266,7 @@ pub async fn settlement(
     ApiPath(PeriodParams { board, period }): PeriodPath,
     ApiQuery(q): ApiQuery<StandingsQuery>,
 ) -> Result<Json<Settlement>, ApiError> {
-    let (offset, limit) =
-        (super::reads::offset(q.offset)?, q.limit.unwrap_or(engine::ledger::SETTLEMENT_PAGE));
+    let (offset, limit) = (offset(q.offset)?, q.limit.unwrap_or(engine::ledger::SETTLEMENT_PAGE));
     if q.revision.is_some_and(|r| r < 1) {
         return Err(ApiError::invalid("revision must be 1 or more"));
     }
@@ -358,10 +349,10 @@ async fn decide_late(
     state: AppState,
     admin: Admin,
     LateParams { board, period, id }: LateParams,
-    body: Bytes,
+    body: JsonBody,
     accept: bool,
 ) -> Result<Json<LateDecision>, ApiError> {
-    let body: ReasonIn = optional_body(&body)?;
+    let body: ReasonIn = body.parse_or_default()?;
     let decided = state
         .engine
         .decide_late(&slug(board)?, &period, id, accept, &admin.actor, body.reason.as_deref())
@@ -393,7 +384,7 @@ pub async fn accept_late(
     State(s): State<AppState>,
     h: Admin,
     ApiPath(p): ApiPath<LateParams>,
-    b: Bytes,
+    b: JsonBody,
 ) -> Result<Json<LateDecision>, ApiError> {
     decide_late(s, h, p, b, true).await
 }
@@ -417,7 +408,7 @@ pub async fn reject_late(
     State(s): State<AppState>,
     h: Admin,
     ApiPath(p): ApiPath<LateParams>,
-    b: Bytes,
+    b: JsonBody,
 ) -> Result<Json<LateDecision>, ApiError> {
     decide_late(s, h, p, b, false).await
 }
@@ -441,9 +432,9 @@ pub async fn revoke(
     State(state): State<AppState>,
     admin: Admin,
     ApiPath(EventParams { board, event_id }): ApiPath<EventParams>,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<Json<Revocation>, ApiError> {
-    let body: ReasonIn = json_body(&body)?;
+    let body: ReasonIn = body.parse()?;
     let reason = body.reason.ok_or_else(|| ApiError::invalid("a reason is required"))?;
     let event_id = EventId::parse(event_id).map_err(|e| ApiError::invalid(e.to_string()))?;
     let r = state.engine.revoke(&slug(board)?, &event_id, &admin.actor, &reason).await?;
@@ -476,9 +467,9 @@ pub async fn correct(
     State(state): State<AppState>,
     admin: Admin,
     ApiPath(PeriodParams { board, period }): PeriodPath,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<Json<Correction>, ApiError> {
-    let body: CorrectionIn = json_body(&body)?;
+    let body: CorrectionIn = body.parse()?;
     let member = MemberId::parse(body.member).map_err(|e| ApiError::invalid(e.to_string()))?;
     let correction_id =
         body.correction_id.map(EventId::parse).transpose().map_err(|e| ApiError::invalid(e.to_string()))?;
@@ -505,11 +496,11 @@ async fn set_hidden(
     state: AppState,
     admin: Admin,
     MemberParams { board, period, member }: MemberParams,
-    body: Bytes,
+    body: JsonBody,
     hidden: bool,
 ) -> Result<Json<VisibilityChange>, ApiError> {
     // No body at all is a missing reason too (422), not malformed JSON.
-    let body: ReasonIn = optional_body(&body)?;
+    let body: ReasonIn = body.parse_or_default()?;
     let reason = body.reason.ok_or_else(|| ApiError::invalid("a reason is required"))?;
     let (board, member) = (slug(board)?, super::params::member(member)?);
     let engine = &state.engine;
@@ -583,9 +574,9 @@ pub async fn public_freeze(
     State(s): State<AppState>,
     admin: Admin,
     ApiPath(PeriodParams { board, period }): PeriodPath,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<Json<PublicFreezeView>, ApiError> {
-    let body: ReasonIn = optional_body(&body)?;
+    let body: ReasonIn = body.parse_or_default()?;
     let slug = slug(board)?;
     let done = s.engine.public_freeze(&slug, &period, &admin.actor, body.reason.as_deref()).await?;
     let result = if done.changed { "frozen" } else { "already_frozen" };
@@ -611,9 +602,9 @@ pub async fn reveal(
     State(s): State<AppState>,
     admin: Admin,
     ApiPath(PeriodParams { board, period }): PeriodPath,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<Json<PublicFreezeView>, ApiError> {
-    let body: RevealIn = optional_body(&body)?;
+    let body: RevealIn = body.parse_or_default()?;
     let mode = match body.step {
         None | Some(RevealStepIn::All) => RevealMode::All,
         Some(RevealStepIn::Next) => RevealMode::Next,
@@ -668,7 +659,7 @@ pub async fn hide(
     State(s): State<AppState>,
     h: Admin,
     ApiPath(p): ApiPath<MemberParams>,
-    b: Bytes,
+    b: JsonBody,
 ) -> Result<Json<VisibilityChange>, ApiError> {
     set_hidden(s, h, p, b, true).await
 }
@@ -693,7 +684,7 @@ pub async fn unhide(
     State(s): State<AppState>,
     h: Admin,
     ApiPath(p): ApiPath<MemberParams>,
-    b: Bytes,
+    b: JsonBody,
 ) -> Result<Json<VisibilityChange>, ApiError> {
     set_hidden(s, h, p, b, false).await
 }

@@ -4,6 +4,7 @@
 
 mod auth;
 mod boards;
+mod body;
 mod error;
 mod hot;
 mod keys;
@@ -12,18 +13,27 @@ mod openapi;
 mod params;
 mod previews;
 mod reads;
+pub(crate) mod slots;
 mod stream;
 mod writes;
 
 #[cfg(test)]
+mod imports_tests;
+#[cfg(test)]
+mod openapi_tests;
+#[cfg(test)]
 mod tests;
 
 pub use error::{ApiError, no_route};
-pub use stream::StreamSlots;
 
 use crate::state::AppState;
 use axum::Router;
-use axum::routing::{get, post, put};
+use axum::http::header;
+use axum::response::IntoResponse;
+use std::sync::LazyLock;
+use utoipa::OpenApi;
+use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter, UtoipaMethodRouterExt};
+use utoipa_axum::routes;
 
 /// How long a write or a read may take before it is answered 503 `unavailable`. A store that
 /// stops answering with its connections open (a silent PostgreSQL) would otherwise hold every
@@ -35,60 +45,83 @@ use axum::routing::{get, post, put};
 /// for the first on the period's lock anyway.
 pub const REQUEST_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// The REST router: every route of [`routes`], and 405 `method_not_allowed` for a method a
+/// route does not serve.
 pub fn router() -> Router<AppState> {
-    Router::new()
-        // Bounded by REQUEST_DEADLINE: writes and reads.
-        .route("/api/v1/boards", post(boards::create).get(boards::list))
-        .route("/api/v1/boards/{board}", get(boards::show))
-        .route("/api/v1/boards/{board}/events", post(writes::events))
-        .route("/api/v1/boards/{board}/members/{member}/total", put(writes::total))
-        .route("/api/v1/boards/{board}/submissions", post(writes::submission))
-        .route("/api/v1/members/{member}/profile", put(writes::profile))
-        .route("/api/v1/boards/{board}/periods", get(reads::periods))
-        .route("/api/v1/boards/{board}/periods/{period}/top", get(reads::top))
-        .route("/api/v1/boards/{board}/periods/{period}/entries", get(reads::entries))
-        .route("/api/v1/boards/{board}/periods/{period}/snapshots", post(reads::create_snapshot))
-        .route(
-            "/api/v1/boards/{board}/periods/{period}/snapshots/{snapshot}/entries",
-            get(reads::snapshot_entries),
-        )
-        .route("/api/v1/boards/{board}/periods/{period}/members/{member}", get(reads::member_rank))
-        .route("/api/v1/boards/{board}/periods/{period}/members/{member}/around", get(reads::around))
-        .route("/api/v1/boards/{board}/periods/{period}/members/{member}/events", get(reads::member_events))
-        .route("/api/v1/boards/{board}/periods/{period}/count", get(reads::count))
-        .route("/api/v1/boards/{board}/periods/{period}/ranks", get(reads::ranks))
-        .route("/api/v1/boards/{board}/periods/{period}/settlement", get(lifecycle::settlement))
-        .route("/api/v1/boards/{board}/periods/{period}/settlements", get(previews::settlements))
-        .route("/api/v1/boards/{board}/hits", post(hot::hits))
-        .route("/api/v1/boards/{board}/hot/top", get(hot::top))
-        .route_layer(axum::middleware::from_fn(deadline))
-        // Not bounded: the lifecycle's admin calls, and the live stream (it answers at once and
-        // then streams).
-        .route("/api/v1/boards/{board}/periods/{period}/stream", get(stream::stream))
-        .route("/api/v1/boards/{board}/periods/{period}/rebuild", post(boards::rebuild))
-        .route("/api/v1/boards/{board}/periods/{period}/freeze", post(lifecycle::freeze))
-        .route("/api/v1/boards/{board}/periods/{period}/reopen", post(lifecycle::reopen))
-        .route("/api/v1/boards/{board}/periods/{period}/settle", post(lifecycle::settle))
-        .route("/api/v1/boards/{board}/periods/{period}/archive", post(lifecycle::archive))
-        .route("/api/v1/boards/{board}/periods/{period}/public-freeze", post(lifecycle::public_freeze))
-        .route("/api/v1/boards/{board}/periods/{period}/reveal", post(lifecycle::reveal))
-        .route("/api/v1/boards/{board}/periods/{period}/rewards", get(lifecycle::rewards))
-        .route("/api/v1/boards/{board}/periods/{period}/late", get(lifecycle::late))
-        .route("/api/v1/boards/{board}/periods/{period}/late/{id}/accept", post(lifecycle::accept_late))
-        .route("/api/v1/boards/{board}/periods/{period}/late/{id}/reject", post(lifecycle::reject_late))
-        .route("/api/v1/boards/{board}/periods/{period}/corrections", post(lifecycle::correct))
-        .route("/api/v1/boards/{board}/periods/{period}/members/{member}/hide", post(lifecycle::hide))
-        .route("/api/v1/boards/{board}/periods/{period}/members/{member}/unhide", post(lifecycle::unhide))
-        .route("/api/v1/boards/{board}/events/{event_id}/revoke", post(lifecycle::revoke))
-        .route("/api/v1/boards/{board}/periods/{period}/previews", post(previews::create))
-        .route("/api/v1/boards/{board}/periods/{period}/previews/{id}", get(previews::show))
-        .route("/api/v1/boards/{board}/periods/{period}/previews/{id}/apply", post(previews::apply))
-        .route("/api/v1/boards/{board}/periods/{period}/previews/{id}/cancel", post(previews::cancel))
-        .route("/api/v1/audit", get(lifecycle::audit))
-        .route("/api/v1/keys", get(keys::list).post(keys::create))
-        .route("/api/v1/keys/{id}/revoke", post(keys::revoke))
-        .route("/api/v1/openapi.json", get(openapi::serve))
-        .method_not_allowed_fallback(error::wrong_method)
+    let (router, _document) = routes().split_for_parts();
+    router.method_not_allowed_fallback(error::wrong_method)
+}
+
+/// Every route of the API, each declared once: its path and method are those of its handler's
+/// `#[utoipa::path]`, and the OpenAPI document's paths are collected from this table, in its
+/// order. Only `routes!` adds a route here (a test holds it), so none is served undocumented.
+/// [`bounded`] ones answer within [`REQUEST_DEADLINE`]: writes and reads. The lifecycle's admin
+/// calls and the live stream (it answers at once and then streams) are not bounded.
+fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .routes(bounded(routes!(boards::create, boards::list)))
+        .routes(bounded(routes!(boards::show)))
+        .routes(bounded(routes!(writes::events)))
+        .routes(bounded(routes!(writes::total)))
+        .routes(bounded(routes!(writes::submission)))
+        .routes(bounded(routes!(writes::profile)))
+        .routes(bounded(routes!(reads::periods)))
+        .routes(bounded(routes!(reads::top)))
+        .routes(bounded(routes!(reads::entries)))
+        .routes(bounded(routes!(reads::create_snapshot)))
+        .routes(bounded(routes!(reads::snapshot_entries)))
+        .routes(bounded(routes!(reads::member_rank)))
+        .routes(bounded(routes!(reads::around)))
+        .routes(bounded(routes!(reads::member_events)))
+        .routes(bounded(routes!(reads::count)))
+        .routes(bounded(routes!(reads::ranks)))
+        .routes(routes!(stream::stream))
+        .routes(routes!(lifecycle::freeze))
+        .routes(routes!(lifecycle::reopen))
+        .routes(routes!(lifecycle::settle))
+        .routes(routes!(lifecycle::archive))
+        .routes(routes!(lifecycle::public_freeze))
+        .routes(routes!(lifecycle::reveal))
+        .routes(bounded(routes!(lifecycle::settlement)))
+        .routes(routes!(lifecycle::rewards))
+        .routes(routes!(lifecycle::late))
+        .routes(routes!(lifecycle::accept_late))
+        .routes(routes!(lifecycle::reject_late))
+        .routes(routes!(lifecycle::correct))
+        .routes(routes!(lifecycle::revoke))
+        .routes(routes!(lifecycle::hide))
+        .routes(routes!(lifecycle::unhide))
+        .routes(routes!(previews::create))
+        .routes(routes!(previews::show))
+        .routes(routes!(previews::apply))
+        .routes(routes!(previews::cancel))
+        .routes(bounded(routes!(previews::settlements)))
+        .routes(routes!(boards::rebuild))
+        .routes(routes!(lifecycle::audit))
+        .routes(bounded(routes!(hot::hits)))
+        .routes(bounded(routes!(hot::top)))
+        .routes(routes!(keys::list, keys::create))
+        .routes(routes!(keys::revoke))
+        .routes(routes!(serve))
+}
+
+/// The route under [`REQUEST_DEADLINE`] (the layer `Router::route_layer` would put on it).
+fn bounded(route: UtoipaMethodRouter<AppState>) -> UtoipaMethodRouter<AppState> {
+    route.layer(axum::middleware::from_fn(deadline))
+}
+
+/// The OpenAPI document of [`routes`], as served.
+static DOCUMENT: LazyLock<String> = LazyLock::new(|| openapi::document(routes().into_openapi()));
+
+/// `GET /api/v1/openapi.json`: this document.
+#[utoipa::path(
+    get,
+    path = "/api/v1/openapi.json",
+    tag = "operations",
+    responses((status = 200, description = "The OpenAPI 3.1 document of this API", content_type = "application/json", body = Object))
+)]
+async fn serve() -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "application/json")], DOCUMENT.as_str())
 }
 
 /// Answers 503 `unavailable` when the request has no answer within [`REQUEST_DEADLINE`].

@@ -141,3 +141,16 @@ pub(super) fn member(raw: String) -> Result<MemberId, ApiError> {
     MemberId::parse(raw.clone())
         .map_err(|_| ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("member {raw} not found")))
 }
+
+/// The largest `offset` a page may start at: no ranking holds more members (a Redis sorted set
+/// holds at most 2^32 - 1), and beyond 2^53 the window script cannot even read the number (the
+/// read fell back to the ledger, a full scan, and answered `source: ledger`).
+const MAX_OFFSET: u64 = u32::MAX as u64;
+
+/// An `offset` from the query, refused beyond [`MAX_OFFSET`] before anything is read.
+pub(super) fn offset(offset: Option<u64>) -> Result<u64, ApiError> {
+    match offset.unwrap_or(0) {
+        o if o > MAX_OFFSET => Err(ApiError::invalid(format!("offset must be at most {MAX_OFFSET}"))),
+        o => Ok(o),
+    }
+}

@@ -4,11 +4,11 @@
 //! the settlement is).
 
 use super::auth::Admin;
-use super::error::{ApiError, ApiPath, ErrorBody, json_body};
+use super::body::JsonBody;
+use super::error::{ApiError, ApiPath, ErrorBody};
 use super::params::{PeriodParams, PreviewParams, slug};
 use crate::state::AppState;
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use domain::PeriodKey;
@@ -97,9 +97,9 @@ pub async fn create(
     State(state): State<AppState>,
     admin: Admin,
     ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<(StatusCode, Json<Preview>), ApiError> {
-    let body: PreviewIn = json_body(&body)?;
+    let body: PreviewIn = body.parse()?;
     let preview =
         state.engine.preview(&slug(board)?, &period, &body.reason, body.changes, &admin.actor).await?;
     Ok((StatusCode::CREATED, Json(preview)))

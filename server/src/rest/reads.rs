@@ -3,7 +3,7 @@
 
 use super::auth::Reader;
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
-use super::params::{BoardParams, MemberParams, PeriodParams, SnapshotParams, member, scope, slug};
+use super::params::{BoardParams, MemberParams, PeriodParams, SnapshotParams, member, offset, scope, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
@@ -39,19 +39,6 @@ pub struct SnapshotPageQuery {
     /// Entries per page; default 50.
     #[param(minimum = 1, maximum = 200)]
     limit: Option<u64>,
-}
-
-/// The largest `offset` a page may start at: no ranking holds more members (a Redis sorted set
-/// holds at most 2^32 - 1), and beyond 2^53 the window script cannot even read the number (the
-/// read fell back to the ledger, a full scan, and answered `source: ledger`).
-const MAX_OFFSET: u64 = u32::MAX as u64;
-
-/// An `offset` from the query, refused beyond [`MAX_OFFSET`] before anything is read.
-pub(super) fn offset(offset: Option<u64>) -> Result<u64, ApiError> {
-    match offset.unwrap_or(0) {
-        o if o > MAX_OFFSET => Err(ApiError::invalid(format!("offset must be at most {MAX_OFFSET}"))),
-        o => Ok(o),
-    }
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

@@ -270,7 +270,7 @@ async fn a_write_on_one_server_reaches_a_stream_of_another_within_a_second() {
 
 #[test]
 fn live_streams_are_capped_per_client_address_and_in_all() {
-    use super::{STREAMS_PER_CLIENT, StreamSlots};
+    use crate::rest::slots::{STREAMS_PER_CLIENT, StreamSlots};
     let slots = StreamSlots::default();
     let (a, b) = ("192.0.2.1".parse().unwrap(), "192.0.2.2".parse().unwrap());
     let mut held: Vec<_> = (0..STREAMS_PER_CLIENT).map(|_| slots.take(Some(a)).unwrap()).collect();

@@ -197,6 +197,11 @@ async fn bad_event_input_gets_a_clear_4xx_and_changes_nothing() {
         (0..1001).map(|i| json!({"event_id": format!("e{i}"), "member": "u1", "delta": 0})).collect();
     let (got, out) = api.post_events("inc", json!({ "events": too_many })).await;
     assert_eq!((got, error_of(&out)), (StatusCode::PAYLOAD_TOO_LARGE, "batch_too_large"));
+    // A body over the server's limit (axum's 2 MiB) is refused in the API's shape too.
+    let huge = format!("{{\"events\": [{}]}}", vec!["0"; 1_100_000].join(","));
+    let (got, out) = api.raw("POST", "/api/v1/boards/inc/events", Some(&key), Some(huge)).await;
+    assert_eq!((got, error_of(&out)), (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"), "{out}");
+    assert!(!out["detail"].as_str().unwrap().is_empty());
     api.assert_untouched("inc").await;
     api.stop().await;
 }
@@ -708,6 +713,52 @@ async fn an_admin_hides_a_member_from_every_public_read_and_shows_it_again() {
     api.stop().await;
 }
 
+/// Every route the OpenAPI document lists is served by a handler (not the API's 404 for a path
+/// no route serves, nor 405), and every other method on its path is 405: the router and the
+/// document are one table.
+#[tokio::test]
+async fn the_router_serves_exactly_the_documented_methods() {
+    let api = Api::start().await;
+    let documented = super::openapi_tests::router_routes();
+    let paths: std::collections::BTreeSet<&String> = documented.iter().map(|(path, _)| path).collect();
+    assert!(paths.len() > 25, "{paths:?}");
+    for template in paths {
+        let path = template
+            .replace("{board}", "inc")
+            .replace("{period}", "current")
+            .replace("{member}", "u1")
+            .replace("{id}", "1")
+            .replace("{event_id}", "e1")
+            .replace("{snapshot}", "ab");
+        for method in ["get", "post", "put", "delete", "patch"] {
+            let verb = method.to_uppercase();
+            let request = Request::builder().method(verb.as_str()).uri(&path).body(Body::empty()).unwrap();
+            // Only the status and an error's code: the live stream answers at once, then streams.
+            let res = api.router.clone().oneshot(request).await.unwrap();
+            let status = res.status();
+            let out = if status.is_client_error() {
+                let bytes = axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap();
+                serde_json::from_slice(&bytes).unwrap_or(Value::Null)
+            } else {
+                Value::Null
+            };
+            let code = out["error"].as_str().unwrap_or_default();
+            if documented.contains(&(template.clone(), method.to_owned())) {
+                assert_ne!(status, StatusCode::METHOD_NOT_ALLOWED, "{verb} {template}: {out}");
+                let unrouted = out["detail"].as_str().is_some_and(|d| d.starts_with("no API route"));
+                assert!(!unrouted, "{verb} {template} is not routed: {out}");
+            } else {
+                assert_eq!(
+                    (status, code),
+                    (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
+                    "{verb} {template}"
+                );
+            }
+        }
+    }
+    api.stop().await;
+}
+
 #[tokio::test]
 async fn the_openapi_document_is_served_and_describes_the_answers() {
     let api = Api::start().await;
@@ -725,7 +776,7 @@ async fn the_openapi_document_is_served_and_describes_the_answers() {
         ($method:literal, $template:expr, $path:expr, $bearer:expr, $body:expr) => {{
             let (status, out) = api.call($method, &$path, $bearer.as_deref(), $body).await;
             let method = $method.to_lowercase();
-            super::openapi::tests::assert_answer_matches(&doc, &method, $template, status.as_u16(), &out);
+            super::openapi_tests::assert_answer_matches(&doc, &method, $template, status.as_u16(), &out);
             out
         }};
     }
@@ -1211,7 +1262,7 @@ const PUBLIC_ROUTES: &[(&str, &str, &str)] = &[(
 async fn every_mutating_route_and_server_function_refuses_anonymous_callers() {
     let api = Api::start().await;
     // Every route the router declares (read from its source), so a new one cannot be missed.
-    let routes = super::openapi::tests::router_routes();
+    let routes = super::openapi_tests::router_routes();
     let mutating: Vec<_> = routes.iter().filter(|(_, method)| method != "get").collect();
     assert!(mutating.len() >= 15, "the route parser found only {mutating:?}");
     for (template, method) in mutating {

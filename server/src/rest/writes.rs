@@ -3,11 +3,11 @@
 //! batch, valid items are applied and invalid ones reported per item.
 
 use super::auth::Ingest;
-use super::error::{ApiError, ApiPath, ErrorBody, json_body};
+use super::body::JsonBody;
+use super::error::{ApiError, ApiPath, ErrorBody};
 use super::params::{BoardMemberParams, BoardParams, ProfileParams, slug};
 use crate::state::AppState;
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use domain::write::{Change, Outcome, Write};
@@ -233,7 +233,7 @@ async fn writable_board(state: &AppState, caller: &Ingest, board: String) -> Res
             rejected", body = EventsAnswer),
         (status = 404, description = "not_found: no such board", body = ErrorBody),
         (status = 409, description = "wrong_operator: the board's operator has another endpoint", body = ErrorBody),
-        (status = 413, description = "batch_too_large", body = ErrorBody),
+        (status = 413, description = "batch_too_large; body_too_large: the body is over 2 MiB", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body / rejected (a single event refused by a rule)",
             body = ErrorBody),
     )
@@ -242,10 +242,10 @@ pub async fn events(
     State(state): State<AppState>,
     caller: Ingest,
     ApiPath(BoardParams { board }): ApiPath<BoardParams>,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<Json<EventsAnswer>, ApiError> {
     let board = writable_board(&state, &caller, board).await?;
-    let body: Value = json_body(&body)?;
+    let body: Value = body.parse()?;
     let (items, batch) = match body {
         Value::Object(mut o) if o.contains_key("events") => match o.remove("events") {
             Some(Value::Array(items)) if o.is_empty() => (items, true),
@@ -315,10 +315,10 @@ pub async fn total(
     State(state): State<AppState>,
     caller: Ingest,
     ApiPath(BoardMemberParams { board, member: member_id }): ApiPath<BoardMemberParams>,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<Json<WriteAnswer>, ApiError> {
     let board = writable_board(&state, &caller, board).await?;
-    let body: TotalIn = json_body(&body)?;
+    let body: TotalIn = body.parse()?;
     let now = jiff::Timestamp::now();
     let write = (|| {
         if body.version < 1 {
@@ -356,10 +356,10 @@ pub async fn submission(
     State(state): State<AppState>,
     caller: Ingest,
     ApiPath(BoardParams { board }): ApiPath<BoardParams>,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<Json<WriteAnswer>, ApiError> {
     let board = writable_board(&state, &caller, board).await?;
-    let body: SubmissionIn = json_body(&body)?;
+    let body: SubmissionIn = body.parse()?;
     let now = jiff::Timestamp::now();
     let write = (|| {
         Ok::<_, String>(Write {
@@ -395,9 +395,9 @@ pub async fn profile(
     State(state): State<AppState>,
     _caller: Ingest,
     ApiPath(ProfileParams { member: member_id }): ApiPath<ProfileParams>,
-    body: Bytes,
+    body: JsonBody,
 ) -> Result<Json<Profile>, ApiError> {
-    let body: ProfileIn = json_body(&body)?;
+    let body: ProfileIn = body.parse()?;
     let member = member(member_id).map_err(ApiError::invalid)?;
     // Counted as sent (the document's maxLength), then trimmed.
     let name = body.display_name.trim();
