@@ -75,7 +75,7 @@ impl From<engine::EngineError> for AppError {
             | E::WrongOperator { .. }
             | E::BatchTooLarge { .. }
             | E::BoardExists(_)
-            | E::Conflict { .. } => AppError::Invalid(e.to_string()),
+            | E::Refused { .. } => AppError::Invalid(e.to_string()),
             E::Ledger(_) | E::Redis(_) => {
                 tracing::error!(error = %e, "server function failed");
                 AppError::Unavailable

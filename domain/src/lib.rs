@@ -19,6 +19,7 @@
 
 pub mod apikey;
 pub mod board;
+pub mod error;
 pub mod hot;
 pub mod ids;
 pub mod kinds;
@@ -34,6 +35,7 @@ pub mod view;
 pub mod write;
 
 pub use board::Board;
+pub use error::ErrorCode;
 pub use ids::{BoardSlug, EventId, IdError, MemberId};
 pub use kinds::{Cadence, Operator, TiePolicy};
 pub use lifecycle::{State, Transition};

@@ -85,10 +85,10 @@ pub enum EngineError {
     WrongOperator { board: domain::Operator, sent: domain::Operator },
     #[error("a batch holds at most {max} writes, got {got}")]
     BatchTooLarge { max: usize, got: usize },
-    /// A lifecycle rule refused the change; `code` is the API's machine-readable reason
-    /// (`invalid_transition`, `period_settled`, `late_pending`, …).
+    /// A rule refused the change; `code` is the API's machine-readable reason
+    /// (`invalid_transition`, `period_settled`, `late_pending`, …), which also says its status.
     #[error("{detail}")]
-    Conflict { code: &'static str, detail: String },
+    Refused { code: domain::ErrorCode, detail: String },
     #[error(transparent)]
     Ledger(LedgerError),
     #[error("projection: {0}")]
@@ -98,7 +98,7 @@ pub enum EngineError {
 impl From<LedgerError> for EngineError {
     fn from(e: LedgerError) -> Self {
         match e {
-            LedgerError::Refused { code, detail } => EngineError::Conflict { code, detail },
+            LedgerError::Refused { code, detail } => EngineError::Refused { code, detail },
             LedgerError::Missing(what) => EngineError::NotFound { what },
             e => EngineError::Ledger(e),
         }

@@ -81,7 +81,7 @@ pub struct CrossCheck {
 impl Engine {
     /// Applies a lifecycle transition to a period and answers the period as it now is.
     /// Repeating a transition that already happened answers the same period; an impossible one is
-    /// `Conflict { code: "invalid_transition" }`.
+    /// `Refused { code: invalid_transition }`.
     pub async fn transition(
         &self,
         slug: &BoardSlug,

@@ -16,7 +16,7 @@ use domain::view::{MemberAdminView, VisibilityChange, VisibilityOutcome};
 use domain::{BoardSlug, MemberId, PeriodKey};
 
 impl Engine {
-    /// Hides a member of a period (open or frozen; `Conflict { code: "period_settled" }` after).
+    /// Hides a member of a period (open or frozen; `Refused { code: period_settled }` after).
     /// `NotFound` when the member has no total in the period. A repeat answers `already_hidden`
     /// and changes nothing. If Redis is away the ledger still changes (`projected: false`) and
     /// the reconciler levels the projection.

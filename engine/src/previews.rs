@@ -21,6 +21,7 @@
 use crate::ledger::{Applied, Draft, LedgerError, StoredStandings};
 use crate::lifecycle::required_reason;
 use crate::{Engine, EngineError};
+use domain::ErrorCode;
 use domain::lifecycle::State;
 use domain::preview::{Move, Plan, PreviewChange, PrizeChange, Ranked, StandingsBefore, compare};
 use domain::{BoardSlug, PeriodKey};
@@ -96,7 +97,7 @@ impl Engine {
         let board = self.fresh_board(slug).await?;
         let period = self.period_of(&board, Some(period))?;
         let base = self.core.ledger.preview_base(&board, period, &changes).await.map_err(|e| match e {
-            LedgerError::Refused { code: "invalid_change", detail } => EngineError::Invalid(detail),
+            LedgerError::Refused { code: ErrorCode::InvalidChange, detail } => EngineError::Invalid(detail),
             e => e.into(),
         })?;
         let policy = board.tie_policy();
@@ -193,7 +194,7 @@ impl Engine {
     }
 
     /// Cancels a draft: it can no longer be applied. Cancelling again answers the same; an applied
-    /// draft is `Conflict { code: "preview_applied" }`.
+    /// draft is `Refused { code: preview_applied }`.
     pub async fn cancel_preview(
         &self,
         slug: &BoardSlug,
@@ -205,8 +206,8 @@ impl Engine {
         self.core.ledger.close_draft(slug.as_str(), id, "cancelled", actor, jiff::Timestamp::now()).await?;
         let draft = self.core.ledger.draft(slug.as_str(), id).await?;
         if draft.status == "applied" {
-            return Err(EngineError::Conflict {
-                code: "preview_applied",
+            return Err(EngineError::Refused {
+                code: ErrorCode::PreviewApplied,
                 detail: format!("preview {id} was applied; it cannot be cancelled"),
             });
         }
@@ -214,7 +215,7 @@ impl Engine {
     }
 
     /// Applies a draft: exactly its changes, in one ledger transaction, only while the period's
-    /// watermark is the one the preview saw (`Conflict { code: "preview_stale" }` otherwise, with
+    /// watermark is the one the preview saw (`Refused { code: preview_stale }` otherwise, with
     /// the new watermark in the detail). On a settled or archived period it writes the next
     /// settlement revision and queues its reward deltas (`ledger/revise.rs`). A repeat — or the
     /// loser of two concurrent applies — answers the same and changes nothing; a cancelled draft

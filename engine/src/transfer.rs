@@ -367,7 +367,7 @@ impl serde_json::ser::Formatter for &mut RowCounter<'_> {
 }
 
 impl Engine {
-    /// Exports a settled or archived period (`Conflict { code: "not_settled" }` otherwise).
+    /// Exports a settled or archived period (`Refused { code: not_settled }` otherwise).
     pub async fn export_period(&self, slug: &BoardSlug, period: &str) -> Result<PeriodExport, EngineError> {
         self.export_period_with_progress(slug, period, &Progress::new()).await
     }

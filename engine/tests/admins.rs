@@ -21,7 +21,7 @@ async fn admins_log_in_with_their_password_and_sessions_end() {
         e.access().create_admin("ann", PASSWORD).await.unwrap();
         assert!(matches!(
             e.access().create_admin("ann", "another long password").await,
-            Err(engine::EngineError::Conflict { code: "admin_exists", .. })
+            Err(engine::EngineError::Refused { code: domain::ErrorCode::AdminExists, .. })
         ));
         assert!(matches!(
             e.access().create_admin("ann2", "short").await,

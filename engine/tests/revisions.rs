@@ -99,7 +99,7 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
         e.record(&b, &[point("e7", "u3", 1)]).await.unwrap();
         let before = ranking(e, &b, &period).await;
         match e.apply_preview(&b.slug, &period, &stale.preview_id, "admin:ann").await {
-            Err(engine::EngineError::Conflict { code: "preview_stale", detail }) => {
+            Err(engine::EngineError::Refused { code: domain::ErrorCode::PreviewStale, detail }) => {
                 let now = e.ledger().preview_watermark(&b.slug, &key(&b, &period)).await.unwrap();
                 assert!(
                     detail.contains(&now) && detail.contains(&stale.based_on.watermark),
@@ -168,7 +168,7 @@ async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
         );
         let codes = [&a, &c].map(|r| match r {
             Ok(_) => "applied",
-            Err(engine::EngineError::Conflict { code, .. }) => code,
+            Err(engine::EngineError::Refused { code, .. }) => code.as_str(),
             Err(other) => panic!("{name}: {other:?}"),
         });
         let mut sorted = codes;

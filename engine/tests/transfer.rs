@@ -32,7 +32,7 @@ fn point(event: &str, member: &str, delta: i64) -> Write {
 
 fn code(e: EngineError) -> &'static str {
     match e {
-        EngineError::Conflict { code, .. } => code,
+        EngineError::Refused { code, .. } => code.as_str(),
         other => panic!("expected a conflict, got {other:?}"),
     }
 }

@@ -11,6 +11,7 @@
 use crate::state::AppState;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use domain::ErrorCode;
 use domain::apikey::KeyLimits;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,7 +63,7 @@ fn refusal(path: &str, seconds: u64) -> Response {
     let unit = if seconds == 1 { "second" } else { "seconds" };
     let detail = format!("too many requests from your network; nothing was done; retry in {seconds} {unit}");
     if path.starts_with("/api/v1/") {
-        return crate::rest::ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", detail)
+        return crate::rest::ApiError::new(ErrorCode::RateLimited, detail)
             .retry_after(seconds)
             .into_response();
     }

@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::future::RouteFuture;
 use axum::routing::get;
 use axum::{Json, Router};
+use domain::ErrorCode;
 use engine::Engine;
 use leptos::prelude::*;
 use leptos_axum::{AxumRouteListing, LeptosRoutes, generate_route_list};
@@ -259,7 +260,7 @@ fn refuse_cross_site(req: &Request, public_origin: Option<&str>) -> Option<Respo
         return None;
     }
     let detail = app::api::session::same_site(req.headers(), public_origin).err()?;
-    Some(crate::rest::ApiError::new(StatusCode::FORBIDDEN, "cross_site", detail).into_response())
+    Some(crate::rest::ApiError::new(ErrorCode::CrossSite, detail).into_response())
 }
 
 /// Lets only a signed-in admin reach a console server function (`/api/admin_…`), before its

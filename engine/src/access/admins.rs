@@ -9,6 +9,7 @@ use crate::hex;
 use crate::ledger::FailuresOf;
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use domain::ErrorCode;
 use jiff::{SignedDuration, Timestamp};
 use sha2::{Digest, Sha256};
 use std::net::IpAddr;
@@ -115,8 +116,8 @@ impl Access {
         }
         let hash = hash_password(password.to_owned()).await?;
         if !self.core.ledger.create_admin(username, &hash, Timestamp::now()).await? {
-            return Err(EngineError::Conflict {
-                code: "admin_exists",
+            return Err(EngineError::Refused {
+                code: ErrorCode::AdminExists,
                 detail: format!("admin {username} already exists"),
             });
         }

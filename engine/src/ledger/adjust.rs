@@ -11,6 +11,7 @@ use super::totals::store_total;
 use super::write_rows::{LockedTotal, StoredState};
 use super::writes::apply;
 use super::{Backend, Ledger, LedgerError, Recorded, Tx, micros};
+use domain::ErrorCode;
 use domain::write::{Change, Counted, replay};
 use domain::{Board, EventId, MemberId, PeriodKey};
 use serde_json::json;
@@ -256,7 +257,10 @@ pub(super) async fn correct_in(
                 && seen.try_get::<String, _>("period")? == key
                 && seen.try_get::<String, _>("member")? == member.as_str();
             if !same {
-                return Err(LedgerError::refused("id_taken", format!("{id} names another entry of {slug}")));
+                return Err(LedgerError::refused(
+                    ErrorCode::IdTaken,
+                    format!("{id} names another entry of {slug}"),
+                ));
             }
             let current = super::totals::lock_total(tx, backend, slug, &key, member).await?.current;
             let mut r = Recorded::bare(domain::write::Outcome::Duplicate, period, None);
@@ -268,7 +272,7 @@ pub(super) async fn correct_in(
     let change = Change::Correction { correction_id: correction_id.cloned(), delta };
     let recorded = apply(tx, backend, board, period, member, &change, &meta, now).await?;
     if recorded.outcome == domain::write::Outcome::Rejected {
-        return Err(LedgerError::refused("correction_rejected", recorded.reason.unwrap_or_default()));
+        return Err(LedgerError::refused(ErrorCode::CorrectionRejected, recorded.reason.unwrap_or_default()));
     }
     let entry_id: i64 =
         sqlx::query("SELECT MAX(id) AS id FROM entries WHERE board = $1 AND period = $2 AND member = $3")

@@ -9,6 +9,7 @@
 
 use super::rows::{Listing, text};
 use super::{InvalidRow, Ledger, LedgerError, micros};
+use domain::ErrorCode;
 use domain::lifecycle::State;
 use domain::write::{ChangeValue, value_refusal};
 use domain::{Board, PeriodKey};
@@ -79,7 +80,7 @@ impl Ledger {
     pub async fn quarantine(&self, finding: &Finding, now: jiff::Timestamp) -> Result<u64, LedgerError> {
         if !finding.movable {
             return Err(LedgerError::refused(
-                "not_movable",
+                ErrorCode::NotMovable,
                 format!("{} rows are fixed by hand", finding.row.table),
             ));
         }
@@ -104,7 +105,7 @@ impl Ledger {
                 }
                 other => {
                     return Err(LedgerError::refused(
-                        "not_movable",
+                        ErrorCode::NotMovable,
                         format!("{other} rows are fixed by hand"),
                     ));
                 }

@@ -9,6 +9,7 @@ use super::locks::lock_member;
 use super::sql::{member_id, period_key};
 use super::writes::apply;
 use super::{Backend, Ledger, LedgerError, Recorded, Tx, instant, micros};
+use domain::ErrorCode;
 use domain::view::LateEntry;
 use domain::write::Change;
 use domain::{Board, BoardSlug, EventId, PeriodKey};
@@ -78,7 +79,7 @@ impl Ledger {
             }
             if entry.status != "pending" {
                 return Err(LedgerError::refused(
-                    "already_decided",
+                    ErrorCode::AlreadyDecided,
                     format!("late write {id} was {} before", entry.status),
                 ));
             }

@@ -8,6 +8,7 @@ use super::audit::{AuditRecord, record as audit};
 use super::locks::ensure_period;
 use super::sql::{parse_state, period_key, slug};
 use super::{Backend, Ledger, LedgerError, Tx, micros};
+use domain::ErrorCode;
 use domain::lifecycle::{State, Step, Transition, step};
 use domain::{Board, BoardSlug, PeriodKey};
 use serde_json::json;
@@ -92,7 +93,7 @@ impl Ledger {
             let key = period.to_string();
             let current = lock_period_state(&mut w.tx, ledger.backend, board.slug.as_str(), &key).await?;
             let done = match step(current, transition)
-                .map_err(|e| LedgerError::refused("invalid_transition", e.to_string()))?
+                .map_err(|e| LedgerError::refused(ErrorCode::InvalidTransition, e.to_string()))?
             {
                 Step::Already => Transitioned { state: current, moved: false },
                 Step::Move(to) => {
@@ -144,7 +145,7 @@ pub(super) fn adjustable(state: State, board: &str, period: &str) -> Result<(), 
         return Ok(());
     }
     Err(LedgerError::refused(
-        "period_settled",
+        ErrorCode::PeriodSettled,
         format!(
             "{board} {period} is {state}: its standings change only through a preview that is applied \
              (a new settlement revision)"

@@ -78,6 +78,7 @@ pub use settle::{Failpoint, digest, set_settle_batch};
 pub use standings::{SETTLEMENT_PAGE, StandingsWindow, StoredStandings};
 pub use write_rows::{Projected, Recorded};
 
+use domain::ErrorCode;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};
 use std::str::FromStr;
@@ -132,7 +133,7 @@ pub enum LedgerError {
     Interrupted(String),
     /// A lifecycle rule refused the change (checked inside its transaction); `code` is the API's.
     #[error("{detail}")]
-    Refused { code: &'static str, detail: String },
+    Refused { code: ErrorCode, detail: String },
     #[error("{0} not found")]
     Missing(String),
     /// A test-only failpoint stopped the work here, as a crash would.
@@ -142,7 +143,7 @@ pub enum LedgerError {
 
 impl LedgerError {
     /// A rule refused the change; `code` is the API's machine-readable reason.
-    fn refused(code: &'static str, detail: impl Into<String>) -> Self {
+    fn refused(code: ErrorCode, detail: impl Into<String>) -> Self {
         LedgerError::Refused { code, detail: detail.into() }
     }
 }

@@ -25,6 +25,7 @@ use super::settle::final_totals;
 use super::sql::{member_id, parse_state, period_key};
 use super::write_rows::LockedTotal;
 use super::{Backend, Ledger, LedgerError, Tx, instant, micros};
+use domain::ErrorCode;
 use domain::lifecycle::State;
 use domain::preview::{Contender, PreviewChange, Touched};
 use domain::settlement::FinalTotal;
@@ -131,7 +132,7 @@ impl Ledger {
         let mut decided: Vec<i64> = Vec::new();
         for (n, change) in changes.iter().enumerate() {
             let refuse = |detail: String| {
-                LedgerError::refused("invalid_change", format!("change {}: {detail}", n + 1))
+                LedgerError::refused(ErrorCode::InvalidChange, format!("change {}: {detail}", n + 1))
             };
             match change {
                 PreviewChange::Revoke(event_id) => {

@@ -27,6 +27,7 @@ use super::settle::{
 };
 use super::sql::{INSERT_CHUNK, multi_row_insert};
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
+use domain::ErrorCode;
 use domain::preview::PreviewChange;
 use domain::settlement::{RULE_VERSION, standings};
 use domain::view::RewardKind;
@@ -119,14 +120,14 @@ impl Ledger {
             let StoredDraft { draft, .. } = draft;
             if now > draft.expires_at {
                 return Err(LedgerError::refused(
-                    "preview_expired",
+                    ErrorCode::PreviewExpired,
                     format!("preview {id} expired at {}: make a new one", draft.expires_at),
                 ));
             }
             let seen = watermark(&mut w.tx, slug, &key, state).await?;
             if seen != draft.watermark {
                 return Err(LedgerError::refused(
-                    "preview_stale",
+                    ErrorCode::PreviewStale,
                     format!(
                         "{slug} {key} moved since preview {id}: its watermark is {seen}, the preview \
                          was based on {}; make a new preview",
@@ -155,8 +156,11 @@ impl Ledger {
                 let total = make(&mut w.tx, ledger.backend, &board, &draft, change, &actor, now)
                     .await
                     .map_err(|e| match e {
-                        LedgerError::Refused { code: "invalid_change", detail } => {
-                            LedgerError::refused("invalid_change", format!("change {}: {detail}", n + 1))
+                        LedgerError::Refused { code: ErrorCode::InvalidChange, detail } => {
+                            LedgerError::refused(
+                                ErrorCode::InvalidChange,
+                                format!("change {}: {detail}", n + 1),
+                            )
                         }
                         e => e,
                     })?;
@@ -248,7 +252,9 @@ fn answered(stored: &StoredDraft) -> Result<Option<Applied>, LedgerError> {
                 .map(Some)
                 .map_err(|e| LedgerError::Corrupt(format!("preview {id}'s answer: {e}")))
         }
-        "cancelled" => Err(LedgerError::refused("preview_cancelled", format!("preview {id} was cancelled"))),
+        "cancelled" => {
+            Err(LedgerError::refused(ErrorCode::PreviewCancelled, format!("preview {id} was cancelled")))
+        }
         other => Err(LedgerError::Corrupt(format!("preview {id} has status {other:?}"))),
     }
 }
@@ -264,7 +270,7 @@ async fn make(
     now: jiff::Timestamp,
 ) -> Result<Vec<Projected>, LedgerError> {
     let (slug, key, reason) = (board.slug.as_str(), draft.period.to_string(), draft.reason.as_str());
-    let refuse = |detail: String| LedgerError::refused("invalid_change", detail);
+    let refuse = |detail: String| LedgerError::refused(ErrorCode::InvalidChange, detail);
     Ok(match change {
         PreviewChange::Revoke(event_id) => {
             let original = original_of(tx, board, event_id).await?;
@@ -298,7 +304,9 @@ async fn make(
                 correct_in(tx, backend, board, draft.period, member, *delta, None, actor, reason, now)
                     .await
                     .map_err(|e| match e {
-                        LedgerError::Refused { code: "correction_rejected", detail } => refuse(detail),
+                        LedgerError::Refused { code: ErrorCode::CorrectionRejected, detail } => {
+                            refuse(detail)
+                        }
                         e => e,
                     })?;
             recorded.total.into_iter().collect()

@@ -8,6 +8,7 @@ use super::sql::{INSERT_CHUNK, member_id, multi_row_insert};
 use super::standings::SETTLEMENT_PAGE;
 use super::{Backend, Ledger, LedgerError, Tx, micros};
 use crate::progress::Progress;
+use domain::ErrorCode;
 use domain::lifecycle::{State, Step, Transition, step};
 use domain::settlement::{FinalTotal, RULE_VERSION, Standing, canonical_text, standings};
 use domain::view::Settlement;
@@ -59,7 +60,7 @@ impl Ledger {
             let mut w = ledger.begin_write().await?;
             let (slug, key) = (board.slug.as_str(), period.to_string());
             let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
-            match step(state, Transition::Settle).map_err(|e| LedgerError::refused("invalid_transition", e.to_string()))? {
+            match step(state, Transition::Settle).map_err(|e| LedgerError::refused(ErrorCode::InvalidTransition, e.to_string()))? {
                 Step::Already => return Ok(false),
                 Step::Move(_) => {}
             }
@@ -73,7 +74,7 @@ impl Ledger {
             .try_get("n")?;
             if pending > 0 {
                 return Err(LedgerError::refused(
-                    "late_pending",
+                    ErrorCode::LatePending,
                     format!("{pending} late write(s) of {slug} {key} await review: accept or reject them first"),
                 ));
             }

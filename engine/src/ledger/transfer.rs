@@ -13,6 +13,7 @@ use crate::transfer::{
     BoardDefinition, ExportedEntry, ExportedLate, ExportedSettlement, ExportedTotal, FORMAT, FORMAT_VERSION,
     ImportReport, PeriodExport,
 };
+use domain::ErrorCode;
 use domain::lifecycle::State;
 use domain::settlement::{FinalTotal, RULE_VERSION, canonical_text, standings};
 use domain::write::{Counted, Effect, replay};
@@ -54,7 +55,7 @@ impl Ledger {
         };
         let Some(row) = row.filter(|_| matches!(state, State::Settled | State::Archived)) else {
             return Err(LedgerError::refused(
-                "not_settled",
+                ErrorCode::NotSettled,
                 format!("{slug} {key} is {state}: only a settled or archived period can be exported"),
             ));
         };
@@ -198,11 +199,14 @@ async fn import(
         }
     };
     if !matches!(export.state, State::Settled | State::Archived) {
-        return Err(LedgerError::refused("not_settled", format!("the export's period is {}", export.state)));
+        return Err(LedgerError::refused(
+            ErrorCode::NotSettled,
+            format!("the export's period is {}", export.state),
+        ));
     }
     if export.settlement.rule_version != RULE_VERSION {
         return Err(LedgerError::refused(
-            "rule_version_mismatch",
+            ErrorCode::RuleVersionMismatch,
             format!(
                 "the export was settled under rule version {}; this ledger settles under {RULE_VERSION}",
                 export.settlement.rule_version
@@ -226,7 +230,7 @@ async fn import(
     .rows_affected();
     if inserted == 0 {
         return Err(LedgerError::refused(
-            "period_exists",
+            ErrorCode::PeriodExists,
             format!("{slug} {key} already exists in this ledger"),
         ));
     }
@@ -243,23 +247,29 @@ async fn import(
             ("revocation", Some(target)) => {
                 let id = *ids.get(target.as_str()).ok_or_else(|| {
                     LedgerError::refused(
-                        "invalid_export",
+                        ErrorCode::InvalidExport,
                         format!("a revocation names {target}, which no earlier entry has"),
                     )
                 })?;
                 if !revoked.insert(id) {
-                    return Err(LedgerError::refused("invalid_export", format!("{target} is revoked twice")));
+                    return Err(LedgerError::refused(
+                        ErrorCode::InvalidExport,
+                        format!("{target} is revoked twice"),
+                    ));
                 }
                 Some(id)
             }
             ("revocation", None) => {
                 return Err(LedgerError::refused(
-                    "invalid_export",
+                    ErrorCode::InvalidExport,
                     "a revocation without the entry it revokes",
                 ));
             }
             (_, Some(_)) => {
-                return Err(LedgerError::refused("invalid_export", format!("a {} entry revokes", e.kind)));
+                return Err(LedgerError::refused(
+                    ErrorCode::InvalidExport,
+                    format!("a {} entry revokes", e.kind),
+                ));
             }
             _ => None,
         };
@@ -290,7 +300,7 @@ async fn import(
         .transpose()?;
         let id = id.ok_or_else(|| {
             LedgerError::refused(
-                "external_id_taken",
+                ErrorCode::ExternalIdTaken,
                 format!("{slug} already has an entry {:?} in another period", e.external_id),
             )
         })?;
@@ -332,7 +342,7 @@ async fn import(
         .rows_affected();
         if inserted == 0 {
             return Err(LedgerError::refused(
-                "external_id_taken",
+                ErrorCode::ExternalIdTaken,
                 format!("{slug} already has a late write {:?} in another period", l.external_id),
             ));
         }
@@ -344,7 +354,7 @@ async fn import(
     let exported: HashMap<&MemberId, &ExportedTotal> = export.totals.iter().map(|t| (&t.member, t)).collect();
     if exported.len() != by_member.len() || by_member.keys().any(|m| !exported.contains_key(m)) {
         return Err(LedgerError::refused(
-            "import_mismatch",
+            ErrorCode::ImportMismatch,
             "the export's totals name other members than its entries",
         ));
     }
@@ -357,7 +367,7 @@ async fn import(
             .map(|(_, e)| counted(e))
             .collect::<Result<Vec<_>, _>>()?;
         let replayed = replay(&counted).ok_or_else(|| {
-            LedgerError::refused("import_mismatch", format!("the total of {member} overflows"))
+            LedgerError::refused(ErrorCode::ImportMismatch, format!("the total of {member} overflows"))
         })?;
         let source = exported[member];
         let reach_seq = replayed.reach_seq.unwrap_or(source.reach_seq);
@@ -365,7 +375,7 @@ async fn import(
             != (source.points, source.set_version, source.reach_seq)
         {
             return Err(LedgerError::refused(
-                "import_mismatch",
+                ErrorCode::ImportMismatch,
                 format!(
                     "{member}: the entries give {} points, the export's total says {}",
                     replayed.points, source.points
@@ -373,7 +383,7 @@ async fn import(
             ));
         }
         if let Err(e) = board.codec.encode(replayed.points, reach_seq) {
-            return Err(LedgerError::refused("import_mismatch", format!("{member}: {e}")));
+            return Err(LedgerError::refused(ErrorCode::ImportMismatch, format!("{member}: {e}")));
         }
         totals.push(ExportedTotal {
             member: (*member).clone(),
@@ -423,7 +433,7 @@ async fn import(
     let digest = hex(&Sha256::digest(canonical_text(slug, &key, &stored).as_bytes()));
     if digest != s.digest || stored != s.standings {
         return Err(LedgerError::refused(
-            "digest_mismatch",
+            ErrorCode::DigestMismatch,
             format!(
                 "the standings recomputed from the export's entries give digest {digest}, the export says {}",
                 s.digest
@@ -468,7 +478,7 @@ async fn import(
 /// the entries.
 fn check_chain(export: &PeriodExport) -> Result<(), LedgerError> {
     let (slug, key) = (export.board.slug.as_str(), export.period.to_string());
-    let broken = |detail: String| LedgerError::refused("chain_broken", detail);
+    let broken = |detail: String| LedgerError::refused(ErrorCode::ChainBroken, detail);
     let mut previous: Option<&str> = None;
     for (i, r) in export.revisions.iter().chain([&export.settlement]).enumerate() {
         if r.revision != i as i64 + 1 {
@@ -484,7 +494,7 @@ fn check_chain(export: &PeriodExport) -> Result<(), LedgerError> {
         let own = hex(&Sha256::digest(canonical_text(slug, &key, &r.standings).as_bytes()));
         if !last && own != r.digest {
             return Err(LedgerError::refused(
-                "digest_mismatch",
+                ErrorCode::DigestMismatch,
                 format!(
                     "revision {}'s standings give digest {own}, the export says {}",
                     r.revision, r.digest
@@ -577,7 +587,7 @@ async fn ensure_board(
             && serde_json::from_str::<Vec<domain::board::Prize>>(&prizes).map_err(corrupt)? == board.prizes;
         if !same {
             return Err(LedgerError::refused(
-                "board_differs",
+                ErrorCode::BoardDiffers,
                 format!("board {} exists here with another definition", board.slug),
             ));
         }
@@ -594,7 +604,10 @@ fn counted(e: &ExportedEntry) -> Result<Counted, LedgerError> {
         _ => None,
     };
     let effect = effect.ok_or_else(|| {
-        LedgerError::refused("invalid_export", format!("an entry of kind {:?} without its value", e.kind))
+        LedgerError::refused(
+            ErrorCode::InvalidExport,
+            format!("an entry of kind {:?} without its value", e.kind),
+        )
     })?;
     Ok(Counted { effect, reach_seq: e.reach_seq })
 }

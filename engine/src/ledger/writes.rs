@@ -50,6 +50,7 @@ use super::locks::{lock_in_order, lock_periods, next_seq, period_row};
 use super::totals::{add_deltas, lock_total, read_wanted, store_total, store_totals, wanted_totals};
 use super::write_rows::{Projected, Recorded};
 use super::{Backend, Ledger, LedgerError, Tx};
+use domain::ErrorCode;
 use domain::write::{Change, Outcome, Write};
 use domain::{Board, MemberId, PeriodKey, TiePolicy};
 use sqlx::Row;
@@ -165,7 +166,7 @@ impl Ledger {
             .iter()
             .map(|w| board.period_of(w.occurred_at))
             .collect::<Result<Vec<PeriodKey>, _>>()
-            .map_err(|e| LedgerError::refused("invalid", e.to_string()))?;
+            .map_err(|e| LedgerError::refused(ErrorCode::Invalid, e.to_string()))?;
         let keys: Vec<String> = periods.iter().map(|p| p.to_string()).collect();
         // On PostgreSQL the period rows are read as they are locked; SQLite reads them below.
         let mut states = match (backend, locking) {

@@ -328,7 +328,7 @@ pub fn point(event: &str, member: &str, delta: i64) -> domain::write::Write {
 /// The code of the conflict a call answered; any other answer fails the test.
 pub fn conflict_code(r: Result<impl std::fmt::Debug, engine::EngineError>) -> &'static str {
     match r {
-        Err(engine::EngineError::Conflict { code, .. }) => code,
+        Err(engine::EngineError::Refused { code, .. }) => code.as_str(),
         other => panic!("expected a conflict, got {other:?}"),
     }
 }

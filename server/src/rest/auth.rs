@@ -10,8 +10,9 @@
 use super::error::ApiError;
 use crate::state::AppState;
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use domain::BoardSlug;
+use domain::ErrorCode;
 use engine::Engine;
 
 fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
@@ -25,7 +26,7 @@ fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
 }
 
 fn unauthorized(detail: &str) -> ApiError {
-    ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
+    ApiError::new(ErrorCode::Unauthorized, detail)
 }
 
 /// An authenticated admin, named as the audit trail shows it.
@@ -93,11 +94,9 @@ impl Ingest {
         match &self.scope {
             None => Ok(()), // an admin token
             Some(scope) if scope.allows(board) => Ok(()),
-            Some(_) => Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                "forbidden",
-                format!("this key may not write to board {board}"),
-            )),
+            Some(_) => {
+                Err(ApiError::new(ErrorCode::Forbidden, format!("this key may not write to board {board}")))
+            }
         }
     }
 }

@@ -8,6 +8,7 @@ use super::error::ApiError;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
+use domain::ErrorCode;
 use serde::de::DeserializeOwned;
 
 /// The body, read but not yet parsed (`parse`, `parse_or_default`).
@@ -19,10 +20,12 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
         // axum answers these in text; the API answers them in its shape.
         Bytes::from_request(request, state).await.map(JsonBody).map_err(|e| {
-            let status = e.status();
-            let code =
-                if status == StatusCode::PAYLOAD_TOO_LARGE { "body_too_large" } else { "malformed_json" };
-            ApiError::new(status, code, e.body_text())
+            let code = if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ErrorCode::BodyTooLarge
+            } else {
+                ErrorCode::MalformedJson
+            };
+            ApiError::new(code, e.body_text())
         })
     }
 }
@@ -45,10 +48,8 @@ impl JsonBody {
 /// Malformed JSON is 400 `malformed_json`; JSON of the wrong shape is 422 `invalid_body`.
 fn json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let invalid = |e: serde_json::Error| match e.classify() {
-        serde_json::error::Category::Data => {
-            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", e.to_string())
-        }
-        _ => ApiError::new(StatusCode::BAD_REQUEST, "malformed_json", e.to_string()),
+        serde_json::error::Category::Data => ApiError::new(ErrorCode::InvalidBody, e.to_string()),
+        _ => ApiError::new(ErrorCode::MalformedJson, e.to_string()),
     };
     let mut value: serde_json::Value = serde_json::from_slice(bytes).map_err(invalid)?;
     whole_numbers(&mut value);

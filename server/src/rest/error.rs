@@ -3,6 +3,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use domain::ErrorCode;
 use engine::EngineError;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -10,25 +11,30 @@ use serde::de::DeserializeOwned;
 /// Every 4xx and 5xx answer of the API.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
-    /// A machine-readable code, such as `not_found`, `wrong_operator` or `invalid_transition`.
-    #[schema(example = "not_found")]
-    pub error: &'static str,
+    /// A machine-readable code, such as `not_found`, `wrong_operator` or `invalid_transition`
+    /// (docs/API.md lists them all).
+    #[schema(value_type = String, example = "not_found")]
+    pub error: ErrorCode,
     /// A human sentence with the reason.
     pub detail: String,
 }
 
 #[derive(Debug)]
 pub struct ApiError {
-    pub status: StatusCode,
-    pub error: &'static str,
+    /// The reason, which also says the status.
+    pub code: ErrorCode,
     pub detail: String,
     /// Sent as `Retry-After` (whole seconds), with 429 and a full server's 503.
     pub retry_after: Option<u64>,
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, error: &'static str, detail: impl Into<String>) -> Self {
-        Self { status, error, detail: detail.into(), retry_after: None }
+    pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
+        Self { code, detail: detail.into(), retry_after: None }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        StatusCode::from_u16(self.code.status()).expect("every code's status is a valid HTTP status")
     }
 
     /// 429 `rate_limited` with `Retry-After`: the key is over its limit; nothing was done.
@@ -38,8 +44,7 @@ impl ApiError {
         Self {
             retry_after: Some(seconds),
             ..Self::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "rate_limited",
+                ErrorCode::RateLimited,
                 format!("this key is over its rate limit; nothing was done; retry in {seconds} {unit}"),
             )
         }
@@ -51,14 +56,14 @@ impl ApiError {
     }
 
     pub fn invalid(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid", detail)
+        Self::new(ErrorCode::Invalid, detail)
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut response =
-            (self.status, axum::Json(ErrorBody { error: self.error, detail: self.detail })).into_response();
+            (self.status(), axum::Json(ErrorBody { error: self.code, detail: self.detail })).into_response();
         if let Some(seconds) = self.retry_after {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
@@ -70,22 +75,16 @@ impl From<EngineError> for ApiError {
     fn from(e: EngineError) -> Self {
         let detail = e.to_string();
         match e {
-            EngineError::NotFound { .. } => Self::new(StatusCode::NOT_FOUND, "not_found", detail),
+            EngineError::NotFound { .. } => Self::new(ErrorCode::NotFound, detail),
             EngineError::Invalid(_) => Self::invalid(detail),
-            EngineError::Gone(_) => Self::new(StatusCode::GONE, "snapshot_expired", detail),
-            EngineError::WrongOperator { .. } => Self::new(StatusCode::CONFLICT, "wrong_operator", detail),
-            EngineError::BatchTooLarge { .. } => {
-                Self::new(StatusCode::PAYLOAD_TOO_LARGE, "batch_too_large", detail)
-            }
-            EngineError::BoardExists(_) => Self::new(StatusCode::CONFLICT, "board_exists", detail),
-            EngineError::Conflict { code, .. } => Self::new(StatusCode::CONFLICT, code, detail),
+            EngineError::Gone(_) => Self::new(ErrorCode::SnapshotExpired, detail),
+            EngineError::WrongOperator { .. } => Self::new(ErrorCode::WrongOperator, detail),
+            EngineError::BatchTooLarge { .. } => Self::new(ErrorCode::BatchTooLarge, detail),
+            EngineError::BoardExists(_) => Self::new(ErrorCode::BoardExists, detail),
+            EngineError::Refused { code, .. } => Self::new(code, detail),
             EngineError::Ledger(_) | EngineError::Redis(_) => {
                 tracing::error!(error = %detail, "request failed on a store");
-                Self::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "unavailable",
-                    "a store is unavailable; retry later",
-                )
+                Self::new(ErrorCode::Unavailable, "a store is unavailable; retry later")
             }
         }
     }
@@ -101,7 +100,7 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequestParts<S> for
         axum::extract::Query::<T>::from_request_parts(parts, state)
             .await
             .map(|axum::extract::Query(v)| ApiQuery(v))
-            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", e.body_text()))
+            .map_err(|e| ApiError::new(ErrorCode::InvalidQuery, e.body_text()))
     }
 }
 
@@ -116,21 +115,17 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> axum::extract::FromRequestParts
         axum::extract::Path::<T>::from_request_parts(parts, state)
             .await
             .map(|axum::extract::Path(v)| ApiPath(v))
-            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_path", e.body_text()))
+            .map_err(|e| ApiError::new(ErrorCode::InvalidPath, e.body_text()))
     }
 }
 
 /// Any path under `/api/v1/` that no route serves: 404 `not_found`, in the API's shape (the
 /// router's fallback asks for it; every other unknown path is the app's HTML 404 page).
 pub fn no_route(path: &str) -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("no API route at {path}"))
+    ApiError::new(ErrorCode::NotFound, format!("no API route at {path}"))
 }
 
 /// A route called with a method it does not serve: 405 `method_not_allowed`.
 pub async fn wrong_method(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
-    ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
-        format!("{} does not answer {method}", uri.path()),
-    )
+    ApiError::new(ErrorCode::MethodNotAllowed, format!("{} does not answer {method}", uri.path()))
 }

@@ -11,6 +11,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use domain::BoardSlug;
+use domain::ErrorCode;
 use domain::apikey::{ApiKeyView, KeyLimits};
 use serde::{Deserialize, Serialize};
 
@@ -39,8 +40,7 @@ pub struct RevokeIn {
 
 /// The id in the path: anything but an integer names no key.
 fn key_id(raw: &str) -> Result<i64, ApiError> {
-    raw.parse()
-        .map_err(|_| ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("api key {raw} not found")))
+    raw.parse().map_err(|_| ApiError::new(ErrorCode::NotFound, format!("api key {raw} not found")))
 }
 
 #[utoipa::path(

@@ -136,8 +136,7 @@ async fn deadline(request: axum::extract::Request, next: axum::middleware::Next)
             ApiError {
                 retry_after: Some(1),
                 ..ApiError::new(
-                    axum::http::StatusCode::SERVICE_UNAVAILABLE,
-                    "unavailable",
+                    domain::ErrorCode::Unavailable,
                     format!(
                         "no answer from the stores within {seconds} s; retry (a write sent again with \
                          the same id is recorded once)"

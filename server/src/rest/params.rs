@@ -3,7 +3,7 @@
 //! slug, member id or period is a resource that does not exist (404).
 
 use super::error::ApiError;
-use axum::http::StatusCode;
+use domain::ErrorCode;
 use domain::{BoardSlug, EventId, MemberId};
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -123,7 +123,7 @@ pub struct PreviewParams {
 /// A board named in a path: an impossible slug is simply a board that does not exist.
 pub(super) fn slug(board: String) -> Result<BoardSlug, ApiError> {
     BoardSlug::parse(board.clone())
-        .map_err(|_| ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("board {board} not found")))
+        .map_err(|_| ApiError::new(ErrorCode::NotFound, format!("board {board} not found")))
 }
 
 /// The board and period named in a path, resolved once (`current` is the period containing
@@ -139,7 +139,7 @@ pub(super) async fn scope(
 /// A member id from the path; one that cannot exist is not found.
 pub(super) fn member(raw: String) -> Result<MemberId, ApiError> {
     MemberId::parse(raw.clone())
-        .map_err(|_| ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("member {raw} not found")))
+        .map_err(|_| ApiError::new(ErrorCode::NotFound, format!("member {raw} not found")))
 }
 
 /// The largest `offset` a page may start at: no ranking holds more members (a Redis sorted set

@@ -3,7 +3,7 @@
 //! (`stream.rs`). One [`StreamSlots`] lives in the state every handler reaches (`state.rs`).
 
 use super::error::ApiError;
-use axum::http::StatusCode;
+use domain::ErrorCode;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
@@ -40,8 +40,7 @@ impl StreamSlots {
         let mut open = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if open.total >= STREAMS_IN_ALL {
             let detail = "this server holds as many live streams as it can; retry later";
-            return Err(ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "streams_full", detail)
-                .retry_after(RETRY_STREAM_AFTER));
+            return Err(ApiError::new(ErrorCode::StreamsFull, detail).retry_after(RETRY_STREAM_AFTER));
         }
         if let Some(ip) = client {
             let held = open.by_client.entry(ip).or_default();
@@ -49,8 +48,7 @@ impl StreamSlots {
                 let detail = format!(
                     "at most {STREAMS_PER_CLIENT} live streams per client address; close one (another tab) first"
                 );
-                return Err(ApiError::new(StatusCode::TOO_MANY_REQUESTS, "too_many_streams", detail)
-                    .retry_after(RETRY_STREAM_AFTER));
+                return Err(ApiError::new(ErrorCode::TooManyStreams, detail).retry_after(RETRY_STREAM_AFTER));
             }
             *held += 1;
         }

@@ -276,7 +276,7 @@ fn live_streams_are_capped_per_client_address_and_in_all() {
     let mut held: Vec<_> = (0..STREAMS_PER_CLIENT).map(|_| slots.take(Some(a)).unwrap()).collect();
     let refused = slots.take(Some(a)).err().expect("one stream too many");
     assert_eq!(
-        (refused.status.as_u16(), refused.error, refused.retry_after),
+        (refused.status().as_u16(), refused.code.as_str(), refused.retry_after),
         (429, "too_many_streams", Some(30))
     );
     // Another address has its own share; a stream that ends gives its place back.

@@ -9,7 +9,7 @@ use super::params::{BoardMemberParams, BoardParams, ProfileParams, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use domain::ErrorCode;
 use domain::write::{Change, Outcome, Write};
 use domain::{EventId, MemberId};
 use engine::writes::{WriteResult, check_batch};
@@ -204,7 +204,7 @@ impl WriteAnswer {
     fn single(self) -> Result<Self, ApiError> {
         if self.result == Outcome::Rejected {
             let reason = self.reason.unwrap_or_else(|| "rejected".into());
-            return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "rejected", reason));
+            return Err(ApiError::new(ErrorCode::Rejected, reason));
         }
         Ok(self)
     }
@@ -252,8 +252,7 @@ pub async fn events(
             Some(Value::Array(_)) => {
                 let unknown: Vec<&String> = o.keys().collect();
                 return Err(ApiError::new(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "invalid_body",
+                    ErrorCode::InvalidBody,
                     format!("unknown field(s) {unknown:?} beside `events`"),
                 ));
             }
