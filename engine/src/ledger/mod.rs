@@ -37,6 +37,7 @@ mod entries;
 mod group;
 mod history;
 mod hot;
+mod import;
 mod late;
 mod leases;
 mod lifecycle;
@@ -145,6 +146,11 @@ impl LedgerError {
     /// A rule refused the change; `code` is the API's machine-readable reason.
     fn refused(code: ErrorCode, detail: impl Into<String>) -> Self {
         LedgerError::Refused { code, detail: detail.into() }
+    }
+
+    /// A stored row this build cannot read.
+    fn corrupt(what: impl std::fmt::Display) -> Self {
+        LedgerError::Corrupt(what.to_string())
     }
 }
 
