@@ -29,7 +29,7 @@ use super::sql::{INSERT_CHUNK, multi_row_insert};
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
 use domain::ErrorCode;
 use domain::preview::PreviewChange;
-use domain::settlement::{RULE_VERSION, standings};
+use domain::settlement::{RULE_VERSION, Standing, standings};
 use domain::view::RewardKind;
 use domain::{Board, BoardSlug, MemberId, PeriodKey};
 use serde::{Deserialize, Serialize};
@@ -406,12 +406,50 @@ async fn resettle(
     insert_standings(tx, backend, &board.slug, &draft.period, revision, &standings).await?;
     failpoint("resettle.after_standings")?;
 
-    // What each member holds now: its last grant, unless a revoke took it back since.
+    let deltas = reward_deltas(tx, slug, &key, revision, &standings).await?;
+    insert_reward_deltas(tx, backend, slug, &key, revision, &deltas, now).await?;
+    audit_reward_moves(tx, actor, (slug, &key, revision), &draft.reason, &deltas, now).await?;
+    let record = AuditRecord {
+        actor,
+        action: "resettle",
+        board: Some(slug),
+        period: Some(&key),
+        reason: Some(&draft.reason),
+        before: Some(json!({ "revision": previous, "digest": previous_digest })),
+        after: Some(json!({
+            "revision": revision, "digest": digest, "previous_digest": previous_digest, "watermark": entries,
+            "members": standings.len(), "rule_version": RULE_VERSION, "preview_id": draft.id,
+            "grants": deltas.iter().filter(|(d, _)| d.kind == RewardKind::Grant).count(),
+            "revokes": deltas.iter().filter(|(d, _)| d.kind == RewardKind::Revoke).count(),
+        })),
+        ..Default::default()
+    };
+    audit(tx, &record, now).await?;
+    failpoint("resettle.before_commit")?;
+    Ok(Revision {
+        revision,
+        digest,
+        previous_digest,
+        members: standings.len() as u64,
+        rewards: deltas.into_iter().map(|(d, _)| d).collect(),
+    })
+}
+
+/// The rewards a new revision's standings move: a revoke of what a member holds now (its last
+/// grant, unless a revoke took it back since) and a grant of what it should hold, for each
+/// member whose prize changes; the revoke names the row it takes back.
+async fn reward_deltas(
+    tx: &mut Tx,
+    slug: &str,
+    key: &str,
+    revision: i64,
+    standings: &[Standing],
+) -> Result<Vec<(RewardDelta, Option<i64>)>, LedgerError> {
     let rows = sqlx::query(
         "SELECT id, member, kind, rank, prize, idempotency_key FROM rewards WHERE board = $1 AND period = $2 ORDER BY id",
     )
     .bind(slug)
-    .bind(&key)
+    .bind(key)
     .fetch_all(&mut **tx)
     .await?;
     let mut held: BTreeMap<String, (i64, u64, String, String)> = BTreeMap::new();
@@ -464,6 +502,19 @@ async fn resettle(
             deltas.push((delta, None));
         }
     }
+    Ok(deltas)
+}
+
+/// Inserts the reward rows a revision moves, due now for delivery.
+async fn insert_reward_deltas(
+    tx: &mut Tx,
+    backend: Backend,
+    slug: &str,
+    key: &str,
+    revision: i64,
+    deltas: &[(RewardDelta, Option<i64>)],
+    now: jiff::Timestamp,
+) -> Result<(), LedgerError> {
     for chunk in deltas.chunks(INSERT_CHUNK) {
         let sql = multi_row_insert(
             backend,
@@ -476,7 +527,7 @@ async fn resettle(
         for (d, compensates) in chunk {
             query = query
                 .bind(slug)
-                .bind(&key)
+                .bind(key)
                 .bind(revision)
                 .bind(d.member.as_str())
                 .bind(d.rank as i64)
@@ -488,7 +539,18 @@ async fn resettle(
         }
         query.execute(&mut **tx).await?;
     }
-    // One audit row per member whose prize moved.
+    Ok(())
+}
+
+/// One audit row per member whose prize moved, naming the revoke and the grant.
+async fn audit_reward_moves(
+    tx: &mut Tx,
+    actor: &str,
+    (slug, key, revision): (&str, &str, i64),
+    reason: &str,
+    deltas: &[(RewardDelta, Option<i64>)],
+    now: jiff::Timestamp,
+) -> Result<(), LedgerError> {
     for pair in deltas.chunk_by(|a, b| a.0.member == b.0.member) {
         let (revoked, granted) = (
             pair.iter().find(|(d, _)| d.kind == RewardKind::Revoke).map(|(d, _)| d),
@@ -498,9 +560,9 @@ async fn resettle(
             actor,
             action: "reward_compensated",
             board: Some(slug),
-            period: Some(&key),
+            period: Some(key),
             member: Some(pair[0].0.member.as_str()),
-            reason: Some(&draft.reason),
+            reason: Some(reason),
             before: Some(
                 json!({ "prize": revoked.map(|d| &d.prize), "compensates": revoked.and_then(|d| d.compensates.as_ref()) }),
             ),
@@ -513,28 +575,5 @@ async fn resettle(
         };
         audit(tx, &record, now).await?;
     }
-    let record = AuditRecord {
-        actor,
-        action: "resettle",
-        board: Some(slug),
-        period: Some(&key),
-        reason: Some(&draft.reason),
-        before: Some(json!({ "revision": previous, "digest": previous_digest })),
-        after: Some(json!({
-            "revision": revision, "digest": digest, "previous_digest": previous_digest, "watermark": entries,
-            "members": standings.len(), "rule_version": RULE_VERSION, "preview_id": draft.id,
-            "grants": deltas.iter().filter(|(d, _)| d.kind == RewardKind::Grant).count(),
-            "revokes": deltas.iter().filter(|(d, _)| d.kind == RewardKind::Revoke).count(),
-        })),
-        ..Default::default()
-    };
-    audit(tx, &record, now).await?;
-    failpoint("resettle.before_commit")?;
-    Ok(Revision {
-        revision,
-        digest,
-        previous_digest,
-        members: standings.len() as u64,
-        rewards: deltas.into_iter().map(|(d, _)| d).collect(),
-    })
+    Ok(())
 }
