@@ -286,6 +286,22 @@ pub async fn compare<S: StandingsBefore>(
     shifted_bound: usize,
 ) -> Result<Comparison, S::Error> {
     let members = before.members();
+    let was = places_before(before, touched).await?;
+    let (plan, now) = plan_after(policy, prizes, before, touched, &was).await?;
+    let (moves, mut prize_changes) = touched_changes(touched, &was, &now);
+    untouched_prize_changes(before, &plan, members, touched.len(), &mut prize_changes).await?;
+    // In the order after; members no longer ranked last (None sorts first, hence the flip).
+    prize_changes.sort_by_key(|(position, _)| (position.is_none(), *position));
+    let prizes = prize_changes.into_iter().map(|(_, c)| c).collect();
+    let (shifted, shifted_members) = shifted(before, &plan, members, shifted_bound).await?;
+    Ok(Comparison { moves, shifted, shifted_members, prizes, plan })
+}
+
+/// Where each touched member stood before (None: not ranked), with its position.
+async fn places_before<S: StandingsBefore>(
+    before: &mut S,
+    touched: &[Touched],
+) -> Result<Vec<Option<(u64, Standing)>>, S::Error> {
     let mut was: Vec<Option<(u64, Standing)>> = Vec::with_capacity(touched.len());
     for t in touched {
         was.push(match t.before {
@@ -293,6 +309,17 @@ pub async fn compare<S: StandingsBefore>(
             _ => None,
         });
     }
+    Ok(was)
+}
+
+/// The plan of the order after (see [`Plan`]), and where each touched member stands after.
+async fn plan_after<S: StandingsBefore>(
+    policy: TiePolicy,
+    prizes: &[Prize],
+    before: &mut S,
+    touched: &[Touched],
+    was: &[Option<(u64, Standing)>],
+) -> Result<(Plan, Vec<Option<(u64, Standing)>>), S::Error> {
     let mut removed: Vec<u64> = was.iter().flatten().map(|(at, _)| *at).collect();
     removed.sort_unstable();
 
@@ -356,6 +383,16 @@ pub async fn compare<S: StandingsBefore>(
         entering: entering.iter().filter_map(|(i, _)| now[*i].clone()).collect(),
     };
 
+    Ok((plan, now))
+}
+
+/// The touched members' moves (points or rank changed) and prize changes, each prize change with
+/// the member's position after.
+fn touched_changes(
+    touched: &[Touched],
+    was: &[Option<(u64, Standing)>],
+    now: &[Option<(u64, Standing)>],
+) -> (Vec<Move>, Vec<(Option<u64>, PrizeChange)>) {
     let mut moves = Vec::new();
     let mut prize_changes: Vec<(Option<u64>, PrizeChange)> = Vec::new();
     for (i, t) in touched.iter().enumerate() {
@@ -380,10 +417,21 @@ pub async fn compare<S: StandingsBefore>(
         }
     }
 
+    (moves, prize_changes)
+}
+
+/// The prize changes of members who were not touched but shift.
+async fn untouched_prize_changes<S: StandingsBefore>(
+    before: &mut S,
+    plan: &Plan,
+    members: u64,
+    touched: usize,
+    prize_changes: &mut Vec<(Option<u64>, PrizeChange)>,
+) -> Result<(), S::Error> {
     // An untouched member's rank moves by at most one per touched member, so its prize can only
     // change if its rank before is within that many of the last prize rank.
-    if let Some(last) = prizes.iter().map(|p| p.to_rank).max() {
-        let limit = last.saturating_add(touched.len() as u64);
+    if let Some(last) = plan.prizes.iter().map(|p| p.to_rank).max() {
+        let limit = last.saturating_add(touched as u64);
         let mut from = 0;
         'read: while from < members {
             let rows = before.window(from, WINDOW).await?;
@@ -408,11 +456,17 @@ pub async fn compare<S: StandingsBefore>(
             from += read;
         }
     }
-    // In the order after; members no longer ranked last (None sorts first, hence the flip).
-    prize_changes.sort_by_key(|(position, _)| (position.is_none(), *position));
-    let prizes = prize_changes.into_iter().map(|(_, c)| c).collect();
+    Ok(())
+}
 
-    // Shifted: counted run by run, the first ones listed (the order after keeps theirs).
+/// The members who only shift: counted run by run, the first `shifted_bound` listed (the order
+/// after keeps theirs).
+async fn shifted<S: StandingsBefore>(
+    before: &mut S,
+    plan: &Plan,
+    members: u64,
+    shifted_bound: usize,
+) -> Result<(u64, Vec<Move>), S::Error> {
     let mut shifted = 0;
     let mut shifted_members = Vec::new();
     for (from, to, _) in plan.runs(members) {
@@ -443,7 +497,7 @@ pub async fn compare<S: StandingsBefore>(
             at += read;
         }
     }
-    Ok(Comparison { moves, shifted, shifted_members, prizes, plan })
+    Ok((shifted, shifted_members))
 }
 
 #[cfg(test)]
