@@ -21,13 +21,15 @@
 //! * **Bounded.** Each subscriber has a queue of [`SUBSCRIBER_QUEUE`] events; one that is full
 //!   (a client not reading) is dropped, not buffered: its stream ends and a browser reconnects.
 
+mod event;
+
+pub use event::LiveEvent;
+
 use crate::redis::RedisTarget;
 use crate::redis::changes::{Heard, Listener, PUBLISH_TIMEOUT};
 use crate::scope::Scope;
 use crate::{Engine, EngineError};
-use bytes::Bytes;
 use domain::lifecycle::State;
-use domain::live::{LiveRanking, LiveState, RANKING_EVENT, STATE_EVENT};
 use domain::view::{Entry, RankingPage};
 use domain::{BoardSlug, PeriodKey};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -48,57 +50,6 @@ pub const RECHECK_INTERVAL: Duration = Duration::from_secs(5);
 pub const MAX_PUBLISHES_IN_FLIGHT: usize = 64;
 /// The wait before the listener tries a failed connection or subscription again.
 const RETRY_PAUSE: Duration = Duration::from_secs(1);
-
-/// One event, framed once (`id:`, `event:`, `data:`) for every subscriber that gets it.
-#[derive(Debug)]
-pub struct LiveEvent {
-    /// Increases with every event this process makes (milliseconds since the epoch, or one more
-    /// than the last), so ids from any instance keep growing for a reconnecting browser.
-    pub id: u64,
-    /// [`RANKING_EVENT`] or [`STATE_EVENT`].
-    pub kind: &'static str,
-    /// The JSON of a [`LiveRanking`] or a [`LiveState`].
-    pub data: String,
-    frame: Bytes,
-}
-
-impl LiveEvent {
-    fn new(kind: &'static str, data: String) -> Arc<Self> {
-        let id = next_event_id();
-        let frame = Bytes::from(format!("id: {id}\nevent: {kind}\ndata: {data}\n\n"));
-        Arc::new(Self { id, kind, data, frame })
-    }
-
-    fn ranking(page: &RankingPage, limit: u64) -> Arc<Self> {
-        let ranking = LiveRanking {
-            board: page.board.slug.clone(),
-            period: page.period,
-            limit,
-            entries: page.entries.clone(),
-            total: page.total,
-            frozen_at: page.frozen_at,
-            source: page.source,
-        };
-        Self::new(RANKING_EVENT, serde_json::to_string(&ranking).expect("a ranking serializes"))
-    }
-
-    fn state(board: &BoardSlug, period: PeriodKey, state: State) -> Arc<Self> {
-        let state = LiveState { board: board.clone(), period, state };
-        Self::new(STATE_EVENT, serde_json::to_string(&state).expect("a state serializes"))
-    }
-
-    /// The event as a Server-Sent Events frame (shared, not copied).
-    pub fn frame(&self) -> Bytes {
-        self.frame.clone()
-    }
-}
-
-fn next_event_id() -> u64 {
-    static LAST: AtomicU64 = AtomicU64::new(0);
-    let now = jiff::Timestamp::now().as_millisecond().max(0) as u64;
-    let last = LAST.fetch_update(Ordering::AcqRel, Ordering::Acquire, |last| Some(now.max(last + 1)));
-    now.max(last.expect("always Some") + 1)
-}
 
 /// A subscription to a period's live events. The first two are the state and the full ranking;
 /// then an event whenever either changes. Ends when the subscriber was dropped (too slow) or the
