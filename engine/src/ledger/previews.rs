@@ -114,7 +114,7 @@ impl Ledger {
             .bind(&key)
             .fetch_optional(&mut *tx)
             .await?;
-        let (state, mut next_seq) = match row {
+        let (state, next_seq) = match row {
             Some(r) => (parse_state(&r.try_get::<String, _>("state")?)?, r.try_get::<i64, _>("next_seq")?),
             None => (State::Open, 0),
         };
@@ -127,106 +127,16 @@ impl Ledger {
             false => Vec::new(),
         };
 
-        let mut sims: HashMap<MemberId, Sim> = HashMap::new();
-        let mut order: Vec<MemberId> = Vec::new();
-        let mut decided: Vec<i64> = Vec::new();
+        let mut sim = Simulation { sims: HashMap::new(), order: Vec::new(), decided: Vec::new(), next_seq };
         for (n, change) in changes.iter().enumerate() {
-            let refuse = |detail: String| {
-                LedgerError::refused(ErrorCode::InvalidChange, format!("change {}: {detail}", n + 1))
-            };
-            match change {
-                PreviewChange::Revoke(event_id) => {
-                    let row = sqlx::query(
-                        "SELECT id, period, member FROM entries WHERE board = $1 AND external_id = $2",
-                    )
-                    .bind(slug)
-                    .bind(event_id.as_str())
-                    .fetch_optional(&mut *tx)
-                    .await?
-                    .ok_or_else(|| LedgerError::Missing(format!("applied event {event_id} on {slug}")))?;
-                    let id: i64 = row.try_get("id")?;
-                    let of: String = row.try_get("period")?;
-                    if of != key {
-                        return Err(refuse(format!("event {event_id} belongs to {of}, not {key}")));
-                    }
-                    let member = member_id(row.try_get("member")?)?;
-                    let sim = touch(&mut tx, &mut sims, &mut order, slug, &key, &member).await?;
-                    let entries = entries_of(&mut tx, sim, slug, &key, &member).await?;
-                    let Some(at) = entries.iter().position(|(e, _)| *e == Some(id)) else {
-                        return Err(refuse(format!("event {event_id} is already revoked")));
-                    };
-                    entries.remove(at);
-                    recount(sim)?;
-                }
-                PreviewChange::RevokeMember(member) => {
-                    let sim = touch(&mut tx, &mut sims, &mut order, slug, &key, member).await?;
-                    let entries = entries_of(&mut tx, sim, slug, &key, member).await?;
-                    if !entries.iter().any(|(id, _)| id.is_some()) {
-                        return Err(refuse(format!("{member} has no entry that counts in {key}")));
-                    }
-                    // One revoke after the other, oldest first, as applying them would.
-                    while let Some(at) =
-                        sim.entries.as_ref().and_then(|e| e.iter().position(|(id, _)| id.is_some()))
-                    {
-                        let (id, _) = sim.entries.as_mut().expect("read above").remove(at);
-                        debug_assert!(id.is_some());
-                        recount(sim)?;
-                    }
-                }
-                PreviewChange::Correct { member, delta } => {
-                    let sim = touch(&mut tx, &mut sims, &mut order, slug, &key, member).await?;
-                    let change = Change::Correction { correction_id: None, delta: *delta };
-                    if !record(&mut tx, board, period, sim, member, &change, &mut next_seq).await? {
-                        return Err(refuse(format!(
-                            "the correction of {member} by {delta} would be rejected"
-                        )));
-                    }
-                }
-                PreviewChange::AcceptLate(id) | PreviewChange::RejectLate(id) => {
-                    let row = sqlx::query(&format!(
-                        "SELECT {LATE_COLUMNS} FROM late_entries WHERE board = $1 AND period = $2 AND id = $3"
-                    ))
-                    .bind(slug)
-                    .bind(&key)
-                    .bind(*id)
-                    .fetch_optional(&mut *tx)
-                    .await?
-                    .ok_or_else(|| LedgerError::Missing(format!("late write {id} of {slug} {key}")))?;
-                    let entry = late_from_row(&row)?;
-                    if entry.status != "pending" {
-                        return Err(refuse(format!("late write {id} is {}, not pending", entry.status)));
-                    }
-                    if decided.contains(id) {
-                        return Err(refuse(format!("late write {id} is decided twice")));
-                    }
-                    decided.push(*id);
-                    let sim = touch(&mut tx, &mut sims, &mut order, slug, &key, &entry.member).await?;
-                    if matches!(change, PreviewChange::AcceptLate(..)) {
-                        // As an accept: whatever the write does (stale, rejected) is its outcome.
-                        let change = late_change(&entry)?;
-                        record(&mut tx, board, period, sim, &entry.member, &change, &mut next_seq).await?;
-                    }
-                }
-                PreviewChange::Hide(member) | PreviewChange::Unhide(member) => {
-                    let hide = matches!(change, PreviewChange::Hide(..));
-                    let sim = touch(&mut tx, &mut sims, &mut order, slug, &key, member).await?;
-                    if sim.total.current.version == 0 {
-                        return Err(LedgerError::Missing(format!("member {member} in {slug} {key}")));
-                    }
-                    if sim.total.hidden == hide {
-                        let already = if hide { "hidden" } else { "visible" };
-                        return Err(refuse(format!("{member} is already {already}")));
-                    }
-                    sim.total.hidden = hide;
-                    sim.total.current.version += 1;
-                }
-            }
+            sim.apply(&mut tx, board, period, n, change).await?;
         }
         tx.commit().await?;
-        let touched = order
+        let touched = sim
+            .order
             .into_iter()
             .map(|member| {
-                let sim = &sims[&member];
+                let sim = &sim.sims[&member];
                 Touched { before: sim.before, after: sim.contender(), member }
             })
             .collect();
@@ -506,4 +416,117 @@ async fn record(
         t.reach_seq = s.reach_seq;
     }
     Ok(true)
+}
+
+/// The members a preview touches, simulated change by change in its read-only transaction.
+struct Simulation {
+    sims: HashMap<MemberId, Sim>,
+    /// The touched members, in the order first touched.
+    order: Vec<MemberId>,
+    /// Late writes decided so far (one decision each).
+    decided: Vec<i64>,
+    next_seq: i64,
+}
+
+impl Simulation {
+    /// Makes change `n` of a preview as applying it would, or refuses it (`invalid_change`).
+    async fn apply(
+        &mut self,
+        tx: &mut Tx,
+        board: &Board,
+        period: PeriodKey,
+        n: usize,
+        change: &PreviewChange,
+    ) -> Result<(), LedgerError> {
+        let (slug, key) = (board.slug.as_str(), &period.to_string());
+        let refuse = |detail: String| {
+            LedgerError::refused(ErrorCode::InvalidChange, format!("change {}: {detail}", n + 1))
+        };
+        match change {
+            PreviewChange::Revoke(event_id) => {
+                let row = sqlx::query(
+                    "SELECT id, period, member FROM entries WHERE board = $1 AND external_id = $2",
+                )
+                .bind(slug)
+                .bind(event_id.as_str())
+                .fetch_optional(&mut **tx)
+                .await?
+                .ok_or_else(|| LedgerError::Missing(format!("applied event {event_id} on {slug}")))?;
+                let id: i64 = row.try_get("id")?;
+                let of: String = row.try_get("period")?;
+                if of != *key {
+                    return Err(refuse(format!("event {event_id} belongs to {of}, not {key}")));
+                }
+                let member = member_id(row.try_get("member")?)?;
+                let sim = touch(tx, &mut self.sims, &mut self.order, slug, key, &member).await?;
+                let entries = entries_of(tx, sim, slug, key, &member).await?;
+                let Some(at) = entries.iter().position(|(e, _)| *e == Some(id)) else {
+                    return Err(refuse(format!("event {event_id} is already revoked")));
+                };
+                entries.remove(at);
+                recount(sim)?;
+            }
+            PreviewChange::RevokeMember(member) => {
+                let sim = touch(tx, &mut self.sims, &mut self.order, slug, key, member).await?;
+                let entries = entries_of(tx, sim, slug, key, member).await?;
+                if !entries.iter().any(|(id, _)| id.is_some()) {
+                    return Err(refuse(format!("{member} has no entry that counts in {key}")));
+                }
+                // One revoke after the other, oldest first, as applying them would.
+                while let Some(at) =
+                    sim.entries.as_ref().and_then(|e| e.iter().position(|(id, _)| id.is_some()))
+                {
+                    let (id, _) = sim.entries.as_mut().expect("read above").remove(at);
+                    debug_assert!(id.is_some());
+                    recount(sim)?;
+                }
+            }
+            PreviewChange::Correct { member, delta } => {
+                let sim = touch(tx, &mut self.sims, &mut self.order, slug, key, member).await?;
+                let change = Change::Correction { correction_id: None, delta: *delta };
+                if !record(tx, board, period, sim, member, &change, &mut self.next_seq).await? {
+                    return Err(refuse(format!("the correction of {member} by {delta} would be rejected")));
+                }
+            }
+            PreviewChange::AcceptLate(id) | PreviewChange::RejectLate(id) => {
+                let row = sqlx::query(&format!(
+                    "SELECT {LATE_COLUMNS} FROM late_entries WHERE board = $1 AND period = $2 AND id = $3"
+                ))
+                .bind(slug)
+                .bind(key)
+                .bind(*id)
+                .fetch_optional(&mut **tx)
+                .await?
+                .ok_or_else(|| LedgerError::Missing(format!("late write {id} of {slug} {key}")))?;
+                let entry = late_from_row(&row)?;
+                if entry.status != "pending" {
+                    return Err(refuse(format!("late write {id} is {}, not pending", entry.status)));
+                }
+                if self.decided.contains(id) {
+                    return Err(refuse(format!("late write {id} is decided twice")));
+                }
+                self.decided.push(*id);
+                let sim = touch(tx, &mut self.sims, &mut self.order, slug, key, &entry.member).await?;
+                if matches!(change, PreviewChange::AcceptLate(..)) {
+                    // As an accept: whatever the write does (stale, rejected) is its outcome.
+                    let change = late_change(&entry)?;
+                    record(tx, board, period, sim, &entry.member, &change, &mut self.next_seq).await?;
+                }
+            }
+            PreviewChange::Hide(member) | PreviewChange::Unhide(member) => {
+                let hide = matches!(change, PreviewChange::Hide(..));
+                let sim = touch(tx, &mut self.sims, &mut self.order, slug, key, member).await?;
+                if sim.total.current.version == 0 {
+                    return Err(LedgerError::Missing(format!("member {member} in {slug} {key}")));
+                }
+                if sim.total.hidden == hide {
+                    let already = if hide { "hidden" } else { "visible" };
+                    return Err(refuse(format!("{member} is already {already}")));
+                }
+                sim.total.hidden = hide;
+                sim.total.current.version += 1;
+            }
+        }
+        Ok(())
+    }
 }
