@@ -7,6 +7,7 @@ pub mod console;
 pub mod correction;
 pub mod countdown;
 pub mod error_view;
+pub mod export;
 pub mod freeze_banner;
 pub mod live;
 pub mod ranking_table;

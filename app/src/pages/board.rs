@@ -8,6 +8,7 @@ use crate::components::charts::grouped;
 use crate::components::charts::histogram::Histogram;
 use crate::components::countdown::CountdownIsland;
 use crate::components::error_view::ErrorView;
+use crate::components::export::{ExportRow, ExportRows};
 use crate::components::freeze_banner::{FreezeBanner, freeze_words};
 use crate::components::live::LiveRanking;
 use crate::components::revisions::RevisionNotes;
@@ -470,10 +471,17 @@ pub fn Rows(
             view! { <p><a class="button secondary" href="?">"Back to the top"</a></p> }.into_any()
         }
     };
+    // What "Export" saves: the rows as shown now.
+    let export =
+        Signal::derive(move || entries.with(|rows| rows.iter().map(|e| ExportRow::new(e, None)).collect()));
+    let (export_board, export_period) = (board.clone(), period.clone());
     view! {
         {banner}
         <p class="meta" data-testid="member-count">{count}</p>
         <LiveRanking live board period state total frozen entries set_entries caption base highlight=highlight.unwrap_or_default()/>
+        <Show when=move || !entries.with(Vec::is_empty)>
+            <ExportRows rows=export board=export_board.clone() period=export_period.clone()/>
+        </Show>
         <Show when=move || entries.with(Vec::is_empty)>
             <p class="empty">{if offset > 0 { "No more entries." } else { "No points in this period yet." }}</p>
         </Show>
