@@ -6,6 +6,7 @@
 //! period's state from each `state` event.
 
 use crate::components::ranking_table::RankingTable;
+use domain::board::Prize;
 use domain::view::Entry;
 use leptos::prelude::*;
 use std::collections::HashMap;
@@ -37,9 +38,12 @@ pub fn LiveRanking(
     caption: String,
     base: String,
     #[prop(optional, into)] highlight: Option<String>,
+    /// The board's prize lines: the table marks their zones.
+    #[prop(optional)]
+    prizes: Vec<Prize>,
 ) -> impl IntoView {
     let Some(limit) = live else {
-        return view! { <RankingTable entries caption base highlight=highlight.unwrap_or_default()/> }
+        return view! { <RankingTable entries caption base highlight=highlight.unwrap_or_default() prizes/> }
             .into_any();
     };
     let connected = RwSignal::new(false);
@@ -83,7 +87,7 @@ pub fn LiveRanking(
                 {move || state.get()}
             </span>
         </p>
-        <RankingTable entries caption base highlight=highlight.unwrap_or_default() moved_up/>
+        <RankingTable entries caption base highlight=highlight.unwrap_or_default() moved_up prizes/>
     }
     .into_any()
 }
