@@ -10,5 +10,6 @@ pub mod error_view;
 pub mod export;
 pub mod freeze_banner;
 pub mod live;
+pub mod movement;
 pub mod ranking_table;
 pub mod revisions;

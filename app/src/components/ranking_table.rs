@@ -1,4 +1,5 @@
 use crate::components::charts::grouped;
+use crate::components::movement::{SeenRanks, moved};
 use domain::board::Prize;
 use domain::view::Entry;
 use leptos::prelude::*;
@@ -24,7 +25,8 @@ pub fn zone_of(zones: &[Prize], rank: u64) -> Option<(usize, &Prize)> {
 /// text, always rendered escaped) linking to the member page, points. `highlight` marks one
 /// member (find me); `moved_up` marks members who just moved up (the live table). With
 /// `prizes`, each row that wins a prize has its medal beside the rank and a line marks each
-/// prize boundary (`tr.prize-edge`: the first row of a zone, and the first row past the last).
+/// prize boundary (`tr.prize-edge`: the first row of a zone, and the first row past the last);
+/// with `seen` (the ranks of the visitor's last visit), ↑N / ↓N says how each member moved.
 #[component]
 pub fn RankingTable(
     #[prop(into)] entries: Signal<Vec<Entry>>,
@@ -34,6 +36,7 @@ pub fn RankingTable(
     #[prop(optional, into)] highlight: Option<String>,
     #[prop(optional, into)] moved_up: Option<Signal<Vec<String>>>,
     #[prop(optional)] prizes: Vec<Prize>,
+    #[prop(default = None)] seen: Option<Signal<SeenRanks>>,
 ) -> impl IntoView {
     let zones = prize_zones(prizes);
     // Each row with its zone and whether a boundary lies above it (between shown rows).
@@ -73,7 +76,22 @@ pub fn RankingTable(
                         let me = highlight.as_deref() == Some(entry.member.as_str());
                         let member = entry.member.to_string();
                         let just_moved_up = {
+                            let member = member.clone();
                             move || moved_up.is_some_and(|m| m.with(|m| m.contains(&member)))
+                        };
+                        let rank = entry.rank;
+                        let movement = move || {
+                            let by = seen.and_then(|s| s.with(|s| moved(s, &member, rank)))?;
+                            let (class, arrow, word) = if by > 0 { ("up", '↑', "up") } else { ("down", '↓', "down") };
+                            let places = by.unsigned_abs();
+                            Some(view! {
+                                <span class=format!("move {class}") data-move=by title="Since your last visit">
+                                    <span aria-hidden="true">{format!("{arrow}{places}")}</span>
+                                    <span class="visually-hidden">
+                                        {format!(", {word} {places} {} since your last visit", if places == 1 { "place" } else { "places" })}
+                                    </span>
+                                </span>
+                            })
                         };
                         let kind = zone.as_ref().map(|(i, _)| medal(*i));
                         let prize = zone.map(|(_, p)| p);
@@ -96,6 +114,7 @@ pub fn RankingTable(
                                         <span class=format!("medal medal-{kind}") title=prize.clone() aria-hidden="true"></span>
                                         <span class="visually-hidden">{format!(", wins {prize}")}</span>
                                     }.into_any())}
+                                    {movement}
                                 </td>
                                 <th scope="row" class="name">
                                     <a href=format!("{base}/m/{}", entry.member)>{entry.name().to_owned()}</a>

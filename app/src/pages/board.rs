@@ -11,6 +11,7 @@ use crate::components::error_view::ErrorView;
 use crate::components::export::{ExportRow, ExportRows};
 use crate::components::freeze_banner::{FreezeBanner, freeze_words};
 use crate::components::live::LiveRanking;
+use crate::components::movement::since_last_visit;
 use crate::components::ranking_table::{prize_zones, zone_of};
 use crate::components::revisions::RevisionNotes;
 use crate::error::AppError;
@@ -487,10 +488,14 @@ pub fn Rows(
         })
     });
     let (export_board, export_period) = (board.clone(), period.clone());
+    // Who moved since the visitor's last visit to this period.
+    let seen = since_last_visit(board.clone(), period.clone(), move || {
+        entries.with(|rows| rows.iter().map(|e| (e.member.to_string(), e.rank)).collect())
+    });
     view! {
         {banner}
         <p class="meta" data-testid="member-count">{count}</p>
-        <LiveRanking live board period state total frozen entries set_entries caption base highlight=highlight.unwrap_or_default() prizes/>
+        <LiveRanking live board period state total frozen entries set_entries caption base highlight=highlight.unwrap_or_default() prizes seen=Some(seen.into())/>
         <Show when=move || !entries.with(Vec::is_empty)>
             <ExportRows rows=export board=export_board.clone() period=export_period.clone()/>
         </Show>
