@@ -5,7 +5,9 @@
 //! a moment (`tr.moved-up`) — and a line above the table says that the board is live and the
 //! period's state from each `state` event.
 
+use crate::components::movement::SeenRanks;
 use crate::components::ranking_table::RankingTable;
+use domain::board::Prize;
 use domain::view::Entry;
 use leptos::prelude::*;
 use std::collections::HashMap;
@@ -37,9 +39,15 @@ pub fn LiveRanking(
     caption: String,
     base: String,
     #[prop(optional, into)] highlight: Option<String>,
+    /// The board's prize lines: the table marks their zones.
+    #[prop(optional)]
+    prizes: Vec<Prize>,
+    /// The ranks of the visitor's last visit: the table shows who moved since.
+    #[prop(default = None)]
+    seen: Option<Signal<SeenRanks>>,
 ) -> impl IntoView {
     let Some(limit) = live else {
-        return view! { <RankingTable entries caption base highlight=highlight.unwrap_or_default()/> }
+        return view! { <RankingTable entries caption base highlight=highlight.unwrap_or_default() prizes seen/> }
             .into_any();
     };
     let connected = RwSignal::new(false);
@@ -83,7 +91,7 @@ pub fn LiveRanking(
                 {move || state.get()}
             </span>
         </p>
-        <RankingTable entries caption base highlight=highlight.unwrap_or_default() moved_up/>
+        <RankingTable entries caption base highlight=highlight.unwrap_or_default() moved_up prizes seen/>
     }
     .into_any()
 }

@@ -1,10 +1,32 @@
 use crate::components::charts::grouped;
+use crate::components::movement::{SeenRanks, moved};
+use domain::board::Prize;
 use domain::view::Entry;
 use leptos::prelude::*;
 
+/// The medal of the `zone`th prize line (best ranks first): gold, silver, bronze, then a plain
+/// prize mark.
+pub fn medal(zone: usize) -> &'static str {
+    ["gold", "silver", "bronze"].get(zone).copied().unwrap_or("prize")
+}
+
+/// The prize lines, best ranks first: a line's place in it is its zone.
+pub fn prize_zones(mut prizes: Vec<Prize>) -> Vec<Prize> {
+    prizes.sort_by_key(|p| p.from_rank);
+    prizes
+}
+
+/// The zone (in [`prize_zones`] order) and prize a rank wins, if any.
+pub fn zone_of(zones: &[Prize], rank: u64) -> Option<(usize, &Prize)> {
+    zones.iter().enumerate().find(|(_, p)| (p.from_rank..=p.to_rank).contains(&rank))
+}
+
 /// Ranked entries as a table: competition ranks with a visible tie marker, names (untrusted
 /// text, always rendered escaped) linking to the member page, points. `highlight` marks one
-/// member (find me); `moved_up` marks members who just moved up (the live table).
+/// member (find me); `moved_up` marks members who just moved up (the live table). With
+/// `prizes`, each row that wins a prize has its medal beside the rank and a line marks each
+/// prize boundary (`tr.prize-edge`: the first row of a zone, and the first row past the last);
+/// with `seen` (the ranks of the visitor's last visit), ↑N / ↓N says how each member moved.
 #[component]
 pub fn RankingTable(
     #[prop(into)] entries: Signal<Vec<Entry>>,
@@ -13,7 +35,25 @@ pub fn RankingTable(
     base: String,
     #[prop(optional, into)] highlight: Option<String>,
     #[prop(optional, into)] moved_up: Option<Signal<Vec<String>>>,
+    #[prop(optional)] prizes: Vec<Prize>,
+    #[prop(default = None)] seen: Option<Signal<SeenRanks>>,
 ) -> impl IntoView {
+    let zones = prize_zones(prizes);
+    // Each row with its zone and whether a boundary lies above it (between shown rows).
+    let rows = move || {
+        let mut above: Option<Option<usize>> = None;
+        entries
+            .get()
+            .into_iter()
+            .map(|entry| {
+                let zone = zone_of(&zones, entry.rank).map(|(i, p)| (i, p.prize.clone()));
+                let index = zone.as_ref().map(|z| z.0);
+                let edge = above.is_some_and(|a| a != index);
+                above = Some(index);
+                (entry, zone, edge)
+            })
+            .collect::<Vec<_>>()
+    };
     view! {
         <table class="ranking">
             <caption>{caption}</caption>
@@ -25,23 +65,56 @@ pub fn RankingTable(
                 </tr>
             </thead>
             <tbody>
-                // Keyed by what a row shows, so a row whose rank or points change is drawn again.
-                <For each=move || entries.get() key=|e| (e.member.clone(), e.rank, e.points, e.tied, e.display_name.clone()) let:entry>
+                // Keyed by what a row shows, so a row whose rank, points or zone change is drawn again.
+                <For
+                    each=rows
+                    key=|(e, zone, edge)| (e.member.clone(), e.rank, e.points, e.tied, e.display_name.clone(), zone.clone(), *edge)
+                    let:row
+                >
                     {
+                        let (entry, zone, edge) = row;
                         let me = highlight.as_deref() == Some(entry.member.as_str());
                         let member = entry.member.to_string();
-                        let moved = move || moved_up.is_some_and(|m| m.with(|m| m.contains(&member)));
+                        let just_moved_up = {
+                            let member = member.clone();
+                            move || moved_up.is_some_and(|m| m.with(|m| m.contains(&member)))
+                        };
+                        let rank = entry.rank;
+                        let movement = move || {
+                            let by = seen.and_then(|s| s.with(|s| moved(s, &member, rank)))?;
+                            let (class, arrow, word) = if by > 0 { ("up", '↑', "up") } else { ("down", '↓', "down") };
+                            let places = by.unsigned_abs();
+                            Some(view! {
+                                <span class=format!("move {class}") data-move=by title="Since your last visit">
+                                    <span aria-hidden="true">{format!("{arrow}{places}")}</span>
+                                    <span class="visually-hidden">
+                                        {format!(", {word} {places} {} since your last visit", if places == 1 { "place" } else { "places" })}
+                                    </span>
+                                </span>
+                            })
+                        };
+                        let kind = zone.as_ref().map(|(i, _)| medal(*i));
+                        let prize = zone.map(|(_, p)| p);
+                        let prize_attr = prize.clone();
                         view! {
                             <tr
                                 data-rank=entry.rank
                                 data-member=entry.member.to_string()
+                                data-zone=kind
+                                data-prize=prize_attr
                                 class:me=me
-                                class:moved-up=moved
+                                class:moved-up=just_moved_up
+                                class:prize-edge=edge
                                 aria-current=me.then_some("true")
                             >
                                 <td class="rank">
                                     {entry.rank}
                                     {entry.tied.then(|| view! { <span class="tie" title="Tied: same points, same rank">"="</span> })}
+                                    {kind.zip(prize).map(|(kind, prize)| view! {
+                                        <span class=format!("medal medal-{kind}") title=prize.clone() aria-hidden="true"></span>
+                                        <span class="visually-hidden">{format!(", wins {prize}")}</span>
+                                    }.into_any())}
+                                    {movement}
                                 </td>
                                 <th scope="row" class="name">
                                     <a href=format!("{base}/m/{}", entry.member)>{entry.name().to_owned()}</a>
@@ -49,9 +122,30 @@ pub fn RankingTable(
                                 <td class="points">{grouped(entry.points)}</td>
                             </tr>
                         }
+                        // Erased: the row's full type is too deep for the compiler's limits.
+                        .into_any()
                     }
                 </For>
             </tbody>
         </table>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prize(from_rank: u64, to_rank: u64, prize: &str) -> Prize {
+        Prize { from_rank, to_rank, prize: prize.into() }
+    }
+
+    #[test]
+    fn zones_go_best_ranks_first_and_each_has_its_medal() {
+        let zones = prize_zones(vec![prize(4, 10, "Sticker"), prize(1, 1, "Gold"), prize(2, 3, "Silver")]);
+        assert_eq!(zone_of(&zones, 1).map(|(i, p)| (medal(i), p.prize.as_str())), Some(("gold", "Gold")));
+        assert_eq!(zone_of(&zones, 3).map(|(i, _)| medal(i)), Some("silver"));
+        assert_eq!(zone_of(&zones, 10).map(|(i, _)| medal(i)), Some("bronze"));
+        assert_eq!(zone_of(&zones, 11), None);
+        assert_eq!(medal(3), "prize");
     }
 }

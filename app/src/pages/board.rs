@@ -8,8 +8,11 @@ use crate::components::charts::grouped;
 use crate::components::charts::histogram::Histogram;
 use crate::components::countdown::CountdownIsland;
 use crate::components::error_view::ErrorView;
+use crate::components::export::{ExportRow, ExportRows};
 use crate::components::freeze_banner::{FreezeBanner, freeze_words};
 use crate::components::live::LiveRanking;
+use crate::components::movement::since_last_visit;
+use crate::components::ranking_table::{prize_zones, zone_of};
 use crate::components::revisions::RevisionNotes;
 use crate::error::AppError;
 use domain::board::Prize;
@@ -227,6 +230,8 @@ fn Board(
     });
     let pin = ServerAction::<PinView>::new();
     let (shape_board, rows_board) = (slug.clone(), slug.clone());
+    // The prize lines, read with the distribution below the table.
+    let prizes = shape.distribution.as_ref().map(|d| d.prizes.clone()).unwrap_or_default();
 
     view! {
         <Title text=format!("{} · {period}", board.title)/>
@@ -316,6 +321,7 @@ fn Board(
             offset
             total
             frozen_words
+            prizes
         />
         // How equal points rank, said under the table rather than only in the "=" mark's tooltip.
         <p class="hint" data-testid="tie-rule">
@@ -353,6 +359,8 @@ pub fn Rows(
     total: u64,
     /// While publicly frozen: the freeze banner's words (`freeze_words`), made on the server.
     frozen_words: Option<String>,
+    /// The board's prize lines (none when they could not be read): their zones are marked.
+    prizes: Vec<Prize>,
 ) -> impl IntoView {
     let live = match mode {
         Mode::Live { shown } if offset == 0 => Some(shown),
@@ -470,10 +478,27 @@ pub fn Rows(
             view! { <p><a class="button secondary" href="?">"Back to the top"</a></p> }.into_any()
         }
     };
+    // What "Export" saves: the rows as shown now, each with its zone's prize.
+    let zones = prize_zones(prizes.clone());
+    let export = Signal::derive(move || {
+        entries.with(|rows| {
+            rows.iter()
+                .map(|e| ExportRow::new(e, zone_of(&zones, e.rank).map(|(_, p)| p.prize.clone())))
+                .collect()
+        })
+    });
+    let (export_board, export_period) = (board.clone(), period.clone());
+    // Who moved since the visitor's last visit to this period.
+    let seen = since_last_visit(board.clone(), period.clone(), move || {
+        entries.with(|rows| rows.iter().map(|e| (e.member.to_string(), e.rank)).collect())
+    });
     view! {
         {banner}
         <p class="meta" data-testid="member-count">{count}</p>
-        <LiveRanking live board period state total frozen entries set_entries caption base highlight=highlight.unwrap_or_default()/>
+        <LiveRanking live board period state total frozen entries set_entries caption base highlight=highlight.unwrap_or_default() prizes seen=Some(seen.into())/>
+        <Show when=move || !entries.with(Vec::is_empty)>
+            <ExportRows rows=export board=export_board.clone() period=export_period.clone()/>
+        </Show>
         <Show when=move || entries.with(Vec::is_empty)>
             <p class="empty">{if offset > 0 { "No more entries." } else { "No points in this period yet." }}</p>
         </Show>

@@ -4,6 +4,7 @@ use crate::components::console::{ActionOutcome, Confirm, FieldError, JobProgress
 use crate::components::correction::{CorrectPanel, PreviewResult};
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
+use crate::components::export::{ExportRow, ExportRows};
 use crate::components::ranking_table::RankingTable;
 use domain::lifecycle::State;
 use domain::local::{MINUTE, SECOND, in_named_zone};
@@ -148,6 +149,8 @@ fn Console(
         revisions,
         rewards,
     } = c;
+    // The leaders' export: the rows the table shows.
+    let leader_rows: Vec<ExportRow> = leaders.entries.iter().map(|e| ExportRow::new(e, None)).collect();
     let settings = view! {
         <BoardSettingsForm
             slug=board.slug.to_string()
@@ -302,6 +305,7 @@ fn Console(
             caption=format!("Top of {period} ({} members)", leaders.total)
             base=format!("/admin/b/{slug}/{period}")
         />
+        <ExportRows rows=leader_rows board=slug.clone() period=period.clone()/>
         {settlement.map(|s| view! { <SettlementView s revisions rewards/> })}
     }
 }
