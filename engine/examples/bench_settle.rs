@@ -141,12 +141,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     report("fill (fixture: N entries + N totals)", n, started);
 
     let started = Instant::now();
-    let rebuilt = engine.rebuild(&board.slug, &key, "bench").await?;
+    let scope = engine.scope_of(&board.slug, period).await?;
+    let rebuilt = engine.rebuild(&scope, "bench").await?;
     assert_eq!(rebuilt.members as usize, n);
     report("rebuild (Engine::rebuild)", n, started);
 
     let started = Instant::now();
-    engine.transition(&board.slug, &key, Transition::Freeze, "bench", None).await?;
+    engine.transition(&scope, Transition::Freeze, "bench", None).await?;
     report("freeze (Engine::transition Freeze)", n, started);
 
     let started = Instant::now();
@@ -243,12 +244,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut last = None;
     for _ in 0..5 {
         let started = Instant::now();
-        let preview = engine.preview(&board.slug, &key, "bench", change(), "bench").await?;
+        let preview = engine.preview(&scope, "bench", change(), "bench").await?;
         took.push(started.elapsed().as_secs_f64());
         // Above 100 000 members the digest after follows on the draft: wait for it before the
         // next preview, so that no preview is timed beside another one's digest.
         let digest = loop {
-            let draft = engine.preview_draft(&board.slug, &key, &preview.preview_id).await?;
+            let draft = engine.preview_draft(&scope, &preview.preview_id).await?;
             if let Some(digest) = draft.digest_after {
                 break digest;
             }
@@ -273,7 +274,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         n as f64 / digested[2]
     );
     let started = Instant::now();
-    let applied = engine.apply_preview(&board.slug, &key, &preview.preview_id, "bench").await?;
+    let applied = engine.apply_preview(&scope, &preview.preview_id, "bench").await?;
     let revision = applied.revision.expect("a settled period is re-settled");
     assert_eq!((revision.revision, revision.digest.as_str()), (2, digest_after.as_str()));
     report("re-settle one revoke (Engine::apply_preview: revision 2)", n, started);

@@ -140,15 +140,13 @@ async fn ensure_weekly(
     for (age, &period) in past.iter().enumerate().rev() {
         let weeks_ago = age as u64 + 1;
         write_past_week(engine, &board, period, weeks_ago).await?;
-        let key = period.to_string();
-        engine.transition(&board.slug, &key, Transition::Freeze, ACTOR, None).await?;
-        engine.transition(&board.slug, &key, Transition::Settle, ACTOR, None).await?;
+        let scope = engine.scope_of(&board.slug, period).await?;
+        engine.transition(&scope, Transition::Freeze, ACTOR, None).await?;
+        engine.transition(&scope, Transition::Settle, ACTOR, None).await?;
     }
     revise_after_settlement(engine, &board, past[1], 2).await?;
-    let oldest = past[PAST_WEEKS - 1].to_string();
-    engine
-        .transition(&board.slug, &oldest, Transition::Archive, ACTOR, Some("demo: older weeks are archived"))
-        .await?;
+    let oldest = engine.scope_of(&board.slug, past[PAST_WEEKS - 1]).await?;
+    engine.transition(&oldest, Transition::Archive, ACTOR, Some("demo: older weeks are archived")).await?;
     write_current_week(engine, &board, current, now).await?;
     Ok(true)
 }
@@ -219,9 +217,9 @@ async fn revise_after_settlement(
         PreviewChange::Correct { member: fifth, delta: 250 },
     ];
     let reason = "demo: a copied solution found after settlement; a graded exercise was missing";
-    let key = period.to_string();
-    let preview = engine.preview(&board.slug, &key, reason, changes, ACTOR).await?;
-    engine.apply_preview(&board.slug, &key, &preview.preview_id, ACTOR).await?;
+    let scope = engine.scope_of(&board.slug, period).await?;
+    let preview = engine.preview(&scope, reason, changes, ACTOR).await?;
+    engine.apply_preview(&scope, &preview.preview_id, ACTOR).await?;
     Ok(())
 }
 

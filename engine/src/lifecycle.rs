@@ -9,6 +9,7 @@ use crate::ledger::audit::{AuditFilter, AuditRecord};
 use crate::ledger::{Projected, Revoked, SETTLEMENT_PAGE};
 use crate::progress::Progress;
 use crate::redis::ProjectedTotal;
+use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::lifecycle::{State, Transition};
 use domain::view::{AuditEntry, LateEntry, PeriodInfo, RevisionNote, Settlement, SettlementSummary};
@@ -84,19 +85,18 @@ impl Engine {
     /// `Refused { code: invalid_transition }`.
     pub async fn transition(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         transition: Transition,
         actor: &str,
         reason: Option<&str>,
     ) -> Result<PeriodInfo, EngineError> {
+        let (slug, period) = (scope.slug(), scope.period());
         // A settlement uses the prize table as the ledger has it now, not a copy from before an
         // edit made through another process.
         let board = match transition {
             Transition::Settle => self.fresh_board(slug).await?,
-            _ => self.board(slug).await?,
+            _ => scope.board().clone(),
         };
-        let period = self.period_of(&board, Some(period))?;
         match transition {
             Transition::Settle => {
                 self.settle(&board, period, actor).await?;
@@ -230,27 +230,25 @@ impl Engine {
     }
 
     /// The latest settlement of a period, with its first [`SETTLEMENT_PAGE`] standings.
-    pub async fn settlement(&self, slug: &BoardSlug, period: &str) -> Result<Settlement, EngineError> {
-        self.settlement_page(slug, period, 0, SETTLEMENT_PAGE).await
+    pub async fn settlement(&self, scope: &Scope) -> Result<Settlement, EngineError> {
+        self.settlement_page(scope, 0, SETTLEMENT_PAGE).await
     }
 
     /// The latest settlement of a period, with `limit` (at most 10 000) standings from `offset`.
     pub async fn settlement_page(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         offset: u64,
         limit: u64,
     ) -> Result<Settlement, EngineError> {
-        self.settlement_revision(slug, period, None, offset, limit).await
+        self.settlement_revision(scope, None, offset, limit).await
     }
 
     /// A settlement revision of a period (the latest for `None`; every revision stays
     /// readable), with `limit` (at most 10 000) standings from `offset`.
     pub async fn settlement_revision(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         revision: Option<i64>,
         offset: u64,
         limit: u64,
@@ -258,8 +256,7 @@ impl Engine {
         if limit == 0 || limit > 10_000 {
             return Err(EngineError::Invalid("limit must be between 1 and 10000".into()));
         }
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+        let (slug, period) = (scope.slug(), scope.period());
         let what = match revision {
             Some(r) => format!("settlement revision {r} of {slug} {period}"),
             None => format!("settlement of {slug} {period}"),
@@ -272,13 +269,8 @@ impl Engine {
     }
 
     /// Every settlement revision of a period, oldest first (empty when it was never settled).
-    pub async fn settlements(
-        &self,
-        slug: &BoardSlug,
-        period: &str,
-    ) -> Result<Vec<SettlementSummary>, EngineError> {
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+    pub async fn settlements(&self, scope: &Scope) -> Result<Vec<SettlementSummary>, EngineError> {
+        let (slug, period) = (scope.slug(), scope.period());
         Ok(self.core.ledger.settlements(slug, &period).await?)
     }
 
@@ -287,12 +279,10 @@ impl Engine {
     /// (a hidden member is not found, as on every public read).
     pub async fn revision_notes(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         member: Option<&MemberId>,
     ) -> Result<Vec<RevisionNote>, EngineError> {
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+        let (slug, period) = (scope.slug(), scope.period());
         let revisions = match member {
             Some(member) => {
                 self.refuse_hidden(slug, &period, member).await?;
@@ -325,15 +315,13 @@ impl Engine {
     /// Late writes of a period, oldest first.
     pub async fn late_entries(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         status: Option<&str>,
     ) -> Result<Vec<LateEntry>, EngineError> {
         if let Some(s) = status.filter(|s| !matches!(*s, "pending" | "accepted" | "rejected")) {
             return Err(EngineError::Invalid(format!("status {s:?} is not pending, accepted or rejected")));
         }
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+        let (slug, period) = (scope.slug(), scope.period());
         Ok(self.core.ledger.late_entries(slug, &period, status).await?)
     }
 
@@ -341,8 +329,7 @@ impl Engine {
     #[allow(clippy::too_many_arguments)]
     pub async fn decide_late(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         id: i64,
         accept: bool,
         actor: &str,
@@ -353,8 +340,7 @@ impl Engine {
                 EngineError::Invalid("a rejection needs a reason (at most 1000 characters)".into())
             })?;
         }
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+        let (board, period) = (scope.board(), scope.period());
         let decision = self
             .core
             .ledger
@@ -393,14 +379,12 @@ impl Engine {
     /// Records an admin's correction and projects it.
     pub async fn correct(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         correction: &Correction,
         actor: &str,
     ) -> Result<CorrectionResult, EngineError> {
         let reason = required_reason(&correction.reason)?;
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+        let (board, period) = (scope.board(), scope.period());
         let Correction { member, delta, correction_id, .. } = correction;
         let now = jiff::Timestamp::now();
         let (recorded, entry_id) = self

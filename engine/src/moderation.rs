@@ -22,13 +22,12 @@ impl Engine {
     /// the reconciler levels the projection.
     pub async fn hide_member(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         member: &MemberId,
         actor: &str,
         reason: &str,
     ) -> Result<VisibilityChange, EngineError> {
-        self.set_hidden(slug, period, member, true, actor, reason).await
+        self.set_hidden(scope, member, true, actor, reason).await
     }
 
     /// Shows a hidden member again, with its total as the ledger has it now (writes recorded
@@ -36,27 +35,24 @@ impl Engine {
     /// `already_visible`.
     pub async fn unhide_member(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         member: &MemberId,
         actor: &str,
         reason: &str,
     ) -> Result<VisibilityChange, EngineError> {
-        self.set_hidden(slug, period, member, false, actor, reason).await
+        self.set_hidden(scope, member, false, actor, reason).await
     }
 
     async fn set_hidden(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         member: &MemberId,
         hidden: bool,
         actor: &str,
         reason: &str,
     ) -> Result<VisibilityChange, EngineError> {
         let reason = required_reason(reason)?;
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+        let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let change = self
             .core
             .ledger

@@ -20,6 +20,7 @@
 
 use crate::ledger::{Applied, Draft, LedgerError, StoredStandings};
 use crate::lifecycle::required_reason;
+use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::ErrorCode;
 use domain::lifecycle::State;
@@ -80,8 +81,7 @@ impl Engine {
     /// event or late write) and nothing is stored.
     pub async fn preview(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         reason: &str,
         changes: Vec<PreviewChange>,
         actor: &str,
@@ -94,8 +94,8 @@ impl Engine {
             )));
         }
         // The prize table as the ledger has it now, as a settlement reads it.
-        let board = self.fresh_board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+        let board = self.fresh_board(scope.slug()).await?;
+        let (slug, period) = (scope.slug(), scope.period());
         let base = self.core.ledger.preview_base(&board, period, &changes).await.map_err(|e| match e {
             LedgerError::Refused { code: ErrorCode::InvalidChange, detail } => EngineError::Invalid(detail),
             e => e.into(),
@@ -178,14 +178,8 @@ impl Engine {
     }
 
     /// A stored draft of a board period (`NotFound` for an unknown id, or one of another period).
-    pub async fn preview_draft(
-        &self,
-        slug: &BoardSlug,
-        period: &str,
-        id: &str,
-    ) -> Result<Draft, EngineError> {
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+    pub async fn preview_draft(&self, scope: &Scope, id: &str) -> Result<Draft, EngineError> {
+        let (slug, period) = (scope.slug(), scope.period());
         let draft = self.core.ledger.draft(slug.as_str(), id).await?;
         if draft.period != period {
             return Err(EngineError::NotFound { what: format!("preview {id} of {slug} {period}") });
@@ -195,14 +189,9 @@ impl Engine {
 
     /// Cancels a draft: it can no longer be applied. Cancelling again answers the same; an applied
     /// draft is `Refused { code: preview_applied }`.
-    pub async fn cancel_preview(
-        &self,
-        slug: &BoardSlug,
-        period: &str,
-        id: &str,
-        actor: &str,
-    ) -> Result<Draft, EngineError> {
-        self.preview_draft(slug, period, id).await?;
+    pub async fn cancel_preview(&self, scope: &Scope, id: &str, actor: &str) -> Result<Draft, EngineError> {
+        self.preview_draft(scope, id).await?;
+        let slug = scope.slug();
         self.core.ledger.close_draft(slug.as_str(), id, "cancelled", actor, jiff::Timestamp::now()).await?;
         let draft = self.core.ledger.draft(slug.as_str(), id).await?;
         if draft.status == "applied" {
@@ -223,16 +212,10 @@ impl Engine {
     ///
     /// The moved totals are projected afterwards (not for an archived period: its keys are gone
     /// and stay gone); if Redis is away the reconciler levels them, as after every change.
-    pub async fn apply_preview(
-        &self,
-        slug: &BoardSlug,
-        period: &str,
-        id: &str,
-        actor: &str,
-    ) -> Result<Applied, EngineError> {
+    pub async fn apply_preview(&self, scope: &Scope, id: &str, actor: &str) -> Result<Applied, EngineError> {
         // The prize table as the ledger has it now, as the preview read it.
-        let board = self.fresh_board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+        let board = self.fresh_board(scope.slug()).await?;
+        let (slug, period) = (scope.slug(), scope.period());
         let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond())
             .expect("now is within the supported range");
         let (applied, totals) =

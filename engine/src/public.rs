@@ -16,6 +16,7 @@
 
 use crate::ledger::PublicView;
 use crate::redis::ProjectedTotal;
+use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::{Board, BoardSlug, MemberId, PeriodKey};
 use std::time::Duration;
@@ -68,13 +69,11 @@ impl Engine {
     /// Freezes a period publicly (admin, audited; a repeat changes nothing).
     pub async fn public_freeze(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         actor: &str,
         reason: Option<&str>,
     ) -> Result<PublicFreeze, EngineError> {
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+        let (board, period) = (scope.board(), scope.period());
         // The ledger keeps microseconds; answer the instant it keeps.
         let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond()).expect("now");
         self.public_freeze_at(&board, period, actor, reason, now).await
@@ -131,26 +130,19 @@ impl Engine {
     /// period that is not publicly frozen changes nothing.
     pub async fn reveal(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         mode: RevealMode,
         actor: &str,
         reason: Option<&str>,
     ) -> Result<PublicFreeze, EngineError> {
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+        let (board, period) = (scope.board(), scope.period());
         self.reveal_at(&board, period, mode, actor, reason).await
     }
 
     /// What the next step of a stepwise reveal would make public, with the member's display
     /// name (the console says it before the step); None when the period is not publicly frozen.
-    pub async fn reveal_plan(
-        &self,
-        slug: &BoardSlug,
-        period: &str,
-    ) -> Result<Option<NextReveal>, EngineError> {
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+    pub async fn reveal_plan(&self, scope: &Scope) -> Result<Option<NextReveal>, EngineError> {
+        let (board, period) = (scope.board(), scope.period());
         let Some(plan) = self.core.ledger.reveal_plan(&board, &period).await? else {
             return Ok(None);
         };

@@ -12,6 +12,7 @@
 use crate::ledger::audit::AuditRecord;
 use crate::progress::Progress;
 use crate::redis::ProjectedTotal;
+use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::{Board, BoardSlug, PeriodKey};
 use std::time::{Duration, Instant};
@@ -108,24 +109,18 @@ impl Engine {
     }
 
     /// Replaces a period's projection with the ledger's totals (audited as `actor`).
-    pub async fn rebuild(
-        &self,
-        slug: &BoardSlug,
-        period: &str,
-        actor: &str,
-    ) -> Result<RebuildReport, EngineError> {
-        self.rebuild_in_pages(slug, period, actor, REBUILD_PAGE).await
+    pub async fn rebuild(&self, scope: &Scope, actor: &str) -> Result<RebuildReport, EngineError> {
+        self.rebuild_in_pages(scope, actor, REBUILD_PAGE).await
     }
 
     /// [`Engine::rebuild`], reading the ledger `page` totals at a time (tests use small pages).
     pub async fn rebuild_in_pages(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         actor: &str,
         page: u64,
     ) -> Result<RebuildReport, EngineError> {
-        self.rebuild_with_progress(slug, period, actor, page, &Progress::new()).await
+        self.rebuild_with_progress(scope, actor, page, &Progress::new()).await
     }
 
     /// [`Engine::rebuild_in_pages`], reporting to `progress` (and to this process's registry of
@@ -134,15 +129,13 @@ impl Engine {
     /// count may move: the last report is what was rebuilt.
     pub async fn rebuild_with_progress(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         actor: &str,
         page: u64,
         progress: &Progress,
     ) -> Result<RebuildReport, EngineError> {
         let started = Instant::now();
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+        let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let _job = progress.track("rebuild", slug, &period);
         let (ranked, _) = self.core.ledger.version_summary(slug, &period).await?;
         progress.phase("projecting", "members", ranked);

@@ -21,8 +21,8 @@
 //! again when it ends.
 
 use crate::ledger::{Attempt, AttemptOutcome, DueReward};
+use crate::scope::Scope;
 use crate::{Engine, EngineError};
-use domain::BoardSlug;
 use domain::view::RewardView;
 use std::time::Duration;
 use tracing::Instrument;
@@ -181,9 +181,8 @@ impl Engine {
     }
 
     /// A period's rewards with their delivery attempts.
-    pub async fn rewards(&self, slug: &BoardSlug, period: &str) -> Result<Vec<RewardView>, EngineError> {
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+    pub async fn rewards(&self, scope: &Scope) -> Result<Vec<RewardView>, EngineError> {
+        let (slug, period) = (scope.slug(), scope.period());
         Ok(self.core.ledger.rewards(slug, &period).await?)
     }
 

@@ -12,6 +12,7 @@
 //! delivered them.
 
 use crate::progress::Progress;
+use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::board::Prize;
 use domain::lifecycle::State;
@@ -368,8 +369,8 @@ impl serde_json::ser::Formatter for &mut RowCounter<'_> {
 
 impl Engine {
     /// Exports a settled or archived period (`Refused { code: not_settled }` otherwise).
-    pub async fn export_period(&self, slug: &BoardSlug, period: &str) -> Result<PeriodExport, EngineError> {
-        self.export_period_with_progress(slug, period, &Progress::new()).await
+    pub async fn export_period(&self, scope: &Scope) -> Result<PeriodExport, EngineError> {
+        self.export_period_with_progress(scope, &Progress::new()).await
     }
 
     /// [`Engine::export_period`], reporting `reading the period` to `progress`: one transaction
@@ -377,12 +378,10 @@ impl Engine {
     /// writes, and the end.
     pub async fn export_period_with_progress(
         &self,
-        slug: &BoardSlug,
-        period: &str,
+        scope: &Scope,
         progress: &Progress,
     ) -> Result<PeriodExport, EngineError> {
-        let board = self.board(slug).await?;
-        let period = self.period_of(&board, Some(period))?;
+        let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let _job = progress.track("export", slug, &period);
         progress.uncounted("reading the period", "rows");
         Ok(self.core.ledger.export_period(&board, period, Timestamp::now()).await?)

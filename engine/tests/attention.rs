@@ -77,13 +77,38 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         assert!(before.due.is_empty(), "{name}: {before:?}");
 
         // Frozen, it waits to be settled; once the late write is decided it is no longer counted.
-        e.transition(&a.slug, &past.to_string(), Transition::Freeze, "test", None).await.unwrap();
+        e.transition(
+            &e.scope(&a.slug, Some(&past.to_string())).await.unwrap(),
+            Transition::Freeze,
+            "test",
+            None,
+        )
+        .await
+        .unwrap();
         assert_eq!(e.attention(Timestamp::now()).await.unwrap().due, vec![due(State::Frozen)], "{name}");
-        let late = e.late_entries(&a.slug, &past.to_string(), Some("pending")).await.unwrap();
-        e.decide_late(&a.slug, &past.to_string(), late[0].id, false, "test", Some("too late")).await.unwrap();
+        let late = e
+            .late_entries(&e.scope(&a.slug, Some(&past.to_string())).await.unwrap(), Some("pending"))
+            .await
+            .unwrap();
+        e.decide_late(
+            &e.scope(&a.slug, Some(&past.to_string())).await.unwrap(),
+            late[0].id,
+            false,
+            "test",
+            Some("too late"),
+        )
+        .await
+        .unwrap();
         let attention = e.attention(Timestamp::now()).await.unwrap();
         assert!(attention.late.is_empty(), "{name}: {attention:?}");
-        e.transition(&a.slug, &past.to_string(), Transition::Settle, "test", None).await.unwrap();
+        e.transition(
+            &e.scope(&a.slug, Some(&past.to_string())).await.unwrap(),
+            Transition::Settle,
+            "test",
+            None,
+        )
+        .await
+        .unwrap();
         assert!(e.attention(Timestamp::now()).await.unwrap().is_clear(), "{name}: settled, nothing is due");
 
         // Rewards: pending and never tried is not trouble; a failed attempt is (retrying), and
@@ -94,8 +119,12 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
             (0..4).map(|i| point_at(&format!("r{i}"), &format!("m{i}"), 100 - i, old_at)).collect();
         e.record(&r, &writes).await.unwrap();
         let rp = r.period_at(old_at).to_string();
-        e.transition(&r.slug, &rp, Transition::Freeze, "test", None).await.unwrap();
-        e.transition(&r.slug, &rp, Transition::Settle, "test", None).await.unwrap();
+        e.transition(&e.scope(&r.slug, Some(&rp)).await.unwrap(), Transition::Freeze, "test", None)
+            .await
+            .unwrap();
+        e.transition(&e.scope(&r.slug, Some(&rp)).await.unwrap(), Transition::Settle, "test", None)
+            .await
+            .unwrap();
         assert!(e.attention(Timestamp::now()).await.unwrap().is_clear(), "{name}: rewards not tried yet");
         let webhook = refused_webhook();
         let trouble = |failed, retrying| RewardTrouble {
@@ -131,7 +160,7 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         let _: () =
             redis::cmd("HINCRBY").arg(&keys.meta).arg("vsum").arg(5).query_async(&mut conn).await.unwrap();
         assert_eq!(e.attention(Timestamp::now()).await.unwrap().lagging, vec![lag(7)], "{name}");
-        e.rebuild(&a.slug, &current.to_string(), "test").await.unwrap();
+        e.rebuild(&e.scope(&a.slug, Some(&current.to_string())).await.unwrap(), "test").await.unwrap();
         assert!(e.attention(Timestamp::now()).await.unwrap().lagging.is_empty(), "{name}: rebuilt");
 
         // A key that used its burst (1/s, 8 at once) is near its limit; one that made a single
@@ -160,7 +189,14 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
 
         // Activity: the entries recorded in the last 24 whole hours (the late write is not an
         // entry), with each board's current period's state.
-        e.transition(&a.slug, &current.to_string(), Transition::Freeze, "test", None).await.unwrap();
+        e.transition(
+            &e.scope(&a.slug, Some(&current.to_string())).await.unwrap(),
+            Transition::Freeze,
+            "test",
+            None,
+        )
+        .await
+        .unwrap();
         let now = Timestamp::now();
         let activity = e.board_activity(now).await.unwrap();
         let hour = now.as_second().div_euclid(3600) * 3600;

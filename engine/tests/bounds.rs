@@ -159,7 +159,7 @@ async fn an_archived_period_leaves_redis_by_unlink_once_its_grace_is_over() {
         fill(&e, &b, 50, |i| i as i64 + 1).await;
         let period = b.period_at(jiff::Timestamp::now()).to_string();
         for step in [Transition::Freeze, Transition::Settle, Transition::Archive] {
-            e.transition(&b.slug, &period, step, "admin", None).await.unwrap();
+            e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), step, "admin", None).await.unwrap();
         }
         let tag = format!("{{{}:{period}}}", b.slug);
         let of_period = async || p.keys().await.into_iter().filter(|(_, k)| k.contains(&tag)).count();

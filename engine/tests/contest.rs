@@ -105,7 +105,7 @@ async fn write_after_freeze(e: &Engine, b: &Board, period: &str) {
         correction_id: None,
         reason: "tie-break bonus".into(),
     };
-    e.correct(&b.slug, period, &correction, "admin:ann").await.unwrap();
+    e.correct(&e.scope(&b.slug, Some(period)).await.unwrap(), &correction, "admin:ann").await.unwrap();
 }
 
 fn members_of(page: &RankingPage) -> Vec<(String, i64)> {
@@ -119,10 +119,20 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             let (b, period) = five_members(e, "pf", policy).await;
             let before = public_answers(e, &b, &period, false).await;
 
-            let frozen = e.public_freeze(&b.slug, &period, "admin:ann", Some("last hour")).await.unwrap();
+            let frozen = e
+                .public_freeze(
+                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    "admin:ann",
+                    Some("last hour"),
+                )
+                .await
+                .unwrap();
             assert!(frozen.changed && frozen.frozen_at.is_some(), "{name}: {frozen:?}");
             assert_eq!(public_answers(e, &b, &period, true).await, before, "{name}: at the freeze");
-            let again = e.public_freeze(&b.slug, &period, "admin:ann", None).await.unwrap();
+            let again = e
+                .public_freeze(&e.scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None)
+                .await
+                .unwrap();
             assert_eq!((again.changed, again.frozen_at), (false, frozen.frozen_at), "{name}: a repeat");
 
             write_after_freeze(e, &b, &period).await;
@@ -164,16 +174,22 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             // up, so the winners come last; the plan the console shows names each step's member
             // beforehand, and each step is public at once. First u6, whom the frozen board does
             // not hold (points only after the freeze), then u5, its last row (it jumps to first).
-            let plan = e.reveal_plan(&b.slug, &period).await.unwrap().unwrap();
+            let plan = e.reveal_plan(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap().unwrap();
             let next = plan.next.clone().unwrap();
             assert_eq!((next.member.as_str(), next.place, plan.pending), ("u6", None, 5), "{name}: {plan:?}");
-            let step = e.reveal(&b.slug, &period, RevealMode::Next, "admin:ann", None).await.unwrap();
+            let step = e
+                .reveal(&e.scope(&b.slug, Some(&period)).await.unwrap(), RevealMode::Next, "admin:ann", None)
+                .await
+                .unwrap();
             assert!(step.frozen_at.is_some(), "{name}: {step:?}");
             assert_eq!((step.revealed.clone(), step.pending), (vec![m("u6")], 4), "{name}: one member, u6");
-            let plan = e.reveal_plan(&b.slug, &period).await.unwrap().unwrap();
+            let plan = e.reveal_plan(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap().unwrap();
             let next = plan.next.clone().unwrap();
             assert_eq!((next.member.as_str(), next.place), ("u5", Some(6)), "{name}: u5 is last: {plan:?}");
-            let step = e.reveal(&b.slug, &period, RevealMode::Next, "admin:ann", None).await.unwrap();
+            let step = e
+                .reveal(&e.scope(&b.slug, Some(&period)).await.unwrap(), RevealMode::Next, "admin:ann", None)
+                .await
+                .unwrap();
             assert_eq!(step.revealed, vec![m("u5")], "{name}");
             let public =
                 e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await.unwrap();
@@ -185,8 +201,17 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             assert_eq!(public.entries[0].member, m("u5"), "{name}: the step is public at once");
             let mut steps = 2;
             loop {
-                let plan = e.reveal_plan(&b.slug, &period).await.unwrap().unwrap();
-                let step = e.reveal(&b.slug, &period, RevealMode::Next, "admin:ann", None).await.unwrap();
+                let plan =
+                    e.reveal_plan(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap().unwrap();
+                let step = e
+                    .reveal(
+                        &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                        RevealMode::Next,
+                        "admin:ann",
+                        None,
+                    )
+                    .await
+                    .unwrap();
                 steps += 1;
                 assert!(step.changed, "{name}");
                 if step.frozen_at.is_none() {
@@ -206,7 +231,10 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
                 e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await.unwrap();
             assert_eq!(public.frozen_at, None);
             assert_eq!(members_of(&public), members_of(&live), "{name}/{policy:?}: revealed = live");
-            let after = e.reveal(&b.slug, &period, RevealMode::Next, "admin:ann", None).await.unwrap();
+            let after = e
+                .reveal(&e.scope(&b.slug, Some(&period)).await.unwrap(), RevealMode::Next, "admin:ann", None)
+                .await
+                .unwrap();
             assert!(!after.changed, "{name}: nothing left to reveal");
             assert_eq!(
                 public_answers(e, &b, &period, false).await,
@@ -233,14 +261,18 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
 async fn settlement_uses_the_live_ledger_and_the_archive_reveals() {
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "ps", TiePolicy::Shared).await;
-        e.public_freeze(&b.slug, &period, "admin:ann", None).await.unwrap();
+        e.public_freeze(&e.scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None).await.unwrap();
         write_after_freeze(e, &b, &period).await;
         let before = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!(before.entries[0].member, m("u1"), "{name}: public leader is still u1");
 
-        e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
-        e.transition(&b.slug, &period, Transition::Settle, "admin:ann", None).await.unwrap();
-        let settlement = e.settlement(&b.slug, &period).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin:ann", None)
+            .await
+            .unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin:ann", None)
+            .await
+            .unwrap();
+        let settlement = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let first = &settlement.standings[0];
         assert_eq!((first.member.as_str(), first.points, first.rank), ("u5", 105, 1), "{name}");
         // Settled, still publicly frozen: the public sees the frozen view until the reveal.
@@ -249,7 +281,9 @@ async fn settlement_uses_the_live_ledger_and_the_archive_reveals() {
         assert!(public.frozen_at.is_some());
 
         // The archive ends the public freeze.
-        e.transition(&b.slug, &period, Transition::Archive, "admin:ann", None).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Archive, "admin:ann", None)
+            .await
+            .unwrap();
         let archived = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!((archived.entries[0].member.as_str(), archived.frozen_at), ("u5", None), "{name}");
         let key = b.period_at(jiff::Timestamp::now());
@@ -262,11 +296,19 @@ async fn settlement_uses_the_live_ledger_and_the_archive_reveals() {
 async fn a_settled_period_cannot_be_frozen_publicly_and_a_reveal_of_a_live_one_changes_nothing() {
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "pr", TiePolicy::Shared).await;
-        let none = e.reveal(&b.slug, &period, RevealMode::All, "admin:ann", None).await.unwrap();
+        let none = e
+            .reveal(&e.scope(&b.slug, Some(&period)).await.unwrap(), RevealMode::All, "admin:ann", None)
+            .await
+            .unwrap();
         assert!(!none.changed, "{name}");
-        e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
-        e.transition(&b.slug, &period, Transition::Settle, "admin:ann", None).await.unwrap();
-        let refused = e.public_freeze(&b.slug, &period, "admin:ann", None).await;
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin:ann", None)
+            .await
+            .unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin:ann", None)
+            .await
+            .unwrap();
+        let refused =
+            e.public_freeze(&e.scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None).await;
         assert_eq!(common::conflict_code(refused), "period_settled", "{name}");
         // Nothing was left behind in Redis by the refused freeze.
         let top = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
@@ -281,9 +323,11 @@ async fn a_settled_period_cannot_be_frozen_publicly_and_a_reveal_of_a_live_one_c
 async fn a_member_hidden_during_a_public_freeze_leaves_the_public_view_at_once() {
     each_store(async |name, e, p| {
         let (b, period) = five_members(e, "ph", TiePolicy::Shared).await;
-        e.public_freeze(&b.slug, &period, "admin:ann", None).await.unwrap();
+        e.public_freeze(&e.scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None).await.unwrap();
         e.record(&b, &[point("late-1", "u5", 100)]).await.unwrap();
-        e.hide_member(&b.slug, &period, &m("u1"), "admin:ann", "abusive name").await.unwrap();
+        e.hide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u1"), "admin:ann", "abusive name")
+            .await
+            .unwrap();
         let public = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         let expected = [("u3", 30), ("u2", 30), ("u4", 25), ("u5", 5)];
         let shown: Vec<(String, i64)> = expected.iter().map(|(w, pts)| (w.to_string(), *pts)).collect();
@@ -298,7 +342,9 @@ async fn a_member_hidden_during_a_public_freeze_leaves_the_public_view_at_once()
         let public = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!(members_of(&public), shown, "{name}: after Redis lost all");
         // Revealed, the public sees the live standings without the hidden member.
-        e.reveal(&b.slug, &period, RevealMode::All, "admin:ann", None).await.unwrap();
+        e.reveal(&e.scope(&b.slug, Some(&period)).await.unwrap(), RevealMode::All, "admin:ann", None)
+            .await
+            .unwrap();
         let live = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!(live.entries[0].member, m("u5"), "{name}");
         assert!(live.entries.iter().all(|en| en.member != m("u1")), "{name}");

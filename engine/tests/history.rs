@@ -43,7 +43,7 @@ async fn the_points_chart_replays_the_entries_with_revocations_and_corrections()
             correction_id: None,
             reason: "bonus".into(),
         };
-        e.correct(&b.slug, &period, &correction, "admin:ann").await.unwrap();
+        e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &correction, "admin:ann").await.unwrap();
         let h = history(e, &b, &period, "u4").await;
         let steps: Vec<(&str, i64, bool)> =
             h.steps.iter().map(|s| (s.kind.as_str(), s.points, s.revoked)).collect();
@@ -97,7 +97,9 @@ async fn points_to_the_next_rank_follow_the_tie_policy() {
         let h = history(e, &b, &period, "u5").await;
         assert_eq!(h.prize, target(3, 26, Some("silver")), "{name}");
         // After the freeze nothing more can be scored: no targets.
-        e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin:ann", None)
+            .await
+            .unwrap();
         let h = history(e, &b, &period, "u5").await;
         assert_eq!((h.next_rank, h.prize), (None, None), "{name}");
     })
@@ -124,7 +126,9 @@ async fn the_distribution_counts_each_visible_member_once() {
         assert!(d.winners.is_empty(), "{name}: open");
 
         // A hidden member leaves the distribution, "me" and its own history.
-        e.hide_member(&b.slug, &period, &m("u1"), "admin:ann", "cheating").await.unwrap();
+        e.hide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u1"), "admin:ann", "cheating")
+            .await
+            .unwrap();
         let d =
             e.distribution(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u1"))).await.unwrap();
         assert_eq!(d.members, 4, "{name}");
@@ -149,7 +153,7 @@ async fn a_public_freeze_shows_in_the_history_as_everywhere() {
         let before = history(e, &b, &period, "u5").await;
         let dist_before =
             e.distribution(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u5"))).await.unwrap();
-        e.public_freeze(&b.slug, &period, "admin:ann", None).await.unwrap();
+        e.public_freeze(&e.scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None).await.unwrap();
         // After the freeze, u5 jumps to first and u6 arrives: the public sees neither.
         let out = e.record(&b, &[point("late-1", "u5", 100), point("late-2", "u6", 70)]).await.unwrap();
         assert!(out.iter().all(|r| r.projected), "{name}");
@@ -167,7 +171,14 @@ async fn a_public_freeze_shows_in_the_history_as_everywhere() {
             [("u1".to_owned(), 50)]
         );
         // The reveal shows it.
-        e.reveal(&b.slug, &period, engine::public::RevealMode::All, "admin:ann", None).await.unwrap();
+        e.reveal(
+            &e.scope(&b.slug, Some(&period)).await.unwrap(),
+            engine::public::RevealMode::All,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
         let revealed = history(e, &b, &period, "u5").await;
         assert_eq!(revealed.steps.last().map(|s| s.points), Some(105), "{name}");
         assert_eq!(revealed.standing.map(|s| s.rank), Some(1), "{name}");
@@ -199,8 +210,12 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
         let out = e.record(&b, &writes).await.unwrap();
         assert!(out.iter().all(|r| r.recorded.outcome == domain::write::Outcome::Applied), "{name}: {out:?}");
         let (past, current) = (b.period_at(last_week).to_string(), b.period_at(now).to_string());
-        e.transition(&b.slug, &past, Transition::Freeze, "admin:ann", None).await.unwrap();
-        e.transition(&b.slug, &past, Transition::Settle, "admin:ann", None).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&past)).await.unwrap(), Transition::Freeze, "admin:ann", None)
+            .await
+            .unwrap();
+        e.transition(&e.scope(&b.slug, Some(&past)).await.unwrap(), Transition::Settle, "admin:ann", None)
+            .await
+            .unwrap();
 
         let h = history(e, &b, &current, "u3").await;
         let periods: Vec<PeriodRow> = h

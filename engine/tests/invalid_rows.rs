@@ -67,7 +67,13 @@ async fn writes_no_period_can_hold_are_refused_and_store_nothing() {
         assert!(listed.invalid.is_empty(), "{name}: {:?}", listed.invalid);
         assert_eq!(listed.rows.len(), 1, "{name}: {:?}", listed.rows);
         let current = b.period_at(jiff::Timestamp::now()).to_string();
-        assert!(e.late_entries(&b.slug, "2026-W02", None).await.unwrap().is_empty(), "{name}");
+        assert!(
+            e.late_entries(&e.scope(&b.slug, Some("2026-W02")).await.unwrap(), None)
+                .await
+                .unwrap()
+                .is_empty(),
+            "{name}"
+        );
         assert!(e.ledger().find_invalid_rows().await.unwrap().is_empty(), "{name}");
         let top = e.top(&e.scope(&b.slug, Some(&current)).await.unwrap(), 10).await.unwrap();
         assert_eq!(top.entries.len(), 1, "{name}");
@@ -78,7 +84,7 @@ async fn writes_no_period_can_hold_are_refused_and_store_nothing() {
                 matches!(e.scope(&b.slug, Some(period)).await, Err(engine::EngineError::NotFound { .. })),
                 "{name} {period}"
             );
-            assert!(e.late_entries(&b.slug, period, None).await.is_err(), "{name} {period}");
+            assert!(e.scope(&b.slug, Some(period)).await.is_err(), "{name} {period}");
         }
         assert_eq!(e.ledger().periods(&b.slug).await.unwrap().rows.len(), 1, "{name}");
     })
@@ -182,7 +188,14 @@ async fn a_row_no_job_can_read_leaves_the_scheduler_and_the_reconciler_working()
             let audited = e.ledger().audit_page(&filter, None, 10).await.unwrap();
             assert_eq!(audited.len(), 2, "{name}: {audited:?}");
             // The valid rows are untouched.
-            assert_eq!(e.late_entries(&b.slug, &ended.to_string(), None).await.unwrap().len(), 0, "{name}");
+            assert_eq!(
+                e.late_entries(&e.scope(&b.slug, Some(&ended.to_string())).await.unwrap(), None)
+                    .await
+                    .unwrap()
+                    .len(),
+                0,
+                "{name}"
+            );
             assert_eq!(
                 e.top(&e.scope(&b.slug, None).await.unwrap(), 10).await.unwrap().entries.len(),
                 2,

@@ -116,7 +116,15 @@ async fn a_full_week_from_writes_to_archive() {
         .await;
         let per = Some(period.as_str());
         assert_eq!(
-            conflict_code(e.transition(&b.slug, &period, Transition::Settle, "admin", None).await),
+            conflict_code(
+                e.transition(
+                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    Transition::Settle,
+                    "admin",
+                    None
+                )
+                .await
+            ),
             "invalid_transition"
         );
 
@@ -129,7 +137,10 @@ async fn a_full_week_from_writes_to_archive() {
         let pass = e.scheduler_pass(&config, closes).await.unwrap();
         assert_eq!(pass.frozen, vec![(b.slug.clone(), key)], "{name}");
         // A freeze repeated by hand answers the same period.
-        let frozen = e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap();
+        let frozen = e
+            .transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
+            .await
+            .unwrap();
         assert_eq!(frozen.state, State::Frozen, "{name}");
 
         // Late writes are kept, the board does not move.
@@ -141,29 +152,61 @@ async fn a_full_week_from_writes_to_archive() {
             before,
             "{name}"
         );
-        let pending = e.late_entries(&b.slug, &period, Some("pending")).await.unwrap();
+        let pending =
+            e.late_entries(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some("pending")).await.unwrap();
         assert_eq!(pending.len(), 2, "{name}");
         let (l6, l7) = (pending[0].id, pending[1].id);
 
         // Settling waits for the review.
         assert_eq!(
-            conflict_code(e.transition(&b.slug, &period, Transition::Settle, "admin", None).await),
+            conflict_code(
+                e.transition(
+                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    Transition::Settle,
+                    "admin",
+                    None
+                )
+                .await
+            ),
             "late_pending"
         );
 
         // Accept one (applied while frozen), reject one; decisions are final.
-        let accepted =
-            e.decide_late(&b.slug, &period, l7, true, "admin", Some("network delay")).await.unwrap();
+        let accepted = e
+            .decide_late(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                l7,
+                true,
+                "admin",
+                Some("network delay"),
+            )
+            .await
+            .unwrap();
         assert_eq!((accepted.result, accepted.points), (Some(Outcome::Applied), Some(35)), "{name}");
-        let again = e.decide_late(&b.slug, &period, l7, true, "admin", None).await.unwrap();
+        let again = e
+            .decide_late(&e.scope(&b.slug, Some(&period)).await.unwrap(), l7, true, "admin", None)
+            .await
+            .unwrap();
         assert_eq!((again.entry.status.as_str(), again.result), ("accepted", None), "{name}");
         assert!(
-            e.decide_late(&b.slug, &period, l6, false, "admin", None).await.is_err(),
+            e.decide_late(&e.scope(&b.slug, Some(&period)).await.unwrap(), l6, false, "admin", None)
+                .await
+                .is_err(),
             "a rejection needs a reason"
         );
-        e.decide_late(&b.slug, &period, l6, false, "admin", Some("after the deadline")).await.unwrap();
+        e.decide_late(
+            &e.scope(&b.slug, Some(&period)).await.unwrap(),
+            l6,
+            false,
+            "admin",
+            Some("after the deadline"),
+        )
+        .await
+        .unwrap();
         assert_eq!(
-            conflict_code(e.decide_late(&b.slug, &period, l6, true, "admin", None).await),
+            conflict_code(
+                e.decide_late(&e.scope(&b.slug, Some(&period)).await.unwrap(), l6, true, "admin", None).await
+            ),
             "already_decided"
         );
         assert_eq!(
@@ -206,20 +249,28 @@ async fn a_full_week_from_writes_to_archive() {
 
         // A correction flows through the same chain.
         let c = e
-            .correct(&b.slug, &period, &correction("u3", 1, Some("c1"), "manual review"), "admin")
+            .correct(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &correction("u3", 1, Some("c1"), "manual review"),
+                "admin",
+            )
             .await
             .unwrap();
         assert_eq!((c.result, c.points, c.projected), (Outcome::Applied, 31, true), "{name}");
         // A retried correction with the same id counts once; an id of another entry is refused.
         let retried = correction("u3", 1, Some("c1"), "manual review");
-        let again = e.correct(&b.slug, &period, &retried, "admin").await.unwrap();
+        let again =
+            e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &retried, "admin").await.unwrap();
         assert_eq!(
             (again.result, again.entry_id, again.points),
             (Outcome::Duplicate, c.entry_id, 31),
             "{name}"
         );
         let taken = correction("u3", 1, Some("e1"), "manual review");
-        assert_eq!(conflict_code(e.correct(&b.slug, &period, &taken, "admin").await), "id_taken");
+        assert_eq!(
+            conflict_code(e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &taken, "admin").await),
+            "id_taken"
+        );
         assert_eq!(
             e.member_rank(&e.scope(&b.slug, per).await.unwrap(), &m("u3")).await.unwrap().points,
             31,
@@ -227,10 +278,18 @@ async fn a_full_week_from_writes_to_archive() {
         );
 
         // Settle, twice: the same settlement.
-        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
-        let s1 = e.settlement(&b.slug, &period).await.unwrap();
-        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
-        assert_eq!(e.settlement(&b.slug, &period).await.unwrap(), s1, "{name}");
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
+            .await
+            .unwrap();
+        let s1 = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
+            .await
+            .unwrap();
+        assert_eq!(
+            e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap(),
+            s1,
+            "{name}"
+        );
         let table: Vec<_> =
             s1.standings.iter().map(|s| (s.rank, s.member.as_str(), s.points, s.prize.as_deref())).collect();
         assert_eq!(
@@ -248,24 +307,47 @@ async fn a_full_week_from_writes_to_archive() {
         // Settled: nothing changes any more.
         assert_eq!(conflict_code(e.revoke(&b.slug, &id("e1"), "admin", "too late").await), "period_settled");
         assert_eq!(
-            conflict_code(e.correct(&b.slug, &period, &correction("u1", 5, None, "too late"), "admin").await),
+            conflict_code(
+                e.correct(
+                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &correction("u1", 5, None, "too late"),
+                    "admin"
+                )
+                .await
+            ),
             "period_settled"
         );
         let late8 = e.record(&b, &[point("e8", "u4", 1)]).await.unwrap();
         assert_eq!(late8[0].recorded.outcome, Outcome::Late);
-        let l8 = e.late_entries(&b.slug, &period, Some("pending")).await.unwrap()[0].id;
+        let l8 =
+            e.late_entries(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some("pending")).await.unwrap()
+                [0]
+            .id;
         assert_eq!(
-            conflict_code(e.decide_late(&b.slug, &period, l8, true, "admin", None).await),
+            conflict_code(
+                e.decide_late(&e.scope(&b.slug, Some(&period)).await.unwrap(), l8, true, "admin", None).await
+            ),
             "period_settled"
         );
         assert_eq!(
-            conflict_code(e.transition(&b.slug, &period, Transition::Reopen, "admin", None).await),
+            conflict_code(
+                e.transition(
+                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    Transition::Reopen,
+                    "admin",
+                    None
+                )
+                .await
+            ),
             "invalid_transition"
         );
 
         // Archive: reads are the same, then the projection expires and they still are.
         let live = all_reads(e, &b, &period).await;
-        let archived = e.transition(&b.slug, &period, Transition::Archive, "admin", None).await.unwrap();
+        let archived = e
+            .transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Archive, "admin", None)
+            .await
+            .unwrap();
         assert_eq!(archived.state, State::Archived);
         let ttls = p.keys().await;
         assert!(!ttls.is_empty(), "{name}: the projection is still there during the grace");
@@ -304,9 +386,13 @@ async fn a_revoke_under_first_reached_restores_the_reach_order() {
         e.revoke(&b.slug, &id("a3"), "admin", "cheat").await.unwrap();
         assert_eq!(order().await, pair("u1", 50, "u2", 50), "{name}");
         // The settlement agrees with the live order.
-        e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap();
-        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
-        let s = e.settlement(&b.slug, &period).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
+            .await
+            .unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
+            .await
+            .unwrap();
+        let s = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let settled: Vec<_> = s.standings.iter().map(|s| (s.member.to_string(), s.points, s.rank)).collect();
         assert_eq!(settled, pair("u1", 50, "u2", 50), "{name}");
     })
@@ -320,20 +406,31 @@ async fn a_projection_lost_after_freeze_changes_nothing_in_the_settlement() {
         let expected = [("u1", 7), ("u2", 9), ("u3", 7)];
         // Keys deleted after freeze, then rebuilt by hand.
         let (b, period) = setup(e, TiePolicy::Shared, &writes).await;
-        e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
+            .await
+            .unwrap();
         p.cleanup().await;
-        assert_eq!(e.rebuild(&b.slug, &period, "admin").await.unwrap().members, 3);
-        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
-        let rebuilt = e.settlement(&b.slug, &period).await.unwrap();
+        assert_eq!(
+            e.rebuild(&e.scope(&b.slug, Some(&period)).await.unwrap(), "admin").await.unwrap().members,
+            3
+        );
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
+            .await
+            .unwrap();
+        let rebuilt = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(rebuilt.digest, expected_digest(&b, &period, &expected), "{name}");
         assert!(!audit_actions(e, &b).await.contains(&"projection_repaired".to_string()), "{name}");
 
         // Keys deleted after freeze and nobody rebuilt: the cross-check repairs and reports it.
         let (b, period) = setup(e, TiePolicy::Shared, &writes).await;
-        e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
+            .await
+            .unwrap();
         p.cleanup().await;
-        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
-        let repaired = e.settlement(&b.slug, &period).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
+            .await
+            .unwrap();
+        let repaired = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(repaired.digest, expected_digest(&b, &period, &expected), "{name}");
         assert_eq!(audit_actions(e, &b).await, ["freeze", "projection_repaired", "settle"], "{name}");
         assert_eq!(
@@ -349,19 +446,33 @@ async fn a_projection_lost_after_freeze_changes_nothing_in_the_settlement() {
 async fn a_crash_inside_the_settlement_leaves_it_undone_and_a_rerun_gives_the_same_digest() {
     each_store(async |name, e, _| {
         let (b, period) = setup(e, TiePolicy::Shared, &[point("y1", "u1", 3), point("y2", "u2", 4)]).await;
-        e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
+            .await
+            .unwrap();
         for failpoint in ["settle.after_standings", "settle.before_commit"] {
             e.failpoints().arm(failpoint);
-            let crashed = e.transition(&b.slug, &period, Transition::Settle, "admin", None).await;
+            let crashed = e
+                .transition(
+                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    Transition::Settle,
+                    "admin",
+                    None,
+                )
+                .await;
             assert!(crashed.is_err(), "{name}: {failpoint}");
             assert!(
-                matches!(e.settlement(&b.slug, &period).await, Err(EngineError::NotFound { .. })),
+                matches!(
+                    e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await,
+                    Err(EngineError::NotFound { .. })
+                ),
                 "{name}"
             );
             assert_eq!(e.periods(&b.slug).await.unwrap()[0].state, State::Frozen, "{name}");
         }
-        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
-        let s = e.settlement(&b.slug, &period).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
+            .await
+            .unwrap();
+        let s = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(s.digest, expected_digest(&b, &period, &[("u1", 3), ("u2", 4)]), "{name}");
         assert_eq!(audit_actions(e, &b).await, ["freeze", "settle"], "{name}");
     })
@@ -407,8 +518,12 @@ async fn stored_standings_equal_the_domain_standings_under_both_tie_policies() {
             let expected = standings(policy, totals, &b.prizes);
             assert!(expected.len() > 100, "{name}: {} members", expected.len());
 
-            e.transition(&b.slug, &key, Transition::Freeze, "admin", None).await.unwrap();
-            e.transition(&b.slug, &key, Transition::Settle, "admin", None).await.unwrap();
+            e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Freeze, "admin", None)
+                .await
+                .unwrap();
+            e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
+                .await
+                .unwrap();
             let s = e.ledger().settlement(&b.slug, &period, 0, 10_000).await.unwrap().unwrap();
             assert_eq!(s.standings, expected, "{name} {policy:?}");
             let text = canonical_text(b.slug.as_str(), &key, &expected);
@@ -416,7 +531,9 @@ async fn stored_standings_equal_the_domain_standings_under_both_tie_policies() {
             assert_eq!((s.digest.as_str(), s.members), (digest.as_str(), expected.len() as u64), "{name}");
 
             // Archived reads find every member where the standings put it.
-            e.transition(&b.slug, &key, Transition::Archive, "admin", None).await.unwrap();
+            e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Archive, "admin", None)
+                .await
+                .unwrap();
             for (position, st) in expected.iter().enumerate() {
                 let at = e.ledger().standing_position(&b.slug, &period, &st.member).await.unwrap();
                 assert_eq!(at, Some(position as u64), "{name} {policy:?} {}", st.member);
@@ -456,8 +573,12 @@ async fn standings_read_across_blocks_as_one_list() {
             0,
             "{name}: unsettled"
         );
-        e.transition(&b.slug, &key, Transition::Freeze, "admin", None).await.unwrap();
-        e.transition(&b.slug, &key, Transition::Settle, "admin", None).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Freeze, "admin", None)
+            .await
+            .unwrap();
+        e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
+            .await
+            .unwrap();
         let all = ledger.settlement(&b.slug, &period, 0, 10_000).await.unwrap().unwrap().standings;
         assert_eq!(all.len(), 100, "{name}");
         assert!(all.windows(2).all(|w| w[0].points >= w[1].points), "{name}");

@@ -133,7 +133,14 @@ async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
         assert!(next(&mut top2, Duration::from_millis(600)).await.is_none(), "{mode}: top 2 unchanged");
 
         // A freeze: a state event (the ranking did not move, so no ranking event).
-        e.transition(&b.slug, &period.to_string(), domain::Transition::Freeze, "admin", None).await.unwrap();
+        e.transition(
+            &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            domain::Transition::Freeze,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
         let event = next(&mut sub, Duration::from_secs(1)).await.expect("a state event within 1 s");
         assert_eq!(state(&event), State::Frozen, "{mode}");
         assert_eq!(state(&next(&mut top2, Duration::from_secs(1)).await.unwrap()), State::Frozen);
@@ -146,7 +153,9 @@ async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
             correction_id: None,
             reason: "bonus".into(),
         };
-        e.correct(&b.slug, &period.to_string(), &correction, "admin").await.unwrap();
+        e.correct(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap(), &correction, "admin")
+            .await
+            .unwrap();
         ranking_becomes(&mut sub, &[(1, "cy", 121), (2, "bob", 35), (3, "ann", 30)], Duration::from_secs(1))
             .await;
 
@@ -300,7 +309,9 @@ async fn a_write_on_one_engine_reaches_the_subscribers_of_another_through_redis(
             eprintln!("{mode}: a write on A reached 3 subscribers on B in {took:?}");
         }
         // A freeze on A: B's subscribers see it (B's state cache is a second old at most).
-        a.transition(&b.slug, &key, domain::Transition::Freeze, "admin", None).await.unwrap();
+        a.transition(&a.scope(&b.slug, Some(&key)).await.unwrap(), domain::Transition::Freeze, "admin", None)
+            .await
+            .unwrap();
         for sub in &mut subs {
             let event = next(sub, Duration::from_secs(1)).await.expect("a state event");
             assert_eq!(state(&event), State::Frozen, "{mode}");
@@ -323,7 +334,7 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
         let open = ranking(&next(&mut sub, Duration::from_secs(1)).await.unwrap());
         assert_eq!(open.frozen_at, None);
 
-        e.public_freeze(&b.slug, &p, "admin:ann", None).await.unwrap();
+        e.public_freeze(&e.scope(&b.slug, Some(&p)).await.unwrap(), "admin:ann", None).await.unwrap();
         // The freeze itself is pushed, with the same rows, so a page can show its banner.
         let frozen = ranking(&next(&mut sub, Duration::from_secs(1)).await.expect("the freeze is pushed"));
         assert!(frozen.frozen_at.is_some(), "{mode}: {frozen:?}");
@@ -340,12 +351,35 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
 
         // Each reveal step is pushed, one member a step from the bottom: first cy (not on the
         // frozen board), then bob; the step after the last ends the freeze, and says so.
-        e.reveal(&b.slug, &p, engine::public::RevealMode::Next, "admin:ann", None).await.unwrap();
-        let step = e.reveal(&b.slug, &p, engine::public::RevealMode::Next, "admin:ann", None).await.unwrap();
+        e.reveal(
+            &e.scope(&b.slug, Some(&p)).await.unwrap(),
+            engine::public::RevealMode::Next,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
+        let step = e
+            .reveal(
+                &e.scope(&b.slug, Some(&p)).await.unwrap(),
+                engine::public::RevealMode::Next,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
         assert!(step.changed, "{mode}: {step:?}");
         ranking_becomes(&mut sub, &[(1, "bob", 70), (2, "ann", 30), (3, "cy", 5)], Duration::from_secs(1))
             .await;
-        let last = e.reveal(&b.slug, &p, engine::public::RevealMode::Next, "admin:ann", None).await.unwrap();
+        let last = e
+            .reveal(
+                &e.scope(&b.slug, Some(&p)).await.unwrap(),
+                engine::public::RevealMode::Next,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
         assert_eq!(last.frozen_at, None, "{mode}: {last:?}");
         let revealed = ranking(&next(&mut sub, Duration::from_secs(1)).await.expect("the end is pushed"));
         assert_eq!((revealed.frozen_at, revealed.total), (None, 3), "{mode}: live again, no row moved");

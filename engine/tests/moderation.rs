@@ -94,10 +94,18 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
 
         // Hide u2 (cached top page and all): the others close up, the shared rank is recomputed.
         assert!(matches!(
-            e.hide_member(&b.slug, &period, &m("u2"), "admin:ann", " ").await,
+            e.hide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u2"), "admin:ann", " ").await,
             Err(EngineError::Invalid(_))
         ));
-        let hid = e.hide_member(&b.slug, &period, &m("u2"), "admin:ann", "abusive name").await.unwrap();
+        let hid = e
+            .hide_member(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u2"),
+                "admin:ann",
+                "abusive name",
+            )
+            .await
+            .unwrap();
         assert_eq!((hid.result, hid.version, hid.projected), (VisibilityOutcome::Hidden, 2, true), "{name}");
         assert_eq!(hid.member, m("u2"));
         let expected = [row(1, "u1", 50, false), row(2, "u3", 30, false), row(3, "u4", 10, false)];
@@ -137,7 +145,15 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
         );
 
         // A repeat changes nothing: same version, no second audit row.
-        let again = e.hide_member(&b.slug, &period, &m("u2"), "admin:ann", "abusive name").await.unwrap();
+        let again = e
+            .hide_member(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u2"),
+                "admin:ann",
+                "abusive name",
+            )
+            .await
+            .unwrap();
         assert_eq!(
             (again.result, again.version, again.projected),
             (VisibilityOutcome::AlreadyHidden, 2, true)
@@ -152,7 +168,11 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
             correction_id: None,
             reason: "bonus".into(),
         };
-        assert_eq!(e.correct(&b.slug, &period, &c, "admin:ann").await.unwrap().points, 60, "{name}");
+        assert_eq!(
+            e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &c, "admin:ann").await.unwrap().points,
+            60,
+            "{name}"
+        );
         assert_eq!(
             rows(&e.ranking_page(&e.scope(&b.slug, p).await.unwrap(), 0, 10).await.unwrap()),
             expected.to_vec(),
@@ -165,7 +185,15 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
         assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{name}: the projection is level");
 
         // Unhide: back, with the total including what was written while hidden.
-        let shown = e.unhide_member(&b.slug, &period, &m("u2"), "admin:bob", "name changed").await.unwrap();
+        let shown = e
+            .unhide_member(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u2"),
+                "admin:bob",
+                "name changed",
+            )
+            .await
+            .unwrap();
         assert_eq!((shown.result, shown.projected), (VisibilityOutcome::Unhidden, true), "{name}");
         let top = e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
         assert_eq!(
@@ -195,11 +223,30 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
                 .standing
                 .is_some()
         );
-        let again = e.unhide_member(&b.slug, &period, &m("u2"), "admin:bob", "name changed").await.unwrap();
+        let again = e
+            .unhide_member(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u2"),
+                "admin:bob",
+                "name changed",
+            )
+            .await
+            .unwrap();
         assert_eq!((again.result, again.version), (VisibilityOutcome::AlreadyVisible, shown.version));
 
         // A member without a total in the period cannot be hidden.
-        assert!(not_found(e.hide_member(&b.slug, &period, &m("nobody"), "admin:ann", "x").await), "{name}");
+        assert!(
+            not_found(
+                e.hide_member(
+                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &m("nobody"),
+                    "admin:ann",
+                    "x"
+                )
+                .await
+            ),
+            "{name}"
+        );
         assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{name}");
 
         // Every change is audited with its actor, reason and before/after; repeats are not.
@@ -241,7 +288,9 @@ async fn replays_rebuilds_and_the_reconciler_keep_a_hidden_member_hidden() {
             score: b.codec.encode(30, 1).unwrap(),
             hidden: false,
         };
-        e.hide_member(&b.slug, &period, &m("u2"), "admin", "cheating").await.unwrap();
+        e.hide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u2"), "admin", "cheating")
+            .await
+            .unwrap();
         let ranked = async || {
             let page = e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await.unwrap();
             (page.total, page.entries.iter().map(|en| (en.member.to_string(), en.rank)).collect::<Vec<_>>())
@@ -259,7 +308,11 @@ async fn replays_rebuilds_and_the_reconciler_keep_a_hidden_member_hidden() {
 
         // The keys are lost; a rebuild keeps u2 out and its version in: the reconciler is level.
         p.cleanup().await;
-        assert_eq!(e.rebuild(&b.slug, &period, "admin").await.unwrap().members, 3, "{name}");
+        assert_eq!(
+            e.rebuild(&e.scope(&b.slug, Some(&period)).await.unwrap(), "admin").await.unwrap().members,
+            3,
+            "{name}"
+        );
         assert_eq!(ranked().await, expected, "{name}: after a rebuild");
         assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{name}: level after a rebuild");
         assert!(!e.projection().project(&b.slug, &key, &visible_u2).await.unwrap(), "{name}");
@@ -289,10 +342,21 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
     each_store(async |name, e, p| {
         // Hidden while frozen, the projection intact: the cross-check is level, no repair.
         let (b, period) = setup(e, TiePolicy::Shared).await;
-        e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap();
-        e.hide_member(&b.slug, &period, &m("u1"), "admin", "multiple accounts").await.unwrap();
-        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
-        let s = e.settlement(&b.slug, &period).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
+            .await
+            .unwrap();
+        e.hide_member(
+            &e.scope(&b.slug, Some(&period)).await.unwrap(),
+            &m("u1"),
+            "admin",
+            "multiple accounts",
+        )
+        .await
+        .unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
+            .await
+            .unwrap();
+        let s = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let table: Vec<_> =
             s.standings.iter().map(|s| (s.rank, s.member.as_str(), s.points, s.prize.as_deref())).collect();
         assert_eq!(
@@ -304,13 +368,15 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
         assert_eq!(s.members, 3, "{name}");
         let digest = expected_digest(&b, &period, &[("u2", 30), ("u3", 30), ("u4", 10)]);
         assert_eq!(s.digest, digest, "{name}");
-        let rewards = e.rewards(&b.slug, &period).await.unwrap();
+        let rewards = e.rewards(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let mut prized: Vec<_> = rewards.iter().map(|r| (r.member.as_str(), r.prize.as_str())).collect();
         prized.sort_unstable();
         assert_eq!(prized, [("u2", "gold"), ("u3", "gold"), ("u4", "silver")], "{name}");
         // Settling again answers the same settlement.
-        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
-        assert_eq!(e.settlement(&b.slug, &period).await.unwrap(), s, "{name}");
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
+            .await
+            .unwrap();
+        assert_eq!(e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap(), s, "{name}");
         let filter = AuditFilter {
             board: Some(b.slug.to_string()),
             action: Some("settle".into()),
@@ -320,19 +386,41 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
         assert_eq!(settle.after.as_ref().unwrap()["hidden_members"], 1, "{name}");
 
         // Settled: the standings are final; a repeat still answers what is.
-        let hide = e.hide_member(&b.slug, &period, &m("u2"), "admin", "too late").await;
+        let hide = e
+            .hide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u2"), "admin", "too late")
+            .await;
         assert_eq!(conflict_code(hide), "period_settled", "{name}");
-        let unhide = e.unhide_member(&b.slug, &period, &m("u1"), "admin", "too late").await;
+        let unhide = e
+            .unhide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u1"), "admin", "too late")
+            .await;
         assert_eq!(conflict_code(unhide), "period_settled", "{name}");
-        let again = e.hide_member(&b.slug, &period, &m("u1"), "admin", "multiple accounts").await.unwrap();
+        let again = e
+            .hide_member(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u1"),
+                "admin",
+                "multiple accounts",
+            )
+            .await
+            .unwrap();
         assert_eq!(again.result, VisibilityOutcome::AlreadyHidden, "{name}");
         assert_absent(e, &b, &period, "u1", name).await;
 
         // Archived reads come from the standings: still absent.
-        e.transition(&b.slug, &period, Transition::Archive, "admin", None).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Archive, "admin", None)
+            .await
+            .unwrap();
         p.cleanup().await;
         assert_absent(e, &b, &period, "u1", name).await;
-        let again = e.hide_member(&b.slug, &period, &m("u1"), "admin", "multiple accounts").await.unwrap();
+        let again = e
+            .hide_member(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u1"),
+                "admin",
+                "multiple accounts",
+            )
+            .await
+            .unwrap();
         assert_eq!((again.result, again.projected), (VisibilityOutcome::AlreadyHidden, true), "{name}");
         assert!(p.keys().await.is_empty(), "{name}: an archived period's keys are not written again");
         let admin = e
@@ -348,12 +436,23 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
 
         // Hidden, then the projection lost after freeze: the cross-check repairs it, u1 stays out.
         let (b, period) = setup(e, TiePolicy::Shared).await;
-        e.hide_member(&b.slug, &period, &m("u1"), "admin", "multiple accounts").await.unwrap();
-        e.transition(&b.slug, &period, Transition::Freeze, "admin", None).await.unwrap();
+        e.hide_member(
+            &e.scope(&b.slug, Some(&period)).await.unwrap(),
+            &m("u1"),
+            "admin",
+            "multiple accounts",
+        )
+        .await
+        .unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
+            .await
+            .unwrap();
         p.cleanup().await;
-        e.transition(&b.slug, &period, Transition::Settle, "admin", None).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
+            .await
+            .unwrap();
         assert_eq!(
-            e.settlement(&b.slug, &period).await.unwrap().digest,
+            e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap().digest,
             expected_digest(&b, &period, &[("u2", 30), ("u3", 30), ("u4", 10)])
         );
         assert_eq!(audit_actions(e, &b).await, ["hide", "freeze", "projection_repaired", "settle"], "{name}");
@@ -379,7 +478,10 @@ async fn a_hide_while_redis_is_away_is_levelled_by_the_reconciler() {
             let e = Engine::from_parts(t.ledger.clone(), projection);
             let (b, period) = setup(&e, TiePolicy::Shared).await;
             redis.stop();
-            let hid = e.hide_member(&b.slug, &period, &m("u2"), "admin", "spam").await.unwrap();
+            let hid = e
+                .hide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u2"), "admin", "spam")
+                .await
+                .unwrap();
             assert_eq!((hid.result, hid.projected), (VisibilityOutcome::Hidden, false), "{}", t.name);
             // The ledger has it: ledger-based public reads already leave the member out.
             let key = b.period_at(jiff::Timestamp::now());

@@ -66,9 +66,14 @@ async fn boards_stay_readable_from_the_ledger_while_redis_is_down() {
                     e.record(&b, &[point(&format!("e{i}"), member, *delta)]).await.unwrap();
                 }
                 let period = b.period_at(jiff::Timestamp::now()).to_string();
-                e.hide_member(&b.slug, &period, &domain::MemberId::parse("u6").unwrap(), "test", "hidden")
-                    .await
-                    .unwrap();
+                e.hide_member(
+                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &domain::MemberId::parse("u6").unwrap(),
+                    "test",
+                    "hidden",
+                )
+                .await
+                .unwrap();
                 let (before, sources) = live_reads(&e, &b).await;
                 assert!(sources.iter().all(|s| *s == ReadSource::Redis), "{name} {policy:?}: {sources:?}");
 

@@ -114,8 +114,15 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
             PreviewChange::Hide(m("u2")),
         ];
         let before = jiff::Timestamp::now();
-        let got =
-            e.preview(&b.slug, &period, "check the appeal", changes.clone(), "admin:ann").await.unwrap();
+        let got = e
+            .preview(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                "check the appeal",
+                changes.clone(),
+                "admin:ann",
+            )
+            .await
+            .unwrap();
 
         // After: u5 45 (gold), u3 30 and u4 25 (silver), u1 0; u2 hidden.
         assert_eq!(
@@ -151,7 +158,8 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
         assert_eq!(ledger_rows(url).await, rows, "{name}: ledger");
         assert_eq!(redis_keys(p).await, keys, "{name}: redis");
         assert_eq!(drafts(url).await, 1, "{name}");
-        let draft = e.preview_draft(&b.slug, &period, &got.preview_id).await.unwrap();
+        let draft =
+            e.preview_draft(&e.scope(&b.slug, Some(&period)).await.unwrap(), &got.preview_id).await.unwrap();
         assert_eq!(
             (draft.changes, draft.status.as_str(), draft.actor.as_str()),
             (changes, "draft", "admin:ann"),
@@ -172,7 +180,9 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
         e.record(&b, &[point("e7", "u3", 1)]).await.unwrap();
         let moved = e.ledger().preview_watermark(&b.slug, &key).await.unwrap();
         assert_ne!(moved, got.based_on.watermark, "{name}: a write moves the watermark");
-        e.hide_member(&b.slug, &period, &m("u3"), "admin:ann", "dup").await.unwrap();
+        e.hide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u3"), "admin:ann", "dup")
+            .await
+            .unwrap();
         assert_ne!(
             e.ledger().preview_watermark(&b.slug, &key).await.unwrap(),
             moved,
@@ -180,14 +190,20 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
         );
 
         // Cancelling closes the draft, once.
-        let cancelled = e.cancel_preview(&b.slug, &period, &got.preview_id, "admin:bob").await.unwrap();
+        let cancelled = e
+            .cancel_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &got.preview_id, "admin:bob")
+            .await
+            .unwrap();
         assert_eq!(cancelled.status, "cancelled", "{name}");
         assert_eq!(
-            e.cancel_preview(&b.slug, &period, &got.preview_id, "admin:bob").await.unwrap().status,
+            e.cancel_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &got.preview_id, "admin:bob")
+                .await
+                .unwrap()
+                .status,
             "cancelled"
         );
         assert!(matches!(
-            e.cancel_preview(&b.slug, &period, "pv_nope", "admin:bob").await,
+            e.cancel_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "pv_nope", "admin:bob").await,
             Err(EngineError::NotFound { .. })
         ));
     })
@@ -198,18 +214,33 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
 async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
     each_store_at(async |name, e, p, url| {
         let (b, period) = five_members(e, "pv", TiePolicy::Shared).await;
-        e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin:ann", None)
+            .await
+            .unwrap();
         // Two late writes: one rejected, one pending.
         let late = e.record(&b, &[point("l1", "u5", 100), point("l2", "u5", 7)]).await.unwrap();
         assert!(late.iter().all(|r| r.recorded.outcome == Outcome::Late), "{late:?}");
-        let ids: Vec<i64> =
-            e.late_entries(&b.slug, &period, None).await.unwrap().iter().map(|l| l.id).collect();
-        e.decide_late(&b.slug, &period, ids[0], false, "admin:ann", Some("spam")).await.unwrap();
+        let ids: Vec<i64> = e
+            .late_entries(&e.scope(&b.slug, Some(&period)).await.unwrap(), None)
+            .await
+            .unwrap()
+            .iter()
+            .map(|l| l.id)
+            .collect();
+        e.decide_late(
+            &e.scope(&b.slug, Some(&period)).await.unwrap(),
+            ids[0],
+            false,
+            "admin:ann",
+            Some("spam"),
+        )
+        .await
+        .unwrap();
         e.revoke(&b.slug, &ev("e5"), "admin:ann", "dup").await.unwrap();
         let (rows, keys) = (ledger_rows(url).await, redis_keys(p).await);
 
         let preview = async |changes: Vec<PreviewChange>| {
-            e.preview(&b.slug, &period, "why", changes, "admin:ann").await
+            e.preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "why", changes, "admin:ann").await
         };
         let invalid = |r: Result<_, EngineError>, what: &str| match r {
             Err(EngineError::Invalid(reason)) => assert!(reason.contains(what), "{name}: {reason}"),
@@ -239,7 +270,13 @@ async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
         invalid(preview(vec![PreviewChange::RevokeMember(m("u5"))]).await, "no entry that counts");
         invalid(preview(vec![]).await, "changes");
         invalid(
-            e.preview(&b.slug, &period, " ", vec![PreviewChange::Hide(m("u1"))], "admin:ann").await,
+            e.preview(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                " ",
+                vec![PreviewChange::Hide(m("u1"))],
+                "admin:ann",
+            )
+            .await,
             "reason",
         );
         assert_eq!(drafts(url).await, 0, "{name}");
@@ -258,16 +295,19 @@ async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
 async fn a_settled_period_previews_the_digest_its_new_standings_would_have() {
     each_store_at(async |name, e, p, url| {
         let (b, period) = five_members(e, "pv", TiePolicy::Shared).await;
-        e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
-        e.transition(&b.slug, &period, Transition::Settle, "admin:ann", None).await.unwrap();
-        let settled = e.settlement(&b.slug, &period).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin:ann", None)
+            .await
+            .unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin:ann", None)
+            .await
+            .unwrap();
+        let settled = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let (rows, keys) = (ledger_rows(url).await, redis_keys(p).await);
 
         // A change that moves nobody: the digest the settlement has.
         let same = e
             .preview(
-                &b.slug,
-                &period,
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
                 "no-op",
                 vec![PreviewChange::Correct { member: m("u2"), delta: 0 }],
                 "admin:ann",
@@ -280,7 +320,12 @@ async fn a_settled_period_previews_the_digest_its_new_standings_would_have() {
 
         // Every entry of u4 revoked: u4 at 0, the settlement's own digest of those totals.
         let got = e
-            .preview(&b.slug, &period, "cheat", vec![PreviewChange::RevokeMember(m("u4"))], "admin:ann")
+            .preview(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                "cheat",
+                vec![PreviewChange::RevokeMember(m("u4"))],
+                "admin:ann",
+            )
             .await
             .unwrap();
         assert_eq!(got.moves, vec![mv("u4", (Some(25), Some(0)), (Some(4), Some(5)))], "{name}");
@@ -311,14 +356,27 @@ async fn a_preview_predicts_the_standings_of_the_changes_made() {
             PreviewChange::Correct { member: m("u2"), delta: -1 },
             PreviewChange::Correct { member: m("u2"), delta: 1 },
         ];
-        let got = e.preview(&b.slug, &period, "appeal", changes, "admin:ann").await.unwrap();
-        e.correct(&b.slug, &period, &correction("u5", 25), "admin:ann").await.unwrap();
+        let got = e
+            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "appeal", changes, "admin:ann")
+            .await
+            .unwrap();
+        e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &correction("u5", 25), "admin:ann")
+            .await
+            .unwrap();
         e.revoke(&b.slug, &ev("e6"), "admin:ann", "appeal").await.unwrap();
-        e.correct(&b.slug, &period, &correction("u2", -1), "admin:ann").await.unwrap();
-        e.correct(&b.slug, &period, &correction("u2", 1), "admin:ann").await.unwrap();
-        e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
-        e.transition(&b.slug, &period, Transition::Settle, "admin:ann", None).await.unwrap();
-        let settled = e.settlement(&b.slug, &period).await.unwrap();
+        e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &correction("u2", -1), "admin:ann")
+            .await
+            .unwrap();
+        e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &correction("u2", 1), "admin:ann")
+            .await
+            .unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin:ann", None)
+            .await
+            .unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin:ann", None)
+            .await
+            .unwrap();
+        let settled = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let rank_of =
             |member: &MemberId| settled.standings.iter().find(|s| &s.member == member).map(|s| s.rank);
         assert_eq!(
@@ -363,10 +421,35 @@ async fn a_settled_preview_reads_the_stored_standings_and_answers_as_the_frozen_
                 PreviewChange::Correct { member: m("u20"), delta: -10 },
                 PreviewChange::Correct { member: m("u31"), delta: 30 },
             ];
-            e.transition(&b.slug, &period, Transition::Freeze, "admin:ann", None).await.unwrap();
-            let frozen = e.preview(&b.slug, &period, "check", changes.clone(), "admin:ann").await.unwrap();
-            e.transition(&b.slug, &period, Transition::Settle, "admin:ann", None).await.unwrap();
-            let settled = e.preview(&b.slug, &period, "check", changes, "admin:ann").await.unwrap();
+            e.transition(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
+            let frozen = e
+                .preview(
+                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    "check",
+                    changes.clone(),
+                    "admin:ann",
+                )
+                .await
+                .unwrap();
+            e.transition(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
+            let settled = e
+                .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "check", changes, "admin:ann")
+                .await
+                .unwrap();
             let at = format!("{name} {policy:?}");
             assert_eq!(settled.moves, frozen.moves, "{at}");
             assert!(settled.moves.len() >= 5, "{at}: {:?}", settled.moves);
@@ -379,10 +462,19 @@ async fn a_settled_preview_reads_the_stored_standings_and_answers_as_the_frozen_
             assert_eq!(settled.prizes, frozen.prizes, "{at}");
             assert_eq!((frozen.digest_after.as_ref(), frozen.digest_pending), (None, false), "{at}");
             assert!(!settled.digest_pending, "{at}: 40 members are digested in the answer");
-            let draft = e.preview_draft(&b.slug, &period, &settled.preview_id).await.unwrap();
+            let draft = e
+                .preview_draft(&e.scope(&b.slug, Some(&period)).await.unwrap(), &settled.preview_id)
+                .await
+                .unwrap();
             assert_eq!(draft.digest_after, settled.digest_after, "{at}: the draft keeps it");
-            e.apply_preview(&b.slug, &period, &settled.preview_id, "admin:bob").await.unwrap();
-            let revision = e.settlement(&b.slug, &period).await.unwrap();
+            e.apply_preview(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &settled.preview_id,
+                "admin:bob",
+            )
+            .await
+            .unwrap();
+            let revision = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
             assert_eq!((revision.revision, Some(revision.digest)), (2, settled.digest_after), "{at}");
         }
     })

@@ -87,12 +87,17 @@ async fn long_work_reports_true_counts_to_the_end() {
             let period = b.period_at(jiff::Timestamp::now());
             // A hidden member has no standing: the counts leave it out.
             let hidden = MemberId::parse("m00007").unwrap();
-            e.hide_member(&b.slug, &key, &hidden, "admin", "test").await.unwrap();
+            e.hide_member(&e.scope(&b.slug, Some(&key)).await.unwrap(), &hidden, "admin", "test")
+                .await
+                .unwrap();
             let ranked = MEMBERS as u64 - 1;
 
             // A rebuild in pages of 100 ranked members.
             let (progress, seen) = recorded();
-            let report = e.rebuild_with_progress(&b.slug, &key, "admin", 100, &progress).await.unwrap();
+            let report = e
+                .rebuild_with_progress(&e.scope(&b.slug, Some(&key)).await.unwrap(), "admin", 100, &progress)
+                .await
+                .unwrap();
             assert_eq!(report.members, ranked, "{ctx}");
             let readings = seen.lock().unwrap().clone();
             let found = phases(&format!("{ctx} rebuild"), &readings);
@@ -108,7 +113,9 @@ async fn long_work_reports_true_counts_to_the_end() {
             );
 
             // The settlement.
-            e.transition(&b.slug, &key, Transition::Freeze, "admin", None).await.unwrap();
+            e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Freeze, "admin", None)
+                .await
+                .unwrap();
             let (progress, seen) = recorded();
             let s = e.settle_with_progress(&b, period, "admin", &progress).await.unwrap();
             assert_eq!(s.members, ranked, "{ctx}");
@@ -147,7 +154,10 @@ async fn long_work_reports_true_counts_to_the_end() {
 
             // The export: read, then written with its rows counted as they are serialised.
             let (progress, seen) = recorded();
-            let export = e.export_period_with_progress(&b.slug, &key, &progress).await.unwrap();
+            let export = e
+                .export_period_with_progress(&e.scope(&b.slug, Some(&key)).await.unwrap(), &progress)
+                .await
+                .unwrap();
             let mut bytes = Vec::new();
             engine::transfer::write_export(&export, &mut bytes, &progress).unwrap();
             assert_eq!(bytes, (serde_json::to_string_pretty(&export).unwrap() + "\n").into_bytes(), "{ctx}");

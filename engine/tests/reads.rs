@@ -359,7 +359,14 @@ async fn a_cached_top_page_is_shared_for_its_second_and_a_transition_drops_it() 
         // tells whoever keeps answers made from them (the read epoch).
         let epoch = e.read_epoch();
         put(e, &b, "z", 1000, 1).await;
-        e.transition(&b.slug, "current", domain::lifecycle::Transition::Freeze, "test", None).await.unwrap();
+        e.transition(
+            &e.scope(&b.slug, Some("current")).await.unwrap(),
+            domain::lifecycle::Transition::Freeze,
+            "test",
+            None,
+        )
+        .await
+        .unwrap();
         assert_ne!(e.read_epoch(), epoch, "{name}: the transition moved the read epoch");
         let top = e.top_shared(&e.scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
         assert_eq!(top.page.entries[0].member.as_str(), "z", "{name}");

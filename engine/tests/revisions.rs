@@ -22,8 +22,12 @@ fn ev(id: &str) -> EventId {
 }
 
 async fn settle(e: &Engine, b: &Board, period: &str) {
-    e.transition(&b.slug, period, Transition::Freeze, "admin:ann", None).await.unwrap();
-    e.transition(&b.slug, period, Transition::Settle, "admin:ann", None).await.unwrap();
+    e.transition(&e.scope(&b.slug, Some(period)).await.unwrap(), Transition::Freeze, "admin:ann", None)
+        .await
+        .unwrap();
+    e.transition(&e.scope(&b.slug, Some(period)).await.unwrap(), Transition::Settle, "admin:ann", None)
+        .await
+        .unwrap();
 }
 
 /// The live ranking as (member, points), best first.
@@ -50,8 +54,14 @@ async fn an_apply_makes_exactly_the_previewed_changes_once() {
             PreviewChange::Revoke(ev("e1")),
             PreviewChange::Hide(m("u2")),
         ];
-        let preview = e.preview(&b.slug, &period, "appeal 7", changes, "admin:ann").await.unwrap();
-        let applied = e.apply_preview(&b.slug, &period, &preview.preview_id, "admin:bob").await.unwrap();
+        let preview = e
+            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "appeal 7", changes, "admin:ann")
+            .await
+            .unwrap();
+        let applied = e
+            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id, "admin:bob")
+            .await
+            .unwrap();
         assert_eq!(
             (applied.state.as_str(), applied.changes, applied.revision.as_ref()),
             ("open", 3, None),
@@ -73,16 +83,29 @@ async fn an_apply_makes_exactly_the_previewed_changes_once() {
         }
 
         // A repeat answers the same and makes nothing twice.
-        let again = e.apply_preview(&b.slug, &period, &preview.preview_id, "admin:bob").await.unwrap();
+        let again = e
+            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id, "admin:bob")
+            .await
+            .unwrap();
         assert_eq!(again, applied, "{name}");
         assert_eq!(ranking(e, &b, &period).await, after, "{name}");
         assert_eq!(audit_actions(e, &b, "preview_applied").await, 1, "{name}");
         assert_eq!(
-            conflict_code(e.cancel_preview(&b.slug, &period, &preview.preview_id, "admin:bob").await),
+            conflict_code(
+                e.cancel_preview(
+                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &preview.preview_id,
+                    "admin:bob"
+                )
+                .await
+            ),
             "preview_applied"
         );
         assert_eq!(
-            e.preview_draft(&b.slug, &period, &preview.preview_id).await.unwrap().status,
+            e.preview_draft(&e.scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id)
+                .await
+                .unwrap()
+                .status,
             "applied",
             "{name}"
         );
@@ -95,10 +118,16 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
     each_store_at(async |name, e, _, url| {
         let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         let hide = |x: &str| vec![PreviewChange::Hide(m(x))];
-        let stale = e.preview(&b.slug, &period, "r", hide("u1"), "admin:ann").await.unwrap();
+        let stale = e
+            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "r", hide("u1"), "admin:ann")
+            .await
+            .unwrap();
         e.record(&b, &[point("e7", "u3", 1)]).await.unwrap();
         let before = ranking(e, &b, &period).await;
-        match e.apply_preview(&b.slug, &period, &stale.preview_id, "admin:ann").await {
+        match e
+            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &stale.preview_id, "admin:ann")
+            .await
+        {
             Err(engine::EngineError::Refused { code: domain::ErrorCode::PreviewStale, detail }) => {
                 let now = e.ledger().preview_watermark(&b.slug, &key(&b, &period)).await.unwrap();
                 assert!(
@@ -109,19 +138,37 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
             other => panic!("{name}: expected preview_stale, got {other:?}"),
         }
         assert_eq!(
-            e.preview_draft(&b.slug, &period, &stale.preview_id).await.unwrap().status,
+            e.preview_draft(&e.scope(&b.slug, Some(&period)).await.unwrap(), &stale.preview_id)
+                .await
+                .unwrap()
+                .status,
             "draft",
             "{name}"
         );
 
-        let cancelled = e.preview(&b.slug, &period, "r", hide("u1"), "admin:ann").await.unwrap();
-        e.cancel_preview(&b.slug, &period, &cancelled.preview_id, "admin:ann").await.unwrap();
+        let cancelled = e
+            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "r", hide("u1"), "admin:ann")
+            .await
+            .unwrap();
+        e.cancel_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &cancelled.preview_id, "admin:ann")
+            .await
+            .unwrap();
         assert_eq!(
-            conflict_code(e.apply_preview(&b.slug, &period, &cancelled.preview_id, "admin:ann").await),
+            conflict_code(
+                e.apply_preview(
+                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &cancelled.preview_id,
+                    "admin:ann"
+                )
+                .await
+            ),
             "preview_cancelled"
         );
 
-        let expired = e.preview(&b.slug, &period, "r", hide("u1"), "admin:ann").await.unwrap();
+        let expired = e
+            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "r", hide("u1"), "admin:ann")
+            .await
+            .unwrap();
         let past = jiff::Timestamp::now().as_microsecond() - 1;
         let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(url).await.unwrap();
         sqlx::query("UPDATE previews SET expires_at = $1 WHERE id = $2")
@@ -132,11 +179,18 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
             .unwrap();
         sqlx::Connection::close(conn).await.unwrap();
         assert_eq!(
-            conflict_code(e.apply_preview(&b.slug, &period, &expired.preview_id, "admin:ann").await),
+            conflict_code(
+                e.apply_preview(
+                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &expired.preview_id,
+                    "admin:ann"
+                )
+                .await
+            ),
             "preview_expired"
         );
         assert!(matches!(
-            e.apply_preview(&b.slug, &period, "pv_nope", "admin:ann").await,
+            e.apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "pv_nope", "admin:ann").await,
             Err(engine::EngineError::NotFound { .. })
         ));
         assert_eq!(ranking(e, &b, &period).await, before, "{name}");
@@ -154,17 +208,28 @@ async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         let one = e
-            .preview(&b.slug, &period, "r", vec![PreviewChange::Correct { member: m("u5"), delta: 1 }], "a")
+            .preview(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                "r",
+                vec![PreviewChange::Correct { member: m("u5"), delta: 1 }],
+                "a",
+            )
             .await
             .unwrap();
         let two = e
-            .preview(&b.slug, &period, "r", vec![PreviewChange::Correct { member: m("u4"), delta: 1 }], "a")
+            .preview(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                "r",
+                vec![PreviewChange::Correct { member: m("u4"), delta: 1 }],
+                "a",
+            )
             .await
             .unwrap();
         assert_eq!(one.based_on, two.based_on, "{name}");
+        let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
         let (a, c) = tokio::join!(
-            e.apply_preview(&b.slug, &period, &one.preview_id, "admin:ann"),
-            e.apply_preview(&b.slug, &period, &two.preview_id, "admin:bob")
+            e.apply_preview(&scope, &one.preview_id, "admin:ann"),
+            e.apply_preview(&scope, &two.preview_id, "admin:bob")
         );
         let codes = [&a, &c].map(|r| match r {
             Ok(_) => "applied",
@@ -178,12 +243,18 @@ async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
 
         // The same draft applied twice at once: both get the one answer, one correction.
         let three = e
-            .preview(&b.slug, &period, "r", vec![PreviewChange::Correct { member: m("u3"), delta: 2 }], "a")
+            .preview(
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                "r",
+                vec![PreviewChange::Correct { member: m("u3"), delta: 2 }],
+                "a",
+            )
             .await
             .unwrap();
+        let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
         let (x, y) = tokio::join!(
-            e.apply_preview(&b.slug, &period, &three.preview_id, "admin:ann"),
-            e.apply_preview(&b.slug, &period, &three.preview_id, "admin:ann")
+            e.apply_preview(&scope, &three.preview_id, "admin:ann"),
+            e.apply_preview(&scope, &three.preview_id, "admin:ann")
         );
         assert_eq!(x.unwrap(), y.unwrap(), "{name}");
         assert_eq!(audit_actions(e, &b, "correct").await, 2, "{name}");
@@ -198,13 +269,19 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         settle(e, &b, &period).await;
-        let first = e.settlement(&b.slug, &period).await.unwrap();
+        let first = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         // Single-change routes stay refused on a settled period.
         assert_eq!(conflict_code(e.revoke(&b.slug, &ev("e1"), "admin:ann", "cheat").await), "period_settled");
 
         let changes = vec![PreviewChange::Revoke(ev("e1"))];
-        let preview = e.preview(&b.slug, &period, "u1 cheated", changes, "admin:ann").await.unwrap();
-        let applied = e.apply_preview(&b.slug, &period, &preview.preview_id, "admin:bob").await.unwrap();
+        let preview = e
+            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "u1 cheated", changes, "admin:ann")
+            .await
+            .unwrap();
+        let applied = e
+            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id, "admin:bob")
+            .await
+            .unwrap();
         let revision = applied.revision.clone().expect("a settled period is re-settled");
         assert_eq!((applied.state.as_str(), revision.revision), ("settled", 2), "{name}");
         assert_eq!(revision.previous_digest, first.digest, "{name}: the chain");
@@ -239,7 +316,7 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         assert_eq!(revision.rewards[2].idempotency_key, format!("laurel:{slug}:{period}:2:u2"), "{name}");
 
         // The outbox holds the first settlement's three grants and these six rows.
-        let rewards = e.rewards(&b.slug, &period).await.unwrap();
+        let rewards = e.rewards(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(rewards.len(), 9, "{name}");
         assert_eq!(
             rewards.iter().filter(|r| r.revision == 2 && r.kind == RewardKind::Revoke).count(),
@@ -248,19 +325,22 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         );
 
         // Both revisions stay readable; the latest is the settlement.
-        let latest = e.settlement(&b.slug, &period).await.unwrap();
+        let latest = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!((latest.revision, latest.digest.as_str()), (2, revision.digest.as_str()), "{name}");
         assert_eq!(latest.previous_digest.as_deref(), Some(first.digest.as_str()), "{name}");
         assert_eq!(latest.reason.as_deref(), Some("u1 cheated"), "{name}");
-        let old = e.settlement_revision(&b.slug, &period, Some(1), 0, 100).await.unwrap();
+        let old = e
+            .settlement_revision(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(1), 0, 100)
+            .await
+            .unwrap();
         assert_eq!((old.digest, old.standings), (first.digest.clone(), first.standings.clone()), "{name}");
-        let listed = e.settlements(&b.slug, &period).await.unwrap();
+        let listed = e.settlements(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let chain: Vec<(i64, Option<&str>)> =
             listed.iter().map(|s| (s.revision, s.previous_digest.as_deref())).collect();
         assert_eq!(chain, vec![(1, None), (2, Some(first.digest.as_str()))], "{name}");
         assert_eq!(listed[1].preview_id.as_deref(), Some(preview.preview_id.as_str()), "{name}");
         assert!(matches!(
-            e.settlement_revision(&b.slug, &period, Some(3), 0, 100).await,
+            e.settlement_revision(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(3), 0, 100).await,
             Err(engine::EngineError::NotFound { .. })
         ));
 
@@ -272,21 +352,24 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         assert_eq!(audit_actions(e, &b, "reward_compensated").await, 4, "{name}");
 
         // Contestants read each revision in words, and a member its rank in each.
-        let notes = e.revision_notes(&b.slug, &period, None).await.unwrap();
+        let notes = e.revision_notes(&e.scope(&b.slug, Some(&period)).await.unwrap(), None).await.unwrap();
         let said: Vec<(i64, Option<&str>, Option<&str>)> =
             notes.iter().map(|n| (n.revision, n.changes.as_deref(), n.reason.as_deref())).collect();
         assert_eq!(said, vec![(1, None, None), (2, Some("1 entry revoked"), Some("u1 cheated"))], "{name}");
-        let u2 = e.revision_notes(&b.slug, &period, Some(&m("u2"))).await.unwrap();
+        let u2 =
+            e.revision_notes(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u2"))).await.unwrap();
         let ranks: Vec<Option<u64>> = u2.iter().map(|n| n.standing.as_ref().map(|s| s.rank)).collect();
         assert_eq!(ranks, vec![Some(2), Some(1)], "{name}");
-        let nobody = e.revision_notes(&b.slug, &period, Some(&m("nobody"))).await.unwrap();
+        let nobody = e
+            .revision_notes(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("nobody")))
+            .await
+            .unwrap();
         assert!(nobody.iter().all(|n| n.standing.is_none()), "{name}");
 
         // A change that moves no prize writes a revision and no reward.
         let small = e
             .preview(
-                &b.slug,
-                &period,
+                &e.scope(&b.slug, Some(&period)).await.unwrap(),
                 "typo",
                 vec![PreviewChange::Correct { member: m("u5"), delta: 1 }],
                 "admin:ann",
@@ -294,14 +377,18 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
             .await
             .unwrap();
         let third = e
-            .apply_preview(&b.slug, &period, &small.preview_id, "admin:ann")
+            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &small.preview_id, "admin:ann")
             .await
             .unwrap()
             .revision
             .unwrap();
         assert_eq!((third.revision, third.rewards.len()), (3, 0), "{name}");
         assert_eq!(third.previous_digest, revision.digest, "{name}");
-        assert_eq!(e.rewards(&b.slug, &period).await.unwrap().len(), 9, "{name}");
+        assert_eq!(
+            e.rewards(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap().len(),
+            9,
+            "{name}"
+        );
     })
     .await;
 }
@@ -311,11 +398,19 @@ async fn an_archived_period_is_re_settled_without_bringing_its_keys_back() {
     each_store(async |name, e, p| {
         let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         settle(e, &b, &period).await;
-        e.transition(&b.slug, &period, Transition::Archive, "admin:ann", None).await.unwrap();
+        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Archive, "admin:ann", None)
+            .await
+            .unwrap();
         let keys = p.keys().await.len();
         let changes = vec![PreviewChange::RevokeMember(m("u1"))];
-        let preview = e.preview(&b.slug, &period, "cheat", changes, "admin:ann").await.unwrap();
-        let applied = e.apply_preview(&b.slug, &period, &preview.preview_id, "admin:ann").await.unwrap();
+        let preview = e
+            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "cheat", changes, "admin:ann")
+            .await
+            .unwrap();
+        let applied = e
+            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id, "admin:ann")
+            .await
+            .unwrap();
         assert_eq!(
             (applied.state.as_str(), applied.revision.map(|r| r.revision)),
             ("archived", Some(2)),
@@ -344,7 +439,10 @@ async fn a_re_settlement_keeps_the_prize_table_the_period_was_settled_with() {
         e.edit_board(&b.slug, &settings, "admin:ann").await.unwrap();
 
         let changes = vec![PreviewChange::Revoke(ev("e1"))];
-        let preview = e.preview(&b.slug, &period, "u1 cheated", changes, "admin:ann").await.unwrap();
+        let preview = e
+            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "u1 cheated", changes, "admin:ann")
+            .await
+            .unwrap();
         let mut prizes: Vec<(&str, Option<&str>, Option<&str>)> = preview
             .prizes
             .iter()
@@ -362,9 +460,12 @@ async fn a_re_settlement_keeps_the_prize_table_the_period_was_settled_with() {
             ],
             "{name}"
         );
-        let applied = e.apply_preview(&b.slug, &period, &preview.preview_id, "admin:ann").await.unwrap();
+        let applied = e
+            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id, "admin:ann")
+            .await
+            .unwrap();
         assert_eq!(applied.revision.map(|r| r.digest), preview.digest_after, "{name}");
-        let latest = e.settlement(&b.slug, &period).await.unwrap();
+        let latest = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert!(
             latest.standings.iter().all(|s| s.prize.as_deref() != Some("platinum")),
             "{name}: {latest:?}"

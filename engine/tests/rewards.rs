@@ -144,7 +144,14 @@ async fn frozen(e: &Engine, b: &Board, points: &[i64]) -> PeriodKey {
         .collect();
     e.record(b, &writes).await.unwrap();
     let period = b.period_at(at);
-    e.transition(&b.slug, &period.to_string(), Transition::Freeze, "test", None).await.unwrap();
+    e.transition(
+        &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+        Transition::Freeze,
+        "test",
+        None,
+    )
+    .await
+    .unwrap();
     period
 }
 
@@ -160,7 +167,14 @@ const POINTS: [i64; 4] = [100, 90, 80, 70];
 
 async fn settled_board(e: &Engine) -> (Board, PeriodKey) {
     let (b, period) = frozen_board(e, &POINTS).await;
-    e.transition(&b.slug, &period.to_string(), Transition::Settle, "test", None).await.unwrap();
+    e.transition(
+        &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+        Transition::Settle,
+        "test",
+        None,
+    )
+    .await
+    .unwrap();
     (b, period)
 }
 
@@ -174,7 +188,7 @@ async fn deliver_all(e: &Engine, config: &RewardsConfig, b: &Board, period: &Per
         total.delivered += pass.delivered;
         total.retrying += pass.retrying;
         total.failed += pass.failed;
-        let rewards = e.rewards(&b.slug, &period.to_string()).await.unwrap();
+        let rewards = e.rewards(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap();
         if rewards.iter().all(|r| r.status != "pending") {
             return total;
         }
@@ -225,7 +239,7 @@ async fn every_prized_member_is_delivered_once_with_attempts_and_audit() {
         assert_eq!(gold["board"], b.slug.as_str(), "{name}");
         assert_eq!(gold["period"], period.to_string(), "{name}");
         assert_eq!(gold["idempotency_key"], keys[0], "{name}");
-        let rewards = e.rewards(&b.slug, &period.to_string()).await.unwrap();
+        let rewards = e.rewards(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap();
         assert_eq!(rewards.len(), 3, "{name}");
         for r in &rewards {
             assert_eq!((r.status.as_str(), r.attempts), ("delivered", 1), "{name}: {r:?}");
@@ -254,7 +268,14 @@ async fn a_failing_receiver_is_retried_until_it_accepts() {
         let (receiver, url) = Receiver::start(2).await;
         // One prized member, so the two refusals are both its.
         let (b, period) = frozen_board(&e, &[100]).await;
-        e.transition(&b.slug, &period.to_string(), Transition::Settle, "test", None).await.unwrap();
+        e.transition(
+            &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            Transition::Settle,
+            "test",
+            None,
+        )
+        .await
+        .unwrap();
 
         let report = deliver_all(&e, &config(&url), &b, &period).await;
 
@@ -262,7 +283,7 @@ async fn a_failing_receiver_is_retried_until_it_accepts() {
         let key = &keys_of(&b, &period, &["m00"])[0];
         assert_eq!(receiver.times_seen(key), 3, "{name}");
         assert_eq!(receiver.processed().len(), 1, "{name}");
-        let rewards = e.rewards(&b.slug, &period.to_string()).await.unwrap();
+        let rewards = e.rewards(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap();
         let r = &rewards[0];
         assert_eq!((r.status.as_str(), r.attempts), ("delivered", 3), "{name}");
         let statuses: Vec<Option<u16>> = r.history.iter().map(|a| a.http_status).collect();
@@ -282,7 +303,14 @@ async fn a_reward_is_failed_after_its_last_attempt() {
         let e = stores.engine().await;
         let (receiver, url) = Receiver::start(usize::MAX).await;
         let (b, period) = frozen_board(&e, &[100]).await;
-        e.transition(&b.slug, &period.to_string(), Transition::Settle, "test", None).await.unwrap();
+        e.transition(
+            &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            Transition::Settle,
+            "test",
+            None,
+        )
+        .await
+        .unwrap();
         let mut config = config(&url);
         config.max_attempts = 3;
 
@@ -290,7 +318,7 @@ async fn a_reward_is_failed_after_its_last_attempt() {
 
         assert_eq!((report.retrying, report.failed, report.delivered), (2, 1, 0), "{name}");
         assert_eq!(receiver.seen().len(), 3, "{name}");
-        let r = &e.rewards(&b.slug, &period.to_string()).await.unwrap()[0];
+        let r = &e.rewards(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap()[0];
         assert_eq!((r.status.as_str(), r.attempts, r.history.len()), ("failed", 3, 3), "{name}");
         assert_eq!(audit_count(&e, &b, "reward_failed").await, 1, "{name}");
         // Failed is final: no pass sends it again.
@@ -308,23 +336,46 @@ async fn a_crash_after_the_settlement_commit_delivers_each_reward_once_after_a_r
         let (receiver, url) = Receiver::start(0).await;
         let (b, period) = frozen_board(&e, &POINTS).await;
         e.failpoints().arm("settle.after_commit");
-        let crashed = e.transition(&b.slug, &period.to_string(), Transition::Settle, "test", None).await;
+        let crashed = e
+            .transition(
+                &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+                Transition::Settle,
+                "test",
+                None,
+            )
+            .await;
         assert!(is_failpoint(crashed, "settle.after_commit"), "{name}");
         assert!(receiver.seen().is_empty(), "{name}: nothing sent before the restart");
-        let digest = e.settlement(&b.slug, &period.to_string()).await.unwrap().digest;
+        let digest =
+            e.settlement(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap().digest;
 
         let restarted = stores.engine().await;
         deliver_all(&restarted, &config(&url), &b, &period).await;
         // Settling again (a rerun after the crash) answers the same settlement, no new reward.
-        restarted.transition(&b.slug, &period.to_string(), Transition::Settle, "test", None).await.unwrap();
+        restarted
+            .transition(
+                &restarted.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+                Transition::Settle,
+                "test",
+                None,
+            )
+            .await
+            .unwrap();
         assert_eq!(
-            restarted.settlement(&b.slug, &period.to_string()).await.unwrap().digest,
+            restarted
+                .settlement(&restarted.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+                .await
+                .unwrap()
+                .digest,
             digest,
             "{name}"
         );
         assert_eq!(restarted.deliver_due_rewards(&config(&url)).await.unwrap().claimed, 0, "{name}");
 
-        let rewards = restarted.rewards(&b.slug, &period.to_string()).await.unwrap();
+        let rewards = restarted
+            .rewards(&restarted.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .await
+            .unwrap();
         assert_eq!(rewards.len(), 3, "{name}");
         assert!(rewards.iter().all(|r| r.status == "delivered" && r.attempts == 1), "{name}: {rewards:?}");
         for key in keys_of(&b, &period, &["m00", "m01", "m02"]) {
@@ -342,13 +393,20 @@ async fn a_crash_after_the_receiver_answered_redelivers_the_same_key_and_it_is_p
         let e = stores.engine().await;
         let (receiver, url) = Receiver::start(0).await;
         let (b, period) = frozen_board(&e, &[100]).await;
-        e.transition(&b.slug, &period.to_string(), Transition::Settle, "test", None).await.unwrap();
+        e.transition(
+            &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            Transition::Settle,
+            "test",
+            None,
+        )
+        .await
+        .unwrap();
         let key = keys_of(&b, &period, &["m00"]).remove(0);
         e.failpoints().arm("reward.after_send");
         let crashed = e.deliver_due_rewards(&config(&url)).await;
         assert!(is_failpoint(crashed, "reward.after_send"), "{name}");
         assert_eq!(receiver.times_seen(&key), 1, "{name}: the receiver got it");
-        let r = &e.rewards(&b.slug, &period.to_string()).await.unwrap()[0];
+        let r = &e.rewards(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap()[0];
         assert_eq!((r.status.as_str(), r.history.len()), ("pending", 0), "{name}: the ledger did not");
 
         let restarted = stores.engine().await;
@@ -356,7 +414,10 @@ async fn a_crash_after_the_receiver_answered_redelivers_the_same_key_and_it_is_p
 
         assert_eq!(receiver.times_seen(&key), 2, "{name}: sent again with the same key");
         assert_eq!(receiver.processed().len(), 1, "{name}: processed once");
-        let rewards = restarted.rewards(&b.slug, &period.to_string()).await.unwrap();
+        let rewards = restarted
+            .rewards(&restarted.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .await
+            .unwrap();
         assert_eq!(rewards.len(), 1, "{name}");
         assert_eq!(rewards[0].status, "delivered", "{name}");
         assert_eq!(audit_count(&restarted, &b, "reward_delivered").await, 1, "{name}");
@@ -372,7 +433,14 @@ async fn a_crash_before_the_send_sends_nothing_and_the_next_pass_delivers_once()
         let e = stores.engine().await;
         let (receiver, url) = Receiver::start(0).await;
         let (b, period) = frozen_board(&e, &[100]).await;
-        e.transition(&b.slug, &period.to_string(), Transition::Settle, "test", None).await.unwrap();
+        e.transition(
+            &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            Transition::Settle,
+            "test",
+            None,
+        )
+        .await
+        .unwrap();
         e.failpoints().arm("reward.before_send");
         let crashed = e.deliver_due_rewards(&config(&url)).await;
         assert!(is_failpoint(crashed, "reward.before_send"), "{name}");
@@ -381,7 +449,7 @@ async fn a_crash_before_the_send_sends_nothing_and_the_next_pass_delivers_once()
         deliver_all(&e, &config(&url), &b, &period).await;
 
         assert_eq!(receiver.seen(), keys_of(&b, &period, &["m00"]), "{name}");
-        let r = &e.rewards(&b.slug, &period.to_string()).await.unwrap()[0];
+        let r = &e.rewards(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap()[0];
         assert_eq!((r.status.as_str(), r.attempts), ("delivered", 1), "{name}");
         stores.cleanup().await;
     }
@@ -399,7 +467,14 @@ async fn two_deliverers_never_send_the_same_reward() {
         b.prizes.push(Prize { from_rank: 4, to_rank: 30, prize: "bronze".into() });
         let points: Vec<i64> = (0..30).map(|i| 1000 - i).collect();
         let period = frozen(&one, &b, &points).await;
-        one.transition(&b.slug, &period.to_string(), Transition::Settle, "test", None).await.unwrap();
+        one.transition(
+            &one.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            Transition::Settle,
+            "test",
+            None,
+        )
+        .await
+        .unwrap();
         let mut small = config(&url);
         small.batch = 4;
 
@@ -441,18 +516,30 @@ async fn a_re_settlement_delivers_each_reward_delta_once_whatever_step_it_crashe
             deliver_all(&e, &config, &b, &period).await;
             let key = period.to_string();
             let changes = vec![PreviewChange::Revoke(EventId::parse("e0").unwrap())];
-            let preview = e.preview(&b.slug, &key, "m00 cheated", changes, "admin").await.unwrap();
+            let preview = e
+                .preview(&e.scope(&b.slug, Some(&key)).await.unwrap(), "m00 cheated", changes, "admin")
+                .await
+                .unwrap();
             if let Some(point) = crash {
                 e.failpoints().arm(point);
-                let crashed = e.apply_preview(&b.slug, &key, &preview.preview_id, "admin").await;
+                let crashed = e
+                    .apply_preview(&e.scope(&b.slug, Some(&key)).await.unwrap(), &preview.preview_id, "admin")
+                    .await;
                 assert!(is_failpoint(crashed, point), "{name}");
             }
             let e = stores.engine().await;
-            let applied = e.apply_preview(&b.slug, &key, &preview.preview_id, "admin").await.unwrap();
+            let applied = e
+                .apply_preview(&e.scope(&b.slug, Some(&key)).await.unwrap(), &preview.preview_id, "admin")
+                .await
+                .unwrap();
             let revision = applied.revision.expect("re-settled");
             assert_eq!(revision.revision, 2, "{name}");
             assert_eq!(Some(revision.digest.as_str()), preview.digest_after.as_deref(), "{name}");
-            assert_eq!(e.settlements(&b.slug, &key).await.unwrap().len(), 2, "{name}");
+            assert_eq!(
+                e.settlements(&e.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap().len(),
+                2,
+                "{name}"
+            );
             deliver_all(&e, &config, &b, &period).await;
 
             // After: m01 gold, m02 silver (unchanged: nothing sent), m03 silver.

@@ -596,7 +596,14 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
 
         // Later passes change nothing, and a revealed period is not frozen again.
         assert!(e.scheduler_pass(&config, end - secs(60)).await.unwrap().publicly_frozen.is_empty());
-        e.reveal(&b.slug, "2026-W53", engine::public::RevealMode::All, "admin:ann", None).await.unwrap();
+        e.reveal(
+            &e.scope(&b.slug, Some("2026-W53")).await.unwrap(),
+            engine::public::RevealMode::All,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
         assert!(e.scheduler_pass(&config, end - secs(30)).await.unwrap().publicly_frozen.is_empty());
         assert_eq!(e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap().total, 2, "{ctx}: revealed");
         let rows = audit_rows(e, &b, "public_freeze").await;

@@ -347,14 +347,20 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
             expected.push("archived");
             assert_eq!(states, expected, "{ctx}");
             for (age, info) in periods.iter().enumerate().skip(1) {
-                let settlement = e.settlement(&slug, &info.period.to_string()).await.unwrap();
+                let settlement = e
+                    .settlement(&e.scope(&slug, Some(&info.period.to_string())).await.unwrap())
+                    .await
+                    .unwrap();
                 assert_eq!(settlement.revision, if age == 2 { 2 } else { 1 }, "{ctx} {}", info.period);
                 assert_eq!(settlement.previous_digest.is_some(), age == 2, "{ctx}");
                 assert!(settlement.members > 15, "{ctx}: {} members", settlement.members);
             }
             // Past entries were recorded during their week, on time: none waits for review.
             for info in &periods[1..] {
-                let late = e.late_entries(&slug, &info.period.to_string(), None).await.unwrap();
+                let late = e
+                    .late_entries(&e.scope(&slug, Some(&info.period.to_string())).await.unwrap(), None)
+                    .await
+                    .unwrap();
                 assert!(late.is_empty(), "{ctx} {}: {late:?}", info.period);
             }
 

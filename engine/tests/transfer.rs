@@ -67,14 +67,37 @@ async fn settled_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
         correction_id: None,
         reason: reason.into(),
     };
-    e.correct(&b.slug, &key, &correction(-5, "penalty"), "admin").await.unwrap();
-    e.correct(&b.slug, &key, &correction(5, "penalty lifted"), "admin").await.unwrap();
-    e.transition(&b.slug, &key, Transition::Freeze, "admin", Some("week over")).await.unwrap();
+    e.correct(&e.scope(&b.slug, Some(&key)).await.unwrap(), &correction(-5, "penalty"), "admin")
+        .await
+        .unwrap();
+    e.correct(&e.scope(&b.slug, Some(&key)).await.unwrap(), &correction(5, "penalty lifted"), "admin")
+        .await
+        .unwrap();
+    e.transition(
+        &e.scope(&b.slug, Some(&key)).await.unwrap(),
+        Transition::Freeze,
+        "admin",
+        Some("week over"),
+    )
+    .await
+    .unwrap();
     let late = e.record(&b, &[point("e8", "u4", 100)]).await.unwrap();
     assert_eq!(late[0].recorded.outcome, Outcome::Late);
-    let pending = e.late_entries(&b.slug, &key, Some("pending")).await.unwrap();
-    e.decide_late(&b.slug, &key, pending[0].id, false, "admin", Some("too late")).await.unwrap();
-    let info = e.transition(&b.slug, &key, Transition::Settle, "admin", None).await.unwrap();
+    let pending =
+        e.late_entries(&e.scope(&b.slug, Some(&key)).await.unwrap(), Some("pending")).await.unwrap();
+    e.decide_late(
+        &e.scope(&b.slug, Some(&key)).await.unwrap(),
+        pending[0].id,
+        false,
+        "admin",
+        Some("too late"),
+    )
+    .await
+    .unwrap();
+    let info = e
+        .transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
+        .await
+        .unwrap();
     assert_eq!(info.state.as_str(), "settled");
     (b, period)
 }
@@ -106,7 +129,8 @@ async fn an_imported_period_has_the_same_settlement_on_the_other_ledger() {
         for policy in [TiePolicy::FirstReached, TiePolicy::Shared] {
             let (b, period) = settled_period(source, policy).await;
             let key = period.to_string();
-            let export = source.export_period(&b.slug, &key).await.unwrap();
+            let export =
+                source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
             assert_eq!(export.entries.len(), 10, "{ctx}: 7 events, a revocation, 2 corrections");
             let revocation = export.entries.iter().find(|e| e.kind == "revocation").unwrap();
             assert_eq!(revocation.revokes.as_deref(), Some("e5"), "{ctx}");
@@ -116,8 +140,8 @@ async fn an_imported_period_has_the_same_settlement_on_the_other_ledger() {
             assert!(report.board_created, "{ctx}");
             assert_eq!((report.entries, report.late_entries, report.members), (10, 1, 5), "{ctx}");
 
-            let before = source.settlement(&b.slug, &key).await.unwrap();
-            let after = dest.settlement(&b.slug, &key).await.unwrap();
+            let before = source.settlement(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+            let after = dest.settlement(&dest.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
             assert_eq!(after.digest, before.digest, "{ctx} {policy}");
             assert_eq!(report.digest, before.digest, "{ctx}");
             assert_eq!(after.standings, before.standings, "{ctx} {policy}");
@@ -127,7 +151,8 @@ async fn an_imported_period_has_the_same_settlement_on_the_other_ledger() {
             assert_eq!(dest.board(&b.slug).await.unwrap(), b, "{ctx}");
 
             // Exported again from the target, the period is the same (only its row ids differ).
-            let mut again = dest.export_period(&b.slug, &key).await.unwrap();
+            let mut again =
+                dest.export_period(&dest.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
             again.exported_at = export.exported_at;
             again.settlement.watermark = export.settlement.watermark;
             assert_eq!(again, export, "{ctx} {policy}");
@@ -149,7 +174,10 @@ async fn an_imported_period_has_the_same_settlement_on_the_other_ledger() {
 async fn importing_a_period_twice_is_refused() {
     each_direction(async |ctx, source, dest| {
         let (b, period) = settled_period(source, TiePolicy::FirstReached).await;
-        let export = source.export_period(&b.slug, &period.to_string()).await.unwrap();
+        let export = source
+            .export_period(&source.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .await
+            .unwrap();
         dest.import_period(&export).await.unwrap();
         assert_eq!(code(dest.import_period(&export).await.unwrap_err()), "period_exists", "{ctx}");
         // Into its own ledger as well.
@@ -162,7 +190,10 @@ async fn importing_a_period_twice_is_refused() {
 async fn a_tampered_export_is_refused_with_nothing_written() {
     each_direction(async |ctx, source, dest| {
         let (b, period) = settled_period(source, TiePolicy::FirstReached).await;
-        let export = source.export_period(&b.slug, &period.to_string()).await.unwrap();
+        let export = source
+            .export_period(&source.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .await
+            .unwrap();
         let e2 = export.entries.iter().position(|e| e.external_id.as_deref() == Some("e2")).unwrap();
 
         // One entry's delta changed: its member's total no longer replays to the export's.
@@ -192,11 +223,25 @@ async fn only_settled_periods_are_exported_and_a_different_board_is_refused() {
         source.create_board(&b).await.unwrap();
         source.record(&b, &[point("x1", "u1", 5)]).await.unwrap();
         let key = b.period_at(last_week()).to_string();
-        assert_eq!(code(source.export_period(&b.slug, &key).await.unwrap_err()), "not_settled", "{ctx}");
-        source.transition(&b.slug, &key, Transition::Freeze, "admin", None).await.unwrap();
-        assert_eq!(code(source.export_period(&b.slug, &key).await.unwrap_err()), "not_settled", "{ctx}");
-        source.transition(&b.slug, &key, Transition::Settle, "admin", None).await.unwrap();
-        let export = source.export_period(&b.slug, &key).await.unwrap();
+        assert_eq!(
+            code(source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap_err()),
+            "not_settled",
+            "{ctx}"
+        );
+        source
+            .transition(&source.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Freeze, "admin", None)
+            .await
+            .unwrap();
+        assert_eq!(
+            code(source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap_err()),
+            "not_settled",
+            "{ctx}"
+        );
+        source
+            .transition(&source.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
+            .await
+            .unwrap();
+        let export = source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
 
         // The same slug with another title on the target.
         dest.create_board(&Board { title: "other".into(), ..b.clone() }).await.unwrap();
@@ -216,10 +261,19 @@ async fn a_hidden_member_travels_with_its_period_and_stays_out_of_the_standings(
             .await
             .unwrap();
         let u1 = MemberId::parse("u1").unwrap();
-        source.hide_member(&b.slug, &key, &u1, "admin", "multiple accounts").await.unwrap();
-        source.transition(&b.slug, &key, Transition::Freeze, "admin", None).await.unwrap();
-        source.transition(&b.slug, &key, Transition::Settle, "admin", None).await.unwrap();
-        let export = source.export_period(&b.slug, &key).await.unwrap();
+        source
+            .hide_member(&source.scope(&b.slug, Some(&key)).await.unwrap(), &u1, "admin", "multiple accounts")
+            .await
+            .unwrap();
+        source
+            .transition(&source.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Freeze, "admin", None)
+            .await
+            .unwrap();
+        source
+            .transition(&source.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
+            .await
+            .unwrap();
+        let export = source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
         let hidden: Vec<_> = export.totals.iter().map(|t| (t.member.as_str(), t.hidden)).collect();
         assert_eq!(hidden, [("u1", true), ("u2", false), ("u3", false)], "{ctx}");
         // Only hidden totals carry the flag.
@@ -228,8 +282,10 @@ async fn a_hidden_member_travels_with_its_period_and_stays_out_of_the_standings(
 
         let report = dest.import_period(&through_json(&export)).await.unwrap();
         assert_eq!(report.members, 2, "{ctx}");
-        let (before, after) =
-            (source.settlement(&b.slug, &key).await.unwrap(), dest.settlement(&b.slug, &key).await.unwrap());
+        let (before, after) = (
+            source.settlement(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap(),
+            dest.settlement(&dest.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap(),
+        );
         assert_eq!((&after.digest, &after.standings), (&before.digest, &before.standings), "{ctx}");
         assert!(after.standings.iter().all(|s| s.member != u1), "{ctx}");
         let period = b.period_at(last_week());
@@ -251,7 +307,10 @@ async fn a_hidden_member_travels_with_its_period_and_stays_out_of_the_standings(
 async fn an_export_of_format_version_1_still_imports() {
     each_direction(async |ctx, source, dest| {
         let (b, period) = settled_period(source, TiePolicy::Shared).await;
-        let mut export = source.export_period(&b.slug, &period.to_string()).await.unwrap();
+        let mut export = source
+            .export_period(&source.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .await
+            .unwrap();
         assert_eq!(export.format_version, 3, "{ctx}");
         export.format_version = 4;
         assert!(matches!(dest.import_period(&export).await, Err(EngineError::Invalid(_))), "{ctx}");
@@ -272,9 +331,17 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
         let (b, period) = settled_period(source, TiePolicy::Shared).await;
         let key = period.to_string();
         let changes = vec![PreviewChange::Revoke(EventId::parse("e3").unwrap())];
-        let preview = source.preview(&b.slug, &key, "u3 cheated", changes, "admin").await.unwrap();
-        source.apply_preview(&b.slug, &key, &preview.preview_id, "admin").await.unwrap();
-        let export = through_json(&source.export_period(&b.slug, &key).await.unwrap());
+        let preview = source
+            .preview(&source.scope(&b.slug, Some(&key)).await.unwrap(), "u3 cheated", changes, "admin")
+            .await
+            .unwrap();
+        source
+            .apply_preview(&source.scope(&b.slug, Some(&key)).await.unwrap(), &preview.preview_id, "admin")
+            .await
+            .unwrap();
+        let export = through_json(
+            &source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap(),
+        );
         assert_eq!((export.revisions.len(), export.settlement.revision), (1, 2), "{ctx}");
         assert_eq!(export.settlement.previous_digest.as_ref(), Some(&export.revisions[0].digest), "{ctx}");
         assert_eq!(export.settlement.reason.as_deref(), Some("u3 cheated"), "{ctx}");
@@ -300,15 +367,18 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
             (2, export.settlement.digest.as_str()),
             "{ctx}"
         );
-        let here = dest.settlements(&b.slug, &key).await.unwrap();
-        let there = source.settlements(&b.slug, &key).await.unwrap();
+        let here = dest.settlements(&dest.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let there = source.settlements(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
         let chain = |list: &[domain::view::SettlementSummary]| {
             list.iter()
                 .map(|s| (s.revision, s.digest.clone(), s.previous_digest.clone(), s.reason.clone()))
                 .collect::<Vec<_>>()
         };
         assert_eq!(chain(&here), chain(&there), "{ctx}");
-        let old = dest.settlement_revision(&b.slug, &key, Some(1), 0, 100).await.unwrap();
+        let old = dest
+            .settlement_revision(&dest.scope(&b.slug, Some(&key)).await.unwrap(), Some(1), 0, 100)
+            .await
+            .unwrap();
         assert_eq!(old.standings, export.revisions[0].standings, "{ctx}");
     })
     .await;

@@ -263,13 +263,16 @@ async fn the_reconciler_levels_a_projection_that_lost_its_keys() {
         // Level again: nothing to do.
         assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}");
         // An explicit rebuild gives the same ranking.
-        let rebuilt = e.rebuild(&b.slug, "current", "test").await.unwrap();
+        let rebuilt = e.rebuild(&e.scope(&b.slug, Some("current")).await.unwrap(), "test").await.unwrap();
         assert_eq!(rebuilt.members, 7);
         assert_eq!(projected_points(e, &b).await, before, "{ctx}");
         assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}: rebuild keeps vsum");
         // Streamed from the ledger in pages (of 2 and of 7, the last page full), the same again.
         for page in [2, 7] {
-            let rebuilt = e.rebuild_in_pages(&b.slug, "current", "test", page).await.unwrap();
+            let rebuilt = e
+                .rebuild_in_pages(&e.scope(&b.slug, Some("current")).await.unwrap(), "test", page)
+                .await
+                .unwrap();
             assert_eq!(rebuilt.members, 7, "{ctx}");
             assert_eq!(projected_points(e, &b).await, before, "{ctx}");
             assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}");

@@ -87,17 +87,19 @@ async fn main() -> anyhow::Result<()> {
         Command::Rebuild { stores, board, period } => {
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
             let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
+            let scope = engine.scope(&board, Some(&period)).await?;
             let progress = cli::progress("rebuild");
             let page = engine::reconciler::REBUILD_PAGE;
-            let report = engine.rebuild_with_progress(&board, &period, "cli", page, &progress).await?;
+            let report = engine.rebuild_with_progress(&scope, "cli", page, &progress).await?;
             println!("rebuilt {board} {period}: {} members in {} ms", report.members, report.took_ms);
             Ok(())
         }
         Command::Export { stores, board, period, out } => {
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
             let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
+            let scope = engine.scope(&board, Some(&period)).await?;
             let progress = cli::progress("export");
-            let export = engine.export_period_with_progress(&board, &period, &progress).await?;
+            let export = engine.export_period_with_progress(&scope, &progress).await?;
             // The bytes `serde_json::to_string_pretty` makes, and a newline.
             use engine::transfer::write_export as write;
             match out {

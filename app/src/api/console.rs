@@ -183,15 +183,14 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
     let engine = engine()?;
     let scope = scope(board, Some(&period)).await?;
     let (slug, board, key) = (scope.slug().clone(), scope.board().clone(), scope.period());
-    let period = key.to_string();
     let info = engine.period_info(&board, key).await?;
-    let settlement = match engine.settlement_page(&slug, &period, 0, STANDINGS_SHOWN).await {
+    let settlement = match engine.settlement_page(&scope, 0, STANDINGS_SHOWN).await {
         Ok(s) => Some(s),
         Err(engine::EngineError::NotFound { .. }) => None,
         Err(e) => return Err(e.into()),
     };
     let (revisions, rewards) = match settlement {
-        Some(_) => (engine.settlements(&slug, &period).await?, engine.rewards(&slug, &period).await?),
+        Some(_) => (engine.settlements(&scope).await?, engine.rewards(&scope).await?),
         None => (Vec::new(), Vec::new()),
     };
     Ok(PeriodConsole {
@@ -204,8 +203,8 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         periods: engine.periods(&slug).await?,
         leaders: engine.ranking_page_as(engine::ledger::Viewer::Admin, &scope, 0, 20).await?,
         public_frozen_at: engine.public_frozen_at(&slug, key).await?,
-        next_reveal: engine.reveal_plan(&slug, &period).await?.map(|plan| next_reveal_words(&plan)),
-        late: engine.late_entries(&slug, &period, None).await?,
+        next_reveal: engine.reveal_plan(&scope).await?.map(|plan| next_reveal_words(&plan)),
+        late: engine.late_entries(&scope, None).await?,
         settlement,
         revisions,
         rewards,
@@ -245,15 +244,15 @@ pub async fn transition(
     use domain::lifecycle::Transition;
     let actor = super::admin::admin_actor().await?;
     let engine = engine()?;
-    let slug = board_slug(board)?;
+    let scope = scope(board, Some(&period)).await?;
     let reason = Some(reason.trim()).filter(|r| !r.is_empty());
     let transition = match step.as_str() {
         "rebuild" => {
-            let report = engine.rebuild(&slug, &period, &actor).await?;
+            let report = engine.rebuild(&scope, &actor).await?;
             return Ok(format!("Rebuilt {} members in {} ms.", report.members, report.took_ms));
         }
         "public-freeze" => {
-            let done = engine.public_freeze(&slug, &period, &actor, reason).await?;
+            let done = engine.public_freeze(&scope, &actor, reason).await?;
             return Ok(match done.changed {
                 true => "The public now sees the standings as they are now; writes keep counting.".into(),
                 false => "Already publicly frozen; nothing changed.".into(),
@@ -262,7 +261,7 @@ pub async fn transition(
         "reveal-next" | "reveal-all" => {
             use engine::public::RevealMode;
             let mode = if step == "reveal-next" { RevealMode::Next } else { RevealMode::All };
-            let done = engine.reveal(&slug, &period, mode, &actor, reason).await?;
+            let done = engine.reveal(&scope, mode, &actor, reason).await?;
             let names: Vec<String> = done.revealed.iter().map(ToString::to_string).collect();
             return Ok(match (done.changed, done.frozen_at) {
                 (false, _) => "Not publicly frozen; nothing changed.".into(),
@@ -281,7 +280,7 @@ pub async fn transition(
     if transition == Transition::Reopen && reason.is_none() {
         return Err(AppError::Field { field: "reason".into(), message: "say why the period reopens".into() });
     }
-    let info = engine.transition(&slug, &period, transition, &actor, reason).await?;
+    let info = engine.transition(&scope, transition, &actor, reason).await?;
     Ok(format!("{} is now {}.", info.period, info.state))
 }
 
@@ -292,10 +291,8 @@ pub async fn transition(
 #[server(endpoint = "admin_progress")]
 pub async fn read_progress(board: String, period: String) -> Result<Option<JobProgress>, AppError> {
     super::admin::admin_actor().await?;
-    let engine = engine()?;
-    let slug = board_slug(board)?;
-    let key = engine.period_of(&engine.board(&slug).await?, Some(&period))?;
-    Ok(engine::progress::latest(&slug, &key).map(|job| JobProgress {
+    let scope = scope(board, Some(&period)).await?;
+    Ok(engine::progress::latest(scope.slug(), &scope.period()).map(|job| JobProgress {
         kind: job.kind.into(),
         phases: job
             .phases

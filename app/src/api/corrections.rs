@@ -70,8 +70,8 @@ pub async fn preview_correction(
         other => return Err(AppError::Invalid(format!("{other:?} is not a change the console makes"))),
     };
     let words = domain::preview::describe(std::slice::from_ref(&change));
-    let slug = super::board_slug(board)?;
-    let p = super::engine()?.preview(&slug, &period, reason, vec![change], &actor).await?;
+    let scope = super::scope(board, Some(&period)).await?;
+    let p = super::engine()?.preview(&scope, reason, vec![change], &actor).await?;
     Ok(CorrectionPreview {
         preview_id: p.preview_id,
         board: p.board.to_string(),
@@ -95,8 +95,8 @@ pub async fn cancel_correction(
     preview_id: String,
 ) -> Result<String, AppError> {
     let actor = super::admin::admin_actor().await?;
-    let slug = super::board_slug(board)?;
-    let draft = super::engine()?.cancel_preview(&slug, &period, preview_id.trim(), &actor).await?;
+    let scope = super::scope(board, Some(&period)).await?;
+    let draft = super::engine()?.cancel_preview(&scope, preview_id.trim(), &actor).await?;
     Ok(format!("Cancelled: {}; nothing changed.", domain::preview::describe(&draft.changes)))
 }
 
@@ -104,10 +104,10 @@ pub async fn cancel_correction(
 #[server(endpoint = "admin_apply_preview")]
 pub async fn apply_correction(board: String, period: String, preview_id: String) -> Result<String, AppError> {
     let actor = super::admin::admin_actor().await?;
-    let slug = super::board_slug(board)?;
+    let scope = super::scope(board, Some(&period)).await?;
     let engine = super::engine()?;
-    let draft = engine.preview_draft(&slug, &period, preview_id.trim()).await?;
-    let applied = engine.apply_preview(&slug, &period, preview_id.trim(), &actor).await?;
+    let draft = engine.preview_draft(&scope, preview_id.trim()).await?;
+    let applied = engine.apply_preview(&scope, preview_id.trim(), &actor).await?;
     let words = domain::preview::describe(&draft.changes);
     Ok(match applied.revision {
         Some(r) => {

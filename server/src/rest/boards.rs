@@ -5,7 +5,7 @@
 use super::auth::Admin;
 use super::body::JsonBody;
 use super::error::{ApiError, ApiPath, ErrorBody};
-use super::params::{BoardParams, PeriodParams, slug};
+use super::params::{BoardParams, PeriodParams, PeriodScope, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
@@ -341,9 +341,9 @@ pub async fn show(
 pub async fn rebuild(
     State(state): State<AppState>,
     admin: Admin,
-    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Rebuild>, ApiError> {
-    let report = state.engine.rebuild(&slug(board)?, &period, &admin.actor).await?;
+    let report = state.engine.rebuild(&scope, &admin.actor).await?;
     Ok(Json(Rebuild { members: report.members, took_ms: report.took_ms }))
 }
 

@@ -5,7 +5,7 @@
 use super::auth::Admin;
 use super::body::JsonBody;
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
-use super::params::{EventParams, LateParams, MemberParams, PeriodParams, offset, slug};
+use super::params::{EventParams, LateParams, MemberParams, PeriodParams, PeriodScope, offset, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
@@ -16,10 +16,9 @@ use domain::{EventId, MemberId, PeriodKey};
 use engine::ledger::audit::AuditFilter;
 use engine::lifecycle::Correction as NewCorrection;
 use engine::public::RevealMode;
+use engine::scope::Scope;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-
-type PeriodPath = ApiPath<PeriodParams>;
 
 /// A settlement's rewards and every delivery attempt.
 #[derive(Debug, Serialize, ToSchema)]
@@ -126,15 +125,12 @@ pub struct CorrectionIn {
 async fn transition(
     state: AppState,
     admin: Admin,
-    PeriodParams { board, period }: PeriodParams,
+    scope: Scope,
     body: JsonBody,
     transition: Transition,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     let body: ReasonIn = body.parse_or_default()?;
-    let info = state
-        .engine
-        .transition(&slug(board)?, &period, transition, &admin.actor, body.reason.as_deref())
-        .await?;
+    let info = state.engine.transition(&scope, transition, &admin.actor, body.reason.as_deref()).await?;
     Ok(Json(info))
 }
 
@@ -156,7 +152,7 @@ async fn transition(
 pub async fn freeze(
     State(s): State<AppState>,
     h: Admin,
-    ApiPath(p): PeriodPath,
+    PeriodScope(p): PeriodScope,
     b: JsonBody,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     transition(s, h, p, b, Transition::Freeze).await
@@ -180,7 +176,7 @@ pub async fn freeze(
 pub async fn reopen(
     State(s): State<AppState>,
     h: Admin,
-    ApiPath(p): PeriodPath,
+    PeriodScope(p): PeriodScope,
     b: JsonBody,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     transition(s, h, p, b, Transition::Reopen).await
@@ -204,7 +200,7 @@ pub async fn reopen(
 pub async fn settle(
     State(s): State<AppState>,
     h: Admin,
-    ApiPath(p): PeriodPath,
+    PeriodScope(p): PeriodScope,
     b: JsonBody,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     transition(s, h, p, b, Transition::Settle).await
@@ -228,7 +224,7 @@ pub async fn settle(
 pub async fn archive(
     State(s): State<AppState>,
     h: Admin,
-    ApiPath(p): PeriodPath,
+    PeriodScope(p): PeriodScope,
     b: JsonBody,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     transition(s, h, p, b, Transition::Archive).await
@@ -263,14 +259,14 @@ pub struct StandingsQuery {
 )]
 pub async fn settlement(
     State(state): State<AppState>,
-    ApiPath(PeriodParams { board, period }): PeriodPath,
     ApiQuery(q): ApiQuery<StandingsQuery>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Settlement>, ApiError> {
     let (offset, limit) = (offset(q.offset)?, q.limit.unwrap_or(engine::ledger::SETTLEMENT_PAGE));
     if q.revision.is_some_and(|r| r < 1) {
         return Err(ApiError::invalid("revision must be 1 or more"));
     }
-    Ok(Json(state.engine.settlement_revision(&slug(board)?, &period, q.revision, offset, limit).await?))
+    Ok(Json(state.engine.settlement_revision(&scope, q.revision, offset, limit).await?))
 }
 
 /// The rewards of a period's settlement with their delivery attempts (admin: attempts carry the
@@ -290,9 +286,9 @@ pub async fn settlement(
 pub async fn rewards(
     State(state): State<AppState>,
     _admin: Admin,
-    ApiPath(PeriodParams { board, period }): PeriodPath,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<RewardList>, ApiError> {
-    let rewards = state.engine.rewards(&slug(board)?, &period).await?;
+    let rewards = state.engine.rewards(&scope).await?;
     Ok(Json(RewardList { rewards }))
 }
 
@@ -338,25 +334,22 @@ pub struct LateQuery {
 pub async fn late(
     State(state): State<AppState>,
     _admin: Admin,
-    ApiPath(PeriodParams { board, period }): PeriodPath,
     ApiQuery(q): ApiQuery<LateQuery>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<LateList>, ApiError> {
-    let entries = state.engine.late_entries(&slug(board)?, &period, q.status.map(LateStatus::as_str)).await?;
+    let entries = state.engine.late_entries(&scope, q.status.map(LateStatus::as_str)).await?;
     Ok(Json(LateList { entries }))
 }
 
 async fn decide_late(
     state: AppState,
     admin: Admin,
-    LateParams { board, period, id }: LateParams,
+    (LateParams { id, .. }, scope): (LateParams, Scope),
     body: JsonBody,
     accept: bool,
 ) -> Result<Json<LateDecision>, ApiError> {
     let body: ReasonIn = body.parse_or_default()?;
-    let decided = state
-        .engine
-        .decide_late(&slug(board)?, &period, id, accept, &admin.actor, body.reason.as_deref())
-        .await?;
+    let decided = state.engine.decide_late(&scope, id, accept, &admin.actor, body.reason.as_deref()).await?;
     Ok(Json(LateDecision {
         late: decided.entry,
         result: decided.result,
@@ -384,9 +377,10 @@ pub async fn accept_late(
     State(s): State<AppState>,
     h: Admin,
     ApiPath(p): ApiPath<LateParams>,
+    PeriodScope(scope): PeriodScope,
     b: JsonBody,
 ) -> Result<Json<LateDecision>, ApiError> {
-    decide_late(s, h, p, b, true).await
+    decide_late(s, h, (p, scope), b, true).await
 }
 
 #[utoipa::path(
@@ -408,9 +402,10 @@ pub async fn reject_late(
     State(s): State<AppState>,
     h: Admin,
     ApiPath(p): ApiPath<LateParams>,
+    PeriodScope(scope): PeriodScope,
     b: JsonBody,
 ) -> Result<Json<LateDecision>, ApiError> {
-    decide_late(s, h, p, b, false).await
+    decide_late(s, h, (p, scope), b, false).await
 }
 
 #[utoipa::path(
@@ -466,7 +461,7 @@ pub async fn revoke(
 pub async fn correct(
     State(state): State<AppState>,
     admin: Admin,
-    ApiPath(PeriodParams { board, period }): PeriodPath,
+    PeriodScope(scope): PeriodScope,
     body: JsonBody,
 ) -> Result<Json<Correction>, ApiError> {
     let body: CorrectionIn = body.parse()?;
@@ -475,7 +470,7 @@ pub async fn correct(
         body.correction_id.map(EventId::parse).transpose().map_err(|e| ApiError::invalid(e.to_string()))?;
     let reason = body.reason.trim().to_owned();
     let correction = NewCorrection { member, delta: body.delta, correction_id, reason: body.reason };
-    let c = state.engine.correct(&slug(board)?, &period, &correction, &admin.actor).await?;
+    let c = state.engine.correct(&scope, &correction, &admin.actor).await?;
     Ok(Json(Correction {
         result: c.result,
         correction_id: correction.correction_id,
@@ -495,19 +490,19 @@ pub async fn correct(
 async fn set_hidden(
     state: AppState,
     admin: Admin,
-    MemberParams { board, period, member }: MemberParams,
+    (MemberParams { member, .. }, scope): (MemberParams, Scope),
     body: JsonBody,
     hidden: bool,
 ) -> Result<Json<VisibilityChange>, ApiError> {
     // No body at all is a missing reason too (422), not malformed JSON.
     let body: ReasonIn = body.parse_or_default()?;
     let reason = body.reason.ok_or_else(|| ApiError::invalid("a reason is required"))?;
-    let (board, member) = (slug(board)?, super::params::member(member)?);
+    let member = super::params::member(member)?;
     let engine = &state.engine;
     let change = if hidden {
-        engine.hide_member(&board, &period, &member, &admin.actor, &reason).await?
+        engine.hide_member(&scope, &member, &admin.actor, &reason).await?
     } else {
-        engine.unhide_member(&board, &period, &member, &admin.actor, &reason).await?
+        engine.unhide_member(&scope, &member, &admin.actor, &reason).await?
     };
     Ok(Json(change))
 }
@@ -573,14 +568,13 @@ pub struct RevealIn {
 pub async fn public_freeze(
     State(s): State<AppState>,
     admin: Admin,
-    ApiPath(PeriodParams { board, period }): PeriodPath,
+    PeriodScope(scope): PeriodScope,
     body: JsonBody,
 ) -> Result<Json<PublicFreezeView>, ApiError> {
     let body: ReasonIn = body.parse_or_default()?;
-    let slug = slug(board)?;
-    let done = s.engine.public_freeze(&slug, &period, &admin.actor, body.reason.as_deref()).await?;
+    let done = s.engine.public_freeze(&scope, &admin.actor, body.reason.as_deref()).await?;
     let result = if done.changed { "frozen" } else { "already_frozen" };
-    public_view(&s, slug, &period, result, done).await
+    Ok(public_view(&scope, result, done))
 }
 
 /// Ends a public freeze at once, or one step at a time (`step: "next"`, the resolver's way).
@@ -601,7 +595,7 @@ pub async fn public_freeze(
 pub async fn reveal(
     State(s): State<AppState>,
     admin: Admin,
-    ApiPath(PeriodParams { board, period }): PeriodPath,
+    PeriodScope(scope): PeriodScope,
     body: JsonBody,
 ) -> Result<Json<PublicFreezeView>, ApiError> {
     let body: RevealIn = body.parse_or_default()?;
@@ -609,32 +603,28 @@ pub async fn reveal(
         None | Some(RevealStepIn::All) => RevealMode::All,
         Some(RevealStepIn::Next) => RevealMode::Next,
     };
-    let slug = slug(board)?;
-    let done = s.engine.reveal(&slug, &period, mode, &admin.actor, body.reason.as_deref()).await?;
+    let done = s.engine.reveal(&scope, mode, &admin.actor, body.reason.as_deref()).await?;
     let result = match (done.changed, done.frozen_at) {
         (false, _) => "not_frozen",
         (true, Some(_)) => "step",
         (true, None) => "revealed",
     };
-    public_view(&s, slug, &period, result, done).await
+    Ok(public_view(&scope, result, done))
 }
 
-async fn public_view(
-    s: &AppState,
-    board: domain::BoardSlug,
-    period: &str,
+fn public_view(
+    scope: &Scope,
     result: &'static str,
     done: engine::public::PublicFreeze,
-) -> Result<Json<PublicFreezeView>, ApiError> {
-    let period = s.engine.period_of(&s.engine.board(&board).await?, Some(period))?;
-    Ok(Json(PublicFreezeView {
-        board,
-        period,
+) -> Json<PublicFreezeView> {
+    Json(PublicFreezeView {
+        board: scope.slug().clone(),
+        period: scope.period(),
         result,
         frozen_at: done.frozen_at,
         revealed: done.revealed,
         pending: done.pending,
-    }))
+    })
 }
 
 /// The member leaves every public view of the period (rankings, counts, ranks, its member reads)
@@ -659,9 +649,10 @@ pub async fn hide(
     State(s): State<AppState>,
     h: Admin,
     ApiPath(p): ApiPath<MemberParams>,
+    PeriodScope(scope): PeriodScope,
     b: JsonBody,
 ) -> Result<Json<VisibilityChange>, ApiError> {
-    set_hidden(s, h, p, b, true).await
+    set_hidden(s, h, (p, scope), b, true).await
 }
 
 /// The member is ranked again with its current total (writes recorded while hidden included).
@@ -684,9 +675,10 @@ pub async fn unhide(
     State(s): State<AppState>,
     h: Admin,
     ApiPath(p): ApiPath<MemberParams>,
+    PeriodScope(scope): PeriodScope,
     b: JsonBody,
 ) -> Result<Json<VisibilityChange>, ApiError> {
-    set_hidden(s, h, p, b, false).await
+    set_hidden(s, h, (p, scope), b, false).await
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

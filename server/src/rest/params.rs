@@ -2,7 +2,7 @@
 //! the OpenAPI document describes them. Values are checked where they are used: an impossible
 //! slug, member id or period is a resource that does not exist (404).
 
-use super::error::ApiError;
+use super::error::{ApiError, ApiPath};
 use domain::ErrorCode;
 use domain::{BoardSlug, EventId, MemberId};
 use serde::Deserialize;
@@ -29,6 +29,7 @@ pub struct PeriodParams {
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]
+#[allow(dead_code, reason = "board and period are described here and read by PeriodScope")]
 pub struct MemberParams {
     /// The board's slug.
     #[param(value_type = BoardSlug)]
@@ -43,6 +44,7 @@ pub struct MemberParams {
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]
+#[allow(dead_code, reason = "board and period are described here and read by PeriodScope")]
 pub struct SnapshotParams {
     /// The board's slug.
     #[param(value_type = BoardSlug)]
@@ -57,6 +59,7 @@ pub struct SnapshotParams {
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]
+#[allow(dead_code, reason = "board and period are described here and read by PeriodScope")]
 pub struct LateParams {
     /// The board's slug.
     #[param(value_type = BoardSlug)]
@@ -108,6 +111,7 @@ pub struct KeyParams {
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]
+#[allow(dead_code, reason = "board and period are described here and read by PeriodScope")]
 pub struct PreviewParams {
     /// The board's slug.
     #[param(value_type = BoardSlug)]
@@ -134,6 +138,32 @@ pub(super) async fn scope(
     period: &str,
 ) -> Result<engine::scope::Scope, ApiError> {
     Ok(state.engine.scope(&slug(board)?, Some(period)).await?)
+}
+
+/// The board and period of a route whose path has `{board}` and `{period}`, resolved once before
+/// the handler runs: an impossible slug or period is a board or period that does not exist (404
+/// `not_found`), a segment that is not UTF-8 is 400 `invalid_path` (as `ApiPath`). Other segments
+/// of the path are left to the handler's `ApiPath`. Extractors run in argument order: it goes
+/// after the caller's check (`Admin`, `Ingest`) so an unauthorized caller learns nothing.
+pub struct PeriodScope(pub engine::scope::Scope);
+
+/// The two segments [`PeriodScope`] reads (the others are ignored).
+#[derive(Deserialize)]
+struct ScopeSegments {
+    board: String,
+    period: String,
+}
+
+impl axum::extract::FromRequestParts<crate::state::AppState> for PeriodScope {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &crate::state::AppState,
+    ) -> Result<Self, ApiError> {
+        let ApiPath(ScopeSegments { board, period }) = ApiPath::from_request_parts(parts, state).await?;
+        Ok(Self(scope(state, board, &period).await?))
+    }
 }
 
 /// A member id from the path; one that cannot exist is not found.

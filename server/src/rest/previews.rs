@@ -6,7 +6,7 @@
 use super::auth::Admin;
 use super::body::JsonBody;
 use super::error::{ApiError, ApiPath, ErrorBody};
-use super::params::{PeriodParams, PreviewParams, slug};
+use super::params::{PeriodParams, PeriodScope, PreviewParams};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
@@ -96,12 +96,11 @@ impl From<Draft> for PreviewDraft {
 pub async fn create(
     State(state): State<AppState>,
     admin: Admin,
-    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
+    PeriodScope(scope): PeriodScope,
     body: JsonBody,
 ) -> Result<(StatusCode, Json<Preview>), ApiError> {
     let body: PreviewIn = body.parse()?;
-    let preview =
-        state.engine.preview(&slug(board)?, &period, &body.reason, body.changes, &admin.actor).await?;
+    let preview = state.engine.preview(&scope, &body.reason, body.changes, &admin.actor).await?;
     Ok((StatusCode::CREATED, Json(preview)))
 }
 
@@ -120,9 +119,10 @@ pub async fn create(
 pub async fn show(
     State(state): State<AppState>,
     _admin: Admin,
-    ApiPath(PreviewParams { board, period, id }): ApiPath<PreviewParams>,
+    ApiPath(PreviewParams { id, .. }): ApiPath<PreviewParams>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<PreviewDraft>, ApiError> {
-    Ok(Json(state.engine.preview_draft(&slug(board)?, &period, &id).await?.into()))
+    Ok(Json(state.engine.preview_draft(&scope, &id).await?.into()))
 }
 
 #[utoipa::path(
@@ -145,9 +145,10 @@ pub async fn show(
 pub async fn apply(
     State(state): State<AppState>,
     admin: Admin,
-    ApiPath(PreviewParams { board, period, id }): ApiPath<PreviewParams>,
+    ApiPath(PreviewParams { id, .. }): ApiPath<PreviewParams>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Applied>, ApiError> {
-    Ok(Json(state.engine.apply_preview(&slug(board)?, &period, &id, &admin.actor).await?))
+    Ok(Json(state.engine.apply_preview(&scope, &id, &admin.actor).await?))
 }
 
 #[utoipa::path(
@@ -166,9 +167,10 @@ pub async fn apply(
 pub async fn cancel(
     State(state): State<AppState>,
     admin: Admin,
-    ApiPath(PreviewParams { board, period, id }): ApiPath<PreviewParams>,
+    ApiPath(PreviewParams { id, .. }): ApiPath<PreviewParams>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<PreviewDraft>, ApiError> {
-    Ok(Json(state.engine.cancel_preview(&slug(board)?, &period, &id, &admin.actor).await?.into()))
+    Ok(Json(state.engine.cancel_preview(&scope, &id, &admin.actor).await?.into()))
 }
 
 /// Every revision of the settlement is public, as the settlement is.
@@ -185,7 +187,7 @@ pub async fn cancel(
 )]
 pub async fn settlements(
     State(state): State<AppState>,
-    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Vec<SettlementSummary>>, ApiError> {
-    Ok(Json(state.engine.settlements(&slug(board)?, &period).await?))
+    Ok(Json(state.engine.settlements(&scope).await?))
 }

@@ -3,7 +3,9 @@
 
 use super::auth::Reader;
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
-use super::params::{BoardParams, MemberParams, PeriodParams, SnapshotParams, member, offset, scope, slug};
+use super::params::{
+    BoardParams, MemberParams, PeriodParams, PeriodScope, SnapshotParams, member, offset, slug,
+};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
@@ -232,21 +234,18 @@ pub async fn periods(
 )]
 pub async fn top(
     State(s): State<AppState>,
-    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
     uri: Uri,
     Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<LimitQuery>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Response, ApiError> {
     if viewer == Viewer::Admin {
-        let live = s
-            .engine
-            .ranking_page_as(viewer, &scope(&s, board, &period).await?, 0, q.limit.unwrap_or(10))
-            .await?;
+        let live = s.engine.ranking_page_as(viewer, &scope, 0, q.limit.unwrap_or(10)).await?;
         return Ok(Json(Page::from(live)).into_response());
     }
     // Read the epoch first: a change after it makes the kept answer stale, never the reverse.
     let epoch = s.engine.read_epoch();
-    let top = s.engine.top_shared(&scope(&s, board, &period).await?, q.limit.unwrap_or(10)).await?;
+    let top = s.engine.top_shared(&scope, q.limit.unwrap_or(10)).await?;
     let page = Page::from(top.page.as_ref().clone());
     let body = serde_json::to_vec(&page).expect("a page always serializes");
     Ok(s.top_bytes.answer(uri.path_and_query().map(|pq| pq.as_str()), body.into(), top.until, epoch))
@@ -268,11 +267,10 @@ pub async fn top(
 )]
 pub async fn entries(
     State(s): State<AppState>,
-    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
     Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<PageQuery>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<EntriesPage>, ApiError> {
-    let scope = scope(&s, board, &period).await?;
     let limit = q.limit.unwrap_or(50);
     let from = offset(q.offset)?;
     if q.offset.is_some() && q.after.is_some() {
@@ -301,9 +299,9 @@ pub async fn entries(
 )]
 pub async fn create_snapshot(
     State(s): State<AppState>,
-    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<(StatusCode, Json<SnapshotInfo>), ApiError> {
-    Ok((StatusCode::CREATED, Json(s.engine.create_snapshot(&scope(&s, board, &period).await?).await?)))
+    Ok((StatusCode::CREATED, Json(s.engine.create_snapshot(&scope).await?)))
 }
 
 #[utoipa::path(
@@ -321,14 +319,12 @@ pub async fn create_snapshot(
 )]
 pub async fn snapshot_entries(
     State(s): State<AppState>,
-    ApiPath(SnapshotParams { board, period, snapshot }): ApiPath<SnapshotParams>,
+    ApiPath(SnapshotParams { snapshot, .. }): ApiPath<SnapshotParams>,
     ApiQuery(q): ApiQuery<SnapshotPageQuery>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<SnapshotPage>, ApiError> {
     let from = offset(q.offset)?;
-    let page = s
-        .engine
-        .snapshot_page(&scope(&s, board, &period).await?, &snapshot, from, q.limit.unwrap_or(50))
-        .await?;
+    let page = s.engine.snapshot_page(&scope, &snapshot, from, q.limit.unwrap_or(50)).await?;
     Ok(Json(SnapshotPage { page: page.into(), snapshot_id: snapshot }))
 }
 
@@ -346,11 +342,12 @@ pub async fn snapshot_entries(
 )]
 pub async fn member_rank(
     State(s): State<AppState>,
-    ApiPath(MemberParams { board, period, member: m }): ApiPath<MemberParams>,
+    ApiPath(MemberParams { member: m, .. }): ApiPath<MemberParams>,
     Reader(viewer): Reader,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<MemberRank>, ApiError> {
     let m = member(m)?;
-    let page = s.engine.around_as(viewer, &scope(&s, board, &period).await?, &m, 0).await?;
+    let page = s.engine.around_as(viewer, &scope, &m, 0).await?;
     let entry = page
         .entries
         .into_iter()
@@ -373,13 +370,13 @@ pub async fn member_rank(
 )]
 pub async fn around(
     State(s): State<AppState>,
-    ApiPath(MemberParams { board, period, member: m }): ApiPath<MemberParams>,
+    ApiPath(MemberParams { member: m, .. }): ApiPath<MemberParams>,
     Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<AroundQuery>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<AroundPage>, ApiError> {
     let m = member(m)?;
-    let page =
-        s.engine.around_as(viewer, &scope(&s, board, &period).await?, &m, q.radius.unwrap_or(2)).await?;
+    let page = s.engine.around_as(viewer, &scope, &m, q.radius.unwrap_or(2)).await?;
     let rank = page.entries.iter().find(|e| e.member == m).map(|e| e.rank);
     Ok(Json(AroundPage { page: page.into(), rank, member: m }))
 }
@@ -398,12 +395,12 @@ pub async fn around(
 )]
 pub async fn member_events(
     State(s): State<AppState>,
-    ApiPath(MemberParams { board, period, member: m }): ApiPath<MemberParams>,
+    ApiPath(MemberParams { member: m, .. }): ApiPath<MemberParams>,
     Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<EventsQuery>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<MemberEvents>, ApiError> {
     let limit = q.limit.unwrap_or(50);
-    let scope = scope(&s, board, &period).await?;
     let entries = s.engine.member_entries_as(viewer, &scope, &member(m)?, q.before, limit).await?;
     let next_before = (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id)).flatten();
     let frozen_at = match viewer {
@@ -427,10 +424,10 @@ pub async fn member_events(
 )]
 pub async fn count(
     State(s): State<AppState>,
-    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
     ApiQuery(q): ApiQuery<CountQuery>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Count>, ApiError> {
-    let counted = s.engine.count_at_least(&scope(&s, board, &period).await?, q.min_points).await?;
+    let counted = s.engine.count_at_least(&scope, q.min_points).await?;
     Ok(Json(Count { count: counted.value, source: counted.source, frozen_at: counted.frozen_at }))
 }
 
@@ -448,14 +445,14 @@ pub async fn count(
 )]
 pub async fn ranks(
     State(s): State<AppState>,
-    ApiPath(PeriodParams { board, period }): ApiPath<PeriodParams>,
     ApiQuery(q): ApiQuery<RanksQuery>,
+    PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Ranks>, ApiError> {
     let members = q
         .members
         .split(',')
         .map(|m| MemberId::parse(m).map_err(|e| ApiError::invalid(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    let ranks = s.engine.ranks_of(&scope(&s, board, &period).await?, &members).await?;
+    let ranks = s.engine.ranks_of(&scope, &members).await?;
     Ok(Json(Ranks { entries: ranks.value, source: ranks.source, frozen_at: ranks.frozen_at }))
 }
