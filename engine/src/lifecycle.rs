@@ -344,13 +344,13 @@ impl Engine {
         let decision = self
             .core
             .ledger
-            .decide_late(&board, period, id, accept, actor, reason, jiff::Timestamp::now())
+            .decide_late(board, period, id, accept, actor, reason, jiff::Timestamp::now())
             .await?;
         let (result, points, total) = match decision.applied {
             Some(r) => (Some(r.outcome), r.points, r.total),
             None => (None, None, None),
         };
-        let projected = self.project_total(&board, total).await;
+        let projected = self.project_total(board, total).await;
         Ok(LateResult { entry: decision.entry, result, points, projected })
     }
 
@@ -390,11 +390,11 @@ impl Engine {
         let (recorded, entry_id) = self
             .core
             .ledger
-            .correct(&board, period, member, *delta, correction_id.as_ref(), actor, reason, now)
+            .correct(board, period, member, *delta, correction_id.as_ref(), actor, reason, now)
             .await?;
         let (points, version) = (recorded.points.unwrap_or_default(), recorded.version.unwrap_or_default());
         let result = recorded.outcome;
-        let projected = self.project_total(&board, recorded.total).await;
+        let projected = self.project_total(board, recorded.total).await;
         Ok(CorrectionResult {
             result,
             entry_id,

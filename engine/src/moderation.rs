@@ -56,7 +56,7 @@ impl Engine {
         let change = self
             .core
             .ledger
-            .set_hidden(&board, period, member, hidden, actor, reason, jiff::Timestamp::now())
+            .set_hidden(board, period, member, hidden, actor, reason, jiff::Timestamp::now())
             .await?;
         let result = match (hidden, change.changed) {
             (true, true) => VisibilityOutcome::Hidden,
@@ -70,10 +70,10 @@ impl Engine {
         // from its standings: its keys are expiring and must not be written again.
         let projected = match self.state_for_reads(slug, period).await? {
             State::Archived => true,
-            _ => self.project_total(&board, Some(change.total)).await,
+            _ => self.project_total(board, Some(change.total)).await,
         };
         if hidden && change.changed {
-            self.hide_from_public_view(&board, period, member).await?;
+            self.hide_from_public_view(board, period, member).await?;
         }
         if change.changed {
             // This process's cached top pages must not show the member for another second.

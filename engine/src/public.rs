@@ -76,7 +76,7 @@ impl Engine {
         let (board, period) = (scope.board(), scope.period());
         // The ledger keeps microseconds; answer the instant it keeps.
         let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond()).expect("now");
-        self.public_freeze_at(&board, period, actor, reason, now).await
+        self.public_freeze_at(board, period, actor, reason, now).await
     }
 
     pub(crate) async fn public_freeze_at(
@@ -136,14 +136,14 @@ impl Engine {
         reason: Option<&str>,
     ) -> Result<PublicFreeze, EngineError> {
         let (board, period) = (scope.board(), scope.period());
-        self.reveal_at(&board, period, mode, actor, reason).await
+        self.reveal_at(board, period, mode, actor, reason).await
     }
 
     /// What the next step of a stepwise reveal would make public, with the member's display
     /// name (the console says it before the step); None when the period is not publicly frozen.
     pub async fn reveal_plan(&self, scope: &Scope) -> Result<Option<NextReveal>, EngineError> {
         let (board, period) = (scope.board(), scope.period());
-        let Some(plan) = self.core.ledger.reveal_plan(&board, &period).await? else {
+        let Some(plan) = self.core.ledger.reveal_plan(board, &period).await? else {
             return Ok(None);
         };
         let next = match plan.next {

@@ -158,7 +158,7 @@ impl Engine {
         let mut rebuild = self.core.projection.start_rebuild(slug, &period).await?;
         let (mut members, mut hidden) = (0, 0);
         while let Some(page) = received.recv().await {
-            let totals = page?.into_iter().map(|t| encode(&board, t)).collect::<Result<Vec<_>, _>>()?;
+            let totals = page?.into_iter().map(|t| encode(board, t)).collect::<Result<Vec<_>, _>>()?;
             let hidden_here = totals.iter().filter(|t| t.hidden).count() as u64;
             (members, hidden) = (members + totals.len() as u64 - hidden_here, hidden + hidden_here);
             rebuild.push(&totals).await?;

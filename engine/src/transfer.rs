@@ -384,7 +384,7 @@ impl Engine {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let _job = progress.track("export", slug, &period);
         progress.uncounted("reading the period", "rows");
-        Ok(self.core.ledger.export_period(&board, period, Timestamp::now()).await?)
+        Ok(self.core.ledger.export_period(board, period, Timestamp::now()).await?)
     }
 
     /// Imports an exported period in one ledger transaction: the board (created if missing,
