@@ -4,6 +4,20 @@
 //! as every write, cross-checks the projection before a settlement and removes it after an archive.
 //!
 //! Nothing here edits Redis directly: every score that moves was first recomputed in the ledger.
+//!
+//! - **Before a settlement** ([`Engine::cross_check`]): the projection's member count and version
+//!   sum against the ledger's, and only if they differ score by score; a difference is repaired
+//!   by a rebuild and audited `projection_repaired`. The standings never depend on it: they are
+//!   computed from the ledger (`ledger/settle.rs`). Failpoint `settle.after_commit` stops after
+//!   the commit, before any reward is delivered.
+//! - **Revoke, correct, accept a late write**: the ledger recomputes the total (a new version),
+//!   then it is projected like a write and announced to live streams.
+//! - **After an archive**: the period's keys get a safety-net expiry ([`ARCHIVE_SAFETY_NET`],
+//!   1 h) and are unlinked after [`ARCHIVE_GRACE`] (5 s: longer than other instances' 1 s cache
+//!   of the period's state; `UNLINK` frees a big ranking off Redis's main thread, an expiry would
+//!   not). The scheduler unlinks what a stopped process left. Every read of an archived period —
+//!   top, pages, cursors, snapshots, around-me, member, count, ranks — comes from its standings
+//!   (`reads`), with the ranks and order the live board had.
 
 use crate::ledger::audit::{AuditFilter, AuditRecord};
 use crate::ledger::{Projected, Revoked, SETTLEMENT_PAGE};

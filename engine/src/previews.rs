@@ -1,5 +1,7 @@
-//! Previews (dry runs): what a set of admin changes — revokes, corrections, late decisions,
-//! hides — would do to a period's standings, before anyone makes them. A preview reads the
+//! Previews (dry runs): what a set of admin changes — revoke an event, correct a member by a
+//! delta, accept or reject a late write, hide, unhide, revoke every counting entry of a member
+//! (`revoke_member`, oldest first) — would do to a period's standings, in any state, before
+//! anyone makes them. A preview reads the
 //! ledger once (`ledger/previews.rs` simulates the changes with the real rules), compares the
 //! standings before and after with `domain::preview::compare` (the settlement's own order, ranks
 //! and prizes), and stores its draft: the only row it writes. No other table, no Redis key and no
@@ -7,16 +9,25 @@
 //!
 //! The standings before: an open or frozen period's are ranked in memory from its totals; a
 //! settled or archived period's are its latest settlement revision, read from the stored blocks
-//! only where the comparison looks (`ledger::StoredStandings`), so a one-change preview costs
-//! a few lookups however many members the period has. Its `digest_after` needs every standing:
+//! only where the comparison looks (`ledger::StoredStandings`: the member directory,
+//! `standing_blocks_by_points`, and a tie's reach sequences from `totals`), so a one-change
+//! preview costs a few lookups however many members the period has. Its `digest_after` needs every standing:
 //! up to [`DIGEST_INLINE_MEMBERS`] members it is in the answer, above it is computed after the
-//! answer (`digest_pending`) and recorded with the draft, where `GET …/previews/{id}` reads it.
+//! answer (`digest_pending`) and recorded with the draft (migration 0014), where
+//! `GET …/previews/{id}` reads it. The draft (`previews`: changes, reason, actor, watermark,
+//! revision, `expires_at`, status `draft → applied | cancelled`) is all a preview writes:
+//! `engine/tests/previews.rs` dumps every table, every Redis key and the audit trail around one.
 //!
 //! A draft lives 15 minutes and is `based_on` the period's watermark (and settlement revision):
 //! whatever moves the period's standings moves the watermark, so an apply can tell whether the
-//! answer still holds. Applying a draft makes exactly its changes (`ledger/revise.rs`); on a
-//! settled or archived period that is the only way to change it, and it writes the next
-//! settlement revision.
+//! answer still holds. Applying a draft (`POST …/previews/{id}/apply`) makes exactly its changes
+//! (`ledger/revise.rs`), or answers 409 `preview_stale` naming the new watermark; expired and
+//! cancelled drafts are refused (`cancel_preview`). The moved totals are projected after the
+//! commit (not for an archived period: it is read from its standings, and no key comes back to
+//! Redis); failpoint `apply.after_commit` stops between. On a settled or archived period applying
+//! is the only way to change it, and it writes the next settlement revision. Contestants read
+//! each later revision in words (`Engine::revision_notes`, `domain::preview::describe`) on the
+//! board page, and on a member's page how its rank moved.
 
 use crate::ledger::{Applied, Draft, LedgerError, StoredStandings};
 use crate::lifecycle::required_reason;

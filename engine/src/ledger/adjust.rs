@@ -1,6 +1,21 @@
 //! Revocations and corrections in the ledger: the two audited admin changes to a member's total,
-//! allowed while its period is open or frozen (`State::is_adjustable`). A revocation recomputes
-//! the total from the entries that still count.
+//! allowed while its period is open or frozen (`State::is_adjustable`; `period_settled` after:
+//! a settled period changes only through an applied preview, `revise.rs`). A revocation
+//! recomputes the total from the entries that still count.
+//!
+//! - **Revoke** (`POST …/events/{id}/revoke {reason}`): a `revocation` entry whose unique
+//!   `revokes` column points at the original, so a repeat answers `already_revoked`. The total is
+//!   recomputed from the entries that still count (`domain::write::replay`) with its version + 1.
+//!   Under `first_reached` every recorded entry gets the period's next reach sequence, stored on
+//!   the entry, and after a revoke the member's sequence is that of its last remaining entry
+//!   that moved its points: the member ranks as if the revoked entry had never been recorded
+//!   (test `a_revoke_under_first_reached_restores_the_reach_order`). A member whose every entry was
+//!   revoked stays on the board with 0 points.
+//! - **Correct** (`POST …/corrections {member, delta, reason}`): a `correction` entry with its
+//!   actor and reason, applied through `apply` like any write.
+//!
+//! Either is then projected by the engine through the versioned script: nothing edits Redis
+//! directly.
 
 use super::audit::{AuditRecord, record as audit};
 use super::entries::EntryMeta;

@@ -1,6 +1,12 @@
 //! The audit trail: one row per change an admin, the scheduler or a rule made, written inside the
 //! transaction of the change itself (so the trail and the ledger never disagree), and read back
 //! newest first with filters and an id cursor.
+//!
+//! Rows are written for transitions, late decisions, revokes, corrections, hides and unhides,
+//! public freezes and reveals, settlements and revisions, repairs, rebuilds, imports, key changes,
+//! quarantined rows, writes refused by a rule (`write_rejected`, actor `ingest`) and reward
+//! deliveries. `GET /api/v1/audit?board=&period=&member=&actor=&action=&since=&until=&limit=&cursor=`
+//! pages them newest first by id.
 
 use super::{Ledger, LedgerError, Tx, micros};
 use domain::view::AuditEntry;

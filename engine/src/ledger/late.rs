@@ -1,6 +1,12 @@
 //! Late writes in the ledger: a period's late writes, and the decision on each one, taken once.
 //! An accepted late write is applied to its period through the same rules as every write, while
 //! the period is open or frozen.
+//!
+//! A write lands here when its period is not `open`, or its end + the board's grace has passed
+//! (`writes.rs`: the write path never relies on a freeze having happened). Accepting one goes
+//! through the same `apply` as every write (decide, bounds, version, reach sequence); rejecting
+//! one needs a reason. A decision is final (`already_decided`); after the settlement an accept is
+//! `period_settled`, and a settlement waits until no late write is pending (`late_pending`).
 
 use super::audit::{AuditRecord, record as audit};
 use super::entries::EntryMeta;

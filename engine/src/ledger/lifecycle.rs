@@ -3,6 +3,11 @@
 //! a late decision, a revocation, a correction, a settlement) runs in one write transaction with
 //! its audit row and first locks the period's row here (PostgreSQL) or holds the single writer
 //! (SQLite).
+//!
+//! The lock is `FOR UPDATE`; writes hold the same row `FOR SHARE` (`FOR UPDATE` under
+//! `first_reached`, whose writes take the period's next reach sequence: `locks.rs`), so a freeze
+//! or a settle waits for the writes in flight and no write commits into a settled period. Which
+//! transition moves, repeats or is refused is `domain::lifecycle::step`'s alone.
 
 use super::audit::{AuditRecord, record as audit};
 use super::locks::ensure_period;

@@ -2,6 +2,12 @@
 //! out in memory from one consistent read, and the draft (migration 0012) — the only row a
 //! preview writes.
 //!
+//! The read is one transaction (PostgreSQL: `REPEATABLE READ, READ ONLY`) that takes the period's
+//! ranked totals, the touched members' totals and entries and the late writes. A change that
+//! could not be made refuses the whole preview and nothing is stored: an unknown event or late
+//! write is `NotFound`; a late write not pending, an event already revoked or of another period,
+//! a correction out of bounds or a hide of a hidden member is `Invalid`, naming the change.
+//!
 //! Each change is simulated with the rules the real change uses: a revoke replays the member's
 //! remaining entries (`domain::write::replay`), a correction or an accepted late write goes
 //! through `judge` / `conclude` like `apply` (bounds, version, reach sequence from the period's

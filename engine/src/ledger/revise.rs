@@ -2,19 +2,32 @@
 //! period's watermark is the one the preview saw; for a settled or archived period, the new
 //! settlement revision those changes make, with its rewards moved by deltas.
 //!
-//! The changes go through the same steps as the single-change routes (`adjust.rs`, `late.rs`,
-//! `moderation.rs`), each with its audit row, so a draft applied is indistinguishable from the
-//! changes made one by one — except that it is all or nothing, and that it may touch a settled
-//! period. The draft's status moves `draft → applied` with a compare-and-set in the same
-//! transaction, and the answer is stored with it: a repeat, or the loser of two concurrent
-//! applies, gets that answer and nothing happens twice.
+//! The transaction locks the period row and compares the period's watermark with the draft's (else
+//! `preview_stale`, whose detail names the new one). The changes go through the same steps as the
+//! single-change routes (`adjust::revoke_in`, `correct_in`, `late::decide_late_in`,
+//! `moderation::set_hidden_in`), each with its audit row, then `preview_applied` is audited, so a
+//! draft applied is indistinguishable from the changes made one by one — except that it is all or
+//! nothing, and that it may touch a settled period. The draft's status moves `draft → applied` with
+//! a compare-and-set in the same transaction, and the answer is stored with it: a repeat, or the
+//! loser of two concurrent applies, gets that answer and nothing happens twice.
 //!
 //! **Re-settlement** (revision N+1): standings from the changed totals, as a settlement computes
 //! them with the prize table the period was settled with (a later edit of the board's prizes
-//! applies to periods settled later, never to this one), their digest and `previous_digest` (the digest of revision N: the revisions form a hash
-//! chain), the entry watermark, the actor and the reason. Rewards move by deltas only: for each
-//! member whose prize changed, a `revoke` row for the grant it held (`compensates`) and a `grant`
-//! row for its new prize, each with its own idempotency key; an unchanged prize writes nothing.
+//! applies to periods settled later, never to this one), their digest and `previous_digest` (the
+//! digest of revision N: the revisions form a hash chain), the entry watermark, the actor and the
+//! reason. Rewards move by deltas only: for each member whose prize changed, a `revoke` row for the
+//! grant it held (`compensates`) and a `grant` row for its new prize, each with its own idempotency
+//! key; an unchanged prize writes nothing.
+//!
+//! The revision (migration 0013) also records the preview's id and its prize table
+//! (`settlements.prizes`; a settlement written before 0013 recorded none and takes the board's
+//! table), and writes its standings blocks as `settle.rs` does. What a member holds is its last
+//! `grant` not followed by a `revoke`; the keys are `laurel:<board>:<period>:<N+1>:<member>:revoke`
+//! and `laurel:<board>:<period>:<N+1>:<member>`, each delivered on its own (`crate::rewards`).
+//! Audited `resettle`, and `reward_compensated` per member whose prize moved. Failpoints
+//! `resettle.after_standings`, `resettle.before_commit` and `apply.before_commit` are inside the
+//! transaction (a crash there leaves nothing); a rerun gives the same revision and digest and no
+//! second delivery (`engine/tests/rewards.rs`).
 
 use super::adjust::{Revoked, correct_in, counting_originals, original_of, revoke_in};
 use super::audit::{AuditRecord, record as audit};

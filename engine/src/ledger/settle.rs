@@ -1,6 +1,29 @@
 //! Writing a settlement in the ledger: a frozen period's standings from its final totals, their
 //! digest, one reward row per prized member and the state `settled`, in one transaction. The
 //! standings are written in blocks, as an import of a settled period writes them too.
+//!
+//! The transaction locks the period row, refuses while a late write is pending (`late_pending`:
+//! review them first), reads the final totals (hidden members left out: they have no standing, no
+//! rank and no prize, and the digest covers the visible members only; the audit row counts them
+//! as `hidden_members`), orders them with `domain::settlement::standings` — order, ranks and
+//! prizes are computed in Rust only, never in SQL — and writes the settlement (revision 1,
+//! `RULE_VERSION`, watermark = the period's highest entry id, SHA-256 of `canonical_text`, actor,
+//! time), the standings, each member's position in `standing_members`, one `rewards` row per
+//! prized member (status `pending`, the outbox of `crate::rewards`), the state `settled` and the
+//! audit row. Settling again answers the stored settlement. The step times are logged
+//! (`settlement written`). Failpoints `settle.after_standings` and `settle.before_commit` are
+//! inside the transaction (a crash there leaves nothing); `settle.after_commit` is the engine's.
+//!
+//! A million members move in bulk (docs/BENCHMARKS.md, settle): the totals are read in pages of
+//! 50 000 members, each packed by the server into one text; the member count is one `COUNT` in
+//! the same transaction, before the reads (the progress total). Standings are stored in blocks,
+//! not a row per member (migration 0009): a row of `standing_blocks` holds up to
+//! `STANDING_BLOCK` (1 000) consecutive standings in position order as one JSON text of
+//! `[rank, member, points, prize]` items, keyed by its first position and carrying its lowest
+//! (last) points, written `BLOCKS_PER_INSERT` (100) blocks per statement; the member directory
+//! `standing_members` holds blocks of `MEMBER_BLOCK` (1 000) `member,position` items in member
+//! byte order, keyed by the block's first member. A million members are a thousand rows in each.
+//! Reading them back is `standings.rs`.
 
 use super::audit::{AuditRecord, record as audit};
 use super::lifecycle::{lock_period_state, set_state};

@@ -1,6 +1,16 @@
 //! Reading settlements in the ledger: a period's latest settlement, and its standings by
 //! position, by member or by points. Standings are stored in blocks (written by `settle.rs`),
-//! unpacked here.
+//! unpacked here, each read touching only the blocks it needs:
+//!
+//! - a page of standings reads the blocks covering it: the last one starting at or before its
+//!   offset and those after it up to its end (`GET …/settlement?offset=&limit=`: the header and a
+//!   page, [`SETTLEMENT_PAGE`] by default);
+//! - a count of members at or above some points finds the first block whose lowest points are
+//!   below them (index `standing_blocks_by_points`) and unpacks it alone;
+//! - a member's standing reads one block of the member directory (`standing_members`).
+//!
+//! Every settlement revision stays readable (`?revision=N`, `GET …/settlements`); reads use the
+//! latest.
 
 use super::sql::member_id;
 use super::{Ledger, LedgerError, instant};
