@@ -4,6 +4,11 @@
 //! (byte order, as Redis orders them), hidden members left out. Pages built from it say
 //! `source: ledger`. A failed read is therefore never taken for an empty board.
 //!
+//! After a failure the projection pauses ranking reads and write-path projections for a second
+//! (`Projection::guarded`), so a read does not wait for a reconnect: a live read that fails, or is
+//! paused, is answered from here. Pages, counts and ranks carry `source` (`redis`, `ledger`, or
+//! `standings` for an archived period); the board page shows a notice for `ledger`.
+//!
 //! Cost: one read of the period's totals per [`LEDGER_ORDER_TTL`] per process, sorted in memory
 //! and shared by every reader meanwhile (about 60 bytes a member). Nothing is added to the write
 //! path (no index on the totals' order), which is why the order is held in memory instead of

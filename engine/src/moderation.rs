@@ -7,6 +7,20 @@
 //! `vsum` keep its version (the reconciler's comparison stays level), and no replayed or reordered
 //! projection can bring it back. Writes to a hidden member are recorded and projected as usual;
 //! the member stays out of the ranking until it is shown again.
+//!
+//! The scripts (`project.lua`, `level.lua`, rebuilds) treat a hidden version as "record the
+//! version in `:ver` and `vsum`, `ZREM` from `:rank`" and an unhidden one as a plain `ZADD`, under
+//! the same version guard. So every ranking read (top, pages, cursors, new snapshots, around-me,
+//! counts, ranks) leaves the member out with no check of its own; the member reads that come
+//! from the ledger (`…/members/{m}/events`, the member page) answer 404 for a hidden member
+//! (`Engine::refuse_hidden`), and the console reads it with `Engine::member_view_admin`. A
+//! publicly frozen period drops the member from the public view at once
+//! (`Engine::hide_from_public_view`: moderation does not wait for the reveal).
+//!
+//! Allowed while the period is open or frozen (409 `period_settled` after: the flag is final with
+//! the standings, which leave hidden members out). A repeat answers `already_hidden` /
+//! `already_visible`, changes nothing and writes no audit row. A snapshot pinned before a hide
+//! keeps its copy until it expires (5 to 10 minutes).
 
 use crate::lifecycle::required_reason;
 use crate::scope::Scope;

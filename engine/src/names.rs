@@ -7,6 +7,9 @@
 //! Freshness: a read finds the copy at most [`NAME_SYNC_INTERVAL`] older than the ledger; a
 //! profile written through this engine shows in its reads at once. Memory: every profile's
 //! member id and display name (about 100 bytes each; a million profiles ≈ 100 MB).
+//!
+//! Profile revisions are handed out under one locked row of `profile_clock`, so they commit in
+//! order and a catch-up "after revision R" (`Ledger::profile_changes`) never skips one.
 
 use crate::{Engine, EngineError};
 use domain::MemberId;

@@ -12,7 +12,36 @@
 //! Redis restart, a step whose Redis half failed).
 //!
 //! Reads that come from the ledger follow the same view: the fallback order while Redis is away
-//! (`fallback.rs`) and "why this score" (no entry after the view's watermark).
+//! (`fallback.rs`: `public_standings` instead of totals) and "why this score" (no entry after the
+//! view's watermark, no later revocation — in the same SQL statement).
+//!
+//! The steps, each the ledger first:
+//!
+//! - **Freeze** (`POST …/public-freeze`, admin, or the scheduler once a board's
+//!   `public_freeze_seconds` before the end began): before the ledger's commit
+//!   `public_begin.lua` sets the `:public` marker and copies `:rank` to `:live`; one transaction
+//!   holding the period's row lock (so it waits for the writes in flight) sets
+//!   `public_frozen_at`, the watermark (highest entry id) and copies the visible totals into
+//!   `public_standings` (migration 0016); then the ledger's rows replace `:rank`
+//!   (`public_commit.lua`).
+//! - **Reveal** (`POST …/reveal {step}`): at once, `public_end.lua` renames `:live` back to
+//!   `:rank`; stepwise, `Ledger::reveal_next` reveals one member a step — the lowest placed of
+//!   the frozen board whose live standing differs (`domain::lifecycle::next_to_reveal`), so the
+//!   winners come last — and `public_step.lua` copies its live total into the view in both
+//!   stores. `Engine::reveal_plan` says what the next step reveals (the console shows it).
+//! - **Converge** (`converge_public`, also from the reconciler): the marker names the view
+//!   (`<frozen_at>.<steps>`); when Redis holds another (a restart, a failed Redis half), the
+//!   ledger's view is put in place before the period is levelled, and a view the ledger no
+//!   longer has is taken down.
+//!
+//! Every public read — top, pages, cursors, new snapshots (made from `public_standings` while
+//! publicly frozen), around, member rank, counts, ranks — answers the view with no check of its
+//! own; `frozen_at` on answers and the banners come from the period-state cache (≤ 1 s). Admins
+//! read `:live` (`Source::Unfrozen`: the console, an admin token on top, offset pages, member,
+//! around, events), and a member sees its own live standing; `Viewer` (public or admin) tells the
+//! ledger's reads apart. Settling uses the live ledger; archiving reveals; hiding a member takes
+//! it out of the view at once. Known window: after Redis loses its data, writes projected before
+//! the reconciler's next pass (≤ 2 s) are public until it puts the view back.
 
 use crate::ledger::PublicView;
 use crate::redis::ProjectedTotal;

@@ -12,14 +12,33 @@
 //!   has local subscribers (a [`Feed`]), made when the first subscriber comes and dropped when
 //!   the last leaves.
 //! * **Push.** Each feed recomputes at most once per [`PUSH_INTERVAL`] after it heard something,
-//!   with the public read ([`Engine::ranking_page`]: whatever it answers is what is pushed — tie
-//!   policy, hidden members, names, the state read with the page), once per distinct limit of its
+//!   with the public read, from the primary (`Engine::ranking_page_fresh`: whatever
+//!   [`Engine::ranking_page`] answers is what is pushed — tie policy, hidden members, names,
+//!   `source`, the state read with the page), once per distinct limit of its
 //!   subscribers, and pushes to a subscriber only a ranking or a state that differs from the last
 //!   one it got. Events are full top-N snapshots, never deltas, so a subscriber that missed some
 //!   needs only the next one; pub/sub may lose messages (a reconnect), so a feed also re-reads
 //!   every [`RECHECK_INTERVAL`] and after its listener reconnects.
 //! * **Bounded.** Each subscriber has a queue of [`SUBSCRIBER_QUEUE`] events; one that is full
 //!   (a client not reading) is dropped, not buffered: its stream ends and a browser reconnects.
+//!   Nothing else grows with a slow client.
+//!
+//! Who announces: a write's projection (`Engine::record`, once per period of a batch), a
+//! transition (by hand or the scheduler's), `project_total` (revokes, corrections, accepted late
+//! writes, hides and unhides, applied previews), an applied preview of an archived period and
+//! the reconciler after it levelled a period. The publish is `SPUBLISH
+//! <prefix>:{<board>:<period>}:changes ""` on a task of its own: skipped while the projection is
+//! paused after a Redis failure and beyond [`MAX_PUBLISHES_IN_FLIGHT`], a failure logged at debug
+//! level, so a publish never fails or delays a write. The channel is inside the period's hash
+//! tag, so on a Cluster channels spread by period (`redis/changes.rs` has the listener's two
+//! modes; after any loss of its connection every feed recomputes).
+//!
+//! Before a recomputation a feed drops the period's cached state (the change may be another
+//! instance's transition). A `ranking` also goes out when only the member count or the public
+//! freeze changed (the compared value is the top N with `total` and `frozen_at`): a reveal that
+//! moves no row still takes a page's freeze banner down. Event ids are milliseconds since the
+//! epoch (or one more than the last), so `Last-Event-ID` is not needed: a reconnect gets the
+//! current state and ranking. The events' JSON is `domain::live`; their frames `event.rs`.
 
 mod event;
 

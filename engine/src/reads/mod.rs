@@ -5,6 +5,13 @@
 //! copy: stable until it expires), keyset cursor pages (never skip or repeat), and around-me (a
 //! member's neighbourhood, read atomically). An archived period is read from its settled
 //! standings in the ledger instead of the projection, with the same ranks and order.
+//!
+//! Besides pages: the top N (shared for a second, `caches.rs`), a member's rank, counts, ranks of
+//! a list, "why this score" (the member's entries), the board's periods, cursor tokens, and
+//! "find me" by display name (`Engine::members_named`). Each live page is one `window.lua` call
+//! (`redis/window.rs`: rows, their position and the members ahead of the first row, atomically);
+//! what each read may cost is docs/ARCHITECTURE.md's "What a request may cost". Pinned snapshots
+//! are `snapshots.rs`; the fallback while Redis cannot be read is `crate::fallback`.
 
 mod caches;
 mod snapshots;

@@ -1,5 +1,27 @@
 //! Where Redis is and how to reach it: the target (standalone or Cluster), replica reads, the
 //! one client type for both, and read-only scripts that may run on a replica.
+//!
+//! **Replica reads.** With `--read-from-replicas` ([`ReplicaReads`]) the reads that may lag go to
+//! replicas: on a Cluster to a replica of the key's slot (redis-rs routes read-only commands
+//! there; the read scripts run as `EVALSHA_RO`, Redis 7), on a standalone Redis to the replica at
+//! `--redis-replica-url`. Replication is asynchronous, so a replica may be a moment behind: that
+//! is allowed for public boards, never for a read that follows the caller's own write. Each read
+//! says where it goes with [`ReadFrom`]:
+//!
+//! - replica (public, may lag): ranking pages, top-N, cursor pages and around-me (`window.lua` on
+//!   `:rank`); counts (`ZCOUNT`) and member ranks (`ranks.lua`); hot-board merges (bucket slices
+//!   on the bulk connection: O(N) work where it cannot hurt the primary; the clock is still the
+//!   primary's);
+//! - primary: live pushes (`Engine::ranking_page_fresh`: a push is made because a write just
+//!   changed the ranking); snapshots, pinning and every page of one (the copy is read right after
+//!   it was made); the console's live reads during a public freeze (`Source::Unfrozen`) and the
+//!   public-freeze marker (admins act on what they read); version sums, levelling, rebuilds, the
+//!   settlement's cross-check, rate limits and hot hits (they decide writes).
+//!
+//! A write's answer carries the new total and version, so a host never needs to read back its own
+//! write. If a replica cannot be read, the read goes to the primary, and so do replica reads for
+//! the next second (`Projection::replica_failed`): a replica's failure never pauses the primary's
+//! projection the way a failed primary read does (`Projection::guarded`).
 
 use ::redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use ::redis::cluster::ClusterClientBuilder;
@@ -76,7 +98,7 @@ impl RedisTarget {
 }
 
 /// Replica reads (`--read-from-replicas`): public reads that may lag a moment behind the writes
-/// go to replicas (docs/ARCHITECTURE.md lists which reads do). Replication is asynchronous, so
+/// go to replicas (the module doc lists which reads do). Replication is asynchronous, so
 /// nothing a caller reads right after its own write is read there.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum ReplicaReads {
