@@ -12,7 +12,8 @@ pub const MAX_RATE_PER_SECOND: u32 = 10_000;
 /// The most requests a key may make at once (after a quiet spell).
 pub const MAX_BURST: u32 = 20_000;
 
-/// How fast a key may call: `rate_per_second` on average, `burst` at once. Counted per process.
+/// How fast a key may call: `rate_per_second` on average, `burst` at once. Counted for the whole
+/// fleet in Redis, and by each process while Redis cannot be reached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct KeyLimits {

@@ -1,6 +1,10 @@
 //! Prometheus metrics (docs/DESIGN.md, "Count and explain": count what happens to writes, not
 //! only that they happened; "Bucket TTLs": watch hot buckets for a missing TTL).
-//! One registry per engine, rendered by `GET /metrics`.
+//! One registry per engine, rendered by `GET /metrics`: writes by board, operator and result,
+//! request latency by route, Redis errors, projection lag, rankings read from the ledger, hot-board
+//! hits by result, bucket sizes and keys without a TTL, requests refused 429 by key prefix
+//! (`laurel_rate_limited_total{key_prefix}`), unreadable rows by job
+//! (`laurel_invalid_rows_total{job}`) and background passes.
 
 use crate::ledger::InvalidRow;
 use crate::redis::hot::Tended;

@@ -1,12 +1,17 @@
 //! What a caller without credentials may spend: its requests count, per client network (an IPv4
 //! address or an IPv6 /64, as `peer` names the client), against one allowance shared by every
-//! instance (`--public-rate-per-second`, `--public-burst`; `Access::admit_client`). Over it, the
-//! answer is 429 with `Retry-After` and nothing is read.
+//! instance (`--public-rate-per-second`, 50 by default, `--public-burst`, 500; 0 turns it off;
+//! `Access::admit_client`, the same `rate.lua` cell as ingest keys, `<prefix>:rl:{a<network>}`).
+//! Over it, the answer is 429 with `Retry-After` and nothing is read: the REST API's `rate_limited`
+//! error, a server function's `Denied` error that the page shows in words, a line of text for a
+//! page. Checked in `http::observe_and_guard`, after the cross-site refusal. While Redis cannot be
+//! read each process counts on its own (fail open, as for keys; idle cells are dropped past a
+//! hundred thousand).
 //!
-//! Not counted: health, readiness and metrics (probes and scrapers), the site's embedded files
-//! (no store work), and a caller whose admin token, ingest key or console session is live (keys
-//! have limits of their own; admins are trusted). Credentials that are not live count as none.
-//! A request without a peer address (an in-process call) is not counted.
+//! Not counted: health, readiness and metrics (probes and scrapers), the site's embedded files (no
+//! store work), and a caller whose admin token, ingest key or console session is live (keys have
+//! limits of their own; admins are trusted). Credentials that are not live count as none. A request
+//! without a peer address (an in-process call) is not counted.
 
 use crate::state::AppState;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};

@@ -2,6 +2,12 @@
 //! names, how they are read from a request and how they are set and cleared. The one place that
 //! knows them; the REST API (`server/src/rest/auth.rs`) and the server functions both use it.
 //! Server side only.
+//!
+//! Both are HttpOnly and `Secure` behind https; the session is SameSite=Strict, "me" SameSite=Lax
+//! (the link is opened from the host platform, another site). `same_site` is the cross-site check
+//! the server runs before any request that could change something (`http::refuse_cross_site`).
+//! The keys page's one-time `laurel_new_key` cookie, which carries a new key across a plain form
+//! post, lives with that page in `keys.rs`.
 
 use http::HeaderMap;
 use http::header::{COOKIE, HeaderValue};

@@ -1,7 +1,13 @@
 //! Admin accounts for the console: created from the command line (`laurel admin create`),
-//! passwords hashed with argon2id, logins throttled per username and per client address, sessions as random cookie
-//! values of which only a SHA-256 is stored. Every login makes a new session (the old cookie's
-//! session, if any, is the caller's to end), so a session id planted before login is worthless.
+//! passwords hashed with argon2id, logins throttled per username and per client address, sessions
+//! as random cookie values of which only a SHA-256 is stored. Every login makes a new session (the
+//! old cookie's session, if any, is the caller's to end), so a session id planted before login is
+//! worthless.
+//!
+//! Throttling: [`MAX_FAILURES`] (5) failed logins of one username, or [`MAX_FAILURES_PER_ADDRESS`]
+//! (20) from one client address whatever the usernames (migration 0015), within
+//! [`THROTTLE_WINDOW`] (15 minutes) refuse further logins there. A session lasts [`SESSION_TTL`]
+//! (12 hours); logout ends it. The cookie itself is `app/src/api/session.rs`'s.
 
 use super::Access;
 use crate::EngineError;

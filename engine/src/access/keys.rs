@@ -7,7 +7,28 @@
 //!
 //! Every ingest request names its key, so each process keeps the keys and tokens it recently
 //! found for [`CREDENTIAL_TTL`] (`Credentials`) instead of asking the ledger each time: a key
-//! revoked on this process stops at once, one revoked on another within that time.
+//! revoked on this process stops at once, one revoked on another within that time. Unknown and
+//! revoked secrets are not kept, so a key made on any instance works everywhere at once.
+//!
+//! An ingest key is `laurel_ik_` and 48 random hex characters; the ledger keeps its SHA-256
+//! digest and its first 16 characters (`key_prefix`) to recognise it by, and listings, audit rows
+//! and metrics show only that prefix. The full key is answered once, by the call that makes it:
+//! `POST /api/v1/keys`, the console (in the page when JavaScript runs; after a plain form post,
+//! through a cookie only `/admin/keys` receives, for 5 minutes, cleared by the page that shows it
+//! — never in a URL: `app/src/api/keys.rs`) or `laurel apikey create` (actor `cli`). Making a key
+//! checks that every board exists (periodic or hot) and that the limits are within bounds
+//! (`domain::apikey::KeyLimits`), else 422 and nothing is written; the key and its audit row
+//! (`apikey_create`) are one transaction (`ledger/auth.rs`). Revoking twice answers the key
+//! unchanged and writes one audit row (`apikey_revoke`).
+//!
+//! Each key has limits of its own (migration 0006; keys made before it get the defaults, 50
+//! requests a second and a burst of 100). The REST edge (`server/src/rest/auth.rs`) counts every
+//! authenticated request of a key — events, totals, submissions, profiles, hits: one allowance
+//! for all its routes — with [`Access::admit`] before it reads the body: over the limit the
+//! answer is 429 `rate_limited` with `Retry-After` (whole seconds, at least 1), nothing is parsed
+//! or written, and the refusal takes nothing from the allowance. Admin tokens and console
+//! sessions are never limited. Refusals are counted per process in
+//! `laurel_rate_limited_total{key_prefix}`.
 
 use super::Access;
 use super::ratelimit::{Cell, ClientNet};

@@ -2,6 +2,14 @@
 //! contestant a link that names them, expires, and carries an HMAC-SHA256 over both with a secret
 //! only the server and the host know. Opening it tells the UI who "me" is — a display preference:
 //! it opens nothing that changes anything, and every read it highlights is public anyway.
+//!
+//! The secret is `--link-secret` (at least 32 bytes); a link lives 1 second to 31 days. Checking
+//! compares the signature in constant time, and the signature before the expiry: a forged link is
+//! "not valid" even when it is also out of date. Opening one (`/me?member=&expires=&sig=`,
+//! `app/src/pages/me.rs`) sets the `laurel_me` cookie with the link's parts (HttpOnly,
+//! SameSite=Lax, expiring with the link), checked again on every read of "me"; boards then
+//! highlight that member and link "My page". The server's route registry test sends that cookie
+//! to every mutating route and expects 401.
 
 use super::Access;
 use crate::hex;

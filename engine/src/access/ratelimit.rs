@@ -12,7 +12,21 @@
 //! A key may make `burst` requests at once and then one every `1 / rate_per_second` seconds. A
 //! refused request takes nothing from the key's allowance.
 //!
-//! While Redis is down the count falls back to each process: with N instances behind a balancer,
+//! **The limit holds across the fleet.** Each cell — its theoretical arrival time, in µs on the
+//! Redis server's clock — is one string in Redis, `<prefix>:rl:{k<id>}` for a key and
+//! `<prefix>:rl:{a<network>}` for an anonymous client network, each under a hash tag of its own
+//! (cells spread over a Cluster; one cell's checks all go to one node). It is changed only by
+//! `rate.lua` (the whole decision in one script, so concurrent instances cannot both take the
+//! last request of a burst) and expires once the allowance is whole again. That costs a request
+//! one `EVALSHA` on the shared connection per round: a cell's requests that arrive while its
+//! check is in flight are counted together in the next call, which admits the first n the
+//! allowance holds, in arrival order, exactly as n calls in a row would (`redis/grouped.rs`;
+//! docs/BENCHMARKS.md, ingest). The anonymous allowance (`--public-rate-per-second`, 50 by
+//! default, and `--public-burst`, 500; 0 turns it off) is spent by `server/src/anonymous.rs`.
+//!
+//! While Redis cannot be reached the check is skipped like the write path's other Redis calls
+//! (`Projection::guarded`: a second's pause after a failure) and the count falls back to each
+//! process: with N instances behind a balancer,
 //! a key may then make up to N times its limit across the fleet (it fails open, never closed: a
 //! Redis outage must not stop ingestion). The map holds one entry per cell that called; client
 //! cells are made by anyone, so past `PRUNE_ABOVE` cells the ones whose allowance is whole again

@@ -1,5 +1,5 @@
 //! Admin accounts, their sessions and failed logins. Passwords arrive here already hashed
-//! (argon2id, `engine/src/admins.rs`); session tokens as SHA-256 digests.
+//! (argon2id, `engine/src/access/admins.rs`); session tokens as SHA-256 digests.
 
 use super::{Ledger, LedgerError, instant, micros};
 use sqlx::Row;
