@@ -9,6 +9,11 @@
 //! - `settle.after_commit`: saved, before any reward is delivered;
 //! - `reward.before_send`, `reward.after_send`: around one webhook delivery (after the receiver
 //!   answered, before the ledger records it).
+//!
+//! And in the order applying a preview meets them (`ledger/revise.rs`, `previews.rs`):
+//! - `resettle.after_standings`, `resettle.before_commit`, `apply.before_commit`: inside the
+//!   apply's transaction, which writes the next settlement revision of a settled period;
+//! - `apply.after_commit`: saved, before the moved totals are projected.
 
 use crate::ledger::{Failpoint, LedgerError};
 use std::collections::HashSet;

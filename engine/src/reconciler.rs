@@ -4,7 +4,13 @@
 //! Every pass compares, for each live period, the ledger's `SUM(version)` with the projection's
 //! `vsum` (maintained by the scripts). A difference means some member's projected version is
 //! behind: the period's totals are re-applied through `level.lua`, whose version guard makes this
-//! safe while writes continue. `rebuild` instead replaces a period's projection outright.
+//! safe while writes continue. `rebuild` instead replaces a period's projection outright
+//! (`laurel rebuild`, `POST …/rebuild`): pipelined batches into the period's rebuild keys, then
+//! one atomic `swap.lua`.
+//!
+//! `laurel serve` runs a pass every 2 s over the open and frozen periods; before it levels, it
+//! puts a public freeze's view in place when Redis holds another (`crate::public`). A period that
+//! cannot be levelled fails alone.
 //!
 //! Hidden members are part of both: their versions count in `SUM(version)` and `vsum` alike, and
 //! both paths record the version while leaving the member out of the ranking.

@@ -19,6 +19,18 @@
 //! compare-and-set that pushes their next attempt past `claim_timeout` (see `ledger/rewards.rs`),
 //! so no two deliverers send one reward at the same moment. A claim a crash abandons falls due
 //! again when it ends.
+//!
+//! The settlement writes its rewards in its own transaction, keyed
+//! `laurel:<board>:<period>:<revision>:<member>`, so a crash never creates a second reward.
+//! `laurel serve --rewards-webhook <url>` (`LAUREL_REWARDS_WEBHOOK`) turns delivery on; without it
+//! rewards stay `pending` (the log says so at startup) until one is configured. The URL may carry
+//! a secret: it is never logged. [`RewardsConfig::new`] holds the numbers: a 10 s timeout, backoff
+//! from 1 s doubling to at most 1 h, 20 attempts (about 8 hours), claims of 60 s. The loop runs
+//! at once after a settlement (`Engine::wake_rewards`) and every 2 s otherwise. Every attempt is
+//! kept (time, status, error); `delivered` and `failed` are final and audited
+//! (`reward_delivered`, `reward_failed`, actor `rewards`); `GET …/periods/{period}/rewards`
+//! (admin) lists a settlement's rewards with every attempt. Failpoints `reward.before_send` and
+//! `reward.after_send` surround one send (`engine/tests/rewards.rs`).
 
 use crate::ledger::{Attempt, AttemptOutcome, DueReward};
 use crate::scope::Scope;

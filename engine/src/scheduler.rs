@@ -1,13 +1,19 @@
 //! The lifecycle scheduler: makes the clock's decisions durable without anyone's help.
 //!
-//! A pass, as of `now`:
+//! Every `laurel serve` ticks every `--scheduler-tick` (5 s by default). A pass, as of `now`:
 //! 1. freezes every `open` period (a row in the ledger's `periods`) whose end + the board's grace
-//!    is at or before `now`. The write path already treats such writes as late; the freeze makes
-//!    the state durable and visible. Passes list every open period, so the first pass after
-//!    downtime catches up on all periods that ended meanwhile;
-//! 2. with `archive_after`, archives `settled` periods settled at least that long ago;
-//! 3. gives the Redis keys of periods archived in the last [`EXPIRY_LOOKBACK`] their expiry again
-//!    (an archive while Redis was away could not set it).
+//!    is at or before `now` (`Board::closes_at`). The write path already treats such writes as
+//!    late; the freeze makes the state durable and visible. Passes list every open period, so the
+//!    first pass after downtime catches up on all periods that ended meanwhile. An open period not
+//!    yet due whose board has `public_freeze_seconds` is frozen publicly once its last that-many
+//!    seconds began — once: not if it is publicly frozen or was revealed
+//!    (`Ledger::public_freeze_due`);
+//! 2. with `archive_after` (`--archive-after-days`), archives `settled` periods settled at least
+//!    that long ago, and reveals them (an archived period's standings are public);
+//! 3. unlinks the Redis keys of periods archived in the last [`EXPIRY_LOOKBACK`] (7 days) once
+//!    their grace is over — archives made while Redis was away, or whose process stopped within
+//!    the grace — once per period per process, giving keys still within the grace their safety-net
+//!    expiry; and removes the copies of expired snapshots (`Projection::sweep_snapshots`).
 //!
 //! Every transition is the ledger's own (`Ledger::transition`): it re-reads the period's state
 //! with its row locked and is idempotent, so a repeated pass changes nothing and writes no audit
@@ -25,7 +31,9 @@
 //! they can meet, a reopen, is met the same way by the current holder (a period reopened after
 //! its end + grace is frozen again: writes to it are late either way). The fence's job is to stop
 //! a holder that was paused (a GC stall, a suspended VM, a partition) from working through an old
-//! list. Lease instants are the instances' clocks: they must agree to well within `lease_ttl`.
+//! list. Lease instants are the instances' clocks: they must agree to well within `lease_ttl`
+//! (three ticks). On shutdown an instance releases the lease; a crashed leader is replaced once
+//! the lease expires.
 //! On SQLite the ledger is one process (see `ledger/mod.rs`), so the lease only orders engines
 //! within it.
 

@@ -8,8 +8,10 @@
 //! recomputed with `domain::write::replay`, standings with `domain::settlement::standings`, and
 //! the digest over the standings as stored must equal the exported one, or nothing is written.
 //! Earlier settlement revisions travel with their standings; the import checks each against its
-//! digest and the whole chain of `previous_digest`s. Rewards are not carried: the source
-//! delivered them.
+//! digest and the whole chain of `previous_digest`s (`chain_broken` otherwise). Rewards are not
+//! carried: the source delivered them. Hidden members travel as a flag on their totals, so the
+//! import recomputes the same digest ([`FORMAT_VERSION`] says what each version added). An import
+//! is one transaction; a second import of the same period is refused.
 
 use crate::progress::Progress;
 use crate::scope::Scope;

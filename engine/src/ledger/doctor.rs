@@ -1,6 +1,7 @@
 //! `laurel doctor`: the rows the jobs and listings leave out (`rows.rs`), found by one sweep of
 //! the tables, and — for the kinds that can be moved safely — quarantined: copied into
-//! `quarantine` with the reason and removed from their table, in one audited transaction.
+//! `quarantine` (migration 0011: the row as JSON, the reason) and removed from their table, in
+//! one transaction audited `row_quarantine` (`laurel doctor --fix`).
 //!
 //! Movable: a `periods` row no board can hold (its key unparsable or of another cadence, its
 //! state unknown), with its totals, entries and late writes; a pending late write whose period

@@ -2,7 +2,15 @@
 //! reconciler, the reward deliverer, the hot-board job) and a public listing read many rows; one
 //! row written by an older version, or by hand, must not stop them all. Such a row is left out
 //! and reported, with its key, to the caller, which logs and counts it once
-//! (`Metrics::invalid_row`); `laurel doctor` lists and quarantines it.
+//! (`Metrics::invalid_rows`, `laurel_invalid_rows_total{job}`); `laurel doctor` lists and
+//! quarantines it.
+//!
+//! The listings that return a [`Listing`]: periods (for the scheduler, the reconciler and the
+//! period switcher), boards, hot boards and due rewards. Beyond a row, a period whose board cannot
+//! be read fails alone in a scheduler pass, and a period that cannot be levelled fails alone in a
+//! reconciler pass. This is the second half of one rule; the first is that the edge refuses what
+//! the ledger cannot hold (`domain::write::admit`), so such rows come only from an older version
+//! or a hand edit.
 
 use super::LedgerError;
 
