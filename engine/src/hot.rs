@@ -12,6 +12,41 @@
 //! - [`Hot::top`]: the public read, served from the published list so every viewer in an
 //!   interval sees the same one (docs/DESIGN.md, "Published lists", gives three reasons).
 //! - [`Hot::spawn_snapshots`]: the job, run by the one holder of the lease [`LEASE`].
+//!
+//! **Definition.** A board with `cadence: "hot"` (`POST /api/v1/boards`, parsed in
+//! `server/src/rest/boards.rs`, checked by `domain::hot::HotRules::new`, stored in the ledger's
+//! `hot_boards`). One slug names one board of either kind, held by both inserts under one lock.
+//! Hot boards are listed by `GET /api/v1/boards` and on `/` under "Trending".
+//!
+//! **Hit** (`POST /api/v1/boards/{board}/hits`, ingest key or admin token): the member must be a
+//! `HotMember` (blank, overlong or odd terms are `rejected` at the edge), the actor a member id,
+//! the value and action valid (`HotRules::hit_score`), and the installed [`HitFilter`] must accept
+//! it (the default accepts every well-formed member). Then `hot_hit.lua`, one atomic step: the
+//! bucket is the Redis server's `TIME` / bucket length (application clocks cannot split buckets);
+//! with an actor, `deduplicated` if the actor already counted for this member in this interval,
+//! `capped` at `actor_cap` hits per interval; else `ZINCRBY` (`count`) or `ZADD GT CH` (`best`),
+//! `EXPIRE NX` (the TTL is set once and never pushed back), trimming beyond `max_members`
+//! (`ZREMRANGEBYRANK`), the dedup marker and the cap counter, both expiring at the interval's
+//! end. The interval is `snapshot_seconds`, aligned: dedup and refresh share one window
+//! (docs/DESIGN.md, "Dedup, caps and weights"). A board's hits that arrive while a call is in
+//! flight go in the next call together (`redis/grouped.rs`), counted one after the other.
+//!
+//! **Snapshot** (every `laurel serve` runs the job; only the lease holder works, each second):
+//! when a board's interval turns, `Projection::hot_merge` reads each of the last `window_buckets`
+//! buckets in slices of 1 000 entries (a closed bucket by rank with `ZRANGE … WITHSCORES`, the
+//! live one with `ZSCAN … COUNT 1000`), four buckets at a time, on a connection of its own (the
+//! bulk connection), and folds them into `domain::hot::WindowMerge` with the board's weights
+//! (oldest first), summed or maxed, 100 entries kept. No command holds Redis for longer than one
+//! slice; a bucket closed for 2 s is kept in the process (members interned) and only its `ZCARD`
+//! is checked at later merges (docs/DESIGN.md, "The window merge"). `hot_publish.lua` stores the
+//! list unless one of the same or a later interval is already there (a lease hand-over cannot
+//! publish twice). Then `hot_tend.lua` unlinks the buckets that left the window and reports the
+//! current bucket's size and the window's buckets without a TTL to `/metrics`
+//! (`laurel_hot_bucket_members`, `laurel_hot_keys_without_ttl` — docs/DESIGN.md, "Bucket TTLs" —
+//! and `laurel_hot_hits_total{result}` with the dedup and cap refusals).
+//!
+//! **Read** (`GET /api/v1/boards/{board}/hot/top?limit=`, the page `/hot/{board}`): the published
+//! list only; before the first snapshot `updated_at` is null.
 
 use crate::redis::hot::HitArgs;
 use crate::{Core, Engine, EngineError};
