@@ -1,6 +1,30 @@
 //! Writes: recorded in the ledger first (the truth, exactly once), then projected into Redis.
 //! A projection failure never fails a write: the answer says `projected: false` and the
 //! reconciler brings the projection level from the ledger.
+//!
+//! A write's way (`POST /api/v1/boards/{board}/events`, `PUT …/members/{m}/total`,
+//! `POST …/submissions`), each step in the file that owns it:
+//!
+//! 1. `server/src/rest/auth.rs`: the bearer is an ingest key scoped to the board and within its
+//!    rate limit (else 429 `rate_limited` with `Retry-After`, before the body is read) or an admin
+//!    token; `server/src/rest/writes.rs` parses each item (ids, `occurred_at` at most 5 minutes
+//!    ahead, metadata at most 4 KiB).
+//! 2. [`Engine::record`]: [`check_batch`] (the board's operator, else 409; at most
+//!    [`MAX_BATCH`] writes — the REST edge calls it before it parses a batch), and
+//!    `domain::write::admit` for every write, whoever the caller: a write no period of the board
+//!    can hold is `rejected` with its reason and stores nothing.
+//! 3. The ledger (`ledger/writes.rs`, whose module doc has the steps): one transaction, shared by
+//!    the board's calls waiting at the same moment (`ledger/group.rs`).
+//! 4. The projection: the totals that changed go through `Projection::project_grouped`
+//!    (`level.lua`: per member, compare the version, `ZADD`, `HSET`, `HINCRBY vsum`), one call for
+//!    every request on the period that waited while the previous call was in flight, each member
+//!    at its highest version (`redis/grouped.rs`). A Redis failure answers `projected: false` and
+//!    pauses projections for a second. Then the period is announced to live streams
+//!    (`crate::live`).
+//!
+//! A write or a read with no answer within `REQUEST_DEADLINE` (10 s, `server/src/rest/mod.rs`)
+//! is answered 503 `unavailable`. The write committed or it did not; the caller's retry with the
+//! same id is recorded once either way.
 
 use crate::ledger::Recorded;
 use crate::redis::ProjectedTotal;

@@ -1,10 +1,10 @@
-//! Group commit: write calls on the same board that arrive while one is being recorded are
-//! recorded together, in one transaction, in the order they arrived — every call on SQLite, calls
-//! of a single write on PostgreSQL.
+//! Group commit: write calls on the same board that arrive while one is being recorded are recorded
+//! together, in one transaction, in the order they arrived — every call on SQLite, calls of a
+//! single write on PostgreSQL.
 //!
 //! SQLite has one writer, so concurrent calls queue for it anyway, each paying its own statements
-//! and commit, and each commit appending the pages it changed to the WAL. Recorded as one, they
-//! pay those once, and a page several calls change (a member's total) is written once
+//! and commit, and each commit appending the pages it changed to the WAL. Recorded as one, they pay
+//! those once, and a page several calls change (a member's total) is written once
 //! (docs/BENCHMARKS.md, ingest). PostgreSQL runs transactions side by side, but one per single
 //! write costs a statement, a commit and a share lock of the period row each (a lock several
 //! transactions hold at once is written as a MultiXact); grouped per board and instance, single
@@ -14,25 +14,26 @@
 //!
 //! - The first call for a board starts the board's leader, a task of its own; calls that arrive
 //!   while it records queue behind it and are recorded together by its next round, at most
-//!   `MAX_GROUP_WRITES` writes a round (a single call is never split). The leader ends when no
-//!   call is waiting. A caller that hangs up does not stop it: its writes are recorded all the
-//!   same, as a write in flight must be.
+//!   `MAX_GROUP_WRITES` writes a round (a single call is never split). The leader ends when no call
+//!   is waiting. A caller that hangs up does not stop it: its writes are recorded all the same, as
+//!   a write in flight must be.
 //! - A group is one batch: its writes are decided in arrival order, each seeing what the ones
-//!   before it did, exactly as if the calls had been recorded one after the other (a repeated
-//!   id in a later call answers `duplicate`). Each call gets its own answers back.
+//!   before it did, exactly as if the calls had been recorded one after the other (a repeated id in
+//!   a later call answers `duplicate`). Each call gets its own answers back.
 //! - The group is recorded at the time of its newest call (`now`): writes are recorded when the
 //!   transaction runs, and a write that reached the server before its period's end is judged with
 //!   the board's grace like any write in flight.
 //! - If the group's transaction fails, each of its calls is recorded again on its own, so that one
 //!   call's failure is never another's.
 //! - After a round of several calls, the leader gathers before its next round: it waits until as
-//!   many calls are waiting as the last round held, or `GATHER` has passed, whichever comes
-//!   first (woken once, by the call that completes the round, not by every call). Without it, clients that keep a number of requests in flight split into a large round
-//!   and a round of the one or two calls that arrived just after it began: half the transactions
-//!   held one call (measured: 1,072 of 2,231 rounds at 32 connections; docs/BENCHMARKS.md,
-//!   ingest), each paying a whole transaction. The wait only delays when a round begins: every
-//!   call is still answered after the commit of the transaction holding its writes. A single
-//!   client (rounds of one call) never waits.
+//!   many calls are waiting as the last round held, or `GATHER` (2 ms) has passed, whichever comes
+//!   first (woken once, by the call that completes the round, not by every call). Without it,
+//!   clients that keep a number of requests in flight split into a large round and a round of the
+//!   one or two calls that arrived just after it began: half the transactions held one call
+//!   (measured: 1,072 of 2,231 rounds at 32 connections; docs/BENCHMARKS.md, ingest), each paying a
+//!   whole transaction. The wait only delays when a round begins: every call is still answered
+//!   after the commit of the transaction holding its writes. A single client (rounds of one call)
+//!   never waits.
 
 use super::write_rows::Recorded;
 use super::{Ledger, LedgerError};

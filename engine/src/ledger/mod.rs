@@ -2,19 +2,25 @@
 //! that writes SQL. Every statement is written once in portable SQL (`$n` placeholders, BIGINT
 //! microsecond instants) and runs through sqlx's `Any` driver on either backend.
 //!
-//! - [`Ledger::connect`] / [`Ledger::migrate`]: pools and schema (`migrations/<backend>/`).
+//! - [`Ledger::connect`] / [`Ledger::migrate`]: pools and schema (`migrations/<backend>/`). On
+//!   SQLite writes run on one dedicated connection behind an in-process writer lock (one process
+//!   per SQLite file; PostgreSQL for several instances). A pooled connection is pinged before use
+//!   only after a second idle (`PING_WHEN_IDLE_FOR`), as sqlx already pings each on its way back.
 //! - boards and profiles: definitions and display data; `hot.rs`: hot board definitions.
-//! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`); on
-//!   SQLite calls queued for the writer, and on PostgreSQL single writes, are recorded together
-//!   (`group.rs`). Its steps:
-//!   `decide.rs`: deciding writes in memory; `entries.rs`: the duplicate check and the inserts of
-//!   entries and late entries; `totals.rs`: reading, locking and storing totals; `locks.rs`:
-//!   period rows and the row locks in their one global order.
+//! - [`Ledger::record`]: the exactly-once write of all three operators (see `writes.rs`); on SQLite
+//!   calls queued for the writer, and on PostgreSQL single writes, are recorded together
+//!   (`group.rs`). Its steps: `decide.rs`: deciding writes in memory; `entries.rs`: the duplicate
+//!   check and the inserts of entries and late entries; `totals.rs`: reading, locking and storing
+//!   totals; `locks.rs`: period rows and the row locks in their one global order.
 //! - `checkpoint.rs`: SQLite's WAL checkpoints, on a connection of their own.
 //! - `lifecycle.rs`: period transitions, and the period lock every change that depends on a
 //!   period's state takes; `late.rs`: late decisions; `adjust.rs`: revocations and corrections;
 //!   `settle.rs`: writing a settlement; `standings.rs`: reading settlements and their standings.
 //! - `moderation.rs`: hidden members (a versioned flag of a member's total in a period).
+//! - `previews.rs`: previews' one consistent read and their drafts; `revise.rs`: applying a draft
+//!   and re-settling by revision; `public.rs`: public freezes; `auth.rs`: token and key digests;
+//!   `admins.rs`: console accounts; `history.rs`, `attention.rs`, `reads.rs`: what those reads need
+//!   of the ledger.
 //! - [`audit`]: the audit trail, written in the transaction of each change.
 //! - `leases.rs` / `schedule.rs`: the scheduler's lease and its period queries; `rewards.rs`: the
 //!   reward outbox.

@@ -33,6 +33,10 @@
 //!   them, and the batch is decided again on what they held: `add_deltas`), each period's next
 //!   reach sequence once, and a rejected write's audit row one by one.
 //!
+//! On PostgreSQL a round of one point event on a `shared` board is first tried as one
+//! autocommitted statement (`POINT_AT_ONCE`), which answers only `applied` or `duplicate` and
+//! otherwise writes nothing and leaves the write to the batch path.
+//!
 //! The unique `(board, external_id)` constraint has the last word on duplicates: when an entry
 //! is not inserted because another transaction recorded its id after the check (PostgreSQL), the
 //! batch's answers are void: it rolls back and is retried, and the retry answers that write

@@ -1,6 +1,16 @@
 //! The single source of Redis key names. All keys of one period share the hash tag
 //! `{<board>:<period>}`, so every script touches one Cluster slot while different periods and
-//! boards spread over the cluster. The prefix lets deployments (and tests) share a Redis.
+//! boards spread over the cluster. The prefix lets deployments (and tests) share a Redis. Board
+//! slugs cannot contain `{`, `}` or `:`, so no slug can reach into another's tag.
+//!
+//! A hot board's keys share the hash tag `{<board>}`. Its bucket, dedup and cap names depend on
+//! the Redis clock, so `hot_hit.lua` and `hot_tend.lua` receive the namespace
+//! `<prefix>:hot:{<board>}` as their key and derive the rest inside the script — all in that
+//! tag's slot; a merge asks that slot's node for its clock (a one-line `TIME` script keyed by the
+//! namespace) and names the buckets from it. Rate-limit cells (`<prefix>:rl:{k<id>}`,
+//! `<prefix>:rl:{a<network>}`) each have a tag of their own. The unit tests below hold every key
+//! of a period, and of a hot board, to one slot; `engine/tests/stores.rs` checks it live against
+//! the Cluster.
 
 use crate::access::ratelimit::Cell;
 use domain::{BoardSlug, PeriodKey};

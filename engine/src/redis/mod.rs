@@ -2,12 +2,21 @@
 //! module that talks to Redis; key names come from [`keys`], writes go through the Lua scripts in
 //! `scripts/`, one per file, each with one typed wrapper that alone knows its argument order:
 //! writes here, the ranking reads in [`window`], levelling and rebuilds in [`level`], rate limits
-//! in [`rate`], and the features' own in [`hot`], [`public`] and [`snapshots`]. Where Redis is
-//! and how to reach it: [`conn`].
+//! in [`rate`], and the features' own in [`hot`], [`public`] and [`snapshots`]. Where Redis is and
+//! how to reach it: [`conn`].
 //!
 //! One client ([`RedisConn`]) serves a standalone server and a Cluster alike. It connects lazily
 //! and reconnects by itself, so the service starts and keeps accepting writes while Redis is away
-//! (the ledger has them).
+//! (the ledger has them). After a failure, write-path projections, ranking reads and rate checks
+//! skip Redis for a second (`PAUSE_AFTER_FAILURE`, `guarded`), so no request waits for a reconnect.
+//! Calls with the same key that arrive while one is in flight go together (`grouped.rs`); live
+//! boards' pub/sub is `changes.rs`; every key name is `keys.rs`.
+//!
+//! Scripts run with `EVALSHA` and fall back to loading on `NOSCRIPT` (redis-rs `Script`); they are
+//! never queued inside a pipeline. Each touches one Cluster slot (`keys.rs`). Big keys never leave
+//! Redis on its main thread: scripts `UNLINK` a ranking before a `RENAME` lands where it was
+//! (`swap.lua`, `public_commit.lua`, `public_end.lua`), an archived period's keys are unlinked
+//! after their grace, and snapshot copies are unlinked by the scheduler's sweep when they expire.
 
 pub mod changes;
 mod conn;

@@ -1,5 +1,10 @@
 //! Ranking reads: a window of a ranking (offset, keyset cursor or around a member), ranks of
 //! listed members and counts, each read atomically by one script or command.
+//!
+//! Ties in Redis order by member id, descending (byte order); `window.lua` compares bytes itself
+//! because Lua's string `>` follows the server's locale. A keyset cursor whose member moved or
+//! never existed is placed in its tie by bisection, O(log T · log N), never a pass over the tie:
+//! cursors are plain and anyone can write one.
 
 use super::conn::ReadScript;
 use super::{Projection, ReadFrom, parse_member, parse_score};
