@@ -5,6 +5,10 @@
 //! a brotli (`.br`) and a gzip (`.gz`) copy beside each: a hashed file never changes, so browsers
 //! keep it for a year without asking again, and the copy a browser accepts is sent as it is,
 //! compressed once at build time rather than on every request.
+//!
+//! The bundle names are found at start ([`site_files`]). Each file is answered in the encoding the
+//! browser accepts (`Vary: accept-encoding`); content-hashed `pkg/` files are `Cache-Control:
+//! public, max-age=31536000, immutable`, anything else `no-cache` with an ETag.
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Request, StatusCode, header};

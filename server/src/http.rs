@@ -1,5 +1,31 @@
 //! The HTTP surface: operations endpoints, the REST API (`rest`), the Leptos pages and server
 //! functions, and the embedded site. Every request's latency is recorded by route template.
+//!
+//! `app` (below) is the whole surface as `listen::serve` runs it ([`Site`]), plain tower layers
+//! with no boxing, outermost first:
+//!
+//! - on-the-fly compression (brotli or gzip, quality 4) of answers of at least 1 KiB that are not
+//!   images or event streams (compressing a stream would hold its events back), then the security
+//!   headers (`security.rs`);
+//! - [`CachedTop`]: a repeated top-N read answered before routing with the bytes the route made
+//!   (`top_cache.rs`);
+//! - the router: `/healthz` (the process lives), `/readyz` (pings both stores: 503 naming the
+//!   unreachable one; a full Redis is still ready, its word says why), `/metrics`, the REST API,
+//!   the Leptos routes and server functions, and the fallback — an embedded file if one exists at
+//!   that path, the API's JSON 404 under `/api/v1/`, else the app's 404 page. The Leptos routes are
+//!   listed once per process (`ROUTES`): listing them holds back every resource load of the process
+//!   while it runs (a global flag of Leptos'), so a second server started in the same process would
+//!   stall the first one's pages.
+//!
+//! One middleware per request, `observe_and_guard`: the client address (`peer.rs`), the cross-site
+//! refusal (`refuse_cross_site`: a request that could change something — not GET, HEAD or OPTIONS —
+//! whose `Sec-Fetch-Site` is neither `same-origin` nor `none`, or whose `Origin` is neither this
+//! host nor the `--public-url` origin, answers 403 `cross_site`, whatever cookie it carries), the
+//! anonymous allowance (`anonymous.rs`), the console gate (`console_gate`: 403 `Denied` to
+//! `/api/admin_…` without a live session, before the arguments are read, so a new console function
+//! cannot forget the check), a failed server function's status from its `AppError`
+//! (`with_error_status`: 403, 404 or 400, not Leptos' 500 for every refusal), and latency by route.
+//! `AppState` (`state.rs`) is one `Arc` because axum copies it per request.
 
 use crate::assets;
 use crate::security;
@@ -83,7 +109,7 @@ type Secured = SetResponseHeader<
     Option<HeaderValue>,
 >;
 
-/// The whole HTTP surface, as `axum::serve` runs it.
+/// The whole HTTP surface, as `listen::serve` runs it.
 pub type Site = MapResponseBody<Compression<Secured, Compressible>, fn(CompressionBody<Body>) -> Body>;
 
 /// The whole HTTP surface: the routes, behind [`CachedTop`], every answer with the security

@@ -2,7 +2,8 @@
 //! address ([`PeerAddr`]), and two bounds `axum::serve` does not set, so that a slow client cannot
 //! hold a connection (and its task) open for ever: the request head must arrive within
 //! [`HEADER_READ_TIMEOUT`], and a request body may pause at most [`BODY_READ_TIMEOUT`] between
-//! chunks. Answers are not bounded here: a live stream is an answer that never ends.
+//! chunks (10 s each). Answers are not bounded here: a live stream is an answer that never ends.
+//! Shutdown is graceful: connections finish what they are answering.
 
 use crate::http::Site;
 use crate::peer::PeerAddr;

@@ -4,6 +4,12 @@
 //! - [`http`]: the router (operations, pages, server functions, embedded site).
 //! - [`rest`]: the HTTP API v1.
 //! - [`assets`]: the embedded site.
+//! - [`listen`]: the accept loop; [`peer`]: who sent a request; [`security`]: the headers of every
+//!   answer; [`anonymous`]: what a caller without credentials may spend; [`top_cache`]: repeated
+//!   top-N answers; [`state`]: what every handler reaches.
+//!
+//! The allocator is mimalloc: glibc's malloc and free were about a tenth of the CPU of a cached
+//! read (docs/BENCHMARKS.md, reads).
 
 mod anonymous;
 mod assets;

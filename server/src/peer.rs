@@ -1,6 +1,11 @@
 //! Who sent a request: the connection's peer, or — when the peer is a proxy the operator trusts
 //! (`--trusted-proxies`) — the client that proxy names in `X-Forwarded-For`. Never trusted by
 //! default: without the setting, a forwarded header is ignored, since any client can send one.
+//!
+//! `listen::serve` puts each connection's peer address in its requests; `http::observe_and_guard`
+//! turns it into `app::api::session::ClientAddr`: the peer, or, when the peer is one of
+//! `--trusted-proxies`, the nearest untrusted address of `X-Forwarded-For`. The anonymous
+//! allowance counts per client network: an IPv4 address or an IPv6 /64.
 
 use app::api::session::ClientAddr;
 use axum::http::HeaderMap;

@@ -9,7 +9,8 @@
 //! - `Strict-Transport-Security` when the public URL (`--public-url`) is https.
 //!
 //! A page sets its own policy, with its nonce, while it renders ([`page_headers`]); every other
-//! answer gets the policy without a nonce, which allows no inline script at all.
+//! answer gets the policy without a nonce, which allows no inline script at all. A page is
+//! `Cache-Control: no-cache` with no ETag: its nonce makes every answer different.
 
 use axum::http::{HeaderName, HeaderValue, header};
 use tower_http::set_header::SetResponseHeaderLayer;

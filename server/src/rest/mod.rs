@@ -1,6 +1,28 @@
 //! The HTTP API v1 (the contract is docs/API.md; the OpenAPI document is its exact form). Each
 //! handler parses at the edge, checks who is calling, calls one engine use case and shapes the
 //! answer. Errors are always `{"error": "<code>", "detail": "<sentence>"}`.
+//!
+//! One module per group of routes, each holding its request types, its typed answers (`Serialize`
+//! and `ToSchema`, returned as `Json<T>`) and its handlers: `writes.rs`, `boards.rs` (with hot
+//! boards' definitions), `hot.rs`, `reads.rs`, `stream.rs`, `lifecycle.rs` (with the audit trail),
+//! `previews.rs` (previews, applies and settlement revisions) and `keys.rs`. A module of routes
+//! imports only the shared modules, never another module of routes (`imports_tests.rs` holds
+//! it):
+//!
+//! - `auth.rs`: who is calling, as extractors (`Admin`; `Ingest`, with the key's boards and its
+//!   rate limit); an admin token is named `token#<id>` in the audit trail, a console session
+//!   `admin:<user>`;
+//! - `params.rs`: the path parameters and what an impossible one means (404); `PeriodScope`, the
+//!   extractor that resolves `{board}`/`{period}` to an `engine::scope::Scope` after the caller's
+//!   check; a page's `offset`;
+//! - `error.rs`: the one error shape (`ErrorBody` with a `domain::ErrorCode`, whose status it
+//!   answers), the `ApiPath`/`ApiQuery` extractors, `Retry-After` on 429;
+//! - `body.rs`: every JSON body through one extractor, `JsonBody`;
+//! - `slots.rs`: the live streams per client.
+//!
+//! The routes are one table, [`routes`]: an `OpenApiRouter` (`utoipa-axum`) adding each handler
+//! with `routes!`, so a route's path and method are written once, in its `#[utoipa::path]`;
+//! [`bounded`] puts [`REQUEST_DEADLINE`] on a route. The OpenAPI document is `openapi.rs`.
 
 mod auth;
 mod boards;

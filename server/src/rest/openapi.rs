@@ -4,8 +4,13 @@
 //! the info, the tags, the bearer schemes and the errors every operation shares.
 //! Every type derives its schema where it is defined: requests and answers beside their handlers
 //! (`boards.rs`, `reads.rs`, …), read models in `domain::view` and the engine's answers (feature
-//! `openapi`). Tests hold the document to the router, to docs/API.md and to real answers
-//! (`openapi_tests.rs`, `tests.rs`).
+//! `openapi`: only the server turns it on, so the wasm bundles never build utoipa). The errors
+//! every operation shares (400 for its inputs, 401/403/429 for its callers, 413 and 422 for a
+//! body, 503) come from one modifier, `SharedErrors`; an operation lists only the errors of its
+//! own rules. Tests hold the document to the router (the table adds routes only with `routes!`;
+//! the router serves exactly the documented methods), to docs/API.md's routes and to real answers
+//! (exactly the documented fields) (`openapi_tests.rs`, `tests.rs`): a new route or field needs
+//! its attribute or schema in the same change. `scripts/fuzz-api` runs schemathesis against it.
 
 use utoipa::openapi::header::Header;
 use utoipa::openapi::path::{Operation, ParameterIn};

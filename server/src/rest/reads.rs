@@ -1,5 +1,11 @@
 //! Public reads of a board period (`{period}` may be `current`). Ranks follow the board's tie
 //! policy everywhere; display names are joined per page.
+//!
+//! Under `/api/v1/boards/{board}/periods/{period}/`: `top`, `entries?offset=` (live),
+//! `entries?after=` (keyset, `next_cursor`), `snapshots` (pin) and `snapshots/{id}/entries`,
+//! `members/{m}`, `members/{m}/around`, `members/{m}/events`, `count`, `ranks`; an expired
+//! snapshot answers 410 `snapshot_expired`. What each may cost is bounded (docs/ARCHITECTURE.md,
+//! "What a request may cost").
 
 use super::auth::Reader;
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};

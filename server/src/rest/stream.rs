@@ -1,8 +1,14 @@
 //! `GET …/periods/{period}/stream`: a period's live top N and state as Server-Sent Events
 //! (`engine::live`). Each event is framed once by the engine and shared by every stream; this
 //! module adds the response headers and a comment every [`KEEP_ALIVE`] while nothing happens.
-//! The compression layer leaves `text/event-stream` alone (`http::app`), so nothing holds an
-//! event back.
+//! The compression layer leaves `text/event-stream` alone (`http::app`) and the answer says
+//! `X-Accel-Buffering: no`, so nothing holds an event back.
+//!
+//! The limit, board and period are checked like the top read's by `Engine::subscribe_live`: a
+//! 4xx before any stream. The first events are the state and the full top N, then whatever
+//! differs. A client address holds at most 64 streams and an instance 20 000 (`slots.rs`: 429
+//! `too_many_streams`, 503 `streams_full`). Graceful shutdown ends the streams first
+//! (`Engine::close_live`). The board page's live table reads these (`app/src/components/live.rs`).
 
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
 use super::params::{PeriodParams, scope};
