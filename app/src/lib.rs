@@ -4,6 +4,37 @@
 //! - [`pages`]: one page per file, one route each (see [`App`]).
 //! - [`components`]: pieces shared by pages (the ranking table, the error view).
 //! - [`error`]: [`error::AppError`], what a server function can fail with, and its HTTP status.
+//!
+//! **Two browser bundles, two ways to hydrate.** The feature `console` holds the console's
+//! pages, components and server functions (`pages::{console, period_console, member_console,
+//! audit, keys, login}`, `components::{console, correction}`, `api::{admin, console, corrections,
+//! keys}`, the routes in `ConsoleRoutes`, and `App` and `shell` themselves); `ssr` turns it on, so
+//! the server has everything. `frontend` is built twice: without it, `laurel` (the contestants'
+//! bundle), and with it, `laurel-console`. `shell` decides per page ([`SiteFiles::is_console`]:
+//! `/admin` and below):
+//!
+//! - **Contestant pages are server components with islands** (`<HydrationScripts islands>`).
+//!   Every `#[component]` renders to HTML on the server and ships no code; only the `#[island]`
+//!   components hydrate, each from its props serialized into the page (`<leptos-island
+//!   data-props>`): `pages::board::Rows` (the ranking's rows, "Show more" / "Load more" through
+//!   `read_ranking` / `read_after`, the live table's stream, the pinned pager) and
+//!   `components::countdown::CountdownIsland`. The contestants' bundle is those islands and
+//!   `hydrate`, which only starts the reactive system — no router, no page, no other server
+//!   function. Links and forms there (find me, the period switcher, "Pin this view", the
+//!   me-links) are plain navigations and form posts, as without JavaScript.
+//! - **Rules for an island**: its props are `Serialize + Deserialize` (they travel as JSON), it
+//!   reads no context and no router hook (in the browser it runs outside the page's tree), and it
+//!   stays small — everything it renders is compiled into the contestants' bundle.
+//! - **Console pages hydrate whole**, from the console's bundle (`hydrate_body` of `App`, with the
+//!   client router); an island met there (a contestant page reached by the router) is an ordinary
+//!   component.
+//!
+//! A console module used from a contestant page does not compile in the contestants' bundle, so
+//! the split holds by construction; `end2end/tests/first-visit.spec.ts` checks that the
+//! contestants' bundle names no `/api/admin_…` function, none of the pages' reads (only
+//! `read_ranking` and `read_after`) and no router, and that `html[data-hydrated]` is set once the
+//! islands are hydrated. The contestants' bundle carries no time-zone database and renders no
+//! time: the freeze banner's words are made on the server (`domain::local`).
 
 pub mod api;
 pub mod components;

@@ -8,6 +8,14 @@
 //! already read); a phase that cannot be counted has no total and is shown as working, not as a
 //! guess. Each phase ends with `processed == total`.
 //!
+//! The phases: a settlement checks the projection (uncounted), reads totals, writes standings,
+//! the member directory and rewards (the member count is one `COUNT` in the settlement's
+//! transaction, before the reads); a rebuild projects ranked members per page, out of the ledger's
+//! count at the start (a count that moves during the rebuild of an open period ends at what was
+//! rebuilt); an export reads (uncounted), then writes rows as it serialises them; an import
+//! inserts entries and late writes, replays and inserts totals, each revision's standings, and
+//! projects, all counted from the export.
+//!
 //! Whoever wants the numbers reads them: the CLI through an observer called on every update
 //! ([`Progress::observed`]); the console through [`latest`], this process's registry of the jobs
 //! of each period ([`Progress::track`]). The registry is per process: behind several instances a

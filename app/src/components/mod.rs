@@ -1,4 +1,11 @@
-//! Pieces shared by pages.
+//! Pieces shared by pages: the ranking table (`ranking_table`: on the board page with the
+//! board's prize zones — the medal of each prize line beside the rank, a line at each prize
+//! boundary — and ↑N / ↓N since the visitor's last visit, `movement`), its live version (`live`),
+//! the ranking's "Export CSV" / "Export JSON" of the rows shown, made in the browser with no
+//! server route (`export`), the countdown, the error view, the public-freeze banner
+//! (`freeze_banner`), the revision notes contestants see (`revisions`), the charts (`charts`:
+//! server-rendered SVG), and the console's own: `ActionOutcome`, `FieldError`, `Confirm`
+//! (`console`) and the previews of every change to standings (`correction`).
 
 pub mod charts;
 #[cfg(feature = "console")]

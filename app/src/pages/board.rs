@@ -1,3 +1,26 @@
+//! The board page, `/b/{board}[/{period}]`: one period's ranking, rendered on the server
+//! (`SsrMode::Async`: the HTML already holds the rows). The query string picks the view, so every
+//! view works without JavaScript: `?show=N` the live top N, `?find=<member>` around a member,
+//! `?snap=<id>&offset=N` a page of a pinned snapshot ("Pin this view": `pin_view` pins the window's
+//! shared copy and redirects to it), `?after=<cursor>` stable keyset pages. Its server functions
+//! (`read_ranking`, `read_around`, `read_snapshot`, `read_after`, `read_periods`) run in-process
+//! and call one engine read each.
+//!
+//! The browser then loads the contestants' bundle and hydrates the page's islands (`Rows` and
+//! the countdown; the rest stays the server's HTML); "Show more" / "Load more" append through the
+//! same server functions. On the live view (`?show=N`, from the top) the rows are
+//! `components::live::LiveRanking`, which opens the period's stream 1.5 s after hydration; the
+//! member count, the freeze banner and the ranking's hint are the island's too and follow each
+//! event's `total`, `frozen_at` and state, so a reveal or rows that arrive live never leave the
+//! page contradicting itself.
+//!
+//! "Find me" looks for a member id first, then a display name (`read_named`): one match is shown
+//! among its neighbours, several are listed to pick from. The period switcher's "←" stops at the
+//! board's first period (the oldest it has rows for), and a period before it says so. Below the
+//! ranking: the distribution, the prizes (with their winners once settled), the past periods
+//! (`read_ranking_distribution`, `read_periods_with_winners`) and the settlement's later
+//! revisions in words (`components::revisions`).
+
 use crate::api::contestant::{MyLive, read_me, read_my_live};
 use crate::api::history::{read_periods_with_winners, read_ranking_distribution};
 use crate::api::{

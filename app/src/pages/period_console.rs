@@ -1,3 +1,21 @@
+//! The console's period page, `/admin/b/{board}/{period}`: the lifecycle, late writes, the
+//! settlement and its rewards, the ranking and corrections. Its server functions are
+//! `api::console`'s and `api::corrections`' (all `admin_<name>`).
+//!
+//! Forms are `ActionForm`s (plain posts without JavaScript). Each lifecycle step sits in a
+//! `<details>` that states its consequence before the confirming button, and only the steps that
+//! can run are offered: no "Settle…" while a late write is pending (the page says so and links the
+//! review), no step for a period before the board's first or after the current one. One outcome
+//! shows at a time (a step's replaces an older apply's). Every change to standings — from the
+//! "Correct…" panel, a late write's row or the member drill-down — is previewed (moves, prize
+//! changes) and then applied exactly as previewed, or cancelled (`components::correction`).
+//!
+//! A settle or a rebuild shows its numbers while it runs: the page asks `admin_progress` at once
+//! and every `POLL_EVERY` (500 ms) and shows a `<progress value max>` with "N / M unit (P %)";
+//! when the step answers, one more request fetches each phase's final numbers. The registry of
+//! jobs is per process (`engine::progress`): behind several instances a poll that reaches another
+//! instance finds nothing, and the bar stays without numbers.
+
 use crate::api::console::{EditBoard, JobProgress, PeriodConsole, Transition, read_period, read_progress};
 use crate::api::corrections::{ApplyCorrection, PreviewCorrection};
 use crate::components::console::{ActionOutcome, Confirm, FieldError, JobProgressView};
