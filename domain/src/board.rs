@@ -2,6 +2,13 @@
 //! re-exported here), the draft an admin types, the settings that may change later and the prize
 //! table. Operator and tie policy never change afterwards: changing them would change what every
 //! stored score means.
+//!
+//! - `BoardDraft::parse` is the one parser behind `POST /api/v1/boards` and the console's form; a
+//!   refusal names its field (the 2^53 budget, the zone, overlapping prizes).
+//! - `BoardSettings` is what may change later — title, freeze grace, scheduled public freeze,
+//!   prizes — through `Engine::edit_board`, audited `board_edit`.
+//! - `Board::closes_at` is the one instant a period closes (its end + the board's grace): the
+//!   write path, the scheduler and the console's attention list all read it.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,6 +1,10 @@
 //! Every machine-readable reason Laurel answers with (`{"error": "<code>", "detail": "…"}` on the
 //! API), with its HTTP status and what it means: the one place a code is named and documented.
 //! docs/API.md's table of errors is checked against [`ErrorCode::ALL`] by a test.
+//!
+//! The ledger refuses with one (`LedgerError::Refused`), the engine passes it on
+//! (`EngineError::Refused`) and the API answers its status (`server/src/rest/error.rs`), so a
+//! rule's reason is named once, where the rule is.
 
 use serde::{Deserialize, Serialize};
 

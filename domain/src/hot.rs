@@ -6,7 +6,9 @@
 //! This module holds the pure rules: which definitions are accepted ([`HotRules::new`]), what a
 //! hit is worth ([`HotRules::hit_score`]), which members count ([`HotMember`]), the window in
 //! words ([`HotRules::describe`]) and how a snapshot compares with the previous one
-//! ([`rank_changes`]).
+//! ([`rank_changes`]). A definition keeps its buckets' TTL at least 1.5 × the window (a bucket
+//! still inside the window must not expire), weights per bucket, and `best` hits with the `max`
+//! aggregate, within the bounds below; the published list is a [`HotList`].
 
 use crate::kinds::word_enum;
 use serde::{Deserialize, Serialize};

@@ -4,6 +4,9 @@
 //! line answers [`Step::Already`] and changes nothing (a retried freeze, a settle of a period that
 //! was archived since). Anything else that does not follow an arrow is refused with the current
 //! state, so callers can say why.
+//!
+//! A public freeze's stepwise reveal picks its next member here too ([`next_to_reveal`]): the
+//! lowest placed of the frozen board whose live standing differs, so the winners come last.
 
 use crate::ids::MemberId;
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,9 @@
 //! Instants as a board's readers read them: in the board's time zone. The one place a page turns
 //! an instant into words — on the server and in the console's browser bundle alike, which carries
 //! the zone database for it (`app`'s feature `console`): without one, `jiff` finds no zone and a
-//! page rendered after a client-side navigation would show UTC under the zone's name.
+//! page rendered after a client-side navigation would show UTC under the zone's name. A zone the
+//! build cannot resolve is said as UTC, and says so ([`in_named_zone`]). The contestants' bundle
+//! has no zone database and renders no time: the freeze banner's words are made on the server.
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;

@@ -9,6 +9,9 @@
 //! - Prizes come from the board's prize table by rank. Under `shared`, tied members share the
 //!   prize of their rank: two members at rank 2 both receive the rank-2 prize, and as the next
 //!   rank is 4, a prize only for rank 3 goes to nobody.
+//!
+//! [`standing_order`] is the one comparator (previews use it too), [`ranked`] gives ranks and
+//! prizes, and [`canonical_text`] is the text behind the digest, tagged with [`RULE_VERSION`].
 
 use crate::board::Prize;
 use crate::ids::MemberId;

@@ -1,5 +1,16 @@
 //! Writes and how each operator decides what a write does to a member's total. Pure: the ledger
 //! supplies the current total under a lock and stores what this module decides.
+//!
+//! - A [`Write`] carries one [`Change`]: `Point`, `Total`, `Submission` or `Correction`; its
+//!   answer is an [`Outcome`].
+//! - [`decide`]: what each operator does to a total; [`replay`]: a total (and its reach sequence)
+//!   recomputed from the entries that still count, after a revocation.
+//! - [`admit`] and [`value_refusal`]: the edge refuses what the ledger cannot hold. A write whose
+//!   period is outside 1970–9998 in the board's zone (`PeriodKey::containing` is fallible: a key
+//!   that could not be parsed back is never made), or whose value no total within the bounds
+//!   could take, is `rejected` before anything is stored, not even as a late write. The other half
+//!   of the rule is the ledger's: a row that slipped in anyway never stops a background job
+//!   (`engine/src/ledger/rows.rs`).
 
 use crate::board::Board;
 use crate::ids::{EventId, MemberId};

@@ -15,7 +15,16 @@
 //! - **Redis full**: `maxmemory` reached (as `/readyz` tells it), or Redis could not be read.
 //!
 //! Every part reads only what it reports (the costs are on the ledger's queries,
-//! `ledger/attention.rs`); Redis is read once per live period and once per live key.
+//! `ledger/attention.rs`: pending late writes by the partial index `late_entries_pending`, the
+//! activity by one index-only range of `entries_by_recorded_at (recorded_at, board)`, both
+//! migration 0017); Redis is read once per live period and once per live key. The lag check
+//! reads Redis before and after the ledger, and lists a period still behind after
+//! `LAG_RECHECK` (250 ms). Each item links to the page or section that fixes it
+//! (`app/src/pages/console.rs`).
+//!
+//! **Activity**: each board's entries per UTC hour over the last 24 hours (grouped by hour in the
+//! ledger) and its current period's state. The console reads both through `admin_attention` and
+//! `admin_activity`.
 
 use crate::{Engine, EngineError};
 use domain::apikey::KeyLimits;

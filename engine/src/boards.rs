@@ -47,8 +47,9 @@ impl Engine {
         self.board_details(board).await
     }
 
-    /// Changes a board's title, freeze grace and prize table (audited as `board_edit`). A period
-    /// settled before keeps the prizes it was settled with; one settled later uses the new table.
+    /// Changes a board's title, freeze grace, scheduled public freeze and prize table (audited as
+    /// `board_edit`). A period settled before keeps the prizes it was settled with; one settled
+    /// later uses the new table.
     /// Other processes see the change within [`crate::reads::BOARD_CACHE_TTL`]; a settlement
     /// always reads the board from the ledger.
     pub async fn edit_board(

@@ -4,6 +4,22 @@
 //! watermark), targets and the distribution read the public ranking (`:rank`, or the settled
 //! standings of an archived period), and hidden members are absent as everywhere else.
 //!
+//! - **A member's points** (`member_history`): the entries the public events read lists — the
+//!   same watermark, read in one statement — replayed in the order they happened, a revocation
+//!   taking its entry out from then on. The time axis is the whole period, never the time of the
+//!   read, so the same entries make the same page.
+//! - **"N points to rank R"** (open periods only): the member at position rank − 2 of the public
+//!   ranking, and at the lowest prized rank − 1 from outside the prizes; the gap under `shared`,
+//!   one more under `first_reached`.
+//! - **The member's last periods**: its rank in each of the board's last [`HISTORY_PERIODS`],
+//!   settled and archived ones from the latest standings, open and frozen ones from the public
+//!   ranking.
+//! - **A period's distribution** (`distribution`): about [`MAX_BINS`] round-numbered bins, "me"
+//!   from the public ranking, the prize winners once settled; **past results**
+//!   (`period_results`): each past period's winners or leaders.
+//!
+//! The charts that draw these are `app/src/components/charts/` (server-rendered SVG).
+//!
 //! Costs. The distribution is two one-row window reads (the highest and lowest points) and at
 //! most [`MAX_BINS`] + 2 `ZCOUNT`s (`O(log n)` each) on the period's ranking, whatever the number
 //! of members; an archived period counts in its standing blocks instead. A member's history reads

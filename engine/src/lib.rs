@@ -149,8 +149,8 @@ pub struct Engine {
     hot: hot::Hot,
     access: access::Access,
     top_cache: Arc<reads::TopCache>,
-    /// Board definitions already read, kept for `reads::BOARD_CACHE_TTL` (only title, freeze
-    /// grace and prizes ever change; see `Engine::board`).
+    /// Board definitions already read, kept for `reads::BOARD_CACHE_TTL` (only the settings —
+    /// title, freeze grace, scheduled public freeze, prizes — ever change; see `Engine::board`).
     boards: Arc<reads::BoardCache>,
     /// Signals the reward delivery loop that a settlement saved new rewards.
     rewards_due: Arc<tokio::sync::Notify>,

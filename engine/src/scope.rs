@@ -2,6 +2,12 @@
 //! REST extractor, the server functions' helper) and taken by the use cases instead of a slug
 //! and a period named in words. A scope exists only for a board that exists and a period its
 //! cadence can have: an impossible slug or period is a resource that does not exist.
+//!
+//! Every use case of a period takes one — reads, lifecycle, previews, moderation, rewards,
+//! rebuild, export. [`Engine::scope`] resolves words (`current` is the period containing now) and
+//! [`Engine::scope_of`] a key already parsed; the REST extractor `PeriodScope`
+//! (`server/src/rest/params.rs`) and the server functions' `scope` helper (`app/src/api/mod.rs`)
+//! call them once per request, after the caller's check.
 
 use crate::{Engine, EngineError};
 use domain::{Board, BoardSlug, PeriodKey};

@@ -1,5 +1,7 @@
 //! Read models: what the REST API returns and what the server functions send to the UI. They are
-//! plain data built by the engine; field names follow the HTTP API contract.
+//! plain data built by the engine; field names follow the HTTP API contract. Reads here; the
+//! lifecycle's in `lifecycle.rs`, histories and distributions in `history.rs`, the console's front
+//! page in `attention.rs`, and their OpenAPI schemas in `schema.rs` (feature `openapi`).
 
 mod attention;
 mod history;

@@ -1,25 +1,25 @@
-//! What reads keep in memory, per process: board definitions, period states and top-N pages,
-//! each for at most a few seconds, and the read epoch that tells whoever keeps answers made from
-//! them that they may no longer hold. Writes never wait for a cache. How stale each may be:
+//! What reads keep in memory, per process: board definitions, period states and top-N pages, each
+//! for at most a few seconds, and the read epoch that tells whoever keeps answers made from them
+//! that they may no longer hold. Writes never wait for a cache. How stale each may be:
 //!
-//! - **board definitions**: [`BOARD_CACHE_TTL`] (10 s); only title, freeze grace and prizes ever
-//!   change (`Engine::edit_board`, which drops this process's copy at once), and a settlement
-//!   reads the board fresh from the ledger;
+//! - **board definitions**: [`BOARD_CACHE_TTL`] (10 s); only the settings (title, freeze grace,
+//!   scheduled public freeze, prizes) ever change (`Engine::edit_board`, which drops this process's
+//!   copy at once), and a settlement reads the board fresh from the ledger;
 //! - **period states**, with when a public freeze began (the `frozen_at` label; the numbers come
-//!   from `:rank`, never from this): 1 s, archived for good; dropped early by a transition,
-//!   public freeze or reveal in this process;
-//! - **top-N pages** (`Engine::top_shared`, shared as [`SharedTop`] by every reader of the
-//!   second): 1 s per board, period and limit; dropped early by a transition in this process,
-//!   which also moves `Engine::read_epoch`;
+//!   from `:rank`, never from this): 1 s, archived for good; dropped early by a transition, public
+//!   freeze or reveal in this process;
+//! - **top-N pages** (`Engine::top_shared`, shared as [`SharedTop`] by every reader of the second):
+//!   1 s per board, period and limit; dropped early by a transition in this process, which also
+//!   moves `Engine::read_epoch`;
 //! - **top-N answer bytes** (the server's `top_cache.rs`, answered before routing): until the
-//!   page's time is up (`SharedTop::until`: 1 s, and under `current` never past the period's
-//!   end), or a new read epoch;
+//!   page's time is up (`SharedTop::until`: 1 s, and under `current` never past the period's end),
+//!   or a new read epoch;
 //! - **display names** (`crate::names`): caught up by profile revision at most 1 s
-//!   (`NAME_SYNC_INTERVAL`) behind; a profile written through this process (`PUT …/profile`)
-//!   shows at once.
+//!   (`NAME_SYNC_INTERVAL`) behind; a profile written through this process (`PUT …/profile`) shows
+//!   at once.
 //!
-//! So a renamed member shows at once on the instance that took the write and within a second on
-//! the others, and a top-10 page may show a name up to a second older than that.
+//! So a renamed member shows at once on the instance that took the write and within a second on the
+//! others, and a top-10 page may show a name up to a second older than that.
 
 use super::check_limit;
 use crate::redis::{Source, Window};
@@ -39,9 +39,10 @@ const TOP_CACHE_TTL: Duration = Duration::from_secs(1);
 /// Board definitions by slug (see `Engine::board`), shared so a read does not copy one.
 pub type BoardCache = std::sync::RwLock<HashMap<BoardSlug, (Instant, Arc<Board>)>>;
 
-/// How long a process keeps a board's definition. Only the title, the freeze grace and the prize
-/// table ever change (`Engine::edit_board`, which drops this process's copy at once); other
-/// processes see an edit within this time, and a settlement reads the board fresh.
+/// How long a process keeps a board's definition. Only its settings (title, freeze grace,
+/// scheduled public freeze, prize table) ever change (`Engine::edit_board`, which drops this
+/// process's copy at once); other processes see an edit within this time, and a settlement reads
+/// the board fresh.
 pub const BOARD_CACHE_TTL: Duration = Duration::from_secs(10);
 
 /// How long reads trust a period state they looked up (archived is final and kept for good).
