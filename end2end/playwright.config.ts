@@ -3,9 +3,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-// The suite runs the real release binary (built by scripts/build) against the Redis that
-// scripts/test started, under a key prefix and a SQLite ledger of its own. The values are put in
-// the environment once, by the main process, so workers and the teardown see the same ones.
+// The suite runs the real release binary (built by scripts/build; `laurel serve --demo`) with
+// Debian's Chromium against the Redis that scripts/test started, under a key prefix and a SQLite
+// ledger of its own, which global-teardown.ts removes; tests/support.ts runs the binary's CLI for
+// tokens and keys. The values are put in the environment once, by the main process, so workers and
+// the teardown see the same ones. Screenshots go to artifacts/.
 const port = Number(process.env.LAUREL_E2E_PORT ?? 3300);
 process.env.LAUREL_E2E_PREFIX ??= `e2e-${process.pid}-${Date.now()}`;
 process.env.LAUREL_E2E_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), 'laurel-e2e-'));

@@ -16,6 +16,10 @@
 //! - [`settlement`]: standings, prizes and the canonical text behind a settlement's digest.
 //! - [`write`]: how each operator changes a total; `replay` recomputes one after a revoke.
 //! - [`view`]: the read models shared by the REST API, the server functions and the UI.
+//!
+//! Its tests are unit and property tests beside each rule: periods around year turns and DST,
+//! the codec's order and round trip, competition ranks against a naive reference, previews
+//! against the full standings.
 
 pub mod apikey;
 pub mod board;

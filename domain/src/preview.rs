@@ -11,6 +11,11 @@
 //! finds those places with a few lookups per changed member, counts the shifted members run by
 //! run, and reads standings only for the prize ranks and the shifted members it lists. The full
 //! standings after ([`Plan::after`], for a digest) are one pass over the standings before.
+//!
+//! The property tests hold it to the full standings before and after, read in windows of 3 (as
+//! a reader of stored blocks would): no change moves nobody, moves and shifts account for every
+//! changed rank, prize changes turn the prizes before into the prizes after, and the plan's
+//! standings after are the settlement's own.
 
 use crate::board::Prize;
 use crate::ids::MemberId;

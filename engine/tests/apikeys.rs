@@ -1,5 +1,13 @@
 //! Ingest keys on both ledgers: made with limits and audited, listed by prefix only, limited per
 //! key, revoked (idempotently, audited) and refused from then on.
+//!
+//! Keys are refused for no board, an unknown board or limits out of bounds (nothing written);
+//! made with limits and an audit row naming the creator and the prefix, never the secret; limited
+//! per key (the burst, then refused with the wait, counted by prefix in the metrics); revoked with
+//! the reason audited, a repeat answering the same without a second row; an unknown id not found.
+//! A key revoked on one instance is refused by another within a second. Two instances on one
+//! Redis (standalone and Cluster) share one burst — 40 requests at once on two instances are
+//! admitted up to the burst and no more — and an instance without Redis keeps its own count.
 
 mod common;
 

@@ -4,7 +4,8 @@
 //! deltas and totals beyond the bounds, shuffled `set` versions, a small reach-sequence budget —
 //! for every operator and tie policy, on SQLite and PostgreSQL. The answers one call each gives
 //! are checked against the operators' rules too (`check_rules`), so the comparison does not
-//! only hold a path against itself.
+//! only hold a path against itself. Concurrent batches of other members racing for the same ids
+//! count each id once.
 
 mod common;
 

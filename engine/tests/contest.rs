@@ -5,6 +5,12 @@
 //! total, not after the reconciler, not after Redis lost everything; admins read live; a member
 //! reads their own live standing; reveals (stepwise and at once) make the public view the live
 //! one; settlement uses the live ledger.
+//!
+//! Both tie policies; "the same" means the same text, before the freeze, at it, after writes of
+//! every kind, after a reconciler pass and after Redis lost everything. A stepwise reveal ends
+//! equal to the live standings, audited; the archive reveals; a settled period is refused; a hide
+//! leaves the public view at once. `server/src/rest/tests.rs` does the same over HTTP, pages
+//! included; `scheduler.rs` the scheduled freeze.
 
 mod common;
 

@@ -4,6 +4,10 @@
 //! policy, the distribution counts every visible member once from the public ranking (not a
 //! hidden one, not a write after a public freeze), and the last periods and past results come
 //! from the settled standings once settled and the public ranking before.
+//!
+//! An empty period has no bars; nothing of a member's history, the distribution or the results
+//! changes during a public freeze until the reveal. `end2end/tests/experience.spec.ts` shows the
+//! same on the pages.
 
 mod common;
 

@@ -3,6 +3,8 @@
 //! snapshots with rank changes, tending, the validation hook and the one-leader snapshot job.
 //! Most tests pass the clock to the scripts (`hit_at`, `hot_snapshot(.., Some(ms))`) to move
 //! through buckets without waiting; the TTL tests use the real clock and 1-second buckets.
+//! `best` never lowers a score; dedup and caps hold under 16 concurrent writers. Over HTTP:
+//! `server/src/rest/tests.rs`; in the browser: `end2end/tests/hot.spec.ts`.
 
 mod common;
 

@@ -2,6 +2,12 @@
 //! older version, a hand edit) never stops a background job: the scheduler, the reconciler and
 //! the listings leave it out, count it once, and `laurel doctor`'s sweep finds and quarantines
 //! it. Every store combination (Redis standalone and Cluster × SQLite and PostgreSQL).
+//!
+//! Dates and values no period can hold are rejected and store nothing (no period row, no late
+//! write); periods outside the years are refused in reads. Rows inserted under the ledger (a
+//! period `0254-W40` with a total, a late write beyond the bounds) leave the scheduler freezing
+//! the due period, the reconciler levelling the others and the period list answering, each row
+//! counted once; the sweep finds both and the quarantine moves them, audited.
 
 mod common;
 

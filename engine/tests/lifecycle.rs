@@ -1,6 +1,18 @@
 //! The settlement lifecycle on real stores (Redis standalone and Cluster × SQLite and
 //! PostgreSQL): a full week from writes through the scheduler's freeze to archive, revocations under both tie policies, a
 //! projection lost after freeze, and crashes inside the settlement.
+//!
+//! The week: writes → the scheduler freezes at end + grace, not a second before → late writes
+//! kept, the board unchanged → accept one, reject one → revoke twice subtracts once → a
+//! correction → settle twice, same digest → a settled period refuses changes → archive → every
+//! read identical, also after the keys are gone. Keys deleted after the freeze (rebuilt, or
+//! repaired by the cross-check) give the expected digest. Stored standings equal
+//! `domain::settlement::standings` under both tie policies (many ties, member ids whose byte order
+//! differs from a locale's, prizes that need escaping), across many statements, standing blocks
+//! and member-directory blocks, and every member is found at its position after archive. With
+//! blocks of seven standings, every page whose start or end is on, before or after a block
+//! boundary equals the same slice of the whole list, and counts at or above every points value
+//! (ties straddling blocks) equal a naive count.
 
 mod common;
 

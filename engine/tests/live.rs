@@ -1,6 +1,13 @@
 //! Live boards on real stores, standalone Redis and Cluster: the first events, a write's ranking,
 //! a freeze's state, coalescing of a burst (publishing and pushing), a subscriber that never
 //! reads, and a write on one engine reaching a subscriber of another through sharded pub/sub.
+//!
+//! A top-2 subscriber is not woken by a change below it; a correction is pushed; many subscribers
+//! make one subscription, and none is left after they go; 100 writes over a second are pushed and
+//! published at most once per 250 ms; a subscriber that never reads is dropped with its queue
+//! full while another keeps its stream; a write on one engine reaches three subscribers of
+//! another within a second. Over sockets: `server/src/rest/stream_tests.rs`; in the browser:
+//! `end2end/tests/live.spec.ts`; load: `scripts/bench-stream` (docs/BENCHMARKS.md).
 
 mod common;
 

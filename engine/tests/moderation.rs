@@ -2,6 +2,10 @@
 //! member leaves every public view and the standings, keeps its ledger history, and every change
 //! is audited; the projection keeps it hidden through replays, rebuilds, the reconciler and a
 //! Redis that was away.
+//!
+//! Shared ranks close up around a hidden member; writes to it do not show, and come back with it;
+//! the settlement leaves it out (standings, prizes, digest; 409 after); a hide while a test-owned
+//! Redis is down is levelled.
 
 mod common;
 

@@ -2,6 +2,13 @@
 //! answers what its changes would do — moves, shifted members, prizes, the digest after — and
 //! writes nothing but its draft: every other ledger table, the board's Redis keys and the audit
 //! trail are byte for byte the same afterwards. What it predicts is what making the changes does.
+//!
+//! Every ledger table is dumped and every Redis key under the prefix `DUMP`ed around a preview;
+//! refused changes store nothing; a settled period's `digest_after` equals the settlement's
+//! digest of the same totals; under `first_reached` the predicted ranks are those the changes
+//! settle to when made. On forty members tied on five point values, a settled period's preview
+//! (stored standings) answers what the frozen period's (in memory) did, under both tie policies,
+//! and its digest is revision 2's.
 
 mod common;
 

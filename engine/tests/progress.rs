@@ -2,6 +2,11 @@
 //! a settlement, a rebuild in pages, an export and an import each report their phases in order,
 //! every phase with the true count of what it works on, never going back, and ending at
 //! processed == total; the work's last reading says it is done.
+//!
+//! A settlement of 2,500 members, one hidden (2,499 counted; 20 rows per statement), a rebuild in
+//! pages of 100, an export (the same bytes as without progress) and an import into a fresh ledger.
+//! `end2end/tests/progress.spec.ts` runs the console's settle and rebuild of 120,000 members and
+//! the CLI's plain lines.
 
 mod common;
 

@@ -1,5 +1,9 @@
 //! Reading rankings on real Redis (standalone and Cluster): cursor pages never skip or repeat,
 //! snapshots stay put while live pages drift, around-me is atomic, ranks follow the tie policy.
+//!
+//! Cursor paging is a property test on real Redis: random boards with many equal scores, members
+//! added while paging, nothing skipped or repeated. Around-me's ranks hold under concurrent
+//! writes; "why this score" pages on both ledgers.
 
 mod common;
 

@@ -2,6 +2,9 @@
 //! started by `scripts/test`): the public reads go to the replica, the console's and a snapshot's
 //! to the primary. Which node answered is read from each server's `INFO commandstats`. (The
 //! Cluster's replicas are exercised by the server's fleet test.)
+//!
+//! With a replica that cannot be read, reads come from the primary and writes stay projected; a
+//! replica choice that does not fit the target is refused.
 
 mod common;
 

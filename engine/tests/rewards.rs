@@ -2,6 +2,11 @@
 //! every prized member is delivered once, failures are retried, and a crash at any step — after
 //! the settlement's commit, before a send, after the receiver answered — ends, after a restart,
 //! with each reward processed once by a receiver that deduplicates by Idempotency-Key.
+//!
+//! Each prized member is delivered once with its attempts and audit rows; a failing receiver is
+//! retried, and the reward is failed after the last attempt; a restarted engine makes no second
+//! reward row; two deliverers never send the same reward; a re-settlement's rerun gives the same
+//! revision and digest and no second delivery.
 
 mod common;
 

@@ -3,6 +3,11 @@
 //! settled periods archive and their keys expire, and among several processes exactly one leads.
 //! Ledger tests run on SQLite and PostgreSQL; leader election runs on PostgreSQL, the backend for
 //! several instances.
+//!
+//! 2026-W53 in Asia/Shanghai freezes exactly at end + grace (later writes are late); a 169-hour
+//! DST week in America/New_York; catch-up after downtime (idempotent); auto-archive; a pass under
+//! a lost lease changes nothing; two "processes" racing for the lease never hold it together
+//! (tokens only rise); two schedulers freeze a due period once; a board's scheduled public freeze.
 
 mod common;
 

@@ -1,6 +1,11 @@
 //! The stores are reachable and behave as the engine expects: the projection round-trips on
 //! standalone Redis and on a 3-master Cluster, the ledger migrates on SQLite and PostgreSQL, and
 //! its pool replaces a connection the server closed.
+//!
+//! The migrations of both ledgers are the same versions, apply, and rerun as no-ops; migration
+//! 0009 turns rows of the former `standings` table (migrated up to 0007 and filled, prizes that
+//! need escaping) into blocks that read back identical at pages across block boundaries. Every key
+//! of a period lands in one slot of the live Cluster.
 
 mod common;
 

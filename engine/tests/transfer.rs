@@ -1,6 +1,7 @@
 //! Export and import of a settled period between ledgers: SQLite → PostgreSQL and PostgreSQL →
 //! SQLite give the identical settlement (digest and standings); a second import and a tampered
-//! export are refused with nothing written.
+//! export are refused with nothing written. Both tie policies, revocations and corrections
+//! included.
 
 mod common;
 

@@ -1,6 +1,12 @@
 //! The write path on real stores: exactly-once under concurrency and duplicates, the three
 //! operators, late writes, bounds, and a projection that levels itself after Redis trouble.
 //! Every test runs on Redis standalone and Cluster, and on SQLite and PostgreSQL.
+//!
+//! 32 concurrent clients send 20 000 writes with 30 % duplicates (ledger and projection equal the
+//! unique sum); `set` versions arrive shuffled; `best`; late writes; bounds; the wrong operator;
+//! the script cache flushed mid-run; keys lost, then levelled; a test-owned Redis killed
+//! mid-stream and restarted empty (standalone, and a 3-master Cluster of its own), levelled
+//! unattended by the running reconciler.
 
 mod common;
 

@@ -1,18 +1,18 @@
-//! The fleet test: three `laurel serve` processes on one PostgreSQL database (the fleet test's
-//! own server, `LAUREL_TEST_FLEET_POSTGRES_URL`, which it restarts) and the 3+3 Redis Cluster
-//! (`LAUREL_TEST_REDIS_REPLICATED_URL`, started by `scripts/test`; no other test uses either),
-//! public reads from the Cluster's replicas, a client spreading point events (30 % duplicates,
-//! shuffled) over the three, and during the load, one after another:
+//! The fleet test (about 65 s): three `laurel serve` processes on one PostgreSQL database (the
+//! fleet test's own server, `LAUREL_TEST_FLEET_POSTGRES_URL`, which it restarts) and the 3+3 Redis
+//! Cluster (`LAUREL_TEST_REDIS_REPLICATED_URL`, started by `scripts/test`; no other test uses
+//! either), public reads from the Cluster's replicas, a client spreading point events (30 %
+//! duplicates, shuffled) over the three, and during the load, one after another:
 //!
-//! 1. the scheduler's leader `kill -9`ed as soon as the ledger shows its first freeze of many due
+//! 1. the scheduler's leader `kill -9`ed as soon as the ledger shows its first freeze of 40 due
 //!    periods (mid-pass): it is also the instance killed under load, whose failed requests the
 //!    client sends again to another instance; it is started again afterwards;
-//! 2. a Redis master `kill -9`ed: its replica takes over (cluster-node-timeout 2 s), and the
-//!    killed node comes back as a replica;
+//! 2. a Redis master `kill -9`ed: its replica takes over (cluster-node-timeout 2 s), and the killed
+//!    node comes back as a replica;
 //! 3. PostgreSQL slowed, silent, cut, then restarted: the instances reach it through
 //!    [`proxy::FaultProxy`], which first delays every chunk, then forwards nothing with the
 //!    connections open (longer than the client's timeout: the request deadline must answer), then
-//!    closes every connection and refuses new ones for a few seconds; then the server itself is
+//!    closes every connection and refuses new ones for 3 s; then the server itself is
 //!    restarted in immediate mode (`LAUREL_TEST_FLEET_POSTGRES_RESTART`), as after a crash;
 //! 4. every node of the Cluster restarted empty (no persistence; nodes keep their identity and
 //!    slots in nodes.conf).
@@ -20,15 +20,15 @@
 //! Then: every event answered `applied` or `duplicate` is in the ledger exactly once and none was
 //! answered `applied` twice, the totals equal the unique sums, the projection equals the ledger
 //! within 5 s + the reconciler's tick after the load and the last fault, every due period was
-//! frozen exactly once (some by an instance other than the killed leader), no client request
-//! waited for its timeout, a key limited to 20 req/s was accepted at most its rate over the
-//! test plus its bursts (see [`rate_bound`]), and public top pages were read on replicas only.
+//! frozen exactly once (some by an instance other than the killed leader), no client request waited
+//! for its timeout, a key limited to 20 req/s was accepted at most its rate over the test plus its
+//! bursts (see [`rate_bound`]), and public top pages were read on replicas only.
 //!
 //! `LAUREL_FLEET_EVENTS` sets the number of events (default 50 000, spread over 50 s);
 //! `LAUREL_FLEET_STALL_SECONDS` how long PostgreSQL stays silent (default 16: longer than the
-//! client's timeout, 15 s, so a statement in flight must be given up by the request deadline
-//! rather than hang its request). Each test run owns its database and key prefix and removes them when
-//! it passes (on a failure they are left for a look: the names are printed).
+//! client's timeout, 15 s, so a statement in flight must be given up by the request deadline rather
+//! than hang its request). Each test run owns its database and key prefix and removes them when it
+//! passes (on a failure they are left for a look: the names are printed).
 
 #[path = "support/proxy.rs"]
 mod proxy;

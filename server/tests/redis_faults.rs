@@ -1,9 +1,9 @@
-//! Redis behind the fault-injecting proxy (`support/proxy.rs`): slowed, silent with its
-//! connections open, then cut. Writes keep being answered — recorded in the ledger, `projected:
-//! false` while Redis does not answer, each within the projection's response timeout, never
-//! hanging — public reads fall back to the ledger, and once Redis answers again the reconciler
-//! levels the projection with nothing lost. Runs on the test Redis (`LAUREL_TEST_REDIS_URL`) under
-//! a key prefix of its own and a SQLite ledger of its own.
+//! Redis behind the fault-injecting proxy (`support/proxy.rs`): slowed, silent with its connections
+//! open, then cut. Writes keep being answered — recorded in the ledger, `projected: false` while
+//! Redis does not answer, each within 4 s (the projection's 2 s response timeout), never hanging —
+//! public reads fall back to the ledger, and once Redis answers again the reconciler levels the
+//! projection with nothing lost. Runs on the test Redis (`LAUREL_TEST_REDIS_URL`) under a key
+//! prefix of its own and a SQLite ledger of its own.
 
 #[path = "support/proxy.rs"]
 mod proxy;

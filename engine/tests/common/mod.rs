@@ -1,6 +1,10 @@
 //! Test harness for the engine's integration tests: real stores on loopback, started by
 //! `scripts/test` (see docs/ARCHITECTURE.md). Each test owns a unique key prefix and database and
 //! removes only those — never FLUSHDB.
+//!
+//! Each Redis test runs on standalone **and** Cluster, under its own key prefix; each ledger test
+//! on SQLite (a temporary file) **and** PostgreSQL (a database of its own, dropped after). The
+//! stores and their environment variables are listed in docs/ARCHITECTURE.md, "Test".
 #![allow(dead_code)]
 
 use engine::Engine;

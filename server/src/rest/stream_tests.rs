@@ -1,6 +1,7 @@
 //! The live stream over real sockets and real stores (SQLite, the test Redis and Cluster):
-//! headers, first events, a write's and a freeze's events, bad input, shutdown, and a write on
-//! one server reaching a stream of another through Redis within a second.
+//! headers (no compression), first events, a write's and a freeze's events, bad input, shutdown,
+//! and a write on one server reaching a stream of another within a second, on one Redis and on
+//! the Cluster.
 
 use crate::state::AppState;
 use axum::http::StatusCode;

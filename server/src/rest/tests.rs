@@ -1,5 +1,19 @@
 //! The API on real stores (SQLite and the test Redis started by scripts/test): bad input gets a
 //! clear 4xx with a machine-readable reason and changes nothing; auth boundaries hold.
+//!
+//! Also: operators and their endpoints, board validation, late events, rebuild, metrics;
+//! readiness without Redis; every lifecycle route refuses anonymous callers and ingest keys and
+//! answers the contract; every mutating route and server function refuses anonymous callers and
+//! "me", and every server function is public by a stated reason or under the console's gated
+//! prefix; ingest keys made, listed and revoked over REST (422 for bad input with nothing written,
+//! a revoked key 401); a key at 1/s with a burst of 2 answered 429 with `Retry-After` on the third
+//! quick request, the refused event in neither the ledger nor the board, the admin token never
+//! limited; the console's keys page without JavaScript (the key shown once through its cookie,
+//! then prefixes only; a refusal readable in the page; revoke); the security headers on every kind
+//! of answer and a page's nonce on each of its inline scripts, HSTS and the public origin behind
+//! `--public-url`, compression above 1 KiB only; console logins through a real listener throttled
+//! per client address behind a trusted proxy; public freezes over HTTP, pages included; hot
+//! boards.
 
 use crate::http::{Site, app};
 use crate::state::AppState;
