@@ -3,6 +3,13 @@
 //! server components, and `hydrate` only starts the reactive system for the islands (the
 //! `#[island]` components of `app`, which the page's script hydrates one by one after it). With
 //! it (`--features console`), the console's bundle: the whole page hydrates, with the router.
+//!
+//! `scripts/build` runs `wasm-bindgen --target web --remove-name-section` (the CLI's version is
+//! the one pinned in Cargo.lock) on each and names the pair by the hash of both. `wasm-opt -Oz`
+//! (binaryen 132) was measured and is not used: it makes the contestants' module 13 % smaller but
+//! its brotli copy 5 % larger (379 KB against 362 KB), and `opt-level = "s"` gave 384 KB; brotli
+//! is what crosses the wire (docs/BENCHMARKS.md, first visit). Never run Debian's `wasm-opt`
+//! (binaryen 108): it produces a module that does not hydrate.
 
 // The islands' hydration functions are exported from `app`: link it even where nothing else of
 // it is called.

@@ -1,6 +1,10 @@
 //! The console's server functions: sign in, sign out, and who is signed in. Sessions are checked
 //! here, on the server; cross-site posts never reach these (the server refuses them first, see
 //! `session::same_site`).
+//!
+//! Sign-in: `/admin/login` posts `login` (a plain form without JavaScript) → `Access::login` →
+//! the session cookie → `/admin`. Admin REST routes accept that cookie as well as a bearer admin
+//! token (`server/src/rest/auth.rs`); the audit trail names `admin:<user>` or `token#<id>`.
 
 use crate::error::AppError;
 use leptos::prelude::*;

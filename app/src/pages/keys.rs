@@ -1,3 +1,8 @@
+//! The console's ingest keys, `/admin/keys` (server functions `admin_keys`, `admin_create_key`,
+//! `admin_revoke_key` in `api::keys`): the table by prefix, the create form that shows the full
+//! key once (with a copy button once hydrated: `navigator.clipboard`), and a confirmed revoke per
+//! live key. Without JavaScript the new key crosses the form post in a one-time cookie.
+
 use crate::api::keys::{CreateKey, KeysPage, NewKey, RevokeKey, read_keys};
 use crate::components::error_view::ErrorView;
 use crate::error::AppError;
