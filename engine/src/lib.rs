@@ -28,9 +28,14 @@
 //! - [`metrics`]: Prometheus counters and histograms.
 //! - [`attention`]: the console's front page — what needs an admin's attention, boards' activity.
 //! - [`demo`]: the demo board behind `laurel serve --demo`.
+//! - [`public`]: public freezes (contest mode) — the public sees the standings of the freeze.
+//! - [`progress`]: progress of long work (settle, rebuild, export, import) as numbers.
+//! - [`scope`]: one period of one board, resolved once at the edge and taken by every use case of
+//!   a period.
 //!
 //! [`Engine`] is the front the server and the UI's server functions hold: the shared core (both
-//! stores, metrics, failpoints) and the services.
+//! stores, metrics, failpoints) and the services ([`access::Access`], [`hot::Hot`]); the other use
+//! cases are still `impl Engine` blocks in their modules (docs/ARCHITECTURE.md maps them).
 
 pub mod access;
 pub mod attention;
@@ -139,10 +144,10 @@ impl Core {
     }
 }
 
-/// The front the server and the UI's server functions hold: the shared [`Core`] and the feature
-/// services, each owning its state ([`hot::Hot`], [`access::Access`], [`live::Live`]); the use
-/// cases not yet moved into a service of their own are `impl Engine` blocks in their modules.
-/// Cheap to clone.
+/// The front the server and the UI's server functions hold: the shared `Core` and the feature
+/// services, each owning its state ([`hot::Hot`], [`access::Access`]). The use cases not yet moved
+/// into a service of their own are `impl Engine` blocks in their modules, and the state they use
+/// is kept here (read caches, snapshot makers, live feeds, …). Cheap to clone.
 #[derive(Clone)]
 pub struct Engine {
     core: Core,

@@ -14,8 +14,9 @@
 //!    connections open (longer than the client's timeout: the request deadline must answer), then
 //!    closes every connection and refuses new ones for 3 s; then the server itself is
 //!    restarted in immediate mode (`LAUREL_TEST_FLEET_POSTGRES_RESTART`), as after a crash;
-//! 4. every node of the Cluster restarted empty (no persistence; nodes keep their identity and
-//!    slots in nodes.conf).
+//! 4. every node of the Cluster restarted empty (no persistence, and its `dump.rdb` removed: a
+//!    replica would load its last full sync again; nodes keep their identity and slots in
+//!    nodes.conf).
 //!
 //! Then: every event answered `applied` or `duplicate` is in the ledger exactly once and none was
 //! answered `applied` twice, the totals equal the unique sums, the projection equals the ledger

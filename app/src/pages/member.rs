@@ -1,3 +1,9 @@
+//! The member page, `/b/{board}/{period}/m/{member}`: the member's rank and the ledger entries
+//! behind their score (`read_member`, "why this score"), their history through the period and
+//! their last periods (`read_member_history`), and how a later settlement revision moved their
+//! rank. Public reads: during a public freeze they answer the freeze's view, and a hidden member
+//! is not found.
+
 use crate::api::history::read_member_history;
 use crate::api::{read_member, read_revisions};
 use crate::components::charts::grouped;
