@@ -22,6 +22,9 @@ mod security;
 mod state;
 mod top_cache;
 
+#[cfg(test)]
+mod docs_tests;
+
 use anyhow::Context;
 use clap::Parser;
 use cli::{AdminCommand, ApikeyCommand, Cli, Command, ServeArgs};
