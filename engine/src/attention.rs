@@ -7,7 +7,7 @@
 //! - **rewards** that failed for good, or are being retried after a failed attempt;
 //! - **projection lag**: open or frozen periods whose Redis ranking is not level with the ledger
 //!   (the reconciler's `SUM(version)` against `vsum`), checked so that writes in flight cannot
-//!   raise it — see [`Engine::lagging_periods`];
+//!   raise it — see `Engine::lagging_periods`;
 //! - **keys near their limit**: live ingest keys whose shared GCRA cell leaves less than a
 //!   quarter of their burst right now ([`burst_left`]). The cell is the fleet's own count, so
 //!   this holds for every instance; it shows keys at their limit in the last `burst / rate`

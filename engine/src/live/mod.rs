@@ -9,7 +9,7 @@
 //!   carried by one publish at its end); a publish runs beside the write, never in it, bounded by
 //!   [`PUBLISH_TIMEOUT`] and [`MAX_PUBLISHES_IN_FLIGHT`], and a failure only logs.
 //! * **Listen.** One [`Listener`] connection per process holds one `SSUBSCRIBE` per period that
-//!   has local subscribers (a [`Feed`]), made when the first subscriber comes and dropped when
+//!   has local subscribers (a `Feed`), made when the first subscriber comes and dropped when
 //!   the last leaves.
 //! * **Push.** Each feed recomputes at most once per [`PUSH_INTERVAL`] after it heard something,
 //!   with the public read, from the primary (`Engine::ranking_page_fresh`: whatever

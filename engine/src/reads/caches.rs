@@ -64,7 +64,7 @@ struct TopPage {
     page: Arc<RankingPage>,
 }
 
-/// Top-N pages by board, then (period, limit), each kept at most [`TOP_CACHE_TTL`]. Keyed by
+/// Top-N pages by board, then (period, limit), each kept at most `TOP_CACHE_TTL`. Keyed by
 /// board first so a lookup borrows the request's slug instead of building a key.
 #[derive(Default)]
 pub struct TopCache {
@@ -96,7 +96,7 @@ impl TopCache {
 }
 
 /// A top-N page shared by every reader of its second, and until when the words it was asked
-/// with still mean it: at most [`TOP_CACHE_TTL`] after it was read and, for `current`, never
+/// with still mean it: at most `TOP_CACHE_TTL` after it was read and, for `current`, never
 /// past the period's end (from then on `current` names the next period).
 #[derive(Debug, Clone)]
 pub struct SharedTop {

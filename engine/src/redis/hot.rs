@@ -211,8 +211,8 @@ impl Projection {
     /// The window merged as of `at_ms` (None: the Redis server's clock): that instant in ms and
     /// up to `limit` (member, score), best first, with how many bucket entries it covers. A
     /// bucket is read in slices of [`MERGE_SLICE`] entries on the bulk connection, up to
-    /// [`MERGE_READS`] buckets at a time, and merged here, so no command holds Redis for longer
-    /// than one slice (docs/DESIGN.md, "The window merge"). A bucket closed for [`KEEP_AFTER`]
+    /// `MERGE_READS` buckets at a time, and merged here, so no command holds Redis for longer
+    /// than one slice (docs/DESIGN.md, "The window merge"). A bucket closed for `KEEP_AFTER`
     /// no longer changes: it is read once and kept in this process for the next merges, which
     /// check only its size (one pipelined `ZCARD` per kept bucket: a bucket that changed or
     /// expired is read again or dropped).

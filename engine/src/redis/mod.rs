@@ -1,9 +1,9 @@
 //! The projection: Redis sorted sets that mirror the ledger's totals for live reads. The only
 //! module that talks to Redis; key names come from [`keys`], writes go through the Lua scripts in
 //! `scripts/`, one per file, each with one typed wrapper that alone knows its argument order:
-//! writes here, the ranking reads in [`window`], levelling and rebuilds in [`level`], rate limits
-//! in [`rate`], and the features' own in [`hot`], [`public`] and [`snapshots`]. Where Redis is and
-//! how to reach it: [`conn`].
+//! writes here, the ranking reads in `window.rs`, levelling and rebuilds in `level.rs`, rate limits
+//! in `rate.rs`, and the features' own in [`hot`], `public.rs` and `snapshots.rs`. Where Redis is
+//! and how to reach it: `conn.rs`.
 //!
 //! One client ([`RedisConn`]) serves a standalone server and a Cluster alike. It connects lazily
 //! and reconnects by itself, so the service starts and keeps accepting writes while Redis is away

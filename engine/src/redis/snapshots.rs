@@ -105,7 +105,7 @@ impl Projection {
         ::redis::cmd("GET").arg(info).query_async(&mut conn).await
     }
 
-    /// Removes the copies whose snapshot has expired (UNLINK), at most [`SWEEP_BATCH`] a call;
+    /// Removes the copies whose snapshot has expired (UNLINK), at most `SWEEP_BATCH` a call;
     /// answers how many it removed.
     pub async fn sweep_snapshots(&self) -> RedisResult<usize> {
         let index = self.keys.snapshots();
