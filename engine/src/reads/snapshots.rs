@@ -10,8 +10,10 @@
 //! blocks Redis the way a `COPY` of a big ranking would. An archived period needs no copy: its
 //! settled standings never change, and its pages are read from them.
 //!
-//! Making copies is one at a time per process ([`Snapshots`]); a pin that finds another instance
-//! making the window's copy waits for it, at most [`WAIT_FOR_MAKER`].
+//! Making copies is one at a time per process ([`Snapshots`]); the maker of a window's copy holds
+//! a claim in Redis (`:snap:<id>:info:claim`), and a pin that finds another instance making it
+//! waits for it, at most [`WAIT_FOR_MAKER`]. A pin of a period with no members writes only the
+//! small info and claim keys: one pair per period per window, however a caller names the period.
 
 use super::check_limit;
 use crate::redis::{Source, Window};
