@@ -28,6 +28,7 @@
 //! - [`metrics`]: Prometheus counters and histograms.
 //! - [`attention`]: the console's front page — what needs an admin's attention, boards' activity.
 //! - [`demo`]: the demo board behind `laurel serve --demo`.
+//! - [`doctor`]: the ledger's upkeep from the command line (migrations, unreadable rows).
 //!
 //! [`Engine`] is the front the server and the UI's server functions hold: the shared core (both
 //! stores, metrics, failpoints) and the services.
@@ -36,11 +37,16 @@ pub mod access;
 pub mod attention;
 pub mod boards;
 pub mod demo;
+pub mod doctor;
 pub mod failpoints;
 pub mod fallback;
 pub mod history;
 pub mod hot;
+// The stores are private to the engine: callers use the services (see the `internals` feature).
+#[cfg(feature = "internals")]
 pub mod ledger;
+#[cfg(not(feature = "internals"))]
+mod ledger;
 pub mod lifecycle;
 pub mod live;
 pub mod metrics;
@@ -51,7 +57,10 @@ pub mod progress;
 pub mod public;
 pub mod reads;
 pub mod reconciler;
+#[cfg(feature = "internals")]
 pub mod redis;
+#[cfg(not(feature = "internals"))]
+mod redis;
 pub mod rewards;
 pub mod scheduler;
 pub mod scope;
@@ -59,7 +68,12 @@ pub mod transfer;
 pub mod writes;
 
 use ledger::{Ledger, LedgerError};
+
+// The stores' types that the services take and answer, named where callers find them.
+pub use ledger::audit::AuditFilter;
+pub use ledger::{Applied, Draft, SETTLEMENT_PAGE, Viewer};
 use metrics::Metrics;
+pub use redis::ReplicaReads;
 use redis::keys::KeySpace;
 use redis::{Projection, RedisTarget};
 use std::sync::Arc;
