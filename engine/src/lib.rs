@@ -1,7 +1,7 @@
 //! Laurel's server-side use cases. The only crate that touches the stores:
 //!
-//! - [`ledger`]: the SQL truth (SQLite or PostgreSQL) — boards, profiles, events, totals.
-//! - [`redis`]: the live projection (standalone Redis or Cluster) — keys, Lua scripts.
+//! - `ledger` (private): the SQL truth (SQLite or PostgreSQL) — boards, profiles, events, totals.
+//! - `redis` (private): the live projection (standalone Redis or Cluster) — keys, Lua scripts.
 //! - [`boards`]: board creation and details.
 //! - [`access`] (the service [`access::Access`]): admin tokens and ingest keys (made, listed and
 //!   revoked by admins) with their rate limits and the public's, console accounts (argon2id,
@@ -32,6 +32,7 @@
 //! - [`progress`]: progress of long work (settle, rebuild, export, import) as numbers.
 //! - [`scope`]: one period of one board, resolved once at the edge and taken by every use case of
 //!   a period.
+//! - [`doctor`]: the ledger's upkeep from the command line (migrations, unreadable rows).
 //!
 //! [`Engine`] is the front the server and the UI's server functions hold: the shared core (both
 //! stores, metrics, failpoints) and the services ([`access::Access`], [`hot::Hot`]); the other use
@@ -41,11 +42,16 @@ pub mod access;
 pub mod attention;
 pub mod boards;
 pub mod demo;
+pub mod doctor;
 pub mod failpoints;
 pub mod fallback;
 pub mod history;
 pub mod hot;
+// The stores are private to the engine: callers use the services (see the `internals` feature).
+#[cfg(feature = "internals")]
 pub mod ledger;
+#[cfg(not(feature = "internals"))]
+mod ledger;
 pub mod lifecycle;
 pub mod live;
 pub mod metrics;
@@ -56,7 +62,10 @@ pub mod progress;
 pub mod public;
 pub mod reads;
 pub mod reconciler;
+#[cfg(feature = "internals")]
 pub mod redis;
+#[cfg(not(feature = "internals"))]
+mod redis;
 pub mod rewards;
 pub mod scheduler;
 pub mod scope;
@@ -64,7 +73,12 @@ pub mod transfer;
 pub mod writes;
 
 use ledger::{Ledger, LedgerError};
+
+// The stores' types that the services take and answer, named where callers find them.
+pub use ledger::audit::AuditFilter;
+pub use ledger::{Applied, Draft, SETTLEMENT_PAGE, Viewer};
 use metrics::Metrics;
+pub use redis::ReplicaReads;
 use redis::keys::KeySpace;
 use redis::{Projection, RedisTarget};
 use std::sync::Arc;

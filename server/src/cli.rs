@@ -2,7 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use engine::EngineConfig;
-use engine::redis::ReplicaReads;
+use engine::ReplicaReads;
 use std::net::SocketAddr;
 
 #[derive(Debug, Parser)]

@@ -20,6 +20,8 @@ mod peer;
 mod rest;
 mod security;
 mod state;
+#[cfg(test)]
+mod stores_tests;
 mod top_cache;
 
 #[cfg(test)]
@@ -45,10 +47,7 @@ async fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Serve(args) => serve(args).await,
         Command::Migrate(args) => {
-            let ledger =
-                engine::ledger::Ledger::connect(&args.database_url).await.context("connect to the ledger")?;
-            ledger.migrate().await.context("apply migrations")?;
-            let applied = ledger.applied_migrations().await?;
+            let applied = engine::doctor::migrate(&args.database_url).await.context("migrate the ledger")?;
             println!("ledger migrated: {} migration(s) applied", applied.len());
             Ok(())
         }
@@ -150,9 +149,8 @@ fn admin_password() -> anyhow::Result<String> {
 
 /// `laurel doctor [--fix]`: one line per unreadable row, then what was moved.
 async fn doctor(database_url: &str, fix: bool) -> anyhow::Result<()> {
-    let ledger = engine::ledger::Ledger::connect(database_url).await.context("connect to the ledger")?;
-    ledger.migrate().await.context("apply migrations")?;
-    let found = ledger.find_invalid_rows().await?;
+    let doctor = engine::doctor::Doctor::open(database_url).await.context("open the ledger")?;
+    let found = doctor.find().await?;
     let mut left = 0;
     for finding in &found {
         let row = &finding.row;
@@ -160,7 +158,7 @@ async fn doctor(database_url: &str, fix: bool) -> anyhow::Result<()> {
             left += 1;
             "fix by hand"
         } else if fix {
-            let moved = ledger.quarantine(finding, jiff::Timestamp::now()).await?;
+            let moved = doctor.quarantine(finding).await?;
             println!("{} {}: {} — quarantined ({moved} rows moved)", row.table, row.key, row.reason);
             continue;
         } else {

@@ -201,7 +201,7 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         freezes_at: info.ends_at + jiff::SignedDuration::from_secs(board.freeze_grace_seconds),
         info,
         periods: engine.periods(&slug).await?,
-        leaders: engine.ranking_page_as(engine::ledger::Viewer::Admin, &scope, 0, 20).await?,
+        leaders: engine.ranking_page_as(engine::Viewer::Admin, &scope, 0, 20).await?,
         public_frozen_at: engine.public_frozen_at(&slug, key).await?,
         next_reveal: engine.reveal_plan(&scope).await?.map(|plan| next_reveal_words(&plan)),
         late: engine.late_entries(&scope, None).await?,
@@ -354,7 +354,7 @@ pub async fn read_audit(
                 message: format!("{s:?} is neither a date (2026-11-30) nor an RFC 3339 instant"),
             })
     };
-    let filter = engine::ledger::audit::AuditFilter {
+    let filter = engine::AuditFilter {
         since: instant("since", since)?,
         until: instant("until", until)?,
         board: some(board),

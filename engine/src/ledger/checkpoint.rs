@@ -50,7 +50,7 @@ fn wal_limit() -> i64 {
 
 /// Sets the WAL size (in pages) at which checkpointers in this process make the WAL start over,
 /// so that a test reaches it with a few writes.
-#[doc(hidden)]
+#[cfg(feature = "internals")]
 pub fn set_wal_limit(pages: i64) {
     WAL_LIMIT.store(pages.max(1), Ordering::Relaxed);
 }

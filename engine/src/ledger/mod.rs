@@ -65,24 +65,24 @@ mod write_rows;
 mod writes;
 
 pub use adjust::Revoked;
-pub use admins::{AdminRow, FailuresOf};
-pub use auth::{NewApiKey, StoredScope};
+pub use admins::FailuresOf;
+pub use auth::NewApiKey;
 pub use boards::StoredTotal;
+#[cfg(feature = "internals")]
 pub use checkpoint::set_wal_limit;
 pub use doctor::Finding;
 pub use history::TimelineEntry;
-pub use late::LateDecision;
-pub use leases::{Lease, LeaseRow};
-pub use lifecycle::Transitioned;
-pub use moderation::{HiddenChange, MemberTotal};
-pub use previews::{Draft, PreviewBase};
-pub use public::{PublicView, RevealPlan, RevealStep, Viewer};
-pub use revise::{Applied, Revision, RewardDelta};
+pub use leases::Lease;
+pub use previews::Draft;
+pub use public::{PublicView, Viewer};
+pub use revise::Applied;
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use rows::{InvalidRow, Listing};
 pub use schedule::PeriodInState;
-pub use settle::{Failpoint, digest, set_settle_batch};
-pub use standings::{SETTLEMENT_PAGE, StandingsWindow, StoredStandings};
+#[cfg(feature = "internals")]
+pub use settle::set_settle_batch;
+pub use settle::{Failpoint, digest};
+pub use standings::{SETTLEMENT_PAGE, StoredStandings};
 pub use write_rows::{Projected, Recorded};
 
 use domain::ErrorCode;

@@ -209,7 +209,7 @@ fn settle_batch() -> usize {
 /// of the standings and the member directory, and the blocks per statement, when smaller), so
 /// that a test crosses statement and block boundaries with a small board. Results never depend
 /// on it.
-#[doc(hidden)]
+#[cfg(feature = "internals")]
 pub fn set_settle_batch(rows: usize) {
     SETTLE_BATCH.store(rows.max(1), Ordering::Relaxed);
 }

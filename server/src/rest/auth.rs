@@ -69,13 +69,13 @@ async fn admin(engine: &Engine, headers: &HeaderMap) -> Result<Admin, ApiError> 
 /// Who reads a public route: an admin token (`Authorization: Bearer`) reads live during a
 /// public freeze; anyone else — no header, or credentials that are not an admin's — reads the
 /// public view (a read never fails for its credentials).
-pub struct Reader(pub engine::ledger::Viewer);
+pub struct Reader(pub engine::Viewer);
 
 impl axum::extract::FromRequestParts<AppState> for Reader {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        use engine::ledger::Viewer;
+        use engine::Viewer;
         let Ok(secret) = bearer(&parts.headers) else { return Ok(Reader(Viewer::Public)) };
         Ok(Reader(match state.engine.access().admin_actor(secret).await? {
             Some(_) => Viewer::Admin,

@@ -13,7 +13,7 @@ use domain::lifecycle::Transition;
 use domain::view::{AuditEntry, LateEntry, PeriodInfo, RewardView, Settlement, VisibilityChange};
 use domain::write::Outcome;
 use domain::{EventId, MemberId, PeriodKey};
-use engine::ledger::audit::AuditFilter;
+use engine::AuditFilter;
 use engine::lifecycle::Correction as NewCorrection;
 use engine::public::RevealMode;
 use engine::scope::Scope;
@@ -262,7 +262,7 @@ pub async fn settlement(
     ApiQuery(q): ApiQuery<StandingsQuery>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Settlement>, ApiError> {
-    let (offset, limit) = (offset(q.offset)?, q.limit.unwrap_or(engine::ledger::SETTLEMENT_PAGE));
+    let (offset, limit) = (offset(q.offset)?, q.limit.unwrap_or(engine::SETTLEMENT_PAGE));
     if q.revision.is_some_and(|r| r < 1) {
         return Err(ApiError::invalid("revision must be 1 or more"));
     }

@@ -14,8 +14,8 @@ use axum::http::StatusCode;
 use domain::PeriodKey;
 use domain::preview::PreviewChange;
 use domain::view::SettlementSummary;
-use engine::ledger::{Applied, Draft};
 use engine::previews::{BasedOn, Preview};
+use engine::{Applied, Draft};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 

@@ -19,7 +19,7 @@ use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use domain::view::{Entry, LedgerEntry, PeriodInfo, RankingPage, ReadSource, SnapshotInfo};
 use domain::{BoardSlug, MemberId, PeriodKey};
-use engine::ledger::Viewer;
+use engine::Viewer;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
