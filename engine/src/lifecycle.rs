@@ -54,7 +54,8 @@ pub struct RevokeResult {
 pub struct Correction {
     pub member: MemberId,
     pub delta: i64,
-    /// Makes a retried correction count once.
+    /// Makes a retried correction count once. Without one, the id is derived from the
+    /// correction's content and its actor ([`derived_correction_id`]).
     pub correction_id: Option<EventId>,
     pub reason: String,
 }
@@ -65,6 +66,8 @@ pub struct CorrectionResult {
     /// `applied`, or `duplicate` when a correction with this `correction_id` was recorded before
     /// (then `points` and `version` are the member's current ones).
     pub result: Outcome,
+    /// The id given, or the one derived from the content when none was.
+    pub correction_id: EventId,
     pub entry_id: i64,
     pub period: PeriodKey,
     pub member: MemberId,
@@ -399,18 +402,23 @@ impl Engine {
     ) -> Result<CorrectionResult, EngineError> {
         let reason = required_reason(&correction.reason)?;
         let (board, period) = (scope.board(), scope.period());
-        let Correction { member, delta, correction_id, .. } = correction;
+        let Correction { member, delta, .. } = correction;
+        let correction_id = match &correction.correction_id {
+            Some(id) => id.clone(),
+            None => derived_correction_id(scope, correction, reason, actor),
+        };
         let now = jiff::Timestamp::now();
         let (recorded, entry_id) = self
             .core
             .ledger
-            .correct(board, period, member, *delta, correction_id.as_ref(), actor, reason, now)
+            .correct(board, period, member, *delta, Some(&correction_id), actor, reason, now)
             .await?;
         let (points, version) = (recorded.points.unwrap_or_default(), recorded.version.unwrap_or_default());
         let result = recorded.outcome;
         let projected = self.project_total(board, recorded.total).await;
         Ok(CorrectionResult {
             result,
+            correction_id,
             entry_id,
             period,
             member: member.clone(),
@@ -478,4 +486,26 @@ pub(crate) fn required_reason(reason: &str) -> Result<&str, EngineError> {
         return Err(EngineError::Invalid("a reason is required".into()));
     }
     Ok(reason)
+}
+
+/// The id of a correction sent without one: the same actor sending the same correction (board,
+/// period, member, delta, reason) gets the same id, so a retry answers `duplicate` instead of
+/// correcting twice. A deliberate repeat says so with an id of its own.
+pub fn derived_correction_id(scope: &Scope, correction: &Correction, reason: &str, actor: &str) -> EventId {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    // Lengths first, so no two different contents hash the same bytes.
+    for part in [
+        scope.board().slug.as_str(),
+        &scope.period().to_string(),
+        correction.member.as_str(),
+        &correction.delta.to_string(),
+        reason,
+        actor,
+    ] {
+        hash.update((part.len() as u64).to_be_bytes());
+        hash.update(part.as_bytes());
+    }
+    EventId::parse(format!("correction-{}", crate::hex(&hash.finalize()[..16])))
+        .expect("ASCII hex within the id's length")
 }

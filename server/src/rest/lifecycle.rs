@@ -61,7 +61,9 @@ pub struct Correction {
     /// `applied`, or `duplicate`: a correction with this `correction_id` was recorded before (its
     /// entry is answered; `points` and `version` are the member's current ones).
     pub result: Outcome,
-    pub correction_id: Option<EventId>,
+    /// The id sent, or the one derived from the correction's content and the caller when none
+    /// was (`correction-<hex>`): a retry of the same request answers `duplicate`.
+    pub correction_id: EventId,
     pub entry_id: i64,
     /// Always `correction`.
     #[schema(example = "correction")]
@@ -117,7 +119,9 @@ pub struct CorrectionIn {
     #[schema(pattern = r"\S", max_length = 1000)]
     reason: String,
     /// Optional: a repeat with the same id answers the first correction (`duplicate`) instead of
-    /// correcting twice. Shares the board's id space with event and submission ids.
+    /// correcting twice. Shares the board's id space with event and submission ids. Without it,
+    /// the id is derived from the member, delta, reason, period and caller, so a retried request
+    /// never corrects twice; send an id of your own to apply the same correction again on purpose.
     #[schema(value_type = Option<EventId>)]
     correction_id: Option<String>,
 }
@@ -473,7 +477,7 @@ pub async fn correct(
     let c = state.engine.correct(&scope, &correction, &admin.actor).await?;
     Ok(Json(Correction {
         result: c.result,
-        correction_id: correction.correction_id,
+        correction_id: c.correction_id,
         entry_id: c.entry_id,
         kind: "correction",
         period: c.period,

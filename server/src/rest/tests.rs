@@ -514,6 +514,48 @@ async fn reads_answer_ranks_pages_cursors_snapshots_and_reasons() {
     api.stop().await;
 }
 
+/// A correction retried without an id is the same correction: its id is derived from the content
+/// and the caller, so the retry answers `duplicate` and the total does not move twice. An id of
+/// the caller's own applies it again on purpose.
+#[tokio::test]
+async fn a_correction_retried_without_an_id_never_applies_twice() {
+    let api = Api::start().await;
+    let admin = Some(api.admin.as_str());
+    let event = json!({"event_id": "c1", "member": "u2", "delta": 7});
+    api.call("POST", "/api/v1/boards/inc/events", Some(api.key.as_str()), Some(event)).await;
+    let period = "/api/v1/boards/inc/periods/current";
+    let correct = async |body: serde_json::Value| {
+        let (status, out) = api.call("POST", &format!("{period}/corrections"), admin, Some(body)).await;
+        assert_eq!(status, StatusCode::OK, "{out}");
+        out
+    };
+    let penalty = json!({"member": "u2", "delta": -2, "reason": "penalty"});
+    let first = correct(penalty.clone()).await;
+    assert_eq!((first["result"].as_str(), first["points"].as_i64()), (Some("applied"), Some(5)), "{first}");
+    let first_id = first["correction_id"].as_str().unwrap();
+    assert!(first_id.starts_with("correction-"), "{first}");
+    let retry = correct(penalty).await;
+    assert_eq!(
+        (
+            retry["result"].as_str(),
+            retry["correction_id"].as_str(),
+            retry["entry_id"].as_i64(),
+            retry["points"].as_i64()
+        ),
+        (Some("duplicate"), Some(first_id), first["entry_id"].as_i64(), Some(5)),
+        "a retry never corrects twice"
+    );
+    // Another reason makes another correction; so does an id of the caller's own.
+    let again =
+        correct(json!({"member": "u2", "delta": -2, "reason": "penalty", "correction_id": "second"})).await;
+    assert_eq!((again["result"].as_str(), again["points"].as_i64()), (Some("applied"), Some(3)), "{again}");
+    let other = correct(json!({"member": "u2", "delta": -2, "reason": "another penalty"})).await;
+    assert_eq!((other["result"].as_str(), other["points"].as_i64()), (Some("applied"), Some(1)), "{other}");
+    let (_, audit) = api.call("GET", "/api/v1/audit?action=correct&member=u2", admin, None).await;
+    assert_eq!(audit["entries"].as_array().map(Vec::len), Some(3), "one audit row per correction: {audit}");
+    api.stop().await;
+}
+
 #[tokio::test]
 async fn lifecycle_routes_need_an_admin_and_answer_the_contract() {
     let api = Api::start().await;
@@ -579,7 +621,6 @@ async fn lifecycle_routes_need_an_admin_and_answer_the_contract() {
         (Some("correction"), Some(5), Some("penalty"))
     );
     assert!(out["actor"].as_str().unwrap().starts_with("token#"), "{out}");
-
     // Freeze (twice: the same answer), a late event, review, settle, read the settlement.
     let (status, frozen) = api.call("POST", &format!("{period}/freeze"), admin, None).await;
     assert_eq!((status, frozen["state"].as_str()), (StatusCode::OK, Some("frozen")), "{frozen}");
