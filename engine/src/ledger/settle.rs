@@ -120,7 +120,7 @@ impl Ledger {
             let totals =
                 final_totals_with_progress(&mut w.tx, ledger.backend, slug, &key, Some(&progress)).await?;
             let read = clock.elapsed();
-            let standings = standings(board.tie_policy(), totals, &board.prizes);
+            let standings = standings(board.sort(), board.tie_policy(), totals, &board.prizes);
             let digest = digest(slug, &key, &standings);
             let ordered = clock.elapsed();
             let watermark: i64 = sqlx::query(
