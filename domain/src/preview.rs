@@ -374,7 +374,8 @@ async fn plan_after<S: StandingsBefore>(
                     Some(p) => before.at_least(p).await?,
                     None => 0,
                 };
-                let left = was.iter().flatten().filter(|(_, s)| sort.better(s.points, e.points)).count() as u64;
+                let left =
+                    was.iter().flatten().filter(|(_, s)| sort.better(s.points, e.points)).count() as u64;
                 let entered = entering.iter().filter(|(_, o)| sort.better(o.points, e.points)).count() as u64;
                 1 + more - left + entered
             }
@@ -609,7 +610,12 @@ mod tests {
     }
 
     /// The standings of every visible member of `board`, in order (the settlement's own).
-    fn full(sort: Sort, policy: TiePolicy, board: &BTreeMap<MemberId, Contender>, prizes: &[Prize]) -> Vec<Standing> {
+    fn full(
+        sort: Sort,
+        policy: TiePolicy,
+        board: &BTreeMap<MemberId, Contender>,
+        prizes: &[Prize],
+    ) -> Vec<Standing> {
         let totals = board
             .iter()
             .filter(|(_, c)| !c.hidden)
@@ -642,7 +648,14 @@ mod tests {
             [("a", 100), ("b", 90), ("c", 80), ("d", 70)].iter().map(|(n, p)| (m(n), c(*p, 0))).collect();
         let prizes = [prize(1, 1, "gold"), prize(2, 3, "silver")];
         let touched = [Touched { member: m("d"), before: Some(c(70, 0)), after: Some(c(95, 9)) }];
-        let (got, _) = run(Sort::Desc, TiePolicy::Shared, &prizes, ordered(Sort::Desc, TiePolicy::Shared, &board), &touched, 100);
+        let (got, _) = run(
+            Sort::Desc,
+            TiePolicy::Shared,
+            &prizes,
+            ordered(Sort::Desc, TiePolicy::Shared, &board),
+            &touched,
+            100,
+        );
         assert_eq!(
             got.moves,
             vec![Move {
@@ -668,8 +681,14 @@ mod tests {
             [("a", 100), ("b", 90), ("c", 90), ("d", 80)].iter().map(|(n, p)| (m(n), c(*p, 0))).collect();
         let hidden = Contender { hidden: true, ..c(100, 0) };
         let touched = [Touched { member: m("a"), before: Some(c(100, 0)), after: Some(hidden) }];
-        let (got, _) =
-            run(Sort::Desc, TiePolicy::Shared, &[prize(1, 1, "gold")], ordered(Sort::Desc, TiePolicy::Shared, &board), &touched, 1);
+        let (got, _) = run(
+            Sort::Desc,
+            TiePolicy::Shared,
+            &[prize(1, 1, "gold")],
+            ordered(Sort::Desc, TiePolicy::Shared, &board),
+            &touched,
+            1,
+        );
         assert_eq!(got.moves[0].rank_after, None);
         assert_eq!(got.moves[0].points_after, Some(100));
         assert_eq!(

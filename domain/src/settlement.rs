@@ -43,7 +43,12 @@ pub struct Standing {
 }
 
 /// Orders and ranks final totals and assigns prizes.
-pub fn standings(sort: Sort, policy: TiePolicy, mut totals: Vec<FinalTotal>, prizes: &[Prize]) -> Vec<Standing> {
+pub fn standings(
+    sort: Sort,
+    policy: TiePolicy,
+    mut totals: Vec<FinalTotal>,
+    prizes: &[Prize],
+) -> Vec<Standing> {
     order(sort, policy, &mut totals);
     ranked(policy, totals, prizes)
 }
@@ -137,7 +142,12 @@ mod tests {
 
     #[test]
     fn first_reached_orders_equal_points_by_reach_sequence() {
-        let got = standings(Sort::Desc, TiePolicy::FirstReached, vec![t("c", 90, 0), t("b", 90, 1), t("a", 100, 9)], &[]);
+        let got = standings(
+            Sort::Desc,
+            TiePolicy::FirstReached,
+            vec![t("c", 90, 0), t("b", 90, 1), t("a", 100, 9)],
+            &[],
+        );
         assert_eq!(summary(&got), vec![(1, "a", 100, None), (2, "c", 90, None), (3, "b", 90, None)]);
     }
 
@@ -158,7 +168,12 @@ mod tests {
         let got = standings(Sort::Asc, TiePolicy::FirstReached, all, &prizes);
         assert_eq!(
             summary(&got),
-            vec![(1, "d", 80, Some("gold")), (2, "c", 90, Some("silver")), (3, "b", 90, None), (4, "a", 100, None)]
+            vec![
+                (1, "d", 80, Some("gold")),
+                (2, "c", 90, Some("silver")),
+                (3, "b", 90, None),
+                (4, "a", 100, None)
+            ]
         );
     }
 

@@ -305,7 +305,10 @@ mod tests {
             counted(Effect::Submission(70), 1),
             counted(Effect::Submission(85), 2),
         ];
-        assert_eq!(replay(&best, Sort::Asc).unwrap(), Replayed { points: 70, set_version: 0, reach_seq: Some(1) });
+        assert_eq!(
+            replay(&best, Sort::Asc).unwrap(),
+            Replayed { points: 70, set_version: 0, reach_seq: Some(1) }
+        );
         assert_eq!(replay(&[best[0], best[2]], Sort::Asc).unwrap().points, 80);
     }
 
@@ -349,7 +352,10 @@ mod tests {
         assert_eq!(replay_desc(&all), Some(Replayed { points: 50, set_version: 0, reach_seq: Some(3) }));
         // Without the +10: 40 since seq 3. Without the +10 and the -10: 50 since seq 0.
         assert_eq!(replay_desc(&[all[0], all[2]]).unwrap().reach_seq, Some(3));
-        assert_eq!(replay_desc(&all[..1]).unwrap(), Replayed { points: 50, set_version: 0, reach_seq: Some(0) });
+        assert_eq!(
+            replay_desc(&all[..1]).unwrap(),
+            Replayed { points: 50, set_version: 0, reach_seq: Some(0) }
+        );
         assert_eq!(replay_desc(&[]), Some(Replayed::default()));
         // A zero delta does not move the points, so it does not move the sequence.
         let zero = [counted(Effect::Add(5), 1), counted(Effect::Add(0), 4)];
@@ -364,7 +370,10 @@ mod tests {
             counted(Effect::Submission(85), 2),
         ];
         assert_eq!(replay_desc(&best).unwrap().points, 85);
-        assert_eq!(replay_desc(&best[..2]).unwrap(), Replayed { points: 80, set_version: 0, reach_seq: Some(0) });
+        assert_eq!(
+            replay_desc(&best[..2]).unwrap(),
+            Replayed { points: 80, set_version: 0, reach_seq: Some(0) }
+        );
         let set = [
             counted(Effect::Total { version: 2, total: 30 }, 0),
             counted(Effect::Add(5), 1),

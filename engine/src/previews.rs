@@ -118,7 +118,10 @@ impl Engine {
             Some(revision) => {
                 let mut stored =
                     self.core.ledger.stored_standings(slug, &period, sort, policy, revision, base.members);
-                (compare(sort, policy, &prizes, &mut stored, &base.touched, SHIFTED_LISTED).await?, Some(stored))
+                (
+                    compare(sort, policy, &prizes, &mut stored, &base.touched, SHIFTED_LISTED).await?,
+                    Some(stored),
+                )
             }
             None => {
                 let mut before = base.before;

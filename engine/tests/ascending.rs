@@ -190,7 +190,13 @@ async fn check(
     prop_assert_eq!((live.value, live.source), (counted, ReadSource::Redis), "{}: count {}", ctx, threshold);
     let scope = fallback.scope(&b.slug, None).await.unwrap();
     let ledger = fallback.count_at_least(&scope, threshold).await.unwrap();
-    prop_assert_eq!((ledger.value, ledger.source), (counted, ReadSource::Ledger), "{}: count {}", ctx, threshold);
+    prop_assert_eq!(
+        (ledger.value, ledger.source),
+        (counted, ReadSource::Ledger),
+        "{}: count {}",
+        ctx,
+        threshold
+    );
     Ok(())
 }
 
@@ -201,7 +207,8 @@ async fn ascending_boards_rank_as_the_model_under_every_operator_and_tie_policy(
         for operator in ["incr", "set", "best"] {
             for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {
                 // Each case writes to a board of its own; shrinking replays cases the same way.
-                let mut runner = TestRunner::new(Config { cases: 12, failure_persistence: None, ..Config::default() });
+                let mut runner =
+                    TestRunner::new(Config { cases: 12, failure_persistence: None, ..Config::default() });
                 let strategy = (ops(operator), LOW - 1..=HIGH + 1);
                 let handle = tokio::runtime::Handle::current();
                 let result = tokio::task::block_in_place(|| {

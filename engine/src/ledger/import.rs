@@ -285,8 +285,8 @@ fn replay_totals(
             .filter(|(id, _)| !imported.revoked.contains(id))
             .map(|(_, e)| counted(e))
             .collect::<Result<Vec<_>, _>>()?;
-        let replayed =
-            replay(&counted, board.sort()).ok_or_else(|| mismatch(format!("the total of {member} overflows")))?;
+        let replayed = replay(&counted, board.sort())
+            .ok_or_else(|| mismatch(format!("the total of {member} overflows")))?;
         let source = exported[member];
         let reach_seq = replayed.reach_seq.unwrap_or(source.reach_seq);
         if (replayed.points, replayed.set_version, reach_seq)

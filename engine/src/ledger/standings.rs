@@ -195,7 +195,8 @@ impl Ledger {
         let Some((revision, total)) = self.latest_settlement(board, period).await? else {
             return Ok(0);
         };
-        count_at_least(&self.pool, board.as_str(), &period.to_string(), revision, total, sort, min_points).await
+        count_at_least(&self.pool, board.as_str(), &period.to_string(), revision, total, sort, min_points)
+            .await
     }
 
     /// The standings of one settlement revision, read as a preview compares them.

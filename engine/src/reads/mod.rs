@@ -234,8 +234,12 @@ impl Engine {
         // A threshold past the bounds counts everyone or nobody: clamp it to one past the worst
         // end (nobody) and the best end (everyone), within the exact range.
         let min_points = match board.sort() {
-            domain::Sort::Desc => min_points.clamp(min, max.saturating_add(1).min(domain::score::EXACT_LIMIT)),
-            domain::Sort::Asc => min_points.clamp(min.saturating_sub(1).max(-domain::score::EXACT_LIMIT), max),
+            domain::Sort::Desc => {
+                min_points.clamp(min, max.saturating_add(1).min(domain::score::EXACT_LIMIT))
+            }
+            domain::Sort::Asc => {
+                min_points.clamp(min.saturating_sub(1).max(-domain::score::EXACT_LIMIT), max)
+            }
         };
         let min_score = board.codec.lowest_score_for(min_points);
         match self.core.projection.count_at_least(slug, &period, ReadFrom::Replica, min_score).await {

@@ -351,7 +351,8 @@ pub fn expected_digest(b: &domain::Board, period: &str, totals: &[(&str, i64)]) 
             reach_seq: 0,
         })
         .collect();
-    let text = canonical_text(b.slug.as_str(), period, &standings(b.sort(), b.tie_policy(), totals, &b.prizes));
+    let text =
+        canonical_text(b.slug.as_str(), period, &standings(b.sort(), b.tie_policy(), totals, &b.prizes));
     Sha256::digest(text.as_bytes()).iter().map(|x| format!("{x:02x}")).collect()
 }
 
