@@ -1802,7 +1802,8 @@ async fn an_ascending_board_is_created_with_its_order_and_unit_and_a_bad_one_cha
         (json!("up"), json!("ms"), StatusCode::UNPROCESSABLE_ENTITY, "invalid", "sort"),
         (json!("ASC"), json!("ms"), StatusCode::UNPROCESSABLE_ENTITY, "invalid", "sort"),
         (json!("asc"), json!("seconds"), StatusCode::UNPROCESSABLE_ENTITY, "invalid", "unit"),
-        (json!(1), json!("ms"), StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", "sort"),
+        // Not a string: the body's shape is wrong (its detail says what was expected).
+        (json!(1), json!("ms"), StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", "expected a string"),
     ] {
         let (got, out) = api.call("POST", "/api/v1/boards", Some(&admin), Some(board(sort, unit))).await;
         assert_eq!((got, error_of(&out)), (status, code), "{out}");
