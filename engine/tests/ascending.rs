@@ -5,9 +5,10 @@
 //!   read from Redis and from the ledger (an engine over the same ledger whose Redis cannot be
 //!   reached, so every read falls back) equal a straightforward model's order, ranks and
 //!   threshold counts.
-//! - A settlement of an ascending board: standings, shared prizes and the digest (the domain's
-//!   own, and unchanged when settled again); around-me and cursor pages, from Redis and from the
-//!   ledger.
+//! - An ascending board read every way: cursor pages and around-me from Redis and from the
+//!   ledger, a snapshot, the distribution and a member's targets and points chart; then its
+//!   settlement: standings, shared prizes and the digest (the domain's own, and unchanged when
+//!   settled again).
 
 mod common;
 
@@ -289,6 +290,38 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
             );
         }
 
+        // A snapshot pins the same order, and a later faster time does not move it.
+        let scope = e.scope(&b.slug, None).await.unwrap();
+        let snap = e.create_snapshot(&scope).await.unwrap();
+        let before_pinned = e.snapshot_page(&scope, &snap.snapshot_id, 0, 10).await.unwrap();
+        let out = e.record(&b, &[sub("s8", "u5", 1_000)]).await.unwrap();
+        assert_eq!(out[0].recorded.outcome, Outcome::Improved, "{name}");
+        let pinned = e.snapshot_page(&scope, &snap.snapshot_id, 0, 10).await.unwrap();
+        let members = |p: &domain::view::RankingPage| {
+            p.entries.iter().map(|x| x.member.to_string()).collect::<Vec<_>>()
+        };
+        assert_eq!(members(&pinned), order, "{name}: the snapshot");
+        assert_eq!(members(&pinned), members(&before_pinned), "{name}");
+        let order = ["u5", "u4", "u2", "u1", "u3"];
+        let live = e.ranking_page(&scope, 0, 10).await.unwrap();
+        assert_eq!(members(&live), order, "{name}: live after u5's 1 000 ms");
+
+        // The distribution counts everyone once, lowest bins first; u3 must shed 9 000 ms to
+        // share rank 3 with the tied pair (1 u5, 2 u4, 3 u2 u1).
+        let shape = e.distribution(&scope, None).await.unwrap();
+        assert_eq!(shape.bins.iter().map(|b| b.members).sum::<u64>(), 5, "{name}: {:?}", shape.bins);
+        assert!(shape.bins.first().is_some_and(|b| b.from <= 1_000), "{name}: {:?}", shape.bins);
+        assert!(shape.bins.last().is_some_and(|b| b.to > 70_000), "{name}: {:?}", shape.bins);
+        let u1 = shape.bins.iter().find(|b| b.from <= 61_000 && 61_000 < b.to).unwrap();
+        assert!(u1.members >= 2, "{name}: the tied pair's bin {:?}", shape.bins);
+        let history = e.member_history(&scope, &MemberId::parse("u3").unwrap()).await.unwrap();
+        let next = history.next_rank.expect("u3 is not first");
+        assert_eq!((next.rank, next.points), (3, 9_000), "{name}");
+        assert_eq!(history.steps.last().map(|s| s.points), Some(70_000), "{name}");
+        let history = e.member_history(&scope, &MemberId::parse("u1").unwrap()).await.unwrap();
+        let points: Vec<i64> = history.steps.iter().map(|s| s.points).collect();
+        assert_eq!(points, [62_345, 61_000, 61_000], "{name}: the slower time changes nothing");
+
         // Settle, twice: fastest first, the tied pair shares silver, the same digest both times.
         let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
         e.transition(&scope, Transition::Freeze, "admin", None).await.unwrap();
@@ -302,15 +335,15 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
         assert_eq!(
             standings,
             [
-                (1, "u4", 59_000, Some("gold")),
-                (2, "u2", 61_000, Some("silver")),
-                (2, "u1", 61_000, Some("silver")),
-                (4, "u3", 70_000, None),
-                (5, "u5", 80_000, None),
+                (1, "u5", 1_000, Some("gold")),
+                (2, "u4", 59_000, Some("silver")),
+                (3, "u2", 61_000, Some("silver")),
+                (3, "u1", 61_000, Some("silver")),
+                (5, "u3", 70_000, None),
             ],
             "{name}"
         );
-        let totals = [("u1", 61_000), ("u2", 61_000), ("u3", 70_000), ("u4", 59_000), ("u5", 80_000)];
+        let totals = [("u1", 61_000), ("u2", 61_000), ("u3", 70_000), ("u4", 59_000), ("u5", 1_000)];
         assert_eq!(first.digest, common::expected_digest(&b, &period, &totals), "{name}");
         e.transition(&scope, Transition::Settle, "admin", None).await.unwrap();
         let again = e.settlement(&scope).await.unwrap();
@@ -318,7 +351,7 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
 
         // The settled period's threshold count: at most 61 000 ms.
         let counted = e.count_at_least(&scope, 61_000).await.unwrap();
-        assert_eq!(counted.value, 3, "{name}");
+        assert_eq!(counted.value, 4, "{name}");
     })
     .await;
 }

@@ -5,8 +5,9 @@
 //! - a page of standings reads the blocks covering it: the last one starting at or before its
 //!   offset and those after it up to its end (`GET …/settlement?offset=&limit=`: the header and a
 //!   page, [`SETTLEMENT_PAGE`] by default);
-//! - a count of members at or above some points finds the first block whose lowest points are
-//!   below them (index `standing_blocks_by_points`) and unpacks it alone;
+//! - a count of members at or better than some points finds the first block whose last (worst)
+//!   points are worse — lower, or higher on an ascending board — (index
+//!   `standing_blocks_by_points`) and unpacks it alone;
 //! - a member's standing reads one block of the member directory (`standing_members`).
 //!
 //! Every settlement revision stays readable (`?revision=N`, `GET …/settlements`); reads use the
