@@ -16,11 +16,12 @@ pub fn points(value: i64, unit: Unit) -> String {
     }
 }
 
-/// How a board's unit names its values where the UI needs a word ("points", "time").
-pub fn unit_label(unit: Unit) -> &'static str {
+/// `value` with its word where a sentence needs one: "1 234 points", or a time alone
+/// ("1:02.345").
+pub fn labelled(value: i64, unit: Unit) -> String {
     match unit {
-        Unit::Points => "points",
-        Unit::Ms => "time",
+        Unit::Points => format!("{} points", grouped(value)),
+        Unit::Ms => duration(value),
     }
 }
 
@@ -76,5 +77,7 @@ mod tests {
         assert_eq!(points(12_345, Unit::Points), "12\u{202f}345");
         assert_eq!(points(-40, Unit::Points), "−40");
         assert_eq!(points(999, Unit::Points), "999");
+        assert_eq!(labelled(1_234, Unit::Points), "1\u{202f}234 points");
+        assert_eq!(labelled(1_234, Unit::Ms), "1.234");
     }
 }

@@ -538,10 +538,7 @@ pub fn Rows(
 
 /// Points with their word, in the board's unit: "1 234 points", or a time ("1:02.345").
 pub fn shown(points: i64, unit: domain::Unit) -> String {
-    match unit {
-        domain::Unit::Points => format!("{} points", domain::format::points(points, unit)),
-        domain::Unit::Ms => domain::format::points(points, unit),
-    }
+    domain::format::labelled(points, unit)
 }
 
 /// How the board's order is said under the ranking: nothing for the usual "more is better".
@@ -594,7 +591,7 @@ fn PeriodShape(shape: Shape, board: String, unit: domain::Unit) -> impl IntoView
             let period = d.period.to_string();
             let settled = matches!(d.state.as_str(), "settled" | "archived");
             view! {
-                <Histogram bins=d.bins me=d.me period=period.clone()/>
+                <Histogram bins=d.bins me=d.me period=period.clone() unit/>
                 <h3>"Prizes"</h3>
                 <Prizes prizes=d.prizes winners=d.winners settled board=board.clone() period unit/>
             }

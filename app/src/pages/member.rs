@@ -74,8 +74,8 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
     let (targets, chart, periods) = match history {
         Some(h) => {
             let targets = view! { <Targets next=h.next_rank prize=h.prize policy=h.tie_policy sort=board.sort unit=board.unit/> };
-            let chart = view! { <PointsChart steps=h.steps who=name.clone() period=period.to_string() truncated=h.truncated span=(h.from, h.until) zone=board.time_zone.clone()/> };
-            let periods = view! { <RankHistory periods=h.periods board=slug member=member.to_string() current=period/> };
+            let chart = view! { <PointsChart steps=h.steps who=name.clone() period=period.to_string() truncated=h.truncated span=(h.from, h.until) zone=board.time_zone.clone() unit=board.unit/> };
+            let periods = view! { <RankHistory periods=h.periods board=slug member=member.to_string() current=period unit=board.unit/> };
             (Some(targets), chart.into_any(), periods.into_any())
         }
         None => {
