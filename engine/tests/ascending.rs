@@ -355,3 +355,67 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
     })
     .await;
 }
+
+/// Previews of an ascending board, frozen (totals ranked in memory) and settled (the stored
+/// standings read where they look), answer alike under both tie policies — forty members on
+/// five point values, so every change lands in a tie — and applying the settled one records the
+/// digest it predicted, with the standings lowest first.
+#[tokio::test]
+async fn previews_of_an_ascending_board_agree_frozen_and_settled_and_predict_the_revision() {
+    use domain::preview::PreviewChange;
+    let ev = |id: &str| EventId::parse(id).unwrap();
+    let m = |id: &str| MemberId::parse(id).unwrap();
+    each_store(async |name, e, _| {
+        for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {
+            let mut b = common::prized_board("pvasc", policy, 60);
+            b.codec = b.codec.sorted(Sort::Asc);
+            e.create_board(&b).await.unwrap();
+            let writes: Vec<_> = (0..40)
+                .map(|i| common::point(&format!("e{i}"), &format!("u{i}"), ((i * 7) % 5) as i64 * 10 + 10))
+                .collect();
+            e.record(&b, &writes).await.unwrap();
+            let period = b.period_at(jiff::Timestamp::now()).to_string();
+            let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
+            let changes = vec![
+                PreviewChange::Correct { member: m("u3"), delta: -20 },
+                PreviewChange::Revoke(ev("e10")),
+                PreviewChange::Hide(m("u7")),
+                PreviewChange::RevokeMember(m("u12")),
+                PreviewChange::Correct { member: m("u20"), delta: 10 },
+                PreviewChange::Correct { member: m("u31"), delta: -30 },
+            ];
+            e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+            let frozen = e.preview(&scope, "check", changes.clone(), "admin:ann").await.unwrap();
+            e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
+            let first = e.settlement(&scope).await.unwrap();
+            let points: Vec<i64> = first.standings.iter().map(|s| s.points).collect();
+            assert!(points.windows(2).all(|w| w[0] <= w[1]), "{name}: lowest first {points:?}");
+            let settled = e.preview(&scope, "check", changes, "admin:ann").await.unwrap();
+            let at = format!("{name} {policy:?}");
+            assert_eq!(settled.moves, frozen.moves, "{at}");
+            assert!(settled.moves.len() >= 5, "{at}: {:?}", settled.moves);
+            assert_eq!(
+                (settled.shifted, &settled.shifted_members),
+                (frozen.shifted, &frozen.shifted_members),
+                "{at}"
+            );
+            assert!(settled.shifted > 0, "{at}");
+            assert_eq!(settled.prizes, frozen.prizes, "{at}");
+            e.apply_preview(&scope, &settled.preview_id, "admin:bob").await.unwrap();
+            let revision = e.settlement(&scope).await.unwrap();
+            assert_eq!((revision.revision, Some(revision.digest.clone())), (2, settled.digest_after), "{at}");
+            // Every rank the preview predicted is the revision's; the fastest (0 points: u3,
+            // u10, u12 and u31 after the changes) win gold.
+            let rank_of =
+                |member: &MemberId| revision.standings.iter().find(|s| &s.member == member).map(|s| s.rank);
+            for moved in settled.moves.iter().chain(&settled.shifted_members) {
+                assert_eq!(moved.rank_after, rank_of(&moved.member), "{at}: {moved:?}");
+            }
+            let top = &revision.standings[0];
+            assert_eq!((top.rank, top.points, top.prize.as_deref()), (1, 0, Some("gold")), "{at}");
+            let points: Vec<i64> = revision.standings.iter().map(|s| s.points).collect();
+            assert!(points.windows(2).all(|w| w[0] <= w[1]), "{at}: lowest first {points:?}");
+        }
+    })
+    .await;
+}
