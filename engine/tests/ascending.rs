@@ -9,6 +9,9 @@
 //!   ledger, a snapshot, the distribution and a member's targets and points chart; then its
 //!   settlement: standings, shared prizes and the digest (the domain's own, and unchanged when
 //!   settled again).
+//! - Previews, frozen and settled, under both tie policies, and the revision they predict.
+//! - A settled period exported from SQLite and imported into PostgreSQL: same order, unit,
+//!   standings and digest.
 
 mod common;
 
@@ -418,4 +421,40 @@ async fn previews_of_an_ascending_board_agree_frozen_and_settled_and_predict_the
         }
     })
     .await;
+}
+
+/// An ascending board's settled period exported from one ledger and imported into the other
+/// keeps its order and unit, its standings and its digest.
+#[tokio::test]
+async fn an_exported_ascending_period_imports_with_its_order_and_digest() {
+    use common::{TestLedger, TestProjection, engine, redis_targets};
+    let (_, target) = redis_targets().remove(0);
+    let (a, b) = (TestLedger::sqlite().await, TestLedger::postgres().await);
+    let (pa, pb) = (TestProjection::new(target.clone()), TestProjection::new(target.clone()));
+    let (source, dest) = (engine(&a, &pa).await, engine(&b, &pb).await);
+    let board = asc_board("asc-move", "incr", TiePolicy::Shared, 0, 3_600_000, vec![]);
+    source.create_board(&board).await.unwrap();
+    let writes = [common::point("e1", "u1", 62_345), common::point("e2", "u2", 59_000)];
+    source.record(&board, &writes).await.unwrap();
+    let key = board.period_at(jiff::Timestamp::now()).to_string();
+    let scope = source.scope(&board.slug, Some(&key)).await.unwrap();
+    source.transition(&scope, Transition::Freeze, "admin", None).await.unwrap();
+    source.transition(&scope, Transition::Settle, "admin", None).await.unwrap();
+    let export = source.export_period(&scope).await.unwrap();
+    let text = serde_json::to_string(&export).unwrap();
+    assert!(text.contains(r#""sort":"asc""#) && text.contains(r#""unit":"ms""#), "{text}");
+    let report = dest.import_period(&serde_json::from_str(&text).unwrap()).await.unwrap();
+    let before = source.settlement(&scope).await.unwrap();
+    let after = dest.settlement(&dest.scope(&board.slug, Some(&key)).await.unwrap()).await.unwrap();
+    assert_eq!(
+        (report.digest.as_str(), after.digest.as_str()),
+        (before.digest.as_str(), before.digest.as_str())
+    );
+    assert_eq!(after.standings, before.standings);
+    assert_eq!(after.standings[0].member.as_str(), "u2", "the fastest first");
+    assert_eq!(dest.board(&board.slug).await.unwrap(), board);
+    pa.cleanup().await;
+    pb.cleanup().await;
+    a.drop_db().await;
+    b.drop_db().await;
 }
