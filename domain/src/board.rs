@@ -4,7 +4,9 @@
 //! stored score means.
 //!
 //! - `BoardDraft::parse` is the one parser behind `POST /api/v1/boards` and the console's form; a
-//!   refusal names its field (the 2^53 budget, the zone, overlapping prizes).
+//!   refusal names its field (the 2^53 budget, the zone, overlapping prizes, an unknown `sort` or
+//!   `unit`). `sort` (`desc`, `asc`: lower is better) lives in the codec, since it decides what
+//!   a stored score means; `unit` (`points`, `ms`) only changes how values are shown.
 //! - `BoardSettings` is what may change later — title, freeze grace, scheduled public freeze,
 //!   prizes — through `Engine::edit_board`, audited `board_edit`.
 //! - `Board::closes_at` is the one instant a period closes (its end + the board's grace): the
@@ -12,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::kinds::{Cadence, Operator, TiePolicy};
+pub use crate::kinds::{Cadence, Operator, Sort, TiePolicy, Unit};
 
 /// The cadence word of hot boards (sliding windows, Redis only; see [`crate::hot`]). Not a
 /// [`Cadence`]: a hot board has no periods, no ledger entries and no lifecycle.
@@ -36,11 +38,19 @@ pub struct Board {
     pub public_freeze_seconds: i64,
     /// Checked by [`check_prizes`]: no overlaps.
     pub prizes: Vec<Prize>,
+    /// What the points stand for, for display (`crate::format::points`). The order (`Sort`) is
+    /// the codec's, since it decides what every stored score means.
+    pub unit: Unit,
 }
 
 impl Board {
     pub fn tie_policy(&self) -> TiePolicy {
         self.codec.policy()
+    }
+
+    /// Which end of the points ranks first (fixed at creation, carried by the codec).
+    pub fn sort(&self) -> Sort {
+        self.codec.sort()
     }
 
     /// The zone's IANA name (`Asia/Shanghai`).
@@ -99,6 +109,12 @@ pub struct BoardDraft {
     #[serde(default)]
     pub public_freeze_seconds: Option<i64>,
     pub prizes: Vec<Prize>,
+    /// `desc` (blank: the default) or `asc`.
+    #[serde(default)]
+    pub sort: Option<String>,
+    /// `points` (blank: the default) or `ms`.
+    #[serde(default)]
+    pub unit: Option<String>,
 }
 
 /// Why a draft is not a board: the field to fix and what is wrong with it.
@@ -128,6 +144,8 @@ impl BoardDraft {
         let cadence: Cadence = self.cadence.parse().map_err(|e| refuse("cadence", e))?;
         let operator: Operator = self.operator.parse().map_err(|e| refuse("operator", e))?;
         let policy: TiePolicy = self.tie_policy.parse().map_err(|e| refuse("tie_policy", e))?;
+        let sort: Sort = word_or(self.sort.as_deref(), Sort::Desc).map_err(|e| refuse("sort", e))?;
+        let unit: Unit = word_or(self.unit.as_deref(), Unit::Points).map_err(|e| refuse("unit", e))?;
         let zone = jiff::tz::TimeZone::get(self.time_zone.trim()).map_err(|_| {
             refuse("time_zone", format!("unknown time zone {:?}; use an IANA name", self.time_zone))
         })?;
@@ -137,7 +155,8 @@ impl BoardDraft {
         };
         let codec =
             crate::score::ScoreCodec::new(policy, self.min_points.unwrap_or(0), self.max_points, tie_base)
-                .map_err(|e| refuse("max_points", e.to_string()))?;
+                .map_err(|e| refuse("max_points", e.to_string()))?
+                .sorted(sort);
         let BoardSettings { title, freeze_grace_seconds, public_freeze_seconds, prizes } = settings;
         Ok(Board {
             slug,
@@ -149,7 +168,16 @@ impl BoardDraft {
             freeze_grace_seconds,
             public_freeze_seconds,
             prizes,
+            unit,
         })
+    }
+}
+
+/// A word typed in a draft, or `default` when it was left out or blank.
+fn word_or<T: std::str::FromStr<Err = String>>(typed: Option<&str>, default: T) -> Result<T, String> {
+    match typed.map(str::trim) {
+        None | Some("") => Ok(default),
+        Some(word) => word.parse(),
     }
 }
 
@@ -310,6 +338,20 @@ mod prize_tests {
         assert_eq!(e.field, "time_zone");
         let e = BoardDraft { prizes: vec![p(1, 3), p(3, 4)], ..draft() }.parse().unwrap_err();
         assert_eq!((e.field.as_str(), e.message.contains("overlap")), ("prizes", true));
+    }
+
+    #[test]
+    fn a_draft_chooses_its_order_and_unit_or_gets_the_defaults() {
+        let b = draft().parse().unwrap();
+        assert_eq!((b.sort(), b.unit), (Sort::Desc, Unit::Points));
+        let asc = BoardDraft { sort: Some("asc".into()), unit: Some(" ms ".into()), ..draft() };
+        let b = asc.parse().unwrap();
+        assert_eq!((b.sort(), b.unit), (Sort::Asc, Unit::Ms));
+        let e = BoardDraft { sort: Some("up".into()), ..draft() }.parse().unwrap_err();
+        assert_eq!(e.field, "sort");
+        assert!(e.message.contains("desc, asc"), "{e}");
+        let e = BoardDraft { unit: Some("seconds".into()), ..draft() }.parse().unwrap_err();
+        assert_eq!(e.field, "unit");
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The words fixed when a board is created: its `Cadence`, `Operator` and `TiePolicy`, with their
-//! parsing and display. A leaf module (it imports nothing from the crate), so that `board`,
+//! The words fixed when a board is created: its `Cadence`, `Operator`, `TiePolicy`, `Sort` and
+//! `Unit`, with their parsing and display. A leaf module (it imports nothing from the crate), so that `board`,
 //! `period`, `score`, `ranking` and `write` can all use these words without importing each other.
 
 use serde::{Deserialize, Serialize};
@@ -81,6 +81,54 @@ word_enum!(
     }
 );
 
+word_enum!(
+    /// Which end of the points ranks first. Fixed at creation: it decides what every stored score
+    /// means (the codec negates the points of ascending boards, `crate::score`).
+    Sort {
+        /// More points rank higher (the default).
+        Desc => "desc",
+        /// Fewer points rank higher: times, strokes, penalties.
+        Asc => "asc",
+    }
+);
+
+impl Sort {
+    /// Whether `a` ranks ahead of `b` by points alone.
+    pub fn better(self, a: i64, b: i64) -> bool {
+        match self {
+            Sort::Desc => a > b,
+            Sort::Asc => a < b,
+        }
+    }
+
+    /// The nearest value strictly better than `points` (`None` past the end of `i64`).
+    pub fn next_better(self, points: i64) -> Option<i64> {
+        match self {
+            Sort::Desc => points.checked_add(1),
+            Sort::Asc => points.checked_sub(1),
+        }
+    }
+
+    /// The order of two point values, better first (`Less` when `a` ranks ahead of `b`).
+    pub fn cmp(self, a: i64, b: i64) -> std::cmp::Ordering {
+        match self {
+            Sort::Desc => b.cmp(&a),
+            Sort::Asc => a.cmp(&b),
+        }
+    }
+}
+
+word_enum!(
+    /// What a board's points stand for, for display only: ranks and stored values never depend
+    /// on it (`crate::format::points`).
+    Unit {
+        /// Plain numbers (the default).
+        Points => "points",
+        /// Milliseconds, shown as durations (`1:02.345`).
+        Ms => "ms",
+    }
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,6 +144,13 @@ mod tests {
         for t in TiePolicy::ALL {
             assert_eq!(t.as_str().parse::<TiePolicy>().unwrap(), *t);
         }
+        for s in Sort::ALL {
+            assert_eq!(s.as_str().parse::<Sort>().unwrap(), *s);
+        }
+        for u in Unit::ALL {
+            assert_eq!(u.as_str().parse::<Unit>().unwrap(), *u);
+        }
+        assert!("up".parse::<Sort>().unwrap_err().contains("desc, asc"));
         assert!("hourly".parse::<Cadence>().unwrap_err().contains("weekly, daily, monthly"));
     }
 }

@@ -3,13 +3,14 @@
 //!
 //! - [`apikey`]: ingest keys as admins list them, and their per-key rate limits.
 //! - [`ids`]: identifiers parsed once at the edge (`BoardSlug`, `MemberId`, `EventId`).
-//! - [`kinds`]: the words fixed when a board is created (`Cadence`, `Operator`, `TiePolicy`); a leaf
-//!   module the others import, re-exported from [`board`] as before.
+//! - [`kinds`]: the words fixed when a board is created (`Cadence`, `Operator`, `TiePolicy`,
+//!   `Sort`, `Unit`); a leaf module the others import, re-exported from [`board`] as before.
 //! - [`board`]: a board's definition, its draft, its settings and its prize table.
 //! - [`hot`]: hot boards' sliding windows — definitions, hit values, snapshot rank changes.
 //! - [`period`]: which period an instant falls in (`PeriodKey`) and where a period starts and ends.
 //! - [`score`]: the score codec that turns points (and a reach sequence) into an exact Redis score.
 //! - [`ranking`]: rank numbers under each tie policy.
+//! - [`format`]: points as a board shows them (durations when its unit is `ms`).
 //! - [`lifecycle`]: the period states and which transitions are allowed.
 //! - [`live`]: the events of a period's live stream (`ranking`, `state`).
 //! - [`preview`]: what a dry run of admin changes would do to the standings (moves, prizes).
@@ -24,6 +25,7 @@
 pub mod apikey;
 pub mod board;
 pub mod error;
+pub mod format;
 pub mod hot;
 pub mod ids;
 pub mod kinds;
@@ -41,7 +43,7 @@ pub mod write;
 pub use board::Board;
 pub use error::ErrorCode;
 pub use ids::{BoardSlug, EventId, IdError, MemberId};
-pub use kinds::{Cadence, Operator, TiePolicy};
+pub use kinds::{Cadence, Operator, Sort, TiePolicy, Unit};
 pub use lifecycle::{State, Transition};
 pub use period::{PeriodError, PeriodKey, PeriodSpan};
 pub use score::{CodecError, ScoreCodec};

@@ -19,7 +19,7 @@
 
 use crate::board::Prize;
 use crate::ids::MemberId;
-use crate::kinds::TiePolicy;
+use crate::kinds::{Sort, TiePolicy};
 use crate::settlement::{FinalTotal, Standing, prize_for, ranked, standing_order};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -85,7 +85,8 @@ pub trait StandingsBefore {
     fn members(&self) -> u64;
     /// Where a member stands (its position and standing), if it is ranked.
     async fn place(&mut self, member: &MemberId) -> Result<Option<(u64, Standing)>, Self::Error>;
-    /// How many members have at least `points`.
+    /// How many members have `points` or better (at least `points`, or at most on an ascending
+    /// board).
     async fn at_least(&mut self, points: i64) -> Result<u64, Self::Error>;
     /// How many members come before `total` in the standings order (a member's own standing
     /// before included, when it comes before).
@@ -97,6 +98,7 @@ pub trait StandingsBefore {
 /// The standings before, in memory: ordered totals ranked with the settlement's rules.
 #[derive(Debug, Clone)]
 pub struct Ranked {
+    sort: Sort,
     policy: TiePolicy,
     ordered: Vec<FinalTotal>,
     standings: Vec<Standing>,
@@ -105,10 +107,10 @@ pub struct Ranked {
 
 impl Ranked {
     /// `ordered`: the ranked (visible) totals, in the standings order.
-    pub fn new(policy: TiePolicy, ordered: Vec<FinalTotal>, prizes: &[Prize]) -> Self {
+    pub fn new(sort: Sort, policy: TiePolicy, ordered: Vec<FinalTotal>, prizes: &[Prize]) -> Self {
         let standings = ranked(policy, ordered.clone(), prizes);
         let positions = ordered.iter().enumerate().map(|(i, t)| (t.member.clone(), i as u64)).collect();
-        Ranked { policy, ordered, standings, positions }
+        Ranked { sort, policy, ordered, standings, positions }
     }
 
     pub fn standings(&self) -> &[Standing] {
@@ -128,11 +130,11 @@ impl StandingsBefore for Ranked {
     }
 
     async fn at_least(&mut self, points: i64) -> Result<u64, Self::Error> {
-        Ok(self.standings.partition_point(|s| s.points >= points) as u64)
+        Ok(self.standings.partition_point(|s| !self.sort.better(points, s.points)) as u64)
     }
 
     async fn ahead_of(&mut self, total: &FinalTotal) -> Result<u64, Self::Error> {
-        Ok(self.ordered.partition_point(|t| standing_order(self.policy, t, total).is_lt()) as u64)
+        Ok(self.ordered.partition_point(|t| standing_order(self.sort, self.policy, t, total).is_lt()) as u64)
     }
 
     async fn window(&mut self, from: u64, count: u64) -> Result<Vec<Standing>, Self::Error> {
@@ -284,6 +286,7 @@ const WINDOW: u64 = 1000;
 /// (the others keep theirs). A touched member's `before` must be its total in the standings
 /// before (ranked there exactly when visible). Lists at most `shifted_bound` shifted members.
 pub async fn compare<S: StandingsBefore>(
+    sort: Sort,
     policy: TiePolicy,
     prizes: &[Prize],
     before: &mut S,
@@ -292,7 +295,7 @@ pub async fn compare<S: StandingsBefore>(
 ) -> Result<Comparison, S::Error> {
     let members = before.members();
     let was = places_before(before, touched).await?;
-    let (plan, now) = plan_after(policy, prizes, before, touched, &was).await?;
+    let (plan, now) = plan_after(sort, policy, prizes, before, touched, &was).await?;
     let (moves, mut prize_changes) = touched_changes(touched, &was, &now);
     untouched_prize_changes(before, &plan, members, touched.len(), &mut prize_changes).await?;
     // In the order after; members no longer ranked last (None sorts first, hence the flip).
@@ -319,6 +322,7 @@ async fn places_before<S: StandingsBefore>(
 
 /// The plan of the order after (see [`Plan`]), and where each touched member stands after.
 async fn plan_after<S: StandingsBefore>(
+    sort: Sort,
     policy: TiePolicy,
     prizes: &[Prize],
     before: &mut S,
@@ -337,12 +341,12 @@ async fn plan_after<S: StandingsBefore>(
             Some((i, FinalTotal { member: t.member.clone(), points: a.points, reach_seq: a.reach_seq }))
         })
         .collect();
-    entering.sort_unstable_by(|a, b| standing_order(policy, &a.1, &b.1));
+    entering.sort_unstable_by(|a, b| standing_order(sort, policy, &a.1, &b.1));
     let mut entering_at = Vec::with_capacity(entering.len());
     for (_, e) in &entering {
         entering_at.push(before.ahead_of(e).await?);
     }
-    // Under `first_reached` a rank is a position; under `shared` it counts the members with more
+    // Under `first_reached` a rank is a position; under `shared` it counts the members with better
     // points, so it moves where the points cross a changed member's points.
     let (mut later, mut sooner): (Vec<u64>, Vec<u64>) = match policy {
         TiePolicy::FirstReached => (entering_at.clone(), removed.iter().map(|at| at + 1).collect()),
@@ -366,12 +370,13 @@ async fn plan_after<S: StandingsBefore>(
         let rank = match policy {
             TiePolicy::FirstReached => position + 1,
             TiePolicy::Shared => {
-                let more = match e.points.checked_add(1) {
+                let more = match sort.next_better(e.points) {
                     Some(p) => before.at_least(p).await?,
                     None => 0,
                 };
-                let left = was.iter().flatten().filter(|(_, s)| s.points > e.points).count() as u64;
-                let entered = entering.iter().filter(|(_, o)| o.points > e.points).count() as u64;
+                let left =
+                    was.iter().flatten().filter(|(_, s)| sort.better(s.points, e.points)).count() as u64;
+                let entered = entering.iter().filter(|(_, o)| sort.better(o.points, e.points)).count() as u64;
                 1 + more - left + entered
             }
         };
@@ -538,15 +543,16 @@ mod tests {
 
     /// Awaits a comparison of in-memory standings: it never waits, so one poll finishes it.
     fn run(
+        sort: Sort,
         policy: TiePolicy,
         prizes: &[Prize],
         ordered: Vec<FinalTotal>,
         touched: &[Touched],
         bound: usize,
     ) -> (Comparison, Vec<Standing>) {
-        let mut before = Chunked(Ranked::new(policy, ordered, prizes));
+        let mut before = Chunked(Ranked::new(sort, policy, ordered, prizes));
         let got = {
-            let future = std::pin::pin!(compare(policy, prizes, &mut before, touched, bound));
+            let future = std::pin::pin!(compare(sort, policy, prizes, &mut before, touched, bound));
             let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
             let std::task::Poll::Ready(Ok(got)) = future.poll(&mut cx) else {
                 panic!("an in-memory comparison finishes at once")
@@ -604,7 +610,12 @@ mod tests {
     }
 
     /// The standings of every visible member of `board`, in order (the settlement's own).
-    fn full(policy: TiePolicy, board: &BTreeMap<MemberId, Contender>, prizes: &[Prize]) -> Vec<Standing> {
+    fn full(
+        sort: Sort,
+        policy: TiePolicy,
+        board: &BTreeMap<MemberId, Contender>,
+        prizes: &[Prize],
+    ) -> Vec<Standing> {
         let totals = board
             .iter()
             .filter(|(_, c)| !c.hidden)
@@ -614,10 +625,10 @@ mod tests {
                 reach_seq: c.reach_seq,
             })
             .collect();
-        standings(policy, totals, prizes)
+        standings(sort, policy, totals, prizes)
     }
 
-    fn ordered(policy: TiePolicy, board: &BTreeMap<MemberId, Contender>) -> Vec<FinalTotal> {
+    fn ordered(sort: Sort, policy: TiePolicy, board: &BTreeMap<MemberId, Contender>) -> Vec<FinalTotal> {
         let mut totals: Vec<FinalTotal> = board
             .iter()
             .filter(|(_, c)| !c.hidden)
@@ -627,7 +638,7 @@ mod tests {
                 reach_seq: c.reach_seq,
             })
             .collect();
-        order(policy, &mut totals);
+        order(sort, policy, &mut totals);
         totals
     }
 
@@ -637,7 +648,14 @@ mod tests {
             [("a", 100), ("b", 90), ("c", 80), ("d", 70)].iter().map(|(n, p)| (m(n), c(*p, 0))).collect();
         let prizes = [prize(1, 1, "gold"), prize(2, 3, "silver")];
         let touched = [Touched { member: m("d"), before: Some(c(70, 0)), after: Some(c(95, 9)) }];
-        let (got, _) = run(TiePolicy::Shared, &prizes, ordered(TiePolicy::Shared, &board), &touched, 100);
+        let (got, _) = run(
+            Sort::Desc,
+            TiePolicy::Shared,
+            &prizes,
+            ordered(Sort::Desc, TiePolicy::Shared, &board),
+            &touched,
+            100,
+        );
         assert_eq!(
             got.moves,
             vec![Move {
@@ -663,8 +681,14 @@ mod tests {
             [("a", 100), ("b", 90), ("c", 90), ("d", 80)].iter().map(|(n, p)| (m(n), c(*p, 0))).collect();
         let hidden = Contender { hidden: true, ..c(100, 0) };
         let touched = [Touched { member: m("a"), before: Some(c(100, 0)), after: Some(hidden) }];
-        let (got, _) =
-            run(TiePolicy::Shared, &[prize(1, 1, "gold")], ordered(TiePolicy::Shared, &board), &touched, 1);
+        let (got, _) = run(
+            Sort::Desc,
+            TiePolicy::Shared,
+            &[prize(1, 1, "gold")],
+            ordered(Sort::Desc, TiePolicy::Shared, &board),
+            &touched,
+            1,
+        );
         assert_eq!(got.moves[0].rank_after, None);
         assert_eq!(got.moves[0].points_after, Some(100));
         assert_eq!(
@@ -683,6 +707,10 @@ mod tests {
 
     fn policy() -> impl Strategy<Value = TiePolicy> {
         prop_oneof![Just(TiePolicy::Shared), Just(TiePolicy::FirstReached)]
+    }
+
+    fn sort() -> impl Strategy<Value = Sort> {
+        prop_oneof![Just(Sort::Desc), Just(Sort::Asc)]
     }
 
     fn contender() -> impl Strategy<Value = Option<Contender>> {
@@ -708,6 +736,7 @@ mod tests {
     proptest! {
         #[test]
         fn changing_nothing_moves_nobody(
+            sort in sort(),
             policy in policy(),
             prizes in prize_table(),
             board in prop::collection::vec(contender(), 0..30),
@@ -726,15 +755,16 @@ mod tests {
                 .into_iter()
                 .map(|member| Touched { before: board.get(&member).copied(), after: board.get(&member).copied(), member })
                 .collect();
-            let (got, after) = run(policy, &prizes, ordered(policy, &board), &touched, 100);
+            let (got, after) = run(sort, policy, &prizes, ordered(sort, policy, &board), &touched, 100);
             prop_assert!(got.moves.is_empty());
             prop_assert_eq!(got.shifted, 0);
             prop_assert!(got.prizes.is_empty());
-            prop_assert_eq!(after, full(policy, &board, &prizes));
+            prop_assert_eq!(after, full(sort, policy, &board, &prizes));
         }
 
         #[test]
         fn moves_shifts_and_prizes_account_for_every_difference(
+            sort in sort(),
             policy in policy(),
             prizes in prize_table(),
             board in prop::collection::vec(contender(), 0..40),
@@ -757,10 +787,10 @@ mod tests {
                 };
                 touched.push(Touched { member, before, after });
             }
-            let (got, after) = run(policy, &prizes, ordered(policy, &before_board), &touched, bound);
+            let (got, after) = run(sort, policy, &prizes, ordered(sort, policy, &before_board), &touched, bound);
 
             // The standings after are the settlement's own of the board after.
-            let (old, new) = (full(policy, &before_board, &prizes), full(policy, &after_board, &prizes));
+            let (old, new) = (full(sort, policy, &before_board, &prizes), full(sort, policy, &after_board, &prizes));
             prop_assert_eq!(&after, &new);
 
             let rank = |s: &[Standing]| -> BTreeMap<MemberId, (u64, Option<String>)> {

@@ -6,8 +6,13 @@
 //! (reached earlier) wins. A board whose bounds could leave the exact range is refused at creation,
 //! and a write that would leave its bounds is refused with a reason — never silent precision loss
 //! (docs/DESIGN.md, "Tie encoding" and "The 2^53 budget").
+//!
+//! An ascending board (`Sort::Asc`, lower is better) encodes the negated points: `−points × B +
+//! (B − 1 − seq)`. Every Redis read (`ZREVRANGE`, `window.lua`, cursors, around-me, snapshots,
+//! `ZCOUNT` thresholds) then ranks fewer points first without knowing the board's order; only
+//! encoding and decoding differ. The budget is the same because the bounds' magnitude is.
 
-use crate::kinds::TiePolicy;
+use crate::kinds::{Sort, TiePolicy};
 
 /// 2^53: every integer of smaller magnitude is exact as an IEEE double.
 pub const EXACT_LIMIT: i64 = 1 << 53;
@@ -38,6 +43,7 @@ pub struct ScoreCodec {
     base: i64,
     min_points: i64,
     max_points: i64,
+    sort: Sort,
 }
 
 impl ScoreCodec {
@@ -63,11 +69,31 @@ impl ScoreCodec {
         if budget > i128::from(EXACT_LIMIT) {
             return Err(CodecError::BeyondExactRange { budget });
         }
-        Ok(Self { policy, base, min_points, max_points })
+        Ok(Self { policy, base, min_points, max_points, sort: Sort::Desc })
+    }
+
+    /// The same codec for a board ranked in `sort` order (a new codec is descending).
+    pub fn sorted(self, sort: Sort) -> Self {
+        Self { sort, ..self }
     }
 
     pub fn policy(&self) -> TiePolicy {
         self.policy
+    }
+
+    /// Which end of the points ranks first.
+    pub fn sort(&self) -> Sort {
+        self.sort
+    }
+
+    /// The points as the score orders them: negated on ascending boards, so a higher key always
+    /// ranks higher.
+    fn key(&self, points: i64) -> i64 {
+        match self.sort {
+            Sort::Desc => points,
+            // Cannot overflow: the bounds' magnitude is within 2^53.
+            Sort::Asc => -points,
+        }
     }
 
     /// The inclusive bounds of a member's points.
@@ -91,6 +117,7 @@ impl ScoreCodec {
     /// The exact score for `points` reached at sequence `seq` (ignored under `shared`).
     pub fn encode(&self, points: i64, seq: i64) -> Result<i64, CodecError> {
         self.check_points(points)?;
+        let points = self.key(points);
         match self.policy {
             TiePolicy::Shared => Ok(points),
             TiePolicy::FirstReached => {
@@ -104,7 +131,7 @@ impl ScoreCodec {
 
     /// The points a stored score stands for.
     pub fn points(&self, score: i64) -> i64 {
-        score.div_euclid(self.base)
+        self.key(score.div_euclid(self.base))
     }
 
     /// The reach sequence a stored score carries (always 0 under `shared`).
@@ -112,9 +139,10 @@ impl ScoreCodec {
         self.base - 1 - score.rem_euclid(self.base)
     }
 
-    /// The lowest score that stands for at least `points` (for threshold counts).
+    /// The lowest score that stands for `points` or better — at least `points` on a descending
+    /// board, at most `points` on an ascending one (for threshold counts).
     pub fn lowest_score_for(&self, points: i64) -> i64 {
-        points * self.base
+        self.key(points) * self.base
     }
 }
 
@@ -145,6 +173,17 @@ mod tests {
     }
 
     #[test]
+    fn ascending_boards_rank_fewer_points_first() {
+        let c = ScoreCodec::new(TiePolicy::FirstReached, 0, 1000, 1000).unwrap().sorted(Sort::Asc);
+        assert!(c.encode(61, 5).unwrap() > c.encode(62, 0).unwrap());
+        assert!(c.encode(61, 3).unwrap() > c.encode(61, 4).unwrap());
+        assert_eq!(c.points(c.encode(61, 3).unwrap()), 61);
+        assert_eq!(c.sequence(c.encode(61, 3).unwrap()), 3);
+        let c = ScoreCodec::new(TiePolicy::Shared, 0, 1000, 1).unwrap().sorted(Sort::Asc);
+        assert_eq!(c.encode(62, 0).unwrap(), -62);
+    }
+
+    #[test]
     fn earlier_reach_wins_among_equal_points() {
         let c = ScoreCodec::new(TiePolicy::FirstReached, 0, 1000, 1_000_000).unwrap();
         assert!(c.encode(90, 3).unwrap() > c.encode(90, 4).unwrap());
@@ -152,10 +191,11 @@ mod tests {
     }
 
     fn codec_and_points() -> impl Strategy<Value = (ScoreCodec, i64, i64, i64, i64)> {
-        (1i64..=1_000_000, 2i64..=1_000_000, any::<bool>())
-            .prop_filter_map("bounds must be exact", |(max, base, shared)| {
+        (1i64..=1_000_000, 2i64..=1_000_000, any::<bool>(), any::<bool>())
+            .prop_filter_map("bounds must be exact", |(max, base, shared, asc)| {
                 let policy = if shared { TiePolicy::Shared } else { TiePolicy::FirstReached };
-                ScoreCodec::new(policy, -max, max, base).ok().map(|c| (c, max, base))
+                let sort = if asc { Sort::Asc } else { Sort::Desc };
+                ScoreCodec::new(policy, -max, max, base).ok().map(|c| (c.sorted(sort), max, base))
             })
             .prop_flat_map(|(c, max, base)| (Just(c), -max..=max, 0..base, -max..=max, 0..base))
     }
@@ -173,10 +213,18 @@ mod tests {
         }
 
         #[test]
+        fn thresholds_count_the_members_at_least_as_good((c, p, s, q, _) in codec_and_points()) {
+            // A member with `p` points is counted for the threshold `q` exactly when `p` is `q` or
+            // better in the board's order.
+            let score = c.encode(p, s).unwrap();
+            prop_assert_eq!(score >= c.lowest_score_for(q), p == q || c.sort().better(p, q));
+        }
+
+        #[test]
         fn encoding_preserves_the_ranking_order((c, p1, s1, p2, s2) in codec_and_points()) {
             let (a, b) = (c.encode(p1, s1).unwrap(), c.encode(p2, s2).unwrap());
-            // More points rank higher under every policy.
-            if p1 > p2 { prop_assert!(a > b); }
+            // Better points (more, or fewer on an ascending board) rank higher under every policy.
+            if c.sort().better(p1, p2) { prop_assert!(a > b); }
             // Equal points: shared ties, first_reached prefers the smaller sequence.
             if p1 == p2 {
                 match c.policy() {

@@ -1,7 +1,8 @@
 //! Standings and their digest: what a settlement records. Pure, so the same standings come out
 //! of the ledger on any machine (an imported period gives the identical digest).
 //!
-//! - Order: points descending; under `first_reached` the earlier reach sequence first; under
+//! - Order: points in the board's order (descending, or ascending on a lower-is-better board);
+//!   under `first_reached` the earlier reach sequence first; under
 //!   `shared` equal points are listed by member id, descending — the order the live projection
 //!   shows them in (Redis orders equal scores by member, reversed), so an archived board reads
 //!   exactly as it did live. The order is canonical; the rank is shared.
@@ -15,7 +16,7 @@
 
 use crate::board::Prize;
 use crate::ids::MemberId;
-use crate::kinds::TiePolicy;
+use crate::kinds::{Sort, TiePolicy};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
@@ -42,24 +43,31 @@ pub struct Standing {
 }
 
 /// Orders and ranks final totals and assigns prizes.
-pub fn standings(policy: TiePolicy, mut totals: Vec<FinalTotal>, prizes: &[Prize]) -> Vec<Standing> {
-    order(policy, &mut totals);
+pub fn standings(
+    sort: Sort,
+    policy: TiePolicy,
+    mut totals: Vec<FinalTotal>,
+    prizes: &[Prize],
+) -> Vec<Standing> {
+    order(sort, policy, &mut totals);
     ranked(policy, totals, prizes)
 }
 
-/// The standings order of two totals: points descending, then the tie policy's order. A total
-/// order over distinct members, so sorting by it gives one list whatever the input order.
-pub fn standing_order(policy: TiePolicy, a: &FinalTotal, b: &FinalTotal) -> std::cmp::Ordering {
-    b.points.cmp(&a.points).then_with(|| match policy {
+/// The standings order of two totals: points in `sort` order, then the tie policy's order. A
+/// total order over distinct members, so sorting by it gives one list whatever the input order.
+/// Equal points follow the same rule in both orders, as the codec keeps the reach sequence's
+/// part of a score as it is on ascending boards.
+pub fn standing_order(sort: Sort, policy: TiePolicy, a: &FinalTotal, b: &FinalTotal) -> std::cmp::Ordering {
+    sort.cmp(a.points, b.points).then_with(|| match policy {
         TiePolicy::FirstReached => a.reach_seq.cmp(&b.reach_seq).then_with(|| a.member.cmp(&b.member)),
         TiePolicy::Shared => b.member.cmp(&a.member),
     })
 }
 
 /// Sorts totals into the standings order ([`standing_order`]).
-pub fn order(policy: TiePolicy, totals: &mut [FinalTotal]) {
+pub fn order(sort: Sort, policy: TiePolicy, totals: &mut [FinalTotal]) {
     // Unstable is enough: no two members compare equal.
-    totals.sort_unstable_by(|a, b| standing_order(policy, a, b));
+    totals.sort_unstable_by(|a, b| standing_order(sort, policy, a, b));
 }
 
 /// Ranks totals already in the standings order and assigns prizes.
@@ -115,6 +123,7 @@ mod tests {
     fn shared_ties_share_the_prize_of_their_rank_and_skip_the_next() {
         let prizes = [prize(1, 1, "gold"), prize(2, 2, "silver"), prize(3, 3, "bronze"), prize(4, 10, "pin")];
         let got = standings(
+            Sort::Desc,
             TiePolicy::Shared,
             vec![t("c", 90, 0), t("a", 100, 9), t("b", 90, 1), t("d", 80, 2), t("e", 10, 3)],
             &prizes,
@@ -133,14 +142,45 @@ mod tests {
 
     #[test]
     fn first_reached_orders_equal_points_by_reach_sequence() {
-        let got = standings(TiePolicy::FirstReached, vec![t("c", 90, 0), t("b", 90, 1), t("a", 100, 9)], &[]);
+        let got = standings(
+            Sort::Desc,
+            TiePolicy::FirstReached,
+            vec![t("c", 90, 0), t("b", 90, 1), t("a", 100, 9)],
+            &[],
+        );
         assert_eq!(summary(&got), vec![(1, "a", 100, None), (2, "c", 90, None), (3, "b", 90, None)]);
     }
 
     #[test]
+    fn ascending_boards_list_fewer_points_first_with_the_same_tie_rules() {
+        let prizes = [prize(1, 1, "gold"), prize(2, 2, "silver")];
+        let all = vec![t("c", 90, 0), t("a", 100, 9), t("b", 90, 1), t("d", 80, 2)];
+        let got = standings(Sort::Asc, TiePolicy::Shared, all.clone(), &prizes);
+        assert_eq!(
+            summary(&got),
+            vec![
+                (1, "d", 80, Some("gold")),
+                (2, "c", 90, Some("silver")),
+                (2, "b", 90, Some("silver")),
+                (4, "a", 100, None),
+            ]
+        );
+        let got = standings(Sort::Asc, TiePolicy::FirstReached, all, &prizes);
+        assert_eq!(
+            summary(&got),
+            vec![
+                (1, "d", 80, Some("gold")),
+                (2, "c", 90, Some("silver")),
+                (3, "b", 90, None),
+                (4, "a", 100, None)
+            ]
+        );
+    }
+
+    #[test]
     fn the_canonical_text_does_not_depend_on_input_order() {
-        let a = standings(TiePolicy::Shared, vec![t("x", 5, 0), t("y", 5, 1), t("z", 7, 2)], &[]);
-        let b = standings(TiePolicy::Shared, vec![t("z", 7, 9), t("y", 5, 0), t("x", 5, 4)], &[]);
+        let a = standings(Sort::Desc, TiePolicy::Shared, vec![t("x", 5, 0), t("y", 5, 1), t("z", 7, 2)], &[]);
+        let b = standings(Sort::Desc, TiePolicy::Shared, vec![t("z", 7, 9), t("y", 5, 0), t("x", 5, 4)], &[]);
         assert_eq!(canonical_text("b", "2026-W34", &a), canonical_text("b", "2026-W34", &b));
         assert!(canonical_text("b", "2026-W34", &a).ends_with("1\tz\t7\t\n2\ty\t5\t\n2\tx\t5\t\n"));
     }

@@ -14,7 +14,7 @@
 
 use crate::board::Board;
 use crate::ids::{EventId, MemberId};
-use crate::kinds::Operator;
+use crate::kinds::{Operator, Sort};
 use crate::period::PeriodKey;
 use serde::{Deserialize, Serialize};
 
@@ -35,7 +35,8 @@ pub enum Change {
     Point { event_id: EventId, delta: i64 },
     /// `set`: the member's total is `total` as of `version`; older versions change nothing.
     Total { version: i64, total: i64 },
-    /// `best`: a submission scoring `score`; only a higher score changes the total.
+    /// `best`: a submission scoring `score`; only a better score (higher, or lower on an ascending
+    /// board) changes the total.
     Submission { submission_id: EventId, score: i64 },
     /// An admin's correction: add `delta` on a board of any operator (audited, with a reason).
     /// A `correction_id` makes a retried correction count once (it shares the board's id space
@@ -100,7 +101,7 @@ pub enum ChangeValue {
     Delta(i64),
     /// Becomes the total (`set`).
     Total(i64),
-    /// Becomes the total when higher (`best`).
+    /// Becomes the total when better (`best`).
     Score(i64),
 }
 
@@ -138,9 +139,11 @@ pub fn value_refusal(board: &Board, value: ChangeValue) -> Option<String> {
 pub enum Outcome {
     /// incr / set: the total changed (or was confirmed) and the version rose.
     Applied,
-    /// best: the submission raised the member's best.
+    /// best: the submission improved the member's best (raised it, or lowered it on an ascending
+    /// board).
     Improved,
-    /// best: recorded, but not above the member's best; the total is unchanged.
+    /// best: recorded, but not better than the member's best; the total is unchanged. (The word
+    /// stays `not_higher` on ascending boards too, where it means "not lower".)
     NotHigher,
     /// set: the version was not above the last applied one; nothing changed.
     Stale,
@@ -199,8 +202,9 @@ pub enum Decision {
     Refuse(&'static str),
 }
 
-/// Decides a write against the current total.
-pub fn decide(change: &Change, current: Current) -> Decision {
+/// Decides a write against the current total on a board ranked in `sort` order: `best` keeps the
+/// better of the two (`ZADD GT` on a descending board, `ZADD LT` on an ascending one).
+pub fn decide(change: &Change, current: Current, sort: Sort) -> Decision {
     match *change {
         Change::Point { delta, .. } | Change::Correction { delta, .. } => {
             match current.points.checked_add(delta) {
@@ -210,7 +214,7 @@ pub fn decide(change: &Change, current: Current) -> Decision {
         }
         Change::Total { version, .. } if version <= current.set_version => Decision::Ignore(Outcome::Stale),
         Change::Total { total, .. } => Decision::Change { points: total },
-        Change::Submission { score, .. } if current.version > 0 && score <= current.points => {
+        Change::Submission { score, .. } if current.version > 0 && !sort.better(score, current.points) => {
             Decision::RecordOnly
         }
         Change::Submission { score, .. } => Decision::Change { points: score },
@@ -232,7 +236,7 @@ pub enum Effect {
     Add(i64),
     /// An absolute total with its client version.
     Total { version: i64, total: i64 },
-    /// A best submission: counts when higher (the first always counts).
+    /// A best submission: counts when better (the first always counts).
     Submission(i64),
 }
 
@@ -246,9 +250,9 @@ pub struct Replayed {
     pub reach_seq: Option<i64>,
 }
 
-/// Recomputes a member's total from its entries, oldest first, with the operators' rules.
-/// `None` when the total would overflow.
-pub fn replay(entries: &[Counted]) -> Option<Replayed> {
+/// Recomputes a member's total from its entries, oldest first, with the operators' rules on a
+/// board ranked in `sort` order. `None` when the total would overflow.
+pub fn replay(entries: &[Counted], sort: Sort) -> Option<Replayed> {
     let mut out = Replayed::default();
     let mut first = true;
     for e in entries {
@@ -259,7 +263,7 @@ pub fn replay(entries: &[Counted]) -> Option<Replayed> {
                 (out.points, out.set_version) = (total, version)
             }
             Effect::Total { .. } => {}
-            Effect::Submission(score) if first || score > out.points => out.points = score,
+            Effect::Submission(score) if first || sort.better(score, out.points) => out.points = score,
             Effect::Submission(_) => {}
         }
         if first || out.points != before {
@@ -278,6 +282,36 @@ mod tests {
         EventId::parse(s).unwrap()
     }
 
+    fn decide_desc(change: &Change, current: Current) -> Decision {
+        decide(change, current, Sort::Desc)
+    }
+
+    fn replay_desc(entries: &[Counted]) -> Option<Replayed> {
+        replay(entries, Sort::Desc)
+    }
+
+    #[test]
+    fn best_on_an_ascending_board_keeps_the_lowest() {
+        let sub = |score| Change::Submission { submission_id: id("s"), score };
+        assert_eq!(decide(&sub(900), Current::default(), Sort::Asc), Decision::Change { points: 900 });
+        assert_eq!(decide(&sub(901), at(900, 1, 0), Sort::Asc), Decision::RecordOnly);
+        assert_eq!(decide(&sub(900), at(900, 1, 0), Sort::Asc), Decision::RecordOnly);
+        assert_eq!(decide(&sub(899), at(900, 1, 0), Sort::Asc), Decision::Change { points: 899 });
+        // incr and set do not depend on the order.
+        let c = Change::Point { event_id: id("e"), delta: 5 };
+        assert_eq!(decide(&c, at(3, 1, 0), Sort::Asc), Decision::Change { points: 8 });
+        let best = [
+            counted(Effect::Submission(80), 0),
+            counted(Effect::Submission(70), 1),
+            counted(Effect::Submission(85), 2),
+        ];
+        assert_eq!(
+            replay(&best, Sort::Asc).unwrap(),
+            Replayed { points: 70, set_version: 0, reach_seq: Some(1) }
+        );
+        assert_eq!(replay(&[best[0], best[2]], Sort::Asc).unwrap().points, 80);
+    }
+
     fn at(points: i64, version: i64, set_version: i64) -> Current {
         Current { points, version, set_version }
     }
@@ -285,26 +319,26 @@ mod tests {
     #[test]
     fn incr_adds_the_delta_and_may_go_negative() {
         let c = Change::Point { event_id: id("e"), delta: -5 };
-        assert_eq!(decide(&c, at(3, 1, 0)), Decision::Change { points: -2 });
+        assert_eq!(decide_desc(&c, at(3, 1, 0)), Decision::Change { points: -2 });
         let c = Change::Point { event_id: id("e"), delta: 1 };
-        assert_eq!(decide(&c, at(i64::MAX, 1, 0)), Decision::Refuse("the total would overflow"));
+        assert_eq!(decide_desc(&c, at(i64::MAX, 1, 0)), Decision::Refuse("the total would overflow"));
     }
 
     #[test]
     fn set_ignores_versions_not_above_the_last_applied() {
         let set = |version, total| Change::Total { version, total };
-        assert_eq!(decide(&set(3, 10), at(50, 2, 3)), Decision::Ignore(Outcome::Stale));
-        assert_eq!(decide(&set(2, 10), at(50, 2, 3)), Decision::Ignore(Outcome::Stale));
-        assert_eq!(decide(&set(4, 10), at(50, 2, 3)), Decision::Change { points: 10 });
+        assert_eq!(decide_desc(&set(3, 10), at(50, 2, 3)), Decision::Ignore(Outcome::Stale));
+        assert_eq!(decide_desc(&set(2, 10), at(50, 2, 3)), Decision::Ignore(Outcome::Stale));
+        assert_eq!(decide_desc(&set(4, 10), at(50, 2, 3)), Decision::Change { points: 10 });
     }
 
     #[test]
     fn best_only_counts_a_higher_score_but_the_first_always_counts() {
         let sub = |score| Change::Submission { submission_id: id("s"), score };
-        assert_eq!(decide(&sub(-3), Current::default()), Decision::Change { points: -3 });
-        assert_eq!(decide(&sub(70), at(80, 1, 0)), Decision::RecordOnly);
-        assert_eq!(decide(&sub(80), at(80, 1, 0)), Decision::RecordOnly);
-        assert_eq!(decide(&sub(81), at(80, 1, 0)), Decision::Change { points: 81 });
+        assert_eq!(decide_desc(&sub(-3), Current::default()), Decision::Change { points: -3 });
+        assert_eq!(decide_desc(&sub(70), at(80, 1, 0)), Decision::RecordOnly);
+        assert_eq!(decide_desc(&sub(80), at(80, 1, 0)), Decision::RecordOnly);
+        assert_eq!(decide_desc(&sub(81), at(80, 1, 0)), Decision::Change { points: 81 });
     }
 
     fn counted(effect: Effect, seq: i64) -> Counted {
@@ -315,14 +349,17 @@ mod tests {
     fn replay_takes_the_sequence_of_the_last_entry_that_moved_the_points() {
         // +50 (seq 0), +10 (seq 2), -10 (seq 3): 50, re-reached at seq 3.
         let all = [counted(Effect::Add(50), 0), counted(Effect::Add(10), 2), counted(Effect::Add(-10), 3)];
-        assert_eq!(replay(&all), Some(Replayed { points: 50, set_version: 0, reach_seq: Some(3) }));
+        assert_eq!(replay_desc(&all), Some(Replayed { points: 50, set_version: 0, reach_seq: Some(3) }));
         // Without the +10: 40 since seq 3. Without the +10 and the -10: 50 since seq 0.
-        assert_eq!(replay(&[all[0], all[2]]).unwrap().reach_seq, Some(3));
-        assert_eq!(replay(&all[..1]).unwrap(), Replayed { points: 50, set_version: 0, reach_seq: Some(0) });
-        assert_eq!(replay(&[]), Some(Replayed::default()));
+        assert_eq!(replay_desc(&[all[0], all[2]]).unwrap().reach_seq, Some(3));
+        assert_eq!(
+            replay_desc(&all[..1]).unwrap(),
+            Replayed { points: 50, set_version: 0, reach_seq: Some(0) }
+        );
+        assert_eq!(replay_desc(&[]), Some(Replayed::default()));
         // A zero delta does not move the points, so it does not move the sequence.
         let zero = [counted(Effect::Add(5), 1), counted(Effect::Add(0), 4)];
-        assert_eq!(replay(&zero).unwrap().reach_seq, Some(1));
+        assert_eq!(replay_desc(&zero).unwrap().reach_seq, Some(1));
     }
 
     #[test]
@@ -332,14 +369,17 @@ mod tests {
             counted(Effect::Submission(70), 1),
             counted(Effect::Submission(85), 2),
         ];
-        assert_eq!(replay(&best).unwrap().points, 85);
-        assert_eq!(replay(&best[..2]).unwrap(), Replayed { points: 80, set_version: 0, reach_seq: Some(0) });
+        assert_eq!(replay_desc(&best).unwrap().points, 85);
+        assert_eq!(
+            replay_desc(&best[..2]).unwrap(),
+            Replayed { points: 80, set_version: 0, reach_seq: Some(0) }
+        );
         let set = [
             counted(Effect::Total { version: 2, total: 30 }, 0),
             counted(Effect::Add(5), 1),
             counted(Effect::Total { version: 1, total: 99 }, 2),
         ];
-        assert_eq!(replay(&set).unwrap(), Replayed { points: 35, set_version: 2, reach_seq: Some(1) });
-        assert_eq!(replay(&[counted(Effect::Add(i64::MAX), 0), counted(Effect::Add(1), 1)]), None);
+        assert_eq!(replay_desc(&set).unwrap(), Replayed { points: 35, set_version: 2, reach_seq: Some(1) });
+        assert_eq!(replay_desc(&[counted(Effect::Add(i64::MAX), 0), counted(Effect::Add(1), 1)]), None);
     }
 }

@@ -73,6 +73,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
             Prize { from_rank: 4, to_rank: 10, prize: "bronze".into() },
         ],
+        unit: domain::Unit::Points,
     };
     engine.create_board(&board).await?;
     let now = jiff::Timestamp::now();
@@ -200,7 +201,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect::<Result<Vec<_>, Box<dyn std::error::Error>>>()?;
     let started = Instant::now();
-    let computed = standings(board.tie_policy(), totals, &board.prizes);
+    let computed = standings(board.sort(), board.tie_policy(), totals, &board.prizes);
     let digest: String = Sha256::digest(canonical_text(slug, &key, &computed).as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))

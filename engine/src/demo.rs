@@ -124,6 +124,7 @@ async fn ensure_weekly(
             Prize { from_rank: 1, to_rank: 1, prize: "Gold laurel".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "Silver laurel".into() },
         ],
+        unit: domain::Unit::Points,
     };
     if !engine.ledger().create_board(&board, now).await? {
         return Ok(false);
@@ -287,6 +288,7 @@ async fn ensure_sprint(
         freeze_grace_seconds: 600,
         public_freeze_seconds: 0,
         prizes: vec![Prize { from_rank: 1, to_rank: 3, prize: "Sprint badge".into() }],
+        unit: domain::Unit::Points,
     };
     if !engine.ledger().create_board(&board, now).await? {
         return Ok(());

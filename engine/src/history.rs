@@ -36,7 +36,7 @@ use domain::view::{
     RankTarget,
 };
 use domain::write::{Counted, replay};
-use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
+use domain::{Board, BoardSlug, MemberId, PeriodKey, Sort, TiePolicy};
 use std::collections::HashSet;
 
 /// The most entries the points chart replays (the oldest ones; the page says when there are more).
@@ -77,7 +77,7 @@ impl Engine {
             from: span.start,
             until: span.end,
             tie_policy: board.tie_policy(),
-            steps: steps(&entries),
+            steps: steps(&entries, board.sort()),
             truncated,
             standing,
             next_rank,
@@ -98,20 +98,41 @@ impl Engine {
         let top = self.ranking_page(scope, 0, 1).await?;
         let members = top.total;
         let mut bins = Vec::new();
-        if let Some(high) = top.entries.first().map(|e| e.points) {
+        if let Some(best) = top.entries.first().map(|e| e.points) {
             let bottom = self.ranking_page(scope, members.saturating_sub(1), 1).await?;
-            let low = bottom.entries.first().map_or(high, |e| e.points).min(high);
+            let worst = bottom.entries.first().map_or(best, |e| e.points);
+            let (low, high) = (best.min(worst), best.max(worst));
             let edges = bin_edges(low, high, MAX_BINS);
-            let mut at_least = Vec::with_capacity(edges.len());
-            // The last edge is above the highest points: nobody has as many.
-            for edge in &edges[..edges.len() - 1] {
-                at_least.push(self.count_at_least(scope, *edge).await?.value);
+            // `count_at_least` counts the members with an edge's points or better: from the top
+            // of a descending board, from the bottom of an ascending one.
+            let mut counted = Vec::with_capacity(edges.len());
+            match board.sort() {
+                Sort::Desc => {
+                    // The last edge is above the highest points: nobody has as many.
+                    for edge in &edges[..edges.len() - 1] {
+                        counted.push(self.count_at_least(scope, *edge).await?.value);
+                    }
+                    counted.push(0);
+                }
+                Sort::Asc => {
+                    // Members below an edge: those with at most one point less. The first edge
+                    // is at or below the lowest points: nobody is below it.
+                    counted.push(0);
+                    for edge in &edges[1..] {
+                        counted.push(self.count_at_least(scope, edge.saturating_sub(1)).await?.value);
+                    }
+                }
             }
-            at_least.push(0);
             bins = edges
                 .windows(2)
-                .zip(at_least.windows(2))
-                .map(|(e, n)| PointsBin { from: e[0], to: e[1], members: n[0].saturating_sub(n[1]) })
+                .zip(counted.windows(2))
+                .map(|(e, n)| {
+                    let members = match board.sort() {
+                        Sort::Desc => n[0].saturating_sub(n[1]),
+                        Sort::Asc => n[1].saturating_sub(n[0]),
+                    };
+                    PointsBin { from: e[0], to: e[1], members }
+                })
                 .collect();
         }
         let me = match me {
@@ -230,7 +251,7 @@ impl Engine {
             let page = self.ranking_page(scope, position, 1).await?;
             Ok(page.entries.into_iter().next().map(|ahead| RankTarget {
                 rank: ahead.rank,
-                points: points_to_reach(board.tie_policy(), me.points, ahead.points),
+                points: points_to_reach(board.sort(), board.tie_policy(), me.points, ahead.points),
                 prize: prize_of(&board.prizes, ahead.rank),
             }))
         };
@@ -269,11 +290,15 @@ impl Engine {
     }
 }
 
-/// The points a member with `mine` needs to reach the rank of a member with `theirs` (more):
-/// under `shared` equalling them shares their rank; under `first_reached` they reached it
-/// first, so it takes one more. At least 1 (the two reads are not one snapshot).
-pub fn points_to_reach(policy: TiePolicy, mine: i64, theirs: i64) -> i64 {
-    let gap = theirs.saturating_sub(mine);
+/// The points a member with `mine` needs to gain (or, on an ascending board, to shed) to reach
+/// the rank of a member with `theirs` (better): under `shared` equalling them shares their rank;
+/// under `first_reached` they reached it first, so it takes one more. At least 1 (the two reads
+/// are not one snapshot).
+pub fn points_to_reach(sort: Sort, policy: TiePolicy, mine: i64, theirs: i64) -> i64 {
+    let gap = match sort {
+        Sort::Desc => theirs.saturating_sub(mine),
+        Sort::Asc => mine.saturating_sub(theirs),
+    };
     match policy {
         TiePolicy::Shared => gap,
         TiePolicy::FirstReached => gap.saturating_add(1),
@@ -323,7 +348,7 @@ pub fn bin_edges(low: i64, high: i64, bins: u32) -> Vec<i64> {
 /// replayed from the entries that count at that moment — a revocation takes its entry out from
 /// then on. The order does not change the last total: sums, the highest submission and the
 /// highest total version are the same in any order.
-fn steps(entries: &[TimelineEntry]) -> Vec<PointStep> {
+fn steps(entries: &[TimelineEntry], sort: Sort) -> Vec<PointStep> {
     let revoked: HashSet<i64> = entries.iter().filter_map(|e| e.revokes).collect();
     let mut in_time: Vec<&TimelineEntry> = entries.iter().collect();
     in_time.sort_by_key(|e| (e.occurred_at, e.id));
@@ -345,7 +370,7 @@ fn steps(entries: &[TimelineEntry]) -> Vec<PointStep> {
             let counted: Vec<Counted> = counting.iter().map(|(_, c)| *c).collect();
             // A total past the bounds cannot be stored, so replay fails only on a corrupt row: keep
             // the last total rather than fail the page.
-            points = replay(&counted).map_or(points, |r| r.points);
+            points = replay(&counted, sort).map_or(points, |r| r.points);
             PointStep {
                 entry: e.id,
                 kind: e.kind.clone(),
@@ -363,9 +388,12 @@ mod tests {
 
     #[test]
     fn targets_follow_the_tie_policy() {
-        assert_eq!(points_to_reach(TiePolicy::Shared, 10, 25), 15);
-        assert_eq!(points_to_reach(TiePolicy::FirstReached, 10, 25), 16);
-        assert_eq!(points_to_reach(TiePolicy::Shared, 30, 25), 1);
+        assert_eq!(points_to_reach(Sort::Desc, TiePolicy::Shared, 10, 25), 15);
+        assert_eq!(points_to_reach(Sort::Desc, TiePolicy::FirstReached, 10, 25), 16);
+        assert_eq!(points_to_reach(Sort::Desc, TiePolicy::Shared, 30, 25), 1);
+        // Ascending: 25 is ahead of 30, so 30 must shed 5.
+        assert_eq!(points_to_reach(Sort::Asc, TiePolicy::Shared, 30, 25), 5);
+        assert_eq!(points_to_reach(Sort::Asc, TiePolicy::FirstReached, 30, 25), 6);
     }
 
     #[test]
@@ -389,7 +417,7 @@ mod tests {
             entry(5, "point", 50, Some(Effect::Add(100)), None),
         ];
         let got: Vec<(i64, i64, bool)> =
-            steps(&entries).iter().map(|s| (s.entry, s.points, s.revoked)).collect();
+            steps(&entries, Sort::Desc).iter().map(|s| (s.entry, s.points, s.revoked)).collect();
         assert_eq!(
             got,
             [(2, 3, false), (1, 8, true), (3, 3, false), (4, 3, false), (6, 3, false), (5, 3, true)]

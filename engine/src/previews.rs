@@ -111,20 +111,23 @@ impl Engine {
             LedgerError::Refused { code: ErrorCode::InvalidChange, detail } => EngineError::Invalid(detail),
             e => e.into(),
         })?;
-        let policy = board.tie_policy();
+        let (sort, policy) = (board.sort(), board.tie_policy());
         // A settled period keeps the prize table it was settled with.
         let prizes = base.prizes.clone().unwrap_or_else(|| board.prizes.clone());
         let (comparison, stored) = match base.revision.filter(|_| !base.state.is_adjustable()) {
             Some(revision) => {
                 let mut stored =
-                    self.core.ledger.stored_standings(slug, &period, policy, revision, base.members);
-                (compare(policy, &prizes, &mut stored, &base.touched, SHIFTED_LISTED).await?, Some(stored))
+                    self.core.ledger.stored_standings(slug, &period, sort, policy, revision, base.members);
+                (
+                    compare(sort, policy, &prizes, &mut stored, &base.touched, SHIFTED_LISTED).await?,
+                    Some(stored),
+                )
             }
             None => {
                 let mut before = base.before;
-                domain::settlement::order(policy, &mut before);
-                let mut ranked = Ranked::new(policy, before, &prizes);
-                let comparison = compare(policy, &prizes, &mut ranked, &base.touched, SHIFTED_LISTED)
+                domain::settlement::order(sort, policy, &mut before);
+                let mut ranked = Ranked::new(sort, policy, before, &prizes);
+                let comparison = compare(sort, policy, &prizes, &mut ranked, &base.touched, SHIFTED_LISTED)
                     .await
                     .unwrap_or_else(|never| match never {});
                 (comparison, None)

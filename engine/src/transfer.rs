@@ -19,7 +19,7 @@ use crate::{Engine, EngineError};
 use domain::board::Prize;
 use domain::lifecycle::State;
 use domain::settlement::Standing;
-use domain::{Board, BoardSlug, Cadence, MemberId, Operator, PeriodKey, ScoreCodec, TiePolicy};
+use domain::{Board, BoardSlug, Cadence, MemberId, Operator, PeriodKey, ScoreCodec, Sort, TiePolicy, Unit};
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -78,6 +78,29 @@ pub struct BoardDefinition {
     #[serde(default)]
     pub public_freeze_seconds: i64,
     pub prizes: Vec<Prize>,
+    /// Absent from exports of descending boards (and from exports made before ascending boards
+    /// existed), so their bytes are unchanged: `desc`.
+    #[serde(default = "descending", skip_serializing_if = "is_descending")]
+    pub sort: Sort,
+    /// Absent for plain points, as `sort`.
+    #[serde(default = "plain_points", skip_serializing_if = "is_plain_points")]
+    pub unit: Unit,
+}
+
+fn descending() -> Sort {
+    Sort::Desc
+}
+
+fn is_descending(sort: &Sort) -> bool {
+    *sort == Sort::Desc
+}
+
+fn plain_points() -> Unit {
+    Unit::Points
+}
+
+fn is_plain_points(unit: &Unit) -> bool {
+    *unit == Unit::Points
 }
 
 impl BoardDefinition {
@@ -96,6 +119,8 @@ impl BoardDefinition {
             freeze_grace_seconds: board.freeze_grace_seconds,
             public_freeze_seconds: board.public_freeze_seconds,
             prizes: board.prizes.clone(),
+            sort: board.sort(),
+            unit: board.unit,
         }
     }
 
@@ -105,7 +130,8 @@ impl BoardDefinition {
         let zone = jiff::tz::TimeZone::get(&self.time_zone)
             .map_err(|_| invalid(format!("unknown time zone {:?}", self.time_zone)))?;
         let codec = ScoreCodec::new(self.tie_policy, self.min_points, self.max_points, self.tie_base)
-            .map_err(|e| invalid(e.to_string()))?;
+            .map_err(|e| invalid(e.to_string()))?
+            .sorted(self.sort);
         domain::board::check_prizes(&self.prizes).map_err(invalid)?;
         Ok(Board {
             slug: self.slug.clone(),
@@ -117,6 +143,7 @@ impl BoardDefinition {
             freeze_grace_seconds: self.freeze_grace_seconds,
             public_freeze_seconds: self.public_freeze_seconds,
             prizes: self.prizes.clone(),
+            unit: self.unit,
         })
     }
 }

@@ -30,6 +30,7 @@ fn board() -> Board {
         freeze_grace_seconds: 60,
         public_freeze_seconds: 0,
         prizes: Vec::<Prize>::new(),
+        unit: domain::Unit::Points,
     }
 }
 

@@ -23,6 +23,7 @@ fn board(policy: TiePolicy) -> Board {
         freeze_grace_seconds: 60,
         public_freeze_seconds: 0,
         prizes: vec![],
+        unit: domain::Unit::Points,
     }
 }
 

@@ -512,6 +512,7 @@ async fn a_slug_names_one_board_of_either_kind() {
             freeze_grace_seconds: 0,
             public_freeze_seconds: 0,
             prizes: vec![],
+            unit: domain::Unit::Points,
         };
         assert!(
             matches!(e.create_board(&periodic).await, Err(engine::EngineError::BoardExists(_))),

@@ -527,7 +527,7 @@ async fn stored_standings_equal_the_domain_standings_under_both_tie_policies() {
                 .into_iter()
                 .map(|t| FinalTotal { member: t.member, points: t.points, reach_seq: t.reach_seq })
                 .collect();
-            let expected = standings(policy, totals, &b.prizes);
+            let expected = standings(domain::Sort::Desc, policy, totals, &b.prizes);
             assert!(expected.len() > 100, "{name}: {} members", expected.len());
 
             e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Freeze, "admin", None)
@@ -581,7 +581,7 @@ async fn standings_read_across_blocks_as_one_list() {
         let key = period.to_string();
         let ledger = e.ledger();
         assert_eq!(
-            ledger.standings_at_least(&b.slug, &period, i64::MIN).await.unwrap(),
+            ledger.standings_at_least(&b.slug, &period, domain::Sort::Desc, i64::MIN).await.unwrap(),
             0,
             "{name}: unsettled"
         );
@@ -620,7 +620,7 @@ async fn standings_read_across_blocks_as_one_list() {
         thresholds.extend([i64::MIN, i64::MAX]);
         for min in thresholds {
             let naive = all.iter().filter(|s| s.points >= min).count() as u64;
-            let counted = ledger.standings_at_least(&b.slug, &period, min).await.unwrap();
+            let counted = ledger.standings_at_least(&b.slug, &period, domain::Sort::Desc, min).await.unwrap();
             assert_eq!(counted, naive, "{name}: at least {min}");
         }
     })

@@ -106,6 +106,7 @@ fn board() -> Board {
             Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
         ],
+        unit: domain::Unit::Points,
     }
 }
 

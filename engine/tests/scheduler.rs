@@ -48,6 +48,7 @@ fn board(zone: &str, cadence: Cadence) -> Board {
         freeze_grace_seconds: GRACE,
         public_freeze_seconds: 0,
         prizes: Vec::<Prize>::new(),
+        unit: domain::Unit::Points,
     }
 }
 

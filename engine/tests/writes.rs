@@ -34,6 +34,7 @@ fn board(operator: Operator, policy: TiePolicy) -> Board {
         freeze_grace_seconds: 60,
         public_freeze_seconds: 0,
         prizes: Vec::<Prize>::new(),
+        unit: domain::Unit::Points,
     }
 }
 

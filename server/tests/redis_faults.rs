@@ -53,6 +53,7 @@ async fn writes_are_answered_and_nothing_is_lost_while_redis_is_slow_silent_or_c
         freeze_grace_seconds: 3600,
         public_freeze_seconds: 0,
         prizes: vec![],
+        unit: domain::Unit::Points,
     };
     e.create_board(&board).await.unwrap();
     let period = board.period_at(jiff::Timestamp::now()).to_string();

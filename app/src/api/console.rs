@@ -127,6 +127,9 @@ pub async fn create_board(
     tie_base: String,
     freeze_grace_seconds: String,
     prizes: String,
+    // Optional so a form without them creates a board as before: descending, plain points.
+    sort: Option<String>,
+    unit: Option<String>,
 ) -> Result<(), AppError> {
     let actor = super::admin::admin_actor().await?;
     let max_points = optional_number("max_points", &max_points)?.ok_or_else(|| AppError::Field {
@@ -147,6 +150,8 @@ pub async fn create_board(
         // Set later in the board's settings, beside the grace.
         public_freeze_seconds: None,
         prizes: domain::board::parse_prize_lines(&prizes)?,
+        sort,
+        unit,
     };
     let board = draft.parse()?;
     let created = engine()?.create_board(&board).await?;

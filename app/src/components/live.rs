@@ -45,9 +45,12 @@ pub fn LiveRanking(
     /// The ranks of the visitor's last visit: the table shows who moved since.
     #[prop(default = None)]
     seen: Option<Signal<SeenRanks>>,
+    /// The board's unit: `ms` points are shown as durations.
+    #[prop(default = domain::Unit::Points)]
+    unit: domain::Unit,
 ) -> impl IntoView {
     let Some(limit) = live else {
-        return view! { <RankingTable entries caption base highlight=highlight.unwrap_or_default() prizes seen/> }
+        return view! { <RankingTable entries caption base highlight=highlight.unwrap_or_default() prizes seen unit/> }
             .into_any();
     };
     let connected = RwSignal::new(false);
@@ -91,7 +94,7 @@ pub fn LiveRanking(
                 {move || state.get()}
             </span>
         </p>
-        <RankingTable entries caption base highlight=highlight.unwrap_or_default() moved_up prizes seen/>
+        <RankingTable entries caption base highlight=highlight.unwrap_or_default() moved_up prizes seen unit/>
     }
     .into_any()
 }

@@ -1,4 +1,3 @@
-use crate::components::charts::grouped;
 use crate::components::movement::{SeenRanks, moved};
 use domain::board::Prize;
 use domain::view::Entry;
@@ -37,6 +36,9 @@ pub fn RankingTable(
     #[prop(optional, into)] moved_up: Option<Signal<Vec<String>>>,
     #[prop(optional)] prizes: Vec<Prize>,
     #[prop(default = None)] seen: Option<Signal<SeenRanks>>,
+    /// What the points stand for: `ms` shows them as durations (`domain::format`).
+    #[prop(default = domain::Unit::Points)]
+    unit: domain::Unit,
 ) -> impl IntoView {
     let zones = prize_zones(prizes);
     // Each row with its zone and whether a boundary lies above it (between shown rows).
@@ -61,7 +63,7 @@ pub fn RankingTable(
                 <tr>
                     <th scope="col" class="rank">"Rank"</th>
                     <th scope="col">"Member"</th>
-                    <th scope="col" class="points">"Points"</th>
+                    <th scope="col" class="points">{match unit { domain::Unit::Ms => "Time", domain::Unit::Points => "Points" }}</th>
                 </tr>
             </thead>
             <tbody>
@@ -119,7 +121,7 @@ pub fn RankingTable(
                                 <th scope="row" class="name">
                                     <a href=format!("{base}/m/{}", entry.member)>{entry.name().to_owned()}</a>
                                 </th>
-                                <td class="points">{grouped(entry.points)}</td>
+                                <td class="points">{domain::format::points(entry.points, unit)}</td>
                             </tr>
                         }
                         // Erased: the row's full type is too deep for the compiler's limits.

@@ -302,7 +302,7 @@ fn Board(
                     <span data-testid="my-live">
                         {format!(
                             " · Your live points: {}{}",
-                            live.points.map_or_else(|| "none yet".to_owned(), |p| p.to_string()),
+                            live.points.map_or_else(|| "none yet".to_owned(), |p| domain::format::points(p, board.unit)),
                             match live.pending {
                                 0 => String::new(),
                                 1 => " (1 of your entries is not public yet)".to_owned(),
@@ -329,7 +329,7 @@ fn Board(
         {from_ledger}
         <RevisionNotes notes=revisions zone=board.time_zone.clone()/>
         {notice.map(|n| view! { <p class="notice" role="status" data-testid="find-notice">{n}</p> })}
-        {choices.map(|(asked, found)| view! { <NameChoices asked found base=base.clone()/> })}
+        {choices.map(|(asked, found)| view! { <NameChoices asked found base=base.clone() unit=board.unit/> })}
         <Rows
             entries
             has_more
@@ -345,7 +345,11 @@ fn Board(
             total
             frozen_words
             prizes
+            unit=board.unit
         />
+        // Which end ranks first, said wherever the order is described: lower is better on an
+        // ascending board ("fastest first" when the points are times).
+        {order_words(board.sort, board.unit).map(|words| view! { <p class="hint" data-testid="order-rule">{words}</p> })}
         // How equal points rank, said under the table rather than only in the "=" mark's tooltip.
         <p class="hint" data-testid="tie-rule">
             {match board.tie_policy {
@@ -353,7 +357,7 @@ fn Board(
                 domain::TiePolicy::FirstReached => "On equal points, who reached them first ranks higher: no two members share a rank.",
             }}
         </p>
-        <PeriodShape shape board=shape_board/>
+        <PeriodShape shape board=shape_board unit=board.unit/>
     }
 }
 
@@ -384,6 +388,8 @@ pub fn Rows(
     frozen_words: Option<String>,
     /// The board's prize lines (none when they could not be read): their zones are marked.
     prizes: Vec<Prize>,
+    /// The board's unit: `ms` points are shown as durations.
+    unit: domain::Unit,
 ) -> impl IntoView {
     let live = match mode {
         Mode::Live { shown } if offset == 0 => Some(shown),
@@ -518,7 +524,7 @@ pub fn Rows(
     view! {
         {banner}
         <p class="meta" data-testid="member-count">{count}</p>
-        <LiveRanking live board period state total frozen entries set_entries caption base highlight=highlight.unwrap_or_default() prizes seen=Some(seen.into())/>
+        <LiveRanking live board period state total frozen entries set_entries caption base highlight=highlight.unwrap_or_default() prizes seen=Some(seen.into()) unit/>
         <Show when=move || !entries.with(Vec::is_empty)>
             <ExportRows rows=export board=export_board.clone() period=export_period.clone()/>
         </Show>
@@ -530,9 +536,23 @@ pub fn Rows(
     }
 }
 
+/// Points with their word, in the board's unit: "1 234 points", or a time ("1:02.345").
+pub fn shown(points: i64, unit: domain::Unit) -> String {
+    domain::format::labelled(points, unit)
+}
+
+/// How the board's order is said under the ranking: nothing for the usual "more is better".
+pub fn order_words(sort: domain::Sort, unit: domain::Unit) -> Option<&'static str> {
+    match (sort, unit) {
+        (domain::Sort::Desc, _) => None,
+        (domain::Sort::Asc, domain::Unit::Ms) => Some("Fastest first: the lowest time ranks highest."),
+        (domain::Sort::Asc, domain::Unit::Points) => Some("Lower is better: the fewest points rank highest."),
+    }
+}
+
 /// "Find me" found several members: each as a link to find them (by id), best ranked first.
 #[component]
-fn NameChoices(asked: String, found: NameMatches, base: String) -> impl IntoView {
+fn NameChoices(asked: String, found: NameMatches, base: String, unit: domain::Unit) -> impl IntoView {
     let items = found
         .entries
         .into_iter()
@@ -540,7 +560,7 @@ fn NameChoices(asked: String, found: NameMatches, base: String) -> impl IntoView
             view! {
                 <li data-member=e.member.to_string()>
                     <a href=format!("{base}?find={}", e.member)>{e.name().to_owned()}</a>
-                    {format!(" ({}) — rank {}, {} points", e.member, e.rank, grouped(e.points))}
+                    {format!(" ({}) — rank {}, {}", e.member, e.rank, shown(e.points, unit))}
                 </li>
             }
         })
@@ -563,7 +583,7 @@ struct Shape {
 /// The period's distribution of points, its prizes (and winners once settled) and the board's
 /// past periods.
 #[component]
-fn PeriodShape(shape: Shape, board: String) -> impl IntoView {
+fn PeriodShape(shape: Shape, board: String, unit: domain::Unit) -> impl IntoView {
     let unread =
         || view! { <p class="error" role="alert">"This could not be read; try again in a moment."</p> };
     let distribution = match shape.distribution {
@@ -571,16 +591,16 @@ fn PeriodShape(shape: Shape, board: String) -> impl IntoView {
             let period = d.period.to_string();
             let settled = matches!(d.state.as_str(), "settled" | "archived");
             view! {
-                <Histogram bins=d.bins me=d.me period=period.clone()/>
+                <Histogram bins=d.bins me=d.me period=period.clone() unit/>
                 <h3>"Prizes"</h3>
-                <Prizes prizes=d.prizes winners=d.winners settled board=board.clone() period/>
+                <Prizes prizes=d.prizes winners=d.winners settled board=board.clone() period unit/>
             }
             .into_any()
         }
         None => unread().into_any(),
     };
     let results = match shape.results {
-        Some(results) => view! { <PastPeriods results board/> }.into_any(),
+        Some(results) => view! { <PastPeriods results board unit/> }.into_any(),
         None => unread().into_any(),
     };
     view! {
@@ -608,6 +628,7 @@ fn Prizes(
     settled: bool,
     board: String,
     period: String,
+    unit: domain::Unit,
 ) -> impl IntoView {
     if prizes.is_empty() {
         return view! { <p class="empty">"This board has no prizes."</p> }.into_any();
@@ -634,7 +655,7 @@ fn Prizes(
                             view! {
                                 <span class="winner">
                                     {member_link(&board, &period, &s.member, s.name())}
-                                    {format!(" (rank {}, {} points) ", s.rank, grouped(s.points))}
+                                    {format!(" (rank {}, {}) ", s.rank, shown(s.points, unit))}
                                 </span>
                             }
                         })
@@ -669,7 +690,7 @@ fn Prizes(
 
 /// The board's last periods with their states and winners (settled) or leaders (open, frozen).
 #[component]
-fn PastPeriods(results: Vec<PeriodResult>, board: String) -> impl IntoView {
+fn PastPeriods(results: Vec<PeriodResult>, board: String, unit: domain::Unit) -> impl IntoView {
     let rows = results
         .into_iter()
         .map(|r| {
@@ -684,7 +705,7 @@ fn PastPeriods(results: Vec<PeriodResult>, board: String) -> impl IntoView {
                     .map(|e: &Entry| {
                         view! {
                             {member_link(&board, &period, &e.member, e.name())}
-                            {format!(" ({} points) ", grouped(e.points))}
+                            {format!(" ({}) ", shown(e.points, unit))}
                         }
                     })
                     .collect_view();

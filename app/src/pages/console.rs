@@ -276,6 +276,20 @@ fn NewBoardForm() -> impl IntoView {
                 </select>
             </label>
             <FieldError error field="tie_policy"/>
+            <label>"Order"
+                <select name="sort">
+                    <option value="desc">"desc — more points rank first"</option>
+                    <option value="asc">"asc — lower is better (times, strokes)"</option>
+                </select>
+            </label>
+            <FieldError error field="sort"/>
+            <label>"Unit"
+                <select name="unit">
+                    <option value="points">"points"</option>
+                    <option value="ms">"ms — shown as times (1:02.345)"</option>
+                </select>
+            </label>
+            <FieldError error field="unit"/>
             <label>"Highest total" <input name="max_points" inputmode="numeric" required value="1000000"/></label>
             <label>"Lowest total" <input name="min_points" inputmode="numeric" placeholder="0"/></label>
             <label>"Tie base" <input name="tie_base" inputmode="numeric" placeholder="1000000 under first_reached"/></label>

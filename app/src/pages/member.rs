@@ -6,7 +6,6 @@
 
 use crate::api::history::read_member_history;
 use crate::api::{read_member, read_revisions};
-use crate::components::charts::grouped;
 use crate::components::charts::history::RankHistory;
 use crate::components::charts::points::PointsChart;
 use crate::components::error_view::ErrorView;
@@ -74,9 +73,9 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
     let slug = board.slug.to_string();
     let (targets, chart, periods) = match history {
         Some(h) => {
-            let targets = view! { <Targets next=h.next_rank prize=h.prize policy=h.tie_policy/> };
-            let chart = view! { <PointsChart steps=h.steps who=name.clone() period=period.to_string() truncated=h.truncated span=(h.from, h.until) zone=board.time_zone.clone()/> };
-            let periods = view! { <RankHistory periods=h.periods board=slug member=member.to_string() current=period/> };
+            let targets = view! { <Targets next=h.next_rank prize=h.prize policy=h.tie_policy sort=board.sort unit=board.unit/> };
+            let chart = view! { <PointsChart steps=h.steps who=name.clone() period=period.to_string() truncated=h.truncated span=(h.from, h.until) zone=board.time_zone.clone() unit=board.unit/> };
+            let periods = view! { <RankHistory periods=h.periods board=slug member=member.to_string() current=period unit=board.unit/> };
             (Some(targets), chart.into_any(), periods.into_any())
         }
         None => {
@@ -102,7 +101,16 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
                 <p class="standing">
                     "Rank " <strong data-testid="rank">{s.rank}</strong>
                     {s.tied.then_some(" (tied)")}
-                    " with " <strong data-testid="points">{grouped(s.points)}</strong> " points in " {period.to_string()}
+                    {match board.unit {
+                        domain::Unit::Points => " with ",
+                        domain::Unit::Ms => " with a time of ",
+                    }}
+                    <strong data-testid="points">{domain::format::points(s.points, board.unit)}</strong>
+                    {match board.unit {
+                        domain::Unit::Points => " points in ",
+                        domain::Unit::Ms => " in ",
+                    }}
+                    {period.to_string()}
                 </p>
             }.into_any(),
             None => view! { <p class="notice">{format!("No points in {period}.")}</p> }.into_any(),
@@ -141,9 +149,22 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
 
 /// "N points to rank R" while the period is open: to the member just above, and to the lowest
 /// prized rank from outside the prizes. Under `shared` equal points share a rank, so N is the
-/// gap; under `first_reached` the member there reached it first, so N is one more.
+/// gap; under `first_reached` the member there reached it first, so N is one more. On an
+/// ascending board N is what to shed ("N points fewer", or "1.500 faster" for times).
 #[component]
-fn Targets(next: Option<RankTarget>, prize: Option<RankTarget>, policy: TiePolicy) -> impl IntoView {
+fn Targets(
+    next: Option<RankTarget>,
+    prize: Option<RankTarget>,
+    policy: TiePolicy,
+    sort: domain::Sort,
+    unit: domain::Unit,
+) -> impl IntoView {
+    let to = match (sort, unit) {
+        (domain::Sort::Desc, domain::Unit::Points) => " points to",
+        (domain::Sort::Desc, domain::Unit::Ms) => " more to reach",
+        (domain::Sort::Asc, domain::Unit::Points) => " points fewer for",
+        (domain::Sort::Asc, domain::Unit::Ms) => " faster for",
+    };
     let how = match policy {
         TiePolicy::Shared => "equal points share a rank",
         TiePolicy::FirstReached => "on equal points, who reached them first ranks higher",
@@ -155,12 +176,12 @@ fn Targets(next: Option<RankTarget>, prize: Option<RankTarget>, policy: TiePolic
         <ul class="targets" data-testid="targets">
             {next.map(|t| view! {
                 <li data-testid="to-next-rank">
-                    <strong>{grouped(t.points)}</strong> {format!(" points to rank {}{}", t.rank, prize_text(&t))}
+                    <strong>{domain::format::points(t.points, unit)}</strong> {format!("{to} rank {}{}", t.rank, prize_text(&t))}
                 </li>
             })}
             {prize.map(|t| view! {
                 <li data-testid="to-prize">
-                    <strong>{grouped(t.points)}</strong> {format!(" points to a prize: rank {}{}", t.rank, prize_text(&t))}
+                    <strong>{domain::format::points(t.points, unit)}</strong> {format!("{to} a prize: rank {}{}", t.rank, prize_text(&t))}
                 </li>
             })}
             <li class="hint">{format!("Counting from the public ranking; {how}.")}</li>

@@ -266,7 +266,18 @@ fn Console(
         <h1>{board.title.clone()} " " {period.clone()}</h1>
         <p class="meta">
             <span class=format!("state state-{state}") data-testid="state">{state.as_str()}</span>
-            {format!(" · {} · {} · ties {} · {}", board.slug, board.operator, board.tie_policy, board.time_zone)}
+            {format!(
+                " · {} · {} · ties {} · {} · {}",
+                board.slug,
+                board.operator,
+                board.tie_policy,
+                match (board.sort, board.unit) {
+                    (domain::Sort::Desc, _) => "higher is better",
+                    (domain::Sort::Asc, domain::Unit::Ms) => "fastest first",
+                    (domain::Sort::Asc, domain::Unit::Points) => "lower is better",
+                },
+                board.time_zone
+            )}
         </p>
         {public_frozen_at.map(|at| view! {
             <p class="notice frozen" role="status" data-testid="public-freeze">
@@ -322,9 +333,10 @@ fn Console(
             entries=leaders.entries
             caption=format!("Top of {period} ({} members)", leaders.total)
             base=format!("/admin/b/{slug}/{period}")
+            unit=board.unit
         />
         <ExportRows rows=leader_rows board=slug.clone() period=period.clone()/>
-        {settlement.map(|s| view! { <SettlementView s revisions rewards/> })}
+        {settlement.map(|s| view! { <SettlementView s revisions rewards unit=board.unit/> })}
     }
 }
 
@@ -388,6 +400,7 @@ fn SettlementView(
     s: Settlement,
     revisions: Vec<SettlementSummary>,
     rewards: Vec<RewardView>,
+    unit: domain::Unit,
 ) -> impl IntoView {
     view! {
         <h2>"Settlement"</h2>
@@ -423,7 +436,7 @@ fn SettlementView(
             <thead><tr><th scope="col">"Rank"</th><th scope="col">"Member"</th><th scope="col">"Points"</th><th scope="col">"Prize"</th></tr></thead>
             <tbody>
                 {s.standings.iter().map(|st| view! {
-                    <tr><td>{st.rank}</td><td>{st.member.to_string()}</td><td>{st.points}</td><td>{st.prize.clone().unwrap_or_default()}</td></tr>
+                    <tr><td>{st.rank}</td><td>{st.member.to_string()}</td><td>{domain::format::points(st.points, unit)}</td><td>{st.prize.clone().unwrap_or_default()}</td></tr>
                 }).collect_view()}
             </tbody>
         </table>

@@ -33,6 +33,10 @@ pub struct BoardSummary {
     pub operator: Operator,
     pub tie_policy: TiePolicy,
     pub current_period: PeriodKey,
+    /// `desc`: more points rank first; `asc`: fewer (lower is better).
+    pub sort: crate::kinds::Sort,
+    /// `ms`: the points are milliseconds, shown as durations.
+    pub unit: crate::kinds::Unit,
 }
 
 /// Members of a period found by the start of their display name ("Find me" by name), best

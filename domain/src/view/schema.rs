@@ -6,7 +6,7 @@ use super::VisibilityOutcome;
 use crate::board::Prize;
 use crate::hot::{Aggregate, WriteMode};
 use crate::ids::{BoardSlug, EventId, MemberId};
-use crate::kinds::{Cadence, Operator, TiePolicy};
+use crate::kinds::{Cadence, Operator, Sort, TiePolicy, Unit};
 use crate::lifecycle::State;
 use crate::period::PeriodKey;
 use crate::settlement::Standing;
@@ -93,6 +93,20 @@ named_schema!(
     words("How a write changes a member's score.", Operator::ALL.iter().map(|o| o.as_str()))
 );
 named_schema!(TiePolicy, words("How equal points are ranked.", TiePolicy::ALL.iter().map(|t| t.as_str())));
+named_schema!(
+    Sort,
+    words(
+        "Which end of the points ranks first: `desc` (more is better) or `asc` (less is better: times, strokes).",
+        Sort::ALL.iter().map(|s| s.as_str())
+    )
+);
+named_schema!(
+    Unit,
+    words(
+        "What a board's points stand for, for display: `points`, or `ms` (milliseconds, shown as durations).",
+        Unit::ALL.iter().map(|u| u.as_str())
+    )
+);
 named_schema!(
     Outcome,
     words("What a write did; each operator answers some of these.", Outcome::ALL.iter().map(|o| o.as_str()))
@@ -189,6 +203,8 @@ mod tests {
         assert_eq!(listed(object::<Cadence>()), Cadence::ALL.len());
         assert_eq!(listed(object::<Operator>()), Operator::ALL.len());
         assert_eq!(listed(object::<TiePolicy>()), TiePolicy::ALL.len());
+        assert_eq!(listed(object::<Sort>()), Sort::ALL.len());
+        assert_eq!(listed(object::<Unit>()), Unit::ALL.len());
         assert_eq!(listed(object::<Outcome>()), Outcome::ALL.len());
         assert_eq!(listed(object::<VisibilityOutcome>()), VisibilityOutcome::ALL.len());
         for outcome in VisibilityOutcome::ALL {

@@ -326,8 +326,8 @@ async fn recompute(
         super::totals::lock_total(tx, backend, slug, &key, member).await?;
     let counted: Vec<Counted> =
         counting_entries(tx, slug, &key, member).await?.into_iter().map(|(_, c)| c).collect();
-    let replayed =
-        replay(&counted).ok_or_else(|| LedgerError::Corrupt(format!("the total of {member} overflows")))?;
+    let replayed = replay(&counted, board.sort())
+        .ok_or_else(|| LedgerError::Corrupt(format!("the total of {member} overflows")))?;
     let state = StoredState {
         points: replayed.points,
         version: current.version + 1,

@@ -9,7 +9,7 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 const BOARD_COLUMNS: &str = "slug, title, cadence, time_zone, operator, tie_policy, min_points, \
-                             max_points, tie_base, freeze_grace_seconds, prizes, public_freeze_seconds";
+                             max_points, tie_base, freeze_grace_seconds, prizes, public_freeze_seconds, sort, unit";
 
 impl Ledger {
     /// Stores a new board. Returns false (and changes nothing) when the slug is taken.
@@ -24,7 +24,7 @@ impl Ledger {
         self.lock_board_slugs(&mut w.tx).await?;
         let inserted = sqlx::query(&format!(
             "INSERT INTO boards ({BOARD_COLUMNS}, created_at) \
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 \
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 \
              WHERE NOT EXISTS (SELECT 1 FROM hot_boards WHERE slug = $1) ON CONFLICT (slug) DO NOTHING"
         ))
         .bind(board.slug.as_str())
@@ -39,6 +39,8 @@ impl Ledger {
         .bind(board.freeze_grace_seconds)
         .bind(serde_json::to_string(&board.prizes).expect("prizes serialise"))
         .bind(board.public_freeze_seconds)
+        .bind(board.sort().as_str())
+        .bind(board.unit.as_str())
         .bind(micros(now))
         .execute(&mut *w.tx)
         .await?
@@ -246,7 +248,8 @@ fn board_from_row(row: &AnyRow) -> Result<Board, LedgerError> {
         row.try_get("max_points")?,
         row.try_get("tie_base")?,
     )
-    .map_err(|e| corrupt(e.to_string()))?;
+    .map_err(|e| corrupt(e.to_string()))?
+    .sorted(text("sort")?.parse().map_err(corrupt)?);
     Ok(Board {
         slug: BoardSlug::parse(text("slug")?).map_err(|e| corrupt(e.to_string()))?,
         title: text("title")?,
@@ -257,6 +260,7 @@ fn board_from_row(row: &AnyRow) -> Result<Board, LedgerError> {
         freeze_grace_seconds: row.try_get("freeze_grace_seconds")?,
         public_freeze_seconds: row.try_get("public_freeze_seconds")?,
         prizes: serde_json::from_str(&text("prizes")?).map_err(|e| corrupt(format!("prizes: {e}")))?,
+        unit: text("unit")?.parse().map_err(corrupt)?,
     })
 }
 

@@ -145,7 +145,7 @@ pub(super) enum Verdict {
 }
 
 pub(super) fn judge(board: &Board, period: PeriodKey, change: &Change, current: Current) -> Verdict {
-    let points = match decide(change, current) {
+    let points = match decide(change, current, board.sort()) {
         Decision::Ignore(outcome) => {
             let mut r = Recorded::bare(outcome, period, None);
             (r.points, r.version) = (Some(current.points), Some(current.version));

@@ -285,8 +285,8 @@ fn replay_totals(
             .filter(|(id, _)| !imported.revoked.contains(id))
             .map(|(_, e)| counted(e))
             .collect::<Result<Vec<_>, _>>()?;
-        let replayed =
-            replay(&counted).ok_or_else(|| mismatch(format!("the total of {member} overflows")))?;
+        let replayed = replay(&counted, board.sort())
+            .ok_or_else(|| mismatch(format!("the total of {member} overflows")))?;
         let source = exported[member];
         let reach_seq = replayed.reach_seq.unwrap_or(source.reach_seq);
         if (replayed.points, replayed.set_version, reach_seq)
@@ -332,7 +332,7 @@ async fn insert_revisions(
         points: t.points,
         reach_seq: t.reach_seq,
     });
-    let computed = standings(board.tie_policy(), finals.collect(), &board.prizes);
+    let computed = standings(board.sort(), board.tie_policy(), finals.collect(), &board.prizes);
     let s = &export.settlement;
     check_chain(export)?;
     let some = Some(progress);
@@ -443,8 +443,8 @@ async fn ensure_board(
     let (min, max) = board.codec.bounds();
     let created = sqlx::query(
         "INSERT INTO boards (slug, title, cadence, time_zone, operator, tie_policy, min_points, max_points, \
-         tie_base, freeze_grace_seconds, prizes, created_at, public_freeze_seconds) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (slug) DO NOTHING",
+         tie_base, freeze_grace_seconds, prizes, created_at, public_freeze_seconds, sort, unit) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (slug) DO NOTHING",
     )
     .bind(board.slug.as_str())
     .bind(&board.title)
@@ -459,6 +459,8 @@ async fn ensure_board(
     .bind(serde_json::to_string(&board.prizes).expect("prizes serialise"))
     .bind(micros(now))
     .bind(board.public_freeze_seconds)
+    .bind(board.sort().as_str())
+    .bind(board.unit.as_str())
     .execute(&mut **tx)
     .await?
     .rows_affected()
@@ -467,7 +469,7 @@ async fn ensure_board(
         let lock = if backend == Backend::Postgres { " FOR SHARE" } else { "" };
         let row = sqlx::query(&format!(
             "SELECT title, cadence, time_zone, operator, tie_policy, min_points, max_points, tie_base, \
-             freeze_grace_seconds, prizes FROM boards WHERE slug = $1{lock}"
+             freeze_grace_seconds, prizes, sort, unit FROM boards WHERE slug = $1{lock}"
         ))
         .bind(board.slug.as_str())
         .fetch_one(&mut **tx)
@@ -478,6 +480,8 @@ async fn ensure_board(
             && row.try_get::<String, _>("time_zone")? == board.time_zone()
             && row.try_get::<String, _>("operator")? == board.operator.as_str()
             && row.try_get::<String, _>("tie_policy")? == board.tie_policy().as_str()
+            && row.try_get::<String, _>("sort")? == board.sort().as_str()
+            && row.try_get::<String, _>("unit")? == board.unit.as_str()
             && (row.try_get::<i64, _>("min_points")?, row.try_get::<i64, _>("max_points")?) == (min, max)
             && row.try_get::<i64, _>("tie_base")? == board.codec.tie_base()
             && row.try_get::<i64, _>("freeze_grace_seconds")? == board.freeze_grace_seconds

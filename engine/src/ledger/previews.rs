@@ -368,10 +368,10 @@ async fn entries_of<'a>(
 
 /// A revoke's recount: the total replayed from the entries left, with the next version (as
 /// `adjust::recompute`).
-fn recount(sim: &mut Sim) -> Result<(), LedgerError> {
+fn recount(sim: &mut Sim, sort: domain::Sort) -> Result<(), LedgerError> {
     let counted: Vec<Counted> = sim.entries.iter().flatten().map(|(_, c)| *c).collect();
     let replayed =
-        replay(&counted).ok_or_else(|| LedgerError::Corrupt("a replayed total overflows".into()))?;
+        replay(&counted, sort).ok_or_else(|| LedgerError::Corrupt("a replayed total overflows".into()))?;
     let t = &mut sim.total;
     t.current = Current {
         points: replayed.points,
@@ -470,7 +470,7 @@ impl Simulation {
                     return Err(refuse(format!("event {event_id} is already revoked")));
                 };
                 entries.remove(at);
-                recount(sim)?;
+                recount(sim, board.sort())?;
             }
             PreviewChange::RevokeMember(member) => {
                 let sim = touch(tx, &mut self.sims, &mut self.order, slug, key, member).await?;
@@ -484,7 +484,7 @@ impl Simulation {
                 {
                     let (id, _) = sim.entries.as_mut().expect("read above").remove(at);
                     debug_assert!(id.is_some());
-                    recount(sim)?;
+                    recount(sim, board.sort())?;
                 }
             }
             PreviewChange::Correct { member, delta } => {

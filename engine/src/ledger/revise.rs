@@ -386,7 +386,7 @@ async fn resettle(
             .ok_or_else(|| LedgerError::Corrupt(format!("{slug} {key} is settled without a settlement")))?;
     let revision = previous + 1;
     let totals = final_totals(tx, backend, slug, &key).await?;
-    let standings = standings(board.tie_policy(), totals, &prizes);
+    let standings = standings(board.sort(), board.tie_policy(), totals, &prizes);
     let digest = digest(slug, &key, &standings);
     let entries: i64 = sqlx::query(
         "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS w FROM entries WHERE board = $1 AND period = $2",

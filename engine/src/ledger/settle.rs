@@ -19,8 +19,8 @@
 //! the same transaction, before the reads (the progress total). Standings are stored in blocks,
 //! not a row per member (migration 0009): a row of `standing_blocks` holds up to
 //! `STANDING_BLOCK` (1 000) consecutive standings in position order as one JSON text of
-//! `[rank, member, points, prize]` items, keyed by its first position and carrying its lowest
-//! (last) points, written `BLOCKS_PER_INSERT` (100) blocks per statement; the member directory
+//! `[rank, member, points, prize]` items, keyed by its first position and carrying its last
+//! (worst: lowest, or highest on an ascending board) points, written `BLOCKS_PER_INSERT` (100) blocks per statement; the member directory
 //! `standing_members` holds blocks of `MEMBER_BLOCK` (1 000) `member,position` items in member
 //! byte order, keyed by the block's first member. A million members are a thousand rows in each.
 //! Reading them back is `standings.rs`.
@@ -120,7 +120,7 @@ impl Ledger {
             let totals =
                 final_totals_with_progress(&mut w.tx, ledger.backend, slug, &key, Some(&progress)).await?;
             let read = clock.elapsed();
-            let standings = standings(board.tie_policy(), totals, &board.prizes);
+            let standings = standings(board.sort(), board.tie_policy(), totals, &board.prizes);
             let digest = digest(slug, &key, &standings);
             let ordered = clock.elapsed();
             let watermark: i64 = sqlx::query(

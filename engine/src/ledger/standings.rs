@@ -5,8 +5,9 @@
 //! - a page of standings reads the blocks covering it: the last one starting at or before its
 //!   offset and those after it up to its end (`GET …/settlement?offset=&limit=`: the header and a
 //!   page, [`SETTLEMENT_PAGE`] by default);
-//! - a count of members at or above some points finds the first block whose lowest points are
-//!   below them (index `standing_blocks_by_points`) and unpacks it alone;
+//! - a count of members at or better than some points finds the first block whose last (worst)
+//!   points are worse — lower, or higher on an ascending board — (index
+//!   `standing_blocks_by_points`) and unpacks it alone;
 //! - a member's standing reads one block of the member directory (`standing_members`).
 //!
 //! Every settlement revision stays readable (`?revision=N`, `GET …/settlements`); reads use the
@@ -17,7 +18,7 @@ use super::{Ledger, LedgerError, instant};
 use domain::preview::StandingsBefore;
 use domain::settlement::{FinalTotal, Standing, standing_order};
 use domain::view::{Settlement, SettlementSummary};
-use domain::{BoardSlug, MemberId, PeriodKey, TiePolicy};
+use domain::{BoardSlug, MemberId, PeriodKey, Sort, TiePolicy};
 use sqlx::Row;
 
 /// How many standings a settlement answers at once.
@@ -183,17 +184,20 @@ impl Ledger {
         Ok(out)
     }
 
-    /// How many members of a period's latest standings have at least `min_points`.
+    /// How many members of a period's latest standings have `min_points` or better (at least
+    /// `min_points`, or at most on an ascending board).
     pub async fn standings_at_least(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
+        sort: Sort,
         min_points: i64,
     ) -> Result<u64, LedgerError> {
         let Some((revision, total)) = self.latest_settlement(board, period).await? else {
             return Ok(0);
         };
-        count_at_least(&self.pool, board.as_str(), &period.to_string(), revision, total, min_points).await
+        count_at_least(&self.pool, board.as_str(), &period.to_string(), revision, total, sort, min_points)
+            .await
     }
 
     /// The standings of one settlement revision, read as a preview compares them.
@@ -201,6 +205,7 @@ impl Ledger {
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
+        sort: Sort,
         policy: TiePolicy,
         revision: i64,
         members: u64,
@@ -209,6 +214,7 @@ impl Ledger {
             pool: self.pool.clone(),
             board: board.to_string(),
             period: period.to_string(),
+            sort,
             policy,
             revision,
             members,
@@ -243,24 +249,32 @@ async fn place_in(
     Ok(read_standings(pool, board, period, revision, at, 1).await?.pop().map(|s| (at, s)))
 }
 
-/// How many members of a settlement revision of `total` members have at least `min_points`.
+/// How many members of a settlement revision of `total` members have `min_points` or better in
+/// `sort` order.
 async fn count_at_least(
     pool: &sqlx::AnyPool,
     board: &str,
     period: &str,
     revision: i64,
     total: u64,
+    sort: Sort,
     min_points: i64,
 ) -> Result<u64, LedgerError> {
-    // Points never rise along positions, so neither do the blocks' last (lowest) points: the
-    // members with at least `min_points` end in the first block whose last points are below
-    // them. Its last points are the highest below `min_points`; among blocks with equal last
-    // points, the first. Two lookups of `standing_blocks_by_points`, then one block unpacked.
-    let row = sqlx::query(
+    // Points never get better along positions, so neither do the blocks' last (worst) points:
+    // the members with `min_points` or better end in the first block whose last points are
+    // worse. Its last points are the best worse than `min_points` (the highest below them on a
+    // descending board, the lowest above them on an ascending one); among blocks with equal
+    // last points, the first. Two lookups of `standing_blocks_by_points`, then one block
+    // unpacked.
+    let (best, worse) = match sort {
+        Sort::Desc => ("MAX", "<"),
+        Sort::Asc => ("MIN", ">"),
+    };
+    let row = sqlx::query(&format!(
         "SELECT first_position, rows FROM standing_blocks WHERE board = $1 AND period = $2 AND revision = $3 \
-         AND last_points = (SELECT MAX(last_points) FROM standing_blocks WHERE board = $1 AND period = $2 \
-         AND revision = $3 AND last_points < $4) ORDER BY first_position LIMIT 1",
-    )
+         AND last_points = (SELECT {best}(last_points) FROM standing_blocks WHERE board = $1 AND period = $2 \
+         AND revision = $3 AND last_points {worse} $4) ORDER BY first_position LIMIT 1",
+    ))
     .bind(board)
     .bind(period)
     .bind(revision)
@@ -272,7 +286,7 @@ async fn count_at_least(
     };
     let first: i64 = row.try_get("first_position")?;
     let block = unpack_block(&row.try_get::<String, _>("rows")?)?;
-    Ok(first as u64 + block.partition_point(|s| s.points >= min_points) as u64)
+    Ok(first as u64 + block.partition_point(|s| !sort.better(min_points, s.points)) as u64)
 }
 
 /// A settlement revision's stored standings as the standings before of a preview
@@ -282,6 +296,7 @@ pub struct StoredStandings {
     pool: sqlx::AnyPool,
     board: String,
     period: String,
+    sort: Sort,
     policy: TiePolicy,
     revision: i64,
     members: u64,
@@ -299,11 +314,12 @@ impl StandingsBefore for StoredStandings {
     }
 
     async fn at_least(&mut self, points: i64) -> Result<u64, LedgerError> {
-        count_at_least(&self.pool, &self.board, &self.period, self.revision, self.members, points).await
+        count_at_least(&self.pool, &self.board, &self.period, self.revision, self.members, self.sort, points)
+            .await
     }
 
     async fn ahead_of(&mut self, total: &FinalTotal) -> Result<u64, LedgerError> {
-        let more = match total.points.checked_add(1) {
+        let more = match self.sort.next_better(total.points) {
             Some(p) => self.at_least(p).await?,
             None => 0,
         };
@@ -340,7 +356,7 @@ impl StandingsBefore for StoredStandings {
                 TiePolicy::Shared => 0,
             };
             let t = FinalTotal { member: s.member, points: s.points, reach_seq };
-            if standing_order(self.policy, &t, total).is_lt() {
+            if standing_order(self.sort, self.policy, &t, total).is_lt() {
                 ahead += 1;
             }
         }

@@ -221,16 +221,26 @@ impl Engine {
         self.read_window(board, period, source_for(viewer), window, 2 * radius + 1).await
     }
 
-    /// Members with at least `min_points`, and where the count came from.
+    /// Members with `min_points` or better (at least `min_points`, or at most on an ascending
+    /// board), and where the count came from.
     pub async fn count_at_least(&self, scope: &Scope, min_points: i64) -> Result<Sourced<u64>, EngineError> {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let (min, max) = board.codec.bounds();
         let (state, frozen_at) = self.status_for_reads(slug, period).await?;
         if state == State::Archived {
-            let count = self.core.ledger.standings_at_least(slug, &period, min_points).await?;
+            let count = self.core.ledger.standings_at_least(slug, &period, board.sort(), min_points).await?;
             return Ok(Sourced { value: count, source: ReadSource::Standings, frozen_at: None });
         }
-        let min_points = min_points.clamp(min, max.saturating_add(1).min(domain::score::EXACT_LIMIT));
+        // A threshold past the bounds counts everyone or nobody: clamp it to one past the worst
+        // end (nobody) and the best end (everyone), within the exact range.
+        let min_points = match board.sort() {
+            domain::Sort::Desc => {
+                min_points.clamp(min, max.saturating_add(1).min(domain::score::EXACT_LIMIT))
+            }
+            domain::Sort::Asc => {
+                min_points.clamp(min.saturating_sub(1).max(-domain::score::EXACT_LIMIT), max)
+            }
+        };
         let min_score = board.codec.lowest_score_for(min_points);
         match self.core.projection.count_at_least(slug, &period, ReadFrom::Replica, min_score).await {
             Ok(count) => Ok(Sourced { value: count, source: ReadSource::Redis, frozen_at }),
@@ -509,8 +519,10 @@ impl Engine {
         };
         let mut window =
             self.core.ledger.standings_window(slug, &period, from, count.saturating_add(1)).await?;
+        // The score the projection would hold, so the page decodes as a live one (negated on an
+        // ascending board).
         let score = |position: u64, points: i64| match board.tie_policy() {
-            domain::TiePolicy::Shared => Ok(points),
+            domain::TiePolicy::Shared => Ok(board.codec.lowest_score_for(points)),
             domain::TiePolicy::FirstReached => board
                 .codec
                 .encode(points, position as i64)
@@ -596,6 +608,8 @@ pub fn summary(board: &Board, now: jiff::Timestamp) -> BoardSummary {
         operator: board.operator,
         tie_policy: board.tie_policy(),
         current_period: board.period_at(now),
+        sort: board.sort(),
+        unit: board.unit,
     }
 }
 

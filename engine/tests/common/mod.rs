@@ -316,6 +316,7 @@ pub fn prized_board(tag: &str, policy: domain::TiePolicy, freeze_grace_seconds: 
             Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
         ],
+        unit: domain::Unit::Points,
     }
 }
 
@@ -350,7 +351,8 @@ pub fn expected_digest(b: &domain::Board, period: &str, totals: &[(&str, i64)]) 
             reach_seq: 0,
         })
         .collect();
-    let text = canonical_text(b.slug.as_str(), period, &standings(b.tie_policy(), totals, &b.prizes));
+    let text =
+        canonical_text(b.slug.as_str(), period, &standings(b.sort(), b.tie_policy(), totals, &b.prizes));
     Sha256::digest(text.as_bytes()).iter().map(|x| format!("{x:02x}")).collect()
 }
 

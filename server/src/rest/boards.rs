@@ -14,7 +14,7 @@ use domain::board::BoardDraft;
 use domain::board::HOT_CADENCE;
 use domain::board::Prize;
 use domain::hot::{Aggregate, HotBoard, HotRules, HotSpec, WriteMode};
-use domain::{Board, BoardSlug, Cadence, Operator, TiePolicy};
+use domain::{Board, BoardSlug, Cadence, Operator, Sort, TiePolicy, Unit};
 use engine::boards::BoardDetails;
 use engine::hot::HotBoardDetails;
 use serde::{Deserialize, Serialize};
@@ -56,6 +56,14 @@ pub struct BoardIn {
     #[schema(minimum = 0, maximum = 604800)]
     public_freeze_seconds: Option<i64>,
     prizes: Option<Vec<Prize>>,
+    /// `desc` (default: more points rank first) or `asc` (fewer points rank first: times,
+    /// strokes). Fixed at creation.
+    #[schema(value_type = Option<Sort>)]
+    sort: Option<String>,
+    /// `points` (default) or `ms`: the points are milliseconds, shown as durations. Fixed at
+    /// creation.
+    #[schema(value_type = Option<Unit>)]
+    unit: Option<String>,
 }
 
 impl BoardIn {
@@ -73,6 +81,8 @@ impl BoardIn {
             freeze_grace_seconds: self.freeze_grace_seconds,
             public_freeze_seconds: self.public_freeze_seconds,
             prizes: self.prizes.unwrap_or_default(),
+            sort: self.sort,
+            unit: self.unit,
         };
         draft.parse().map_err(|e| ApiError::invalid(e.message))
     }
@@ -89,7 +99,7 @@ impl BoardIn {
         (status = 201, description = "The board", body = AnyBoard),
         (status = 409, description = "board_exists", body = ErrorBody),
         (status = 422, description = "invalid / invalid_body: bounds that cannot be exact (max_points × \
-            tie_base beyond 2^53), an unknown time zone, overlapping prizes; for a hot board a TTL below \
+            tie_base beyond 2^53), an unknown time zone, overlapping prizes, a `sort` or `unit` not listed; for a hot board a TTL below \
             1.5 × the window, weights that do not match the window, a bound out of range, …", body = ErrorBody),
     )
 )]

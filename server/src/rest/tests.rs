@@ -1832,6 +1832,68 @@ async fn writes_no_period_can_hold_are_rejected_at_the_edge_and_never_kept_as_la
 }
 
 #[tokio::test]
+async fn an_ascending_board_is_created_with_its_order_and_unit_and_a_bad_one_changes_nothing() {
+    let api = Api::start().await;
+    let admin = api.admin.clone();
+    let board = |sort: Value, unit: Value| {
+        json!({"slug": "lap", "title": "Lap times", "cadence": "weekly", "time_zone": "UTC", "operator": "best",
+            "tie_policy": "shared", "max_points": 3_600_000, "sort": sort, "unit": unit})
+    };
+    for (sort, unit, status, code, field) in [
+        (json!("up"), json!("ms"), StatusCode::UNPROCESSABLE_ENTITY, "invalid", "sort"),
+        (json!("ASC"), json!("ms"), StatusCode::UNPROCESSABLE_ENTITY, "invalid", "sort"),
+        (json!("asc"), json!("seconds"), StatusCode::UNPROCESSABLE_ENTITY, "invalid", "unit"),
+        // Not a string: the body's shape is wrong (its detail says what was expected).
+        (json!(1), json!("ms"), StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", "expected a string"),
+    ] {
+        let (got, out) = api.call("POST", "/api/v1/boards", Some(&admin), Some(board(sort, unit))).await;
+        assert_eq!((got, error_of(&out)), (status, code), "{out}");
+        assert!(out["detail"].as_str().is_some_and(|d| d.contains(field)), "{out}");
+        let (status, _) = api.call("GET", "/api/v1/boards/lap", None, None).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "nothing was created: {out}");
+    }
+
+    // Left out: a descending board of plain points, as before.
+    let (status, out) = api.call("GET", "/api/v1/boards/inc", None, None).await;
+    assert_eq!(
+        (status, out["sort"].as_str(), out["unit"].as_str()),
+        (StatusCode::OK, Some("desc"), Some("points"))
+    );
+
+    let (status, out) =
+        api.call("POST", "/api/v1/boards", Some(&admin), Some(board(json!("asc"), json!("ms")))).await;
+    assert_eq!(status, StatusCode::CREATED, "{out}");
+    assert_eq!((out["sort"].as_str(), out["unit"].as_str()), (Some("asc"), Some("ms")), "{out}");
+    let (_, details) = api.call("GET", "/api/v1/boards/lap", None, None).await;
+    assert_eq!((details["sort"].as_str(), details["unit"].as_str()), (Some("asc"), Some("ms")), "{details}");
+
+    // The fastest time ranks first; a slower one is recorded but changes nothing.
+    let slugs = [domain::BoardSlug::parse("lap").unwrap()];
+    let key = api.engine.access().issue_api_key(&slugs, KeyLimits::default(), "test").await.unwrap().key;
+    let sub =
+        |id: &str, member: &str, score: i64| json!({"submission_id": id, "member": member, "score": score});
+    let path = "/api/v1/boards/lap/submissions";
+    for (id, member, score, result) in [
+        ("s1", "u1", 62_345, "improved"),
+        ("s2", "u2", 59_000, "improved"),
+        ("s3", "u1", 61_000, "improved"),
+        ("s4", "u2", 70_000, "not_higher"),
+    ] {
+        let (_, out) = api.call("POST", path, Some(&key), Some(sub(id, member, score))).await;
+        assert_eq!(out["result"], result, "{id}: {out}");
+    }
+    let (_, top) = api.call("GET", "/api/v1/boards/lap/periods/current/top?limit=5", None, None).await;
+    let rows: Vec<(u64, &str, i64)> = top["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["rank"].as_u64().unwrap(), e["member"].as_str().unwrap(), e["points"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(rows, [(1, "u2", 59_000), (2, "u1", 61_000)], "{top}");
+    api.stop().await;
+}
+
+#[tokio::test]
 async fn a_body_with_a_field_the_route_does_not_know_is_refused_naming_it() {
     let api = Api::start().await;
     let admin = api.admin.clone();

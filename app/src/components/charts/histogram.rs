@@ -2,18 +2,27 @@
 //! its height the number of members in it, and "you are here" on the bar of "me".
 
 use super::{Frame, YAxis, compact, coord, grouped, ticks};
+use domain::Unit;
 use domain::view::{Entry, PointsBin};
 use leptos::prelude::*;
 
-/// A range of points in words ("10–19", or "10" when it holds one value).
-fn range(bin: &PointsBin) -> String {
+/// A range of points in words ("10–19", or "10" when it holds one value), in the board's unit.
+fn range(bin: &PointsBin, unit: Unit) -> String {
     let last = bin.to - 1;
-    if last == bin.from { grouped(bin.from) } else { format!("{}–{}", grouped(bin.from), grouped(last)) }
+    let shown = |p| domain::format::points(p, unit);
+    if last == bin.from { shown(bin.from) } else { format!("{}–{}", shown(bin.from), shown(last)) }
 }
 
 /// The chart and its numbers as a table.
 #[component]
-pub fn Histogram(bins: Vec<PointsBin>, me: Option<Entry>, period: String) -> impl IntoView {
+pub fn Histogram(
+    bins: Vec<PointsBin>,
+    me: Option<Entry>,
+    period: String,
+    /// The board's unit: `ms` ranges read as times.
+    #[prop(default = Unit::Points)]
+    unit: Unit,
+) -> impl IntoView {
     if bins.is_empty() {
         return view! { <p class="empty" data-testid="histogram-empty">{format!("Nobody had points in {period} when this page was loaded; reload to chart the points since.")}</p> }
             .into_any();
@@ -30,10 +39,10 @@ pub fn Histogram(bins: Vec<PointsBin>, me: Option<Entry>, period: String) -> imp
     let you = match (&me, mine) {
         (Some(m), Some(i)) => {
             format!(
-                " You ({} points, rank {}) are in the range {}.",
-                grouped(m.points),
+                " You ({}, rank {}) are in the range {}.",
+                domain::format::labelled(m.points, unit),
                 m.rank,
-                range(&bins[i])
+                range(&bins[i], unit)
             )
         }
         _ => String::new(),
@@ -42,8 +51,8 @@ pub fn Histogram(bins: Vec<PointsBin>, me: Option<Entry>, period: String) -> imp
         "Distribution of points in {period}: {} members in {} ranges of points from {} to {}.{you}",
         grouped(members as i64),
         bins.len(),
-        grouped(bins[0].from),
-        grouped(bins.last().expect("a bin").to - 1),
+        domain::format::points(bins[0].from, unit),
+        domain::format::points(bins.last().expect("a bin").to - 1, unit),
     );
     let bars = bins
         .iter()
@@ -52,7 +61,10 @@ pub fn Histogram(bins: Vec<PointsBin>, me: Option<Entry>, period: String) -> imp
             let left = frame.left() + i as f64 * width;
             let top = y.at(b.members as f64);
             let is_me = mine == Some(i);
-            let tip = format!("{} points: {} members", range(b), grouped(b.members as i64));
+            let tip = match unit {
+                Unit::Points => format!("{} points: {} members", range(b, unit), grouped(b.members as i64)),
+                Unit::Ms => format!("{}: {} members", range(b, unit), grouped(b.members as i64)),
+            };
             view! {
                 <rect class="bar" class:me=is_me x=coord(left + 1.0) y=coord(top) width=coord((width - 2.0).max(1.0)) height=coord(frame.bottom() - top)>
                     <title>{tip}</title>
@@ -77,7 +89,7 @@ pub fn Histogram(bins: Vec<PointsBin>, me: Option<Entry>, period: String) -> imp
         .map(|(i, b)| {
             view! {
                 <tr class:me=mine == Some(i)>
-                    <td>{range(b)}</td>
+                    <td>{range(b, unit)}</td>
                     <td class="num">{grouped(b.members as i64)}</td>
                     <td>{(mine == Some(i)).then_some("you are here")}</td>
                 </tr>

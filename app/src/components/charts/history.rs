@@ -7,11 +7,15 @@ use domain::PeriodKey;
 use domain::view::PeriodStanding;
 use leptos::prelude::*;
 
-/// A period's standing in words.
-fn said(p: &PeriodStanding) -> String {
+/// A period's standing in words, its points in the board's unit.
+fn said(p: &PeriodStanding, unit: domain::Unit) -> String {
     match (p.rank, p.points) {
         (Some(rank), Some(points)) => {
-            format!("rank {rank} of {}, {} points", grouped(p.members as i64), grouped(points))
+            format!(
+                "rank {rank} of {}, {}",
+                grouped(p.members as i64),
+                domain::format::labelled(points, unit)
+            )
         }
         _ => "no points".to_owned(),
     }
@@ -24,6 +28,9 @@ pub fn RankHistory(
     board: String,
     member: String,
     current: PeriodKey,
+    /// The board's unit: `ms` points read as times.
+    #[prop(default = domain::Unit::Points)]
+    unit: domain::Unit,
 ) -> impl IntoView {
     let frame = Frame::SMALL;
     let oldest_first: Vec<&PeriodStanding> = periods.iter().rev().collect();
@@ -58,7 +65,7 @@ pub fn RankHistory(
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let tip = format!("{} ({}): {}", p.period, p.state, said(p));
+            let tip = format!("{} ({}): {}", p.period, p.state, said(p, unit));
             let now = p.period == current;
             match p.rank {
                 Some(rank) => view! {
@@ -77,7 +84,7 @@ pub fn RankHistory(
     let label = format!(
         "Rank of {member} in the last {} periods, oldest first: {}.",
         oldest_first.len(),
-        oldest_first.iter().map(|p| format!("{} {}", p.period, said(p))).collect::<Vec<_>>().join("; ")
+        oldest_first.iter().map(|p| format!("{} {}", p.period, said(p, unit))).collect::<Vec<_>>().join("; ")
     );
     let (first, last) = (
         oldest_first.first().map(|p| p.period.to_string()).unwrap_or_default(),
@@ -92,7 +99,7 @@ pub fn RankHistory(
                 <li data-period=p.period.to_string()>
                     <a href=href aria-current=now.then_some("page")>{p.period.to_string()}</a>
                     " " <span class=format!("state state-{}", p.state)>{p.state.as_str()}</span>
-                    {format!(" {}", said(p))}
+                    {format!(" {}", said(p, unit))}
                 </li>
             }
         })

@@ -111,21 +111,9 @@ pub fn nice_step(span: i64, count: u32) -> i64 {
     (step as i64).max(1)
 }
 
-/// A number with thin groups of three digits ("12 345"), as the text beside a chart says it.
-pub fn grouped(n: i64) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
-    if n < 0 {
-        out.push('−');
-    }
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push('\u{202f}');
-        }
-        out.push(c);
-    }
-    out
-}
+/// A number with thin groups of three digits ("12 345"), as the text beside a chart says it: the
+/// domain's formatter (`domain::format`), so counts and points read alike everywhere.
+pub use domain::format::grouped;
 
 /// A short axis label: "950", "12k", "3.5M" (an axis has room for a few characters).
 pub fn compact(n: i64) -> String {

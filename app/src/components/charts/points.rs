@@ -4,7 +4,7 @@
 //! made after the period's end (a correction after settlement) is drawn at its end, and the
 //! table says when it was made.
 
-use super::{Frame, YAxis, coord, grouped, ticks};
+use super::{Frame, YAxis, coord, ticks};
 use domain::local::{SECOND, SHORT, in_named_zone};
 use domain::view::PointStep;
 use leptos::prelude::*;
@@ -38,6 +38,9 @@ pub fn PointsChart(
     span: (jiff::Timestamp, jiff::Timestamp),
     /// The board's time zone, the times' zone.
     zone: String,
+    /// The board's unit: `ms` totals read as times.
+    #[prop(default = domain::Unit::Points)]
+    unit: domain::Unit,
 ) -> impl IntoView {
     if steps.is_empty() {
         return view! { <p class="empty" data-testid="points-chart-empty">{format!("No entries in {period} yet.")}</p> }
@@ -66,7 +69,7 @@ pub fn PointsChart(
     let revoked = steps.iter().filter(|s| s.revoked).count();
     let label = format!(
         "Points of {who} through {period}: {} after {} entries{}; {corrections} corrections, {revocations} revocations, {revoked} revoked entries.",
-        grouped(last),
+        domain::format::points(last, unit),
         steps.len(),
         if truncated { " (the first ones only)" } else { "" },
     );
@@ -81,7 +84,7 @@ pub fn PointsChart(
         .filter(|(s, _)| s.revoked || s.kind == "correction" || s.kind == "revocation")
         .map(|(s, before)| {
             let (cx, cy) = (along(s.at), y.at(s.points as f64));
-            let tip = format!("{}: {}, {} points", time(s.at), what(s, before), grouped(s.points));
+            let tip = format!("{}: {}, {}", time(s.at), what(s, before), domain::format::labelled(s.points, unit));
             match (s.kind.as_str(), s.revoked) {
                 ("correction", _) => view! {
                     <path class="mark correction" d=format!("M{} {} l6 6 l-6 6 l-6 -6 z", coord(cx), coord(cy - 6.0))><title>{tip}</title></path>
@@ -114,7 +117,7 @@ pub fn PointsChart(
                 <tr class:revoked=s.revoked>
                     <td>{in_named_zone(s.at, &zone, SECOND)}</td>
                     <td>{what(s, *before)}</td>
-                    <td class="num">{grouped(s.points)}</td>
+                    <td class="num">{domain::format::points(s.points, unit)}</td>
                 </tr>
             }
         })
