@@ -78,6 +78,20 @@ pub struct BoardDefinition {
     #[serde(default)]
     pub public_freeze_seconds: i64,
     pub prizes: Vec<Prize>,
+    /// Absent from exports of unbounded boards (and from those made before bounded boards).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_top: Option<u64>,
+    /// Absent when the default, so exports of boards that never changed it read as before.
+    #[serde(default = "default_ttl", skip_serializing_if = "is_default_ttl")]
+    pub ranking_ttl_days: i64,
+}
+
+fn default_ttl() -> i64 {
+    domain::board::DEFAULT_RANKING_TTL_DAYS
+}
+
+fn is_default_ttl(days: &i64) -> bool {
+    *days == domain::board::DEFAULT_RANKING_TTL_DAYS
 }
 
 impl BoardDefinition {
@@ -96,6 +110,8 @@ impl BoardDefinition {
             freeze_grace_seconds: board.freeze_grace_seconds,
             public_freeze_seconds: board.public_freeze_seconds,
             prizes: board.prizes.clone(),
+            keep_top: board.keep_top,
+            ranking_ttl_days: board.ranking_ttl_days,
         }
     }
 
@@ -117,6 +133,8 @@ impl BoardDefinition {
             freeze_grace_seconds: self.freeze_grace_seconds,
             public_freeze_seconds: self.public_freeze_seconds,
             prizes: self.prizes.clone(),
+            keep_top: self.keep_top,
+            ranking_ttl_days: self.ranking_ttl_days,
         })
     }
 }

@@ -47,6 +47,8 @@ fn board(zone: &str, cadence: Cadence) -> Board {
         codec: ScoreCodec::new(TiePolicy::Shared, -1_000_000, 1_000_000, 1).unwrap(),
         freeze_grace_seconds: GRACE,
         public_freeze_seconds: 0,
+        keep_top: None,
+        ranking_ttl_days: 7,
         prizes: Vec::<Prize>::new(),
     }
 }

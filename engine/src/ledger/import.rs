@@ -443,8 +443,8 @@ async fn ensure_board(
     let (min, max) = board.codec.bounds();
     let created = sqlx::query(
         "INSERT INTO boards (slug, title, cadence, time_zone, operator, tie_policy, min_points, max_points, \
-         tie_base, freeze_grace_seconds, prizes, created_at, public_freeze_seconds) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (slug) DO NOTHING",
+         tie_base, freeze_grace_seconds, prizes, created_at, public_freeze_seconds, keep_top, ranking_ttl_days) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (slug) DO NOTHING",
     )
     .bind(board.slug.as_str())
     .bind(&board.title)
@@ -459,6 +459,8 @@ async fn ensure_board(
     .bind(serde_json::to_string(&board.prizes).expect("prizes serialise"))
     .bind(micros(now))
     .bind(board.public_freeze_seconds)
+    .bind(board.keep_top.map(|k| k as i64))
+    .bind(board.ranking_ttl_days)
     .execute(&mut **tx)
     .await?
     .rows_affected()

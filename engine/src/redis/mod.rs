@@ -254,6 +254,33 @@ impl Projection {
         Ok(())
     }
 
+    /// Every node's `redis_version` (one for a standalone server; each master's on a Cluster).
+    pub async fn versions(&self) -> RedisResult<Vec<String>> {
+        let mut conn = self.conn().await?;
+        let info: Value = ::redis::cmd("INFO").arg("server").query_async(&mut conn).await?;
+        let texts: Vec<String> = match info {
+            Value::Map(nodes) => {
+                nodes.into_iter().filter_map(|(_, v)| ::redis::from_redis_value(v).ok()).collect()
+            }
+            other => vec![::redis::from_redis_value(other)?],
+        };
+        Ok(texts
+            .iter()
+            .map(|text| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix("redis_version:"))
+                    .map_or_else(|| "unknown".to_owned(), |v| v.trim().to_owned())
+            })
+            .collect())
+    }
+
+    /// Why this Redis cannot serve Laurel (a node older than [`MIN_VERSION`]), in words naming
+    /// the version found; None when every node is recent enough. On a Cluster every node is asked,
+    /// since one old node fails the writes of its slots alone.
+    pub async fn version_refusal(&self) -> RedisResult<Option<String>> {
+        Ok(self.versions().await?.iter().find_map(|v| too_old(v)))
+    }
+
     /// Whether Redis has reached its `maxmemory` (on a Cluster: any node): then it refuses
     /// writes (`noeviction`), and the projection falls behind the ledger until there is room.
     /// None when there is room or no limit; else the figures, in words.
@@ -361,6 +388,28 @@ impl Projection {
     }
 }
 
+/// The oldest Redis Laurel runs on: its scripts use 7.0's commands and options (`ZADD GT`,
+/// sharded pub/sub, `EXPIRE … NX`), which an older server refuses at the first write.
+pub const MIN_VERSION: (u64, u64) = (7, 0);
+
+/// Why a node of version `found` (`INFO server`'s `redis_version`) cannot serve, or None.
+/// A version that cannot be read is refused too: Laurel cannot tell it works.
+pub fn too_old(found: &str) -> Option<String> {
+    let mut parts = found.trim().split('.').map(|p| p.parse::<u64>().ok());
+    let (major, minor) = (parts.next().flatten(), parts.next().flatten());
+    let ok = match (major, minor) {
+        (Some(major), Some(minor)) => (major, minor) >= MIN_VERSION,
+        _ => false,
+    };
+    (!ok).then(|| {
+        format!(
+            "Redis {found:?} found; Laurel needs Redis {}.{} or newer (its scripts use commands \
+             older servers refuse)",
+            MIN_VERSION.0, MIN_VERSION.1
+        )
+    })
+}
+
 /// "used X of maxmemory Y" when an `INFO memory` answer shows the limit reached.
 fn full_in(info: &str) -> Option<String> {
     let field = |name: &str| {
@@ -414,6 +463,17 @@ mod tests {
         assert_eq!(full_in(info).as_deref(), Some("used_memory 2048 bytes has reached maxmemory 1024"));
         assert_eq!(full_in("used_memory:2048\r\nmaxmemory:0\r\n"), None, "no limit");
         assert_eq!(full_in("used_memory:512\r\nmaxmemory:1024\r\n"), None);
+    }
+
+    #[test]
+    fn redis_older_than_seven_is_refused_by_name() {
+        for ok in ["7.0.0", "7.2.4", "8.0.1", "10.0"] {
+            assert_eq!(too_old(ok), None, "{ok}");
+        }
+        for old in ["6.2.14", "5.0.7", "6", "", "unknown", "x.y"] {
+            let refusal = too_old(old).unwrap_or_else(|| panic!("{old} accepted"));
+            assert!(refusal.contains(&format!("{old:?}")) && refusal.contains("7.0"), "{refusal}");
+        }
     }
 
     #[test]
