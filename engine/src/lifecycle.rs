@@ -435,6 +435,15 @@ impl Engine {
     /// the reconciler (the ledger has it) and answers false.
     pub(crate) async fn project_total(&self, board: &Board, total: Option<Projected>) -> bool {
         let Some(t) = total else { return true };
+        // A settled period past its keys' life is read from its standings (a revision rewrites
+        // them): projecting one total would bring back a ranking of that member alone.
+        match self.ranking_expired(board, t.period).await {
+            Ok(true) => return true,
+            Ok(false) => {}
+            Err(error) => {
+                tracing::warn!(board = %board.slug, period = %t.period, %error, "settlement time not read; projecting")
+            }
+        }
         let one = [ProjectedTotal { member: t.member, version: t.version, score: t.score, hidden: t.hidden }];
         let projected = self.core.projection.project_many(&board.slug, &t.period, &one).await;
         self.announce(&board.slug, &t.period);
@@ -446,6 +455,32 @@ impl Engine {
                 false
             }
         }
+    }
+
+    /// When a settled period's Redis keys stop serving: its settlement + the board's
+    /// `ranking_ttl_days`. None unless the period is settled and not publicly frozen (a public
+    /// view lives in Redis alone, so its keys stay until the reveal).
+    pub(crate) async fn ranking_deadline(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+    ) -> Result<Option<jiff::Timestamp>, EngineError> {
+        let Some((settled_at, frozen)) = self.core.ledger.settled_at(&board.slug, &period).await? else {
+            return Ok(None);
+        };
+        let life = jiff::SignedDuration::from_hours(board.ranking_ttl_days.saturating_mul(24));
+        Ok((!frozen).then(|| settled_at.checked_add(life).unwrap_or(jiff::Timestamp::MAX)))
+    }
+
+    /// Whether a settled period's keys are past their life: its reads then come from the
+    /// standings, whether or not the scheduler has unlinked the keys yet.
+    pub(crate) async fn ranking_expired(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+    ) -> Result<bool, EngineError> {
+        let deadline = self.ranking_deadline(board, period).await?;
+        Ok(deadline.is_some_and(|d| d <= jiff::Timestamp::now()))
     }
 
     /// Removes an archived period's projection after [`ARCHIVE_GRACE`], with UNLINK: an expiry

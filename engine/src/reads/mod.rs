@@ -226,7 +226,7 @@ impl Engine {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let (min, max) = board.codec.bounds();
         let (state, frozen_at) = self.status_for_reads(slug, period).await?;
-        if state == State::Archived {
+        if self.from_standings(board, period, state).await? {
             let count = self.core.ledger.standings_at_least(slug, &period, min_points).await?;
             return Ok(Sourced { value: count, source: ReadSource::Standings, frozen_at: None });
         }
@@ -253,7 +253,8 @@ impl Engine {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let mut source = ReadSource::Redis;
         let (state, frozen_at) = self.status_for_reads(slug, period).await?;
-        let found = if state == State::Archived {
+        let standings = self.from_standings(board, period, state).await?;
+        let found = if standings {
             source = ReadSource::Standings;
             let mut found = Vec::with_capacity(members.len());
             for member in members {
@@ -305,7 +306,7 @@ impl Engine {
             .collect();
         entries.sort_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.member.cmp(&b.member)));
         entries.dedup_by(|a, b| a.member == b.member);
-        Ok(Sourced { value: entries, source, frozen_at: frozen_at.filter(|_| state != State::Archived) })
+        Ok(Sourced { value: entries, source, frozen_at: frozen_at.filter(|_| !standings) })
     }
 
     /// Members of a period's public ranking whose display name starts with `prefix` (ASCII
@@ -448,7 +449,7 @@ impl Engine {
         let (state, frozen_at) = self.status_for_reads(&board.slug, period).await?;
         // Only the public reads the public view (Live is `:rank`, the view while frozen).
         let frozen_at = frozen_at.filter(|_| source == Source::Live && state != State::Archived);
-        let (raw, from) = if state == State::Archived {
+        let (raw, from) = if self.from_standings(board, period, state).await? {
             (self.archived_window(board, period, window, limit).await?, ReadSource::Standings)
         } else {
             let tie_base = board.codec.tie_base();
@@ -475,6 +476,22 @@ impl Engine {
         let mut page = self.assemble(board, period, raw, from, state).await?;
         page.frozen_at = frozen_at;
         Ok((page, last))
+    }
+
+    /// Whether a period is read from its settled standings: archived, or settled and past its
+    /// keys' life (`ranking_ttl_days`; the scheduler unlinks them). The standings hold what the
+    /// projection held at settlement (settlement cross-checks them), so answers do not change.
+    async fn from_standings(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        state: State,
+    ) -> Result<bool, EngineError> {
+        Ok(match state {
+            State::Archived => true,
+            State::Settled => self.ranking_expired(board, period).await?,
+            _ => false,
+        })
     }
 
     /// The same window as [`crate::redis::Projection::window`], read from an archived period's
