@@ -226,7 +226,7 @@ impl Engine {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let (min, max) = board.codec.bounds();
         let (state, frozen_at) = self.status_for_reads(slug, period).await?;
-        if self.from_standings(board, period, state).await? {
+        if self.reads_standings(board, period, state).await? {
             let count = self.core.ledger.standings_at_least(slug, &period, min_points).await?;
             return Ok(Sourced { value: count, source: ReadSource::Standings, frozen_at: None });
         }
@@ -253,7 +253,7 @@ impl Engine {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let mut source = ReadSource::Redis;
         let (state, frozen_at) = self.status_for_reads(slug, period).await?;
-        let standings = self.from_standings(board, period, state).await?;
+        let standings = self.reads_standings(board, period, state).await?;
         let found = if standings {
             source = ReadSource::Standings;
             let mut found = Vec::with_capacity(members.len());
@@ -449,7 +449,7 @@ impl Engine {
         let (state, frozen_at) = self.status_for_reads(&board.slug, period).await?;
         // Only the public reads the public view (Live is `:rank`, the view while frozen).
         let frozen_at = frozen_at.filter(|_| source == Source::Live && state != State::Archived);
-        let (raw, from) = if self.from_standings(board, period, state).await? {
+        let (raw, from) = if self.reads_standings(board, period, state).await? {
             (self.archived_window(board, period, window, limit).await?, ReadSource::Standings)
         } else {
             let tie_base = board.codec.tie_base();
@@ -481,7 +481,7 @@ impl Engine {
     /// Whether a period is read from its settled standings: archived, or settled and past its
     /// keys' life (`ranking_ttl_days`; the scheduler unlinks them). The standings hold what the
     /// projection held at settlement (settlement cross-checks them), so answers do not change.
-    async fn from_standings(
+    async fn reads_standings(
         &self,
         board: &Board,
         period: PeriodKey,
