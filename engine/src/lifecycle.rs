@@ -197,8 +197,13 @@ impl Engine {
         actor: &str,
     ) -> Result<CrossCheck, EngineError> {
         let (members, vsum) = self.core.ledger.version_summary(&board.slug, &period).await?;
+        // A bounded board's summary never matches the ledger's (trimmed members have no version
+        // in Redis): its scores are compared with the ledger's best `keep_top`.
+        let bounded = board.keep_top.is_some();
         match self.core.projection.version_summary(&board.slug, &period).await {
-            Ok(summary) if summary == (members, vsum) => return Ok(CrossCheck { members, mismatched: 0 }),
+            Ok(summary) if !bounded && summary == (members, vsum) => {
+                return Ok(CrossCheck { members, mismatched: 0 });
+            }
             Ok(_) => {}
             Err(error) => {
                 // The settlement does not need Redis; the reconciler levels the projection later.
@@ -206,7 +211,7 @@ impl Engine {
                 return Ok(CrossCheck { members, mismatched: 0 });
             }
         }
-        let expected = self.projected_totals(board, &period).await?;
+        let expected = crate::reconciler::kept(board, self.projected_totals(board, &period).await?);
         let projected = match self.core.projection.scores(&board.slug, &period).await {
             Ok(scores) => scores,
             Err(error) => {
@@ -445,7 +450,8 @@ impl Engine {
             }
         }
         let one = [ProjectedTotal { member: t.member, version: t.version, score: t.score, hidden: t.hidden }];
-        let projected = self.core.projection.project_many(&board.slug, &t.period, &one).await;
+        let keep = board.keep_top.unwrap_or(0);
+        let projected = self.core.projection.project_kept(&board.slug, &t.period, &one, keep).await;
         self.announce(&board.slug, &t.period);
         match projected {
             Ok(_) => true,

@@ -448,6 +448,7 @@ impl Engine {
             // a Redis failure only leaves the rebuild to `laurel rebuild`.
             let projected = async {
                 let totals = self.projected_totals(&board, &export.period).await?;
+                let totals = crate::reconciler::kept(&board, totals);
                 progress.phase("projecting", "members", totals.len() as u64);
                 self.core.projection.rebuild(&board.slug, &export.period, &totals).await?;
                 progress.advance(totals.len() as u64);

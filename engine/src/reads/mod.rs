@@ -232,9 +232,11 @@ impl Engine {
         }
         let min_points = min_points.clamp(min, max.saturating_add(1).min(domain::score::EXACT_LIMIT));
         let min_score = board.codec.lowest_score_for(min_points);
+        let kept = board.keep_top.unwrap_or(u64::MAX);
         match self.core.projection.count_at_least(slug, &period, ReadFrom::Replica, min_score).await {
-            Ok(count) => Ok(Sourced { value: count, source: ReadSource::Redis, frozen_at }),
-            Err(_) => {
+            Ok(count) if count < kept => Ok(Sourced { value: count, source: ReadSource::Redis, frozen_at }),
+            // A bounded board's count past `keep_top` is the ledger's.
+            _ => {
                 let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
                 Ok(Sourced { value: order.count_at_least(min_score), source: ReadSource::Ledger, frozen_at })
             }
@@ -279,8 +281,10 @@ impl Engine {
         } else {
             let (base, policy) = (board.codec.tie_base(), board.tie_policy());
             match self.core.projection.ranks(slug, &period, ReadFrom::Replica, base, policy, members).await {
-                Ok(found) => found,
-                Err(_) => {
+                // On a bounded board a member absent from the projection may rank below
+                // `keep_top`: the ledger answers for all of them.
+                Ok(found) if board.keep_top.is_none() || found.iter().all(Option::is_some) => found,
+                _ => {
                     source = ReadSource::Ledger;
                     let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
                     members.iter().map(|m| order.rank_of(m, policy)).collect()
@@ -459,6 +463,12 @@ impl Engine {
                 .window(&board.slug, &period, source, from, window, limit, tie_base)
                 .await
             {
+                // A bounded board's projection ends at `keep_top`: a member it does not hold, or a
+                // page that reaches its end, is read from the ledger (same order and ranks).
+                Ok(raw) if past_kept(board, raw.as_ref()) => {
+                    let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
+                    (order.window(window, limit), ReadSource::Ledger)
+                }
                 Ok(raw) => (raw, ReadSource::Redis),
                 Err(error) if matches!(source, Source::Live | Source::Unfrozen) => {
                     tracing::debug!(board = %board.slug, %period, %error, "ranking read from the ledger: Redis cannot be read");
@@ -593,6 +603,17 @@ impl Engine {
             state,
             frozen_at: None,
         })
+    }
+}
+
+/// Whether a page read from a bounded board's projection needs the ledger: the member asked
+/// about is not held (None), or the page reaches the end of a full projection (the ledger has
+/// members past it).
+fn past_kept(board: &Board, raw: Option<&RawPage>) -> bool {
+    let Some(keep) = board.keep_top else { return false };
+    match raw {
+        None => true,
+        Some(raw) => raw.next.is_none() && raw.total >= keep,
     }
 }
 

@@ -76,7 +76,8 @@ const PAUSE_AFTER_FAILURE: Duration = Duration::from_secs(1);
 
 /// Write requests' projections, by period: each call's totals, answered how many members the
 /// round's call wrote.
-type GroupedProjections = Grouped<(BoardSlug, PeriodKey), Vec<ProjectedTotal>, RedisResult<u64>>;
+/// Keyed with the board's `keep_top` (0: unbounded), which the round's script call trims to.
+type GroupedProjections = Grouped<(BoardSlug, PeriodKey, u64), Vec<ProjectedTotal>, RedisResult<u64>>;
 /// Write requests' rate checks, by ingest key id and its limits (share, tolerance).
 type GroupedRateChecks = Grouped<(Cell, Duration, Duration), (), RedisResult<Option<Duration>>>;
 /// Hot boards' hits, by board and the rules they are counted under (`hot.rs`).
@@ -319,6 +320,7 @@ impl Projection {
                 .arg(total.version)
                 .arg(total.score)
                 .arg(flag(total.hidden))
+                .arg(0)
                 .invoke_async(&mut conn)
                 .await?;
             Ok(written == 1)
@@ -334,7 +336,18 @@ impl Projection {
         period: &PeriodKey,
         totals: &[ProjectedTotal],
     ) -> RedisResult<u64> {
-        self.guarded(self.level(board, period, totals)).await
+        self.project_kept(board, period, totals, 0).await
+    }
+
+    /// [`Projection::project_many`] on a board that keeps only its best `keep` members (0: all).
+    pub async fn project_kept(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        totals: &[ProjectedTotal],
+        keep: u64,
+    ) -> RedisResult<u64> {
+        self.guarded(self.level_kept(board, period, totals, keep)).await
     }
 
     /// Projects one write request's totals of a period, in one `level.lua` call with the totals
@@ -346,10 +359,12 @@ impl Projection {
         board: &BoardSlug,
         period: &PeriodKey,
         totals: Vec<ProjectedTotal>,
+        keep: u64,
     ) -> RedisResult<u64> {
         let this = self.clone();
-        let round = move |(board, period): &(BoardSlug, PeriodKey), calls: Vec<Vec<ProjectedTotal>>| {
-            let (this, board, period) = (this.clone(), board.clone(), *period);
+        let round = move |(board, period, keep): &(BoardSlug, PeriodKey, u64),
+                          calls: Vec<Vec<ProjectedTotal>>| {
+            let (this, board, period, keep) = (this.clone(), board.clone(), *period, *keep);
             async move {
                 let n = calls.len();
                 let mut highest: HashMap<MemberId, ProjectedTotal> = HashMap::new();
@@ -362,10 +377,10 @@ impl Projection {
                     }
                 }
                 let totals: Vec<ProjectedTotal> = highest.into_values().collect();
-                vec![this.project_many(&board, &period, &totals).await; n]
+                vec![this.project_kept(&board, &period, &totals, keep).await; n]
             }
         };
-        self.projections.call((board.clone(), *period), totals, round).await.unwrap_or_else(|| {
+        self.projections.call((board.clone(), *period, keep), totals, round).await.unwrap_or_else(|| {
             Err(::redis::RedisError::from((ErrorKind::Io, "the period's grouped projection stopped")))
         })
     }
