@@ -4,7 +4,11 @@
 //! Paging modes: live offset pages (may shift while a reader pages), snapshot pages (a pinned
 //! copy: stable until it expires), keyset cursor pages (never skip or repeat), and around-me (a
 //! member's neighbourhood, read atomically). An archived period is read from its settled
-//! standings in the ledger instead of the projection, with the same ranks and order.
+//! standings in the ledger instead of the projection, with the same ranks and order; so is a
+//! settled period once its keys' life (`ranking_ttl_days`) is over. A bounded board's projection
+//! holds its best `keep_top`: a read that reaches past them (a member below, a page ending at or
+//! after K, a count of K or more) is answered from the ledger's order (`crate::fallback`,
+//! `source: ledger`), which is why ranks never depend on K.
 //!
 //! Besides pages: the top N (shared for a second, `caches.rs`), a member's rank, counts, ranks of
 //! a list, "why this score" (the member's entries), the board's periods, cursor tokens, and

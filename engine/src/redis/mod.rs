@@ -12,6 +12,12 @@
 //! Calls with the same key that arrive while one is in flight go together (`grouped.rs`); live
 //! boards' pub/sub is `changes.rs`; every key name is `keys.rs`.
 //!
+//! A bounded board (`keep_top` K) is trimmed to its best K by the write scripts themselves
+//! (`project.lua`, `level.lua`: `ZREMRANGEBYRANK`, the trimmed members' versions too); the
+//! scripts' comments say why that keeps the version guard sound and when they ask the reconciler
+//! for a refill. Laurel needs Redis 7.0 ([`MIN_VERSION`]): `laurel serve` checks every node's
+//! `INFO server` at start and `/readyz` reports the versions.
+//!
 //! Scripts run with `EVALSHA` and fall back to loading on `NOSCRIPT` (redis-rs `Script`); they are
 //! never queued inside a pipeline. Each touches one Cluster slot (`keys.rs`). Big keys never leave
 //! Redis on its main thread: scripts `UNLINK` a ranking before a `RENAME` lands where it was
