@@ -20,8 +20,11 @@
 -- A bounded board (keep_top K > 0) keeps only its best K members: the rest leave the ranking and
 -- their versions leave the version hash, so both stay bounded (the ledger keeps everyone, and
 -- reads below K come from it). A trimmed member's later write has no version here to compare
--- with; it is admitted if it ranks within K, which is safe because projections carry the
--- ledger's absolute total and the write path projects each commit's newest version.
+-- with; it is admitted if it ranks within K: projections carry the ledger's absolute total, so an
+-- in-order write is right. Not guarded (known gap): two projections of one member reordered
+-- across rounds, the newer one trimmed at once (its version with it), the older one ranking
+-- within K — the older total shows until the member's next write or a rebuild. Closing it needs
+-- the ledger's version of such a newcomer checked after the call.
 -- Once members were trimmed, a kept member whose score falls (or who is hidden) may leave its
 -- place to a trimmed one Redis no longer knows: `refill` in :meta then asks the reconciler to
 -- put the ledger's best K back (`Engine::reconcile_once`).
