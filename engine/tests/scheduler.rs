@@ -7,7 +7,9 @@
 //! 2026-W53 in Asia/Shanghai freezes exactly at end + grace (later writes are late); a 169-hour
 //! DST week in America/New_York; catch-up after downtime (idempotent); auto-archive; a pass under
 //! a lost lease changes nothing; two "processes" racing for the lease never hold it together
-//! (tokens only rise); two schedulers freeze a due period once; a board's scheduled public freeze.
+//! (tokens only rise); two schedulers freeze a due period once; a board's scheduled public freeze;
+//! a settled period's keys get an expiry, are unlinked after its board's `ranking_ttl_days`, and
+//! its reads then equal those before (standalone and Cluster).
 
 mod common;
 
