@@ -41,6 +41,12 @@ pub struct Board {
     /// What the points stand for, for display (`crate::format::points`). The order (`Sort`) is
     /// the codec's, since it decides what every stored score means.
     pub unit: Unit,
+    /// A bounded board: the live projection keeps only the best this many members (the ledger
+    /// keeps everyone; members below are read from it). None: unbounded. Fixed at creation.
+    pub keep_top: Option<u64>,
+    /// How many days a settled period's Redis keys live after its settlement; reads then come
+    /// from its standings.
+    pub ranking_ttl_days: i64,
 }
 
 impl Board {
@@ -90,6 +96,13 @@ pub const DEFAULT_GRACE_SECONDS: i64 = 300;
 pub const MAX_GRACE_SECONDS: i64 = 7 * 24 * 3600;
 /// The longest scheduled public freeze: a month's last week.
 pub const MAX_PUBLIC_FREEZE_SECONDS: i64 = 7 * 24 * 3600;
+/// The most members a bounded board's live projection may keep: beyond this, keep the board
+/// unbounded.
+pub const MAX_KEEP_TOP: i64 = 1_000_000;
+/// How long a settled period's Redis keys live by default.
+pub const DEFAULT_RANKING_TTL_DAYS: i64 = 7;
+/// The longest a settled period's Redis keys may live.
+pub const MAX_RANKING_TTL_DAYS: i64 = 366;
 
 /// A board as an admin typed it (the REST body or the console form), before any check. The one
 /// place a board definition is parsed, so both ways of creating one refuse the same things with
@@ -115,6 +128,12 @@ pub struct BoardDraft {
     /// `points` (blank: the default) or `ms`.
     #[serde(default)]
     pub unit: Option<String>,
+    /// Blank: unbounded.
+    #[serde(default)]
+    pub keep_top: Option<i64>,
+    /// Blank: [`DEFAULT_RANKING_TTL_DAYS`].
+    #[serde(default)]
+    pub ranking_ttl_days: Option<i64>,
 }
 
 /// Why a draft is not a board: the field to fix and what is wrong with it.
@@ -140,7 +159,18 @@ impl BoardDraft {
             self.freeze_grace_seconds,
             self.public_freeze_seconds,
             self.prizes,
+            self.ranking_ttl_days,
         )?;
+        let keep_top = match self.keep_top {
+            None => None,
+            Some(k) if (1..=MAX_KEEP_TOP).contains(&k) => Some(k as u64),
+            Some(_) => {
+                return Err(refuse(
+                    "keep_top",
+                    format!("keep_top must be 1-{MAX_KEEP_TOP}, or left out for an unbounded board"),
+                ));
+            }
+        };
         let cadence: Cadence = self.cadence.parse().map_err(|e| refuse("cadence", e))?;
         let operator: Operator = self.operator.parse().map_err(|e| refuse("operator", e))?;
         let policy: TiePolicy = self.tie_policy.parse().map_err(|e| refuse("tie_policy", e))?;
@@ -157,7 +187,8 @@ impl BoardDraft {
             crate::score::ScoreCodec::new(policy, self.min_points.unwrap_or(0), self.max_points, tie_base)
                 .map_err(|e| refuse("max_points", e.to_string()))?
                 .sorted(sort);
-        let BoardSettings { title, freeze_grace_seconds, public_freeze_seconds, prizes } = settings;
+        let BoardSettings { title, freeze_grace_seconds, public_freeze_seconds, prizes, ranking_ttl_days } =
+            settings;
         Ok(Board {
             slug,
             title,
@@ -169,6 +200,8 @@ impl BoardDraft {
             public_freeze_seconds,
             prizes,
             unit,
+            keep_top,
+            ranking_ttl_days,
         })
     }
 }
@@ -182,7 +215,7 @@ fn word_or<T: std::str::FromStr<Err = String>>(typed: Option<&str>, default: T) 
 }
 
 /// What an admin may change on an existing board: its title, its freeze grace, its scheduled
-/// public freeze and its prize table.
+/// public freeze, its prize table and how long settled periods' Redis keys live.
 /// Everything else (cadence, zone, operator, tie policy, bounds) decides what stored totals and
 /// periods mean, so it is fixed at creation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -192,16 +225,23 @@ pub struct BoardSettings {
     #[serde(default)]
     pub public_freeze_seconds: i64,
     pub prizes: Vec<Prize>,
+    #[serde(default = "default_ranking_ttl_days")]
+    pub ranking_ttl_days: i64,
+}
+
+fn default_ranking_ttl_days() -> i64 {
+    DEFAULT_RANKING_TTL_DAYS
 }
 
 impl BoardSettings {
-    /// Checks the settings as typed (a blank grace is the default, a blank public freeze none); a
-    /// refusal names its field.
+    /// Checks the settings as typed (a blank grace or TTL is the default, a blank public freeze
+    /// none); a refusal names its field.
     pub fn check(
         title: &str,
         freeze_grace_seconds: Option<i64>,
         public_freeze_seconds: Option<i64>,
         prizes: Vec<Prize>,
+        ranking_ttl_days: Option<i64>,
     ) -> Result<Self, DraftError> {
         // Counted as typed (the OpenAPI document's maxLength), then trimmed.
         if title.trim().is_empty() || title.chars().count() > 200 {
@@ -223,7 +263,14 @@ impl BoardSettings {
             ));
         }
         check_prizes(&prizes).map_err(|e| refuse("prizes", e))?;
-        Ok(Self { title, freeze_grace_seconds, public_freeze_seconds, prizes })
+        let ranking_ttl_days = ranking_ttl_days.unwrap_or(DEFAULT_RANKING_TTL_DAYS);
+        if !(0..=MAX_RANKING_TTL_DAYS).contains(&ranking_ttl_days) {
+            return Err(refuse(
+                "ranking_ttl_days",
+                format!("ranking_ttl_days must be 0-{MAX_RANKING_TTL_DAYS}"),
+            ));
+        }
+        Ok(Self { title, freeze_grace_seconds, public_freeze_seconds, prizes, ranking_ttl_days })
     }
 
     /// A board's current settings.
@@ -233,6 +280,7 @@ impl BoardSettings {
             freeze_grace_seconds: board.freeze_grace_seconds,
             public_freeze_seconds: board.public_freeze_seconds,
             prizes: board.prizes.clone(),
+            ranking_ttl_days: board.ranking_ttl_days,
         }
     }
 }
@@ -338,6 +386,17 @@ mod prize_tests {
         assert_eq!(e.field, "time_zone");
         let e = BoardDraft { prizes: vec![p(1, 3), p(3, 4)], ..draft() }.parse().unwrap_err();
         assert_eq!((e.field.as_str(), e.message.contains("overlap")), ("prizes", true));
+        for k in [0, -1, MAX_KEEP_TOP + 1] {
+            let e = BoardDraft { keep_top: Some(k), ..draft() }.parse().unwrap_err();
+            assert_eq!(e.field, "keep_top", "{k}");
+        }
+        for days in [-1, MAX_RANKING_TTL_DAYS + 1] {
+            let e = BoardDraft { ranking_ttl_days: Some(days), ..draft() }.parse().unwrap_err();
+            assert_eq!(e.field, "ranking_ttl_days", "{days}");
+        }
+        let bounded = BoardDraft { keep_top: Some(1000), ..draft() }.parse().unwrap();
+        assert_eq!((bounded.keep_top, bounded.ranking_ttl_days), (Some(1000), DEFAULT_RANKING_TTL_DAYS));
+        assert_eq!(draft().parse().unwrap().keep_top, None);
     }
 
     #[test]

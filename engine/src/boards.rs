@@ -27,6 +27,13 @@ pub struct BoardDetails {
     pub starts_at: jiff::Timestamp,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub ends_at: jiff::Timestamp,
+    /// A bounded board: the live ranking keeps only the best this many members; the others are
+    /// read from the ledger (`source: ledger`). Absent: unbounded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keep_top: Option<u64>,
+    /// Days a settled period's Redis keys live after its settlement; its reads then come from
+    /// its standings.
+    pub ranking_ttl_days: i64,
 }
 
 impl Engine {
@@ -84,6 +91,8 @@ impl Engine {
             state: self.core.ledger.state_of(&board.slug, &period).await?.as_str().into(),
             starts_at: span.start,
             ends_at: span.end,
+            keep_top: board.keep_top,
+            ranking_ttl_days: board.ranking_ttl_days,
         })
     }
 }

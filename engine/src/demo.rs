@@ -120,6 +120,8 @@ async fn ensure_weekly(
         codec: ScoreCodec::new(TiePolicy::Shared, -100_000, 1_000_000, 1).expect("demo bounds are exact"),
         freeze_grace_seconds: 3600,
         public_freeze_seconds: 0,
+        keep_top: None,
+        ranking_ttl_days: 7,
         prizes: vec![
             Prize { from_rank: 1, to_rank: 1, prize: "Gold laurel".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "Silver laurel".into() },
@@ -287,6 +289,8 @@ async fn ensure_sprint(
             .expect("demo bounds are exact"),
         freeze_grace_seconds: 600,
         public_freeze_seconds: 0,
+        keep_top: None,
+        ranking_ttl_days: 7,
         prizes: vec![Prize { from_rank: 1, to_rank: 3, prize: "Sprint badge".into() }],
         unit: domain::Unit::Points,
     };

@@ -193,9 +193,13 @@ pub struct Readiness {
     /// Redis answers but has reached its `maxmemory`: still ready (the ledger records every
     /// write, reads keep working), but the projection falls behind until there is room.
     pub redis_full: Option<String>,
+    /// Every Redis node's version, as `INFO server` told it (empty when Redis does not answer or
+    /// forbids INFO).
+    pub redis_versions: Vec<String>,
 }
 
 impl Readiness {
+    /// Both stores answer, and Redis is recent enough (an old one is `redis`'s error).
     pub fn is_ready(&self) -> bool {
         self.ledger.is_ok() && self.redis.is_ok()
     }
@@ -277,19 +281,29 @@ impl Engine {
         &self.core.projection
     }
 
+    /// Why Redis cannot serve Laurel (a node older than 7.0), naming the version found; None when
+    /// every node is recent enough. `laurel serve` refuses to start on an answer.
+    pub async fn redis_version_refusal(&self) -> Result<Option<String>, EngineError> {
+        Ok(self.core.projection.version_refusal().await?)
+    }
+
     /// Checks that both stores answer.
     pub async fn readiness(&self) -> Readiness {
         let (ledger, redis) = tokio::join!(self.core.ledger.ping(), self.core.projection.ping());
-        // A server that forbids INFO (some managed ones) is taken as not full.
-        let redis_full = match redis {
-            Ok(()) => self.core.projection.memory_full().await.ok().flatten(),
-            Err(_) => None,
+        let mut redis = redis.map_err(|e| e.to_string());
+        // A server that forbids INFO (some managed ones) is taken as not full, and its version as
+        // unknown rather than old: the start already refused what it could tell was old.
+        let (redis_full, redis_versions) = match redis {
+            Ok(()) => (
+                self.core.projection.memory_full().await.ok().flatten(),
+                self.core.projection.versions().await.unwrap_or_default(),
+            ),
+            Err(_) => (None, Vec::new()),
         };
-        Readiness {
-            ledger: ledger.map_err(|e| e.to_string()),
-            redis: redis.map_err(|e| e.to_string()),
-            redis_full,
+        if let Some(old) = redis_versions.iter().find_map(|v| redis::too_old(v)) {
+            redis = Err(old);
         }
+        Readiness { ledger: ledger.map_err(|e| e.to_string()), redis, redis_full, redis_versions }
     }
 
     /// Releases the ledger's connections (graceful shutdown).

@@ -200,8 +200,13 @@ impl Engine {
         actor: &str,
     ) -> Result<CrossCheck, EngineError> {
         let (members, vsum) = self.core.ledger.version_summary(&board.slug, &period).await?;
+        // A bounded board's summary never matches the ledger's (trimmed members have no version
+        // in Redis): its scores are compared with the ledger's best `keep_top`.
+        let bounded = board.keep_top.is_some();
         match self.core.projection.version_summary(&board.slug, &period).await {
-            Ok(summary) if summary == (members, vsum) => return Ok(CrossCheck { members, mismatched: 0 }),
+            Ok(summary) if !bounded && summary == (members, vsum) => {
+                return Ok(CrossCheck { members, mismatched: 0 });
+            }
             Ok(_) => {}
             Err(error) => {
                 // The settlement does not need Redis; the reconciler levels the projection later.
@@ -209,7 +214,7 @@ impl Engine {
                 return Ok(CrossCheck { members, mismatched: 0 });
             }
         }
-        let expected = self.projected_totals(board, &period).await?;
+        let expected = crate::reconciler::kept(board, self.projected_totals(board, &period).await?);
         let projected = match self.core.projection.scores(&board.slug, &period).await {
             Ok(scores) => scores,
             Err(error) => {
@@ -443,8 +448,18 @@ impl Engine {
     /// the reconciler (the ledger has it) and answers false.
     pub(crate) async fn project_total(&self, board: &Board, total: Option<Projected>) -> bool {
         let Some(t) = total else { return true };
+        // A settled period past its keys' life is read from its standings (a revision rewrites
+        // them): projecting one total would bring back a ranking of that member alone.
+        match self.ranking_expired(board, t.period).await {
+            Ok(true) => return true,
+            Ok(false) => {}
+            Err(error) => {
+                tracing::warn!(board = %board.slug, period = %t.period, %error, "settlement time not read; projecting")
+            }
+        }
         let one = [ProjectedTotal { member: t.member, version: t.version, score: t.score, hidden: t.hidden }];
-        let projected = self.core.projection.project_many(&board.slug, &t.period, &one).await;
+        let keep = board.keep_top.unwrap_or(0);
+        let projected = self.core.projection.project_kept(&board.slug, &t.period, &one, keep).await;
         self.announce(&board.slug, &t.period);
         match projected {
             Ok(_) => true,
@@ -454,6 +469,32 @@ impl Engine {
                 false
             }
         }
+    }
+
+    /// When a settled period's Redis keys stop serving: its settlement + the board's
+    /// `ranking_ttl_days`. None unless the period is settled and not publicly frozen (a public
+    /// view lives in Redis alone, so its keys stay until the reveal).
+    pub(crate) async fn ranking_deadline(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+    ) -> Result<Option<jiff::Timestamp>, EngineError> {
+        let Some((settled_at, frozen)) = self.core.ledger.settled_at(&board.slug, &period).await? else {
+            return Ok(None);
+        };
+        let life = jiff::SignedDuration::from_hours(board.ranking_ttl_days.saturating_mul(24));
+        Ok((!frozen).then(|| settled_at.checked_add(life).unwrap_or(jiff::Timestamp::MAX)))
+    }
+
+    /// Whether a settled period's keys are past their life: its reads then come from the
+    /// standings, whether or not the scheduler has unlinked the keys yet.
+    pub(crate) async fn ranking_expired(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+    ) -> Result<bool, EngineError> {
+        let deadline = self.ranking_deadline(board, period).await?;
+        Ok(deadline.is_some_and(|d| d <= jiff::Timestamp::now()))
     }
 
     /// Removes an archived period's projection after [`ARCHIVE_GRACE`], with UNLINK: an expiry

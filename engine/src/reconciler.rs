@@ -87,9 +87,24 @@ impl Engine {
             return Ok(());
         }
         let board = self.board(slug).await?;
-        let totals = self.projected_totals(&board, period).await?;
+        // A bounded board's projection holds no versions of trimmed members, so its sum is below
+        // the ledger's by design: it is levelled here when Redis lost it (nothing projected) or
+        // asked for a refill (a kept member fell), from the ledger's best `keep_top`. A member
+        // whose projection failed is levelled by its next write or by a rebuild.
+        if board.keep_top.is_some() && projected_sum != 0 {
+            if self.core.projection.take_refill(slug, period).await? {
+                let totals = kept(&board, self.projected_totals(&board, period).await?);
+                self.core.projection.rebuild(slug, period, &totals).await?;
+                report.periods_levelled += 1;
+                self.announce(slug, period);
+                tracing::info!(board = %slug, %period, "bounded projection refilled from the ledger");
+            }
+            return Ok(());
+        }
+        let totals = kept(&board, self.projected_totals(&board, period).await?);
         report.lag += ledger_sum - projected_sum;
-        report.members_levelled += self.core.projection.level(slug, period, &totals).await?;
+        let keep = board.keep_top.unwrap_or(0);
+        report.members_levelled += self.core.projection.level_kept(slug, period, &totals, keep).await?;
         report.periods_levelled += 1;
         self.announce(slug, period);
         tracing::info!(board = %slug, %period, behind = ledger_sum - projected_sum, "projection levelled from the ledger");
@@ -143,6 +158,9 @@ impl Engine {
         let started = Instant::now();
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let _job = progress.track("rebuild", slug, &period);
+        if board.keep_top.is_some() {
+            return self.rebuild_kept(scope, actor, progress, started).await;
+        }
         let (ranked, _) = self.core.ledger.version_summary(slug, &period).await?;
         progress.phase("projecting", "members", ranked);
         // The ledger is read page by page on a task of its own while the pages already read go
@@ -190,6 +208,41 @@ impl Engine {
         Ok(report)
     }
 
+    /// A bounded board's rebuild: the ledger's best `keep_top` (and hidden members' versions),
+    /// sorted in memory, since the ledger has no index on the totals' order.
+    async fn rebuild_kept(
+        &self,
+        scope: &Scope,
+        actor: &str,
+        progress: &Progress,
+        started: Instant,
+    ) -> Result<RebuildReport, EngineError> {
+        let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
+        let totals = kept(board, self.projected_totals(board, &period).await?);
+        let hidden = totals.iter().filter(|t| t.hidden).count() as u64;
+        let members = totals.len() as u64 - hidden;
+        progress.phase("projecting", "members", members);
+        self.core.projection.rebuild(slug, &period, &totals).await?;
+        progress.advance(members);
+        progress.settle_count();
+        let report = RebuildReport { members, took_ms: started.elapsed().as_millis() as u64 };
+        let key = period.to_string();
+        let record = AuditRecord {
+            actor,
+            action: "rebuild",
+            board: Some(slug.as_str()),
+            period: Some(&key),
+            after: Some(serde_json::json!({
+                "members": report.members, "hidden_members": hidden, "took_ms": report.took_ms,
+                "keep_top": board.keep_top,
+            })),
+            ..Default::default()
+        };
+        self.core.ledger.audit(&record, jiff::Timestamp::now()).await?;
+        progress.done();
+        Ok(report)
+    }
+
     pub(crate) async fn projected_totals(
         &self,
         board: &Board,
@@ -197,6 +250,18 @@ impl Engine {
     ) -> Result<Vec<ProjectedTotal>, EngineError> {
         self.core.ledger.totals(&board.slug, period).await?.into_iter().map(|t| encode(board, t)).collect()
     }
+}
+
+/// What a bounded board's projection holds of `totals`: the best `keep_top` ranked members in
+/// the projection's order (score, then member id descending, as Redis orders them) and every
+/// hidden member's version. All of `totals` when the board is unbounded.
+pub(crate) fn kept(board: &Board, totals: Vec<ProjectedTotal>) -> Vec<ProjectedTotal> {
+    let Some(keep) = board.keep_top else { return totals };
+    let (mut ranked, hidden): (Vec<_>, Vec<_>) = totals.into_iter().partition(|t| !t.hidden);
+    ranked.sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| b.member.cmp(&a.member)));
+    ranked.truncate(usize::try_from(keep).unwrap_or(usize::MAX));
+    ranked.extend(hidden);
+    ranked
 }
 
 /// Ledger totals per page of a streamed rebuild.

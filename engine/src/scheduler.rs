@@ -13,7 +13,9 @@
 //! 3. unlinks the Redis keys of periods archived in the last [`EXPIRY_LOOKBACK`] (7 days) once
 //!    their grace is over — archives made while Redis was away, or whose process stopped within
 //!    the grace — once per period per process, giving keys still within the grace their safety-net
-//!    expiry; and removes the copies of expired snapshots (`Projection::sweep_snapshots`).
+//!    expiry; gives settled periods' keys their expiry and unlinks them once their board's
+//!    `ranking_ttl_days` after the settlement are over (`Engine::expire_settled`); and removes the
+//!    copies of expired snapshots (`Projection::sweep_snapshots`).
 //!
 //! Every transition is the ledger's own (`Ledger::transition`): it re-reads the period's state
 //! with its row locked and is idempotent, so a repeated pass changes nothing and writes no audit
@@ -121,9 +123,9 @@ pub struct PassReport {
 }
 
 /// Archived periods whose keys this process already unlinked (so a running scheduler does it once
-/// per period, not every tick).
+/// per period, not every tick), and settled periods whose keys it unlinked at their deadline.
 #[derive(Debug, Default)]
-struct Expired(HashMap<(BoardSlug, PeriodKey), Timestamp>);
+struct Expired(HashMap<(BoardSlug, PeriodKey), Timestamp>, HashMap<(BoardSlug, PeriodKey), Timestamp>);
 
 /// The lease a pass runs under.
 #[derive(Debug, Clone, Copy)]
@@ -307,11 +309,59 @@ impl Engine {
                 }
             }
         }
+        self.expire_settled(expired, now, &mut report).await?;
         match self.sweep_snapshots().await {
             Ok(swept) => report.snapshots_removed = swept,
             Err(error) => tracing::warn!(%error, "expired snapshots not removed yet"),
         }
         Ok(report)
+    }
+
+    /// Settled periods' keys live for their board's `ranking_ttl_days` after the settlement
+    /// (`Engine::ranking_deadline`; reads then come from the standings). Before the deadline
+    /// they carry an expiry of the deadline + [`ARCHIVE_SAFETY_NET`] (re-applied each pass, so a
+    /// changed setting takes effect); once it and [`ARCHIVE_GRACE`] are over, they are unlinked
+    /// — the same UNLINK as archived periods', so Redis frees a big ranking off its main thread
+    /// rather than by a lazy expiry. Publicly frozen periods keep theirs until the reveal.
+    async fn expire_settled(
+        &self,
+        expired: &mut Expired,
+        now: Timestamp,
+        report: &mut PassReport,
+    ) -> Result<(), EngineError> {
+        let settled = self.core.ledger.periods_changed(State::Settled, None, Timestamp::MAX).await?;
+        let grace = SignedDuration::try_from(ARCHIVE_GRACE).unwrap_or(SignedDuration::MAX);
+        let net = SignedDuration::try_from(ARCHIVE_SAFETY_NET).unwrap_or(SignedDuration::MAX);
+        for row in self.readable("scheduler", settled) {
+            let key = (row.board.clone(), row.period);
+            let Some(board) = self.board_of_row(&row, report).await else { continue };
+            let Some(deadline) = self.ranking_deadline(&board, row.period).await? else { continue };
+            if expired.1.get(&key) == Some(&deadline) {
+                continue;
+            }
+            let over = deadline.checked_add(grace).is_ok_and(|end| end <= now);
+            let done = match over {
+                true => self.core.projection.unlink_period(&key.0, &key.1).await,
+                false => {
+                    let until = deadline.checked_add(net).unwrap_or(Timestamp::MAX);
+                    let ttl = now.duration_until(until).unsigned_abs();
+                    self.core.projection.expire(&key.0, &key.1, ttl.max(Duration::from_secs(1))).await
+                }
+            };
+            match done {
+                Ok(()) => {
+                    if over {
+                        expired.1.insert(key, deadline);
+                    }
+                    report.expiries += 1;
+                }
+                Err(error) => {
+                    tracing::warn!(board = %key.0, period = %key.1, %error, "settled period's keys not expired yet");
+                    break;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The board of a listed period; one that cannot be read fails that period only (counted in

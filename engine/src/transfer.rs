@@ -85,6 +85,12 @@ pub struct BoardDefinition {
     /// Absent for plain points, as `sort`.
     #[serde(default = "plain_points", skip_serializing_if = "is_plain_points")]
     pub unit: Unit,
+    /// Absent from exports of unbounded boards (and from those made before bounded boards).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_top: Option<u64>,
+    /// Absent when the default, so exports of boards that never changed it read as before.
+    #[serde(default = "default_ttl", skip_serializing_if = "is_default_ttl")]
+    pub ranking_ttl_days: i64,
 }
 
 fn descending() -> Sort {
@@ -101,6 +107,14 @@ fn plain_points() -> Unit {
 
 fn is_plain_points(unit: &Unit) -> bool {
     *unit == Unit::Points
+}
+
+fn default_ttl() -> i64 {
+    domain::board::DEFAULT_RANKING_TTL_DAYS
+}
+
+fn is_default_ttl(days: &i64) -> bool {
+    *days == domain::board::DEFAULT_RANKING_TTL_DAYS
 }
 
 impl BoardDefinition {
@@ -121,6 +135,8 @@ impl BoardDefinition {
             prizes: board.prizes.clone(),
             sort: board.sort(),
             unit: board.unit,
+            keep_top: board.keep_top,
+            ranking_ttl_days: board.ranking_ttl_days,
         }
     }
 
@@ -144,6 +160,8 @@ impl BoardDefinition {
             public_freeze_seconds: self.public_freeze_seconds,
             prizes: self.prizes.clone(),
             unit: self.unit,
+            keep_top: self.keep_top,
+            ranking_ttl_days: self.ranking_ttl_days,
         })
     }
 }
@@ -457,6 +475,7 @@ impl Engine {
             // a Redis failure only leaves the rebuild to `laurel rebuild`.
             let projected = async {
                 let totals = self.projected_totals(&board, &export.period).await?;
+                let totals = crate::reconciler::kept(&board, totals);
                 progress.phase("projecting", "members", totals.len() as u64);
                 self.core.projection.rebuild(&board.slug, &export.period, &totals).await?;
                 progress.advance(totals.len() as u64);

@@ -121,10 +121,12 @@ impl Engine {
             by_period.entry(t.period).or_default().insert(&t.member, total);
         }
         let mut failed = BTreeSet::new();
+        let keep = board.keep_top.unwrap_or(0);
         for (period, totals) in &by_period {
             let totals: Vec<ProjectedTotal> = totals.values().cloned().collect();
             let members = totals.len();
-            if let Err(error) = self.core.projection.project_grouped(&board.slug, period, totals).await {
+            if let Err(error) = self.core.projection.project_grouped(&board.slug, period, totals, keep).await
+            {
                 self.metrics().redis_errors.inc();
                 tracing::warn!(board = %board.slug, %period, members, %error,
                     "projection failed; the ledger has the writes and the reconciler will level them");

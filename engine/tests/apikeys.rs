@@ -29,6 +29,8 @@ fn board() -> Board {
         codec: ScoreCodec::new(TiePolicy::Shared, 0, 1000, 1).unwrap(),
         freeze_grace_seconds: 60,
         public_freeze_seconds: 0,
+        keep_top: None,
+        ranking_ttl_days: 7,
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }

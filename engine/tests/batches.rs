@@ -55,6 +55,8 @@ fn board(operator: Operator, policy: TiePolicy) -> Board {
         .unwrap(),
         freeze_grace_seconds: 60,
         public_freeze_seconds: 0,
+        keep_top: None,
+        ranking_ttl_days: 7,
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }

@@ -511,6 +511,8 @@ async fn a_slug_names_one_board_of_either_kind() {
             codec: domain::ScoreCodec::new(domain::TiePolicy::Shared, 0, 1000, 1).unwrap(),
             freeze_grace_seconds: 0,
             public_freeze_seconds: 0,
+            keep_top: None,
+            ranking_ttl_days: 7,
             prizes: vec![],
             unit: domain::Unit::Points,
         };

@@ -33,6 +33,8 @@ fn board(policy: TiePolicy) -> Board {
         codec: ScoreCodec::new(policy, 0, 1_000_000, 100_000).unwrap(),
         freeze_grace_seconds: 60,
         public_freeze_seconds: 0,
+        keep_top: None,
+        ranking_ttl_days: 7,
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }

@@ -26,6 +26,8 @@ fn board(policy: TiePolicy) -> Board {
             .unwrap(),
         freeze_grace_seconds: 60,
         public_freeze_seconds: 0,
+        keep_top: None,
+        ranking_ttl_days: 7,
         prizes: vec![],
         unit: domain::Unit::Points,
     }

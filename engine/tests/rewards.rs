@@ -102,6 +102,8 @@ fn board() -> Board {
         codec: ScoreCodec::new(TiePolicy::Shared, 0, 1_000_000, 1).unwrap(),
         freeze_grace_seconds: 60 * 86_400,
         public_freeze_seconds: 0,
+        keep_top: None,
+        ranking_ttl_days: 7,
         prizes: vec![
             Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },

@@ -7,14 +7,16 @@
 //! 2026-W53 in Asia/Shanghai freezes exactly at end + grace (later writes are late); a 169-hour
 //! DST week in America/New_York; catch-up after downtime (idempotent); auto-archive; a pass under
 //! a lost lease changes nothing; two "processes" racing for the lease never hold it together
-//! (tokens only rise); two schedulers freeze a due period once; a board's scheduled public freeze.
+//! (tokens only rise); two schedulers freeze a due period once; a board's scheduled public freeze;
+//! a settled period's keys get an expiry, are unlinked after its board's `ranking_ttl_days`, and
+//! its reads then equal those before (standalone and Cluster).
 
 mod common;
 
 use common::{TestLedger, TestProjection, engine, redis_targets, unique};
 use domain::board::Prize;
 use domain::lifecycle::State;
-use domain::view::AuditEntry;
+use domain::view::{AuditEntry, ReadSource};
 use domain::write::{Change, Outcome, Write};
 use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, PeriodKey, ScoreCodec, TiePolicy};
 use engine::Engine;
@@ -47,6 +49,8 @@ fn board(zone: &str, cadence: Cadence) -> Board {
         codec: ScoreCodec::new(TiePolicy::Shared, -1_000_000, 1_000_000, 1).unwrap(),
         freeze_grace_seconds: GRACE,
         public_freeze_seconds: 0,
+        keep_top: None,
+        ranking_ttl_days: 7,
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }
@@ -616,4 +620,76 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
         assert_eq!((rows.len(), rows[0].actor.as_str()), (1, "scheduler"), "{ctx}");
     })
     .await;
+}
+
+/// Every read of a settled period the public can make, without where it came from.
+async fn settled_reads(e: &Engine, b: &Board, day: PeriodKey) -> String {
+    let scope = e.scope_of(&b.slug, day).await.unwrap();
+    let mut page = e.ranking_page(&scope, 0, 50).await.unwrap();
+    page.source = Default::default();
+    let mut tail = e.ranking_page(&scope, 2, 2).await.unwrap();
+    tail.source = Default::default();
+    let cursor = e.entries_after(&scope, None, 2).await.unwrap();
+    let next = e.entries_after(&scope, cursor.next_cursor.as_deref(), 50).await.unwrap().page.entries;
+    let member = MemberId::parse("u3").unwrap();
+    let rank = e.member_rank(&scope, &member).await.unwrap();
+    let mut around = e.around(&scope, &member, 1).await.unwrap();
+    around.source = Default::default();
+    let members = ["u1", "u4", "nobody"].map(|m| MemberId::parse(m).unwrap());
+    let ranks = e.ranks_of(&scope, &members).await.unwrap().value;
+    let count = e.count_at_least(&scope, 10).await.unwrap().value;
+    format!(
+        "{page:?}\n{tail:?}\n{:?}\n{next:?}\n{rank:?}\n{around:?}\n{ranks:?}\n{count}",
+        cursor.page.entries
+    )
+}
+
+#[tokio::test]
+async fn a_settled_periods_keys_expire_after_its_ttl_and_reads_then_equal_reads_before() {
+    for (mode, target) in redis_targets() {
+        for t in TestLedger::both().await {
+            let p = TestProjection::new(target.clone());
+            let e = engine(&t, &p).await;
+            let ctx = format!("{} on {mode}", t.name);
+            let b = Board { ranking_ttl_days: 1, ..board("UTC", Cadence::Daily) };
+            e.create_board(&b).await.unwrap();
+            let day = PeriodKey::parse("2026-09-10").unwrap();
+            let inside = ts("2026-09-10T08:00:00Z");
+            // u1 15, u2 and u3 tied at 10, u4 5, u5 5: ties across page ends.
+            for (i, (m, n)) in [("u1", 3), ("u2", 2), ("u3", 2), ("u4", 1), ("u5", 1)].iter().enumerate() {
+                for k in 0..*n {
+                    assert_eq!(write_at(&e, &b, &format!("e{i}-{k}"), m, inside).await, Outcome::Applied);
+                }
+            }
+            project_without_expiry(&e, &p, &b, day).await;
+            let closes_at = day.span(&b.zone).end + secs(GRACE);
+            assert_eq!(e.scheduler_pass(&config(), closes_at).await.unwrap().frozen.len(), 1, "{ctx}");
+            e.settle(&b, day, "admin").await.unwrap();
+            let scope = e.scope_of(&b.slug, day).await.unwrap();
+            assert_eq!(e.ranking_page(&scope, 0, 10).await.unwrap().source, ReadSource::Redis, "{ctx}");
+            let before = settled_reads(&e, &b, day).await;
+
+            // A pass within the day gives every key of the period an expiry.
+            let now = Timestamp::now();
+            let pass = e.scheduler_pass(&config(), now).await.unwrap();
+            assert!(pass.expiries >= 1, "{ctx}: {pass:?}");
+            let ttls = key_ttls(&p, &b, day).await;
+            assert!(!ttls.is_empty() && ttls.iter().all(|(_, ttl)| *ttl > 0), "{ctx}: {ttls:?}");
+            assert!(ttls.iter().all(|(_, ttl)| *ttl > 23 * 3600 * 1000), "{ctx}: about a day: {ttls:?}");
+
+            // The setting is changed to 0 days: the next pass, past the grace, unlinks the keys.
+            let settings =
+                domain::board::BoardSettings { ranking_ttl_days: 0, ..domain::board::BoardSettings::of(&b) };
+            e.edit_board(&b.slug, &settings, "admin").await.unwrap();
+            let pass = e.scheduler_pass(&config(), Timestamp::now() + secs(10)).await.unwrap();
+            assert!(pass.expiries >= 1, "{ctx}: {pass:?}");
+            assert!(key_ttls(&p, &b, day).await.is_empty(), "{ctx}: the keys are gone");
+
+            let scope = e.scope_of(&b.slug, day).await.unwrap();
+            assert_eq!(e.ranking_page(&scope, 0, 10).await.unwrap().source, ReadSource::Standings, "{ctx}");
+            assert_eq!(settled_reads(&e, &b, day).await, before, "{ctx}");
+            p.cleanup().await;
+            t.drop_db().await;
+        }
+    }
 }

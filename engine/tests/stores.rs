@@ -578,3 +578,22 @@ async fn migration_0013_keeps_rewards_and_their_attempts() {
         t.drop_db().await;
     }
 }
+
+/// Laurel needs Redis 7.0: the test servers (standalone and every Cluster node) are 7.x or newer,
+/// so they pass the check `laurel serve` makes at start and `/readyz` reports their versions.
+/// (That an older version is refused, by name, is the unit test of `redis::too_old`.)
+#[tokio::test]
+async fn the_test_servers_are_recent_enough_and_every_node_tells_its_version() {
+    for (name, target) in redis_targets() {
+        let t = TestProjection::new(target);
+        let versions = t.projection.versions().await.unwrap();
+        assert!(!versions.is_empty(), "{name}");
+        if name == "cluster" {
+            assert!(versions.len() >= 3, "{name}: every master answers: {versions:?}");
+        }
+        for v in &versions {
+            assert_eq!(engine::redis::too_old(v), None, "{name}: {v}");
+        }
+        assert_eq!(t.projection.version_refusal().await.unwrap(), None, "{name}");
+    }
+}

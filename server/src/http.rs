@@ -342,9 +342,11 @@ async fn readyz(State(state): State<AppState>) -> Response {
         ),
         None => word(&r.redis),
     };
+    let redis_version = r.redis_versions.join(", ");
     if r.is_ready() {
-        return Json(Readiness { status: Some("ready"), error: None, detail: None, ledger, redis })
-            .into_response();
+        let body =
+            Readiness { status: Some("ready"), error: None, detail: None, ledger, redis, redis_version };
+        return Json(body).into_response();
     }
     let failing: Vec<&str> = [("ledger", &r.ledger), ("redis", &r.redis)]
         .into_iter()
@@ -352,7 +354,7 @@ async fn readyz(State(state): State<AppState>) -> Response {
         .map(|(n, _)| n)
         .collect();
     let detail = Some(format!("unreachable: {}", failing.join(", ")));
-    let body = Readiness { status: None, error: Some("not_ready"), detail, ledger, redis };
+    let body = Readiness { status: None, error: Some("not_ready"), detail, ledger, redis, redis_version };
     (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
 }
 
@@ -367,6 +369,8 @@ struct Readiness {
     detail: Option<String>,
     ledger: String,
     redis: String,
+    /// Every Redis node's version (comma-separated on a Cluster); empty when Redis does not tell.
+    redis_version: String,
 }
 
 /// Embedded files first; an unknown API path is the API's JSON 404; anything else is rendered

@@ -182,6 +182,14 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             .context("--link-secret")?;
         engine = engine.with_link_secret(secret);
     }
+    // Laurel's scripts need Redis 7.0: an older server would fail at the first write, so it is
+    // refused here. A Redis that does not answer yet is not refused (writes go to the ledger
+    // meanwhile); `/readyz` then tells its version once it answers.
+    match engine.redis_version_refusal().await {
+        Ok(None) => {}
+        Ok(Some(refusal)) => anyhow::bail!("{refusal}"),
+        Err(error) => tracing::warn!(%error, "Redis's version not checked: it does not answer yet"),
+    }
     // Brings the projection level after Redis outages, restarts or crashes; no manual step.
     let reconciler = engine.spawn_reconciler(std::time::Duration::from_secs(2));
     // The display names are loaded now rather than by the first page read (engine::names).

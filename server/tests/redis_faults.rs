@@ -52,6 +52,8 @@ async fn writes_are_answered_and_nothing_is_lost_while_redis_is_slow_silent_or_c
         codec: ScoreCodec::new(TiePolicy::Shared, 0, 1_000_000, 1).unwrap(),
         freeze_grace_seconds: 3600,
         public_freeze_seconds: 0,
+        keep_top: None,
+        ranking_ttl_days: 7,
         prizes: vec![],
         unit: domain::Unit::Points,
     };

@@ -49,6 +49,10 @@ pub struct PeriodConsole {
     /// Every settlement revision, oldest first (empty before settlement).
     pub revisions: Vec<SettlementSummary>,
     pub rewards: Vec<RewardView>,
+    /// A bounded board's limit (the live ranking keeps this many members); None: unbounded.
+    pub keep_top: Option<u64>,
+    /// Days a settled period's Redis keys live after its settlement.
+    pub ranking_ttl_days: i64,
 }
 
 /// The latest long job of a period (a settlement, a rebuild) in the instance that answered, for
@@ -130,6 +134,7 @@ pub async fn create_board(
     // Optional so a form without them creates a board as before: descending, plain points.
     sort: Option<String>,
     unit: Option<String>,
+    #[server(default)] keep_top: String,
 ) -> Result<(), AppError> {
     let actor = super::admin::admin_actor().await?;
     let max_points = optional_number("max_points", &max_points)?.ok_or_else(|| AppError::Field {
@@ -152,6 +157,9 @@ pub async fn create_board(
         prizes: domain::board::parse_prize_lines(&prizes)?,
         sort,
         unit,
+        keep_top: optional_number("keep_top", &keep_top)?,
+        // Set later in the board's settings, beside the grace.
+        ranking_ttl_days: None,
     };
     let board = draft.parse()?;
     let created = engine()?.create_board(&board).await?;
@@ -160,8 +168,8 @@ pub async fn create_board(
     Ok(())
 }
 
-/// Changes a board's title, freeze grace, scheduled public freeze and prize table (the rest is
-/// fixed at creation). Checked by `domain::board::BoardSettings`; a refusal names the field.
+/// Changes a board's title, freeze grace, scheduled public freeze, prize table and the life of
+/// settled periods' Redis keys (the rest is fixed at creation). Checked by `domain::board::BoardSettings`; a refusal names the field.
 #[server(endpoint = "admin_edit_board")]
 pub async fn edit_board(
     board: String,
@@ -169,6 +177,7 @@ pub async fn edit_board(
     freeze_grace_seconds: String,
     #[server(default)] public_freeze_seconds: String,
     prizes: String,
+    #[server(default)] ranking_ttl_days: String,
 ) -> Result<String, AppError> {
     let actor = super::admin::admin_actor().await?;
     let settings = domain::board::BoardSettings::check(
@@ -176,6 +185,7 @@ pub async fn edit_board(
         optional_number("freeze_grace_seconds", &freeze_grace_seconds)?,
         optional_number("public_freeze_seconds", &public_freeze_seconds)?,
         domain::board::parse_prize_lines(&prizes)?,
+        optional_number("ranking_ttl_days", &ranking_ttl_days)?,
     )?;
     let edited = engine()?.edit_board(&board_slug(board)?, &settings, &actor).await?;
     Ok(format!("{} saved.", edited.summary.title))
@@ -213,6 +223,8 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         settlement,
         revisions,
         rewards,
+        keep_top: board.keep_top,
+        ranking_ttl_days: board.ranking_ttl_days,
     })
 }
 

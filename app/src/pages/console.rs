@@ -301,6 +301,8 @@ fn NewBoardForm() -> impl IntoView {
             <FieldError error field="tie_base"/>
             <label>"Freeze grace (seconds)" <input name="freeze_grace_seconds" inputmode="numeric" placeholder="300"/></label>
             <FieldError error field="freeze_grace_seconds"/>
+            <label>"Keep only the top (members in the live ranking; blank: all)" <input name="keep_top" inputmode="numeric" placeholder="all"/></label>
+            <FieldError error field="keep_top"/>
             <label>"Prizes, one range per line"
                 <textarea name="prizes" rows="3" placeholder="1: Gold\n2-3: Silver"></textarea>
             </label>

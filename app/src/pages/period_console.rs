@@ -166,6 +166,8 @@ fn Console(
         settlement,
         revisions,
         rewards,
+        keep_top,
+        ranking_ttl_days,
     } = c;
     // The leaders' export: the rows the table shows.
     let leader_rows: Vec<ExportRow> = leaders.entries.iter().map(|e| ExportRow::new(e, None)).collect();
@@ -177,6 +179,8 @@ fn Console(
             public_freeze_seconds
             prizes=prizes.clone()
             edit
+            keep_top
+            ranking_ttl_days
         />
     };
     let slug = board.slug.to_string();
@@ -494,7 +498,15 @@ fn BoardSettingsForm(
     public_freeze_seconds: i64,
     prizes: Vec<domain::board::Prize>,
     edit: ServerAction<EditBoard>,
+    keep_top: Option<u64>,
+    ranking_ttl_days: i64,
 ) -> impl IntoView {
+    let bounded = match keep_top {
+        Some(k) => format!(
+            "The live ranking keeps the best {k} members (fixed at creation); the others are read from the ledger."
+        ),
+        None => "The live ranking keeps every member.".to_owned(),
+    };
     let error = move || edit.value().get().and_then(Result::err);
     view! {
         <details class="confirm" data-step="Board settings…">
@@ -513,6 +525,9 @@ fn BoardSettingsForm(
                         <textarea name="prizes" rows="3">{domain::board::prize_lines(&prizes)}</textarea>
                     </label>
                     <FieldError error field="prizes"/>
+                    <label>"Days a settled period's live ranking is kept (then read from its standings)" <input name="ranking_ttl_days" inputmode="numeric" value=ranking_ttl_days/></label>
+                    <FieldError error field="ranking_ttl_days"/>
+                    <p class="hint">{bounded}</p>
                     <button type="submit">"Save settings"</button>
                 </ActionForm>
             </div>

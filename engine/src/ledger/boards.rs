@@ -9,7 +9,8 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 const BOARD_COLUMNS: &str = "slug, title, cadence, time_zone, operator, tie_policy, min_points, \
-                             max_points, tie_base, freeze_grace_seconds, prizes, public_freeze_seconds, sort, unit";
+                             max_points, tie_base, freeze_grace_seconds, prizes, public_freeze_seconds, sort, unit, \
+                             keep_top, ranking_ttl_days";
 
 impl Ledger {
     /// Stores a new board. Returns false (and changes nothing) when the slug is taken.
@@ -24,7 +25,7 @@ impl Ledger {
         self.lock_board_slugs(&mut w.tx).await?;
         let inserted = sqlx::query(&format!(
             "INSERT INTO boards ({BOARD_COLUMNS}, created_at) \
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15 \
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17 \
              WHERE NOT EXISTS (SELECT 1 FROM hot_boards WHERE slug = $1) ON CONFLICT (slug) DO NOTHING"
         ))
         .bind(board.slug.as_str())
@@ -41,6 +42,8 @@ impl Ledger {
         .bind(board.public_freeze_seconds)
         .bind(board.sort().as_str())
         .bind(board.unit.as_str())
+        .bind(board.keep_top.map(|k| k as i64))
+        .bind(board.ranking_ttl_days)
         .bind(micros(now))
         .execute(&mut *w.tx)
         .await?
@@ -86,14 +89,15 @@ impl Ledger {
                 return Ok(None);
             };
             sqlx::query(
-                "UPDATE boards SET title = $1, freeze_grace_seconds = $2, prizes = $3, public_freeze_seconds = $5 \
-                 WHERE slug = $4",
+                "UPDATE boards SET title = $1, freeze_grace_seconds = $2, prizes = $3, public_freeze_seconds = $5, \
+                 ranking_ttl_days = $6 WHERE slug = $4",
             )
             .bind(&settings.title)
             .bind(settings.freeze_grace_seconds)
             .bind(serde_json::to_string(&settings.prizes).expect("prizes serialise"))
             .bind(slug.as_str())
             .bind(settings.public_freeze_seconds)
+            .bind(settings.ranking_ttl_days)
             .execute(&mut *w.tx)
             .await?;
             let record = AuditRecord {
@@ -106,8 +110,16 @@ impl Ledger {
             };
             super::audit::record(&mut w.tx, &record, now).await?;
             w.tx.commit().await?;
-            let BoardSettings { title, freeze_grace_seconds, public_freeze_seconds, prizes } = settings;
-            Ok(Some(Board { title, freeze_grace_seconds, public_freeze_seconds, prizes, ..before }))
+            let BoardSettings { title, freeze_grace_seconds, public_freeze_seconds, prizes, ranking_ttl_days } =
+                settings;
+            Ok(Some(Board {
+                title,
+                freeze_grace_seconds,
+                public_freeze_seconds,
+                prizes,
+                ranking_ttl_days,
+                ..before
+            }))
         })
         .await
     }
@@ -261,6 +273,12 @@ fn board_from_row(row: &AnyRow) -> Result<Board, LedgerError> {
         public_freeze_seconds: row.try_get("public_freeze_seconds")?,
         prizes: serde_json::from_str(&text("prizes")?).map_err(|e| corrupt(format!("prizes: {e}")))?,
         unit: text("unit")?.parse().map_err(corrupt)?,
+        keep_top: match row.try_get::<Option<i64>, _>("keep_top")? {
+            Some(k) if k >= 1 => Some(k as u64),
+            Some(k) => return Err(corrupt(format!("keep_top {k}"))),
+            None => None,
+        },
+        ranking_ttl_days: row.try_get("ranking_ttl_days")?,
     })
 }
 

@@ -443,8 +443,9 @@ async fn ensure_board(
     let (min, max) = board.codec.bounds();
     let created = sqlx::query(
         "INSERT INTO boards (slug, title, cadence, time_zone, operator, tie_policy, min_points, max_points, \
-         tie_base, freeze_grace_seconds, prizes, created_at, public_freeze_seconds, sort, unit) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT (slug) DO NOTHING",
+         tie_base, freeze_grace_seconds, prizes, created_at, public_freeze_seconds, sort, unit, \
+         keep_top, ranking_ttl_days) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) ON CONFLICT (slug) DO NOTHING",
     )
     .bind(board.slug.as_str())
     .bind(&board.title)
@@ -461,6 +462,8 @@ async fn ensure_board(
     .bind(board.public_freeze_seconds)
     .bind(board.sort().as_str())
     .bind(board.unit.as_str())
+    .bind(board.keep_top.map(|k| k as i64))
+    .bind(board.ranking_ttl_days)
     .execute(&mut **tx)
     .await?
     .rows_affected()
@@ -469,7 +472,7 @@ async fn ensure_board(
         let lock = if backend == Backend::Postgres { " FOR SHARE" } else { "" };
         let row = sqlx::query(&format!(
             "SELECT title, cadence, time_zone, operator, tie_policy, min_points, max_points, tie_base, \
-             freeze_grace_seconds, prizes, sort, unit FROM boards WHERE slug = $1{lock}"
+             freeze_grace_seconds, prizes, sort, unit, keep_top FROM boards WHERE slug = $1{lock}"
         ))
         .bind(board.slug.as_str())
         .fetch_one(&mut **tx)
@@ -482,6 +485,7 @@ async fn ensure_board(
             && row.try_get::<String, _>("tie_policy")? == board.tie_policy().as_str()
             && row.try_get::<String, _>("sort")? == board.sort().as_str()
             && row.try_get::<String, _>("unit")? == board.unit.as_str()
+            && row.try_get::<Option<i64>, _>("keep_top")? == board.keep_top.map(|k| k as i64)
             && (row.try_get::<i64, _>("min_points")?, row.try_get::<i64, _>("max_points")?) == (min, max)
             && row.try_get::<i64, _>("tie_base")? == board.codec.tie_base()
             && row.try_get::<i64, _>("freeze_grace_seconds")? == board.freeze_grace_seconds

@@ -41,6 +41,26 @@ impl Ledger {
         }
     }
 
+    /// When a settled period was settled and whether it is publicly frozen; None unless settled.
+    pub async fn settled_at(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+    ) -> Result<Option<(jiff::Timestamp, bool)>, LedgerError> {
+        let row = sqlx::query(
+            "SELECT state_changed_at, public_frozen_at FROM periods \
+             WHERE board = $1 AND period = $2 AND state = 'settled'",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        let at = row.try_get::<Option<i64>, _>("state_changed_at")?.unwrap_or(0);
+        let at = jiff::Timestamp::from_microsecond(at).map_err(|e| LedgerError::Corrupt(e.to_string()))?;
+        Ok(Some((at, row.try_get::<Option<i64>, _>("public_frozen_at")?.is_some())))
+    }
+
     /// A period's state and, while it is publicly frozen, when its public view was taken.
     pub async fn period_status(
         &self,

@@ -4,7 +4,11 @@
 //! Paging modes: live offset pages (may shift while a reader pages), snapshot pages (a pinned
 //! copy: stable until it expires), keyset cursor pages (never skip or repeat), and around-me (a
 //! member's neighbourhood, read atomically). An archived period is read from its settled
-//! standings in the ledger instead of the projection, with the same ranks and order.
+//! standings in the ledger instead of the projection, with the same ranks and order; so is a
+//! settled period once its keys' life (`ranking_ttl_days`) is over. A bounded board's projection
+//! holds its best `keep_top`: a read that reaches past them (a member below, a page ending at or
+//! after K, a count of K or more) is answered from the ledger's order (`crate::fallback`,
+//! `source: ledger`), which is why ranks never depend on K.
 //!
 //! Besides pages: the top N (shared for a second, `caches.rs`), a member's rank, counts, ranks of
 //! a list, "why this score" (the member's entries), the board's periods, cursor tokens, and
@@ -227,7 +231,7 @@ impl Engine {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let (min, max) = board.codec.bounds();
         let (state, frozen_at) = self.status_for_reads(slug, period).await?;
-        if state == State::Archived {
+        if self.reads_standings(board, period, state).await? {
             let count = self.core.ledger.standings_at_least(slug, &period, board.sort(), min_points).await?;
             return Ok(Sourced { value: count, source: ReadSource::Standings, frozen_at: None });
         }
@@ -242,9 +246,11 @@ impl Engine {
             }
         };
         let min_score = board.codec.lowest_score_for(min_points);
+        let kept = board.keep_top.unwrap_or(u64::MAX);
         match self.core.projection.count_at_least(slug, &period, ReadFrom::Replica, min_score).await {
-            Ok(count) => Ok(Sourced { value: count, source: ReadSource::Redis, frozen_at }),
-            Err(_) => {
+            Ok(count) if count < kept => Ok(Sourced { value: count, source: ReadSource::Redis, frozen_at }),
+            // A bounded board's count past `keep_top` is the ledger's.
+            _ => {
                 let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
                 Ok(Sourced { value: order.count_at_least(min_score), source: ReadSource::Ledger, frozen_at })
             }
@@ -263,7 +269,8 @@ impl Engine {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let mut source = ReadSource::Redis;
         let (state, frozen_at) = self.status_for_reads(slug, period).await?;
-        let found = if state == State::Archived {
+        let standings = self.reads_standings(board, period, state).await?;
+        let found = if standings {
             source = ReadSource::Standings;
             let mut found = Vec::with_capacity(members.len());
             for member in members {
@@ -288,8 +295,10 @@ impl Engine {
         } else {
             let (base, policy) = (board.codec.tie_base(), board.tie_policy());
             match self.core.projection.ranks(slug, &period, ReadFrom::Replica, base, policy, members).await {
-                Ok(found) => found,
-                Err(_) => {
+                // On a bounded board a member absent from the projection may rank below
+                // `keep_top`: the ledger answers for all of them.
+                Ok(found) if board.keep_top.is_none() || found.iter().all(Option::is_some) => found,
+                _ => {
                     source = ReadSource::Ledger;
                     let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
                     members.iter().map(|m| order.rank_of(m, policy)).collect()
@@ -315,7 +324,7 @@ impl Engine {
             .collect();
         entries.sort_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.member.cmp(&b.member)));
         entries.dedup_by(|a, b| a.member == b.member);
-        Ok(Sourced { value: entries, source, frozen_at: frozen_at.filter(|_| state != State::Archived) })
+        Ok(Sourced { value: entries, source, frozen_at: frozen_at.filter(|_| !standings) })
     }
 
     /// Members of a period's public ranking whose display name starts with `prefix` (ASCII
@@ -458,7 +467,7 @@ impl Engine {
         let (state, frozen_at) = self.status_for_reads(&board.slug, period).await?;
         // Only the public reads the public view (Live is `:rank`, the view while frozen).
         let frozen_at = frozen_at.filter(|_| source == Source::Live && state != State::Archived);
-        let (raw, from) = if state == State::Archived {
+        let (raw, from) = if self.reads_standings(board, period, state).await? {
             (self.archived_window(board, period, window, limit).await?, ReadSource::Standings)
         } else {
             let tie_base = board.codec.tie_base();
@@ -468,6 +477,12 @@ impl Engine {
                 .window(&board.slug, &period, source, from, window, limit, tie_base)
                 .await
             {
+                // A bounded board's projection ends at `keep_top`: a member it does not hold, or a
+                // page that reaches its end, is read from the ledger (same order and ranks).
+                Ok(raw) if past_kept(board, raw.as_ref()) => {
+                    let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
+                    (order.window(window, limit), ReadSource::Ledger)
+                }
                 Ok(raw) => (raw, ReadSource::Redis),
                 Err(error) if matches!(source, Source::Live | Source::Unfrozen) => {
                     tracing::debug!(board = %board.slug, %period, %error, "ranking read from the ledger: Redis cannot be read");
@@ -485,6 +500,22 @@ impl Engine {
         let mut page = self.assemble(board, period, raw, from, state).await?;
         page.frozen_at = frozen_at;
         Ok((page, last))
+    }
+
+    /// Whether a period is read from its settled standings: archived, or settled and past its
+    /// keys' life (`ranking_ttl_days`; the scheduler unlinks them). The standings hold what the
+    /// projection held at settlement (settlement cross-checks them), so answers do not change.
+    async fn reads_standings(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        state: State,
+    ) -> Result<bool, EngineError> {
+        Ok(match state {
+            State::Archived => true,
+            State::Settled => self.ranking_expired(board, period).await?,
+            _ => false,
+        })
     }
 
     /// The same window as [`crate::redis::Projection::window`], read from an archived period's
@@ -588,6 +619,17 @@ impl Engine {
             state,
             frozen_at: None,
         })
+    }
+}
+
+/// Whether a page read from a bounded board's projection needs the ledger: the member asked
+/// about is not held (None), or the page reaches the end of a full projection (the ledger has
+/// members past it).
+fn past_kept(board: &Board, raw: Option<&RawPage>) -> bool {
+    let Some(keep) = board.keep_top else { return false };
+    match raw {
+        None => true,
+        Some(raw) => raw.next.is_none() && raw.total >= keep,
     }
 }
 

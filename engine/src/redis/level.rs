@@ -103,18 +103,39 @@ impl Projection {
         period: &PeriodKey,
         totals: &[ProjectedTotal],
     ) -> RedisResult<u64> {
+        self.level_kept(board, period, totals, 0).await
+    }
+
+    /// [`Projection::level`] on a board that keeps only its best `keep` members (0: all): each
+    /// batch's call trims the ranking, and the trimmed members' versions, back to `keep`.
+    pub async fn level_kept(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        totals: &[ProjectedTotal],
+        keep: u64,
+    ) -> RedisResult<u64> {
         let keys = self.keys.period(board, period);
         let mut conn = self.conn().await?;
         let mut written = 0;
         for chunk in totals.chunks(BATCH) {
             let mut call = LEVEL.key(&keys.rank);
-            call.key(&keys.ver).key(&keys.meta).key(&keys.public).key(&keys.live);
+            call.key(&keys.ver).key(&keys.meta).key(&keys.public).key(&keys.live).arg(keep);
             for t in chunk {
                 call.arg(t.member.as_str()).arg(t.version).arg(t.score).arg(flag(t.hidden));
             }
             written += call.invoke_async::<u64>(&mut conn).await?;
         }
         Ok(written)
+    }
+
+    /// Whether a bounded period asked for the ledger's best K back (a kept member fell after
+    /// others were trimmed: `level.lua`), clearing the request: a fall after this call asks again.
+    pub async fn take_refill(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<bool> {
+        let keys = self.keys.period(board, period);
+        let mut conn = self.conn().await?;
+        let cleared: i64 = ::redis::cmd("HDEL").arg(&keys.meta).arg("refill").query_async(&mut conn).await?;
+        Ok(cleared == 1)
     }
 
     /// Replaces a period's projection with `totals`: assembled in pipelined batches under

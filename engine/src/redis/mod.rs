@@ -12,6 +12,12 @@
 //! Calls with the same key that arrive while one is in flight go together (`grouped.rs`); live
 //! boards' pub/sub is `changes.rs`; every key name is `keys.rs`.
 //!
+//! A bounded board (`keep_top` K) is trimmed to its best K by the write scripts themselves
+//! (`project.lua`, `level.lua`: `ZREMRANGEBYRANK`, the trimmed members' versions too); the
+//! scripts' comments say why that keeps the version guard sound and when they ask the reconciler
+//! for a refill. Laurel needs Redis 7.0 ([`MIN_VERSION`]): `laurel serve` checks every node's
+//! `INFO server` at start and `/readyz` reports the versions.
+//!
 //! Scripts run with `EVALSHA` and fall back to loading on `NOSCRIPT` (redis-rs `Script`); they are
 //! never queued inside a pipeline. Each touches one Cluster slot (`keys.rs`). Big keys never leave
 //! Redis on its main thread: scripts `UNLINK` a ranking before a `RENAME` lands where it was
@@ -76,7 +82,8 @@ const PAUSE_AFTER_FAILURE: Duration = Duration::from_secs(1);
 
 /// Write requests' projections, by period: each call's totals, answered how many members the
 /// round's call wrote.
-type GroupedProjections = Grouped<(BoardSlug, PeriodKey), Vec<ProjectedTotal>, RedisResult<u64>>;
+/// Keyed with the board's `keep_top` (0: unbounded), which the round's script call trims to.
+type GroupedProjections = Grouped<(BoardSlug, PeriodKey, u64), Vec<ProjectedTotal>, RedisResult<u64>>;
 /// Write requests' rate checks, by ingest key id and its limits (share, tolerance).
 type GroupedRateChecks = Grouped<(Cell, Duration, Duration), (), RedisResult<Option<Duration>>>;
 /// Hot boards' hits, by board and the rules they are counted under (`hot.rs`).
@@ -254,6 +261,33 @@ impl Projection {
         Ok(())
     }
 
+    /// Every node's `redis_version` (one for a standalone server; each master's on a Cluster).
+    pub async fn versions(&self) -> RedisResult<Vec<String>> {
+        let mut conn = self.conn().await?;
+        let info: Value = ::redis::cmd("INFO").arg("server").query_async(&mut conn).await?;
+        let texts: Vec<String> = match info {
+            Value::Map(nodes) => {
+                nodes.into_iter().filter_map(|(_, v)| ::redis::from_redis_value(v).ok()).collect()
+            }
+            other => vec![::redis::from_redis_value(other)?],
+        };
+        Ok(texts
+            .iter()
+            .map(|text| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix("redis_version:"))
+                    .map_or_else(|| "unknown".to_owned(), |v| v.trim().to_owned())
+            })
+            .collect())
+    }
+
+    /// Why this Redis cannot serve Laurel (a node older than [`MIN_VERSION`]), in words naming
+    /// the version found; None when every node is recent enough. On a Cluster every node is asked,
+    /// since one old node fails the writes of its slots alone.
+    pub async fn version_refusal(&self) -> RedisResult<Option<String>> {
+        Ok(self.versions().await?.iter().find_map(|v| too_old(v)))
+    }
+
     /// Whether Redis has reached its `maxmemory` (on a Cluster: any node): then it refuses
     /// writes (`noeviction`), and the projection falls behind the ledger until there is room.
     /// None when there is room or no limit; else the figures, in words.
@@ -292,6 +326,7 @@ impl Projection {
                 .arg(total.version)
                 .arg(total.score)
                 .arg(flag(total.hidden))
+                .arg(0)
                 .invoke_async(&mut conn)
                 .await?;
             Ok(written == 1)
@@ -307,7 +342,18 @@ impl Projection {
         period: &PeriodKey,
         totals: &[ProjectedTotal],
     ) -> RedisResult<u64> {
-        self.guarded(self.level(board, period, totals)).await
+        self.project_kept(board, period, totals, 0).await
+    }
+
+    /// [`Projection::project_many`] on a board that keeps only its best `keep` members (0: all).
+    pub async fn project_kept(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        totals: &[ProjectedTotal],
+        keep: u64,
+    ) -> RedisResult<u64> {
+        self.guarded(self.level_kept(board, period, totals, keep)).await
     }
 
     /// Projects one write request's totals of a period, in one `level.lua` call with the totals
@@ -319,10 +365,12 @@ impl Projection {
         board: &BoardSlug,
         period: &PeriodKey,
         totals: Vec<ProjectedTotal>,
+        keep: u64,
     ) -> RedisResult<u64> {
         let this = self.clone();
-        let round = move |(board, period): &(BoardSlug, PeriodKey), calls: Vec<Vec<ProjectedTotal>>| {
-            let (this, board, period) = (this.clone(), board.clone(), *period);
+        let round = move |(board, period, keep): &(BoardSlug, PeriodKey, u64),
+                          calls: Vec<Vec<ProjectedTotal>>| {
+            let (this, board, period, keep) = (this.clone(), board.clone(), *period, *keep);
             async move {
                 let n = calls.len();
                 let mut highest: HashMap<MemberId, ProjectedTotal> = HashMap::new();
@@ -335,10 +383,10 @@ impl Projection {
                     }
                 }
                 let totals: Vec<ProjectedTotal> = highest.into_values().collect();
-                vec![this.project_many(&board, &period, &totals).await; n]
+                vec![this.project_kept(&board, &period, &totals, keep).await; n]
             }
         };
-        self.projections.call((board.clone(), *period), totals, round).await.unwrap_or_else(|| {
+        self.projections.call((board.clone(), *period, keep), totals, round).await.unwrap_or_else(|| {
             Err(::redis::RedisError::from((ErrorKind::Io, "the period's grouped projection stopped")))
         })
     }
@@ -359,6 +407,28 @@ impl Projection {
         }
         result
     }
+}
+
+/// The oldest Redis Laurel runs on: its scripts use 7.0's commands and options (`ZADD GT`,
+/// sharded pub/sub, `EXPIRE … NX`), which an older server refuses at the first write.
+pub const MIN_VERSION: (u64, u64) = (7, 0);
+
+/// Why a node of version `found` (`INFO server`'s `redis_version`) cannot serve, or None.
+/// A version that cannot be read is refused too: Laurel cannot tell it works.
+pub fn too_old(found: &str) -> Option<String> {
+    let mut parts = found.trim().split('.').map(|p| p.parse::<u64>().ok());
+    let (major, minor) = (parts.next().flatten(), parts.next().flatten());
+    let ok = match (major, minor) {
+        (Some(major), Some(minor)) => (major, minor) >= MIN_VERSION,
+        _ => false,
+    };
+    (!ok).then(|| {
+        format!(
+            "Redis {found:?} found; Laurel needs Redis {}.{} or newer (its scripts use commands \
+             older servers refuse)",
+            MIN_VERSION.0, MIN_VERSION.1
+        )
+    })
 }
 
 /// "used X of maxmemory Y" when an `INFO memory` answer shows the limit reached.
@@ -414,6 +484,17 @@ mod tests {
         assert_eq!(full_in(info).as_deref(), Some("used_memory 2048 bytes has reached maxmemory 1024"));
         assert_eq!(full_in("used_memory:2048\r\nmaxmemory:0\r\n"), None, "no limit");
         assert_eq!(full_in("used_memory:512\r\nmaxmemory:1024\r\n"), None);
+    }
+
+    #[test]
+    fn redis_older_than_seven_is_refused_by_name() {
+        for ok in ["7.0.0", "7.2.4", "8.0.1", "10.0"] {
+            assert_eq!(too_old(ok), None, "{ok}");
+        }
+        for old in ["6.2.14", "5.0.7", "6", "", "unknown", "x.y"] {
+            let refusal = too_old(old).unwrap_or_else(|| panic!("{old} accepted"));
+            assert!(refusal.contains(&format!("{old:?}")) && refusal.contains("7.0"), "{refusal}");
+        }
     }
 
     #[test]

@@ -312,6 +312,8 @@ pub fn prized_board(tag: &str, policy: domain::TiePolicy, freeze_grace_seconds: 
         codec: ScoreCodec::new(policy, -1_000_000, 1_000_000, tie_base).unwrap(),
         freeze_grace_seconds,
         public_freeze_seconds: 0,
+        keep_top: None,
+        ranking_ttl_days: 7,
         prizes: vec![
             Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },

@@ -64,6 +64,15 @@ pub struct BoardIn {
     /// creation.
     #[schema(value_type = Option<Unit>)]
     unit: Option<String>,
+    /// A bounded board: the live ranking keeps only the best this many members (1 to 1000000);
+    /// the ledger keeps everyone, and members below are read from it (`source: ledger`). Absent:
+    /// unbounded. Fixed at creation.
+    #[schema(minimum = 1, maximum = 1000000)]
+    keep_top: Option<i64>,
+    /// Days a settled period's Redis keys live after its settlement (0 to 366; default 7); its
+    /// reads then come from its standings.
+    #[schema(minimum = 0, maximum = 366)]
+    ranking_ttl_days: Option<i64>,
 }
 
 impl BoardIn {
@@ -83,6 +92,8 @@ impl BoardIn {
             prizes: self.prizes.unwrap_or_default(),
             sort: self.sort,
             unit: self.unit,
+            keep_top: self.keep_top,
+            ranking_ttl_days: self.ranking_ttl_days,
         };
         draft.parse().map_err(|e| ApiError::invalid(e.message))
     }

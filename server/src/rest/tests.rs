@@ -333,12 +333,26 @@ async fn board_creation_refuses_inexact_or_inconsistent_definitions() {
         ),
         ("bad operator", with("operator", json!("max")), "operator"),
         ("bad slug", with("slug", json!("Not A Slug")), "slug"),
+        ("keep_top 0", with("keep_top", json!(0)), "keep_top"),
+        ("keep_top negative", with("keep_top", json!(-5)), "keep_top"),
+        ("negative ranking TTL", with("ranking_ttl_days", json!(-1)), "ranking_ttl_days"),
     ];
     for (name, body, words) in cases {
         let (status, out) = api.call("POST", "/api/v1/boards", Some(&admin), Some(body)).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{name}: {out}");
+        assert!(out["error"].is_string(), "{name}: {out}");
         assert!(out["detail"].as_str().unwrap().contains(words), "{name}: {out}");
+        let (status, _) = api.call("GET", "/api/v1/boards/x", None, None).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{name}: nothing was created");
     }
+    // A bounded board tells its limit and its keys' life.
+    let bounded = json!({"slug": "kept", "keep_top": 1000, "ranking_ttl_days": 3});
+    let mut body = base.clone();
+    body.as_object_mut().unwrap().extend(bounded.as_object().unwrap().clone());
+    let (status, out) = api.call("POST", "/api/v1/boards", Some(&admin), Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{out}");
+    let (_, out) = api.call("GET", "/api/v1/boards/kept", None, None).await;
+    assert_eq!((&out["keep_top"], &out["ranking_ttl_days"]), (&json!(1000), &json!(3)), "{out}");
     let (status, out) =
         api.call("POST", "/api/v1/boards", Some(&admin), Some(with("slug", json!("inc")))).await;
     assert_eq!((status, error_of(&out)), (StatusCode::CONFLICT, "board_exists"));
@@ -1205,6 +1219,18 @@ async fn the_console_creates_boards_refusing_the_field_at_fault_and_acts_as_the_
     assert!(refusal.for_field("prizes").is_some_and(|m| m.contains("overlap")), "{refusal:?}");
     let (_, unchanged) = api.call("GET", "/api/v1/boards/fin", None, None).await;
     assert_eq!((&unchanged["title"], &unchanged["freeze_grace_seconds"]), (&json!("Final"), &json!(300)));
+    let res = browser(
+        &api,
+        "POST",
+        "/api/admin_edit_board",
+        &headers,
+        Some(&format!("{}&ranking_ttl_days=-1", edit("1%3A+Cup"))),
+    )
+    .await;
+    let refusal: app::error::AppError = serde_json::from_str(&body_text(res).await).unwrap();
+    assert!(refusal.for_field("ranking_ttl_days").is_some(), "{refusal:?}");
+    let (_, unchanged) = api.call("GET", "/api/v1/boards/fin", None, None).await;
+    assert_eq!((&unchanged["title"], &unchanged["ranking_ttl_days"]), (&json!("Final"), &json!(7)));
     let res = browser(&api, "POST", "/api/admin_edit_board", &headers, Some(&edit("1%3A+Cup"))).await;
     assert_eq!(res.status(), StatusCode::OK);
     let (_, edited) = api.call("GET", "/api/v1/boards/fin", None, None).await;
