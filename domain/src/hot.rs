@@ -307,6 +307,9 @@ pub enum HitResult {
     Capped,
     /// Refused before Redis: an invalid member, value or action (see `reason`).
     Rejected,
+    /// `best` boards: the hit's score was not above the member's in the current bucket, so
+    /// nothing changed (`ZADD GT CH` answered 0).
+    NotRaised,
 }
 
 impl HitResult {
@@ -316,6 +319,7 @@ impl HitResult {
             HitResult::Deduplicated => "deduplicated",
             HitResult::Capped => "capped",
             HitResult::Rejected => "rejected",
+            HitResult::NotRaised => "not_raised",
         }
     }
 }

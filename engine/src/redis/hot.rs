@@ -201,6 +201,7 @@ impl Projection {
                     "counted" => HitResult::Counted,
                     "deduplicated" => HitResult::Deduplicated,
                     "capped" => HitResult::Capped,
+                    "not_raised" => HitResult::NotRaised,
                     other => return Err(super::invalid(format!("hit result {other:?}"))),
                 };
                 Ok(HitAnswer { result, bucket, score: score.parse().ok() })
