@@ -456,6 +456,14 @@ async fn snapshots_show_rank_changes_and_new_entries_once_per_interval() {
             ],
             "{mode}"
         );
+        // Each entry's share of the window's heat (6 + 3 + 3 + 2 = 14): they sum to at most 1.
+        let shares: Vec<f64> = list.entries.iter().map(|x| x.share).collect();
+        let expected = [6.0 / 14.0, 3.0 / 14.0, 3.0 / 14.0, 2.0 / 14.0];
+        assert!(shares.iter().zip(expected).all(|(s, x)| (s - x).abs() < 1e-9), "{mode}: {shares:?}");
+        assert!(shares.iter().sum::<f64>() <= 1.0 + 1e-9, "{mode}: {shares:?}");
+        // A shorter page keeps the shares of the whole window.
+        let two = e.hot().top(&b.slug, 2).await.unwrap();
+        assert_eq!(two.entries.iter().map(|x| x.share).collect::<Vec<_>>(), shares[..2], "{mode}");
         assert_eq!(list.updated_at.unwrap().as_millisecond(), T0 + 60_000);
         assert_eq!(list.window.description, "last 5 minutes");
         assert_eq!(e.hot().top(&b.slug, 2).await.unwrap().entries.len(), 2);

@@ -1001,7 +1001,7 @@ async fn hot_boards_are_created_with_checked_rules_and_count_hits() {
     let (_, top) = api.call("GET", "/api/v1/boards/trending/hot/top", None, None).await;
     assert_eq!(
         top["entries"],
-        json!([{"rank": 1, "member": "洗地机", "score": 1.0, "change": 0, "new": false}])
+        json!([{"rank": 1, "member": "洗地机", "score": 1.0, "change": 0, "new": false, "share": 1.0}])
     );
     assert!(top["updated_at"].is_string(), "{top}");
     // An ingest key may be scoped to a hot board.
