@@ -74,6 +74,8 @@ codes! {
     RuleVersionMismatch = "rule_version_mismatch", 409, "the import was settled under other settlement rules than this build's (`laurel import`)";
     ExternalIdTaken = "external_id_taken", 409, "an event id of the import names another entry of the board (`laurel import`)";
     NotMovable = "not_movable", 409, "a finding whose rows are fixed by hand, not moved aside (`laurel doctor`)";
+    PeriodNotOpen = "period_not_open", 409, "totals are imported only into an open period (not frozen, settled or archived)";
+    ImportIdTaken = "import_id_taken", 409, "an `import_id` already names an import of other rows, mode or period on the board";
     SnapshotExpired = "snapshot_expired", 410, "the pinned snapshot is gone (they live 5 to 10 minutes), or never was";
     BatchTooLarge = "batch_too_large", 413, "more than 1 000 events in one batch";
     BodyTooLarge = "body_too_large", 413, "the body is over 2 MiB";

@@ -307,6 +307,9 @@ pub enum HitResult {
     Capped,
     /// Refused before Redis: an invalid member, value or action (see `reason`).
     Rejected,
+    /// `best` boards: the hit's score was not above the member's in the current bucket, so
+    /// nothing changed (`ZADD GT CH` answered 0).
+    NotRaised,
 }
 
 impl HitResult {
@@ -316,6 +319,7 @@ impl HitResult {
             HitResult::Deduplicated => "deduplicated",
             HitResult::Capped => "capped",
             HitResult::Rejected => "rejected",
+            HitResult::NotRaised => "not_raised",
         }
     }
 }
@@ -333,6 +337,11 @@ pub struct HotEntry {
     /// Not in the previous snapshot (false for everyone in the first snapshot: nothing to
     /// compare with).
     pub new: bool,
+    /// The entry's part of the window's total heat (every member's merged score, not only the
+    /// listed ones): 0 to 1, and the list's shares sum to at most 1. Lists published before
+    /// shares existed read as 0.
+    #[serde(default)]
+    pub share: f64,
 }
 
 /// A hot board's window, in numbers and in words.
@@ -463,6 +472,18 @@ impl WindowMerge {
         fresh: &[(i64, Vec<(u32, f64)>)],
         limit: usize,
     ) -> Vec<(String, f64)> {
+        self.top_and_heat(rules, newest, fresh, limit).0
+    }
+
+    /// [`WindowMerge::top`], and the window's total heat: the sum of every member's merged
+    /// score, what each entry's `share` is a part of.
+    pub fn top_and_heat(
+        &self,
+        rules: &HotRules,
+        newest: i64,
+        fresh: &[(i64, Vec<(u32, f64)>)],
+        limit: usize,
+    ) -> (Vec<(String, f64)>, f64) {
         let n = rules.weights.len() as i64;
         let oldest = newest - n + 1;
         let buckets = self
@@ -487,8 +508,9 @@ impl WindowMerge {
                 };
             }
         }
+        let heat: f64 = merged.iter().filter(|s| !s.is_nan()).sum();
         if limit == 0 {
-            return Vec::new();
+            return (Vec::new(), heat);
         }
         let order = |a: &(u32, f64), b: &(u32, f64)| {
             b.1.total_cmp(&a.1).then_with(|| self.names[b.0 as usize].cmp(&self.names[a.0 as usize]))
@@ -504,7 +526,14 @@ impl WindowMerge {
             all.truncate(limit);
         }
         all.sort_unstable_by(order);
-        all.into_iter().map(|(id, s)| (self.names[id as usize].clone(), s)).collect()
+        (all.into_iter().map(|(id, s)| (self.names[id as usize].clone(), s)).collect(), heat)
+    }
+}
+
+/// Gives each entry its share of the window's total `heat` (0 when the window is cold).
+pub fn heat_shares(entries: &mut [HotEntry], heat: f64) {
+    for e in entries {
+        e.share = if heat > 0.0 { (e.score / heat).clamp(0.0, 1.0) } else { 0.0 };
     }
 }
 
@@ -525,6 +554,7 @@ pub fn rank_changes(previous: Option<&[String]>, current: &[(String, f64)]) -> V
                 score: *score,
                 change: was.map_or(0, |w| w as i64 - rank as i64),
                 new: previous.is_some() && was.is_none(),
+                share: 0.0,
             }
         })
         .collect()
@@ -559,6 +589,11 @@ mod tests {
             bucket(&[("d", 2.0), ("b", 2.0), ("a", 2.0), ("e", 1.0), ("c", 0.5)])
         );
         assert!(WindowMerge::default().top(&rules, 8, &[], 3).is_empty());
+        // The heat counts every member merged, listed or not: a list cut short sums below 1.
+        let (top, heat) = merge.top_and_heat(&rules, 8, &fresh, 1);
+        let mut entries = rank_changes(None, &top);
+        heat_shares(&mut entries, heat);
+        assert!(heat > top[0].1 && entries[0].share < 1.0 && entries[0].share > 0.0, "{heat} {entries:?}");
 
         // One bucket later the old one is out of the window; the new one now weighs 0.5.
         rules.aggregate = Aggregate::Sum;

@@ -238,6 +238,9 @@ pub enum Effect {
     Total { version: i64, total: i64 },
     /// A best submission: counts when better (the first always counts).
     Submission(i64),
+    /// An opening total brought by an import of totals (`engine::totals_import`): the total is
+    /// this, whatever came before it; later entries apply on top of it.
+    Opening(i64),
 }
 
 /// A total recomputed from the entries that count.
@@ -265,6 +268,7 @@ pub fn replay(entries: &[Counted], sort: Sort) -> Option<Replayed> {
             Effect::Total { .. } => {}
             Effect::Submission(score) if first || sort.better(score, out.points) => out.points = score,
             Effect::Submission(_) => {}
+            Effect::Opening(total) => out.points = total,
         }
         if first || out.points != before {
             out.reach_seq = e.reach_seq.or(out.reach_seq);
@@ -381,5 +385,21 @@ mod tests {
         ];
         assert_eq!(replay_desc(&set).unwrap(), Replayed { points: 35, set_version: 2, reach_seq: Some(1) });
         assert_eq!(replay_desc(&[counted(Effect::Add(i64::MAX), 0), counted(Effect::Add(1), 1)]), None);
+    }
+
+    #[test]
+    fn an_opening_total_replaces_what_came_before_and_later_entries_apply_on_top() {
+        let all = [
+            counted(Effect::Add(30), 0),
+            counted(Effect::Opening(100), 1),
+            counted(Effect::Add(5), 2),
+            counted(Effect::Submission(90), 3),
+        ];
+        assert_eq!(replay_desc(&all).unwrap().points, 105);
+        // Without the +30 before it, the opening total still holds.
+        assert_eq!(replay_desc(&all[1..]).unwrap().points, 105);
+        let set = [counted(Effect::Total { version: 4, total: 7 }, 0), counted(Effect::Opening(50), 1)];
+        // The set version stays, so an older client version stays stale.
+        assert_eq!(replay_desc(&set).unwrap(), Replayed { points: 50, set_version: 4, reach_seq: Some(1) });
     }
 }

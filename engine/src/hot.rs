@@ -302,7 +302,7 @@ impl Hot {
         let rules = &board.rules;
         let started = Instant::now();
         let merged = self.core.projection.hot_merge(slug, rules, SNAPSHOT_ENTRIES, at_ms).await?;
-        let (now_ms, top) = (merged.now_ms, merged.top);
+        let (now_ms, top, heat) = (merged.now_ms, merged.top, merged.heat);
         tracing::debug!(board = %slug, entries = merged.entries_read, fetched = merged.entries_fetched,
             ms = started.elapsed().as_millis() as u64, "hot window merged");
         let previous: Option<Vec<String>> =
@@ -316,6 +316,8 @@ impl Hot {
                 window: HotWindow::of(&board),
                 entries: rank_changes(previous.as_deref(), &top),
             };
+        let mut list = list;
+        domain::hot::heat_shares(&mut list.entries, heat);
         let seq = now_ms / (rules.snapshot_seconds as i64 * 1000);
         let json = serde_json::to_string(&list).expect("a hot list serialises");
         let published = self.core.projection.hot_publish(slug, seq, &json, rules.ttl_seconds).await?;

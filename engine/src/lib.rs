@@ -69,6 +69,7 @@ mod redis;
 pub mod rewards;
 pub mod scheduler;
 pub mod scope;
+pub mod totals_import;
 pub mod transfer;
 pub mod writes;
 

@@ -272,12 +272,21 @@ async fn best_mode_never_lowers_a_score() {
     each_redis(|e, mode| async move {
         let b = hot_board(&e, HotSpec { write_mode: Some(WriteMode::Best), ..spec(60, 2) }).await;
         let mut scores = Vec::new();
-        for value in [40.0, 90.0, 10.0, 89.0, 95.0, 1.0] {
+        let (counted, not_raised) = (HitResult::Counted, HitResult::NotRaised);
+        let expected = [counted, counted, not_raised, not_raised, counted, not_raised];
+        for (value, result) in [40.0, 90.0, 10.0, 89.0, 95.0, 1.0].into_iter().zip(expected) {
             let outcome = e.hot().hit_at(&b.slug, &valued("article-1001", value), Some(T0)).await.unwrap();
-            assert_eq!(outcome.result, HitResult::Counted, "{mode}");
+            // A hit that did not raise the score says so (`ZADD GT CH` answered 0).
+            assert_eq!(outcome.result, result, "{mode}: {value}");
             scores.push(outcome.score.unwrap());
         }
         assert_eq!(scores, [40.0, 90.0, 90.0, 90.0, 95.0, 95.0], "{mode}");
+        // An equal score does not raise it either.
+        let equal = e.hot().hit_at(&b.slug, &valued("article-1001", 95.0), Some(T0)).await.unwrap();
+        assert_eq!(equal.result, HitResult::NotRaised, "{mode}");
+        // The metrics count them by result.
+        let text = e.metrics().render();
+        assert!(text.contains("result=\"not_raised\""), "{mode}: {text}");
     })
     .await;
 }
@@ -447,6 +456,14 @@ async fn snapshots_show_rank_changes_and_new_entries_once_per_interval() {
             ],
             "{mode}"
         );
+        // Each entry's share of the window's heat (6 + 3 + 3 + 2 = 14): they sum to at most 1.
+        let shares: Vec<f64> = list.entries.iter().map(|x| x.share).collect();
+        let expected = [6.0 / 14.0, 3.0 / 14.0, 3.0 / 14.0, 2.0 / 14.0];
+        assert!(shares.iter().zip(expected).all(|(s, x)| (s - x).abs() < 1e-9), "{mode}: {shares:?}");
+        assert!(shares.iter().sum::<f64>() <= 1.0 + 1e-9, "{mode}: {shares:?}");
+        // A shorter page keeps the shares of the whole window.
+        let two = e.hot().top(&b.slug, 2).await.unwrap();
+        assert_eq!(two.entries.iter().map(|x| x.share).collect::<Vec<_>>(), shares[..2], "{mode}");
         assert_eq!(list.updated_at.unwrap().as_millisecond(), T0 + 60_000);
         assert_eq!(list.window.description, "last 5 minutes");
         assert_eq!(e.hot().top(&b.slug, 2).await.unwrap().entries.len(), 2);

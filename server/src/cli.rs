@@ -88,6 +88,29 @@ pub enum Command {
         #[arg(long)]
         file: std::path::PathBuf,
     },
+    /// Import existing totals into an open period (a host moving to Laurel): all or nothing,
+    /// once per import id, each total an `opening` entry. Audited as `import_totals` by `cli`.
+    ImportTotals {
+        #[command(flatten)]
+        stores: StoreArgs,
+        /// The board's slug.
+        #[arg(long)]
+        board: String,
+        /// The period (`2026-W34`, `2026-08-20`, `2026-08` or `current`).
+        #[arg(long)]
+        period: String,
+        /// `member,points` lines (`.csv`, an optional header) or `{"member","points"}` lines
+        /// (`.jsonl`).
+        #[arg(long)]
+        file: std::path::PathBuf,
+        /// `nx`: only members not yet on the board in the period; `replace`: set their totals.
+        #[arg(long, default_value = "nx")]
+        mode: String,
+        /// Makes the import exactly-once; by default `file-` and the file's SHA-256, so running
+        /// the same file again changes nothing.
+        #[arg(long)]
+        import_id: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -272,6 +295,29 @@ impl ServeArgs {
     }
 }
 
+/// `laurel import-totals`: reads the file (CSV or JSONL, by its extension), refuses it with the
+/// numbers of its bad lines, imports it and answers the report.
+pub async fn import_totals(
+    engine: &engine::Engine,
+    board: &str,
+    period: &str,
+    file: &std::path::Path,
+    mode: &str,
+    import_id: Option<&str>,
+    progress: &engine::progress::Progress,
+) -> anyhow::Result<engine::totals_import::TotalsImportReport> {
+    use anyhow::Context as _;
+    let bytes = std::fs::read(file).with_context(|| format!("read {}", file.display()))?;
+    let text = std::str::from_utf8(&bytes).with_context(|| format!("{} is not UTF-8", file.display()))?;
+    let rows = engine::totals_import::parse_file(file, text).map_err(anyhow::Error::msg)?;
+    let default_id = engine::totals_import::file_import_id(&bytes);
+    let import_id = import_id.unwrap_or(&default_id);
+    let import = engine::totals_import::build(import_id, mode, rows)?;
+    let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
+    let scope = engine.scope(&board, Some(period)).await?;
+    Ok(engine.import_totals(&scope, &import, "cli", progress).await?)
+}
+
 /// How `laurel rebuild`, `export` and `import` show their progress on stderr (stdout keeps only
 /// their result, which scripts read): a bar per phase on a terminal, each finished phase left as
 /// a line above it; otherwise plain lines — each phase's start and end, and at most one a second
@@ -388,6 +434,64 @@ fn seconds(s: &str) -> Result<std::time::Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::{Lines, PublicUrl};
+
+    /// `laurel import-totals`' function on real stores (SQLite and the test Redis): a CSV file
+    /// and a JSONL file imported, the same file again a repeat, a bad line named by its number.
+    #[tokio::test]
+    async fn import_totals_reads_csv_and_jsonl_files() {
+        use engine::redis::keys::KeySpace;
+        use engine::redis::{Projection, RedisTarget};
+        let name = format!("laurel-cli-import-{}", std::process::id());
+        let dir = std::env::temp_dir().join(&name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let url = std::env::var("LAUREL_TEST_REDIS_URL").expect("LAUREL_TEST_REDIS_URL: run scripts/test");
+        let ledger =
+            engine::ledger::Ledger::connect(&format!("sqlite://{}/l.db", dir.display())).await.unwrap();
+        ledger.migrate().await.unwrap();
+        let projection = Projection::new(RedisTarget::parse(&url).unwrap(), KeySpace::new(name));
+        let engine = engine::Engine::from_parts(ledger, projection);
+        let draft = serde_json::json!({"slug": "moved", "title": "Moved", "cadence": "weekly",
+            "time_zone": "UTC", "operator": "incr", "tie_policy": "shared", "max_points": 1000, "prizes": []});
+        let draft: domain::board::BoardDraft = serde_json::from_value(draft).unwrap();
+        engine.create_board(&draft.parse().unwrap()).await.unwrap();
+        let progress = engine::progress::Progress::new();
+        let run = async |file: &str, text: &str, mode: &str| {
+            let path = dir.join(file);
+            std::fs::write(&path, text).unwrap();
+            super::import_totals(&engine, "moved", "current", &path, mode, None, &progress).await
+        };
+        let csv = run("a.csv", "member,points\nann,30\nbob,20\n", "nx").await.unwrap();
+        assert_eq!((csv.rows, csv.imported, csv.repeated), (2, 2, false));
+        assert!(csv.import_id.as_str().starts_with("file-"));
+        let jsonl = run(
+            "b.jsonl",
+            "{\"member\":\"ann\",\"points\":5}\n{\"member\":\"cy\",\"points\":7}\n",
+            "replace",
+        )
+        .await
+        .unwrap();
+        assert_eq!((jsonl.rows, jsonl.imported, jsonl.mode.as_str()), (2, 2, "replace"));
+        assert!(run("a.csv", "member,points\nann,30\nbob,20\n", "nx").await.unwrap().repeated);
+        let refused = run("c.csv", "ann,1\nbob,x\n", "nx").await.unwrap_err().to_string();
+        assert!(refused.contains("row 2:") && !refused.contains("row 1:"), "{refused}");
+        assert!(run("d.txt", "ann,1", "nx").await.is_err());
+        let scope = engine.scope(&domain::BoardSlug::parse("moved").unwrap(), Some("current")).await.unwrap();
+        let page = engine.ranking_page(&scope, 0, 10).await.unwrap();
+        let ranked: Vec<(String, i64)> =
+            page.entries.iter().map(|e| (e.member.to_string(), e.points)).collect();
+        assert_eq!(ranked, [("bob".to_owned(), 20), ("cy".to_owned(), 7), ("ann".to_owned(), 5)]);
+        let mut conn = engine.projection().conn().await.unwrap();
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(engine.projection().keys().pattern())
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        for key in keys {
+            redis::cmd("UNLINK").arg(key).exec_async(&mut conn).await.unwrap();
+        }
+        engine.close().await;
+        std::fs::remove_dir_all(dir).unwrap();
+    }
     use engine::progress::Report;
     use std::time::{Duration, Instant};
 

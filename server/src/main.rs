@@ -119,6 +119,26 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Doctor { ledger, fix } => doctor(&ledger.database_url, fix).await,
+        Command::ImportTotals { stores, board, period, file, mode, import_id } => {
+            let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
+            let progress = cli::progress("import-totals");
+            let r =
+                cli::import_totals(&engine, &board, &period, &file, &mode, import_id.as_deref(), &progress)
+                    .await?;
+            let again = if r.repeated { " (a repeat of an earlier import: nothing changed)" } else { "" };
+            println!(
+                "import {} into {} {} ({}): {} rows, {} imported, {} kept, {} unchanged{again}",
+                r.import_id,
+                r.board,
+                r.period,
+                r.mode.as_str(),
+                r.rows,
+                r.imported,
+                r.kept,
+                r.unchanged
+            );
+            Ok(())
+        }
         Command::Import { stores, file } => {
             let progress = cli::progress("import");
             progress.uncounted("reading the file", "bytes");

@@ -507,6 +507,7 @@ fn counted(e: &ExportedEntry) -> Result<Counted, LedgerError> {
         "point" | "correction" => e.delta.map(Effect::Add),
         "total" => e.value.zip(e.set_version).map(|(total, version)| Effect::Total { version, total }),
         "submission" => e.value.map(Effect::Submission),
+        "opening" => e.value.map(Effect::Opening),
         _ => None,
     };
     let effect = effect.ok_or_else(|| {

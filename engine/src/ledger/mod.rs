@@ -29,6 +29,7 @@
 //! - `sql.rs`: the helpers of statements built at run time (placeholders, multi-row INSERTs, lookup
 //!   chunks) and of decoding stored keys, shared by the write paths.
 //! - `transfer.rs`: a settled period's export, and its import in one transaction checked by digest.
+//! - `totals_import.rs`: an import of existing totals as `opening` entries, once per import id.
 
 mod adjust;
 mod admins;
@@ -60,6 +61,7 @@ mod settle;
 mod sql;
 mod standings;
 mod totals;
+mod totals_import;
 mod transfer;
 mod write_rows;
 mod writes;

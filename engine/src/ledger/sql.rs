@@ -104,6 +104,7 @@ pub(super) fn entry_effect(r: &AnyRow) -> Result<Option<Effect>, LedgerError> {
             .zip(r.try_get::<Option<i64>, _>("set_version")?)
             .map(|(total, version)| Effect::Total { version, total }),
         "submission" => value.map(Effect::Submission),
+        "opening" => value.map(Effect::Opening),
         _ => None,
     };
     if effect.is_none() && kind != "revocation" {

@@ -37,7 +37,7 @@ pub(super) async fn lock_total(
 /// the period, and chooses that whenever it believes the period small, as it does of every period
 /// its statistics do not know yet (a new week, a new ledger). The filter then read all the
 /// period's totals at every batch, with the batch's rows locked (docs/BENCHMARKS.md, ingest).
-async fn read_totals(
+pub(super) async fn read_totals(
     tx: &mut Tx,
     backend: Backend,
     board: &str,

@@ -76,6 +76,8 @@ pub struct Merged {
     pub now_ms: i64,
     /// Best first.
     pub top: Vec<(String, f64)>,
+    /// The window's total heat: every merged member's score summed.
+    pub heat: f64,
     /// Bucket entries merged, read now or kept from an earlier merge (a member in three buckets
     /// counts three times).
     pub entries_read: usize,
@@ -201,6 +203,7 @@ impl Projection {
                     "counted" => HitResult::Counted,
                     "deduplicated" => HitResult::Deduplicated,
                     "capped" => HitResult::Capped,
+                    "not_raised" => HitResult::NotRaised,
                     other => return Err(super::invalid(format!("hit result {other:?}"))),
                 };
                 Ok(HitAnswer { result, bucket, score: score.parse().ok() })
@@ -308,14 +311,14 @@ impl Projection {
         let covered = window.iter().filter_map(|b| merge.kept(*b)).sum::<usize>()
             + fresh.iter().map(|(_, entries)| entries.len()).sum::<usize>();
         let rules_for_top = rules.clone();
-        let (merge, top) = tokio::task::spawn_blocking(move || {
-            let top = merge.top(&rules_for_top, newest, &fresh, limit);
+        let (merge, (top, heat)) = tokio::task::spawn_blocking(move || {
+            let top = merge.top_and_heat(&rules_for_top, newest, &fresh, limit);
             (merge, top)
         })
         .await
         .map_err(|e| super::invalid(format!("the window's top stopped: {e}")))?;
         kept.1 = merge;
-        Ok(Merged { now_ms: now, top, entries_read: covered, entries_fetched: fetched })
+        Ok(Merged { now_ms: now, top, heat, entries_read: covered, entries_fetched: fetched })
     }
 
     /// Publishes a snapshot document for interval `seq` unless an equal or newer one is there.

@@ -5,7 +5,8 @@
 //! One module per group of routes, each holding its request types, its typed answers (`Serialize`
 //! and `ToSchema`, returned as `Json<T>`) and its handlers: `writes.rs`, `boards.rs` (with hot
 //! boards' definitions), `hot.rs`, `reads.rs`, `stream.rs`, `lifecycle.rs` (with the audit trail),
-//! `previews.rs` (previews, applies and settlement revisions) and `keys.rs`. A module of routes
+//! `previews.rs` (previews, applies and settlement revisions), `totals_import.rs` (imports of
+//! existing totals) and `keys.rs`. A module of routes
 //! imports only the shared modules, never another module of routes (`imports_tests.rs` holds
 //! it):
 //!
@@ -37,6 +38,7 @@ mod previews;
 mod reads;
 pub(crate) mod slots;
 mod stream;
+mod totals_import;
 mod writes;
 
 #[cfg(test)]
@@ -113,6 +115,7 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(lifecycle::revoke))
         .routes(routes!(lifecycle::hide))
         .routes(routes!(lifecycle::unhide))
+        .routes(routes!(totals_import::import))
         .routes(routes!(previews::create))
         .routes(routes!(previews::show))
         .routes(routes!(previews::apply))

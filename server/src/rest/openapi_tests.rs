@@ -112,6 +112,7 @@ fn the_openapi_document_holds_every_route_of_the_contract() {
         ("get", format!("{P}/settlement")),
         ("post", "/api/v1/boards/{board}/events/{event_id}/revoke".to_owned()),
         ("post", format!("{P}/corrections")),
+        ("post", format!("{P}/imports")),
         ("get", format!("{P}/late")),
         ("post", format!("{P}/late/{{id}}/accept")),
         ("post", format!("{P}/late/{{id}}/reject")),

@@ -895,6 +895,10 @@ async fn the_openapi_document_is_served_and_describes_the_answers() {
     answer!("POST", &t("/rebuild"), p("/rebuild"), admin, None);
     let correction = json!({"member": "u2", "delta": 1, "reason": "bonus"});
     answer!("POST", &t("/corrections"), p("/corrections"), admin, Some(correction));
+    let imported = json!({"import_id": "i1", "mode": "nx", "rows": [{"member": "n1", "points": 3}]});
+    answer!("POST", &t("/imports"), p("/imports"), admin, Some(imported));
+    let refused = json!({"import_id": "i2", "mode": "replace", "rows": [{"member": "bad id", "points": 3}]});
+    answer!("POST", &t("/imports"), p("/imports"), admin, Some(refused));
     let revoke = "/api/v1/boards/{board}/events/{event_id}/revoke";
     answer!("POST", revoke, "/api/v1/boards/inc/events/e2/revoke", admin, Some(json!({"reason": "test"})));
     let reason = || Some(json!({"reason": "test"}));
@@ -1052,7 +1056,7 @@ async fn hot_boards_are_created_with_checked_rules_and_count_hits() {
     let (_, top) = api.call("GET", "/api/v1/boards/trending/hot/top", None, None).await;
     assert_eq!(
         top["entries"],
-        json!([{"rank": 1, "member": "洗地机", "score": 1.0, "change": 0, "new": false}])
+        json!([{"rank": 1, "member": "洗地机", "score": 1.0, "change": 0, "new": false, "share": 1.0}])
     );
     assert!(top["updated_at"].is_string(), "{top}");
     // An ingest key may be scoped to a hot board.
@@ -1064,6 +1068,62 @@ async fn hot_boards_are_created_with_checked_rules_and_count_hits() {
     // A periodic board's routes do not take a hot board.
     let (status, _) = api.call("GET", "/api/v1/boards/trending/periods/current/top", None, None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn an_admin_imports_totals_all_or_nothing_and_once() {
+    let api = Api::start().await;
+    let path = "/api/v1/boards/inc/periods/current/imports";
+    api.post_events("inc", json!({"event_id": "e1", "member": "u1", "delta": 50})).await;
+    let body = json!({"import_id": "move-1", "mode": "nx",
+        "rows": [{"member": "u1", "points": 5}, {"member": "n1", "points": 40}]});
+    // Only admins: the ingest key of the board is refused, before the body is read.
+    let (status, out) = api.call("POST", path, Some(&api.key.clone()), Some(body.clone())).await;
+    assert!(matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN), "{status} {out}");
+    // Bad rows: 422 naming each, nothing imported. Malformed rows are named first; rows outside
+    // the board's bounds once every row is well formed.
+    let bad = json!({"import_id": "move-1", "mode": "nx",
+        "rows": [{"member": "n2", "points": 1}, {"member": "n3", "points": "5"}, {"member": "n2", "points": 2}]});
+    let (status, out) = api.call("POST", path, Some(&api.admin.clone()), Some(bad)).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"), "{out}");
+    let detail = out["detail"].as_str().unwrap();
+    assert!(detail.contains("row 2:") && detail.contains("row 3:") && !detail.contains("row 1:"), "{detail}");
+    let bounds = json!({"import_id": "move-1", "mode": "nx",
+        "rows": [{"member": "n2", "points": 1}, {"member": "n3", "points": 5000}]});
+    let (status, out) = api.call("POST", path, Some(&api.admin.clone()), Some(bounds)).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"), "{out}");
+    let detail = out["detail"].as_str().unwrap();
+    assert!(detail.contains("row 2:") && !detail.contains("row 1:"), "{detail}");
+    let (status, out) = api
+        .call(
+            "POST",
+            path,
+            Some(&api.admin.clone()),
+            Some(json!({"import_id": "x", "mode": "merge", "rows": []})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{out}");
+    api.assert_untouched("tot").await;
+    // The import, then its repeat: the same answer, marked repeated.
+    let (status, first) = api.call("POST", path, Some(&api.admin.clone()), Some(body.clone())).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    assert_eq!((first["imported"].as_u64(), first["kept"].as_u64()), (Some(1), Some(1)), "{first}");
+    assert_eq!(first["repeated"], false);
+    let (status, again) = api.call("POST", path, Some(&api.admin.clone()), Some(body)).await;
+    assert_eq!(
+        (status, &again["repeated"], &again["imported_at"]),
+        (StatusCode::OK, &json!(true), &first["imported_at"])
+    );
+    let (_, top) =
+        api.call("GET", "/api/v1/boards/inc/periods/current/entries?offset=0&limit=10", None, None).await;
+    let ranked: Vec<(String, i64)> = top["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["member"].as_str().unwrap().to_owned(), e["points"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(ranked, [("u1".to_owned(), 50), ("n1".to_owned(), 40)]);
     api.stop().await;
 }
 

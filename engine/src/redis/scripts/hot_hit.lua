@@ -22,7 +22,7 @@
 -- ARGV[8…] the hits, three arguments each: the hit's score (the increment, or the proposed
 --          best), member, actor or '' (then no dedup and no cap)
 -- Returns  one { result, bucket, score } for each hit, in order: result 'counted' | 'deduplicated'
---          | 'capped'; bucket the bucket number; score the member's score in the bucket
+--          | 'capped' | 'not_raised' (best: ZADD GT CH changed nothing); bucket the bucket number; score the member's score in the bucket
 --          afterwards ('' if absent).
 local ns = KEYS[1]
 local now = tonumber(ARGV[1])
@@ -60,8 +60,11 @@ local function hit(score, member, actor)
     end
   end
 
+  -- ZADD GT CH answers 0 when the score did not rise (equal or lower): the hit is answered
+  -- 'not_raised', still spending the actor's dedup marker and cap like any hit that reached here.
+  local raised = true
   if mode == 'best' then
-    redis.call('ZADD', key, 'GT', 'CH', score, member)
+    raised = redis.call('ZADD', key, 'GT', 'CH', score, member) == 1
   else
     redis.call('ZINCRBY', key, score, member)
   end
@@ -73,6 +76,9 @@ local function hit(score, member, actor)
   if counter then
     redis.call('INCR', counter)
     redis.call('PEXPIRE', counter, remaining, 'NX')
+  end
+  if not raised then
+    return { 'not_raised', bucket, current() }
   end
   return { 'counted', bucket, current() }
 end
