@@ -190,22 +190,7 @@ impl Engine {
         }
         reader.await.map_err(|e| EngineError::Invalid(format!("the ledger reader stopped: {e}")))?;
         rebuild.finish().await?;
-        progress.settle_count();
-        let report = RebuildReport { members, took_ms: started.elapsed().as_millis() as u64 };
-        let key = period.to_string();
-        let record = AuditRecord {
-            actor,
-            action: "rebuild",
-            board: Some(slug.as_str()),
-            period: Some(&key),
-            after: Some(serde_json::json!({
-                "members": report.members, "hidden_members": hidden, "took_ms": report.took_ms,
-            })),
-            ..Default::default()
-        };
-        self.core.ledger.audit(&record, jiff::Timestamp::now()).await?;
-        progress.done();
-        Ok(report)
+        self.rebuilt(scope, actor, progress, started, members, hidden).await
     }
 
     /// A bounded board's rebuild: the ledger's best `keep_top` (and hidden members' versions),
@@ -224,18 +209,34 @@ impl Engine {
         progress.phase("projecting", "members", members);
         self.core.projection.rebuild(slug, &period, &totals).await?;
         progress.advance(members);
+        self.rebuilt(scope, actor, progress, started, members, hidden).await
+    }
+
+    /// Ends a rebuild, bounded or not: its report, audited `rebuild` (with `keep_top` when set).
+    async fn rebuilt(
+        &self,
+        scope: &Scope,
+        actor: &str,
+        progress: &Progress,
+        started: Instant,
+        members: u64,
+        hidden: u64,
+    ) -> Result<RebuildReport, EngineError> {
         progress.settle_count();
         let report = RebuildReport { members, took_ms: started.elapsed().as_millis() as u64 };
-        let key = period.to_string();
+        let key = scope.period().to_string();
+        let mut after = serde_json::json!({
+            "members": report.members, "hidden_members": hidden, "took_ms": report.took_ms,
+        });
+        if let Some(keep) = scope.board().keep_top {
+            after["keep_top"] = keep.into();
+        }
         let record = AuditRecord {
             actor,
             action: "rebuild",
-            board: Some(slug.as_str()),
+            board: Some(scope.slug().as_str()),
             period: Some(&key),
-            after: Some(serde_json::json!({
-                "members": report.members, "hidden_members": hidden, "took_ms": report.took_ms,
-                "keep_top": board.keep_top,
-            })),
+            after: Some(after),
             ..Default::default()
         };
         self.core.ledger.audit(&record, jiff::Timestamp::now()).await?;

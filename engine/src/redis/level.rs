@@ -8,7 +8,9 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 use std::time::Duration;
 
-static LEVEL: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/level.lua")));
+static LEVEL: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(concat!(include_str!("scripts/bounded.lua"), include_str!("scripts/level.lua")))
+});
 static SWAP: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/swap.lua")));
 /// Rebuild batches sent before waiting for the oldest answer.
 const REBUILD_IN_FLIGHT: usize = 8;

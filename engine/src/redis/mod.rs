@@ -52,7 +52,9 @@ use tokio::sync::OnceCell;
 /// Members per batch of `level.lua` calls and rebuild pipelines.
 const BATCH: usize = 500;
 
-static PROJECT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/project.lua")));
+static PROJECT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(concat!(include_str!("scripts/bounded.lua"), include_str!("scripts/project.lua")))
+});
 
 /// A hot board's closed buckets kept between merges, and the rules they were read under.
 type KeptBuckets = (Option<domain::hot::HotRules>, domain::hot::WindowMerge);
