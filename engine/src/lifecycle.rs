@@ -482,8 +482,7 @@ impl Engine {
         let Some((settled_at, frozen)) = self.core.ledger.settled_at(&board.slug, &period).await? else {
             return Ok(None);
         };
-        let life = jiff::SignedDuration::from_hours(board.ranking_ttl_days.saturating_mul(24));
-        Ok((!frozen).then(|| settled_at.checked_add(life).unwrap_or(jiff::Timestamp::MAX)))
+        Ok(keys_deadline(board, settled_at, frozen))
     }
 
     /// Whether a settled period's keys are past their life: its reads then come from the
@@ -549,4 +548,15 @@ pub fn derived_correction_id(scope: &Scope, correction: &Correction, reason: &st
     }
     EventId::parse(format!("correction-{}", crate::hex(&hash.finalize()[..16])))
         .expect("ASCII hex within the id's length")
+}
+
+/// The rule of [`Engine::ranking_deadline`] for a period settled at `settled_at`: its keys serve
+/// until `ranking_ttl_days` later, or for as long as it stays publicly frozen.
+pub(crate) fn keys_deadline(
+    board: &Board,
+    settled_at: jiff::Timestamp,
+    publicly_frozen: bool,
+) -> Option<jiff::Timestamp> {
+    let life = jiff::SignedDuration::from_hours(board.ranking_ttl_days.saturating_mul(24));
+    (!publicly_frozen).then(|| settled_at.checked_add(life).unwrap_or(jiff::Timestamp::MAX))
 }

@@ -275,7 +275,7 @@ impl Engine {
         slug: &BoardSlug,
         period: PeriodKey,
     ) -> Result<Option<jiff::Timestamp>, EngineError> {
-        Ok(self.status_for_reads(slug, period).await?.1)
+        Ok(self.status_for_reads(slug, period).await?.frozen_at)
     }
 
     /// A member's own live points while the public sees a frozen standing (their signed "me"

@@ -868,7 +868,7 @@ async fn three_instances_lose_nothing_through_kills_failovers_cuts_and_empty_res
     best.sort_by(|a, b| b.1.cmp(a.1).then(b.0.cmp(a.0)));
     let before = cluster.script_reads();
     let client = reqwest::Client::builder().timeout(CLIENT_TIMEOUT).build().unwrap();
-    let caught_up_by = Instant::now() + Duration::from_secs(5);
+    let caught_up_by = Instant::now() + Duration::from_secs(10);
     for limit in 1..=10usize {
         for i in 0..INSTANCES {
             let url = format!("{}/api/v1/boards/load/periods/{period}/top?limit={limit}", fleet.base(i));
@@ -882,12 +882,15 @@ async fn three_instances_lose_nothing_through_kills_failovers_cuts_and_empty_res
                     .collect();
                 let want: Vec<(String, i64)> =
                     best.iter().take(limit).map(|(m, p)| ((*m).clone(), **p)).collect();
-                if got == want {
+                // A read a replica could not answer yet (still syncing after the empty restart)
+                // is answered by the ledger, right but without a script: wait for Redis's page.
+                let source = top["source"].as_str().unwrap_or_default().to_owned();
+                if got == want && source == "redis" {
                     break;
                 }
                 assert!(
                     Instant::now() < caught_up_by,
-                    "a replica still differs from the ledger: {got:?} {want:?}"
+                    "a replica still differs from the ledger or cannot be read ({source}): {got:?} {want:?}"
                 );
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }

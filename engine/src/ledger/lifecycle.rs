@@ -61,24 +61,27 @@ impl Ledger {
         Ok(Some((at, row.try_get::<Option<i64>, _>("public_frozen_at")?.is_some())))
     }
 
-    /// A period's state and, while it is publicly frozen, when its public view was taken.
+    /// A period's state, when its public view was taken while it is publicly frozen, and when
+    /// its state last changed (a period without a row is open and never changed: the epoch).
     pub async fn period_status(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
-    ) -> Result<(State, Option<jiff::Timestamp>), LedgerError> {
-        let row = sqlx::query("SELECT state, public_frozen_at FROM periods WHERE board = $1 AND period = $2")
-            .bind(board.as_str())
-            .bind(period.to_string())
-            .fetch_optional(&self.pool)
-            .await?;
-        let Some(row) = row else { return Ok((State::Open, None)) };
-        let frozen_at = row
-            .try_get::<Option<i64>, _>("public_frozen_at")?
-            .map(jiff::Timestamp::from_microsecond)
-            .transpose()
-            .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
-        Ok((parse_state(&row.try_get::<String, _>("state")?)?, frozen_at))
+    ) -> Result<(State, Option<jiff::Timestamp>, jiff::Timestamp), LedgerError> {
+        let row = sqlx::query(
+            "SELECT state, public_frozen_at, state_changed_at FROM periods WHERE board = $1 AND period = $2",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(row) = row else { return Ok((State::Open, None, jiff::Timestamp::UNIX_EPOCH)) };
+        let instant = |micros: i64| {
+            jiff::Timestamp::from_microsecond(micros).map_err(|e| LedgerError::Corrupt(e.to_string()))
+        };
+        let frozen_at = row.try_get::<Option<i64>, _>("public_frozen_at")?.map(instant).transpose()?;
+        let changed_at = instant(row.try_get::<Option<i64>, _>("state_changed_at")?.unwrap_or(0))?;
+        Ok((parse_state(&row.try_get::<String, _>("state")?)?, frozen_at, changed_at))
     }
 
     /// Periods in `state` whose state changed before `before` (the scheduler's archive queue).

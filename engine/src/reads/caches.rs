@@ -52,8 +52,31 @@ const STATE_CACHE_TTL: Duration = Duration::from_secs(1);
 /// With the state, when the period's public view was taken if it is publicly frozen.
 pub type StateCache = Mutex<HashMap<(BoardSlug, PeriodKey), (Instant, PeriodStatus)>>;
 
-/// A period's state and, while it is publicly frozen, when its public view was taken.
-pub type PeriodStatus = (State, Option<jiff::Timestamp>);
+/// A period's state as reads last saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeriodStatus {
+    pub state: State,
+    /// While publicly frozen: when its public view was taken.
+    pub frozen_at: Option<jiff::Timestamp>,
+    /// When the state last changed: for a settled period, its settlement.
+    pub changed_at: jiff::Timestamp,
+}
+
+impl PeriodStatus {
+    /// Whether reads come from the settled standings: archived, or settled and past its keys'
+    /// life (`ranking_ttl_days`; the scheduler unlinks them after a grace longer than this cache
+    /// lasts). The standings hold what the projection held at settlement, so answers do not change.
+    pub fn reads_standings(&self, board: &domain::Board) -> bool {
+        match self.state {
+            State::Archived => true,
+            State::Settled => {
+                crate::lifecycle::keys_deadline(board, self.changed_at, self.frozen_at.is_some())
+                    .is_some_and(|deadline| deadline <= jiff::Timestamp::now())
+            }
+            State::Open | State::Frozen => false,
+        }
+    }
+}
 
 /// The most top-N pages kept at once (over all boards, periods and limits).
 const TOP_CACHE_PAGES: usize = 1024;
@@ -149,7 +172,7 @@ impl Engine {
         board: &BoardSlug,
         period: PeriodKey,
     ) -> Result<State, EngineError> {
-        Ok(self.status_for_reads(board, period).await?.0)
+        Ok(self.status_for_reads(board, period).await?.state)
     }
 
     /// [`Engine::state_for_reads`] with when the public view was taken (publicly frozen).
@@ -159,15 +182,16 @@ impl Engine {
         period: PeriodKey,
     ) -> Result<PeriodStatus, EngineError> {
         let key = (board.clone(), period);
-        let lasts = |(at, (state, _)): &(Instant, PeriodStatus)| {
-            *state == State::Archived || at.elapsed() < STATE_CACHE_TTL
+        let lasts = |(at, status): &(Instant, PeriodStatus)| {
+            status.state == State::Archived || at.elapsed() < STATE_CACHE_TTL
         };
         if let Some(cached) = self.states.lock().expect("state cache").get(&key)
             && lasts(cached)
         {
             return Ok(cached.1);
         }
-        let status = self.core.ledger.period_status(board, &period).await?;
+        let (state, frozen_at, changed_at) = self.core.ledger.period_status(board, &period).await?;
+        let status = PeriodStatus { state, frozen_at, changed_at };
         let mut states = self.states.lock().expect("state cache");
         if states.len() >= 4096 {
             states.retain(|_, cached| lasts(cached));

@@ -230,8 +230,9 @@ impl Engine {
     pub async fn count_at_least(&self, scope: &Scope, min_points: i64) -> Result<Sourced<u64>, EngineError> {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let (min, max) = board.codec.bounds();
-        let (state, frozen_at) = self.status_for_reads(slug, period).await?;
-        if self.reads_standings(board, period, state).await? {
+        let status = self.status_for_reads(slug, period).await?;
+        let frozen_at = status.frozen_at;
+        if status.reads_standings(board) {
             let count = self.core.ledger.standings_at_least(slug, &period, board.sort(), min_points).await?;
             return Ok(Sourced { value: count, source: ReadSource::Standings, frozen_at: None });
         }
@@ -268,8 +269,9 @@ impl Engine {
         }
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let mut source = ReadSource::Redis;
-        let (state, frozen_at) = self.status_for_reads(slug, period).await?;
-        let standings = self.reads_standings(board, period, state).await?;
+        let status = self.status_for_reads(slug, period).await?;
+        let frozen_at = status.frozen_at;
+        let standings = status.reads_standings(board);
         let found = if standings {
             source = ReadSource::Standings;
             let mut found = Vec::with_capacity(members.len());
@@ -464,10 +466,11 @@ impl Engine {
         window: Window<'_>,
         limit: u64,
     ) -> Result<(RankingPage, Option<(MemberId, i64)>), EngineError> {
-        let (state, frozen_at) = self.status_for_reads(&board.slug, period).await?;
+        let status = self.status_for_reads(&board.slug, period).await?;
+        let state = status.state;
         // Only the public reads the public view (Live is `:rank`, the view while frozen).
-        let frozen_at = frozen_at.filter(|_| source == Source::Live && state != State::Archived);
-        let (raw, from) = if self.reads_standings(board, period, state).await? {
+        let frozen_at = status.frozen_at.filter(|_| source == Source::Live && state != State::Archived);
+        let (raw, from) = if status.reads_standings(board) {
             (self.archived_window(board, period, window, limit).await?, ReadSource::Standings)
         } else {
             let tie_base = board.codec.tie_base();
@@ -500,22 +503,6 @@ impl Engine {
         let mut page = self.assemble(board, period, raw, from, state).await?;
         page.frozen_at = frozen_at;
         Ok((page, last))
-    }
-
-    /// Whether a period is read from its settled standings: archived, or settled and past its
-    /// keys' life (`ranking_ttl_days`; the scheduler unlinks them). The standings hold what the
-    /// projection held at settlement (settlement cross-checks them), so answers do not change.
-    async fn reads_standings(
-        &self,
-        board: &Board,
-        period: PeriodKey,
-        state: State,
-    ) -> Result<bool, EngineError> {
-        Ok(match state {
-            State::Archived => true,
-            State::Settled => self.ranking_expired(board, period).await?,
-            _ => false,
-        })
     }
 
     /// The same window as [`crate::redis::Projection::window`], read from an archived period's

@@ -19,7 +19,6 @@ use super::check_limit;
 use crate::redis::{Source, Window};
 use crate::scope::Scope;
 use crate::{Engine, EngineError};
-use domain::lifecycle::State;
 use domain::view::{RankingPage, SnapshotInfo};
 use domain::{Board, MemberId, PeriodKey};
 use std::time::{Duration, Instant};
@@ -61,12 +60,13 @@ impl Engine {
         let snapshot_id = format!("{start:x}");
         let expires_at = jiff::Timestamp::from_second(start + SNAPSHOT_LIFE.as_secs() as i64)
             .map_err(|e| EngineError::Invalid(format!("no expiry for this snapshot: {e}")))?;
-        let (state, frozen_at) = self.status_for_reads(slug, period).await?;
-        // An archived period never changes: its standings are the pinned copy.
-        let total = if state == State::Archived {
+        let status = self.status_for_reads(slug, period).await?;
+        // A period read from its standings (archived, or settled past its keys' life) no longer
+        // changes: the standings are the pinned copy.
+        let total = if status.reads_standings(board) {
             self.core.ledger.standings_window(slug, &period, 0, 0).await?.total
         } else {
-            self.pinned(board, period, &snapshot_id, frozen_at.is_some(), expires_at).await?
+            self.pinned(board, period, &snapshot_id, status.frozen_at.is_some(), expires_at).await?
         };
         Ok(SnapshotInfo { snapshot_id, total, expires_at })
     }
@@ -143,7 +143,7 @@ impl Engine {
         if !is_snapshot_id(snapshot_id) {
             return Err(gone());
         }
-        if self.state_for_reads(slug, period).await? == State::Archived {
+        if self.status_for_reads(slug, period).await?.reads_standings(board) {
             return self.read_window(board, period, Source::Live, Window::Offset(offset), limit).await;
         }
         let total =
