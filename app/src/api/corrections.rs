@@ -19,6 +19,8 @@ pub struct CorrectionPreview {
     /// The change in words ("1 entry revoked").
     pub change: String,
     pub moves: Vec<Move>,
+    /// The board's unit, so that points read as the board shows them.
+    pub unit: domain::Unit,
     /// How many members only shift because of the moves.
     pub shifted: u64,
     pub prizes: Vec<PrizeChange>,
@@ -79,6 +81,7 @@ pub async fn preview_correction(
         state: p.state.to_owned(),
         change: words,
         moves: p.moves,
+        unit: scope.board().unit,
         shifted: p.shifted,
         prizes: p.prizes,
         digest_after: p.digest_after,

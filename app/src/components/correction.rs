@@ -117,7 +117,8 @@ fn PreviewTable(
     cancel: ServerAction<CancelCorrection>,
 ) -> impl IntoView {
     let rank = |r: Option<u64>| r.map_or("—".to_owned(), |r| r.to_string());
-    let points = |p: Option<i64>| p.map_or("—".to_owned(), |p| p.to_string());
+    let unit = p.unit;
+    let points = move |p: Option<i64>| p.map_or("—".to_owned(), |p| domain::format::points(p, unit));
     let row = move |m: &Move| {
         view! {
             <tr>

@@ -13,9 +13,14 @@ use leptos::prelude::*;
 const LISTED: usize = 50;
 
 /// What a step is, in the chart's words.
-fn what(step: &PointStep, before: i64) -> String {
+fn what(step: &PointStep, before: i64, unit: domain::Unit) -> String {
     let change = step.points - before;
-    let moved = if change == 0 { "no change".to_owned() } else { format!("{change:+}") };
+    let sign = if change < 0 { "−" } else { "+" };
+    let moved = if change == 0 {
+        "no change".to_owned()
+    } else {
+        format!("{sign}{}", domain::format::points(change.saturating_abs(), unit))
+    };
     let kind = match step.kind.as_str() {
         "point" => "points",
         "total" => "total set",
@@ -84,7 +89,7 @@ pub fn PointsChart(
         .filter(|(s, _)| s.revoked || s.kind == "correction" || s.kind == "revocation")
         .map(|(s, before)| {
             let (cx, cy) = (along(s.at), y.at(s.points as f64));
-            let tip = format!("{}: {}, {}", time(s.at), what(s, before), domain::format::labelled(s.points, unit));
+            let tip = format!("{}: {}, {}", time(s.at), what(s, before, unit), domain::format::labelled(s.points, unit));
             match (s.kind.as_str(), s.revoked) {
                 ("correction", _) => view! {
                     <path class="mark correction" d=format!("M{} {} l6 6 l-6 6 l-6 -6 z", coord(cx), coord(cy - 6.0))><title>{tip}</title></path>
@@ -116,7 +121,7 @@ pub fn PointsChart(
             view! {
                 <tr class:revoked=s.revoked>
                     <td>{in_named_zone(s.at, &zone, SECOND)}</td>
-                    <td>{what(s, *before)}</td>
+                    <td>{what(s, *before, unit)}</td>
                     <td class="num">{domain::format::points(s.points, unit)}</td>
                 </tr>
             }
