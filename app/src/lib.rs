@@ -179,6 +179,7 @@ fn ConsoleRoutes() -> impl leptos_router::MatchNestedRoutes + Clone {
             ssr=SsrMode::Async
         />
         <Route path=path!("/admin/keys") view=pages::keys::KeysConsolePage ssr=SsrMode::Async/>
+        <Route path=path!("/admin/hot/:board") view=pages::hot_console::HotConsolePage ssr=SsrMode::Async/>
     }
     .into_inner()
 }

@@ -32,6 +32,10 @@ pub const MAX_HIT_VALUE: f64 = 1e9;
 /// Entries a snapshot keeps (and the largest `limit` of a top read).
 pub const SNAPSHOT_ENTRIES: usize = 100;
 const MAX_ACTIONS: usize = 32;
+/// Most members one board's hit filter may block.
+pub const MAX_BLOCKED: usize = 1_000;
+/// Longest minimum actor age a hit filter may ask for: ten years.
+pub const MAX_ACTOR_AGE_SECONDS: u64 = 3_660 * 86_400;
 
 word_enum!(
     /// How a hit changes a member's score in the current bucket.
@@ -76,6 +80,7 @@ pub struct HotSpec {
     pub max_members: Option<u64>,
     pub actor_cap: Option<u64>,
     pub action_weights: Option<BTreeMap<String, f64>>,
+    pub filter: Option<HotFilter>,
 }
 
 /// A hot board's accepted definition: every value is in range and the set is coherent.
@@ -99,6 +104,79 @@ pub struct HotRules {
     pub actor_cap: Option<u64>,
     /// Weight per action (`search` 1, `click` 3, `order` 10): cheap actions earn little.
     pub action_weights: BTreeMap<String, f64>,
+    /// Which hits count at all; the only rule an admin may change after creation.
+    #[serde(default)]
+    pub filter: HotFilter,
+}
+
+/// A hot board's hit filter (docs/DESIGN.md, "Dedup, caps and weights"): the articles' trending
+/// searches count only searches that found something, never blocked terms, and not from accounts
+/// made a moment ago — most fake volume fails one of the three. A hit that fails is `filtered`
+/// (with the reason) before Redis is touched. The default filters nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(default, deny_unknown_fields)]
+pub struct HotFilter {
+    /// Count a hit only when it says it found something (`results` above 0).
+    pub count_only_with_results: bool,
+    /// Members (terms) that never count, compared without regard to case.
+    pub blocked_members: Vec<String>,
+    /// Count a hit only when its actor's account (`actor_created_at`) is at least this old.
+    pub min_actor_age_seconds: Option<u64>,
+}
+
+/// What a hit tells the filter besides its member.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HitFacts {
+    /// How many results the search found, as the host reports it.
+    pub results: Option<u64>,
+    /// When the actor's account was made, as the host reports it.
+    pub actor_created_at: Option<jiff::Timestamp>,
+}
+
+impl HotFilter {
+    /// Accepts a filter as an admin sent it or says what is wrong: blocked members must be
+    /// members a hit could name (each at most once), the age in range. Blocked members are kept
+    /// lower-cased, the form they are compared in.
+    pub fn checked(mut self) -> Result<Self, String> {
+        if self.blocked_members.len() > MAX_BLOCKED {
+            return Err(format!("at most {MAX_BLOCKED} blocked members"));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for term in &mut self.blocked_members {
+            let member = HotMember::parse(term).map_err(|e| format!("blocked member {term:?}: {e}"))?;
+            *term = member.as_str().to_lowercase();
+            if !seen.insert(term.clone()) {
+                return Err(format!("blocked member {term:?} is listed twice"));
+            }
+        }
+        if let Some(age) = self.min_actor_age_seconds {
+            in_range("min_actor_age_seconds", age, 1, MAX_ACTOR_AGE_SECONDS)?;
+        }
+        Ok(self)
+    }
+
+    /// Ok to count, or why the hit is `filtered`.
+    pub fn check(&self, member: &HotMember, facts: HitFacts, now: jiff::Timestamp) -> Result<(), String> {
+        if self.count_only_with_results && facts.results.unwrap_or(0) == 0 {
+            return Err("this board counts only hits with results".into());
+        }
+        if !self.blocked_members.is_empty() {
+            let term = member.as_str().to_lowercase();
+            if self.blocked_members.contains(&term) {
+                return Err("this member is blocked on this board".into());
+            }
+        }
+        if let Some(min) = self.min_actor_age_seconds {
+            let old_enough = facts.actor_created_at.is_some_and(|created| {
+                now.duration_since(created).as_secs() >= i64::try_from(min).unwrap_or(i64::MAX)
+            });
+            if !old_enough {
+                return Err(format!("this board counts only actors whose account is at least {min} s old"));
+            }
+        }
+        Ok(())
+    }
 }
 
 fn positive_weight(what: &str, w: f64) -> Result<(), String> {
@@ -157,6 +235,7 @@ impl HotRules {
         if let Some(cap) = spec.actor_cap {
             in_range("actor_cap", cap, 1, 1_000_000)?;
         }
+        let filter = spec.filter.unwrap_or_default().checked()?;
         let action_weights = spec.action_weights.unwrap_or_default();
         if action_weights.len() > MAX_ACTIONS {
             return Err(format!("at most {MAX_ACTIONS} action weights"));
@@ -180,6 +259,7 @@ impl HotRules {
             max_members,
             actor_cap: spec.actor_cap,
             action_weights,
+            filter,
         })
     }
 
@@ -307,6 +387,8 @@ pub enum HitResult {
     Capped,
     /// Refused before Redis: an invalid member, value or action (see `reason`).
     Rejected,
+    /// Well-formed, but the board's filter does not count it (see `reason`).
+    Filtered,
     /// `best` boards: the hit's score was not above the member's in the current bucket, so
     /// nothing changed (`ZADD GT CH` answered 0).
     NotRaised,
@@ -319,6 +401,7 @@ impl HitResult {
             HitResult::Deduplicated => "deduplicated",
             HitResult::Capped => "capped",
             HitResult::Rejected => "rejected",
+            HitResult::Filtered => "filtered",
             HitResult::NotRaised => "not_raised",
         }
     }
@@ -617,6 +700,49 @@ mod tests {
         assert!(merge.names.len() <= 4000, "{} names interned", merge.names.len());
         let top = merge.top(&rules, 9, &[], 2);
         assert_eq!(top, [("m9-999".to_string(), 1000.0), ("m8-999".to_string(), 1000.0)]);
+    }
+
+    #[test]
+    fn a_filter_is_checked_when_set_and_compares_members_without_case() {
+        let blocked = |terms: &[&str]| HotFilter {
+            blocked_members: terms.iter().map(|t| t.to_string()).collect(),
+            ..HotFilter::default()
+        };
+        assert_eq!(blocked(&["Air Fryer "]).checked().unwrap().blocked_members, ["air fryer"]);
+        for (filter, error) in [
+            (blocked(&["a", "A"]), "listed twice"),
+            (blocked(&["<b>"]), "may not contain"),
+            (blocked(&[" "]), "blank"),
+            (HotFilter { min_actor_age_seconds: Some(0), ..HotFilter::default() }, "min_actor_age_seconds"),
+        ] {
+            assert!(filter.clone().checked().unwrap_err().contains(error), "{filter:?}");
+        }
+        let many: Vec<String> = (0..=MAX_BLOCKED).map(|i| format!("t{i}")).collect();
+        let too_many = HotFilter { blocked_members: many, ..HotFilter::default() };
+        assert!(too_many.checked().unwrap_err().contains("at most"));
+        // A spec with a bad filter is refused like any other bad rule.
+        let spec = HotSpec { filter: Some(blocked(&["x", "x"])), ..spec(60, 2, 180) };
+        assert!(HotRules::new(spec).unwrap_err().contains("twice"));
+
+        let now = jiff::Timestamp::from_second(1_800_000_000).unwrap();
+        let member = HotMember::parse("Air Fryer").unwrap();
+        let facts = |results, age_s: Option<i64>| HitFacts {
+            results,
+            actor_created_at: age_s.map(|s| now - jiff::SignedDuration::from_secs(s)),
+        };
+        let filter = HotFilter {
+            count_only_with_results: true,
+            blocked_members: vec!["robot".into()],
+            min_actor_age_seconds: Some(60),
+        }
+        .checked()
+        .unwrap();
+        assert!(filter.check(&member, facts(Some(1), Some(60)), now).is_ok());
+        assert!(filter.check(&member, facts(Some(0), Some(60)), now).is_err());
+        assert!(filter.check(&member, facts(Some(1), Some(59)), now).is_err());
+        assert!(filter.check(&HotMember::parse("ROBOT").unwrap(), facts(Some(1), Some(60)), now).is_err());
+        // The default counts everything, facts or not.
+        assert!(HotFilter::default().check(&member, HitFacts::default(), now).is_ok());
     }
 
     fn spec(bucket: u64, buckets: u64, ttl: u64) -> HotSpec {

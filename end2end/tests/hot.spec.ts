@@ -1,8 +1,9 @@
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { cli } from './support';
+import { cli, createAdmin } from './support';
 
 // A hot board on the real binary: hits arrive through the API, the server's snapshot job
-// publishes a list every 5 s, and the page shows the second list's rank changes and "new" entry.
+// publishes a list every 5 s, and the page shows the second list's rank changes and "new" entry;
+// an admin sets a board's hit filter in the console, and the hits it refuses answer `filtered`.
 
 const slug = 'e2e-hot';
 
@@ -68,4 +69,50 @@ test('the hot page shows rank-change arrows and "new" after two snapshots', asyn
   // The home page links the hot board with its window in words.
   await page.goto('/');
   await expect(page.getByRole('link', { name: 'Trending searches', exact: true })).toHaveAttribute('href', `/hot/${slug}`);
+});
+
+test('an admin sets a hot board\'s filter in the console and hits it refuses answer filtered', async ({ page, request }) => {
+  const board = 'e2e-hot-filter';
+  const password = 'hot filter password';
+  createAdmin('hana', password);
+  const admin = cli('admin', 'token');
+  const created = await request.post('/api/v1/boards', {
+    headers: { Authorization: `Bearer ${admin}` },
+    data: { slug: board, title: 'Filtered searches', cadence: 'hot', bucket_seconds: 60, window_buckets: 10, ttl_seconds: 900 },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const hitResult = async (data: object) => {
+    const res = await request.post(`/api/v1/boards/${board}/hits`, { headers: { Authorization: `Bearer ${admin}` }, data });
+    expect(res.status()).toBe(200);
+    return (await res.json()).result;
+  };
+  expect(await hitResult({ member: 'Spam Term' })).toBe('counted');
+
+  await page.goto('/admin/login');
+  await page.waitForLoadState('networkidle');
+  await page.getByLabel('Username').fill('hana');
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/admin$/);
+  await page.getByTestId('console-hot-boards').getByRole('link', { name: 'Filtered searches' }).click();
+  await expect(page).toHaveURL(new RegExp(`/admin/hot/${board}$`));
+  await page.waitForLoadState('networkidle');
+
+  // A term no hit could name is refused beside its field, and nothing changes.
+  await page.getByTestId('blocked-members').fill('<script>');
+  await page.getByTestId('save-filter').click();
+  await expect(page.locator('[data-field="blocked_members"]')).toContainText('may not contain');
+  expect(await hitResult({ member: 'Spam Term' })).toBe('counted');
+
+  await page.getByTestId('only-with-results').check();
+  await page.getByTestId('blocked-members').fill('Spam Term\nbuy followers');
+  await page.getByTestId('save-filter').click();
+  await expect(page.getByTestId('outcome')).toContainText('Filter saved: 2 blocked member(s)');
+  // Stored as compared: lower-cased.
+  await expect(page.getByTestId('blocked-members')).toHaveValue('spam term\nbuy followers');
+  await expect(page.getByTestId('only-with-results')).toBeChecked();
+
+  expect(await hitResult({ member: 'SPAM TERM', results: 3 })).toBe('filtered');
+  expect(await hitResult({ member: 'air fryer' })).toBe('filtered');
+  expect(await hitResult({ member: 'air fryer', results: 3 })).toBe('counted');
 });

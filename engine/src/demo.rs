@@ -341,7 +341,7 @@ async fn ensure_hot(engine: &Engine, now: Timestamp) -> Result<(), EngineError> 
             for k in 0..i64::from(hits) {
                 // Spread over the hour, never in the future.
                 let at_ms = now_ms - hours_ago * 3_600_000 - k * 3_600_000 / i64::from(hits.max(1)) / 2;
-                let hit = crate::hot::Hit { member: (*term).into(), weight: None, actor: None, action: None };
+                let hit = crate::hot::Hit { member: (*term).into(), ..Default::default() };
                 engine.hot().hit_at(&board.slug, &hit, Some(at_ms)).await?;
             }
         }

@@ -1,6 +1,6 @@
 //! Hot boards (docs/DESIGN.md, "Hot boards"): sliding-window rankings kept in Redis alone. No
-//! ledger entries, no lifecycle, no audit — only the definition is stored in the ledger, so every
-//! instance knows the same boards.
+//! ledger entries, no lifecycle, no audit of hits — only the definition is stored in the ledger,
+//! so every instance knows the same boards, and a change of its filter is audited.
 //!
 //! - [`Hot::hit`]: one hit, checked at the edge ([`HitFilter`], the board's value and action
 //!   rules), then counted by one script with its dedup, cap, trim and `EXPIRE NX`
@@ -21,7 +21,9 @@
 //! **Hit** (`POST /api/v1/boards/{board}/hits`, ingest key or admin token): the member must be a
 //! `HotMember` (blank, overlong or odd terms are `rejected` at the edge), the actor a member id,
 //! the value and action valid (`HotRules::hit_score`), and the installed [`HitFilter`] must accept
-//! it (the default accepts every well-formed member). Then `hot_hit.lua`, one atomic step: the
+//! it (the default accepts every well-formed member) — else `rejected`. The board's own filter
+//! (`domain::hot::HotFilter`: only hits with results, no blocked member, only old enough actors;
+//! changed by admins with [`Hot::set_filter`]) may still answer `filtered`. Then `hot_hit.lua`, one atomic step: the
 //! bucket is the Redis server's `TIME` / bucket length (application clocks cannot split buckets);
 //! with an actor, `deduplicated` if the actor already counted for this member in this interval,
 //! `capped` at `actor_cap` hits per interval; else `ZINCRBY` (`count`) or `ZADD GT CH` (`best`),
@@ -51,7 +53,9 @@
 use crate::redis::hot::HitArgs;
 use crate::{Core, Engine, EngineError};
 use domain::BoardSlug;
-use domain::hot::{HitResult, HotBoard, HotList, HotMember, HotWindow, SNAPSHOT_ENTRIES, rank_changes};
+use domain::hot::{
+    HitFacts, HitResult, HotBoard, HotFilter, HotList, HotMember, HotWindow, SNAPSHOT_ENTRIES, rank_changes,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -63,8 +67,12 @@ pub const LEASE: &str = "hot-snapshots";
 /// How often the snapshot job looks for boards whose interval has turned.
 pub const TICK: Duration = Duration::from_secs(1);
 
-/// Hot board definitions by slug (immutable once created, like periodic boards).
-type HotBoardCache = std::sync::RwLock<HashMap<BoardSlug, HotBoard>>;
+/// Hot board definitions by slug, with when this process read each. Only the hit filter ever
+/// changes; an instance that did not make the change picks it up within [`BOARD_CACHE_TTL`].
+type HotBoardCache = std::sync::RwLock<HashMap<BoardSlug, (Instant, HotBoard)>>;
+
+/// How long a process trusts its copy of a hot board's definition.
+const BOARD_CACHE_TTL: Duration = Duration::from_secs(5);
 
 /// How long a process serves a board's published list from memory: a public read then costs
 /// neither a Redis call nor parsing the list. A list this process publishes replaces its copy at
@@ -104,6 +112,10 @@ pub struct Hit {
     pub actor: Option<String>,
     /// One of the board's `action_weights` (`search`, `click`, `order`).
     pub action: Option<String>,
+    /// What the board's filter may ask: how many results the search found, when the actor's
+    /// account was made.
+    pub results: Option<u64>,
+    pub actor_created_at: Option<jiff::Timestamp>,
 }
 
 /// What happened to a hit.
@@ -120,8 +132,8 @@ pub struct HitOutcome {
 }
 
 impl HitOutcome {
-    fn rejected(reason: String) -> Self {
-        Self { result: HitResult::Rejected, reason: Some(reason), score: None }
+    fn refused(result: HitResult, reason: String) -> Self {
+        Self { result, reason: Some(reason), score: None }
     }
 }
 
@@ -183,9 +195,11 @@ impl Hot {
         Ok(board.clone())
     }
 
-    /// A hot board's definition, read from the ledger once per process.
+    /// A hot board's definition, read from the ledger at most once per [`BOARD_CACHE_TTL`].
     pub async fn board(&self, slug: &BoardSlug) -> Result<HotBoard, EngineError> {
-        if let Some(board) = self.boards.read().expect("hot board cache").get(slug) {
+        if let Some((read, board)) = self.boards.read().expect("hot board cache").get(slug)
+            && read.elapsed() < BOARD_CACHE_TTL
+        {
             return Ok(board.clone());
         }
         let board = self
@@ -194,7 +208,32 @@ impl Hot {
             .hot_board(slug)
             .await?
             .ok_or_else(|| EngineError::NotFound { what: format!("hot board {slug}") })?;
-        self.boards.write().expect("hot board cache").insert(slug.clone(), board.clone());
+        self.remember(&board);
+        Ok(board)
+    }
+
+    fn remember(&self, board: &HotBoard) {
+        let mut boards = self.boards.write().expect("hot board cache");
+        boards.insert(board.slug.clone(), (Instant::now(), board.clone()));
+    }
+
+    /// Replaces a board's hit filter (checked by `domain::hot::HotFilter::checked`), audited as
+    /// `hot_filter`. This process
+    /// applies it at once, the others within [`BOARD_CACHE_TTL`].
+    pub async fn set_filter(
+        &self,
+        slug: &BoardSlug,
+        filter: HotFilter,
+        actor: &str,
+    ) -> Result<HotBoard, EngineError> {
+        let filter = filter.checked().map_err(EngineError::Invalid)?;
+        let board = self
+            .core
+            .ledger
+            .set_hot_filter(slug, &filter, actor, jiff::Timestamp::now())
+            .await?
+            .ok_or_else(|| EngineError::NotFound { what: format!("hot board {slug}") })?;
+        self.remember(&board);
         Ok(board)
     }
 
@@ -212,13 +251,20 @@ impl Hot {
         at_ms: Option<i64>,
     ) -> Result<HitOutcome, EngineError> {
         let board = self.board(slug).await?;
+        let now = at_ms
+            .and_then(|ms| jiff::Timestamp::from_millisecond(ms).ok())
+            .unwrap_or_else(jiff::Timestamp::now);
+        let facts = HitFacts { results: hit.results, actor_created_at: hit.actor_created_at };
         let outcome = match self.check_hit(&board, hit) {
-            Err(reason) => HitOutcome::rejected(reason),
-            Ok((member, score)) => {
-                let args = HitArgs { member: &member, score, actor: hit.actor.as_deref(), at_ms };
-                let answer = self.core.projection.hot_hit(slug, &board.rules, args).await?;
-                HitOutcome { result: answer.result, reason: None, score: answer.score }
-            }
+            Err(reason) => HitOutcome::refused(HitResult::Rejected, reason),
+            Ok((member, score)) => match board.rules.filter.check(&member, facts, now) {
+                Err(reason) => HitOutcome::refused(HitResult::Filtered, reason),
+                Ok(()) => {
+                    let args = HitArgs { member: &member, score, actor: hit.actor.as_deref(), at_ms };
+                    let answer = self.core.projection.hot_hit(slug, &board.rules, args).await?;
+                    HitOutcome { result: answer.result, reason: None, score: answer.score }
+                }
+            },
         };
         self.core.metrics.count_hit(slug, outcome.result);
         Ok(outcome)

@@ -1,6 +1,7 @@
 //! Hot boards on real Redis, standalone and Cluster: the sliding window, expiry by TTL, the two
 //! write modes and aggregates against a naive model, dedup and caps under concurrent writers,
-//! snapshots with rank changes, tending, the validation hook and the one-leader snapshot job.
+//! snapshots with rank changes, tending, the validation hook, the board's filter (changed on one
+//! instance, seen by another) and the one-leader snapshot job.
 //! Most tests pass the clock to the scripts (`hit_at`, `hot_snapshot(.., Some(ms))`) to move
 //! through buckets without waiting; the TTL tests use the real clock and 1-second buckets.
 //! `best` never lowers a score; dedup and caps hold under 16 concurrent writers. Over HTTP:
@@ -10,9 +11,10 @@ mod common;
 
 use common::{TestLedger, TestProjection, engine, redis_targets, unique};
 use domain::BoardSlug;
-use domain::hot::{Aggregate, HitResult, HotBoard, HotMember, HotRules, HotSpec, WriteMode};
-use engine::Engine;
+use domain::hot::{Aggregate, HitResult, HotBoard, HotFilter, HotMember, HotRules, HotSpec, WriteMode};
 use engine::hot::{Hit, HitFilter};
+use engine::ledger::audit::AuditFilter;
+use engine::{Engine, EngineError};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -418,6 +420,89 @@ async fn invalid_hits_are_rejected_before_redis() {
         assert!(
             metrics.contains(&format!("laurel_hot_hits_total{{board=\"{}\",result=\"rejected\"}} 6", b.slug))
         );
+        projection.cleanup().await;
+        ledger.drop_db().await;
+    }
+}
+
+#[tokio::test]
+async fn a_boards_filter_counts_only_hits_with_results_unblocked_members_and_old_actors() {
+    for (mode, target) in redis_targets() {
+        let ledger = TestLedger::sqlite().await;
+        let projection = TestProjection::new(target);
+        let e = engine(&ledger, &projection).await;
+        let other = engine(&ledger, &projection).await;
+        let filter = HotFilter {
+            count_only_with_results: true,
+            blocked_members: vec!["Bad Term".into()],
+            min_actor_age_seconds: Some(86_400),
+        };
+        let b = hot_board(&e, HotSpec { filter: Some(filter), ..spec(60, 2) }).await;
+        // Stored as compared: lower-cased.
+        assert_eq!(b.rules.filter.blocked_members, ["bad term"], "{mode}");
+        let now = jiff::Timestamp::from_millisecond(T0).unwrap();
+        let old = now - jiff::SignedDuration::from_hours(48);
+        let young = now - jiff::SignedDuration::from_hours(2);
+        let search = |member: &str, results: Option<u64>, created: Option<jiff::Timestamp>| Hit {
+            results,
+            actor_created_at: created,
+            ..by(member, "u1")
+        };
+        for (h, reason) in [
+            (search("air fryer", None, Some(old)), "with results"),
+            (search("air fryer", Some(0), Some(old)), "with results"),
+            (search("BAD TERM", Some(5), Some(old)), "blocked"),
+            (search("air fryer", Some(5), Some(young)), "at least 86400 s old"),
+            (search("air fryer", Some(5), None), "at least 86400 s old"),
+        ] {
+            let outcome = e.hot().hit_at(&b.slug, &h, Some(T0)).await.unwrap();
+            assert_eq!(outcome.result, HitResult::Filtered, "{mode}: {h:?}");
+            assert!(outcome.reason.as_deref().unwrap().contains(reason), "{mode}: {outcome:?}");
+        }
+        assert!(projection.keys().await.is_empty(), "{mode}: a filtered hit touched Redis");
+        let counted =
+            e.hot().hit_at(&b.slug, &search("air fryer", Some(5), Some(old)), Some(T0)).await.unwrap();
+        assert_eq!(counted.result, HitResult::Counted, "{mode}");
+        let metrics = e.metrics().render();
+        assert!(
+            metrics.contains(&format!("laurel_hot_hits_total{{board=\"{}\",result=\"filtered\"}} 5", b.slug)),
+            "{mode}: {metrics}"
+        );
+
+        // A bad filter changes nothing.
+        let bad = HotFilter { blocked_members: vec!["<script>".into()], ..HotFilter::default() };
+        assert!(matches!(e.hot().set_filter(&b.slug, bad, "token#1").await, Err(EngineError::Invalid(_))));
+        assert_eq!(e.hot().board(&b.slug).await.unwrap().rules.filter, b.rules.filter, "{mode}");
+
+        // The other instance has the old filter in hand; after the change it keeps it at most
+        // BOARD_CACHE_TTL (5 s), then counts what the new filter counts.
+        let blocked = search("bad term", Some(5), Some(old));
+        assert_eq!(
+            other.hot().hit_at(&b.slug, &blocked, Some(T0)).await.unwrap().result,
+            HitResult::Filtered
+        );
+        let open = HotFilter::default();
+        let changed = e.hot().set_filter(&b.slug, open.clone(), "token#1").await.unwrap();
+        assert_eq!(changed.rules.filter, open, "{mode}");
+        assert_eq!(
+            e.hot().hit_at(&b.slug, &hit("bad term"), Some(T0)).await.unwrap().result,
+            HitResult::Counted
+        );
+        tokio::time::sleep(Duration::from_millis(5_200)).await;
+        let by_other = other.hot().hit_at(&b.slug, &search("bad term", None, None), Some(T0)).await.unwrap();
+        assert_eq!(by_other.result, HitResult::Counted, "{mode}");
+        assert_eq!(
+            snapshot(&e, &b, T0).await,
+            [("bad term".into(), 2.0), ("air fryer".into(), 1.0)],
+            "{mode}"
+        );
+
+        // One audit row, with both filters.
+        let changes = AuditFilter { action: Some("hot_filter".into()), ..AuditFilter::default() };
+        let trail = e.audit(&changes, None, 10).await.unwrap();
+        assert_eq!(trail.len(), 1, "{mode}: {trail:?}");
+        assert_eq!(trail[0].board.as_deref(), Some(b.slug.as_str()), "{mode}");
+        assert_eq!(trail[0].actor, "token#1", "{mode}");
         projection.cleanup().await;
         ledger.drop_db().await;
     }

@@ -2,8 +2,9 @@
 //! and converts the error — nothing else. They only read, except `pin_view`, which creates a
 //! short-lived snapshot (public, like every read), the console's actions in [`console`] and
 //! [`corrections`] (its front page's reads in [`attention`]), its sign-in and sign-out in
-//! [`admin`], its ingest keys in [`keys`], and a contestant's signed link in [`contestant`];
-//! [`session`] is the one place that knows the cookies (but for the new-key cookie of [`keys`]).
+//! [`admin`], its ingest keys in [`keys`], its hot boards' filters in [`hot_filter`], and a
+//! contestant's signed link in [`contestant`]; [`session`] is the one place that knows the cookies
+//! (but for the new-key cookie of [`keys`]).
 
 #[cfg(feature = "console")]
 pub mod admin;
@@ -15,6 +16,8 @@ pub mod contestant;
 #[cfg(feature = "console")]
 pub mod corrections;
 pub mod history;
+#[cfg(feature = "console")]
+pub mod hot_filter;
 #[cfg(feature = "console")]
 pub mod keys;
 #[cfg(feature = "ssr")]

@@ -1,6 +1,7 @@
 use crate::api::admin::{Logout, read_signed_in};
 use crate::api::attention::{read_activity, read_attention};
 use crate::api::console::CreateBoard;
+use crate::api::read_hot_boards;
 use crate::components::charts::grouped;
 use crate::components::charts::sparkline::Sparkline;
 use crate::components::console::{ActionOutcome, FieldError};
@@ -11,7 +12,8 @@ use leptos_meta::Title;
 
 /// `/admin`: the console's front page — who is signed in, what needs attention first (each item a
 /// link to the page that fixes it), the boards with their activity over the last day and a link
-/// to each current period's console, and the form that creates a board.
+/// to each current period's console, the hot boards (each a link to its filter), and the form that
+/// creates a board.
 #[component]
 pub fn ConsolePage() -> impl IntoView {
     let who = Resource::new(|| (), |_| read_signed_in());
@@ -36,6 +38,7 @@ pub fn ConsolePage() -> impl IntoView {
                             </div>
                             <NeedsAttention/>
                             <ConsoleBoards/>
+                            <ConsoleHotBoards/>
                             <NewBoardForm/>
                         }.into_any(),
                         None => view! {
@@ -189,6 +192,31 @@ fn ConsoleBoards() -> impl IntoView {
                             </ul>
                         }.into_any()
                     })
+                })}
+            </ErrorBoundary>
+        </Suspense>
+    }
+}
+
+/// The hot boards, each a link to its console page (its hit filter). Absent when there are none.
+#[component]
+fn ConsoleHotBoards() -> impl IntoView {
+    let boards = Resource::new(|| (), |_| read_hot_boards());
+    view! {
+        <Suspense fallback=|| ()>
+            <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
+                {move || Suspend::new(async move {
+                    boards.await.map(|boards| (!boards.is_empty()).then(|| view! {
+                        <h2>"Hot boards"</h2>
+                        <ul class="boards" data-testid="console-hot-boards">
+                            {boards.into_iter().map(|b| view! {
+                                <li data-board=b.slug.to_string()>
+                                    <a href=format!("/admin/hot/{}", b.slug)>{b.title}</a>
+                                    <span class="meta">{format!(" {} · {}", b.slug, b.window)}</span>
+                                </li>
+                            }).collect_view()}
+                        </ul>
+                    }))
                 })}
             </ErrorBoundary>
         </Suspense>

@@ -4,9 +4,9 @@
 //!
 //! Contestants: `home` (boards, and hot boards under "Trending"), `board`, `member`, `hot`, `me`
 //! (a signed link), `not_found`. The console: `login`, `console` (the front page: what needs
-//! attention, each board's activity), `period_console`, `member_console`, `audit`, `keys`. Data
-//! pages render in `SsrMode::Async`, so the HTML already holds their data and every view works
-//! without JavaScript. A section whose read fails says so; the rest of the page still shows.
+//! attention, each board's activity), `period_console`, `member_console`, `audit`, `keys`,
+//! `hot_console` (a hot board's filter). Data pages render in `SsrMode::Async`, so the HTML
+//! already holds their data and every view works without JavaScript. A section whose read fails says so; the rest of the page still shows.
 
 #[cfg(feature = "console")]
 pub mod audit;
@@ -15,6 +15,8 @@ pub mod board;
 pub mod console;
 pub mod home;
 pub mod hot;
+#[cfg(feature = "console")]
+pub mod hot_console;
 #[cfg(feature = "console")]
 pub mod keys;
 #[cfg(feature = "console")]

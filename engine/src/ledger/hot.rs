@@ -3,7 +3,7 @@
 
 use super::{Ledger, LedgerError, micros};
 use domain::BoardSlug;
-use domain::hot::{HotBoard, HotRules};
+use domain::hot::{HotBoard, HotFilter, HotRules};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
@@ -34,6 +34,47 @@ impl Ledger {
                 == 1;
             w.tx.commit().await?;
             Ok(inserted)
+        })
+        .await
+    }
+
+    /// Replaces a hot board's hit filter (the one rule that may change after creation), with an
+    /// audit row (`hot_filter`, the filters before and after). Returns the board as it now is, or
+    /// None when there is no such hot board.
+    pub async fn set_hot_filter(
+        &self,
+        slug: &BoardSlug,
+        filter: &HotFilter,
+        actor: &str,
+        now: jiff::Timestamp,
+    ) -> Result<Option<HotBoard>, LedgerError> {
+        let (ledger, slug, filter, actor) = (self.clone(), slug.clone(), filter.clone(), actor.to_owned());
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            let row = sqlx::query("SELECT slug, title, rules FROM hot_boards WHERE slug = $1")
+                .bind(slug.as_str())
+                .fetch_optional(&mut *w.tx)
+                .await?;
+            let Some(row) = row else { return Ok(None) };
+            let mut board = hot_board_from_row(&row)?;
+            let before = std::mem::replace(&mut board.rules.filter, filter);
+            let as_json = |f: &HotFilter| serde_json::to_value(f).expect("filter serialises");
+            let record = super::audit::AuditRecord {
+                actor: &actor,
+                action: "hot_filter",
+                board: Some(slug.as_str()),
+                before: Some(as_json(&before)),
+                after: Some(as_json(&board.rules.filter)),
+                ..Default::default()
+            };
+            super::audit::record(&mut w.tx, &record, now).await?;
+            sqlx::query("UPDATE hot_boards SET rules = $2 WHERE slug = $1")
+                .bind(slug.as_str())
+                .bind(serde_json::to_string(&board.rules).expect("rules serialise"))
+                .execute(&mut *w.tx)
+                .await?;
+            w.tx.commit().await?;
+            Ok(Some(board))
         })
         .await
     }

@@ -196,6 +196,9 @@ pub struct HotBoardIn {
     /// at most 32 actions named with 1-32 of `[a-z0-9_]`.
     #[schema(schema_with = action_weights)]
     action_weights: Option<BTreeMap<String, f64>>,
+    /// Which hits count at all (default: every well-formed hit); the one rule that may change
+    /// later, with `PUT …/hot/filter`.
+    filter: Option<domain::hot::HotFilter>,
 }
 
 impl HotBoardIn {
@@ -221,6 +224,7 @@ impl HotBoardIn {
             max_members: self.max_members,
             actor_cap: self.actor_cap,
             action_weights: self.action_weights,
+            filter: self.filter,
         })
         .map_err(ApiError::invalid)?;
         Ok(HotBoard { slug, title, rules })

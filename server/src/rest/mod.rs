@@ -125,6 +125,7 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(lifecycle::audit))
         .routes(bounded(routes!(hot::hits)))
         .routes(bounded(routes!(hot::top)))
+        .routes(routes!(hot::set_filter))
         .routes(routes!(keys::list, keys::create))
         .routes(routes!(keys::revoke))
         .routes(routes!(serve))

@@ -121,6 +121,7 @@ fn the_openapi_document_holds_every_route_of_the_contract() {
         ("get", "/api/v1/openapi.json".to_owned()),
         ("post", "/api/v1/boards/{board}/hits".to_owned()),
         ("get", "/api/v1/boards/{board}/hot/top".to_owned()),
+        ("put", "/api/v1/boards/{board}/hot/filter".to_owned()),
         ("get", "/api/v1/keys".to_owned()),
         ("post", "/api/v1/keys".to_owned()),
         ("post", "/api/v1/keys/{id}/revoke".to_owned()),

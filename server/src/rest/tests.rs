@@ -948,6 +948,30 @@ async fn the_openapi_document_is_served_and_describes_the_answers() {
         admin,
         Some(json!({"member": "x", "colour": "red"}))
     );
+    let filter = "/api/v1/boards/{board}/hot/filter";
+    let only_found = json!({"count_only_with_results": true, "blocked_members": ["Spam"]});
+    let changed = answer!("PUT", filter, "/api/v1/boards/trending/hot/filter", admin, Some(only_found));
+    assert_eq!(changed["filter"]["blocked_members"], json!(["spam"]), "{changed}");
+    answer!("PUT", filter, "/api/v1/boards/trending/hot/filter", key, Some(json!({})));
+    answer!(
+        "PUT",
+        filter,
+        "/api/v1/boards/trending/hot/filter",
+        admin,
+        Some(json!({"blocked_members": ["<b>"]}))
+    );
+    answer!("PUT", filter, "/api/v1/boards/nope/hot/filter", admin, Some(json!({})));
+    let filtered = answer!(
+        "POST",
+        hits,
+        "/api/v1/boards/trending/hits",
+        admin,
+        Some(json!({"member": "spam", "results": 3}))
+    );
+    assert_eq!(filtered["result"], "filtered", "{filtered}");
+    let found = json!({"member": "air fryer", "actor": "u2", "results": 3, "actor_created_at": "2026-01-31T09:00:00Z"});
+    answer!("POST", hits, "/api/v1/boards/trending/hits", admin, Some(found));
+    answer!("PUT", filter, "/api/v1/boards/trending/hot/filter", admin, Some(json!({})));
     let top = "/api/v1/boards/{board}/hot/top";
     answer!("GET", top, "/api/v1/boards/trending/hot/top", none, None);
     api.engine.hot().snapshot(&domain::BoardSlug::parse("trending").unwrap(), None).await.unwrap();

@@ -1,0 +1,80 @@
+//! The console's hot board, `/admin/hot/{board}` (server functions `admin_hot_board` and
+//! `admin_set_hot_filter` in `api::hot_filter`): the board's window and rules, and the form that
+//! replaces its hit filter — the one rule that may change after creation.
+
+use crate::api::hot_filter::{HotConsole, SetHotFilter, read_hot_console};
+use crate::components::console::{ActionOutcome, FieldError};
+use crate::components::error_view::ErrorView;
+use crate::error::AppError;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+#[component]
+pub fn HotConsolePage() -> impl IntoView {
+    let params = use_params_map();
+    let board = move || params.read().get("board").unwrap_or_default();
+    let save = ServerAction::<SetHotFilter>::new();
+    // Read again after each save, so the form shows the filter as stored (lower-cased terms).
+    let page = Resource::new(move || (board(), save.version().get()), |(board, _)| read_hot_console(board));
+    view! {
+        <Title text="Hot board"/>
+        <p class="meta"><a href="/admin">"Console"</a>" › Hot board"</p>
+        <Transition fallback=|| view! { <p>"Loading…"</p> }>
+            <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
+                {move || Suspend::new(async move {
+                    match page.await {
+                        Ok(hot) => Ok(view! { <HotFilterForm hot save/> }.into_any()),
+                        Err(AppError::Denied(reason)) => Ok(view! {
+                            <p data-testid="signed-out">{reason} " " <a href="/admin/login">"Sign in"</a></p>
+                        }.into_any()),
+                        Err(e) => Err(e),
+                    }
+                })}
+            </ErrorBoundary>
+        </Transition>
+    }
+}
+
+#[component]
+fn HotFilterForm(hot: HotConsole, save: ServerAction<SetHotFilter>) -> impl IntoView {
+    let HotConsole { slug, title, window, rules } = hot;
+    let filter = rules.filter;
+    let hours = filter.min_actor_age_seconds.map(|s| (s / 3_600).to_string()).unwrap_or_default();
+    let refused = Signal::derive(move || save.value().get().and_then(Result::err));
+    let outcome = Signal::derive(move || save.value().get());
+    view! {
+        <h1>{title}</h1>
+        <p class="meta" data-testid="hot-window">{format!("{slug} · {window}")}</p>
+        <p><a href=format!("/hot/{slug}")>"The public list"</a></p>
+        <h2>"Hit filter"</h2>
+        <p class="hint">
+            "Hits the filter does not count answer " <code>"filtered"</code>
+            " and never reach Redis; hits already counted stay counted. This server applies a change at "
+            "once, other instances within 5 seconds. Each change is in the audit trail."
+        </p>
+        <ActionForm action=save attr:class="stacked" attr:data-testid="hot-filter">
+            <input type="hidden" name="board" value=slug.clone()/>
+            <label class="check">
+                <input type="checkbox" name="count_only_with_results" value="on"
+                    checked=filter.count_only_with_results data-testid="only-with-results"/>
+                "Count only hits that found something (" <code>"results"</code> " above 0)"
+            </label>
+            <label>
+                "Blocked members, one per line"
+                <textarea name="blocked_members" rows="6" data-testid="blocked-members">{filter.blocked_members.join("\n")}</textarea>
+                <span class="hint">"Compared without regard to case; at most 1 000."</span>
+            </label>
+            <FieldError error=refused field="blocked_members"/>
+            <label>
+                "Minimum account age, in hours"
+                <input type="number" name="min_actor_age_hours" min="1" max="87840" value=hours
+                    data-testid="min-actor-age"/>
+                <span class="hint">"Blank: any age. A hit without " <code>"actor_created_at"</code> " then does not count."</span>
+            </label>
+            <FieldError error=refused field="min_actor_age_hours"/>
+            <button type="submit" data-testid="save-filter">"Save the filter"</button>
+        </ActionForm>
+        <ActionOutcome outcome/>
+    }
+}
