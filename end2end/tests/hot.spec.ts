@@ -3,7 +3,8 @@ import { cli, createAdmin } from './support';
 
 // A hot board on the real binary: hits arrive through the API, the server's snapshot job
 // publishes a list every 5 s, and the page shows the second list's rank changes and "new" entry;
-// an admin sets a board's hit filter in the console, and the hits it refuses answer `filtered`.
+// an admin creates a hot board in the console and sets its hit filter, and the hits the filter
+// refuses answer `filtered`.
 
 const slug = 'e2e-hot';
 
@@ -71,22 +72,16 @@ test('the hot page shows rank-change arrows and "new" after two snapshots', asyn
   await expect(page.getByRole('link', { name: 'Trending searches', exact: true })).toHaveAttribute('href', `/hot/${slug}`);
 });
 
-test('an admin sets a hot board\'s filter in the console and hits it refuses answer filtered', async ({ page, request }) => {
+test('an admin creates a hot board in the console and sets its filter; the hits it refuses answer filtered', async ({ page, request }) => {
   const board = 'e2e-hot-filter';
   const password = 'hot filter password';
   createAdmin('hana', password);
   const admin = cli('admin', 'token');
-  const created = await request.post('/api/v1/boards', {
-    headers: { Authorization: `Bearer ${admin}` },
-    data: { slug: board, title: 'Filtered searches', cadence: 'hot', bucket_seconds: 60, window_buckets: 10, ttl_seconds: 900 },
-  });
-  expect(created.status(), await created.text()).toBe(201);
   const hitResult = async (data: object) => {
     const res = await request.post(`/api/v1/boards/${board}/hits`, { headers: { Authorization: `Bearer ${admin}` }, data });
     expect(res.status()).toBe(200);
     return (await res.json()).result;
   };
-  expect(await hitResult({ member: 'Spam Term' })).toBe('counted');
 
   await page.goto('/admin/login');
   await page.waitForLoadState('networkidle');
@@ -94,6 +89,20 @@ test('an admin sets a hot board\'s filter in the console and hits it refuses ans
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(/\/admin$/);
+  await page.waitForLoadState('networkidle');
+  const form = page.getByTestId('new-hot-board');
+  await form.getByLabel('Slug').fill(board);
+  await form.getByLabel('Title').fill('Filtered searches');
+  await form.getByLabel('Bucket').selectOption('60');
+  await form.getByLabel('Buckets in the window').fill('10');
+  await form.getByRole('button', { name: 'Create hot board' }).click();
+  await expect(page).toHaveURL(new RegExp(`/admin/hot/${board}$`));
+  await expect(page.getByTestId('hot-window')).toContainText(board);
+  await page.waitForLoadState('networkidle');
+  expect(await hitResult({ member: 'Spam Term' })).toBe('counted');
+
+  // The console's front page links it.
+  await page.goto('/admin');
   await page.getByTestId('console-hot-boards').getByRole('link', { name: 'Filtered searches' }).click();
   await expect(page).toHaveURL(new RegExp(`/admin/hot/${board}$`));
   await page.waitForLoadState('networkidle');

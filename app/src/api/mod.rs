@@ -2,7 +2,7 @@
 //! and converts the error — nothing else. They only read, except `pin_view`, which creates a
 //! short-lived snapshot (public, like every read), the console's actions in [`console`] and
 //! [`corrections`] (its front page's reads in [`attention`]), its sign-in and sign-out in
-//! [`admin`], its ingest keys in [`keys`], its hot boards' filters in [`hot_filter`], and a
+//! [`admin`], its ingest keys in [`keys`], its hot boards in [`hot_console`], and a
 //! contestant's signed link in [`contestant`]; [`session`] is the one place that knows the cookies
 //! (but for the new-key cookie of [`keys`]).
 
@@ -17,7 +17,7 @@ pub mod contestant;
 pub mod corrections;
 pub mod history;
 #[cfg(feature = "console")]
-pub mod hot_filter;
+pub mod hot_console;
 #[cfg(feature = "console")]
 pub mod keys;
 #[cfg(feature = "ssr")]

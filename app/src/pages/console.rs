@@ -1,6 +1,7 @@
 use crate::api::admin::{Logout, read_signed_in};
 use crate::api::attention::{read_activity, read_attention};
 use crate::api::console::CreateBoard;
+use crate::api::hot_console::CreateHotBoard;
 use crate::api::read_hot_boards;
 use crate::components::charts::grouped;
 use crate::components::charts::sparkline::Sparkline;
@@ -12,8 +13,8 @@ use leptos_meta::Title;
 
 /// `/admin`: the console's front page — who is signed in, what needs attention first (each item a
 /// link to the page that fixes it), the boards with their activity over the last day and a link
-/// to each current period's console, the hot boards (each a link to its filter), and the form that
-/// creates a board.
+/// to each current period's console, the hot boards (each a link to its filter), and the forms that
+/// create a board and a hot board.
 #[component]
 pub fn ConsolePage() -> impl IntoView {
     let who = Resource::new(|| (), |_| read_signed_in());
@@ -40,6 +41,7 @@ pub fn ConsolePage() -> impl IntoView {
                             <ConsoleBoards/>
                             <ConsoleHotBoards/>
                             <NewBoardForm/>
+                            <NewHotBoardForm/>
                         }.into_any(),
                         None => view! {
                             <p data-testid="signed-out">
@@ -338,5 +340,46 @@ fn NewBoardForm() -> impl IntoView {
             <button type="submit">"Create board"</button>
         </ActionForm>
         <ActionOutcome outcome=move || create.value().get().map(|r| r.map(|()| "Board created.".to_owned()))/>
+    }
+}
+
+/// The form that creates a hot board: a ranking over a sliding window of time buckets (trending
+/// searches). Its filter is set afterwards, on the board's console page it opens.
+#[component]
+fn NewHotBoardForm() -> impl IntoView {
+    let create = ServerAction::<CreateHotBoard>::new();
+    let error = Signal::derive(move || create.value().get().and_then(Result::err));
+    view! {
+        <h2>"New hot board"</h2>
+        <ActionForm action=create attr:class="stacked" attr:data-testid="new-hot-board">
+            <label>"Slug" <input name="slug" required pattern="[a-z0-9][a-z0-9-]*" placeholder="trending"/></label>
+            <FieldError error field="hot_slug"/>
+            <label>"Title" <input name="title" required maxlength="200" placeholder="Trending searches"/></label>
+            <FieldError error field="hot_title"/>
+            <label>"Bucket"
+                <select name="bucket_seconds">
+                    <option value="60">"a minute"</option>
+                    <option value="3600" selected>"an hour"</option>
+                    <option value="86400">"a day"</option>
+                </select>
+            </label>
+            <label>"Buckets in the window (1–288)" <input name="window_buckets" inputmode="numeric" value="24"/></label>
+            <FieldError error field="window_buckets"/>
+            <label>"Hits"
+                <select name="write_mode">
+                    <option value="count">"count — hits add up (searches, clicks)"</option>
+                    <option value="best">"best — a score that may only rise within a bucket"</option>
+                </select>
+            </label>
+            <label>"Most hits one actor counts per interval (blank: no cap)" <input name="actor_cap" inputmode="numeric"/></label>
+            <FieldError error field="actor_cap"/>
+            <label>"Action weights, one per line (blank: none)"
+                <textarea name="action_weights" rows="3" placeholder="search: 1\nclick: 3"></textarea>
+            </label>
+            <FieldError error field="action_weights"/>
+            <p class="hint">"Bucket keys live 1.5 × the window. Hits and the public list work as for boards made over the API."</p>
+            <button type="submit">"Create hot board"</button>
+        </ActionForm>
+        <ActionOutcome outcome=move || create.value().get().map(|r| r.map(|()| "Hot board created.".to_owned()))/>
     }
 }

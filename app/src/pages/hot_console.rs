@@ -2,7 +2,7 @@
 //! `admin_set_hot_filter` in `api::hot_filter`): the board's window and rules, and the form that
 //! replaces its hit filter — the one rule that may change after creation.
 
-use crate::api::hot_filter::{HotConsole, SetHotFilter, read_hot_console};
+use crate::api::hot_console::{HotConsole, SetHotFilter, read_hot_console};
 use crate::components::console::{ActionOutcome, FieldError};
 use crate::components::error_view::ErrorView;
 use crate::error::AppError;
