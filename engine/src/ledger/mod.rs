@@ -57,6 +57,7 @@ mod revise;
 mod rewards;
 mod rows;
 mod schedule;
+mod segments;
 mod settle;
 mod sql;
 mod standings;
@@ -81,6 +82,7 @@ pub use revise::Applied;
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use rows::{InvalidRow, Listing};
 pub use schedule::PeriodInState;
+pub use segments::SegmentMember;
 #[cfg(feature = "internals")]
 pub use settle::set_settle_batch;
 pub use settle::{Failpoint, digest};
