@@ -64,7 +64,10 @@ pub struct SegmentValue {
 
 /// The lists read recently, by board, period and dimension.
 #[derive(Default)]
-pub struct SegmentLists(Mutex<HashMap<(BoardSlug, PeriodKey, String), (Instant, Arc<SegmentValues>)>>);
+pub struct SegmentLists(Mutex<HashMap<ListKey, (Instant, Arc<SegmentValues>)>>);
+
+/// A board, a period and one of the board's dimensions.
+type ListKey = (BoardSlug, PeriodKey, String);
 
 impl Engine {
     /// Projects changed totals of `period` into the rankings of the segments their members hold.

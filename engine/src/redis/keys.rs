@@ -222,7 +222,7 @@ mod tests {
             .iter()
             .map(|v| Slot::for_key(&space.segment(&board, &period, &segment("province", v)).rank))
             .collect();
-        slots.insert(Slot::for_key(&space.rank(&board, &period)));
+        slots.insert(Slot::for_key(space.rank(&board, &period)));
         assert!(slots.len() >= 8, "segments and the board's ranking spread over slots: {slots:?}");
     }
 
