@@ -62,6 +62,16 @@ pub struct SegmentValue {
     pub leader: Option<Entry>,
 }
 
+/// One value's members as the list route counts them.
+#[derive(Default)]
+struct Tally {
+    members: u64,
+    /// The leader: the best score, then the greatest member id.
+    best: Option<(i64, MemberId)>,
+    /// Members with the leader's points.
+    at_best: u64,
+}
+
 /// The lists read recently, by board, period and dimension.
 #[derive(Default)]
 pub struct SegmentLists(Mutex<HashMap<ListKey, (Instant, Arc<SegmentValues>)>>);
@@ -230,36 +240,46 @@ impl Engine {
             return Ok(list.as_ref().clone());
         }
         let rows = self.core.ledger.dimension_members(slug, &period, dimension).await?;
-        // Per value: ranked members and the best (score, member), ties by member id descending
-        // as Redis orders them.
-        let mut values: BTreeMap<String, (u64, Option<(i64, MemberId)>)> = BTreeMap::new();
+        // Per value: ranked members, the best (score, member) — ties by member id descending, as
+        // Redis orders them — and how many members have the best points.
+        let mut values: BTreeMap<String, Tally> = BTreeMap::new();
         for row in rows {
-            let entry = values.entry(row.value).or_default();
+            let tally = values.entry(row.value).or_default();
             if row.total.hidden {
                 continue;
             }
             let t = encode(board, row.total)?;
-            entry.0 += 1;
-            if entry.1.as_ref().is_none_or(|best| (t.score, &t.member) > (best.0, &best.1)) {
-                entry.1 = Some((t.score, t.member));
+            tally.members += 1;
+            let points = board.codec.points(t.score);
+            match &tally.best {
+                Some((best, _)) if board.codec.points(*best) > points => {}
+                Some((best, member)) if board.codec.points(*best) == points => {
+                    tally.at_best += 1;
+                    if (t.score, &t.member) > (*best, member) {
+                        tally.best = Some((t.score, t.member));
+                    }
+                }
+                _ => (tally.best, tally.at_best) = (Some((t.score, t.member)), 1),
             }
         }
         let more = values.len() > MAX_SEGMENT_VALUES;
         let shown: Vec<_> = values.into_iter().take(MAX_SEGMENT_VALUES).collect();
         let leaders: Vec<MemberId> =
-            shown.iter().filter_map(|(_, (_, b))| b.as_ref().map(|b| b.1.clone())).collect();
+            shown.iter().filter_map(|(_, t)| t.best.as_ref().map(|b| b.1.clone())).collect();
         let mut names = self.display_names(&leaders).await?;
+        // Under `first_reached` no two members share a rank, whatever their points.
+        let shared = board.tie_policy() == domain::TiePolicy::Shared;
         let values = shown
             .into_iter()
-            .map(|(value, (members, best))| SegmentValue {
+            .map(|(value, tally)| SegmentValue {
                 value,
-                members,
-                leader: best.map(|(score, member)| Entry {
+                members: tally.members,
+                leader: tally.best.map(|(score, member)| Entry {
                     rank: 1,
                     points: board.codec.points(score),
                     display_name: names.remove(&member),
                     member,
-                    tied: false,
+                    tied: shared && tally.at_best > 1,
                 }),
             })
             .collect();
