@@ -1984,10 +1984,10 @@ async fn a_body_with_a_field_the_route_does_not_know_is_refused_naming_it() {
     let api = Api::start().await;
     let admin = api.admin.clone();
     let board = json!({"slug": "seg", "title": "S", "cadence": "weekly", "time_zone": "UTC", "operator": "incr",
-        "tie_policy": "shared", "max_points": 100, "segments": ["province"]});
+        "tie_policy": "shared", "max_points": 100, "divisions": ["province"]});
     let (status, out) = api.call("POST", "/api/v1/boards", Some(&admin), Some(board)).await;
     assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"), "{out}");
-    assert!(out["detail"].as_str().unwrap().contains("segments"), "{out}");
+    assert!(out["detail"].as_str().unwrap().contains("divisions"), "{out}");
     let (status, _) = api.call("GET", "/api/v1/boards/seg", None, None).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "nothing was created");
     let misspelt = json!({"slug": "seg", "title": "S", "cadence": "weekly", "time_zone": "UTC", "operator": "incr",
