@@ -47,6 +47,9 @@ pub struct Board {
     /// How many days a settled period's Redis keys live after its settlement; reads then come
     /// from its standings.
     pub ranking_ttl_days: i64,
+    /// The segment dimensions a write may name (`crate::segment`); each value ranks its members
+    /// on a ranking of its own. Empty: none. Fixed at creation; never on bounded boards.
+    pub segments: Vec<String>,
 }
 
 impl Board {
@@ -134,6 +137,9 @@ pub struct BoardDraft {
     /// Blank: [`DEFAULT_RANKING_TTL_DAYS`].
     #[serde(default)]
     pub ranking_ttl_days: Option<i64>,
+    /// Segment dimensions (`["province", "class"]`); blank: none.
+    #[serde(default)]
+    pub segments: Option<Vec<String>>,
 }
 
 /// Why a draft is not a board: the field to fix and what is wrong with it.
@@ -171,6 +177,12 @@ impl BoardDraft {
                 ));
             }
         };
+        let segments = self.segments.unwrap_or_default();
+        crate::segment::check_dimensions(&segments).map_err(|e| refuse("segments", e))?;
+        if keep_top.is_some() && !segments.is_empty() {
+            // A bounded ranking holds only its best K, so a segment's could not be told from it.
+            return Err(refuse("segments", "a bounded board (keep_top) cannot declare segments"));
+        }
         let cadence: Cadence = self.cadence.parse().map_err(|e| refuse("cadence", e))?;
         let operator: Operator = self.operator.parse().map_err(|e| refuse("operator", e))?;
         let policy: TiePolicy = self.tie_policy.parse().map_err(|e| refuse("tie_policy", e))?;
@@ -202,6 +214,7 @@ impl BoardDraft {
             unit,
             keep_top,
             ranking_ttl_days,
+            segments,
         })
     }
 }
@@ -397,6 +410,13 @@ mod prize_tests {
         let bounded = BoardDraft { keep_top: Some(1000), ..draft() }.parse().unwrap();
         assert_eq!((bounded.keep_top, bounded.ranking_ttl_days), (Some(1000), DEFAULT_RANKING_TTL_DAYS));
         assert_eq!(draft().parse().unwrap().keep_top, None);
+        let dims = Some(vec!["province".to_owned(), "class".to_owned()]);
+        let segmented = BoardDraft { segments: dims.clone(), ..draft() }.parse().unwrap();
+        assert_eq!(segmented.segments, ["province", "class"]);
+        let e = BoardDraft { segments: dims, keep_top: Some(10), ..draft() }.parse().unwrap_err();
+        assert_eq!(e.field, "segments");
+        let e = BoardDraft { segments: Some(vec!["A".into()]), ..draft() }.parse().unwrap_err();
+        assert_eq!(e.field, "segments");
     }
 
     #[test]

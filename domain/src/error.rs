@@ -76,6 +76,7 @@ codes! {
     NotMovable = "not_movable", 409, "a finding whose rows are fixed by hand, not moved aside (`laurel doctor`)";
     PeriodNotOpen = "period_not_open", 409, "totals are imported only into an open period (not frozen, settled or archived)";
     ImportIdTaken = "import_id_taken", 409, "an `import_id` already names an import of other rows, mode or period on the board";
+    SegmentFrozen = "segment_frozen", 409, "a segment of a publicly frozen period, read without admin credentials: segments have no frozen view, so they are closed until the reveal";
     SnapshotExpired = "snapshot_expired", 410, "the pinned snapshot is gone (they live 5 to 10 minutes), or never was";
     BatchTooLarge = "batch_too_large", 413, "more than 1 000 events in one batch";
     BodyTooLarge = "body_too_large", 413, "the body is over 2 MiB";
@@ -85,6 +86,7 @@ codes! {
     DigestMismatch = "digest_mismatch", 422, "the standings do not hash to the digest they came with (`laurel import`)";
     ChainBroken = "chain_broken", 422, "a period's settlement revisions do not chain (`laurel import`)";
     Rejected = "rejected", 422, "a single write refused by a rule (a batch reports it per item instead)";
+    SegmentUnsupported = "segment_unsupported", 422, "a `segment` on a read that does not take one yet (snapshots, count, ranks), or the export of a board with segments";
     RateLimited = "rate_limited", 429, "the key is over its rate limit, or a caller without credentials over its network's allowance; see `Retry-After`";
     TooManyStreams = "too_many_streams", 429, "this client address holds as many live streams as one instance allows it; see `Retry-After`";
     StreamsFull = "streams_full", 503, "the instance holds as many live streams as it may; see `Retry-After`";

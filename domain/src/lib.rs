@@ -10,6 +10,7 @@
 //! - [`period`]: which period an instant falls in (`PeriodKey`) and where a period starts and ends.
 //! - [`score`]: the score codec that turns points (and a reach sequence) into an exact Redis score.
 //! - [`ranking`]: rank numbers under each tie policy.
+//! - [`segment`]: a board's segment dimensions and a member's values (`province:zj`).
 //! - [`format`]: points as a board shows them (durations when its unit is `ms`).
 //! - [`lifecycle`]: the period states and which transitions are allowed.
 //! - [`live`]: the events of a period's live stream (`ranking`, `state`).
@@ -36,6 +37,7 @@ pub mod period;
 pub mod preview;
 pub mod ranking;
 pub mod score;
+pub mod segment;
 pub mod settlement;
 pub mod view;
 pub mod write;

@@ -27,6 +27,9 @@ pub struct Write {
     pub occurred_at: jiff::Timestamp,
     /// Caller-supplied JSON kept with the entry, for "why this score".
     pub metadata: Option<String>,
+    /// The member's segment values this write names (`crate::segment`); the first recorded write
+    /// naming a dimension fixes the member's value for the period.
+    pub segments: crate::segment::Values,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,6 +94,7 @@ pub fn admit(board: &Board, write: &Write) -> Result<PeriodKey, String> {
     if let Some(refusal) = value_refusal(board, write.change.value()) {
         return Err(refusal);
     }
+    crate::segment::check_values(&board.segments, &write.segments)?;
     Ok(period)
 }
 

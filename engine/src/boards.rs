@@ -34,6 +34,10 @@ pub struct BoardDetails {
     /// Days a settled period's Redis keys live after its settlement; its reads then come from
     /// its standings.
     pub ranking_ttl_days: i64,
+    /// The board's segment dimensions (each value ranks its members on a ranking of its own);
+    /// absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<String>,
 }
 
 impl Engine {
@@ -93,6 +97,7 @@ impl Engine {
             ends_at: span.end,
             keep_top: board.keep_top,
             ranking_ttl_days: board.ranking_ttl_days,
+            segments: board.segments.clone(),
         })
     }
 }

@@ -89,6 +89,7 @@ fn point(member: &MemberId, event_id: EventId, delta: i64, at: Timestamp, note: 
         change: Change::Point { event_id, delta },
         occurred_at: at,
         metadata: Some(format!(r#"{{"source":"demo","note":"{note}"}}"#)),
+        segments: Default::default(),
     }
 }
 
@@ -122,6 +123,7 @@ async fn ensure_weekly(
         public_freeze_seconds: 0,
         keep_top: None,
         ranking_ttl_days: 7,
+        segments: Vec::new(),
         prizes: vec![
             Prize { from_rank: 1, to_rank: 1, prize: "Gold laurel".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "Silver laurel".into() },
@@ -291,6 +293,7 @@ async fn ensure_sprint(
         public_freeze_seconds: 0,
         keep_top: None,
         ranking_ttl_days: 7,
+        segments: Vec::new(),
         prizes: vec![Prize { from_rank: 1, to_rank: 3, prize: "Sprint badge".into() }],
         unit: domain::Unit::Points,
     };

@@ -16,6 +16,7 @@
 
 use crate::redis::{ProjectedTotal, RawPage, Window};
 use crate::{Engine, EngineError};
+use domain::segment::Segment;
 use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -36,8 +37,11 @@ pub(crate) struct LedgerOrder {
 /// readers wait for that read instead of starting their own — readers of other periods too, which
 /// is acceptable only because this path runs while Redis is down (a lock per period would lift it).
 #[derive(Default)]
-/// Keyed by period and whether the order is the public view of a publicly frozen period.
-pub struct LedgerOrders(tokio::sync::Mutex<HashMap<(BoardSlug, PeriodKey, bool), Arc<LedgerOrder>>>);
+/// Keyed by period, whether the order is the public view of a publicly frozen period, and the
+/// segment value whose ranking it is (None: the board's).
+pub struct LedgerOrders(tokio::sync::Mutex<HashMap<OrderKey, Arc<LedgerOrder>>>);
+
+type OrderKey = (BoardSlug, PeriodKey, bool, Option<Segment>);
 
 impl LedgerOrder {
     fn new(totals: Vec<ProjectedTotal>, tie_base: i64) -> Self {
@@ -114,17 +118,30 @@ impl Engine {
         period: PeriodKey,
         public: bool,
     ) -> Result<Arc<LedgerOrder>, EngineError> {
+        self.ledger_order_in(board, period, public, None).await
+    }
+
+    /// [`Engine::ledger_order`] of one segment value's ranking (Some), or the board's (None):
+    /// the segment's members' live totals (a segment has no public view: `crate::segments`).
+    pub(crate) async fn ledger_order_in(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        public: bool,
+        segment: Option<&Segment>,
+    ) -> Result<Arc<LedgerOrder>, EngineError> {
         let mut orders = self.ledger_orders.0.lock().await;
-        let key = (board.slug.clone(), period, public);
+        let key = (board.slug.clone(), period, public, segment.cloned());
         if let Some(order) = orders.get(&key)
             && order.at.elapsed() < LEDGER_ORDER_TTL
         {
             return Ok(Arc::clone(order));
         }
         orders.retain(|_, o| o.at.elapsed() < LEDGER_ORDER_TTL);
-        let totals = match public {
-            true => self.public_totals(board, &period).await?,
-            false => self.projected_totals(board, &period).await?,
+        let totals = match (segment, public) {
+            (Some(segment), _) => self.segment_totals(board, &period, segment).await?,
+            (None, true) => self.public_totals(board, &period).await?,
+            (None, false) => self.projected_totals(board, &period).await?,
         };
         let order = Arc::new(LedgerOrder::new(totals, board.codec.tie_base()));
         orders.insert(key, Arc::clone(&order));

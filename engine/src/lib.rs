@@ -69,6 +69,7 @@ mod redis;
 pub mod rewards;
 pub mod scheduler;
 pub mod scope;
+pub mod segments;
 pub mod totals_import;
 pub mod transfer;
 pub mod writes;
@@ -184,6 +185,8 @@ pub struct Engine {
     live: Arc<live::Live>,
     /// This process's snapshot maker (see `reads/snapshots.rs`).
     snapshots: Arc<reads::Snapshots>,
+    /// Segment value lists read recently (see [`segments`]).
+    segment_lists: Arc<segments::SegmentLists>,
 }
 
 /// Which store failed a readiness check.
@@ -238,6 +241,7 @@ impl Engine {
             names: Arc::default(),
             live: Arc::default(),
             snapshots: Arc::default(),
+            segment_lists: Arc::default(),
         }
     }
 

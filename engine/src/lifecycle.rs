@@ -459,7 +459,11 @@ impl Engine {
         }
         let one = [ProjectedTotal { member: t.member, version: t.version, score: t.score, hidden: t.hidden }];
         let keep = board.keep_top.unwrap_or(0);
-        let projected = self.core.projection.project_kept(&board.slug, &t.period, &one, keep).await;
+        let projected = match self.core.projection.project_kept(&board.slug, &t.period, &one, keep).await {
+            // And into the member's segment rankings, when the board has segments.
+            Ok(_) => self.project_segments(board, &t.period, &one).await,
+            Err(error) => Err(error.into()),
+        };
         self.announce(&board.slug, &t.period);
         match projected {
             Ok(_) => true,
@@ -500,13 +504,13 @@ impl Engine {
     /// would free a big ranking on Redis's main thread. The keys get an expiry at once as a
     /// safety net, and the scheduler's next pass unlinks them should this process stop first.
     pub async fn expire_projection(&self, board: &Board, period: PeriodKey) {
-        if let Err(error) = self.core.projection.expire(&board.slug, &period, ARCHIVE_SAFETY_NET).await {
+        if let Err(error) = self.expire_period_keys(&board.slug, &period, ARCHIVE_SAFETY_NET).await {
             tracing::warn!(board = %board.slug, %period, %error, "archived period's keys not removed yet");
         }
-        let (projection, slug) = (self.core.projection.clone(), board.slug.clone());
+        let (engine, slug) = (self.clone(), board.slug.clone());
         tokio::spawn(async move {
             tokio::time::sleep(ARCHIVE_GRACE).await;
-            if let Err(error) = projection.unlink_period(&slug, &period).await {
+            if let Err(error) = engine.unlink_period_keys(&slug, &period).await {
                 tracing::warn!(board = %slug, %period, %error, "archived period's keys not removed yet");
             }
         });

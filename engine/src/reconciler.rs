@@ -12,7 +12,8 @@
 //! puts a public freeze's view in place when Redis holds another (`crate::public`). A period that
 //! cannot be levelled fails alone.
 //!
-//! Hidden members are part of both: their versions count in `SUM(version)` and `vsum` alike, and
+//! Segment rankings are levelled the same way, each by its own version sum, and rebuilt with
+//! their period (`crate::segments`). Hidden members are part of both: their versions count in `SUM(version)` and `vsum` alike, and
 //! both paths record the version while leaving the member out of the ranking.
 
 use crate::ledger::audit::AuditRecord;
@@ -33,6 +34,8 @@ pub struct ReconcileReport {
     pub lag: i64,
     /// Periods that could not be levelled (logged); the next pass tries them again.
     pub periods_failed: u64,
+    /// Segment rankings levelled (`crate::segments`); their members count in `members_levelled`.
+    pub segments_levelled: u64,
 }
 
 /// What a rebuild did.
@@ -73,12 +76,14 @@ impl Engine {
         period: &PeriodKey,
         report: &mut ReconcileReport,
     ) -> Result<(), EngineError> {
+        let board = self.shared_board(slug).await?;
+        // Segment rankings are levelled apart, each by its own version sum.
+        self.level_segments(&board, period, report).await?;
         let ledger_sum = self.core.ledger.version_sum(slug, period).await?;
         let (projected_sum, marker) = self.core.projection.version_sum_and_marker(slug, period).await?;
         if marker.is_some() {
             // A public view in Redis that the ledger no longer has (a reveal whose Redis half
             // failed) is taken down; the ones it has were put in place above.
-            let board = self.board(slug).await?;
             if self.core.ledger.public_view(slug, period).await?.is_none() {
                 self.converge_public(&board, *period, None, false).await?;
             }
@@ -86,7 +91,6 @@ impl Engine {
         if ledger_sum == projected_sum {
             return Ok(());
         }
-        let board = self.board(slug).await?;
         // A bounded board's projection holds no versions of trimmed members, so its sum is below
         // the ledger's by design: it is levelled here when Redis lost it (nothing projected) or
         // asked for a refill (a kept member fell), from the ledger's best `keep_top`. A member
@@ -190,6 +194,7 @@ impl Engine {
         }
         reader.await.map_err(|e| EngineError::Invalid(format!("the ledger reader stopped: {e}")))?;
         rebuild.finish().await?;
+        self.rebuild_segments(board, &period).await?;
         self.rebuilt(scope, actor, progress, started, members, hidden).await
     }
 
@@ -269,7 +274,7 @@ pub(crate) fn kept(board: &Board, totals: Vec<ProjectedTotal>) -> Vec<ProjectedT
 pub const REBUILD_PAGE: u64 = 20_000;
 
 /// A stored total as the projection holds it.
-fn encode(board: &Board, t: crate::ledger::StoredTotal) -> Result<ProjectedTotal, EngineError> {
+pub(crate) fn encode(board: &Board, t: crate::ledger::StoredTotal) -> Result<ProjectedTotal, EngineError> {
     let score = board
         .codec
         .encode(t.points, t.reach_seq)

@@ -292,8 +292,8 @@ impl Engine {
             // caches): they get an expiry as a safety net, and are unlinked once it is over.
             let grace_over = archived_at.checked_add(grace).is_ok_and(|end| end <= now);
             let done = match grace_over {
-                true => self.core.projection.unlink_period(&key.0, &key.1).await,
-                false => self.core.projection.expire(&key.0, &key.1, ARCHIVE_SAFETY_NET).await,
+                true => self.unlink_period_keys(&key.0, &key.1).await,
+                false => self.expire_period_keys(&key.0, &key.1, ARCHIVE_SAFETY_NET).await,
             };
             match done {
                 Ok(()) => {
@@ -341,11 +341,11 @@ impl Engine {
             }
             let over = deadline.checked_add(grace).is_ok_and(|end| end <= now);
             let done = match over {
-                true => self.core.projection.unlink_period(&key.0, &key.1).await,
+                true => self.unlink_period_keys(&key.0, &key.1).await,
                 false => {
                     let until = deadline.checked_add(net).unwrap_or(Timestamp::MAX);
                     let ttl = now.duration_until(until).unsigned_abs();
-                    self.core.projection.expire(&key.0, &key.1, ttl.max(Duration::from_secs(1))).await
+                    self.expire_period_keys(&key.0, &key.1, ttl.max(Duration::from_secs(1))).await
                 }
             };
             match done {

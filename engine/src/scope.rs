@@ -10,6 +10,7 @@
 //! call them once per request, after the caller's check.
 
 use crate::{Engine, EngineError};
+use domain::segment::Segment;
 use domain::{Board, BoardSlug, PeriodKey};
 use std::sync::Arc;
 
@@ -17,6 +18,8 @@ use std::sync::Arc;
 pub struct Scope {
     board: Arc<Board>,
     period: PeriodKey,
+    /// A read of one segment value's ranking instead of the board's (`?segment=province:zj`).
+    segment: Option<Segment>,
 }
 
 impl Scope {
@@ -34,7 +37,31 @@ impl Scope {
 
     /// The same board's `period`.
     pub fn with_period(&self, period: PeriodKey) -> Self {
-        Self { board: Arc::clone(&self.board), period }
+        Self { board: Arc::clone(&self.board), period, segment: self.segment.clone() }
+    }
+
+    /// The segment value whose ranking a read is about (None: the board's).
+    pub fn segment(&self) -> Option<&Segment> {
+        self.segment.as_ref()
+    }
+
+    /// The same period, read in the segment a caller named (`dim:value`; None: the board's). A
+    /// dimension the board does not declare, or a malformed value, is 422 `invalid`.
+    pub fn in_segment(self, named: Option<&str>) -> Result<Self, EngineError> {
+        let Some(text) = named else { return Ok(self) };
+        let segment = Segment::parse(&self.board.segments, text).map_err(EngineError::Invalid)?;
+        Ok(Self { segment: Some(segment), ..self })
+    }
+
+    /// Refuses a segment on a use case that does not take one yet (422 `segment_unsupported`).
+    pub fn refuse_segment(&self, what: &str) -> Result<(), EngineError> {
+        match &self.segment {
+            None => Ok(()),
+            Some(segment) => Err(EngineError::Refused {
+                code: domain::ErrorCode::SegmentUnsupported,
+                detail: format!("{what} does not take a segment yet (asked for {segment})"),
+            }),
+        }
     }
 }
 
@@ -45,7 +72,7 @@ impl Engine {
     pub async fn scope(&self, board: &BoardSlug, period: Option<&str>) -> Result<Scope, EngineError> {
         let board = self.shared_board(board).await?;
         let period = self.period_of(&board, period)?;
-        Ok(Scope { board, period })
+        Ok(Scope { board, period, segment: None })
     }
 
     /// [`Engine::scope`] for a period already parsed for this board's cadence.
@@ -54,6 +81,6 @@ impl Engine {
         if period.cadence() != board.cadence {
             return Err(EngineError::NotFound { what: format!("period {period}") });
         }
-        Ok(Scope { board, period })
+        Ok(Scope { board, period, segment: None })
     }
 }

@@ -333,9 +333,12 @@ impl Engine {
                     hidden: t.hidden,
                 })
                 .collect();
-            if projected
-                && let Err(error) = self.core.projection.project_many(&board.slug, &period, &slice).await
-            {
+            let into_rankings = async {
+                self.core.projection.project_many(&board.slug, &period, &slice).await?;
+                // The members' segment rankings too (a board with segments).
+                self.project_segments(board, &period, &slice).await
+            };
+            if projected && let Err(error) = into_rankings.await {
                 self.metrics().redis_errors.inc();
                 tracing::warn!(board = %board.slug, %period, %error,
                     "import projection failed; the ledger has the totals and the reconciler will level them");

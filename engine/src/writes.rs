@@ -18,9 +18,10 @@
 //! 4. The projection: the totals that changed go through `Projection::project_grouped`
 //!    (`level.lua`: per member, compare the version, `ZADD`, `HSET`, `HINCRBY vsum`), one call for
 //!    every request on the period that waited while the previous call was in flight, each member
-//!    at its highest version (`redis/grouped.rs`). A Redis failure answers `projected: false` and
-//!    pauses projections for a second. Then the period is announced to live streams
-//!    (`crate::live`).
+//!    at its highest version (`redis/grouped.rs`); on a board with segments, then into each
+//!    segment ranking its members hold (`crate::segments`). A Redis failure answers
+//!    `projected: false` and pauses projections for a second. Then the period is announced to
+//!    live streams (`crate::live`).
 //!
 //! A write or a read with no answer within `REQUEST_DEADLINE` (10 s, `server/src/rest/mod.rs`)
 //! is answered 503 `unavailable`. The write committed or it did not; the caller's retry with the
@@ -122,14 +123,22 @@ impl Engine {
         }
         let mut failed = BTreeSet::new();
         let keep = board.keep_top.unwrap_or(0);
+        let totals_of =
+            |totals: &BTreeMap<&MemberId, ProjectedTotal>| totals.values().cloned().collect::<Vec<_>>();
         for (period, totals) in &by_period {
-            let totals: Vec<ProjectedTotal> = totals.values().cloned().collect();
             let members = totals.len();
-            if let Err(error) = self.core.projection.project_grouped(&board.slug, period, totals, keep).await
+            if let Err(error) =
+                self.core.projection.project_grouped(&board.slug, period, totals_of(totals), keep).await
             {
                 self.metrics().redis_errors.inc();
                 tracing::warn!(board = %board.slug, %period, members, %error,
                     "projection failed; the ledger has the writes and the reconciler will level them");
+                failed.insert(*period);
+            } else if let Err(error) = self.project_segments(board, period, &totals_of(totals)).await {
+                // Then into the rankings of the members' segments: one call per segment.
+                self.metrics().redis_errors.inc();
+                tracing::warn!(board = %board.slug, %period, members, %error,
+                    "segment projection failed; the reconciler will level it");
                 failed.insert(*period);
             }
             self.announce(&board.slug, period);

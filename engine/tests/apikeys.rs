@@ -31,6 +31,7 @@ fn board() -> Board {
         public_freeze_seconds: 0,
         keep_top: None,
         ranking_ttl_days: 7,
+        segments: Vec::new(),
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }

@@ -142,7 +142,13 @@ fn write_of(n: usize, member: usize, op: &Op) -> Write {
         Op::Set { version, total } => Change::Total { version, total },
         Op::Best(score) => Change::Submission { submission_id: id, score },
     };
-    Write { member: m(member), change, occurred_at: jiff::Timestamp::now(), metadata: None }
+    Write {
+        member: m(member),
+        change,
+        occurred_at: jiff::Timestamp::now(),
+        metadata: None,
+        segments: Default::default(),
+    }
 }
 
 async fn read_all(e: &Engine, b: &Board) -> (Vec<(u64, String, i64)>, ReadSource) {
@@ -243,6 +249,7 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
             change: Change::Submission { submission_id: EventId::parse(id).unwrap(), score },
             occurred_at: jiff::Timestamp::now(),
             metadata: None,
+            segments: Default::default(),
         };
         let writes = [
             (sub("s1", "u1", 62_345), Outcome::Improved),

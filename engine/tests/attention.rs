@@ -26,6 +26,7 @@ fn point_at(event: &str, member: &str, delta: i64, at: Timestamp) -> Write {
         change: Change::Point { event_id: EventId::parse(event).unwrap(), delta },
         occurred_at: at,
         metadata: None,
+        segments: Default::default(),
     }
 }
 

@@ -57,6 +57,7 @@ fn board(operator: Operator, policy: TiePolicy) -> Board {
         public_freeze_seconds: 0,
         keep_top: None,
         ranking_ttl_days: 7,
+        segments: Vec::new(),
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }
@@ -84,6 +85,7 @@ fn batch(rng: &mut Rng, operator: Operator, now: jiff::Timestamp) -> Vec<Write> 
                 change,
                 occurred_at: now - jiff::SignedDuration::from_secs(ago),
                 metadata: (rng.below(3) == 0).then(|| format!("{{\"n\":{}}}", rng.below(100))),
+                segments: Default::default(),
             }
         })
         .collect()
@@ -231,6 +233,7 @@ async fn an_id_recorded_concurrently_for_other_members_counts_once() {
                     change: Change::Point { event_id: EventId::parse(format!("e{i}")).unwrap(), delta: 1 },
                     occurred_at: now,
                     metadata: None,
+                    segments: Default::default(),
                 })
                 .collect();
             clients.push(tokio::spawn(async move {

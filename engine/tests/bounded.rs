@@ -29,6 +29,7 @@ fn board(policy: TiePolicy, keep_top: Option<u64>) -> Board {
         public_freeze_seconds: 0,
         keep_top,
         ranking_ttl_days: 7,
+        segments: Vec::new(),
         unit: domain::Unit::Points,
         prizes: vec![],
     }
@@ -147,6 +148,7 @@ async fn keep_top_never_changes_a_rank_within_the_top_and_the_rest_read_the_ledg
                             change,
                             occurred_at: jiff::Timestamp::now(),
                             metadata: None,
+                            segments: Default::default(),
                         };
                         for b in [&bounded, &twin] {
                             e.record(b, std::slice::from_ref(&write)).await.unwrap();
@@ -160,6 +162,7 @@ async fn keep_top_never_changes_a_rank_within_the_top_and_the_rest_read_the_ledg
                     change: Change::Total { version: 1, total: 999 },
                     occurred_at: jiff::Timestamp::now(),
                     metadata: None,
+                    segments: Default::default(),
                 };
                 e.record(&bounded, std::slice::from_ref(&old)).await.unwrap();
                 check(&format!("{ctx}, replay"), &e, &p, &bounded, &twin).await;

@@ -24,6 +24,7 @@ fn board(policy: TiePolicy) -> Board {
         public_freeze_seconds: 0,
         keep_top: None,
         ranking_ttl_days: 7,
+        segments: Vec::new(),
         prizes: vec![],
         unit: domain::Unit::Points,
     }
@@ -37,6 +38,7 @@ async fn fill(e: &Engine, b: &Board, members: usize, points: impl Fn(usize) -> i
             change: Change::Point { event_id: EventId::parse(format!("e{i}")).unwrap(), delta: points(i) },
             occurred_at: jiff::Timestamp::now(),
             metadata: None,
+            segments: Default::default(),
         })
         .collect();
     for batch in writes.chunks(engine::writes::MAX_BATCH) {

@@ -203,6 +203,7 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
             change: Change::Point { event_id: EventId::parse(event).unwrap(), delta },
             occurred_at,
             metadata: None,
+            segments: Default::default(),
         };
         let writes = [
             at("p1", "u1", 40, last_week),

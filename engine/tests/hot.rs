@@ -615,6 +615,7 @@ async fn a_slug_names_one_board_of_either_kind() {
             public_freeze_seconds: 0,
             keep_top: None,
             ranking_ttl_days: 7,
+            segments: Vec::new(),
             prizes: vec![],
             unit: domain::Unit::Points,
         };

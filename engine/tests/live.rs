@@ -35,6 +35,7 @@ fn board(policy: TiePolicy) -> Board {
         public_freeze_seconds: 0,
         keep_top: None,
         ranking_ttl_days: 7,
+        segments: Vec::new(),
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }
@@ -46,6 +47,7 @@ fn point(id: &str, member: &str, delta: i64) -> Write {
         change: Change::Point { event_id: EventId::parse(id).unwrap(), delta },
         occurred_at: jiff::Timestamp::now(),
         metadata: None,
+        segments: Default::default(),
     }
 }
 

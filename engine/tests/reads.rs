@@ -28,6 +28,7 @@ fn board(policy: TiePolicy) -> Board {
         public_freeze_seconds: 0,
         keep_top: None,
         ranking_ttl_days: 7,
+        segments: Vec::new(),
         prizes: vec![],
         unit: domain::Unit::Points,
     }
@@ -41,6 +42,7 @@ async fn record(e: &Engine, b: &Board, event: &str, member: &str, delta: i64) {
         change,
         occurred_at: jiff::Timestamp::now(),
         metadata: None,
+        segments: Default::default(),
     };
     e.record(b, &[write]).await.unwrap();
 }
@@ -253,6 +255,7 @@ async fn why_this_score_lists_the_members_entries_newest_first() {
                 change: Change::Point { event_id: EventId::parse(format!("e{i}")).unwrap(), delta: i + 1 },
                 occurred_at: jiff::Timestamp::now(),
                 metadata: Some(format!(r#"{{"task":{i}}}"#)),
+                segments: Default::default(),
             })
             .collect();
         e.record(&b, &writes).await.unwrap();

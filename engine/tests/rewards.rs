@@ -104,6 +104,7 @@ fn board() -> Board {
         public_freeze_seconds: 0,
         keep_top: None,
         ranking_ttl_days: 7,
+        segments: Vec::new(),
         prizes: vec![
             Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
@@ -148,6 +149,7 @@ async fn frozen(e: &Engine, b: &Board, points: &[i64]) -> PeriodKey {
             change: Change::Point { event_id: EventId::parse(format!("e{i}")).unwrap(), delta: *p },
             occurred_at: at,
             metadata: None,
+            segments: Default::default(),
         })
         .collect();
     e.record(b, &writes).await.unwrap();

@@ -51,6 +51,7 @@ fn board(zone: &str, cadence: Cadence) -> Board {
         public_freeze_seconds: 0,
         keep_top: None,
         ranking_ttl_days: 7,
+        segments: Vec::new(),
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }
@@ -62,6 +63,7 @@ fn point(event: &str, member: &str, delta: i64, at: Timestamp) -> Write {
         change: Change::Point { event_id: EventId::parse(event).unwrap(), delta },
         occurred_at: at,
         metadata: None,
+        segments: Default::default(),
     }
 }
 

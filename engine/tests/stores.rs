@@ -463,6 +463,7 @@ async fn the_sqlite_wal_is_checkpointed_beside_the_writes_and_starts_over() {
         let writes: Vec<_> = (0..100)
             .map(|i| domain::write::Write {
                 metadata: Some(metadata.clone()),
+                segments: Default::default(),
                 ..common::point(&format!("b{b}-e{i}"), &format!("u{}", (i * 37 + b) % 1000), 1)
             })
             .collect();

@@ -28,6 +28,7 @@ fn point(event: &str, member: &str, delta: i64) -> Write {
         change: Change::Point { event_id: EventId::parse(event).unwrap(), delta },
         occurred_at: last_week(),
         metadata: Some(format!(r#"{{"source":"{event}"}}"#)),
+        segments: Default::default(),
     }
 }
 

@@ -35,6 +35,7 @@ fn board(operator: Operator, policy: TiePolicy) -> Board {
         public_freeze_seconds: 0,
         keep_top: None,
         ranking_ttl_days: 7,
+        segments: Vec::new(),
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }
@@ -46,6 +47,7 @@ fn point(event: &str, member: &str, delta: i64) -> Write {
         change: Change::Point { event_id: EventId::parse(event).unwrap(), delta },
         occurred_at: jiff::Timestamp::now(),
         metadata: None,
+        segments: Default::default(),
     }
 }
 
@@ -146,6 +148,7 @@ async fn set_versions_delivered_shuffled_and_repeated_end_at_the_last_version() 
             change: Change::Total { version, total: version * 10 },
             occurred_at: jiff::Timestamp::now(),
             metadata: None,
+            segments: Default::default(),
         };
         let mut order: Vec<i64> = (1..=50).map(|i| (i * 17) % 50 + 1).collect();
         order.extend([50, 3, 50, 1]);
@@ -171,6 +174,7 @@ async fn best_keeps_the_highest_submission_and_recognises_repeats() {
             change: Change::Submission { submission_id: EventId::parse(id).unwrap(), score },
             occurred_at: jiff::Timestamp::now(),
             metadata: None,
+            segments: Default::default(),
         };
         let outcomes: Vec<Outcome> = e
             .record(&b, &[sub("s1", 70), sub("s2", 90), sub("s3", 80), sub("s2", 95), sub("s4", 90)])

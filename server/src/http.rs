@@ -601,6 +601,7 @@ mod tests {
             change: domain::write::Change::Point { event_id: domain::EventId::parse(id).unwrap(), delta },
             occurred_at: jiff::Timestamp::now(),
             metadata: None,
+            segments: Default::default(),
         };
         let written = engine.record(&board, &[write("a", "ann", 30), write("b", "bob", 20)]).await.unwrap();
         assert!(written.iter().all(|w| !w.projected), "Redis is not there");

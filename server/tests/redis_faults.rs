@@ -54,6 +54,7 @@ async fn writes_are_answered_and_nothing_is_lost_while_redis_is_slow_silent_or_c
         public_freeze_seconds: 0,
         keep_top: None,
         ranking_ttl_days: 7,
+        segments: Vec::new(),
         prizes: vec![],
         unit: domain::Unit::Points,
     };
@@ -74,6 +75,7 @@ async fn writes_are_answered_and_nothing_is_lost_while_redis_is_slow_silent_or_c
                 change: Change::Point { event_id: EventId::parse(format!("e{sent}")).unwrap(), delta: 3 },
                 occurred_at: jiff::Timestamp::now(),
                 metadata: None,
+                segments: Default::default(),
             };
             let started = Instant::now();
             let answer = e.record(&board, &[write]).await.unwrap();

@@ -160,6 +160,8 @@ pub async fn create_board(
         keep_top: optional_number("keep_top", &keep_top)?,
         // Set later in the board's settings, beside the grace.
         ranking_ttl_days: None,
+        // Declared through the API for now (`POST /api/v1/boards`).
+        segments: None,
     };
     let board = draft.parse()?;
     let created = engine()?.create_board(&board).await?;

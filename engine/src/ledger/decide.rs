@@ -8,6 +8,7 @@
 
 use super::entries::{EntryMeta, NewEntry, Seen};
 use super::locks::PeriodRow;
+use super::segments::NewMembership;
 use super::write_rows::{LockedTotal, Projected, Recorded, StoredState};
 use domain::write::{Change, Current, Decision, Outcome, Write, decide};
 use domain::{Board, MemberId, PeriodKey, TiePolicy};
@@ -27,6 +28,8 @@ pub(super) struct Decided<'a> {
     pub rejected: Vec<(usize, &'a str)>,
     /// Reach sequences taken per period.
     pub taken: HashMap<&'a str, i64>,
+    /// Segment values the batch fixes (the first recorded write naming a dimension).
+    pub memberships: Vec<NewMembership<'a>>,
 }
 
 impl Decided<'_> {
@@ -48,6 +51,7 @@ pub(super) fn decide_batch<'a>(
     seen: &Seen,
     mut totals: HashMap<(&'a str, &'a str), LockedTotal>,
     states: &HashMap<String, PeriodRow>,
+    mut held: Held<'a>,
     now: jiff::Timestamp,
 ) -> Decided<'a> {
     let mut d = Decided {
@@ -59,6 +63,7 @@ pub(super) fn decide_batch<'a>(
         stored: HashMap::new(),
         rejected: Vec::new(),
         taken: HashMap::new(),
+        memberships: Vec::new(),
     };
     // Ids this batch applies or keeps, for its own repeats.
     let (mut applied_now, mut kept_now): (HashSet<&str>, HashSet<&str>) = Default::default();
@@ -96,6 +101,12 @@ pub(super) fn decide_batch<'a>(
             continue;
         }
         let member = write.member.as_str();
+        let values = held.entry((key.as_str(), member)).or_default();
+        if let Some(reason) = segment_conflict(values, &write.segments) {
+            d.answers.push(Recorded::bare(Outcome::Rejected, period, Some(reason)));
+            d.rejected.push((i, key.as_str()));
+            continue;
+        }
         let locked = totals.entry((key.as_str(), member)).or_insert(LockedTotal::NONE);
         let recorded = match judge(board, period, &write.change, locked.current) {
             Verdict::Answer(recorded) => recorded,
@@ -130,10 +141,30 @@ pub(super) fn decide_batch<'a>(
         };
         if recorded.outcome == Outcome::Rejected {
             d.rejected.push((i, key.as_str()));
+        } else if d.recorded.last().is_some_and(|(at, _)| *at == i) {
+            // Recorded: the values it names that the member did not hold yet are fixed now.
+            for (dim, value) in &write.segments {
+                if !values.contains_key(dim) {
+                    values.insert(dim.clone(), value.clone());
+                    d.memberships.push((key.as_str(), member, dim.as_str(), value.as_str()));
+                }
+            }
         }
         d.answers.push(recorded);
     }
     d
+}
+
+/// The segment values each (period key, member) of a batch held before it.
+pub(super) type Held<'a> = HashMap<(&'a str, &'a str), domain::segment::Values>;
+
+/// Why a write naming `named` cannot be recorded for a member holding `held`: a dimension whose
+/// value is already fixed to another (`segment_conflict`, with the value held).
+fn segment_conflict(held: &domain::segment::Values, named: &domain::segment::Values) -> Option<String> {
+    named.iter().find_map(|(dim, value)| {
+        let was = held.get(dim).filter(|was| *was != value)?;
+        Some(format!("segment_conflict: the member's {dim} in this period is {was}; the write names {value}"))
+    })
 }
 
 /// What the operator and the board's bounds make of a change to `current`.

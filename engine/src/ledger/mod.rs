@@ -17,6 +17,8 @@
 //!   period's state takes; `late.rs`: late decisions; `adjust.rs`: revocations and corrections;
 //!   `settle.rs`: writing a settlement; `standings.rs`: reading settlements and their standings.
 //! - `moderation.rs`: hidden members (a versioned flag of a member's total in a period).
+//! - `segments.rs`: members' segment values, fixed in the write's transaction, and the reads of
+//!   segment rankings' totals and version sums.
 //! - `previews.rs`: previews' one consistent read and their drafts; `revise.rs`: applying a draft
 //!   and re-settling by revision; `public.rs`: public freezes; `auth.rs`: token and key digests;
 //!   `admins.rs`: console accounts; `history.rs`, `attention.rs`, `reads.rs`: what those reads need
@@ -57,6 +59,7 @@ mod revise;
 mod rewards;
 mod rows;
 mod schedule;
+mod segments;
 mod settle;
 mod sql;
 mod standings;
@@ -81,6 +84,7 @@ pub use revise::Applied;
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use rows::{InvalidRow, Listing};
 pub use schedule::PeriodInState;
+pub use segments::SegmentMember;
 #[cfg(feature = "internals")]
 pub use settle::set_settle_batch;
 pub use settle::{Failpoint, digest};

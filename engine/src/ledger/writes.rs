@@ -33,7 +33,13 @@
 //!   them, and the batch is decided again on what they held: `add_deltas`), each period's next
 //!   reach sequence once, and a rejected write's audit row one by one.
 //!
-//! On PostgreSQL a round of one point event on a `shared` board is first tried as one
+//! Segments (`segments.rs`): the values the batch's members hold are read with the totals; a
+//! write naming another value than the one held is `rejected` (`segment_conflict`, audited like
+//! every rejection), and the first recorded write naming a dimension fixes the member's value;
+//! the new values are inserted before the totals are stored, and one fixed by a concurrent
+//! transaction first makes the batch retry, like a raced id.
+//!
+//! On PostgreSQL a round of one point event on a `shared` board without segments is first tried as one
 //! autocommitted statement (`POINT_AT_ONCE`), which answers only `applied` or `duplicate` and
 //! otherwise writes nothing and leaves the write to the batch path.
 //!
@@ -48,9 +54,10 @@
 //! `totals.rs` hold the SQL of entries (and late entries) and of totals, `locks.rs` the period
 //! rows and the row locks in their one global order.
 
-use super::decide::{Decided, Verdict, conclude, decide_batch, judge};
+use super::decide::{Decided, Held, Verdict, conclude, decide_batch, judge};
 use super::entries::{EntryMeta, NewEntry, insert_entries, seen_ids};
 use super::locks::{lock_in_order, lock_periods, next_seq, period_row};
+use super::segments::{held_in, insert_memberships};
 use super::totals::{add_deltas, lock_total, read_wanted, store_total, store_totals, wanted_totals};
 use super::write_rows::{Projected, Recorded};
 use super::{Backend, Ledger, LedgerError, Tx};
@@ -200,8 +207,12 @@ impl Ledger {
             }
         }
 
+        // The segment values the members of writes naming any hold (segmented boards only).
+        let held = held_segments(tx, backend, slug, writes, &keys).await?;
+
         // 3. Each write in order, in memory: the same steps as `apply`, on the running totals.
-        let mut decided = decide_batch(board, writes, &periods, &keys, &seen, totals, &states, now);
+        let mut decided =
+            decide_batch(board, writes, &periods, &keys, &seen, totals, &states, held.clone(), now);
 
         // 4. Everything the batch writes, a few rows-at-once statements.
         if insert_entries(tx, backend, "entries", slug, &decided.entries, now).await?
@@ -219,12 +230,19 @@ impl Ledger {
             // is decided again from the totals they held. It stands if it records the same
             // entries; then the totals it stores are the ones just written.
             let before = add_deltas(tx, slug, writes, &keys, &wanted, &decided, now).await?;
-            let again = decide_batch(board, writes, &periods, &keys, &seen, before, &states, now);
+            let again = decide_batch(board, writes, &periods, &keys, &seen, before, &states, held, now);
             if !again.records_as(&decided) {
                 w.tx.rollback().await?;
                 return Ok(Attempt::Moved);
             }
             decided = Decided { stored: HashMap::new(), ..again };
+        }
+        if insert_memberships(tx, backend, slug, &decided.memberships).await?
+            != decided.memberships.len() as u64
+        {
+            // Another transaction fixed one of these values first (PostgreSQL): decide again on it.
+            w.tx.rollback().await?;
+            return Ok(Attempt::Raced);
         }
         let Decided { answers, stored, rejected, taken, .. } = decided;
         let mut stored: Vec<_> = stored.into_iter().collect();
@@ -304,6 +322,10 @@ impl Ledger {
         now: jiff::Timestamp,
     ) -> Result<Option<Recorded>, LedgerError> {
         let Change::Point { event_id, delta } = &write.change else { return Ok(None) };
+        // A write naming segments checks and fixes the member's values: the batch path's work.
+        if !write.segments.is_empty() {
+            return Ok(None);
+        }
         let Ok(period) = board.period_of(write.occurred_at) else { return Ok(None) };
         // A member's first write stores the delta itself, which must be within the bounds.
         if board.tie_policy() != TiePolicy::Shared
@@ -365,6 +387,33 @@ impl Ledger {
             version: Some(version),
         }))
     }
+}
+
+/// The segment values held by the members of `writes` that name any, by (period key, member):
+/// one lookup per period; nothing when no write names a segment.
+async fn held_segments<'a>(
+    tx: &mut Tx,
+    backend: super::Backend,
+    slug: &str,
+    writes: &'a [Write],
+    keys: &'a [String],
+) -> Result<Held<'a>, LedgerError> {
+    let mut wanted: HashMap<&'a str, Vec<&'a str>> = HashMap::new();
+    for (w, key) in writes.iter().zip(keys).filter(|(w, _)| !w.segments.is_empty()) {
+        wanted.entry(key.as_str()).or_default().push(w.member.as_str());
+    }
+    let mut held = Held::new();
+    for (key, mut members) in wanted {
+        members.sort_unstable();
+        members.dedup();
+        for (member, values) in held_in(tx, backend, slug, key, &members).await? {
+            let at = members.binary_search(&member.as_str()).map_err(|_| {
+                LedgerError::Corrupt(format!("segments of {member} in {slug} {key} were not asked for"))
+            })?;
+            held.insert((key, members[at]), values);
+        }
+    }
+    Ok(held)
 }
 
 /// When a batch on PostgreSQL takes the row locks of the totals it changes. Concurrent batches

@@ -217,6 +217,12 @@ impl Engine {
     /// words (a server may keep what it made of it until then; see [`Engine::read_epoch`]).
     pub async fn top_shared(&self, scope: &Scope, limit: u64) -> Result<SharedTop, EngineError> {
         check_limit(limit)?;
+        if scope.segment().is_some() {
+            // A segment's top is one `window.lua` call on its own slot, not shared: the cache
+            // holds the boards' tops, whose readers are many more.
+            let page = self.ranking_page(scope, 0, limit).await?;
+            return Ok(SharedTop { page: Arc::new(page), until: Instant::now() });
+        }
         let (board, key) = (scope.board(), scope.period());
         let top = match self.top_cache.fresh(&board.slug, key, limit) {
             Some(top) => top,

@@ -10,6 +10,10 @@
 //! after K, a count of K or more) is answered from the ledger's order (`crate::fallback`,
 //! `source: ledger`), which is why ranks never depend on K.
 //!
+//! A scope naming a segment (`?segment=province:zj`) reads that segment value's ranking instead
+//! (`crate::segments`): pages, cursor pages, around-me and member ranks; counts and ranks of a
+//! list refuse it for now.
+//!
 //! Besides pages: the top N (shared for a second, `caches.rs`), a member's rank, counts, ranks of
 //! a list, "why this score" (the member's entries), the board's periods, cursor tokens, and
 //! "find me" by display name (`Engine::members_named`). Each live page is one `window.lua` call
@@ -149,7 +153,7 @@ impl Engine {
         offset: u64,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
-        self.page_from(source_for(viewer), ReadFrom::Replica, scope, offset, limit).await
+        self.page_from(source_in(scope, viewer), ReadFrom::Replica, scope, offset, limit).await
     }
 
     async fn page_from(
@@ -181,8 +185,9 @@ impl Engine {
             Some((score, member)) => Window::After { score: *score, member },
             None => Window::Offset(0),
         };
+        let source = source_in(scope, Viewer::Public);
         let (page, last) =
-            self.read_window_raw(board, period, Source::Live, ReadFrom::Replica, window, limit).await?;
+            self.read_window_raw(board, period, source, ReadFrom::Replica, window, limit).await?;
         let next_cursor =
             if page.has_more { last.map(|(member, score)| encode_cursor(score, &member)) } else { None };
         Ok(CursorPage { page, next_cursor })
@@ -222,12 +227,13 @@ impl Engine {
         }
         let (board, period) = (scope.board(), scope.period());
         let window = Window::Around { member, radius };
-        self.read_window(board, period, source_for(viewer), window, 2 * radius + 1).await
+        self.read_window(board, period, source_in(scope, viewer), window, 2 * radius + 1).await
     }
 
     /// Members with `min_points` or better (at least `min_points`, or at most on an ascending
     /// board), and where the count came from.
     pub async fn count_at_least(&self, scope: &Scope, min_points: i64) -> Result<Sourced<u64>, EngineError> {
+        scope.refuse_segment("a count")?;
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let (min, max) = board.codec.bounds();
         let status = self.status_for_reads(slug, period).await?;
@@ -264,6 +270,7 @@ impl Engine {
         scope: &Scope,
         members: &[MemberId],
     ) -> Result<Sourced<Vec<Entry>>, EngineError> {
+        scope.refuse_segment("ranks of a list")?;
         if members.is_empty() || members.len() > MAX_MEMBERS {
             return Err(EngineError::Invalid(format!("name 1 to {MAX_MEMBERS} members")));
         }
@@ -468,9 +475,25 @@ impl Engine {
     ) -> Result<(RankingPage, Option<(MemberId, i64)>), EngineError> {
         let status = self.status_for_reads(&board.slug, period).await?;
         let state = status.state;
+        let segment = match source {
+            Source::Segment { segment, public } => {
+                if public {
+                    self.refuse_frozen_segment(
+                        segment,
+                        status.frozen_at.filter(|_| state != State::Archived),
+                    )?;
+                }
+                Some(segment)
+            }
+            _ => None,
+        };
         // Only the public reads the public view (Live is `:rank`, the view while frozen).
         let frozen_at = status.frozen_at.filter(|_| source == Source::Live && state != State::Archived);
-        let (raw, from) = if status.reads_standings(board) {
+        let (raw, from) = if let Some(segment) = segment.filter(|_| status.reads_standings(board)) {
+            // A segment has no standings of its own (yet): its members' totals, in the ledger.
+            let order = self.ledger_order_in(board, period, false, Some(segment)).await?;
+            (order.window(window, limit), ReadSource::Ledger)
+        } else if status.reads_standings(board) {
             (self.archived_window(board, period, window, limit).await?, ReadSource::Standings)
         } else {
             let tie_base = board.codec.tie_base();
@@ -487,9 +510,9 @@ impl Engine {
                     (order.window(window, limit), ReadSource::Ledger)
                 }
                 Ok(raw) => (raw, ReadSource::Redis),
-                Err(error) if matches!(source, Source::Live | Source::Unfrozen) => {
+                Err(error) if matches!(source, Source::Live | Source::Unfrozen | Source::Segment { .. }) => {
                     tracing::debug!(board = %board.slug, %period, %error, "ranking read from the ledger: Redis cannot be read");
-                    let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
+                    let order = self.ledger_order_in(board, period, frozen_at.is_some(), segment).await?;
                     (order.window(window, limit), ReadSource::Ledger)
                 }
                 Err(error) => return Err(error.into()),
@@ -617,6 +640,14 @@ fn past_kept(board: &Board, raw: Option<&RawPage>) -> bool {
     match raw {
         None => true,
         Some(raw) => raw.next.is_none() && raw.total >= keep,
+    }
+}
+
+/// The ranking `viewer` reads in `scope`: its segment's, if it names one; else the board's.
+fn source_in(scope: &Scope, viewer: Viewer) -> Source<'_> {
+    match scope.segment() {
+        Some(segment) => Source::Segment { segment, public: viewer == Viewer::Public },
+        None => source_for(viewer),
     }
 }
 

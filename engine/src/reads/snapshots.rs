@@ -55,6 +55,7 @@ fn is_snapshot_id(id: &str) -> bool {
 impl Engine {
     /// Pins the period's ranking: the copy of this window, made now if no pin made it yet.
     pub async fn create_snapshot(&self, scope: &Scope) -> Result<SnapshotInfo, EngineError> {
+        scope.refuse_segment("a snapshot")?;
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let start = window_start(jiff::Timestamp::now());
         let snapshot_id = format!("{start:x}");
@@ -133,6 +134,7 @@ impl Engine {
         offset: u64,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
+        scope.refuse_segment("a snapshot")?;
         check_limit(limit)?;
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let gone = || {

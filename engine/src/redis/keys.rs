@@ -8,11 +8,13 @@
 //! `<prefix>:hot:{<board>}` as their key and derive the rest inside the script — all in that
 //! tag's slot; a merge asks that slot's node for its clock (a one-line `TIME` script keyed by the
 //! namespace) and names the buckets from it. Rate-limit cells (`<prefix>:rl:{k<id>}`,
-//! `<prefix>:rl:{a<network>}`) each have a tag of their own. The unit tests below hold every key
+//! `<prefix>:rl:{a<network>}`) each have a tag of their own, and so does each segment value's
+//! ranking (`{<board>:<period>:<dim>=<value>}`, [`KeySpace::segment`]). The unit tests below hold every key
 //! of a period, and of a hot board, to one slot; `engine/tests/stores.rs` checks it live against
 //! the Cluster.
 
 use crate::access::ratelimit::Cell;
+use domain::segment::Segment;
 use domain::{BoardSlug, PeriodKey};
 
 /// The keys of one board period.
@@ -83,6 +85,25 @@ impl KeySpace {
 
     pub fn period(&self, board: &BoardSlug, period: &PeriodKey) -> PeriodKeys {
         let tag = format!("{}:{{{}:{}}}", self.prefix, board, period);
+        PeriodKeys {
+            rank: format!("{tag}:rank"),
+            ver: format!("{tag}:ver"),
+            meta: format!("{tag}:meta"),
+            rebuild_rank: format!("{tag}:rebuild:rank"),
+            rebuild_ver: format!("{tag}:rebuild:ver"),
+            public: format!("{tag}:public"),
+            live: format!("{tag}:live"),
+            public_staging: format!("{tag}:public:staging"),
+        }
+    }
+
+    /// The keys of one segment value's ranking in a period (`crate::segments`): the same shape
+    /// as a period's, so the same scripts write, level, swap and read them, under a hash tag of
+    /// their own, `{<board>:<period>:<dim>=<value>}`: the segments of one period spread over a
+    /// Cluster instead of pressing on the period's node. Dimensions hold no `:` or `=` and
+    /// values no `{` or `}` (`domain::segment`), so no segment's tag reaches into another's.
+    pub fn segment(&self, board: &BoardSlug, period: &PeriodKey, segment: &Segment) -> PeriodKeys {
+        let tag = format!("{}:{{{}:{}:{}={}}}", self.prefix, board, period, segment.dimension, segment.value);
         PeriodKeys {
             rank: format!("{tag}:rank"),
             ver: format!("{tag}:ver"),
@@ -184,6 +205,25 @@ mod tests {
         ] {
             assert_eq!(Slot::for_key(&key), slot, "{key}");
         }
+    }
+
+    #[test]
+    fn segment_keys_have_a_slot_of_their_own_per_value() {
+        let space = KeySpace::new("laurel");
+        let board = BoardSlug::parse("weekly-study").unwrap();
+        let period = PeriodKey::parse("2026-W34").unwrap();
+        let segment = |dim: &str, value: &str| Segment { dimension: dim.into(), value: value.into() };
+        let zj = space.segment(&board, &period, &segment("province", "zj"));
+        assert_eq!(zj.rank, "laurel:{weekly-study:2026-W34:province=zj}:rank");
+        for key in zj.all() {
+            assert_eq!(Slot::for_key(key), Slot::for_key(&zj.rank), "{key}");
+        }
+        let mut slots: std::collections::HashSet<Slot> = ["zj", "js", "gd", "sc", "hb", "hn", "bj", "sh"]
+            .iter()
+            .map(|v| Slot::for_key(&space.segment(&board, &period, &segment("province", v)).rank))
+            .collect();
+        slots.insert(Slot::for_key(space.rank(&board, &period)));
+        assert!(slots.len() >= 8, "segments and the board's ranking spread over slots: {slots:?}");
     }
 
     #[test]

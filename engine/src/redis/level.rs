@@ -71,7 +71,11 @@ impl Rebuild {
 impl Projection {
     /// The sum of the versions projected for a period (0 when Redis holds nothing of it).
     pub async fn version_sum(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<i64> {
-        let keys = self.keys.period(board, period);
+        self.vsum_of(&self.keys.period(board, period)).await
+    }
+
+    /// The `vsum` of one ranking's keys (a period's or a segment's).
+    pub(super) async fn vsum_of(&self, keys: &keys::PeriodKeys) -> RedisResult<i64> {
         let mut conn = self.conn().await?;
         let sum: Option<i64> =
             ::redis::cmd("HGET").arg(&keys.meta).arg("vsum").query_async(&mut conn).await?;
@@ -117,7 +121,16 @@ impl Projection {
         totals: &[ProjectedTotal],
         keep: u64,
     ) -> RedisResult<u64> {
-        let keys = self.keys.period(board, period);
+        self.level_keys(&self.keys.period(board, period), totals, keep).await
+    }
+
+    /// Levels one ranking's keys (a period's or a segment's) with `totals`, in batches.
+    pub(super) async fn level_keys(
+        &self,
+        keys: &keys::PeriodKeys,
+        totals: &[ProjectedTotal],
+        keep: u64,
+    ) -> RedisResult<u64> {
         let mut conn = self.conn().await?;
         let mut written = 0;
         for chunk in totals.chunks(BATCH) {
@@ -156,7 +169,11 @@ impl Projection {
     /// Starts replacing a period's projection: totals are then [`Rebuild::push`]ed in any number
     /// of calls (a large period streams in from the ledger) and [`Rebuild::finish`] swaps them in.
     pub async fn start_rebuild(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<Rebuild> {
-        let keys = self.keys.period(board, period);
+        self.start_rebuild_of(self.keys.period(board, period)).await
+    }
+
+    /// Starts replacing one ranking's keys (a period's or a segment's).
+    pub(super) async fn start_rebuild_of(&self, keys: keys::PeriodKeys) -> RedisResult<Rebuild> {
         let mut conn = self.conn().await?;
         ::redis::pipe().unlink(&keys.rebuild_rank).unlink(&keys.rebuild_ver).exec_async(&mut conn).await?;
         Ok(Rebuild { keys, conn, in_flight: tokio::task::JoinSet::new(), vsum: 0 })
@@ -206,7 +223,11 @@ impl Projection {
     /// Gives every key of a period an expiry of `ttl` (an archived period's safety net: its keys
     /// are unlinked after the grace, [`Projection::unlink_period`]).
     pub async fn expire(&self, board: &BoardSlug, period: &PeriodKey, ttl: Duration) -> RedisResult<()> {
-        let keys = self.keys.period(board, period);
+        self.expire_keys(&self.keys.period(board, period), ttl).await
+    }
+
+    /// [`Projection::expire`] of one ranking's keys (a period's or a segment's).
+    pub(super) async fn expire_keys(&self, keys: &keys::PeriodKeys, ttl: Duration) -> RedisResult<()> {
         let mut conn = self.conn().await?;
         let mut pipe = ::redis::pipe();
         for key in keys.all() {
@@ -218,7 +239,11 @@ impl Projection {
     /// Removes every key of a period with UNLINK: Redis frees a big ranking off its main thread
     /// (an expiry, or DEL, would free it on the main thread and stall every other command).
     pub async fn unlink_period(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<()> {
-        let keys = self.keys.period(board, period);
+        self.unlink_keys(&self.keys.period(board, period)).await
+    }
+
+    /// [`Projection::unlink_period`] of one ranking's keys (a period's or a segment's).
+    pub(super) async fn unlink_keys(&self, keys: &keys::PeriodKeys) -> RedisResult<()> {
         let mut conn = self.conn().await?;
         ::redis::cmd("UNLINK").arg(&keys.all()[..]).exec_async(&mut conn).await
     }

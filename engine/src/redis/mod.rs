@@ -2,7 +2,7 @@
 //! module that talks to Redis; key names come from [`keys`], writes go through the Lua scripts in
 //! `scripts/`, one per file, each with one typed wrapper that alone knows its argument order:
 //! writes here, the ranking reads in `window.rs`, levelling and rebuilds in `level.rs`, rate limits
-//! in `rate.rs`, and the features' own in [`hot`], `public.rs` and `snapshots.rs`. Where Redis is
+//! in `rate.rs`, and the features' own in [`hot`], `public.rs`, `snapshots.rs` and `segments.rs`. Where Redis is
 //! and how to reach it: `conn.rs`.
 //!
 //! One client ([`RedisConn`]) serves a standalone server and a Cluster alike. It connects lazily
@@ -32,10 +32,12 @@ pub mod keys;
 mod level;
 mod public;
 mod rate;
+mod segments;
 mod snapshots;
 mod window;
 
 pub use conn::{ReadFrom, RedisConn, RedisTarget, ReplicaReads};
+pub use level::Rebuild;
 pub use window::{RawPage, Source, Window};
 
 use crate::access::ratelimit::Cell;

@@ -35,6 +35,12 @@ pub enum Source<'a> {
     /// The live ranking whatever the public sees (admins).
     Unfrozen,
     Snapshot(&'a str),
+    /// One segment value's ranking (`segments.rs`). `public`: read for the public (then never
+    /// while the period is publicly frozen: the engine refuses first).
+    Segment {
+        segment: &'a domain::segment::Segment,
+        public: bool,
+    },
 }
 
 /// One window as stored in Redis: raw scores, best first.
@@ -53,7 +59,7 @@ pub struct RawPage {
 impl Projection {
     /// Reads a window of `limit` entries (or a member's neighbourhood) atomically, with the
     /// score of the entry after it. None when `Window::Around` names an absent member. Only the
-    /// public ranking (`Source::Live`) is ever read `from` a replica.
+    /// public rankings (`Source::Live`, a public segment read) are ever read `from` a replica.
     #[allow(clippy::too_many_arguments)]
     pub async fn window(
         &self,
@@ -70,6 +76,7 @@ impl Projection {
                 Source::Live => self.keys.rank(board, period),
                 Source::Unfrozen => self.live_ranking(board, period).await?,
                 Source::Snapshot(id) => self.keys.snapshot(board, period, id).0,
+                Source::Segment { segment, .. } => self.keys.segment(board, period, segment).rank,
             };
             let (limit_arg, base) = (limit.to_string(), tie_base.to_string());
             let args = match window {
@@ -87,7 +94,10 @@ impl Projection {
                         .to_vec()
                 }
             };
-            let from = if matches!(source, Source::Live) { from } else { ReadFrom::Primary };
+            let from = match source {
+                Source::Live | Source::Segment { public: true, .. } => from,
+                _ => ReadFrom::Primary,
+            };
             let reply: Vec<Value> = self.read_script(&WINDOW, from, &key, &args).await?;
             let mut it = reply.into_iter();
             let mut int =

@@ -314,6 +314,7 @@ pub fn prized_board(tag: &str, policy: domain::TiePolicy, freeze_grace_seconds: 
         public_freeze_seconds: 0,
         keep_top: None,
         ranking_ttl_days: 7,
+        segments: Vec::new(),
         prizes: vec![
             Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
@@ -329,6 +330,7 @@ pub fn point(event: &str, member: &str, delta: i64) -> domain::write::Write {
         change: domain::write::Change::Point { event_id: domain::EventId::parse(event).unwrap(), delta },
         occurred_at: jiff::Timestamp::now(),
         metadata: None,
+        segments: Default::default(),
     }
 }
 

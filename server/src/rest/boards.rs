@@ -73,6 +73,11 @@ pub struct BoardIn {
     /// reads then come from its standings.
     #[schema(minimum = 0, maximum = 366)]
     ranking_ttl_days: Option<i64>,
+    /// Segment dimensions (at most 4, each `[a-z0-9_-]{1,32}`): writes then name the member's
+    /// value in each (`"segments": {"province": "zj"}`) and every value ranks its members on a
+    /// ranking of its own (`?segment=province:zj`). Not with `keep_top`. Fixed at creation.
+    #[schema(max_items = 4)]
+    segments: Option<Vec<String>>,
 }
 
 impl BoardIn {
@@ -94,6 +99,7 @@ impl BoardIn {
             unit: self.unit,
             keep_top: self.keep_top,
             ranking_ttl_days: self.ranking_ttl_days,
+            segments: self.segments,
         };
         draft.parse().map_err(|e| ApiError::invalid(e.message))
     }
@@ -199,10 +205,16 @@ pub struct HotBoardIn {
     /// Which hits count at all (default: every well-formed hit); the one rule that may change
     /// later, with `PUT …/hot/filter`.
     filter: Option<domain::hot::HotFilter>,
+    /// Refused: hot boards have no segments (read so that the refusal says so).
+    #[schema(value_type = Option<Vec<String>>)]
+    segments: Option<serde_json::Value>,
 }
 
 impl HotBoardIn {
     pub fn parse(self) -> Result<HotBoard, ApiError> {
+        if self.segments.is_some() {
+            return Err(ApiError::invalid("hot boards have no segments: leave segments out"));
+        }
         let slug = BoardSlug::parse(self.slug).map_err(|e| ApiError::invalid(e.to_string()))?;
         // Counted as sent, as the document's maxLength counts it.
         if self.title.trim().is_empty() || self.title.chars().count() > 200 {

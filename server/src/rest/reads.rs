@@ -3,8 +3,9 @@
 //!
 //! Under `/api/v1/boards/{board}/periods/{period}/`: `top`, `entries?offset=` (live),
 //! `entries?after=` (keyset, `next_cursor`), `snapshots` (pin) and `snapshots/{id}/entries`,
-//! `members/{m}`, `members/{m}/around`, `members/{m}/events`, `count`, `ranks`; an expired
-//! snapshot answers 410 `snapshot_expired`. What each may cost is bounded (docs/ARCHITECTURE.md,
+//! `members/{m}`, `members/{m}/around`, `members/{m}/events`, `count`, `ranks`, `segments/{dim}`;
+//! an expired snapshot answers 410 `snapshot_expired`. `?segment=dim:value` reads one segment
+//! value's ranking (`engine::segments`). What each may cost is bounded (docs/ARCHITECTURE.md,
 //! "What a request may cost").
 
 use super::auth::Reader;
@@ -20,6 +21,7 @@ use axum::response::{IntoResponse, Response};
 use domain::view::{Entry, LedgerEntry, PeriodInfo, RankingPage, ReadSource, SnapshotInfo};
 use domain::{BoardSlug, MemberId, PeriodKey};
 use engine::Viewer;
+use engine::segments::SegmentValues;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -63,6 +65,32 @@ pub struct AroundQuery {
     /// Entries on each side of the member; default 2.
     #[param(minimum = 0, maximum = 50)]
     radius: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SegmentQuery {
+    /// Read one segment value's ranking instead of the board's: `dimension:value`
+    /// (`province:zj`), a dimension the board declares. Snapshots, counts and ranks answer 422
+    /// `segment_unsupported`; a publicly frozen period's segments are 409 `segment_frozen` to
+    /// the public.
+    #[param(pattern = "^[a-z0-9_-]{1,32}:[A-Za-z0-9_.:@-]{1,64}$")]
+    segment: Option<String>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code, reason = "board and period are described here and read by PeriodScope")]
+pub struct DimensionParams {
+    /// The board's slug.
+    #[param(value_type = BoardSlug)]
+    board: String,
+    /// A period key or `current`.
+    #[param(pattern = r"^(current|[0-9]{4}-(W[0-9]{2}|[0-9]{2}|[0-9]{2}-[0-9]{2}))$")]
+    period: String,
+    /// One of the board's segment dimensions.
+    #[param(pattern = "^[a-z0-9_-]{1,32}$")]
+    dimension: String,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -231,11 +259,12 @@ pub async fn periods(
     path = "/api/v1/boards/{board}/periods/{period}/top",
     tag = "reads",
     summary = "The top of the ranking",
-    params(PeriodParams, LimitQuery),
+    params(PeriodParams, LimitQuery, SegmentQuery),
     responses(
         (status = 200, description = "The first entries", body = Page),
         (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
-        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
+        (status = 409, description = "segment_frozen: a segment of a publicly frozen period", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range, a segment the board does not declare", body = ErrorBody),
     )
 )]
 pub async fn top(
@@ -243,9 +272,12 @@ pub async fn top(
     uri: Uri,
     Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<LimitQuery>,
+    ApiQuery(SegmentQuery { segment }): ApiQuery<SegmentQuery>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Response, ApiError> {
-    if viewer == Viewer::Admin {
+    let scope = scope.in_segment(segment.as_deref())?;
+    if viewer == Viewer::Admin || scope.segment().is_some() {
+        // A segment's top is not kept (`Engine::top_shared`).
         let live = s.engine.ranking_page_as(viewer, &scope, 0, q.limit.unwrap_or(10)).await?;
         return Ok(Json(Page::from(live)).into_response());
     }
@@ -264,19 +296,22 @@ pub async fn top(
     path = "/api/v1/boards/{board}/periods/{period}/entries",
     tag = "reads",
     summary = "A page of the ranking: live (offset) or keyset (after)",
-    params(PeriodParams, PageQuery),
+    params(PeriodParams, PageQuery, SegmentQuery),
     responses(
         (status = 200, description = "The page; with `after`, also `next_cursor`", body = EntriesPage),
         (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
-        (status = 422, description = "invalid: offset with after, a cursor this server did not make, …", body = ErrorBody),
+        (status = 409, description = "segment_frozen: a segment of a publicly frozen period", body = ErrorBody),
+        (status = 422, description = "invalid: offset with after, a cursor this server did not make, a segment the board does not declare, …", body = ErrorBody),
     )
 )]
 pub async fn entries(
     State(s): State<AppState>,
     Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<PageQuery>,
+    ApiQuery(SegmentQuery { segment }): ApiQuery<SegmentQuery>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<EntriesPage>, ApiError> {
+    let scope = scope.in_segment(segment.as_deref())?;
     let limit = q.limit.unwrap_or(50);
     let from = offset(q.offset)?;
     if q.offset.is_some() && q.after.is_some() {
@@ -296,17 +331,19 @@ pub async fn entries(
     path = "/api/v1/boards/{board}/periods/{period}/snapshots",
     tag = "reads",
     summary = "Pin a copy of the ranking (10 minutes)",
-    params(PeriodParams),
+    params(PeriodParams, SegmentQuery),
     responses(
         (status = 201, description = "The snapshot", body = SnapshotInfo),
         (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
-        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range; segment_unsupported: a segment", body = ErrorBody),
     )
 )]
 pub async fn create_snapshot(
     State(s): State<AppState>,
+    ApiQuery(SegmentQuery { segment }): ApiQuery<SegmentQuery>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<(StatusCode, Json<SnapshotInfo>), ApiError> {
+    let scope = scope.in_segment(segment.as_deref())?;
     Ok((StatusCode::CREATED, Json(s.engine.create_snapshot(&scope).await?)))
 }
 
@@ -315,20 +352,22 @@ pub async fn create_snapshot(
     path = "/api/v1/boards/{board}/periods/{period}/snapshots/{snapshot}/entries",
     tag = "reads",
     summary = "A page of a pinned copy",
-    params(SnapshotParams, SnapshotPageQuery),
+    params(SnapshotParams, SnapshotPageQuery, SegmentQuery),
     responses(
         (status = 200, description = "The page", body = SnapshotPage),
         (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
         (status = 410, description = "snapshot_expired", body = ErrorBody),
-        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range; segment_unsupported: a segment", body = ErrorBody),
     )
 )]
 pub async fn snapshot_entries(
     State(s): State<AppState>,
     ApiPath(SnapshotParams { snapshot, .. }): ApiPath<SnapshotParams>,
     ApiQuery(q): ApiQuery<SnapshotPageQuery>,
+    ApiQuery(SegmentQuery { segment }): ApiQuery<SegmentQuery>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<SnapshotPage>, ApiError> {
+    let scope = scope.in_segment(segment.as_deref())?;
     let from = offset(q.offset)?;
     let page = s.engine.snapshot_page(&scope, &snapshot, from, q.limit.unwrap_or(50)).await?;
     Ok(Json(SnapshotPage { page: page.into(), snapshot_id: snapshot }))
@@ -339,19 +378,22 @@ pub async fn snapshot_entries(
     path = "/api/v1/boards/{board}/periods/{period}/members/{member}",
     tag = "reads",
     summary = "A member's rank",
-    params(MemberParams),
+    params(MemberParams, SegmentQuery),
     responses(
         (status = 200, description = "The member's entry", body = MemberRank),
-        (status = 404, description = "not_found: no such board or period, or the member has no points", body = ErrorBody),
-        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
+        (status = 404, description = "not_found: no such board or period, or the member has no points (in the segment)", body = ErrorBody),
+        (status = 409, description = "segment_frozen: a segment of a publicly frozen period", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range, a segment the board does not declare", body = ErrorBody),
     )
 )]
 pub async fn member_rank(
     State(s): State<AppState>,
     ApiPath(MemberParams { member: m, .. }): ApiPath<MemberParams>,
     Reader(viewer): Reader,
+    ApiQuery(SegmentQuery { segment }): ApiQuery<SegmentQuery>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<MemberRank>, ApiError> {
+    let scope = scope.in_segment(segment.as_deref())?;
     let m = member(m)?;
     let page = s.engine.around_as(viewer, &scope, &m, 0).await?;
     let entry = page
@@ -367,11 +409,12 @@ pub async fn member_rank(
     path = "/api/v1/boards/{board}/periods/{period}/members/{member}/around",
     tag = "reads",
     summary = "The entries around a member",
-    params(MemberParams, AroundQuery),
+    params(MemberParams, AroundQuery, SegmentQuery),
     responses(
         (status = 200, description = "The member's rank and the entries around it", body = AroundPage),
         (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
-        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
+        (status = 409, description = "segment_frozen: a segment of a publicly frozen period", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range, a segment the board does not declare", body = ErrorBody),
     )
 )]
 pub async fn around(
@@ -379,8 +422,10 @@ pub async fn around(
     ApiPath(MemberParams { member: m, .. }): ApiPath<MemberParams>,
     Reader(viewer): Reader,
     ApiQuery(q): ApiQuery<AroundQuery>,
+    ApiQuery(SegmentQuery { segment }): ApiQuery<SegmentQuery>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<AroundPage>, ApiError> {
+    let scope = scope.in_segment(segment.as_deref())?;
     let m = member(m)?;
     let page = s.engine.around_as(viewer, &scope, &m, q.radius.unwrap_or(2)).await?;
     let rank = page.entries.iter().find(|e| e.member == m).map(|e| e.rank);
@@ -421,18 +466,20 @@ pub async fn member_events(
     path = "/api/v1/boards/{board}/periods/{period}/count",
     tag = "reads",
     summary = "How many members have at least min_points",
-    params(PeriodParams, CountQuery),
+    params(PeriodParams, CountQuery, SegmentQuery),
     responses(
         (status = 200, description = "The count", body = Count),
         (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
-        (status = 422, description = "invalid: a bound out of range", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range; segment_unsupported: a segment", body = ErrorBody),
     )
 )]
 pub async fn count(
     State(s): State<AppState>,
     ApiQuery(q): ApiQuery<CountQuery>,
+    ApiQuery(SegmentQuery { segment }): ApiQuery<SegmentQuery>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Count>, ApiError> {
+    let scope = scope.in_segment(segment.as_deref())?;
     let counted = s.engine.count_at_least(&scope, q.min_points).await?;
     Ok(Json(Count { count: counted.value, source: counted.source, frozen_at: counted.frozen_at }))
 }
@@ -442,18 +489,20 @@ pub async fn count(
     path = "/api/v1/boards/{board}/periods/{period}/ranks",
     tag = "reads",
     summary = "The ranks of a list of members",
-    params(PeriodParams, RanksQuery),
+    params(PeriodParams, RanksQuery, SegmentQuery),
     responses(
         (status = 200, description = "Their entries", body = Ranks),
         (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
-        (status = 422, description = "invalid: a malformed member id", body = ErrorBody),
+        (status = 422, description = "invalid: a malformed member id; segment_unsupported: a segment", body = ErrorBody),
     )
 )]
 pub async fn ranks(
     State(s): State<AppState>,
     ApiQuery(q): ApiQuery<RanksQuery>,
+    ApiQuery(SegmentQuery { segment }): ApiQuery<SegmentQuery>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Ranks>, ApiError> {
+    let scope = scope.in_segment(segment.as_deref())?;
     let members = q
         .members
         .split(',')
@@ -461,4 +510,26 @@ pub async fn ranks(
         .collect::<Result<Vec<_>, _>>()?;
     let ranks = s.engine.ranks_of(&scope, &members).await?;
     Ok(Json(Ranks { entries: ranks.value, source: ranks.source, frozen_at: ranks.frozen_at }))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/segments/{dimension}",
+    tag = "reads",
+    summary = "A segment dimension's values, with member counts and leaders",
+    params(DimensionParams),
+    responses(
+        (status = 200, description = "At most 100 values in byte order (`more`: others exist)", body = SegmentValues),
+        (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
+        (status = 409, description = "segment_frozen: the period is publicly frozen", body = ErrorBody),
+        (status = 422, description = "invalid: a dimension the board does not declare", body = ErrorBody),
+    )
+)]
+pub async fn segment_values(
+    State(s): State<AppState>,
+    ApiPath(DimensionParams { dimension, .. }): ApiPath<DimensionParams>,
+    Reader(viewer): Reader,
+    PeriodScope(scope): PeriodScope,
+) -> Result<Json<SegmentValues>, ApiError> {
+    Ok(Json(s.engine.segment_values(viewer, &scope, &dimension).await?))
 }

@@ -159,6 +159,7 @@ async fn the_stream_starts_with_the_state_and_ranking_then_follows_writes_and_tr
         change: domain::write::Change::Point { event_id: domain::EventId::parse(id).unwrap(), delta },
         occurred_at: jiff::Timestamp::now(),
         metadata: None,
+        segments: Default::default(),
     };
     engine.record(&board, &[write("a", "ann", 30), write("b", "bob", 20)]).await.unwrap();
     let token = engine.access().issue_admin_token().await.unwrap();

@@ -2008,10 +2008,10 @@ async fn a_body_with_a_field_the_route_does_not_know_is_refused_naming_it() {
     let api = Api::start().await;
     let admin = api.admin.clone();
     let board = json!({"slug": "seg", "title": "S", "cadence": "weekly", "time_zone": "UTC", "operator": "incr",
-        "tie_policy": "shared", "max_points": 100, "segments": ["province"]});
+        "tie_policy": "shared", "max_points": 100, "divisions": ["province"]});
     let (status, out) = api.call("POST", "/api/v1/boards", Some(&admin), Some(board)).await;
     assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"), "{out}");
-    assert!(out["detail"].as_str().unwrap().contains("segments"), "{out}");
+    assert!(out["detail"].as_str().unwrap().contains("divisions"), "{out}");
     let (status, _) = api.call("GET", "/api/v1/boards/seg", None, None).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "nothing was created");
     let misspelt = json!({"slug": "seg", "title": "S", "cadence": "weekly", "time_zone": "UTC", "operator": "incr",
@@ -2404,5 +2404,128 @@ async fn pages_answer_while_another_server_of_the_process_starts() {
         pages += 1;
     }
     starting.await.unwrap();
+    api.stop().await;
+}
+
+#[tokio::test]
+async fn segments_are_declared_written_and_read_over_rest() {
+    let api = Api::start().await;
+    let admin = api.admin.clone();
+    let base = json!({"slug": "seg", "title": "Seg", "cadence": "weekly", "time_zone": "Asia/Shanghai",
+        "operator": "incr", "tie_policy": "shared", "max_points": 1000, "segments": ["province", "class"]});
+    let with = |k: &str, v: Value| {
+        let mut b = base.clone();
+        b[k] = v;
+        b
+    };
+    // Refused: too many or ill-named dimensions, a bounded board, a hot board.
+    let refusals = [
+        ("five dimensions", with("segments", json!(["a", "b", "c", "d", "e"])), "at most 4"),
+        ("a bad name", with("segments", json!(["Province"])), "segment dimension"),
+        ("a bounded board", with("keep_top", json!(100)), "bounded"),
+        (
+            "a hot board",
+            json!({"slug": "seg", "title": "Hot", "cadence": "hot", "bucket_seconds": 60, "window_buckets": 5,
+                "ttl_seconds": 600, "segments": ["province"]}),
+            "no segments",
+        ),
+    ];
+    for (name, body, words) in refusals {
+        let (status, out) = api.call("POST", "/api/v1/boards", Some(&admin), Some(body)).await;
+        assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"), "{name}: {out}");
+        assert!(out["detail"].as_str().unwrap().contains(words), "{name}: {out}");
+    }
+    let (status, out) = api.call("POST", "/api/v1/boards", Some(&admin), Some(base.clone())).await;
+    assert_eq!(status, StatusCode::CREATED, "{out}");
+    assert_eq!(out["segments"], json!(["province", "class"]), "{out}");
+    let (_, out) = api.call("GET", "/api/v1/boards/inc", None, None).await;
+    assert!(out.get("segments").is_none(), "a board without segments does not show the field: {out}");
+
+    let events = "/api/v1/boards/seg/events";
+    let batch = json!({"events": [
+        {"event_id": "a", "member": "u1", "delta": 50, "segments": {"province": "zj", "class": "c1"}},
+        {"event_id": "b", "member": "u2", "delta": 30, "segments": {"province": "zj"}},
+        {"event_id": "c", "member": "u3", "delta": 40, "segments": {"province": "js", "class": "c1"}},
+        {"event_id": "d", "member": "u1", "delta": 1, "segments": {"province": "js"}},
+        {"event_id": "e", "member": "u4", "delta": 1, "segments": {"city": "hz"}},
+    ]});
+    let (status, out) = api.call("POST", events, Some(&admin), Some(batch)).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    let results: Vec<&str> =
+        out["results"].as_array().unwrap().iter().map(|r| r["result"].as_str().unwrap()).collect();
+    assert_eq!(results, ["applied", "applied", "applied", "rejected", "rejected"], "{out}");
+    assert!(out["results"][3]["reason"].as_str().unwrap().contains("segment_conflict"), "{out}");
+    // A single write naming another value, or an undeclared dimension: 422 `rejected`.
+    let one = json!({"event_id": "f", "member": "u2", "delta": 1, "segments": {"province": "js"}});
+    let (status, out) = api.call("POST", events, Some(&admin), Some(one)).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "rejected"), "{out}");
+    let one = json!({"event_id": "g", "member": "u2", "delta": 1, "segments": {"city": "hz"}});
+    let (status, out) = api.call("POST", events, Some(&admin), Some(one)).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "rejected"), "{out}");
+
+    let period = "/api/v1/boards/seg/periods/current";
+    let members = |out: &Value| -> Vec<(String, i64, u64)> {
+        out["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["member"].as_str().unwrap().to_owned(),
+                    e["points"].as_i64().unwrap(),
+                    e["rank"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let (status, out) = api.call("GET", &format!("{period}/top?segment=province:zj"), None, None).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    assert_eq!(members(&out), [("u1".into(), 50, 1), ("u2".into(), 30, 2)], "{out}");
+    let (_, out) =
+        api.call("GET", &format!("{period}/entries?segment=class:c1&offset=1&limit=1"), None, None).await;
+    assert_eq!(members(&out), [("u3".into(), 40, 2)], "{out}");
+    let (_, out) = api.call("GET", &format!("{period}/entries?segment=class:c1&after="), None, None).await;
+    assert_eq!(out["entries"].as_array().unwrap().len(), 2, "{out}");
+    let (_, out) = api.call("GET", &format!("{period}/members/u3?segment=province:js"), None, None).await;
+    assert_eq!((&out["rank"], &out["points"]), (&json!(1), &json!(40)), "{out}");
+    let (_, out) =
+        api.call("GET", &format!("{period}/members/u3/around?segment=class:c1&radius=1"), None, None).await;
+    assert_eq!(out["rank"], json!(2), "{out}");
+
+    // An undeclared dimension or a malformed value: 422 `invalid`; reads without segments yet:
+    // 422 `segment_unsupported`.
+    for path in [
+        format!("{period}/top?segment=city:hz"),
+        format!("{period}/top?segment=province"),
+        format!("{period}/top?segment=province:a%20b"),
+    ] {
+        let (status, out) = api.call("GET", &path, None, None).await;
+        assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"), "{path}: {out}");
+    }
+    for (method, path) in [
+        ("GET", format!("{period}/count?min_points=1&segment=province:zj")),
+        ("GET", format!("{period}/ranks?members=u1&segment=province:zj")),
+        ("POST", format!("{period}/snapshots?segment=province:zj")),
+    ] {
+        let (status, out) = api.call(method, &path, None, None).await;
+        assert_eq!(
+            (status, error_of(&out)),
+            (StatusCode::UNPROCESSABLE_ENTITY, "segment_unsupported"),
+            "{path}: {out}"
+        );
+    }
+
+    // The list of a dimension's values, with member counts and leaders.
+    let (status, out) = api.call("GET", &format!("{period}/segments/province"), None, None).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    assert_eq!(
+        out,
+        json!({"dimension": "province", "more": false, "values": [
+            {"value": "js", "members": 1, "leader": {"rank": 1, "member": "u3", "points": 40, "tied": false}},
+            {"value": "zj", "members": 2, "leader": {"rank": 1, "member": "u1", "points": 50, "tied": false}},
+        ]}),
+    );
+    let (status, out) = api.call("GET", &format!("{period}/segments/city"), None, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"), "{out}");
     api.stop().await;
 }

@@ -35,6 +35,11 @@ pub struct EventIn {
     occurred_at: Option<String>,
     /// Any JSON, at most 4 KiB.
     metadata: Option<Value>,
+    /// The member's segment values on a board with segments (`{"province": "zj"}`): the first
+    /// recorded write naming a dimension fixes the member's value for the period; another value
+    /// later is `rejected` (`segment_conflict`). A dimension the board does not declare is
+    /// `rejected`.
+    segments: Option<std::collections::BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -48,6 +53,11 @@ pub struct TotalIn {
     /// RFC 3339 with an offset, at most 5 minutes ahead; default: now.
     #[schema(format = DateTime)]
     occurred_at: Option<String>,
+    /// The member's segment values on a board with segments (`{"province": "zj"}`): the first
+    /// recorded write naming a dimension fixes the member's value for the period; another value
+    /// later is `rejected` (`segment_conflict`). A dimension the board does not declare is
+    /// `rejected`.
+    segments: Option<std::collections::BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -63,6 +73,11 @@ pub struct SubmissionIn {
     /// RFC 3339 with an offset, at most 5 minutes ahead; default: now.
     #[schema(format = DateTime)]
     occurred_at: Option<String>,
+    /// The member's segment values on a board with segments (`{"province": "zj"}`): the first
+    /// recorded write naming a dimension fixes the member's value for the period; another value
+    /// later is `rejected` (`segment_conflict`). A dimension the board does not declare is
+    /// `rejected`.
+    segments: Option<std::collections::BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -109,6 +124,7 @@ fn parse_event(item: Value, now: jiff::Timestamp) -> Result<Write, String> {
         change: Change::Point { event_id, delta: e.delta },
         occurred_at: occurred_at(e.occurred_at.as_deref(), now)?,
         metadata,
+        segments: e.segments.unwrap_or_default(),
     })
 }
 
@@ -328,6 +344,7 @@ pub async fn total(
             change: Change::Total { version: body.version, total: body.total },
             occurred_at: occurred_at(body.occurred_at.as_deref(), now)?,
             metadata: None,
+            segments: body.segments.clone().unwrap_or_default(),
         })
     })()
     .map_err(ApiError::invalid)?;
@@ -369,6 +386,7 @@ pub async fn submission(
             },
             occurred_at: occurred_at(body.occurred_at.as_deref(), now)?,
             metadata: None,
+            segments: body.segments.clone().unwrap_or_default(),
         })
     })()
     .map_err(ApiError::invalid)?;

@@ -1,0 +1,193 @@
+//! Segment memberships (`segment_members`, migration 0024): a member's value in each of the
+//! board's dimensions, per period. The write path reads the values its writes' members hold and
+//! inserts the ones a write fixes, in the write's own transaction (`writes.rs`, `decide.rs`); the
+//! rest here are reads outside any write: the memberships of members whose totals changed (their
+//! segment rankings are projected after the commit), a segment's totals (the ledger fallback,
+//! levelling), the version sums the reconciler compares, and a dimension's values (the list route).
+
+use super::boards::StoredTotal;
+use super::sql::{LOOKUP_CHUNK, Params, member_id, padded};
+use super::{Backend, Ledger, LedgerError, Tx};
+use domain::segment::Values;
+use domain::{BoardSlug, MemberId, PeriodKey};
+use sqlx::Row;
+use std::collections::HashMap;
+
+/// A new membership: (period key, member, dimension, value).
+pub(super) type NewMembership<'a> = (&'a str, &'a str, &'a str, &'a str);
+
+/// The values held by `members` of period `key` (members without any are left out).
+pub(super) async fn held_in(
+    tx: &mut Tx,
+    backend: Backend,
+    slug: &str,
+    key: &str,
+    members: &[&str],
+) -> Result<HashMap<String, Values>, LedgerError> {
+    let mut held: HashMap<String, Values> = HashMap::new();
+    for chunk in members.chunks(LOOKUP_CHUNK) {
+        let chunk = padded(chunk);
+        let mut p = Params::new(backend);
+        let sql = format!(
+            "SELECT member, dimension, value FROM segment_members WHERE board = {} AND period = {} \
+             AND member IN ({})",
+            p.list(1),
+            p.list(1),
+            p.list(chunk.len())
+        );
+        let mut query = sqlx::query(&sql).bind(slug).bind(key);
+        for m in &chunk {
+            query = query.bind(*m);
+        }
+        for row in query.fetch_all(&mut **tx).await? {
+            let member: String = row.try_get("member")?;
+            held.entry(member).or_default().insert(row.try_get("dimension")?, row.try_get("value")?);
+        }
+    }
+    Ok(held)
+}
+
+/// Inserts new memberships; answers how many were inserted. A row another transaction inserted
+/// first is not (PostgreSQL): the caller's answers are then void and it retries, so that the
+/// first write to commit fixes the value.
+pub(super) async fn insert_memberships(
+    tx: &mut Tx,
+    backend: Backend,
+    slug: &str,
+    rows: &[NewMembership<'_>],
+) -> Result<u64, LedgerError> {
+    let mut inserted = 0;
+    for chunk in rows.chunks(super::sql::INSERT_CHUNK) {
+        let mut sql = super::sql::multi_row_insert(
+            backend,
+            "INSERT INTO segment_members (board, period, member, dimension, value) VALUES ",
+            5,
+            chunk.len(),
+        );
+        sql.push_str(" ON CONFLICT (board, period, member, dimension) DO NOTHING");
+        let mut query = sqlx::query(&sql);
+        for (key, member, dim, value) in chunk {
+            query = query.bind(slug).bind(*key).bind(*member).bind(*dim).bind(*value);
+        }
+        inserted += query.execute(&mut **tx).await?.rows_affected();
+    }
+    Ok(inserted)
+}
+
+/// One value of a dimension as the list route shows it: its members (hidden ones left out) and
+/// its best total.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentMember {
+    pub value: String,
+    pub total: StoredTotal,
+}
+
+impl Ledger {
+    /// The values held by `members` in `period` (members without any are left out).
+    pub async fn segments_of(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        members: &[&MemberId],
+    ) -> Result<HashMap<MemberId, Values>, LedgerError> {
+        let mut tx = self.pool.begin().await?;
+        let ids: Vec<&str> = members.iter().map(|m| m.as_str()).collect();
+        let held = held_in(&mut tx, self.backend, board.as_str(), &period.to_string(), &ids).await?;
+        tx.commit().await?;
+        held.into_iter().map(|(m, v)| Ok((member_id(m)?, v))).collect()
+    }
+
+    /// Every total of one segment value of a period (hidden members' too), by member.
+    pub async fn segment_totals(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        dimension: &str,
+        value: &str,
+    ) -> Result<Vec<StoredTotal>, LedgerError> {
+        let rows = sqlx::query(
+            "SELECT t.member, t.points, t.version, t.reach_seq, t.hidden FROM segment_members s \
+             JOIN totals t ON t.board = s.board AND t.period = s.period AND t.member = s.member \
+             WHERE s.board = $1 AND s.period = $2 AND s.dimension = $3 AND s.value = $4 AND t.version > 0 \
+             ORDER BY t.member",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .bind(dimension)
+        .bind(value)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(stored_total).collect()
+    }
+
+    /// The sum of the total versions of each segment value of a period, as the reconciler
+    /// compares them with each segment ranking's `vsum`: (dimension, value, sum).
+    pub async fn segment_version_sums(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+    ) -> Result<Vec<(String, String, i64)>, LedgerError> {
+        let rows = sqlx::query(
+            "SELECT s.dimension, s.value, CAST(SUM(t.version) AS BIGINT) AS vsum FROM segment_members s \
+             JOIN totals t ON t.board = s.board AND t.period = s.period AND t.member = s.member \
+             WHERE s.board = $1 AND s.period = $2 GROUP BY s.dimension, s.value",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("dimension")?, r.try_get("value")?, r.try_get::<i64, _>("vsum")?)))
+            .collect()
+    }
+
+    /// Every member of a dimension in a period with its value and total (the list route reads
+    /// them at most once per 2 s per process).
+    pub async fn dimension_members(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        dimension: &str,
+    ) -> Result<Vec<SegmentMember>, LedgerError> {
+        let rows = sqlx::query(
+            "SELECT s.value, t.member, t.points, t.version, t.reach_seq, t.hidden FROM segment_members s \
+             JOIN totals t ON t.board = s.board AND t.period = s.period AND t.member = s.member \
+             WHERE s.board = $1 AND s.period = $2 AND s.dimension = $3 AND t.version > 0",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .bind(dimension)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok(SegmentMember { value: r.try_get("value")?, total: stored_total(r)? }))
+            .collect()
+    }
+
+    /// Every segment value a period has, by dimension (rebuilds, unlinking).
+    pub async fn segment_values(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+    ) -> Result<Vec<(String, String)>, LedgerError> {
+        let rows = sqlx::query(
+            "SELECT DISTINCT dimension, value FROM segment_members WHERE board = $1 AND period = $2 \
+             ORDER BY dimension, value",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| Ok((r.try_get("dimension")?, r.try_get("value")?))).collect()
+    }
+}
+
+fn stored_total(row: &sqlx::any::AnyRow) -> Result<StoredTotal, LedgerError> {
+    Ok(StoredTotal {
+        member: member_id(row.try_get("member")?)?,
+        points: row.try_get("points")?,
+        version: row.try_get("version")?,
+        reach_seq: row.try_get("reach_seq")?,
+        hidden: row.try_get::<i64, _>("hidden")? != 0,
+    })
+}

@@ -1,0 +1,292 @@
+//! Segments (issue 43): one write ranks a member on the board and on one ranking per segment
+//! value it holds (`province:zj`, `class:c-17`). The rules are `domain::segment`; the memberships
+//! are fixed in the write's own ledger transaction (`ledger/segments.rs`, `ledger/writes.rs`).
+//!
+//! - Projection: after the ledger commit (and after the board's own projection), each changed
+//!   total goes into the ranking of every segment its member holds, one `level.lua` call per
+//!   segment on that segment's slot (`redis/segments.rs`), never a script across slots. Writes,
+//!   corrections, revocations and hides all go through [`Engine::project_segments`]. A failure
+//!   answers `projected: false` like the board's, and the reconciler levels it.
+//! - Levelling: the reconciler compares each segment's ledger `SUM(version)` with its ranking's
+//!   `vsum` and levels the ones behind ([`Engine::level_segments`], `segments_levelled`); a
+//!   rebuild rebuilds every segment; the scheduler's expiry and unlink of a period's keys take its
+//!   segments' keys too.
+//! - Reads: a `Scope` may name a segment; pages, cursor pages, around-me and member ranks then
+//!   read its ranking (`Source::Segment`), or, when Redis cannot be read or the period is read
+//!   from its standings, the segment's totals in the ledger, in the same order. A segment has no
+//!   public view: while a period is publicly frozen, a public segment read is 409
+//!   `segment_frozen` (admins read it live), so nothing recorded after the freeze leaks through a
+//!   segment. Snapshots, counts, ranks of a list and exports refuse a segment (422
+//!   `segment_unsupported`) until they are built.
+//! - [`Engine::segment_values`]: a dimension's values with member counts and leaders, from one
+//!   ledger read per period and dimension per [`SEGMENT_LIST_TTL`] per process.
+
+use crate::ledger::Viewer;
+use crate::reconciler::{ReconcileReport, encode};
+use crate::redis::ProjectedTotal;
+use crate::scope::Scope;
+use crate::{Engine, EngineError};
+use domain::ErrorCode;
+use domain::segment::Segment;
+use domain::view::Entry;
+use domain::{Board, BoardSlug, MemberId, PeriodKey};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long one ledger read of a dimension answers the list route in this process.
+pub const SEGMENT_LIST_TTL: Duration = Duration::from_secs(2);
+/// The most values the list route answers (`more: true` beyond).
+pub const MAX_SEGMENT_VALUES: usize = 100;
+
+/// A dimension's values in a period (`GET …/periods/{period}/segments/{dimension}`).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SegmentValues {
+    pub dimension: String,
+    /// The first [`MAX_SEGMENT_VALUES`] values, in byte order.
+    pub values: Vec<SegmentValue>,
+    /// More values exist past these.
+    pub more: bool,
+}
+
+/// One value of a dimension: how many members it ranks and its leader.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SegmentValue {
+    pub value: String,
+    /// Ranked members (hidden members left out).
+    pub members: u64,
+    /// The value's first entry (rank 1); null when every member is hidden.
+    pub leader: Option<Entry>,
+}
+
+/// One value's members as the list route counts them.
+#[derive(Default)]
+struct Tally {
+    members: u64,
+    /// The leader: the best score, then the greatest member id.
+    best: Option<(i64, MemberId)>,
+    /// Members with the leader's points.
+    at_best: u64,
+}
+
+/// The lists read recently, by board, period and dimension.
+#[derive(Default)]
+pub struct SegmentLists(Mutex<HashMap<ListKey, (Instant, Arc<SegmentValues>)>>);
+
+/// A board, a period and one of the board's dimensions.
+type ListKey = (BoardSlug, PeriodKey, String);
+
+impl Engine {
+    /// Projects changed totals of `period` into the rankings of the segments their members hold.
+    /// Nothing on a board without segments.
+    pub(crate) async fn project_segments(
+        &self,
+        board: &Board,
+        period: &PeriodKey,
+        totals: &[ProjectedTotal],
+    ) -> Result<(), EngineError> {
+        if board.segments.is_empty() || totals.is_empty() {
+            return Ok(());
+        }
+        let members: Vec<&MemberId> = totals.iter().map(|t| &t.member).collect();
+        let held = self.core.ledger.segments_of(&board.slug, period, &members).await?;
+        let mut by_segment: BTreeMap<Segment, Vec<ProjectedTotal>> = BTreeMap::new();
+        for t in totals {
+            for (dimension, value) in held.get(&t.member).into_iter().flatten() {
+                let segment = Segment { dimension: dimension.clone(), value: value.clone() };
+                by_segment.entry(segment).or_default().push(t.clone());
+            }
+        }
+        for (segment, totals) in &by_segment {
+            self.core.projection.project_segment(&board.slug, period, segment, totals).await?;
+        }
+        Ok(())
+    }
+
+    /// A segment's totals as the projection holds them (hidden members' versions included).
+    pub(crate) async fn segment_totals(
+        &self,
+        board: &Board,
+        period: &PeriodKey,
+        segment: &Segment,
+    ) -> Result<Vec<ProjectedTotal>, EngineError> {
+        let stored =
+            self.core.ledger.segment_totals(&board.slug, period, &segment.dimension, &segment.value).await?;
+        stored.into_iter().map(|t| encode(board, t)).collect()
+    }
+
+    /// Levels every segment ranking of a period whose `vsum` differs from the ledger's.
+    pub(crate) async fn level_segments(
+        &self,
+        board: &Board,
+        period: &PeriodKey,
+        report: &mut ReconcileReport,
+    ) -> Result<(), EngineError> {
+        if board.segments.is_empty() {
+            return Ok(());
+        }
+        for (dimension, value, ledger_sum) in
+            self.core.ledger.segment_version_sums(&board.slug, period).await?
+        {
+            let segment = Segment { dimension, value };
+            let projected = self.core.projection.segment_version_sum(&board.slug, period, &segment).await?;
+            if projected == ledger_sum {
+                continue;
+            }
+            let totals = self.segment_totals(board, period, &segment).await?;
+            report.members_levelled +=
+                self.core.projection.level_segment(&board.slug, period, &segment, &totals).await?;
+            report.segments_levelled += 1;
+            tracing::info!(board = %board.slug, %period, %segment, behind = ledger_sum - projected,
+                "segment ranking levelled from the ledger");
+        }
+        Ok(())
+    }
+
+    /// Replaces every segment ranking of a period with the ledger's totals (a rebuild).
+    pub(crate) async fn rebuild_segments(
+        &self,
+        board: &Board,
+        period: &PeriodKey,
+    ) -> Result<u64, EngineError> {
+        let segments = self.period_segments(&board.slug, period).await?;
+        for segment in &segments {
+            let totals = self.segment_totals(board, period, segment).await?;
+            let mut rebuild =
+                self.core.projection.start_segment_rebuild(&board.slug, period, segment).await?;
+            rebuild.push(&totals).await?;
+            rebuild.finish().await?;
+        }
+        Ok(segments.len() as u64)
+    }
+
+    /// Every segment value a period has.
+    async fn period_segments(
+        &self,
+        slug: &BoardSlug,
+        period: &PeriodKey,
+    ) -> Result<Vec<Segment>, EngineError> {
+        let values = self.core.ledger.segment_values(slug, period).await?;
+        Ok(values.into_iter().map(|(dimension, value)| Segment { dimension, value }).collect())
+    }
+
+    /// Unlinks a period's keys and its segments' (archived periods, settled ones past their keys'
+    /// life).
+    pub(crate) async fn unlink_period_keys(
+        &self,
+        slug: &BoardSlug,
+        period: &PeriodKey,
+    ) -> Result<(), EngineError> {
+        self.core.projection.unlink_period(slug, period).await?;
+        let segments = self.period_segments(slug, period).await?;
+        self.core.projection.unlink_segments(slug, period, &segments).await?;
+        Ok(())
+    }
+
+    /// Gives a period's keys and its segments' an expiry of `ttl`.
+    pub(crate) async fn expire_period_keys(
+        &self,
+        slug: &BoardSlug,
+        period: &PeriodKey,
+        ttl: Duration,
+    ) -> Result<(), EngineError> {
+        self.core.projection.expire(slug, period, ttl).await?;
+        let segments = self.period_segments(slug, period).await?;
+        self.core.projection.expire_segments(slug, period, &segments, ttl).await?;
+        Ok(())
+    }
+
+    /// Refuses a public read of a segment while its period is publicly frozen: a segment has no
+    /// frozen view, and its live ranking would show what the freeze hides.
+    pub(crate) fn refuse_frozen_segment(
+        &self,
+        segment: &Segment,
+        frozen_at: Option<jiff::Timestamp>,
+    ) -> Result<(), EngineError> {
+        match frozen_at {
+            None => Ok(()),
+            Some(at) => Err(EngineError::Refused {
+                code: ErrorCode::SegmentFrozen,
+                detail: format!(
+                    "the period is publicly frozen since {at}: segment {segment} opens at the reveal"
+                ),
+            }),
+        }
+    }
+
+    /// A dimension's values in a period with member counts and leaders, at most
+    /// [`MAX_SEGMENT_VALUES`] (by value), shared for [`SEGMENT_LIST_TTL`] per process. An
+    /// undeclared dimension is 422 `invalid`; a public caller in a publicly frozen period gets
+    /// 409 `segment_frozen`.
+    pub async fn segment_values(
+        &self,
+        viewer: Viewer,
+        scope: &Scope,
+        dimension: &str,
+    ) -> Result<SegmentValues, EngineError> {
+        let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
+        let probe = Segment::of(&board.segments, dimension, "x").map_err(EngineError::Invalid)?;
+        if viewer == Viewer::Public {
+            let frozen_at = self.status_for_reads(slug, period).await?.frozen_at;
+            self.refuse_frozen_segment(&Segment { value: "*".into(), ..probe }, frozen_at)?;
+        }
+        let key = (slug.clone(), period, dimension.to_owned());
+        if let Some((at, list)) = self.segment_lists.0.lock().expect("segment lists").get(&key)
+            && at.elapsed() < SEGMENT_LIST_TTL
+        {
+            return Ok(list.as_ref().clone());
+        }
+        let rows = self.core.ledger.dimension_members(slug, &period, dimension).await?;
+        // Per value: ranked members, the best (score, member) — ties by member id descending, as
+        // Redis orders them — and how many members have the best points.
+        let mut values: BTreeMap<String, Tally> = BTreeMap::new();
+        for row in rows {
+            let tally = values.entry(row.value).or_default();
+            if row.total.hidden {
+                continue;
+            }
+            let t = encode(board, row.total)?;
+            tally.members += 1;
+            let points = board.codec.points(t.score);
+            match &tally.best {
+                Some((best, _)) if board.codec.points(*best) > points => {}
+                Some((best, member)) if board.codec.points(*best) == points => {
+                    tally.at_best += 1;
+                    if (t.score, &t.member) > (*best, member) {
+                        tally.best = Some((t.score, t.member));
+                    }
+                }
+                _ => (tally.best, tally.at_best) = (Some((t.score, t.member)), 1),
+            }
+        }
+        let more = values.len() > MAX_SEGMENT_VALUES;
+        let shown: Vec<_> = values.into_iter().take(MAX_SEGMENT_VALUES).collect();
+        let leaders: Vec<MemberId> =
+            shown.iter().filter_map(|(_, t)| t.best.as_ref().map(|b| b.1.clone())).collect();
+        let mut names = self.display_names(&leaders).await?;
+        // Under `first_reached` no two members share a rank, whatever their points.
+        let shared = board.tie_policy() == domain::TiePolicy::Shared;
+        let values = shown
+            .into_iter()
+            .map(|(value, tally)| SegmentValue {
+                value,
+                members: tally.members,
+                leader: tally.best.map(|(score, member)| Entry {
+                    rank: 1,
+                    points: board.codec.points(score),
+                    display_name: names.remove(&member),
+                    member,
+                    tied: shared && tally.at_best > 1,
+                }),
+            })
+            .collect();
+        let list = Arc::new(SegmentValues { dimension: dimension.to_owned(), values, more });
+        let mut lists = self.segment_lists.0.lock().expect("segment lists");
+        lists.retain(|_, (at, _)| at.elapsed() < SEGMENT_LIST_TTL);
+        lists.insert(key, (Instant::now(), Arc::clone(&list)));
+        Ok(list.as_ref().clone())
+    }
+}

@@ -1,0 +1,388 @@
+//! Segments on real stores (issue 43): one write ranks a member on the board and in the ranking
+//! of each segment value it holds. Every test runs on standalone Redis and a 3-master Cluster,
+//! and on SQLite and PostgreSQL.
+//!
+//! - a member in one province and one class appears in three rankings with the same points and
+//!   consistent ranks, under both tie policies, through every segment read (top, offset and
+//!   cursor pages, around-me, member rank) and the list of a dimension's values;
+//! - segment keys of one period land on different Cluster slots (and nodes);
+//! - a write naming another value than the one held is rejected with `segment_conflict`, changes
+//!   nothing and is audited; an undeclared dimension is rejected;
+//! - after Redis lost the keys, the reconciler levels every segment ranking (`segments_levelled`)
+//!   and a rebuild restores them; while Redis cannot be read, segment reads come from the ledger
+//!   in the same order;
+//! - a correction moves the member's segment totals; a public freeze closes segments to the
+//!   public (409 `segment_frozen`); snapshots, counts and ranks refuse a segment.
+
+mod common;
+
+use common::{TestLedger, TestProjection, engine, redis_targets, unique};
+use domain::view::{RankingPage, ReadSource};
+use domain::write::{Change, Outcome, Write};
+use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
+use engine::ledger::Viewer;
+use engine::scope::Scope;
+use engine::{Engine, EngineError};
+
+fn m(id: &str) -> MemberId {
+    MemberId::parse(id).unwrap()
+}
+
+fn board(policy: TiePolicy) -> Board {
+    Board {
+        slug: BoardSlug::parse(unique("seg").replace('_', "-").to_lowercase()).unwrap(),
+        title: "segments".into(),
+        cadence: Cadence::Weekly,
+        zone: jiff::tz::TimeZone::get("UTC").unwrap(),
+        operator: Operator::Incr,
+        codec: ScoreCodec::new(policy, 0, 1_000_000, if policy == TiePolicy::Shared { 1 } else { 1000 })
+            .unwrap(),
+        freeze_grace_seconds: 60,
+        public_freeze_seconds: 0,
+        keep_top: None,
+        ranking_ttl_days: 7,
+        segments: vec!["province".into(), "class".into()],
+        prizes: vec![],
+        unit: domain::Unit::Points,
+    }
+}
+
+/// A point event naming the member's segment values (`[("province", "zj")]`).
+fn event(id: &str, member: &str, delta: i64, segments: &[(&str, &str)]) -> Write {
+    Write {
+        member: m(member),
+        change: Change::Point { event_id: EventId::parse(id).unwrap(), delta },
+        occurred_at: jiff::Timestamp::now(),
+        metadata: None,
+        segments: segments.iter().map(|(d, v)| (d.to_string(), v.to_string())).collect(),
+    }
+}
+
+/// Every combination of ledger and Redis deployment.
+async fn each_store(test: impl AsyncFn(&str, &Engine, &TestProjection)) {
+    for (redis, target) in redis_targets() {
+        for t in TestLedger::both().await {
+            let p = TestProjection::new(target.clone());
+            let e = engine(&t, &p).await;
+            test(&format!("{}/{redis}", t.name), &e, &p).await;
+            p.cleanup().await;
+            t.drop_db().await;
+        }
+    }
+}
+
+/// u1 zj/c1 50, u2 zj/c2 30, u5 zj/c2 30 (after u2: a tie), u3 js/c1 30, u4 js then c1 10 (its
+/// class named by a later write that names no province).
+async fn setup(e: &Engine, b: &Board) {
+    e.create_board(b).await.unwrap();
+    let writes = [
+        event("e1", "u1", 50, &[("province", "zj"), ("class", "c1")]),
+        event("e2", "u2", 30, &[("province", "zj"), ("class", "c2")]),
+        event("e3", "u3", 30, &[("province", "js"), ("class", "c1")]),
+        event("e4", "u4", 4, &[("province", "js")]),
+    ];
+    let out = e.record(b, &writes).await.unwrap();
+    assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied && r.projected), "{out:?}");
+    let out = e.record(b, &[event("e5", "u5", 30, &[("province", "zj"), ("class", "c2")])]).await.unwrap();
+    assert!(out[0].projected);
+    // No segments named: u4's total moves in its province all the same.
+    e.record(b, &[event("e6", "u4", 3, &[])]).await.unwrap();
+    let out = e.record(b, &[event("e7", "u4", 3, &[("class", "c1")])]).await.unwrap();
+    assert_eq!(out[0].recorded.outcome, Outcome::Applied);
+}
+
+async fn scope(e: &Engine, b: &Board, segment: Option<&str>) -> Scope {
+    e.scope(&b.slug, None).await.unwrap().in_segment(segment).unwrap()
+}
+
+fn rows(page: &RankingPage) -> Vec<(u64, String, i64)> {
+    page.entries.iter().map(|x| (x.rank, x.member.to_string(), x.points)).collect()
+}
+
+fn row(rank: u64, member: &str, points: i64) -> (u64, String, i64) {
+    (rank, member.to_owned(), points)
+}
+
+#[tokio::test]
+async fn a_member_ranks_on_the_board_and_in_each_of_its_segments() {
+    each_store(async |name, e, _| {
+        for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {
+            let b = board(policy);
+            setup(e, &b).await;
+            // Under `shared` u2 and u5 (30) share their rank; under `first_reached` u2 reached 30
+            // first. u3 has 30 too on the board.
+            let tie = |first: u64| if policy == TiePolicy::Shared { first } else { first + 1 };
+            let board_top = e.top(&scope(e, &b, None).await, 10).await.unwrap();
+            let (u2_on_board, u5_on_board) = match policy {
+                TiePolicy::Shared => (2, 2),
+                TiePolicy::FirstReached => (2, 4),
+            };
+            assert_eq!(board_top.total, 5, "{name}");
+            let on_board: Vec<_> = rows(&board_top);
+            assert!(on_board.contains(&row(1, "u1", 50)), "{name} {on_board:?}");
+            assert!(on_board.contains(&row(u2_on_board, "u2", 30)), "{name} {on_board:?}");
+            assert!(on_board.contains(&row(u5_on_board, "u5", 30)), "{name} {on_board:?}");
+            assert!(on_board.contains(&row(5, "u4", 10)), "{name} {on_board:?}");
+
+            let zj = e.top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
+            assert_eq!(zj.source, ReadSource::Redis, "{name}");
+            let shared = policy == TiePolicy::Shared;
+            // Equal scores under `shared` list by member id descending (u5 before u2).
+            let expected_zj = match shared {
+                true => vec![row(1, "u1", 50), row(2, "u5", 30), row(2, "u2", 30)],
+                false => vec![row(1, "u1", 50), row(2, "u2", 30), row(3, "u5", 30)],
+            };
+            assert_eq!(rows(&zj), expected_zj, "{name} {policy:?}");
+            assert_eq!(zj.total, 3);
+            let js = e.top(&scope(e, &b, Some("province:js")).await, 10).await.unwrap();
+            assert_eq!(rows(&js), vec![row(1, "u3", 30), row(2, "u4", 10)], "{name}");
+            let c1 = e.top(&scope(e, &b, Some("class:c1")).await, 10).await.unwrap();
+            assert_eq!(rows(&c1), vec![row(1, "u1", 50), row(2, "u3", 30), row(3, "u4", 10)], "{name}");
+            let c2 = e.top(&scope(e, &b, Some("class:c2")).await, 10).await.unwrap();
+            assert_eq!(c2.entries.len(), 2);
+            assert_eq!(c2.entries[1].rank, tie(1), "{name} {policy:?}");
+
+            // The same member, the same points, in its three rankings.
+            for (segment, rank) in
+                [(None, u5_on_board), (Some("province:zj"), tie(2)), (Some("class:c2"), tie(1))]
+            {
+                let entry = e.member_rank(&scope(e, &b, segment).await, &m("u5")).await.unwrap();
+                assert_eq!((entry.points, entry.rank), (30, rank), "{name} {policy:?} {segment:?}");
+            }
+            let absent = e.member_rank(&scope(e, &b, Some("province:js")).await, &m("u5")).await;
+            assert!(matches!(absent, Err(EngineError::NotFound { .. })), "{name}");
+
+            // Offset pages, cursor pages and around-me read the segment's ranking too.
+            let zj_scope = scope(e, &b, Some("province:zj")).await;
+            let page = e.ranking_page(&zj_scope, 1, 1).await.unwrap();
+            assert_eq!(rows(&page), expected_zj[1..2].to_vec(), "{name}");
+            let mut seen = Vec::new();
+            let mut cursor: Option<String> = None;
+            loop {
+                let found = e.entries_after(&zj_scope, cursor.as_deref(), 1).await.unwrap();
+                seen.extend(rows(&found.page));
+                match found.next_cursor {
+                    Some(next) => cursor = Some(next),
+                    None => break,
+                }
+            }
+            assert_eq!(seen, expected_zj, "{name} cursor pages");
+            let around = e.around(&zj_scope, &m("u1"), 1).await.unwrap();
+            assert_eq!(rows(&around), expected_zj[..2].to_vec(), "{name}");
+
+            // The list of a dimension's values: counts and leaders.
+            let list = e.segment_values(Viewer::Public, &scope(e, &b, None).await, "province").await.unwrap();
+            let summary: Vec<_> = list
+                .values
+                .iter()
+                .map(|v| {
+                    (v.value.clone(), v.members, v.leader.as_ref().map(|l| (l.member.to_string(), l.points)))
+                })
+                .collect();
+            assert_eq!(
+                summary,
+                vec![
+                    ("js".to_owned(), 2, Some(("u3".to_owned(), 30))),
+                    ("zj".to_owned(), 3, Some(("u1".to_owned(), 50))),
+                ],
+                "{name}"
+            );
+            assert!(!list.more);
+            let undeclared = e.segment_values(Viewer::Public, &scope(e, &b, None).await, "city").await;
+            assert!(matches!(undeclared, Err(EngineError::Invalid(_))), "{name}");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn segment_keys_of_one_period_land_on_different_slots() {
+    use redis::cluster_routing::Slot;
+    each_store(async |name, e, p| {
+        let b = board(TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        let provinces = ["zj", "js", "gd", "sc", "hb", "hn", "bj", "sh", "tj", "cq", "yn", "gz"];
+        let writes: Vec<Write> = provinces
+            .iter()
+            .enumerate()
+            .map(|(i, v)| event(&format!("e{i}"), &format!("u{i}"), 1 + i as i64, &[("province", v)]))
+            .collect();
+        assert!(e.record(&b, &writes).await.unwrap().iter().all(|r| r.projected));
+        let keys = p.keys().await;
+        let ranks: Vec<&(String, String)> =
+            keys.iter().filter(|(_, k)| k.contains("province=") && k.ends_with(":rank")).collect();
+        assert_eq!(ranks.len(), provinces.len(), "{name}: one ranking per province");
+        let slots: std::collections::HashSet<Slot> = ranks.iter().map(|(_, k)| Slot::for_key(k)).collect();
+        assert_eq!(slots.len(), provinces.len(), "{name}: one slot per province");
+        if name.ends_with("cluster") {
+            let nodes: std::collections::HashSet<&String> = ranks.iter().map(|(node, _)| node).collect();
+            assert!(nodes.len() > 1, "{name}: the segments of one period spread over the masters");
+        }
+        // Each ranking holds its one member.
+        for (i, v) in provinces.iter().enumerate() {
+            let top = e.top(&scope(e, &b, Some(&format!("province:{v}"))).await, 5).await.unwrap();
+            assert_eq!(rows(&top), vec![row(1, &format!("u{i}"), 1 + i as i64)], "{name} {v}");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_conflicting_segment_write_is_rejected_and_changes_nothing() {
+    each_store(async |name, e, _| {
+        let b = board(TiePolicy::FirstReached);
+        setup(e, &b).await;
+        let before_zj = e.top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
+        let out = e.record(&b, &[event("x1", "u1", 500, &[("province", "js")])]).await.unwrap();
+        let r = &out[0].recorded;
+        assert_eq!(r.outcome, Outcome::Rejected, "{name}");
+        let reason = r.reason.as_deref().unwrap();
+        assert!(reason.starts_with("segment_conflict") && reason.contains("zj"), "{name}: {reason}");
+        // Nothing changed: the total, the rankings, and the id is still free.
+        assert_eq!(e.member_rank(&scope(e, &b, None).await, &m("u1")).await.unwrap().points, 50);
+        let js = e.top(&scope(e, &b, Some("province:js")).await, 10).await.unwrap();
+        assert!(js.entries.iter().all(|x| x.member.as_str() != "u1"), "{name}");
+        let zj = e.top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
+        assert_eq!(rows(&zj), rows(&before_zj));
+        let again = e.record(&b, &[event("x1", "u1", 5, &[("province", "zj")])]).await.unwrap();
+        assert_eq!(again[0].recorded.outcome, Outcome::Applied, "{name}: the rejected id was not stored");
+        // Audited like every rejection.
+        let filter = engine::ledger::audit::AuditFilter {
+            board: Some(b.slug.to_string()),
+            action: Some("write_rejected".into()),
+            member: Some("u1".into()),
+            ..Default::default()
+        };
+        let audit = e.audit(&filter, None, 10).await.unwrap();
+        assert_eq!(audit.len(), 1, "{name}");
+        assert!(audit[0].reason.as_deref().unwrap().contains("segment_conflict"));
+
+        // Within one batch: the first write fixes the value, the second conflicts.
+        let batch = [
+            event("y1", "n1", 1, &[("province", "gd")]),
+            event("y2", "n1", 1, &[("province", "sc")]),
+            event("y3", "n1", 1, &[("province", "gd"), ("class", "c9")]),
+        ];
+        let out = e.record(&b, &batch).await.unwrap();
+        let outcomes: Vec<Outcome> = out.iter().map(|r| r.recorded.outcome).collect();
+        assert_eq!(outcomes, [Outcome::Applied, Outcome::Rejected, Outcome::Applied], "{name}");
+        let gd = e.member_rank(&scope(e, &b, Some("province:gd")).await, &m("n1")).await.unwrap();
+        assert_eq!(gd.points, 2);
+        assert!(e.member_rank(&scope(e, &b, Some("province:sc")).await, &m("n1")).await.is_err());
+
+        // A dimension the board does not declare is rejected before anything is stored.
+        let out = e.record(&b, &[event("z1", "u9", 5, &[("city", "hz")])]).await.unwrap();
+        assert_eq!(out[0].recorded.outcome, Outcome::Rejected);
+        assert!(out[0].recorded.reason.as_deref().unwrap().contains("not declared"), "{name}");
+        assert!(e.member_rank(&scope(e, &b, None).await, &m("u9")).await.is_err());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_reconciler_and_a_rebuild_level_segment_rankings_after_redis_lost_them() {
+    each_store(async |name, e, p| {
+        let b = board(TiePolicy::Shared);
+        setup(e, &b).await;
+        let segments = ["province:zj", "province:js", "class:c1", "class:c2"];
+        let mut before = Vec::new();
+        for s in segments {
+            before.push(rows(&e.top(&scope(e, &b, Some(s)).await, 10).await.unwrap()));
+        }
+        // Redis loses everything of this test.
+        p.cleanup().await;
+        let report = e.reconcile_once().await.unwrap();
+        assert_eq!(report.segments_levelled, segments.len() as u64, "{name}: {report:?}");
+        for (s, expected) in segments.iter().zip(&before) {
+            let top = e.top(&scope(e, &b, Some(s)).await, 10).await.unwrap();
+            assert_eq!((&rows(&top), top.source), (expected, ReadSource::Redis), "{name} {s}");
+        }
+        let report = e.reconcile_once().await.unwrap();
+        assert_eq!(report.segments_levelled, 0, "{name}: level now");
+
+        p.cleanup().await;
+        e.rebuild(&scope(e, &b, None).await, "admin").await.unwrap();
+        for (s, expected) in segments.iter().zip(&before) {
+            let top = e.top(&scope(e, &b, Some(s)).await, 10).await.unwrap();
+            assert_eq!(&rows(&top), expected, "{name} {s} after a rebuild");
+        }
+        assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}");
+
+        // While Redis cannot be read, segment reads come from the ledger in the same order.
+        let keys = engine::redis::keys::KeySpace::new(unique("away"));
+        let away = engine::redis::Projection::new(
+            engine::redis::RedisTarget::parse("redis://127.0.0.1:1").unwrap(),
+            keys,
+        );
+        let down = Engine::from_parts(e.ledger().clone(), away);
+        for (s, expected) in segments.iter().zip(&before) {
+            let segment = down.scope(&b.slug, None).await.unwrap().in_segment(Some(s)).unwrap();
+            let top = down.top(&segment, 10).await.unwrap();
+            assert_eq!(
+                (&rows(&top), top.source),
+                (expected, ReadSource::Ledger),
+                "{name} {s} from the ledger"
+            );
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_correction_moves_the_members_segment_totals() {
+    each_store(async |name, e, _| {
+        let b = board(TiePolicy::FirstReached);
+        setup(e, &b).await;
+        let correction = engine::lifecycle::Correction {
+            member: m("u4"),
+            delta: 100,
+            correction_id: None,
+            reason: "missed bonus".into(),
+        };
+        e.correct(&scope(e, &b, None).await, &correction, "admin:ann").await.unwrap();
+        for s in [None, Some("province:js"), Some("class:c1")] {
+            let top = e.top(&scope(e, &b, s).await, 1).await.unwrap();
+            assert_eq!(rows(&top), vec![row(1, "u4", 110)], "{name} {s:?}");
+        }
+        // Hiding the member takes it out of its segments too.
+        e.hide_member(&scope(e, &b, None).await, &m("u4"), "admin:ann", "cheating").await.unwrap();
+        let js = e.top(&scope(e, &b, Some("province:js")).await, 10).await.unwrap();
+        assert_eq!(rows(&js), vec![row(1, "u3", 30)], "{name}");
+        // And the ledger levels to the same: nothing to level.
+        assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_public_freeze_closes_segments_and_some_reads_refuse_a_segment() {
+    each_store(async |name, e, _| {
+        let b = board(TiePolicy::Shared);
+        setup(e, &b).await;
+        let code = |r: Result<_, EngineError>| match r {
+            Err(EngineError::Refused { code, .. }) => code.as_str(),
+            Err(other) => panic!("{name}: {other}"),
+            Ok(_) => panic!("{name}: answered"),
+        };
+        let zj = scope(e, &b, Some("province:zj")).await;
+        assert_eq!(code(e.count_at_least(&zj, 1).await.map(|_| ())), "segment_unsupported");
+        assert_eq!(code(e.ranks_of(&zj, &[m("u1")]).await.map(|_| ())), "segment_unsupported");
+        assert_eq!(code(e.create_snapshot(&zj).await.map(|_| ())), "segment_unsupported");
+        let undeclared = e.scope(&b.slug, None).await.unwrap().in_segment(Some("city:hz"));
+        assert!(matches!(undeclared, Err(EngineError::Invalid(_))), "{name}");
+
+        e.public_freeze(&scope(e, &b, None).await, "admin:ann", None).await.unwrap();
+        e.record(&b, &[event("after", "u2", 100, &[])]).await.unwrap();
+        let zj = scope(e, &b, Some("province:zj")).await;
+        assert_eq!(code(e.top(&zj, 10).await.map(|_| ())), "segment_frozen", "{name}");
+        assert_eq!(code(e.around(&zj, &m("u2"), 1).await.map(|_| ())), "segment_frozen");
+        assert_eq!(code(e.entries_after(&zj, None, 5).await.map(|_| ())), "segment_frozen");
+        let list = e.segment_values(Viewer::Public, &scope(e, &b, None).await, "province").await;
+        assert_eq!(code(list.map(|_| ())), "segment_frozen");
+        // Admins read the segment live.
+        let live = e.around_as(Viewer::Admin, &zj, &m("u2"), 0).await.unwrap();
+        assert_eq!(rows(&live), vec![row(1, "u2", 130)], "{name}");
+        assert!(e.segment_values(Viewer::Admin, &scope(e, &b, None).await, "province").await.is_ok());
+    })
+    .await;
+}
