@@ -61,6 +61,7 @@ pub mod previews;
 pub mod progress;
 pub mod public;
 pub mod reads;
+pub mod receipts;
 pub mod reconciler;
 #[cfg(feature = "internals")]
 pub mod redis;
@@ -184,6 +185,8 @@ pub struct Engine {
     live: Arc<live::Live>,
     /// This process's snapshot maker (see `reads/snapshots.rs`).
     snapshots: Arc<reads::Snapshots>,
+    /// This process's receipts trees (see [`receipts`]).
+    receipt_trees: Arc<receipts::ReceiptTrees>,
 }
 
 /// Which store failed a readiness check.
@@ -238,6 +241,7 @@ impl Engine {
             names: Arc::default(),
             live: Arc::default(),
             snapshots: Arc::default(),
+            receipt_trees: Arc::default(),
         }
     }
 
