@@ -106,7 +106,14 @@ pub fn empty_root() -> String {
 }
 
 /// A revision's chain link (hex): see the module's doc.
-pub fn link(board: &str, period: &str, revision: i64, previous: Option<&str>, digest: &str, root: &str) -> String {
+pub fn link(
+    board: &str,
+    period: &str,
+    revision: i64,
+    previous: Option<&str>,
+    digest: &str,
+    root: &str,
+) -> String {
     hex(&Sha256::digest(netstrings(&[
         b"laurel-link-1",
         board.as_bytes(),
@@ -425,7 +432,9 @@ fn absence(report: &mut Report, r: &Receipt, a: &Absence, at: &str) {
         report.fails.push("the neighbours are not next to each other in the tree".into());
     }
     if ok {
-        report.holds.push(format!("{} has no standing in ranking {} of {at} (root {})", r.member, r.ranking, r.root));
+        report
+            .holds
+            .push(format!("{} has no standing in ranking {} of {at} (root {})", r.member, r.ranking, r.root));
     }
 }
 
@@ -452,14 +461,14 @@ fn chain(report: &mut Report, r: &Receipt) {
             ok = false;
             report.fails.push(format!("revision {}'s link is {own}, the chain says {}", c.revision, c.link));
         }
-        if let Some(next) = r.chain.get(i + 1) {
-            if next.revision != c.revision + 1 || next.previous_link.as_deref() != Some(c.link.as_str()) {
-                ok = false;
-                report.fails.push(format!(
-                    "revision {} does not follow revision {} (it names link {:?}, revision {} has {})",
-                    next.revision, c.revision, next.previous_link, c.revision, c.link
-                ));
-            }
+        if let Some(next) = r.chain.get(i + 1)
+            && (next.revision != c.revision + 1 || next.previous_link.as_deref() != Some(c.link.as_str()))
+        {
+            ok = false;
+            report.fails.push(format!(
+                "revision {} does not follow revision {} (it names link {:?}, revision {} has {})",
+                next.revision, c.revision, next.previous_link, c.revision, c.link
+            ));
         }
     }
     if ok {
@@ -552,12 +561,22 @@ pub fn verify_export(value: &serde_json::Value) -> Report {
 pub fn verify_json(text: &str) -> Report {
     let value: serde_json::Value = match serde_json::from_str(text) {
         Ok(v) => v,
-        Err(e) => return Report { kind: "unknown".into(), fails: vec![format!("not JSON: {e}")], ..Report::default() },
+        Err(e) => {
+            return Report {
+                kind: "unknown".into(),
+                fails: vec![format!("not JSON: {e}")],
+                ..Report::default()
+            };
+        }
     };
     match value.get("format").and_then(|f| f.as_str()) {
         Some(RECEIPT_FORMAT) => match serde_json::from_value::<Receipt>(value) {
             Ok(r) => verify_receipt(&r),
-            Err(e) => Report { kind: "receipt".into(), fails: vec![format!("not a receipt: {e}")], ..Report::default() },
+            Err(e) => Report {
+                kind: "receipt".into(),
+                fails: vec![format!("not a receipt: {e}")],
+                ..Report::default()
+            },
         },
         Some(EXPORT_FORMAT) => verify_export(&value),
         other => Report {
@@ -579,7 +598,7 @@ mod tests {
         (0..n)
             .map(|i| Standing {
                 rank: i as u64 + 1,
-                member: MemberId::parse(&format!("m{i:03}")).unwrap(),
+                member: MemberId::parse(format!("m{i:03}")).unwrap(),
                 points: 1000 - i as i64,
                 prize: (i == 0).then(|| "gold".into()),
             })

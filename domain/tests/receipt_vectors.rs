@@ -123,7 +123,9 @@ fn files() -> Vec<(String, String)> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
+        .map(|p| {
+            (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap())
+        })
         .collect();
     out.sort();
     assert!(out.iter().filter(|(n, _)| n.starts_with("valid_")).count() >= 2, "{out:?}");
@@ -148,7 +150,12 @@ fn the_rust_verifier_accepts_the_valid_vectors_and_refuses_the_tampered_ones() {
     assert!(fails("tampered_absence.json").iter().any(|f| f.contains("not next to each other")));
     assert!(fails("tampered_leaf.json").iter().any(|f| f.contains("lead to root")));
     let ok = verify_receipt(&receipt(1, "u5"));
-    assert!(ok.holds.iter().any(|h| h.starts_with("u5 has rank 3 with 650 points in weekly-xp 2026-W34 revision 1")), "{ok:?}");
+    assert!(
+        ok.holds
+            .iter()
+            .any(|h| h.starts_with("u5 has rank 3 with 650 points in weekly-xp 2026-W34 revision 1")),
+        "{ok:?}"
+    );
     assert!(ok.holds.iter().any(|h| h.contains("from revision 1 to revision 3")), "{ok:?}");
 }
 
@@ -161,7 +168,8 @@ fn the_python_verifier_accepts_the_valid_vectors_and_refuses_the_tampered_ones()
             .arg(dir().join(&name))
             .output()
             .expect("python3 runs docs/verify_receipt.py");
-        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let said =
+            format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         if name.starts_with("valid_") {
             assert!(out.status.success() && said.starts_with("ok: "), "{name}: {said}");
         } else {

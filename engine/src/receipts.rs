@@ -21,10 +21,12 @@ use tokio::sync::{OnceCell, Semaphore};
 pub const RECEIPT_TREES: usize = 4;
 
 type TreeKey = (BoardSlug, PeriodKey, i64);
+/// A tree, or its build under way (the first caller builds, the others wait for it).
+type TreeSlot = Arc<OnceCell<Arc<Tree>>>;
 
 /// The receipts trees this process built, most recent last.
 pub struct ReceiptTrees {
-    trees: Mutex<VecDeque<(TreeKey, Arc<OnceCell<Arc<Tree>>>)>>,
+    trees: Mutex<VecDeque<(TreeKey, TreeSlot)>>,
     /// One build at a time: a caller asking for many revisions waits rather than multiplying work.
     building: Semaphore,
 }
@@ -37,7 +39,7 @@ impl Default for ReceiptTrees {
 
 impl ReceiptTrees {
     /// The slot of a tree, made (and the oldest dropped) when missing.
-    fn slot(&self, key: &TreeKey) -> Arc<OnceCell<Arc<Tree>>> {
+    fn slot(&self, key: &TreeKey) -> TreeSlot {
         let mut trees = self.trees.lock().expect("receipt trees");
         if let Some(at) = trees.iter().position(|(k, _)| k == key) {
             let entry = trees.remove(at).expect("a position in the list");
@@ -56,7 +58,12 @@ impl ReceiptTrees {
 
 impl Engine {
     /// The tree of one settlement revision, from this process's cache or built once.
-    async fn receipt_tree(&self, board: &BoardSlug, period: PeriodKey, revision: i64) -> Result<Arc<Tree>, EngineError> {
+    async fn receipt_tree(
+        &self,
+        board: &BoardSlug,
+        period: PeriodKey,
+        revision: i64,
+    ) -> Result<Arc<Tree>, EngineError> {
         let cell = self.receipt_trees.slot(&(board.clone(), period, revision));
         let tree = cell
             .get_or_try_init(|| async {
@@ -69,7 +76,11 @@ impl Engine {
 
     /// The chain of a period's settlement revisions, oldest first: roots as stored, or from the
     /// cached tree of a revision written before migration 0023.
-    async fn receipt_chain(&self, board: &BoardSlug, period: PeriodKey) -> Result<Vec<ChainLink>, EngineError> {
+    async fn receipt_chain(
+        &self,
+        board: &BoardSlug,
+        period: PeriodKey,
+    ) -> Result<Vec<ChainLink>, EngineError> {
         let mut chain: Vec<ChainLink> = Vec::new();
         for row in self.core.ledger.settlement_links(board, &period).await? {
             let root = match row.root {
@@ -78,7 +89,14 @@ impl Engine {
             };
             let previous_link = chain.last().map(|c| c.link.clone());
             let link = row.link.unwrap_or_else(|| {
-                link(board.as_str(), &period.to_string(), row.revision, previous_link.as_deref(), &row.digest, &root)
+                link(
+                    board.as_str(),
+                    &period.to_string(),
+                    row.revision,
+                    previous_link.as_deref(),
+                    &row.digest,
+                    &root,
+                )
             });
             chain.push(ChainLink { revision: row.revision, previous_link, digest: row.digest, root, link });
         }
@@ -88,11 +106,18 @@ impl Engine {
     /// A member's receipt for settlement revision `revision` of the scope's period: its leaf and
     /// inclusion proof, or the proof of its absence, and the chain from that revision to the
     /// latest. Not found when the period has no such revision.
-    pub async fn receipt(&self, scope: &Scope, revision: i64, member: &MemberId) -> Result<Receipt, EngineError> {
+    pub async fn receipt(
+        &self,
+        scope: &Scope,
+        revision: i64,
+        member: &MemberId,
+    ) -> Result<Receipt, EngineError> {
         let (board, period) = (scope.slug(), scope.period());
         let mut chain = self.receipt_chain(board, period).await?;
         let Some(at) = chain.iter().position(|c| c.revision == revision) else {
-            return Err(EngineError::NotFound { what: format!("settlement revision {revision} of {board} {period}") });
+            return Err(EngineError::NotFound {
+                what: format!("settlement revision {revision} of {board} {period}"),
+            });
         };
         let chain = chain.split_off(at);
         let tree = self.receipt_tree(board, period, revision).await?;

@@ -60,7 +60,11 @@ async fn a_receipt_of_revision_1_still_verifies_after_revision_3_with_the_chain(
         apply(e, &b, &period, PreviewChange::Revoke(EventId::parse("e1").unwrap())).await;
         let later = receipt(e, &b, &period, 1, "u2").await;
         assert_eq!(revisions(&later), [1, 2, 3], "{name}");
-        assert_eq!((&later.inclusion, &later.root, &later.chain[0]), (&first.inclusion, &first.root, &first.chain[0]), "{name}");
+        assert_eq!(
+            (&later.inclusion, &later.root, &later.chain[0]),
+            (&first.inclusion, &first.root, &first.chain[0]),
+            "{name}"
+        );
         let latest = receipt(e, &b, &period, 3, "u2").await;
         assert_eq!(latest.chain, later.chain[2..], "{name}: both end in revision 3's link");
         // Revision 3: u5 45, u2 and u3 30, u4 25, u1 0.
@@ -99,7 +103,8 @@ async fn a_receipt_of_revision_1_still_verifies_after_revision_3_with_the_chain(
         let hidden = receipt(&fresh, &b, &period, 4, "u4").await;
         assert!(hidden.absence.is_some(), "{name}: a hidden member has no standing");
         let scope = fresh.scope(&b.slug, Some(&period)).await.unwrap();
-        let report = verify_export(&serde_json::to_value(fresh.export_period(&scope).await.unwrap()).unwrap());
+        let report =
+            verify_export(&serde_json::to_value(fresh.export_period(&scope).await.unwrap()).unwrap());
         assert!(report.ok(), "{name}: {report:?}");
     })
     .await;

@@ -394,7 +394,11 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
         // The target stored the same roots and links: its export states them again.
         let again = dest.export_period(&dest.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
         let links = |e: &PeriodExport| {
-            e.revisions.iter().chain([&e.settlement]).map(|r| (r.merkle_root.clone(), r.link.clone())).collect::<Vec<_>>()
+            e.revisions
+                .iter()
+                .chain([&e.settlement])
+                .map(|r| (r.merkle_root.clone(), r.link.clone()))
+                .collect::<Vec<_>>()
         };
         assert_eq!(links(&again), links(&export), "{ctx}");
         assert!(links(&export).iter().all(|(root, link)| root.is_some() && link.is_some()), "{ctx}");

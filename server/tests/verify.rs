@@ -17,7 +17,10 @@ fn verify(file: &Path) -> (bool, String) {
         .env_remove("LAUREL_REDIS_URL")
         .output()
         .expect("run laurel verify");
-    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    (
+        out.status.success(),
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)),
+    )
 }
 
 #[test]

@@ -12,11 +12,11 @@ use crate::progress::Progress;
 use crate::transfer::{ExportedEntry, ExportedSettlement, ExportedTotal, ImportReport, PeriodExport};
 use domain::ErrorCode;
 use domain::lifecycle::State;
+use domain::receipt::{self, ChainLink, Tree};
 use domain::settlement::{FinalTotal, RULE_VERSION, canonical_text, standings};
 use domain::write::{Counted, Effect, replay};
 use domain::{Board, MemberId};
 use serde_json::json;
-use domain::receipt::{self, ChainLink, Tree};
 use sha2::{Digest, Sha256};
 use sqlx::Row;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -426,6 +426,7 @@ fn check_chain(export: &PeriodExport) -> Result<Vec<ChainLink>, LedgerError> {
     Ok(chain)
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn insert_settlement(
     tx: &mut Tx,
     slug: &str,

@@ -36,10 +36,10 @@ use super::late::{LATE_COLUMNS, decide_late_in, late_from_row};
 use super::lifecycle::lock_period_state;
 use super::moderation::set_hidden_in;
 use super::previews::{Draft, draft_from_row, watermark};
+use super::receipts::chain_in;
 use super::settle::{
     Failpoint, LastRevision, digest, final_totals, insert_standings, json_text, last_revision,
 };
-use super::receipts::chain_in;
 use super::sql::{INSERT_CHUNK, multi_row_insert};
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
 use domain::ErrorCode;
@@ -393,7 +393,7 @@ async fn resettle(
     let digest = digest(slug, &key, &standings);
     // The receipts' root, chained to revision N's link (computed if N predates migration 0023).
     let root = Tree::of_standings(&standings).root();
-    let previous_link = chain_in(&mut **tx, slug, &key).await?.pop().map(|c| c.link);
+    let previous_link = chain_in(tx, slug, &key).await?.pop().map(|c| c.link);
     let link = receipt::link(slug, &key, revision, previous_link.as_deref(), &digest, &root);
     let entries: i64 = sqlx::query(
         "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS w FROM entries WHERE board = $1 AND period = $2",

@@ -2103,7 +2103,8 @@ async fn a_settled_period_is_corrected_through_a_preview_and_every_revision_stay
 
     // Receipts (public): u2's of revision 1 verifies with the chain to revision 2; a member with
     // no standing gets the proof of its absence; an unknown revision is 404, a bad one 400.
-    let receipt_of = |revision: &str, member: &str| format!("{period}/settlements/{revision}/receipts/{member}");
+    let receipt_of =
+        |revision: &str, member: &str| format!("{period}/settlements/{revision}/receipts/{member}");
     let (status, receipt) = api.call("GET", &receipt_of("1", "u2"), None, None).await;
     assert_eq!(status, StatusCode::OK, "{receipt}");
     assert_eq!(
