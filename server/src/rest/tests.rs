@@ -2128,6 +2128,14 @@ async fn a_settled_period_is_corrected_through_a_preview_and_every_revision_stay
         let (got, out) = api.call("GET", &receipt_of(revision, member), None, None).await;
         assert_eq!((got, error_of(&out)), (status, code), "{revision} {member}: {out}");
     }
+    // The member page offers the latest revision's receipt; `/verify` checks one in the browser.
+    let key = latest["period"].as_str().unwrap();
+    let (status, page) = page_text(&api, &format!("/b/pz/{key}/m/u2"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let href = format!("href=\"/api/v1/boards/pz/periods/{key}/settlements/2/receipts/u2\"");
+    assert!(page.contains(&href) && page.contains("Download my receipt"), "{page}");
+    let (status, page) = page_text(&api, "/verify", None).await;
+    assert!(status == StatusCode::OK && page.contains("data-testid=\"receipt-input\""), "{page}");
 
     // Rewards moved by deltas: u1's gold and u2's silver revoked, u2's gold and u3's silver granted.
     let (_, rewards) = api.call("GET", &format!("{period}/rewards"), admin, None).await;
