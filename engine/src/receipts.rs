@@ -9,6 +9,7 @@
 //! revision rows; a revision written before migration 0023 stored no root, and gets it from its
 //! (cached) tree.
 
+use crate::ledger::StoredLink;
 use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::receipt::{ChainLink, Receipt, Tree, link};
@@ -82,7 +83,8 @@ impl Engine {
         period: PeriodKey,
     ) -> Result<Vec<ChainLink>, EngineError> {
         let mut chain: Vec<ChainLink> = Vec::new();
-        for row in self.core.ledger.settlement_links(board, &period).await? {
+        let rows: Vec<StoredLink> = self.core.ledger.settlement_links(board, &period).await?;
+        for row in rows {
             let root = match row.root {
                 Some(root) => root,
                 None => self.receipt_tree(board, period, row.revision).await?.root(),
