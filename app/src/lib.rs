@@ -147,6 +147,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/b/:board/:period") view=pages::board::BoardPage ssr=SsrMode::Async/>
                     <Route path=path!("/hot/:board") view=pages::hot::HotPage ssr=SsrMode::Async/>
                     <Route path=path!("/me") view=pages::me::MePage ssr=SsrMode::Async/>
+                    <Route path=path!("/verify") view=pages::verify::VerifyPage/>
                     <Route
                         path=path!("/b/:board/:period/m/:member")
                         view=pages::member::MemberPage

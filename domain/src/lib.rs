@@ -15,6 +15,7 @@
 //! - [`lifecycle`]: the period states and which transitions are allowed.
 //! - [`live`]: the events of a period's live stream (`ranking`, `state`).
 //! - [`preview`]: what a dry run of admin changes would do to the standings (moves, prizes).
+//! - [`receipt`]: Merkle receipts of settlement revisions and the offline verifiers.
 //! - [`settlement`]: standings, prizes and the canonical text behind a settlement's digest.
 //! - [`write`]: how each operator changes a total; `replay` recomputes one after a revoke.
 //! - [`view`]: the read models shared by the REST API, the server functions and the UI.
@@ -36,6 +37,7 @@ pub mod local;
 pub mod period;
 pub mod preview;
 pub mod ranking;
+pub mod receipt;
 pub mod score;
 pub mod segment;
 pub mod settlement;

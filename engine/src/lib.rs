@@ -61,6 +61,7 @@ pub mod previews;
 pub mod progress;
 pub mod public;
 pub mod reads;
+pub mod receipts;
 pub mod reconciler;
 #[cfg(feature = "internals")]
 pub mod redis;
@@ -187,6 +188,8 @@ pub struct Engine {
     snapshots: Arc<reads::Snapshots>,
     /// Segment value lists read recently (see [`segments`]).
     segment_lists: Arc<segments::SegmentLists>,
+    /// This process's receipts trees (see [`receipts`]).
+    receipt_trees: Arc<receipts::ReceiptTrees>,
 }
 
 /// Which store failed a readiness check.
@@ -242,6 +245,7 @@ impl Engine {
             live: Arc::default(),
             snapshots: Arc::default(),
             segment_lists: Arc::default(),
+            receipt_trees: Arc::default(),
         }
     }
 

@@ -28,9 +28,11 @@ pub const FORMAT: &str = "laurel-period";
 /// 2: totals may carry `hidden` (members hidden in the period, left out of the standings).
 /// 3: the settlement revisions before the latest (`revisions`), and each revision's
 /// `previous_digest` and `reason`: the whole hash chain.
-pub const FORMAT_VERSION: u32 = 3;
-/// The oldest version an import still reads: version 1 is version 2 without hidden members, and
-/// version 2 is version 3 with one revision.
+/// 4: each revision's receipts root (`merkle_root`) and chain `link` (`domain::receipt`).
+pub const FORMAT_VERSION: u32 = domain::receipt::EXPORT_RECEIPTS_VERSION;
+/// The oldest version an import still reads: version 1 is version 2 without hidden members,
+/// version 2 is version 3 with one revision, and version 3 is version 4 without roots and links
+/// (the import computes them).
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 
 /// One settled (or archived) period of a board, complete enough to rebuild it elsewhere.
@@ -256,6 +258,12 @@ pub struct ExportedSettlement {
     pub actor: String,
     pub settled_at: Timestamp,
     pub standings: Vec<Standing>,
+    /// The root of the revision's receipts tree (format version 4; `domain::receipt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merkle_root: Option<String>,
+    /// The revision's chain link over the link before it, its digest and root (format version 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
 }
 
 /// What an import did.

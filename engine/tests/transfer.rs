@@ -313,11 +313,14 @@ async fn an_export_of_format_version_1_still_imports() {
             .export_period(&source.scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
-        assert_eq!(export.format_version, 3, "{ctx}");
-        export.format_version = 4;
+        assert_eq!(export.format_version, 4, "{ctx}");
+        export.format_version = 5;
         assert!(matches!(dest.import_period(&export).await, Err(EngineError::Invalid(_))), "{ctx}");
-        // Version 1 is version 3 with one revision and without hidden members.
+        // Version 1 is version 4 with one revision, without hidden members and without receipts'
+        // roots and links (the import computes them).
         export.format_version = 1;
+        export.settlement.merkle_root = None;
+        export.settlement.link = None;
         let report = dest.import_period(&through_json(&export)).await.unwrap();
         assert_eq!(report.digest, export.settlement.digest, "{ctx}");
     })
@@ -361,6 +364,13 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
         let mut t = export.clone();
         t.revisions[0].previous_digest = Some(export.settlement.digest.clone());
         assert_eq!(refused(t).await, "chain_broken", "{ctx}: a first revision naming one before it");
+        // Each revision's receipts root and chain link must be what its standings give.
+        let mut t = export.clone();
+        t.revisions[0].merkle_root = Some("0".repeat(64));
+        assert_eq!(refused(t).await, "chain_broken", "{ctx}: a tampered root");
+        let mut t = export.clone();
+        t.settlement.link = Some("0".repeat(64));
+        assert_eq!(refused(t).await, "chain_broken", "{ctx}: a tampered link");
         assert_eq!(dest.ledger().board(&b.slug).await.unwrap(), None, "{ctx}: nothing written");
 
         let report = dest.import_period(&export).await.unwrap();
@@ -382,6 +392,17 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
             .await
             .unwrap();
         assert_eq!(old.standings, export.revisions[0].standings, "{ctx}");
+        // The target stored the same roots and links: its export states them again.
+        let again = dest.export_period(&dest.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let links = |e: &PeriodExport| {
+            e.revisions
+                .iter()
+                .chain([&e.settlement])
+                .map(|r| (r.merkle_root.clone(), r.link.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(links(&again), links(&export), "{ctx}");
+        assert!(links(&export).iter().all(|(root, link)| root.is_some() && link.is_some()), "{ctx}");
     })
     .await;
 }

@@ -88,6 +88,12 @@ pub enum Command {
         #[arg(long)]
         file: std::path::PathBuf,
     },
+    /// Check a receipt (`GET …/settlements/{revision}/receipts/{member}`) or a `laurel export`
+    /// file offline — no server, no stores: prints what holds, or exactly what does not (exit 1).
+    Verify {
+        /// The receipt or export (JSON); which one it is is read from its `format`.
+        file: std::path::PathBuf,
+    },
     /// Import existing totals into an open period (a host moving to Laurel): all or nothing,
     /// once per import id, each total an `opening` entry. Audited as `import_totals` by `cli`.
     ImportTotals {

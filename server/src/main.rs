@@ -139,6 +139,25 @@ async fn main() -> anyhow::Result<()> {
             );
             Ok(())
         }
+        Command::Verify { file } => {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
+            let report = domain::receipt::verify_json(&text);
+            for fact in &report.holds {
+                println!("holds: {fact}");
+            }
+            for failure in &report.fails {
+                println!("FAILS: {failure}");
+            }
+            anyhow::ensure!(
+                report.ok(),
+                "{} ({}) does not verify: {}",
+                file.display(),
+                report.kind,
+                report.fails.join("; ")
+            );
+            println!("{} verifies: {} facts hold", file.display(), report.holds.len());
+            Ok(())
+        }
         Command::Import { stores, file } => {
             let progress = cli::progress("import");
             progress.uncounted("reading the file", "bytes");

@@ -1,7 +1,7 @@
 //! The member page, `/b/{board}/{period}/m/{member}`: the member's rank and the ledger entries
 //! behind their score (`read_member`, "why this score"), their history through the period and
 //! their last periods (`read_member_history`), and how a later settlement revision moved their
-//! rank. Public reads: during a public freeze they answer the freeze's view, and a hidden member
+//! rank, with the member's receipt to download once settled. Public reads: during a public freeze they answer the freeze's view, and a hidden member
 //! is not found.
 
 use crate::api::history::read_member_history;
@@ -83,6 +83,19 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
             (None, unread().into_any(), unread().into_any())
         }
     };
+    // Once settled: the member's receipt of the latest revision, checked anywhere (`/verify`).
+    let receipt = revisions.last().map(|latest| {
+        let (revision, slug) = (latest.revision, board.slug.to_string());
+        let href = format!("/api/v1/boards/{slug}/periods/{period}/settlements/{revision}/receipts/{member}");
+        let file = format!("receipt-{slug}-{period}-r{revision}-{member}.json");
+        view! {
+            <p class="receipt" data-testid="receipt">
+                <a class="button" href=href download=file>"Download my receipt"</a>
+                " (JSON): proof of this standing in revision " {revision} ", which you can "
+                <a href="/verify">"verify"</a> " without us."
+            </p>
+        }
+    });
     view! {
         <Title text=format!("{name} · {}", board.title)/>
         <p><a href=back>{format!("← {} {period}", board.title)}</a></p>
@@ -118,6 +131,7 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
         {targets}
         <h2>"Points through the period"</h2>
         {chart}
+        {receipt}
         <RankChanges notes=revisions zone=board.time_zone.clone()/>
         <h2>"Why this score"</h2>
         {if entries.is_empty() {

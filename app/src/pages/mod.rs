@@ -3,10 +3,11 @@
 //! console's bundle, never in the contestants' bundle.
 //!
 //! Contestants: `home` (boards, and hot boards under "Trending"), `board`, `member`, `hot`, `me`
-//! (a signed link), `not_found`. The console: `login`, `console` (the front page: what needs
-//! attention, each board's activity), `period_console`, `member_console`, `audit`, `keys`,
-//! `hot_console` (a hot board's filter). Data pages render in `SsrMode::Async`, so the HTML
-//! already holds their data and every view works without JavaScript. A section whose read fails says so; the rest of the page still shows.
+//! (a signed link), `verify` (a receipt checked in the browser), `not_found`. The console:
+//! `login`, `console` (the front page: what needs attention, each board's activity),
+//! `period_console`, `member_console`, `audit`, `keys`, `hot_console` (a hot board's filter). Data
+//! pages render in `SsrMode::Async`, so the HTML already holds their data and every view works
+//! without JavaScript. A section whose read fails says so; the rest of the page still shows.
 
 #[cfg(feature = "console")]
 pub mod audit;
@@ -28,3 +29,4 @@ pub mod member_console;
 pub mod not_found;
 #[cfg(feature = "console")]
 pub mod period_console;
+pub mod verify;

@@ -12,6 +12,7 @@ use crate::progress::Progress;
 use crate::transfer::{ExportedEntry, ExportedSettlement, ExportedTotal, ImportReport, PeriodExport};
 use domain::ErrorCode;
 use domain::lifecycle::State;
+use domain::receipt::{self, ChainLink, Tree};
 use domain::settlement::{FinalTotal, RULE_VERSION, canonical_text, standings};
 use domain::write::{Counted, Effect, replay};
 use domain::{Board, MemberId};
@@ -334,10 +335,12 @@ async fn insert_revisions(
     });
     let computed = standings(board.sort(), board.tie_policy(), finals.collect(), &board.prizes);
     let s = &export.settlement;
-    check_chain(export)?;
+    let mut links = check_chain(export)?.into_iter();
     let some = Some(progress);
     for earlier in &export.revisions {
-        insert_settlement(tx, slug, &key, earlier, earlier.watermark, earlier.standings.len(), None).await?;
+        let link = links.next().expect("a link per revision");
+        insert_settlement(tx, slug, &key, earlier, earlier.watermark, earlier.standings.len(), None, &link)
+            .await?;
         let standings = &earlier.standings;
         insert_standings_with_progress(
             tx,
@@ -352,7 +355,8 @@ async fn insert_revisions(
     }
     // The latest revision was recomputed with the board's prize table: later revisions keep it.
     let prizes = super::settle::json_text(&board.prizes)?;
-    insert_settlement(tx, slug, &key, s, watermark, computed.len(), Some(&prizes)).await?;
+    let link = links.next().expect("a link per revision");
+    insert_settlement(tx, slug, &key, s, watermark, computed.len(), Some(&prizes), &link).await?;
     insert_standings_with_progress(tx, backend, &board.slug, &export.period, s.revision, &computed, some)
         .await?;
     let stored = read_standings(&mut **tx, slug, &key, s.revision, 0, u64::MAX).await?;
@@ -372,11 +376,14 @@ async fn insert_revisions(
 /// The export's revisions must be 1, 2, … up to the latest, each hashing to its digest and
 /// naming the digest of the one before (the first names none): the hash chain a re-settlement
 /// writes. The latest revision's own digest is checked against the standings recomputed from
-/// the entries.
-fn check_chain(export: &PeriodExport) -> Result<(), LedgerError> {
+/// the entries. Each revision's receipts root and chain link are computed from its standings; an
+/// export that states them (format version 4) must state the same (`chain_broken` otherwise).
+/// Answers the chain, oldest first.
+fn check_chain(export: &PeriodExport) -> Result<Vec<ChainLink>, LedgerError> {
     let (slug, key) = (export.board.slug.as_str(), export.period.to_string());
     let broken = |detail: String| LedgerError::refused(ErrorCode::ChainBroken, detail);
     let mut previous: Option<&str> = None;
+    let mut chain: Vec<ChainLink> = Vec::new();
     for (i, r) in export.revisions.iter().chain([&export.settlement]).enumerate() {
         if r.revision != i as i64 + 1 {
             return Err(broken(format!("revision {} where revision {} was expected", r.revision, i + 1)));
@@ -398,11 +405,28 @@ fn check_chain(export: &PeriodExport) -> Result<(), LedgerError> {
                 ),
             ));
         }
+        let root = Tree::of_standings(&r.standings).root();
+        let previous_link = chain.last().map(|c| c.link.clone());
+        let link = receipt::link(slug, &key, r.revision, previous_link.as_deref(), &r.digest, &root);
+        if r.merkle_root.as_ref().is_some_and(|stated| *stated != root) {
+            return Err(broken(format!(
+                "revision {}'s standings give receipts root {root}, the export says {:?}",
+                r.revision, r.merkle_root
+            )));
+        }
+        if r.link.as_ref().is_some_and(|stated| *stated != link) {
+            return Err(broken(format!(
+                "revision {}'s chain link is {link}, the export says {:?}",
+                r.revision, r.link
+            )));
+        }
+        chain.push(ChainLink { revision: r.revision, previous_link, digest: r.digest.clone(), root, link });
         previous = Some(&r.digest);
     }
-    Ok(())
+    Ok(chain)
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn insert_settlement(
     tx: &mut Tx,
     slug: &str,
@@ -411,10 +435,12 @@ async fn insert_settlement(
     watermark: i64,
     members: usize,
     prizes: Option<&str>,
+    link: &ChainLink,
 ) -> Result<(), LedgerError> {
     sqlx::query(
         "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, \
-         settled_at, previous_digest, reason, prizes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+         settled_at, previous_digest, reason, prizes, merkle_root, link) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
     )
     .bind(slug)
     .bind(key)
@@ -428,6 +454,8 @@ async fn insert_settlement(
     .bind(s.previous_digest.as_deref())
     .bind(s.reason.as_deref())
     .bind(prizes)
+    .bind(&link.root)
+    .bind(&link.link)
     .execute(&mut **tx)
     .await?;
     Ok(())

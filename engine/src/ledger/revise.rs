@@ -14,7 +14,8 @@
 //! **Re-settlement** (revision N+1): standings from the changed totals, as a settlement computes
 //! them with the prize table the period was settled with (a later edit of the board's prizes
 //! applies to periods settled later, never to this one), their digest and `previous_digest` (the
-//! digest of revision N: the revisions form a hash chain), the entry watermark, the actor and the
+//! digest of revision N: the revisions form a hash chain; and the receipts' root with the chain
+//! link over revision N's, `receipts.rs`), the entry watermark, the actor and the
 //! reason. Rewards move by deltas only: for each member whose prize changed, a `revoke` row for the
 //! grant it held (`compensates`) and a `grant` row for its new prize, each with its own idempotency
 //! key; an unchanged prize writes nothing.
@@ -35,6 +36,7 @@ use super::late::{LATE_COLUMNS, decide_late_in, late_from_row};
 use super::lifecycle::lock_period_state;
 use super::moderation::set_hidden_in;
 use super::previews::{Draft, draft_from_row, watermark};
+use super::receipts::chain_in;
 use super::settle::{
     Failpoint, LastRevision, digest, final_totals, insert_standings, json_text, last_revision,
 };
@@ -42,6 +44,7 @@ use super::sql::{INSERT_CHUNK, multi_row_insert};
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
 use domain::ErrorCode;
 use domain::preview::PreviewChange;
+use domain::receipt::{self, Tree};
 use domain::settlement::{RULE_VERSION, Standing, standings};
 use domain::view::RewardKind;
 use domain::{Board, BoardSlug, MemberId, PeriodKey};
@@ -388,6 +391,10 @@ async fn resettle(
     let totals = final_totals(tx, backend, slug, &key).await?;
     let standings = standings(board.sort(), board.tie_policy(), totals, &prizes);
     let digest = digest(slug, &key, &standings);
+    // The receipts' root, chained to revision N's link (computed if N predates migration 0023).
+    let root = Tree::of_standings(&standings).root();
+    let previous_link = chain_in(tx, slug, &key).await?.pop().map(|c| c.link);
+    let link = receipt::link(slug, &key, revision, previous_link.as_deref(), &digest, &root);
     let entries: i64 = sqlx::query(
         "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS w FROM entries WHERE board = $1 AND period = $2",
     )
@@ -398,8 +405,8 @@ async fn resettle(
     .try_get("w")?;
     sqlx::query(
         "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, \
-         settled_at, previous_digest, reason, preview_id, prizes) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+         settled_at, previous_digest, reason, preview_id, prizes, merkle_root, link) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
     )
     .bind(slug)
     .bind(&key)
@@ -414,6 +421,8 @@ async fn resettle(
     .bind(&draft.reason)
     .bind(&draft.id)
     .bind(json_text(&prizes)?)
+    .bind(&root)
+    .bind(&link)
     .execute(&mut **tx)
     .await?;
     insert_standings(tx, backend, &board.slug, &draft.period, revision, &standings).await?;

@@ -8,7 +8,7 @@
 //! as `hidden_members`), orders them with `domain::settlement::standings` — order, ranks and
 //! prizes are computed in Rust only, never in SQL — and writes the settlement (revision 1,
 //! `RULE_VERSION`, watermark = the period's highest entry id, SHA-256 of `canonical_text`, actor,
-//! time), the standings, each member's position in `standing_members`, one `rewards` row per
+//! time, the receipts' Merkle root and chain link: `receipts.rs`), the standings, each member's position in `standing_members`, one `rewards` row per
 //! prized member (status `pending`, the outbox of `crate::rewards`), the state `settled` and the
 //! audit row. Settling again answers the stored settlement. The step times are logged
 //! (`settlement written`). Failpoints `settle.after_standings` and `settle.before_commit` are
@@ -33,6 +33,7 @@ use super::{Backend, Ledger, LedgerError, Tx, micros};
 use crate::progress::Progress;
 use domain::ErrorCode;
 use domain::lifecycle::{State, Step, Transition, step};
+use domain::receipt::{self, Tree};
 use domain::settlement::{FinalTotal, RULE_VERSION, Standing, canonical_text, standings};
 use domain::view::Settlement;
 use domain::{Board, BoardSlug, PeriodKey};
@@ -132,9 +133,12 @@ impl Ledger {
             .await?
             .try_get("w")?;
             let revision = 1_i64;
+            // The receipts' root, and the first link of the revisions' chain (migration 0023).
+            let root = Tree::of_standings(&standings).root();
+            let link = receipt::link(slug, &key, revision, None, &digest, &root);
             sqlx::query(
                 "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, \
-                 settled_at, prizes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                 settled_at, prizes, merkle_root, link) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
             )
             .bind(slug)
             .bind(&key)
@@ -146,6 +150,8 @@ impl Ledger {
             .bind(&actor)
             .bind(micros(now))
             .bind(json_text(&board.prizes)?)
+            .bind(&root)
+            .bind(&link)
             .execute(&mut *w.tx)
             .await?;
             insert_standings_with_progress(

@@ -3,6 +3,7 @@
 //! recomputed from the imported rows equals the exported one.
 
 use super::import::import;
+use super::receipts::chain_in;
 use super::standings::read_standings;
 use super::{Ledger, LedgerError, instant};
 use crate::progress::Progress;
@@ -98,10 +99,17 @@ impl Ledger {
         .fetch_all(&mut *tx)
         .await?;
         let mut revisions = Vec::with_capacity(rows.len());
+        // Roots and links as stored (computed for revisions written before migration 0023).
+        let mut links = chain_in(&mut tx, slug, &key).await?.into_iter();
         for settlement in &rows {
             let revision: i64 = settlement.try_get("revision")?;
             let standings = read_standings(&mut *tx, slug, &key, revision, 0, u64::MAX).await?;
+            let link = links.next().ok_or_else(|| {
+                LedgerError::corrupt(format!("{slug} {key} revision {revision} has no link"))
+            })?;
             revisions.push(ExportedSettlement {
+                merkle_root: Some(link.root),
+                link: Some(link.link),
                 revision,
                 rule_version: settlement.try_get("rule_version")?,
                 watermark: settlement.try_get("watermark")?,

@@ -122,6 +122,7 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(previews::apply))
         .routes(routes!(previews::cancel))
         .routes(bounded(routes!(previews::settlements)))
+        .routes(bounded(routes!(previews::receipt)))
         .routes(routes!(boards::rebuild))
         .routes(routes!(lifecycle::audit))
         .routes(bounded(routes!(hot::hits)))

@@ -45,6 +45,24 @@ pub struct MemberParams {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]
 #[allow(dead_code, reason = "board and period are described here and read by PeriodScope")]
+pub struct ReceiptParams {
+    /// The board's slug.
+    #[param(value_type = BoardSlug)]
+    pub board: String,
+    /// A period key or `current`.
+    #[param(pattern = r"^(current|[0-9]{4}-(W[0-9]{2}|[0-9]{2}|[0-9]{2}-[0-9]{2}))$")]
+    pub period: String,
+    /// A settlement revision (1, 2, …).
+    #[param(minimum = 1)]
+    pub revision: i64,
+    /// The member's id.
+    #[param(value_type = MemberId)]
+    pub member: String,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code, reason = "board and period are described here and read by PeriodScope")]
 pub struct SnapshotParams {
     /// The board's slug.
     #[param(value_type = BoardSlug)]

@@ -1,18 +1,19 @@
 //! Previews and settlement revisions (admin): what a set of changes would do to a period before
 //! anyone makes them; applying exactly that set (for a settled or archived period, as its next
 //! settlement revision) or cancelling it; and the revisions of a period's settlement (public, as
-//! the settlement is).
+//! the settlement is), with each member's receipt of a revision (`domain::receipt`).
 
 use super::auth::Admin;
 use super::body::JsonBody;
 use super::error::{ApiError, ApiPath, ErrorBody};
-use super::params::{PeriodParams, PeriodScope, PreviewParams};
+use super::params::{PeriodParams, PeriodScope, PreviewParams, ReceiptParams, member};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use domain::PeriodKey;
 use domain::preview::PreviewChange;
+use domain::receipt::Receipt;
 use domain::view::SettlementSummary;
 use engine::previews::{BasedOn, Preview};
 use engine::{Applied, Draft};
@@ -190,4 +191,25 @@ pub async fn settlements(
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Vec<SettlementSummary>>, ApiError> {
     Ok(Json(state.engine.settlements(&scope).await?))
+}
+
+/// A member's receipt of a settlement revision is public, as the settlement is: anyone may check
+/// a standing (or its absence) against the revision's root and the chain to the latest revision.
+#[utoipa::path(
+    get,
+    path = "/api/v1/boards/{board}/periods/{period}/settlements/{revision}/receipts/{member}",
+    tag = "lifecycle",
+    summary = "A member's receipt of a settlement revision: leaf, proof, root and chain (public)",
+    params(ReceiptParams),
+    responses(
+        (status = 200, description = "The receipt: an inclusion proof, or the proof of the member's absence", body = Receipt),
+        (status = 404, description = "not_found: no such board or period, or no such settlement revision", body = ErrorBody),
+    )
+)]
+pub async fn receipt(
+    State(state): State<AppState>,
+    ApiPath(ReceiptParams { revision, member: raw, .. }): ApiPath<ReceiptParams>,
+    PeriodScope(scope): PeriodScope,
+) -> Result<Json<Receipt>, ApiError> {
+    Ok(Json(state.engine.receipt(&scope, revision, &member(raw)?).await?))
 }

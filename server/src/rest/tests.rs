@@ -2125,6 +2125,42 @@ async fn a_settled_period_is_corrected_through_a_preview_and_every_revision_stay
     let (status, out) = api.call("GET", &format!("{period}/settlement?revision=3"), None, None).await;
     assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"), "{out}");
 
+    // Receipts (public): u2's of revision 1 verifies with the chain to revision 2; a member with
+    // no standing gets the proof of its absence; an unknown revision is 404, a bad one 400.
+    let receipt_of =
+        |revision: &str, member: &str| format!("{period}/settlements/{revision}/receipts/{member}");
+    let (status, receipt) = api.call("GET", &receipt_of("1", "u2"), None, None).await;
+    assert_eq!(status, StatusCode::OK, "{receipt}");
+    assert_eq!(
+        receipt["inclusion"]["leaf"],
+        json!({"ranking": "board", "member": "u2", "rank": 2, "points": 30, "prize": "silver"}),
+        "{receipt}"
+    );
+    assert_eq!((&receipt["digest"], receipt["chain"].as_array().map(Vec::len)), (&first["digest"], Some(2)));
+    assert_eq!(receipt["chain"][1]["digest"], latest["digest"], "{receipt}");
+    let report = domain::receipt::verify_json(&receipt.to_string());
+    assert!(report.ok(), "{report:?}");
+    let (status, absent) = api.call("GET", &receipt_of("2", "u9"), None, None).await;
+    assert_eq!((status, absent["inclusion"].is_null()), (StatusCode::OK, true), "{absent}");
+    assert!(domain::receipt::verify_json(&absent.to_string()).ok(), "{absent}");
+    for (revision, member, status, code) in [
+        ("3", "u2", StatusCode::NOT_FOUND, "not_found"),
+        ("0", "u2", StatusCode::NOT_FOUND, "not_found"),
+        ("x", "u2", StatusCode::BAD_REQUEST, "invalid_path"),
+        ("1", "no%20one", StatusCode::NOT_FOUND, "not_found"),
+    ] {
+        let (got, out) = api.call("GET", &receipt_of(revision, member), None, None).await;
+        assert_eq!((got, error_of(&out)), (status, code), "{revision} {member}: {out}");
+    }
+    // The member page offers the latest revision's receipt; `/verify` checks one in the browser.
+    let key = latest["period"].as_str().unwrap();
+    let (status, page) = page_text(&api, &format!("/b/pz/{key}/m/u2"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let href = format!("href=\"/api/v1/boards/pz/periods/{key}/settlements/2/receipts/u2\"");
+    assert!(page.contains(&href) && page.contains("Download my receipt"), "{page}");
+    let (status, page) = page_text(&api, "/verify", None).await;
+    assert!(status == StatusCode::OK && page.contains("data-testid=\"receipt-input\""), "{page}");
+
     // Rewards moved by deltas: u1's gold and u2's silver revoked, u2's gold and u3's silver granted.
     let (_, rewards) = api.call("GET", &format!("{period}/rewards"), admin, None).await;
     let moved: Vec<(i64, &str, &str, &str)> = rewards["rewards"]

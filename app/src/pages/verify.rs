@@ -1,0 +1,81 @@
+//! `/verify`: checks a pasted receipt — or a whole period export — in the browser, with the same
+//! verifier as `laurel verify` (`domain::receipt`, compiled to wasm): nothing is sent to the
+//! server. It shows the member's rank, points and prize, the revision and the chain of links to
+//! the latest revision, or exactly what does not hold (docs/RECEIPTS.md).
+
+use domain::receipt::{Receipt, Report, verify_json};
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+/// The receipt's standing in words, when it has one.
+fn standing(r: &Receipt) -> String {
+    match (&r.inclusion, &r.absence) {
+        (Some(p), _) => format!(
+            "{}: rank {} with {} points{} in {} {}, revision {}.",
+            p.leaf.member,
+            p.leaf.rank,
+            p.leaf.points,
+            p.leaf.prize.as_ref().map(|p| format!(", prize {p}")).unwrap_or_default(),
+            r.board,
+            r.period,
+            r.revision
+        ),
+        _ => format!("{}: no standing in {} {}, revision {}.", r.member, r.board, r.period, r.revision),
+    }
+}
+
+#[component]
+fn Verdict(report: Report, receipt: Option<Receipt>) -> impl IntoView {
+    let ok = report.ok();
+    view! {
+        <section class=if ok { "notice" } else { "notice error" } role="status" data-testid="verdict" data-ok=ok.to_string()>
+            <h2>{if ok { format!("The {} verifies", report.kind) } else { format!("The {} does not verify", report.kind) }}</h2>
+            {receipt.filter(|_| ok).map(|r| view! {
+                <p data-testid="standing">{standing(&r)}</p>
+                <ol class="chain" data-testid="chain">
+                    {r.chain.iter().map(|c| view! {
+                        <li data-revision=c.revision>{format!("Revision {}: link ", c.revision)}<span class="id">{c.link.clone()}</span></li>
+                    }).collect_view()}
+                </ol>
+            })}
+            {(!report.fails.is_empty()).then(|| view! {
+                <ul data-testid="fails">{report.fails.iter().map(|f| view! { <li>{f.clone()}</li> }).collect_view()}</ul>
+            })}
+            <details>
+                <summary>"What holds"</summary>
+                <ul data-testid="holds">{report.holds.iter().map(|h| view! { <li>{h.clone()}</li> }).collect_view()}</ul>
+            </details>
+        </section>
+    }
+}
+
+/// `/verify`: a text area; each change is verified at once, in the browser.
+#[component]
+pub fn VerifyPage() -> impl IntoView {
+    let (text, set_text) = signal(String::new());
+    let checked = move || {
+        let text = text.get();
+        (!text.trim().is_empty()).then(|| {
+            let receipt = serde_json::from_str::<Receipt>(&text).ok();
+            view! { <Verdict report=verify_json(&text) receipt/> }
+        })
+    };
+    view! {
+        <Title text="Verify a receipt"/>
+        <h1>"Verify a receipt"</h1>
+        <p>"Paste a receipt (the file “Download my receipt” gives on a member's page) or a period export. "
+            "It is checked here, in your browser — nothing is sent to the server: the member's leaf against "
+            "the revision's root, and the chain of links from that revision to the latest one."</p>
+        <noscript><p class="notice">"Checking needs JavaScript; without it, use "<code>"laurel verify FILE"</code>" or docs/verify_receipt.py."</p></noscript>
+        <label for="receipt">"Receipt (JSON)"</label>
+        <textarea
+            id="receipt"
+            data-testid="receipt-input"
+            rows="14"
+            spellcheck="false"
+            prop:value=text
+            on:input=move |ev| set_text.set(event_target_value(&ev))
+        ></textarea>
+        {checked}
+    }
+}
