@@ -13,6 +13,7 @@
 //! - [`reads`]: ranking pages assembled from the projection and display names (top-N pages
 //!   cached for a second); [`names`]: each process's copy of the display names, kept level with
 //!   the ledger's profiles.
+//! - [`asof`]: the board as of any moment, replayed from the ledger; changes between two.
 //! - [`history`]: a member's points through a period and their last periods, a period's
 //!   distribution of points and the board's past results — all from the public reads.
 //! - [`writes`]: writes recorded in the ledger, then projected.
@@ -39,6 +40,7 @@
 //! cases are still `impl Engine` blocks in their modules (docs/ARCHITECTURE.md maps them).
 
 pub mod access;
+pub mod asof;
 pub mod attention;
 pub mod boards;
 pub mod demo;
@@ -184,6 +186,8 @@ pub struct Engine {
     live: Arc<live::Live>,
     /// This process's snapshot maker (see `reads/snapshots.rs`).
     snapshots: Arc<reads::Snapshots>,
+    /// This process's as-of replays, one at a time, briefly kept (see [`asof`]).
+    as_of: Arc<asof::Replays>,
 }
 
 /// Which store failed a readiness check.
@@ -238,6 +242,7 @@ impl Engine {
             names: Arc::default(),
             live: Arc::default(),
             snapshots: Arc::default(),
+            as_of: Arc::default(),
         }
     }
 
