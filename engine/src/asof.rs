@@ -102,10 +102,11 @@ impl Engine {
                 if *radius > MAX_RADIUS {
                     return Err(EngineError::Invalid(format!("radius must be at most {MAX_RADIUS}")));
                 }
+                // Not on the board then; the instant is not named (the public's may be a freeze's).
                 let position = standings
                     .iter()
                     .position(|s| &s.member == member)
-                    .ok_or_else(|| EngineError::NotFound { what: format!("member {member} at {at}") })?
+                    .ok_or_else(|| EngineError::NotFound { what: format!("member {member}") })?
                     as u64;
                 let from = position.saturating_sub(*radius);
                 (from, position + radius + 1 - from)
