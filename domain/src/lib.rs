@@ -18,6 +18,7 @@
 //! - [`receipt`]: Merkle receipts of settlement revisions and the offline verifiers.
 //! - [`settlement`]: standings, prizes and the canonical text behind a settlement's digest.
 //! - [`write`]: how each operator changes a total; `replay` recomputes one after a revoke.
+//! - [`asof`]: the board as of an instant, replayed from the entries recorded by then.
 //! - [`view`]: the read models shared by the REST API, the server functions and the UI.
 //!
 //! Its tests are unit and property tests beside each rule: periods around year turns and DST,
@@ -25,6 +26,7 @@
 //! against the full standings.
 
 pub mod apikey;
+pub mod asof;
 pub mod board;
 pub mod error;
 pub mod format;

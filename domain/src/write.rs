@@ -206,22 +206,40 @@ pub enum Decision {
     Refuse(&'static str),
 }
 
-/// Decides a write against the current total on a board ranked in `sort` order: `best` keeps the
-/// better of the two (`ZADD GT` on a descending board, `ZADD LT` on an ascending one).
+/// Decides a write against the current total on a board ranked in `sort` order: the rule of
+/// [`decide_effect`] for the entry the write would record.
 pub fn decide(change: &Change, current: Current, sort: Sort) -> Decision {
-    match *change {
-        Change::Point { delta, .. } | Change::Correction { delta, .. } => {
-            match current.points.checked_add(delta) {
-                Some(points) => Decision::Change { points },
-                None => Decision::Refuse("the total would overflow"),
-            }
-        }
-        Change::Total { version, .. } if version <= current.set_version => Decision::Ignore(Outcome::Stale),
-        Change::Total { total, .. } => Decision::Change { points: total },
-        Change::Submission { score, .. } if current.version > 0 && !sort.better(score, current.points) => {
+    decide_effect(change.effect(), current, sort)
+}
+
+/// What one entry does to a total on a board ranked in `sort` order: the one rule of every
+/// operator, shared by live writes ([`decide`]), [`replay`] after a revocation and the board as
+/// of an instant (`crate::asof`). `best` keeps the better of the two (`ZADD GT` on a descending
+/// board, `ZADD LT` on an ascending one); an opening total replaces whatever came before it.
+pub fn decide_effect(effect: Effect, current: Current, sort: Sort) -> Decision {
+    match effect {
+        Effect::Add(delta) => match current.points.checked_add(delta) {
+            Some(points) => Decision::Change { points },
+            None => Decision::Refuse("the total would overflow"),
+        },
+        Effect::Total { version, .. } if version <= current.set_version => Decision::Ignore(Outcome::Stale),
+        Effect::Total { total, .. } => Decision::Change { points: total },
+        Effect::Submission(score) if current.version > 0 && !sort.better(score, current.points) => {
             Decision::RecordOnly
         }
-        Change::Submission { score, .. } => Decision::Change { points: score },
+        Effect::Submission(score) => Decision::Change { points: score },
+        Effect::Opening(total) => Decision::Change { points: total },
+    }
+}
+
+impl Change {
+    /// What the entry this change records does to a total.
+    pub fn effect(&self) -> Effect {
+        match *self {
+            Change::Point { delta, .. } | Change::Correction { delta, .. } => Effect::Add(delta),
+            Change::Total { version, total } => Effect::Total { version, total },
+            Change::Submission { score, .. } => Effect::Submission(score),
+        }
     }
 }
 
@@ -261,23 +279,26 @@ pub struct Replayed {
 /// board ranked in `sort` order. `None` when the total would overflow.
 pub fn replay(entries: &[Counted], sort: Sort) -> Option<Replayed> {
     let mut out = Replayed::default();
-    let mut first = true;
+    // `version` only tells [`decide_effect`] whether an entry came before (the first always counts).
+    let mut current = Current::default();
     for e in entries {
-        let before = out.points;
-        match e.effect {
-            Effect::Add(delta) => out.points = out.points.checked_add(delta)?,
-            Effect::Total { version, total } if first || version > out.set_version => {
-                (out.points, out.set_version) = (total, version)
+        let first = current.version == 0;
+        match decide_effect(e.effect, current, sort) {
+            Decision::Change { points } => {
+                let moved = first || points != out.points;
+                out.points = points;
+                if let Effect::Total { version, .. } = e.effect {
+                    out.set_version = version;
+                }
+                if moved {
+                    out.reach_seq = e.reach_seq.or(out.reach_seq);
+                }
             }
-            Effect::Total { .. } => {}
-            Effect::Submission(score) if first || sort.better(score, out.points) => out.points = score,
-            Effect::Submission(_) => {}
-            Effect::Opening(total) => out.points = total,
+            Decision::Refuse(_) => return None,
+            Decision::RecordOnly | Decision::Ignore(_) if first => out.reach_seq = e.reach_seq,
+            Decision::RecordOnly | Decision::Ignore(_) => {}
         }
-        if first || out.points != before {
-            out.reach_seq = e.reach_seq.or(out.reach_seq);
-        }
-        first = false;
+        current = Current { points: out.points, version: 1, set_version: out.set_version };
     }
     Some(out)
 }

@@ -13,6 +13,7 @@
 //! - [`reads`]: ranking pages assembled from the projection and display names (top-N pages
 //!   cached for a second); [`names`]: each process's copy of the display names, kept level with
 //!   the ledger's profiles.
+//! - [`asof`]: the board as of any moment, replayed from the ledger; changes between two.
 //! - [`history`]: a member's points through a period and their last periods, a period's
 //!   distribution of points and the board's past results — all from the public reads.
 //! - [`writes`]: writes recorded in the ledger, then projected.
@@ -39,6 +40,7 @@
 //! cases are still `impl Engine` blocks in their modules (docs/ARCHITECTURE.md maps them).
 
 pub mod access;
+pub mod asof;
 pub mod attention;
 pub mod boards;
 pub mod demo;
@@ -190,6 +192,8 @@ pub struct Engine {
     segment_lists: Arc<segments::SegmentLists>,
     /// This process's receipts trees (see [`receipts`]).
     receipt_trees: Arc<receipts::ReceiptTrees>,
+    /// This process's as-of replays, one at a time, briefly kept (see [`asof`]).
+    as_of: Arc<asof::Replays>,
 }
 
 /// Which store failed a readiness check.
@@ -246,6 +250,7 @@ impl Engine {
             snapshots: Arc::default(),
             segment_lists: Arc::default(),
             receipt_trees: Arc::default(),
+            as_of: Arc::default(),
         }
     }
 

@@ -26,6 +26,7 @@
 //! - [`audit`]: the audit trail, written in the transaction of each change.
 //! - `leases.rs` / `schedule.rs`: the scheduler's lease and its period queries; `rewards.rs`: the
 //!   reward outbox.
+//! - `asof.rs`: a period's entries as they stood at an instant (the board as of a moment).
 //! - `doctor.rs`: `laurel doctor`'s sweep for unreadable rows and their quarantine.
 //! - `rows.rs`: listings that leave out, and report, a row they cannot read.
 //! - `sql.rs`: the helpers of statements built at run time (placeholders, multi-row INSERTs, lookup
@@ -35,6 +36,7 @@
 
 mod adjust;
 mod admins;
+mod asof;
 mod attention;
 pub mod audit;
 mod auth;
@@ -72,6 +74,7 @@ mod writes;
 
 pub use adjust::Revoked;
 pub use admins::FailuresOf;
+pub use asof::Past;
 pub use auth::NewApiKey;
 pub use boards::StoredTotal;
 #[cfg(feature = "internals")]

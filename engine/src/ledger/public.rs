@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 /// Who reads: the public sees a publicly frozen period's public view; admins (the console, an
 /// admin token) see it live.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Viewer {
     Public,
     Admin,

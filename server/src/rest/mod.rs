@@ -100,6 +100,8 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(bounded(routes!(reads::count)))
         .routes(bounded(routes!(reads::ranks)))
         .routes(bounded(routes!(reads::segment_values)))
+        .routes(bounded(routes!(reads::as_of)))
+        .routes(bounded(routes!(reads::changes)))
         .routes(routes!(stream::stream))
         .routes(routes!(lifecycle::freeze))
         .routes(routes!(lifecycle::reopen))

@@ -2304,6 +2304,11 @@ async fn a_public_freeze_leaks_nothing_on_any_public_route_or_page_until_the_rev
         "/count?min_points=6",
         "/count?min_points=31",
         "/ranks?members=u1,u2,u3,u4,u9",
+        // The board as of any moment: a moment after the freeze is answered as of the freeze.
+        "/as-of?at=2999-01-01T00:00:00Z&limit=10",
+        "/as-of?at=2999-01-01T00:00:00Z&around=u3&radius=1",
+        "/as-of?at=2999-01-01T00:00:00Z&around=u9",
+        "/changes?from=2000-01-01T00:00:00Z&to=2999-01-01T00:00:00Z&top=3",
     ]
     .iter()
     .map(|r| format!("{base}{r}"))
@@ -2317,6 +2322,13 @@ async fn a_public_freeze_leaks_nothing_on_any_public_route_or_page_until_the_rev
                 assert_eq!(out.get("frozen_at").is_some(), frozen, "{route}: {out}");
                 if let Some(o) = out.as_object_mut() {
                     o.remove("frozen_at");
+                    // The instant an as-of read answered: the one asked for, then the freeze's.
+                    for instant in ["at", "to"] {
+                        if let Some(at) = o.remove(instant) {
+                            let at: jiff::Timestamp = at.as_str().unwrap().parse().unwrap();
+                            assert_eq!(at.as_microsecond() < 32_000_000_000_000_000, frozen, "{route}: {at}");
+                        }
+                    }
                 }
             }
             answers.push(format!("{route} {status} {out}"));
@@ -2414,6 +2426,76 @@ async fn a_public_freeze_leaks_nothing_on_any_public_route_or_page_until_the_rev
     assert!(top.get("frozen_at").is_none());
     let (_, out) = api.call("POST", &reveal, admin, None).await;
     assert_eq!(out["result"].as_str(), Some("not_frozen"), "{out}");
+    api.stop().await;
+}
+
+/// The board as of an instant over HTTP: bad instants are refused with the error shape, an
+/// instant before any write is an empty board, a later one the board as the ledger had it, and
+/// `changes` names who moved.
+#[tokio::test]
+async fn as_of_answers_the_board_at_an_instant_and_refuses_bad_instants() {
+    let api = Api::start().await;
+    let base = "/api/v1/boards/inc/periods/current";
+    let before = jiff::Timestamp::now();
+    let events = json!({"events": [
+        {"event_id": "a1", "member": "u1", "delta": 50},
+        {"event_id": "a2", "member": "u2", "delta": 30},
+    ]});
+    assert_eq!(api.post_events("inc", events).await.0, StatusCode::OK);
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    let middle = jiff::Timestamp::now();
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    let events = json!({"events": [{"event_id": "a3", "member": "u2", "delta": 40}]});
+    assert_eq!(api.post_events("inc", events).await.0, StatusCode::OK);
+    for (query, status, code) in [
+        ("/as-of", StatusCode::BAD_REQUEST, "invalid_query"),
+        ("/as-of?at=yesterday", StatusCode::BAD_REQUEST, "invalid_query"),
+        ("/as-of?at=2026-13-01T00:00:00Z", StatusCode::BAD_REQUEST, "invalid_query"),
+        ("/as-of?at=2026-12-01T00:00:00Z&limit=0", StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+        ("/as-of?at=2026-12-01T00:00:00Z&around=u1&offset=1", StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+        ("/as-of?at=2026-12-01T00:00:00Z&around=u1&radius=51", StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+        ("/changes?from=2026-12-01T00:00:00Z", StatusCode::BAD_REQUEST, "invalid_query"),
+        ("/changes?from=x&to=2026-12-01T00:00:00Z", StatusCode::BAD_REQUEST, "invalid_query"),
+        (
+            "/changes?from=2026-12-02T00:00:00Z&to=2026-12-01T00:00:00Z",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid",
+        ),
+        (
+            "/changes?from=2026-12-01T00:00:00Z&to=2026-12-02T00:00:00Z&top=201",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid",
+        ),
+    ] {
+        let (got, out) = api.call("GET", &format!("{base}{query}"), None, None).await;
+        assert_eq!((got, error_of(&out)), (status, code), "{query}: {out}");
+        assert!(out["detail"].is_string(), "{query}: {out}");
+    }
+    let (status, empty) = api.call("GET", &format!("{base}/as-of?at={before}"), None, None).await;
+    assert_eq!((status, empty["total"].as_u64()), (StatusCode::OK, Some(0)), "{empty}");
+    let (_, then) = api.call("GET", &format!("{base}/as-of?at={middle}"), None, None).await;
+    let rows = |page: &Value| -> Vec<(String, i64)> {
+        page["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e["member"].as_str().unwrap().to_owned(), e["points"].as_i64().unwrap()))
+            .collect()
+    };
+    assert_eq!(rows(&then), [("u1".to_owned(), 50), ("u2".to_owned(), 30)], "{then}");
+    assert_eq!(then["at"].as_str().unwrap().parse::<jiff::Timestamp>().unwrap(), middle);
+    let now = jiff::Timestamp::now();
+    let (_, later) = api.call("GET", &format!("{base}/as-of?at={now}&around=u1&radius=0"), None, None).await;
+    assert_eq!((rows(&later), later["offset"].as_u64()), (vec![("u1".to_owned(), 50)], Some(1)), "{later}");
+    let (status, c) =
+        api.call("GET", &format!("{base}/changes?from={middle}&to={now}&top=1"), None, None).await;
+    assert_eq!(status, StatusCode::OK, "{c}");
+    assert_eq!(
+        (c["entered"][0]["member"].as_str(), c["left"][0]["member"].as_str()),
+        (Some("u2"), Some("u1")),
+        "{c}"
+    );
+    assert_eq!(c["moves"].as_array().unwrap().len(), 2, "{c}");
     api.stop().await;
 }
 
