@@ -131,6 +131,7 @@ test('the console\'s pages have no serious or critical axe violation at 1280 and
   await visit(page, 'console-member', '/admin/b/demo/current/m/u1001', true);
   await visit(page, 'console-audit', '/admin/audit');
   await visit(page, 'console-keys', '/admin/keys', true);
+  await visit(page, 'console-hot', '/admin/hot/demo-hot');
 });
 
 test('a settled period\'s pages have no serious or critical axe violation at 1280 and 390 px', async ({ page, request }) => {

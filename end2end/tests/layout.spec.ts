@@ -70,6 +70,7 @@ const consolePages = () => [
   ['console-demo', '/admin/b/demo/current'],
   ['audit', '/admin/audit'],
   ['keys', '/admin/keys'],
+  ['hot', '/admin/hot/demo-hot'],
 ];
 
 test('at 390 px no page scrolls sideways, with every disclosure open', async ({ page }) => {
