@@ -68,6 +68,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ranking_ttl_days: 7,
         prizes: vec![],
         unit: domain::Unit::Points,
+        segments: vec![],
     };
     engine.create_board(&board).await?;
     let now = jiff::Timestamp::now();

@@ -197,8 +197,13 @@ async fn check(
                     "best" => Change::Submission { submission_id: id.clone(), score: value },
                     _ => Change::Total { version, total: value },
                 };
-                let write =
-                    Write { member: m(member), change, occurred_at: Timestamp::now(), metadata: None };
+                let write = Write {
+                    member: m(member),
+                    change,
+                    occurred_at: Timestamp::now(),
+                    metadata: None,
+                    segments: Default::default(),
+                };
                 let out = e.record(&b, &[write]).await.unwrap();
                 let recorded = model.write(operator, m(member), n, value, version, false);
                 let stale = out[0].recorded.outcome == domain::write::Outcome::Stale;
