@@ -74,7 +74,6 @@ mod writes;
 
 pub use adjust::Revoked;
 pub use admins::FailuresOf;
-pub use asof::Past;
 pub use auth::NewApiKey;
 pub use boards::StoredTotal;
 #[cfg(feature = "internals")]
@@ -89,7 +88,6 @@ pub use revise::Applied;
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use rows::{InvalidRow, Listing};
 pub use schedule::PeriodInState;
-pub use segments::SegmentMember;
 #[cfg(feature = "internals")]
 pub use settle::set_settle_batch;
 pub use settle::{Failpoint, digest};

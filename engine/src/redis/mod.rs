@@ -37,7 +37,6 @@ mod snapshots;
 mod window;
 
 pub use conn::{ReadFrom, RedisConn, RedisTarget, ReplicaReads};
-pub use level::Rebuild;
 pub use window::{RawPage, Source, Window};
 
 use crate::access::ratelimit::Cell;
