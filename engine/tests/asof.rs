@@ -110,7 +110,10 @@ impl Model {
     }
 
     fn revoke(&mut self, operator: &str, n: usize) {
-        self.revoked.insert(n);
+        // A repeat revoke changes nothing, as in the ledger.
+        if !self.revoked.insert(n) {
+            return;
+        }
         for (member, entries) in &self.entries {
             if !entries.iter().any(|e| e.0 == n) {
                 continue;
