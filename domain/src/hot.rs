@@ -122,6 +122,7 @@ pub struct HotFilter {
     /// Members (terms) that never count, compared without regard to case.
     pub blocked_members: Vec<String>,
     /// Count a hit only when its actor's account (`actor_created_at`) is at least this old.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 316_224_000))]
     pub min_actor_age_seconds: Option<u64>,
 }
 

@@ -71,7 +71,7 @@ test('the member page charts the points, the next ranks and the last periods, wi
   await expect(rows).toHaveCount(4);
   await expect(rows.nth(0)).toContainText('correction (+3)');
   await expect(rows.nth(0)).toContainText('9');
-  await expect(rows.nth(1)).toContainText('revocation (-4)');
+  await expect(rows.nth(1)).toContainText('revocation (−4)');
   await expect(rows.nth(3)).toContainText('revoked later');
 
   // Under `shared`, equalling carol's 20 shares rank 3: 11 points. The prize line says nothing new.

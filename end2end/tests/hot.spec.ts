@@ -93,7 +93,7 @@ test('an admin creates a hot board in the console and sets its filter; the hits 
   const form = page.getByTestId('new-hot-board');
   await form.getByLabel('Slug').fill(board);
   await form.getByLabel('Title').fill('Filtered searches');
-  await form.getByLabel('Bucket').selectOption('60');
+  await form.getByLabel('Bucket', { exact: true }).selectOption('60');
   await form.getByLabel('Buckets in the window').fill('10');
   await form.getByRole('button', { name: 'Create hot board' }).click();
   await expect(page).toHaveURL(new RegExp(`/admin/hot/${board}$`));

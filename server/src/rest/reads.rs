@@ -540,6 +540,7 @@ pub async fn segment_values(
 pub struct AsOfQuery {
     /// The instant, RFC 3339 (`2026-12-04T18:00:00Z`). The public never sees past a public
     /// freeze: a later instant is answered as of the freeze's moment.
+    #[param(format = DateTime)]
     at: String,
     /// The position (0-based) of the first entry; default 0. Not with `around`.
     #[param(minimum = 0, maximum = 4294967295_u32)]
@@ -558,8 +559,10 @@ pub struct AsOfQuery {
 #[into_params(parameter_in = Query)]
 pub struct ChangesQuery {
     /// The earlier instant, RFC 3339.
+    #[param(format = DateTime)]
     from: String,
     /// The later instant, RFC 3339.
+    #[param(format = DateTime)]
     to: String,
     /// The size of the top compared; default 10.
     #[param(minimum = 1, maximum = 200)]
