@@ -41,6 +41,14 @@ impl JsonBody {
         if self.0.iter().all(u8::is_ascii_whitespace) {
             return Ok(T::default());
         }
+        // An optional body is an object or nothing; serde would read an array as a struct's
+        // fields in order, so `[null, null]` is refused here.
+        if self.0.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+            return Err(ApiError::new(
+                ErrorCode::InvalidBody,
+                "the body must be a JSON object, not an array",
+            ));
+        }
         Ok(self.parse::<Option<T>>()?.unwrap_or_default())
     }
 }
