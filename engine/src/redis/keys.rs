@@ -40,6 +40,20 @@ pub struct PeriodKeys {
 }
 
 impl PeriodKeys {
+    /// A ranking's keys under one hash tag: a period's, or one segment value's.
+    fn under(tag: &str) -> Self {
+        Self {
+            rank: format!("{tag}:rank"),
+            ver: format!("{tag}:ver"),
+            meta: format!("{tag}:meta"),
+            rebuild_rank: format!("{tag}:rebuild:rank"),
+            rebuild_ver: format!("{tag}:rebuild:ver"),
+            public: format!("{tag}:public"),
+            live: format!("{tag}:live"),
+            public_staging: format!("{tag}:public:staging"),
+        }
+    }
+
     /// Every key of the period (all in one hash slot).
     pub fn all(&self) -> [&str; 8] {
         [
@@ -84,17 +98,7 @@ impl KeySpace {
     }
 
     pub fn period(&self, board: &BoardSlug, period: &PeriodKey) -> PeriodKeys {
-        let tag = format!("{}:{{{}:{}}}", self.prefix, board, period);
-        PeriodKeys {
-            rank: format!("{tag}:rank"),
-            ver: format!("{tag}:ver"),
-            meta: format!("{tag}:meta"),
-            rebuild_rank: format!("{tag}:rebuild:rank"),
-            rebuild_ver: format!("{tag}:rebuild:ver"),
-            public: format!("{tag}:public"),
-            live: format!("{tag}:live"),
-            public_staging: format!("{tag}:public:staging"),
-        }
+        PeriodKeys::under(&format!("{}:{{{}:{}}}", self.prefix, board, period))
     }
 
     /// The keys of one segment value's ranking in a period (`crate::segments`): the same shape
@@ -103,17 +107,10 @@ impl KeySpace {
     /// Cluster instead of pressing on the period's node. Dimensions hold no `:` or `=` and
     /// values no `{` or `}` (`domain::segment`), so no segment's tag reaches into another's.
     pub fn segment(&self, board: &BoardSlug, period: &PeriodKey, segment: &Segment) -> PeriodKeys {
-        let tag = format!("{}:{{{}:{}:{}={}}}", self.prefix, board, period, segment.dimension, segment.value);
-        PeriodKeys {
-            rank: format!("{tag}:rank"),
-            ver: format!("{tag}:ver"),
-            meta: format!("{tag}:meta"),
-            rebuild_rank: format!("{tag}:rebuild:rank"),
-            rebuild_ver: format!("{tag}:rebuild:ver"),
-            public: format!("{tag}:public"),
-            live: format!("{tag}:live"),
-            public_staging: format!("{tag}:public:staging"),
-        }
+        PeriodKeys::under(&format!(
+            "{}:{{{}:{}:{}={}}}",
+            self.prefix, board, period, segment.dimension, segment.value
+        ))
     }
 
     /// The live ranking of a period alone (`period(..).rank`, without building the other keys):
