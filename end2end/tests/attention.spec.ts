@@ -164,7 +164,11 @@ test('the attention list shows a due period, a pending late write and a failed d
   await expect(row.locator('ul.attempts li').first()).toBeVisible();
 
   // The late-write link leads to its review: rejected there (previewed, then applied), it leaves
-  // the list.
+  // the list. The scheduler freezes the due period within a tick; a freeze between the preview and
+  // the apply rightly makes the preview stale, so the review starts once it has happened.
+  const dueState = async () =>
+    ((await (await page.request.get(`${base}/api/v1/boards/${late}/periods`)).json()) as any[]).find((p) => p.period === duePeriod)?.state;
+  await expect.poll(dueState, { timeout: 20_000 }).toBe('frozen');
   await page.goto(`${base}/admin`);
   await item('late', late, duePeriod).getByRole('link').click();
   await expect(page).toHaveURL(`${base}/admin/b/${late}/${duePeriod}#late`);

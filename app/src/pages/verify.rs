@@ -49,9 +49,24 @@ fn Verdict(report: Report, receipt: Option<Receipt>) -> impl IntoView {
     }
 }
 
-/// `/verify`: a text area; each change is verified at once, in the browser.
+/// `/verify`: the explanation, server-rendered, and the checker, the page's one island.
 #[component]
 pub fn VerifyPage() -> impl IntoView {
+    view! {
+        <Title text="Verify a receipt"/>
+        <h1>"Verify a receipt"</h1>
+        <p>"Paste a receipt (the file “Download my receipt” gives on a member's page) or a period export. "
+            "It is checked here, in your browser — nothing is sent to the server: the member's leaf against "
+            "the revision's root, and the chain of links from that revision to the latest one."</p>
+        <noscript><p class="notice">"Checking needs JavaScript; without it, use "<code>"laurel verify FILE"</code>" or docs/verify_receipt.py."</p></noscript>
+        <ReceiptChecker/>
+    }
+}
+
+/// A text area; each change is verified at once, in the browser. An island: contestant pages are
+/// server components, so only this part ships code (the verifier, `domain::receipt`).
+#[island]
+pub fn ReceiptChecker() -> impl IntoView {
     let (text, set_text) = signal(String::new());
     let checked = move || {
         let text = text.get();
@@ -61,12 +76,6 @@ pub fn VerifyPage() -> impl IntoView {
         })
     };
     view! {
-        <Title text="Verify a receipt"/>
-        <h1>"Verify a receipt"</h1>
-        <p>"Paste a receipt (the file “Download my receipt” gives on a member's page) or a period export. "
-            "It is checked here, in your browser — nothing is sent to the server: the member's leaf against "
-            "the revision's root, and the chain of links from that revision to the latest one."</p>
-        <noscript><p class="notice">"Checking needs JavaScript; without it, use "<code>"laurel verify FILE"</code>" or docs/verify_receipt.py."</p></noscript>
         <label for="receipt">"Receipt (JSON)"</label>
         <textarea
             id="receipt"
