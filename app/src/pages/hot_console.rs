@@ -40,6 +40,7 @@ pub fn HotConsolePage() -> impl IntoView {
 fn HotFilterForm(hot: HotConsole, save: ServerAction<SetHotFilter>) -> impl IntoView {
     let HotConsole { slug, title, window, rules } = hot;
     let filter = rules.filter;
+    let blocked = filter.blocked_members.join("\n");
     let hours = filter.min_actor_age_seconds.map(|s| (s / 3_600).to_string()).unwrap_or_default();
     let refused = Signal::derive(move || save.value().get().and_then(Result::err));
     let outcome = Signal::derive(move || save.value().get());
@@ -62,7 +63,10 @@ fn HotFilterForm(hot: HotConsole, save: ServerAction<SetHotFilter>) -> impl Into
             </label>
             <label>
                 "Blocked members, one per line"
-                <textarea name="blocked_members" rows="6" data-testid="blocked-members">{filter.blocked_members.join("\n")}</textarea>
+                // The text is the server's HTML; `prop:value` sets it again when a save re-renders the
+                // form, where the typed text would otherwise stay.
+                <textarea name="blocked_members" rows="6" data-testid="blocked-members"
+                    prop:value=blocked.clone()>{blocked.clone()}</textarea>
                 <span class="hint">"Compared without regard to case; at most 1 000."</span>
             </label>
             <FieldError error=refused field="blocked_members"/>
