@@ -85,6 +85,8 @@ impl LedgerOrder {
             ahead: ahead as u64,
             rows: page.to_vec(),
             next,
+            // The ledger holds everyone.
+            exact: true,
         })
     }
 

@@ -214,7 +214,7 @@ impl Engine {
                 return Ok(CrossCheck { members, mismatched: 0 });
             }
         }
-        let expected = crate::reconciler::kept(board, self.projected_totals(board, &period).await?);
+        let (expected, floor) = crate::reconciler::kept(board, self.projected_totals(board, &period).await?);
         let projected = match self.core.projection.scores(&board.slug, &period).await {
             Ok(scores) => scores,
             Err(error) => {
@@ -231,7 +231,7 @@ impl Engine {
         mismatched += projected.len().saturating_sub(ranked.len() - mismatched);
         let check = CrossCheck { members: ranked.len() as u64, mismatched: mismatched as u64 };
         if mismatched > 0 {
-            self.core.projection.rebuild(&board.slug, &period, &expected).await?;
+            self.core.projection.rebuild(&board.slug, &period, &expected, floor).await?;
             let key = period.to_string();
             let record = AuditRecord {
                 actor,

@@ -18,7 +18,7 @@
 
 use crate::ledger::audit::AuditRecord;
 use crate::progress::Progress;
-use crate::redis::ProjectedTotal;
+use crate::redis::{Floor, ProjectedTotal};
 use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::{Board, BoardSlug, PeriodKey};
@@ -92,23 +92,27 @@ impl Engine {
             return Ok(());
         }
         // A bounded board's projection holds no versions of trimmed members, so its sum is below
-        // the ledger's by design: it is levelled here when Redis lost it (nothing projected) or
-        // asked for a refill (a kept member fell), from the ledger's best `keep_top`. A member
-        // whose projection failed is levelled by its next write or by a rebuild.
-        if board.keep_top.is_some() && projected_sum != 0 {
-            if self.core.projection.take_refill(slug, period).await? {
-                let totals = kept(&board, self.projected_totals(&board, period).await?);
-                self.core.projection.rebuild(slug, period, &totals).await?;
+        // the ledger's by design: it is rebuilt here, with its floor, when Redis lost it (nothing
+        // projected) or asked for a refill (a kept member fell to the floor), from the ledger's
+        // best `keep_top`. A member whose projection failed is levelled by its next write or by
+        // a rebuild.
+        if board.keep_top.is_some() {
+            let lost = projected_sum == 0;
+            if lost || self.core.projection.take_refill(slug, period).await? {
+                let (totals, floor) = kept(&board, self.projected_totals(&board, period).await?);
+                self.core.projection.rebuild(slug, period, &totals, floor).await?;
+                if lost {
+                    report.lag += ledger_sum;
+                }
                 report.periods_levelled += 1;
                 self.announce(slug, period);
                 tracing::info!(board = %slug, %period, "bounded projection refilled from the ledger");
             }
             return Ok(());
         }
-        let totals = kept(&board, self.projected_totals(&board, period).await?);
+        let totals = self.projected_totals(&board, period).await?;
         report.lag += ledger_sum - projected_sum;
-        let keep = board.keep_top.unwrap_or(0);
-        report.members_levelled += self.core.projection.level_kept(slug, period, &totals, keep).await?;
+        report.members_levelled += self.core.projection.level(slug, period, &totals).await?;
         report.periods_levelled += 1;
         self.announce(slug, period);
         tracing::info!(board = %slug, %period, behind = ledger_sum - projected_sum, "projection levelled from the ledger");
@@ -208,11 +212,11 @@ impl Engine {
         started: Instant,
     ) -> Result<RebuildReport, EngineError> {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
-        let totals = kept(board, self.projected_totals(board, &period).await?);
+        let (totals, floor) = kept(board, self.projected_totals(board, &period).await?);
         let hidden = totals.iter().filter(|t| t.hidden).count() as u64;
         let members = totals.len() as u64 - hidden;
         progress.phase("projecting", "members", members);
-        self.core.projection.rebuild(slug, &period, &totals).await?;
+        self.core.projection.rebuild(slug, &period, &totals, floor).await?;
         progress.advance(members);
         self.rebuilt(scope, actor, progress, started, members, hidden).await
     }
@@ -260,14 +264,17 @@ impl Engine {
 
 /// What a bounded board's projection holds of `totals`: the best `keep_top` ranked members in
 /// the projection's order (score, then member id descending, as Redis orders them) and every
-/// hidden member's version. All of `totals` when the board is unbounded.
-pub(crate) fn kept(board: &Board, totals: Vec<ProjectedTotal>) -> Vec<ProjectedTotal> {
-    let Some(keep) = board.keep_top else { return totals };
+/// hidden member's version, with the floor (`bounded.lua`: the best entry left out, none when
+/// none is). All of `totals` when the board is unbounded.
+pub(crate) fn kept(board: &Board, totals: Vec<ProjectedTotal>) -> (Vec<ProjectedTotal>, Floor) {
+    let Some(keep) = board.keep_top else { return (totals, Floor::default()) };
     let (mut ranked, hidden): (Vec<_>, Vec<_>) = totals.into_iter().partition(|t| !t.hidden);
     ranked.sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| b.member.cmp(&a.member)));
-    ranked.truncate(usize::try_from(keep).unwrap_or(usize::MAX));
+    let keep = usize::try_from(keep).unwrap_or(usize::MAX);
+    let floor = Floor(ranked.get(keep).map(|t| (t.score, t.member.to_string())));
+    ranked.truncate(keep);
     ranked.extend(hidden);
-    ranked
+    (ranked, floor)
 }
 
 /// Ledger totals per page of a streamed rebuild.

@@ -492,9 +492,9 @@ impl Engine {
             // a Redis failure only leaves the rebuild to `laurel rebuild`.
             let projected = async {
                 let totals = self.projected_totals(&board, &export.period).await?;
-                let totals = crate::reconciler::kept(&board, totals);
+                let (totals, floor) = crate::reconciler::kept(&board, totals);
                 progress.phase("projecting", "members", totals.len() as u64);
-                self.core.projection.rebuild(&board.slug, &export.period, &totals).await?;
+                self.core.projection.rebuild(&board.slug, &export.period, &totals, floor).await?;
                 progress.advance(totals.len() as u64);
                 Ok::<_, EngineError>(())
             };

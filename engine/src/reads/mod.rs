@@ -253,10 +253,11 @@ impl Engine {
             }
         };
         let min_score = board.codec.lowest_score_for(min_points);
-        let kept = board.keep_top.unwrap_or(u64::MAX);
         match self.core.projection.count_at_least(slug, &period, ReadFrom::Replica, min_score).await {
-            Ok(count) if count < kept => Ok(Sourced { value: count, source: ReadSource::Redis, frozen_at }),
-            // A bounded board's count past `keep_top` is the ledger's.
+            Ok((count, floor)) if floor.counts_from(min_score) => {
+                Ok(Sourced { value: count, source: ReadSource::Redis, frozen_at })
+            }
+            // A bounded board counts down to its floor in Redis; below it, the ledger counts.
             _ => {
                 let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
                 Ok(Sourced { value: order.count_at_least(min_score), source: ReadSource::Ledger, frozen_at })
@@ -304,9 +305,17 @@ impl Engine {
         } else {
             let (base, policy) = (board.codec.tie_base(), board.tie_policy());
             match self.core.projection.ranks(slug, &period, ReadFrom::Replica, base, policy, members).await {
-                // On a bounded board a member absent from the projection may rank below
-                // `keep_top`: the ledger answers for all of them.
-                Ok(found) if board.keep_top.is_none() || found.iter().all(Option::is_some) => found,
+                // On a trimmed bounded board a member absent from the projection, or at or
+                // below its floor, may rank wrongly in Redis: the ledger answers for all of them.
+                Ok((found, floor))
+                    if floor.0.is_none()
+                        || members
+                            .iter()
+                            .zip(&found)
+                            .all(|(m, f)| f.is_some_and(|(s, _)| floor.exact(s, m.as_str()))) =>
+                {
+                    found
+                }
                 _ => {
                     source = ReadSource::Ledger;
                     let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
@@ -583,7 +592,7 @@ impl Engine {
             .enumerate()
             .map(|(i, s)| Ok((s.member, score(from + i as u64, s.points)?)))
             .collect::<Result<Vec<_>, EngineError>>()?;
-        Ok(Some(RawPage { total: window.total, offset: from, ahead, rows, next }))
+        Ok(Some(RawPage { total: window.total, offset: from, ahead, rows, next, exact: true }))
     }
 
     async fn assemble(
@@ -633,14 +642,10 @@ impl Engine {
 }
 
 /// Whether a page read from a bounded board's projection needs the ledger: the member asked
-/// about is not held (None), or the page reaches the end of a full projection (the ledger has
-/// members past it).
+/// about is not held (None), or the page is not exact (`RawPage::exact`: a trimmed member may
+/// rank within it or right after it).
 fn past_kept(board: &Board, raw: Option<&RawPage>) -> bool {
-    let Some(keep) = board.keep_top else { return false };
-    match raw {
-        None => true,
-        Some(raw) => raw.next.is_none() && raw.total >= keep,
-    }
+    board.keep_top.is_some() && raw.is_none_or(|raw| !raw.exact)
 }
 
 /// The ranking `viewer` reads in `scope`: its segment's, if it names one; else the board's.

@@ -137,13 +137,13 @@ impl ReadScript {
         &self,
         conn: &mut RedisConn,
         on_replica: bool,
-        key: &str,
+        keys: &[&str],
         args: &[String],
     ) -> RedisResult<T> {
         let (by_hash, by_code) = if on_replica { ("EVALSHA_RO", "EVAL_RO") } else { ("EVALSHA", "EVAL") };
         let call = |name: &str, body: &str| {
             let mut cmd = ::redis::cmd(name);
-            cmd.arg(body).arg(1).arg(key).arg(args);
+            cmd.arg(body).arg(keys.len()).arg(keys).arg(args);
             cmd
         };
         match call(by_hash, &self.hash).query_async(conn).await {

@@ -1,7 +1,7 @@
 //! Keeping the projection level with the ledger: version sums, levelling with the version
 //! guard, rebuilds in pipelined batches swapped in at once, expiry and removal of a period.
 
-use super::{BATCH, ProjectedTotal, Projection, RedisConn, flag, keys};
+use super::{BATCH, Floor, ProjectedTotal, Projection, RedisConn, flag, keys};
 use ::redis::{RedisResult, Script};
 use domain::{BoardSlug, PeriodKey};
 use std::collections::HashMap;
@@ -9,9 +9,15 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 static LEVEL: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(concat!(include_str!("scripts/bounded.lua"), include_str!("scripts/level.lua")))
+    Script::new(concat!(
+        include_str!("scripts/floor.lua"),
+        include_str!("scripts/bounded.lua"),
+        include_str!("scripts/level.lua")
+    ))
 });
-static SWAP: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("scripts/swap.lua")));
+static SWAP: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(concat!(include_str!("scripts/floor.lua"), include_str!("scripts/swap.lua")))
+});
 /// Rebuild batches sent before waiting for the oldest answer.
 const REBUILD_IN_FLIGHT: usize = 8;
 
@@ -22,6 +28,8 @@ pub struct Rebuild {
     conn: RedisConn,
     in_flight: tokio::task::JoinSet<RedisResult<()>>,
     vsum: i64,
+    /// A bounded ranking's floor once swapped in (`bounded.lua`); none: everyone is pushed.
+    floor: Floor,
 }
 
 impl Rebuild {
@@ -48,7 +56,13 @@ impl Rebuild {
         Ok(())
     }
 
-    /// Waits for every batch, then swaps the rebuilt ranking in atomically (`swap.lua`).
+    /// For a bounded ranking: the best entry of the members left out (see `bounded.lua`).
+    pub fn leave_out_from(&mut self, floor: Floor) {
+        self.floor = floor;
+    }
+
+    /// Waits for every batch, then swaps the rebuilt ranking in atomically (`swap.lua`), with
+    /// its floor.
     pub async fn finish(mut self) -> RedisResult<()> {
         while let Some(done) = self.in_flight.join_next().await {
             done.expect("batch task")?;
@@ -62,6 +76,8 @@ impl Rebuild {
             .key(&keys.public)
             .key(&keys.live)
             .arg(self.vsum)
+            .arg(self.floor.0.as_ref().map(|(s, _)| s.to_string()).unwrap_or_default())
+            .arg(self.floor.0.as_ref().map(|(_, m)| m.as_str()).unwrap_or_default())
             .invoke_async::<i64>(&mut self.conn)
             .await?;
         Ok(())
@@ -144,24 +160,39 @@ impl Projection {
         Ok(written)
     }
 
-    /// Whether a bounded period asked for the ledger's best K back (a kept member fell after
-    /// others were trimmed: `level.lua`), clearing the request: a fall after this call asks again.
+    /// Whether a bounded period asked for the ledger's best K back (a kept member fell to the
+    /// floor or was hidden: `bounded.lua`), clearing the request: a fall after this call asks
+    /// again. A ranking trimmed before floors were kept (`trimmed` without `floor`) asks too.
     pub async fn take_refill(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<bool> {
         let keys = self.keys.period(board, period);
         let mut conn = self.conn().await?;
-        let cleared: i64 = ::redis::cmd("HDEL").arg(&keys.meta).arg("refill").query_async(&mut conn).await?;
-        Ok(cleared == 1)
+        let (cleared, trimmed, floor): (i64, bool, bool) = ::redis::pipe()
+            .cmd("HDEL")
+            .arg(&keys.meta)
+            .arg("refill")
+            .cmd("HEXISTS")
+            .arg(&keys.meta)
+            .arg("trimmed")
+            .cmd("HEXISTS")
+            .arg(&keys.meta)
+            .arg("floor")
+            .query_async(&mut conn)
+            .await?;
+        Ok(cleared == 1 || (trimmed && !floor))
     }
 
     /// Replaces a period's projection with `totals`: assembled in pipelined batches under
-    /// rebuild keys, then swapped in atomically.
+    /// rebuild keys, then swapped in atomically. `floor`: a bounded ranking's (the best entry
+    /// the ledger has beyond `totals`), none when `totals` are everyone.
     pub async fn rebuild(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
         totals: &[ProjectedTotal],
+        floor: Floor,
     ) -> RedisResult<()> {
         let mut rebuild = self.start_rebuild(board, period).await?;
+        rebuild.leave_out_from(floor);
         rebuild.push(totals).await?;
         rebuild.finish().await
     }
@@ -176,7 +207,7 @@ impl Projection {
     pub(super) async fn start_rebuild_of(&self, keys: keys::PeriodKeys) -> RedisResult<Rebuild> {
         let mut conn = self.conn().await?;
         ::redis::pipe().unlink(&keys.rebuild_rank).unlink(&keys.rebuild_ver).exec_async(&mut conn).await?;
-        Ok(Rebuild { keys, conn, in_flight: tokio::task::JoinSet::new(), vsum: 0 })
+        Ok(Rebuild { keys, conn, in_flight: tokio::task::JoinSet::new(), vsum: 0, floor: Floor::default() })
     }
 
     /// How many members a period's live ranking holds, and the sum of the projected versions

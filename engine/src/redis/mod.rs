@@ -15,7 +15,9 @@
 //! A bounded board (`keep_top` K) is trimmed to its best K by the write scripts themselves
 //! (`project.lua`, `level.lua`: `ZREMRANGEBYRANK`, the trimmed members' versions too); the
 //! scripts' comments say why that keeps the version guard sound and when they ask the reconciler
-//! for a refill. Laurel needs Redis 7.0 ([`MIN_VERSION`]): `laurel serve` checks every node's
+//! for a refill. The best score a trim removed is the ranking's floor (`bounded.lua`); the read
+//! scripts answer it with their rows (`floor.lua`), and the engine reads from the ledger wherever
+//! an entry does not rank before it (`RawPage::exact`). Laurel needs Redis 7.0 ([`MIN_VERSION`]): `laurel serve` checks every node's
 //! `INFO server` at start and `/readyz` reports the versions.
 //!
 //! Scripts run with `EVALSHA` and fall back to loading on `NOSCRIPT` (redis-rs `Script`); they are
@@ -37,10 +39,10 @@ mod snapshots;
 mod window;
 
 pub use conn::{ReadFrom, RedisConn, RedisTarget, ReplicaReads};
-pub use window::{RawPage, Source, Window};
+pub use window::{Floor, RawPage, Source, Window};
 
 use crate::access::ratelimit::Cell;
-use ::redis::{Cmd, ErrorKind, FromRedisValue, RedisResult, Script, Value};
+use ::redis::{ErrorKind, FromRedisValue, RedisResult, Script, Value};
 use conn::{RESPONSE_TIMEOUT, ReadScript, connect};
 use domain::{BoardSlug, MemberId, PeriodKey};
 use grouped::Grouped;
@@ -54,7 +56,11 @@ use tokio::sync::OnceCell;
 const BATCH: usize = 500;
 
 static PROJECT: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(concat!(include_str!("scripts/bounded.lua"), include_str!("scripts/project.lua")))
+    Script::new(concat!(
+        include_str!("scripts/floor.lua"),
+        include_str!("scripts/bounded.lua"),
+        include_str!("scripts/project.lua")
+    ))
 });
 
 /// A hot board's closed buckets kept between merges, and the rules they were read under.
@@ -203,28 +209,16 @@ impl Projection {
         &self,
         script: &ReadScript,
         from: ReadFrom,
-        key: &str,
+        keys: &[&str],
         args: &[String],
     ) -> RedisResult<T> {
         if let Some(mut conn) = self.replica_conn(from).await {
-            match script.run(&mut conn, true, key, args).await {
+            match script.run(&mut conn, true, keys, args).await {
                 Ok(value) => return Ok(value),
                 Err(error) => self.replica_failed(&error),
             }
         }
-        script.run(&mut self.conn().await?, false, key, args).await
-    }
-
-    /// Runs a read command `from` a replica when allowed, else (or when the replica fails) on the
-    /// primary.
-    async fn read_cmd<T: FromRedisValue>(&self, from: ReadFrom, cmd: &Cmd) -> RedisResult<T> {
-        if let Some(mut conn) = self.replica_conn(from).await {
-            match cmd.query_async(&mut conn).await {
-                Ok(value) => return Ok(value),
-                Err(error) => self.replica_failed(&error),
-            }
-        }
-        cmd.query_async(&mut self.conn().await?).await
+        script.run(&mut self.conn().await?, false, keys, args).await
     }
 
     fn paused(&self) -> bool {

@@ -12,8 +12,16 @@ use ::redis::{RedisResult, Value};
 use domain::{BoardSlug, MemberId, PeriodKey};
 use std::sync::LazyLock;
 
-static WINDOW: LazyLock<ReadScript> = LazyLock::new(|| ReadScript::new(include_str!("scripts/window.lua")));
-static RANKS: LazyLock<ReadScript> = LazyLock::new(|| ReadScript::new(include_str!("scripts/ranks.lua")));
+// Each read answers a bounded ranking's floor (`floor.lua`, prepended) with what it read.
+static WINDOW: LazyLock<ReadScript> = LazyLock::new(|| {
+    ReadScript::new(concat!(include_str!("scripts/floor.lua"), include_str!("scripts/window.lua")))
+});
+static RANKS: LazyLock<ReadScript> = LazyLock::new(|| {
+    ReadScript::new(concat!(include_str!("scripts/floor.lua"), include_str!("scripts/ranks.lua")))
+});
+static COUNT: LazyLock<ReadScript> = LazyLock::new(|| {
+    ReadScript::new(concat!(include_str!("scripts/floor.lua"), include_str!("scripts/count.lua")))
+});
 
 /// Which window of a ranking to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +62,39 @@ pub struct RawPage {
     pub rows: Vec<(MemberId, i64)>,
     /// The score of the entry right after the page, if any (tells ties and "more").
     pub next: Option<i64>,
+    /// Whether the page is exactly as the whole ranking has it: true unless a bounded ranking
+    /// was trimmed (`bounded.lua`) and a row, or the entry after the rows (ties, "more"), does
+    /// not rank before its floor, or the rows reach the end of what Redis holds.
+    pub exact: bool,
+}
+
+/// A bounded ranking's floor, answered by each read beside its rows (`floor.lua`): the best
+/// entry (score, member) a trim removed. Every member Redis no longer holds ranks after it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Floor(pub Option<(i64, String)>);
+
+impl Floor {
+    /// Whether Redis ranks this entry exactly: it ranks before the floor, or nothing was trimmed.
+    pub fn exact(&self, score: i64, member: &str) -> bool {
+        // Scores descending, then member ids descending in byte order (`str`'s order).
+        self.0.as_ref().is_none_or(|(s, m)| (score, member) > (*s, m.as_str()))
+    }
+
+    /// Whether every member with at least `score` is held: no trimmed member has it.
+    pub fn counts_from(&self, score: i64) -> bool {
+        self.0.as_ref().is_none_or(|(s, _)| score > *s)
+    }
+
+    fn parse(score: Option<Value>, member: Option<Value>) -> RedisResult<Self> {
+        let score: Option<String> = ::redis::from_redis_value(score.unwrap_or(Value::Nil))?;
+        let member: Option<String> = ::redis::from_redis_value(member.unwrap_or(Value::Nil))?;
+        Ok(Floor(match score.as_deref() {
+            None => None,
+            // Trimmed before floors were kept: nothing is known to be exact until a refill.
+            Some("+inf") => Some((i64::MAX, String::new())),
+            Some(s) => Some((parse_score(s)?, member.unwrap_or_default())),
+        }))
+    }
 }
 
 impl Projection {
@@ -72,12 +113,15 @@ impl Projection {
         tie_base: i64,
     ) -> RedisResult<Option<RawPage>> {
         self.guarded(async {
-            let key = match source {
-                Source::Live => self.keys.rank(board, period),
-                Source::Unfrozen => self.live_ranking(board, period).await?,
-                Source::Snapshot(id) => self.keys.snapshot(board, period, id).0,
-                Source::Segment { segment, .. } => self.keys.segment(board, period, segment).rank,
+            // A period's rankings come with their :meta, for a bounded board's floor.
+            let meta = || self.keys.period(board, period).meta;
+            let keys = match source {
+                Source::Live => vec![self.keys.rank(board, period), meta()],
+                Source::Unfrozen => vec![self.live_ranking(board, period).await?, meta()],
+                Source::Snapshot(id) => vec![self.keys.snapshot(board, period, id).0],
+                Source::Segment { segment, .. } => vec![self.keys.segment(board, period, segment).rank],
             };
+            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
             let (limit_arg, base) = (limit.to_string(), tie_base.to_string());
             let args = match window {
                 Window::Offset(offset) => {
@@ -98,7 +142,7 @@ impl Projection {
                 Source::Live | Source::Segment { public: true, .. } => from,
                 _ => ReadFrom::Primary,
             };
-            let reply: Vec<Value> = self.read_script(&WINDOW, from, &key, &args).await?;
+            let reply: Vec<Value> = self.read_script(&WINDOW, from, &keys, &args).await?;
             let mut it = reply.into_iter();
             let mut int =
                 || -> RedisResult<i64> { Ok(::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?) };
@@ -109,19 +153,25 @@ impl Projection {
             }
             let ahead = int()? as u64;
             let wanted = int()? as usize;
+            let floor = Floor::parse(it.next(), it.next())?;
             let mut rows = Vec::new();
             while let (Some(m), Some(s)) = (it.next(), it.next()) {
                 let member: String = ::redis::from_redis_value(m)?;
                 let score: String = ::redis::from_redis_value(s)?;
                 rows.push((parse_member(member)?, parse_score(&score)?));
             }
+            let exact = match &floor.0 {
+                None => true,
+                Some(_) => rows.len() > wanted && rows.iter().all(|(m, s)| floor.exact(*s, m.as_str())),
+            };
             let next = (rows.len() > wanted).then(|| rows.pop().map(|(_, s)| s)).flatten();
-            Ok(Some(RawPage { total, offset: offset as u64, ahead, rows, next }))
+            Ok(Some(RawPage { total, offset: offset as u64, ahead, rows, next, exact }))
         })
         .await
     }
 
-    /// Raw scores and ranks of `members` (None for absent ones), read atomically.
+    /// Raw scores and ranks of `members` (None for absent ones), read atomically with the
+    /// ranking's floor.
     pub async fn ranks(
         &self,
         board: &BoardSlug,
@@ -130,14 +180,15 @@ impl Projection {
         tie_base: i64,
         policy: domain::TiePolicy,
         members: &[MemberId],
-    ) -> RedisResult<Vec<Option<(i64, u64)>>> {
+    ) -> RedisResult<(Vec<Option<(i64, u64)>>, Floor)> {
         self.guarded(async {
             let keys = self.keys.period(board, period);
             let mut args = vec![tie_base.to_string(), policy.as_str().to_owned()];
             args.extend(members.iter().map(|m| m.as_str().to_owned()));
-            let reply: Vec<Value> = self.read_script(&RANKS, from, &keys.rank, &args).await?;
+            let reply: Vec<Value> = self.read_script(&RANKS, from, &[&keys.rank, &keys.meta], &args).await?;
             let mut out = Vec::with_capacity(members.len());
             let mut it = reply.into_iter();
+            let floor = Floor::parse(it.next(), it.next())?;
             while let (Some(score), Some(rank)) = (it.next(), it.next()) {
                 let score: Option<String> = ::redis::from_redis_value(score)?;
                 let rank: u64 = ::redis::from_redis_value(rank)?;
@@ -146,22 +197,26 @@ impl Projection {
                     None => None,
                 });
             }
-            Ok(out)
+            Ok((out, floor))
         })
         .await
     }
 
-    /// Members whose score is at least `min_score`.
+    /// Members whose score is at least `min_score`, read atomically with the ranking's floor.
     pub async fn count_at_least(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
         from: ReadFrom,
         min_score: i64,
-    ) -> RedisResult<u64> {
+    ) -> RedisResult<(u64, Floor)> {
         self.guarded(async {
             let keys = self.keys.period(board, period);
-            self.read_cmd(from, ::redis::cmd("ZCOUNT").arg(keys.rank).arg(min_score).arg("+inf")).await
+            let args = [min_score.to_string()];
+            let reply: Vec<Value> = self.read_script(&COUNT, from, &[&keys.rank, &keys.meta], &args).await?;
+            let mut it = reply.into_iter();
+            let count: u64 = ::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?;
+            Ok((count, Floor::parse(it.next(), it.next())?))
         })
         .await
     }

@@ -2,6 +2,7 @@
 -- (from an offset), the neighbourhood of a member (around-me), or a page after a keyset cursor.
 --
 -- KEYS[1]  a ranking ZSET (member -> encoded score): the live `:rank` or a pinned `:snap:<id>`
+-- KEYS[2]  optional: the ranking's :meta, whose floor (floor.lua) is answered
 -- ARGV[1]  mode: 'offset' | 'around' | 'after'
 -- ARGV[2]  limit: entries wanted (one more is read, to tell ties and whether more follow)
 -- ARGV[3]  tie base B: scores s and t hold equal points when floor(s/B) == floor(t/B)
@@ -10,21 +11,12 @@
 --          cursor score                                     (mode 'after')
 -- ARGV[5]  radius: entries on each side of the member         (mode 'around')
 --          cursor member                                    (mode 'after')
--- Returns  { total, offset, ahead, limit, member1, score1, ... } best first; `offset` is the
---          position of the first row, `ahead` the number of members with strictly more points
---          than it, `limit` the rows of the window proper (a further row may follow it).
+-- Returns  { total, offset, ahead, limit, floor score, floor member, member1, score1, ... }
+--          best first; `offset` is the position of the first row, `ahead` the number of members
+--          with strictly more points than it, `limit` the rows of the window proper (a further
+--          row may follow it), the floor a bounded ranking's (false, false: none).
 --          Mode 'around' returns { total, -1 } when the member is absent.
--- Byte order, as Redis orders equal scores (Lua's `>` on strings follows the server's locale).
-local function bytes_after(a, b)
-  for i = 1, math.min(#a, #b) do
-    local x, y = string.byte(a, i), string.byte(b, i)
-    if x ~= y then
-      return x > y
-    end
-  end
-  return #a > #b
-end
-
+-- `bytes_after` and `floor_of` come from floor.lua, prepended at load.
 local key = KEYS[1]
 local mode = ARGV[1]
 local limit = tonumber(ARGV[2])
@@ -77,7 +69,8 @@ if #rows > 0 then
   if rem < 0 then rem = rem + base end
   ahead = redis.call('ZCOUNT', key, string.format('%.0f', first - rem + base), '+inf')
 end
-local out = { total, offset, ahead, limit }
+local floor = floor_of(KEYS[2])
+local out = { total, offset, ahead, limit, floor[1], floor[2] }
 for i = 1, #rows do
   out[#out + 1] = rows[i]
 end
