@@ -32,17 +32,23 @@ pub struct PastEntry {
     pub counted: Option<Counted>,
     /// On a revocation: the entry it takes out.
     pub revokes: Option<i64>,
+    /// When the ledger recorded it (microseconds since the epoch).
+    pub recorded_at: i64,
 }
 
-/// Each member's total from `entries`, which hold each member's entries together, in ledger
-/// (id) order — the order the ledger reads them in. Err names a member whose total overflows
-/// (no stored total can: only a corrupt row gets there).
-pub fn totals(entries: &[PastEntry], sort: Sort) -> Result<Vec<FinalTotal>, MemberId> {
+/// Each member's total from the `entries` recorded by `recorded_by` (microseconds since the
+/// epoch; later ones are left out, so one read of the ledger serves several instants). `entries`
+/// hold each member's entries together, in ledger (id) order — the order the ledger reads them
+/// in. A member with no entry by then is not on the board. Err names a member whose total
+/// overflows (no stored total can: only a corrupt row gets there).
+pub fn totals(entries: &[PastEntry], recorded_by: i64, sort: Sort) -> Result<Vec<FinalTotal>, MemberId> {
     entries
         .chunk_by(|a, b| a.member == b.member)
+        .filter(|run| run.iter().any(|e| e.recorded_at <= recorded_by))
         .map(|run| {
             let member = &run[0].member;
-            let (points, reach_seq) = member_total(run, sort).ok_or_else(|| member.clone())?;
+            let by_then = run.iter().filter(|e| e.recorded_at <= recorded_by);
+            let (points, reach_seq) = member_total(by_then, sort).ok_or_else(|| member.clone())?;
             Ok(FinalTotal { member: member.clone(), points, reach_seq })
         })
         .collect()
@@ -55,8 +61,8 @@ pub fn totals(entries: &[PastEntry], sort: Sort) -> Result<Vec<FinalTotal>, Memb
 /// does), keeping the sequence the member had when none is left. (After a revocation a later
 /// write is decided against the recomputed total, so a replay of the remaining entries alone
 /// could differ: `best` after a revoked first submission.)
-fn member_total(run: &[PastEntry], sort: Sort) -> Option<(i64, i64)> {
-    let mut counting: Vec<(i64, Counted)> = Vec::with_capacity(run.len());
+fn member_total<'a>(run: impl Iterator<Item = &'a PastEntry>, sort: Sort) -> Option<(i64, i64)> {
+    let mut counting: Vec<(i64, Counted)> = Vec::new();
     let mut current = Current::default();
     let mut seq: Option<i64> = None;
     for e in run {
@@ -217,6 +223,7 @@ mod tests {
             member: MemberId::parse(member).unwrap(),
             counted: counted.map(|effect| Counted { effect, reach_seq: Some(id) }),
             revokes,
+            recorded_at: id,
         }
     }
 
@@ -229,10 +236,17 @@ mod tests {
             entry(2, "b", Some(Effect::Add(7)), None),
             entry(5, "b", None, Some(2)),
         ];
-        let t = totals(&entries, Sort::Desc).unwrap();
+        let t = totals(&entries, i64::MAX, Sort::Desc).unwrap();
         assert_eq!((t[0].points, t[0].reach_seq), (5, 3));
         // b had 7 since seq 2; with it revoked b has 0 and keeps seq 2.
         assert_eq!((t[1].points, t[1].reach_seq), (0, 2));
+        // As recorded by 3: neither revocation yet. Before the first entry: nobody.
+        let t = totals(&entries, 3, Sort::Desc).unwrap();
+        assert_eq!(
+            t.iter().map(|t| (t.member.as_str(), t.points)).collect::<Vec<_>>(),
+            [("a", 15), ("b", 7)]
+        );
+        assert!(totals(&entries, 0, Sort::Desc).unwrap().is_empty());
     }
 
     #[test]

@@ -2,22 +2,27 @@
 //! (`domain::asof` replays them, `engine::asof` serves them).
 //!
 //! One read transaction (one snapshot on either backend) reads the entries recorded by the
-//! instant, each member's together in ledger order — the order of the index `entries_by_member`
-//! (board, period, member, id), so neither backend sorts — in pages of [`PAGE`] by the row value
-//! (member, id), and the members hidden now. No index of its own: `recorded_at` is filtered on the
-//! rows the index walks, so writes pay nothing for this read.
+//! instant, each member's together in ledger order, walking the index `entries_by_member`
+//! (board, period, member, id) so neither backend sorts, and the members hidden now. No index of
+//! its own: `recorded_at` is filtered on the rows the index walks, so writes pay nothing for this
+//! read. The rows' shape differs by backend, as measured (docs/BENCHMARKS.md, as-of): on SQLite
+//! a member's entries come packed in one row, in id order (`string_agg … ORDER BY id`), since a
+//! row's own cost there (a message from SQLite's worker thread, a conversion to `AnyRow`) was
+//! most of the read with one row per entry; on PostgreSQL one row per entry is the faster.
 
 use super::public::Viewer;
-use super::sql::{entry_effect, member_id};
-use super::{Backend, Ledger, LedgerError, micros};
+use super::sql::{effect_of, entry_effect, member_id};
+use super::{Backend, Ledger, LedgerError, Tx, micros};
 use domain::asof::PastEntry;
 use domain::write::Counted;
 use domain::{BoardSlug, MemberId, PeriodKey};
 use sqlx::Row;
 use std::collections::HashSet;
 
-/// Entries per statement.
-const PAGE: i64 = 50_000;
+/// Members per statement, packed (SQLite).
+const MEMBERS_PAGE: i64 = 20_000;
+/// Entries per statement, one row each (PostgreSQL).
+const ENTRIES_PAGE: i64 = 50_000;
 
 /// What [`Ledger::past`] read.
 #[derive(Debug, Default)]
@@ -44,40 +49,10 @@ impl Ledger {
             sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ").execute(&mut *tx).await?;
         }
         let until = seen_by.last_entry_seen();
-        let sql = format!(
-            "SELECT e.id, e.member, e.kind, e.delta, e.value, e.set_version, e.reach_seq, e.revokes \
-             FROM entries e WHERE e.board = $1 AND e.period = $2 AND (e.member, e.id) > ($3, $4) \
-             AND e.recorded_at <= $5 AND e.id <= {until} ORDER BY e.member, e.id LIMIT $6"
-        );
         let mut past = Past::default();
-        let (mut after_member, mut after_id) = (String::new(), 0i64);
-        loop {
-            let rows = sqlx::query(&sql)
-                .bind(slug)
-                .bind(&key)
-                .bind(&after_member)
-                .bind(after_id)
-                .bind(micros(at))
-                .bind(PAGE)
-                .fetch_all(&mut *tx)
-                .await?;
-            let full = rows.len() as i64 == PAGE;
-            for r in &rows {
-                let member: String = r.try_get("member")?;
-                let id: i64 = r.try_get("id")?;
-                let reach_seq = r.try_get("reach_seq")?;
-                let counted = entry_effect(r)?.map(|effect| Counted { effect, reach_seq });
-                // A member's entries come together: parse their id once.
-                let member = match past.entries.last() {
-                    Some(last) if last.member.as_str() == member => last.member.clone(),
-                    _ => member_id(member)?,
-                };
-                past.entries.push(PastEntry { id, member, counted, revokes: r.try_get("revokes")? });
-            }
-            match past.entries.last() {
-                Some(last) if full => (after_member, after_id) = (last.member.as_str().to_owned(), last.id),
-                _ => break,
-            }
+        match self.backend {
+            Backend::Sqlite => read_packed(&mut tx, slug, &key, micros(at), until, &mut past.entries).await?,
+            Backend::Postgres => read_rows(&mut tx, slug, &key, micros(at), until, &mut past.entries).await?,
         }
         let hidden = sqlx::query("SELECT member FROM totals WHERE board = $1 AND period = $2 AND hidden = 1")
             .bind(slug)
@@ -89,5 +64,122 @@ impl Ledger {
         }
         tx.commit().await?;
         Ok(past)
+    }
+}
+
+/// Each member's entries in one row, packed in id order: `id,kind,delta,value,set_version,
+/// reach_seq,revokes,recorded_at` (NULL as empty), entries split by ';'; [`MEMBERS_PAGE`]
+/// members per statement. `until`: the last entry id seen, as SQL (`Viewer::last_entry_seen`).
+async fn read_packed(
+    tx: &mut Tx,
+    slug: &str,
+    key: &str,
+    at: i64,
+    until: &str,
+    entries: &mut Vec<PastEntry>,
+) -> Result<(), LedgerError> {
+    let field = |column: &str| format!("COALESCE(CAST(e.{column} AS TEXT), '')");
+    let columns = ["delta", "value", "set_version", "reach_seq", "revokes", "recorded_at"];
+    let packed = columns.iter().fold("CAST(e.id AS TEXT) || ',' || e.kind".to_owned(), |sql, c| {
+        format!("{sql} || ',' || {}", field(c))
+    });
+    let sql = format!(
+        "SELECT e.member, string_agg({packed}, ';' ORDER BY e.id) AS packed FROM entries e \
+         WHERE e.board = $1 AND e.period = $2 AND e.member > $3 AND e.recorded_at <= $4 \
+         AND e.id <= {until} GROUP BY e.member ORDER BY e.member LIMIT $5"
+    );
+    let mut after = String::new();
+    loop {
+        let rows = sqlx::query(&sql)
+            .bind(slug)
+            .bind(key)
+            .bind(&after)
+            .bind(at)
+            .bind(MEMBERS_PAGE)
+            .fetch_all(&mut **tx)
+            .await?;
+        for r in &rows {
+            let member = member_id(r.try_get("member")?)?;
+            let packed: String = r.try_get("packed")?;
+            for entry in packed.split(';') {
+                entries.push(unpack(&member, entry)?);
+            }
+        }
+        match rows.last() {
+            Some(last) if rows.len() as i64 == MEMBERS_PAGE => after = last.try_get("member")?,
+            _ => return Ok(()),
+        }
+    }
+}
+
+/// One entry of a packed row (see [`read_packed`]).
+fn unpack(member: &MemberId, entry: &str) -> Result<PastEntry, LedgerError> {
+    let corrupt = || LedgerError::Corrupt(format!("packed entry {entry:?} of {member}"));
+    let mut fields = entry.split(',');
+    let mut next = || fields.next().ok_or_else(corrupt);
+    let (id, kind) = (next()?, next()?);
+    let mut number = || -> Result<Option<i64>, LedgerError> {
+        match next()? {
+            "" => Ok(None),
+            n => n.parse().map(Some).map_err(|_| corrupt()),
+        }
+    };
+    let (delta, value, set_version, reach_seq, revokes) =
+        (number()?, number()?, number()?, number()?, number()?);
+    let recorded_at = number()?.ok_or_else(corrupt)?;
+    let counted = effect_of(kind, delta, value, set_version)?.map(|effect| Counted { effect, reach_seq });
+    let id = id.parse().map_err(|_| corrupt())?;
+    Ok(PastEntry { id, member: member.clone(), counted, revokes, recorded_at })
+}
+
+/// One row per entry, [`ENTRIES_PAGE`] per statement, paged by the row value (member, id);
+/// `until` as in [`read_packed`].
+async fn read_rows(
+    tx: &mut Tx,
+    slug: &str,
+    key: &str,
+    at: i64,
+    until: &str,
+    entries: &mut Vec<PastEntry>,
+) -> Result<(), LedgerError> {
+    let sql = format!(
+        "SELECT e.id, e.member, e.kind, e.delta, e.value, e.set_version, e.reach_seq, e.revokes, \
+         e.recorded_at FROM entries e WHERE e.board = $1 AND e.period = $2 AND (e.member, e.id) > ($3, $4) \
+         AND e.recorded_at <= $5 AND e.id <= {until} ORDER BY e.member, e.id LIMIT $6"
+    );
+    let (mut after_member, mut after_id) = (String::new(), 0i64);
+    loop {
+        let rows = sqlx::query(&sql)
+            .bind(slug)
+            .bind(key)
+            .bind(&after_member)
+            .bind(after_id)
+            .bind(at)
+            .bind(ENTRIES_PAGE)
+            .fetch_all(&mut **tx)
+            .await?;
+        for r in &rows {
+            let member: String = r.try_get("member")?;
+            // A member's entries come together: parse their id once.
+            let member = match entries.last() {
+                Some(last) if last.member.as_str() == member => last.member.clone(),
+                _ => member_id(member)?,
+            };
+            let reach_seq = r.try_get("reach_seq")?;
+            let counted = entry_effect(r)?.map(|effect| Counted { effect, reach_seq });
+            entries.push(PastEntry {
+                id: r.try_get("id")?,
+                member,
+                counted,
+                revokes: r.try_get("revokes")?,
+                recorded_at: r.try_get("recorded_at")?,
+            });
+        }
+        match entries.last() {
+            Some(last) if rows.len() as i64 == ENTRIES_PAGE => {
+                (after_member, after_id) = (last.member.as_str().to_owned(), last.id)
+            }
+            _ => return Ok(()),
+        }
     }
 }

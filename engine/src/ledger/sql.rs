@@ -97,12 +97,20 @@ pub(super) fn slug(s: String) -> Result<BoardSlug, LedgerError> {
 /// its value is corrupt.
 pub(super) fn entry_effect(r: &AnyRow) -> Result<Option<Effect>, LedgerError> {
     let kind: String = r.try_get("kind")?;
-    let (delta, value): (Option<i64>, Option<i64>) = (r.try_get("delta")?, r.try_get("value")?);
-    let effect = match kind.as_str() {
+    effect_of(&kind, r.try_get("delta")?, r.try_get("value")?, r.try_get("set_version")?)
+}
+
+/// An entry's effect from its `kind`, `delta`, `value` and `set_version` columns (None for a
+/// revocation).
+pub(super) fn effect_of(
+    kind: &str,
+    delta: Option<i64>,
+    value: Option<i64>,
+    set_version: Option<i64>,
+) -> Result<Option<Effect>, LedgerError> {
+    let effect = match kind {
         "point" | "correction" => delta.map(Effect::Add),
-        "total" => value
-            .zip(r.try_get::<Option<i64>, _>("set_version")?)
-            .map(|(total, version)| Effect::Total { version, total }),
+        "total" => value.zip(set_version).map(|(total, version)| Effect::Total { version, total }),
         "submission" => value.map(Effect::Submission),
         "opening" => value.map(Effect::Opening),
         _ => None,
