@@ -107,6 +107,21 @@ impl Engine {
                 report.periods_levelled += 1;
                 self.announce(slug, period);
                 tracing::info!(board = %slug, %period, "bounded projection refilled from the ledger");
+                return Ok(());
+            }
+            // Members let in without the version guard: levelled if the ledger's version is newer.
+            let blind = self.core.projection.take_blind(slug, period).await?;
+            if !blind.is_empty() {
+                let totals = self.core.ledger.totals_of(slug, period, &blind).await?;
+                let totals = totals.into_iter().map(|t| encode(&board, t)).collect::<Result<Vec<_>, _>>()?;
+                let keep = board.keep_top.unwrap_or(0);
+                let levelled = self.core.projection.level_kept(slug, period, &totals, keep).await?;
+                if levelled > 0 {
+                    report.members_levelled += levelled;
+                    report.periods_levelled += 1;
+                    self.announce(slug, period);
+                    tracing::info!(board = %slug, %period, levelled, "bounded projection: reordered writes levelled");
+                }
             }
             return Ok(());
         }

@@ -186,3 +186,62 @@ async fn keep_top_never_changes_a_rank_within_the_top_and_the_rest_read_the_ledg
         }
     }
 }
+
+/// Two projections of one member arriving out of order — the newer one, below the top K, trimmed
+/// at once with its version, then the older one let in with no version to compare — leave a
+/// stale total in Redis; the reconciler's next pass compares it with the ledger and levels it.
+#[tokio::test]
+async fn an_older_projection_let_in_after_a_trim_is_levelled_by_the_reconciler() {
+    const KEEP: u64 = 2;
+    for (mode, target) in redis_targets() {
+        for t in TestLedger::both().await {
+            let p = TestProjection::new(target.clone());
+            let e = engine(&t, &p).await;
+            let ctx = format!("{} on {mode}", t.name);
+            let b = board(TiePolicy::Shared, Some(KEEP));
+            e.create_board(&b).await.unwrap();
+            let total = |i: usize, version: i64, total: i64| Write {
+                member: member(i),
+                change: Change::Total { version, total },
+                occurred_at: jiff::Timestamp::now(),
+                metadata: None,
+                segments: Default::default(),
+            };
+            let writes = [total(1, 1, 100), total(2, 1, 90), total(3, 1, 80), total(4, 1, 70)];
+            e.record(&b, &writes).await.unwrap();
+            // Member 5 climbs to 95, then falls to 10 (version 2): the ledger's total is 10.
+            e.record(&b, &[total(5, 1, 95)]).await.unwrap();
+            e.record(&b, &[total(5, 2, 10)]).await.unwrap();
+            e.reconcile_once().await.unwrap();
+            // Version 1's projection arrives late: member 5 holds no version in Redis (trimmed).
+            let period = b.period_at(jiff::Timestamp::now());
+            let late = engine::redis::ProjectedTotal {
+                member: member(5),
+                version: 1,
+                score: b.codec.encode(95, 0).unwrap(),
+                hidden: false,
+            };
+            e.projection().project_kept(&b.slug, &period, &[late], KEEP).await.unwrap();
+            let scores = e.projection().scores(&b.slug, &period).await.unwrap();
+            assert_eq!(
+                scores.get("m05"),
+                Some(&b.codec.encode(95, 0).unwrap()),
+                "{ctx}: the late projection is in"
+            );
+            e.reconcile_once().await.unwrap();
+            let scores = e.projection().scores(&b.slug, &period).await.unwrap();
+            // The ledger's 10 now (held below the floor, or trimmed), never the stale 95.
+            let ten = b.codec.encode(10, 0).unwrap();
+            assert!(scores.get("m05").is_none_or(|s| *s == ten), "{ctx}: {scores:?}");
+            tokio::time::sleep(engine::fallback::LEDGER_ORDER_TTL + std::time::Duration::from_millis(100))
+                .await;
+            let scope = e.scope(&b.slug, Some("current")).await.unwrap();
+            let top = e.ranking_page(&scope, 0, 2).await.unwrap();
+            assert_eq!(rows(&top), [(1, "m01".into(), 100, false), (2, "m02".into(), 90, false)], "{ctx}");
+            let rank = e.member_rank(&scope, &member(5)).await.unwrap();
+            assert_eq!((rank.rank, rank.points), (5, 10), "{ctx}");
+            p.cleanup().await;
+            t.drop_db().await;
+        }
+    }
+}

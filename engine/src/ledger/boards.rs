@@ -328,18 +328,31 @@ impl Ledger {
         .fetch_all(&mut *tx)
         .await?;
         tx.commit().await?;
-        rows.iter()
-            .map(|row| {
-                Ok(StoredTotal {
-                    member: MemberId::parse(row.try_get::<String, _>("member")?)
-                        .map_err(|e| LedgerError::Corrupt(e.to_string()))?,
-                    points: row.try_get("points")?,
-                    version: row.try_get("version")?,
-                    reach_seq: row.try_get("reach_seq")?,
-                    hidden: row.try_get::<i64, _>("hidden")? != 0,
-                })
-            })
-            .collect()
+        rows.iter().map(stored_total).collect()
+    }
+
+    /// The totals of `members` in a period (those that have one), one lookup each: for the few
+    /// members the reconciler checks at a time.
+    pub async fn totals_of(
+        &self,
+        board: &BoardSlug,
+        period: &domain::PeriodKey,
+        members: &[MemberId],
+    ) -> Result<Vec<StoredTotal>, LedgerError> {
+        let mut totals = Vec::with_capacity(members.len());
+        for member in members {
+            let row = sqlx::query(
+                "SELECT member, points, version, reach_seq, hidden FROM totals \
+                 WHERE board = $1 AND period = $2 AND member = $3 AND version > 0",
+            )
+            .bind(board.as_str())
+            .bind(period.to_string())
+            .bind(member.as_str())
+            .fetch_optional(&self.pool)
+            .await?;
+            totals.extend(row.as_ref().map(stored_total).transpose()?);
+        }
+        Ok(totals)
     }
 
     /// The sum of a period's total versions: equal to the projection's `vsum` exactly when every
@@ -397,4 +410,16 @@ impl Ledger {
             ))
         }))
     }
+}
+
+/// A row of `member, points, version, reach_seq, hidden` from `totals`.
+fn stored_total(row: &sqlx::any::AnyRow) -> Result<StoredTotal, LedgerError> {
+    Ok(StoredTotal {
+        member: MemberId::parse(row.try_get::<String, _>("member")?)
+            .map_err(|e| LedgerError::Corrupt(e.to_string()))?,
+        points: row.try_get("points")?,
+        version: row.try_get("version")?,
+        reach_seq: row.try_get("reach_seq")?,
+        hidden: row.try_get::<i64, _>("hidden")? != 0,
+    })
 }

@@ -3,7 +3,7 @@
 
 use super::{BATCH, Floor, ProjectedTotal, Projection, RedisConn, flag, keys};
 use ::redis::{RedisResult, Script};
-use domain::{BoardSlug, PeriodKey};
+use domain::{BoardSlug, MemberId, PeriodKey};
 use std::collections::HashMap;
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -179,6 +179,22 @@ impl Projection {
             .query_async(&mut conn)
             .await?;
         Ok(cleared == 1 || (trimmed && !floor))
+    }
+
+    /// The members a bounded period let in without the version guard (`blind:` in :meta, see
+    /// `bounded.lua`), clearing the marks: the reconciler compares their versions with the
+    /// ledger's.
+    pub async fn take_blind(&self, board: &BoardSlug, period: &PeriodKey) -> RedisResult<Vec<MemberId>> {
+        let keys = self.keys.period(board, period);
+        let mut conn = self.conn().await?;
+        let meta: HashMap<String, String> =
+            ::redis::cmd("HGETALL").arg(&keys.meta).query_async(&mut conn).await?;
+        let marks: Vec<&String> = meta.keys().filter(|k| k.starts_with("blind:")).collect();
+        if marks.is_empty() {
+            return Ok(Vec::new());
+        }
+        ::redis::cmd("HDEL").arg(&keys.meta).arg(&marks).query_async::<()>(&mut conn).await?;
+        marks.iter().map(|k| super::parse_member(k["blind:".len()..].to_owned())).collect()
     }
 
     /// Replaces a period's projection with `totals`: assembled in pipelined batches under

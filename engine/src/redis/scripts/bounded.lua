@@ -6,10 +6,11 @@
 -- their versions leave the version hash, so both stay bounded (the ledger keeps everyone, and
 -- reads below K come from it). A trimmed member's later write has no version here to compare
 -- with; it is admitted if it ranks within K: projections carry the ledger's absolute total, so an
--- in-order write is right. Not guarded (known gap): two projections of one member reordered
--- across rounds, the newer one trimmed at once (its version with it), the older one ranking
--- within K — the older total shows until the member's next write or a rebuild. Closing it needs
--- the ledger's version of such a newcomer checked after the call.
+-- in-order write is right. Two projections of one member reordered across rounds, the newer one
+-- trimmed at once (its version with it), would let the older one in unguarded: so a member
+-- admitted without a stored version while the ranking is trimmed, and still held after the trim,
+-- is marked `blind:<member>` in :meta (`unguarded`), and the reconciler compares its version with
+-- the ledger's within a pass (`Engine::reconcile_once`), levelling it if the ledger's is newer.
 --
 -- `floor` and `floor_member` in :meta are the best entry any trim removed (absent: nothing was
 -- trimmed). A trim removes the tail of the ranking's order (score, then member id), so every
@@ -55,5 +56,16 @@ local function trim(ranking, keep)
   local floor = redis.call('HMGET', KEYS[3], 'floor', 'floor_member')
   if not floor[1] or ranks_before(score, member, floor[1], floor[2]) then
     redis.call('HSET', KEYS[3], 'floor', score, 'floor_member', member)
+  end
+end
+-- Whether a write of `member` (its stored version `stored`) goes in without the version guard:
+-- nothing stored to compare with, on a ranking that was trimmed. Read before the write.
+local function unguarded(keep, stored)
+  return keep > 0 and stored == 0 and redis.call('HEXISTS', KEYS[3], 'floor') == 1
+end
+-- After the trim: asks the reconciler to check an unguarded member that the ranking still holds.
+local function check_later(ranking, member)
+  if redis.call('ZSCORE', ranking, member) then
+    redis.call('HSET', KEYS[3], 'blind:' .. member, '1')
   end
 end

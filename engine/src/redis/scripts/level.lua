@@ -13,8 +13,11 @@
 --          (hidden: '1' leaves the member out of the ranking but records its version, '0' ranks it)
 -- Returns  the number of members written.
 
--- `lowered` and `trim` (bounded boards, keep_top) come from bounded.lua, prepended at load.
+-- `lowered`, `trim`, `unguarded` and `check_later` (bounded boards, keep_top) come from
+-- bounded.lua, prepended at load.
 local written = 0
+local keep = tonumber(ARGV[1])
+local blind = {}
 local ranking = KEYS[1]
 if redis.call('EXISTS', KEYS[4]) == 1 then
   ranking = KEYS[5]
@@ -23,11 +26,14 @@ for i = 2, #ARGV, 4 do
   local member, version = ARGV[i], tonumber(ARGV[i + 1])
   local stored = tonumber(redis.call('HGET', KEYS[2], member) or '0')
   if version > stored then
+    if unguarded(keep, stored) then
+      blind[#blind + 1] = member
+    end
     if ARGV[i + 3] == '1' then
-      lowered(ranking, tonumber(ARGV[1]), member, nil)
+      lowered(ranking, keep, member, nil)
       redis.call('ZREM', ranking, member)
     else
-      lowered(ranking, tonumber(ARGV[1]), member, ARGV[i + 2])
+      lowered(ranking, keep, member, ARGV[i + 2])
       redis.call('ZADD', ranking, ARGV[i + 2], member)
     end
     redis.call('HSET', KEYS[2], member, ARGV[i + 1])
@@ -35,5 +41,8 @@ for i = 2, #ARGV, 4 do
     written = written + 1
   end
 end
-trim(ranking, tonumber(ARGV[1]))
+trim(ranking, keep)
+for _, member in ipairs(blind) do
+  check_later(ranking, member)
+end
 return written

@@ -17,7 +17,8 @@
 -- ARGV[5]  keep_top: the most members the ranking keeps (0: unbounded)
 -- Returns  1 when the version was written, 0 when the stored version was already >= ARGV[2].
 
--- `lowered` and `trim` (bounded boards, keep_top) come from bounded.lua, prepended at load.
+-- `lowered`, `trim`, `unguarded` and `check_later` (bounded boards, keep_top) come from
+-- bounded.lua, prepended at load.
 local stored = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
 local version = tonumber(ARGV[2])
 if version <= stored then
@@ -27,6 +28,7 @@ local ranking = KEYS[1]
 if redis.call('EXISTS', KEYS[4]) == 1 then
   ranking = KEYS[5]
 end
+local blind = unguarded(tonumber(ARGV[5]), stored)
 if ARGV[4] == '1' then
   lowered(ranking, tonumber(ARGV[5]), ARGV[1], nil)
   redis.call('ZREM', ranking, ARGV[1])
@@ -39,4 +41,7 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 -- hidden members count, so a hidden member's versions keep the two level.
 redis.call('HINCRBY', KEYS[3], 'vsum', version - stored)
 trim(ranking, tonumber(ARGV[5]))
+if blind then
+  check_later(ranking, ARGV[1])
+end
 return 1
