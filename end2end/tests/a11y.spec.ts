@@ -95,6 +95,7 @@ test('the contestants\' pages have no serious or critical axe violation at 1280 
   await visit(page, 'board', '/b/demo');
   await visit(page, 'board-find', '/b/demo?find=u1001');
   await visit(page, 'board-after', '/b/demo?after=');
+  await visit(page, 'board-then', '/b/demo?at=2999-01-01T00:00:00Z');
 
   // A pinned view, reached through the "Pin this view" form.
   await page.goto('/b/demo');

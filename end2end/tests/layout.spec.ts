@@ -62,6 +62,7 @@ const contestantPages = () => [
   ['board', `/b/${slug}/${period}`],
   ['member', `/b/${slug}/${period}/m/member-with-a-rather-long-identifier-0001`],
   ['demo', '/b/demo'],
+  ['demo-then', '/b/demo?at=2999-01-01T00:00:00Z'],
 ];
 const consolePages = () => [
   ['console', '/admin'],

@@ -103,12 +103,16 @@ async fn a_hidden_version_leaves_the_ranking_and_no_older_one_brings_the_member_
         assert!(!p.project(&board, &period, &hidden(&a, 3, 400)).await.unwrap(), "{name}");
         assert_eq!(p.version_summary(&board, &period).await.unwrap(), (2, 5), "{name}");
         // A rebuild keeps hidden members' versions and leaves them out of the ranking.
-        p.rebuild(&board, &period, &[hidden(&a, 5, 400), total(&b, 1, 250)]).await.unwrap();
+        p.rebuild(&board, &period, &[hidden(&a, 5, 400), total(&b, 1, 250)], Default::default())
+            .await
+            .unwrap();
         assert_eq!(ranked().await, (1, vec![(b.clone(), 250)]), "{name}");
         assert_eq!(p.version_summary(&board, &period).await.unwrap(), (1, 6), "{name}");
         assert!(!p.project(&board, &period, &total(&a, 4, 400)).await.unwrap(), "{name}");
         // Every member hidden: the ranking is empty, the versions are all there.
-        p.rebuild(&board, &period, &[hidden(&a, 5, 400), hidden(&b, 2, 250)]).await.unwrap();
+        p.rebuild(&board, &period, &[hidden(&a, 5, 400), hidden(&b, 2, 250)], Default::default())
+            .await
+            .unwrap();
         assert_eq!(ranked().await, (0, vec![]), "{name}");
         assert_eq!(p.version_summary(&board, &period).await.unwrap(), (0, 7), "{name}");
         t.cleanup().await;

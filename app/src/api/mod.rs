@@ -144,6 +144,20 @@ pub async fn read_named(
     Ok(engine()?.members_named(&scope(board, period.as_deref()).await?, &name).await?)
 }
 
+/// A page of a period's ranking as the ledger had it at `at` (the board page's "then" view): the
+/// public's, so never past a public freeze.
+#[server]
+pub async fn read_as_of(
+    board: String,
+    period: String,
+    at: jiff::Timestamp,
+    offset: u64,
+    limit: u64,
+) -> Result<domain::asof::AsOfPage, AppError> {
+    let window = engine::asof::AsOfWindow::Page { offset, limit };
+    Ok(engine()?.as_of(engine::Viewer::Public, &scope(board, Some(&period)).await?, at, window).await?)
+}
+
 /// A page of a pinned snapshot.
 #[server]
 pub async fn read_snapshot(

@@ -3,7 +3,8 @@
 //! boundary — and ↑N / ↓N since the visitor's last visit, `movement`), its live version (`live`),
 //! the ranking's "Export CSV" / "Export JSON" of the rows shown, made in the browser with no
 //! server route (`export`), the countdown, the error view, the public-freeze banner
-//! (`freeze_banner`), the revision notes contestants see (`revisions`), the charts (`charts`:
+//! (`freeze_banner`), the revision notes contestants see (`revisions`), the board page's time
+//! slider (`then_slider`), the charts (`charts`:
 //! server-rendered SVG), and the console's own: `ActionOutcome`, `FieldError`, `Confirm`
 //! (`console`) and the previews of every change to standings (`correction`).
 
@@ -20,3 +21,4 @@ pub mod live;
 pub mod movement;
 pub mod ranking_table;
 pub mod revisions;
+pub mod then_slider;

@@ -2,9 +2,10 @@
 //! (`SsrMode::Async`: the HTML already holds the rows). The query string picks the view, so every
 //! view works without JavaScript: `?show=N` the live top N, `?find=<member>` around a member,
 //! `?snap=<id>&offset=N` a page of a pinned snapshot ("Pin this view": `pin_view` pins the window's
-//! shared copy and redirects to it), `?after=<cursor>` stable keyset pages. Its server functions
-//! (`read_ranking`, `read_around`, `read_snapshot`, `read_after`, `read_periods`) run in-process
-//! and call one engine read each.
+//! shared copy and redirects to it), `?after=<cursor>` stable keyset pages, `?at=<instant>` the
+//! ranking as the ledger had it then (the time slider, `components::then_slider`; seconds since
+//! the epoch or RFC 3339). Its server functions (`read_ranking`, `read_around`, `read_snapshot`,
+//! `read_after`, `read_as_of`, `read_periods`) run in-process and call one engine read each.
 //!
 //! The browser then loads the contestants' bundle and hydrates the page's islands (`Rows` and
 //! the countdown; the rest stays the server's HTML); "Show more" / "Load more" append through the
@@ -24,8 +25,8 @@
 use crate::api::contestant::{MyLive, read_me, read_my_live};
 use crate::api::history::{read_periods_with_winners, read_ranking_distribution};
 use crate::api::{
-    PAGE_SIZE, PinView, read_after, read_around, read_named, read_periods, read_ranking, read_revisions,
-    read_snapshot,
+    PAGE_SIZE, PinView, read_after, read_around, read_as_of, read_named, read_periods, read_ranking,
+    read_revisions, read_snapshot,
 };
 use crate::components::charts::grouped;
 use crate::components::charts::histogram::Histogram;
@@ -35,9 +36,12 @@ use crate::components::export::{ExportRow, ExportRows};
 use crate::components::freeze_banner::{FreezeBanner, freeze_words};
 use crate::components::live::LiveRanking;
 use crate::components::movement::since_last_visit;
+use crate::components::ranking_table::RankingTable;
 use crate::components::ranking_table::{prize_zones, zone_of};
 use crate::components::revisions::RevisionNotes;
+use crate::components::then_slider::{ThenSlider, steps};
 use crate::error::AppError;
+use domain::asof::AsOfPage;
 use domain::board::Prize;
 use domain::view::{
     Distribution, Entry, NameMatches, PeriodInfo, PeriodResult, PrizeWinner, RankingPage, ReadSource,
@@ -51,6 +55,8 @@ use serde::{Deserialize, Serialize};
 
 /// Most rows `?show=` may ask for in one server render.
 const MAX_SHOWN: u64 = 200;
+/// Rows per page of the board as it was (`?at=`).
+const THEN_PAGE: u64 = 50;
 /// Neighbours shown on each side of a found member.
 const FIND_RADIUS: u64 = 5;
 /// What a public freeze means on the board page, after when it began.
@@ -68,6 +74,14 @@ pub enum Mode {
     Pinned { snapshot: String, offset: u64 },
     /// `?after=<cursor>`: keyset pages (an empty cursor starts at the top).
     Stable { after: String },
+    /// `?at=<instant>&offset=N`: a page of the ranking as the ledger had it then.
+    Then { at: jiff::Timestamp, offset: u64 },
+}
+
+/// `?at=`: seconds since the epoch (the slider's value) or an RFC 3339 instant (a link).
+fn instant(at: &str) -> Option<jiff::Timestamp> {
+    let at = at.trim();
+    at.parse::<i64>().ok().and_then(|s| jiff::Timestamp::from_second(s).ok()).or_else(|| at.parse().ok())
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -79,11 +93,14 @@ struct Loaded {
     notice: Option<String>,
     /// "Find me" by a name several members' names start with: the ones to pick from.
     choices: Option<(String, NameMatches)>,
+    /// `?at=`: the page of the ranking then (`page` is then only the period's header).
+    then: Option<AsOfPage>,
 }
 
 async fn load(board: String, period: String, mode: Mode) -> Result<Loaded, AppError> {
     let p = Some(period.clone());
-    let plain = |page, mode| Loaded { page, mode, next_cursor: None, notice: None, choices: None };
+    let plain =
+        |page, mode| Loaded { page, mode, next_cursor: None, notice: None, choices: None, then: None };
     match mode {
         Mode::Live { shown } => Ok(plain(read_ranking(board, p, 0, shown).await?, Mode::Live { shown })),
         Mode::Find { member: asked } => {
@@ -129,7 +146,14 @@ async fn load(board: String, period: String, mode: Mode) -> Result<Loaded, AppEr
                 next_cursor: found.next_cursor,
                 notice: None,
                 choices: None,
+                then: None,
             })
+        }
+        Mode::Then { at, offset } => {
+            // The period's header (its bounds, state and board) from a one-row live read.
+            let page = read_ranking(board.clone(), p, 0, 1).await?;
+            let then = read_as_of(board, page.period.to_string(), at, offset, THEN_PAGE).await?;
+            Ok(Loaded { then: Some(then), ..plain(page, Mode::Then { at, offset }) })
         }
     }
 }
@@ -155,6 +179,8 @@ pub fn BoardPage() -> impl IntoView {
             Mode::Pinned { snapshot, offset: number("offset").unwrap_or(0) }
         } else if let Some(after) = q.get("after") {
             Mode::Stable { after }
+        } else if let Some(at) = q.get("at").as_deref().and_then(instant) {
+            Mode::Then { at, offset: number("offset").unwrap_or(0) }
         } else {
             Mode::Live { shown: number("show").unwrap_or(PAGE_SIZE).clamp(1, MAX_SHOWN) }
         };
@@ -204,10 +230,11 @@ fn Board(
     revisions: Vec<RevisionNote>,
     shape: Shape,
 ) -> impl IntoView {
-    let Loaded { page, mode, next_cursor, notice, choices } = loaded;
+    let Loaded { page, mode, next_cursor, notice, choices, then } = loaded;
     let RankingPage {
         board,
         period,
+        starts_at,
         ends_at,
         ends_local,
         total,
@@ -252,6 +279,13 @@ fn Board(
         }
     });
     let pin = ServerAction::<PinView>::new();
+    // The time slider, from the period's start to its end or now, at the instant shown.
+    let until = ends_at.min(jiff::Timestamp::now());
+    let slider = steps(starts_at, until, &board.time_zone).map(|(start, step, labels)| {
+        let shown = then.as_ref().map_or(until, |t| t.at);
+        let value = usize::try_from((shown.as_second() - start) / step).unwrap_or(0);
+        view! { <ThenSlider start step labels value/> }
+    });
     let (shape_board, rows_board) = (slug.clone(), slug.clone());
     // The prize lines, read with the distribution below the table.
     let prizes = shape.distribution.as_ref().map(|d| d.prizes.clone()).unwrap_or_default();
@@ -328,25 +362,33 @@ fn Board(
         {before_first}
         {from_ledger}
         <RevisionNotes notes=revisions zone=board.time_zone.clone()/>
+        {slider}
         {notice.map(|n| view! { <p class="notice" role="status" data-testid="find-notice">{n}</p> })}
         {choices.map(|(asked, found)| view! { <NameChoices asked found base=base.clone() unit=board.unit/> })}
-        <Rows
-            entries
-            has_more
-            next_cursor
-            mode
-            board=rows_board
-            period=period.to_string()
-            state=state.clone()
-            caption
-            base=base.clone()
-            highlight
-            offset
-            total
-            frozen_words
-            prizes
-            unit=board.unit
-        />
+        {match then {
+            Some(then) => view! {
+                <BoardThen then zone=board.time_zone.clone() base=base.clone() caption highlight prizes unit=board.unit/>
+            }.into_any(),
+            None => view! {
+                <Rows
+                    entries
+                    has_more
+                    next_cursor
+                    mode
+                    board=rows_board
+                    period=period.to_string()
+                    state=state.clone()
+                    caption
+                    base=base.clone()
+                    highlight
+                    offset
+                    total
+                    frozen_words
+                    prizes
+                    unit=board.unit
+                />
+            }.into_any(),
+        }}
         // Which end ranks first, said wherever the order is described: lower is better on an
         // ascending board ("fastest first" when the points are times).
         {order_words(board.sort, board.unit).map(|words| view! { <p class="hint" data-testid="order-rule">{words}</p> })}
@@ -358,6 +400,47 @@ fn Board(
             }}
         </p>
         <PeriodShape shape board=shape_board unit=board.unit/>
+    }
+}
+
+/// The ranking as the ledger had it at an instant (`?at=`): what it says, a page of it, and the
+/// way back to the live board. Server-rendered only: nothing in it moves.
+#[component]
+fn BoardThen(
+    then: AsOfPage,
+    zone: String,
+    base: String,
+    caption: String,
+    highlight: Option<String>,
+    prizes: Vec<Prize>,
+    unit: domain::Unit,
+) -> impl IntoView {
+    let AsOfPage { at, frozen_at, total, offset, entries, has_more, .. } = then;
+    let when = domain::local::in_named_zone(at, &zone, domain::local::MINUTE);
+    let page = |offset: u64| format!("{base}?at={}&offset={offset}", at.as_second());
+    let shown = entries.len() as u64;
+    view! {
+        <p class="notice" role="status" data-testid="then-notice">
+            {format!("The board as it stood at {when} ({zone}): {total} member(s) ranked then. ")}
+            {frozen_at.map(|_| "The standings were frozen then; nothing after the freeze is shown. ")}
+            <a href=base.clone() data-testid="then-back">"Back to the live board"</a>
+        </p>
+        <RankingTable
+            entries=entries
+            caption=format!("{caption}, at {when}")
+            base=base.clone()
+            highlight=highlight.unwrap_or_default()
+            prizes
+            unit
+        />
+        <nav class="pager" aria-label="Pages of the board then">
+            {(offset > 0).then(|| view! {
+                <a href=page(offset.saturating_sub(THEN_PAGE)) rel="prev">"← Higher ranks"</a>
+            })}
+            {has_more.then(|| view! {
+                <a href=page(offset + shown) rel="next">"Lower ranks →"</a>
+            })}
+        </nav>
     }
 }
 
@@ -503,7 +586,8 @@ pub fn Rows(
             }
             .into_any()
         }
-        Mode::Find { .. } => {
+        // `Then` pages are `BoardThen`'s, never these rows'.
+        Mode::Find { .. } | Mode::Then { .. } => {
             view! { <p><a class="button secondary" href="?">"Back to the top"</a></p> }.into_any()
         }
     };

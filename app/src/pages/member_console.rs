@@ -107,7 +107,11 @@ fn Drill(
                     let id = e.external_id.clone().unwrap_or_default();
                     view! {
                         <tr data-entry=e.id class:revoked=e.revoked>
-                            <td>{e.occurred_at.strftime("%Y-%m-%d %H:%M:%S").to_string()}</td>
+                            <td>
+                                {e.occurred_at.strftime("%Y-%m-%d %H:%M:%S").to_string()}
+                                // Disputes: the public board as the ledger had it when this entry was recorded.
+                                " " <a class="then" href=format!("/b/{slug}/{period}?at={}", e.recorded_at) data-testid="board-then">"board then"</a>
+                            </td>
                             <td>{change(e)}</td>
                             <td class="id">{e.external_id.clone().unwrap_or_default()}</td>
                             <td>{revocable.then(|| view! {
