@@ -27,12 +27,16 @@ pub fn steps(from: jiff::Timestamp, until: jiff::Timestamp, zone: &str) -> Optio
     Some((start, step, labels))
 }
 
-/// The slider and its button; `value` is the step shown first.
+/// The slider and its button; `value` is the step it starts at and `shown` what its label says
+/// until it moves (the instant the page shows, or "now").
 #[island]
-pub fn ThenSlider(start: i64, step: i64, labels: Vec<String>, value: usize) -> impl IntoView {
+pub fn ThenSlider(start: i64, step: i64, labels: Vec<String>, value: usize, shown: String) -> impl IntoView {
     let last = labels.len().saturating_sub(1);
     let (index, set_index) = signal(value.min(last));
-    let label = move || labels.get(index.get()).cloned().unwrap_or_default();
+    let moved = RwSignal::new(false);
+    let label = move || {
+        if moved.get() { labels.get(index.get()).cloned().unwrap_or_default() } else { shown.clone() }
+    };
     view! {
         <form method="get" action="" class="then" data-testid="then-form">
             <label for="then-at">"The board at"</label>
@@ -47,6 +51,7 @@ pub fn ThenSlider(start: i64, step: i64, labels: Vec<String>, value: usize) -> i
                 on:input=move |ev| {
                     let seconds = event_target_value(&ev).parse::<i64>().unwrap_or(start);
                     set_index.set(((seconds - start) / step).clamp(0, last as i64) as usize);
+                    moved.set(true);
                 }
                 data-testid="then-slider"
             />

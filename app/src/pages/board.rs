@@ -282,13 +282,19 @@ fn Board(
     // The time slider, from the period's start to its end or now, at the instant shown.
     let until = ends_at.min(jiff::Timestamp::now());
     let slider = steps(starts_at, until, &board.time_zone).map(|(start, step, labels)| {
-        let shown = then.as_ref().map_or(until, |t| t.at);
-        let value = usize::try_from((shown.as_second() - start) / step).unwrap_or(0);
-        view! { <ThenSlider start step labels value/> }
+        let at = then.as_ref().map_or(until, |t| t.at);
+        let value = usize::try_from((at.as_second() - start) / step).unwrap_or(0);
+        let shown = match &then {
+            Some(t) => domain::local::in_named_zone(t.at, &board.time_zone, domain::local::MINUTE),
+            None => "now".to_owned(),
+        };
+        view! { <ThenSlider start step labels value shown/> }
     });
     let (shape_board, rows_board) = (slug.clone(), slug.clone());
     // The prize lines, read with the distribution below the table.
     let prizes = shape.distribution.as_ref().map(|d| d.prizes.clone()).unwrap_or_default();
+    // The moment's page shows only that moment: the period's charts below it are live.
+    let charts = then.is_none().then(|| view! { <PeriodShape shape board=shape_board unit=board.unit/> });
 
     view! {
         <Title text=format!("{} · {period}", board.title)/>
@@ -399,7 +405,7 @@ fn Board(
                 domain::TiePolicy::FirstReached => "On equal points, who reached them first ranks higher: no two members share a rank.",
             }}
         </p>
-        <PeriodShape shape board=shape_board unit=board.unit/>
+        {charts}
     }
 }
 

@@ -48,11 +48,11 @@ impl Ledger {
         if self.backend == Backend::Postgres {
             sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ").execute(&mut *tx).await?;
         }
-        let until = seen_by.last_entry_seen();
+        let asked = Asked { slug, key: &key, at: micros(at), until: seen_by.last_entry_seen() };
         let mut past = Past::default();
         match self.backend {
-            Backend::Sqlite => read_packed(&mut tx, slug, &key, micros(at), until, &mut past.entries).await?,
-            Backend::Postgres => read_rows(&mut tx, slug, &key, micros(at), until, &mut past.entries).await?,
+            Backend::Sqlite => read_packed(&mut tx, &asked, &mut past.entries).await?,
+            Backend::Postgres => read_rows(&mut tx, &asked, &mut past.entries).await?,
         }
         let hidden = sqlx::query("SELECT member FROM totals WHERE board = $1 AND period = $2 AND hidden = 1")
             .bind(slug)
@@ -67,17 +67,25 @@ impl Ledger {
     }
 }
 
+/// What a read of past entries is about: a period (`slug`, `key`), the instant (`at`,
+/// microseconds) and the last entry id seen, as SQL (`until`: `Viewer::last_entry_seen`).
+#[derive(Clone, Copy)]
+struct Asked<'a> {
+    slug: &'a str,
+    key: &'a str,
+    at: i64,
+    until: &'static str,
+}
+
 /// Each member's entries in one row, packed in id order: `id,kind,delta,value,set_version,
 /// reach_seq,revokes,recorded_at` (NULL as empty), entries split by ';'; [`MEMBERS_PAGE`]
-/// members per statement. `until`: the last entry id seen, as SQL (`Viewer::last_entry_seen`).
+/// members per statement.
 async fn read_packed(
     tx: &mut Tx,
-    slug: &str,
-    key: &str,
-    at: i64,
-    until: &str,
+    asked: &Asked<'_>,
     entries: &mut Vec<PastEntry>,
 ) -> Result<(), LedgerError> {
+    let Asked { slug, key, at, until } = *asked;
     let field = |column: &str| format!("COALESCE(CAST(e.{column} AS TEXT), '')");
     let columns = ["delta", "value", "set_version", "reach_seq", "revokes", "recorded_at"];
     let packed = columns.iter().fold("CAST(e.id AS TEXT) || ',' || e.kind".to_owned(), |sql, c| {
@@ -132,16 +140,9 @@ fn unpack(member: &MemberId, entry: &str) -> Result<PastEntry, LedgerError> {
     Ok(PastEntry { id, member: member.clone(), counted, revokes, recorded_at })
 }
 
-/// One row per entry, [`ENTRIES_PAGE`] per statement, paged by the row value (member, id);
-/// `until` as in [`read_packed`].
-async fn read_rows(
-    tx: &mut Tx,
-    slug: &str,
-    key: &str,
-    at: i64,
-    until: &str,
-    entries: &mut Vec<PastEntry>,
-) -> Result<(), LedgerError> {
+/// One row per entry, [`ENTRIES_PAGE`] per statement, paged by the row value (member, id).
+async fn read_rows(tx: &mut Tx, asked: &Asked<'_>, entries: &mut Vec<PastEntry>) -> Result<(), LedgerError> {
+    let Asked { slug, key, at, until } = *asked;
     let sql = format!(
         "SELECT e.id, e.member, e.kind, e.delta, e.value, e.set_version, e.reach_seq, e.revokes, \
          e.recorded_at FROM entries e WHERE e.board = $1 AND e.period = $2 AND (e.member, e.id) > ($3, $4) \

@@ -11,7 +11,6 @@ use super::write_rows::LockedTotal;
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
 use domain::{Board, BoardSlug, MemberId, PeriodKey};
 use serde_json::json;
-use sqlx::Row;
 
 /// What a hide or an unhide did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,23 +79,12 @@ impl Ledger {
         period: &PeriodKey,
         member: &MemberId,
     ) -> Result<Option<MemberTotal>, LedgerError> {
-        let row = sqlx::query(
-            "SELECT points, version, hidden FROM totals \
-             WHERE board = $1 AND period = $2 AND member = $3 AND version > 0",
-        )
-        .bind(board.as_str())
-        .bind(period.to_string())
-        .bind(member.as_str())
-        .fetch_optional(&self.pool)
-        .await?;
-        row.map(|row| {
-            Ok(MemberTotal {
-                points: row.try_get("points")?,
-                version: row.try_get("version")?,
-                hidden: row.try_get::<i64, _>("hidden")? != 0,
-            })
-        })
-        .transpose()
+        let found = self.totals_of(board, period, std::slice::from_ref(member)).await?;
+        Ok(found.into_iter().next().map(|t| MemberTotal {
+            points: t.points,
+            version: t.version,
+            hidden: t.hidden,
+        }))
     }
 }
 
