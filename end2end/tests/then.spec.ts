@@ -1,11 +1,19 @@
 import { expect, test } from '@playwright/test';
-import { createBoard, send } from './support';
+import { createAdmin, createBoard, send } from './support';
 
 // The board as it was (issue 46): `?at=` shows the ranking the ledger had at an instant, its time
 // slider moves a label in the browser and sends `?at=` without JavaScript's help, and the page
 // says which moment it shows and leads back to the live board.
 
 const slug = 'e2e-then';
+const password = 'the board as it stood';
+let admin = 'tess';
+
+// An account per worker: a worker started again after a failure runs this again.
+test.beforeAll(({}, info) => {
+  admin = `tess-${info.workerIndex}`;
+  createAdmin(admin, password);
+});
 
 test('the time slider shows the board as it stood at a moment, and the way back', async ({ page }) => {
   const key = await createBoard(page.request, slug);
@@ -55,4 +63,27 @@ test('the time slider shows the board as it stood at a moment, and the way back'
   await page.getByTestId('then-back').click();
   await expect(page).toHaveURL(new RegExp(`/b/${slug}/\\d{4}-W\\d\\d$`));
   await expect(page.locator('table.ranking tbody tr').first()).toContainText('late');
+});
+
+test('in the console, each ledger entry of a member leads to the board as it stood when it was recorded', async ({ page }) => {
+  const key = await createBoard(page.request, `${slug}-dispute`);
+  await send(page.request, key, `${slug}-dispute`, [{ event_id: 'd1', member: 'first', delta: 7 }]);
+  await new Promise((r) => setTimeout(r, 50));
+  await send(page.request, key, `${slug}-dispute`, [{ event_id: 'd2', member: 'second', delta: 9 }]);
+  const period = (await (await page.request.get(`/api/v1/boards/${slug}-dispute`)).json()).current_period as string;
+
+  await page.goto('/admin/login');
+  await page.waitForLoadState('networkidle');
+  await page.getByLabel('Username').fill(admin);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByTestId('signed-in')).toHaveText(`Signed in as admin:${admin}`);
+  await page.goto(`/admin/b/${slug}-dispute/${period}/m/first`);
+  await page.waitForLoadState('networkidle');
+  // first's entry was recorded before second's: the board then has first alone.
+  await page.locator('tr[data-entry]').first().getByTestId('board-then').click();
+  await expect(page).toHaveURL(new RegExp(`/b/${slug}-dispute/${period}\\?at=`));
+  await expect(page.getByTestId('then-notice')).toContainText('1 member(s) ranked then');
+  await expect(page.locator('table.ranking tbody tr')).toHaveCount(1);
+  await expect(page.locator('table.ranking tbody tr').first()).toContainText('first');
 });
