@@ -1402,6 +1402,7 @@ const PUBLIC_SERVER_FNS: &[(&str, &str)] = &[
     ("read_around", "reads a public ranking"),
     ("read_named", "finds members of a public ranking by display name"),
     ("read_snapshot", "reads a public pinned copy"),
+    ("read_as_of", "reads a public ranking as it stood at an instant, never past a public freeze"),
     ("pin_view", "pins a short-lived copy of a public ranking for stable paging (a read)"),
     ("read_member", "reads a public member page"),
     ("read_revisions", "reads a period's public settlement revisions"),
