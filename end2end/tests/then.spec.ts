@@ -7,11 +7,11 @@ import { createAdmin, createBoard, send } from './support';
 
 const slug = 'e2e-then';
 const password = 'the board as it stood';
-let admin = 'tess';
+let admin = 'then-admin';
 
 // An account per worker: a worker started again after a failure runs this again.
 test.beforeAll(({}, info) => {
-  admin = `tess-${info.workerIndex}`;
+  admin = `then-admin-${info.workerIndex}`;
   createAdmin(admin, password);
 });
 
