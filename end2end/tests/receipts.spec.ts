@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import { cli, createBoard, send } from './support';
 
 // Receipts (issue 46): a contestant downloads their receipt from their page once the period is
-// settled and checks it on /verify — in the browser, no server call — then a tampered copy is
-// refused, naming what does not hold.
+// settled and checks it on /verify — in the browser, no server call — pasted, chosen as a file or
+// dropped; a tampered copy is refused, naming what does not hold.
 
 const slug = 'e2e-receipts';
 
@@ -52,5 +52,25 @@ test('a downloaded receipt verifies on /verify and a tampered one is refused', a
   await input.fill(JSON.stringify(tampered));
   await expect(verdict).toHaveAttribute('data-ok', 'false');
   await expect(page.getByTestId('fails')).toContainText('lead to root');
+
+  // The receipt chosen as a file verifies like the pasted one; a tampered file dropped on the
+  // checker replaces it and is refused.
+  await input.fill('');
+  await expect(verdict).toHaveCount(0);
+  await page.getByTestId('receipt-file').setInputFiles({
+    name: 'receipt.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(receipt),
+  });
+  await expect(verdict).toHaveAttribute('data-ok', 'true');
+  await expect(input).toHaveValue(receipt);
+  const dropped = await page.evaluateHandle((text) => {
+    const files = new DataTransfer();
+    files.items.add(new File([text], 'tampered.json', { type: 'application/json' }));
+    return files;
+  }, JSON.stringify(tampered));
+  await page.getByTestId('receipt-drop').dispatchEvent('drop', { dataTransfer: dropped });
+  await expect(verdict).toHaveAttribute('data-ok', 'false');
+  await expect(input).toHaveValue(JSON.stringify(tampered));
   expect(calls).toEqual([]);
 });

@@ -1,7 +1,7 @@
-//! `/verify`: checks a pasted receipt — or a whole period export — in the browser, with the same
-//! verifier as `laurel verify` (`domain::receipt`, compiled to wasm): nothing is sent to the
-//! server. It shows the member's rank, points and prize, the revision and the chain of links to
-//! the latest revision, or exactly what does not hold (docs/RECEIPTS.md).
+//! `/verify`: checks a receipt — or a whole period export — pasted, dropped or chosen as a file, in
+//! the browser with the same verifier as `laurel verify` (`domain::receipt`, compiled to wasm):
+//! nothing is sent to the server. It shows the member's rank, points and prize, the revision and
+//! the chain of links to the latest revision, or exactly what does not hold (docs/RECEIPTS.md).
 
 use domain::receipt::{Receipt, Report, verify_json};
 use leptos::prelude::*;
@@ -55,7 +55,7 @@ pub fn VerifyPage() -> impl IntoView {
     view! {
         <Title text="Verify a receipt"/>
         <h1>"Verify a receipt"</h1>
-        <p>"Paste a receipt (the file “Download my receipt” gives on a member's page) or a period export. "
+        <p>"Paste, drop or choose a receipt (the file “Download my receipt” gives on a member's page) or a period export. "
             "It is checked here, in your browser — nothing is sent to the server: the member's leaf against "
             "the revision's root, and the chain of links from that revision to the latest one."</p>
         <noscript><p class="notice">"Checking needs JavaScript; without it, use "<code>"laurel verify FILE"</code>" or docs/verify_receipt.py."</p></noscript>
@@ -63,11 +63,17 @@ pub fn VerifyPage() -> impl IntoView {
     }
 }
 
-/// A text area; each change is verified at once, in the browser. An island: contestant pages are
-/// server components, so only this part ships code (the verifier, `domain::receipt`).
+/// A text area, a file picker and a drop zone around both; each change is verified at once, in
+/// the browser. An island: contestant pages are server components, so only this part ships code
+/// (the verifier, `domain::receipt`).
 #[island]
 pub fn ReceiptChecker() -> impl IntoView {
     let (text, set_text) = signal(String::new());
+    // Why a chosen or dropped file gave no text, in words.
+    let (unread, set_unread) = signal(None::<String>);
+    // Only the browser reads files (`read_first`); the server renders the view without them.
+    #[cfg(not(feature = "hydrate"))]
+    let _ = set_unread;
     let checked = move || {
         let text = text.get();
         (!text.trim().is_empty()).then(|| {
@@ -76,15 +82,60 @@ pub fn ReceiptChecker() -> impl IntoView {
         })
     };
     view! {
-        <label for="receipt">"Receipt (JSON)"</label>
-        <textarea
-            id="receipt"
-            data-testid="receipt-input"
-            rows="14"
-            spellcheck="false"
-            prop:value=text
-            on:input=move |ev| set_text.set(event_target_value(&ev))
-        ></textarea>
+        <div
+            class="dropzone"
+            data-testid="receipt-drop"
+            // Without this the browser opens a dropped file in place of the page.
+            on:dragover=move |ev: leptos::ev::DragEvent| ev.prevent_default()
+            on:drop=move |ev: leptos::ev::DragEvent| {
+                ev.prevent_default();
+                #[cfg(feature = "hydrate")]
+                read_first(ev.data_transfer().and_then(|d| d.files()), set_text, set_unread);
+            }
+        >
+            <label for="receipt">"Receipt (JSON): paste it, drop the file here, or choose it"</label>
+            <textarea
+                id="receipt"
+                data-testid="receipt-input"
+                rows="14"
+                spellcheck="false"
+                prop:value=text
+                on:input=move |ev| set_text.set(event_target_value(&ev))
+            ></textarea>
+            <label for="receipt-file">"Receipt file"</label>
+            <input
+                id="receipt-file"
+                type="file"
+                accept=".json,application/json"
+                data-testid="receipt-file"
+                on:change=move |_ev| {
+                    #[cfg(feature = "hydrate")]
+                    read_first(event_target::<web_sys::HtmlInputElement>(&_ev).files(), set_text, set_unread);
+                }
+            />
+        </div>
+        {move || unread.get().map(|why| view! { <p class="notice error" role="alert">{why}</p> })}
         {checked}
     }
+}
+
+/// Puts the text of the first of `files` (a drop's or the picker's) in the text area, where it is
+/// verified like a pasted receipt; says so when the file cannot be read.
+#[cfg(feature = "hydrate")]
+fn read_first(
+    files: Option<web_sys::FileList>,
+    set_text: WriteSignal<String>,
+    set_unread: WriteSignal<Option<String>>,
+) {
+    let Some(file) = files.and_then(|f| f.get(0)) else { return };
+    leptos::task::spawn_local(async move {
+        let read = wasm_bindgen_futures::JsFuture::from(file.text()).await;
+        match read.ok().and_then(|t| t.as_string()) {
+            Some(text) => {
+                set_unread.set(None);
+                set_text.set(text);
+            }
+            None => set_unread.set(Some(format!("{} could not be read as text.", file.name()))),
+        }
+    });
 }
