@@ -160,6 +160,9 @@ test('the attention list shows a due period, a pending late write and a failed d
   await expect(page.locator('#rewards')).toBeInViewport();
   const row = page.locator('table.rewards tbody tr').first();
   await expect(row).toContainText('pending');
+  // This server has a webhook: no word of a missing one.
+  await expect(page.getByTestId('no-webhook')).toHaveCount(0);
+  await expect(row).not.toContainText('no webhook');
   await row.locator('summary').click();
   await expect(row.locator('ul.attempts li').first()).toBeVisible();
 

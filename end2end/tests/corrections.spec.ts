@@ -81,6 +81,9 @@ test('an admin corrects a settled period through a preview, and contestants see 
   expect(second.previous_digest).toBe(first.digest);
   await expect(page.getByTestId('digest')).toHaveText(second.digest);
   await expect(page.locator('table.rewards tbody tr[data-kind="revoke"]')).toHaveCount(2);
+  // This server has no webhook: the console says why the rewards are pending, not that they failed.
+  await expect(page.getByTestId('no-webhook')).toContainText('no rewards webhook');
+  await expect(page.locator('table.rewards tbody tr').first()).toContainText('pending: no webhook here');
   await expect(page.locator('table.standings tbody tr').first()).toContainText('u2');
   await page.screenshot({ path: 'artifacts/period-correction.png', fullPage: true });
 

@@ -178,6 +178,8 @@ pub struct Engine {
     boards: Arc<reads::BoardCache>,
     /// Signals the reward delivery loop that a settlement saved new rewards.
     rewards_due: Arc<tokio::sync::Notify>,
+    /// Whether this process runs the reward delivery loop (it has a webhook).
+    delivers_rewards: Arc<std::sync::atomic::AtomicBool>,
     /// Period states recently read by reads (see `Engine::state_for_reads`).
     states: Arc<reads::StateCache>,
     /// Rankings read from the ledger while Redis could not be read (`fallback`).
@@ -243,6 +245,7 @@ impl Engine {
             top_cache: Arc::default(),
             boards: Arc::default(),
             rewards_due: Arc::default(),
+            delivers_rewards: Arc::default(),
             states: Arc::default(),
             ledger_orders: Arc::default(),
             names: Arc::default(),
@@ -271,6 +274,12 @@ impl Engine {
     /// Wakes the reward delivery loop (after a settlement saved rewards).
     pub fn wake_rewards(&self) {
         self.rewards_due.notify_one();
+    }
+
+    /// Whether this process delivers rewards (it was given a webhook). Without one, rewards wait
+    /// in the ledger for a process that has one, which the console says.
+    pub fn delivers_rewards(&self) -> bool {
+        self.delivers_rewards.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Resolves when [`Engine::wake_rewards`] was called since the last wait.

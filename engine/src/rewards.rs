@@ -171,6 +171,7 @@ impl Engine {
     /// Delivers due rewards until the task is aborted: a pass, then the next one as soon as a
     /// settlement saves rewards, or after a short tick (retries fall due on their own).
     pub fn spawn_reward_delivery(&self, config: RewardsConfig) -> tokio::task::JoinHandle<()> {
+        self.delivers_rewards.store(true, std::sync::atomic::Ordering::Relaxed);
         let engine = self.clone();
         tokio::spawn(async move {
             loop {

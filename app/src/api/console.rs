@@ -49,6 +49,8 @@ pub struct PeriodConsole {
     /// Every settlement revision, oldest first (empty before settlement).
     pub revisions: Vec<SettlementSummary>,
     pub rewards: Vec<RewardView>,
+    /// Whether the server that answered delivers rewards (it has `--rewards-webhook`).
+    pub delivers_rewards: bool,
     /// A bounded board's limit (the live ranking keeps this many members); None: unbounded.
     pub keep_top: Option<u64>,
     /// Days a settled period's Redis keys live after its settlement.
@@ -225,6 +227,7 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         settlement,
         revisions,
         rewards,
+        delivers_rewards: engine.delivers_rewards(),
         keep_top: board.keep_top,
         ranking_ttl_days: board.ranking_ttl_days,
     })

@@ -166,6 +166,7 @@ fn Console(
         settlement,
         revisions,
         rewards,
+        delivers_rewards,
         keep_top,
         ranking_ttl_days,
     } = c;
@@ -340,7 +341,7 @@ fn Console(
             unit=board.unit
         />
         <ExportRows rows=leader_rows board=slug.clone() period=period.clone()/>
-        {settlement.map(|s| view! { <SettlementView s revisions rewards unit=board.unit/> })}
+        {settlement.map(|s| view! { <SettlementView s revisions rewards delivers_rewards unit=board.unit/> })}
     }
 }
 
@@ -404,6 +405,7 @@ fn SettlementView(
     s: Settlement,
     revisions: Vec<SettlementSummary>,
     rewards: Vec<RewardView>,
+    delivers_rewards: bool,
     unit: domain::Unit,
 ) -> impl IntoView {
     view! {
@@ -449,6 +451,11 @@ fn SettlementView(
             view! { <p class="empty">"No prizes were won."</p> }.into_any()
         } else {
             view! {
+                // Else "pending, 0 attempts" would read as a stuck delivery.
+                {(!delivers_rewards).then(|| view! {
+                    <p class="notice" data-testid="no-webhook">"This server has no rewards webhook (--rewards-webhook), "
+                        "so it sends no rewards: they wait in the ledger, pending, until a server that has one delivers them."</p>
+                })}
                 <table class="entries rewards">
                     <caption>"Each reward is sent once to the webhook with its Idempotency-Key"</caption>
                     <thead><tr>
@@ -462,7 +469,11 @@ fn SettlementView(
                                 <td>{r.revision}</td>
                                 <td>{r.kind.as_str()}</td>
                                 <td>{r.member.to_string()}</td><td>{r.rank}</td><td>{r.prize.clone()}</td>
-                                <td>{r.status.clone()}</td>
+                                <td>{if r.status == "pending" && r.attempts == 0 && !delivers_rewards {
+                                    "pending: no webhook here".to_owned()
+                                } else {
+                                    r.status.clone()
+                                }}</td>
                                 <td>
                                     <details>
                                         <summary>{format!("{} attempt(s)", r.attempts)}</summary>
