@@ -190,6 +190,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
         .await?;
     report("changes in the top 10, middle to end (two replays)", n, started);
+    // The ledger read alone, to tell it from the replay in the figures above.
+    let started = Instant::now();
+    let read = engine.ledger().past(&board.slug, &period, end, Viewer::Admin).await?;
+    report("of which the ledger read (Ledger::past, to the end)", n, started);
+    assert_eq!(read.entries.len(), 3 * n + n.div_ceil(100));
 
     // The end is the ledger's ranking; the middle a plain sum of the entries recorded by then.
     assert_eq!((last.total as usize, around.entries.len()), (n, 11));

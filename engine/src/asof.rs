@@ -11,7 +11,7 @@
 //!   past it. Members hidden now are left out, as on every ranking.
 //!
 //! Cost: one replay reads every entry of the period recorded by the instant (O(entries); under
-//! 0.9 s for 300 000 entries on either ledger, docs/API.md); `changes` replays both instants from
+//! 0.75 s for 300 000 entries on either ledger, docs/API.md); `changes` replays both instants from
 //! one read, up to the later one. So a hostile public cannot multiply it, replays run
 //! one at a time per process ([`Replays`]'s semaphore) and each ranking is kept for
 //! [`ASOF_CACHE_TTL`], keyed by (board, period, instant, viewer): a slider or a crowd asking

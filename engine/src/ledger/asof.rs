@@ -6,7 +6,7 @@
 //! (board, period, member, id) so neither backend sorts, and the members hidden now. No index of
 //! its own: `recorded_at` is filtered on the rows the index walks, so writes pay nothing for this
 //! read. The rows' shape differs by backend, as measured (docs/BENCHMARKS.md, as-of): on SQLite
-//! a member's entries come packed in one row, in id order (`string_agg … ORDER BY id`), since a
+//! members' entries come packed, 20 000 members in one row (`group_concat`), since a
 //! row's own cost there (a message from SQLite's worker thread, a conversion to `AnyRow`) was
 //! most of the read with one row per entry; on PostgreSQL one row per entry is the faster.
 
@@ -77,46 +77,58 @@ struct Asked<'a> {
     until: &'static str,
 }
 
-/// Each member's entries in one row, packed in id order: `id,kind,delta,value,set_version,
-/// reach_seq,revokes,recorded_at` (NULL as empty), entries split by ';'; [`MEMBERS_PAGE`]
-/// members per statement.
+/// [`MEMBERS_PAGE`] members per statement, in one row: `members` (how many), `last` (the
+/// greatest member, where the next statement starts) and `page`, each member as `member packed`,
+/// joined by '|' (member ids never hold ' ', '|', ';' or ','). `packed` is the member's entries,
+/// each `id,kind,delta,value,set_version,reach_seq,revokes,recorded_at` (NULL as empty), joined by
+/// ';'. One row per statement because each row costs a hand-over from SQLite's worker thread;
+/// one `printf` per entry because text conversions were most of SQLite's own time; no order
+/// inside the aggregates (an aggregate's `ORDER BY` sorts each group): the index walk gives each
+/// member's entries in id order, and a member's that did not are sorted here.
 async fn read_packed(
     tx: &mut Tx,
     asked: &Asked<'_>,
     entries: &mut Vec<PastEntry>,
 ) -> Result<(), LedgerError> {
     let Asked { slug, key, at, until } = *asked;
-    let field = |column: &str| format!("COALESCE(CAST(e.{column} AS TEXT), '')");
-    let columns = ["delta", "value", "set_version", "reach_seq", "revokes", "recorded_at"];
-    let packed = columns.iter().fold("CAST(e.id AS TEXT) || ',' || e.kind".to_owned(), |sql, c| {
-        format!("{sql} || ',' || {}", field(c))
-    });
     let sql = format!(
-        "SELECT e.member, string_agg({packed}, ';' ORDER BY e.id) AS packed FROM entries e \
-         WHERE e.board = $1 AND e.period = $2 AND e.member > $3 AND e.recorded_at <= $4 \
-         AND e.id <= {until} GROUP BY e.member ORDER BY e.member LIMIT $5"
+        "SELECT count(*) AS members, max(member) AS last, group_concat(member || ' ' || packed, '|') AS page \
+         FROM (SELECT e.member AS member, group_concat(printf('%d,%s,%s,%s,%s,%s,%s,%d', e.id, e.kind, \
+         e.delta, e.value, e.set_version, e.reach_seq, e.revokes, e.recorded_at), ';') AS packed \
+         FROM entries e WHERE e.board = $1 AND e.period = $2 AND e.member > $3 AND e.recorded_at <= $4 \
+         AND e.id <= {until} GROUP BY e.member ORDER BY e.member LIMIT $5)"
     );
     let mut after = String::new();
     loop {
-        let rows = sqlx::query(&sql)
+        let row = sqlx::query(&sql)
             .bind(slug)
             .bind(key)
             .bind(&after)
             .bind(at)
             .bind(MEMBERS_PAGE)
-            .fetch_all(&mut **tx)
+            .fetch_one(&mut **tx)
             .await?;
-        for r in &rows {
-            let member = member_id(r.try_get("member")?)?;
-            let packed: String = r.try_get("packed")?;
+        let members: i64 = row.try_get("members")?;
+        let page: Option<String> = row.try_get("page")?;
+        for packed in page.iter().flat_map(|p| p.split('|')) {
+            let (member, packed) = packed
+                .split_once(' ')
+                .ok_or_else(|| LedgerError::Corrupt(format!("packed member {packed:?}")))?;
+            let member = member_id(member.to_owned())?;
+            let from = entries.len();
             for entry in packed.split(';') {
                 entries.push(unpack(&member, entry)?);
             }
+            // The replay needs each member's entries in ledger order; SQL promised no order.
+            let run = &mut entries[from..];
+            if !run.is_sorted_by_key(|e| e.id) {
+                run.sort_unstable_by_key(|e| e.id);
+            }
         }
-        match rows.last() {
-            Some(last) if rows.len() as i64 == MEMBERS_PAGE => after = last.try_get("member")?,
-            _ => return Ok(()),
+        if members < MEMBERS_PAGE {
+            return Ok(());
         }
+        after = row.try_get("last")?;
     }
 }
 
