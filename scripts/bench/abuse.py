@@ -1,7 +1,10 @@
 """Floods each public route of a running laurel with anonymous requests and prints, per route:
 requests/s, p99, Redis's longest PING wait meanwhile and Redis's memory growth.
 
-usage: abuse.py BASE_URL REDIS_PORT BOARD PERIOD MEMBERS TIE_POINTS SECONDS CONNECTIONS
+usage: abuse.py BASE_URL REDIS_PORT BOARD PERIOD MEMBERS TIE_POINTS SECONDS CONNECTIONS LOADED_FROM LOADED_TO
+
+LOADED_FROM and LOADED_TO (Unix seconds) frame the loading: the as-of routes ask for instants
+inside it, so each asks for a different, non-empty past ranking.
 
 Each route runs for SECONDS on CONNECTIONS keep-alive connections (one thread each), while one
 more thread sends PING to Redis every 5 ms and keeps the longest wait. Memory is Redis's
@@ -17,15 +20,22 @@ import threading
 import time
 import urllib.parse
 
-base, redis_port, board, period, members, tie_points, seconds, connections = sys.argv[1:9]
+base, redis_port, board, period, members, tie_points, seconds, connections, loaded_from, loaded_to = sys.argv[1:11]
 redis_port, members, tie_points = int(redis_port), int(members), int(tie_points)
 seconds, connections = float(seconds), int(connections)
+loaded_from, loaded_to = float(loaded_from), float(loaded_to)
 host = urllib.parse.urlparse(base)
 p = f"/api/v1/boards/{board}/periods/{period}"
 
 
 def member(i):
     return f"m{i:07d}"
+
+
+def instant():
+    # A past instant inside the loading, to the microsecond: every request a different replay.
+    t = time.gmtime(random.uniform(loaded_from, loaded_to))
+    return time.strftime("%Y-%m-%dT%H:%M:%S", t) + f".{random.randrange(1_000_000):06d}Z"
 
 
 def forged_cursor():
@@ -43,6 +53,8 @@ ROUTES = [
     ("ranks of 100", "GET", lambda: f"{p}/ranks?members=" + ",".join(member(random.randrange(members)) for _ in range(100))),
     ("member events", "GET", lambda: f"{p}/members/{member(random.randrange(members))}/events?limit=200"),
     ("board page", "GET", lambda: f"/b/{board}"),
+    ("as-of, random instants", "GET", lambda: f"{p}/as-of?at={instant()}&limit=200"),
+    ("board page at an instant", "GET", lambda: f"/b/{board}/{period}?at={instant()}"),
 ]
 
 
