@@ -43,21 +43,36 @@ test('an admin corrects a settled period through a preview, and contestants see 
   await page.goto(`/admin/b/${slug}/${period}`);
   await page.waitForLoadState('networkidle');
   await expect(page.getByTestId('state')).toHaveText('settled');
+  // The period page leads to its public page and to its audit trail.
+  const links = page.getByTestId('period-links');
+  await expect(links.getByRole('link', { name: 'Public page' })).toHaveAttribute('href', `/b/${slug}/${period}`);
+  await links.getByRole('link', { name: 'Audit trail of this period' }).click();
+  await expect(page).toHaveURL(`/admin/audit?board=${slug}&period=${period}`);
+  await expect(page.locator('table.audit tbody tr[data-action="settle"]')).toHaveCount(1);
+  await expect(page.locator('table.audit tbody tr[data-action="freeze"]')).toHaveCount(1);
+  await page.goto(`/admin/b/${slug}/${period}`);
+  await page.waitForLoadState('networkidle');
 
   // The preview of an unknown event is refused and shows nothing to apply.
   const panel = page.locator('details[data-step="Correct…"]');
   await panel.locator('summary').click();
   await expect(panel).toContainText('new settlement revision');
   const form = page.getByTestId('correct-form');
+  await form.getByLabel('Change').selectOption('correct');
+  // The fields follow the change: a member and Points for a correction, an entry and no Points
+  // for a revoke.
+  await expect(form.getByLabel('Member id')).toBeVisible();
+  await expect(form.getByLabel('Points to add (negative to take away)')).toBeVisible();
   await form.getByLabel('Change').selectOption('revoke');
-  await form.getByLabel('Event or member id').fill('nope');
+  await expect(form.getByLabel('Points to add (negative to take away)')).toBeHidden();
+  await form.getByLabel('Event or submission id').fill('nope');
   await form.getByLabel('Reason').fill('cheating');
   await form.getByRole('button', { name: 'Preview' }).click();
   await expect(page.getByTestId('preview-refusal')).toContainText('there is no applied event nope');
   await expect(page.getByTestId('preview')).toHaveCount(0);
 
   // Revoking u1's entry: u1 falls to the last rank, u2 takes Gold, u3 Silver — shown first.
-  await form.getByLabel('Event or member id').fill('c1');
+  await form.getByLabel('Event or submission id').fill('c1');
   await form.getByRole('button', { name: 'Preview' }).click();
   const preview = page.getByTestId('preview');
   await expect(preview).toContainText('1 entry revoked');
@@ -94,5 +109,7 @@ test('an admin corrects a settled period through a preview, and contestants see 
   await expect(note).toContainText('1 entry revoked — cheating');
   await expect(note).toContainText(second.digest);
   await page.goto(`/b/${slug}/${period}/m/u2`);
-  await expect(page.getByTestId('rank-changes')).toContainText('Rank changed from 2 to 1 in revision 2');
+  await expect(page.getByTestId('rank-changes')).toContainText(
+    'Rank changed from 2 to 1 and prize changed from Silver to Gold in revision 2',
+  );
 });

@@ -29,6 +29,13 @@ pub fn CorrectPanel(
         _ => "The change is made as previewed, with its audit rows; nothing changes until you apply it.",
     };
     let error = Signal::derive(move || preview.value().get().and_then(Result::err));
+    // The fields follow the chosen change: what its target is called, and Points only for a
+    // correction (the other changes take none).
+    let (change, set_change) = signal("revoke".to_owned());
+    let target_label = move || match change.get().as_str() {
+        "revoke" => "Event or submission id",
+        _ => "Member id",
+    };
     view! {
         <details class="confirm" data-step="Correct…">
             <summary class="button secondary">"Correct…"</summary>
@@ -38,7 +45,7 @@ pub fn CorrectPanel(
                     <input type="hidden" name="board" value=slug/>
                     <input type="hidden" name="period" value=period/>
                     <label>"Change"
-                        <select name="change">
+                        <select name="change" on:change=move |ev| set_change.set(event_target_value(&ev))>
                             <option value="revoke">"Revoke an entry (event or submission id)"</option>
                             <option value="revoke_member">"Revoke every entry of a member"</option>
                             <option value="correct">"Correct a member's points"</option>
@@ -46,9 +53,11 @@ pub fn CorrectPanel(
                             <option value="unhide">"Show a hidden member again"</option>
                         </select>
                     </label>
-                    <label>"Event or member id" <input name="target" required autocomplete="off"/></label>
+                    <label>{target_label} <input name="target" required autocomplete="off"/></label>
                     <FieldError error field="target"/>
-                    <label>"Points, for a correction (signed)" <input name="delta" inputmode="numeric"/></label>
+                    <label hidden=move || change.get() != "correct">
+                        "Points to add (negative to take away)" <input name="delta" inputmode="numeric"/>
+                    </label>
                     <FieldError error field="delta"/>
                     <label>"Reason" <input name="reason" required/></label>
                     <FieldError error field="reason"/>

@@ -36,25 +36,43 @@ pub fn RevisionNotes(notes: Vec<RevisionNote>, zone: String) -> impl IntoView {
     })
 }
 
-/// On a member's page: each revision that moved the member's rank.
+/// What a revision did to the member's standing, in words, or None when it left rank and prize
+/// as they were: "Rank changed from 2 to 1 and prize changed from Silver to Gold in revision 2
+/// (2026-12-08 UTC): reason." A prize taken back is said even when the rank stayed.
+fn standing_moved(before: &RevisionNote, after: &RevisionNote, zone: &str) -> Option<String> {
+    let rank = |n: &RevisionNote| n.standing.as_ref().map(|s| s.rank);
+    let prize = |n: &RevisionNote| n.standing.as_ref().and_then(|s| s.prize.clone());
+    let ranks = (rank(before) != rank(after)).then(|| {
+        let words = |r: Option<u64>| r.map_or("unranked".to_owned(), |r| r.to_string());
+        format!("rank changed from {} to {}", words(rank(before)), words(rank(after)))
+    });
+    let prizes = match (prize(before), prize(after)) {
+        (Some(was), Some(now)) if was != now => Some(format!("prize changed from {was} to {now}")),
+        (Some(was), None) => Some(format!("prize {was} taken back")),
+        (None, Some(now)) => Some(format!("prize {now} awarded")),
+        _ => None,
+    };
+    let what = match (ranks, prizes) {
+        (None, None) => return None,
+        (Some(r), Some(p)) => format!("{r} and {p}"),
+        (Some(one), None) | (None, Some(one)) => one,
+    };
+    let mut what = what.chars();
+    let first = what.next().map(|c| c.to_ascii_uppercase()).into_iter().collect::<String>();
+    Some(format!(
+        "{first}{} in revision {} ({}){}.",
+        what.as_str(),
+        after.revision,
+        day(after, zone),
+        after.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default()
+    ))
+}
+
+/// On a member's page: each revision that moved the member's rank or prize.
 #[component]
 pub fn RankChanges(notes: Vec<RevisionNote>, zone: String) -> impl IntoView {
-    let rank = |n: &RevisionNote| n.standing.as_ref().map(|s| s.rank);
-    let moved: Vec<String> = notes
-        .windows(2)
-        .filter(|pair| rank(&pair[0]) != rank(&pair[1]))
-        .map(|pair| {
-            let words = |r: Option<u64>| r.map_or("unranked".to_owned(), |r| r.to_string());
-            format!(
-                "Rank changed from {} to {} in revision {} ({}){}.",
-                words(rank(&pair[0])),
-                words(rank(&pair[1])),
-                pair[1].revision,
-                day(&pair[1], &zone),
-                pair[1].reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default()
-            )
-        })
-        .collect();
+    let moved: Vec<String> =
+        notes.windows(2).filter_map(|pair| standing_moved(&pair[0], &pair[1], &zone)).collect();
     (!moved.is_empty()).then(|| {
         view! {
             <section class="notice" role="status" data-testid="rank-changes">
@@ -62,4 +80,59 @@ pub fn RankChanges(notes: Vec<RevisionNote>, zone: String) -> impl IntoView {
             </section>
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::settlement::Standing;
+
+    fn note(revision: i64, standing: Option<(u64, Option<&str>)>) -> RevisionNote {
+        RevisionNote {
+            revision,
+            settled_at: "2026-12-08T10:00:00Z".parse().unwrap(),
+            digest: String::new(),
+            changes: None,
+            reason: (revision > 1).then(|| "cheating".into()),
+            standing: standing.map(|(rank, prize)| Standing {
+                rank,
+                member: domain::MemberId::parse("u1").unwrap(),
+                points: 10,
+                prize: prize.map(str::to_owned),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_revision_says_how_rank_and_prize_moved() {
+        let said = |a, b| standing_moved(&note(1, a), &note(2, b), "UTC");
+        assert_eq!(
+            said(Some((2, Some("Silver"))), Some((1, Some("Gold")))).as_deref(),
+            Some(
+                "Rank changed from 2 to 1 and prize changed from Silver to Gold in revision 2 (2026-12-08 UTC): cheating."
+            )
+        );
+        assert_eq!(
+            said(Some((3, Some("Bronze"))), Some((4, None))).as_deref(),
+            Some(
+                "Rank changed from 3 to 4 and prize Bronze taken back in revision 2 (2026-12-08 UTC): cheating."
+            )
+        );
+        assert_eq!(
+            said(Some((1, Some("Gold"))), None).as_deref(),
+            Some(
+                "Rank changed from 1 to unranked and prize Gold taken back in revision 2 (2026-12-08 UTC): cheating."
+            )
+        );
+        assert_eq!(
+            said(Some((2, None)), Some((2, Some("Silver")))).as_deref(),
+            Some("Prize Silver awarded in revision 2 (2026-12-08 UTC): cheating.")
+        );
+        assert_eq!(
+            said(Some((5, None)), Some((6, None))).as_deref(),
+            Some("Rank changed from 5 to 6 in revision 2 (2026-12-08 UTC): cheating.")
+        );
+        assert_eq!(said(Some((2, Some("Silver"))), Some((2, Some("Silver")))), None);
+        assert_eq!(said(None, None), None);
+    }
 }

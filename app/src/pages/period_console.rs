@@ -284,6 +284,12 @@ fn Console(
                 board.time_zone
             )}
         </p>
+        <p class="meta" data-testid="period-links">
+            // The public page is the contestants' bundle, outside the console's router.
+            <a href=format!("/b/{}/{period}", board.slug) rel="external">"Public page"</a>
+            " · "
+            <a href=format!("/admin/audit?board={}&period={period}", board.slug)>"Audit trail of this period"</a>
+        </p>
         {public_frozen_at.map(|at| view! {
             <p class="notice frozen" role="status" data-testid="public-freeze">
                 {format!("Publicly frozen since {} ({}): the public sees the standings of that moment; the leaders below are live.", in_named_zone(at, &board.time_zone, SECOND), board.time_zone)}
