@@ -5,6 +5,7 @@
 //!   instant equals the live ranking read then (order, ranks, points) and a plain model of the
 //!   points; before the first write it is empty.
 //! - `changes` between any two of those instants equals the difference of the two as-of reads.
+//! - The ledger's past reads page by two members or entries here, so pages are crossed.
 //! - A public freeze holds: the public's as-of never sees a write made after it, admins do;
 //!   a hidden member is left out; around-me and paging.
 
@@ -278,6 +279,9 @@ async fn each_ledger(test: impl AsyncFn(&str, &Engine)) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn as_of_equals_the_live_ranking_and_a_model_at_random_instants_and_changes_their_difference() {
+    // Two members (SQLite) or two entries (PostgreSQL) per statement, so that every read of a few
+    // members crosses statement boundaries.
+    engine::ledger::set_past_page(2);
     each_ledger(async |name, e| {
         for operator in ["incr", "best", "set"] {
             for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {

@@ -18,11 +18,21 @@ use domain::write::Counted;
 use domain::{BoardSlug, MemberId, PeriodKey};
 use sqlx::Row;
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 /// Members per statement, packed (SQLite).
-const MEMBERS_PAGE: i64 = 20_000;
+static MEMBERS_PAGE: AtomicI64 = AtomicI64::new(20_000);
 /// Entries per statement, one row each (PostgreSQL).
-const ENTRIES_PAGE: i64 = 50_000;
+static ENTRIES_PAGE: AtomicI64 = AtomicI64::new(50_000);
+
+/// Sets the members (SQLite) and entries (PostgreSQL) per statement of past reads in this
+/// process, so that a test crosses statement boundaries with a small board. Results never
+/// depend on it.
+#[cfg(feature = "internals")]
+pub fn set_past_page(rows: i64) {
+    MEMBERS_PAGE.store(rows.max(1), Ordering::Relaxed);
+    ENTRIES_PAGE.store(rows.max(1), Ordering::Relaxed);
+}
 
 /// What [`Ledger::past`] read.
 #[derive(Debug, Default)]
@@ -98,6 +108,7 @@ async fn read_packed(
          FROM entries e WHERE e.board = $1 AND e.period = $2 AND e.member > $3 AND e.recorded_at <= $4 \
          AND e.id <= {until} GROUP BY e.member ORDER BY e.member LIMIT $5)"
     );
+    let page_size = MEMBERS_PAGE.load(Ordering::Relaxed);
     let mut after = String::new();
     loop {
         let row = sqlx::query(&sql)
@@ -105,7 +116,7 @@ async fn read_packed(
             .bind(key)
             .bind(&after)
             .bind(at)
-            .bind(MEMBERS_PAGE)
+            .bind(page_size)
             .fetch_one(&mut **tx)
             .await?;
         let members: i64 = row.try_get("members")?;
@@ -125,7 +136,7 @@ async fn read_packed(
                 run.sort_unstable_by_key(|e| e.id);
             }
         }
-        if members < MEMBERS_PAGE {
+        if members < page_size {
             return Ok(());
         }
         after = row.try_get("last")?;
@@ -160,6 +171,7 @@ async fn read_rows(tx: &mut Tx, asked: &Asked<'_>, entries: &mut Vec<PastEntry>)
          e.recorded_at FROM entries e WHERE e.board = $1 AND e.period = $2 AND (e.member, e.id) > ($3, $4) \
          AND e.recorded_at <= $5 AND e.id <= {until} ORDER BY e.member, e.id LIMIT $6"
     );
+    let page_size = ENTRIES_PAGE.load(Ordering::Relaxed);
     let (mut after_member, mut after_id) = (String::new(), 0i64);
     loop {
         let rows = sqlx::query(&sql)
@@ -168,7 +180,7 @@ async fn read_rows(tx: &mut Tx, asked: &Asked<'_>, entries: &mut Vec<PastEntry>)
             .bind(&after_member)
             .bind(after_id)
             .bind(at)
-            .bind(ENTRIES_PAGE)
+            .bind(page_size)
             .fetch_all(&mut **tx)
             .await?;
         for r in &rows {
@@ -189,7 +201,7 @@ async fn read_rows(tx: &mut Tx, asked: &Asked<'_>, entries: &mut Vec<PastEntry>)
             });
         }
         match entries.last() {
-            Some(last) if rows.len() as i64 == ENTRIES_PAGE => {
+            Some(last) if rows.len() as i64 == page_size => {
                 (after_member, after_id) = (last.member.as_str().to_owned(), last.id)
             }
             _ => return Ok(()),

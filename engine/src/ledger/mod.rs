@@ -74,6 +74,8 @@ mod writes;
 
 pub use adjust::Revoked;
 pub use admins::FailuresOf;
+#[cfg(feature = "internals")]
+pub use asof::set_past_page;
 pub use auth::NewApiKey;
 pub use boards::StoredTotal;
 #[cfg(feature = "internals")]
