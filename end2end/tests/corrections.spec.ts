@@ -61,18 +61,18 @@ test('an admin corrects a settled period through a preview, and contestants see 
   await form.getByLabel('Change').selectOption('correct');
   // The fields follow the change: a member and Points for a correction, an entry and no Points
   // for a revoke.
-  await expect(form.getByLabel('Member id')).toBeVisible();
+  await expect(form.getByLabel('Member id', { exact: true })).toBeVisible();
   await expect(form.getByLabel('Points to add (negative to take away)')).toBeVisible();
   await form.getByLabel('Change').selectOption('revoke');
   await expect(form.getByLabel('Points to add (negative to take away)')).toBeHidden();
-  await form.getByLabel('Event or submission id').fill('nope');
+  await form.getByLabel('Event or submission id', { exact: true }).fill('nope');
   await form.getByLabel('Reason').fill('cheating');
   await form.getByRole('button', { name: 'Preview' }).click();
   await expect(page.getByTestId('preview-refusal')).toContainText('there is no applied event nope');
   await expect(page.getByTestId('preview')).toHaveCount(0);
 
   // Revoking u1's entry: u1 falls to the last rank, u2 takes Gold, u3 Silver — shown first.
-  await form.getByLabel('Event or submission id').fill('c1');
+  await form.getByLabel('Event or submission id', { exact: true }).fill('c1');
   await form.getByRole('button', { name: 'Preview' }).click();
   const preview = page.getByTestId('preview');
   await expect(preview).toContainText('1 entry revoked');

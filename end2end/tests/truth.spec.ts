@@ -280,7 +280,7 @@ test('item 8: a preview can be cancelled, and one outcome shows at a time', asyn
   await panel.locator('summary').click();
   const form = page.getByTestId('correct-form');
   await form.getByLabel('Change').selectOption('revoke');
-  await form.getByLabel('Event or submission id').fill('x1');
+  await form.getByLabel('Event or submission id', { exact: true }).fill('x1');
   await form.getByLabel('Reason').fill('a mistake');
   await form.getByRole('button', { name: 'Preview' }).click();
   const preview = page.getByTestId('preview');
