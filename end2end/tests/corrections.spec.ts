@@ -26,6 +26,12 @@ test('an admin corrects a settled period through a preview, and contestants see 
     { event_id: 'c2', member: 'u2', delta: 30 },
     { event_id: 'c3', member: 'u3', delta: 20 },
   ]);
+  // u2 has a display name: the console's standings and rewards name u2 by it, as Leaders does.
+  const named = await page.request.put('/api/v1/members/u2/profile', {
+    headers: { Authorization: `Bearer ${key}` },
+    data: { display_name: 'Grace' },
+  });
+  expect(named.status(), await named.text()).toBe(200);
   const period = (await (await page.request.get(`/api/v1/boards/${slug}`)).json()).current_period as string;
   const admin = { Authorization: `Bearer ${cli('admin', 'token')}` };
   for (const step of ['freeze', 'settle']) {
@@ -99,7 +105,8 @@ test('an admin corrects a settled period through a preview, and contestants see 
   // This server has no webhook: the console says why the rewards are pending, not that they failed.
   await expect(page.getByTestId('no-webhook')).toContainText('no rewards webhook');
   await expect(page.locator('table.rewards tbody tr').first()).toContainText('pending: no webhook here');
-  await expect(page.locator('table.standings tbody tr').first()).toContainText('u2');
+  await expect(page.locator('table.standings tbody tr').first()).toContainText('Grace (u2)');
+  await expect(page.locator('table.rewards tbody tr').filter({ hasText: 'Grace (u2)' })).toHaveCount(3);
   await page.screenshot({ path: 'artifacts/period-correction.png', fullPage: true });
 
   // The contestant's side: the board names the revision; u2's page says how its rank moved.

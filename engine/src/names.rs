@@ -51,7 +51,7 @@ impl Names {
 impl Engine {
     /// Display names of `members` (absent: no profile), from this process's copy, brought level
     /// with the ledger first when it is older than [`NAME_SYNC_INTERVAL`].
-    pub(crate) async fn display_names(
+    pub async fn display_names(
         &self,
         members: &[MemberId],
     ) -> Result<HashMap<MemberId, String>, EngineError> {

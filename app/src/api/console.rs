@@ -51,6 +51,9 @@ pub struct PeriodConsole {
     pub rewards: Vec<RewardView>,
     /// Whether the server that answered delivers rewards (it has `--rewards-webhook`).
     pub delivers_rewards: bool,
+    /// Display names of the members the standings and rewards show, by member id (absent: no
+    /// profile), so they read as Leaders does.
+    pub names: std::collections::BTreeMap<String, String>,
     /// A bounded board's limit (the live ranking keeps this many members); None: unbounded.
     pub keep_top: Option<u64>,
     /// Days a settled period's Redis keys live after its settlement.
@@ -212,6 +215,12 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         Some(_) => (engine.settlements(&scope).await?, engine.rewards(&scope).await?),
         None => (Vec::new(), Vec::new()),
     };
+    let shown: Vec<domain::MemberId> = settlement
+        .iter()
+        .flat_map(|s| s.standings.iter().map(|st| st.member.clone()))
+        .chain(rewards.iter().map(|r| r.member.clone()))
+        .collect();
+    let names = engine.display_names(&shown).await?.into_iter().map(|(m, n)| (m.to_string(), n)).collect();
     Ok(PeriodConsole {
         board: engine::reads::summary(&board, jiff::Timestamp::now()),
         prizes: board.prizes.clone(),
@@ -228,6 +237,7 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         revisions,
         rewards,
         delivers_rewards: engine.delivers_rewards(),
+        names,
         keep_top: board.keep_top,
         ranking_ttl_days: board.ranking_ttl_days,
     })

@@ -167,6 +167,7 @@ fn Console(
         revisions,
         rewards,
         delivers_rewards,
+        names,
         keep_top,
         ranking_ttl_days,
     } = c;
@@ -347,7 +348,7 @@ fn Console(
             unit=board.unit
         />
         <ExportRows rows=leader_rows board=slug.clone() period=period.clone()/>
-        {settlement.map(|s| view! { <SettlementView s revisions rewards delivers_rewards unit=board.unit/> })}
+        {settlement.map(|s| view! { <SettlementView s revisions rewards delivers_rewards names unit=board.unit/> })}
     }
 }
 
@@ -412,8 +413,14 @@ fn SettlementView(
     revisions: Vec<SettlementSummary>,
     rewards: Vec<RewardView>,
     delivers_rewards: bool,
+    names: std::collections::BTreeMap<String, String>,
     unit: domain::Unit,
 ) -> impl IntoView {
+    // "Ada Lovelace (u1001)" where the member has a display name, as Leaders names them.
+    let who = move |member: &domain::MemberId| match names.get(member.as_str()) {
+        Some(name) => format!("{name} ({member})"),
+        None => member.to_string(),
+    };
     view! {
         <h2>"Settlement"</h2>
         <dl class="settlement">
@@ -448,7 +455,7 @@ fn SettlementView(
             <thead><tr><th scope="col">"Rank"</th><th scope="col">"Member"</th><th scope="col">"Points"</th><th scope="col">"Prize"</th></tr></thead>
             <tbody>
                 {s.standings.iter().map(|st| view! {
-                    <tr><td>{st.rank}</td><td>{st.member.to_string()}</td><td>{domain::format::points(st.points, unit)}</td><td>{st.prize.clone().unwrap_or_default()}</td></tr>
+                    <tr><td>{st.rank}</td><td>{who(&st.member)}</td><td>{domain::format::points(st.points, unit)}</td><td>{st.prize.clone().unwrap_or_default()}</td></tr>
                 }).collect_view()}
             </tbody>
         </table>
@@ -474,7 +481,7 @@ fn SettlementView(
                             <tr data-reward=r.id data-kind=r.kind.as_str()>
                                 <td>{r.revision}</td>
                                 <td>{r.kind.as_str()}</td>
-                                <td>{r.member.to_string()}</td><td>{r.rank}</td><td>{r.prize.clone()}</td>
+                                <td>{who(&r.member)}</td><td>{r.rank}</td><td>{r.prize.clone()}</td>
                                 <td>{if r.status == "pending" && r.attempts == 0 && !delivers_rewards {
                                     "pending: no webhook here".to_owned()
                                 } else {
