@@ -15,7 +15,10 @@
 //! one read, up to the later one. So a hostile public cannot multiply it, replays run
 //! one at a time per process ([`Replays`]'s semaphore) and each ranking is kept for
 //! [`ASOF_CACHE_TTL`], keyed by (board, period, instant, viewer): a slider or a crowd asking
-//! for the same moment pays once.
+//! for the same moment pays once. Replays take at most one core of a process; callers wait in
+//! line for it (503 `unavailable` after 10 s). The line is not shared out per client address:
+//! one client asking for new instants can make other callers' as-of reads wait; no other route
+//! waits on it (docs/BENCHMARKS.md, abuse).
 
 use crate::ledger::{LedgerError, Viewer};
 use crate::reads::{MAX_PAGE, MAX_RADIUS, check_limit};
