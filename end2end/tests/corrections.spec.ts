@@ -25,9 +25,11 @@ test('an admin corrects a settled period through a preview, and contestants see 
     { event_id: 'c1', member: 'u1', delta: 50 },
     { event_id: 'c2', member: 'u2', delta: 30 },
     { event_id: 'c3', member: 'u3', delta: 20 },
+    { event_id: 'c4', member: 'corrections-grace', delta: 5 },
   ]);
-  // u2 has a display name: the console's standings and rewards name u2 by it, as Leaders does.
-  const named = await page.request.put('/api/v1/members/u2/profile', {
+  // A member with a display name (profiles are shared by every board, so the member is this
+  // spec's own): the console's standings name it by it, as Leaders does.
+  const named = await page.request.put('/api/v1/members/corrections-grace/profile', {
     headers: { Authorization: `Bearer ${key}` },
     data: { display_name: 'Grace' },
   });
@@ -56,6 +58,11 @@ test('an admin corrects a settled period through a preview, and contestants see 
   await expect(page).toHaveURL(`/admin/audit?board=${slug}&period=${period}`);
   await expect(page.locator('table.audit tbody tr[data-action="settle"]')).toHaveCount(1);
   await expect(page.locator('table.audit tbody tr[data-action="freeze"]')).toHaveCount(1);
+  // Each row says what changed, field by field, and where, as links into the console.
+  const freeze = page.locator('table.audit tbody tr[data-action="freeze"]');
+  await expect(freeze.locator('td.changes li')).toHaveText(['state: open → frozen']);
+  await expect(freeze.locator(`a[href="/admin/b/${slug}/${period}"]`)).toHaveText(period);
+  await expect(freeze.locator(`a[href="/admin/b/${slug}/current"]`)).toHaveText(slug);
   await page.goto(`/admin/b/${slug}/${period}`);
   await page.waitForLoadState('networkidle');
 
@@ -105,8 +112,8 @@ test('an admin corrects a settled period through a preview, and contestants see 
   // This server has no webhook: the console says why the rewards are pending, not that they failed.
   await expect(page.getByTestId('no-webhook')).toContainText('no rewards webhook');
   await expect(page.locator('table.rewards tbody tr').first()).toContainText('pending: no webhook here');
-  await expect(page.locator('table.standings tbody tr').first()).toContainText('Grace (u2)');
-  await expect(page.locator('table.rewards tbody tr').filter({ hasText: 'Grace (u2)' })).toHaveCount(3);
+  await expect(page.locator('table.standings tbody tr').first()).toContainText('u2');
+  await expect(page.locator('table.standings tbody tr').filter({ hasText: 'Grace (corrections-grace)' })).toHaveCount(1);
   await page.screenshot({ path: 'artifacts/period-correction.png', fullPage: true });
 
   // The contestant's side: the board names the revision; u2's page says how its rank moved.

@@ -16,6 +16,36 @@ const FILTERS: [(&str, &str); 7] = [
     ("until", "Until"),
 ];
 
+/// The actions the ledger records, offered as suggestions for the Action filter (any text may
+/// still be typed).
+const ACTIONS: [&str; 25] = [
+    "apikey_create",
+    "apikey_revoke",
+    "archive",
+    "board_edit",
+    "correct",
+    "freeze",
+    "hide",
+    "hot_filter",
+    "import",
+    "import_totals",
+    "late_accepted",
+    "late_rejected",
+    "preview_applied",
+    "projection_repaired",
+    "public_freeze",
+    "rebuild",
+    "reopen",
+    "resettle",
+    "reveal",
+    "revoke",
+    "reward_compensated",
+    "row_quarantine",
+    "settle",
+    "unhide",
+    "write_rejected",
+];
+
 /// `/admin/audit`: the audit trail, newest first — a GET form of filters (so a filtered view is a
 /// link) and an id cursor ("older") that neither skips nor repeats rows while new ones arrive.
 #[component]
@@ -35,12 +65,18 @@ pub fn AuditPageView() -> impl IntoView {
         <p><a href="/admin">"← Console"</a></p>
         <h1>"Audit trail"</h1>
         <form method="get" class="filters" aria-label="Filters">
+            // Days are picked as dates and actions offered from the list, so no example text
+            // sits in a field looking like a value.
             {FILTERS.map(|(name, label)| view! {
                 <label>{label}
                     <input name=name value=move || value(name)
-                        placeholder=match name { "since" | "until" => "2026-11-30", "action" => "revoke", _ => "" }/>
+                        type=match name { "since" | "until" => "date", _ => "text" }
+                        list=(name == "action").then_some("audit-actions")/>
                 </label>
             }).to_vec()}
+            <datalist id="audit-actions">
+                {ACTIONS.map(|a| view! { <option value=a></option> }).to_vec()}
+            </datalist>
             <button type="submit">"Filter"</button>
             <a href="/admin/audit">"Clear"</a>
         </form>
@@ -81,6 +117,59 @@ fn older_link(before: i64) -> impl Fn() -> String {
 }
 
 /// Percent-encodes a filter value for the query string.
+/// Where a row happened, each part a link into the console: the board's current period, the
+/// period, the member's page in it.
+fn place(r: &domain::view::AuditEntry) -> impl IntoView + use<> {
+    let board = r.board.clone();
+    let period = r.period.clone();
+    let member = r.member.clone();
+    let board_link = board.clone().map(|b| {
+        view! { <a href=format!("/admin/b/{b}/current")>{b.clone()}</a> }
+    });
+    let period_link = board.clone().zip(period.clone()).map(|(b, p)| {
+        view! { " · " <a href=format!("/admin/b/{b}/{p}")>{p.clone()}</a> }
+    });
+    let member_link = member.map(|m| match board.zip(period) {
+        Some((b, p)) => view! { " · " <a href=format!("/admin/b/{b}/{p}/m/{m}")>{m.clone()}</a> }.into_any(),
+        None => view! { " · " {m} }.into_any(),
+    });
+    view! { {board_link} {period_link} {member_link} }
+}
+
+/// What a row changed, one line per field that differs: "points: 30 → 50". A side that is absent
+/// (a creation, a removal) shows as "—"; values that are not objects are shown whole.
+fn changes(before: Option<&serde_json::Value>, after: Option<&serde_json::Value>) -> Vec<String> {
+    use serde_json::Value;
+    let shown = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => "—".to_owned(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    };
+    // An object's fields; an absent side has none; None: not an object.
+    fn fields<'a>(
+        v: Option<&'a Value>,
+        none: &'a serde_json::Map<String, Value>,
+    ) -> Option<&'a serde_json::Map<String, Value>> {
+        match v {
+            None | Some(Value::Null) => Some(none),
+            Some(Value::Object(map)) => Some(map),
+            Some(_) => None,
+        }
+    }
+    let none = serde_json::Map::new();
+    match (fields(before, &none), fields(after, &none)) {
+        (Some(b), Some(a)) => {
+            let keys: std::collections::BTreeSet<&String> = b.keys().chain(a.keys()).collect();
+            keys.into_iter()
+                .filter(|k| b.get(*k) != a.get(*k))
+                .map(|k| format!("{k}: {} → {}", shown(b.get(k)), shown(a.get(k))))
+                .collect()
+        }
+        _ if before == after => Vec::new(),
+        _ => vec![format!("{} → {}", shown(before), shown(after))],
+    }
+}
+
 fn urlencode(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
@@ -95,13 +184,12 @@ fn Rows(p: AuditPage) -> impl IntoView {
     if p.rows.is_empty() {
         return view! { <p class="empty">"No audit rows match."</p> }.into_any();
     }
-    let change = |v: Option<String>| v.unwrap_or_default();
     view! {
         <table class="entries audit">
             <caption>"Newest first"</caption>
             <thead><tr>
                 <th scope="col">"When (UTC)"</th><th scope="col">"Actor"</th><th scope="col">"Action"</th>
-                <th scope="col">"Where"</th><th scope="col">"Reason"</th><th scope="col">"Before → after"</th>
+                <th scope="col">"Where"</th><th scope="col">"Reason"</th><th scope="col">"What changed"</th>
             </tr></thead>
             <tbody>
                 {p.rows.iter().map(|r| view! {
@@ -109,9 +197,11 @@ fn Rows(p: AuditPage) -> impl IntoView {
                         <td>{r.at.strftime("%Y-%m-%d %H:%M:%S").to_string()}</td>
                         <td>{r.actor.clone()}</td>
                         <td>{r.action.clone()}</td>
-                        <td>{[r.board.clone(), r.period.clone(), r.member.clone()].into_iter().flatten().collect::<Vec<_>>().join(" · ")}</td>
+                        <td>{place(r)}</td>
                         <td>{r.reason.clone().unwrap_or_default()}</td>
-                        <td class="id">{format!("{} → {}", change(r.before.as_ref().map(ToString::to_string)), change(r.after.as_ref().map(ToString::to_string)))}</td>
+                        <td class="changes">
+                            <ul>{changes(r.before.as_ref(), r.after.as_ref()).into_iter().map(|c| view! { <li>{c}</li> }).collect_view()}</ul>
+                        </td>
                     </tr>
                 }).collect_view()}
             </tbody>
@@ -119,4 +209,23 @@ fn Rows(p: AuditPage) -> impl IntoView {
         {p.next.map(|id| view! { <p><a class="button" href=older_link(id)>"Older rows"</a></p> })}
     }
     .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changes;
+    use serde_json::json;
+
+    #[test]
+    fn a_row_shows_only_the_fields_that_changed() {
+        let before = json!({"points": 30, "hidden": false, "title": "Weekly"});
+        let after = json!({"points": 50, "hidden": false, "title": "Weekly", "note": "late"});
+        assert_eq!(changes(Some(&before), Some(&after)), ["note: — → late", "points: 30 → 50"]);
+        assert_eq!(changes(None, Some(&json!({"state": "frozen"}))), ["state: — → frozen"]);
+        assert_eq!(changes(Some(&json!({"state": "open"})), None), ["state: open → —"]);
+        assert_eq!(changes(Some(&json!("open")), Some(&json!("frozen"))), ["open → frozen"]);
+        assert_eq!(changes(Some(&json!([1, 2])), Some(&json!({"a": 1}))), ["[1,2] → {\"a\":1}"]);
+        assert!(changes(Some(&before), Some(&before)).is_empty());
+        assert!(changes(None, None).is_empty());
+    }
 }
