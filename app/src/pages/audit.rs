@@ -116,7 +116,6 @@ fn older_link(before: i64) -> impl Fn() -> String {
     }
 }
 
-/// Percent-encodes a filter value for the query string.
 /// Where a row happened, each part a link into the console: the board's current period, the
 /// period, the member's page in it.
 fn place(r: &domain::view::AuditEntry) -> impl IntoView + use<> {
@@ -170,6 +169,7 @@ fn changes(before: Option<&serde_json::Value>, after: Option<&serde_json::Value>
     }
 }
 
+/// Percent-encodes a filter value for the query string.
 fn urlencode(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
