@@ -39,8 +39,11 @@
 pub mod api;
 pub mod components;
 pub mod error;
+pub mod i18n;
 pub mod pages;
 
+#[cfg(feature = "console")]
+use i18n::tr;
 #[cfg(feature = "console")]
 use leptos::prelude::*;
 #[cfg(feature = "console")]
@@ -105,9 +108,13 @@ pub fn shell(mut options: LeptosOptions) -> impl IntoView {
     let path = String::new();
     options.output_name = files.bundle_for(&path).into();
     let islands = !SiteFiles::is_console(&path);
+    #[cfg(feature = "ssr")]
+    let locale = i18n::remember();
+    #[cfg(not(feature = "ssr"))]
+    let locale = i18n::locale();
     view! {
         <!DOCTYPE html>
-        <html lang="en">
+        <html lang=locale.tag()>
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
@@ -131,14 +138,16 @@ pub fn shell(mut options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    let locale = i18n::locale();
     view! {
         <Title formatter=|text| format!("{text} · Laurel")/>
         <Router>
             // The first stop of the keyboard. `rel="external"`: the browser jumps to the anchor
             // itself; the router leaves the link alone.
-            <a class="skip-link" href="#main" rel="external">"Skip to the content"</a>
+            <a class="skip-link" href="#main" rel="external">{tr!(locale, "site-skip")}</a>
             <header class="site">
                 <a class="brand" href="/">"Laurel"</a>
+                <LanguageSwitch locale/>
             </header>
             <main id="main" tabindex="-1">
                 <Routes fallback=pages::not_found::NotFound>
@@ -183,4 +192,29 @@ fn ConsoleRoutes() -> impl leptos_router::MatchNestedRoutes + Clone {
         <Route path=path!("/admin/hot/:board") view=pages::hot_console::HotConsolePage ssr=SsrMode::Async/>
     }
     .into_inner()
+}
+
+/// The other languages, as links to this page in each (`?lang=`, which the server then
+/// remembers). `rel="external"`: a whole new page, since every word on it changes.
+#[cfg(feature = "console")]
+#[component]
+fn LanguageSwitch(locale: i18n::Locale) -> impl IntoView {
+    let location = leptos_router::hooks::use_location();
+    let others = i18n::Locale::ALL.into_iter().filter(move |l| *l != locale);
+    view! {
+        <nav class="languages" aria-label=tr!(locale, "site-languages")>
+            {others.map(|other| {
+                let href = move || {
+                    let mut query = location.query.get();
+                    query.replace("lang", other.tag().to_owned());
+                    format!("{}{}", location.pathname.get(), query.to_query_string())
+                };
+                view! {
+                    <a href=href rel="external" hreflang=other.tag() lang=other.tag() data-testid="language">
+                        {other.own_name()}
+                    </a>
+                }
+            }).collect_view()}
+        </nav>
+    }
 }

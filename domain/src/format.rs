@@ -2,31 +2,26 @@
 //! points, so a time reads the same in the ranking, the member page, the console and the charts'
 //! text. Display only — stored points, ranks and the API's numbers never change with the unit.
 //!
-//! - `points`: plain numbers with thin groups of three digits (`12 345`, `−40`).
+//! - `points`: plain numbers in groups of three digits, as the reader's locale writes them
+//!   (`12 345` in English, `12,345` in Chinese; `−40`).
 //! - `ms`: a duration, `m:ss.mmm` (`1:02.345`), with hours once there are any (`1:00:00.000`)
 //!   and seconds alone under a minute (`0.250`, `59.999`).
 
 use crate::kinds::Unit;
+use crate::locale::Locale;
 
-/// `value` in the board's `unit` (see the module docs).
-pub fn points(value: i64, unit: Unit) -> String {
+/// `value` in the board's `unit` (see the module docs). Where a sentence needs the word
+/// ("1 234 points"), the UI's catalogue adds it.
+pub fn points(value: i64, unit: Unit, locale: Locale) -> String {
     match unit {
-        Unit::Points => grouped(value),
+        Unit::Points => grouped(value, locale),
         Unit::Ms => duration(value),
     }
 }
 
-/// `value` with its word where a sentence needs one: "1 234 points", or a time alone
-/// ("1:02.345").
-pub fn labelled(value: i64, unit: Unit) -> String {
-    match unit {
-        Unit::Points => format!("{} points", grouped(value)),
-        Unit::Ms => duration(value),
-    }
-}
-
-/// A number with thin groups of three digits ("12 345"), a real minus sign for negatives.
-pub fn grouped(n: i64) -> String {
+/// A number in groups of three digits (`Locale::group_separator`), a real minus sign for
+/// negatives.
+pub fn grouped(n: i64, locale: Locale) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
     if n < 0 {
@@ -34,7 +29,7 @@ pub fn grouped(n: i64) -> String {
     }
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push('\u{202f}');
+            out.push(locale.group_separator());
         }
         out.push(c);
     }
@@ -63,21 +58,23 @@ mod tests {
 
     #[test]
     fn milliseconds_read_as_durations() {
-        assert_eq!(points(62_345, Unit::Ms), "1:02.345");
-        assert_eq!(points(250, Unit::Ms), "0.250");
-        assert_eq!(points(59_999, Unit::Ms), "59.999");
-        assert_eq!(points(3_600_000, Unit::Ms), "1:00:00.000");
-        assert_eq!(points(-1_500, Unit::Ms), "−1.500");
-        assert_eq!(points(0, Unit::Ms), "0.000");
-        assert!(points(i64::MIN, Unit::Ms).starts_with('−'));
+        let ms = |v| points(v, Unit::Ms, Locale::En);
+        assert_eq!(ms(62_345), "1:02.345");
+        assert_eq!(ms(250), "0.250");
+        assert_eq!(ms(59_999), "59.999");
+        assert_eq!(ms(3_600_000), "1:00:00.000");
+        assert_eq!(ms(-1_500), "−1.500");
+        assert_eq!(ms(0), "0.000");
+        assert!(ms(i64::MIN).starts_with('−'));
+        assert_eq!(points(62_345, Unit::Ms, Locale::ZhCn), "1:02.345");
     }
 
     #[test]
     fn points_read_as_grouped_numbers() {
-        assert_eq!(points(12_345, Unit::Points), "12\u{202f}345");
-        assert_eq!(points(-40, Unit::Points), "−40");
-        assert_eq!(points(999, Unit::Points), "999");
-        assert_eq!(labelled(1_234, Unit::Points), "1\u{202f}234 points");
-        assert_eq!(labelled(1_234, Unit::Ms), "1.234");
+        assert_eq!(points(12_345, Unit::Points, Locale::En), "12\u{202f}345");
+        assert_eq!(points(-40, Unit::Points, Locale::En), "−40");
+        assert_eq!(points(999, Unit::Points, Locale::En), "999");
+        assert_eq!(grouped(1_234_567, Locale::ZhCn), "1,234,567");
+        assert_eq!(grouped(-1_000, Locale::ZhCn), "−1,000");
     }
 }

@@ -12,6 +12,7 @@
 //! - [`ranking`]: rank numbers under each tie policy.
 //! - [`segment`]: a board's segment dimensions and a member's values (`province:zj`).
 //! - [`format`]: points as a board shows them (durations when its unit is `ms`).
+//! - [`locale`]: the languages pages speak, and how each writes numbers; [`local`]: instants.
 //! - [`lifecycle`]: the period states and which transitions are allowed.
 //! - [`live`]: the events of a period's live stream (`ranking`, `state`).
 //! - [`preview`]: what a dry run of admin changes would do to the standings (moves, prizes).
@@ -36,6 +37,7 @@ pub mod kinds;
 pub mod lifecycle;
 pub mod live;
 pub mod local;
+pub mod locale;
 pub mod period;
 pub mod preview;
 pub mod ranking;

@@ -127,7 +127,9 @@ fn PreviewTable(
 ) -> impl IntoView {
     let rank = |r: Option<u64>| r.map_or("—".to_owned(), |r| r.to_string());
     let unit = p.unit;
-    let points = move |p: Option<i64>| p.map_or("—".to_owned(), |p| domain::format::points(p, unit));
+    let points = move |p: Option<i64>| {
+        p.map_or("—".to_owned(), |p| domain::format::points(p, unit, crate::i18n::locale()))
+    };
     let row = move |m: &Move| {
         view! {
             <tr>

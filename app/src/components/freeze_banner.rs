@@ -6,7 +6,10 @@ use leptos::prelude::*;
 /// What follows "Standings frozen": when (in the board's zone) and `then`, what it means on the
 /// page. Made on the server: the contestants' bundle has no zone database.
 pub fn freeze_words(at: jiff::Timestamp, zone: &str, then: &str) -> String {
-    format!(" at {} ({zone}){then}", domain::local::in_named_zone(at, zone, domain::local::MINUTE))
+    format!(
+        " at {} ({zone}){then}",
+        domain::local::in_named_zone(at, zone, domain::local::Clock::Minute, crate::i18n::locale())
+    )
 }
 
 /// "Standings frozen" and its words ([`freeze_words`]).

@@ -121,7 +121,7 @@ pub fn RankingTable(
                                 <th scope="row" class="name">
                                     <a href=format!("{base}/m/{}", entry.member)>{entry.name().to_owned()}</a>
                                 </th>
-                                <td class="points">{domain::format::points(entry.points, unit)}</td>
+                                <td class="points">{domain::format::points(entry.points, unit, crate::i18n::locale())}</td>
                             </tr>
                         }
                         // Erased: the row's full type is too deep for the compiler's limits.

@@ -6,7 +6,7 @@ use domain::view::RevisionNote;
 use leptos::prelude::*;
 
 fn day(note: &RevisionNote, zone: &str) -> String {
-    domain::local::in_named_zone(note.settled_at, zone, "%Y-%m-%d")
+    domain::local::in_named_zone(note.settled_at, zone, domain::local::Clock::Day, crate::i18n::locale())
 }
 
 /// "Revision 2 (2026-12-08): 1 entry revoked — reason", one line per revision after the first.

@@ -21,7 +21,7 @@ pub fn steps(from: jiff::Timestamp, until: jiff::Timestamp, zone: &str) -> Optio
     let labels = (0..=span / step)
         .map(|i| {
             let at = jiff::Timestamp::from_second(start + i * step).unwrap_or(until);
-            domain::local::in_named_zone(at, zone, domain::local::MINUTE)
+            domain::local::in_named_zone(at, zone, domain::local::Clock::Minute, crate::i18n::locale())
         })
         .collect();
     Some((start, step, labels))

@@ -285,7 +285,12 @@ fn Board(
         let at = then.as_ref().map_or(until, |t| t.at);
         let value = usize::try_from((at.as_second() - start) / step).unwrap_or(0);
         let shown = match &then {
-            Some(t) => domain::local::in_named_zone(t.at, &board.time_zone, domain::local::MINUTE),
+            Some(t) => domain::local::in_named_zone(
+                t.at,
+                &board.time_zone,
+                domain::local::Clock::Minute,
+                crate::i18n::locale(),
+            ),
             None => "now".to_owned(),
         };
         view! { <ThenSlider start step labels value shown/> }
@@ -342,7 +347,7 @@ fn Board(
                     <span data-testid="my-live">
                         {format!(
                             " · Your live points: {}{}",
-                            live.points.map_or_else(|| "none yet".to_owned(), |p| domain::format::points(p, board.unit)),
+                            live.points.map_or_else(|| "none yet".to_owned(), |p| domain::format::points(p, board.unit, crate::i18n::locale())),
                             match live.pending {
                                 0 => String::new(),
                                 1 => " (1 of your entries is not public yet)".to_owned(),
@@ -422,7 +427,7 @@ fn BoardThen(
     unit: domain::Unit,
 ) -> impl IntoView {
     let AsOfPage { at, frozen_at, total, offset, entries, has_more, .. } = then;
-    let when = domain::local::in_named_zone(at, &zone, domain::local::MINUTE);
+    let when = domain::local::in_named_zone(at, &zone, domain::local::Clock::Minute, crate::i18n::locale());
     let page = |offset: u64| format!("{base}?at={}&offset={offset}", at.as_second());
     let shown = entries.len() as u64;
     view! {
@@ -628,7 +633,7 @@ pub fn Rows(
 
 /// Points with their word, in the board's unit: "1 234 points", or a time ("1:02.345").
 pub fn shown(points: i64, unit: domain::Unit) -> String {
-    domain::format::labelled(points, unit)
+    crate::i18n::Say::labelled(crate::i18n::locale(), points, unit)
 }
 
 /// How the board's order is said under the ranking: nothing for the usual "more is better".

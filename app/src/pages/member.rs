@@ -118,7 +118,7 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
                         domain::Unit::Points => " with ",
                         domain::Unit::Ms => " with a time of ",
                     }}
-                    <strong data-testid="points">{domain::format::points(s.points, board.unit)}</strong>
+                    <strong data-testid="points">{domain::format::points(s.points, board.unit, crate::i18n::locale())}</strong>
                     {match board.unit {
                         domain::Unit::Points => " points in ",
                         domain::Unit::Ms => " in ",
@@ -146,7 +146,7 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
                     <tbody>
                         {entries.iter().map(|e| view! {
                             <tr data-entry=e.id class:revoked=e.revoked>
-                                <td>{domain::local::in_named_zone(e.occurred_at, &board.time_zone, domain::local::SECOND)}</td>
+                                <td>{domain::local::in_named_zone(e.occurred_at, &board.time_zone, domain::local::Clock::Second, crate::i18n::locale())}</td>
                                 <td>{change(e)}</td>
                                 <td class="id">{e.external_id.clone().unwrap_or_default()}</td>
                             </tr>
@@ -190,12 +190,12 @@ fn Targets(
         <ul class="targets" data-testid="targets">
             {next.map(|t| view! {
                 <li data-testid="to-next-rank">
-                    <strong>{domain::format::points(t.points, unit)}</strong> {format!("{to} rank {}{}", t.rank, prize_text(&t))}
+                    <strong>{domain::format::points(t.points, unit, crate::i18n::locale())}</strong> {format!("{to} rank {}{}", t.rank, prize_text(&t))}
                 </li>
             })}
             {prize.map(|t| view! {
                 <li data-testid="to-prize">
-                    <strong>{domain::format::points(t.points, unit)}</strong> {format!("{to} a prize: rank {}{}", t.rank, prize_text(&t))}
+                    <strong>{domain::format::points(t.points, unit, crate::i18n::locale())}</strong> {format!("{to} a prize: rank {}{}", t.rank, prize_text(&t))}
                 </li>
             })}
             <li class="hint">{format!("Counting from the public ranking; {how}.")}</li>

@@ -82,8 +82,8 @@ fn Drill(
         <h1>{member.to_string()}</h1>
         <p class="standing" data-testid="standing">
             {match (&standing, points) {
-                (Some(s), _) => format!("Rank {}{} with {}", s.rank, if s.tied { " (tied)" } else { "" }, domain::format::labelled(s.points, board.unit)),
-                (None, Some(p)) => format!("{}, not ranked", domain::format::labelled(p, board.unit)),
+                (Some(s), _) => format!("Rank {}{} with {}", s.rank, if s.tied { " (tied)" } else { "" }, crate::i18n::Say::labelled(crate::i18n::locale(), s.points, board.unit)),
+                (None, Some(p)) => format!("{}, not ranked", crate::i18n::Say::labelled(crate::i18n::locale(), p, board.unit)),
                 (None, None) => "No points in this period".to_owned(),
             }}
             {hidden.then(|| view! { " " <span class="state state-hidden" data-testid="hidden">"hidden"</span> })}

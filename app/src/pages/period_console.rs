@@ -25,7 +25,7 @@ use crate::components::error_view::ErrorView;
 use crate::components::export::{ExportRow, ExportRows};
 use crate::components::ranking_table::RankingTable;
 use domain::lifecycle::State;
-use domain::local::{MINUTE, SECOND, in_named_zone};
+use domain::local::{Clock, in_named_zone};
 use domain::view::{LateEntry, RewardView, Settlement, SettlementSummary};
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -293,13 +293,13 @@ fn Console(
         </p>
         {public_frozen_at.map(|at| view! {
             <p class="notice frozen" role="status" data-testid="public-freeze">
-                {format!("Publicly frozen since {} ({}): the public sees the standings of that moment; the leaders below are live.", in_named_zone(at, &board.time_zone, SECOND), board.time_zone)}
+                {format!("Publicly frozen since {} ({}): the public sees the standings of that moment; the leaders below are live.", in_named_zone(at, &board.time_zone, Clock::Second, crate::i18n::locale()), board.time_zone)}
             </p>
         })}
         {next_reveal.clone().map(|next| view! { <p data-testid="next-reveal">{next}</p> })}
         {(state == State::Open && exists).then(|| view! {
             <p>"Freezes in " <Countdown ends_at=freezes_at/>
-               {format!(" (at {} in {}, the period's end plus the grace)", in_named_zone(freezes_at, &board.time_zone, MINUTE), board.time_zone)}
+               {format!(" (at {} in {}, the period's end plus the grace)", in_named_zone(freezes_at, &board.time_zone, Clock::Minute, crate::i18n::locale()), board.time_zone)}
             </p>
         })}
         {outside}
@@ -455,7 +455,7 @@ fn SettlementView(
             <thead><tr><th scope="col">"Rank"</th><th scope="col">"Member"</th><th scope="col">"Points"</th><th scope="col">"Prize"</th></tr></thead>
             <tbody>
                 {s.standings.iter().map(|st| view! {
-                    <tr><td>{st.rank}</td><td>{who(&st.member)}</td><td>{domain::format::points(st.points, unit)}</td><td>{st.prize.clone().unwrap_or_default()}</td></tr>
+                    <tr><td>{st.rank}</td><td>{who(&st.member)}</td><td>{domain::format::points(st.points, unit, crate::i18n::locale())}</td><td>{st.prize.clone().unwrap_or_default()}</td></tr>
                 }).collect_view()}
             </tbody>
         </table>

@@ -629,7 +629,12 @@ impl Engine {
             period,
             starts_at: span.start,
             ends_at: span.end,
-            ends_local: domain::local::in_zone(span.end, &board.zone, domain::local::MINUTE),
+            ends_local: domain::local::in_zone(
+                span.end,
+                &board.zone,
+                domain::local::Clock::Minute,
+                domain::locale::Locale::En,
+            ),
             total: raw.total,
             offset: raw.offset,
             entries,

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 /// A range of points in words ("10–19", or "10" when it holds one value), in the board's unit.
 fn range(bin: &PointsBin, unit: Unit) -> String {
     let last = bin.to - 1;
-    let shown = |p| domain::format::points(p, unit);
+    let shown = |p| domain::format::points(p, unit, crate::i18n::locale());
     if last == bin.from { shown(bin.from) } else { format!("{}–{}", shown(bin.from), shown(last)) }
 }
 
@@ -40,7 +40,7 @@ pub fn Histogram(
         (Some(m), Some(i)) => {
             format!(
                 " You ({}, rank {}) are in the range {}.",
-                domain::format::labelled(m.points, unit),
+                crate::i18n::Say::labelled(crate::i18n::locale(), m.points, unit),
                 m.rank,
                 range(&bins[i], unit)
             )
@@ -51,8 +51,8 @@ pub fn Histogram(
         "Distribution of points in {period}: {} members in {} ranges of points from {} to {}.{you}",
         grouped(members as i64),
         bins.len(),
-        domain::format::points(bins[0].from, unit),
-        domain::format::points(bins.last().expect("a bin").to - 1, unit),
+        domain::format::points(bins[0].from, unit, crate::i18n::locale()),
+        domain::format::points(bins.last().expect("a bin").to - 1, unit, crate::i18n::locale()),
     );
     let bars = bins
         .iter()

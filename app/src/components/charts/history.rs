@@ -14,7 +14,7 @@ fn said(p: &PeriodStanding, unit: domain::Unit) -> String {
             format!(
                 "rank {rank} of {}, {}",
                 grouped(p.members as i64),
-                domain::format::labelled(points, unit)
+                crate::i18n::Say::labelled(crate::i18n::locale(), points, unit)
             )
         }
         _ => "no points".to_owned(),

@@ -113,7 +113,10 @@ pub fn nice_step(span: i64, count: u32) -> i64 {
 
 /// A number with thin groups of three digits ("12 345"), as the text beside a chart says it: the
 /// domain's formatter (`domain::format`), so counts and points read alike everywhere.
-pub use domain::format::grouped;
+/// A count grouped as the reader's locale writes it.
+pub fn grouped(n: i64) -> String {
+    domain::format::grouped(n, crate::i18n::locale())
+}
 
 /// A short axis label: "950", "12k", "3.5M" (an axis has room for a few characters).
 pub fn compact(n: i64) -> String {

@@ -5,7 +5,7 @@
 //! table says when it was made.
 
 use super::{Frame, YAxis, coord, ticks};
-use domain::local::{SECOND, SHORT, in_named_zone};
+use domain::local::{Clock, in_named_zone};
 use domain::view::PointStep;
 use leptos::prelude::*;
 
@@ -19,7 +19,7 @@ fn what(step: &PointStep, before: i64, unit: domain::Unit) -> String {
     let moved = if change == 0 {
         "no change".to_owned()
     } else {
-        format!("{sign}{}", domain::format::points(change.saturating_abs(), unit))
+        format!("{sign}{}", domain::format::points(change.saturating_abs(), unit, crate::i18n::locale()))
     };
     let kind = match step.kind.as_str() {
         "point" => "points",
@@ -74,11 +74,11 @@ pub fn PointsChart(
     let revoked = steps.iter().filter(|s| s.revoked).count();
     let label = format!(
         "Points of {who} through {period}: {} after {} entries{}; {corrections} corrections, {revocations} revocations, {revoked} revoked entries.",
-        domain::format::points(last, unit),
+        domain::format::points(last, unit, crate::i18n::locale()),
         steps.len(),
         if truncated { " (the first ones only)" } else { "" },
     );
-    let time = |at: jiff::Timestamp| in_named_zone(at, &zone, SHORT);
+    let time = |at: jiff::Timestamp| in_named_zone(at, &zone, Clock::Short, crate::i18n::locale());
     let marks_view = steps
         .iter()
         .scan(0, |before, s| {
@@ -89,7 +89,7 @@ pub fn PointsChart(
         .filter(|(s, _)| s.revoked || s.kind == "correction" || s.kind == "revocation")
         .map(|(s, before)| {
             let (cx, cy) = (along(s.at), y.at(s.points as f64));
-            let tip = format!("{}: {}, {}", time(s.at), what(s, before, unit), domain::format::labelled(s.points, unit));
+            let tip = format!("{}: {}, {}", time(s.at), what(s, before, unit), crate::i18n::Say::labelled(crate::i18n::locale(), s.points, unit));
             match (s.kind.as_str(), s.revoked) {
                 ("correction", _) => view! {
                     <path class="mark correction" d=format!("M{} {} l6 6 l-6 6 l-6 -6 z", coord(cx), coord(cy - 6.0))><title>{tip}</title></path>
@@ -120,9 +120,9 @@ pub fn PointsChart(
         .map(|(s, before)| {
             view! {
                 <tr class:revoked=s.revoked>
-                    <td>{in_named_zone(s.at, &zone, SECOND)}</td>
+                    <td>{in_named_zone(s.at, &zone, Clock::Second, crate::i18n::locale())}</td>
                     <td>{what(s, *before, unit)}</td>
-                    <td class="num">{domain::format::points(s.points, unit)}</td>
+                    <td class="num">{domain::format::points(s.points, unit, crate::i18n::locale())}</td>
                 </tr>
             }
         })
