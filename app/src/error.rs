@@ -1,6 +1,12 @@
 //! What the UI's server functions fail with. Internal details are logged on the server and never
 //! sent to the browser.
+//!
+//! The messages the app words itself are in the reader's language (`crate::i18n`): those carried
+//! in a variant are made where the error is (on the server, for the request's reader); those of
+//! `Unavailable` and `Transport` when the error is shown. What the engine says (its `Display`,
+//! the API's own details) stays as it is.
 
+use crate::i18n::{locale, tr};
 use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
@@ -20,11 +26,21 @@ pub enum AppError {
     #[error("{0}")]
     Denied(String),
     /// A store is unreachable or failed; details are in the server log.
-    #[error("the leaderboard is temporarily unavailable; please try again shortly")]
+    #[error("{}", unavailable())]
     Unavailable,
     /// The call did not reach the server or its answer could not be read.
-    #[error("request failed: {0}")]
+    #[error("{}", transport(.0))]
     Transport(String),
+}
+
+/// What `Unavailable` says, in the reader's language.
+fn unavailable() -> String {
+    tr!(locale(), "error-unavailable")
+}
+
+/// What `Transport` says around its detail, in the reader's language.
+fn transport(detail: &str) -> String {
+    tr!(locale(), "error-transport", detail = detail)
 }
 
 impl AppError {
@@ -69,7 +85,7 @@ impl From<engine::EngineError> for AppError {
     fn from(e: engine::EngineError) -> Self {
         use engine::EngineError as E;
         match e {
-            E::NotFound { what } => AppError::NotFound(format!("there is no {what}")),
+            E::NotFound { what } => AppError::NotFound(tr!(locale(), "error-no-such", what = what)),
             E::Gone(reason) => AppError::NotFound(reason),
             E::Invalid(_)
             | E::WrongOperator { .. }

@@ -469,6 +469,31 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_page_speaks_the_readers_language_and_remembers_a_chosen_one() {
+        let (router, _, dir) = router_without_redis("page-language").await;
+        let body = |res: Response| async {
+            String::from_utf8(axum::body::to_bytes(res.into_body(), 1 << 22).await.unwrap().to_vec()).unwrap()
+        };
+        let res = answer(&router, "GET", "/", &[]).await;
+        assert!(header(&res, "vary").contains("accept-language"), "{:?}", res.headers());
+        assert_eq!(header(&res, "set-cookie"), "", "nothing chosen, nothing remembered");
+        assert!(body(res).await.contains("<html lang=\"en\""));
+
+        let zh = [("accept-language", "zh-CN,zh;q=0.9,en;q=0.8")];
+        let html = body(answer(&router, "GET", "/", &zh).await).await;
+        assert!(html.contains("<html lang=\"zh-CN\""), "{html}");
+        assert!(html.contains("跳到正文"), "the skip link in Chinese: {html}");
+
+        // The switch's link: English although the browser asks for Chinese, and remembered.
+        let res = answer(&router, "GET", "/?lang=en", &zh).await;
+        assert_eq!(header(&res, "set-cookie"), "lang=en; Path=/; Max-Age=31536000; SameSite=Lax");
+        assert!(body(res).await.contains("<html lang=\"en\""));
+        let remembered = [("accept-language", "zh-CN"), ("cookie", "lang=en")];
+        assert!(body(answer(&router, "GET", "/", &remembered).await).await.contains("<html lang=\"en\""));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[tokio::test]
     async fn an_https_public_url_turns_on_hsts_and_its_origin_passes_the_cross_site_check() {
         let web = crate::state::Web {
             public_url: Some(crate::cli::PublicUrl::parse("https://boards.example").unwrap()),

@@ -31,7 +31,8 @@ pub fn policy(nonce: Option<&str>) -> String {
 /// Called while a page renders (the app's context): its policy names the nonce Leptos put on the
 /// page's inline scripts. Server functions have no nonce and keep the default policy.
 ///
-/// A page is also `Cache-Control: no-cache`: a browser asks again on every visit. It carries no
+/// A page is also `Cache-Control: no-cache`: a browser asks again on every visit; and `Vary:
+/// accept-language, cookie`, as its language comes from them. It carries no
 /// ETag — with a new nonce in every answer, no two answers are the same bytes, so a tag could
 /// never match; the bundle files it names are what browsers keep (`assets`).
 pub fn page_headers() {
@@ -41,6 +42,8 @@ pub fn page_headers() {
         response.insert_header(header::CONTENT_SECURITY_POLICY, value);
     }
     response.insert_header(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Its words follow the reader's language (`app::i18n`): `Accept-Language` or the `lang` cookie.
+    response.insert_header(header::VARY, HeaderValue::from_static("accept-language, cookie"));
 }
 
 /// The header layers, outermost last: each sets its header unless the answer has it already.

@@ -19,12 +19,12 @@ pub const CONSOLE_FN_PREFIX: &str = "/api/admin_";
 pub(crate) async fn admin_actor() -> Result<String, AppError> {
     let headers = super::request_headers().await?;
     let token = super::session::session_token(&headers)
-        .ok_or_else(|| AppError::Denied("sign in to the console first".into()))?;
+        .ok_or_else(|| AppError::Denied(crate::i18n::tr!(crate::i18n::locale(), "admin-sign-in-first")))?;
     super::engine()?
         .access()
         .session_actor(token, jiff::Timestamp::now())
         .await?
-        .ok_or_else(|| AppError::Denied("your session has ended; sign in again".into()))
+        .ok_or_else(|| AppError::Denied(crate::i18n::tr!(crate::i18n::locale(), "admin-session-ended")))
 }
 
 /// Signs an admin in: a new session cookie (any previous session of this browser ends), then to

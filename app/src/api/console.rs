@@ -75,7 +75,8 @@ pub struct JobProgress {
     pub ended_ms_ago: Option<u64>,
 }
 
-/// One phase of a job: `reading totals`, 40 000 of 120 000 `members`.
+/// One phase of a job: `reading totals`, 40 000 of 120 000 `members` (its words in the reader's
+/// language).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseProgress {
     pub phase: String,
@@ -94,6 +95,8 @@ pub struct AuditPage {
 
 #[cfg(feature = "ssr")]
 use super::{board_slug, engine, member_id, scope};
+#[cfg(feature = "ssr")]
+use crate::i18n::{locale, tr};
 
 /// An optional number typed into a form: blank is None; anything else must be an integer.
 #[cfg(feature = "ssr")]
@@ -104,7 +107,7 @@ pub(super) fn optional_number(field: &str, text: &str) -> Result<Option<i64>, Ap
     }
     text.parse().map(Some).map_err(|_| AppError::Field {
         field: field.into(),
-        message: format!("{text:?} is not a whole number"),
+        message: tr!(locale(), "period-not-a-number", text = format!("{text:?}")),
     })
 }
 
@@ -113,10 +116,7 @@ pub(super) fn optional_number(field: &str, text: &str) -> Result<Option<i64>, Ap
 pub(super) fn reason(text: &str) -> Result<&str, AppError> {
     let text = text.trim();
     if text.is_empty() {
-        return Err(AppError::Field {
-            field: "reason".into(),
-            message: "give a reason; the audit trail records it".into(),
-        });
+        return Err(AppError::Field { field: "reason".into(), message: tr!(locale(), "period-give-reason") });
     }
     Ok(text)
 }
@@ -144,7 +144,7 @@ pub async fn create_board(
     let actor = super::admin::admin_actor().await?;
     let max_points = optional_number("max_points", &max_points)?.ok_or_else(|| AppError::Field {
         field: "max_points".into(),
-        message: "give the highest total a member may reach".into(),
+        message: tr!(locale(), "period-give-max-points"),
     })?;
     let draft = domain::board::BoardDraft {
         slug: slug.trim().to_owned(),
@@ -195,7 +195,7 @@ pub async fn edit_board(
         optional_number("ranking_ttl_days", &ranking_ttl_days)?,
     )?;
     let edited = engine()?.edit_board(&board_slug(board)?, &settings, &actor).await?;
-    Ok(format!("{} saved.", edited.summary.title))
+    Ok(tr!(locale(), "period-saved", title = edited.summary.title))
 }
 
 /// The period console's data.
@@ -243,26 +243,27 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
     })
 }
 
-/// What the next reveal step makes public: "Next: Bob (bob), now #4 on the frozen board; 3 members
-/// still to reveal."
+/// What the next reveal step makes public, in the reader's language: "Next: Bob (bob), now #4 on
+/// the frozen board; 3 members still to reveal, winners last."
 #[cfg(feature = "ssr")]
 fn next_reveal_words(plan: &engine::public::NextReveal) -> String {
+    let l = locale();
     let Some(next) = &plan.next else {
-        return "Nothing is left to reveal: the next step ends the public freeze.".into();
+        return tr!(l, "period-reveal-nothing-left");
     };
     let who = match &next.display_name {
-        Some(name) => format!("{name} ({})", next.member),
+        Some(name) => tr!(l, "period-member-named", name = name.clone(), member = next.member.to_string()),
         None => next.member.to_string(),
     };
     let place = match next.place {
-        Some(place) => format!("now #{place} on the frozen board"),
-        None => "not on the frozen board (points only after the freeze)".into(),
+        Some(place) => tr!(l, "period-reveal-place", place = place.to_string()),
+        None => tr!(l, "period-reveal-unplaced"),
     };
     let left = match plan.pending {
-        1 => "the last member to reveal".to_owned(),
-        n => format!("{n} members still to reveal, winners last"),
+        1 => tr!(l, "period-reveal-last"),
+        n => tr!(l, "period-reveal-left", count = n.to_string()),
     };
-    format!("Next: {who}, {place}; {left}.")
+    tr!(l, "period-reveal-next-words", who = who, place = place, left = left)
 }
 
 /// Freezes, reopens, settles, archives or rebuilds a period, as the signed-in admin.
@@ -274,6 +275,7 @@ pub async fn transition(
     reason: String,
 ) -> Result<String, AppError> {
     use domain::lifecycle::Transition;
+    let l = locale();
     let actor = super::admin::admin_actor().await?;
     let engine = engine()?;
     let scope = scope(board, Some(&period)).await?;
@@ -281,13 +283,18 @@ pub async fn transition(
     let transition = match step.as_str() {
         "rebuild" => {
             let report = engine.rebuild(&scope, &actor).await?;
-            return Ok(format!("Rebuilt {} members in {} ms.", report.members, report.took_ms));
+            return Ok(tr!(
+                l,
+                "period-rebuilt",
+                members = report.members.to_string(),
+                ms = report.took_ms.to_string(),
+            ));
         }
         "public-freeze" => {
             let done = engine.public_freeze(&scope, &actor, reason).await?;
             return Ok(match done.changed {
-                true => "The public now sees the standings as they are now; writes keep counting.".into(),
-                false => "Already publicly frozen; nothing changed.".into(),
+                true => tr!(l, "period-publicly-frozen"),
+                false => tr!(l, "period-already-publicly-frozen"),
             });
         }
         "reveal-next" | "reveal-all" => {
@@ -296,24 +303,28 @@ pub async fn transition(
             let done = engine.reveal(&scope, mode, &actor, reason).await?;
             let names: Vec<String> = done.revealed.iter().map(ToString::to_string).collect();
             return Ok(match (done.changed, done.frozen_at) {
-                (false, _) => "Not publicly frozen; nothing changed.".into(),
-                (true, None) => "Revealed: the public sees the live standings.".into(),
-                (true, Some(_)) => {
-                    format!("Revealed {}; {} still to reveal.", names.join(", "), done.pending)
-                }
+                (false, _) => tr!(l, "period-not-publicly-frozen"),
+                (true, None) => tr!(l, "period-revealed-all"),
+                (true, Some(_)) => tr!(
+                    l,
+                    "period-revealed",
+                    names = names.join(&tr!(l, "period-list-separator")),
+                    pending = done.pending.to_string(),
+                ),
             });
         }
         "freeze" => Transition::Freeze,
         "reopen" => Transition::Reopen,
         "settle" => Transition::Settle,
         "archive" => Transition::Archive,
-        other => return Err(AppError::Invalid(format!("{other:?} is not a step of the lifecycle"))),
+        other => return Err(AppError::Invalid(tr!(l, "period-not-a-step", step = format!("{other:?}")))),
     };
     if transition == Transition::Reopen && reason.is_none() {
-        return Err(AppError::Field { field: "reason".into(), message: "say why the period reopens".into() });
+        return Err(AppError::Field { field: "reason".into(), message: tr!(l, "period-reopen-why") });
     }
     let info = engine.transition(&scope, transition, &actor, reason).await?;
-    Ok(format!("{} is now {}.", info.period, info.state))
+    let state = crate::components::console::state_word(l, info.state);
+    Ok(tr!(l, "period-now", period = info.period.to_string(), state = state))
 }
 
 /// How far the running (or just ended) settlement or rebuild of a period is, as this instance
@@ -323,6 +334,7 @@ pub async fn transition(
 #[server(endpoint = "admin_progress")]
 pub async fn read_progress(board: String, period: String) -> Result<Option<JobProgress>, AppError> {
     super::admin::admin_actor().await?;
+    let l = locale();
     let scope = scope(board, Some(&period)).await?;
     Ok(engine::progress::latest(scope.slug(), &scope.period()).map(|job| JobProgress {
         kind: job.kind.into(),
@@ -330,8 +342,8 @@ pub async fn read_progress(board: String, period: String) -> Result<Option<JobPr
             .phases
             .iter()
             .map(|r| PhaseProgress {
-                phase: r.phase.into(),
-                unit: r.unit.into(),
+                phase: phase_words(l, r.phase),
+                unit: unit_words(l, r.unit),
                 processed: r.processed,
                 total: r.total,
             })
@@ -340,6 +352,44 @@ pub async fn read_progress(board: String, period: String) -> Result<Option<JobPr
         done: job.report.done,
         ended_ms_ago: job.ended_ago.map(|ago| ago.as_millis() as u64),
     }))
+}
+
+/// A job's phase (`engine::progress`, in English) in the reader's language; one this list does
+/// not know as it is.
+#[cfg(feature = "ssr")]
+fn phase_words(l: crate::i18n::Locale, phase: &str) -> String {
+    match phase {
+        "reading totals" => tr!(l, "period-phase-reading-totals"),
+        "writing standings" => tr!(l, "period-phase-writing-standings"),
+        "writing the member directory" => tr!(l, "period-phase-writing-member-directory"),
+        "writing rewards" => tr!(l, "period-phase-writing-rewards"),
+        "projecting" => tr!(l, "period-phase-projecting"),
+        "checking the projection" => tr!(l, "period-phase-checking-projection"),
+        "checking rows" => tr!(l, "period-phase-checking-rows"),
+        "writing opening entries" => tr!(l, "period-phase-writing-opening-entries"),
+        "writing totals" => tr!(l, "period-phase-writing-totals"),
+        "inserting entries" => tr!(l, "period-phase-inserting-entries"),
+        "inserting late writes" => tr!(l, "period-phase-inserting-late-writes"),
+        "replaying totals" => tr!(l, "period-phase-replaying-totals"),
+        "inserting totals" => tr!(l, "period-phase-inserting-totals"),
+        "writing" => tr!(l, "period-phase-writing"),
+        "reading the period" => tr!(l, "period-phase-reading-period"),
+        other => other.to_owned(),
+    }
+}
+
+/// What a phase counts (`members`, `rows`…) in the reader's language; another as it is.
+#[cfg(feature = "ssr")]
+fn unit_words(l: crate::i18n::Locale, unit: &str) -> String {
+    match unit {
+        "members" => tr!(l, "period-unit-members"),
+        "rewards" => tr!(l, "period-unit-rewards"),
+        "rows" => tr!(l, "period-unit-rows"),
+        "entries" => tr!(l, "period-unit-entries"),
+        "late writes" => tr!(l, "period-unit-late-writes"),
+        "keys" => tr!(l, "period-unit-keys"),
+        other => other.to_owned(),
+    }
 }
 
 /// A member's standing, ledger total, hidden state and every ledger entry behind it, for the
@@ -383,7 +433,7 @@ pub async fn read_audit(
             .map(Some)
             .map_err(|_| AppError::Field {
                 field: field.into(),
-                message: format!("{s:?} is neither a date (2026-11-30) nor an RFC 3339 instant"),
+                message: tr!(locale(), "period-not-an-instant", text = format!("{s:?}")),
             })
     };
     let filter = engine::AuditFilter {
@@ -398,4 +448,54 @@ pub async fn read_audit(
     let rows = engine()?.audit(&filter, before, AUDIT_PAGE).await?;
     let next = (rows.len() as u64 == AUDIT_PAGE).then(|| rows.last().map(|r| r.id)).flatten();
     Ok(AuditPage { rows, next })
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use super::next_reveal_words;
+    use crate::i18n::{Locale, tr};
+    use engine::public::{NextReveal, RevealNext};
+
+    fn plan(name: Option<&str>, place: Option<u64>, pending: u64) -> NextReveal {
+        NextReveal {
+            next: Some(RevealNext {
+                member: domain::MemberId::parse("dee").unwrap(),
+                display_name: name.map(Into::into),
+                place,
+            }),
+            pending,
+        }
+    }
+
+    #[test]
+    fn the_next_reveal_is_said_as_the_console_always_said_it() {
+        assert_eq!(
+            next_reveal_words(&plan(None, Some(4), 2)),
+            "Next: dee, now #4 on the frozen board; 2 members still to reveal, winners last."
+        );
+        assert_eq!(
+            next_reveal_words(&plan(Some("Dee Dee"), None, 1)),
+            "Next: Dee Dee (dee), not on the frozen board (points only after the freeze); the last member to reveal."
+        );
+        assert_eq!(
+            next_reveal_words(&NextReveal { next: None, pending: 0 }),
+            "Nothing is left to reveal: the next step ends the public freeze."
+        );
+    }
+
+    #[test]
+    fn step_outcomes_read_in_chinese() {
+        let l = Locale::ZhCn;
+        let left = tr!(l, "period-reveal-left", count = "3");
+        let place = tr!(l, "period-reveal-place", place = "4");
+        assert_eq!(
+            tr!(l, "period-reveal-next-words", who = "dee", place = place, left = left),
+            "下一位：dee，目前在封榜榜单上排第 4 名；还有 3 名成员待揭晓，获胜者最后揭晓。"
+        );
+        assert_eq!(
+            tr!(l, "period-now", period = "2026-W49", state = tr!(l, "console-state-frozen")),
+            "2026-W49 现在的状态是「已冻结」。"
+        );
+        assert_eq!(tr!(Locale::En, "period-list-separator"), ", ");
+    }
 }

@@ -8,12 +8,18 @@ use leptos::prelude::*;
 #[server(endpoint = "claim_link")]
 pub async fn claim_link(member: String, expires: i64, sig: String) -> Result<String, AppError> {
     use super::session;
+    use crate::i18n::tr;
     use engine::access::links::LinkError;
     let engine = super::engine()?;
     let now = jiff::Timestamp::now();
-    let signed = engine.access().verify_contestant(&member, expires, &sig, now).map_err(|e| match e {
-        LinkError::NotConfigured => AppError::Invalid(e.to_string()),
-        LinkError::Expired | LinkError::Forged => AppError::Denied(e.to_string()),
+    let signed = engine.access().verify_contestant(&member, expires, &sig, now).map_err(|e| {
+        // The engine's words for these (its `Display`), in the reader's language.
+        let l = crate::i18n::locale();
+        match e {
+            LinkError::NotConfigured => AppError::Invalid(tr!(l, "error-link-not-configured")),
+            LinkError::Expired => AppError::Denied(tr!(l, "error-link-expired")),
+            LinkError::Forged => AppError::Denied(tr!(l, "error-link-forged")),
+        }
     })?;
     let headers = super::request_headers().await?;
     let max_age = signed.expires - now.as_second();
@@ -64,4 +70,18 @@ pub struct MyLive {
     pub points: Option<i64>,
     /// Their entries recorded after the freeze.
     pub pending: u64,
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use crate::i18n::{Locale, tr};
+    use engine::access::links::LinkError;
+
+    #[test]
+    fn a_refused_link_says_what_the_engine_says_in_english_and_chinese_too() {
+        assert_eq!(tr!(Locale::En, "error-link-not-configured"), LinkError::NotConfigured.to_string());
+        assert_eq!(tr!(Locale::En, "error-link-expired"), LinkError::Expired.to_string());
+        assert_eq!(tr!(Locale::En, "error-link-forged"), LinkError::Forged.to_string());
+        assert_eq!(tr!(Locale::ZhCn, "error-link-expired"), "该链接已过期，请索取新链接");
+    }
 }

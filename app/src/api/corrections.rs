@@ -43,7 +43,9 @@ pub async fn preview_correction(
     delta: String,
     reason: String,
 ) -> Result<CorrectionPreview, AppError> {
+    use crate::i18n::tr;
     use domain::preview::PreviewChange;
+    let l = crate::i18n::locale();
     let actor = super::admin::admin_actor().await?;
     let reason = super::console::reason(&reason)?;
     let field = |message: String| AppError::Field { field: "target".into(), message };
@@ -54,7 +56,7 @@ pub async fn preview_correction(
         }
         "revoke_member" => PreviewChange::RevokeMember(member()?),
         "accept_late" | "reject_late" => {
-            let id = target.trim().parse::<i64>().map_err(|_| field("give a late write's id".into()))?;
+            let id = target.trim().parse::<i64>().map_err(|_| field(tr!(l, "correct-late-id")))?;
             match change.as_str() {
                 "accept_late" => PreviewChange::AcceptLate(id),
                 _ => PreviewChange::RejectLate(id),
@@ -65,11 +67,13 @@ pub async fn preview_correction(
         "correct" => {
             let delta =
                 super::console::optional_number("delta", &delta)?.filter(|d| *d != 0).ok_or_else(|| {
-                    AppError::Field { field: "delta".into(), message: "give a non-zero whole number".into() }
+                    AppError::Field { field: "delta".into(), message: tr!(l, "correct-delta-invalid") }
                 })?;
             PreviewChange::Correct { member: member()?, delta }
         }
-        other => return Err(AppError::Invalid(format!("{other:?} is not a change the console makes"))),
+        other => {
+            return Err(AppError::Invalid(tr!(l, "correct-unknown-change", change = format!("{other:?}"))));
+        }
     };
     let words = domain::preview::describe(std::slice::from_ref(&change));
     let scope = super::scope(board, Some(&period)).await?;
@@ -100,12 +104,15 @@ pub async fn cancel_correction(
     let actor = super::admin::admin_actor().await?;
     let scope = super::scope(board, Some(&period)).await?;
     let draft = super::engine()?.cancel_preview(&scope, preview_id.trim(), &actor).await?;
-    Ok(format!("Cancelled: {}; nothing changed.", domain::preview::describe(&draft.changes)))
+    let l = crate::i18n::locale();
+    Ok(crate::i18n::tr!(l, "correct-cancelled", change = domain::preview::describe(&draft.changes)))
 }
 
 /// Applies a previewed change, exactly as previewed; refused when the period moved since.
 #[server(endpoint = "admin_apply_preview")]
 pub async fn apply_correction(board: String, period: String, preview_id: String) -> Result<String, AppError> {
+    use crate::i18n::{Say, tr};
+    let l = crate::i18n::locale();
     let actor = super::admin::admin_actor().await?;
     let scope = super::scope(board, Some(&period)).await?;
     let engine = super::engine()?;
@@ -115,12 +122,16 @@ pub async fn apply_correction(board: String, period: String, preview_id: String)
     Ok(match applied.revision {
         Some(r) => {
             let short = r.digest.get(..12).unwrap_or(&r.digest);
-            format!(
-                "Applied: {words}. Revision {} written (digest {short}…); {} reward deliveries queued.",
-                r.revision,
-                r.rewards.len()
+            let deliveries = i64::try_from(r.rewards.len()).unwrap_or(i64::MAX);
+            tr!(
+                l,
+                "correct-applied-revision",
+                change = words,
+                revision = r.revision.to_string(),
+                digest = short.to_owned(),
+                deliveries = l.number(deliveries),
             )
         }
-        None => format!("Applied: {words}."),
+        None => tr!(l, "correct-applied", change = words),
     })
 }

@@ -39,7 +39,9 @@ pub async fn set_hot_filter(
     #[server(default)] blocked_members: String,
     #[server(default)] min_actor_age_hours: String,
 ) -> Result<String, AppError> {
+    use crate::i18n::{Say, tr};
     let actor = super::admin::admin_actor().await?;
+    let l = crate::i18n::locale();
     let slug = domain::BoardSlug::parse(board).map_err(|e| AppError::Invalid(e.to_string()))?;
     let hours = super::console::optional_number("min_actor_age_hours", &min_actor_age_hours)?;
     let min_actor_age_seconds = match hours {
@@ -48,7 +50,7 @@ pub async fn set_hot_filter(
         Some(_) => {
             return Err(AppError::Field {
                 field: "min_actor_age_hours".into(),
-                message: "give 1 to 87 840 hours (ten years), or leave it blank".into(),
+                message: tr!(l, "hotc-min-age-invalid", max = l.number(87_840)),
             });
         }
     };
@@ -66,8 +68,8 @@ pub async fn set_hot_filter(
         engine::EngineError::Invalid(message) => AppError::Field { field: "blocked_members".into(), message },
         other => other.into(),
     })?;
-    let blocked = board.rules.filter.blocked_members.len();
-    Ok(format!("Filter saved: {blocked} blocked member(s). Other instances apply it within 5 seconds."))
+    let blocked = i64::try_from(board.rules.filter.blocked_members.len()).unwrap_or(i64::MAX);
+    Ok(tr!(l, "hotc-saved", blocked = l.number(blocked), seconds = l.number(5)))
 }
 
 /// Creates a hot board from the console's form: the bucket length and the number of buckets make
@@ -84,19 +86,24 @@ pub async fn create_hot_board(
     #[server(default)] action_weights: String,
 ) -> Result<(), AppError> {
     use super::console::optional_number;
+    use crate::i18n::tr;
     let actor = super::admin::admin_actor().await?;
+    let l = crate::i18n::locale();
     let slug = domain::BoardSlug::parse(slug.trim())
         .map_err(|e| AppError::Field { field: "hot_slug".into(), message: e.to_string() })?;
     let title = title.trim().to_owned();
     if title.is_empty() || title.chars().count() > 200 {
-        return Err(AppError::Field { field: "hot_title".into(), message: "give 1-200 characters".into() });
+        return Err(AppError::Field {
+            field: "hot_title".into(),
+            message: tr!(l, "hotc-title-invalid", min = 1, max = 200),
+        });
     }
     let whole = |field: &str, text: &str| -> Result<Option<u64>, AppError> {
         optional_number(field, text)?
             .map(|n| {
                 u64::try_from(n).map_err(|_| AppError::Field {
                     field: field.into(),
-                    message: format!("{n} is below zero"),
+                    message: tr!(l, "hotc-below-zero", number = n.to_string()),
                 })
             })
             .transpose()
@@ -109,7 +116,7 @@ pub async fn create_hot_board(
         let Some((action, weight)) = parsed else {
             return Err(AppError::Field {
                 field: "action_weights".into(),
-                message: format!("{line:?} is not \"action: weight\""),
+                message: tr!(l, "hotc-weight-invalid", line = format!("{line:?}")),
             });
         };
         weights.insert(action.to_owned(), weight);

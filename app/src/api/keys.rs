@@ -71,12 +71,15 @@ pub async fn read_keys() -> Result<KeysPage, AppError> {
 #[server(endpoint = "admin_create_key")]
 pub async fn create_key(boards: String, rate_per_second: String, burst: String) -> Result<NewKey, AppError> {
     let actor = super::admin::admin_actor().await?;
+    let l = crate::i18n::locale();
     let number = |field: &str, raw: &str| -> Result<Option<i64>, AppError> {
         let raw = raw.trim();
         if raw.is_empty() {
             return Ok(None);
         }
-        raw.parse().map(Some).map_err(|_| AppError::Invalid(format!("{field} must be a whole number")))
+        raw.parse()
+            .map(Some)
+            .map_err(|_| AppError::Invalid(crate::i18n::tr!(l, "keys-not-whole", field = field.to_owned())))
     };
     let limits = domain::apikey::KeyLimits::parse(
         number("rate_per_second", &rate_per_second)?,

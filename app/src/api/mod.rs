@@ -46,7 +46,8 @@ async fn request_headers() -> Result<http::HeaderMap, AppError> {
 
 #[cfg(feature = "ssr")]
 fn board_slug(board: String) -> Result<domain::BoardSlug, AppError> {
-    domain::BoardSlug::parse(board).map_err(|_| AppError::NotFound("this board does not exist".into()))
+    domain::BoardSlug::parse(board)
+        .map_err(|_| AppError::NotFound(crate::i18n::tr!(crate::i18n::locale(), "error-no-board")))
 }
 
 /// The board and period a server function is about, resolved once: an impossible slug or
@@ -58,8 +59,17 @@ async fn scope(board: String, period: Option<&str>) -> Result<engine::scope::Sco
 
 #[cfg(feature = "ssr")]
 fn member_id(member: String) -> Result<domain::MemberId, AppError> {
-    domain::MemberId::parse(member.trim())
-        .map_err(|e| AppError::Invalid(format!("{:?} is not a {}: it {}", member.trim(), e.kind, e.problem)))
+    domain::MemberId::parse(member.trim()).map_err(|e| {
+        let value = format!("{:?}", member.trim());
+        let l = crate::i18n::locale();
+        AppError::Invalid(crate::i18n::tr!(
+            l,
+            "error-not-an-id",
+            value = value,
+            kind = e.kind,
+            problem = e.problem
+        ))
+    })
 }
 
 /// All boards with their current period.

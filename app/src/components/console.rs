@@ -3,7 +3,19 @@
 
 use crate::api::console::{JobProgress, PhaseProgress};
 use crate::error::AppError;
+use crate::i18n::{Locale, tr};
+use domain::lifecycle::State;
 use leptos::prelude::*;
+
+/// A period's state in words ("frozen", "已冻结"); its `as_str` stays the page's data.
+pub fn state_word(l: Locale, state: State) -> String {
+    match state {
+        State::Open => tr!(l, "console-state-open"),
+        State::Frozen => tr!(l, "console-state-frozen"),
+        State::Settled => tr!(l, "console-state-settled"),
+        State::Archived => tr!(l, "console-state-archived"),
+    }
+}
 
 /// What the last run of a form's action answered: its message (a status) or its refusal (an
 /// alert). Refusals of a named field are left to that field's [`FieldError`].
@@ -33,12 +45,18 @@ pub fn FieldError(#[prop(into)] error: Signal<Option<AppError>>, field: &'static
 
 /// A console action behind a disclosure: the summary names the step, the open panel states its
 /// consequence and holds the form that confirms it (plain HTML, so it works without JavaScript).
+/// The disclosure's `data-step` is the step's English label, whatever the reader's language (the
+/// end-to-end tests find a step by it); `summary` is what the reader sees.
 /// While the action runs, the button is disabled and a progress bar shows it is working — with
 /// numbers when `progress` has them (a settlement, a rebuild; see [`JobProgressView`]).
 #[component]
 pub fn Confirm(
-    /// The disclosure's label ("Freeze…").
+    /// The disclosure's label in English ("Freeze…"): its `data-step`, and its summary when
+    /// `summary` is not given.
     label: &'static str,
+    /// The disclosure's label in the reader's language.
+    #[prop(optional, into)]
+    summary: Option<String>,
     /// What will happen, in a sentence.
     consequence: String,
     #[prop(into)] pending: Signal<bool>,
@@ -47,10 +65,12 @@ pub fn Confirm(
     progress: Option<Signal<Option<JobProgress>>>,
     children: Children,
 ) -> impl IntoView {
+    let l = crate::i18n::locale();
     let running = move || progress.and_then(|p| p.get()).filter(|job| job.running);
+    let summary = summary.unwrap_or_else(|| label.to_owned());
     view! {
         <details class="confirm" data-step=label>
-            <summary class="button secondary">{label}</summary>
+            <summary class="button secondary">{summary}</summary>
             <div class="confirm-body">
                 <p>{consequence}</p>
                 {children()}
@@ -58,7 +78,10 @@ pub fn Confirm(
                     {move || match running() {
                         Some(job) => view! { <JobProgressView job/> }.into_any(),
                         None => view! {
-                            <p class="working" role="status"><progress aria-label="working"></progress> " Working…"</p>
+                            <p class="working" role="status">
+                                <progress aria-label=tr!(l, "console-working-label")></progress>
+                                " " {tr!(l, "console-working")}
+                            </p>
                         }
                         .into_any(),
                     }}
@@ -74,29 +97,31 @@ pub fn Confirm(
 /// out once; the bar while running is not a live region, which would speak twice a second).
 #[component]
 pub fn JobProgressView(job: JobProgress) -> impl IntoView {
+    let l = crate::i18n::locale();
     let (running, done) = match job.kind.as_str() {
-        "settle" => ("Settling", "Settled"),
-        "rebuild" => ("Rebuilding", "Rebuilt"),
-        "export" => ("Exporting", "Exported"),
-        "import" => ("Importing", "Imported"),
-        _ => ("Working", "Done"),
+        "settle" => (tr!(l, "console-job-settling"), tr!(l, "console-job-settled")),
+        "rebuild" => (tr!(l, "console-job-rebuilding"), tr!(l, "console-job-rebuilt")),
+        "export" => (tr!(l, "console-job-exporting"), tr!(l, "console-job-exported")),
+        "import" => (tr!(l, "console-job-importing"), tr!(l, "console-job-imported")),
+        _ => (tr!(l, "console-job-working"), tr!(l, "console-job-done")),
     };
     if !job.running {
         let counted: Vec<String> = job.phases.iter().filter(|p| p.total.is_some()).map(phase_text).collect();
         return view! {
             <div class="job-progress done" role="status" data-testid="job-progress">
-                <p>{format!("{done}:")}</p>
+                <p>{tr!(l, "console-job-finished", job = done)}</p>
                 <ul>{counted.into_iter().map(|line| view! { <li>{line}</li> }).collect_view()}</ul>
             </div>
         }
         .into_any();
     }
     let Some(now) = job.phases.last() else {
-        return view! { <p class="working"><progress aria-label=running></progress> {format!(" {running}…")}</p> }
+        let text = tr!(l, "console-job-running", job = running.clone());
+        return view! { <p class="working"><progress aria-label=running></progress> " " {text}</p> }
             .into_any();
     };
-    let label = format!("{running} — {}", now.phase);
-    let text = format!("{running} — {}", phase_text(now));
+    let label = tr!(l, "console-job-phase", job = running.clone(), phase = now.phase.clone());
+    let text = tr!(l, "console-job-phase", job = running, phase = phase_text(now));
     match now.total {
         Some(total) => view! {
             <p class="working job-progress" data-testid="job-progress">
@@ -114,18 +139,29 @@ pub fn JobProgressView(job: JobProgress) -> impl IntoView {
     }
 }
 
-/// `reading totals: 40,000 / 120,000 members (33 %)`, or `checking the projection…` uncounted.
+/// `reading totals: 40,000 / 120,000 members (33 %)`, or `checking the projection…` uncounted, in
+/// the reader's language (the phase and its unit come in it from `read_progress`).
 fn phase_text(p: &PhaseProgress) -> String {
+    let l = crate::i18n::locale();
     match p.total {
         Some(total) => {
             let percent = (p.processed * 100).checked_div(total).unwrap_or(100);
-            format!("{}: {} / {} {} ({percent} %)", p.phase, grouped(p.processed), grouped(total), p.unit)
+            tr!(
+                l,
+                "console-phase-counted",
+                phase = p.phase.clone(),
+                processed = grouped(p.processed),
+                total = grouped(total),
+                unit = p.unit.clone(),
+                percent = percent.to_string(),
+            )
         }
-        None => format!("{}…", p.phase),
+        None => tr!(l, "console-phase-uncounted", phase = p.phase.clone()),
     }
 }
 
-/// A count with thousands separated by commas: `120,000`.
+/// A count with thousands separated by commas: `120,000` (in both languages: the end-to-end tests
+/// read these counts as `en-US` writes them).
 fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
@@ -140,7 +176,9 @@ fn grouped(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{PhaseProgress, grouped, phase_text};
+    use super::{PhaseProgress, grouped, phase_text, state_word};
+    use crate::i18n::{Locale, tr};
+    use domain::lifecycle::State;
 
     #[test]
     fn a_phase_reads_as_numbers_and_a_percentage() {
@@ -160,5 +198,84 @@ mod tests {
         );
         assert_eq!(phase_text(&phase(0, Some(0))), "reading totals: 0 / 0 members (100 %)");
         assert_eq!(phase_text(&phase(0, None)), "reading totals…");
+    }
+
+    #[test]
+    fn the_consoles_words_keep_their_spaces_and_plurals() {
+        let en = Locale::En;
+        assert_eq!(state_word(en, State::Frozen), "frozen");
+        assert_eq!(state_word(Locale::ZhCn, State::Frozen), "已冻结");
+        let review = |l, count: u64| {
+            tr!(l, "console-late-review", count = count, shown = count.to_string(), board = "b", period = "p")
+        };
+        assert_eq!(review(en, 1), "Review 1 late write of b p");
+        assert_eq!(review(en, 3), "Review 3 late writes of b p");
+        assert_eq!(review(Locale::ZhCn, 3), "审核 b p 的 3 条迟到写入");
+        let waits = |count: usize| tr!(en, "period-settle-waits", count = count, shown = count.to_string());
+        assert_eq!(waits(1), "Settling waits for 1 pending late write:");
+        assert_eq!(waits(2), "Settling waits for 2 pending late writes:");
+        assert_eq!(tr!(en, "console-prizes-placeholder"), "1: Gold\n2-3: Silver");
+        assert_eq!(tr!(en, "console-list-separator"), ", ");
+        assert_eq!(
+            tr!(en, "period-meta", slug = "s", operator = "incr", ties = "shared", order = "o", zone = "UTC"),
+            "· s · incr · ties shared · o · UTC"
+        );
+        assert_eq!(
+            tr!(
+                Locale::ZhCn,
+                "console-phase-counted",
+                phase = "读取总分",
+                processed = "40,000",
+                total = "120,000",
+                unit = "名成员",
+                percent = "33",
+            ),
+            "读取总分：40,000 / 120,000 名成员（33%）"
+        );
+    }
+
+    /// A message Fluent could not parse is missing from its bundle and would read as its key.
+    #[test]
+    fn every_message_of_the_consoles_catalogue_parses_in_each_language() {
+        use std::borrow::Cow;
+        use std::collections::HashMap;
+        let text = include_str!("../../locales/console/en/console.ftl");
+        let mut messages: Vec<(&str, Vec<String>)> = Vec::new();
+        for line in text.lines() {
+            if line.starts_with(|c: char| c.is_ascii_lowercase())
+                && let Some((key, _)) = line.split_once(" =")
+            {
+                messages.push((key, Vec::new()));
+            }
+            if let Some((_, args)) = messages.last_mut() {
+                args.extend(line.split('$').skip(1).map(|rest| {
+                    rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect::<String>()
+                }));
+            }
+        }
+        assert!(messages.len() > 200);
+        for locale in Locale::ALL {
+            for (key, names) in &messages {
+                let args: HashMap<Cow<'static, str>, _> =
+                    names.iter().map(|n| (Cow::Owned(n.clone()), crate::i18n::arg("x"))).collect();
+                let said = crate::i18n::lookup(locale, key, Some(&args));
+                assert_ne!(said, *key, "{key} in {}", locale.tag());
+            }
+        }
+    }
+
+    /// Both languages' catalogues parse whole (a message Fluent cannot parse would fall back to
+    /// English, or read as its key).
+    #[test]
+    fn the_consoles_catalogues_parse_without_errors() {
+        use fluent_templates::fluent_bundle::FluentResource;
+        for text in [
+            include_str!("../../locales/console/en/console.ftl"),
+            include_str!("../../locales/console/zh-CN/console.ftl"),
+        ] {
+            if let Err((_, errors)) = FluentResource::try_new(text.to_owned()) {
+                panic!("{errors:?}");
+            }
+        }
     }
 }

@@ -10,6 +10,7 @@
 use crate::api::corrections::{ApplyCorrection, CancelCorrection, CorrectionPreview, PreviewCorrection};
 use crate::components::console::{ActionOutcome, FieldError};
 use crate::error::AppError;
+use crate::i18n::{Say, tr};
 use domain::lifecycle::State;
 use domain::preview::Move;
 use leptos::prelude::*;
@@ -21,47 +22,45 @@ pub fn CorrectPanel(
     state: State,
     preview: ServerAction<PreviewCorrection>,
 ) -> impl IntoView {
+    let l = crate::i18n::locale();
     let consequence = match state {
-        State::Settled | State::Archived => {
-            "The standings are settled: a correction writes a new settlement revision (the old one stays readable) and \
-             sends only the reward changes — a revoke and a grant for each prize that changes hands."
-        }
-        _ => "The change is made as previewed, with its audit rows; nothing changes until you apply it.",
+        State::Settled | State::Archived => tr!(l, "correct-consequence-settled"),
+        _ => tr!(l, "correct-consequence"),
     };
     let error = Signal::derive(move || preview.value().get().and_then(Result::err));
     // The fields follow the chosen change: what its target is called, and Points only for a
     // correction (the other changes take none).
     let (change, set_change) = signal("revoke".to_owned());
     let target_label = move || match change.get().as_str() {
-        "revoke" => "Event or submission id",
-        _ => "Member id",
+        "revoke" => tr!(l, "correct-target-event"),
+        _ => tr!(l, "correct-target-member"),
     };
     view! {
         <details class="confirm" data-step="Correct…">
-            <summary class="button secondary">"Correct…"</summary>
+            <summary class="button secondary">{tr!(l, "correct-open")}</summary>
             <div class="confirm-body">
                 <p>{consequence}</p>
                 <ActionForm action=preview attr:class="stacked" attr:data-testid="correct-form">
                     <input type="hidden" name="board" value=slug/>
                     <input type="hidden" name="period" value=period/>
-                    <label>"Change"
+                    <label>{tr!(l, "correct-change")}
                         <select name="change" on:change=move |ev| set_change.set(event_target_value(&ev))>
-                            <option value="revoke">"Revoke an entry (event or submission id)"</option>
-                            <option value="revoke_member">"Revoke every entry of a member"</option>
-                            <option value="correct">"Correct a member's points"</option>
-                            <option value="hide">"Hide a member (out of the ranking and the prizes)"</option>
-                            <option value="unhide">"Show a hidden member again"</option>
+                            <option value="revoke">{tr!(l, "correct-change-revoke")}</option>
+                            <option value="revoke_member">{tr!(l, "correct-change-revoke-member")}</option>
+                            <option value="correct">{tr!(l, "correct-change-correct")}</option>
+                            <option value="hide">{tr!(l, "correct-change-hide")}</option>
+                            <option value="unhide">{tr!(l, "correct-change-unhide")}</option>
                         </select>
                     </label>
                     <label>{target_label} <input name="target" required autocomplete="off"/></label>
                     <FieldError error field="target"/>
                     <label hidden=move || change.get() != "correct">
-                        "Points to add (negative to take away)" <input name="delta" inputmode="numeric"/>
+                        {tr!(l, "correct-delta")} <input name="delta" inputmode="numeric"/>
                     </label>
                     <FieldError error field="delta"/>
-                    <label>"Reason" <input name="reason" required/></label>
+                    <label>{tr!(l, "correct-reason")} <input name="reason" required/></label>
                     <FieldError error field="reason"/>
-                    <button type="submit" prop:disabled=move || preview.pending().get()>"Preview"</button>
+                    <button type="submit" prop:disabled=move || preview.pending().get()>{tr!(l, "correct-preview")}</button>
                 </ActionForm>
             </div>
         </details>
@@ -125,11 +124,10 @@ fn PreviewTable(
     apply: ServerAction<ApplyCorrection>,
     cancel: ServerAction<CancelCorrection>,
 ) -> impl IntoView {
+    let l = crate::i18n::locale();
     let rank = |r: Option<u64>| r.map_or("—".to_owned(), |r| r.to_string());
     let unit = p.unit;
-    let points = move |p: Option<i64>| {
-        p.map_or("—".to_owned(), |p| domain::format::points(p, unit, crate::i18n::locale()))
-    };
+    let points = move |p: Option<i64>| p.map_or("—".to_owned(), |p| l.points(p, unit));
     let row = move |m: &Move| {
         view! {
             <tr>
@@ -142,26 +140,31 @@ fn PreviewTable(
     let pending = apply.pending();
     let cancel_ids = (p.board.clone(), p.period.clone(), p.preview_id.clone());
     view! {
-        <section class="preview" data-testid="preview" aria-label="Preview">
-            <h3>{format!("Preview: {}", p.change)}</h3>
+        <section class="preview" data-testid="preview" aria-label=tr!(l, "correct-preview")>
+            <h3>{tr!(l, "correct-preview-heading", change = p.change.clone())}</h3>
             {if p.moves.is_empty() {
-                view! { <p class="empty">"No member's rank or points would change."</p> }.into_any()
+                view! { <p class="empty">{tr!(l, "correct-no-moves")}</p> }.into_any()
             } else {
+                let shifted = i64::try_from(p.shifted).unwrap_or(i64::MAX);
                 view! {
                     <table class="entries moves">
-                        <caption>{format!("Moves ({} other member(s) only shift)", p.shifted)}</caption>
-                        <thead><tr><th scope="col">"Member"</th><th scope="col">"Points"</th><th scope="col">"Rank"</th></tr></thead>
+                        <caption>{tr!(l, "correct-moves", shifted = l.number(shifted))}</caption>
+                        <thead><tr>
+                            <th scope="col">{tr!(l, "correct-col-member")}</th><th scope="col">{tr!(l, "correct-col-points")}</th><th scope="col">{tr!(l, "correct-col-rank")}</th>
+                        </tr></thead>
                         <tbody>{p.moves.iter().map(row).collect_view()}</tbody>
                     </table>
                 }.into_any()
             }}
             {if p.prizes.is_empty() {
-                view! { <p class="empty">"No prize changes hands."</p> }.into_any()
+                view! { <p class="empty">{tr!(l, "correct-no-prizes")}</p> }.into_any()
             } else {
                 view! {
                     <table class="entries prizes">
-                        <caption>"Prize changes"</caption>
-                        <thead><tr><th scope="col">"Member"</th><th scope="col">"Before"</th><th scope="col">"After"</th></tr></thead>
+                        <caption>{tr!(l, "correct-prizes")}</caption>
+                        <thead><tr>
+                            <th scope="col">{tr!(l, "correct-col-member")}</th><th scope="col">{tr!(l, "correct-col-before")}</th><th scope="col">{tr!(l, "correct-col-after")}</th>
+                        </tr></thead>
                         <tbody>
                             {p.prizes.iter().map(|c| view! {
                                 <tr>
@@ -174,23 +177,35 @@ fn PreviewTable(
                     </table>
                 }.into_any()
             }}
-            {p.digest_after.clone().map(|d| view! { <p class="meta">"New digest: " <span class="id">{d}</span></p> })}
+            {p.digest_after.clone().map(|d| view! { <p class="meta">{tr!(l, "correct-new-digest")} " " <span class="id">{d}</span></p> })}
             {p.digest_pending.then(|| view! {
-                <p class="meta">"New digest: still being computed (a large period); the revision shows it once applied."</p>
+                <p class="meta">{tr!(l, "correct-digest-pending")}</p>
             })}
             <ActionForm action=apply>
                 <input type="hidden" name="board" value=p.board.clone()/>
                 <input type="hidden" name="period" value=p.period.clone()/>
                 <input type="hidden" name="preview_id" value=p.preview_id.clone()/>
-                <button type="submit" prop:disabled=move || pending.get() data-confirm="apply">"Apply"</button>
-                <span class="meta">{format!(" (valid until {} UTC)", p.expires_at.strftime("%H:%M:%S"))}</span>
+                <button type="submit" prop:disabled=move || pending.get() data-confirm="apply">{tr!(l, "correct-apply")}</button>
+                <span class="meta">{tr!(l, "correct-valid-until", time = p.expires_at.strftime("%H:%M:%S").to_string())}</span>
             </ActionForm>
             <ActionForm action=cancel>
                 <input type="hidden" name="board" value=cancel_ids.0/>
                 <input type="hidden" name="period" value=cancel_ids.1/>
                 <input type="hidden" name="preview_id" value=cancel_ids.2/>
-                <button type="submit" class="secondary" prop:disabled=move || pending.get() data-confirm="cancel">"Cancel"</button>
+                <button type="submit" class="secondary" prop:disabled=move || pending.get() data-confirm="cancel">{tr!(l, "correct-cancel")}</button>
             </ActionForm>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::i18n::{Locale, tr};
+
+    #[test]
+    fn the_previews_deadline_keeps_its_leading_space_in_english() {
+        assert_eq!(tr!(Locale::En, "correct-valid-until", time = "12:00:00"), " (valid until 12:00:00 UTC)");
+        assert_eq!(tr!(Locale::ZhCn, "correct-valid-until", time = "12:00:00"), "（UTC 12:00:00 前有效）");
+        assert_eq!(tr!(Locale::ZhCn, "correct-moves", shifted = "3"), "变动（另有 3 名成员仅名次顺移）");
     }
 }

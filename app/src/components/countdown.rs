@@ -1,14 +1,17 @@
+use crate::i18n::{Locale, Say, tr};
 use leptos::prelude::*;
 
 /// Time left until `ends_at`, ticking in the browser ("2d 4h 17m", "ended").
 #[component]
 pub fn Countdown(ends_at: jiff::Timestamp) -> impl IntoView {
+    // In an island, the page's `<html lang>`: the browser ticks in the page's language.
+    let l = crate::i18n::locale();
     let now = RwSignal::new(jiff::Timestamp::now());
     // Effects run only in the browser: the server renders the value at render time.
     Effect::new(move |_| {
         set_interval(move || now.set(jiff::Timestamp::now()), std::time::Duration::from_secs(20));
     });
-    view! { <span class="countdown">{move || remaining(ends_at.as_second() - now.get().as_second())}</span> }
+    view! { <span class="countdown">{move || remaining_in(l, ends_at.as_second() - now.get().as_second())}</span> }
 }
 
 /// [`Countdown`] as an island, for the contestants' pages (server components): it alone hydrates.
@@ -17,22 +20,28 @@ pub fn CountdownIsland(ends_at: jiff::Timestamp) -> impl IntoView {
     view! { <Countdown ends_at/> }
 }
 
-/// "2d 4h 17m" for a number of seconds; "ended" when none are left.
+/// "2d 4h 17m" for a number of seconds; "ended" when none are left (in the reader's language).
 pub fn remaining(seconds: i64) -> String {
+    remaining_in(crate::i18n::locale(), seconds)
+}
+
+/// [`remaining`] in `l`: "2d 4h 17m" / "2 天 4 小时 17 分".
+pub fn remaining_in(l: Locale, seconds: i64) -> String {
     if seconds <= 0 {
-        return "ended".into();
+        return tr!(l, "countdown-ended");
     }
     let (d, h, m) = (seconds / 86_400, seconds % 86_400 / 3600, (seconds % 3600 + 59) / 60);
+    let (days, hours, minutes) = (l.number(d), l.number(h), l.number(m));
     match (d, h) {
-        (0, 0) => format!("{m}m"),
-        (0, _) => format!("{h}h {m}m"),
-        _ => format!("{d}d {h}h {m}m"),
+        (0, 0) => tr!(l, "countdown-minutes", minutes = minutes),
+        (0, _) => tr!(l, "countdown-hours", hours = hours, minutes = minutes),
+        _ => tr!(l, "countdown-days", days = days, hours = hours, minutes = minutes),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::remaining;
+    use super::{Locale, remaining, remaining_in};
 
     #[test]
     fn remaining_time_reads_naturally() {
@@ -40,5 +49,12 @@ mod tests {
         assert_eq!(remaining(59), "1m");
         assert_eq!(remaining(3600 + 61), "1h 2m");
         assert_eq!(remaining(2 * 86_400 + 4 * 3600 + 17 * 60), "2d 4h 17m");
+    }
+
+    #[test]
+    fn remaining_time_reads_naturally_in_chinese() {
+        assert_eq!(remaining_in(Locale::ZhCn, 0), "已结束");
+        assert_eq!(remaining_in(Locale::ZhCn, 3600 + 61), "1 小时 2 分");
+        assert_eq!(remaining_in(Locale::ZhCn, 2 * 86_400 + 4 * 3600 + 17 * 60), "2 天 4 小时 17 分");
     }
 }

@@ -2,6 +2,7 @@
 //! (a `Blob` behind a download link), so an export is exactly what the reader sees — the rows
 //! added by "Show more", those the live stream replaced — and costs the server nothing.
 
+use crate::i18n::tr;
 use domain::view::Entry;
 use leptos::prelude::*;
 use serde::Serialize;
@@ -76,6 +77,7 @@ pub fn ExportRows(
     board: String,
     period: String,
 ) -> impl IntoView {
+    let l = crate::i18n::locale();
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
     let stem = format!("{board}-{period}-standings");
@@ -95,10 +97,10 @@ pub fn ExportRows(
     let save_json = save.clone();
     view! {
         <p class="export" hidden=move || !hydrated.get() data-testid="export">
-            <button type="button" class="secondary" on:click=move |_| save(false)>"Export CSV"</button>
+            <button type="button" class="secondary" on:click=move |_| save(false)>{tr!(l, "ranking-export-csv")}</button>
             " "
-            <button type="button" class="secondary" on:click=move |_| save_json(true)>"Export JSON"</button>
-            <span class="hint">" the rows shown"</span>
+            <button type="button" class="secondary" on:click=move |_| save_json(true)>{tr!(l, "ranking-export-json")}</button>
+            <span class="hint">{tr!(l, "ranking-export-hint")}</span>
         </p>
     }
 }

@@ -7,6 +7,7 @@
 
 use crate::components::movement::SeenRanks;
 use crate::components::ranking_table::RankingTable;
+use crate::i18n::{Locale, tr};
 use domain::board::Prize;
 use domain::view::Entry;
 use leptos::prelude::*;
@@ -53,6 +54,8 @@ pub fn LiveRanking(
         return view! { <RankingTable entries caption base highlight=highlight.unwrap_or_default() prizes seen unit/> }
             .into_any();
     };
+    // In the rows' island, the page's `<html lang>`.
+    let l = crate::i18n::locale();
     let connected = RwSignal::new(false);
     let moved_up = RwSignal::new(Vec::<String>::new());
     #[cfg(feature = "hydrate")]
@@ -89,14 +92,26 @@ pub fn LiveRanking(
     view! {
         <p class="live-status" data-testid="live-status" hidden=move || !connected.get() role="status">
             <span class="live-dot" aria-hidden="true"></span>
-            "Live: updates as scores come in. Period "
+            {tr!(l, "ranking-live")}
             <span data-testid="live-state" class=move || format!("live-state state-{}", state.get())>
-                {move || state.get()}
+                {move || state_word(l, &state.get())}
             </span>
         </p>
         <RankingTable entries caption base highlight=highlight.unwrap_or_default() moved_up prizes seen unit/>
     }
     .into_any()
+}
+
+/// A period's state (a `lifecycle::State` word: `open`, `frozen`, …) as a reader reads it; an
+/// unknown one as it is.
+pub fn state_word(l: Locale, state: &str) -> String {
+    match state {
+        "open" => tr!(l, "ranking-state-open"),
+        "frozen" => tr!(l, "ranking-state-frozen"),
+        "settled" => tr!(l, "ranking-state-settled"),
+        "archived" => tr!(l, "ranking-state-archived"),
+        other => other.to_owned(),
+    }
 }
 
 /// The rows after a `ranking` event: the new top `limit`, then the rows a reader added below it
@@ -189,7 +204,7 @@ mod browser {
 
 #[cfg(test)]
 mod tests {
-    use super::merge;
+    use super::{Locale, merge, state_word};
     use domain::MemberId;
     use domain::view::Entry;
 
@@ -207,5 +222,15 @@ mod tests {
         assert_eq!(moved, ["d"], "a kept its rank; d moved up");
         let (merged, moved) = merge(&[], vec![entry(1, "x")], 10);
         assert_eq!((merged.len(), moved), (1, vec!["x".to_owned()]), "a new member entered");
+    }
+
+    #[test]
+    fn every_state_has_its_word_in_each_language() {
+        for state in domain::lifecycle::State::ALL {
+            assert_eq!(state_word(Locale::En, state.as_str()), state.as_str());
+            assert_ne!(state_word(Locale::ZhCn, state.as_str()), state.as_str());
+        }
+        assert_eq!(state_word(Locale::ZhCn, "frozen"), "已冻结");
+        assert_eq!(state_word(Locale::ZhCn, "unheard-of"), "unheard-of");
     }
 }

@@ -1,4 +1,5 @@
 use crate::components::movement::{SeenRanks, moved};
+use crate::i18n::{Say, tr};
 use domain::board::Prize;
 use domain::view::Entry;
 use leptos::prelude::*;
@@ -40,6 +41,8 @@ pub fn RankingTable(
     #[prop(default = domain::Unit::Points)]
     unit: domain::Unit,
 ) -> impl IntoView {
+    // In the rows' island, the page's `<html lang>`.
+    let l = crate::i18n::locale();
     let zones = prize_zones(prizes);
     // Each row with its zone and whether a boundary lies above it (between shown rows).
     let rows = move || {
@@ -61,9 +64,14 @@ pub fn RankingTable(
             <caption>{caption}</caption>
             <thead>
                 <tr>
-                    <th scope="col" class="rank">"Rank"</th>
-                    <th scope="col">"Member"</th>
-                    <th scope="col" class="points">{match unit { domain::Unit::Ms => "Time", domain::Unit::Points => "Points" }}</th>
+                    <th scope="col" class="rank">{tr!(l, "ranking-rank")}</th>
+                    <th scope="col">{tr!(l, "ranking-member")}</th>
+                    <th scope="col" class="points">
+                        {match unit {
+                            domain::Unit::Ms => tr!(l, "ranking-time"),
+                            domain::Unit::Points => tr!(l, "ranking-points"),
+                        }}
+                    </th>
                 </tr>
             </thead>
             <tbody>
@@ -84,14 +92,17 @@ pub fn RankingTable(
                         let rank = entry.rank;
                         let movement = move || {
                             let by = seen.and_then(|s| s.with(|s| moved(s, &member, rank)))?;
-                            let (class, arrow, word) = if by > 0 { ("up", '↑', "up") } else { ("down", '↓', "down") };
                             let places = by.unsigned_abs();
+                            let shown = l.number(places as i64);
+                            let (class, arrow, words) = if by > 0 {
+                                ("up", '↑', tr!(l, "ranking-moved-up", places = places, shown = shown))
+                            } else {
+                                ("down", '↓', tr!(l, "ranking-moved-down", places = places, shown = shown))
+                            };
                             Some(view! {
-                                <span class=format!("move {class}") data-move=by title="Since your last visit">
+                                <span class=format!("move {class}") data-move=by title=tr!(l, "ranking-since-last-visit")>
                                     <span aria-hidden="true">{format!("{arrow}{places}")}</span>
-                                    <span class="visually-hidden">
-                                        {format!(", {word} {places} {} since your last visit", if places == 1 { "place" } else { "places" })}
-                                    </span>
+                                    <span class="visually-hidden">{words}</span>
                                 </span>
                             })
                         };
@@ -111,17 +122,17 @@ pub fn RankingTable(
                             >
                                 <td class="rank">
                                     {entry.rank}
-                                    {entry.tied.then(|| view! { <span class="tie" title="Tied: same points, same rank">"="</span> })}
+                                    {entry.tied.then(|| view! { <span class="tie" title=tr!(l, "ranking-tied")>"="</span> })}
                                     {kind.zip(prize).map(|(kind, prize)| view! {
                                         <span class=format!("medal medal-{kind}") title=prize.clone() aria-hidden="true"></span>
-                                        <span class="visually-hidden">{format!(", wins {prize}")}</span>
+                                        <span class="visually-hidden">{tr!(l, "ranking-wins", prize = prize)}</span>
                                     }.into_any())}
                                     {movement}
                                 </td>
                                 <th scope="row" class="name">
                                     <a href=format!("{base}/m/{}", entry.member)>{entry.name().to_owned()}</a>
                                 </th>
-                                <td class="points">{domain::format::points(entry.points, unit, crate::i18n::locale())}</td>
+                                <td class="points">{l.points(entry.points, unit)}</td>
                             </tr>
                         }
                         // Erased: the row's full type is too deep for the compiler's limits.
@@ -149,5 +160,18 @@ mod tests {
         assert_eq!(zone_of(&zones, 10).map(|(i, _)| medal(i)), Some("bronze"));
         assert_eq!(zone_of(&zones, 11), None);
         assert_eq!(medal(3), "prize");
+    }
+
+    #[test]
+    fn a_move_is_said_in_places_in_each_language() {
+        use crate::i18n::Locale;
+        let up = |l: Locale, places: u64| {
+            tr!(l, "ranking-moved-up", places = places, shown = l.number(places as i64))
+        };
+        assert_eq!(up(Locale::En, 1), ", up 1 place since your last visit");
+        assert_eq!(up(Locale::En, 3), ", up 3 places since your last visit");
+        assert_eq!(up(Locale::ZhCn, 3), "，自你上次访问以来上升 3 名");
+        let down = tr!(Locale::En, "ranking-moved-down", places = 2u64, shown = "2");
+        assert_eq!(down, ", down 2 places since your last visit");
     }
 }

@@ -2,35 +2,44 @@
 //! settlement — when, what changed, why, its digest — and on a member's page how the member's
 //! rank moved in it. Nothing is shown for a period settled once (or not yet).
 
+use crate::i18n::{Clock, Locale, Say, tr};
 use domain::view::RevisionNote;
 use leptos::prelude::*;
 
 fn day(note: &RevisionNote, zone: &str) -> String {
-    domain::local::in_named_zone(note.settled_at, zone, domain::local::Clock::Day, crate::i18n::locale())
+    crate::i18n::locale().time(note.settled_at, zone, Clock::Day)
 }
 
 /// "Revision 2 (2026-12-08): 1 entry revoked — reason", one line per revision after the first.
-fn said(note: &RevisionNote, zone: &str) -> String {
-    let what = note.changes.clone().unwrap_or_else(|| "recomputed".into());
-    let why = note.reason.as_deref().map(|r| format!(" — {r}")).unwrap_or_default();
-    format!("Revision {} ({}): {what}{why}.", note.revision, day(note, zone))
+fn said(l: Locale, note: &RevisionNote, zone: &str) -> String {
+    let what = note.changes.clone().unwrap_or_else(|| tr!(l, "revision-recomputed"));
+    let why = note.reason.as_deref().map(|r| tr!(l, "revision-line-why", reason = r)).unwrap_or_default();
+    tr!(
+        l,
+        "revision-line",
+        revision = note.revision.to_string(),
+        day = day(note, zone),
+        what = what,
+        why = why
+    )
 }
 
 /// The period's revisions after the first settlement, with their digests.
 #[component]
 pub fn RevisionNotes(notes: Vec<RevisionNote>, zone: String) -> impl IntoView {
+    let l = crate::i18n::locale();
     (notes.len() > 1).then(|| {
         let first = notes[0].digest.clone();
         view! {
-            <section class="revisions" aria-label="Corrections after settlement" data-testid="revisions">
-                <h2>"Corrections after settlement"</h2>
+            <section class="revisions" aria-label=tr!(l, "revision-heading") data-testid="revisions">
+                <h2>{tr!(l, "revision-heading")}</h2>
                 <ul>
                     {notes[1..].iter().map(|n| view! {
-                        <li data-revision=n.revision>{said(n, &zone)} " Digest " <span class="id">{n.digest.clone()}</span></li>
+                        <li data-revision=n.revision>{said(l, n, &zone)} " " {tr!(l, "revision-digest")} " " <span class="id">{n.digest.clone()}</span></li>
                     }).collect_view()}
                 </ul>
-                <p class="hint">"The first settlement's digest was " <span class="id">{first}</span>
-                    ". Every revision stays readable, and each names the digest of the one before."</p>
+                <p class="hint">{tr!(l, "revision-first-digest")} " " <span class="id">{first}</span>
+                    {tr!(l, "revision-first-digest-after")}</p>
             </section>
         }
     })
@@ -40,32 +49,39 @@ pub fn RevisionNotes(notes: Vec<RevisionNote>, zone: String) -> impl IntoView {
 /// as they were: "Rank changed from 2 to 1 and prize changed from Silver to Gold in revision 2
 /// (2026-12-08 UTC): reason." A prize taken back is said even when the rank stayed.
 fn standing_moved(before: &RevisionNote, after: &RevisionNote, zone: &str) -> Option<String> {
+    let l = crate::i18n::locale();
     let rank = |n: &RevisionNote| n.standing.as_ref().map(|s| s.rank);
     let prize = |n: &RevisionNote| n.standing.as_ref().and_then(|s| s.prize.clone());
     let ranks = (rank(before) != rank(after)).then(|| {
-        let words = |r: Option<u64>| r.map_or("unranked".to_owned(), |r| r.to_string());
-        format!("rank changed from {} to {}", words(rank(before)), words(rank(after)))
+        let words = |r: Option<u64>| {
+            r.map_or_else(|| tr!(l, "revision-unranked"), |r| tr!(l, "revision-rank", rank = r.to_string()))
+        };
+        tr!(l, "revision-rank-moved", from = words(rank(before)), to = words(rank(after)))
     });
     let prizes = match (prize(before), prize(after)) {
-        (Some(was), Some(now)) if was != now => Some(format!("prize changed from {was} to {now}")),
-        (Some(was), None) => Some(format!("prize {was} taken back")),
-        (None, Some(now)) => Some(format!("prize {now} awarded")),
+        (Some(was), Some(now)) if was != now => Some(tr!(l, "revision-prize-changed", was = was, now = now)),
+        (Some(was), None) => Some(tr!(l, "revision-prize-taken", was = was)),
+        (None, Some(now)) => Some(tr!(l, "revision-prize-awarded", now = now)),
         _ => None,
     };
     let what = match (ranks, prizes) {
         (None, None) => return None,
-        (Some(r), Some(p)) => format!("{r} and {p}"),
+        (Some(r), Some(p)) => tr!(l, "revision-rank-and-prize", rank = r, prize = p),
         (Some(one), None) | (None, Some(one)) => one,
     };
-    let mut what = what.chars();
-    let first = what.next().map(|c| c.to_ascii_uppercase()).into_iter().collect::<String>();
-    Some(format!(
-        "{first}{} in revision {} ({}){}.",
-        what.as_str(),
-        after.revision,
-        day(after, zone),
-        after.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default()
-    ))
+    let why = after.reason.as_deref().map(|r| tr!(l, "revision-moved-why", reason = r)).unwrap_or_default();
+    let said = tr!(
+        l,
+        "revision-moved",
+        what = what,
+        revision = after.revision.to_string(),
+        day = day(after, zone),
+        why = why
+    );
+    // A sentence starts with a capital (where its language has them).
+    let mut said = said.chars();
+    let first = said.next().map(|c| c.to_ascii_uppercase()).into_iter().collect::<String>();
+    Some(format!("{first}{}", said.as_str()))
 }
 
 /// On a member's page: each revision that moved the member's rank or prize.
@@ -130,5 +146,29 @@ mod tests {
         );
         assert_eq!(said(Some((2, Some("Silver"))), Some((2, Some("Silver")))), None);
         assert_eq!(said(None, None), None);
+    }
+
+    #[test]
+    fn a_revision_reads_in_chinese_too() {
+        use crate::i18n::Locale;
+        let from = tr!(Locale::ZhCn, "revision-rank", rank = "2");
+        let what = tr!(
+            Locale::ZhCn,
+            "revision-rank-moved",
+            from = from,
+            to = tr!(Locale::ZhCn, "revision-unranked")
+        );
+        let why = tr!(Locale::ZhCn, "revision-moved-why", reason = "cheating");
+        assert_eq!(
+            tr!(
+                Locale::ZhCn,
+                "revision-moved",
+                what = what,
+                revision = "2",
+                day = "2026年12月8日",
+                why = why
+            ),
+            "第 2 次修订（2026年12月8日）：名次从第 2 名变为未上榜，原因：cheating。"
+        );
     }
 }

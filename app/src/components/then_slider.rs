@@ -3,6 +3,7 @@
 //! The labels are made on the server, in the board's zone (the contestants' bundle has no zone
 //! database): one per step of the slider.
 
+use crate::i18n::{Clock, Say, tr};
 use leptos::prelude::*;
 
 /// Most steps a slider has: a week is hourly.
@@ -18,10 +19,11 @@ pub fn steps(from: jiff::Timestamp, until: jiff::Timestamp, zone: &str) -> Optio
     // Whole minutes, at most MAX_STEPS of them.
     let per_step = (span + MAX_STEPS - 1) / MAX_STEPS;
     let step = ((per_step + 59) / 60).max(1) * 60;
+    let l = crate::i18n::locale();
     let labels = (0..=span / step)
         .map(|i| {
             let at = jiff::Timestamp::from_second(start + i * step).unwrap_or(until);
-            domain::local::in_named_zone(at, zone, domain::local::Clock::Minute, crate::i18n::locale())
+            l.time(at, zone, Clock::Minute)
         })
         .collect();
     Some((start, step, labels))
@@ -31,6 +33,7 @@ pub fn steps(from: jiff::Timestamp, until: jiff::Timestamp, zone: &str) -> Optio
 /// until it moves (the instant the page shows, or "now").
 #[island]
 pub fn ThenSlider(start: i64, step: i64, labels: Vec<String>, value: usize, shown: String) -> impl IntoView {
+    let l = crate::i18n::locale();
     let last = labels.len().saturating_sub(1);
     let (index, set_index) = signal(value.min(last));
     let moved = RwSignal::new(false);
@@ -39,7 +42,7 @@ pub fn ThenSlider(start: i64, step: i64, labels: Vec<String>, value: usize, show
     };
     view! {
         <form method="get" action="" class="then" data-testid="then-form">
-            <label for="then-at">"The board at"</label>
+            <label for="then-at">{tr!(l, "then-label")}</label>
             <input
                 id="then-at"
                 type="range"
@@ -56,7 +59,7 @@ pub fn ThenSlider(start: i64, step: i64, labels: Vec<String>, value: usize, show
                 data-testid="then-slider"
             />
             <output for="then-at" data-testid="then-label">{label}</output>
-            <button type="submit" class="secondary">"Show the board then"</button>
+            <button type="submit" class="secondary">{tr!(l, "then-submit")}</button>
         </form>
     }
 }

@@ -1,20 +1,27 @@
 use crate::api::console::{AuditPage, read_audit};
 use crate::components::error_view::ErrorView;
 use crate::error::AppError;
+use crate::i18n::{Clock, Locale, Say, tr};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-/// The viewer's filters: the query string's names, and their labels.
-const FILTERS: [(&str, &str); 7] = [
-    ("board", "Board"),
-    ("period", "Period"),
-    ("member", "Member"),
-    ("actor", "Actor"),
-    ("action", "Action"),
-    ("since", "Since"),
-    ("until", "Until"),
-];
+/// The viewer's filters: the query string's names (their labels: [`filter_label`]).
+const FILTERS: [&str; 7] = ["board", "period", "member", "actor", "action", "since", "until"];
+
+/// A filter's label, or None for a name that is not a filter.
+fn filter_label(l: Locale, name: &str) -> Option<String> {
+    Some(match name {
+        "board" => tr!(l, "audit-filter-board"),
+        "period" => tr!(l, "audit-filter-period"),
+        "member" => tr!(l, "audit-filter-member"),
+        "actor" => tr!(l, "audit-filter-actor"),
+        "action" => tr!(l, "audit-filter-action"),
+        "since" => tr!(l, "audit-filter-since"),
+        "until" => tr!(l, "audit-filter-until"),
+        _ => return None,
+    })
+}
 
 /// The actions the ledger records, offered as suggestions for the Action filter (any text may
 /// still be typed).
@@ -53,22 +60,23 @@ pub fn AuditPageView() -> impl IntoView {
     let query = use_query_map();
     let source = move || {
         let q = query.read();
-        let f = FILTERS.map(|(name, _)| q.get(name).unwrap_or_default());
+        let f = FILTERS.map(|name| q.get(name).unwrap_or_default());
         (f, q.get("before").and_then(|b| b.parse::<i64>().ok()))
     };
     let page = Resource::new(source, |([board, period, member, actor, action, since, until], before)| {
         read_audit(board, period, member, actor, action, since, until, before)
     });
     let value = move |name: &str| query.read().get(name).unwrap_or_default();
+    let l = crate::i18n::locale();
     view! {
-        <Title text="Audit trail · Console"/>
-        <p><a href="/admin">"← Console"</a></p>
-        <h1>"Audit trail"</h1>
-        <form method="get" class="filters" aria-label="Filters">
+        <Title text=tr!(l, "audit-title")/>
+        <p><a href="/admin">{tr!(l, "audit-back")}</a></p>
+        <h1>{tr!(l, "audit-heading")}</h1>
+        <form method="get" class="filters" aria-label=tr!(l, "audit-filters")>
             // Days are picked as dates and actions offered from the list, so no example text
             // sits in a field looking like a value.
-            {FILTERS.map(|(name, label)| view! {
-                <label>{label}
+            {FILTERS.map(|name| view! {
+                <label>{filter_label(l, name)}
                     <input name=name value=move || value(name)
                         type=match name { "since" | "until" => "date", _ => "text" }
                         list=(name == "action").then_some("audit-actions")/>
@@ -77,19 +85,19 @@ pub fn AuditPageView() -> impl IntoView {
             <datalist id="audit-actions">
                 {ACTIONS.map(|a| view! { <option value=a></option> }).to_vec()}
             </datalist>
-            <button type="submit">"Filter"</button>
-            <a href="/admin/audit">"Clear"</a>
+            <button type="submit">{tr!(l, "audit-filter")}</button>
+            <a href="/admin/audit">{tr!(l, "audit-clear")}</a>
         </form>
-        <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+        <Suspense fallback=move || view! { <p>{tr!(l, "audit-loading")}</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
                     match page.await {
                         Ok(p) => Ok(view! { <Rows p/> }.into_any()),
                         // A filter that cannot be read is said beside the form, which stays.
                         Err(AppError::Field { field, message }) => {
-                            let label = FILTERS.iter().find(|(name, _)| *name == field).map_or(field.as_str(), |(_, l)| l);
+                            let label = filter_label(l, &field).unwrap_or_else(|| field.clone());
                             Ok(view! {
-                                <p class="error" role="alert" data-field=field.clone()>{format!("{label}: {message}.")}</p>
+                                <p class="error" role="alert" data-field=field.clone()>{tr!(l, "audit-field-error", label = label, message = message)}</p>
                             }.into_any())
                         }
                         Err(e) => Err(e),
@@ -107,7 +115,7 @@ fn older_link(before: i64) -> impl Fn() -> String {
         let q = query.read();
         let mut pairs: Vec<String> = FILTERS
             .iter()
-            .filter_map(|(name, _)| {
+            .filter_map(|name| {
                 q.get(name).filter(|v| !v.is_empty()).map(|v| format!("{name}={}", urlencode(&v)))
             })
             .collect();
@@ -181,20 +189,21 @@ fn urlencode(text: &str) -> String {
 
 #[component]
 fn Rows(p: AuditPage) -> impl IntoView {
+    let l = crate::i18n::locale();
     if p.rows.is_empty() {
-        return view! { <p class="empty">"No audit rows match."</p> }.into_any();
+        return view! { <p class="empty">{tr!(l, "audit-empty")}</p> }.into_any();
     }
     view! {
         <table class="entries audit">
-            <caption>"Newest first"</caption>
+            <caption>{tr!(l, "audit-caption")}</caption>
             <thead><tr>
-                <th scope="col">"When (UTC)"</th><th scope="col">"Actor"</th><th scope="col">"Action"</th>
-                <th scope="col">"Where"</th><th scope="col">"Reason"</th><th scope="col">"What changed"</th>
+                <th scope="col">{tr!(l, "audit-col-when")}</th><th scope="col">{tr!(l, "audit-col-actor")}</th><th scope="col">{tr!(l, "audit-col-action")}</th>
+                <th scope="col">{tr!(l, "audit-col-where")}</th><th scope="col">{tr!(l, "audit-col-reason")}</th><th scope="col">{tr!(l, "audit-col-changes")}</th>
             </tr></thead>
             <tbody>
                 {p.rows.iter().map(|r| view! {
                     <tr data-audit=r.id data-action=r.action.clone()>
-                        <td>{r.at.strftime("%Y-%m-%d %H:%M:%S").to_string()}</td>
+                        <td>{l.time(r.at, "UTC", Clock::Second)}</td>
                         <td>{r.actor.clone()}</td>
                         <td>{r.action.clone()}</td>
                         <td>{place(r)}</td>
@@ -206,15 +215,23 @@ fn Rows(p: AuditPage) -> impl IntoView {
                 }).collect_view()}
             </tbody>
         </table>
-        {p.next.map(|id| view! { <p><a class="button" href=older_link(id)>"Older rows"</a></p> })}
+        {p.next.map(|id| view! { <p><a class="button" href=older_link(id)>{tr!(l, "audit-older")}</a></p> })}
     }
     .into_any()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::changes;
+    use super::{changes, filter_label};
+    use crate::i18n::Locale;
     use serde_json::json;
+
+    #[test]
+    fn filters_are_labelled_in_the_readers_language() {
+        assert_eq!(filter_label(Locale::En, "since").as_deref(), Some("Since"));
+        assert_eq!(filter_label(Locale::ZhCn, "board").as_deref(), Some("榜单"));
+        assert_eq!(filter_label(Locale::En, "before"), None);
+    }
 
     #[test]
     fn a_row_shows_only_the_fields_that_changed() {

@@ -28,19 +28,19 @@ use crate::api::{
     PAGE_SIZE, PinView, read_after, read_around, read_as_of, read_named, read_periods, read_ranking,
     read_revisions, read_snapshot,
 };
-use crate::components::charts::grouped;
 use crate::components::charts::histogram::Histogram;
 use crate::components::countdown::CountdownIsland;
 use crate::components::error_view::ErrorView;
 use crate::components::export::{ExportRow, ExportRows};
 use crate::components::freeze_banner::{FreezeBanner, freeze_words};
-use crate::components::live::LiveRanking;
+use crate::components::live::{LiveRanking, state_word};
 use crate::components::movement::since_last_visit;
 use crate::components::ranking_table::RankingTable;
 use crate::components::ranking_table::{prize_zones, zone_of};
 use crate::components::revisions::RevisionNotes;
 use crate::components::then_slider::{ThenSlider, steps};
 use crate::error::AppError;
+use crate::i18n::{Clock, Locale, Say, tr};
 use domain::asof::AsOfPage;
 use domain::board::Prize;
 use domain::view::{
@@ -60,7 +60,9 @@ const THEN_PAGE: u64 = 50;
 /// Neighbours shown on each side of a found member.
 const FIND_RADIUS: u64 = 5;
 /// What a public freeze means on the board page, after when it began.
-const FROZEN_THEN: &str = ". Points scored since then still count; they are revealed at the end.";
+fn frozen_then(l: Locale) -> String {
+    tr!(l, "board-frozen-then")
+}
 
 /// What the query string asks for. Every view is a plain URL, so all of them work without
 /// JavaScript; with it, "Show more" and "Load more" append rows in place.
@@ -97,7 +99,7 @@ struct Loaded {
     then: Option<AsOfPage>,
 }
 
-async fn load(board: String, period: String, mode: Mode) -> Result<Loaded, AppError> {
+async fn load(l: Locale, board: String, period: String, mode: Mode) -> Result<Loaded, AppError> {
     let p = Some(period.clone());
     let plain =
         |page, mode| Loaded { page, mode, next_cursor: None, notice: None, choices: None, then: None };
@@ -125,9 +127,8 @@ async fn load(board: String, period: String, mode: Mode) -> Result<Loaded, AppEr
                 plain(read_ranking(board, p, 0, PAGE_SIZE).await?, Mode::Live { shown: PAGE_SIZE });
             let period = loaded.page.period;
             if found.entries.is_empty() {
-                loaded.notice = Some(format!(
-                    "Nobody ranked in {period} has the member id or a name starting with “{asked}”."
-                ));
+                loaded.notice =
+                    Some(tr!(l, "board-nobody-found", period = period.to_string(), asked = asked));
             } else {
                 loaded.choices = Some((asked, found));
             }
@@ -164,6 +165,7 @@ async fn load(board: String, period: String, mode: Mode) -> Result<Loaded, AppEr
 /// the board's past periods with their winners.
 #[component]
 pub fn BoardPage() -> impl IntoView {
+    let l = crate::i18n::locale();
     let params = use_params_map();
     let query = use_query_map();
     let board = move || params.read().get("board").unwrap_or_default();
@@ -186,7 +188,7 @@ pub fn BoardPage() -> impl IntoView {
         };
         (board(), period, mode)
     };
-    let loaded = Resource::new(source, |(board, period, mode)| load(board, period, mode));
+    let loaded = Resource::new(source, move |(board, period, mode)| load(l, board, period, mode));
     let periods = Resource::new(board, read_periods);
     let me = Resource::new(|| (), |_| read_me());
     let board_period = move || {
@@ -201,7 +203,7 @@ pub fn BoardPage() -> impl IntoView {
         Resource::new(board_period, |(board, period)| read_ranking_distribution(board, Some(period)));
     let results = Resource::new(board, read_periods_with_winners);
     view! {
-        <Suspense fallback=|| view! { <p>"Loading the board…"</p> }>
+        <Suspense fallback=move || view! { <p>{tr!(l, "board-loading")}</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
                     // A failed list is said as such (`Board`), never shown as an empty one.
@@ -230,13 +232,13 @@ fn Board(
     revisions: Vec<RevisionNote>,
     shape: Shape,
 ) -> impl IntoView {
+    let l = crate::i18n::locale();
     let Loaded { page, mode, next_cursor, notice, choices, then } = loaded;
     let RankingPage {
         board,
         period,
         starts_at,
         ends_at,
-        ends_local,
         total,
         offset,
         entries,
@@ -250,16 +252,18 @@ fn Board(
     let base = format!("/b/{slug}/{period}");
     // The badge comes from the read that gave the rows.
     let state = state.as_str().to_owned();
+    // The period's end in the board's zone, in the reader's language.
+    let ends_local = l.time(ends_at, &board.time_zone, Clock::Minute);
     let from_ledger = (source == ReadSource::Ledger).then(|| {
         view! {
             <p class="notice degraded" role="status" data-testid="from-ledger">
-                "Live ranking unavailable; showing the ledger's totals (the same ranks, updated every few seconds)."
+                {tr!(l, "board-from-ledger")}
             </p>
         }
     });
     // Contest mode: the public sees the standings of the freeze until the reveal. The banner is
     // the rows' island's: the stream says when a reveal ends the freeze.
-    let frozen_words = frozen_at.map(|at| freeze_words(at, &board.time_zone, FROZEN_THEN));
+    let frozen_words = frozen_at.map(|at| freeze_words(at, &board.time_zone, &frozen_then(l)));
     // A found member, else "me" (a signed link's contestant).
     let highlight = match &mode {
         Mode::Find { member } => Some(member.clone()),
@@ -274,7 +278,13 @@ fn Board(
     let before_first = (period < first).then(|| {
         view! {
             <p class="notice" role="status" data-testid="before-first">
-                {format!("{} has no period before {first}, its first: nothing was ever ranked in {period}.", board.title)}
+                {tr!(
+                    l,
+                    "board-before-first",
+                    title = board.title.clone(),
+                    first = first.to_string(),
+                    period = period.to_string(),
+                )}
             </p>
         }
     });
@@ -285,13 +295,8 @@ fn Board(
         let at = then.as_ref().map_or(until, |t| t.at);
         let value = usize::try_from((at.as_second() - start) / step).unwrap_or(0);
         let shown = match &then {
-            Some(t) => domain::local::in_named_zone(
-                t.at,
-                &board.time_zone,
-                domain::local::Clock::Minute,
-                crate::i18n::locale(),
-            ),
-            None => "now".to_owned(),
+            Some(t) => l.time(t.at, &board.time_zone, Clock::Minute),
+            None => tr!(l, "then-now"),
         };
         view! { <ThenSlider start step labels value shown/> }
     });
@@ -305,69 +310,86 @@ fn Board(
         <Title text=format!("{} · {period}", board.title)/>
         <h1>{board.title.clone()}</h1>
         <p class="meta">
-            <span class=format!("state state-{state}")>{state.clone()}</span>
-            {format!(" Period {period} · ")}
+            <span class=format!("state state-{state}")>{state_word(l, &state)}</span>
+            {tr!(l, "board-period-label", period = period.to_string())}
             {if state == "open" {
-                view! { "ends in " <CountdownIsland ends_at/> {format!(" ({ends_local}, {})", board.time_zone)} }.into_any()
+                view! {
+                    {tr!(l, "board-ends-in")}
+                    <CountdownIsland ends_at/>
+                    {tr!(l, "board-ends-at", ends = ends_local, zone = board.time_zone.clone())}
+                }.into_any()
             } else if ends_at > jiff::Timestamp::now() {
                 // Frozen (or settled) before its end: the end is still to come.
-                view! { {format!("{state} early; the period ends {ends_local} ({})", board.time_zone)} }.into_any()
+                let words = tr!(
+                    l,
+                    "board-ended-early",
+                    state = state.clone(),
+                    word = state_word(l, &state),
+                    ends = ends_local,
+                    zone = board.time_zone.clone(),
+                );
+                view! { {words} }.into_any()
             } else {
-                view! { {format!("ended {ends_local} ({})", board.time_zone)} }.into_any()
+                view! { {tr!(l, "board-ended", ends = ends_local, zone = board.time_zone.clone())} }.into_any()
             }}
         </p>
-        <nav class="periods" aria-label="Periods">
+        <nav class="periods" aria-label=tr!(l, "board-periods")>
             {(period > first).then(|| view! { <a href=format!("/b/{slug}/{prev}") rel="prev">{format!("← {prev}")}</a> })}
             <Form action=format!("/b/{slug}") method="get">
                 {match periods {
                     Some(periods) => view! {
-                        <label for="period-pick" class="visually-hidden">"Period"</label>
+                        <label for="period-pick" class="visually-hidden">{tr!(l, "board-period-pick")}</label>
                         <select id="period-pick" name="period">
                             {periods.iter().map(|p| {
                                 let selected = p.period == period;
-                                view! { <option value=p.period.to_string() selected=selected>{format!("{} ({})", p.period, p.state)}</option> }
+                                let text = tr!(
+                                    l,
+                                    "board-period-option",
+                                    period = p.period.to_string(),
+                                    state = state_word(l, p.state.as_str()),
+                                );
+                                view! { <option value=p.period.to_string() selected=selected>{text}</option> }
                             }).collect_view()}
                         </select>
-                        <button type="submit" class="secondary">"Go"</button>
+                        <button type="submit" class="secondary">{tr!(l, "board-go")}</button>
                     }.into_any(),
                     None => view! {
-                        <span class="error" role="alert">"The list of periods could not be read; try again in a moment."</span>
+                        <span class="error" role="alert">{tr!(l, "board-periods-unread")}</span>
                     }.into_any(),
                 }}
             </Form>
             {(period < current).then(|| view! { <a href=format!("/b/{slug}/{next}") rel="next">{format!("{next} →")}</a> })}
-            {(period != current).then(|| view! { <a href=format!("/b/{slug}")>"Current period"</a> })}
+            {(period != current).then(|| view! { <a href=format!("/b/{slug}")>{tr!(l, "board-current-period")}</a> })}
         </nav>
         {me.map(|me| view! {
             <p class="me" data-testid="me">
-                "You are " <strong>{me.clone()}</strong> ". "
-                <a href=format!("{base}/m/{me}")>"My page"</a> " · "
-                <a href=format!("?find={me}")>"Around me"</a>
-                {my_live.map(|live| view! {
-                    <span data-testid="my-live">
-                        {format!(
-                            " · Your live points: {}{}",
-                            live.points.map_or_else(|| "none yet".to_owned(), |p| domain::format::points(p, board.unit, crate::i18n::locale())),
-                            match live.pending {
-                                0 => String::new(),
-                                1 => " (1 of your entries is not public yet)".to_owned(),
-                                n => format!(" ({n} of your entries are not public yet)"),
-                            }
-                        )}
-                    </span>
+                {tr!(l, "board-you-are")} <strong>{me.clone()}</strong> {tr!(l, "board-you-are-end")}
+                <a href=format!("{base}/m/{me}")>{tr!(l, "board-my-page")}</a> " · "
+                <a href=format!("?find={me}")>{tr!(l, "board-around-me")}</a>
+                {my_live.map(|live| {
+                    let points = live.points.map_or_else(|| tr!(l, "board-my-live-none"), |p| l.points(p, board.unit));
+                    let pending = match live.pending {
+                        0 => String::new(),
+                        n => tr!(l, "board-my-pending", count = n, shown = l.number(n as i64)),
+                    };
+                    view! {
+                        <span data-testid="my-live">
+                            {format!("{}{pending}", tr!(l, "board-my-live", points = points))}
+                        </span>
+                    }
                 })}
             </p>
         })}
         <div class="tools">
             <Form action="" method="get">
-                <label for="find">"Find me"</label>
-                <input id="find" name="find" placeholder="your name or member id" autocomplete="off" required/>
-                <button type="submit">"Find"</button>
+                <label for="find">{tr!(l, "board-find-me")}</label>
+                <input id="find" name="find" placeholder=tr!(l, "board-find-placeholder") autocomplete="off" required/>
+                <button type="submit">{tr!(l, "board-find")}</button>
             </Form>
             <ActionForm action=pin>
                 <input type="hidden" name="board" value=slug.clone()/>
                 <input type="hidden" name="period" value=period.to_string()/>
-                <button type="submit" class="secondary">"Pin this view"</button>
+                <button type="submit" class="secondary">{tr!(l, "board-pin")}</button>
             </ActionForm>
         </div>
         {before_first}
@@ -402,12 +424,12 @@ fn Board(
         }}
         // Which end ranks first, said wherever the order is described: lower is better on an
         // ascending board ("fastest first" when the points are times).
-        {order_words(board.sort, board.unit).map(|words| view! { <p class="hint" data-testid="order-rule">{words}</p> })}
+        {order_words(l, board.sort, board.unit).map(|words| view! { <p class="hint" data-testid="order-rule">{words}</p> })}
         // How equal points rank, said under the table rather than only in the "=" mark's tooltip.
         <p class="hint" data-testid="tie-rule">
             {match board.tie_policy {
-                domain::TiePolicy::Shared => "Equal points share a rank, marked “=”; the next rank skips as many (1, 2, 2, 4).",
-                domain::TiePolicy::FirstReached => "On equal points, who reached them first ranks higher: no two members share a rank.",
+                domain::TiePolicy::Shared => tr!(l, "board-tie-shared"),
+                domain::TiePolicy::FirstReached => tr!(l, "board-tie-first-reached"),
             }}
         </p>
         {charts}
@@ -426,30 +448,31 @@ fn BoardThen(
     prizes: Vec<Prize>,
     unit: domain::Unit,
 ) -> impl IntoView {
+    let l = crate::i18n::locale();
     let AsOfPage { at, frozen_at, total, offset, entries, has_more, .. } = then;
-    let when = domain::local::in_named_zone(at, &zone, domain::local::Clock::Minute, crate::i18n::locale());
+    let when = l.time(at, &zone, Clock::Minute);
     let page = |offset: u64| format!("{base}?at={}&offset={offset}", at.as_second());
     let shown = entries.len() as u64;
     view! {
         <p class="notice" role="status" data-testid="then-notice">
-            {format!("The board as it stood at {when} ({zone}): {total} member(s) ranked then. ")}
-            {frozen_at.map(|_| "The standings were frozen then; nothing after the freeze is shown. ")}
-            <a href=base.clone() data-testid="then-back">"Back to the live board"</a>
+            {tr!(l, "board-then-notice", when = when.clone(), zone = zone, total = l.number(total as i64))}
+            {frozen_at.map(|_| tr!(l, "board-then-frozen"))}
+            <a href=base.clone() data-testid="then-back">{tr!(l, "board-then-back")}</a>
         </p>
         <RankingTable
             entries=entries
-            caption=format!("{caption}, at {when}")
+            caption=tr!(l, "board-then-caption", caption = caption, when = when)
             base=base.clone()
             highlight=highlight.unwrap_or_default()
             prizes
             unit
         />
-        <nav class="pager" aria-label="Pages of the board then">
+        <nav class="pager" aria-label=tr!(l, "board-then-pages")>
             {(offset > 0).then(|| view! {
-                <a href=page(offset.saturating_sub(THEN_PAGE)) rel="prev">"← Higher ranks"</a>
+                <a href=page(offset.saturating_sub(THEN_PAGE)) rel="prev">{tr!(l, "board-then-higher")}</a>
             })}
             {has_more.then(|| view! {
-                <a href=page(offset + shown) rel="next">"Lower ranks →"</a>
+                <a href=page(offset + shown) rel="next">{tr!(l, "board-then-lower")}</a>
             })}
         </nav>
     }
@@ -485,6 +508,8 @@ pub fn Rows(
     /// The board's unit: `ms` points are shown as durations.
     unit: domain::Unit,
 ) -> impl IntoView {
+    // In the browser, the page's `<html lang>`.
+    let l = crate::i18n::locale();
     let live = match mode {
         Mode::Live { shown } if offset == 0 => Some(shown),
         _ => None,
@@ -497,13 +522,15 @@ pub fn Rows(
     // A freeze that begins while the page is open has no words from the server.
     let banner = move || {
         frozen.get().then(|| {
-            let words = frozen_words.clone().unwrap_or_else(|| format!(" just now{FROZEN_THEN}"));
+            let words = frozen_words
+                .clone()
+                .unwrap_or_else(|| format!("{}{}", tr!(l, "board-frozen-just-now"), frozen_then(l)));
             view! { <FreezeBanner words/> }
         })
     };
-    let count = move || match total.get() {
-        1 => "1 member".to_owned(),
-        n => format!("{} members", grouped(n as i64)),
+    let count = move || {
+        let n = total.get();
+        tr!(l, "board-members", count = n, shown = l.number(n as i64))
     };
     let (has_more, set_has_more) = signal(has_more);
     let (cursor, set_cursor) = signal(next_cursor);
@@ -550,31 +577,29 @@ pub fn Rows(
             let href = move || format!("?show={}", entries.with(Vec::len) as u64 + PAGE_SIZE);
             // Only an open period's rows still move with new points.
             let hint = move || match state.get().as_str() {
-                "open" => "Live ranking: rows may shift while you read.",
-                "frozen" => {
-                    "Frozen: new points no longer count; a rank changes only if a late write is accepted."
-                }
-                _ => "Final standings.",
+                "open" => tr!(l, "board-hint-open"),
+                "frozen" => tr!(l, "board-hint-frozen"),
+                _ => tr!(l, "board-hint-final"),
             };
             view! {
                 <p class="hint" data-testid="ranking-hint">{hint}</p>
                 <Show when=move || has_more.get()>
                     <a class="button" href=href on:click=move |ev| { ev.prevent_default(); show_more.dispatch(()); }>
-                        {move || if show_more.pending().get() { "Loading…" } else { "Show more" }}
+                        {move || if show_more.pending().get() { tr!(l, "board-loading-more") } else { tr!(l, "board-show-more") }}
                     </a>
                 </Show>
                 " "
-                <a class="button secondary" href="?after=">"Stable pages"</a>
+                <a class="button secondary" href="?after=">{tr!(l, "board-stable-pages")}</a>
             }
             .into_any()
         }
         Mode::Stable { .. } => {
             let href = move || format!("?after={}", cursor.get().unwrap_or_default());
             view! {
-                <p class="hint">"Stable paging: each member appears once, however the board moves."</p>
+                <p class="hint">{tr!(l, "board-hint-stable")}</p>
                 <Show when=move || has_more.get()>
                     <a class="button" href=href on:click=move |ev| { ev.prevent_default(); load_more.dispatch(()); }>
-                        {move || if load_more.pending().get() { "Loading…" } else { "Load more" }}
+                        {move || if load_more.pending().get() { tr!(l, "board-loading-more") } else { tr!(l, "board-load-more") }}
                     </a>
                 </Show>
             }
@@ -586,20 +611,20 @@ pub fn Rows(
             let newer =
                 move || has_more.get().then(|| format!("?snap={snapshot}&offset={}", offset + PAGE_SIZE));
             view! {
-                <p class="hint">"Pinned view: ranks as they were when pinned (kept for 10 minutes)."</p>
-                <nav class="pager" aria-label="Pinned pages">
-                    {older.map(|href| view! { <a class="button" rel="prev" href=href>"Previous page"</a> })}
+                <p class="hint">{tr!(l, "board-hint-pinned")}</p>
+                <nav class="pager" aria-label=tr!(l, "board-pinned-pages")>
+                    {older.map(|href| view! { <a class="button" rel="prev" href=href>{tr!(l, "board-previous-page")}</a> })}
                     " "
-                    {move || newer().map(|href| view! { <a class="button" rel="next" href=href>"Next page"</a> })}
+                    {move || newer().map(|href| view! { <a class="button" rel="next" href=href>{tr!(l, "board-next-page")}</a> })}
                     " "
-                    <a class="button secondary" href="?">"Back to live"</a>
+                    <a class="button secondary" href="?">{tr!(l, "board-back-to-live")}</a>
                 </nav>
             }
             .into_any()
         }
         // `Then` pages are `BoardThen`'s, never these rows'.
         Mode::Find { .. } | Mode::Then { .. } => {
-            view! { <p><a class="button secondary" href="?">"Back to the top"</a></p> }.into_any()
+            view! { <p><a class="button secondary" href="?">{tr!(l, "board-back-to-top")}</a></p> }.into_any()
         }
     };
     // What "Export" saves: the rows as shown now, each with its zone's prize.
@@ -624,7 +649,7 @@ pub fn Rows(
             <ExportRows rows=export board=export_board.clone() period=export_period.clone()/>
         </Show>
         <Show when=move || entries.with(Vec::is_empty)>
-            <p class="empty">{if offset > 0 { "No more entries." } else { "No points in this period yet." }}</p>
+            <p class="empty">{if offset > 0 { tr!(l, "board-no-more") } else { tr!(l, "board-no-points-yet") }}</p>
         </Show>
         {controls}
         {failure}
@@ -637,17 +662,18 @@ pub fn shown(points: i64, unit: domain::Unit) -> String {
 }
 
 /// How the board's order is said under the ranking: nothing for the usual "more is better".
-pub fn order_words(sort: domain::Sort, unit: domain::Unit) -> Option<&'static str> {
+pub fn order_words(l: Locale, sort: domain::Sort, unit: domain::Unit) -> Option<String> {
     match (sort, unit) {
         (domain::Sort::Desc, _) => None,
-        (domain::Sort::Asc, domain::Unit::Ms) => Some("Fastest first: the lowest time ranks highest."),
-        (domain::Sort::Asc, domain::Unit::Points) => Some("Lower is better: the fewest points rank highest."),
+        (domain::Sort::Asc, domain::Unit::Ms) => Some(tr!(l, "board-order-fastest")),
+        (domain::Sort::Asc, domain::Unit::Points) => Some(tr!(l, "board-order-fewest")),
     }
 }
 
 /// "Find me" found several members: each as a link to find them (by id), best ranked first.
 #[component]
 fn NameChoices(asked: String, found: NameMatches, base: String, unit: domain::Unit) -> impl IntoView {
+    let l = crate::i18n::locale();
     let items = found
         .entries
         .into_iter()
@@ -655,16 +681,22 @@ fn NameChoices(asked: String, found: NameMatches, base: String, unit: domain::Un
             view! {
                 <li data-member=e.member.to_string()>
                     <a href=format!("{base}?find={}", e.member)>{e.name().to_owned()}</a>
-                    {format!(" ({}) — rank {}, {}", e.member, e.rank, shown(e.points, unit))}
+                    {tr!(
+                        l,
+                        "board-choice-line",
+                        member = e.member.to_string(),
+                        rank = e.rank.to_string(),
+                        points = l.labelled(e.points, unit),
+                    )}
                 </li>
             }
         })
         .collect_view();
     view! {
         <section class="notice choices" role="status" data-testid="find-choices">
-            <p>{format!("Several names start with “{asked}”; which one is you?")}</p>
+            <p>{tr!(l, "board-choices", asked = asked)}</p>
             <ul>{items}</ul>
-            {found.more.then(|| view! { <p class="hint">"More names start with it: type more of yours."</p> })}
+            {found.more.then(|| view! { <p class="hint">{tr!(l, "board-choices-more")}</p> })}
         </section>
     }
 }
@@ -679,15 +711,15 @@ struct Shape {
 /// past periods.
 #[component]
 fn PeriodShape(shape: Shape, board: String, unit: domain::Unit) -> impl IntoView {
-    let unread =
-        || view! { <p class="error" role="alert">"This could not be read; try again in a moment."</p> };
+    let l = crate::i18n::locale();
+    let unread = || view! { <p class="error" role="alert">{tr!(l, "board-unread")}</p> };
     let distribution = match shape.distribution {
         Some(d) => {
             let period = d.period.to_string();
             let settled = matches!(d.state.as_str(), "settled" | "archived");
             view! {
                 <Histogram bins=d.bins me=d.me period=period.clone() unit/>
-                <h3>"Prizes"</h3>
+                <h3>{tr!(l, "board-prizes")}</h3>
                 <Prizes prizes=d.prizes winners=d.winners settled board=board.clone() period unit/>
             }
             .into_any()
@@ -700,11 +732,11 @@ fn PeriodShape(shape: Shape, board: String, unit: domain::Unit) -> impl IntoView
     };
     view! {
         <section class="period-shape" aria-labelledby="shape-heading">
-            <h2 id="shape-heading">"Points in this period"</h2>
+            <h2 id="shape-heading">{tr!(l, "board-shape-heading")}</h2>
             {distribution}
         </section>
         <section class="past-periods" aria-labelledby="past-heading">
-            <h2 id="past-heading">"Past periods"</h2>
+            <h2 id="past-heading">{tr!(l, "board-past-heading")}</h2>
             {results}
         </section>
     }
@@ -725,8 +757,9 @@ fn Prizes(
     period: String,
     unit: domain::Unit,
 ) -> impl IntoView {
+    let l = crate::i18n::locale();
     if prizes.is_empty() {
-        return view! { <p class="empty">"This board has no prizes."</p> }.into_any();
+        return view! { <p class="empty">{tr!(l, "board-no-prizes")}</p> }.into_any();
     }
     let rows = prizes
         .into_iter()
@@ -743,14 +776,14 @@ fn Prizes(
                 .collect();
             let who = settled.then(|| {
                 if won.is_empty() {
-                    view! { <span class="empty">"nobody"</span> }.into_any()
+                    view! { <span class="empty">{tr!(l, "board-nobody")}</span> }.into_any()
                 } else {
                     won.into_iter()
                         .map(|s| {
                             view! {
                                 <span class="winner">
                                     {member_link(&board, &period, &s.member, s.name())}
-                                    {format!(" (rank {}, {}) ", s.rank, shown(s.points, unit))}
+                                    {tr!(l, "board-won-rank", rank = s.rank.to_string(), points = l.labelled(s.points, unit))}
                                 </span>
                             }
                         })
@@ -769,12 +802,12 @@ fn Prizes(
         .collect_view();
     view! {
         <table class="entries prizes" data-testid="prizes">
-            <caption class="visually-hidden">"Prizes by rank"</caption>
+            <caption class="visually-hidden">{tr!(l, "board-prizes-caption")}</caption>
             <thead>
                 <tr>
-                    <th scope="col">"Ranks"</th>
-                    <th scope="col">"Prize"</th>
-                    {settled.then(|| view! { <th scope="col">"Won by"</th> })}
+                    <th scope="col">{tr!(l, "board-ranks")}</th>
+                    <th scope="col">{tr!(l, "board-prize")}</th>
+                    {settled.then(|| view! { <th scope="col">{tr!(l, "board-won-by")}</th> })}
                 </tr>
             </thead>
             <tbody>{rows}</tbody>
@@ -786,13 +819,14 @@ fn Prizes(
 /// The board's last periods with their states and winners (settled) or leaders (open, frozen).
 #[component]
 fn PastPeriods(results: Vec<PeriodResult>, board: String, unit: domain::Unit) -> impl IntoView {
+    let l = crate::i18n::locale();
     let rows = results
         .into_iter()
         .map(|r| {
             let period = r.period.to_string();
             let settled = matches!(r.state.as_str(), "settled" | "archived");
             let who = if r.leaders.is_empty() {
-                view! { <span class="empty">"no points"</span> }.into_any()
+                view! { <span class="empty">{tr!(l, "board-no-points")}</span> }.into_any()
             } else {
                 let names = r
                     .leaders
@@ -800,34 +834,131 @@ fn PastPeriods(results: Vec<PeriodResult>, board: String, unit: domain::Unit) ->
                     .map(|e: &Entry| {
                         view! {
                             {member_link(&board, &period, &e.member, e.name())}
-                            {format!(" ({}) ", shown(e.points, unit))}
+                            {tr!(l, "board-leader-points", points = l.labelled(e.points, unit))}
                         }
                     })
                     .collect_view();
-                view! { {if settled { "Winner: " } else { "Leading: " }} {names} }.into_any()
+                let lead = if settled { tr!(l, "board-winner-is") } else { tr!(l, "board-leading") };
+                view! { {lead} {names} }.into_any()
             };
             view! {
                 <tr data-period=period.clone()>
                     <td><a href=format!("/b/{board}/{period}")>{period.clone()}</a></td>
-                    <td><span class=format!("state state-{}", r.state)>{r.state.as_str()}</span></td>
+                    <td><span class=format!("state state-{}", r.state)>{state_word(l, r.state.as_str())}</span></td>
                     <td>{who}</td>
-                    <td class="num">{grouped(r.members as i64)}</td>
+                    <td class="num">{l.number(r.members as i64)}</td>
                 </tr>
             }
         })
         .collect_view();
     view! {
         <table class="entries past" data-testid="past-periods">
-            <caption class="visually-hidden">"The board's last periods, newest first"</caption>
+            <caption class="visually-hidden">{tr!(l, "board-past-caption")}</caption>
             <thead>
                 <tr>
-                    <th scope="col">"Period"</th>
-                    <th scope="col">"State"</th>
-                    <th scope="col">"Winner"</th>
-                    <th scope="col">"Members"</th>
+                    <th scope="col">{tr!(l, "board-period")}</th>
+                    <th scope="col">{tr!(l, "board-state")}</th>
+                    <th scope="col">{tr!(l, "board-winner")}</th>
+                    <th scope="col">{tr!(l, "board-member-count")}</th>
                 </tr>
             </thead>
             <tbody>{rows}</tbody>
         </table>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The catalogue's English is what the page said before it had one, spaces and all.
+    #[test]
+    fn the_board_says_in_english_what_it_always_said() {
+        let l = Locale::En;
+        assert_eq!(tr!(l, "board-period-label", period = "2026-W49"), " Period 2026-W49 · ");
+        assert_eq!(format!("{}3m", tr!(l, "board-ends-in")), "ends in 3m");
+        assert_eq!(
+            tr!(l, "board-ends-at", ends = "Mon 2026-12-07 01:00", zone = "UTC"),
+            " (Mon 2026-12-07 01:00, UTC)"
+        );
+        let early = tr!(l, "board-ended-early", state = "frozen", word = "frozen", ends = "E", zone = "Z");
+        assert_eq!(early, "frozen early; the period ends E (Z)");
+        let me = format!("{}u1{}", tr!(l, "board-you-are"), tr!(l, "board-you-are-end"));
+        assert_eq!(me, "You are u1. ");
+        assert_eq!(tr!(l, "board-my-live", points = "12"), " · Your live points: 12");
+        assert_eq!(
+            tr!(l, "board-my-pending", count = 1, shown = "1"),
+            " (1 of your entries is not public yet)"
+        );
+        assert_eq!(
+            tr!(l, "board-my-pending", count = 3, shown = "3"),
+            " (3 of your entries are not public yet)"
+        );
+        assert_eq!(tr!(l, "board-members", count = 1, shown = "1"), "1 member");
+        assert_eq!(tr!(l, "board-members", count = 0, shown = "0"), "0 members");
+        let then = tr!(l, "board-then-notice", when = "W", zone = "Z", total = "2");
+        assert_eq!(then, "The board as it stood at W (Z): 2 member(s) ranked then. ");
+        assert_eq!(
+            tr!(l, "board-then-frozen"),
+            "The standings were frozen then; nothing after the freeze is shown. "
+        );
+        assert_eq!(
+            tr!(l, "board-choice-line", member = "u1", rank = "2", points = "3 points"),
+            " (u1) — rank 2, 3 points"
+        );
+        assert_eq!(tr!(l, "board-won-rank", rank = "1", points = "3 points"), " (rank 1, 3 points) ");
+        assert_eq!(tr!(l, "board-leader-points", points = "3 points"), " (3 points) ");
+        assert_eq!(tr!(l, "board-winner-is"), "Winner: ");
+        let just_now = format!("{}{}", tr!(l, "board-frozen-just-now"), frozen_then(l));
+        assert_eq!(
+            just_now,
+            " just now. Points scored since then still count; they are revealed at the end."
+        );
+        assert_eq!(tr!(l, "board-choices", asked = "Ad"), "Several names start with “Ad”; which one is you?");
+        assert_eq!(order_words(l, domain::Sort::Desc, domain::Unit::Points), None);
+    }
+
+    /// A message Fluent could not parse is missing from its bundle and would read as its key.
+    #[test]
+    fn every_message_of_the_boards_catalogue_parses_in_each_language() {
+        use std::borrow::Cow;
+        use std::collections::HashMap;
+        let text = include_str!("../../locales/public/en/board.ftl");
+        // Each message's key and the `$arguments` its lines name.
+        let mut messages: Vec<(&str, Vec<String>)> = Vec::new();
+        for line in text.lines() {
+            if line.starts_with(|c: char| c.is_ascii_lowercase())
+                && let Some((key, _)) = line.split_once(" =")
+            {
+                messages.push((key, Vec::new()));
+            }
+            if let Some((_, args)) = messages.last_mut() {
+                args.extend(line.split('$').skip(1).map(|rest| {
+                    rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect::<String>()
+                }));
+            }
+        }
+        assert!(messages.len() > 50);
+        for locale in Locale::ALL {
+            for (key, names) in &messages {
+                let args: HashMap<Cow<'static, str>, _> =
+                    names.iter().map(|n| (Cow::Owned(n.clone()), crate::i18n::arg("x"))).collect();
+                let said = crate::i18n::lookup(locale, key, Some(&args));
+                assert_ne!(said, *key, "{key} in {}", locale.tag());
+            }
+        }
+    }
+
+    #[test]
+    fn the_board_speaks_chinese() {
+        let l = Locale::ZhCn;
+        let early = tr!(l, "board-ended-early", state = "settled", word = "已结算", ends = "E", zone = "Z");
+        assert_eq!(early, "已提前结算；本周期于 E（Z）结束");
+        assert_eq!(tr!(l, "board-members", count = 1, shown = "1"), "1 名成员");
+        assert_eq!(tr!(l, "board-my-pending", count = 2, shown = "2"), "（你有 2 条记录尚未公开）");
+        assert_eq!(
+            order_words(l, domain::Sort::Asc, domain::Unit::Points).as_deref(),
+            Some("越低越好：积分最少者名次最高。")
+        );
     }
 }

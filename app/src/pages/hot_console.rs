@@ -6,6 +6,7 @@ use crate::api::hot_console::{HotConsole, SetHotFilter, read_hot_console};
 use crate::components::console::{ActionOutcome, FieldError};
 use crate::components::error_view::ErrorView;
 use crate::error::AppError;
+use crate::i18n::{Say, tr};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
@@ -17,16 +18,17 @@ pub fn HotConsolePage() -> impl IntoView {
     let save = ServerAction::<SetHotFilter>::new();
     // Read again after each save, so the form shows the filter as stored (lower-cased terms).
     let page = Resource::new(move || (board(), save.version().get()), |(board, _)| read_hot_console(board));
+    let l = crate::i18n::locale();
     view! {
-        <Title text="Hot board"/>
-        <p class="meta"><a href="/admin">"Console"</a>" › Hot board"</p>
-        <Transition fallback=|| view! { <p>"Loading…"</p> }>
+        <Title text=tr!(l, "hotc-title")/>
+        <p class="meta"><a href="/admin">{tr!(l, "hotc-console")}</a>" › "{tr!(l, "hotc-title")}</p>
+        <Transition fallback=move || view! { <p>{tr!(l, "hotc-loading")}</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
                     match page.await {
                         Ok(hot) => Ok(view! { <HotFilterForm hot save/> }.into_any()),
                         Err(AppError::Denied(reason)) => Ok(view! {
-                            <p data-testid="signed-out">{reason} " " <a href="/admin/login">"Sign in"</a></p>
+                            <p data-testid="signed-out">{reason} " " <a href="/admin/login">{tr!(l, "hotc-sign-in")}</a></p>
                         }.into_any()),
                         Err(e) => Err(e),
                     }
@@ -44,40 +46,42 @@ fn HotFilterForm(hot: HotConsole, save: ServerAction<SetHotFilter>) -> impl Into
     let hours = filter.min_actor_age_seconds.map(|s| (s / 3_600).to_string()).unwrap_or_default();
     let refused = Signal::derive(move || save.value().get().and_then(Result::err));
     let outcome = Signal::derive(move || save.value().get());
+    let l = crate::i18n::locale();
     view! {
         <h1>{title}</h1>
         <p class="meta" data-testid="hot-window">{format!("{slug} · {window}")}</p>
-        <p><a href=format!("/hot/{slug}")>"The public list"</a></p>
-        <h2>"Hit filter"</h2>
+        <p><a href=format!("/hot/{slug}")>{tr!(l, "hotc-public-list")}</a></p>
+        <h2>{tr!(l, "hotc-filter-heading")}</h2>
         <p class="hint">
-            "Hits the filter does not count answer " <code>"filtered"</code>
-            " and never reach Redis; hits already counted stay counted. This server applies a change at "
-            "once, other instances within 5 seconds. Each change is in the audit trail."
+            {tr!(l, "hotc-filter-hint-start")} <code>"filtered"</code>
+            {tr!(l, "hotc-filter-hint-end", seconds = l.number(5))}
         </p>
         <ActionForm action=save attr:class="stacked" attr:data-testid="hot-filter">
             <input type="hidden" name="board" value=slug.clone()/>
             <label class="check">
                 <input type="checkbox" name="count_only_with_results" value="on"
                     checked=filter.count_only_with_results data-testid="only-with-results"/>
-                "Count only hits that found something (" <code>"results"</code> " above 0)"
+                {tr!(l, "hotc-only-with-results-start")} <code>"results"</code> {tr!(l, "hotc-only-with-results-end")}
             </label>
             <label>
-                "Blocked members, one per line"
+                {tr!(l, "hotc-blocked")}
                 // The text is the server's HTML; `prop:value` sets it again when a save re-renders the
                 // form, where the typed text would otherwise stay.
                 <textarea name="blocked_members" rows="6" data-testid="blocked-members"
                     prop:value=blocked.clone()>{blocked.clone()}</textarea>
-                <span class="hint">"Compared without regard to case; at most 1 000."</span>
+                <span class="hint">{tr!(l, "hotc-blocked-hint", max = l.number(1_000))}</span>
             </label>
             <FieldError error=refused field="blocked_members"/>
             <label>
-                "Minimum account age, in hours"
+                {tr!(l, "hotc-min-age")}
                 <input type="number" name="min_actor_age_hours" min="1" max="87840" value=hours
                     data-testid="min-actor-age"/>
-                <span class="hint">"Blank: any age. A hit without " <code>"actor_created_at"</code> " then does not count."</span>
+                <span class="hint">
+                    {tr!(l, "hotc-min-age-hint-start")} <code>"actor_created_at"</code> {tr!(l, "hotc-min-age-hint-end")}
+                </span>
             </label>
             <FieldError error=refused field="min_actor_age_hours"/>
-            <button type="submit" data-testid="save-filter">"Save the filter"</button>
+            <button type="submit" data-testid="save-filter">{tr!(l, "hotc-save")}</button>
         </ActionForm>
         <ActionOutcome outcome/>
     }

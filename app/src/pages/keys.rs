@@ -6,6 +6,7 @@
 use crate::api::keys::{CreateKey, KeysPage, NewKey, RevokeKey, read_keys};
 use crate::components::error_view::ErrorView;
 use crate::error::AppError;
+use crate::i18n::tr;
 use domain::apikey::{ApiKeyView, DEFAULT_RATE_PER_SECOND, MAX_BURST, MAX_RATE_PER_SECOND};
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -22,19 +23,20 @@ pub fn KeysConsolePage() -> impl IntoView {
     // typed).
     let page =
         Resource::new(move || (created().map(|new| new.view.id), revoke.version().get()), |_| read_keys());
+    let l = crate::i18n::locale();
     view! {
-        <Title text="Ingest keys"/>
-        <p class="meta"><a href="/admin">"Console"</a>" › Ingest keys"</p>
-        <h1>"Ingest keys"</h1>
+        <Title text=tr!(l, "keys-title")/>
+        <p class="meta"><a href="/admin">{tr!(l, "keys-console")}</a>" › "{tr!(l, "keys-title")}</p>
+        <h1>{tr!(l, "keys-title")}</h1>
         {move || created().map(|new| view! { <NewKeyNotice new/> })}
         // A transition keeps the table in place while it is read again after a change.
-        <Transition fallback=|| view! { <p>"Loading…"</p> }>
+        <Transition fallback=move || view! { <p>{tr!(l, "keys-loading")}</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
                     match page.await {
                         Ok(data) => Ok(view! { <Keys data create revoke/> }.into_any()),
                         Err(AppError::Denied(reason)) => Ok(view! {
-                            <p data-testid="signed-out">{reason} " " <a href="/admin/login">"Sign in"</a></p>
+                            <p data-testid="signed-out">{reason} " " <a href="/admin/login">{tr!(l, "keys-sign-in")}</a></p>
                         }.into_any()),
                         Err(e) => Err(e),
                     }
@@ -47,15 +49,22 @@ pub fn KeysConsolePage() -> impl IntoView {
 /// The full key, this once.
 #[component]
 fn NewKeyNotice(new: NewKey) -> impl IntoView {
+    let l = crate::i18n::locale();
+    let limits = tr!(
+        l,
+        "keys-new-key-limits",
+        rate = new.view.rate_per_second.to_string(),
+        burst = new.view.burst.to_string(),
+    );
     view! {
         <section class="notice new-key" role="status" data-testid="new-key">
             <p>
-                "New key " <strong>{new.view.prefix.clone()} "…"</strong> " for "
-                {new.view.boards.join(", ")} {format!(" ({}/s, burst {})", new.view.rate_per_second, new.view.burst)}
+                {tr!(l, "keys-new-key")} " " <strong>{new.view.prefix.clone()} "…"</strong> " " {tr!(l, "keys-new-key-for")} " "
+                {new.view.boards.join(", ")} {limits}
             </p>
             <p><code class="secret" data-testid="new-key-secret">{new.key.clone()}</code></p>
             <p>
-                <strong>"Copy it now; it will not be shown again."</strong> " "
+                <strong>{tr!(l, "keys-copy-now")}</strong> " "
                 <CopyButton text=new.key/>
             </p>
         </section>
@@ -70,28 +79,28 @@ fn CopyButton(text: String) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     // Effects run only in the browser.
     Effect::new(move |_| hydrated.set(true));
-    let said = RwSignal::new(None::<&'static str>);
+    let said = RwSignal::new(None::<String>);
+    let l = crate::i18n::locale();
     let copy = move |_| {
         #[cfg(feature = "hydrate")]
         {
             use wasm_bindgen::closure::Closure;
             let Some(window) = web_sys::window() else { return };
             let promise = window.navigator().clipboard().write_text(&text);
-            let done = Closure::once(move |_: wasm_bindgen::JsValue| said.set(Some("Copied.")));
-            let failed = Closure::once(move |_: wasm_bindgen::JsValue| {
-                said.set(Some("The browser refused; select the key and copy it."))
-            });
+            let done = Closure::once(move |_: wasm_bindgen::JsValue| said.set(Some(tr!(l, "keys-copied"))));
+            let failed =
+                Closure::once(move |_: wasm_bindgen::JsValue| said.set(Some(tr!(l, "keys-copy-refused"))));
             let _ = promise.then2(&done, &failed);
             // The promise holds them until it settles.
             done.forget();
             failed.forget();
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = (&text, said);
+        let _ = (&text, said, l);
     };
     view! {
         <button type="button" class="secondary" hidden=move || !hydrated.get() on:click=copy data-testid="copy-key">
-            "Copy the key"
+            {tr!(l, "keys-copy")}
         </button>
         <span role="status" data-testid="copy-said">{move || said.get()}</span>
     }
@@ -101,28 +110,29 @@ fn CopyButton(text: String) -> impl IntoView {
 #[component]
 fn Keys(data: KeysPage, create: ServerAction<CreateKey>, revoke: ServerAction<RevokeKey>) -> impl IntoView {
     let KeysPage { keys, boards, created } = data;
+    let l = crate::i18n::locale();
     let boards_hint = if boards.is_empty() {
-        "Slugs, separated by commas. There are no boards yet.".to_owned()
+        tr!(l, "keys-boards-hint-none")
     } else {
-        format!("Slugs, separated by commas, of: {}.", boards.join(", "))
+        tr!(l, "keys-boards-hint", boards = boards.join(", "))
     };
     let create_refused = move || create.value().get().and_then(Result::err).map(|e| e.to_string());
     let revoke_refused = move || revoke.value().get().and_then(Result::err).map(|e| e.to_string());
     view! {
         {created.map(|new| view! { <NewKeyNotice new/> })}
         {if keys.is_empty() {
-            view! { <p class="empty" data-testid="no-keys">"No ingest keys yet."</p> }.into_any()
+            view! { <p class="empty" data-testid="no-keys">{tr!(l, "keys-none")}</p> }.into_any()
         } else {
             view! {
                 <table class="keys" data-testid="keys">
                     <thead>
                         <tr>
-                            <th scope="col">"Key"</th>
-                            <th scope="col">"Boards"</th>
-                            <th scope="col">"Limit"</th>
-                            <th scope="col">"Created"</th>
-                            <th scope="col">"State"</th>
-                            <th scope="col"><span class="visually-hidden">"Actions"</span></th>
+                            <th scope="col">{tr!(l, "keys-col-key")}</th>
+                            <th scope="col">{tr!(l, "keys-col-boards")}</th>
+                            <th scope="col">{tr!(l, "keys-col-limit")}</th>
+                            <th scope="col">{tr!(l, "keys-col-created")}</th>
+                            <th scope="col">{tr!(l, "keys-col-state")}</th>
+                            <th scope="col"><span class="visually-hidden">{tr!(l, "keys-col-actions")}</span></th>
                         </tr>
                     </thead>
                     <tbody>
@@ -134,36 +144,39 @@ fn Keys(data: KeysPage, create: ServerAction<CreateKey>, revoke: ServerAction<Re
         {move || revoke_refused().map(|e| view! {
             <p class="notice error" role="alert" data-testid="revoke-error">{e}</p>
         })}
-        <h2>"New key"</h2>
+        <h2>{tr!(l, "keys-create-heading")}</h2>
         <ActionForm action=create attr:class="stacked">
             <label>
-                "Boards"
+                {tr!(l, "keys-boards")}
                 <input type="text" name="boards" required placeholder="weekly-study, trending"
                     autocomplete="off" data-testid="new-key-boards"/>
                 <span class="hint" data-testid="boards-hint">{boards_hint}</span>
             </label>
             <label>
-                "Requests per second"
+                {tr!(l, "keys-rate")}
                 <input type="number" name="rate_per_second" min="1" max=MAX_RATE_PER_SECOND
                     placeholder=DEFAULT_RATE_PER_SECOND.to_string() data-testid="new-key-rate"/>
-                <span class="hint">{format!("1–{MAX_RATE_PER_SECOND}; empty: {DEFAULT_RATE_PER_SECOND}.")}</span>
+                <span class="hint">
+                    {tr!(
+                        l,
+                        "keys-rate-hint",
+                        max = MAX_RATE_PER_SECOND.to_string(),
+                        default = DEFAULT_RATE_PER_SECOND.to_string(),
+                    )}
+                </span>
             </label>
             <label>
-                "Burst"
-                <input type="number" name="burst" min="1" max=MAX_BURST placeholder="twice the rate"
+                {tr!(l, "keys-burst")}
+                <input type="number" name="burst" min="1" max=MAX_BURST placeholder=tr!(l, "keys-burst-placeholder")
                     data-testid="new-key-burst"/>
-                <span class="hint">{format!("Requests at once, 1–{MAX_BURST}; empty: twice the rate.")}</span>
+                <span class="hint">{tr!(l, "keys-burst-hint", max = MAX_BURST.to_string())}</span>
             </label>
-            <button type="submit" data-testid="create-key">"Create key"</button>
+            <button type="submit" data-testid="create-key">{tr!(l, "keys-create")}</button>
         </ActionForm>
         {move || create_refused().map(|e| view! {
             <p class="notice error" role="alert" data-testid="create-error">{e}</p>
         })}
-        <p class="hint">
-            "Limits are counted across all server instances together (in Redis). Only while Redis cannot "
-            "be reached does each instance count on its own, so a key may then make that many requests in "
-            "each. Requests over the limit are answered 429 with Retry-After and change nothing."
-        </p>
+        <p class="hint">{tr!(l, "keys-limits-hint")}</p>
     }
 }
 
@@ -174,13 +187,14 @@ fn when(at: jiff::Timestamp) -> String {
 #[component]
 fn KeyRow(key: ApiKeyView, revoke: ServerAction<RevokeKey>) -> impl IntoView {
     let live = key.is_live();
+    let l = crate::i18n::locale();
     let state = match (&key.revoked_at, &key.revoked_by) {
-        (None, _) => "live".to_owned(),
-        (Some(at), Some(by)) => format!("revoked {} by {by}", when(*at)),
-        (Some(at), None) => format!("revoked {}", when(*at)),
+        (None, _) => tr!(l, "keys-state-live"),
+        (Some(at), Some(by)) => tr!(l, "keys-state-revoked-by", at = when(*at), by = by.clone()),
+        (Some(at), None) => tr!(l, "keys-state-revoked", at = when(*at)),
     };
     let created = match &key.created_by {
-        Some(by) => format!("{} by {by}", when(key.created_at)),
+        Some(by) => tr!(l, "keys-created-by", at = when(key.created_at), by = by.clone()),
         None => when(key.created_at),
     };
     let prefix = key.prefix.clone();
@@ -188,27 +202,42 @@ fn KeyRow(key: ApiKeyView, revoke: ServerAction<RevokeKey>) -> impl IntoView {
         <tr data-testid="key-row" data-key-id=key.id data-prefix=key.prefix.clone() class:revoked=!live>
             <td><code data-testid="key-prefix">{key.prefix.clone()} "…"</code></td>
             <td>{key.boards.join(", ")}</td>
-            <td class="limits">{format!("{}/s, burst {}", key.rate_per_second, key.burst)}</td>
+            <td class="limits">
+                {tr!(l, "keys-limits", rate = key.rate_per_second.to_string(), burst = key.burst.to_string())}
+            </td>
             <td>{created}</td>
             <td data-testid="key-state">{state}</td>
             <td>
                 {live.then(|| view! {
                     <details class="confirm">
-                        <summary data-testid="revoke-key">"Revoke…"</summary>
+                        <summary data-testid="revoke-key">{tr!(l, "keys-revoke")}</summary>
                         <ActionForm action=revoke attr:class="stacked">
                             <input type="hidden" name="id" value=key.id/>
                             <label>
-                                "Reason (optional)"
+                                {tr!(l, "keys-reason")}
                                 <input type="text" name="reason" maxlength="1000" data-testid="revoke-reason"/>
                             </label>
                             <button type="submit" class="danger" data-testid="confirm-revoke">
-                                {format!("Revoke {prefix}…")}
+                                {tr!(l, "keys-revoke-confirm", prefix = prefix.clone())}
                             </button>
-                            <span class="hint">"Requests with this key are refused at once, for good."</span>
+                            <span class="hint">{tr!(l, "keys-revoke-hint")}</span>
                         </ActionForm>
                     </details>
                 })}
             </td>
         </tr>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::i18n::{Locale, tr};
+
+    #[test]
+    fn a_keys_limits_read_in_each_language_with_the_space_before_them() {
+        let en = tr!(Locale::En, "keys-new-key-limits", rate = "1", burst = "2");
+        assert_eq!(en, " (1/s, burst 2)");
+        let zh = tr!(Locale::ZhCn, "keys-limits", rate = "50", burst = "100");
+        assert_eq!(zh, "每秒 50 次，突发 100 次");
     }
 }

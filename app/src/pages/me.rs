@@ -1,5 +1,6 @@
 use crate::api::contestant::claim_link;
 use crate::components::error_view::ErrorView;
+use crate::i18n::tr;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
@@ -8,6 +9,7 @@ use leptos_router::hooks::use_query_map;
 /// then highlight you and offer your page); an expired or forged one is refused with the reason.
 #[component]
 pub fn MePage() -> impl IntoView {
+    let l = crate::i18n::locale();
     let query = use_query_map();
     let link = move || {
         let q = query.read();
@@ -16,17 +18,17 @@ pub fn MePage() -> impl IntoView {
     };
     let claimed = Resource::new(link, |(member, expires, sig)| claim_link(member, expires, sig));
     view! {
-        <Title text="Your link"/>
-        <Suspense fallback=|| view! { <p>"Checking your link…"</p> }>
+        <Title text=tr!(l, "me-title")/>
+        <Suspense fallback=move || view! { <p>{tr!(l, "me-checking")}</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
                     claimed.await.map(|member| view! {
-                        <h1>"Welcome, " {member.clone()}</h1>
+                        <h1>{tr!(l, "me-welcome", member = member.clone())}</h1>
                         <p data-testid="me">
-                            "Boards now highlight " <strong>{member}</strong>
-                            " and offer your page. Nothing else changes: rankings stay public."
+                            {tr!(l, "me-highlight")} " " <strong>{member}</strong> " "
+                            {tr!(l, "me-highlight-after")}
                         </p>
-                        <p><a class="button" href="/">"See the boards"</a></p>
+                        <p><a class="button" href="/">{tr!(l, "me-boards")}</a></p>
                     })
                 })}
             </ErrorBoundary>

@@ -11,6 +11,7 @@ use crate::components::charts::points::PointsChart;
 use crate::components::error_view::ErrorView;
 use crate::components::freeze_banner::{FreezeBanner, freeze_words};
 use crate::components::revisions::RankChanges;
+use crate::i18n::{Clock, Say, tr};
 use domain::TiePolicy;
 use domain::view::{LedgerEntry, MemberHistory, MemberView, RankTarget, ReadSource, RevisionNote};
 use leptos::prelude::*;
@@ -33,8 +34,9 @@ pub fn MemberPage() -> impl IntoView {
     let view_data = Resource::new(source, |(b, p, m, before)| read_member(b, p, m, before));
     let revisions = Resource::new(source, |(b, p, m, _)| read_revisions(b, p, Some(m)));
     let history = Resource::new(source, |(b, p, m, _)| read_member_history(b, p, m));
+    let l = crate::i18n::locale();
     view! {
-        <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+        <Suspense fallback=move || view! { <p>{tr!(l, "member-loading")}</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move {
                     // A failure to read the revisions never hides the member.
@@ -48,25 +50,61 @@ pub fn MemberPage() -> impl IntoView {
     }
 }
 
+/// A ledger entry's change in words, in the reader's language.
 pub(crate) fn change(e: &LedgerEntry) -> String {
-    let because = e.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default();
+    let l = crate::i18n::locale();
+    let because =
+        e.reason.as_deref().map(|r| tr!(l, "member-change-because", reason = r)).unwrap_or_default();
     let text = match (e.kind.as_str(), e.delta, e.value) {
         ("point", Some(d), _) => format!("{d:+}"),
-        ("total", _, Some(v)) => format!("total set to {v} (version {})", e.set_version.unwrap_or_default()),
-        ("submission", _, Some(v)) => format!("submitted {v}"),
-        ("correction", Some(d), _) => format!("{d:+} correction{because}"),
+        ("total", _, Some(v)) => tr!(
+            l,
+            "member-change-total",
+            value = v.to_string(),
+            version = e.set_version.unwrap_or_default().to_string(),
+        ),
+        ("submission", _, Some(v)) => tr!(l, "member-change-submitted", value = v.to_string()),
+        ("correction", Some(d), _) => {
+            tr!(l, "member-change-correction", delta = format!("{d:+}"), because = because)
+        }
         ("revocation", d, _) => {
-            let what = e.revokes.as_deref().unwrap_or("an entry");
-            let by = d.map(|d| format!(" ({d:+})")).unwrap_or_default();
-            format!("revokes {what}{by}{because}")
+            let what = e.revokes.clone().unwrap_or_else(|| tr!(l, "member-change-an-entry"));
+            let by = d.map(|d| tr!(l, "member-change-by", delta = format!("{d:+}"))).unwrap_or_default();
+            tr!(l, "member-change-revokes", what = what, by = by, because = because)
         }
         (kind, _, _) => kind.to_owned(),
     };
-    if e.revoked { format!("{text} — revoked") } else { text }
+    if e.revoked { tr!(l, "member-change-revoked", change = text) } else { text }
+}
+
+/// Stand-ins a catalogue's sentence gets for the words it shows in bold (private-use
+/// characters, in no catalogue's text): the sentence is then cut at them ([`emphasised`]), so
+/// each language puts the bold words where its sentence needs them.
+const FIRST: &str = "\u{E000}";
+const SECOND: &str = "\u{E001}";
+
+/// `sentence` as text, with each stand-in ([`FIRST`], [`SECOND`]) replaced by `bold` of it.
+fn emphasised(sentence: &str, bold: impl Fn(&str) -> AnyView) -> Vec<AnyView> {
+    let mut out = Vec::new();
+    let mut rest = sentence;
+    while let Some((at, mark)) =
+        [FIRST, SECOND].into_iter().filter_map(|m| rest.find(m).map(|at| (at, m))).min()
+    {
+        if at > 0 {
+            out.push(rest[..at].to_owned().into_any());
+        }
+        out.push(bold(mark));
+        rest = &rest[at + mark.len()..];
+    }
+    if !rest.is_empty() {
+        out.push(rest.to_owned().into_any());
+    }
+    out
 }
 
 #[component]
 fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHistory>) -> impl IntoView {
+    let l = crate::i18n::locale();
     let MemberView { board, period, member, standing, standing_source, entries, older, frozen_at } = v;
     let back = format!("/b/{}/{period}?find={member}", board.slug);
     let name = standing.as_ref().map_or(member.to_string(), |s| s.name().to_owned());
@@ -79,7 +117,7 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
             (Some(targets), chart.into_any(), periods.into_any())
         }
         None => {
-            let unread = || view! { <p class="error" role="alert">"The history could not be read; try again in a moment."</p> };
+            let unread = || view! { <p class="error" role="alert">{tr!(l, "member-history-unread")}</p> };
             (None, unread().into_any(), unread().into_any())
         }
     };
@@ -90,9 +128,10 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
         let file = format!("receipt-{slug}-{period}-r{revision}-{member}.json");
         view! {
             <p class="receipt" data-testid="receipt">
-                <a class="button" href=href download=file>"Download my receipt"</a>
-                " (JSON): proof of this standing in revision " {revision} ", which you can "
-                <a href="/verify">"verify"</a> " without us."
+                <a class="button" href=href download=file>{tr!(l, "member-receipt-download")}</a>
+                {tr!(l, "member-receipt-proof", revision = revision.to_string())}
+                <a href="/verify">{tr!(l, "member-receipt-verify")}</a>
+                {tr!(l, "member-receipt-after")}
             </p>
         }
     });
@@ -100,53 +139,62 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
         <Title text=format!("{name} · {}", board.title)/>
         <p><a href=back>{format!("← {} {period}", board.title)}</a></p>
         <h1>{name.clone()}</h1>
-        <p class="meta">{format!("member {member}")}</p>
+        <p class="meta">{tr!(l, "member-id", member = member.to_string())}</p>
         {frozen_at.map(|at| view! {
-            <FreezeBanner words=freeze_words(at, &board.time_zone, ": this is the standing and the entries of that moment. Points scored since then are revealed at the end.")/>
+            <FreezeBanner words=freeze_words(at, &board.time_zone, &tr!(l, "member-frozen"))/>
         })}
         {(standing_source == Some(ReadSource::Ledger)).then(|| view! {
             <p class="notice degraded" role="status" data-testid="from-ledger">
-                "Live ranking unavailable; the rank is from the ledger's totals."
+                {tr!(l, "member-from-ledger")}
             </p>
         })}
         {match standing {
-            Some(s) => view! {
-                <p class="standing">
-                    "Rank " <strong data-testid="rank">{s.rank}</strong>
-                    {s.tied.then_some(" (tied)")}
-                    {match board.unit {
-                        domain::Unit::Points => " with ",
-                        domain::Unit::Ms => " with a time of ",
-                    }}
-                    <strong data-testid="points">{domain::format::points(s.points, board.unit, crate::i18n::locale())}</strong>
-                    {match board.unit {
-                        domain::Unit::Points => " points in ",
-                        domain::Unit::Ms => " in ",
-                    }}
-                    {period.to_string()}
-                </p>
-            }.into_any(),
-            None => view! { <p class="notice">{format!("No points in {period}.")}</p> }.into_any(),
+            Some(s) => {
+                let tied = if s.tied { tr!(l, "member-standing-tied") } else { String::new() };
+                let (rank, period) = (s.rank, period.to_string());
+                let sentence = match board.unit {
+                    domain::Unit::Points => {
+                        tr!(l, "member-standing-points", rank = FIRST, tied = tied, points = SECOND, period = period)
+                    }
+                    domain::Unit::Ms => {
+                        tr!(l, "member-standing-time", rank = FIRST, tied = tied, points = SECOND, period = period)
+                    }
+                };
+                let points = l.points(s.points, board.unit);
+                let bold = move |mark: &str| {
+                    if mark == FIRST {
+                        view! { <strong data-testid="rank">{rank}</strong> }.into_any()
+                    } else {
+                        view! { <strong data-testid="points">{points.clone()}</strong> }.into_any()
+                    }
+                };
+                view! { <p class="standing">{emphasised(&sentence, bold)}</p> }.into_any()
+            }
+            None => view! { <p class="notice">{tr!(l, "member-no-points", period = period.to_string())}</p> }.into_any(),
         }}
         {targets}
-        <h2>"Points through the period"</h2>
+        <h2>{tr!(l, "member-chart-heading")}</h2>
         {chart}
         {receipt}
         <RankChanges notes=revisions zone=board.time_zone.clone()/>
-        <h2>"Why this score"</h2>
+        <h2>{tr!(l, "member-why")}</h2>
         {if entries.is_empty() {
-            view! { <p class="empty">"No entries."</p> }.into_any()
+            view! { <p class="empty">{tr!(l, "member-no-entries")}</p> }.into_any()
         } else {
             view! {
                 <table class="entries">
-                    <caption>"Ledger entries, newest first"</caption>
+                    <caption>{tr!(l, "member-entries-caption")}</caption>
                     <thead>
-                        <tr><th scope="col">{format!("When ({})", board.time_zone)}</th><th scope="col">"Change"</th><th scope="col">"Id"</th></tr>
+                        <tr>
+                            <th scope="col">{tr!(l, "member-when", zone = board.time_zone.clone())}</th>
+                            <th scope="col">{tr!(l, "member-change")}</th>
+                            <th scope="col">{tr!(l, "member-entry-id")}</th>
+                        </tr>
                     </thead>
                     <tbody>
                         {entries.iter().map(|e| view! {
                             <tr data-entry=e.id class:revoked=e.revoked>
-                                <td>{domain::local::in_named_zone(e.occurred_at, &board.time_zone, domain::local::Clock::Second, crate::i18n::locale())}</td>
+                                <td>{l.time(e.occurred_at, &board.time_zone, Clock::Second)}</td>
                                 <td>{change(e)}</td>
                                 <td class="id">{e.external_id.clone().unwrap_or_default()}</td>
                             </tr>
@@ -155,8 +203,8 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
                 </table>
             }.into_any()
         }}
-        {older.map(|id| view! { <p><a class="button" href=format!("?before={id}")>"Older entries"</a></p> })}
-        <h2>"Last periods"</h2>
+        {older.map(|id| view! { <p><a class="button" href=format!("?before={id}")>{tr!(l, "member-older")}</a></p> })}
+        <h2>{tr!(l, "member-last-periods")}</h2>
         {periods}
     }
 }
@@ -173,32 +221,149 @@ fn Targets(
     sort: domain::Sort,
     unit: domain::Unit,
 ) -> impl IntoView {
-    let to = match (sort, unit) {
-        (domain::Sort::Desc, domain::Unit::Points) => " points to",
-        (domain::Sort::Desc, domain::Unit::Ms) => " more to reach",
-        (domain::Sort::Asc, domain::Unit::Points) => " points fewer for",
-        (domain::Sort::Asc, domain::Unit::Ms) => " faster for",
+    use domain::Sort::{Asc, Desc};
+    use domain::Unit::{Ms, Points};
+    let l = crate::i18n::locale();
+    // "N points to rank R (prize)", or to the prizes; the points in bold.
+    let line = move |t: &RankTarget, to_prize: bool| {
+        let (rank, prize) = (t.rank.to_string(), t.prize.as_ref());
+        let prize = prize.map(|p| tr!(l, "member-target-prize-name", prize = p.as_str())).unwrap_or_default();
+        let sentence = match (to_prize, sort, unit) {
+            (false, Desc, Points) => {
+                tr!(l, "member-target-points", points = FIRST, rank = rank, prize = prize)
+            }
+            (false, Desc, Ms) => tr!(l, "member-target-time", points = FIRST, rank = rank, prize = prize),
+            (false, Asc, Points) => tr!(l, "member-target-fewer", points = FIRST, rank = rank, prize = prize),
+            (false, Asc, Ms) => tr!(l, "member-target-faster", points = FIRST, rank = rank, prize = prize),
+            (true, Desc, Points) => {
+                tr!(l, "member-target-prize-points", points = FIRST, rank = rank, prize = prize)
+            }
+            (true, Desc, Ms) => {
+                tr!(l, "member-target-prize-time", points = FIRST, rank = rank, prize = prize)
+            }
+            (true, Asc, Points) => {
+                tr!(l, "member-target-prize-fewer", points = FIRST, rank = rank, prize = prize)
+            }
+            (true, Asc, Ms) => {
+                tr!(l, "member-target-prize-faster", points = FIRST, rank = rank, prize = prize)
+            }
+        };
+        let points = l.points(t.points, unit);
+        emphasised(&sentence, move |_| view! { <strong>{points.clone()}</strong> }.into_any())
     };
-    let how = match policy {
-        TiePolicy::Shared => "equal points share a rank",
-        TiePolicy::FirstReached => "on equal points, who reached them first ranks higher",
+    let hint = match policy {
+        TiePolicy::Shared => tr!(l, "member-hint-shared"),
+        TiePolicy::FirstReached => tr!(l, "member-hint-first-reached"),
     };
-    let prize_text = |t: &RankTarget| t.prize.as_ref().map(|p| format!(" ({p})")).unwrap_or_default();
     // The prize line says nothing new when the next rank is already the prized one.
     let prize = prize.filter(|p| next.as_ref().is_none_or(|n| n.rank != p.rank || n.points != p.points));
-    (next.is_some() || prize.is_some()).then(|| view! {
-        <ul class="targets" data-testid="targets">
-            {next.map(|t| view! {
-                <li data-testid="to-next-rank">
-                    <strong>{domain::format::points(t.points, unit, crate::i18n::locale())}</strong> {format!("{to} rank {}{}", t.rank, prize_text(&t))}
-                </li>
-            })}
-            {prize.map(|t| view! {
-                <li data-testid="to-prize">
-                    <strong>{domain::format::points(t.points, unit, crate::i18n::locale())}</strong> {format!("{to} a prize: rank {}{}", t.rank, prize_text(&t))}
-                </li>
-            })}
-            <li class="hint">{format!("Counting from the public ranking; {how}.")}</li>
-        </ul>
+    (next.is_some() || prize.is_some()).then(|| {
+        view! {
+            <ul class="targets" data-testid="targets">
+                {next.map(|t| view! { <li data-testid="to-next-rank">{line(&t, false)}</li> })}
+                {prize.map(|t| view! { <li data-testid="to-prize">{line(&t, true)}</li> })}
+                <li class="hint">{hint}</li>
+            </ul>
+        }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Locale;
+
+    /// A message Fluent could not parse is missing from its bundle and would read as its key.
+    #[test]
+    fn every_message_of_the_pages_and_parts_catalogues_parses_in_each_language() {
+        for text in [
+            include_str!("../../locales/public/en/pages.ftl"),
+            include_str!("../../locales/public/en/parts.ftl"),
+        ] {
+            let keys: Vec<&str> = text
+                .lines()
+                .filter(|line| line.starts_with(|c: char| c.is_ascii_lowercase()))
+                .filter_map(|line| line.split_once(" =").map(|(key, _)| key))
+                .collect();
+            assert!(keys.len() > 20);
+            // Every argument the catalogue names, so that no message misses one.
+            let args: std::collections::HashMap<_, _> = text
+                .split('$')
+                .skip(1)
+                .map(|rest| {
+                    rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect::<String>()
+                })
+                .map(|name| (std::borrow::Cow::Owned(name), crate::i18n::arg("1")))
+                .collect();
+            for locale in Locale::ALL {
+                for key in &keys {
+                    let said = crate::i18n::lookup(locale, key, Some(&args));
+                    assert_ne!(said, *key, "{key} in {}", locale.tag());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_standing_keeps_its_english_words_and_spaces() {
+        let l = Locale::En;
+        let standing = |unit| match unit {
+            domain::Unit::Points => {
+                tr!(
+                    l,
+                    "member-standing-points",
+                    rank = "1",
+                    tied = tr!(l, "member-standing-tied"),
+                    points = "12",
+                    period = "2026-W49"
+                )
+            }
+            domain::Unit::Ms => tr!(
+                l,
+                "member-standing-time",
+                rank = "1",
+                tied = "",
+                points = "1:02.345",
+                period = "2026-W49"
+            ),
+        };
+        assert_eq!(standing(domain::Unit::Points), "Rank 1 (tied) with 12 points in 2026-W49");
+        assert_eq!(standing(domain::Unit::Ms), "Rank 1 with a time of 1:02.345 in 2026-W49");
+        let proof = format!(
+            "{}{}{}",
+            tr!(l, "member-receipt-proof", revision = "2"),
+            tr!(l, "member-receipt-verify"),
+            tr!(l, "member-receipt-after")
+        );
+        assert_eq!(proof, " (JSON): proof of this standing in revision 2, which you can verify without us.");
+        let to = tr!(
+            l,
+            "member-target-points",
+            points = "5",
+            rank = "3",
+            prize = tr!(l, "member-target-prize-name", prize = "Gold")
+        );
+        assert_eq!(to, "5 points to rank 3 (Gold)");
+    }
+
+    #[test]
+    fn the_standing_reads_in_chinese_with_its_numbers_in_bold() {
+        let l = Locale::ZhCn;
+        let sentence = tr!(
+            l,
+            "member-standing-points",
+            rank = FIRST,
+            tied = tr!(l, "member-standing-tied"),
+            points = SECOND,
+            period = "2026-W49"
+        );
+        assert_eq!(sentence, "2026-W49 第 \u{E000} 名（并列），积分 \u{E001}");
+        let html = emphasised(&sentence, |mark| {
+            let word = if mark == FIRST { "3" } else { "120" };
+            view! { <strong>{word}</strong> }.into_any()
+        })
+        .to_html();
+        let text = html.replace("<!>", "");
+        assert_eq!(text, "2026-W49 第 <strong>3</strong> 名（并列），积分 <strong>120</strong>");
+    }
 }

@@ -3,6 +3,7 @@ use crate::api::corrections::{ApplyCorrection, PreviewCorrection};
 use crate::components::console::{Confirm, FieldError};
 use crate::components::correction::PreviewResult;
 use crate::components::error_view::ErrorView;
+use crate::i18n::{Clock, Say, tr};
 use crate::pages::member::change;
 use domain::view::{MemberAdminView, MemberView};
 use leptos::prelude::*;
@@ -35,8 +36,9 @@ pub fn MemberConsolePage() -> impl IntoView {
         )
     };
     let data = Resource::new(source, |(b, p, m, before, _)| read_member(b, p, m, before));
+    let l = crate::i18n::locale();
     view! {
-        <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+        <Suspense fallback=move || view! { <p>{tr!(l, "cmember-loading")}</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move { data.await.map(|v| view! { <Drill v preview apply applied/> }) })}
             </ErrorBoundary>
@@ -55,19 +57,23 @@ fn Drill(
     let MemberView { board, period, member, standing, entries, older, .. } = view;
     let error = Signal::derive(move || preview.value().get().and_then(Result::err));
     let pending = preview.pending();
-    let (visibility_step, label, consequence, button) = if hidden {
+    let l = crate::i18n::locale();
+    // `label` is the step's English name, the disclosure's `data-step`; `summary` the reader's.
+    let (visibility_step, label, summary, consequence, button) = if hidden {
         (
             "unhide",
             "Unhide…",
-            "The member shows again in every public view of this period, with all points recorded meanwhile.",
-            "Preview unhide",
+            tr!(l, "cmember-unhide"),
+            tr!(l, "cmember-unhide-consequence"),
+            tr!(l, "cmember-unhide-preview"),
         )
     } else {
         (
             "hide",
             "Hide…",
-            "The member leaves every public view of this period and its settlement; the ledger keeps the history.",
-            "Preview hide",
+            tr!(l, "cmember-hide"),
+            tr!(l, "cmember-hide-consequence"),
+            tr!(l, "cmember-hide-preview"),
         )
     };
     let slug = board.slug.to_string();
@@ -77,25 +83,26 @@ fn Drill(
     let form_fields = (slug.clone(), period.to_string(), member.to_string());
     let row_period = period.to_string();
     view! {
-        <Title text=format!("{member} · {} {period} · Console", board.title)/>
-        <p><a href=base.clone()>{format!("← {} {period}", board.title)}</a></p>
+        <Title text=tr!(l, "cmember-title", member = member.to_string(), board = board.title.clone(), period = period.to_string())/>
+        <p><a href=base.clone()>{tr!(l, "cmember-back", board = board.title.clone(), period = period.to_string())}</a></p>
         <h1>{member.to_string()}</h1>
         <p class="standing" data-testid="standing">
             {match (&standing, points) {
-                (Some(s), _) => format!("Rank {}{} with {}", s.rank, if s.tied { " (tied)" } else { "" }, crate::i18n::Say::labelled(crate::i18n::locale(), s.points, board.unit)),
-                (None, Some(p)) => format!("{}, not ranked", crate::i18n::Say::labelled(crate::i18n::locale(), p, board.unit)),
-                (None, None) => "No points in this period".to_owned(),
+                (Some(s), _) if s.tied => tr!(l, "cmember-standing-tied", rank = s.rank.to_string(), points = l.labelled(s.points, board.unit)),
+                (Some(s), _) => tr!(l, "cmember-standing", rank = s.rank.to_string(), points = l.labelled(s.points, board.unit)),
+                (None, Some(p)) => tr!(l, "cmember-unranked", points = l.labelled(p, board.unit)),
+                (None, None) => tr!(l, "cmember-no-points"),
             }}
-            {hidden.then(|| view! { " " <span class="state state-hidden" data-testid="hidden">"hidden"</span> })}
-            {standing.as_ref().and_then(|s| s.display_name.clone()).map(|n| view! { " · shown as " <q>{n}</q> })}
+            {hidden.then(|| view! { " " <span class="state state-hidden" data-testid="hidden">{tr!(l, "cmember-hidden")}</span> })}
+            {standing.as_ref().and_then(|s| s.display_name.clone()).map(|n| view! { " · " {tr!(l, "cmember-shown-as")} " " <q>{n}</q> })}
         </p>
         <PreviewResult preview apply applied/>
         <FieldError error field="target"/>
-        <h2>"Ledger entries"</h2>
+        <h2>{tr!(l, "cmember-entries")}</h2>
         <table class="entries">
-            <caption>"Newest first; a revoked entry no longer counts"</caption>
+            <caption>{tr!(l, "cmember-entries-caption")}</caption>
             <thead><tr>
-                <th scope="col">"When (UTC)"</th><th scope="col">"Change"</th><th scope="col">"Id"</th><th scope="col">"Revoke"</th>
+                <th scope="col">{tr!(l, "cmember-col-when")}</th><th scope="col">{tr!(l, "cmember-col-change")}</th><th scope="col">{tr!(l, "cmember-col-id")}</th><th scope="col">{tr!(l, "cmember-col-revoke")}</th>
             </tr></thead>
             <tbody>
                 // Keyed by entry: a revocation adds a row on top, and an open revoke form must stay
@@ -108,24 +115,24 @@ fn Drill(
                     view! {
                         <tr data-entry=e.id class:revoked=e.revoked>
                             <td>
-                                {e.occurred_at.strftime("%Y-%m-%d %H:%M:%S").to_string()}
+                                {l.time(e.occurred_at, "UTC", Clock::Second)}
                                 // Disputes: the public board as the ledger had it when this entry was recorded.
-                                " " <a class="then" href=format!("/b/{slug}/{period}?at={}", e.recorded_at) data-testid="board-then">"board then"</a>
+                                " " <a class="then" href=format!("/b/{slug}/{period}?at={}", e.recorded_at) data-testid="board-then">{tr!(l, "cmember-board-then")}</a>
                             </td>
                             <td>{change(e)}</td>
                             <td class="id">{e.external_id.clone().unwrap_or_default()}</td>
                             <td>{revocable.then(|| view! {
                                 <details class="confirm">
-                                    <summary class="button secondary">"Revoke…"</summary>
+                                    <summary class="button secondary">{tr!(l, "cmember-revoke")}</summary>
                                     <ActionForm action=preview attr:class="inline">
-                                        <p>"The entry stops counting; the total and rank are recomputed from the ledger."</p>
+                                        <p>{tr!(l, "cmember-revoke-consequence")}</p>
                                         <input type="hidden" name="board" value=slug/>
                                         <input type="hidden" name="period" value=period/>
                                         <input type="hidden" name="change" value="revoke"/>
                                         <input type="hidden" name="target" value=id.clone()/>
                                         <input type="hidden" name="delta" value=""/>
-                                        <label>"Reason" <input name="reason" required/></label>
-                                        <button type="submit" data-revoke=id prop:disabled=move || pending.get()>"Preview revoke"</button>
+                                        <label>{tr!(l, "cmember-reason")} <input name="reason" required/></label>
+                                        <button type="submit" data-revoke=id prop:disabled=move || pending.get()>{tr!(l, "cmember-revoke-preview")}</button>
                                     </ActionForm>
                                 </details>
                             })}</td>
@@ -134,39 +141,40 @@ fn Drill(
                 }}</For>
             </tbody>
         </table>
-        {older.map(|id| view! { <p><a class="button" href=format!("?before={id}")>"Older entries"</a></p> })}
-        <h2>"Visibility"</h2>
+        {older.map(|id| view! { <p><a class="button" href=format!("?before={id}")>{tr!(l, "cmember-older")}</a></p> })}
+        <h2>{tr!(l, "cmember-visibility")}</h2>
         // Keyed by the step, so the hide confirmation a re-render replaces is not left open as
         // the unhide one.
         <For each=move || [visibility_step] key=|step| *step let:step>{{
             let (board, period, member) = form_fields.clone();
+            let (summary, consequence, button) = (summary.clone(), consequence.clone(), button.clone());
             view! {
-                <Confirm label consequence=consequence.to_owned() pending>
+                <Confirm label summary consequence pending>
                     <ActionForm action=preview>
                         <input type="hidden" name="board" value=board/>
                         <input type="hidden" name="period" value=period/>
                         <input type="hidden" name="target" value=member/>
                         <input type="hidden" name="delta" value=""/>
                         <input type="hidden" name="change" value=step/>
-                        <label>"Reason" <input name="reason" required/></label>
+                        <label>{tr!(l, "cmember-reason")} <input name="reason" required/></label>
                         <button type="submit" data-confirm=step>{button}</button>
                     </ActionForm>
                 </Confirm>
             }
         }}</For>
         <FieldError error field="reason"/>
-        <h2>"Correction"</h2>
+        <h2>{tr!(l, "cmember-correction")}</h2>
         <ActionForm action=preview attr:class="stacked" attr:data-testid="correction">
-            <p class="hint">"Adds a signed number of points as an audited ledger entry by you."</p>
+            <p class="hint">{tr!(l, "cmember-correction-hint")}</p>
             <input type="hidden" name="board" value=slug.clone()/>
             <input type="hidden" name="period" value=period.to_string()/>
             <input type="hidden" name="change" value="correct"/>
             <input type="hidden" name="target" value=member.to_string()/>
-            <label>"Points (+/−)" <input name="delta" inputmode="numeric" required/></label>
+            <label>{tr!(l, "cmember-delta")} <input name="delta" inputmode="numeric" required/></label>
             <FieldError error field="delta"/>
-            <label>"Reason" <input name="reason" required/></label>
-            <button type="submit" prop:disabled=move || pending.get()>"Preview correction"</button>
+            <label>{tr!(l, "cmember-reason")} <input name="reason" required/></label>
+            <button type="submit" prop:disabled=move || pending.get()>{tr!(l, "cmember-correction-preview")}</button>
         </ActionForm>
-        <p><a href=audit>"This member in the audit trail"</a></p>
+        <p><a href=audit>{tr!(l, "cmember-audit")}</a></p>
     }
 }

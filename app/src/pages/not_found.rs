@@ -1,3 +1,4 @@
+use crate::i18n::tr;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -8,11 +9,12 @@ pub fn NotFound() -> impl IntoView {
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
         response.set_status(http::StatusCode::NOT_FOUND);
     }
+    let l = crate::i18n::locale();
     view! {
-        <Title text="Not found"/>
+        <Title text=tr!(l, "notfound-title")/>
         <section class="notice">
-            <h1>"Page not found"</h1>
-            <p><a href="/">"See all boards"</a></p>
+            <h1>{tr!(l, "notfound-heading")}</h1>
+            <p><a href="/">{tr!(l, "notfound-back")}</a></p>
         </section>
     }
 }

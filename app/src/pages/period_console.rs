@@ -18,14 +18,14 @@
 
 use crate::api::console::{EditBoard, JobProgress, PeriodConsole, Transition, read_period, read_progress};
 use crate::api::corrections::{ApplyCorrection, PreviewCorrection};
-use crate::components::console::{ActionOutcome, Confirm, FieldError, JobProgressView};
+use crate::components::console::{ActionOutcome, Confirm, FieldError, JobProgressView, state_word};
 use crate::components::correction::{CorrectPanel, PreviewResult};
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
 use crate::components::export::{ExportRow, ExportRows};
 use crate::components::ranking_table::RankingTable;
+use crate::i18n::{Clock, Say, tr};
 use domain::lifecycle::State;
-use domain::local::{Clock, in_named_zone};
 use domain::view::{LateEntry, RewardView, Settlement, SettlementSummary};
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -70,8 +70,9 @@ pub fn PeriodConsolePage() -> impl IntoView {
     let job = RwSignal::new(None::<JobProgress>);
     follow_jobs(transition, move || source().0, job);
     let page = move |c| view! { <Console c transition edit preview apply applied job/> };
+    let l = crate::i18n::locale();
     view! {
-        <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+        <Suspense fallback=move || view! { <p>{tr!(l, "period-loading")}</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
                 {move || Suspend::new(async move { data.await.map(page) })}
             </ErrorBoundary>
@@ -138,8 +139,9 @@ fn follow_jobs(
     });
 }
 
-/// A lifecycle step: its name (the server function's `step`), label, consequence and button.
-type Step = (&'static str, &'static str, String, &'static str);
+/// A lifecycle step: its name (the server function's `step`), its label in English (the
+/// disclosure's `data-step`) and in the reader's language, its consequence and its button.
+type Step = (&'static str, &'static str, String, String, String);
 
 #[component]
 fn Console(
@@ -171,6 +173,7 @@ fn Console(
         keep_top,
         ranking_ttl_days,
     } = c;
+    let l = crate::i18n::locale();
     // The leaders' export: the rows the table shows.
     let leader_rows: Vec<ExportRow> = leaders.entries.iter().map(|e| ExportRow::new(e, None)).collect();
     let settings = view! {
@@ -190,17 +193,27 @@ fn Console(
     let state = info.state;
     let pending = transition.pending();
     let (step_slug, step_period) = (slug.clone(), period.clone());
-    let step = move |(name, label, consequence, button): Step| {
+    let step = move |(name, label, summary, consequence, button): Step| {
         let (slug, period) = (step_slug.clone(), step_period.clone());
         // Settle and rebuild show their numbers; the job polled must be this step's.
         let progress = Signal::derive(move || job.get().filter(|j| j.kind == name));
         view! {
-            <Confirm label consequence pending progress>
+            <Confirm label summary consequence pending progress>
                 <ActionForm action=transition>
                     <input type="hidden" name="board" value=slug/>
                     <input type="hidden" name="period" value=period/>
                     <input type="hidden" name="step" value=name/>
-                    <label>"Reason" <input name="reason" placeholder=if name == "reopen" { "required" } else { "optional" }/></label>
+                    <label>
+                        {tr!(l, "period-reason")}
+                        <input
+                            name="reason"
+                            placeholder=if name == "reopen" {
+                                tr!(l, "period-reason-required")
+                            } else {
+                                tr!(l, "period-reason-optional")
+                            }
+                        />
+                    </label>
                     <button type="submit" prop:disabled=move || pending.get() data-confirm=name>{button}</button>
                 </ActionForm>
             </Confirm>
@@ -209,28 +222,49 @@ fn Console(
     let rebuild: Step = (
         "rebuild",
         "Rebuild…",
-        "Rebuilds the live ranking from the ledger. Nothing in the ledger changes.".into(),
-        "Rebuild now",
+        tr!(l, "period-rebuild"),
+        tr!(l, "period-rebuild-consequence"),
+        tr!(l, "period-rebuild-button"),
+    );
+    let reopen: Step = (
+        "reopen",
+        "Reopen…",
+        tr!(l, "period-reopen"),
+        tr!(l, "period-reopen-consequence"),
+        tr!(l, "period-reopen-button"),
     );
     let blocking_late = late.iter().filter(|l| l.status == "pending").count();
     let mut steps: Vec<Step> = match state.as_str() {
         "open" => vec![
-            ("freeze", "Freeze…", "Writes stop counting: new events for this period are kept as late writes for review. Reads stay public.".into(), "Freeze now"),
+            (
+                "freeze",
+                "Freeze…",
+                tr!(l, "period-freeze"),
+                tr!(l, "period-freeze-consequence"),
+                tr!(l, "period-freeze-button"),
+            ),
             rebuild,
         ],
         // Settling waits until no late write is pending: offered only then.
-        "frozen" if blocking_late > 0 => vec![
-            ("reopen", "Reopen…", "Writes count again until the next freeze. Pending late writes stay pending.".into(), "Reopen now"),
-            rebuild,
-        ],
+        "frozen" if blocking_late > 0 => vec![reopen, rebuild],
         "frozen" => vec![
-            ("settle", "Settle…", format!("Final standings and prizes are computed from the ledger and recorded with their digest; the {} prize range(s) are paid through the reward webhook. After this they change only through Correct…, as a new revision.", prizes.len()), "Settle now"),
-            ("reopen", "Reopen…", "Writes count again until the next freeze. Pending late writes stay pending.".into(), "Reopen now"),
+            (
+                "settle",
+                "Settle…",
+                tr!(l, "period-settle"),
+                tr!(l, "period-settle-consequence", ranges = prizes.len().to_string()),
+                tr!(l, "period-settle-button"),
+            ),
+            reopen,
             rebuild,
         ],
-        "settled" => vec![
-            ("archive", "Archive…", "The live ranking is removed from Redis; every read is served from the stored standings, with the same ranks.".into(), "Archive now"),
-        ],
+        "settled" => vec![(
+            "archive",
+            "Archive…",
+            tr!(l, "period-archive"),
+            tr!(l, "period-archive-consequence"),
+            tr!(l, "period-archive-button"),
+        )],
         _ => vec![],
     };
     // Contest mode: the public freeze is beside the lifecycle, not a step of it.
@@ -238,18 +272,26 @@ fn Console(
         (None, "open" | "frozen") => steps.push((
             "public-freeze",
             "Freeze publicly…",
-            "The public keeps seeing the standings as they are now, with a banner; writes keep counting and admins see them. Reveal later, at once or step by step.".into(),
-            "Freeze publicly now",
+            tr!(l, "period-public-freeze"),
+            tr!(l, "period-public-freeze-consequence"),
+            tr!(l, "period-public-freeze-button"),
         )),
         (Some(_), "archived") | (None, _) => {}
         (Some(_), _) => steps.extend([
             (
                 "reveal-next",
                 "Reveal next…",
-                format!("Makes one member's live standing public, from the bottom of the frozen board up, so the winners come last. {}", next_reveal.clone().unwrap_or_default()),
-                "Reveal next",
+                tr!(l, "period-reveal-next"),
+                tr!(l, "period-reveal-next-consequence", next = next_reveal.clone().unwrap_or_default()),
+                tr!(l, "period-reveal-next-button"),
             ),
-            ("reveal-all", "Reveal all…", "The public sees the live standings at once.".into(), "Reveal all now"),
+            (
+                "reveal-all",
+                "Reveal all…",
+                tr!(l, "period-reveal-all"),
+                tr!(l, "period-reveal-all-consequence"),
+                tr!(l, "period-reveal-all-button"),
+            ),
         ]),
     }
     // A period before the board's first (the oldest it has rows for) or after the current one
@@ -259,73 +301,89 @@ fn Console(
     let outside = (!exists).then(|| {
         steps.clear();
         let said = if info.period < first {
-            format!("{} has no period before {first}, its first: {period} never existed.", board.title)
+            tr!(
+                l,
+                "period-before-first",
+                board = board.title.clone(),
+                first = first.to_string(),
+                period = period.clone(),
+            )
         } else {
-            format!("{period} has not begun: the current period is {}.", board.current_period)
+            tr!(l, "period-not-begun", period = period.clone(), current = board.current_period.to_string())
         };
         view! { <p class="notice" role="status" data-testid="outside">{said}</p> }
     });
     let transition_error = move || transition.value().get().and_then(Result::err);
     view! {
-        <Title text=format!("{} {period} · Console", board.title)/>
-        <p><a href="/admin">"← Console"</a></p>
+        <Title text=tr!(l, "period-title", board = board.title.clone(), period = period.clone())/>
+        <p><a href="/admin">{tr!(l, "period-back")}</a></p>
         <h1>{board.title.clone()} " " {period.clone()}</h1>
         <p class="meta">
-            <span class=format!("state state-{state}") data-testid="state">{state.as_str()}</span>
-            {format!(
-                " · {} · {} · ties {} · {} · {}",
-                board.slug,
-                board.operator,
-                board.tie_policy,
-                match (board.sort, board.unit) {
-                    (domain::Sort::Desc, _) => "higher is better",
-                    (domain::Sort::Asc, domain::Unit::Ms) => "fastest first",
-                    (domain::Sort::Asc, domain::Unit::Points) => "lower is better",
+            <span class=format!("state state-{state}") data-testid="state">{state_word(l, state)}</span>
+            " "
+            {tr!(
+                l,
+                "period-meta",
+                slug = board.slug.to_string(),
+                operator = board.operator.to_string(),
+                ties = board.tie_policy.to_string(),
+                order = match (board.sort, board.unit) {
+                    (domain::Sort::Desc, _) => tr!(l, "period-order-higher"),
+                    (domain::Sort::Asc, domain::Unit::Ms) => tr!(l, "period-order-fastest"),
+                    (domain::Sort::Asc, domain::Unit::Points) => tr!(l, "period-order-lower"),
                 },
-                board.time_zone
+                zone = board.time_zone.clone(),
             )}
         </p>
         <p class="meta" data-testid="period-links">
             // The public page is the contestants' bundle, outside the console's router.
-            <a href=format!("/b/{}/{period}", board.slug) rel="external">"Public page"</a>
+            <a href=format!("/b/{}/{period}", board.slug) rel="external">{tr!(l, "period-public-page")}</a>
             " · "
-            <a href=format!("/admin/audit?board={}&period={period}", board.slug)>"Audit trail of this period"</a>
+            <a href=format!("/admin/audit?board={}&period={period}", board.slug)>{tr!(l, "period-audit-link")}</a>
         </p>
         {public_frozen_at.map(|at| view! {
             <p class="notice frozen" role="status" data-testid="public-freeze">
-                {format!("Publicly frozen since {} ({}): the public sees the standings of that moment; the leaders below are live.", in_named_zone(at, &board.time_zone, Clock::Second, crate::i18n::locale()), board.time_zone)}
+                {tr!(
+                    l,
+                    "period-public-frozen-since",
+                    at = l.time(at, &board.time_zone, Clock::Second),
+                    zone = board.time_zone.clone(),
+                )}
             </p>
         })}
         {next_reveal.clone().map(|next| view! { <p data-testid="next-reveal">{next}</p> })}
         {(state == State::Open && exists).then(|| view! {
-            <p>"Freezes in " <Countdown ends_at=freezes_at/>
-               {format!(" (at {} in {}, the period's end plus the grace)", in_named_zone(freezes_at, &board.time_zone, Clock::Minute, crate::i18n::locale()), board.time_zone)}
+            <p>
+                {tr!(l, "period-freezes-in")} " " <Countdown ends_at=freezes_at/> " "
+                {tr!(
+                    l,
+                    "period-freezes-at",
+                    at = l.time(freezes_at, &board.time_zone, Clock::Minute),
+                    zone = board.time_zone.clone(),
+                )}
             </p>
         })}
         {outside}
         {(state == State::Frozen && blocking_late > 0).then(|| view! {
             <p class="notice" role="status" data-testid="settle-waits">
-                {match blocking_late {
-                    1 => "Settling waits for 1 pending late write: ".to_owned(),
-                    n => format!("Settling waits for {n} pending late writes: "),
-                }}
-                <a href="#late" rel="external">"review them"</a>
-                "; then Settle… is offered."
+                {tr!(l, "period-settle-waits", count = blocking_late, shown = blocking_late.to_string())} " "
+                <a href="#late" rel="external">{tr!(l, "period-review-them")}</a>
+                {tr!(l, "period-then-settle")}
             </p>
         })}
-        <nav class="periods" aria-label="Periods">
+        <nav class="periods" aria-label=tr!(l, "period-periods")>
             {periods.into_iter().take(8).map(|p| {
                 let current = p.period.to_string() == period;
                 view! {
                     <a href=format!("/admin/b/{slug}/{}", p.period) aria-current=current.then_some("page")>
-                        {format!("{} ({})", p.period, p.state)}
+                        {tr!(l, "period-in-state", period = p.period.to_string(), state = state_word(l, p.state))}
                     </a>
                 }
             }).collect_view()}
         </nav>
         // Keyed by step: after a transition the page re-renders in place, and an open confirmation
         // must not be carried over to the step that replaces it.
-        <section class="steps" id="lifecycle" aria-label="Lifecycle">
+        <section class="steps" id="lifecycle" aria-label=tr!(l, "period-lifecycle")>
             <For each=move || steps.clone() key=|s| s.0 children=step/>
         </section>
         <FieldError error=transition_error field="reason"/>
@@ -334,16 +392,21 @@ fn Console(
         {settings}
         <CorrectPanel slug=slug.clone() period=period.clone() state preview/>
         <PreviewResult preview apply applied/>
-        <h2 id="late">"Late writes"</h2>
+        <h2 id="late">{tr!(l, "period-late-writes")}</h2>
         <LateWrites late slug=slug.clone() period=period.clone() preview/>
-        <h2>"Leaders"</h2>
+        <h2>{tr!(l, "period-leaders")}</h2>
         <form method="get" action=format!("/admin/b/{slug}/{period}/member") class="find">
-            <label>"Member id" <input name="id" required autocomplete="off"/></label>
-            <button type="submit" class="secondary">"Open member"</button>
+            <label>{tr!(l, "period-member-id")} <input name="id" required autocomplete="off"/></label>
+            <button type="submit" class="secondary">{tr!(l, "period-open-member")}</button>
         </form>
         <RankingTable
             entries=leaders.entries
-            caption=format!("Top of {period} ({} members)", leaders.total)
+            caption=tr!(
+                l,
+                "period-top-of",
+                period = period.clone(),
+                total = leaders.total.to_string(),
+            )
             base=format!("/admin/b/{slug}/{period}")
             unit=board.unit
         />
@@ -359,15 +422,20 @@ fn LateWrites(
     period: String,
     preview: ServerAction<PreviewCorrection>,
 ) -> impl IntoView {
+    let loc = crate::i18n::locale();
     if late.is_empty() {
-        return view! { <p class="empty">"No late writes."</p> }.into_any();
+        return view! { <p class="empty">{tr!(loc, "period-no-late")}</p> }.into_any();
     }
     view! {
         <table class="entries late">
-            <caption>"Writes that arrived after the period stopped taking them, oldest first"</caption>
+            <caption>{tr!(loc, "period-late-caption")}</caption>
             <thead><tr>
-                <th scope="col">"Id"</th><th scope="col">"Member"</th><th scope="col">"Write"</th>
-                <th scope="col">"Received (UTC)"</th><th scope="col">"Status"</th><th scope="col">"Decision"</th>
+                <th scope="col">{tr!(loc, "period-col-id")}</th>
+                <th scope="col">{tr!(loc, "period-col-member")}</th>
+                <th scope="col">{tr!(loc, "period-col-write")}</th>
+                <th scope="col">{tr!(loc, "period-col-received")}</th>
+                <th scope="col">{tr!(loc, "period-col-status")}</th>
+                <th scope="col">{tr!(loc, "period-col-decision")}</th>
             </tr></thead>
             <tbody>
                 <For each=move || late.clone() key=|l| (l.id, l.status.clone()) let:l>{{
@@ -377,6 +445,7 @@ fn LateWrites(
                         _ => l.kind.clone(),
                     };
                     let pending = l.status == "pending";
+                    let status = late_status(loc, &l.status);
                     let (slug, period) = (slug.clone(), period.clone());
                     view! {
                         <tr data-late=l.id>
@@ -384,7 +453,7 @@ fn LateWrites(
                             <td>{l.member.to_string()}</td>
                             <td>{write}</td>
                             <td>{l.received_at.strftime("%Y-%m-%d %H:%M:%S").to_string()}</td>
-                            <td>{l.status.clone()} {l.decision_reason.clone().map(|r| format!(": {r}"))}</td>
+                            <td>{status} {l.decision_reason.clone().map(|r| format!(": {r}"))}</td>
                             <td>{pending.then(|| view! {
                                 // Previewed like any change; the preview above says what it does.
                                 <ActionForm action=preview attr:class="inline">
@@ -392,10 +461,19 @@ fn LateWrites(
                                     <input type="hidden" name="period" value=period/>
                                     <input type="hidden" name="target" value=l.id/>
                                     <input type="hidden" name="delta" value=""/>
-                                    <label class="visually-hidden" for=format!("late-reason-{}", l.id)>"Reason"</label>
-                                    <input id=format!("late-reason-{}", l.id) name="reason" required placeholder="reason"/>
-                                    <button type="submit" name="change" value="accept_late">"Accept…"</button>
-                                    <button type="submit" name="change" value="reject_late" class="secondary">"Reject…"</button>
+                                    <label class="visually-hidden" for=format!("late-reason-{}", l.id)>
+                                        {tr!(loc, "period-reason")}
+                                    </label>
+                                    <input
+                                        id=format!("late-reason-{}", l.id)
+                                        name="reason"
+                                        required
+                                        placeholder=tr!(loc, "period-reason-placeholder")
+                                    />
+                                    <button type="submit" name="change" value="accept_late">{tr!(loc, "period-accept")}</button>
+                                    <button type="submit" name="change" value="reject_late" class="secondary">
+                                        {tr!(loc, "period-reject")}
+                                    </button>
                                 </ActionForm>
                             })}</td>
                         </tr>
@@ -416,33 +494,40 @@ fn SettlementView(
     names: std::collections::BTreeMap<String, String>,
     unit: domain::Unit,
 ) -> impl IntoView {
+    let l = crate::i18n::locale();
     // "Ada Lovelace (u1001)" where the member has a display name, as Leaders names them.
     let who = move |member: &domain::MemberId| match names.get(member.as_str()) {
-        Some(name) => format!("{name} ({member})"),
+        Some(name) => tr!(l, "period-member-named", name = name.clone(), member = member.to_string()),
         None => member.to_string(),
     };
+    // Instants in figures, as every language writes them.
+    let by = move |at: String, actor: &str| tr!(l, "period-by", at = at, actor = actor.to_owned());
     view! {
-        <h2>"Settlement"</h2>
+        <h2>{tr!(l, "period-settlement")}</h2>
         <dl class="settlement">
-            <dt>"Digest (SHA-256)"</dt><dd class="id" data-testid="digest">{s.digest.clone()}</dd>
-            <dt>"Revision"</dt><dd>{s.revision}</dd>
-            <dt>"Members"</dt><dd>{s.members}</dd>
-            <dt>"Ledger watermark"</dt><dd>{s.watermark}</dd>
-            <dt>"Settled"</dt><dd>{format!("{} by {}", s.settled_at.strftime("%Y-%m-%d %H:%M:%S UTC"), s.actor)}</dd>
+            <dt>{tr!(l, "period-digest-sha")}</dt><dd class="id" data-testid="digest">{s.digest.clone()}</dd>
+            <dt>{tr!(l, "period-revision")}</dt><dd>{s.revision}</dd>
+            <dt>{tr!(l, "period-members")}</dt><dd>{s.members}</dd>
+            <dt>{tr!(l, "period-watermark")}</dt><dd>{s.watermark}</dd>
+            <dt>{tr!(l, "period-settled")}</dt>
+            <dd>{by(s.settled_at.strftime("%Y-%m-%d %H:%M:%S UTC").to_string(), &s.actor)}</dd>
         </dl>
         {(revisions.len() > 1).then(|| view! {
             <table class="entries revisions" data-testid="revisions">
-                <caption>"Revisions: each names the digest of the one it replaced"</caption>
+                <caption>{tr!(l, "period-revisions-caption")}</caption>
                 <thead><tr>
-                    <th scope="col">"Revision"</th><th scope="col">"Written"</th><th scope="col">"Reason"</th>
-                    <th scope="col">"Digest"</th><th scope="col">"Previous digest"</th>
+                    <th scope="col">{tr!(l, "period-revision")}</th>
+                    <th scope="col">{tr!(l, "period-col-written")}</th>
+                    <th scope="col">{tr!(l, "period-reason")}</th>
+                    <th scope="col">{tr!(l, "period-col-digest")}</th>
+                    <th scope="col">{tr!(l, "period-col-previous-digest")}</th>
                 </tr></thead>
                 <tbody>
                     {revisions.iter().map(|r| view! {
                         <tr data-revision=r.revision>
                             <td>{r.revision}</td>
-                            <td>{format!("{} by {}", r.settled_at.strftime("%Y-%m-%d %H:%M"), r.actor)}</td>
-                            <td>{r.reason.clone().unwrap_or_else(|| "first settlement".into())}</td>
+                            <td>{by(r.settled_at.strftime("%Y-%m-%d %H:%M").to_string(), &r.actor)}</td>
+                            <td>{r.reason.clone().unwrap_or_else(|| tr!(l, "period-first-settlement"))}</td>
                             <td class="id">{short(&r.digest)}</td>
                             <td class="id">{r.previous_digest.as_deref().map(short).unwrap_or_default()}</td>
                         </tr>
@@ -451,45 +536,74 @@ fn SettlementView(
             </table>
         })}
         <table class="entries standings">
-            <caption>{format!("Standings (first {} of {})", s.standings.len(), s.members)}</caption>
-            <thead><tr><th scope="col">"Rank"</th><th scope="col">"Member"</th><th scope="col">"Points"</th><th scope="col">"Prize"</th></tr></thead>
+            <caption>
+                {tr!(
+                    l,
+                    "period-standings-caption",
+                    shown = s.standings.len().to_string(),
+                    members = s.members.to_string(),
+                )}
+            </caption>
+            <thead><tr>
+                <th scope="col">{tr!(l, "period-col-rank")}</th>
+                <th scope="col">{tr!(l, "period-col-member")}</th>
+                <th scope="col">{tr!(l, "period-col-points")}</th>
+                <th scope="col">{tr!(l, "period-col-prize")}</th>
+            </tr></thead>
             <tbody>
                 {s.standings.iter().map(|st| view! {
-                    <tr><td>{st.rank}</td><td>{who(&st.member)}</td><td>{domain::format::points(st.points, unit, crate::i18n::locale())}</td><td>{st.prize.clone().unwrap_or_default()}</td></tr>
+                    <tr>
+                        <td>{st.rank}</td>
+                        <td>{who(&st.member)}</td>
+                        <td>{l.points(st.points, unit)}</td>
+                        <td>{st.prize.clone().unwrap_or_default()}</td>
+                    </tr>
                 }).collect_view()}
             </tbody>
         </table>
-        <h3 id="rewards">"Rewards"</h3>
+        <h3 id="rewards">{tr!(l, "period-rewards")}</h3>
         {if rewards.is_empty() {
-            view! { <p class="empty">"No prizes were won."</p> }.into_any()
+            view! { <p class="empty">{tr!(l, "period-no-prizes")}</p> }.into_any()
         } else {
             view! {
                 // Else "pending, 0 attempts" would read as a stuck delivery.
                 {(!delivers_rewards).then(|| view! {
-                    <p class="notice" data-testid="no-webhook">"This server has no rewards webhook (--rewards-webhook), "
-                        "so it sends no rewards: they wait in the ledger, pending, until a server that has one delivers them."</p>
+                    <p class="notice" data-testid="no-webhook">{tr!(l, "period-no-webhook")}</p>
                 })}
                 <table class="entries rewards">
-                    <caption>"Each reward is sent once to the webhook with its Idempotency-Key"</caption>
+                    <caption>{tr!(l, "period-rewards-caption")}</caption>
                     <thead><tr>
-                        <th scope="col">"Revision"</th><th scope="col">"Delivery"</th>
-                        <th scope="col">"Member"</th><th scope="col">"Rank"</th><th scope="col">"Prize"</th>
-                        <th scope="col">"Status"</th><th scope="col">"Attempts"</th>
+                        <th scope="col">{tr!(l, "period-revision")}</th>
+                        <th scope="col">{tr!(l, "period-col-delivery")}</th>
+                        <th scope="col">{tr!(l, "period-col-member")}</th>
+                        <th scope="col">{tr!(l, "period-col-rank")}</th>
+                        <th scope="col">{tr!(l, "period-col-prize")}</th>
+                        <th scope="col">{tr!(l, "period-col-status")}</th>
+                        <th scope="col">{tr!(l, "period-col-attempts")}</th>
                     </tr></thead>
                     <tbody>
                         {rewards.into_iter().map(|r| view! {
                             <tr data-reward=r.id data-kind=r.kind.as_str()>
                                 <td>{r.revision}</td>
-                                <td>{r.kind.as_str()}</td>
+                                <td>{match r.kind {
+                                    domain::view::RewardKind::Grant => tr!(l, "period-delivery-grant"),
+                                    domain::view::RewardKind::Revoke => tr!(l, "period-delivery-revoke"),
+                                }}</td>
                                 <td>{who(&r.member)}</td><td>{r.rank}</td><td>{r.prize.clone()}</td>
                                 <td>{if r.status == "pending" && r.attempts == 0 && !delivers_rewards {
-                                    "pending: no webhook here".to_owned()
+                                    tr!(l, "period-pending-no-webhook")
                                 } else {
-                                    r.status.clone()
+                                    reward_status(l, &r.status)
                                 }}</td>
                                 <td>
                                     <details>
-                                        <summary>{format!("{} attempt(s)", r.attempts)}</summary>
+                                        <summary>
+                                            {tr!(
+                                                l,
+                                                "period-attempts",
+                                                count = r.attempts.to_string(),
+                                            )}
+                                        </summary>
                                         <ul class="attempts">
                                             {r.history.iter().map(|a| view! {
                                                 <li>{format!("{} — {}", a.attempted_at.strftime("%Y-%m-%d %H:%M:%S"),
@@ -497,7 +611,7 @@ fn SettlementView(
                                                         (Some(code), None) => format!("HTTP {code}"),
                                                         (Some(code), Some(e)) => format!("HTTP {code}: {e}"),
                                                         (None, Some(e)) => e.clone(),
-                                                        (None, None) => "no answer".into(),
+                                                        (None, None) => tr!(l, "period-no-answer"),
                                                     })}</li>
                                             }).collect_view()}
                                         </ul>
@@ -525,38 +639,66 @@ fn BoardSettingsForm(
     keep_top: Option<u64>,
     ranking_ttl_days: i64,
 ) -> impl IntoView {
+    let l = crate::i18n::locale();
     let bounded = match keep_top {
-        Some(k) => format!(
-            "The live ranking keeps the best {k} members (fixed at creation); the others are read from the ledger."
-        ),
-        None => "The live ranking keeps every member.".to_owned(),
+        Some(k) => tr!(l, "period-keeps-best", count = k.to_string()),
+        None => tr!(l, "period-keeps-all"),
     };
     let error = move || edit.value().get().and_then(Result::err);
     view! {
         <details class="confirm" data-step="Board settings…">
-            <summary class="button secondary">"Board settings…"</summary>
+            <summary class="button secondary">{tr!(l, "period-settings")}</summary>
             <div class="confirm-body">
-                <p>"Title, freeze grace, the public freeze and prizes may change; a period settled later uses the new prizes, settled ones keep theirs. With a public freeze, the public sees each period's standings as they were that long before its end, until you reveal them."</p>
+                <p>{tr!(l, "period-settings-explained")}</p>
                 <ActionForm action=edit attr:class="stacked" attr:data-testid="board-settings">
                     <input type="hidden" name="board" value=slug/>
-                    <label>"Title" <input name="title" value=title required/></label>
+                    <label>{tr!(l, "period-field-title")} <input name="title" value=title required/></label>
                     <FieldError error field="title"/>
-                    <label>"Freeze grace (seconds)" <input name="freeze_grace_seconds" inputmode="numeric" value=freeze_grace_seconds/></label>
+                    <label>
+                        {tr!(l, "period-field-freeze-grace")}
+                        <input name="freeze_grace_seconds" inputmode="numeric" value=freeze_grace_seconds/>
+                    </label>
                     <FieldError error field="freeze_grace_seconds"/>
-                    <label>"Public freeze before the end (seconds; 0: none)" <input name="public_freeze_seconds" inputmode="numeric" value=public_freeze_seconds/></label>
+                    <label>
+                        {tr!(l, "period-field-public-freeze")}
+                        <input name="public_freeze_seconds" inputmode="numeric" value=public_freeze_seconds/>
+                    </label>
                     <FieldError error field="public_freeze_seconds"/>
-                    <label>"Prizes, one range per line"
+                    <label>{tr!(l, "period-field-prizes")}
                         <textarea name="prizes" rows="3">{domain::board::prize_lines(&prizes)}</textarea>
                     </label>
                     <FieldError error field="prizes"/>
-                    <label>"Days a settled period's live ranking is kept (then read from its standings)" <input name="ranking_ttl_days" inputmode="numeric" value=ranking_ttl_days/></label>
+                    <label>
+                        {tr!(l, "period-field-ranking-ttl")}
+                        <input name="ranking_ttl_days" inputmode="numeric" value=ranking_ttl_days/>
+                    </label>
                     <FieldError error field="ranking_ttl_days"/>
                     <p class="hint">{bounded}</p>
-                    <button type="submit">"Save settings"</button>
+                    <button type="submit">{tr!(l, "period-save-settings")}</button>
                 </ActionForm>
             </div>
         </details>
         <ActionOutcome outcome=move || edit.value().get()/>
+    }
+}
+
+/// A late write's status in words (`pending`, `accepted`, `rejected`; another as it is).
+fn late_status(l: crate::i18n::Locale, status: &str) -> String {
+    match status {
+        "pending" => tr!(l, "period-late-pending"),
+        "accepted" => tr!(l, "period-late-accepted"),
+        "rejected" => tr!(l, "period-late-rejected"),
+        other => other.to_owned(),
+    }
+}
+
+/// A reward's status in words (`pending`, `delivered`, `failed`; another as it is).
+fn reward_status(l: crate::i18n::Locale, status: &str) -> String {
+    match status {
+        "pending" => tr!(l, "period-reward-pending"),
+        "delivered" => tr!(l, "period-reward-delivered"),
+        "failed" => tr!(l, "period-reward-failed"),
+        other => other.to_owned(),
     }
 }
 

@@ -3,38 +3,50 @@
 //! nothing is sent to the server. It shows the member's rank, points and prize, the revision and
 //! the chain of links to the latest revision, or exactly what does not hold (docs/RECEIPTS.md).
 
+use crate::i18n::{Locale, tr};
 use domain::receipt::{Receipt, Report, verify_json};
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 /// The receipt's standing in words, when it has one.
-fn standing(r: &Receipt) -> String {
+fn standing(l: Locale, r: &Receipt) -> String {
     match (&r.inclusion, &r.absence) {
-        (Some(p), _) => format!(
-            "{}: rank {} with {} points{} in {} {}, revision {}.",
-            p.leaf.member,
-            p.leaf.rank,
-            p.leaf.points,
-            p.leaf.prize.as_ref().map(|p| format!(", prize {p}")).unwrap_or_default(),
-            r.board,
-            r.period,
-            r.revision
+        (Some(p), _) => tr!(
+            l,
+            "verify-standing",
+            member = p.leaf.member.clone(),
+            rank = p.leaf.rank.to_string(),
+            points = p.leaf.points.to_string(),
+            prize =
+                p.leaf.prize.as_ref().map(|p| tr!(l, "verify-prize", prize = p.as_str())).unwrap_or_default(),
+            board = r.board.clone(),
+            period = r.period.clone(),
+            revision = r.revision.to_string(),
         ),
-        _ => format!("{}: no standing in {} {}, revision {}.", r.member, r.board, r.period, r.revision),
+        _ => tr!(
+            l,
+            "verify-no-standing",
+            member = r.member.clone(),
+            board = r.board.clone(),
+            period = r.period.clone(),
+            revision = r.revision.to_string(),
+        ),
     }
 }
 
 #[component]
 fn Verdict(report: Report, receipt: Option<Receipt>) -> impl IntoView {
+    let l = crate::i18n::locale();
     let ok = report.ok();
+    let kind = report.kind.clone();
     view! {
         <section class=if ok { "notice" } else { "notice error" } role="status" data-testid="verdict" data-ok=ok.to_string()>
-            <h2>{if ok { format!("The {} verifies", report.kind) } else { format!("The {} does not verify", report.kind) }}</h2>
+            <h2>{if ok { tr!(l, "verify-ok", kind = kind) } else { tr!(l, "verify-failed", kind = kind) }}</h2>
             {receipt.filter(|_| ok).map(|r| view! {
-                <p data-testid="standing">{standing(&r)}</p>
+                <p data-testid="standing">{standing(l, &r)}</p>
                 <ol class="chain" data-testid="chain">
                     {r.chain.iter().map(|c| view! {
-                        <li data-revision=c.revision>{format!("Revision {}: link ", c.revision)}<span class="id">{c.link.clone()}</span></li>
+                        <li data-revision=c.revision>{tr!(l, "verify-link", revision = c.revision.to_string())} " " <span class="id">{c.link.clone()}</span></li>
                     }).collect_view()}
                 </ol>
             })}
@@ -42,7 +54,7 @@ fn Verdict(report: Report, receipt: Option<Receipt>) -> impl IntoView {
                 <ul data-testid="fails">{report.fails.iter().map(|f| view! { <li>{f.clone()}</li> }).collect_view()}</ul>
             })}
             <details>
-                <summary>"What holds"</summary>
+                <summary>{tr!(l, "verify-holds")}</summary>
                 <ul data-testid="holds">{report.holds.iter().map(|h| view! { <li>{h.clone()}</li> }).collect_view()}</ul>
             </details>
         </section>
@@ -52,13 +64,12 @@ fn Verdict(report: Report, receipt: Option<Receipt>) -> impl IntoView {
 /// `/verify`: the explanation, server-rendered, and the checker, the page's one island.
 #[component]
 pub fn VerifyPage() -> impl IntoView {
+    let l = crate::i18n::locale();
     view! {
-        <Title text="Verify a receipt"/>
-        <h1>"Verify a receipt"</h1>
-        <p>"Paste, drop or choose a receipt (the file “Download my receipt” gives on a member's page) or a period export. "
-            "It is checked here, in your browser — nothing is sent to the server: the member's leaf against "
-            "the revision's root, and the chain of links from that revision to the latest one."</p>
-        <noscript><p class="notice">"Checking needs JavaScript; without it, use "<code>"laurel verify FILE"</code>" or docs/verify_receipt.py."</p></noscript>
+        <Title text=tr!(l, "verify-title")/>
+        <h1>{tr!(l, "verify-title")}</h1>
+        <p>{tr!(l, "verify-intro")}</p>
+        <noscript><p class="notice">{tr!(l, "verify-noscript")} " " <code>"laurel verify FILE"</code> " " {tr!(l, "verify-noscript-after")}</p></noscript>
         <ReceiptChecker/>
     }
 }
@@ -68,6 +79,7 @@ pub fn VerifyPage() -> impl IntoView {
 /// (the verifier, `domain::receipt`).
 #[island]
 pub fn ReceiptChecker() -> impl IntoView {
+    let l = crate::i18n::locale();
     let (text, set_text) = signal(String::new());
     // Why a chosen or dropped file gave no text, in words.
     let (unread, set_unread) = signal(None::<String>);
@@ -93,7 +105,7 @@ pub fn ReceiptChecker() -> impl IntoView {
                 read_first(ev.data_transfer().and_then(|d| d.files()), set_text, set_unread);
             }
         >
-            <label for="receipt">"Receipt (JSON): paste it, drop the file here, or choose it"</label>
+            <label for="receipt">{tr!(l, "verify-label")}</label>
             <textarea
                 id="receipt"
                 data-testid="receipt-input"
@@ -102,7 +114,7 @@ pub fn ReceiptChecker() -> impl IntoView {
                 prop:value=text
                 on:input=move |ev| set_text.set(event_target_value(&ev))
             ></textarea>
-            <label for="receipt-file">"Receipt file"</label>
+            <label for="receipt-file">{tr!(l, "verify-file")}</label>
             <input
                 id="receipt-file"
                 type="file"
@@ -135,7 +147,7 @@ fn read_first(
                 set_unread.set(None);
                 set_text.set(text);
             }
-            None => set_unread.set(Some(format!("{} could not be read as text.", file.name()))),
+            None => set_unread.set(Some(tr!(crate::i18n::locale(), "verify-unreadable", file = file.name()))),
         }
     });
 }

@@ -1,15 +1,16 @@
 //! A period's distribution of points: one bar per range of points (round numbers, equal widths),
 //! its height the number of members in it, and "you are here" on the bar of "me".
 
-use super::{Frame, YAxis, compact, coord, grouped, ticks};
+use super::{Frame, YAxis, compact, coord, ticks};
+use crate::i18n::{Locale, Say, tr};
 use domain::Unit;
 use domain::view::{Entry, PointsBin};
 use leptos::prelude::*;
 
 /// A range of points in words ("10–19", or "10" when it holds one value), in the board's unit.
-fn range(bin: &PointsBin, unit: Unit) -> String {
+fn range(l: Locale, bin: &PointsBin, unit: Unit) -> String {
     let last = bin.to - 1;
-    let shown = |p| domain::format::points(p, unit, crate::i18n::locale());
+    let shown = |p| l.points(p, unit);
     if last == bin.from { shown(bin.from) } else { format!("{}–{}", shown(bin.from), shown(last)) }
 }
 
@@ -23,8 +24,9 @@ pub fn Histogram(
     #[prop(default = Unit::Points)]
     unit: Unit,
 ) -> impl IntoView {
+    let l = crate::i18n::locale();
     if bins.is_empty() {
-        return view! { <p class="empty" data-testid="histogram-empty">{format!("Nobody had points in {period} when this page was loaded; reload to chart the points since.")}</p> }
+        return view! { <p class="empty" data-testid="histogram-empty">{tr!(l, "chart-histogram-empty", period = period)}</p> }
             .into_any();
     }
     let frame = Frame::WIDE;
@@ -37,22 +39,24 @@ pub fn Histogram(
     let mine = me.as_ref().and_then(|m| bins.iter().position(|b| b.from <= m.points && m.points < b.to));
     let every = bins.len().div_ceil(6);
     let you = match (&me, mine) {
-        (Some(m), Some(i)) => {
-            format!(
-                " You ({}, rank {}) are in the range {}.",
-                crate::i18n::Say::labelled(crate::i18n::locale(), m.points, unit),
-                m.rank,
-                range(&bins[i], unit)
-            )
-        }
+        (Some(m), Some(i)) => tr!(
+            l,
+            "chart-histogram-you",
+            points = l.labelled(m.points, unit),
+            rank = m.rank.to_string(),
+            range = range(l, &bins[i], unit),
+        ),
         _ => String::new(),
     };
-    let label = format!(
-        "Distribution of points in {period}: {} members in {} ranges of points from {} to {}.{you}",
-        grouped(members as i64),
-        bins.len(),
-        domain::format::points(bins[0].from, unit, crate::i18n::locale()),
-        domain::format::points(bins.last().expect("a bin").to - 1, unit, crate::i18n::locale()),
+    let label = tr!(
+        l,
+        "chart-histogram-label",
+        period = period,
+        members = l.number(members as i64),
+        ranges = bins.len().to_string(),
+        from = l.points(bins[0].from, unit),
+        to = l.points(bins.last().expect("a bin").to - 1, unit),
+        you = you,
     );
     let bars = bins
         .iter()
@@ -61,9 +65,10 @@ pub fn Histogram(
             let left = frame.left() + i as f64 * width;
             let top = y.at(b.members as f64);
             let is_me = mine == Some(i);
+            let (span, members) = (range(l, b, unit), l.number(b.members as i64));
             let tip = match unit {
-                Unit::Points => format!("{} points: {} members", range(b, unit), grouped(b.members as i64)),
-                Unit::Ms => format!("{}: {} members", range(b, unit), grouped(b.members as i64)),
+                Unit::Points => tr!(l, "chart-histogram-tip-points", range = span, members = members),
+                Unit::Ms => tr!(l, "chart-histogram-tip-time", range = span, members = members),
             };
             view! {
                 <rect class="bar" class:me=is_me x=coord(left + 1.0) y=coord(top) width=coord((width - 2.0).max(1.0)) height=coord(frame.bottom() - top)>
@@ -77,7 +82,7 @@ pub fn Histogram(
                     let anchor = if centre > frame.width * 0.75 { "end" } else if centre < frame.width * 0.25 { "start" } else { "middle" };
                     view! {
                         <path class="you" d=format!("M{} {} l-6 -9 h12 z", coord(centre), coord(top - 3.0))></path>
-                        <text class="you" x=coord(centre) y=coord(top - 16.0) text-anchor=anchor>"you are here"</text>
+                        <text class="you" x=coord(centre) y=coord(top - 16.0) text-anchor=anchor>{tr!(l, "chart-you-are-here")}</text>
                     }
                 })}
             }
@@ -89,9 +94,9 @@ pub fn Histogram(
         .map(|(i, b)| {
             view! {
                 <tr class:me=mine == Some(i)>
-                    <td>{range(b, unit)}</td>
-                    <td class="num">{grouped(b.members as i64)}</td>
-                    <td>{(mine == Some(i)).then_some("you are here")}</td>
+                    <td>{range(l, b, unit)}</td>
+                    <td class="num">{l.number(b.members as i64)}</td>
+                    <td>{(mine == Some(i)).then(|| tr!(l, "chart-you-are-here"))}</td>
                 </tr>
             }
         })
@@ -106,11 +111,15 @@ pub fn Histogram(
             </svg>
             <figcaption>{label}</figcaption>
             <details class="chart-data">
-                <summary>"The chart's numbers"</summary>
+                <summary>{tr!(l, "chart-numbers")}</summary>
                 <table class="entries">
-                    <caption class="visually-hidden">"Members by range of points"</caption>
+                    <caption class="visually-hidden">{tr!(l, "chart-histogram-caption")}</caption>
                     <thead>
-                        <tr><th scope="col">"Points"</th><th scope="col">"Members"</th><th scope="col">"Note"</th></tr>
+                        <tr>
+                            <th scope="col">{tr!(l, "chart-histogram-points")}</th>
+                            <th scope="col">{tr!(l, "chart-histogram-members")}</th>
+                            <th scope="col">{tr!(l, "chart-histogram-note")}</th>
+                        </tr>
                     </thead>
                     <tbody>{rows}</tbody>
                 </table>

@@ -2,22 +2,34 @@
 //! on the left; a period without points marked on the floor) and the list it draws, each period
 //! linking to the member's page of that period.
 
-use super::{Frame, YAxis, coord, grouped, ticks};
+use super::{Frame, YAxis, coord, ticks};
+use crate::i18n::{Locale, Say, tr};
 use domain::PeriodKey;
+use domain::lifecycle::State;
 use domain::view::PeriodStanding;
 use leptos::prelude::*;
 
 /// A period's standing in words, its points in the board's unit.
-fn said(p: &PeriodStanding, unit: domain::Unit) -> String {
+fn said(l: Locale, p: &PeriodStanding, unit: domain::Unit) -> String {
     match (p.rank, p.points) {
-        (Some(rank), Some(points)) => {
-            format!(
-                "rank {rank} of {}, {}",
-                grouped(p.members as i64),
-                crate::i18n::Say::labelled(crate::i18n::locale(), points, unit)
-            )
-        }
-        _ => "no points".to_owned(),
+        (Some(rank), Some(points)) => tr!(
+            l,
+            "chart-history-standing",
+            rank = rank.to_string(),
+            members = l.number(p.members as i64),
+            points = l.labelled(points, unit),
+        ),
+        _ => tr!(l, "chart-history-no-points"),
+    }
+}
+
+/// A period's state in words.
+fn state(l: Locale, state: State) -> String {
+    match state {
+        State::Open => tr!(l, "chart-state-open"),
+        State::Frozen => tr!(l, "chart-state-frozen"),
+        State::Settled => tr!(l, "chart-state-settled"),
+        State::Archived => tr!(l, "chart-state-archived"),
     }
 }
 
@@ -32,6 +44,7 @@ pub fn RankHistory(
     #[prop(default = domain::Unit::Points)]
     unit: domain::Unit,
 ) -> impl IntoView {
+    let l = crate::i18n::locale();
     let frame = Frame::SMALL;
     let oldest_first: Vec<&PeriodStanding> = periods.iter().rev().collect();
     let worst = periods.iter().filter_map(|p| p.rank).max().unwrap_or(1).max(2);
@@ -65,7 +78,13 @@ pub fn RankHistory(
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let tip = format!("{} ({}): {}", p.period, p.state, said(p, unit));
+            let tip = tr!(
+                l,
+                "chart-history-tip",
+                period = p.period.to_string(),
+                state = state(l, p.state),
+                standing = said(l, p, unit),
+            );
             let now = p.period == current;
             match p.rank {
                 Some(rank) => view! {
@@ -81,10 +100,16 @@ pub fn RankHistory(
             }
         })
         .collect_view();
-    let label = format!(
-        "Rank of {member} in the last {} periods, oldest first: {}.",
-        oldest_first.len(),
-        oldest_first.iter().map(|p| format!("{} {}", p.period, said(p, unit))).collect::<Vec<_>>().join("; ")
+    let label = tr!(
+        l,
+        "chart-history-label",
+        member = member.clone(),
+        count = oldest_first.len().to_string(),
+        periods = oldest_first
+            .iter()
+            .map(|p| tr!(l, "chart-history-item", period = p.period.to_string(), standing = said(l, p, unit)))
+            .collect::<Vec<_>>()
+            .join(&tr!(l, "chart-history-separator")),
     );
     let (first, last) = (
         oldest_first.first().map(|p| p.period.to_string()).unwrap_or_default(),
@@ -98,8 +123,8 @@ pub fn RankHistory(
             view! {
                 <li data-period=p.period.to_string()>
                     <a href=href aria-current=now.then_some("page")>{p.period.to_string()}</a>
-                    " " <span class=format!("state state-{}", p.state)>{p.state.as_str()}</span>
-                    {format!(" {}", said(p, unit))}
+                    " " <span class=format!("state state-{}", p.state)>{state(l, p.state)}</span>
+                    {format!(" {}", said(l, p, unit))}
                 </li>
             }
         })
@@ -118,9 +143,9 @@ pub fn RankHistory(
                         <text x=coord(frame.right()) y=coord(frame.height - 6.0) text-anchor="end">{last}</text>
                     </g>
                 </svg>
-                <figcaption>"Rank by period (1 at the top); – no points. The list says the same."</figcaption>
+                <figcaption>{tr!(l, "chart-history-caption")}</figcaption>
             </figure>
-            <ol class="period-history" data-testid="period-history" aria-label="Rank by period, newest first">
+            <ol class="period-history" data-testid="period-history" aria-label=tr!(l, "chart-history-list")>
                 {items}
             </ol>
         </div>

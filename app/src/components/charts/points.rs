@@ -5,7 +5,7 @@
 //! table says when it was made.
 
 use super::{Frame, YAxis, coord, ticks};
-use domain::local::{Clock, in_named_zone};
+use crate::i18n::{Clock, Locale, Say, tr};
 use domain::view::PointStep;
 use leptos::prelude::*;
 
@@ -13,23 +13,27 @@ use leptos::prelude::*;
 const LISTED: usize = 50;
 
 /// What a step is, in the chart's words.
-fn what(step: &PointStep, before: i64, unit: domain::Unit) -> String {
+fn what(l: Locale, step: &PointStep, before: i64, unit: domain::Unit) -> String {
     let change = step.points - before;
     let sign = if change < 0 { "−" } else { "+" };
     let moved = if change == 0 {
-        "no change".to_owned()
+        tr!(l, "chart-points-no-change")
     } else {
-        format!("{sign}{}", domain::format::points(change.saturating_abs(), unit, crate::i18n::locale()))
+        format!("{sign}{}", l.points(change.saturating_abs(), unit))
     };
     let kind = match step.kind.as_str() {
-        "point" => "points",
-        "total" => "total set",
-        "submission" => "submission",
-        "correction" => "correction",
-        "revocation" => "revocation",
-        other => other,
+        "point" => tr!(l, "chart-points-kind-point"),
+        "total" => tr!(l, "chart-points-kind-total"),
+        "submission" => tr!(l, "chart-points-kind-submission"),
+        "correction" => tr!(l, "chart-points-kind-correction"),
+        "revocation" => tr!(l, "chart-points-kind-revocation"),
+        other => other.to_owned(),
     };
-    if step.revoked { format!("{kind} ({moved}), revoked later") } else { format!("{kind} ({moved})") }
+    if step.revoked {
+        tr!(l, "chart-points-step-revoked", kind = kind, moved = moved)
+    } else {
+        tr!(l, "chart-points-step", kind = kind, moved = moved)
+    }
 }
 
 /// The chart and, below it, its numbers as text.
@@ -47,8 +51,9 @@ pub fn PointsChart(
     #[prop(default = domain::Unit::Points)]
     unit: domain::Unit,
 ) -> impl IntoView {
+    let l = crate::i18n::locale();
     if steps.is_empty() {
-        return view! { <p class="empty" data-testid="points-chart-empty">{format!("No entries in {period} yet.")}</p> }
+        return view! { <p class="empty" data-testid="points-chart-empty">{tr!(l, "chart-points-empty", period = period)}</p> }
             .into_any();
     }
     let frame = Frame::WIDE;
@@ -72,13 +77,19 @@ pub fn PointsChart(
     let count = |kind: &str| steps.iter().filter(|s| s.kind == kind).count();
     let (corrections, revocations) = (count("correction"), count("revocation"));
     let revoked = steps.iter().filter(|s| s.revoked).count();
-    let label = format!(
-        "Points of {who} through {period}: {} after {} entries{}; {corrections} corrections, {revocations} revocations, {revoked} revoked entries.",
-        domain::format::points(last, unit, crate::i18n::locale()),
-        steps.len(),
-        if truncated { " (the first ones only)" } else { "" },
+    let label = tr!(
+        l,
+        "chart-points-label",
+        who = who,
+        period = period,
+        last = l.points(last, unit),
+        entries = steps.len().to_string(),
+        truncated = if truncated { tr!(l, "chart-points-truncated") } else { String::new() },
+        corrections = corrections.to_string(),
+        revocations = revocations.to_string(),
+        revoked = revoked.to_string(),
     );
-    let time = |at: jiff::Timestamp| in_named_zone(at, &zone, Clock::Short, crate::i18n::locale());
+    let time = |at: jiff::Timestamp| l.time(at, &zone, Clock::Short);
     let marks_view = steps
         .iter()
         .scan(0, |before, s| {
@@ -89,7 +100,13 @@ pub fn PointsChart(
         .filter(|(s, _)| s.revoked || s.kind == "correction" || s.kind == "revocation")
         .map(|(s, before)| {
             let (cx, cy) = (along(s.at), y.at(s.points as f64));
-            let tip = format!("{}: {}, {}", time(s.at), what(s, before, unit), crate::i18n::Say::labelled(crate::i18n::locale(), s.points, unit));
+            let tip = tr!(
+                l,
+                "chart-points-tip",
+                time = time(s.at),
+                step = what(l, s, before, unit),
+                points = l.labelled(s.points, unit),
+            );
             match (s.kind.as_str(), s.revoked) {
                 ("correction", _) => view! {
                     <path class="mark correction" d=format!("M{} {} l6 6 l-6 6 l-6 -6 z", coord(cx), coord(cy - 6.0))><title>{tip}</title></path>
@@ -120,9 +137,9 @@ pub fn PointsChart(
         .map(|(s, before)| {
             view! {
                 <tr class:revoked=s.revoked>
-                    <td>{in_named_zone(s.at, &zone, Clock::Second, crate::i18n::locale())}</td>
-                    <td>{what(s, *before, unit)}</td>
-                    <td class="num">{domain::format::points(s.points, unit, crate::i18n::locale())}</td>
+                    <td>{l.time(s.at, &zone, Clock::Second)}</td>
+                    <td>{what(l, s, *before, unit)}</td>
+                    <td class="num">{l.points(s.points, unit)}</td>
                 </tr>
             }
         })
@@ -144,17 +161,21 @@ pub fn PointsChart(
             <figcaption>
                 {label}
                 <span class="legend" aria-hidden="true">
-                    " " <span class="key correction">"◆ correction"</span>
-                    " " <span class="key revocation">"✕ revocation"</span>
-                    " " <span class="key revoked">"○ revoked entry"</span>
+                    " " <span class="key correction">{tr!(l, "chart-points-legend-correction")}</span>
+                    " " <span class="key revocation">{tr!(l, "chart-points-legend-revocation")}</span>
+                    " " <span class="key revoked">{tr!(l, "chart-points-legend-revoked")}</span>
                 </span>
             </figcaption>
             <details class="chart-data">
-                <summary>{format!("The chart's numbers ({listed} newest of {} steps)", rows.len())}</summary>
+                <summary>{tr!(l, "chart-points-numbers", listed = listed.to_string(), steps = rows.len().to_string())}</summary>
                 <table class="entries">
-                    <caption class="visually-hidden">{format!("Points after each entry, newest first ({zone})")}</caption>
+                    <caption class="visually-hidden">{tr!(l, "chart-points-caption", zone = zone.clone())}</caption>
                     <thead>
-                        <tr><th scope="col">{format!("When ({zone})")}</th><th scope="col">"Entry"</th><th scope="col">"Points after"</th></tr>
+                        <tr>
+                            <th scope="col">{tr!(l, "chart-points-when", zone = zone.clone())}</th>
+                            <th scope="col">{tr!(l, "chart-points-entry")}</th>
+                            <th scope="col">{tr!(l, "chart-points-after")}</th>
+                        </tr>
                     </thead>
                     <tbody>{rows_view}</tbody>
                 </table>

@@ -3,6 +3,7 @@
 //! visually hidden table of every step, which screen readers and text browsers read.
 
 use super::{Frame, coord};
+use crate::i18n::tr;
 use leptos::prelude::*;
 
 /// The sparkline's drawing area: wide and low, with room for the last point's dot.
@@ -36,6 +37,7 @@ fn shapes(values: &[u64]) -> (String, String, (f64, f64)) {
 /// and accessible name); `steps` names each step for the table of numbers (`caption`).
 #[component]
 pub fn Sparkline(values: Vec<u64>, label: String, steps: Vec<String>, caption: String) -> impl IntoView {
+    let l = crate::i18n::locale();
     let (line, area, (dot_x, dot_y)) = shapes(&values);
     let name = label.clone();
     view! {
@@ -50,7 +52,7 @@ pub fn Sparkline(values: Vec<u64>, label: String, steps: Vec<String>, caption: S
             <div class="visually-hidden">
                 <table>
                     <caption>{caption}</caption>
-                    <thead><tr><th scope="col">"Hour"</th><th scope="col">"Count"</th></tr></thead>
+                    <thead><tr><th scope="col">{tr!(l, "chart-sparkline-hour")}</th><th scope="col">{tr!(l, "chart-sparkline-count")}</th></tr></thead>
                     <tbody>
                         {steps.into_iter().zip(values).map(|(step, v)| view! {
                             <tr><th scope="row">{step}</th><td>{v}</td></tr>

@@ -1,0 +1,88 @@
+# Parts shared by pages: the error view and the errors the app words itself, revision notes, charts.
+
+## The error view (components/error_view.rs) and the app's own error messages (error.rs, api/)
+
+error-heading-not-found = Not found
+error-heading-invalid = Not a valid request
+error-heading-denied = Not allowed
+error-heading-unavailable = Temporarily unavailable
+error-heading-unreachable = The server could not be reached
+error-back-console = Back to the console
+error-back-boards = See all boards
+error-sign-in = Sign in to the console
+error-sentence = { $text }.
+error-unavailable = the leaderboard is temporarily unavailable; please try again shortly
+error-transport = request failed: { $detail }
+error-no-such = there is no { $what }
+error-no-board = this board does not exist
+error-not-an-id = { $value } is not a { $kind }: it { $problem }
+error-link-not-configured = contestant links are not set up on this server
+error-link-expired = this link has expired; ask for a new one
+error-link-forged = this link is not valid
+
+## Revision notes (components/revisions.rs)
+
+revision-heading = Corrections after settlement
+revision-line = Revision { $revision } ({ $day }): { $what }{ $why }.
+revision-recomputed = recomputed
+revision-line-why = {" "}— { $reason }
+revision-digest = Digest
+revision-first-digest = The first settlement's digest was
+revision-first-digest-after = . Every revision stays readable, and each names the digest of the one before.
+revision-rank-moved = rank changed from { $from } to { $to }
+revision-rank = { $rank }
+revision-unranked = unranked
+revision-prize-changed = prize changed from { $was } to { $now }
+revision-prize-taken = prize { $was } taken back
+revision-prize-awarded = prize { $now } awarded
+revision-rank-and-prize = { $rank } and { $prize }
+revision-moved = { $what } in revision { $revision } ({ $day }){ $why }.
+revision-moved-why = : { $reason }
+
+## Charts (components/charts/)
+
+chart-numbers = The chart's numbers
+chart-you-are-here = you are here
+chart-state-open = open
+chart-state-frozen = frozen
+chart-state-settled = settled
+chart-state-archived = archived
+chart-history-standing = rank { $rank } of { $members }, { $points }
+chart-history-no-points = no points
+chart-history-tip = { $period } ({ $state }): { $standing }
+chart-history-item = { $period } { $standing }
+chart-history-separator = ;{" "}
+chart-history-label = Rank of { $member } in the last { $count } periods, oldest first: { $periods }.
+chart-history-caption = Rank by period (1 at the top); – no points. The list says the same.
+chart-history-list = Rank by period, newest first
+chart-histogram-empty = Nobody had points in { $period } when this page was loaded; reload to chart the points since.
+chart-histogram-you = {" "}You ({ $points }, rank { $rank }) are in the range { $range }.
+chart-histogram-label = Distribution of points in { $period }: { $members } members in { $ranges } ranges of points from { $from } to { $to }.{ $you }
+chart-histogram-tip-points = { $range } points: { $members } members
+chart-histogram-tip-time = { $range }: { $members } members
+chart-histogram-caption = Members by range of points
+chart-histogram-points = Points
+chart-histogram-members = Members
+chart-histogram-note = Note
+chart-points-no-change = no change
+chart-points-kind-point = points
+chart-points-kind-total = total set
+chart-points-kind-submission = submission
+chart-points-kind-correction = correction
+chart-points-kind-revocation = revocation
+chart-points-step = { $kind } ({ $moved })
+chart-points-step-revoked = { $kind } ({ $moved }), revoked later
+chart-points-empty = No entries in { $period } yet.
+chart-points-truncated = {" "}(the first ones only)
+chart-points-label = Points of { $who } through { $period }: { $last } after { $entries } entries{ $truncated }; { $corrections } corrections, { $revocations } revocations, { $revoked } revoked entries.
+chart-points-tip = { $time }: { $step }, { $points }
+chart-points-legend-correction = ◆ correction
+chart-points-legend-revocation = ✕ revocation
+chart-points-legend-revoked = ○ revoked entry
+chart-points-numbers = The chart's numbers ({ $listed } newest of { $steps } steps)
+chart-points-caption = Points after each entry, newest first ({ $zone })
+chart-points-when = When ({ $zone })
+chart-points-entry = Entry
+chart-points-after = Points after
+chart-sparkline-hour = Hour
+chart-sparkline-count = Count

@@ -1,0 +1,90 @@
+# 各页面共用的部件：错误页与应用自己给出的错误信息、修订说明、图表。
+
+## 错误页（components/error_view.rs）与应用自己的错误信息（error.rs、api/）
+
+error-heading-not-found = 未找到
+error-heading-invalid = 请求无效
+error-heading-denied = 无权访问
+error-heading-unavailable = 暂时无法使用
+error-heading-unreachable = 无法连接服务器
+error-back-console = 返回控制台
+error-back-boards = 查看所有榜单
+error-sign-in = 登录控制台
+error-sentence = { $text }。
+error-unavailable = 榜单暂时无法使用，请稍后再试
+error-transport = 请求失败：{ $detail }
+error-no-such = 找不到 { $what }
+error-no-board = 该榜单不存在
+error-not-an-id = { $kind ->
+   *[other] { $value } 不是有效的成员 ID（{ $problem }）
+}
+error-link-not-configured = 本服务器未启用参赛者链接
+error-link-expired = 该链接已过期，请索取新链接
+error-link-forged = 该链接无效
+
+## 修订说明（components/revisions.rs）
+
+revision-heading = 结算后的更正
+revision-line = 第 { $revision } 次修订（{ $day }）：{ $what }{ $why }。
+revision-recomputed = 重新计算
+revision-line-why = ，原因：{ $reason }
+revision-digest = 摘要
+revision-first-digest = 首次结算的摘要为
+revision-first-digest-after = 。每次修订都可随时查看，且各自注明前一次修订的摘要。
+revision-rank-moved = 名次从{ $from }变为{ $to }
+revision-rank = 第 { $rank } 名
+revision-unranked = 未上榜
+revision-prize-changed = 奖项从 { $was } 变为 { $now }
+revision-prize-taken = 奖项 { $was } 被收回
+revision-prize-awarded = 获得奖项 { $now }
+revision-rank-and-prize = { $rank }，{ $prize }
+revision-moved = 第 { $revision } 次修订（{ $day }）：{ $what }{ $why }。
+revision-moved-why = ，原因：{ $reason }
+
+## 图表（components/charts/）
+
+chart-numbers = 图表数据
+chart-you-are-here = 你在这里
+chart-state-open = 进行中
+chart-state-frozen = 已冻结
+chart-state-settled = 已结算
+chart-state-archived = 已归档
+chart-history-standing = 第 { $rank } 名（共 { $members } 人），{ $points }
+chart-history-no-points = 无积分
+chart-history-tip = { $period }（{ $state }）：{ $standing }
+chart-history-item = { $period } { $standing }
+chart-history-separator = ；
+chart-history-label = { $member } 最近 { $count } 个周期的排名（从早到晚）：{ $periods }。
+chart-history-caption = 各周期排名（第 1 名在最上方）；– 表示无积分。下方列表内容相同。
+chart-history-list = 各周期排名，从新到旧
+chart-histogram-empty = 载入本页时，{ $period } 还没有人获得积分；刷新页面即可查看此后的积分分布。
+chart-histogram-you = 你（{ $points }，第 { $rank } 名）位于 { $range } 区间。
+chart-histogram-label = { $period } 的积分分布：{ $members } 名成员，分布在 { $ranges } 个积分区间，从 { $from } 到 { $to }。{ $you }
+chart-histogram-tip-points = { $range } 分：{ $members } 名成员
+chart-histogram-tip-time = { $range }：{ $members } 名成员
+chart-histogram-caption = 各积分区间的成员数
+chart-histogram-points = 积分
+chart-histogram-members = 成员数
+chart-histogram-note = 备注
+chart-points-no-change = 无变化
+chart-points-kind-point = 积分
+chart-points-kind-total = 设定总分
+chart-points-kind-submission = 提交
+chart-points-kind-correction = 更正
+chart-points-kind-revocation = 撤销
+chart-points-step = { $kind }（{ $moved }）
+chart-points-step-revoked = { $kind }（{ $moved }），后被撤销
+chart-points-empty = { $period } 还没有记录。
+chart-points-truncated = （仅含最早的部分）
+chart-points-label = { $who } 在 { $period } 的积分：{ $entries } 条记录后为 { $last }{ $truncated }；更正 { $corrections } 次，撤销 { $revocations } 次，被撤销的记录 { $revoked } 条。
+chart-points-tip = { $time }：{ $step }，{ $points }
+chart-points-legend-correction = ◆ 更正
+chart-points-legend-revocation = ✕ 撤销
+chart-points-legend-revoked = ○ 被撤销的记录
+chart-points-numbers = 图表数据（共 { $steps } 步，列出最新的 { $listed } 步）
+chart-points-caption = 每条记录后的积分，从新到旧（{ $zone }）
+chart-points-when = 时间（{ $zone }）
+chart-points-entry = 记录
+chart-points-after = 之后的积分
+chart-sparkline-hour = 小时
+chart-sparkline-count = 次数
