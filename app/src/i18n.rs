@@ -150,10 +150,9 @@ pub fn locale() -> Locale {
 /// remembers in the cookie).
 #[cfg(feature = "ssr")]
 pub fn of_request(parts: &http::request::Parts) -> (Locale, bool) {
-    let asked = parts.uri.query().into_iter().flat_map(|q| q.split('&')).find_map(|pair| {
-        let (name, value) = pair.split_once('=')?;
-        (name == "lang").then(|| Locale::from_tag(value)).flatten()
-    });
+    let query = parts.uri.query().unwrap_or_default().as_bytes();
+    let asked = form_urlencoded::parse(query)
+        .find_map(|(name, value)| (name == "lang").then(|| Locale::from_tag(&value)).flatten());
     if let Some(locale) = asked {
         return (locale, true);
     }

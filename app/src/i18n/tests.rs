@@ -154,4 +154,6 @@ fn a_request_chooses_by_query_then_cookie_then_accept_language() {
     assert_eq!(of("/b/x", &zh_cookie), (Locale::ZhCn, false));
     assert_eq!(of("/b/x?show=20&lang=en", &zh_cookie), (Locale::En, true));
     assert_eq!(of("/b/x?lang=xx", &zh_cookie), (Locale::ZhCn, false));
+    // As the switch's links write it (the router's query string encodes the hyphen).
+    assert_eq!(of("/b/x?find=a&lang=zh%2DCN", &[]), (Locale::ZhCn, true));
 }

@@ -53,7 +53,7 @@ use leptos_router::components::Form;
 use leptos_router::hooks::{use_params_map, use_query_map};
 use serde::{Deserialize, Serialize};
 
-/// Most rows `?show=` may ask for in one server render.
+/// Most rows `?show=` may ask for in one server render, and the most one read returns.
 const MAX_SHOWN: u64 = 200;
 /// Rows per page of the board as it was (`?at=`).
 const THEN_PAGE: u64 = 50;
@@ -314,7 +314,6 @@ fn Board(
             {tr!(l, "board-period-label", period = period.to_string())}
             {if state == "open" {
                 view! {
-                    {tr!(l, "board-ends-in")}
                     <CountdownIsland ends_at/>
                     {tr!(l, "board-ends-at", ends = ends_local, zone = board.time_zone.clone())}
                 }.into_any()
@@ -535,29 +534,29 @@ pub fn Rows(
     let (has_more, set_has_more) = signal(has_more);
     let (cursor, set_cursor) = signal(next_cursor);
 
-    // Live "Show more": the next offset page, appended (rows may shift between pages).
+    // "Show more", the ranking's one pager: the rows after the last one shown, by keyset cursor,
+    // so however the board moves no member shows twice or is skipped. The live view's first page
+    // is an offset read (the cached top), so its first "Show more" reads those rows again with a
+    // cursor, one page longer; each later one appends a page after the cursor.
     let show_more = Action::new({
         let (slug, period) = (board.clone(), period.clone());
         move |_: &()| {
-            let next_offset = entries.with_untracked(Vec::len) as u64;
-            let (slug, period) = (slug.clone(), period.clone());
-            async move {
-                let next = read_ranking(slug, Some(period), next_offset, PAGE_SIZE).await?;
-                set_entries.update(|e| e.extend(next.entries));
-                set_has_more.set(next.has_more);
-                Ok::<_, AppError>(())
-            }
-        }
-    });
-    // Stable "Load more": the page after the cursor, appended (never skips or repeats).
-    let load_more = Action::new({
-        let (slug, period) = (board.clone(), period.clone());
-        move |_: &()| {
             let after = cursor.get_untracked();
+            let shown = entries.with_untracked(Vec::len) as u64;
             let (slug, period) = (slug.clone(), period.clone());
             async move {
-                let next = read_after(slug, Some(period), after, PAGE_SIZE).await?;
-                set_entries.update(|e| e.extend(next.page.entries));
+                let next = match after {
+                    Some(after) => {
+                        let next = read_after(slug, Some(period), Some(after), PAGE_SIZE).await?;
+                        set_entries.update(|e| e.extend(next.page.entries.iter().cloned()));
+                        next
+                    }
+                    None => {
+                        let next = read_after(slug, Some(period), None, (shown + PAGE_SIZE).min(MAX_SHOWN)).await?;
+                        set_entries.set(next.page.entries.clone());
+                        next
+                    }
+                };
                 set_has_more.set(next.page.has_more);
                 set_cursor.set(next.next_cursor);
                 Ok::<_, AppError>(())
@@ -565,11 +564,14 @@ pub fn Rows(
         }
     });
     let failure = move || {
-        [show_more.value().get(), load_more.value().get()]
-            .into_iter()
-            .flatten()
-            .find_map(Result::err)
-            .map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
+        show_more.value().get().and_then(Result::err).map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
+    };
+    let more = move |href: String| {
+        view! {
+            <a class="button" href=href on:click=move |ev| { ev.prevent_default(); show_more.dispatch(()); }>
+                {move || if show_more.pending().get() { tr!(l, "board-loading-more") } else { tr!(l, "board-show-more") }}
+            </a>
+        }
     };
 
     let controls = match mode.clone() {
@@ -583,25 +585,16 @@ pub fn Rows(
             };
             view! {
                 <p class="hint" data-testid="ranking-hint">{hint}</p>
-                <Show when=move || has_more.get()>
-                    <a class="button" href=href on:click=move |ev| { ev.prevent_default(); show_more.dispatch(()); }>
-                        {move || if show_more.pending().get() { tr!(l, "board-loading-more") } else { tr!(l, "board-show-more") }}
-                    </a>
-                </Show>
-                " "
-                <a class="button secondary" href="?after=">{tr!(l, "board-stable-pages")}</a>
+                {move || has_more.get().then(|| more(href()))}
             }
             .into_any()
         }
+        // `?after=`: the same pager, reached by a link without JavaScript.
         Mode::Stable { .. } => {
             let href = move || format!("?after={}", cursor.get().unwrap_or_default());
             view! {
                 <p class="hint">{tr!(l, "board-hint-stable")}</p>
-                <Show when=move || has_more.get()>
-                    <a class="button" href=href on:click=move |ev| { ev.prevent_default(); load_more.dispatch(()); }>
-                        {move || if load_more.pending().get() { tr!(l, "board-loading-more") } else { tr!(l, "board-load-more") }}
-                    </a>
-                </Show>
+                {move || has_more.get().then(|| more(href()))}
             }
             .into_any()
         }
@@ -876,7 +869,7 @@ mod tests {
     fn the_board_says_in_english_what_it_always_said() {
         let l = Locale::En;
         assert_eq!(tr!(l, "board-period-label", period = "2026-W49"), " Period 2026-W49 · ");
-        assert_eq!(format!("{}3m", tr!(l, "board-ends-in")), "ends in 3m");
+        assert_eq!(crate::components::countdown::ends_in(l, 180), "ends in 3m");
         assert_eq!(
             tr!(l, "board-ends-at", ends = "Mon 2026-12-07 01:00", zone = "UTC"),
             " (Mon 2026-12-07 01:00, UTC)"

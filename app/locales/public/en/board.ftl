@@ -7,7 +7,6 @@ board-nobody-found = Nobody ranked in { $period } has the member id or a name st
 board-frozen-then = . Points scored since then still count; they are revealed at the end.
 board-frozen-just-now = {" "}just now
 board-period-label = {" "}Period { $period } ·{" "}
-board-ends-in = ends in{" "}
 board-ends-at = {" "}({ $ends }, { $zone })
 board-ended-early = { $state ->
     *[other] { $word }
@@ -51,9 +50,7 @@ board-hint-frozen = Frozen: new points no longer count; a rank changes only if a
 board-hint-final = Final standings.
 board-loading-more = Loading…
 board-show-more = Show more
-board-stable-pages = Stable pages
 board-hint-stable = Stable paging: each member appears once, however the board moves.
-board-load-more = Load more
 board-hint-pinned = Pinned view: ranks as they were when pinned (kept for 10 minutes).
 board-pinned-pages = Pinned pages
 board-previous-page = Previous page
@@ -115,6 +112,7 @@ ranking-export-hint = {" "}the rows shown
 freeze-standings = Standings frozen
 freeze-at = {" "}at { $when } ({ $zone })
 
+countdown-ends-in = ends in { $left }
 countdown-ended = ended
 countdown-minutes = { $minutes }m
 countdown-hours = { $hours }h { $minutes }m

@@ -7,7 +7,6 @@ board-nobody-found = { $period } 的排名中没有成员 ID 为“{ $asked }”
 board-frozen-then = 。此后的得分仍然计入，将在结束时揭晓。
 board-frozen-just-now = （刚刚）
 board-period-label = {" "}周期 { $period } ·{" "}
-board-ends-in = 距结束还有{" "}
 board-ends-at = （{ $ends }，{ $zone }）
 board-ended-early = { $state ->
     [frozen] 已提前冻结
@@ -52,9 +51,7 @@ board-hint-frozen = 已冻结：新的积分不再计入；只有迟到写入被
 board-hint-final = 最终排名。
 board-loading-more = 加载中…
 board-show-more = 显示更多
-board-stable-pages = 稳定分页
 board-hint-stable = 稳定分页：无论榜单如何变动，每位成员只出现一次。
-board-load-more = 加载更多
 board-hint-pinned = 固定视图：名次为固定时的状态（保留 10 分钟）。
 board-pinned-pages = 固定视图的分页
 board-previous-page = 上一页
@@ -114,6 +111,7 @@ ranking-export-hint = {" "}仅含当前显示的行
 freeze-standings = 封榜
 freeze-at = 于 { $when }（{ $zone }）
 
+countdown-ends-in = { $left }后结束
 countdown-ended = 已结束
 countdown-minutes = { $minutes } 分
 countdown-hours = { $hours } 小时 { $minutes } 分
