@@ -16,8 +16,8 @@
 //! - **Contestant pages are server components with islands** (`<HydrationScripts islands>`).
 //!   Every `#[component]` renders to HTML on the server and ships no code; only the `#[island]`
 //!   components hydrate, each from its props serialized into the page (`<leptos-island
-//!   data-props>`): `pages::board::Rows` (the ranking's rows, "Show more" / "Load more" through
-//!   `read_ranking` / `read_after`, the live table's stream, the pinned pager) and
+//!   data-props>`): `pages::board::Rows` (the ranking's rows, "Show more" through `read_after`, the
+//!   live table's stream, the pinned pager) and
 //!   `components::countdown::CountdownIsland`. The contestants' bundle is those islands and
 //!   `hydrate`, which only starts the reactive system — no router, no page, no other server
 //!   function. Links and forms there (find me, the period switcher, "Pin this view", the
@@ -32,7 +32,7 @@
 //! A console module used from a contestant page does not compile in the contestants' bundle, so
 //! the split holds by construction; `end2end/tests/first-visit.spec.ts` checks that the
 //! contestants' bundle names no `/api/admin_…` function, none of the pages' reads (only
-//! `read_ranking` and `read_after`) and no router, and that `html[data-hydrated]` is set once the
+//! `read_after`) and no router, and that `html[data-hydrated]` is set once the
 //! islands are hydrated. The contestants' bundle carries no time-zone database and renders no
 //! time: the freeze banner's words are made on the server (`domain::local`).
 

@@ -44,7 +44,8 @@ test('after hydration, "Show more" appends rows through a server function withou
   await expect(rows).toHaveCount(10);
   await page.evaluate(() => ((window as any).__sameDocument = true));
 
-  const serverCall = page.waitForRequest((r) => r.url().includes('/api/read_ranking') && r.method() === 'POST');
+  // The one pager reads keyset pages: no member twice, however the board moves.
+  const serverCall = page.waitForRequest((r) => r.url().includes('/api/read_after') && r.method() === 'POST');
   await page.getByRole('link', { name: 'Show more' }).click();
   await serverCall;
   await expect(rows).toHaveCount(20);
@@ -52,6 +53,15 @@ test('after hydration, "Show more" appends rows through a server function withou
   expect(await page.evaluate(() => (window as any).__sameDocument)).toBe(true);
   expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe('/b/demo');
   await expect(rows.nth(10)).toHaveAttribute('data-rank', '11');
+  const members = await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-member')));
+  expect(new Set(members).size).toBe(20);
+  // One paging control: no "Stable pages" / "Load more" beside it.
+  await expect(page.getByRole('link', { name: /Stable pages|Load more/ })).toHaveCount(0);
+  // The next page continues after the last row (the demo has 25 members or more).
+  await page.getByRole('link', { name: 'Show more' }).click();
+  await expect.poll(() => rows.count()).toBeGreaterThan(20);
+  const all = await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-member')));
+  expect(new Set(all).size, 'no member twice').toBe(all.length);
   await page.screenshot({ path: 'artifacts/board.png', fullPage: true });
   expect(errors).toEqual([]);
 });

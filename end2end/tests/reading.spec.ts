@@ -66,12 +66,12 @@ test('pinned pages show no duplicates while events arrive between pages', async 
   await expect(page.locator('table.ranking tbody tr').first()).toHaveAttribute('data-member', 'new2');
 });
 
-test('stable "Load more" appends the next keyset page', async ({ page }) => {
+test('a keyset page link (?after=) has the same "Show more", appending the next keyset page', async ({ page }) => {
   await page.goto('/b/demo?after=');
   await page.waitForLoadState('networkidle');
   const rows = page.locator('table.ranking tbody tr');
   await expect(rows).toHaveCount(10);
-  await page.getByRole('link', { name: 'Load more' }).click();
+  await page.getByRole('link', { name: 'Show more' }).click();
   await expect(rows).toHaveCount(20);
   const members = await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-member')));
   expect(new Set(members).size).toBe(20);

@@ -8,9 +8,11 @@
 //! `read_after`, `read_as_of`, `read_periods`) run in-process and call one engine read each.
 //!
 //! The browser then loads the contestants' bundle and hydrates the page's islands (`Rows` and
-//! the countdown; the rest stays the server's HTML); "Show more" / "Load more" append through the
-//! same server functions. On the live view (`?show=N`, from the top) the rows are
-//! `components::live::LiveRanking`, which opens the period's stream 1.5 s after hydration; the
+//! the countdown; the rest stays the server's HTML). "Show more", the ranking's one pager, appends
+//! keyset pages through `read_after`, so no member shows twice however the board moves; without
+//! JavaScript it is a link (`?show=N`, or `?after=` on a keyset page). "Pin this view" is not
+//! paging but sharing: a copy of the standings that stays put for 10 minutes, with its own
+//! pager. On the live view (`?show=N`, from the top) the rows are `components::live::LiveRanking`, which opens the period's stream 1.5 s after hydration; the
 //! member count, the freeze banner and the ranking's hint are the island's too and follow each
 //! event's `total`, `frozen_at` and state, so a reveal or rows that arrive live never leave the
 //! page contradicting itself.
@@ -65,7 +67,7 @@ fn frozen_then(l: Locale) -> String {
 }
 
 /// What the query string asks for. Every view is a plain URL, so all of them work without
-/// JavaScript; with it, "Show more" and "Load more" append rows in place.
+/// JavaScript; with it, "Show more" appends rows in place.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Mode {
     /// `?show=N`: the live top N (may shift while you read).
@@ -477,8 +479,8 @@ fn BoardThen(
     }
 }
 
-/// The ranking's rows and what changes them in the browser: "Show more" and "Load more" append
-/// pages through server functions, the live table follows the period's stream, the pinned pager.
+/// The ranking's rows and what changes them in the browser: "Show more" appends keyset pages
+/// through a server function, the live table follows the period's stream, the pinned pager.
 /// The one island of the board page besides the countdown (the rest is server-rendered HTML):
 /// its props are what the server read, serialized into the page.
 #[island]
@@ -552,7 +554,8 @@ pub fn Rows(
                         next
                     }
                     None => {
-                        let next = read_after(slug, Some(period), None, (shown + PAGE_SIZE).min(MAX_SHOWN)).await?;
+                        let next =
+                            read_after(slug, Some(period), None, (shown + PAGE_SIZE).min(MAX_SHOWN)).await?;
                         set_entries.set(next.page.entries.clone());
                         next
                     }
@@ -564,7 +567,11 @@ pub fn Rows(
         }
     });
     let failure = move || {
-        show_more.value().get().and_then(Result::err).map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
+        show_more
+            .value()
+            .get()
+            .and_then(Result::err)
+            .map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
     };
     let more = move |href: String| {
         view! {
