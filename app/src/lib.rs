@@ -17,10 +17,11 @@
 //!   Every `#[component]` renders to HTML on the server and ships no code; only the `#[island]`
 //!   components hydrate, each from its props serialized into the page (`<leptos-island
 //!   data-props>`): `pages::board::Rows` (the ranking's rows, "Show more" through `read_after`, the
-//!   live table's stream, the pinned pager) and
-//!   `components::countdown::CountdownIsland`. The contestants' bundle is those islands and
-//!   `hydrate`, which only starts the reactive system — no router, no page, no other server
-//!   function. Links and forms there (find me, the period switcher, "Pin this view", the
+//!   live table's stream, the pinned pager), `pages::hot::HotListIsland` (a hot board's list,
+//!   re-read through `read_hot_list` every interval), `components::countdown::CountdownIsland`,
+//!   `components::then_slider::ThenSlider` and `pages::verify::ReceiptChecker`. The contestants'
+//!   bundle is those islands and `hydrate`, which only starts the reactive system — no router, no
+//!   page, no other server function. Links and forms there (find me, the period switcher, "Pin this view", the
 //!   me-links) are plain navigations and form posts, as without JavaScript.
 //! - **Rules for an island**: its props are `Serialize + Deserialize` (they travel as JSON), it
 //!   reads no context and no router hook (in the browser it runs outside the page's tree), and it
@@ -32,7 +33,7 @@
 //! A console module used from a contestant page does not compile in the contestants' bundle, so
 //! the split holds by construction; `end2end/tests/first-visit.spec.ts` checks that the
 //! contestants' bundle names no `/api/admin_…` function, none of the pages' reads (only
-//! `read_after`) and no router, and that `html[data-hydrated]` is set once the
+//! `read_after` and `read_hot_list`) and no router, and that `html[data-hydrated]` is set once the
 //! islands are hydrated. The contestants' bundle carries no time-zone database and renders no
 //! time: the freeze banner's words are made on the server (`domain::local`).
 

@@ -5,10 +5,12 @@
 //!
 //! This module holds the pure rules: which definitions are accepted ([`HotRules::new`]), what a
 //! hit is worth ([`HotRules::hit_score`]), which members count ([`HotMember`]), the window in
-//! words ([`HotRules::describe`]) and how a snapshot compares with the previous one
-//! ([`rank_changes`]). A definition keeps its buckets' TTL at least 1.5 × the window (a bucket
-//! still inside the window must not expire), weights per bucket, and `best` hits with the `max`
-//! aggregate, within the bounds below; the published list is a [`HotList`].
+//! words ([`HotRules::describe`], in English; in parts for the pages' catalogues,
+//! [`HotRules::window_words`]) and how a snapshot compares with the previous one
+//! ([`rank_changes`]: a list that did not move keeps the marks of its last move). A definition
+//! keeps its buckets' TTL at least 1.5 × the window (a bucket still inside the window must not
+//! expire), weights per bucket, and `best` hits with the `max` aggregate, within the bounds
+//! below; the published list is a [`HotList`].
 
 use crate::kinds::word_enum;
 use serde::{Deserialize, Serialize};
@@ -291,39 +293,101 @@ impl HotRules {
         Ok(value * factor)
     }
 
-    /// The window in words, for people: "last 24 hours, newer counts more".
+    /// The window in words, for people: "last 24 hours, newer counts more". The English of
+    /// [`HotRules::window_words`], which the API answers (`HotWindow::description`); pages word
+    /// the same parts from their catalogues, in the reader's language.
     pub fn describe(&self) -> String {
-        let span = words_for_seconds(self.window_seconds());
-        let what = match (self.write_mode, self.aggregate) {
-            (WriteMode::Best, _) | (WriteMode::Count, Aggregate::Max) => {
-                format!("best score in the last {span}")
-            }
-            (WriteMode::Count, Aggregate::Sum) => format!("last {span}"),
-        };
+        self.window_words().english()
+    }
+
+    /// The window in parts a catalogue can word: its length in the largest whole unit, whether
+    /// it keeps the best score, and how its buckets are weighted.
+    pub fn window_words(&self) -> WindowWords {
+        let (count, unit) = span_of(self.window_seconds());
+        let best = matches!(
+            (self.write_mode, self.aggregate),
+            (WriteMode::Best, _) | (WriteMode::Count, Aggregate::Max)
+        );
         let first = self.weights[0];
         let rising = self.weights.windows(2).all(|w| w[1] >= w[0]) && self.weights.last() > Some(&first);
-        if rising {
-            format!("{what}, newer counts more")
+        let weighting = if rising {
+            Weighting::NewerMore
         } else if self.weights.iter().all(|w| *w == first) {
-            what
+            Weighting::Even
         } else {
-            format!("{what}, weighted by age")
+            Weighting::ByAge
+        };
+        WindowWords { count, unit, best, weighting }
+    }
+}
+
+/// The unit a window's length is said in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpanUnit {
+    Day,
+    Hour,
+    Minute,
+    Second,
+}
+
+/// How a window's buckets are weighted, as a reader needs to know it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Weighting {
+    /// Every bucket counts the same: nothing is said.
+    Even,
+    /// No bucket counts less than an older one, and the newest more than the oldest.
+    NewerMore,
+    /// Any other weighting.
+    ByAge,
+}
+
+/// A window as [`HotRules::describe`] says it, in parts: "last {count} {unit}s", "best score
+/// in the last …", then ", newer counts more" or ", weighted by age". Pages word it from their
+/// catalogues (`app/src/pages/hot.rs`); [`WindowWords::english`] is the API's English.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowWords {
+    /// The window's length: `count` of `unit`.
+    pub count: u64,
+    pub unit: SpanUnit,
+    /// The best score in the window (`best` writes or a `max` merge), not the sum of its hits.
+    pub best: bool,
+    pub weighting: Weighting,
+}
+
+impl WindowWords {
+    /// "last 24 hours, newer counts more", "best score in the last 30 seconds".
+    pub fn english(&self) -> String {
+        let unit = match self.unit {
+            SpanUnit::Day => "day",
+            SpanUnit::Hour => "hour",
+            SpanUnit::Minute => "minute",
+            SpanUnit::Second => "second",
+        };
+        let n = self.count;
+        let span = if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") };
+        let what = if self.best { format!("best score in the last {span}") } else { format!("last {span}") };
+        match self.weighting {
+            Weighting::Even => what,
+            Weighting::NewerMore => format!("{what}, newer counts more"),
+            Weighting::ByAge => format!("{what}, weighted by age"),
         }
     }
 }
 
-/// `86400` → "24 hours", `600` → "10 minutes", `604800` → "7 days".
-fn words_for_seconds(s: u64) -> String {
-    let (n, unit) = if s.is_multiple_of(86_400) && s > 2 * 86_400 {
-        (s / 86_400, "day")
+/// `86400` → 24 hours, `600` → 10 minutes, `604800` → 7 days: the largest unit that divides
+/// the length into at least two (three for days).
+fn span_of(s: u64) -> (u64, SpanUnit) {
+    if s.is_multiple_of(86_400) && s > 2 * 86_400 {
+        (s / 86_400, SpanUnit::Day)
     } else if s.is_multiple_of(3_600) && s >= 2 * 3_600 {
-        (s / 3_600, "hour")
+        (s / 3_600, SpanUnit::Hour)
     } else if s.is_multiple_of(60) && s >= 2 * 60 {
-        (s / 60, "minute")
+        (s / 60, SpanUnit::Minute)
     } else {
-        (s, "second")
-    };
-    if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") }
+        (s, SpanUnit::Second)
+    }
 }
 
 /// A member of a hot board: a stable id or a search term. Trimmed; 1–64 characters of letters,
@@ -416,7 +480,9 @@ pub struct HotEntry {
     pub rank: u32,
     pub member: String,
     pub score: f64,
-    /// Places gained since the previous snapshot (negative: lost); 0 for a new entry.
+    /// Places gained since the previous snapshot (negative: lost); 0 for a new entry. A
+    /// snapshot in the same order as the previous one keeps its marks (this and `new`): they
+    /// say how the list moved when it last moved ([`rank_changes`]).
     pub change: i64,
     /// Not in the previous snapshot (false for everyone in the first snapshot: nothing to
     /// compare with).
@@ -471,13 +537,20 @@ pub struct HotList {
 pub struct HotBoardSummary {
     pub slug: crate::BoardSlug,
     pub title: String,
-    /// The window in words.
+    /// The window in English words ([`HotRules::describe`]).
     pub window: String,
+    /// The same words in parts, for a page to say in its reader's language.
+    pub window_words: WindowWords,
 }
 
 impl HotBoardSummary {
     pub fn of(board: &HotBoard) -> Self {
-        Self { slug: board.slug.clone(), title: board.title.clone(), window: board.rules.describe() }
+        Self {
+            slug: board.slug.clone(),
+            title: board.title.clone(),
+            window: board.rules.describe(),
+            window_words: board.rules.window_words(),
+        }
     }
 }
 
@@ -621,25 +694,32 @@ pub fn heat_shares(entries: &mut [HotEntry], heat: f64) {
     }
 }
 
-/// The list a snapshot publishes: `current` (best first) compared with the members of the
-/// previous snapshot (best first), if there was one.
-pub fn rank_changes(previous: Option<&[String]>, current: &[(String, f64)]) -> Vec<HotEntry> {
-    let before: std::collections::HashMap<&str, usize> =
-        previous.unwrap_or_default().iter().enumerate().map(|(i, m)| (m.as_str(), i + 1)).collect();
+/// The list a snapshot publishes: `current` (best first) compared with the previous snapshot's
+/// entries (best first), if there was one.
+///
+/// A list in the same order as the previous one keeps the previous one's marks: the arrows and
+/// "new" badges say how the list moved when it last moved, not that nothing moved in the last
+/// interval (on most boards most intervals move nothing, and a mark shown for one interval is
+/// seldom seen). Once the order changes, every entry is compared with the previous list afresh.
+pub fn rank_changes(previous: Option<&[HotEntry]>, current: &[(String, f64)]) -> Vec<HotEntry> {
+    let unmoved = previous.is_some_and(|before| {
+        before.len() == current.len()
+            && before.iter().zip(current).all(|(b, (member, _))| b.member == *member)
+    });
+    let before: std::collections::HashMap<&str, &HotEntry> =
+        previous.unwrap_or_default().iter().map(|e| (e.member.as_str(), e)).collect();
     current
         .iter()
         .enumerate()
         .map(|(i, (member, score))| {
             let rank = i + 1;
             let was = before.get(member.as_str()).copied();
-            HotEntry {
-                rank: rank as u32,
-                member: member.clone(),
-                score: *score,
-                change: was.map_or(0, |w| w as i64 - rank as i64),
-                new: previous.is_some() && was.is_none(),
-                share: 0.0,
-            }
+            let (change, new) = match was {
+                Some(e) if unmoved => (e.change, e.new),
+                Some(e) => (i64::from(e.rank) - rank as i64, false),
+                None => (0, previous.is_some()),
+            };
+            HotEntry { rank: rank as u32, member: member.clone(), score: *score, change, new, share: 0.0 }
         })
         .collect()
 }
@@ -838,14 +918,63 @@ mod tests {
         assert!(HotMember::parse(&"词".repeat(64)).is_ok());
     }
 
+    fn ranked(members: &[&str]) -> Vec<(String, f64)> {
+        members.iter().enumerate().map(|(i, m)| (m.to_string(), 10.0 - i as f64)).collect()
+    }
+
+    fn marks(list: &[HotEntry]) -> Vec<(u32, &str, i64, bool)> {
+        list.iter().map(|e| (e.rank, e.member.as_str(), e.change, e.new)).collect()
+    }
+
     #[test]
     fn snapshots_show_places_gained_and_new_entries() {
-        let previous: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
-        let current = vec![("c".to_owned(), 9.0), ("a".to_owned(), 8.0), ("d".to_owned(), 7.0)];
-        let list = rank_changes(Some(&previous), &current);
-        let view: Vec<(u32, &str, i64, bool)> =
-            list.iter().map(|e| (e.rank, e.member.as_str(), e.change, e.new)).collect();
-        assert_eq!(view, [(1, "c", 2, false), (2, "a", -1, false), (3, "d", 0, true)]);
-        assert!(rank_changes(None, &current).iter().all(|e| !e.new && e.change == 0));
+        let previous = rank_changes(None, &ranked(&["a", "b", "c"]));
+        assert!(previous.iter().all(|e| !e.new && e.change == 0), "nothing to compare the first list with");
+        let list = rank_changes(Some(&previous), &ranked(&["c", "a", "d"]));
+        assert_eq!(marks(&list), [(1, "c", 2, false), (2, "a", -1, false), (3, "d", 0, true)]);
+    }
+
+    #[test]
+    fn a_list_that_did_not_move_keeps_the_marks_of_its_last_move() {
+        let first = rank_changes(None, &ranked(&["a", "b", "c"]));
+        let moved = rank_changes(Some(&first), &ranked(&["c", "a", "d"]));
+        // The next snapshots find the same order (scores may differ): the marks stay.
+        let mut still = moved.clone();
+        for _ in 0..3 {
+            let scores: Vec<(String, f64)> =
+                ranked(&["c", "a", "d"]).into_iter().map(|(m, s)| (m, s * 2.0)).collect();
+            still = rank_changes(Some(&still), &scores);
+        }
+        assert_eq!(marks(&still), marks(&moved));
+        assert_eq!(still[0].score, 20.0, "scores are the new list's");
+        // Once the order changes, every entry is compared with the list before afresh.
+        let again = rank_changes(Some(&still), &ranked(&["a", "c", "d"]));
+        assert_eq!(marks(&again), [(1, "a", 1, false), (2, "c", -1, false), (3, "d", 0, false)]);
+        // A list that only grows or shrinks has moved too.
+        let grown = rank_changes(Some(&again), &ranked(&["a", "c", "d", "e"]));
+        assert_eq!(
+            marks(&grown),
+            [(1, "a", 0, false), (2, "c", 0, false), (3, "d", 0, false), (4, "e", 0, true)]
+        );
+        let shrunk = rank_changes(Some(&grown), &ranked(&["a", "c", "d"]));
+        assert!(shrunk.iter().all(|e| e.change == 0 && !e.new), "{shrunk:?}");
+    }
+
+    #[test]
+    fn window_words_are_the_parts_of_the_english_description() {
+        let words = HotRules::new(spec(60, 10, 900)).unwrap().window_words();
+        assert_eq!(
+            words,
+            WindowWords { count: 10, unit: SpanUnit::Minute, best: false, weighting: Weighting::Even }
+        );
+        let falling = HotSpec { weights: Some(vec![2.0, 1.0]), ..spec(3600, 2, 3 * 3600) };
+        let falling = HotRules::new(falling).unwrap();
+        assert_eq!(falling.window_words().weighting, Weighting::ByAge);
+        assert_eq!(falling.describe(), "last 2 hours, weighted by age");
+        let max = HotSpec { aggregate: Some(Aggregate::Max), ..spec(86_400, 1, 2 * 86_400) };
+        assert_eq!(HotRules::new(max).unwrap().describe(), "best score in the last 24 hours");
+        assert_eq!(HotRules::new(spec(1, 1, 2)).unwrap().describe(), "last 1 second");
+        assert_eq!(HotRules::new(spec(60, 1, 90)).unwrap().describe(), "last 60 seconds");
+        assert_eq!(HotRules::new(spec(3600, 1, 5400)).unwrap().describe(), "last 60 minutes");
     }
 }

@@ -3,14 +3,15 @@ import { cli, createAdmin } from './support';
 
 // A hot board on the real binary: hits arrive through the API, the server's snapshot job
 // publishes a list every 5 s, and the page shows the second list's rank changes and "new" entry;
-// an admin creates a hot board in the console and sets its hit filter, and the hits the filter
-// refuses answer `filtered`.
+// an open page follows each new list without a reload, and an entry that overtakes another shows
+// its arrow with its words; an admin creates a hot board in the console and sets its hit filter,
+// and the hits the filter refuses answer `filtered`.
 
 const slug = 'e2e-hot';
 
-async function hit(request: APIRequestContext, admin: string, member: string, times: number) {
+async function hit(request: APIRequestContext, admin: string, member: string, times: number, board = slug) {
   for (let i = 0; i < times; i++) {
-    const res = await request.post(`/api/v1/boards/${slug}/hits`, {
+    const res = await request.post(`/api/v1/boards/${board}/hits`, {
       headers: { Authorization: `Bearer ${admin}` },
       data: { member },
     });
@@ -19,12 +20,12 @@ async function hit(request: APIRequestContext, admin: string, member: string, ti
   }
 }
 
-async function top(request: APIRequestContext) {
-  return (await request.get(`/api/v1/boards/${slug}/hot/top`)).json();
+async function top(request: APIRequestContext, board = slug) {
+  return (await request.get(`/api/v1/boards/${board}/hot/top`)).json();
 }
 
-async function listed(request: APIRequestContext): Promise<string[]> {
-  return (await top(request)).entries.map((e: any) => e.member);
+async function listed(request: APIRequestContext, board = slug): Promise<string[]> {
+  return (await top(request, board)).entries.map((e: any) => e.member);
 }
 
 test('the hot page shows rank-change arrows and "new" after two snapshots', async ({ request, page }) => {
@@ -70,6 +71,61 @@ test('the hot page shows rank-change arrows and "new" after two snapshots', asyn
   // The home page links the hot board with its window in words.
   await page.goto('/');
   await expect(page.getByRole('link', { name: 'Trending searches', exact: true })).toHaveAttribute('href', `/hot/${slug}`);
+});
+
+test('an open hot page follows each new list without a reload, and an overtaking entry shows ▲ with its words', async ({ request, page }) => {
+  test.setTimeout(90_000);
+  const board = 'e2e-hot-live';
+  const admin = cli('admin', 'token');
+  const created = await request.post('/api/v1/boards', {
+    headers: { Authorization: `Bearer ${admin}` },
+    data: {
+      slug: board, title: 'Live searches', cadence: 'hot', bucket_seconds: 60, window_buckets: 10,
+      ttl_seconds: 900, snapshot_seconds: 5,
+    },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  // Equal scores rank the later member name first (Redis order): beta (2) passes alpha (3) as
+  // soon as it ties it, and gamma (1), below beta, comes last.
+  await hit(request, admin, 'alpha', 3, board);
+  await hit(request, admin, 'beta', 2, board);
+  await expect.poll(() => listed(request, board), { timeout: 15_000 }).toEqual(['alpha', 'beta']);
+
+  await page.goto(`/hot/${board}`);
+  await expect(page.locator('html[data-hydrated]')).toBeAttached({ timeout: 15_000 });
+  // Gone if the page were loaded again.
+  await page.evaluate(() => { (window as any).sameDocument = true; });
+  const row = (member: string) => page.locator(`table.hot tbody tr[data-member="${member}"]`);
+  await expect(row('alpha')).toHaveAttribute('data-rank', '1');
+  await expect(row('beta')).toHaveAttribute('data-rank', '2');
+  await expect(page.locator('table.hot tbody tr')).toHaveCount(2);
+  const updated = await page.getByTestId('updated').innerText();
+
+  // A new entry: the open page shows it, and a later "Updated" line, by itself.
+  await hit(request, admin, 'gamma', 1, board);
+  await expect(row('gamma')).toHaveAttribute('data-rank', '3', { timeout: 20_000 });
+  await expect(row('gamma').getByTestId('new')).toHaveText('new');
+  await expect(page.getByTestId('updated')).not.toHaveText(updated);
+  await expect(page.getByTestId('updated')).toContainText('a new list every 5 s');
+
+  // beta overtakes alpha (6 to 3; from its first hit on, a tie beta wins). However the snapshots
+  // fall among these hits, the list that moves has beta first, and the lists after it, in the
+  // same order, keep its marks.
+  await hit(request, admin, 'beta', 4, board);
+  await expect(row('beta')).toHaveAttribute('data-rank', '1', { timeout: 20_000 });
+  await expect(row('beta').locator('[data-change]')).toHaveText('▲1');
+  await expect(row('beta').locator('[data-change]')).toHaveAttribute('title', 'up 1');
+  await expect(row('beta').locator('.visually-hidden')).toHaveText('up 1');
+  await expect(row('alpha')).toHaveAttribute('data-rank', '2');
+  await expect(row('alpha').locator('[data-change]')).toHaveText('▼1');
+  await expect(row('alpha').locator('.visually-hidden')).toHaveText('down 1');
+  await expect(row('gamma').locator('[data-change]')).toHaveText('–');
+  await expect(row('gamma').locator('.visually-hidden')).toHaveText('no change');
+  // The marks stay while the order does: on the next list, in the same order, still there.
+  const moved = await page.getByTestId('updated').innerText();
+  await expect(page.getByTestId('updated')).not.toHaveText(moved, { timeout: 20_000 });
+  await expect(row('beta').locator('[data-change]')).toHaveText('▲1');
+  expect(await page.evaluate(() => (window as any).sameDocument)).toBe(true);
 });
 
 test('an admin creates a hot board in the console and sets its filter; the hits it refuses answer filtered', async ({ page, request }) => {

@@ -131,6 +131,7 @@ impl Engine {
             .map(|(s, tied)| Entry {
                 rank: s.rank,
                 display_name: names.remove(&s.member),
+                avatar_url: None,
                 member: s.member.clone(),
                 points: s.points,
                 tied,

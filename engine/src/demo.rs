@@ -349,6 +349,8 @@ async fn ensure_hot(engine: &Engine, now: Timestamp) -> Result<(), EngineError> 
             }
         }
     }
+    // A list as of an hour ago first, so the published one shows how the last hour moved it.
+    engine.hot().snapshot(&board.slug, Some(now_ms - 3_600_000)).await?;
     engine.hot().snapshot(&board.slug, None).await?;
     Ok(())
 }

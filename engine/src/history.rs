@@ -152,6 +152,7 @@ impl Engine {
                             rank: s.rank,
                             points: s.points,
                             display_name: names.remove(&s.member),
+                            avatar_url: None,
                             member: s.member,
                             tied: false,
                         };
@@ -183,6 +184,7 @@ impl Engine {
                             rank: s.rank,
                             points: s.points,
                             display_name: names.remove(&s.member),
+                            avatar_url: None,
                             member: s.member,
                             tied,
                         })
@@ -348,7 +350,7 @@ pub fn bin_edges(low: i64, high: i64, bins: u32) -> Vec<i64> {
 /// replayed from the entries that count at that moment — a revocation takes its entry out from
 /// then on. The order does not change the last total: sums, the highest submission and the
 /// highest total version are the same in any order.
-fn steps(entries: &[TimelineEntry], sort: Sort) -> Vec<PointStep> {
+pub(crate) fn steps(entries: &[TimelineEntry], sort: Sort) -> Vec<PointStep> {
     let revoked: HashSet<i64> = entries.iter().filter_map(|e| e.revokes).collect();
     let mut in_time: Vec<&TimelineEntry> = entries.iter().collect();
     in_time.sort_by_key(|e| (e.occurred_at, e.id));

@@ -6,9 +6,10 @@
 //!   rules), then counted by one script with its dedup, cap, trim and `EXPIRE NX`
 //!   (`redis/scripts/hot_hit.lua`). The bucket comes from the Redis server's clock.
 //! - [`Hot::snapshot`]: merges the window (every bucket read in slices and weighted here,
-//!   [`domain::hot::WindowMerge`]: Redis is never held for the whole window), compares it with the previous list ([`domain::hot::rank_changes`]) and publishes it
-//!   once per interval; then tends the buckets (UNLINK behind the window, TTL and size checks for
-//!   `/metrics`).
+//!   [`domain::hot::WindowMerge`]: Redis is never held for the whole window), compares it
+//!   with the previous list ([`domain::hot::rank_changes`]: places gained, new entries; a list
+//!   in the same order keeps the previous one's marks) and publishes it once per interval;
+//!   then tends the buckets (UNLINK behind the window, TTL and size checks for `/metrics`).
 //! - [`Hot::top`]: the public read, served from the published list so every viewer in an
 //!   interval sees the same one (docs/DESIGN.md, "Published lists", gives three reasons).
 //! - [`Hot::spawn_snapshots`]: the job, run by the one holder of the lease [`LEASE`].
@@ -351,8 +352,8 @@ impl Hot {
         let (now_ms, top, heat) = (merged.now_ms, merged.top, merged.heat);
         tracing::debug!(board = %slug, entries = merged.entries_read, fetched = merged.entries_fetched,
             ms = started.elapsed().as_millis() as u64, "hot window merged");
-        let previous: Option<Vec<String>> =
-            self.published(slug).await?.map(|list| list.entries.into_iter().map(|e| e.member).collect());
+        // The previous list's entries with their marks: a list in the same order keeps them.
+        let previous = self.published(slug).await?.map(|list| list.entries);
         let list =
             HotList {
                 updated_at: Some(jiff::Timestamp::from_millisecond(now_ms).map_err(|e| {

@@ -16,6 +16,7 @@
 //! - [`asof`]: the board as of any moment, replayed from the ledger; changes between two.
 //! - [`history`]: a member's points through a period and their last periods, a period's
 //!   distribution of points and the board's past results — all from the public reads.
+//! - [`leaders_chart`]: the top five's points through a period (the board page's race), kept 10 s.
 //! - [`writes`]: writes recorded in the ledger, then projected.
 //! - [`live`]: live boards — a period's top N and state pushed to subscribers when they change.
 //! - [`lifecycle`]: freeze, settle, archive, late review, revoke, correct, audit.
@@ -49,6 +50,7 @@ pub mod failpoints;
 pub mod fallback;
 pub mod history;
 pub mod hot;
+pub mod leaders_chart;
 // The stores are private to the engine: callers use the services (see the `internals` feature).
 #[cfg(feature = "internals")]
 pub mod ledger;
@@ -196,6 +198,8 @@ pub struct Engine {
     receipt_trees: Arc<receipts::ReceiptTrees>,
     /// This process's as-of replays, one at a time, briefly kept (see [`asof`]).
     as_of: Arc<asof::Replays>,
+    /// The leaders' charts read recently, per board and period (see [`leaders_chart`]).
+    leaders_charts: Arc<leaders_chart::LeadersCharts>,
 }
 
 /// Which store failed a readiness check.
@@ -254,6 +258,7 @@ impl Engine {
             segment_lists: Arc::default(),
             receipt_trees: Arc::default(),
             as_of: Arc::default(),
+            leaders_charts: Arc::default(),
         }
     }
 

@@ -1,12 +1,16 @@
-//! Display names: every process keeps a copy of all members' display names and brings it level
-//! with the ledger's profiles by their revision (migration 0008), so the names of a page are
-//! joined from memory. A per-page ledger query cost more than the rest of an around-me read
-//! (docs/BENCHMARKS.md, reads), and a cache of recent lookups could not help a board whose
-//! readers look up members at random.
+//! Display names and avatars: every process keeps a copy of all members' display names, and of
+//! the avatars of the members that have one, and brings it level with the ledger's profiles by
+//! their revision (migration 0008), so the names and avatars of a page are joined from memory.
+//! A per-page ledger query cost more than the rest of an around-me read (docs/BENCHMARKS.md,
+//! reads), and a cache of recent lookups could not help a board whose readers look up members
+//! at random.
 //!
 //! Freshness: a read finds the copy at most [`NAME_SYNC_INTERVAL`] older than the ledger; a
 //! profile written through this engine shows in its reads at once. Memory: every profile's
-//! member id and display name (about 100 bytes each; a million profiles ≈ 100 MB).
+//! member id and display name (about 100 bytes each; a million profiles ≈ 100 MB), and, in a
+//! map of their own so that members without an avatar cost nothing, the member id and URL of
+//! each avatar (about 150 bytes for a typical URL, at most about 600 with the API's 512-character
+//! limit; a million avatars ≈ 150 MB).
 //!
 //! Profile revisions are handed out under one locked row of `profile_clock`, so they commit in
 //! order and a catch-up "after revision R" (`Ledger::profile_changes`) never skips one.
@@ -23,7 +27,7 @@ pub const NAME_SYNC_INTERVAL: Duration = Duration::from_secs(1);
 /// Profiles read from the ledger per catch-up query.
 const SYNC_PAGE: i64 = 50_000;
 
-/// This process's copy of the display names.
+/// This process's copy of the display names and avatars.
 #[derive(Default)]
 pub struct Names {
     copy: RwLock<Copy>,
@@ -35,6 +39,8 @@ pub struct Names {
 #[derive(Default)]
 struct Copy {
     by_member: HashMap<MemberId, Arc<str>>,
+    /// Avatar URLs of the members whose profile has one (most have none).
+    avatars: HashMap<MemberId, Arc<str>>,
     /// The highest profile revision applied.
     revision: i64,
     /// When the last catch-up asked the ledger (everything committed before then is in).
@@ -55,14 +61,26 @@ impl Engine {
         &self,
         members: &[MemberId],
     ) -> Result<HashMap<MemberId, String>, EngineError> {
+        self.level_names().await?;
+        let copy = self.names.copy.read().expect("names");
+        Ok(of(&copy.by_member, members))
+    }
+
+    /// Avatar URLs of `members` (absent: no profile, or a profile without one), from the same
+    /// copy as [`Engine::display_names`] and as fresh: a page that asks for both after each other
+    /// asks the ledger at most once. Untrusted text, http or https as the profile gave it.
+    pub async fn avatars(&self, members: &[MemberId]) -> Result<HashMap<MemberId, String>, EngineError> {
+        self.level_names().await?;
+        let copy = self.names.copy.read().expect("names");
+        Ok(of(&copy.avatars, members))
+    }
+
+    /// Brings the copy level with the ledger when it is older than [`NAME_SYNC_INTERVAL`].
+    async fn level_names(&self) -> Result<(), EngineError> {
         if !self.names.is_fresh() {
             self.catch_up_names(false).await?;
         }
-        let copy = self.names.copy.read().expect("names");
-        Ok(members
-            .iter()
-            .filter_map(|m| copy.by_member.get(m).map(|name| (m.clone(), name.to_string())))
-            .collect())
+        Ok(())
     }
 
     /// Loads the display names ahead of the first read (at start).
@@ -83,7 +101,12 @@ impl Engine {
             let changes = self.core.ledger.profile_changes(after, SYNC_PAGE).await?;
             let complete = (changes.len() as i64) < SYNC_PAGE;
             let mut copy = self.names.copy.write().expect("names");
-            for (member, name, revision) in changes {
+            for (member, name, avatar, revision) in changes {
+                // A profile whose avatar was removed drops out of the avatars.
+                match avatar {
+                    Some(url) => copy.avatars.insert(member.clone(), url.into()),
+                    None => copy.avatars.remove(&member),
+                };
                 copy.by_member.insert(member, name.into());
                 copy.revision = copy.revision.max(revision);
             }
@@ -95,7 +118,8 @@ impl Engine {
         }
     }
 
-    /// Creates or replaces a member's profile; reads of this engine show the new name at once.
+    /// Creates or replaces a member's profile; reads of this engine show the new name and avatar
+    /// at once.
     pub async fn put_profile(
         &self,
         member: &MemberId,
@@ -120,4 +144,9 @@ impl Engine {
             Err(e) => Err(EngineError::Invalid(format!("profile write interrupted: {e}"))),
         }
     }
+}
+
+/// The values of `map` for those of `members` it holds.
+fn of(map: &HashMap<MemberId, Arc<str>>, members: &[MemberId]) -> HashMap<MemberId, String> {
+    members.iter().filter_map(|m| map.get(m).map(|v| (m.clone(), v.to_string()))).collect()
 }

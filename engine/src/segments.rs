@@ -278,6 +278,7 @@ impl Engine {
                     rank: 1,
                     points: board.codec.points(score),
                     display_name: names.remove(&member),
+                    avatar_url: None,
                     member,
                     tied: shared && tally.at_best > 1,
                 }),

@@ -3,11 +3,12 @@
 //!
 //! Cursor paging is a property test on real Redis: random boards with many equal scores, members
 //! added while paging, nothing skipped or repeated. Around-me's ranks hold under concurrent
-//! writes; "why this score" pages on both ledgers.
+//! writes; "why this score" pages on both ledgers. Profiles' display names and avatars join the
+//! entries, and a replaced profile's show in the next read.
 
 mod common;
 
-use common::{TestLedger, TestProjection, engine, redis_targets, unique};
+use common::{TestLedger, TestProjection, each_store, engine, redis_targets, unique};
 use domain::write::{Change, Write};
 use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
 use engine::Engine;
@@ -336,6 +337,54 @@ async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
         p.cleanup().await;
         t.drop_db().await;
     }
+}
+
+fn avatars_of(entries: &[domain::view::Entry]) -> Vec<(String, Option<String>)> {
+    entries.iter().map(|en| (en.member.to_string(), en.avatar_url.clone())).collect()
+}
+
+#[tokio::test]
+async fn a_profile_s_avatar_shows_on_ranking_entries_until_a_profile_without_one_replaces_it() {
+    each_store(async |name, e, _| {
+        let b = board(TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        for (m, points) in [("a", 100), ("b", 90), ("c", 80)] {
+            put(e, &b, m, points, 1).await;
+        }
+        let (a, bee) = (MemberId::parse("a").unwrap(), MemberId::parse("b").unwrap());
+        let url = "https://avatars.example/u.png";
+        let now = jiff::Timestamp::now();
+        // The engine answers the profile's URL as it is, http too: which to show is the pages'.
+        e.put_profile(&a, "Ann", Some(url), now).await.unwrap();
+        e.put_profile(&bee, "Bea", Some("http://avatars.example/b.png"), now).await.unwrap();
+        let scope = e.scope(&b.slug, None).await.unwrap();
+        let page = e.ranking_page(&scope, 0, 10).await.unwrap();
+        let want = vec![
+            ("a".to_owned(), Some(url.to_owned())),
+            ("b".to_owned(), Some("http://avatars.example/b.png".to_owned())),
+            ("c".to_owned(), None),
+        ];
+        assert_eq!(avatars_of(&page.entries), want, "{name}: the page");
+        // The member page's standing, and ranks of a list (the other way entries are made).
+        let view = e.member_view(&scope, &a, None, 10).await.unwrap();
+        assert_eq!(view.standing.and_then(|s| s.avatar_url).as_deref(), Some(url), "{name}");
+        let listed = e.ranks_of(&scope, &[a.clone(), MemberId::parse("c").unwrap()]).await.unwrap().value;
+        assert_eq!(avatars_of(&listed), vec![want[0].clone(), want[2].clone()], "{name}: ranks of a list");
+
+        // The profile replaced without an avatar: the name stays, the avatar is gone at once.
+        e.put_profile(&a, "Ann", None, now).await.unwrap();
+        let page = e.ranking_page(&scope, 0, 10).await.unwrap();
+        assert_eq!(avatars_of(&page.entries)[0], ("a".to_owned(), None), "{name}: removed");
+        assert_eq!(page.entries[0].display_name.as_deref(), Some("Ann"), "{name}");
+        let listed = e.ranks_of(&scope, std::slice::from_ref(&a)).await.unwrap().value;
+        assert_eq!(listed[0].avatar_url, None, "{name}: removed from ranks of a list");
+        // Without an avatar the field is left out of the JSON.
+        let json = serde_json::to_value(&page.entries[0]).unwrap();
+        assert!(json.get("avatar_url").is_none(), "{name}: {json}");
+        let json = serde_json::to_value(&page.entries[1]).unwrap();
+        assert_eq!(json["avatar_url"], "http://avatars.example/b.png", "{name}: {json}");
+    })
+    .await;
 }
 
 #[tokio::test]

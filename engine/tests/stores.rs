@@ -200,12 +200,12 @@ async fn profile_changes_come_in_revision_order_and_concurrent_writes_each_take_
         // A rename is the newest change: the member moves to the end, once, with its new name.
         t.ledger.put_profile(&m("a"), "Anna", None, now).await.unwrap();
         let all = t.ledger.profile_changes(0, 10).await.unwrap();
-        let named: Vec<(&str, &str)> = all.iter().map(|(m, n, _)| (m.as_str(), n.as_str())).collect();
+        let named: Vec<(&str, &str)> = all.iter().map(|(m, n, _, _)| (m.as_str(), n.as_str())).collect();
         assert_eq!(named, vec![("b", "Bob"), ("c", "Cy"), ("a", "Anna")], "{}", t.name);
-        assert!(all.windows(2).all(|w| w[0].2 < w[1].2), "{}: revisions rise", t.name);
+        assert!(all.windows(2).all(|w| w[0].3 < w[1].3), "{}: revisions rise", t.name);
         // Paged catch-up: "after the last revision seen" continues exactly where a page ended.
         let first = t.ledger.profile_changes(0, 2).await.unwrap();
-        let rest = t.ledger.profile_changes(first[1].2, 10).await.unwrap();
+        let rest = t.ledger.profile_changes(first[1].3, 10).await.unwrap();
         assert_eq!([first, rest].concat(), all, "{}", t.name);
 
         // Concurrent writers (several connections on PostgreSQL) never share a revision.
@@ -219,11 +219,24 @@ async fn profile_changes_come_in_revision_order_and_concurrent_writes_each_take_
         while let Some(written) = writers.join_next().await {
             written.unwrap().unwrap();
         }
-        let after = t.ledger.profile_changes(all[2].2, 100).await.unwrap();
-        let mut revisions: Vec<i64> = after.iter().map(|(_, _, r)| *r).collect();
+        let after = t.ledger.profile_changes(all[2].3, 100).await.unwrap();
+        let mut revisions: Vec<i64> = after.iter().map(|(_, _, _, r)| *r).collect();
         assert_eq!(after.len(), 40, "{}", t.name);
         revisions.dedup();
         assert_eq!(revisions.len(), 40, "{}: one revision per write", t.name);
+        assert!(all.iter().chain(&after).all(|c| c.2.is_none()), "{}: no avatar was given", t.name);
+
+        // An avatar comes with its profile's change; a profile replaced without one has none.
+        let last = revisions.last().copied().unwrap();
+        let url = "https://avatars.example/b.png";
+        t.ledger.put_profile(&m("b"), "Bob", Some(url), now).await.unwrap();
+        let with = t.ledger.profile_changes(last, 10).await.unwrap();
+        let seen: Vec<_> = with.iter().map(|(m, n, a, _)| (m.as_str(), n.as_str(), a.as_deref())).collect();
+        assert_eq!(seen, vec![("b", "Bob", Some(url))], "{}", t.name);
+        t.ledger.put_profile(&m("b"), "Bob", None, now).await.unwrap();
+        let without = t.ledger.profile_changes(with[0].3, 10).await.unwrap();
+        let seen: Vec<_> = without.iter().map(|(m, _, a, _)| (m.as_str(), a.as_deref())).collect();
+        assert_eq!(seen, vec![("b", None)], "{}: the avatar is gone", t.name);
         t.drop_db().await;
     }
 }

@@ -1,9 +1,12 @@
 //! What every answer carries for the browser's protection, and the page's script policy.
 //!
-//! - `Content-Security-Policy`: only this origin's scripts, styles, images and connections; an
-//!   inline script only with the nonce Leptos gives each rendered page (its hydration loader and
-//!   resource data), and WebAssembly compiled from this origin's bundle. No page may be framed
-//!   (`frame-ancestors 'none'`): the console can never be clickjacked.
+//! - `Content-Security-Policy`: only this origin's scripts, styles and connections; an inline
+//!   script only with the nonce Leptos gives each rendered page (its hydration loader and
+//!   resource data), and WebAssembly compiled from this origin's bundle. Images from this origin,
+//!   `data:` URLs and any https server (`img-src 'self' data: https:`): members' avatars are on
+//!   the host platform's servers (profiles' `avatar_url`); plain http images stay refused (mixed
+//!   content), and pages show https avatars only. No page may be framed (`frame-ancestors
+//!   'none'`): the console can never be clickjacked.
 //! - `X-Frame-Options: DENY` for browsers that predate `frame-ancestors`,
 //!   `X-Content-Type-Options: nosniff`, `Referrer-Policy: same-origin`.
 //! - `Strict-Transport-Security` when the public URL (`--public-url`) is https.
@@ -22,7 +25,7 @@ pub fn policy(nonce: Option<&str>) -> String {
         None => "'self' 'wasm-unsafe-eval'".to_owned(),
     };
     format!(
-        "default-src 'self'; script-src {scripts}; style-src 'self'; img-src 'self' data:; \
+        "default-src 'self'; script-src {scripts}; style-src 'self'; img-src 'self' data: https:; \
          connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; \
          frame-ancestors 'none'"
     )
@@ -73,6 +76,29 @@ impl Headers {
                 header::STRICT_TRANSPORT_SECURITY,
                 https.then(|| HeaderValue::from_static("max-age=31536000")),
             ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::policy;
+
+    /// The sources of `directive` in `csp`, in order.
+    fn sources<'a>(csp: &'a str, directive: &str) -> Vec<&'a str> {
+        let found = csp.split(';').map(str::trim).find(|d| d.split(' ').next() == Some(directive));
+        found.expect(directive).split(' ').skip(1).collect()
+    }
+
+    #[test]
+    fn images_come_from_this_origin_data_urls_and_https_servers_only() {
+        for csp in [policy(None), policy(Some("abc"))] {
+            // Avatars live on the host platform's https servers; an http image is never allowed.
+            assert_eq!(sources(&csp, "img-src"), ["'self'", "data:", "https:"], "{csp}");
+            // Nothing else is opened to other origins with it.
+            for directive in ["default-src", "style-src", "connect-src"] {
+                assert_eq!(sources(&csp, directive), ["'self'"], "{directive}: {csp}");
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The console's server functions: boards, the period console (transitions, late writes, the
-//! settlement and its rewards), the member drill-down (revoke, correct) and the audit trail.
+//! settlement and its rewards; its leaders a page at a time), the member drill-down (revoke,
+//! correct) and the audit trail.
 //!
 //! Every one is registered as `admin_<name>`: the server lets only a signed-in admin reach that
 //! prefix, and each function asks [`admin_actor`](super::admin::admin_actor) again for the name
@@ -22,6 +23,14 @@ use serde::{Deserialize, Serialize};
 
 /// Standings shown on the period console (the API pages through all of them).
 pub const STANDINGS_SHOWN: u64 = 100;
+/// Members per page of the period console's Leaders.
+pub const LEADERS_PAGE: u64 = 20;
+/// The furthest position Leaders reads from, as the REST API's bound on `offset`
+/// (`server/src/rest/params.rs`): past the end of any ranking (a sorted set holds at most
+/// 2^32 - 1 members), and a number the window script still reads exactly. A page asked for
+/// further is read from here: empty, like any page past the end.
+#[cfg(feature = "ssr")]
+const LEADERS_LAST_OFFSET: u64 = u32::MAX as u64;
 /// Audit rows per page of the viewer.
 pub const AUDIT_PAGE: u64 = 50;
 
@@ -37,9 +46,6 @@ pub struct PeriodConsole {
     pub freezes_at: jiff::Timestamp,
     /// The board's periods, newest first, for switching.
     pub periods: Vec<PeriodInfo>,
-    /// The first members of the ranking (live — during a public freeze too —, or from the
-    /// standings once archived).
-    pub leaders: RankingPage,
     /// When the public view was taken, while the period is publicly frozen (contest mode).
     pub public_frozen_at: Option<jiff::Timestamp>,
     /// What "Reveal next" would make public now, in words (while publicly frozen).
@@ -229,7 +235,6 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         freezes_at: info.ends_at + jiff::SignedDuration::from_secs(board.freeze_grace_seconds),
         info,
         periods: engine.periods(&slug).await?,
-        leaders: engine.ranking_page_as(engine::Viewer::Admin, &scope, 0, 20).await?,
         public_frozen_at: engine.public_frozen_at(&slug, key).await?,
         next_reveal: engine.reveal_plan(&scope).await?.map(|plan| next_reveal_words(&plan)),
         late: engine.late_entries(&scope, None).await?,
@@ -241,6 +246,18 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         keep_top: board.keep_top,
         ranking_ttl_days: board.ranking_ttl_days,
     })
+}
+
+/// A page of the period's leaders, [`LEADERS_PAGE`] members from `offset` (a 0-based position):
+/// live — during a public freeze too —, or from the standings once archived. Its own function, so
+/// that paging through Leaders reads only them, not the whole console again. A page past the end
+/// is empty, not an error.
+#[server(endpoint = "admin_leaders")]
+pub async fn read_leaders(board: String, period: String, offset: u64) -> Result<RankingPage, AppError> {
+    super::admin::admin_actor().await?;
+    let scope = scope(board, Some(&period)).await?;
+    let offset = offset.min(LEADERS_LAST_OFFSET);
+    Ok(engine()?.ranking_page_as(engine::Viewer::Admin, &scope, offset, LEADERS_PAGE).await?)
 }
 
 /// What the next reveal step makes public, in the reader's language: "Next: Bob (bob), now #4 on

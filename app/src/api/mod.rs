@@ -24,11 +24,12 @@ pub mod keys;
 pub mod session;
 
 use crate::error::AppError;
-use domain::hot::{HotBoardSummary, HotList};
+use domain::hot::{HotBoardSummary, HotEntry};
 use domain::view::{
     BoardSummary, CursorPage, MemberView, NameMatches, PeriodInfo, RankingPage, RevisionNote,
 };
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 
 /// Entries per page of the board view.
 pub const PAGE_SIZE: u64 = 10;
@@ -84,13 +85,25 @@ pub async fn read_hot_boards() -> Result<Vec<HotBoardSummary>, AppError> {
     Ok(engine()?.hot().summaries().await?)
 }
 
-/// A hot board and its published list (the latest snapshot).
+/// A hot board's published list as its page shows it: the "Updated …" line in the reader's
+/// words (made on the server: the contestants' bundle renders no time), how often a new list
+/// comes, and the entries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HotRows {
+    pub updated: String,
+    pub snapshot_seconds: u64,
+    pub entries: Vec<HotEntry>,
+}
+
+/// A hot board and its published list (the latest snapshot), as the page shows them. The page
+/// reads it once; its island (`pages::hot::HotListIsland`) again each interval while it is open.
 #[server]
-pub async fn read_hot_list(board: String) -> Result<(HotBoardSummary, HotList), AppError> {
+pub async fn read_hot_list(board: String) -> Result<(HotBoardSummary, HotRows), AppError> {
     let engine = engine()?;
     let slug = board_slug(board)?;
     let summary = HotBoardSummary::of(&engine.hot().board(&slug).await?);
-    Ok((summary, engine.hot().top(&slug, domain::hot::SNAPSHOT_ENTRIES).await?))
+    let list = engine.hot().top(&slug, domain::hot::SNAPSHOT_ENTRIES).await?;
+    Ok((summary, crate::pages::hot::hot_rows(crate::i18n::locale(), list)))
 }
 
 /// A period's settlement revisions in words, oldest first (with a member: its standing in each).

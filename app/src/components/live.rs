@@ -209,7 +209,8 @@ mod tests {
     use domain::view::Entry;
 
     fn entry(rank: u64, member: &str) -> Entry {
-        Entry { rank, member: MemberId::parse(member).unwrap(), points: 0, display_name: None, tied: false }
+        let member = MemberId::parse(member).unwrap();
+        Entry { rank, member, points: 0, display_name: None, avatar_url: None, tied: false }
     }
 
     #[test]

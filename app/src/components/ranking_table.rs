@@ -21,8 +21,34 @@ pub fn zone_of(zones: &[Prize], rank: u64) -> Option<(usize, &Prize)> {
     zones.iter().enumerate().find(|(_, p)| (p.from_rank..=p.to_rank).contains(&rank))
 }
 
+/// A member's avatar, `size` pixels square, when the profile's URL is https; else nothing.
+/// An http image would be mixed content on the page, and the policy's `img-src` (`'self' data:
+/// https:`, server/src/security.rs) refuses it anyway: not shown rather than shown broken. The
+/// URL is untrusted text, only ever an attribute value (escaped). Decorative (`alt=""`): the
+/// member's name stands beside it. The size is set in the markup so the row never moves when
+/// the image arrives; no referrer, so the host platform's servers do not learn which page shows it.
+pub fn avatar(url: Option<&str>, size: u32) -> Option<AnyView> {
+    let url = url.filter(|u| u.starts_with("https://"))?.to_owned();
+    Some(
+        view! {
+            <img
+                class="avatar"
+                src=url
+                alt=""
+                width=size
+                height=size
+                loading="lazy"
+                decoding="async"
+                referrerpolicy="no-referrer"
+            />
+        }
+        .into_any(),
+    )
+}
+
 /// Ranked entries as a table: competition ranks with a visible tie marker, names (untrusted
-/// text, always rendered escaped) linking to the member page, points. `highlight` marks one
+/// text, always rendered escaped) linking to the member page after the member's https avatar
+/// ([`avatar`]), points. `highlight` marks one
 /// member (find me); `moved_up` marks members who just moved up (the live table). With
 /// `prizes`, each row that wins a prize has its medal beside the rank and a line marks each
 /// prize boundary (`tr.prize-edge`: the first row of a zone, and the first row past the last);
@@ -78,7 +104,7 @@ pub fn RankingTable(
                 // Keyed by what a row shows, so a row whose rank, points or zone change is drawn again.
                 <For
                     each=rows
-                    key=|(e, zone, edge)| (e.member.clone(), e.rank, e.points, e.tied, e.display_name.clone(), zone.clone(), *edge)
+                    key=|(e, zone, edge)| (e.member.clone(), e.rank, e.points, e.tied, e.display_name.clone(), e.avatar_url.clone(), zone.clone(), *edge)
                     let:row
                 >
                     {
@@ -130,6 +156,7 @@ pub fn RankingTable(
                                     {movement}
                                 </td>
                                 <th scope="row" class="name">
+                                    {avatar(entry.avatar_url.as_deref(), 24)}
                                     <a href=format!("{base}/m/{}", entry.member)>{entry.name().to_owned()}</a>
                                 </th>
                                 <td class="points">{l.points(entry.points, unit)}</td>
@@ -160,6 +187,30 @@ mod tests {
         assert_eq!(zone_of(&zones, 10).map(|(i, _)| medal(i)), Some("bronze"));
         assert_eq!(zone_of(&zones, 11), None);
         assert_eq!(medal(3), "prize");
+    }
+
+    #[test]
+    fn only_an_https_avatar_is_shown_at_its_size_decorative_and_without_a_referrer() {
+        let html = avatar(Some("https://avatars.example/u.png?s=1&t=\"x\""), 24).unwrap().to_html();
+        for attribute in [
+            r#"class="avatar""#,
+            r#"src="https://avatars.example/u.png?s=1&amp;t=&quot;x&quot;""#,
+            r#"alt="""#,
+            r#"width="24""#,
+            r#"height="24""#,
+            r#"loading="lazy""#,
+            r#"decoding="async""#,
+            r#"referrerpolicy="no-referrer""#,
+        ] {
+            assert!(html.contains(attribute), "{attribute} in {html}");
+        }
+        assert!(html.starts_with("<img "), "{html}");
+        assert!(avatar(Some("https://a.example/b.png"), 48).unwrap().to_html().contains(r#"width="48""#));
+        // Mixed content, refused by the policy: nothing rather than a broken image.
+        assert!(avatar(Some("http://avatars.example/u.png"), 24).is_none());
+        assert!(avatar(Some("HTTPS://avatars.example/u.png"), 24).is_none());
+        assert!(avatar(Some("javascript:alert(1)"), 24).is_none());
+        assert!(avatar(None, 24).is_none());
     }
 
     #[test]

@@ -25,12 +25,15 @@
 //! revisions in words (`components::revisions`).
 
 use crate::api::contestant::{MyLive, read_me, read_my_live};
-use crate::api::history::{read_periods_with_winners, read_ranking_distribution};
+use crate::api::history::{
+    LeadersChart, read_leaders_chart, read_periods_with_winners, read_ranking_distribution,
+};
 use crate::api::{
     PAGE_SIZE, PinView, read_after, read_around, read_as_of, read_named, read_periods, read_ranking,
     read_revisions, read_snapshot,
 };
 use crate::components::charts::histogram::Histogram;
+use crate::components::charts::leaders::LeadersRace;
 use crate::components::countdown::CountdownIsland;
 use crate::components::error_view::ErrorView;
 use crate::components::export::{ExportRow, ExportRows};
@@ -204,6 +207,14 @@ pub fn BoardPage() -> impl IntoView {
     let distribution =
         Resource::new(board_period, |(board, period)| read_ranking_distribution(board, Some(period)));
     let results = Resource::new(board, read_periods_with_winners);
+    // The leaders' race: not read for the moment's page (`?at=`), which shows no period charts.
+    let at_moment = move || query.read().get("at").as_deref().and_then(instant).is_some();
+    let leaders = Resource::new(
+        move || (board_period(), at_moment()),
+        |((board, period), then)| async move {
+            if then { None } else { Some(read_leaders_chart(board, Some(period)).await) }
+        },
+    );
     view! {
         <Suspense fallback=move || view! { <p>{tr!(l, "board-loading")}</p> }>
             <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
@@ -217,7 +228,11 @@ pub fn BoardPage() -> impl IntoView {
                     // And so is "me"'s own live standing during a public freeze.
                     let my_live = my_live.await.ok().flatten();
                     // The charts below the ranking say when they could not be read.
-                    let shape = Shape { distribution: distribution.await.ok(), results: results.await.ok() };
+                    let shape = Shape {
+                        distribution: distribution.await.ok(),
+                        leaders: leaders.await.and_then(Result::ok),
+                        results: results.await.ok(),
+                    };
                     loaded.await.map(|loaded| view! { <Board loaded periods me my_live revisions shape/> })
                 })}
             </ErrorBoundary>
@@ -704,26 +719,30 @@ fn NameChoices(asked: String, found: NameMatches, base: String, unit: domain::Un
 /// What the board page shows below the ranking (None: could not be read).
 struct Shape {
     distribution: Option<Distribution>,
+    leaders: Option<LeadersChart>,
     results: Option<Vec<PeriodResult>>,
 }
 
-/// The period's distribution of points, its prizes (and winners once settled) and the board's
-/// past periods.
+/// The period's distribution of points, its leaders' points through it, its prizes (and winners
+/// once settled) and the board's past periods.
 #[component]
 fn PeriodShape(shape: Shape, board: String, unit: domain::Unit) -> impl IntoView {
     let l = crate::i18n::locale();
     let unread = || view! { <p class="error" role="alert">{tr!(l, "board-unread")}</p> };
-    let distribution = match shape.distribution {
+    let (distribution, prizes) = match shape.distribution {
         Some(d) => {
             let period = d.period.to_string();
             let settled = matches!(d.state.as_str(), "settled" | "archived");
-            view! {
-                <Histogram bins=d.bins me=d.me period=period.clone() unit/>
+            let prizes = view! {
                 <h3>{tr!(l, "board-prizes")}</h3>
-                <Prizes prizes=d.prizes winners=d.winners settled board=board.clone() period unit/>
-            }
-            .into_any()
+                <Prizes prizes=d.prizes winners=d.winners settled board=board.clone() period=period.clone() unit/>
+            };
+            (view! { <Histogram bins=d.bins me=d.me period unit/> }.into_any(), Some(prizes))
         }
+        None => (unread().into_any(), None),
+    };
+    let leaders = match shape.leaders {
+        Some(chart) => view! { <LeadersRace chart board=board.clone() unit/> }.into_any(),
         None => unread().into_any(),
     };
     let results = match shape.results {
@@ -734,6 +753,9 @@ fn PeriodShape(shape: Shape, board: String, unit: domain::Unit) -> impl IntoView
         <section class="period-shape" aria-labelledby="shape-heading">
             <h2 id="shape-heading">{tr!(l, "board-shape-heading")}</h2>
             {distribution}
+            <h3>{tr!(l, "chart-leaders-heading")}</h3>
+            {leaders}
+            {prizes}
         </section>
         <section class="past-periods" aria-labelledby="past-heading">
             <h2 id="past-heading">{tr!(l, "board-past-heading")}</h2>

@@ -52,7 +52,7 @@ pub fn HomePage() -> impl IntoView {
                                 {boards.into_iter().map(|b| view! {
                                     <li>
                                         <a href=format!("/hot/{}", b.slug)>{b.title}</a>
-                                        <span class="meta">{format!(" {}", b.window)}</span>
+                                        <span class="meta">{format!(" {}", crate::pages::hot::window_said(l, &b.window_words))}</span>
                                     </li>
                                 }).collect_view()}
                             </ul>

@@ -40,13 +40,15 @@ pub fn HotConsolePage() -> impl IntoView {
 
 #[component]
 fn HotFilterForm(hot: HotConsole, save: ServerAction<SetHotFilter>) -> impl IntoView {
-    let HotConsole { slug, title, window, rules } = hot;
+    // The window in the reader's words, from the rules' numbers (`window` is the API's English).
+    let HotConsole { slug, title, window: _, rules } = hot;
+    let l = crate::i18n::locale();
+    let window = crate::pages::hot::window_said(l, &rules.window_words());
     let filter = rules.filter;
     let blocked = filter.blocked_members.join("\n");
     let hours = filter.min_actor_age_seconds.map(|s| (s / 3_600).to_string()).unwrap_or_default();
     let refused = Signal::derive(move || save.value().get().and_then(Result::err));
     let outcome = Signal::derive(move || save.value().get());
-    let l = crate::i18n::locale();
     view! {
         <h1>{title}</h1>
         <p class="meta" data-testid="hot-window">{format!("{slug} · {window}")}</p>

@@ -10,6 +10,7 @@ use crate::components::charts::history::RankHistory;
 use crate::components::charts::points::PointsChart;
 use crate::components::error_view::ErrorView;
 use crate::components::freeze_banner::{FreezeBanner, freeze_words};
+use crate::components::ranking_table::avatar;
 use crate::components::revisions::RankChanges;
 use crate::i18n::{Clock, Say, tr};
 use domain::TiePolicy;
@@ -18,9 +19,10 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-/// `/b/{board}/{period}/m/{member}`: a member's rank and points, the points to the next ranks,
-/// a chart of their points through the period, the ledger entries behind them ("why this
-/// score"), newest first, and their rank in the board's last periods.
+/// `/b/{board}/{period}/m/{member}`: a member's name (beside their https avatar, if their
+/// profile has one), rank and points, the points to the next ranks, a chart of their points
+/// through the period, the ledger entries behind them ("why this score"), newest first, and
+/// their rank in the board's last periods.
 #[component]
 pub fn MemberPage() -> impl IntoView {
     let params = use_params_map();
@@ -108,6 +110,8 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
     let MemberView { board, period, member, standing, standing_source, entries, older, frozen_at } = v;
     let back = format!("/b/{}/{period}?find={member}", board.slug);
     let name = standing.as_ref().map_or(member.to_string(), |s| s.name().to_owned());
+    // From the same ranking entry as the name: https only (see `avatar`).
+    let face = standing.as_ref().and_then(|s| avatar(s.avatar_url.as_deref(), 48));
     let slug = board.slug.to_string();
     let (targets, chart, periods) = match history {
         Some(h) => {
@@ -138,7 +142,7 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
     view! {
         <Title text=format!("{name} · {}", board.title)/>
         <p><a href=back>{format!("← {} {period}", board.title)}</a></p>
-        <h1>{name.clone()}</h1>
+        <h1>{face}{name.clone()}</h1>
         <p class="meta">{tr!(l, "member-id", member = member.to_string())}</p>
         {frozen_at.map(|at| view! {
             <FreezeBanner words=freeze_words(at, &board.time_zone, &tr!(l, "member-frozen"))/>

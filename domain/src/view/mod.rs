@@ -59,6 +59,11 @@ pub struct Entry {
     /// Untrusted text from the member's profile; absent when there is no profile.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub display_name: Option<String>,
+    /// Untrusted text from the member's profile: the avatar's URL as the host platform sent it
+    /// (http or https); absent when there is no profile or it has no avatar. Pages show https
+    /// avatars only.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub avatar_url: Option<String>,
     /// True when another member has the same rank (only possible under `shared`).
     #[serde(default)]
     pub tied: bool,

@@ -221,14 +221,15 @@ impl Ledger {
     }
 
     /// Up to `limit` profiles changed after revision `after`, in revision order: each member's
-    /// display name as it is now, with the revision of its last change.
+    /// display name and avatar URL (None: the profile has none) as they are now, with the
+    /// revision of its last change.
     pub async fn profile_changes(
         &self,
         after: i64,
         limit: i64,
-    ) -> Result<Vec<(MemberId, String, i64)>, LedgerError> {
+    ) -> Result<Vec<(MemberId, String, Option<String>, i64)>, LedgerError> {
         sqlx::query(
-            "SELECT member, display_name, revision FROM profiles WHERE revision > $1 \
+            "SELECT member, display_name, avatar_url, revision FROM profiles WHERE revision > $1 \
              ORDER BY revision LIMIT $2",
         )
         .bind(after)
@@ -239,7 +240,8 @@ impl Ledger {
         .map(|row| {
             let member = MemberId::parse(row.try_get::<String, _>("member")?)
                 .map_err(|e| LedgerError::Corrupt(e.to_string()))?;
-            Ok((member, row.try_get("display_name")?, row.try_get("revision")?))
+            let avatar: Option<String> = row.try_get("avatar_url")?;
+            Ok((member, row.try_get("display_name")?, avatar, row.try_get("revision")?))
         })
         .collect()
     }

@@ -1,5 +1,6 @@
-//! Reads: rankings from the projection with the board's tie policy, display names joined from
-//! this process's copy of the profiles (`names`), and the ledger entries behind a score.
+//! Reads: rankings from the projection with the board's tie policy, display names and avatars
+//! joined from this process's copy of the profiles (`names`), and the ledger entries behind a
+//! score.
 //!
 //! Paging modes: live offset pages (may shift while a reader pages), snapshot pages (a pinned
 //! copy: stable until it expires), keyset cursor pages (never skip or repeat), and around-me (a
@@ -330,12 +331,14 @@ impl Engine {
             .collect();
         let ids: Vec<MemberId> = present.iter().map(|(m, _, _)| m.clone()).collect();
         let mut names = self.display_names(&ids).await?;
+        let mut avatars = self.avatars(&ids).await?;
         let mut entries: Vec<Entry> = present
             .into_iter()
             .map(|(member, score, rank)| Entry {
                 rank,
                 points: board.codec.points(score),
                 display_name: names.remove(&member),
+                avatar_url: avatars.remove(&member),
                 member,
                 tied: false,
             })
@@ -611,6 +614,7 @@ impl Engine {
         points.truncate(raw.rows.len());
         let members: Vec<_> = raw.rows.iter().map(|(m, _)| m.clone()).collect();
         let mut names = self.display_names(&members).await?;
+        let mut avatars = self.avatars(&members).await?;
         let entries: Vec<Entry> = members
             .into_iter()
             .zip(points)
@@ -618,6 +622,7 @@ impl Engine {
             .map(|((member, points), (rank, tied))| Entry {
                 rank,
                 display_name: names.remove(&member),
+                avatar_url: avatars.remove(&member),
                 member,
                 points,
                 tied,

@@ -1409,6 +1409,7 @@ const PUBLIC_SERVER_FNS: &[(&str, &str)] = &[
     ("read_member_history", "reads a member's public history (the public member page's charts)"),
     ("read_ranking_distribution", "reads a public ranking's distribution, prizes and winners"),
     ("read_periods_with_winners", "reads a board's public periods with their winners"),
+    ("read_leaders_chart", "reads a public ranking's top five and their public points through the period"),
     ("login", "signing in is how one stops being anonymous"),
     ("logout", "ends only the caller's own session"),
     ("signed_in", "says whether the caller is signed in"),

@@ -179,7 +179,18 @@ period-late-writes = Late writes
 period-leaders = Leaders
 period-member-id = Member id
 period-open-member = Open member
-period-top-of = Top of { $period } ({ $total } members)
+period-leaders-loading = Loading the leaders…
+period-leaders-range = Ranks { $first }–{ $last } of { $total }
+period-leaders-one = Rank { $first } of { $total }
+period-leaders-none = No members yet
+period-leaders-pages = Pages of the leaders
+period-leaders-previous = Previous { $count }
+period-leaders-next = Next { $count }
+period-leaders-past-end = No members from rank { $from } on: this period has { $shown } { $count ->
+        [one] member
+       *[other] members
+    }.
+period-leaders-first-page = Back to the first page
 period-no-late = No late writes.
 period-late-caption = Writes that arrived after the period stopped taking them, oldest first
 period-col-id = Id

@@ -177,7 +177,17 @@ period-late-writes = 迟到写入
 period-leaders = 领先者
 period-member-id = 成员 ID
 period-open-member = 查看成员
-period-top-of = { $period } 排名前列（共 { $total } 名成员）
+period-leaders-loading = 正在加载领先者…
+period-leaders-range = 第 { $first }–{ $last } 名，共 { $total } 名
+period-leaders-one = 第 { $first } 名，共 { $total } 名
+period-leaders-none = 还没有成员
+period-leaders-pages = 领先者分页
+period-leaders-previous = 上 { $count } 名
+period-leaders-next = 下 { $count } 名
+period-leaders-past-end = { $count ->
+       *[other] 从第 { $from } 名起没有成员：本周期共有 { $shown } 名成员。
+    }
+period-leaders-first-page = 返回第一页
 period-no-late = 没有迟到写入。
 period-late-caption = 周期停止接收后才到达的写入，最早的在前
 period-col-id = ID

@@ -9,6 +9,7 @@
 
 pub mod histogram;
 pub mod history;
+pub mod leaders;
 pub mod points;
 pub mod sparkline;
 
