@@ -129,6 +129,30 @@ fn every_key_named_is_in_its_catalogue_and_every_key_is_named() {
     assert!(unused.is_empty(), "keys no page names: {unused:?}");
 }
 
+/// Every message of every catalogue parses and, given its arguments, reads as words in each
+/// language: a message Fluent cannot parse is left out of its bundle and would read as its key.
+#[test]
+fn every_message_parses_and_reads_in_each_language() {
+    use fluent_templates::fluent_bundle::FluentResource;
+    for catalogue in ["public", "console"] {
+        for lang in Locale::ALL.map(Locale::tag) {
+            let dir = root().join("locales").join(catalogue).join(lang);
+            for file in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+                if let Err((_, errors)) = FluentResource::try_new(std::fs::read_to_string(&file).unwrap()) {
+                    panic!("{}: {errors:?}", file.display());
+                }
+            }
+        }
+        for (key, names) in messages(&root().join("locales").join(catalogue).join("en")) {
+            let args: HashMap<Cow<'static, str>, FluentValue<'_>> =
+                names.into_iter().map(|n| (Cow::Owned(n), arg("1"))).collect();
+            for locale in Locale::ALL {
+                assert_ne!(lookup(locale, &key, Some(&args)), key, "{catalogue}: {key} in {}", locale.tag());
+            }
+        }
+    }
+}
+
 #[test]
 fn lookups_fill_arguments_in_each_language() {
     assert_eq!(Locale::En.labelled(1_234, domain::Unit::Points), "1\u{202f}234 points");
