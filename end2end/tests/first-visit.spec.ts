@@ -128,14 +128,15 @@ test("the contestants' bundle carries no console code; the console's does", asyn
   expect(mine).not.toContain('admin_settle');
   expect(mine.length).toBeLessThan(theirs.length * 0.8);
   // Contestant pages are server components with islands: the only server functions their bundle
-  // can call are the ranking's "Show more" and "Load more", and the hot page's list, which its
-  // island reads again each interval while the page is open (`read_hot_list`, the page's own
-  // read: the list is what changes) — none of the other pages' reads, no pin.
-  for (const name of ['read_ranking', 'read_after', 'read_hot_list']) {
+  // can call are the ranking's "Show more" (keyset pages, `read_after`), and the hot page's list,
+  // which its island reads again each interval while the page is open (`read_hot_list`, the
+  // page's own read: the list is what changes) — none of the other pages' reads, no pin.
+  for (const name of ['read_after', 'read_hot_list']) {
     expect(mine, name).toContain(`/api/${name}`);
   }
-  for (const name of ['read_around', 'read_snapshot', 'read_periods', 'read_revisions', 'read_member',
-    'read_boards', 'read_me', 'read_my_live', 'claim_link', 'pin_view', 'read_ranking_distribution']) {
+  for (const name of ['read_ranking', 'read_around', 'read_snapshot', 'read_periods', 'read_revisions',
+    'read_member', 'read_boards', 'read_me', 'read_my_live', 'claim_link', 'pin_view',
+    'read_ranking_distribution', 'read_leaders_chart']) {
     expect(mine, name).not.toContain(`/api/${name}`);
     expect(theirs, name).toContain(`/api/${name}`);
   }

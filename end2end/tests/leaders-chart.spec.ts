@@ -80,7 +80,8 @@ test('the board page charts the leaders’ points through the period, one line e
   await expect(rows).toHaveCount(3);
   for (const [i, member] of [ann, ben, cat].entries()) {
     const row = rows.nth(i);
-    await expect(row).toHaveAttribute('data-member', member);
+    // `data-leader`, not `data-member`: `tr[data-member]` is the ranking's rows.
+    await expect(row).toHaveAttribute('data-leader', member);
     await expect(row.locator('td').nth(0)).toHaveText(String(i + 1));
     await expect(row.locator('td').nth(1)).toHaveText(member);
     await expect(row.locator('td').nth(2)).toHaveText(String(points[member]));

@@ -169,7 +169,7 @@ pub fn LeadersRace(
             let member = line.standing.member.to_string();
             let changed = line.steps.last().map(|(at, _)| l.time(*at, &zone, Clock::Second));
             view! {
-                <tr data-member=member.clone()>
+                <tr data-leader=member.clone()>
                     <td class="num">{line.standing.rank}</td>
                     <td><a href=format!("/b/{board}/{period}/m/{member}")>{line.standing.name().to_owned()}</a></td>
                     <td class="num">{l.points(last_points(line), unit)}</td>
@@ -287,7 +287,7 @@ mod tests {
                 svg.contains(&format!(r#"data-member="{member}" data-points="{points}""#)),
                 "{member}: {out}"
             );
-            assert!(out.contains(&format!(r#"<tr data-member="{member}">"#)), "{member}");
+            assert!(out.contains(&format!(r#"<tr data-leader="{member}">"#)), "{member}");
         }
         // The axis runs 0 → 60 minutes over x 44 → 468 and 0 → 60 points over y 174 → 12. bo's
         // line starts at his first step, climbs at his second and runs on to now at 45 points.
