@@ -6,12 +6,10 @@ chart-leaders-empty = Nobody has points in { $period } yet.
 chart-leaders-label = { $count ->
     [one] Points of the leader of { $period } through the period: { $leaders }.
    *[other] Points of the top { $count } of { $period } through the period: { $leaders }.
-}{ $truncated }{ $frozen }
+}{ $truncated }
 chart-leaders-item = { $name } ({ $points })
 chart-leaders-separator = {", "}
 chart-leaders-truncated = {" "}Some lines show the first entries only.
-chart-leaders-frozen = {" "}The public view was taken at { $time }: the lines stop there until the reveal.
-chart-leaders-freeze-mark = public freeze
 chart-leaders-tip = { $rank }. { $name }: { $points }
 chart-leaders-caption = The leaders of { $period } and where their lines end
 chart-leaders-changes = Changes

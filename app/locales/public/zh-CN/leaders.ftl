@@ -4,12 +4,10 @@ chart-leaders-heading = 领先者的积分走势
 chart-leaders-empty = { $period } 还没有人获得积分。
 chart-leaders-label = { $count ->
    *[other] { $period } 前 { $count } 名在本周期内的积分：{ $leaders }。
-}{ $truncated }{ $frozen }
+}{ $truncated }
 chart-leaders-item = { $name }（{ $points }）
 chart-leaders-separator = 、
 chart-leaders-truncated = 部分曲线只显示最早的记录。
-chart-leaders-frozen = 公开视图取自 { $time }：揭晓之前，曲线止于此处。
-chart-leaders-freeze-mark = 公开冻结
 chart-leaders-tip = 第 { $rank } 名 { $name }：{ $points }
 chart-leaders-caption = { $period } 的领先者及其曲线终点的积分
 chart-leaders-changes = 变化次数

@@ -2,7 +2,9 @@
 //! of their points through the period, as `api::history::read_leaders_chart` reads them (the
 //! member page's replay of each one's entries, thinned to what the chart can draw). The axis is
 //! the period from its start to now (or its end, once over), in the board's zone; during a public
-//! freeze the lines stop at the freeze, which is marked, as the public sees nothing after it.
+//! freeze it ends at the freeze, so the chart is the one the freeze's moment drew: like the rest
+//! of the page, it says nothing during a freeze but the banner does (no mark, no words: the
+//! public-freeze test in `server/src/rest/tests.rs` holds every page byte for byte).
 //!
 //! Five lines must be told apart by anyone: each has its colour (the Okabe–Ito palette, a lighter
 //! shade in the dark scheme: `style/main.css`, `--leader-N`), its dash pattern and the shape of
@@ -76,10 +78,10 @@ pub fn LeadersRace(
             .into_any();
     }
     let frame = Frame::WIDE;
-    // The axis runs to now, or to the period's end once it is over; the lines to there too, or to
-    // the public freeze, after which the public sees nothing.
-    let axis_end = chart.read_at.min(chart.until).max(chart.from);
-    let lines_end = chart.frozen_at.map_or(axis_end, |f| f.clamp(chart.from, axis_end));
+    // The axis and the lines run to now, or to the period's end once it is over, or to the public
+    // freeze, after which the public sees nothing.
+    let axis_end = [Some(chart.read_at), Some(chart.until), chart.frozen_at].into_iter().flatten().min();
+    let axis_end = axis_end.expect("an end").max(chart.from);
     let points = chart
         .leaders
         .iter()
@@ -91,7 +93,7 @@ pub fn LeadersRace(
     let y = frame.y((marks[0] as f64, *marks.last().expect("a tick") as f64));
     let seconds = |at: jiff::Timestamp| at.as_millisecond() as f64 / 1000.0;
     let x = frame.x((seconds(chart.from), seconds(axis_end)));
-    let along = |at: jiff::Timestamp| x.at(seconds(at.clamp(chart.from, lines_end)));
+    let along = |at: jiff::Timestamp| x.at(seconds(at.clamp(chart.from, axis_end)));
     let time = |at: jiff::Timestamp| l.time(at, &zone, Clock::Short);
     let truncated = chart.leaders.iter().any(|line| line.truncated);
     let label = tr!(
@@ -101,7 +103,6 @@ pub fn LeadersRace(
         period = period.clone(),
         leaders = in_words(l, &chart, unit),
         truncated = if truncated { tr!(l, "chart-leaders-truncated") } else { String::new() },
-        frozen = chart.frozen_at.map(|f| tr!(l, "chart-leaders-frozen", time = time(f))).unwrap_or_default(),
     );
     // The lines from the last place up, so the leader's is drawn on top.
     let lines = chart
@@ -118,7 +119,7 @@ pub fn LeadersRace(
                 for (at, points) in &line.steps[1..] {
                     d.push_str(&format!(" H{} V{}", coord(along(*at)), coord(y.at(*points as f64))));
                 }
-                d.push_str(&format!(" H{}", coord(along(lines_end))));
+                d.push_str(&format!(" H{}", coord(along(axis_end))));
                 view! { <path class="race" d=d stroke-dasharray=DASHES[place % DASHES.len()]></path> }
             });
             let tip = tr!(
@@ -132,20 +133,11 @@ pub fn LeadersRace(
                 <g class=class_of(place) data-member=line.standing.member.to_string() data-points=end.to_string()>
                     <title>{tip}</title>
                     {path}
-                    <path class="end" d=mark(place, along(lines_end), y.at(end as f64))></path>
+                    <path class="end" d=mark(place, along(axis_end), y.at(end as f64))></path>
                 </g>
             }
         })
         .collect_view();
-    let freeze = chart.frozen_at.map(|f| {
-        let at = coord(along(f));
-        view! {
-            <g class="axis frozen">
-                <line x1=at.clone() x2=at.clone() y1=coord(frame.top()) y2=coord(frame.bottom())></line>
-                <text x=at y=coord(frame.top() - 2.0) text-anchor="end">{tr!(l, "chart-leaders-freeze-mark")}</text>
-            </g>
-        }
-    });
     let key = chart
         .leaders
         .iter()
@@ -190,7 +182,6 @@ pub fn LeadersRace(
             <svg viewBox=frame.view_box() role="img" aria-label=aria preserveAspectRatio="xMidYMid meet">
                 <title>{label.clone()}</title>
                 <YAxis frame y ticks=marks/>
-                {freeze}
                 {lines}
                 <g class="axis">
                     <text x=coord(frame.left()) y=coord(frame.height - 6.0)>{first_time}</text>
@@ -304,12 +295,10 @@ mod tests {
     #[test]
     fn a_public_freeze_stops_the_lines_and_nobody_yet_is_said() {
         let out = html(chart(vec![line(1, "bo", &[(10, 30)])], Some(at(30))));
-        assert!(
-            out.contains("public freeze") && out.contains("The public view was taken at 01-15 08:30"),
-            "{out}"
-        );
-        // The line runs to the freeze (x = 44 + 424 / 2), not to now.
-        assert_eq!(path_of(&out, "bo"), "M114.7 12 H256");
+        // The axis ends at the freeze, not now: the chart the freeze's moment drew, with no word
+        // of the freeze (the banner says it).
+        assert!(out.contains("01-15 08:30</text>") && !out.contains("freeze"), "{out}");
+        assert_eq!(path_of(&out, "bo"), "M185.3 12 H468");
         let empty = html(chart(Vec::new(), None));
         assert!(empty.contains("Nobody has points in 2027-W02 yet.") && !empty.contains("<svg"), "{empty}");
     }
@@ -327,7 +316,6 @@ mod tests {
                 period = "2027-W02",
                 leaders = leaders,
                 truncated = "",
-                frozen = ""
             )
         };
         assert_eq!(
