@@ -3,9 +3,9 @@ import { cli, createAdmin } from './support';
 
 // A hot board on the real binary: hits arrive through the API, the server's snapshot job
 // publishes a list every 5 s, and the page shows the second list's rank changes and "new" entry;
-// an open page follows each new list without a reload, and an entry that overtakes another shows
-// its arrow with its words; an admin creates a hot board in the console and sets its hit filter,
-// and the hits the filter refuses answer `filtered`.
+// an open page follows each new list without a reload (and can be paused), and an entry that
+// overtakes another shows its arrow with its words; an admin creates a hot board in the console
+// and sets its hit filter, and the hits the filter refuses answer `filtered`.
 
 const slug = 'e2e-hot';
 
@@ -126,6 +126,20 @@ test('an open hot page follows each new list without a reload, and an overtaking
   await expect(page.getByTestId('updated')).not.toHaveText(moved, { timeout: 20_000 });
   await expect(row('beta').locator('[data-change]')).toHaveText('▲1');
   expect(await page.evaluate(() => (window as any).sameDocument)).toBe(true);
+
+  // Updates can be paused (WCAG 2.2.2): no read while paused, and they go on once resumed.
+  const pause = page.getByTestId('hot-pause');
+  await expect(pause).toHaveText('Pause updates');
+  await pause.click();
+  await expect(pause).toHaveAttribute('aria-pressed', 'true');
+  await expect(pause).toHaveText('Resume updates');
+  let reads = 0;
+  page.on('request', (r) => { if (r.url().includes('/api/read_hot_list')) reads += 1; });
+  await page.waitForTimeout(11_000);
+  expect(reads, 'reads while paused').toBe(0);
+  await pause.click();
+  await expect(pause).toHaveAttribute('aria-pressed', 'false');
+  await expect.poll(() => reads, { timeout: 12_000 }).toBeGreaterThan(0);
 });
 
 test('an admin creates a hot board in the console and sets its filter; the hits it refuses answer filtered', async ({ page, request }) => {

@@ -107,12 +107,34 @@ pub fn HotListIsland(
     // In the browser, the page's `<html lang>`.
     let l = crate::i18n::locale();
     let rows = RwSignal::new(rows);
+    // A list that updates itself can be paused (WCAG 2.2.2): the button shows only once the
+    // island runs, as only then does the list update.
+    let paused = RwSignal::new(false);
+    let running = RwSignal::new(false);
+    Effect::new(move |_| running.set(true));
     #[cfg(feature = "hydrate")]
-    browser::refresh(board.clone(), rows);
+    browser::refresh(board.clone(), rows, paused);
+    let pause = move || {
+        running.get().then(|| {
+            view! {
+                " "
+                <button
+                    type="button"
+                    class="secondary"
+                    aria-pressed=move || paused.get().to_string()
+                    on:click=move |_| paused.update(|p| *p = !*p)
+                    data-testid="hot-pause"
+                >
+                    {move || if paused.get() { tr!(l, "hot-resume") } else { tr!(l, "hot-pause") }}
+                </button>
+            }
+        })
+    };
     view! {
         <p class="meta" data-testid="updated">
             {move || rows.with(|r| r.updated.clone())} " "
             <a href=format!("/hot/{board}")>{tr!(l, "hot-refresh")}</a>
+            {pause}
         </p>
         {move || rows.with(|r| table(l, &r.entries, &window))}
     }
@@ -173,8 +195,9 @@ mod browser {
     /// [`MIN_REFRESH`]) and puts it in `rows`. The timer stops when the island goes (the
     /// effect's cleanup); a read still under way then finds the signal gone and drops its
     /// answer. One read at a time: a slow answer is not asked for again meanwhile. A failed read
-    /// keeps the rows shown, whose "Updated …" line says how old they are.
-    pub(super) fn refresh(board: String, rows: RwSignal<HotRows>) {
+    /// keeps the rows shown, whose "Updated …" line says how old they are. While `paused`, no
+    /// read is made.
+    pub(super) fn refresh(board: String, rows: RwSignal<HotRows>, paused: RwSignal<bool>) {
         let seconds = rows.with_untracked(|r| r.snapshot_seconds);
         let every = std::time::Duration::from_secs(seconds).max(MIN_REFRESH);
         // Effects run only in the browser, after hydration.
@@ -182,7 +205,7 @@ mod browser {
             let board = board.clone();
             let busy = Rc::new(Cell::new(false));
             let read = move || {
-                if busy.replace(true) {
+                if paused.get_untracked() || busy.replace(true) {
                     return;
                 }
                 let (board, busy) = (board.clone(), busy.clone());
