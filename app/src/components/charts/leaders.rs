@@ -11,7 +11,7 @@
 //! the mark at its end, repeated in the key below the chart with the member's name. The table in
 //! the chart's `<details>` says the same numbers for screen readers.
 
-use super::{Frame, YAxis, coord, ticks};
+use super::{Frame, TimeAxis, YAxis, coord, ticks};
 use crate::api::history::LeadersChart;
 use crate::i18n::{Clock, Locale, Say, tr};
 use domain::Sort;
@@ -183,10 +183,7 @@ pub fn LeadersRace(
                 <title>{label.clone()}</title>
                 <YAxis frame y ticks=marks/>
                 {lines}
-                <g class="axis">
-                    <text x=coord(frame.left()) y=coord(frame.height - 6.0)>{first_time}</text>
-                    <text x=coord(frame.right()) y=coord(frame.height - 6.0) text-anchor="end">{last_time}</text>
-                </g>
+                <TimeAxis frame first=first_time last=last_time/>
             </svg>
             <figcaption>
                 {label}

@@ -140,6 +140,19 @@ pub fn coord(v: f64) -> String {
     text.strip_suffix(".0").map(str::to_owned).unwrap_or(text)
 }
 
+/// The time under a chart's span: its first instant's words at the left end, its last's at the
+/// right.
+#[component]
+pub fn TimeAxis(frame: Frame, first: String, last: String) -> impl IntoView {
+    let y = coord(frame.height - 6.0);
+    view! {
+        <g class="axis">
+            <text x=coord(frame.left()) y=y.clone()>{first}</text>
+            <text x=coord(frame.right()) y=y text-anchor="end">{last}</text>
+        </g>
+    }
+}
+
 /// Horizontal grid lines at `ticks` of the vertical scale `y`, labelled on the left. (Inside an
 /// `svg role="img"`: the chart's label and text say the numbers.)
 #[component]

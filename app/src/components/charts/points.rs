@@ -4,7 +4,7 @@
 //! made after the period's end (a correction after settlement) is drawn at its end, and the
 //! table says when it was made.
 
-use super::{Frame, YAxis, coord, ticks};
+use super::{Frame, TimeAxis, YAxis, coord, ticks};
 use crate::i18n::{Clock, Locale, Say, tr};
 use domain::view::PointStep;
 use leptos::prelude::*;
@@ -153,10 +153,7 @@ pub fn PointsChart(
                 <YAxis frame y ticks=marks/>
                 <path class="line" d=path></path>
                 {marks_view}
-                <g class="axis">
-                    <text x=coord(frame.left()) y=coord(frame.height - 6.0)>{first_time}</text>
-                    <text x=coord(frame.right()) y=coord(frame.height - 6.0) text-anchor="end">{last_time}</text>
-                </g>
+                <TimeAxis frame first=first_time last=last_time/>
             </svg>
             <figcaption>
                 {label}
