@@ -66,13 +66,16 @@ impl Engine {
         Ok(of(&copy.by_member, members))
     }
 
-    /// Avatar URLs of `members` (absent: no profile, or a profile without one), from the same
-    /// copy as [`Engine::display_names`] and as fresh: a page that asks for both after each other
-    /// asks the ledger at most once. Untrusted text, http or https as the profile gave it.
-    pub async fn avatars(&self, members: &[MemberId]) -> Result<HashMap<MemberId, String>, EngineError> {
+    /// [`Engine::display_names`] of `members` and their avatar URLs (absent: no profile, or a
+    /// profile without one), from one look at the copy: what a ranking page joins. Avatars are
+    /// untrusted text, http or https as the profile gave it.
+    pub(crate) async fn names_and_avatars(
+        &self,
+        members: &[MemberId],
+    ) -> Result<(HashMap<MemberId, String>, HashMap<MemberId, String>), EngineError> {
         self.level_names().await?;
         let copy = self.names.copy.read().expect("names");
-        Ok(of(&copy.avatars, members))
+        Ok((of(&copy.by_member, members), of(&copy.avatars, members)))
     }
 
     /// Brings the copy level with the ledger when it is older than [`NAME_SYNC_INTERVAL`].

@@ -12,8 +12,6 @@ use serde::{Deserialize, Serialize};
 pub struct HotConsole {
     pub slug: String,
     pub title: String,
-    /// The window in words.
-    pub window: String,
     pub rules: HotRules,
 }
 
@@ -22,12 +20,7 @@ pub async fn read_hot_console(board: String) -> Result<HotConsole, AppError> {
     super::admin::admin_actor().await?;
     let slug = domain::BoardSlug::parse(board).map_err(|e| AppError::Invalid(e.to_string()))?;
     let board = super::engine()?.hot().board(&slug).await?;
-    Ok(HotConsole {
-        slug: board.slug.to_string(),
-        title: board.title.clone(),
-        window: board.rules.describe(),
-        rules: board.rules,
-    })
+    Ok(HotConsole { slug: board.slug.to_string(), title: board.title.clone(), rules: board.rules })
 }
 
 /// Replaces a hot board's filter from the console's form: a checkbox (absent when unticked), the

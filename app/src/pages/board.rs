@@ -671,11 +671,6 @@ pub fn Rows(
     }
 }
 
-/// Points with their word, in the board's unit: "1 234 points", or a time ("1:02.345").
-pub fn shown(points: i64, unit: domain::Unit) -> String {
-    crate::i18n::Say::labelled(crate::i18n::locale(), points, unit)
-}
-
 /// How the board's order is said under the ranking: nothing for the usual "more is better".
 pub fn order_words(l: Locale, sort: domain::Sort, unit: domain::Unit) -> Option<String> {
     match (sort, unit) {

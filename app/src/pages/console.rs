@@ -264,7 +264,7 @@ fn ConsoleHotBoards() -> impl IntoView {
                             {boards.into_iter().map(|b| view! {
                                 <li data-board=b.slug.to_string()>
                                     <a href=format!("/admin/hot/{}", b.slug)>{b.title}</a>
-                                    <span class="meta">{format!(" {} · {}", b.slug, b.window)}</span>
+                                    <span class="meta">{format!(" {} · {}", b.slug, crate::pages::hot::window_said(l, &b.window_words))}</span>
                                 </li>
                             }).collect_view()}
                         </ul>

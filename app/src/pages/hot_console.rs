@@ -1,5 +1,5 @@
 //! The console's hot board, `/admin/hot/{board}` (server functions `admin_hot_board` and
-//! `admin_set_hot_filter` in `api::hot_filter`): the board's window and rules, and the form that
+//! `admin_set_hot_filter` in `api::hot_console`): the board's window and rules, and the form that
 //! replaces its hit filter — the one rule that may change after creation.
 
 use crate::api::hot_console::{HotConsole, SetHotFilter, read_hot_console};
@@ -40,8 +40,8 @@ pub fn HotConsolePage() -> impl IntoView {
 
 #[component]
 fn HotFilterForm(hot: HotConsole, save: ServerAction<SetHotFilter>) -> impl IntoView {
-    // The window in the reader's words, from the rules' numbers (`window` is the API's English).
-    let HotConsole { slug, title, window: _, rules } = hot;
+    // The window in the reader's words, from the rules' numbers.
+    let HotConsole { slug, title, rules } = hot;
     let l = crate::i18n::locale();
     let window = crate::pages::hot::window_said(l, &rules.window_words());
     let filter = rules.filter;

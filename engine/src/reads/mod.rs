@@ -330,8 +330,7 @@ impl Engine {
             .filter_map(|(m, f)| f.map(|(score, rank)| (m.clone(), score, rank)))
             .collect();
         let ids: Vec<MemberId> = present.iter().map(|(m, _, _)| m.clone()).collect();
-        let mut names = self.display_names(&ids).await?;
-        let mut avatars = self.avatars(&ids).await?;
+        let (mut names, mut avatars) = self.names_and_avatars(&ids).await?;
         let mut entries: Vec<Entry> = present
             .into_iter()
             .map(|(member, score, rank)| Entry {
@@ -613,8 +612,7 @@ impl Engine {
         let tied = ranking::ties(&ranks, raw.ahead < raw.offset);
         points.truncate(raw.rows.len());
         let members: Vec<_> = raw.rows.iter().map(|(m, _)| m.clone()).collect();
-        let mut names = self.display_names(&members).await?;
-        let mut avatars = self.avatars(&members).await?;
+        let (mut names, mut avatars) = self.names_and_avatars(&members).await?;
         let entries: Vec<Entry> = members
             .into_iter()
             .zip(points)
