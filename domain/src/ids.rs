@@ -12,19 +12,37 @@ use std::fmt;
 #[error("{kind} {problem}")]
 pub struct IdError {
     pub kind: &'static str,
-    pub problem: String,
+    pub problem: IdProblem,
 }
 
-fn check(kind: &'static str, s: &str, max: usize, allowed: &str, ok: fn(u8) -> bool) -> Result<(), IdError> {
-    let fail = |problem: String| Err(IdError { kind, problem });
+/// What is wrong with a refused identifier, typed so that each reader words it (the API in
+/// English through `Display`, the pages from their catalogue).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IdProblem {
+    #[error("must not be empty")]
+    Empty,
+    #[error("must be at most {max} bytes, got {got}")]
+    TooLong { max: usize, got: usize },
+    #[error("may only contain {allowed}, found {found:?}")]
+    Forbidden { allowed: &'static str, found: char },
+}
+
+fn check(
+    kind: &'static str,
+    s: &str,
+    max: usize,
+    allowed: &'static str,
+    ok: fn(u8) -> bool,
+) -> Result<(), IdError> {
+    let fail = |problem| Err(IdError { kind, problem });
     if s.is_empty() {
-        return fail("must not be empty".into());
+        return fail(IdProblem::Empty);
     }
     if s.len() > max {
-        return fail(format!("must be at most {max} bytes, got {}", s.len()));
+        return fail(IdProblem::TooLong { max, got: s.len() });
     }
-    if let Some(c) = s.chars().find(|c| !c.is_ascii() || !ok(*c as u8)) {
-        return fail(format!("may only contain {allowed}, found {c:?}"));
+    if let Some(found) = s.chars().find(|c| !c.is_ascii() || !ok(*c as u8)) {
+        return fail(IdProblem::Forbidden { allowed, found });
     }
     Ok(())
 }
@@ -111,7 +129,7 @@ mod tests {
 
     #[test]
     fn member_ids_refuse_empty_long_and_foreign_characters() {
-        assert_eq!(MemberId::parse("").unwrap_err().problem, "must not be empty");
+        assert_eq!(MemberId::parse("").unwrap_err().problem, IdProblem::Empty);
         assert!(MemberId::parse("x".repeat(65)).is_err());
         assert!(MemberId::parse("u 1").is_err());
         assert!(MemberId::parse("ü").is_err());

@@ -50,7 +50,7 @@ pub mod write;
 
 pub use board::Board;
 pub use error::ErrorCode;
-pub use ids::{BoardSlug, EventId, IdError, MemberId};
+pub use ids::{BoardSlug, EventId, IdError, IdProblem, MemberId};
 pub use kinds::{Cadence, Operator, Sort, TiePolicy, Unit};
 pub use lifecycle::{State, Transition};
 pub use period::{PeriodError, PeriodKey, PeriodSpan};

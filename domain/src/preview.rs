@@ -247,36 +247,52 @@ pub enum PreviewChange {
     RevokeMember(MemberId),
 }
 
-/// The changes in words, for the people a revision concerns: "1 entry revoked, 2 corrections"
-/// (each kind once, in the order the kinds first appear).
-pub fn describe(changes: &[PreviewChange]) -> String {
-    let mut counts: Vec<(&'static str, usize)> = Vec::new();
-    for change in changes {
-        let kind = match change {
-            PreviewChange::Revoke(_) => "entry revoked",
-            PreviewChange::RevokeMember(_) => "member's entries revoked",
-            PreviewChange::Correct { .. } => "correction",
-            PreviewChange::AcceptLate(_) => "late write accepted",
-            PreviewChange::RejectLate(_) => "late write rejected",
-            PreviewChange::Hide(_) => "member hidden",
-            PreviewChange::Unhide(_) => "member shown again",
-        };
-        match counts.iter_mut().find(|(k, _)| *k == kind) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((kind, 1)),
+/// Which kind of change a preview makes, as a revision's summary counts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Revoke,
+    RevokeMember,
+    Correct,
+    AcceptLate,
+    RejectLate,
+    Hide,
+    Unhide,
+}
+
+impl ChangeKind {
+    pub fn of(change: &PreviewChange) -> ChangeKind {
+        match change {
+            PreviewChange::Revoke(_) => ChangeKind::Revoke,
+            PreviewChange::RevokeMember(_) => ChangeKind::RevokeMember,
+            PreviewChange::Correct { .. } => ChangeKind::Correct,
+            PreviewChange::AcceptLate(_) => ChangeKind::AcceptLate,
+            PreviewChange::RejectLate(_) => ChangeKind::RejectLate,
+            PreviewChange::Hide(_) => ChangeKind::Hide,
+            PreviewChange::Unhide(_) => ChangeKind::Unhide,
         }
     }
-    let word = |kind: &str, n: usize| match (kind, n) {
-        (k, 1) => format!("1 {k}"),
-        ("entry revoked", n) => format!("{n} entries revoked"),
-        ("member's entries revoked", n) => format!("{n} members' entries revoked"),
-        ("correction", n) => format!("{n} corrections"),
-        ("late write accepted", n) => format!("{n} late writes accepted"),
-        ("late write rejected", n) => format!("{n} late writes rejected"),
-        ("member hidden", n) => format!("{n} members hidden"),
-        (_, n) => format!("{n} members shown again"),
-    };
-    counts.iter().map(|(k, n)| word(k, *n)).collect::<Vec<_>>().join(", ")
+}
+
+/// How many changes of one kind a revision made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeCount {
+    pub kind: ChangeKind,
+    pub count: usize,
+}
+
+/// The changes counted by kind, for the people a revision concerns (each kind once, in the order
+/// the kinds first appear); the UI words them in the reader's language ("1 entry revoked, 2
+/// corrections").
+pub fn summarize(changes: &[PreviewChange]) -> Vec<ChangeCount> {
+    let mut counts: Vec<ChangeCount> = Vec::new();
+    for kind in changes.iter().map(ChangeKind::of) {
+        match counts.iter_mut().find(|c| c.kind == kind) {
+            Some(c) => c.count += 1,
+            None => counts.push(ChangeCount { kind, count: 1 }),
+        }
+    }
+    counts
 }
 
 /// How many standings a comparison reads at once.
@@ -572,7 +588,7 @@ mod tests {
     }
 
     #[test]
-    fn changes_are_described_by_kind_in_the_order_they_first_appear() {
+    fn changes_are_counted_by_kind_in_the_order_they_first_appear() {
         let e = |id: &str| crate::ids::EventId::parse(id).unwrap();
         let changes = [
             PreviewChange::Revoke(e("e1")),
@@ -580,9 +596,13 @@ mod tests {
             PreviewChange::Revoke(e("e2")),
             PreviewChange::Hide(m("u2")),
         ];
-        assert_eq!(describe(&changes), "2 entries revoked, 1 correction, 1 member hidden");
-        assert_eq!(describe(&changes[..1]), "1 entry revoked");
-        assert_eq!(describe(&[]), "");
+        let count = |kind, count| ChangeCount { kind, count };
+        assert_eq!(
+            summarize(&changes),
+            [count(ChangeKind::Revoke, 2), count(ChangeKind::Correct, 1), count(ChangeKind::Hide, 1)]
+        );
+        assert_eq!(summarize(&changes[..1]), [count(ChangeKind::Revoke, 1)]);
+        assert_eq!(summarize(&[]), []);
     }
 
     #[test]

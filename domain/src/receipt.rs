@@ -18,6 +18,11 @@ use crate::settlement::{Standing, canonical_text};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+mod finding;
+mod verify;
+pub use finding::{Finding, ProofError, Side, Source};
+pub use verify::{EXPORT_RECEIPTS_VERSION, Report, verify_export, verify_json, verify_receipt};
+
 /// The ranking of a board's own standings.
 pub const BOARD_RANKING: &str = "board";
 /// The `format` of a receipt; [`RECEIPT_VERSION`] rises with any change of its shape.
@@ -230,9 +235,9 @@ impl Tree {
 
 /// The root a leaf and its proof lead to, if the proof has the length its index and the leaf
 /// count call for.
-fn root_of(p: &Proven, leaves: u64) -> Result<String, String> {
+fn root_of(p: &Proven, leaves: u64) -> Result<String, ProofError> {
     if p.index >= leaves {
-        return Err(format!("leaf index {} is not below the leaf count {leaves}", p.index));
+        return Err(ProofError::IndexOutOfRange { index: p.index, leaves });
     }
     let mut h = p.leaf.hash();
     let (mut i, mut width) = (p.index, leaves);
@@ -240,15 +245,15 @@ fn root_of(p: &Proven, leaves: u64) -> Result<String, String> {
     while width > 1 {
         let sibling = i ^ 1;
         if sibling < width {
-            let step = steps.next().ok_or("the proof is shorter than the tree is high")?;
-            let s = unhex(step).ok_or_else(|| format!("proof step {step:?} is not 32 bytes of hex"))?;
+            let step = steps.next().ok_or(ProofError::TooShort)?;
+            let s = unhex(step).ok_or_else(|| ProofError::NotHex { step: step.clone() })?;
             h = if i % 2 == 1 { node(&s, &h) } else { node(&h, &s) };
         }
         i /= 2;
         width = width.div_ceil(2);
     }
     if steps.next().is_some() {
-        return Err("the proof is longer than the tree is high".into());
+        return Err(ProofError::TooLong);
     }
     Ok(hex(&h))
 }
@@ -328,267 +333,6 @@ impl Receipt {
     }
 }
 
-/// What a verifier found: the facts that hold and the ones that do not.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Report {
-    /// `receipt` or `export`.
-    pub kind: String,
-    pub holds: Vec<String>,
-    pub fails: Vec<String>,
-}
-
-impl Report {
-    /// Whether everything checked holds.
-    pub fn ok(&self) -> bool {
-        self.fails.is_empty() && !self.holds.is_empty()
-    }
-
-    fn check(&mut self, holds: bool, fact: impl Into<String>, failure: impl FnOnce() -> String) {
-        if holds { self.holds.push(fact.into()) } else { self.fails.push(failure()) }
-    }
-}
-
-/// Checks a receipt offline: its leaf (or the absence) against its root, and the chain of links
-/// from its revision to the latest one it names.
-pub fn verify_receipt(r: &Receipt) -> Report {
-    let mut report = Report { kind: "receipt".into(), ..Report::default() };
-    if r.format != RECEIPT_FORMAT || r.format_version != RECEIPT_VERSION {
-        report.fails.push(format!(
-            "not a receipt this version reads (format {:?} version {})",
-            r.format, r.format_version
-        ));
-        return report;
-    }
-    let at = format!("{} {} revision {}", r.board, r.period, r.revision);
-    match (&r.inclusion, &r.absence) {
-        (Some(p), None) => {
-            let leaf = &p.leaf;
-            let named = leaf.member == r.member && leaf.ranking == r.ranking;
-            report.check(named, format!("the leaf is {}'s in ranking {}", r.member, r.ranking), || {
-                format!(
-                    "the leaf is {}'s in ranking {}, the receipt is for {} in {}",
-                    leaf.member, leaf.ranking, r.member, r.ranking
-                )
-            });
-            match root_of(p, r.leaves) {
-                Ok(root) => report.check(
-                    root == r.root,
-                    format!(
-                        "{} has rank {} with {} points{} in {at}: the leaf and its proof lead to root {}",
-                        leaf.member,
-                        leaf.rank,
-                        leaf.points,
-                        leaf.prize.as_ref().map(|p| format!(" and prize {p:?}")).unwrap_or_default(),
-                        r.root
-                    ),
-                    || format!("the leaf and its proof lead to root {root}, the receipt says {}", r.root),
-                ),
-                Err(e) => report.fails.push(format!("the inclusion proof does not hold: {e}")),
-            }
-        }
-        (None, Some(a)) => absence(&mut report, r, a, &at),
-        _ => report.fails.push("a receipt holds either an inclusion or an absence proof".into()),
-    }
-    chain(&mut report, r);
-    report
-}
-
-fn absence(report: &mut Report, r: &Receipt, a: &Absence, at: &str) {
-    let key = (r.ranking.as_str(), r.member.as_str());
-    let mut ok = true;
-    for (side, p) in [("before", &a.before), ("after", &a.after)] {
-        let Some(p) = p else { continue };
-        let placed = if side == "before" { p.leaf.key() < key } else { p.leaf.key() > key };
-        if !placed {
-            ok = false;
-            report.fails.push(format!(
-                "the leaf {side} ({}, {}) does not sort {side} ({}, {})",
-                p.leaf.ranking, p.leaf.member, r.ranking, r.member
-            ));
-        }
-        match root_of(p, r.leaves) {
-            Ok(root) if root == r.root => {}
-            Ok(root) => {
-                ok = false;
-                report.fails.push(format!(
-                    "the leaf {side} and its proof lead to root {root}, the receipt says {}",
-                    r.root
-                ));
-            }
-            Err(e) => {
-                ok = false;
-                report.fails.push(format!("the proof of the leaf {side} does not hold: {e}"));
-            }
-        }
-    }
-    let adjacent = match (&a.before, &a.after) {
-        (Some(b), Some(f)) => f.index == b.index + 1,
-        (None, Some(f)) => f.index == 0,
-        (Some(b), None) => b.index + 1 == r.leaves,
-        (None, None) => r.leaves == 0 && r.root == empty_root(),
-    };
-    if !adjacent {
-        ok = false;
-        report.fails.push("the neighbours are not next to each other in the tree".into());
-    }
-    if ok {
-        report
-            .holds
-            .push(format!("{} has no standing in ranking {} of {at} (root {})", r.member, r.ranking, r.root));
-    }
-}
-
-fn chain(report: &mut Report, r: &Receipt) {
-    let Some(first) = r.chain.first() else {
-        report.fails.push("the receipt has no chain".into());
-        return;
-    };
-    report.check(
-        first.revision == r.revision && first.root == r.root && first.digest == r.digest,
-        format!("revision {} of the chain has the receipt's root and digest", r.revision),
-        || {
-            format!(
-                "the chain starts at revision {} with root {} and digest {}, the receipt is of revision {} \
-                 with root {} and digest {}",
-                first.revision, first.root, first.digest, r.revision, r.root, r.digest
-            )
-        },
-    );
-    let mut ok = true;
-    for (i, c) in r.chain.iter().enumerate() {
-        let own = link(&r.board, &r.period, c.revision, c.previous_link.as_deref(), &c.digest, &c.root);
-        if own != c.link {
-            ok = false;
-            report.fails.push(format!("revision {}'s link is {own}, the chain says {}", c.revision, c.link));
-        }
-        if let Some(next) = r.chain.get(i + 1)
-            && (next.revision != c.revision + 1 || next.previous_link.as_deref() != Some(c.link.as_str()))
-        {
-            ok = false;
-            report.fails.push(format!(
-                "revision {} does not follow revision {} (it names link {:?}, revision {} has {})",
-                next.revision, c.revision, next.previous_link, c.revision, c.link
-            ));
-        }
-    }
-    if ok {
-        let last = r.chain.last().expect("a chain");
-        report.holds.push(format!(
-            "the chain of links holds from revision {} to revision {} (link {})",
-            r.revision, last.revision, last.link
-        ));
-    }
-}
-
-/// The parts of a period export (`engine::transfer::PeriodExport`) the verifier reads.
-#[derive(Debug, Deserialize)]
-struct Export {
-    format_version: u32,
-    board: ExportBoard,
-    period: String,
-    settlement: ExportRevision,
-    #[serde(default)]
-    revisions: Vec<ExportRevision>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ExportBoard {
-    slug: String,
-}
-
-#[derive(Debug, Deserialize)]
-struct ExportRevision {
-    revision: i64,
-    digest: String,
-    #[serde(default)]
-    previous_digest: Option<String>,
-    #[serde(default)]
-    merkle_root: Option<String>,
-    #[serde(default)]
-    link: Option<String>,
-    standings: Vec<Standing>,
-}
-
-/// The first export format version that carries each revision's root and link.
-pub const EXPORT_RECEIPTS_VERSION: u32 = 4;
-
-/// Checks a period export offline: each revision's standings against its digest and root, the
-/// chain of digests and of links.
-pub fn verify_export(value: &serde_json::Value) -> Report {
-    let mut report = Report { kind: "export".into(), ..Report::default() };
-    let e: Export = match serde_json::from_value(value.clone()) {
-        Ok(e) => e,
-        Err(err) => {
-            report.fails.push(format!("not a period export: {err}"));
-            return report;
-        }
-    };
-    let (board, period) = (e.board.slug.as_str(), e.period.as_str());
-    let mut previous: Option<(String, String)> = None;
-    for (i, r) in e.revisions.iter().chain([&e.settlement]).enumerate() {
-        let n = r.revision;
-        if n != i as i64 + 1 {
-            report.fails.push(format!("revision {n} is number {} in the export", i + 1));
-        }
-        let own = digest(board, period, &r.standings);
-        report.check(own == r.digest, format!("revision {n}'s standings give its digest"), || {
-            format!("revision {n}'s standings give digest {own}, the export says {}", r.digest)
-        });
-        let named = previous.as_ref().map(|(d, _)| d.as_str());
-        report.check(
-            r.previous_digest.as_deref() == named,
-            format!("revision {n} names the digest before it"),
-            || format!("revision {n} names {:?} as the digest before it, not {named:?}", r.previous_digest),
-        );
-        let root = Tree::of_standings(&r.standings).root();
-        let own_link = link(board, period, n, previous.as_ref().map(|(_, l)| l.as_str()), &r.digest, &root);
-        if e.format_version >= EXPORT_RECEIPTS_VERSION || r.merkle_root.is_some() {
-            let stated = r.merkle_root.as_deref().unwrap_or("(none)");
-            report.check(stated == root, format!("revision {n}'s standings give its root {root}"), || {
-                format!("revision {n}'s standings give root {root}, the export says {stated}")
-            });
-            let stated = r.link.as_deref().unwrap_or("(none)");
-            report.check(stated == own_link, format!("revision {n}'s link holds ({own_link})"), || {
-                format!("revision {n}'s link is {own_link}, the export says {stated}")
-            });
-        }
-        previous = Some((r.digest.clone(), own_link));
-    }
-    report
-}
-
-/// Checks a receipt or a period export given as JSON text, telling them apart by `format`.
-pub fn verify_json(text: &str) -> Report {
-    let value: serde_json::Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(e) => {
-            return Report {
-                kind: "unknown".into(),
-                fails: vec![format!("not JSON: {e}")],
-                ..Report::default()
-            };
-        }
-    };
-    match value.get("format").and_then(|f| f.as_str()) {
-        Some(RECEIPT_FORMAT) => match serde_json::from_value::<Receipt>(value) {
-            Ok(r) => verify_receipt(&r),
-            Err(e) => Report {
-                kind: "receipt".into(),
-                fails: vec![format!("not a receipt: {e}")],
-                ..Report::default()
-            },
-        },
-        Some(EXPORT_FORMAT) => verify_export(&value),
-        other => Report {
-            kind: "unknown".into(),
-            fails: vec![format!(
-                "neither a receipt ({RECEIPT_FORMAT:?}) nor a period export ({EXPORT_FORMAT:?}): format is {other:?}"
-            )],
-            ..Report::default()
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -641,6 +385,6 @@ mod tests {
         let Membership::Included(far) = tree.membership(BOARD_RANKING, "m005") else { panic!() };
         r.absence.as_mut().unwrap().after = Some(far);
         let report = verify_receipt(&r);
-        assert!(!report.ok() && report.fails.iter().any(|f| f.contains("next to each other")), "{report:?}");
+        assert!(!report.ok() && report.fails.contains(&Finding::NotAdjacent), "{report:?}");
     }
 }

@@ -318,7 +318,7 @@ impl Engine {
         for (s, standing) in revisions {
             let changes = match &s.preview_id {
                 Some(id) => {
-                    Some(domain::preview::describe(&self.core.ledger.draft(slug.as_str(), id).await?.changes))
+                    Some(domain::preview::summarize(&self.core.ledger.draft(slug.as_str(), id).await?.changes))
                 }
                 None => None,
             };

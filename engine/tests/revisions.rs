@@ -7,7 +7,7 @@ mod common;
 
 use common::{conflict_code, each_store, each_store_at, expected_digest, five_members, point};
 use domain::lifecycle::Transition;
-use domain::preview::PreviewChange;
+use domain::preview::{ChangeCount, ChangeKind, PreviewChange};
 use domain::view::RewardKind;
 use domain::{Board, EventId, MemberId, TiePolicy};
 use engine::Engine;
@@ -351,11 +351,12 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         }
         assert_eq!(audit_actions(e, &b, "reward_compensated").await, 4, "{name}");
 
-        // Contestants read each revision in words, and a member its rank in each.
+        // Contestants read what each revision changed and why, and a member its rank in each.
         let notes = e.revision_notes(&e.scope(&b.slug, Some(&period)).await.unwrap(), None).await.unwrap();
-        let said: Vec<(i64, Option<&str>, Option<&str>)> =
-            notes.iter().map(|n| (n.revision, n.changes.as_deref(), n.reason.as_deref())).collect();
-        assert_eq!(said, vec![(1, None, None), (2, Some("1 entry revoked"), Some("u1 cheated"))], "{name}");
+        let said: Vec<_> =
+            notes.iter().map(|n| (n.revision, n.changes.clone(), n.reason.as_deref())).collect();
+        let revoked = vec![ChangeCount { kind: ChangeKind::Revoke, count: 1 }];
+        assert_eq!(said, vec![(1, None, None), (2, Some(revoked), Some("u1 cheated"))], "{name}");
         let u2 =
             e.revision_notes(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u2"))).await.unwrap();
         let ranks: Vec<Option<u64>> = u2.iter().map(|n| n.standing.as_ref().map(|s| s.rank)).collect();

@@ -153,7 +153,7 @@ async fn main() -> anyhow::Result<()> {
                 "{} ({}) does not verify: {}",
                 file.display(),
                 report.kind,
-                report.fails.join("; ")
+                report.fails.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
             );
             println!("{} verifies: {} facts hold", file.display(), report.holds.len());
             Ok(())

@@ -75,7 +75,7 @@ pub async fn preview_correction(
             return Err(AppError::Invalid(tr!(l, "correct-unknown-change", change = format!("{other:?}"))));
         }
     };
-    let words = domain::preview::describe(std::slice::from_ref(&change));
+    let words = changed(l, std::slice::from_ref(&change));
     let scope = super::scope(board, Some(&period)).await?;
     let p = super::engine()?.preview(&scope, reason, vec![change], &actor).await?;
     Ok(CorrectionPreview {
@@ -105,7 +105,7 @@ pub async fn cancel_correction(
     let scope = super::scope(board, Some(&period)).await?;
     let draft = super::engine()?.cancel_preview(&scope, preview_id.trim(), &actor).await?;
     let l = crate::i18n::locale();
-    Ok(crate::i18n::tr!(l, "correct-cancelled", change = domain::preview::describe(&draft.changes)))
+    Ok(crate::i18n::tr!(l, "correct-cancelled", change = changed(l, &draft.changes)))
 }
 
 /// Applies a previewed change, exactly as previewed; refused when the period moved since.
@@ -118,7 +118,7 @@ pub async fn apply_correction(board: String, period: String, preview_id: String)
     let engine = super::engine()?;
     let draft = engine.preview_draft(&scope, preview_id.trim()).await?;
     let applied = engine.apply_preview(&scope, preview_id.trim(), &actor).await?;
-    let words = domain::preview::describe(&draft.changes);
+    let words = changed(l, &draft.changes);
     Ok(match applied.revision {
         Some(r) => {
             let short = r.digest.get(..12).unwrap_or(&r.digest);
@@ -134,4 +134,10 @@ pub async fn apply_correction(board: String, period: String, preview_id: String)
         }
         None => tr!(l, "correct-applied", change = words),
     })
+}
+
+/// A preview's changes in the admin's words.
+#[cfg(feature = "ssr")]
+fn changed(l: crate::i18n::Locale, changes: &[domain::preview::PreviewChange]) -> String {
+    crate::components::revisions::changes_said(l, &domain::preview::summarize(changes))
 }

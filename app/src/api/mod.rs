@@ -68,9 +68,23 @@ fn member_id(member: String) -> Result<domain::MemberId, AppError> {
             "error-not-an-id",
             value = value,
             kind = e.kind,
-            problem = e.problem
+            problem = id_problem(l, &e.problem)
         ))
     })
+}
+
+/// What is wrong with a refused id, in the reader's words.
+#[cfg(feature = "ssr")]
+fn id_problem(l: crate::i18n::Locale, problem: &domain::IdProblem) -> String {
+    use crate::i18n::tr;
+    use domain::IdProblem as P;
+    match problem {
+        P::Empty => tr!(l, "error-id-empty"),
+        P::TooLong { max, got } => tr!(l, "error-id-too-long", max = max.to_string(), got = got.to_string()),
+        P::Forbidden { allowed, found } => {
+            tr!(l, "error-id-forbidden", allowed = *allowed, found = format!("{found:?}"))
+        }
+    }
 }
 
 /// All boards with their current period.
@@ -210,4 +224,19 @@ pub async fn read_member(
     before: Option<i64>,
 ) -> Result<MemberView, AppError> {
     Ok(engine()?.member_view(&scope(board, Some(&period)).await?, &member_id(member)?, before, 20).await?)
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use super::*;
+    use crate::i18n::Locale;
+
+    #[test]
+    fn a_refused_member_id_is_said_in_each_language() {
+        for (text, zh) in [("", "不能为空"), ("a b", "只能包含"), (&"x".repeat(65)[..], "最多 64 字节")] {
+            let e = domain::MemberId::parse(text).unwrap_err();
+            assert_eq!(id_problem(Locale::En, &e.problem), e.problem.to_string(), "{text:?}");
+            assert!(id_problem(Locale::ZhCn, &e.problem).contains(zh), "{text:?}");
+        }
+    }
 }

@@ -3,8 +3,29 @@
 //! rank moved in it. Nothing is shown for a period settled once (or not yet).
 
 use crate::i18n::{Clock, Locale, Say, tr};
+use domain::preview::{ChangeCount, ChangeKind};
 use domain::view::RevisionNote;
 use leptos::prelude::*;
+
+/// A revision's changes in words, each kind once: "2 entries revoked, 1 correction".
+pub fn changes_said(l: Locale, changes: &[ChangeCount]) -> String {
+    let said: Vec<String> = changes
+        .iter()
+        .map(|c| {
+            let count = c.count;
+            match c.kind {
+                ChangeKind::Revoke => tr!(l, "change-revoke", count = count),
+                ChangeKind::RevokeMember => tr!(l, "change-revoke-member", count = count),
+                ChangeKind::Correct => tr!(l, "change-correct", count = count),
+                ChangeKind::AcceptLate => tr!(l, "change-accept-late", count = count),
+                ChangeKind::RejectLate => tr!(l, "change-reject-late", count = count),
+                ChangeKind::Hide => tr!(l, "change-hide", count = count),
+                ChangeKind::Unhide => tr!(l, "change-unhide", count = count),
+            }
+        })
+        .collect();
+    said.join(&tr!(l, "change-separator"))
+}
 
 fn day(note: &RevisionNote, zone: &str) -> String {
     crate::i18n::locale().time(note.settled_at, zone, Clock::Day)
@@ -12,7 +33,7 @@ fn day(note: &RevisionNote, zone: &str) -> String {
 
 /// "Revision 2 (2026-12-08): 1 entry revoked — reason", one line per revision after the first.
 fn said(l: Locale, note: &RevisionNote, zone: &str) -> String {
-    let what = note.changes.clone().unwrap_or_else(|| tr!(l, "revision-recomputed"));
+    let what = note.changes.as_deref().map_or_else(|| tr!(l, "revision-recomputed"), |c| changes_said(l, c));
     let why = note.reason.as_deref().map(|r| tr!(l, "revision-line-why", reason = r)).unwrap_or_default();
     tr!(
         l,
@@ -170,5 +191,19 @@ mod tests {
             ),
             "第 2 次修订（2026年12月8日）：名次从第 2 名变为未上榜，原因：cheating。"
         );
+    }
+
+    #[test]
+    fn a_revision_says_its_changes_by_kind_in_each_language() {
+        let count = |kind, count| ChangeCount { kind, count };
+        let changes =
+            [count(ChangeKind::Revoke, 2), count(ChangeKind::Correct, 1), count(ChangeKind::Hide, 1)];
+        assert_eq!(changes_said(Locale::En, &changes), "2 entries revoked, 1 correction, 1 member hidden");
+        assert_eq!(changes_said(Locale::En, &changes[..1]), "2 entries revoked");
+        assert_eq!(
+            changes_said(Locale::En, &[count(ChangeKind::RevokeMember, 1)]),
+            "1 member's entries revoked"
+        );
+        assert_eq!(changes_said(Locale::ZhCn, &changes), "撤销 2 条记录、更正 1 处、隐藏 1 名成员");
     }
 }

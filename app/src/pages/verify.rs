@@ -4,7 +4,7 @@
 //! the chain of links to the latest revision, or exactly what does not hold (docs/RECEIPTS.md).
 
 use crate::i18n::{Locale, tr};
-use domain::receipt::{Receipt, Report, verify_json};
+use domain::receipt::{Finding, ProofError, Receipt, Report, Side, Source, verify_json};
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -34,6 +34,168 @@ fn standing(l: Locale, r: &Receipt) -> String {
     }
 }
 
+fn side(l: Locale, side: Side) -> String {
+    match side {
+        Side::Leaf => tr!(l, "finding-side-leaf"),
+        Side::Before => tr!(l, "finding-side-before"),
+        Side::After => tr!(l, "finding-side-after"),
+    }
+}
+
+fn proof_error(l: Locale, e: &ProofError) -> String {
+    match e {
+        ProofError::IndexOutOfRange { index, leaves } => {
+            tr!(l, "finding-proof-index", index = index.to_string(), leaves = leaves.to_string())
+        }
+        ProofError::TooShort => tr!(l, "finding-proof-short"),
+        ProofError::NotHex { step } => tr!(l, "finding-proof-not-hex", step = step.as_str()),
+        ProofError::TooLong => tr!(l, "finding-proof-long"),
+    }
+}
+
+/// What a file may leave out, or the word for nothing.
+fn or_none(l: Locale, value: &Option<String>) -> String {
+    value.clone().unwrap_or_else(|| tr!(l, "finding-none"))
+}
+
+/// One fact the verifier checked, in the reader's words (`laurel verify` prints its English).
+fn said(l: Locale, f: &Finding) -> String {
+    let n = |v: &i64| v.to_string();
+    match f {
+        Finding::LeafIsMembers { member, ranking } => {
+            tr!(l, "finding-leaf-is-members", member = member.as_str(), ranking = ranking.as_str())
+        }
+        Finding::Included { member, rank, points, prize, board, period, revision, root } => tr!(
+            l,
+            "finding-included",
+            member = member.as_str(),
+            rank = rank.to_string(),
+            points = points.to_string(),
+            prize = prize
+                .as_ref()
+                .map(|p| tr!(l, "finding-included-prize", prize = p.as_str()))
+                .unwrap_or_default(),
+            board = board.as_str(),
+            period = period.as_str(),
+            revision = n(revision),
+            root = root.as_str(),
+        ),
+        Finding::Absent { member, ranking, board, period, revision, root } => tr!(
+            l,
+            "finding-absent",
+            member = member.as_str(),
+            ranking = ranking.as_str(),
+            board = board.as_str(),
+            period = period.as_str(),
+            revision = n(revision),
+            root = root.as_str(),
+        ),
+        Finding::ChainStartsAtReceipt { revision } => tr!(l, "finding-chain-starts", revision = n(revision)),
+        Finding::ChainHolds { from, to, link } => {
+            tr!(l, "finding-chain-holds", from = n(from), to = n(to), link = link.as_str())
+        }
+        Finding::DigestHolds { revision } => tr!(l, "finding-digest-holds", revision = n(revision)),
+        Finding::PreviousHolds { revision } => tr!(l, "finding-previous-holds", revision = n(revision)),
+        Finding::RootHolds { revision, root } => {
+            tr!(l, "finding-root-holds", revision = n(revision), root = root.as_str())
+        }
+        Finding::LinkHolds { revision, link } => {
+            tr!(l, "finding-link-holds", revision = n(revision), link = link.as_str())
+        }
+        Finding::UnknownVersion { format, version } => {
+            tr!(l, "finding-unknown-version", format = format.as_str(), version = version.to_string())
+        }
+        Finding::LeafOfAnother { leaf_member, leaf_ranking, member, ranking } => tr!(
+            l,
+            "finding-leaf-of-another",
+            leaf_member = leaf_member.as_str(),
+            leaf_ranking = leaf_ranking.as_str(),
+            member = member.as_str(),
+            ranking = ranking.as_str(),
+        ),
+        Finding::RootDiffers { side: s, root, stated } => {
+            tr!(l, "finding-root-differs", side = side(l, *s), root = root.as_str(), stated = stated.as_str())
+        }
+        Finding::ProofBroken { side: s, error } => {
+            tr!(l, "finding-proof-broken", side = side(l, *s), error = proof_error(l, error))
+        }
+        Finding::NoProof => tr!(l, "finding-no-proof"),
+        Finding::NeighbourMisplaced { side: s, leaf_ranking, leaf_member, ranking, member } => tr!(
+            l,
+            "finding-neighbour-misplaced",
+            side = side(l, *s),
+            place = s.place(),
+            leaf_ranking = leaf_ranking.as_str(),
+            leaf_member = leaf_member.as_str(),
+            ranking = ranking.as_str(),
+            member = member.as_str(),
+        ),
+        Finding::NotAdjacent => tr!(l, "finding-not-adjacent"),
+        Finding::NoChain => tr!(l, "finding-no-chain"),
+        Finding::ChainStartDiffers { first_revision, first_root, first_digest, revision, root, digest } => {
+            tr!(
+                l,
+                "finding-chain-start-differs",
+                first_revision = n(first_revision),
+                first_root = first_root.as_str(),
+                first_digest = first_digest.as_str(),
+                revision = n(revision),
+                root = root.as_str(),
+                digest = digest.as_str(),
+            )
+        }
+        Finding::LinkDiffers { revision, own, stated, source } => tr!(
+            l,
+            "finding-link-differs",
+            revision = n(revision),
+            own = own.as_str(),
+            source = match source {
+                Source::Chain => tr!(l, "finding-source-chain"),
+                Source::Export => tr!(l, "finding-source-export"),
+            },
+            stated = stated.as_str(),
+        ),
+        Finding::ChainBroken { next, revision, named, link } => tr!(
+            l,
+            "finding-chain-broken",
+            next = n(next),
+            revision = n(revision),
+            named = or_none(l, named),
+            link = link.as_str(),
+        ),
+        Finding::RevisionOutOfPlace { revision, position } => {
+            tr!(l, "finding-out-of-place", revision = n(revision), position = position.to_string())
+        }
+        Finding::DigestDiffers { revision, own, stated } => {
+            tr!(
+                l,
+                "finding-digest-differs",
+                revision = n(revision),
+                own = own.as_str(),
+                stated = stated.as_str()
+            )
+        }
+        Finding::PreviousDiffers { revision, named, expected } => tr!(
+            l,
+            "finding-previous-differs",
+            revision = n(revision),
+            named = or_none(l, named),
+            expected = or_none(l, expected),
+        ),
+        Finding::StandingsRootDiffers { revision, own, stated } => tr!(
+            l,
+            "finding-standings-root-differs",
+            revision = n(revision),
+            own = own.as_str(),
+            stated = stated.as_str(),
+        ),
+        Finding::NotJson { error } => tr!(l, "finding-not-json", error = error.as_str()),
+        Finding::NotReceipt { error } => tr!(l, "finding-not-receipt", error = error.as_str()),
+        Finding::NotExport { error } => tr!(l, "finding-not-export", error = error.as_str()),
+        Finding::UnknownFormat { format } => tr!(l, "finding-unknown-format", format = or_none(l, format)),
+    }
+}
+
 #[component]
 fn Verdict(report: Report, receipt: Option<Receipt>) -> impl IntoView {
     let l = crate::i18n::locale();
@@ -51,11 +213,11 @@ fn Verdict(report: Report, receipt: Option<Receipt>) -> impl IntoView {
                 </ol>
             })}
             {(!report.fails.is_empty()).then(|| view! {
-                <ul data-testid="fails">{report.fails.iter().map(|f| view! { <li>{f.clone()}</li> }).collect_view()}</ul>
+                <ul data-testid="fails">{report.fails.iter().map(|f| view! { <li>{said(l, f)}</li> }).collect_view()}</ul>
             })}
             <details>
                 <summary>{tr!(l, "verify-holds")}</summary>
-                <ul data-testid="holds">{report.holds.iter().map(|h| view! { <li>{h.clone()}</li> }).collect_view()}</ul>
+                <ul data-testid="holds">{report.holds.iter().map(|h| view! { <li>{said(l, h)}</li> }).collect_view()}</ul>
             </details>
         </section>
     }
@@ -150,4 +312,118 @@ fn read_first(
             None => set_unread.set(Some(tr!(crate::i18n::locale(), "verify-unreadable", file = file.name()))),
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::receipt::verify_json;
+
+    /// The page's English is the verifier's: `laurel verify` and `/verify` say the same facts.
+    #[test]
+    fn the_page_says_each_finding_as_the_command_line_does() {
+        let s = |v: &str| v.to_owned();
+        let side_cases = [Side::Leaf, Side::Before, Side::After];
+        let mut findings = vec![
+            Finding::LeafIsMembers { member: s("u1"), ranking: s("board") },
+            Finding::Absent {
+                member: s("u9"),
+                ranking: s("board"),
+                board: s("b"),
+                period: s("2026-W01"),
+                revision: 2,
+                root: s("ab"),
+            },
+            Finding::ChainStartsAtReceipt { revision: 1 },
+            Finding::ChainHolds { from: 1, to: 3, link: s("cd") },
+            Finding::DigestHolds { revision: 1 },
+            Finding::PreviousHolds { revision: 2 },
+            Finding::RootHolds { revision: 1, root: s("ef") },
+            Finding::LinkHolds { revision: 1, link: s("01") },
+            Finding::UnknownVersion { format: s("laurel-receipt"), version: 9 },
+            Finding::LeafOfAnother {
+                leaf_member: s("u2"),
+                leaf_ranking: s("board"),
+                member: s("u1"),
+                ranking: s("board"),
+            },
+            Finding::NoProof,
+            Finding::NotAdjacent,
+            Finding::NoChain,
+            Finding::LinkDiffers { revision: 2, own: s("aa"), stated: s("bb"), source: Source::Chain },
+            Finding::LinkDiffers { revision: 2, own: s("aa"), stated: s("bb"), source: Source::Export },
+            Finding::ChainBroken { next: 3, revision: 2, named: Some(s("x")), link: s("y") },
+            Finding::RevisionOutOfPlace { revision: 3, position: 2 },
+            Finding::DigestDiffers { revision: 1, own: s("a"), stated: s("b") },
+            Finding::StandingsRootDiffers { revision: 1, own: s("a"), stated: s("b") },
+            Finding::NotJson { error: s("EOF") },
+            Finding::NotReceipt { error: s("missing field") },
+            Finding::NotExport { error: s("missing field") },
+        ];
+        for side in side_cases {
+            findings.push(Finding::RootDiffers { side, root: s("r1"), stated: s("r2") });
+            findings.push(Finding::ProofBroken { side, error: ProofError::TooShort });
+        }
+        findings.push(Finding::ProofBroken {
+            side: Side::Leaf,
+            error: ProofError::IndexOutOfRange { index: 7, leaves: 3 },
+        });
+        findings.push(Finding::ProofBroken { side: Side::Leaf, error: ProofError::TooLong });
+        findings.push(Finding::Included {
+            member: s("u5"),
+            rank: 3,
+            points: 650,
+            prize: None,
+            board: s("weekly-xp"),
+            period: s("2026-W34"),
+            revision: 1,
+            root: s("ab"),
+        });
+        for f in &findings {
+            assert_eq!(said(Locale::En, f), f.to_string(), "{f:?}");
+            assert!(!said(Locale::ZhCn, f).is_empty(), "{f:?}");
+        }
+        findings.push(Finding::Included {
+            member: s("u1"),
+            rank: 1,
+            points: 900,
+            prize: Some(s("Gold")),
+            board: s("weekly-xp"),
+            period: s("2026-W34"),
+            revision: 2,
+            root: s("ab"),
+        });
+        for (side, named) in [(Side::Before, None), (Side::After, Some(s("x")))] {
+            findings.push(Finding::NeighbourMisplaced {
+                side,
+                leaf_ranking: s("board"),
+                leaf_member: s("u3"),
+                ranking: s("board"),
+                member: s("u2"),
+            });
+            findings.push(Finding::PreviousDiffers {
+                revision: 2,
+                named: named.clone(),
+                expected: Some(s("d")),
+            });
+            findings.push(Finding::UnknownFormat { format: named });
+        }
+        findings
+            .push(Finding::ProofBroken { side: Side::Before, error: ProofError::NotHex { step: s("zz") } });
+        findings.push(Finding::ChainStartDiffers {
+            first_revision: 2,
+            first_root: s("a"),
+            first_digest: s("b"),
+            revision: 1,
+            root: s("c"),
+            digest: s("d"),
+        });
+        findings.push(Finding::ChainBroken { next: 3, revision: 2, named: None, link: s("y") });
+        for f in &findings {
+            assert_eq!(said(Locale::En, f), f.to_string(), "{f:?}");
+        }
+        let tampered = verify_json("{");
+        assert_eq!(tampered.fails.len(), 1);
+        assert!(said(Locale::ZhCn, &tampered.fails[0]).starts_with("不是 JSON："));
+    }
 }

@@ -155,8 +155,9 @@ pub struct RevisionNote {
     pub revision: i64,
     pub settled_at: Timestamp,
     pub digest: String,
-    /// What the revision changed, in words ("1 entry revoked"); None for the first settlement.
-    pub changes: Option<String>,
+    /// What the revision changed, counted by kind (the UI words it: "1 entry revoked"); None for
+    /// the first settlement.
+    pub changes: Option<Vec<crate::preview::ChangeCount>>,
     pub reason: Option<String>,
     /// On a member's page: the member's standing in this revision (None: no standing).
     pub standing: Option<crate::settlement::Standing>,

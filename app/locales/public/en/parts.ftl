@@ -16,6 +16,9 @@ error-transport = request failed: { $detail }
 error-no-such = there is no { $what }
 error-no-board = this board does not exist
 error-not-an-id = { $value } is not a { $kind }: it { $problem }
+error-id-empty = must not be empty
+error-id-too-long = must be at most { $max } bytes, got { $got }
+error-id-forbidden = may only contain { $allowed }, found { $found }
 error-link-not-configured = contestant links are not set up on this server
 error-link-expired = this link has expired; ask for a new one
 error-link-forged = this link is not valid
@@ -86,3 +89,32 @@ chart-points-entry = Entry
 chart-points-after = Points after
 chart-sparkline-hour = Hour
 chart-sparkline-count = Count
+change-revoke = { $count ->
+    [one] 1 entry revoked
+   *[other] { $count } entries revoked
+}
+change-revoke-member = { $count ->
+    [one] 1 member's entries revoked
+   *[other] { $count } members' entries revoked
+}
+change-correct = { $count ->
+    [one] 1 correction
+   *[other] { $count } corrections
+}
+change-accept-late = { $count ->
+    [one] 1 late write accepted
+   *[other] { $count } late writes accepted
+}
+change-reject-late = { $count ->
+    [one] 1 late write rejected
+   *[other] { $count } late writes rejected
+}
+change-hide = { $count ->
+    [one] 1 member hidden
+   *[other] { $count } members hidden
+}
+change-unhide = { $count ->
+    [one] 1 member shown again
+   *[other] { $count } members shown again
+}
+change-separator = {", "}

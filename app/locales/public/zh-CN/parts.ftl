@@ -18,6 +18,9 @@ error-no-board = 该榜单不存在
 error-not-an-id = { $kind ->
    *[other] { $value } 不是有效的成员 ID（{ $problem }）
 }
+error-id-empty = 不能为空
+error-id-too-long = 最多 { $max } 字节，实际为 { $got } 字节
+error-id-forbidden = 只能包含 { $allowed }，却有 { $found }
 error-link-not-configured = 本服务器未启用参赛者链接
 error-link-expired = 该链接已过期，请索取新链接
 error-link-forged = 该链接无效
@@ -88,3 +91,11 @@ chart-points-entry = 记录
 chart-points-after = 之后的积分
 chart-sparkline-hour = 小时
 chart-sparkline-count = 次数
+change-revoke = 撤销 { $count } 条记录
+change-revoke-member = 撤销 { $count } 名成员的全部记录
+change-correct = 更正 { $count } 处
+change-accept-late = 接受 { $count } 条迟到写入
+change-reject-late = 拒绝 { $count } 条迟到写入
+change-hide = 隐藏 { $count } 名成员
+change-unhide = 恢复显示 { $count } 名成员
+change-separator = 、
