@@ -106,6 +106,8 @@ pub trait Say: Copy {
     fn labelled(self, value: i64, unit: domain::Unit) -> String;
     /// `at` in the zone named `zone`, as much as `clock` shows.
     fn time(self, at: jiff::Timestamp, zone: &str, clock: Clock) -> String;
+    /// A period's state in words ("frozen", "已冻结"); its `as_str` stays the pages' data.
+    fn state(self, state: domain::lifecycle::State) -> String;
 }
 
 impl Say for Locale {
@@ -126,6 +128,16 @@ impl Say for Locale {
 
     fn time(self, at: jiff::Timestamp, zone: &str, clock: Clock) -> String {
         domain::local::in_named_zone(at, zone, clock, self)
+    }
+
+    fn state(self, state: domain::lifecycle::State) -> String {
+        use domain::lifecycle::State;
+        match state {
+            State::Open => tr!(self, "state-open"),
+            State::Frozen => tr!(self, "state-frozen"),
+            State::Settled => tr!(self, "state-settled"),
+            State::Archived => tr!(self, "state-archived"),
+        }
     }
 }
 

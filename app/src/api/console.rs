@@ -340,7 +340,7 @@ pub async fn transition(
         return Err(AppError::Field { field: "reason".into(), message: tr!(l, "period-reopen-why") });
     }
     let info = engine.transition(&scope, transition, &actor, reason).await?;
-    let state = crate::components::console::state_word(l, info.state);
+    let state = crate::i18n::Say::state(l, info.state);
     Ok(tr!(l, "period-now", period = info.period.to_string(), state = state))
 }
 
@@ -510,7 +510,12 @@ mod tests {
             "下一位：dee，目前在封榜榜单上排第 4 名；还有 3 名成员待揭晓，获胜者最后揭晓。"
         );
         assert_eq!(
-            tr!(l, "period-now", period = "2026-W49", state = tr!(l, "console-state-frozen")),
+            tr!(
+                l,
+                "period-now",
+                period = "2026-W49",
+                state = crate::i18n::Say::state(l, domain::lifecycle::State::Frozen)
+            ),
             "2026-W49 现在的状态是「已冻结」。"
         );
         assert_eq!(tr!(Locale::En, "period-list-separator"), ", ");

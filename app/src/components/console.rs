@@ -3,19 +3,8 @@
 
 use crate::api::console::{JobProgress, PhaseProgress};
 use crate::error::AppError;
-use crate::i18n::{Locale, tr};
-use domain::lifecycle::State;
+use crate::i18n::tr;
 use leptos::prelude::*;
-
-/// A period's state in words ("frozen", "已冻结"); its `as_str` stays the page's data.
-pub fn state_word(l: Locale, state: State) -> String {
-    match state {
-        State::Open => tr!(l, "console-state-open"),
-        State::Frozen => tr!(l, "console-state-frozen"),
-        State::Settled => tr!(l, "console-state-settled"),
-        State::Archived => tr!(l, "console-state-archived"),
-    }
-}
 
 /// What the last run of a form's action answered: its message (a status) or its refusal (an
 /// alert). Refusals of a named field are left to that field's [`FieldError`].
@@ -176,7 +165,8 @@ fn grouped(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{PhaseProgress, grouped, phase_text, state_word};
+    use super::{PhaseProgress, grouped, phase_text};
+    use crate::i18n::Say;
     use crate::i18n::{Locale, tr};
     use domain::lifecycle::State;
 
@@ -203,8 +193,8 @@ mod tests {
     #[test]
     fn the_consoles_words_keep_their_spaces_and_plurals() {
         let en = Locale::En;
-        assert_eq!(state_word(en, State::Frozen), "frozen");
-        assert_eq!(state_word(Locale::ZhCn, State::Frozen), "已冻结");
+        assert_eq!(en.state(State::Frozen), "frozen");
+        assert_eq!(Locale::ZhCn.state(State::Frozen), "已冻结");
         let review = |l, count: u64| {
             tr!(l, "console-late-review", count = count, shown = count.to_string(), board = "b", period = "p")
         };

@@ -105,13 +105,8 @@ pub fn LiveRanking(
 /// A period's state (a `lifecycle::State` word: `open`, `frozen`, …) as a reader reads it; an
 /// unknown one as it is.
 pub fn state_word(l: Locale, state: &str) -> String {
-    match state {
-        "open" => tr!(l, "ranking-state-open"),
-        "frozen" => tr!(l, "ranking-state-frozen"),
-        "settled" => tr!(l, "ranking-state-settled"),
-        "archived" => tr!(l, "ranking-state-archived"),
-        other => other.to_owned(),
-    }
+    use crate::i18n::Say;
+    domain::lifecycle::State::parse(state).map_or_else(|| state.to_owned(), |s| l.state(s))
 }
 
 /// The rows after a `ranking` event: the new top `limit`, then the rows a reader added below it

@@ -4,7 +4,7 @@ use crate::api::console::CreateBoard;
 use crate::api::hot_console::CreateHotBoard;
 use crate::api::read_hot_boards;
 use crate::components::charts::sparkline::Sparkline;
-use crate::components::console::{ActionOutcome, FieldError, state_word};
+use crate::components::console::{ActionOutcome, FieldError};
 use crate::components::error_view::ErrorView;
 use crate::i18n::{Say, tr};
 use domain::view::{Attention, BoardActivity};
@@ -307,7 +307,7 @@ fn BoardLine(b: BoardActivity) -> impl IntoView {
             <div class="board-line">
                 <a href=format!("/admin/b/{}/{}", board.slug, board.current_period)>{board.title.clone()}</a>
                 " "
-                <span class=format!("state state-{state}") data-testid="board-state">{state_word(l, state)}</span>
+                <span class=format!("state state-{state}") data-testid="board-state">{l.state(state)}</span>
                 <span class="meta">
                     {format!(" {} · {} · {} · {} · {}", board.slug, board.cadence, board.operator, board.tie_policy, board.current_period)}
                 </span>

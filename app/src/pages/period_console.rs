@@ -26,7 +26,7 @@ use crate::api::console::{
     EditBoard, JobProgress, LEADERS_PAGE, PeriodConsole, Transition, read_leaders, read_period, read_progress,
 };
 use crate::api::corrections::{ApplyCorrection, PreviewCorrection};
-use crate::components::console::{ActionOutcome, Confirm, FieldError, JobProgressView, state_word};
+use crate::components::console::{ActionOutcome, Confirm, FieldError, JobProgressView};
 use crate::components::correction::{CorrectPanel, PreviewResult};
 use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
@@ -334,7 +334,7 @@ fn Console(
         <p><a href="/admin">{tr!(l, "period-back")}</a></p>
         <h1>{board.title.clone()} " " {period.clone()}</h1>
         <p class="meta">
-            <span class=format!("state state-{state}") data-testid="state">{state_word(l, state)}</span>
+            <span class=format!("state state-{state}") data-testid="state">{l.state(state)}</span>
             " "
             {tr!(
                 l,
@@ -391,7 +391,7 @@ fn Console(
                 let current = p.period.to_string() == period;
                 view! {
                     <a href=format!("/admin/b/{slug}/{}", p.period) aria-current=current.then_some("page")>
-                        {tr!(l, "period-in-state", period = p.period.to_string(), state = state_word(l, p.state))}
+                        {tr!(l, "period-in-state", period = p.period.to_string(), state = l.state(p.state))}
                     </a>
                 }
             }).collect_view()}

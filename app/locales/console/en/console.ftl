@@ -100,10 +100,6 @@ console-hot-board-created = Hot board created.
 
 ## Shared by the console's pages (components/console.rs)
 
-console-state-open = open
-console-state-frozen = frozen
-console-state-settled = settled
-console-state-archived = archived
 console-working-label = working
 console-working = Working…
 console-job-settling = Settling

@@ -99,10 +99,6 @@ console-hot-board-created = 热榜已创建。
 
 ## 控制台各页共用（components/console.rs）
 
-console-state-open = 进行中
-console-state-frozen = 已冻结
-console-state-settled = 已结算
-console-state-archived = 已归档
 console-working-label = 处理中
 console-working = 处理中…
 console-job-settling = 结算中

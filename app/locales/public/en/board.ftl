@@ -85,10 +85,6 @@ board-state = State
 board-winner = Winner
 board-member-count = Members
 
-ranking-state-open = open
-ranking-state-frozen = frozen
-ranking-state-settled = settled
-ranking-state-archived = archived
 ranking-rank = Rank
 ranking-member = Member
 ranking-time = Time

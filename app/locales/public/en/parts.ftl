@@ -46,10 +46,6 @@ revision-moved-why = : { $reason }
 
 chart-numbers = The chart's numbers
 chart-you-are-here = you are here
-chart-state-open = open
-chart-state-frozen = frozen
-chart-state-settled = settled
-chart-state-archived = archived
 chart-history-standing = rank { $rank } of { $members }, { $points }
 chart-history-no-points = no points
 chart-history-tip = { $period } ({ $state }): { $standing }

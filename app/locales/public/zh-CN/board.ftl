@@ -86,10 +86,6 @@ board-state = 状态
 board-winner = 获胜者
 board-member-count = 成员
 
-ranking-state-open = 进行中
-ranking-state-frozen = 已冻结
-ranking-state-settled = 已结算
-ranking-state-archived = 已归档
 ranking-rank = 名次
 ranking-member = 成员
 ranking-time = 用时

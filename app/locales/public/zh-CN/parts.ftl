@@ -48,10 +48,6 @@ revision-moved-why = ，原因：{ $reason }
 
 chart-numbers = 图表数据
 chart-you-are-here = 你在这里
-chart-state-open = 进行中
-chart-state-frozen = 已冻结
-chart-state-settled = 已结算
-chart-state-archived = 已归档
 chart-history-standing = 第 { $rank } 名（共 { $members } 人），{ $points }
 chart-history-no-points = 无积分
 chart-history-tip = { $period }（{ $state }）：{ $standing }

@@ -5,7 +5,6 @@
 use super::{Frame, YAxis, coord, ticks};
 use crate::i18n::{Locale, Say, tr};
 use domain::PeriodKey;
-use domain::lifecycle::State;
 use domain::view::PeriodStanding;
 use leptos::prelude::*;
 
@@ -20,16 +19,6 @@ fn said(l: Locale, p: &PeriodStanding, unit: domain::Unit) -> String {
             points = l.labelled(points, unit),
         ),
         _ => tr!(l, "chart-history-no-points"),
-    }
-}
-
-/// A period's state in words.
-fn state(l: Locale, state: State) -> String {
-    match state {
-        State::Open => tr!(l, "chart-state-open"),
-        State::Frozen => tr!(l, "chart-state-frozen"),
-        State::Settled => tr!(l, "chart-state-settled"),
-        State::Archived => tr!(l, "chart-state-archived"),
     }
 }
 
@@ -82,7 +71,7 @@ pub fn RankHistory(
                 l,
                 "chart-history-tip",
                 period = p.period.to_string(),
-                state = state(l, p.state),
+                state = l.state(p.state),
                 standing = said(l, p, unit),
             );
             let now = p.period == current;
@@ -123,7 +112,7 @@ pub fn RankHistory(
             view! {
                 <li data-period=p.period.to_string()>
                     <a href=href aria-current=now.then_some("page")>{p.period.to_string()}</a>
-                    " " <span class=format!("state state-{}", p.state)>{state(l, p.state)}</span>
+                    " " <span class=format!("state state-{}", p.state)>{l.state(p.state)}</span>
                     {format!(" {}", said(l, p, unit))}
                 </li>
             }
