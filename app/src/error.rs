@@ -85,17 +85,72 @@ impl From<engine::EngineError> for AppError {
     fn from(e: engine::EngineError) -> Self {
         use engine::EngineError as E;
         match e {
-            E::NotFound { what } => AppError::NotFound(tr!(locale(), "error-no-such", what = what)),
+            E::NotFound { what } => AppError::NotFound(missing(locale(), &what)),
             E::Gone(reason) => AppError::NotFound(reason),
-            E::Invalid(_)
-            | E::WrongOperator { .. }
-            | E::BatchTooLarge { .. }
-            | E::BoardExists(_)
-            | E::Refused { .. } => AppError::Invalid(e.to_string()),
+            E::Invalid(_) => AppError::Invalid(refused(locale(), domain::ErrorCode::Invalid, &e.to_string())),
+            E::WrongOperator { .. } => {
+                AppError::Invalid(refused(locale(), domain::ErrorCode::WrongOperator, &e.to_string()))
+            }
+            E::BatchTooLarge { .. } => {
+                AppError::Invalid(refused(locale(), domain::ErrorCode::BatchTooLarge, &e.to_string()))
+            }
+            E::BoardExists(_) => {
+                AppError::Invalid(refused(locale(), domain::ErrorCode::BoardExists, &e.to_string()))
+            }
+            E::Refused { code, detail } => AppError::Invalid(refused(locale(), code, &detail)),
             E::Ledger(_) | E::Redis(_) => {
                 tracing::error!(error = %e, "server function failed");
                 AppError::Unavailable
             }
         }
+    }
+}
+
+/// A refusal in the reader's words: the code's sentence where the catalogue has one, with the
+/// engine's own detail (English, as the API says it) beside it.
+#[cfg(feature = "ssr")]
+fn refused(l: crate::i18n::Locale, code: domain::ErrorCode, detail: &str) -> String {
+    tr!(l, "error-refused", code = code.as_str(), detail = detail)
+}
+
+/// What was not found, in the reader's words.
+#[cfg(feature = "ssr")]
+fn missing(l: crate::i18n::Locale, what: &engine::Missing) -> String {
+    use engine::Missing as M;
+    match what {
+        M::Board(slug) | M::HotBoard(slug) => tr!(l, "error-no-such-board", board = slug.as_str()),
+        M::Period { key, .. } => tr!(l, "error-no-such-period", period = key.as_str()),
+        M::Member(member) => tr!(l, "error-no-such-member", member = member.as_str()),
+        M::Other(what) => tr!(l, "error-no-such", what = what.as_str()),
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use super::*;
+    use crate::i18n::Locale;
+    use engine::Missing;
+
+    #[test]
+    fn what_was_not_found_is_said_in_each_language() {
+        let member = Missing::Member(domain::MemberId::parse("ada").unwrap());
+        let period = Missing::Period { key: "2026-W99".into(), why: Some("no such week".into()) };
+        assert_eq!(missing(Locale::En, &member), "there is no member ada");
+        assert_eq!(missing(Locale::ZhCn, &member), "找不到成员 ada");
+        assert_eq!(missing(Locale::ZhCn, &period), "找不到周期 2026-W99");
+        // The API keeps its English words, with why the key names no period.
+        assert_eq!(period.to_string(), "period 2026-W99 (no such week)");
+    }
+
+    #[test]
+    fn a_refusal_keeps_the_engines_detail_and_says_its_code_in_chinese() {
+        let detail = "2 late writes wait for a decision";
+        assert_eq!(refused(Locale::En, domain::ErrorCode::LatePending, detail), detail);
+        assert_eq!(
+            refused(Locale::ZhCn, domain::ErrorCode::LatePending, detail),
+            format!("还有迟到写入等待处理，处理完才能结算（{detail}）")
+        );
+        // A code without a sentence of its own still reads as a refusal.
+        assert!(refused(Locale::ZhCn, domain::ErrorCode::NotMovable, detail).starts_with("请求被拒绝"));
     }
 }

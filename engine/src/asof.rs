@@ -23,7 +23,7 @@
 use crate::ledger::{LedgerError, Viewer};
 use crate::reads::{MAX_PAGE, MAX_RADIUS, check_limit};
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
+use crate::{Engine, EngineError, Missing};
 use domain::asof::{PastEntry, RankChanges, TopChanges};
 use domain::settlement::Standing;
 use domain::view::Entry;
@@ -110,7 +110,7 @@ impl Engine {
                 let position = standings
                     .iter()
                     .position(|s| &s.member == member)
-                    .ok_or_else(|| EngineError::NotFound { what: format!("member {member}") })?
+                    .ok_or_else(|| EngineError::NotFound { what: Missing::Member(member.clone()) })?
                     as u64;
                 let from = position.saturating_sub(*radius);
                 (from, position + radius + 1 - from)

@@ -1,6 +1,6 @@
 //! Board use cases: creation (with every check that keeps scores exact) and board details.
 
-use crate::{Engine, EngineError};
+use crate::{Engine, EngineError, Missing};
 use domain::board::BoardSettings;
 use domain::view::BoardSummary;
 use domain::{Board, BoardSlug};
@@ -74,7 +74,7 @@ impl Engine {
             .ledger
             .edit_board(slug, settings, actor, jiff::Timestamp::now())
             .await?
-            .ok_or_else(|| EngineError::NotFound { what: format!("board {slug}") })?;
+            .ok_or_else(|| EngineError::NotFound { what: Missing::Board(slug.clone()) })?;
         self.forget_board(slug);
         self.board_details(&board).await
     }

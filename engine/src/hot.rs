@@ -52,7 +52,7 @@
 //! list only; before the first snapshot `updated_at` is null.
 
 use crate::redis::hot::HitArgs;
-use crate::{Core, Engine, EngineError};
+use crate::{Core, Engine, EngineError, Missing};
 use domain::BoardSlug;
 use domain::hot::{
     HitFacts, HitResult, HotBoard, HotFilter, HotList, HotMember, HotWindow, SNAPSHOT_ENTRIES, rank_changes,
@@ -208,7 +208,7 @@ impl Hot {
             .ledger
             .hot_board(slug)
             .await?
-            .ok_or_else(|| EngineError::NotFound { what: format!("hot board {slug}") })?;
+            .ok_or_else(|| EngineError::NotFound { what: Missing::HotBoard(slug.clone()) })?;
         self.remember(&board);
         Ok(board)
     }
@@ -233,7 +233,7 @@ impl Hot {
             .ledger
             .set_hot_filter(slug, &filter, actor, jiff::Timestamp::now())
             .await?
-            .ok_or_else(|| EngineError::NotFound { what: format!("hot board {slug}") })?;
+            .ok_or_else(|| EngineError::NotFound { what: Missing::HotBoard(slug.clone()) })?;
         self.remember(&board);
         Ok(board)
     }

@@ -99,7 +99,7 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error("{what} not found")]
-    NotFound { what: String },
+    NotFound { what: Missing },
     #[error("{0}")]
     Invalid(String),
     /// Something that existed is gone for good (an expired snapshot).
@@ -121,11 +121,40 @@ pub enum EngineError {
     Redis(#[from] ::redis::RedisError),
 }
 
+/// What a use case did not find, typed so that each reader words it: the API says its `Display`
+/// ("member u1"), the pages say it in the reader's language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Missing {
+    Board(domain::BoardSlug),
+    HotBoard(domain::BoardSlug),
+    /// A period key as the caller wrote it, and why no period of the board can have it.
+    Period {
+        key: String,
+        why: Option<String>,
+    },
+    Member(domain::MemberId),
+    /// Anything else, in the API's words (a preview, a settlement revision, a late write…).
+    Other(String),
+}
+
+impl std::fmt::Display for Missing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Missing::Board(slug) => write!(f, "board {slug}"),
+            Missing::HotBoard(slug) => write!(f, "hot board {slug}"),
+            Missing::Period { key, why: None } => write!(f, "period {key}"),
+            Missing::Period { key, why: Some(why) } => write!(f, "period {key} ({why})"),
+            Missing::Member(member) => write!(f, "member {member}"),
+            Missing::Other(what) => f.write_str(what),
+        }
+    }
+}
+
 impl From<LedgerError> for EngineError {
     fn from(e: LedgerError) -> Self {
         match e {
             LedgerError::Refused { code, detail } => EngineError::Refused { code, detail },
-            LedgerError::Missing(what) => EngineError::NotFound { what },
+            LedgerError::Missing(what) => EngineError::NotFound { what: Missing::Other(what) },
             e => EngineError::Ledger(e),
         }
     }

@@ -287,7 +287,7 @@ impl Engine {
             .ledger
             .settlement_revision(slug, &period, revision, offset, limit)
             .await?
-            .ok_or(EngineError::NotFound { what })
+            .ok_or(EngineError::NotFound { what: crate::Missing::Other(what) })
     }
 
     /// Every settlement revision of a period, oldest first (empty when it was never settled).
@@ -317,9 +317,9 @@ impl Engine {
         let mut notes = Vec::with_capacity(revisions.len());
         for (s, standing) in revisions {
             let changes = match &s.preview_id {
-                Some(id) => {
-                    Some(domain::preview::summarize(&self.core.ledger.draft(slug.as_str(), id).await?.changes))
-                }
+                Some(id) => Some(domain::preview::summarize(
+                    &self.core.ledger.draft(slug.as_str(), id).await?.changes,
+                )),
                 None => None,
             };
             notes.push(RevisionNote {

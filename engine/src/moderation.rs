@@ -24,7 +24,7 @@
 
 use crate::lifecycle::required_reason;
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
+use crate::{Engine, EngineError, Missing};
 use domain::lifecycle::State;
 use domain::view::{MemberAdminView, VisibilityChange, VisibilityOutcome};
 use domain::{BoardSlug, MemberId, PeriodKey};
@@ -128,7 +128,9 @@ impl Engine {
         member: &MemberId,
     ) -> Result<(), EngineError> {
         match self.core.ledger.member_total(slug, period, member).await? {
-            Some(total) if total.hidden => Err(EngineError::NotFound { what: format!("member {member}") }),
+            Some(total) if total.hidden => {
+                Err(EngineError::NotFound { what: Missing::Member(member.clone()) })
+            }
             _ => Ok(()),
         }
     }

@@ -196,7 +196,9 @@ impl Engine {
         let (slug, period) = (scope.slug(), scope.period());
         let draft = self.core.ledger.draft(slug.as_str(), id).await?;
         if draft.period != period {
-            return Err(EngineError::NotFound { what: format!("preview {id} of {slug} {period}") });
+            return Err(EngineError::NotFound {
+                what: crate::Missing::Other(format!("preview {id} of {slug} {period}")),
+            });
         }
         Ok(draft)
     }

@@ -118,7 +118,7 @@ impl Engine {
         let mut chain = self.receipt_chain(board, period).await?;
         let Some(at) = chain.iter().position(|c| c.revision == revision) else {
             return Err(EngineError::NotFound {
-                what: format!("settlement revision {revision} of {board} {period}"),
+                what: crate::Missing::Other(format!("settlement revision {revision} of {board} {period}")),
             });
         };
         let chain = chain.split_off(at);

@@ -9,7 +9,7 @@
 //! (`server/src/rest/params.rs`) and the server functions' `scope` helper (`app/src/api/mod.rs`)
 //! call them once per request, after the caller's check.
 
-use crate::{Engine, EngineError};
+use crate::{Engine, EngineError, Missing};
 use domain::segment::Segment;
 use domain::{Board, BoardSlug, PeriodKey};
 use std::sync::Arc;
@@ -52,17 +52,6 @@ impl Scope {
         let segment = Segment::parse(&self.board.segments, text).map_err(EngineError::Invalid)?;
         Ok(Self { segment: Some(segment), ..self })
     }
-
-    /// Refuses a segment on a use case that does not take one yet (422 `segment_unsupported`).
-    pub fn refuse_segment(&self, what: &str) -> Result<(), EngineError> {
-        match &self.segment {
-            None => Ok(()),
-            Some(segment) => Err(EngineError::Refused {
-                code: domain::ErrorCode::SegmentUnsupported,
-                detail: format!("{what} does not take a segment yet (asked for {segment})"),
-            }),
-        }
-    }
 }
 
 impl Engine {
@@ -79,7 +68,9 @@ impl Engine {
     pub async fn scope_of(&self, board: &BoardSlug, period: PeriodKey) -> Result<Scope, EngineError> {
         let board = self.shared_board(board).await?;
         if period.cadence() != board.cadence {
-            return Err(EngineError::NotFound { what: format!("period {period}") });
+            return Err(EngineError::NotFound {
+                what: Missing::Period { key: period.to_string(), why: None },
+            });
         }
         Ok(Scope { board, period, segment: None })
     }

@@ -11,12 +11,20 @@
 //! - after Redis lost the keys, the reconciler levels every segment ranking (`segments_levelled`)
 //!   and a rebuild restores them; while Redis cannot be read, segment reads come from the ledger
 //!   in the same order;
-//! - a correction moves the member's segment totals; a public freeze closes segments to the
-//!   public (409 `segment_frozen`); snapshots, counts and ranks refuse a segment.
+//! - a correction moves the member's segment totals;
+//! - counts and ranks of a list in a segment agree with the segment's pages under both tie
+//!   policies, from Redis, from the ledger while Redis cannot be read, with a member hidden, and
+//!   once the period is read from its standings;
+//! - a snapshot of a segment pages like the segment's live ranking, holds still while it moves,
+//!   and its keys hash to the segment's slot (on the segment ranking's node); a pin of a value
+//!   nobody holds writes no key;
+//! - a public freeze closes segments to the public (409 `segment_frozen`): pages, counts, ranks,
+//!   pins and pages of a copy pinned before it; admins read segments live.
 
 mod common;
 
 use common::{TestLedger, TestProjection, engine, redis_targets, unique};
+use domain::lifecycle::Transition;
 use domain::view::{RankingPage, ReadSource};
 use domain::write::{Change, Outcome, Write};
 use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
@@ -354,8 +362,184 @@ async fn a_correction_moves_the_members_segment_totals() {
     .await;
 }
 
+/// An engine on the same ledger whose Redis cannot be read (nothing listens on port 1).
+fn without_redis(e: &Engine) -> Engine {
+    let keys = engine::redis::keys::KeySpace::new(unique("away"));
+    let away = engine::redis::Projection::new(
+        engine::redis::RedisTarget::parse("redis://127.0.0.1:1").unwrap(),
+        keys,
+    );
+    Engine::from_parts(e.ledger().clone(), away)
+}
+
+/// (member, rank, points) by rank, then member: the order ranks of a list answer in.
+fn by_rank(entries: &[domain::view::Entry]) -> Vec<(String, u64, i64)> {
+    let mut rows: Vec<_> = entries.iter().map(|x| (x.member.to_string(), x.rank, x.points)).collect();
+    rows.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+    rows
+}
+
+/// Counts and ranks of a list in `segment` agree with its whole page, each read from `source`.
+async fn counts_and_ranks_agree(name: &str, e: &Engine, b: &Board, segment: &str, source: ReadSource) {
+    let s = e.scope(&b.slug, None).await.unwrap().in_segment(Some(segment)).unwrap();
+    let page = e.ranking_page(&s, 0, 200).await.unwrap();
+    assert_eq!(page.source, source, "{name} {segment}: the page");
+    let expected = by_rank(&page.entries);
+    let everyone: Vec<MemberId> = ["u1", "u2", "u3", "u4", "u5", "n1", "nobody"].map(m).to_vec();
+    let ranks = e.ranks_of(&s, &everyone).await.unwrap();
+    assert_eq!(ranks.source, source, "{name} {segment}: ranks");
+    assert_eq!(ranks.frozen_at, None, "{name} {segment}");
+    assert_eq!(by_rank(&ranks.value), expected, "{name} {segment}: ranks of a list");
+    for at_least in [-1, 0, 1, 9, 10, 11, 29, 30, 31, 50, 51, 110, 111, 1_000_000, 2_000_000] {
+        let counted = e.count_at_least(&s, at_least).await.unwrap();
+        let has = expected.iter().filter(|(_, _, points)| *points >= at_least).count() as u64;
+        assert_eq!((counted.value, counted.source), (has, source), "{name} {segment}: count ≥ {at_least}");
+        assert_eq!(counted.frozen_at, None, "{name} {segment}");
+    }
+}
+
+const SEGMENTS: [&str; 5] = ["province:zj", "province:js", "class:c1", "class:c2", "province:gd"];
+
 #[tokio::test]
-async fn a_public_freeze_closes_segments_and_some_reads_refuse_a_segment() {
+async fn counts_and_ranks_in_a_segment_agree_with_its_pages() {
+    each_store(async |name, e, _| {
+        for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {
+            let name = &format!("{name} {policy:?}");
+            let b = board(policy);
+            setup(e, &b).await;
+            // Ranks within the segment, not the board's: u5 ties u2 in zj (30); under
+            // `first_reached` u2 reached 30 first. u3 (js) is not in zj.
+            let zj = scope(e, &b, Some("province:zj")).await;
+            let listed = e.ranks_of(&zj, &[m("u5"), m("u2"), m("u3")]).await.unwrap();
+            let expected = match policy {
+                TiePolicy::Shared => vec![("u2".to_owned(), 2, 30), ("u5".to_owned(), 2, 30)],
+                TiePolicy::FirstReached => vec![("u2".to_owned(), 2, 30), ("u5".to_owned(), 3, 30)],
+            };
+            assert_eq!((by_rank(&listed.value), listed.source), (expected, ReadSource::Redis), "{name}");
+            assert_eq!(e.count_at_least(&zj, 30).await.unwrap().value, 3, "{name}");
+            assert_eq!(e.count_at_least(&zj, 31).await.unwrap().value, 1, "{name}");
+            assert_eq!(e.count_at_least(&scope(e, &b, None).await, 30).await.unwrap().value, 4, "{name}");
+            for segment in SEGMENTS {
+                counts_and_ranks_agree(name, e, &b, segment, ReadSource::Redis).await;
+            }
+            // While Redis cannot be read: the segment's totals in the ledger, the same answers.
+            let down = without_redis(e);
+            for segment in SEGMENTS {
+                counts_and_ranks_agree(
+                    &format!("{name} without Redis"),
+                    &down,
+                    &b,
+                    segment,
+                    ReadSource::Ledger,
+                )
+                .await;
+            }
+
+            // A hidden member leaves its segments' counts and ranks, as it leaves the board's.
+            e.hide_member(&scope(e, &b, None).await, &m("u5"), "admin:ann", "cheating").await.unwrap();
+            assert_eq!(e.ranks_of(&zj, &[m("u5")]).await.unwrap().value, vec![], "{name}");
+            assert_eq!(e.count_at_least(&zj, 1).await.unwrap().value, 2, "{name}");
+            let c2 = scope(e, &b, Some("class:c2")).await;
+            assert_eq!(
+                by_rank(&e.ranks_of(&c2, &[m("u5"), m("u2")]).await.unwrap().value),
+                [("u2".to_owned(), 1, 30)]
+            );
+            for segment in SEGMENTS {
+                counts_and_ranks_agree(&format!("{name} hidden"), e, &b, segment, ReadSource::Redis).await;
+            }
+            let down = without_redis(e);
+            for segment in SEGMENTS {
+                let name = format!("{name} hidden, without Redis");
+                counts_and_ranks_agree(&name, &down, &b, segment, ReadSource::Ledger).await;
+            }
+
+            // Archived: the period is read from its standings, a segment from its members' totals.
+            let whole = scope(e, &b, None).await;
+            for step in [Transition::Freeze, Transition::Settle, Transition::Archive] {
+                e.transition(&whole, step, "admin:ann", None).await.unwrap();
+            }
+            for segment in SEGMENTS {
+                counts_and_ranks_agree(&format!("{name} archived"), e, &b, segment, ReadSource::Ledger).await;
+            }
+            assert_eq!(e.count_at_least(&zj, 1).await.unwrap().value, 2, "{name} archived");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_snapshot_of_a_segment_pages_like_its_ranking_on_the_segments_slot() {
+    use redis::cluster_routing::Slot;
+    each_store(async |name, e, p| {
+        for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {
+            let name = &format!("{name} {policy:?}");
+            let b = board(policy);
+            setup(e, &b).await;
+            let zj = scope(e, &b, Some("province:zj")).await;
+            let live = e.ranking_page(&zj, 0, 10).await.unwrap();
+            let pinned = e.create_snapshot(&zj).await.unwrap();
+            assert_eq!(pinned.total, 3, "{name}");
+            let page = e.snapshot_page(&zj, &pinned.snapshot_id, 0, 10).await.unwrap();
+            assert_eq!((rows(&page), page.total, page.has_more), (rows(&live), 3, false), "{name}");
+            let tied = |page: &RankingPage| page.entries.iter().map(|x| x.tied).collect::<Vec<_>>();
+            assert_eq!(tied(&page), tied(&live), "{name}");
+            let second = e.snapshot_page(&zj, &pinned.snapshot_id, 1, 1).await.unwrap();
+            assert_eq!(rows(&second), rows(&live)[1..2].to_vec(), "{name}");
+            assert!(second.has_more, "{name}");
+
+            // The copy holds still while the segment's ranking moves.
+            e.record(&b, &[event("later", "u5", 100, &[])]).await.unwrap();
+            let moved = e.top(&zj, 1).await.unwrap();
+            assert_eq!(rows(&moved), vec![row(1, "u5", 130)], "{name}");
+            let again = e.snapshot_page(&zj, &pinned.snapshot_id, 0, 10).await.unwrap();
+            assert_eq!(rows(&again), rows(&live), "{name}");
+            // Pins in the same window share the copy.
+            let twice = e.create_snapshot(&zj).await.unwrap();
+            assert_eq!((&twice.snapshot_id, twice.total), (&pinned.snapshot_id, 3), "{name}");
+
+            // Each ranking has its own copy: the board's and another segment's are not pinned.
+            for other in [None, Some("province:js")] {
+                let page = e.snapshot_page(&scope(e, &b, other).await, &pinned.snapshot_id, 0, 10).await;
+                assert!(matches!(page, Err(EngineError::Gone(_))), "{name} {other:?}: {page:?}");
+            }
+            // A value nobody holds pins an empty page, and writes no key (checked below).
+            let gd = scope(e, &b, Some("province:gd")).await;
+            let empty = e.create_snapshot(&gd).await.unwrap();
+            assert_eq!(empty.total, 0, "{name}");
+            let page = e.snapshot_page(&gd, &empty.snapshot_id, 0, 10).await.unwrap();
+            assert_eq!((page.total, page.entries.len()), (0, 0), "{name}");
+
+            // The copy lives on the segment's slot, on the node of the segment's ranking.
+            let rank = p.projection.keys().segment(&b.slug, &zj.period(), zj.segment().unwrap()).rank;
+            let keys = p.keys().await;
+            let node_of = |key: &str| keys.iter().find(|(_, k)| k == key).map(|(node, _)| node.clone());
+            let rank_node = node_of(&rank).expect("the segment's ranking is in Redis");
+            let copies: Vec<&(String, String)> = keys
+                .iter()
+                .filter(|(_, k)| k.contains(&format!("{{{}:", b.slug)) && k.contains(":snap:"))
+                .collect();
+            let zj_copies: Vec<_> = copies.iter().filter(|(_, k)| k.contains(":province=zj}")).collect();
+            assert!(zj_copies.iter().any(|(_, k)| k.ends_with(&format!(":snap:{}", pinned.snapshot_id))));
+            assert!(zj_copies.iter().any(|(_, k)| k.ends_with(":info")), "{name}: {zj_copies:?}");
+            for (node, key) in zj_copies {
+                assert_eq!(Slot::for_key(key), Slot::for_key(&rank), "{name}: {key}");
+                assert_eq!(node, &rank_node, "{name}: {key}");
+            }
+            // Keys of zj's pin only: none of the board's ranking, none for a value nobody holds.
+            assert!(copies.iter().all(|(_, k)| k.contains(":province=zj}")), "{name}: {copies:?}");
+
+            // A copy is made in Redis: without it, a pin fails (503) rather than answer wrongly.
+            let down = without_redis(e);
+            let zj_down = down.scope(&b.slug, None).await.unwrap().in_segment(Some("province:zj")).unwrap();
+            let refused = down.create_snapshot(&zj_down).await;
+            assert!(matches!(refused, Err(EngineError::Redis(_))), "{name}: {refused:?}");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_public_freeze_closes_segments_to_every_public_read() {
     each_store(async |name, e, _| {
         let b = board(TiePolicy::Shared);
         setup(e, &b).await;
@@ -365,9 +549,10 @@ async fn a_public_freeze_closes_segments_and_some_reads_refuse_a_segment() {
             Ok(_) => panic!("{name}: answered"),
         };
         let zj = scope(e, &b, Some("province:zj")).await;
-        assert_eq!(code(e.count_at_least(&zj, 1).await.map(|_| ())), "segment_unsupported");
-        assert_eq!(code(e.ranks_of(&zj, &[m("u1")]).await.map(|_| ())), "segment_unsupported");
-        assert_eq!(code(e.create_snapshot(&zj).await.map(|_| ())), "segment_unsupported");
+        // Before the freeze, counts, ranks and pins read the segment.
+        assert_eq!(e.count_at_least(&zj, 1).await.unwrap().value, 3, "{name}");
+        assert_eq!(e.ranks_of(&zj, &[m("u1")]).await.unwrap().value[0].rank, 1, "{name}");
+        let pinned = e.create_snapshot(&zj).await.unwrap();
         let undeclared = e.scope(&b.slug, None).await.unwrap().in_segment(Some("city:hz"));
         assert!(matches!(undeclared, Err(EngineError::Invalid(_))), "{name}");
 
@@ -377,8 +562,23 @@ async fn a_public_freeze_closes_segments_and_some_reads_refuse_a_segment() {
         assert_eq!(code(e.top(&zj, 10).await.map(|_| ())), "segment_frozen", "{name}");
         assert_eq!(code(e.around(&zj, &m("u2"), 1).await.map(|_| ())), "segment_frozen");
         assert_eq!(code(e.entries_after(&zj, None, 5).await.map(|_| ())), "segment_frozen");
+        assert_eq!(code(e.count_at_least(&zj, 1).await.map(|_| ())), "segment_frozen", "{name}");
+        assert_eq!(code(e.ranks_of(&zj, &[m("u2")]).await.map(|_| ())), "segment_frozen", "{name}");
+        assert_eq!(code(e.create_snapshot(&zj).await.map(|_| ())), "segment_frozen", "{name}");
+        let copy = e.snapshot_page(&zj, &pinned.snapshot_id, 0, 10).await;
+        assert_eq!(code(copy.map(|_| ())), "segment_frozen", "{name}");
         let list = e.segment_values(Viewer::Public, &scope(e, &b, None).await, "province").await;
         assert_eq!(code(list.map(|_| ())), "segment_frozen");
+        // So does a public read without Redis.
+        let down = without_redis(e);
+        let zj_down = down.scope(&b.slug, None).await.unwrap().in_segment(Some("province:zj")).unwrap();
+        assert_eq!(code(down.count_at_least(&zj_down, 1).await.map(|_| ())), "segment_frozen", "{name}");
+        assert_eq!(code(down.ranks_of(&zj_down, &[m("u2")]).await.map(|_| ())), "segment_frozen");
+        // The board's count and ranks read its public view: u2 still has 30 there.
+        let whole = scope(e, &b, None).await;
+        let counted = e.count_at_least(&whole, 100).await.unwrap();
+        assert_eq!((counted.value, counted.frozen_at.is_some()), (0, true), "{name}");
+        assert_eq!(e.ranks_of(&whole, &[m("u2")]).await.unwrap().value[0].points, 30, "{name}");
         // Admins read the segment live.
         let live = e.around_as(Viewer::Admin, &zj, &m("u2"), 0).await.unwrap();
         assert_eq!(rows(&live), vec![row(1, "u2", 130)], "{name}");

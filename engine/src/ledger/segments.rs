@@ -3,7 +3,8 @@
 //! inserts the ones a write fixes, in the write's own transaction (`writes.rs`, `decide.rs`); the
 //! rest here are reads outside any write: the memberships of members whose totals changed (their
 //! segment rankings are projected after the commit), a segment's totals (the ledger fallback,
-//! levelling), the version sums the reconciler compares, and a dimension's values (the list route).
+//! levelling, snapshots), whether anyone holds a value (pins), the version sums the reconciler
+//! compares, and a dimension's values (the list route).
 
 use super::boards::StoredTotal;
 use super::sql::{LOOKUP_CHUNK, Params, member_id, padded};
@@ -118,6 +119,28 @@ impl Ledger {
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(stored_total).collect()
+    }
+
+    /// Whether any member of a period holds one segment value (one row of the value's index): a
+    /// pin of a value nobody holds writes nothing to Redis.
+    pub async fn segment_held(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        dimension: &str,
+        value: &str,
+    ) -> Result<bool, LedgerError> {
+        let row = sqlx::query(
+            "SELECT 1 AS held FROM segment_members WHERE board = $1 AND period = $2 AND dimension = $3 \
+             AND value = $4 LIMIT 1",
+        )
+        .bind(board.as_str())
+        .bind(period.to_string())
+        .bind(dimension)
+        .bind(value)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.is_some())
     }
 
     /// The sum of the total versions of each segment value of a period, as the reconciler

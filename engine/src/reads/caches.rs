@@ -150,7 +150,7 @@ impl Engine {
             .ledger
             .board(slug)
             .await?
-            .ok_or_else(|| EngineError::NotFound { what: format!("board {slug}") })?;
+            .ok_or_else(|| EngineError::NotFound { what: crate::Missing::Board(slug.clone()) })?;
         self.boards
             .write()
             .expect("board cache")

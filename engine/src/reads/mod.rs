@@ -12,8 +12,9 @@
 //! `source: ledger`), which is why ranks never depend on K.
 //!
 //! A scope naming a segment (`?segment=province:zj`) reads that segment value's ranking instead
-//! (`crate::segments`): pages, cursor pages, around-me and member ranks; counts and ranks of a
-//! list refuse it for now.
+//! (`crate::segments`): pages, cursor pages, around-me, member ranks, counts, ranks of a list and
+//! snapshots, each from the segment's ranking in Redis, or from the ledger's totals of its
+//! members when Redis cannot be read or the period is read from its standings.
 //!
 //! Besides pages: the top N (shared for a second, `caches.rs`), a member's rank, counts, ranks of
 //! a list, "why this score" (the member's entries), the board's periods, cursor tokens, and
@@ -102,8 +103,9 @@ impl Engine {
             None | Some("current") => Ok(board.period_at(jiff::Timestamp::now())),
             // A key no period of this board can have (malformed, not in the calendar, outside the
             // supported years, of another cadence) names a period that does not exist.
-            Some(p) => PeriodKey::parse_for(board.cadence, p)
-                .map_err(|e| EngineError::NotFound { what: format!("period {p} ({e})") }),
+            Some(p) => PeriodKey::parse_for(board.cadence, p).map_err(|e| EngineError::NotFound {
+                what: crate::Missing::Period { key: p.to_owned(), why: Some(e.to_string()) },
+            }),
         }
     }
 
@@ -201,7 +203,7 @@ impl Engine {
             .entries
             .into_iter()
             .next()
-            .ok_or_else(|| EngineError::NotFound { what: format!("member {member}") })
+            .ok_or_else(|| EngineError::NotFound { what: crate::Missing::Member(member.clone()) })
     }
 
     /// A member and `radius` neighbours on each side, read atomically. The leader's
@@ -232,14 +234,14 @@ impl Engine {
     }
 
     /// Members with `min_points` or better (at least `min_points`, or at most on an ascending
-    /// board), and where the count came from.
+    /// board), and where the count came from; in the scope's segment, if it names one.
     pub async fn count_at_least(&self, scope: &Scope, min_points: i64) -> Result<Sourced<u64>, EngineError> {
-        scope.refuse_segment("a count")?;
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
+        let segment = scope.segment();
         let (min, max) = board.codec.bounds();
         let status = self.status_for_reads(slug, period).await?;
-        let frozen_at = status.frozen_at;
-        if status.reads_standings(board) {
+        let frozen_at = self.public_frozen_in(scope, &status)?;
+        if status.reads_standings(board) && segment.is_none() {
             let count = self.core.ledger.standings_at_least(slug, &period, board.sort(), min_points).await?;
             return Ok(Sourced { value: count, source: ReadSource::Standings, frozen_at: None });
         }
@@ -254,34 +256,68 @@ impl Engine {
             }
         };
         let min_score = board.codec.lowest_score_for(min_points);
-        match self.core.projection.count_at_least(slug, &period, ReadFrom::Replica, min_score).await {
-            Ok((count, floor)) if floor.counts_from(min_score) => {
+        let counted = match status.reads_standings(board) {
+            // A segment has no standings of its own: its members' totals, in the ledger.
+            true => None,
+            false => {
+                let read =
+                    self.core.projection.count_at_least(slug, &period, segment, ReadFrom::Replica, min_score);
+                read.await.ok()
+            }
+        };
+        match counted {
+            Some((count, floor)) if floor.counts_from(min_score) => {
                 Ok(Sourced { value: count, source: ReadSource::Redis, frozen_at })
             }
             // A bounded board counts down to its floor in Redis; below it, the ledger counts.
             _ => {
-                let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
+                let order = self.ledger_order_in(board, period, frozen_at.is_some(), segment).await?;
                 Ok(Sourced { value: order.count_at_least(min_score), source: ReadSource::Ledger, frozen_at })
             }
         }
     }
 
-    /// Ranks of a list of members (absent members are left out), best first.
+    /// When the public view of the period was taken, for a public read of `scope`: the board's
+    /// while it is publicly frozen. A segment has no public view: its public read is refused
+    /// then (409 `segment_frozen`, as its pages are), and otherwise reads live (None).
+    fn public_frozen_in(
+        &self,
+        scope: &Scope,
+        status: &PeriodStatus,
+    ) -> Result<Option<jiff::Timestamp>, EngineError> {
+        match scope.segment() {
+            None => Ok(status.frozen_at),
+            Some(segment) => {
+                let frozen_at = status.frozen_at.filter(|_| status.state != State::Archived);
+                self.refuse_frozen_segment(segment, frozen_at)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Ranks of a list of members (absent members are left out), best first; in the scope's
+    /// segment, if it names one.
     pub async fn ranks_of(
         &self,
         scope: &Scope,
         members: &[MemberId],
     ) -> Result<Sourced<Vec<Entry>>, EngineError> {
-        scope.refuse_segment("ranks of a list")?;
         if members.is_empty() || members.len() > MAX_MEMBERS {
             return Err(EngineError::Invalid(format!("name 1 to {MAX_MEMBERS} members")));
         }
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
+        let segment = scope.segment();
         let mut source = ReadSource::Redis;
         let status = self.status_for_reads(slug, period).await?;
-        let frozen_at = status.frozen_at;
+        let frozen_at = self.public_frozen_in(scope, &status)?;
         let standings = status.reads_standings(board);
-        let found = if standings {
+        let policy = board.tie_policy();
+        let found = if let Some(segment) = segment.filter(|_| standings) {
+            // A segment has no standings of its own: its members' totals, in the ledger.
+            source = ReadSource::Ledger;
+            let order = self.ledger_order_in(board, period, false, Some(segment)).await?;
+            members.iter().map(|m| order.rank_of(m, policy)).collect()
+        } else if standings {
             source = ReadSource::Standings;
             let mut found = Vec::with_capacity(members.len());
             for member in members {
@@ -304,8 +340,10 @@ impl Engine {
                 .map(|f| f.map(|(points, rank)| (board.codec.lowest_score_for(points), rank)))
                 .collect()
         } else {
-            let (base, policy) = (board.codec.tie_base(), board.tie_policy());
-            match self.core.projection.ranks(slug, &period, ReadFrom::Replica, base, policy, members).await {
+            let base = board.codec.tie_base();
+            let read =
+                self.core.projection.ranks(slug, &period, segment, ReadFrom::Replica, base, policy, members);
+            match read.await {
                 // On a trimmed bounded board a member absent from the projection, or at or
                 // below its floor, may rank wrongly in Redis: the ledger answers for all of them.
                 Ok((found, floor))
@@ -319,7 +357,7 @@ impl Engine {
                 }
                 _ => {
                     source = ReadSource::Ledger;
-                    let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
+                    let order = self.ledger_order_in(board, period, frozen_at.is_some(), segment).await?;
                     members.iter().map(|m| order.rank_of(m, policy)).collect()
                 }
             }
@@ -530,7 +568,9 @@ impl Engine {
             }
         };
         let raw = raw.ok_or_else(|| match window {
-            Window::Around { member, .. } => EngineError::NotFound { what: format!("member {member}") },
+            Window::Around { member, .. } => {
+                EngineError::NotFound { what: crate::Missing::Member(member.clone()) }
+            }
             _ => EngineError::Invalid("window not found".into()),
         })?;
         let last = raw.rows.last().cloned();

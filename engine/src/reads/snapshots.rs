@@ -14,11 +14,22 @@
 //! a claim in Redis (`:snap:<id>:info:claim`), and a pin that finds another instance making it
 //! waits for it, at most [`WAIT_FOR_MAKER`]. A pin of a period with no members writes only the
 //! small info and claim keys: one pair per period per window, however a caller names the period.
+//!
+//! A scope naming a segment pins that segment value's ranking: the same rules, per segment value
+//! instead of per period, the copy made from the ledger's totals of the segment's members and
+//! kept under the segment's own hash tag, on its slot (`redis/snapshots.rs`). A segment has no
+//! public view, so while the period is publicly frozen pinning a segment, or paging a segment's
+//! copy, is 409 `segment_frozen` like its live pages; a period read from its standings pins
+//! nothing and pages the segment from the ledger, as its live pages do. A pin of a value no
+//! member holds writes no key at all (so made-up values cost Redis nothing) and pages as empty;
+//! once someone holds the value, such a pin is gone (410) and a new pin copies the ranking.
 
-use super::check_limit;
+use super::{check_limit, source_in};
+use crate::ledger::Viewer;
 use crate::redis::{Source, Window};
 use crate::scope::Scope;
 use crate::{Engine, EngineError};
+use domain::segment::Segment;
 use domain::view::{RankingPage, SnapshotInfo};
 use domain::{Board, MemberId, PeriodKey};
 use std::time::{Duration, Instant};
@@ -53,21 +64,27 @@ fn is_snapshot_id(id: &str) -> bool {
 }
 
 impl Engine {
-    /// Pins the period's ranking: the copy of this window, made now if no pin made it yet.
+    /// Pins the period's ranking, or the scope's segment's: the copy of this window, made now if
+    /// no pin made it yet.
     pub async fn create_snapshot(&self, scope: &Scope) -> Result<SnapshotInfo, EngineError> {
-        scope.refuse_segment("a snapshot")?;
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
+        let segment = scope.segment();
         let start = window_start(jiff::Timestamp::now());
         let snapshot_id = format!("{start:x}");
         let expires_at = jiff::Timestamp::from_second(start + SNAPSHOT_LIFE.as_secs() as i64)
             .map_err(|e| EngineError::Invalid(format!("no expiry for this snapshot: {e}")))?;
         let status = self.status_for_reads(slug, period).await?;
+        let frozen_at = self.public_frozen_in(scope, &status)?;
         // A period read from its standings (archived, or settled past its keys' life) no longer
-        // changes: the standings are the pinned copy.
-        let total = if status.reads_standings(board) {
-            self.core.ledger.standings_window(slug, &period, 0, 0).await?.total
-        } else {
-            self.pinned(board, period, &snapshot_id, status.frozen_at.is_some(), expires_at).await?
+        // changes: the standings are the pinned copy (a segment's, its members' totals).
+        let total = match (status.reads_standings(board), segment) {
+            (true, None) => self.core.ledger.standings_window(slug, &period, 0, 0).await?.total,
+            (true, Some(segment)) => {
+                self.ledger_order_in(board, period, false, Some(segment)).await?.count_at_least(i64::MIN)
+            }
+            (false, _) => {
+                self.pinned(board, period, segment, &snapshot_id, frozen_at.is_some(), expires_at).await?
+            }
         };
         Ok(SnapshotInfo { snapshot_id, total, expires_at })
     }
@@ -77,22 +94,29 @@ impl Engine {
         &self,
         board: &Board,
         period: PeriodKey,
+        segment: Option<&Segment>,
         id: &str,
         public_view: bool,
         expires_at: jiff::Timestamp,
     ) -> Result<u64, EngineError> {
         let slug = &board.slug;
-        if let Some(total) = self.core.projection.snapshot_total(slug, &period, id).await? {
+        if let Some(total) = self.core.projection.snapshot_total_in(slug, &period, segment, id).await? {
             return Ok(total);
+        }
+        if let Some(segment) = segment
+            && !self.core.ledger.segment_held(slug, &period, &segment.dimension, &segment.value).await?
+        {
+            // Nobody holds the value: no copy and no key, however many values callers make up.
+            return Ok(0);
         }
         let _one_at_a_time = self.snapshots.making.lock().await;
         let waiting_since = Instant::now();
         loop {
-            if let Some(total) = self.core.projection.snapshot_total(slug, &period, id).await? {
+            if let Some(total) = self.core.projection.snapshot_total_in(slug, &period, segment, id).await? {
                 return Ok(total);
             }
-            if self.core.projection.claim_snapshot(slug, &period, id, CLAIM_HOLD).await? {
-                return self.make_snapshot(board, period, id, public_view, expires_at).await;
+            if self.core.projection.claim_snapshot(slug, &period, segment, id, CLAIM_HOLD).await? {
+                return self.make_snapshot(board, period, segment, id, public_view, expires_at).await;
             }
             if waiting_since.elapsed() > WAIT_FOR_MAKER {
                 return Err(EngineError::Redis(::redis::RedisError::from((
@@ -105,28 +129,32 @@ impl Engine {
     }
 
     /// Makes the copy from the ledger: the public view of a publicly frozen period, else the
-    /// live totals, hidden members left out (exactly what the projection ranks).
+    /// live totals (a segment's: its members'), hidden members left out (exactly what the
+    /// projection ranks).
     async fn make_snapshot(
         &self,
         board: &Board,
         period: PeriodKey,
+        segment: Option<&Segment>,
         id: &str,
         public_view: bool,
         expires_at: jiff::Timestamp,
     ) -> Result<u64, EngineError> {
-        let totals = match public_view {
-            true => self.public_totals(board, &period).await?,
-            false => self.projected_totals(board, &period).await?,
+        let totals = match (segment, public_view) {
+            (Some(segment), _) => self.segment_totals(board, &period, segment).await?,
+            (None, true) => self.public_totals(board, &period).await?,
+            (None, false) => self.projected_totals(board, &period).await?,
         };
         let rows: Vec<(MemberId, i64)> =
             totals.into_iter().filter(|t| !t.hidden).map(|t| (t.member, t.score)).collect();
         let life = expires_at.duration_since(jiff::Timestamp::now());
         let ttl = Duration::try_from(life).unwrap_or_default().max(Duration::from_secs(1));
-        self.core.projection.write_snapshot(&board.slug, &period, id, &rows, ttl).await?;
+        self.core.projection.write_snapshot_in(&board.slug, &period, segment, id, &rows, ttl).await?;
         Ok(rows.len() as u64)
     }
 
-    /// A page of a pinned snapshot; `Gone` once it expired.
+    /// A page of a pinned snapshot (of the scope's segment, if it names one); `Gone` once it
+    /// expired.
     pub async fn snapshot_page(
         &self,
         scope: &Scope,
@@ -134,9 +162,9 @@ impl Engine {
         offset: u64,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
-        scope.refuse_segment("a snapshot")?;
         check_limit(limit)?;
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
+        let segment = scope.segment();
         let gone = || {
             EngineError::Gone(format!(
                 "snapshot {snapshot_id} has expired (snapshots live 5 to 10 minutes); pin a new one"
@@ -145,14 +173,25 @@ impl Engine {
         if !is_snapshot_id(snapshot_id) {
             return Err(gone());
         }
-        if self.status_for_reads(slug, period).await?.reads_standings(board) {
-            return self.read_window(board, period, Source::Live, Window::Offset(offset), limit).await;
+        let status = self.status_for_reads(slug, period).await?;
+        self.public_frozen_in(scope, &status)?;
+        if status.reads_standings(board) {
+            let source = source_in(scope, Viewer::Public);
+            return self.read_window(board, period, source, Window::Offset(offset), limit).await;
         }
-        let total =
-            self.core.projection.snapshot_total(slug, &period, snapshot_id).await?.ok_or_else(gone)?;
-        let mut page = self
-            .read_window(board, period, Source::Snapshot(snapshot_id), Window::Offset(offset), limit)
-            .await?;
+        let total = match self.core.projection.snapshot_total_in(slug, &period, segment, snapshot_id).await? {
+            Some(total) => total,
+            None => {
+                let Some(segment) = segment else { return Err(gone()) };
+                if self.core.ledger.segment_held(slug, &period, &segment.dimension, &segment.value).await? {
+                    return Err(gone());
+                }
+                // A value nobody holds was pinned without a copy (`pinned`): its page is empty.
+                0
+            }
+        };
+        let source = Source::Snapshot { id: snapshot_id, segment };
+        let mut page = self.read_window(board, period, source, Window::Offset(offset), limit).await?;
         // The copy may expire between the two reads; the info key carries the pinned count.
         if page.total != total && total > 0 {
             return Err(gone());

@@ -129,7 +129,22 @@ impl KeySpace {
     /// A pinned snapshot of a period's ranking and its info key (same hash tag). `id` is a
     /// server-made hex id, checked by the caller before use.
     pub fn snapshot(&self, board: &BoardSlug, period: &PeriodKey, id: &str) -> (String, String) {
-        let tag = format!("{}:{{{}:{}}}", self.prefix, board, period);
+        self.snapshot_in(board, period, None, id)
+    }
+
+    /// [`KeySpace::snapshot`] of one segment value's ranking (Some), under the segment's hash
+    /// tag, so the copy lives on the slot of the ranking it copies; or of the period's (None).
+    pub fn snapshot_in(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        segment: Option<&Segment>,
+        id: &str,
+    ) -> (String, String) {
+        let tag = match segment {
+            None => format!("{}:{{{}:{}}}", self.prefix, board, period),
+            Some(s) => format!("{}:{{{}:{}:{}={}}}", self.prefix, board, period, s.dimension, s.value),
+        };
         (format!("{tag}:snap:{id}"), format!("{tag}:snap:{id}:info"))
     }
 
@@ -212,7 +227,9 @@ mod tests {
         let segment = |dim: &str, value: &str| Segment { dimension: dim.into(), value: value.into() };
         let zj = space.segment(&board, &period, &segment("province", "zj"));
         assert_eq!(zj.rank, "laurel:{weekly-study:2026-W34:province=zj}:rank");
-        for key in zj.all() {
+        let (copy, info) = space.snapshot_in(&board, &period, Some(&segment("province", "zj")), "ab12");
+        assert_eq!(copy, "laurel:{weekly-study:2026-W34:province=zj}:snap:ab12");
+        for key in zj.all().into_iter().chain([copy.as_str(), info.as_str()]) {
             assert_eq!(Slot::for_key(key), Slot::for_key(&zj.rank), "{key}");
         }
         let mut slots: std::collections::HashSet<Slot> = ["zj", "js", "gd", "sc", "hb", "hn", "bj", "sh"]

@@ -1,6 +1,9 @@
 //! Pinned snapshots in Redis: a copy of a period's ranking under `:snap:<id>`, its member count
 //! under `:snap:<id>:info` (whose expiry is the snapshot's), and an index of every copy by the
 //! instant it may be removed (`<prefix>:snapshots`), which [`Projection::sweep_snapshots`] walks.
+//! A copy of a segment value's ranking has the same keys under the segment's hash tag
+//! ([`KeySpace::snapshot_in`](super::keys::KeySpace::snapshot_in)): every call here touches one
+//! copy's keys, so one slot; the index names copies of every slot and is walked one command a key.
 //!
 //! Nothing here costs Redis more than a slice at a time: a copy is written in `ZADD`s of
 //! [`SLICE`] members (never `COPY`, which duplicates a ranking of a million members in one
@@ -10,6 +13,7 @@
 
 use super::{Projection, RedisConn};
 use ::redis::RedisResult;
+use domain::segment::Segment;
 use domain::{BoardSlug, MemberId, PeriodKey};
 use std::time::Duration;
 
@@ -23,16 +27,18 @@ const SAFETY_NET: Duration = Duration::from_secs(3600);
 const SWEEP_BATCH: isize = 100;
 
 impl Projection {
-    /// Claims the making of snapshot `id` for `hold`: true for exactly one caller, whichever
-    /// instance it runs on, until the claim lapses (a maker that died leaves it to the next).
+    /// Claims the making of snapshot `id` of the period's ranking or a segment's for `hold`: true
+    /// for exactly one caller, whichever instance it runs on, until the claim lapses (a maker that
+    /// died leaves it to the next).
     pub async fn claim_snapshot(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
+        segment: Option<&Segment>,
         id: &str,
         hold: Duration,
     ) -> RedisResult<bool> {
-        let (_, info) = self.keys.snapshot(board, period, id);
+        let (_, info) = self.keys.snapshot_in(board, period, segment, id);
         let mut conn = self.conn().await?;
         let claimed: Option<String> = ::redis::cmd("SET")
             .arg(format!("{info}:claim"))
@@ -56,7 +62,20 @@ impl Projection {
         rows: &[(MemberId, i64)],
         ttl: Duration,
     ) -> RedisResult<()> {
-        let (copy, info) = self.keys.snapshot(board, period, id);
+        self.write_snapshot_in(board, period, None, id, rows, ttl).await
+    }
+
+    /// [`Projection::write_snapshot`] of a segment's ranking (Some) or the period's (None).
+    pub async fn write_snapshot_in(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        segment: Option<&Segment>,
+        id: &str,
+        rows: &[(MemberId, i64)],
+        ttl: Duration,
+    ) -> RedisResult<()> {
+        let (copy, info) = self.keys.snapshot_in(board, period, segment, id);
         let mut conn = self.conn().await?;
         ::redis::cmd("UNLINK").arg(&copy).exec_async(&mut conn).await?;
         // Indexed before the first slice: a copy is never left where the sweep cannot find it.
@@ -100,7 +119,18 @@ impl Projection {
         period: &PeriodKey,
         id: &str,
     ) -> RedisResult<Option<u64>> {
-        let (_, info) = self.keys.snapshot(board, period, id);
+        self.snapshot_total_in(board, period, None, id).await
+    }
+
+    /// [`Projection::snapshot_total`] of a segment's ranking (Some) or the period's (None).
+    pub async fn snapshot_total_in(
+        &self,
+        board: &BoardSlug,
+        period: &PeriodKey,
+        segment: Option<&Segment>,
+        id: &str,
+    ) -> RedisResult<Option<u64>> {
+        let (_, info) = self.keys.snapshot_in(board, period, segment, id);
         let mut conn = self.conn().await?;
         ::redis::cmd("GET").arg(info).query_async(&mut conn).await
     }
@@ -122,7 +152,8 @@ impl Projection {
             .query_async(&mut conn)
             .await?;
         for copy in &due {
-            // Each copy is in its period's slot, the index in its own: one command each.
+            // Each copy is in its ranking's slot (its period's or its segment's), the index in its
+            // own: one command each.
             ::redis::cmd("UNLINK").arg(copy).exec_async(&mut conn).await?;
             ::redis::cmd("ZREM").arg(&index).arg(copy).exec_async(&mut conn).await?;
         }

@@ -9,6 +9,7 @@
 use super::conn::ReadScript;
 use super::{Projection, ReadFrom, parse_member, parse_score};
 use ::redis::{RedisResult, Value};
+use domain::segment::Segment;
 use domain::{BoardSlug, MemberId, PeriodKey};
 use std::sync::LazyLock;
 
@@ -42,13 +43,11 @@ pub enum Source<'a> {
     Live,
     /// The live ranking whatever the public sees (admins).
     Unfrozen,
-    Snapshot(&'a str),
+    /// A pinned copy (`snapshots.rs`) of the period's ranking, or of a segment's (Some).
+    Snapshot { id: &'a str, segment: Option<&'a Segment> },
     /// One segment value's ranking (`segments.rs`). `public`: read for the public (then never
     /// while the period is publicly frozen: the engine refuses first).
-    Segment {
-        segment: &'a domain::segment::Segment,
-        public: bool,
-    },
+    Segment { segment: &'a Segment, public: bool },
 }
 
 /// One window as stored in Redis: raw scores, best first.
@@ -118,7 +117,7 @@ impl Projection {
             let keys = match source {
                 Source::Live => vec![self.keys.rank(board, period), meta()],
                 Source::Unfrozen => vec![self.live_ranking(board, period).await?, meta()],
-                Source::Snapshot(id) => vec![self.keys.snapshot(board, period, id).0],
+                Source::Snapshot { id, segment } => vec![self.keys.snapshot_in(board, period, segment, id).0],
                 Source::Segment { segment, .. } => vec![self.keys.segment(board, period, segment).rank],
             };
             let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
@@ -171,21 +170,24 @@ impl Projection {
     }
 
     /// Raw scores and ranks of `members` (None for absent ones), read atomically with the
-    /// ranking's floor.
+    /// ranking's floor: in the period's public ranking, or in a segment's (Some; no floor).
+    #[allow(clippy::too_many_arguments)]
     pub async fn ranks(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
+        segment: Option<&Segment>,
         from: ReadFrom,
         tie_base: i64,
         policy: domain::TiePolicy,
         members: &[MemberId],
     ) -> RedisResult<(Vec<Option<(i64, u64)>>, Floor)> {
         self.guarded(async {
-            let keys = self.keys.period(board, period);
+            let keys = self.ranking_keys(board, period, segment);
+            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
             let mut args = vec![tie_base.to_string(), policy.as_str().to_owned()];
             args.extend(members.iter().map(|m| m.as_str().to_owned()));
-            let reply: Vec<Value> = self.read_script(&RANKS, from, &[&keys.rank, &keys.meta], &args).await?;
+            let reply: Vec<Value> = self.read_script(&RANKS, from, &keys, &args).await?;
             let mut out = Vec::with_capacity(members.len());
             let mut it = reply.into_iter();
             let floor = Floor::parse(it.next(), it.next())?;
@@ -202,22 +204,37 @@ impl Projection {
         .await
     }
 
-    /// Members whose score is at least `min_score`, read atomically with the ranking's floor.
+    /// Members whose score is at least `min_score`, read atomically with the ranking's floor: in
+    /// the period's public ranking, or in a segment's (Some; no floor).
     pub async fn count_at_least(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
+        segment: Option<&Segment>,
         from: ReadFrom,
         min_score: i64,
     ) -> RedisResult<(u64, Floor)> {
         self.guarded(async {
-            let keys = self.keys.period(board, period);
+            let keys = self.ranking_keys(board, period, segment);
+            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
             let args = [min_score.to_string()];
-            let reply: Vec<Value> = self.read_script(&COUNT, from, &[&keys.rank, &keys.meta], &args).await?;
+            let reply: Vec<Value> = self.read_script(&COUNT, from, &keys, &args).await?;
             let mut it = reply.into_iter();
             let count: u64 = ::redis::from_redis_value(it.next().unwrap_or(Value::Int(0)))?;
             Ok((count, Floor::parse(it.next(), it.next())?))
         })
         .await
+    }
+
+    /// The keys `ranks.lua` and `count.lua` read: the period's public ranking with its `:meta`
+    /// (a bounded board's floor), or a segment's ranking alone (segments are never bounded).
+    fn ranking_keys(&self, board: &BoardSlug, period: &PeriodKey, segment: Option<&Segment>) -> Vec<String> {
+        match segment {
+            None => {
+                let keys = self.keys.period(board, period);
+                vec![keys.rank, keys.meta]
+            }
+            Some(segment) => vec![self.keys.segment(board, period, segment).rank],
+        }
     }
 }

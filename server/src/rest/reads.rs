@@ -72,9 +72,8 @@ pub struct AroundQuery {
 #[into_params(parameter_in = Query)]
 pub struct SegmentQuery {
     /// Read one segment value's ranking instead of the board's: `dimension:value`
-    /// (`province:zj`), a dimension the board declares. Snapshots, counts and ranks answer 422
-    /// `segment_unsupported`; a publicly frozen period's segments are 409 `segment_frozen` to
-    /// the public.
+    /// (`province:zj`), a dimension the board declares. A publicly frozen period's segments are
+    /// 409 `segment_frozen` to the public.
     #[param(pattern = "^[a-z0-9_-]{1,32}:[A-Za-z0-9_.:@-]{1,64}$")]
     segment: Option<String>,
 }
@@ -336,7 +335,8 @@ pub async fn entries(
     responses(
         (status = 201, description = "The snapshot", body = SnapshotInfo),
         (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
-        (status = 422, description = "invalid: a bound out of range; segment_unsupported: a segment", body = ErrorBody),
+        (status = 409, description = "segment_frozen: a segment of a publicly frozen period", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range, a segment the board does not declare", body = ErrorBody),
     )
 )]
 pub async fn create_snapshot(
@@ -357,8 +357,9 @@ pub async fn create_snapshot(
     responses(
         (status = 200, description = "The page", body = SnapshotPage),
         (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
+        (status = 409, description = "segment_frozen: a segment of a publicly frozen period", body = ErrorBody),
         (status = 410, description = "snapshot_expired", body = ErrorBody),
-        (status = 422, description = "invalid: a bound out of range; segment_unsupported: a segment", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range, a segment the board does not declare", body = ErrorBody),
     )
 )]
 pub async fn snapshot_entries(
@@ -401,7 +402,7 @@ pub async fn member_rank(
         .entries
         .into_iter()
         .next()
-        .ok_or_else(|| engine::EngineError::NotFound { what: format!("member {m}") })?;
+        .ok_or_else(|| engine::EngineError::NotFound { what: engine::Missing::Member(m.clone()) })?;
     Ok(Json(MemberRank { entry, source: page.source, frozen_at: page.frozen_at }))
 }
 
@@ -471,7 +472,8 @@ pub async fn member_events(
     responses(
         (status = 200, description = "The count", body = Count),
         (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
-        (status = 422, description = "invalid: a bound out of range; segment_unsupported: a segment", body = ErrorBody),
+        (status = 409, description = "segment_frozen: a segment of a publicly frozen period", body = ErrorBody),
+        (status = 422, description = "invalid: a bound out of range, a segment the board does not declare", body = ErrorBody),
     )
 )]
 pub async fn count(
@@ -494,7 +496,8 @@ pub async fn count(
     responses(
         (status = 200, description = "Their entries", body = Ranks),
         (status = 404, description = "not_found: no such board, period (an impossible key, or one of another cadence) or member", body = ErrorBody),
-        (status = 422, description = "invalid: a malformed member id; segment_unsupported: a segment", body = ErrorBody),
+        (status = 409, description = "segment_frozen: a segment of a publicly frozen period", body = ErrorBody),
+        (status = 422, description = "invalid: a malformed member id, a segment the board does not declare", body = ErrorBody),
     )
 )]
 pub async fn ranks(

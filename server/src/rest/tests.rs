@@ -2612,8 +2612,7 @@ async fn segments_are_declared_written_and_read_over_rest() {
         api.call("GET", &format!("{period}/members/u3/around?segment=class:c1&radius=1"), None, None).await;
     assert_eq!(out["rank"], json!(2), "{out}");
 
-    // An undeclared dimension or a malformed value: 422 `invalid`; reads without segments yet:
-    // 422 `segment_unsupported`.
+    // An undeclared dimension or a malformed value: 422 `invalid`.
     for path in [
         format!("{period}/top?segment=city:hz"),
         format!("{period}/top?segment=province"),
@@ -2622,18 +2621,33 @@ async fn segments_are_declared_written_and_read_over_rest() {
         let (status, out) = api.call("GET", &path, None, None).await;
         assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"), "{path}: {out}");
     }
-    for (method, path) in [
-        ("GET", format!("{period}/count?min_points=1&segment=province:zj")),
-        ("GET", format!("{period}/ranks?members=u1&segment=province:zj")),
-        ("POST", format!("{period}/snapshots?segment=province:zj")),
-    ] {
-        let (status, out) = api.call(method, &path, None, None).await;
-        assert_eq!(
-            (status, error_of(&out)),
-            (StatusCode::UNPROCESSABLE_ENTITY, "segment_unsupported"),
-            "{path}: {out}"
-        );
-    }
+    // Counts, ranks of a list and snapshots read the segment's ranking too.
+    let (status, out) =
+        api.call("GET", &format!("{period}/count?min_points=31&segment=class:c1"), None, None).await;
+    assert_eq!(
+        (status, &out["count"], &out["source"]),
+        (StatusCode::OK, &json!(2), &json!("redis")),
+        "{out}"
+    );
+    let (_, out) = api.call("GET", &format!("{period}/count?min_points=31"), None, None).await;
+    assert_eq!(out["count"], json!(2), "the board's: {out}");
+    let (_, out) =
+        api.call("GET", &format!("{period}/count?min_points=31&segment=province:zj"), None, None).await;
+    assert_eq!(out["count"], json!(1), "{out}");
+    let (status, out) =
+        api.call("GET", &format!("{period}/ranks?members=u3,u2,u1&segment=province:zj"), None, None).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    assert_eq!(members(&out), [("u1".into(), 50, 1), ("u2".into(), 30, 2)], "u3 is not in zj: {out}");
+    let (status, out) = api.call("POST", &format!("{period}/snapshots?segment=class:c1"), None, None).await;
+    assert_eq!((status, &out["total"]), (StatusCode::CREATED, &json!(2)), "{out}");
+    let id = out["snapshot_id"].as_str().unwrap().to_owned();
+    let (status, out) =
+        api.call("GET", &format!("{period}/snapshots/{id}/entries?segment=class:c1"), None, None).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    assert_eq!(members(&out), [("u1".into(), 50, 1), ("u3".into(), 40, 2)], "{out}");
+    // The copy is the segment's: the board's ranking of the same window was not pinned.
+    let (status, out) = api.call("GET", &format!("{period}/snapshots/{id}/entries"), None, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::GONE, "snapshot_expired"), "{out}");
 
     // The list of a dimension's values, with member counts and leaders.
     let (status, out) = api.call("GET", &format!("{period}/segments/province"), None, None).await;

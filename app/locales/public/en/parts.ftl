@@ -14,6 +14,9 @@ error-sentence = { $text }.
 error-unavailable = the leaderboard is temporarily unavailable; please try again shortly
 error-transport = request failed: { $detail }
 error-no-such = there is no { $what }
+error-no-such-board = there is no board { $board }
+error-no-such-period = there is no period { $period }
+error-no-such-member = there is no member { $member }
 error-no-board = this board does not exist
 error-not-an-id = { $value } is not a { $kind }: it { $problem }
 error-id-empty = must not be empty
@@ -114,3 +117,7 @@ change-unhide = { $count ->
    *[other] { $count } members shown again
 }
 change-separator = {", "}
+# The engine's refusals: English readers get its detail as the API says it.
+error-refused = { $code ->
+   *[other] { $detail }
+}

@@ -14,6 +14,9 @@ error-sentence = { $text }。
 error-unavailable = 榜单暂时无法使用，请稍后再试
 error-transport = 请求失败：{ $detail }
 error-no-such = 找不到 { $what }
+error-no-such-board = 找不到榜单 { $board }
+error-no-such-period = 找不到周期 { $period }
+error-no-such-member = 找不到成员 { $member }
 error-no-board = 该榜单不存在
 error-not-an-id = { $kind ->
    *[other] { $value } 不是有效的成员 ID（{ $problem }）
@@ -95,3 +98,27 @@ change-reject-late = 拒绝 { $count } 条迟到写入
 change-hide = 隐藏 { $count } 名成员
 change-unhide = 恢复显示 { $count } 名成员
 change-separator = 、
+# 引擎的拒绝理由：按错误代码说明，并附上英文原文。
+error-refused = { $code ->
+    [invalid] 输入的值不符合规则
+    [wrong_operator] 该接口不适用于此榜单的计分方式
+    [batch_too_large] 一批写入的数量超过上限
+    [board_exists] 已有榜单使用这个标识
+    [invalid_transition] 当前状态下不能执行这一步
+    [late_pending] 还有迟到写入等待处理，处理完才能结算
+    [period_settled] 该周期已结算，名次已确定；请通过预览修改
+    [already_decided] 这条迟到写入已经按另一种方式处理过
+    [id_taken] 该更正 ID 已被本榜单的另一条记录使用
+    [correction_rejected] 这项更正会超出榜单的分数范围
+    [preview_stale] 预览之后该周期已有变化，请重新预览
+    [preview_cancelled] 该预览已取消
+    [preview_expired] 该预览已超过 15 分钟，已失效
+    [preview_applied] 该预览已应用，不能再取消
+    [invalid_change] 预览中的某项修改已无法按预览执行
+    [segment_frozen] 公开封榜期间，分组排名暂不公开，揭晓后再开放
+    [snapshot_expired] 固定的视图已过期
+    [period_not_open] 只能向进行中的周期导入总分
+    [admin_exists] 已有控制台账户使用这个用户名
+    [rate_limited] 请求过于频繁，请稍后再试
+   *[other] 请求被拒绝
+}（{ $detail }）
