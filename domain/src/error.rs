@@ -86,7 +86,6 @@ codes! {
     DigestMismatch = "digest_mismatch", 422, "the standings do not hash to the digest they came with (`laurel import`)";
     ChainBroken = "chain_broken", 422, "a period's settlement revisions do not chain (`laurel import`)";
     Rejected = "rejected", 422, "a single write refused by a rule (a batch reports it per item instead)";
-    SegmentUnsupported = "segment_unsupported", 422, "the export of a board with segments (exports do not carry segment memberships yet)";
     RateLimited = "rate_limited", 429, "the key is over its rate limit, or a caller without credentials over its network's allowance; see `Retry-After`";
     TooManyStreams = "too_many_streams", 429, "this client address holds as many live streams as one instance allows it; see `Retry-After`";
     StreamsFull = "streams_full", 503, "the instance holds as many live streams as it may; see `Retry-After`";

@@ -10,18 +10,22 @@
 //! Earlier settlement revisions travel with their standings; the import checks each against its
 //! digest and the whole chain of `previous_digest`s (`chain_broken` otherwise). Rewards are not
 //! carried: the source delivered them. Hidden members travel as a flag on their totals, so the
-//! import recomputes the same digest ([`FORMAT_VERSION`] says what each version added). An import
-//! is one transaction; a second import of the same period is refused.
+//! import recomputes the same digest ([`FORMAT_VERSION`] says what each version added). A board
+//! with segments travels with its dimensions and each member's values in the period
+//! (`segments`), written in the import's transaction, so its segment rankings rank the same. An
+//! import is one transaction; a second import of the same period is refused.
 
 use crate::progress::Progress;
 use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::board::Prize;
 use domain::lifecycle::State;
+use domain::segment::Values;
 use domain::settlement::Standing;
 use domain::{Board, BoardSlug, Cadence, MemberId, Operator, PeriodKey, ScoreCodec, Sort, TiePolicy, Unit};
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The `format` of every export; [`FORMAT_VERSION`] rises with any change of its shape.
 pub const FORMAT: &str = "laurel-period";
@@ -29,10 +33,12 @@ pub const FORMAT: &str = "laurel-period";
 /// 3: the settlement revisions before the latest (`revisions`), and each revision's
 /// `previous_digest` and `reason`: the whole hash chain.
 /// 4: each revision's receipts root (`merkle_root`) and chain `link` (`domain::receipt`).
-pub const FORMAT_VERSION: u32 = domain::receipt::EXPORT_RECEIPTS_VERSION;
+/// 5: the board's segment dimensions (`board.segments`) and each member's values in the period
+/// (`segments`), both absent for a board without segments.
+pub const FORMAT_VERSION: u32 = 5;
 /// The oldest version an import still reads: version 1 is version 2 without hidden members,
-/// version 2 is version 3 with one revision, and version 3 is version 4 without roots and links
-/// (the import computes them).
+/// version 2 is version 3 with one revision, version 3 is version 4 without roots and links
+/// (the import computes them), and version 4 is version 5 of a board without segments.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 
 /// One settled (or archived) period of a board, complete enough to rebuild it elsewhere.
@@ -61,6 +67,10 @@ pub struct PeriodExport {
     /// are, each checked against its own digest and the chain of `previous_digest`s.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub revisions: Vec<ExportedSettlement>,
+    /// Each member's segment values in the period, by member then dimension (format version 5):
+    /// `{"u1": {"province": "zj", "class": "c-17"}}`. Absent for a board without segments.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub segments: BTreeMap<MemberId, Values>,
 }
 
 /// A board as the `POST /api/v1/boards` body names it.
@@ -93,6 +103,9 @@ pub struct BoardDefinition {
     /// Absent when the default, so exports of boards that never changed it read as before.
     #[serde(default = "default_ttl", skip_serializing_if = "is_default_ttl")]
     pub ranking_ttl_days: i64,
+    /// The declared segment dimensions (format version 5); absent for a board without any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<String>,
 }
 
 fn descending() -> Sort {
@@ -139,6 +152,7 @@ impl BoardDefinition {
             unit: board.unit,
             keep_top: board.keep_top,
             ranking_ttl_days: board.ranking_ttl_days,
+            segments: board.segments.clone(),
         }
     }
 
@@ -151,6 +165,10 @@ impl BoardDefinition {
             .map_err(|e| invalid(e.to_string()))?
             .sorted(self.sort);
         domain::board::check_prizes(&self.prizes).map_err(invalid)?;
+        domain::segment::check_dimensions(&self.segments).map_err(invalid)?;
+        if self.keep_top.is_some() && !self.segments.is_empty() {
+            return Err(invalid("a bounded board (keep_top) cannot declare segments".into()));
+        }
         Ok(Board {
             slug: self.slug.clone(),
             title: self.title.clone(),
@@ -164,8 +182,7 @@ impl BoardDefinition {
             unit: self.unit,
             keep_top: self.keep_top,
             ranking_ttl_days: self.ranking_ttl_days,
-            // Boards with segments are not exported yet (`export_period_with_progress`).
-            segments: Vec::new(),
+            segments: self.segments.clone(),
         })
     }
 }
@@ -439,13 +456,6 @@ impl Engine {
         progress: &Progress,
     ) -> Result<PeriodExport, EngineError> {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
-        if !board.segments.is_empty() {
-            // An export does not carry segment memberships yet: its import could not rebuild them.
-            return Err(EngineError::Refused {
-                code: domain::ErrorCode::SegmentUnsupported,
-                detail: format!("board {slug} has segments: its periods cannot be exported yet"),
-            });
-        }
         let _job = progress.track("export", slug, &period);
         progress.uncounted("reading the period", "rows");
         Ok(self.core.ledger.export_period(board, period, Timestamp::now()).await?)
@@ -496,6 +506,10 @@ impl Engine {
                 progress.phase("projecting", "members", totals.len() as u64);
                 self.core.projection.rebuild(&board.slug, &export.period, &totals, floor).await?;
                 progress.advance(totals.len() as u64);
+                // Its segment rankings too, from the memberships the import wrote.
+                if !board.segments.is_empty() {
+                    self.rebuild_segments(&board, &export.period).await?;
+                }
                 Ok::<_, EngineError>(())
             };
             match projected.await {

@@ -1,7 +1,11 @@
 //! Export and import of a settled period between ledgers: SQLite → PostgreSQL and PostgreSQL →
 //! SQLite give the identical settlement (digest and standings); a second import and a tampered
 //! export are refused with nothing written. Both tie policies, revocations and corrections
-//! included.
+//! included. A board with segments travels with its members' values: after the import each
+//! segment ranks as in the source (from Redis while settled, from the ledger once archived), on
+//! standalone Redis and Cluster; an export naming an undeclared dimension or a member without
+//! entries is refused with nothing written; a new export still verifies with the receipts
+//! verifier, and an export of format version 4 (before segments) still imports.
 
 mod common;
 
@@ -15,7 +19,7 @@ use domain::lifecycle::{State, Transition};
 use domain::write::{Change, Outcome, Write};
 use domain::{Board, EventId, MemberId, PeriodKey, TiePolicy};
 use engine::lifecycle::Correction;
-use engine::transfer::PeriodExport;
+use engine::transfer::{FORMAT_VERSION, PeriodExport};
 use engine::{Engine, EngineError};
 
 fn last_week() -> jiff::Timestamp {
@@ -313,11 +317,11 @@ async fn an_export_of_format_version_1_still_imports() {
             .export_period(&source.scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
-        assert_eq!(export.format_version, 4, "{ctx}");
-        export.format_version = 5;
+        assert_eq!(export.format_version, 5, "{ctx}");
+        export.format_version = 6;
         assert!(matches!(dest.import_period(&export).await, Err(EngineError::Invalid(_))), "{ctx}");
-        // Version 1 is version 4 with one revision, without hidden members and without receipts'
-        // roots and links (the import computes them).
+        // Version 1 is version 5 with one revision, without hidden members, without receipts'
+        // roots and links (the import computes them) and without segments.
         export.format_version = 1;
         export.settlement.merkle_root = None;
         export.settlement.link = None;
@@ -403,6 +407,228 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
         };
         assert_eq!(links(&again), links(&export), "{ctx}");
         assert!(links(&export).iter().all(|(root, link)| root.is_some() && link.is_some()), "{ctx}");
+    })
+    .await;
+}
+
+/// [`each_direction`] on standalone Redis and on Cluster.
+async fn each_direction_everywhere(test: impl AsyncFn(&str, &Engine, &Engine)) {
+    for (redis, target) in redis_targets() {
+        for sqlite_first in [true, false] {
+            let (a, b) = (TestLedger::sqlite().await, TestLedger::postgres().await);
+            let (source, dest) = if sqlite_first { (a, b) } else { (b, a) };
+            let (ps, pd) = (TestProjection::new(target.clone()), TestProjection::new(target.clone()));
+            let (es, ed) = (engine(&source, &ps).await, engine(&dest, &pd).await);
+            test(&format!("{redis}: {} -> {}", source.name, dest.name), &es, &ed).await;
+            ps.cleanup().await;
+            pd.cleanup().await;
+            source.drop_db().await;
+            dest.drop_db().await;
+        }
+    }
+}
+
+/// A point event of last week naming segment values (`[("province", "zj")]`).
+fn in_segments(event: &str, member: &str, delta: i64, segments: &[(&str, &str)]) -> Write {
+    Write {
+        segments: segments.iter().map(|(d, v)| (d.to_string(), v.to_string())).collect(),
+        ..point(event, member, delta)
+    }
+}
+
+/// The segments of [`segmented_period`].
+const SEGMENTS: [&str; 4] = ["province:zj", "province:js", "class:c1", "class:c2"];
+
+/// Last week's period of a new board declaring `province` and `class`, settled: u1 zj/c1 50,
+/// u2 zj/c2 30, u5 zj/c2 30, u3 js/c1 30, u4 js then c1 (named by a later write) 10, u6 none 5.
+async fn segmented_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
+    let b = Board { segments: vec!["province".into(), "class".into()], ..board(policy) };
+    e.create_board(&b).await.unwrap();
+    let period = b.period_at(last_week());
+    let key = period.to_string();
+    let writes = [
+        in_segments("s1", "u1", 50, &[("province", "zj"), ("class", "c1")]),
+        in_segments("s2", "u2", 30, &[("province", "zj"), ("class", "c2")]),
+        in_segments("s3", "u3", 30, &[("province", "js"), ("class", "c1")]),
+        in_segments("s4", "u4", 4, &[("province", "js")]),
+        in_segments("s5", "u5", 30, &[("province", "zj"), ("class", "c2")]),
+        in_segments("s6", "u4", 6, &[("class", "c1")]),
+        point("s7", "u6", 5),
+    ];
+    for r in e.record(&b, &writes).await.unwrap() {
+        assert_eq!(r.recorded.outcome, Outcome::Applied, "{r:?}");
+    }
+    for step in [Transition::Freeze, Transition::Settle] {
+        e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), step, "admin", None).await.unwrap();
+    }
+    (b, period)
+}
+
+/// Each segment's ranking of the period, as (segment, [(rank, member, points)]).
+async fn segment_rankings(e: &Engine, b: &Board, key: &str) -> Vec<(String, Vec<(u64, String, i64)>)> {
+    let mut out = Vec::new();
+    for segment in SEGMENTS {
+        let scope = e.scope(&b.slug, Some(key)).await.unwrap().in_segment(Some(segment)).unwrap();
+        let page = e.ranking_page(&scope, 0, 10).await.unwrap();
+        let rows = page.entries.iter().map(|x| (x.rank, x.member.to_string(), x.points)).collect();
+        out.push((segment.to_owned(), rows));
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_segmented_period_travels_with_its_memberships_and_ranks_the_same() {
+    each_direction_everywhere(async |ctx, source, dest| {
+        for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {
+            let (b, period) = segmented_period(source, policy).await;
+            let key = period.to_string();
+            let export =
+                source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+            assert_eq!(export.format_version, FORMAT_VERSION, "{ctx}");
+            assert_eq!(export.board.segments, ["province", "class"], "{ctx}");
+            let held: Vec<(&str, Vec<(&str, &str)>)> = export
+                .segments
+                .iter()
+                .map(|(m, v)| (m.as_str(), v.iter().map(|(d, x)| (d.as_str(), x.as_str())).collect()))
+                .collect();
+            assert_eq!(
+                held,
+                [
+                    ("u1", vec![("class", "c1"), ("province", "zj")]),
+                    ("u2", vec![("class", "c2"), ("province", "zj")]),
+                    ("u3", vec![("class", "c1"), ("province", "js")]),
+                    ("u4", vec![("class", "c1"), ("province", "js")]),
+                    ("u5", vec![("class", "c2"), ("province", "zj")]),
+                ],
+                "{ctx}: u6 holds none"
+            );
+
+            // The receipts verifier reads past the new fields: the export verifies.
+            let text = serde_json::to_string_pretty(&export).unwrap();
+            assert!(text.contains(r#""province": "zj""#), "{ctx}");
+            let verified = domain::receipt::verify_json(&text);
+            assert!(verified.ok(), "{ctx}: {verified:?}");
+
+            let before = segment_rankings(source, &b, &key).await;
+            let zj = &before[0].1;
+            assert_eq!(zj.len(), 3, "{ctx} {policy}: {before:?}");
+            assert_eq!((zj[0].1.as_str(), zj[0].2), ("u1", 50), "{ctx} {policy}");
+            assert_eq!(before[3].1.iter().map(|r| r.2).collect::<Vec<_>>(), [30, 30], "{ctx} {policy}");
+
+            let report = dest.import_period(&through_json(&export)).await.unwrap();
+            assert!(report.projected, "{ctx}");
+            let settlement =
+                async |e: &Engine| e.settlement(&e.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+            let (was, is) = (settlement(source).await, settlement(dest).await);
+            assert_eq!((&is.digest, &is.standings), (&was.digest, &was.standings), "{ctx} {policy}");
+            assert_eq!(report.digest, was.digest, "{ctx}");
+            assert_eq!(dest.board(&b.slug).await.unwrap(), b, "{ctx}: the board's dimensions too");
+
+            // Settled: each segment's ranking (rebuilt in Redis from the imported memberships)
+            // ranks as the source's.
+            assert_eq!(segment_rankings(dest, &b, &key).await, before, "{ctx} {policy}");
+            let members: Vec<MemberId> =
+                ["u1", "u2", "u3", "u4", "u5", "u6"].map(|m| MemberId::parse(m).unwrap()).to_vec();
+            let refs: Vec<&MemberId> = members.iter().collect();
+            assert_eq!(
+                dest.ledger().segments_of(&b.slug, &period, &refs).await.unwrap(),
+                source.ledger().segments_of(&b.slug, &period, &refs).await.unwrap(),
+                "{ctx}"
+            );
+
+            // Exported again from the target, the memberships are the same.
+            let mut again =
+                dest.export_period(&dest.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+            again.exported_at = export.exported_at;
+            again.settlement.watermark = export.settlement.watermark;
+            assert_eq!(again, export, "{ctx} {policy}");
+
+            // Archived on both sides, segments are read from the ledger's memberships: the same.
+            for e in [source, dest] {
+                e.transition(
+                    &e.scope(&b.slug, Some(&key)).await.unwrap(),
+                    Transition::Archive,
+                    "admin",
+                    None,
+                )
+                .await
+                .unwrap();
+            }
+            let archived = segment_rankings(source, &b, &key).await;
+            assert_eq!(archived, before, "{ctx} {policy}: archived as settled");
+            assert_eq!(segment_rankings(dest, &b, &key).await, archived, "{ctx} {policy}");
+            let scope =
+                dest.scope(&b.slug, Some(&key)).await.unwrap().in_segment(Some("province:zj")).unwrap();
+            assert_eq!(
+                dest.ranking_page(&scope, 0, 10).await.unwrap().source,
+                domain::view::ReadSource::Ledger,
+                "{ctx}"
+            );
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_export_with_an_undeclared_dimension_or_a_stranger_is_refused_with_nothing_written() {
+    each_direction(async |ctx, source, dest| {
+        let (b, period) = segmented_period(source, TiePolicy::Shared).await;
+        let key = period.to_string();
+        let export = source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let u1 = MemberId::parse("u1").unwrap();
+
+        let mut t = export.clone();
+        t.segments.get_mut(&u1).unwrap().insert("city".into(), "hz".into());
+        assert_eq!(code(dest.import_period(&t).await.unwrap_err()), "invalid_export", "{ctx}: undeclared");
+        // The same export without the board's dimensions: none is declared.
+        let mut t = export.clone();
+        t.board.segments.clear();
+        assert_eq!(code(dest.import_period(&t).await.unwrap_err()), "invalid_export", "{ctx}: no dimensions");
+        // Values for a member with no entries in the period.
+        let mut t = export.clone();
+        let ghost = MemberId::parse("ghost").unwrap();
+        t.segments.insert(ghost, [("province".to_string(), "zj".to_string())].into());
+        assert_eq!(code(dest.import_period(&t).await.unwrap_err()), "invalid_export", "{ctx}: a stranger");
+        // A value not shaped like a member id.
+        let mut t = export.clone();
+        t.segments.get_mut(&u1).unwrap().insert("province".into(), "z j".into());
+        assert_eq!(code(dest.import_period(&t).await.unwrap_err()), "invalid_export", "{ctx}: a bad value");
+
+        assert_eq!(dest.ledger().board(&b.slug).await.unwrap(), None, "{ctx}: no board written");
+        assert_eq!(dest.ledger().state_of(&b.slug, &period).await.unwrap(), State::Open, "{ctx}");
+        assert!(dest.ledger().totals(&b.slug, &period).await.unwrap().is_empty(), "{ctx}");
+        assert!(dest.ledger().segment_values(&b.slug, &period).await.unwrap().is_empty(), "{ctx}");
+
+        // The untouched export imports, with every value.
+        dest.import_period(&export).await.unwrap();
+        assert_eq!(
+            dest.ledger().segment_values(&b.slug, &period).await.unwrap(),
+            source.ledger().segment_values(&b.slug, &period).await.unwrap(),
+            "{ctx}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_export_of_format_version_4_without_segments_still_imports() {
+    each_direction(async |ctx, source, dest| {
+        let (b, period) = settled_period(source, TiePolicy::FirstReached).await;
+        let export = source
+            .export_period(&source.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .await
+            .unwrap();
+        // A board without segments writes neither field: its export is version 4's but for the
+        // number.
+        let text = serde_json::to_string_pretty(&export).unwrap();
+        assert!(!text.contains("\"segments\""), "{ctx}");
+        let old = text.replace("\"format_version\": 5,", "\"format_version\": 4,");
+        assert_ne!(old, text, "{ctx}");
+        let old: PeriodExport = serde_json::from_str(&old).unwrap();
+        assert_eq!(old.format_version, 4, "{ctx}");
+        let report = dest.import_period(&old).await.unwrap();
+        assert_eq!(report.digest, export.settlement.digest, "{ctx}");
+        assert_eq!(dest.board(&b.slug).await.unwrap(), b, "{ctx}");
     })
     .await;
 }

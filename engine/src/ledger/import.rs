@@ -1,8 +1,10 @@
 //! The SQL of a period's import (see `crate::transfer`): one transaction that writes the
-//! period, its entries, late writes, totals and settlement revisions, and commits only when the
-//! settlement digest recomputed from the imported rows equals the exported one.
+//! period, its entries, late writes, totals, segment memberships and settlement revisions, and
+//! commits only when the settlement digest recomputed from the imported rows equals the exported
+//! one.
 
 use super::audit::{AuditRecord, record as audit};
+use super::segments::{NewMembership, insert_memberships};
 use super::settle::insert_standings_with_progress;
 use super::sql::{INSERT_CHUNK, multi_row_insert};
 use super::standings::read_standings;
@@ -34,6 +36,7 @@ pub(super) async fn import(
 ) -> Result<ImportReport, LedgerError> {
     let (slug, key) = (board.slug.as_str(), export.period.to_string());
     check_importable(export)?;
+    check_memberships(board, export)?;
     let board_created = ensure_board(tx, backend, board, now).await?;
     insert_period(tx, slug, &key, export).await?;
     progress.phase("inserting entries", "entries", export.entries.len() as u64);
@@ -44,6 +47,7 @@ pub(super) async fn import(
     let totals = replay_totals(board, export, &imported, progress)?;
     progress.phase("inserting totals", "members", totals.len() as u64);
     insert_totals(tx, backend, slug, &key, &totals, now, progress).await?;
+    let memberships = insert_segments(tx, backend, slug, &key, export).await?;
     let watermark = imported.watermark;
     let (digest, members) =
         insert_revisions(tx, backend, board, export, &totals, watermark, progress).await?;
@@ -58,7 +62,7 @@ pub(super) async fn import(
         before: None,
         after: Some(json!({
             "state": export.state, "digest": digest, "entries": export.entries.len(),
-            "late_entries": export.late_entries.len(), "members": members,
+            "late_entries": export.late_entries.len(), "members": members, "memberships": memberships,
             "source_watermark": s.watermark, "watermark": watermark,
             "exported_at": export.exported_at, "board_created": board_created,
         })),
@@ -106,6 +110,51 @@ fn check_importable(export: &PeriodExport) -> Result<(), LedgerError> {
         ));
     }
     Ok(())
+}
+
+/// The export's segment values must name dimensions its board declares, values shaped as a
+/// write's, and only members with entries in the period (a write fixes values only when it
+/// records an entry).
+fn check_memberships(board: &Board, export: &PeriodExport) -> Result<(), LedgerError> {
+    let invalid = |detail: String| LedgerError::refused(ErrorCode::InvalidExport, detail);
+    if export.segments.is_empty() {
+        return Ok(());
+    }
+    let with_entries: HashSet<&MemberId> = export.entries.iter().map(|e| &e.member).collect();
+    for (member, values) in &export.segments {
+        if !with_entries.contains(member) {
+            return Err(invalid(format!("the export gives segment values to {member}, who has no entries")));
+        }
+        domain::segment::check_values(&board.segments, values)
+            .map_err(|e| invalid(format!("the segment values of {member}: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Writes the export's segment memberships (checked by `check_memberships`); answers how many.
+async fn insert_segments(
+    tx: &mut Tx,
+    backend: Backend,
+    slug: &str,
+    key: &str,
+    export: &PeriodExport,
+) -> Result<u64, LedgerError> {
+    let rows: Vec<NewMembership<'_>> = export
+        .segments
+        .iter()
+        .flat_map(|(member, values)| {
+            values.iter().map(move |(dim, value)| (key, member.as_str(), dim.as_str(), value.as_str()))
+        })
+        .collect();
+    let inserted = insert_memberships(tx, backend, slug, &rows).await?;
+    if inserted != rows.len() as u64 {
+        // The period is new here (`insert_period`), so any membership already there is a conflict.
+        return Err(LedgerError::refused(
+            ErrorCode::PeriodExists,
+            format!("{slug} {key} already holds segment memberships in this ledger"),
+        ));
+    }
+    Ok(inserted)
 }
 
 /// The period must be new here: an existing row means writes or an earlier import.
@@ -472,8 +521,9 @@ async fn ensure_board(
     let created = sqlx::query(
         "INSERT INTO boards (slug, title, cadence, time_zone, operator, tie_policy, min_points, max_points, \
          tie_base, freeze_grace_seconds, prizes, created_at, public_freeze_seconds, sort, unit, \
-         keep_top, ranking_ttl_days) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) ON CONFLICT (slug) DO NOTHING",
+         keep_top, ranking_ttl_days, segments) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) \
+         ON CONFLICT (slug) DO NOTHING",
     )
     .bind(board.slug.as_str())
     .bind(&board.title)
@@ -492,6 +542,7 @@ async fn ensure_board(
     .bind(board.unit.as_str())
     .bind(board.keep_top.map(|k| k as i64))
     .bind(board.ranking_ttl_days)
+    .bind(serde_json::to_string(&board.segments).expect("segments serialise"))
     .execute(&mut **tx)
     .await?
     .rows_affected()
@@ -500,12 +551,13 @@ async fn ensure_board(
         let lock = if backend == Backend::Postgres { " FOR SHARE" } else { "" };
         let row = sqlx::query(&format!(
             "SELECT title, cadence, time_zone, operator, tie_policy, min_points, max_points, tie_base, \
-             freeze_grace_seconds, prizes, sort, unit, keep_top FROM boards WHERE slug = $1{lock}"
+             freeze_grace_seconds, prizes, sort, unit, keep_top, segments FROM boards WHERE slug = $1{lock}"
         ))
         .bind(board.slug.as_str())
         .fetch_one(&mut **tx)
         .await?;
         let prizes: String = row.try_get("prizes")?;
+        let segments: String = row.try_get("segments")?;
         let same = row.try_get::<String, _>("title")? == board.title
             && row.try_get::<String, _>("cadence")? == board.cadence.as_str()
             && row.try_get::<String, _>("time_zone")? == board.time_zone()
@@ -518,7 +570,9 @@ async fn ensure_board(
             && row.try_get::<i64, _>("tie_base")? == board.codec.tie_base()
             && row.try_get::<i64, _>("freeze_grace_seconds")? == board.freeze_grace_seconds
             && serde_json::from_str::<Vec<domain::board::Prize>>(&prizes).map_err(LedgerError::corrupt)?
-                == board.prizes;
+                == board.prizes
+            && serde_json::from_str::<Vec<String>>(&segments).map_err(LedgerError::corrupt)?
+                == board.segments;
         if !same {
             return Err(LedgerError::refused(
                 ErrorCode::BoardDiffers,

@@ -13,9 +13,11 @@ use crate::transfer::{
 };
 use domain::ErrorCode;
 use domain::lifecycle::State;
+use domain::segment::Values;
 use domain::{Board, MemberId, PeriodKey};
 use sqlx::Row;
 use sqlx::any::AnyRow;
+use std::collections::BTreeMap;
 
 impl Ledger {
     /// Everything about a settled or archived period, read in one transaction.
@@ -124,6 +126,22 @@ impl Ledger {
         let settlement = revisions
             .pop()
             .ok_or_else(|| LedgerError::corrupt(format!("{slug} {key} is {state} without a settlement")))?;
+        // Each member's segment values in the period (none on a board without segments).
+        let mut segments: BTreeMap<MemberId, Values> = BTreeMap::new();
+        for r in sqlx::query(
+            "SELECT member, dimension, value FROM segment_members WHERE board = $1 AND period = $2 \
+             ORDER BY member, dimension",
+        )
+        .bind(slug)
+        .bind(&key)
+        .fetch_all(&mut *tx)
+        .await?
+        {
+            segments
+                .entry(member(r.try_get("member")?)?)
+                .or_default()
+                .insert(r.try_get("dimension")?, r.try_get("value")?);
+        }
         let state_changed_at = row.try_get::<Option<i64>, _>("state_changed_at")?.map(instant).transpose()?;
         let next_seq = row.try_get("next_seq")?;
         tx.commit().await?;
@@ -141,6 +159,7 @@ impl Ledger {
             late_entries,
             settlement,
             revisions,
+            segments,
         })
     }
 
