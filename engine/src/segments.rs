@@ -11,15 +11,18 @@
 //!   `vsum` and levels the ones behind ([`Engine::level_segments`], `segments_levelled`); a
 //!   rebuild rebuilds every segment; the scheduler's expiry and unlink of a period's keys take its
 //!   segments' keys too.
-//! - Reads: a `Scope` may name a segment; pages, cursor pages, around-me and member ranks then
-//!   read its ranking (`Source::Segment`), or, when Redis cannot be read or the period is read
-//!   from its standings, the segment's totals in the ledger, in the same order. A segment has no
-//!   public view: while a period is publicly frozen, a public segment read is 409
-//!   `segment_frozen` (admins read it live), so nothing recorded after the freeze leaks through a
-//!   segment. Snapshots, counts, ranks of a list and exports refuse a segment (422
-//!   `segment_unsupported`) until they are built.
+//! - Reads: a `Scope` may name a segment; pages, cursor pages, around-me, member ranks, counts
+//!   and ranks of a list then read its ranking (`Source::Segment`; `count.lua` and `ranks.lua` on
+//!   the segment's keys), or, when Redis cannot be read or the period is read from its standings,
+//!   the segment's totals in the ledger, in the same order. A snapshot of a segment is a copy of
+//!   its ranking under the segment's own hash tag, on its slot (`reads/snapshots.rs`). A segment
+//!   has no public view: while a period is publicly frozen, a public segment read (a snapshot
+//!   too) is 409 `segment_frozen` (admins read pages live), so nothing recorded after the freeze
+//!   leaks through a segment. Exports carry each member's values (format 5).
 //! - [`Engine::segment_values`]: a dimension's values with member counts and leaders, from one
 //!   ledger read per period and dimension per [`SEGMENT_LIST_TTL`] per process.
+//! - [`Engine::member_segments`]: a member's rank and points in each segment it holds (the member
+//!   page), one member-rank read per segment — at most one per declared dimension.
 
 use crate::ledger::Viewer;
 use crate::reconciler::{ReconcileReport, encode};
@@ -28,9 +31,8 @@ use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::ErrorCode;
 use domain::segment::Segment;
-use domain::view::Entry;
+use domain::view::{Entry, MemberSegment};
 use domain::{Board, BoardSlug, MemberId, PeriodKey};
-use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -40,27 +42,9 @@ pub const SEGMENT_LIST_TTL: Duration = Duration::from_secs(2);
 /// The most values the list route answers (`more: true` beyond).
 pub const MAX_SEGMENT_VALUES: usize = 100;
 
-/// A dimension's values in a period (`GET …/periods/{period}/segments/{dimension}`).
-#[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct SegmentValues {
-    pub dimension: String,
-    /// The first [`MAX_SEGMENT_VALUES`] values, in byte order.
-    pub values: Vec<SegmentValue>,
-    /// More values exist past these.
-    pub more: bool,
-}
-
-/// One value of a dimension: how many members it ranks and its leader.
-#[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct SegmentValue {
-    pub value: String,
-    /// Ranked members (hidden members left out).
-    pub members: u64,
-    /// The value's first entry (rank 1); null when every member is hidden.
-    pub leader: Option<Entry>,
-}
+/// A dimension's values and one value's count and leader: the domain's read models (the board
+/// page's switcher reads them too).
+pub use domain::view::{SegmentValue, SegmentValues};
 
 /// One value's members as the list route counts them.
 #[derive(Default)]
@@ -289,5 +273,55 @@ impl Engine {
         lists.retain(|_, (at, _)| at.elapsed() < SEGMENT_LIST_TTL);
         lists.insert(key, (Instant::now(), Arc::clone(&list)));
         Ok(list.as_ref().clone())
+    }
+    /// A member's rank, points and the segment's member count in each segment it holds in the
+    /// period, in the order the board declares its dimensions: one member-rank read per segment
+    /// (`scope.in_segment`), so the same rules as every public read. A hidden member is
+    /// `NotFound`, as if absent; during a public freeze (but for an archived period, read from its
+    /// standings) the answer is 409 `segment_frozen`, whatever the member holds, so nothing of a
+    /// segment shows before the reveal. A segment where the member has no points is left out.
+    pub async fn member_segments(
+        &self,
+        scope: &Scope,
+        member: &MemberId,
+    ) -> Result<Vec<MemberSegment>, EngineError> {
+        let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
+        if board.segments.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.refuse_hidden(slug, &period, member).await?;
+        let status = self.status_for_reads(slug, period).await?;
+        if status.state != domain::State::Archived
+            && let Some(first) = board.segments.first()
+        {
+            let every = Segment { dimension: first.clone(), value: "*".into() };
+            self.refuse_frozen_segment(&every, status.frozen_at)?;
+        }
+        let mut held = self.core.ledger.segments_of(slug, &period, &[member]).await?;
+        let Some(values) = held.remove(member) else { return Ok(Vec::new()) };
+        let mut out = Vec::with_capacity(values.len());
+        for dimension in &board.segments {
+            let Some(value) = values.get(dimension) else { continue };
+            let named = Segment { dimension: dimension.clone(), value: value.clone() }.to_string();
+            let in_segment = scope.clone().in_segment(Some(&named))?;
+            let page = match self.around(&in_segment, member, 0).await {
+                Ok(page) => page,
+                Err(EngineError::NotFound { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            if let Some(entry) = page.entries.into_iter().find(|e| &e.member == member) {
+                out.push(MemberSegment {
+                    dimension: dimension.clone(),
+                    value: value.clone(),
+                    rank: entry.rank,
+                    // Under `first_reached` no two members share a rank, whatever a one-row
+                    // window of equal points says.
+                    tied: entry.tied && board.tie_policy() == domain::TiePolicy::Shared,
+                    points: entry.points,
+                    members: page.total,
+                });
+            }
+        }
+        Ok(out)
     }
 }

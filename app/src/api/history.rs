@@ -1,10 +1,11 @@
 //! The charts' server functions: a member's history (the member page), a period's distribution,
-//! its leaders' points over the period and the board's past periods (the board page). Public
-//! reads, like the rankings they chart, each listed by name with its reason in the server's
-//! registry of public functions.
+//! its leaders' points over the period and the board's past periods (the board page); and the
+//! period's segments: each dimension's values (the board page's switcher) and a member's rank in
+//! each segment it holds (the member page). Public reads, like the rankings they chart, each
+//! listed by name with its reason in the server's registry of public functions.
 
 use crate::error::AppError;
-use domain::view::{Distribution, Entry, MemberHistory, PeriodResult};
+use domain::view::{Distribution, Entry, MemberHistory, MemberSegment, PeriodResult, SegmentValues};
 use domain::{PeriodKey, Sort};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -89,4 +90,60 @@ pub async fn read_leaders_chart(board: String, period: Option<String>) -> Result
             })
             .collect(),
     })
+}
+
+/// What the public may see of a period's segments: `Open` with what was read, or `Frozen` while
+/// the period is publicly frozen (segments have no frozen view: they open at the reveal).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Segments<T> {
+    Open(T),
+    Frozen,
+}
+
+/// The public's answer, or `Frozen` for the engine's `segment_frozen`.
+#[cfg(feature = "ssr")]
+fn unless_frozen<T>(read: Result<T, engine::EngineError>) -> Result<Segments<T>, AppError> {
+    match read {
+        Ok(found) => Ok(Segments::Open(found)),
+        Err(engine::EngineError::Refused { code: domain::ErrorCode::SegmentFrozen, .. }) => {
+            Ok(Segments::Frozen)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Each dimension the board declares, in its order, with its values in the period (at most 100
+/// each, with member counts and leaders): the board page's segment switcher. Empty for a board
+/// without segments. A `segment` the page shows is checked first (a malformed or undeclared one
+/// is refused, frozen or not).
+#[server]
+pub async fn read_segment_values(
+    board: String,
+    period: Option<String>,
+    segment: Option<String>,
+) -> Result<Segments<Vec<SegmentValues>>, AppError> {
+    let engine = super::engine()?;
+    let scope = super::scope(board, period.as_deref()).await?;
+    scope.clone().in_segment(segment.as_deref())?;
+    let mut dimensions = Vec::with_capacity(scope.board().segments.len());
+    for dimension in &scope.board().segments {
+        match unless_frozen(engine.segment_values(engine::Viewer::Public, &scope, dimension).await)? {
+            Segments::Open(values) => dimensions.push(values),
+            Segments::Frozen => return Ok(Segments::Frozen),
+        }
+    }
+    Ok(Segments::Open(dimensions))
+}
+
+/// A member's rank, points and the segment's member count in each segment it holds in the period
+/// (the member page). A hidden member is not found.
+#[server]
+pub async fn read_member_segments(
+    board: String,
+    period: String,
+    member: String,
+) -> Result<Segments<Vec<MemberSegment>>, AppError> {
+    let member = super::member_id(member)?;
+    let scope = super::scope(board, Some(&period)).await?;
+    unless_frozen(super::engine()?.member_segments(&scope, &member).await)
 }

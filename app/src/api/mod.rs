@@ -137,37 +137,45 @@ pub async fn read_periods(board: String) -> Result<Vec<PeriodInfo>, AppError> {
     Ok(engine()?.periods(&board_slug(board)?).await?)
 }
 
-/// A live page of a board's period (`None`: the current one).
+/// A live page of a board's period (`None`: the current one), or of one of its segments
+/// (`dim:value`, as REST's `?segment=`).
 #[server]
 pub async fn read_ranking(
     board: String,
     period: Option<String>,
     offset: u64,
     limit: u64,
+    segment: Option<String>,
 ) -> Result<RankingPage, AppError> {
-    Ok(engine()?.ranking_page(&scope(board, period.as_deref()).await?, offset, limit).await?)
+    let scope = scope(board, period.as_deref()).await?.in_segment(segment.as_deref())?;
+    Ok(engine()?.ranking_page(&scope, offset, limit).await?)
 }
 
-/// The page after a keyset cursor (`None`: from the top): stable "load more".
+/// The page after a keyset cursor (`None`: from the top): stable "load more" (in a segment's
+/// ranking when one is named).
 #[server]
 pub async fn read_after(
     board: String,
     period: Option<String>,
     after: Option<String>,
     limit: u64,
+    segment: Option<String>,
 ) -> Result<CursorPage, AppError> {
-    Ok(engine()?.entries_after(&scope(board, period.as_deref()).await?, after.as_deref(), limit).await?)
+    let scope = scope(board, period.as_deref()).await?.in_segment(segment.as_deref())?;
+    Ok(engine()?.entries_after(&scope, after.as_deref(), limit).await?)
 }
 
-/// A member and their neighbours ("find me").
+/// A member and their neighbours ("find me"), on the board or in a segment.
 #[server]
 pub async fn read_around(
     board: String,
     period: Option<String>,
     member: String,
     radius: u64,
+    segment: Option<String>,
 ) -> Result<RankingPage, AppError> {
-    Ok(engine()?.around(&scope(board, period.as_deref()).await?, &member_id(member)?, radius).await?)
+    let scope = scope(board, period.as_deref()).await?.in_segment(segment.as_deref())?;
+    Ok(engine()?.around(&scope, &member_id(member)?, radius).await?)
 }
 
 /// Members of a period whose display name starts with `name` ("find me" by name), best ranked

@@ -21,4 +21,5 @@ pub mod live;
 pub mod movement;
 pub mod ranking_table;
 pub mod revisions;
+pub mod segments;
 pub mod then_slider;

@@ -26,7 +26,8 @@
 
 use crate::api::contestant::{MyLive, read_me, read_my_live};
 use crate::api::history::{
-    LeadersChart, read_leaders_chart, read_periods_with_winners, read_ranking_distribution,
+    LeadersChart, Segments, read_leaders_chart, read_periods_with_winners, read_ranking_distribution,
+    read_segment_values,
 };
 use crate::api::{
     PAGE_SIZE, PinView, read_after, read_around, read_as_of, read_named, read_periods, read_ranking,
@@ -43,14 +44,16 @@ use crate::components::movement::since_last_visit;
 use crate::components::ranking_table::RankingTable;
 use crate::components::ranking_table::{prize_zones, zone_of};
 use crate::components::revisions::RevisionNotes;
+use crate::components::segments::{SegmentSwitcher, ranking_heading, segment_query};
 use crate::components::then_slider::{ThenSlider, steps};
 use crate::error::AppError;
 use crate::i18n::{Clock, Locale, Say, tr};
 use domain::asof::AsOfPage;
 use domain::board::Prize;
+use domain::segment::Segment;
 use domain::view::{
     Distribution, Entry, NameMatches, PeriodInfo, PeriodResult, PrizeWinner, RankingPage, ReadSource,
-    RevisionNote,
+    RevisionNote, SegmentValues,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -102,18 +105,65 @@ struct Loaded {
     choices: Option<(String, NameMatches)>,
     /// `?at=`: the page of the ranking then (`page` is then only the period's header).
     then: Option<AsOfPage>,
+    /// `?segment=` during a public freeze: the segment's ranking is closed until the reveal
+    /// (`page` is then only the period's header, with no rows).
+    segment_frozen: bool,
 }
 
-async fn load(l: Locale, board: String, period: String, mode: Mode) -> Result<Loaded, AppError> {
+/// The page's ranking as the query string asks for it: the whole board's, or a segment's
+/// (`segment`: `dim:value`, checked by the reads). A segment's ranking refused during a public
+/// freeze is said as such (`Loaded::segment_frozen`), never as an error.
+async fn load(
+    l: Locale,
+    board: String,
+    period: String,
+    mode: Mode,
+    segment: Option<String>,
+) -> Result<Loaded, AppError> {
+    let Some(named) = segment.clone() else { return load_ranking(l, board, period, mode, None).await };
+    // Pinned copies and replays of an instant are the whole board's only (the engine refuses
+    // a segment there): say so rather than show the board's rows under the segment's name.
+    if matches!(mode, Mode::Pinned { .. } | Mode::Then { .. }) {
+        return Err(AppError::Invalid(tr!(l, "segment-view-unsupported")));
+    }
+    match load_ranking(l, board.clone(), period.clone(), mode.clone(), Some(named)).await {
+        Err(AppError::Invalid(why)) => {
+            // Refused: a segment of a publicly frozen period is `segment_frozen` (the switcher's
+            // read has already refused a malformed or undeclared segment). The period's header
+            // from a one-row read of the board's public view tells which.
+            let mut page = read_ranking(board, Some(period), 0, 1, None).await?;
+            if page.frozen_at.is_none() {
+                return Err(AppError::Invalid(why));
+            }
+            (page.entries, page.has_more, page.total) = (Vec::new(), false, 0);
+            let mode = Mode::Live { shown: PAGE_SIZE };
+            Ok(Loaded { segment_frozen: true, ..plain(page, mode) })
+        }
+        loaded => loaded,
+    }
+}
+
+fn plain(page: RankingPage, mode: Mode) -> Loaded {
+    Loaded { page, mode, next_cursor: None, notice: None, choices: None, then: None, segment_frozen: false }
+}
+
+async fn load_ranking(
+    l: Locale,
+    board: String,
+    period: String,
+    mode: Mode,
+    segment: Option<String>,
+) -> Result<Loaded, AppError> {
     let p = Some(period.clone());
-    let plain =
-        |page, mode| Loaded { page, mode, next_cursor: None, notice: None, choices: None, then: None };
+    let seg = segment.clone();
     match mode {
-        Mode::Live { shown } => Ok(plain(read_ranking(board, p, 0, shown).await?, Mode::Live { shown })),
+        Mode::Live { shown } => Ok(plain(read_ranking(board, p, 0, shown, seg).await?, Mode::Live { shown })),
         Mode::Find { member: asked } => {
             // A member id first (a "me" link, a name picked from the choices), else the start of
-            // a display name: contestants know their name, rarely their id.
-            let around = |member: String| read_around(board.clone(), p.clone(), member, FIND_RADIUS);
+            // a display name: contestants know their name, rarely their id. Names are found on
+            // the whole board; the member is then shown in the segment's ranking.
+            let around =
+                |member: String| read_around(board.clone(), p.clone(), member, FIND_RADIUS, seg.clone());
             if domain::MemberId::parse(asked.as_str()).is_ok() {
                 match around(asked.clone()).await {
                     Ok(page) => return Ok(plain(page, Mode::Find { member: asked })),
@@ -128,10 +178,22 @@ async fn load(l: Locale, board: String, period: String, mode: Mode) -> Result<Lo
                 let member = one.member.to_string();
                 return Ok(plain(around(member.clone()).await?, Mode::Find { member }));
             }
-            let mut loaded =
-                plain(read_ranking(board, p, 0, PAGE_SIZE).await?, Mode::Live { shown: PAGE_SIZE });
+            let mut loaded = plain(
+                read_ranking(board, p, 0, PAGE_SIZE, seg.clone()).await?,
+                Mode::Live { shown: PAGE_SIZE },
+            );
             let period = loaded.page.period;
-            if found.entries.is_empty() {
+            let in_segment = seg.as_deref().and_then(|s| s.split_once(':'));
+            if let (true, Some((dimension, value))) = (found.entries.is_empty(), in_segment) {
+                loaded.notice = Some(tr!(
+                    l,
+                    "segment-nobody-found",
+                    dimension = dimension,
+                    value = value,
+                    period = period.to_string(),
+                    asked = asked,
+                ));
+            } else if found.entries.is_empty() {
                 loaded.notice =
                     Some(tr!(l, "board-nobody-found", period = period.to_string(), asked = asked));
             } else {
@@ -145,19 +207,12 @@ async fn load(l: Locale, board: String, period: String, mode: Mode) -> Result<Lo
         }
         Mode::Stable { after } => {
             let cursor = (!after.is_empty()).then(|| after.clone());
-            let found = read_after(board, p, cursor, PAGE_SIZE).await?;
-            Ok(Loaded {
-                page: found.page,
-                mode: Mode::Stable { after },
-                next_cursor: found.next_cursor,
-                notice: None,
-                choices: None,
-                then: None,
-            })
+            let found = read_after(board, p, cursor, PAGE_SIZE, seg).await?;
+            Ok(Loaded { next_cursor: found.next_cursor, ..plain(found.page, Mode::Stable { after }) })
         }
         Mode::Then { at, offset } => {
             // The period's header (its bounds, state and board) from a one-row live read.
-            let page = read_ranking(board.clone(), p, 0, 1).await?;
+            let page = read_ranking(board.clone(), p, 0, 1, None).await?;
             let then = read_as_of(board, page.period.to_string(), at, offset, THEN_PAGE).await?;
             Ok(Loaded { then: Some(then), ..plain(page, Mode::Then { at, offset }) })
         }
@@ -174,6 +229,9 @@ pub fn BoardPage() -> impl IntoView {
     let params = use_params_map();
     let query = use_query_map();
     let board = move || params.read().get("board").unwrap_or_default();
+    // `?segment=dim:value`: a segment's ranking instead of the whole board's (empty: the board's,
+    // as the switcher's "the whole board" sends it).
+    let segment = move || query.read().get("segment").map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     let source = move || {
         let q = query.read();
         // The path names the period; the switcher's form (no JavaScript) sends `?period=`.
@@ -191,9 +249,10 @@ pub fn BoardPage() -> impl IntoView {
         } else {
             Mode::Live { shown: number("show").unwrap_or(PAGE_SIZE).clamp(1, MAX_SHOWN) }
         };
-        (board(), period, mode)
+        (board(), period, mode, segment())
     };
-    let loaded = Resource::new(source, move |(board, period, mode)| load(l, board, period, mode));
+    let loaded =
+        Resource::new(source, move |(board, period, mode, segment)| load(l, board, period, mode, segment));
     let periods = Resource::new(board, read_periods);
     let me = Resource::new(|| (), |_| read_me());
     let board_period = move || {
@@ -204,16 +263,33 @@ pub fn BoardPage() -> impl IntoView {
     };
     let revisions = Resource::new(board_period, |(board, period)| read_revisions(board, period, None));
     let my_live = Resource::new(board_period, |(board, period)| read_my_live(board, period));
-    let distribution =
-        Resource::new(board_period, |(board, period)| read_ranking_distribution(board, Some(period)));
-    let results = Resource::new(board, read_periods_with_winners);
+    // The charts, prizes and past periods are the whole board's: not read in a segment's view,
+    // which does not show them.
+    let in_segment = move || segment().is_some();
+    let distribution = Resource::new(
+        move || (board_period(), in_segment()),
+        |((board, period), segment)| async move {
+            if segment { None } else { Some(read_ranking_distribution(board, Some(period)).await) }
+        },
+    );
+    let results = Resource::new(
+        move || (board(), in_segment()),
+        |(board, segment)| async move {
+            if segment { None } else { Some(read_periods_with_winners(board).await) }
+        },
+    );
     // The leaders' race: not read for the moment's page (`?at=`), which shows no period charts.
     let at_moment = move || query.read().get("at").as_deref().and_then(instant).is_some();
     let leaders = Resource::new(
-        move || (board_period(), at_moment()),
+        move || (board_period(), at_moment() || in_segment()),
         |((board, period), then)| async move {
             if then { None } else { Some(read_leaders_chart(board, Some(period)).await) }
         },
+    );
+    // The switcher's lists; with a segment named, the read checks it first.
+    let choices = Resource::new(
+        move || (board_period(), segment()),
+        |((board, period), segment)| read_segment_values(board, Some(period), segment),
     );
     view! {
         <Suspense fallback=move || view! { <p>{tr!(l, "board-loading")}</p> }>
@@ -229,11 +305,20 @@ pub fn BoardPage() -> impl IntoView {
                     let my_live = my_live.await.ok().flatten();
                     // The charts below the ranking say when they could not be read.
                     let shape = Shape {
-                        distribution: distribution.await.ok(),
+                        distribution: distribution.await.and_then(Result::ok),
                         leaders: leaders.await.and_then(Result::ok),
-                        results: results.await.ok(),
+                        results: results.await.and_then(Result::ok),
                     };
-                    loaded.await.map(|loaded| view! { <Board loaded periods me my_live revisions shape/> })
+                    // A segment's view stands on its segment: a malformed or undeclared one is
+                    // the page's error. On the whole board the switcher is a nicety.
+                    let choices = match (choices.await, segment()) {
+                        (Err(e), Some(_)) => return Err(e),
+                        (found, _) => found.ok(),
+                    };
+                    let segment = segment().and_then(|s| {
+                        s.split_once(':').map(|(d, v)| Segment { dimension: d.to_owned(), value: v.to_owned() })
+                    });
+                    loaded.await.map(|loaded| view! { <Board loaded periods me my_live revisions shape choices segment/> })
                 })}
             </ErrorBoundary>
         </Suspense>
@@ -248,9 +333,13 @@ fn Board(
     my_live: Option<MyLive>,
     revisions: Vec<RevisionNote>,
     shape: Shape,
+    /// The switcher's lists (None: not read).
+    choices: Option<Segments<Vec<SegmentValues>>>,
+    /// `?segment=`: the segment whose ranking the table shows.
+    segment: Option<Segment>,
 ) -> impl IntoView {
     let l = crate::i18n::locale();
-    let Loaded { page, mode, next_cursor, notice, choices, then } = loaded;
+    let Loaded { page, mode, next_cursor, notice, choices: named, then, segment_frozen } = loaded;
     let RankingPage {
         board,
         period,
@@ -267,6 +356,28 @@ fn Board(
     } = page;
     let slug = board.slug.to_string();
     let base = format!("/b/{slug}/{period}");
+    // Every link and form of the page keeps the segment shown: `&segment=…`, and `?segment=…` for
+    // a link with no other query.
+    let seg_q = segment_query(segment.as_ref());
+    let seg_only = segment.as_ref().map(|s| format!("?segment={s}")).unwrap_or_default();
+    let seg_value = segment.as_ref().map(ToString::to_string);
+    let seg_input =
+        move || seg_value.clone().map(|value| view! { <input type="hidden" name="segment" value=value/> });
+    let find_segment = seg_input.clone();
+    // The switcher and the ranking's heading, where the board declares dimensions (a freeze
+    // that closed the segment's rows is the switcher's to say).
+    let choices = if segment_frozen { Some(Segments::Frozen) } else { choices };
+    let segmented = match &choices {
+        Some(Segments::Open(dimensions)) => !dimensions.is_empty(),
+        Some(Segments::Frozen) => true,
+        None => segment.is_some(),
+    };
+    let switcher = segmented.then(|| {
+        view! {
+            <SegmentSwitcher dimensions=choices current=segment.clone() action=base.clone()/>
+            <h2 id="ranking-heading" data-testid="ranking-heading">{ranking_heading(l, segment.as_ref())}</h2>
+        }
+    });
     // The badge comes from the read that gave the rows.
     let state = state.as_str().to_owned();
     // The period's end in the board's zone, in the reader's language.
@@ -286,7 +397,16 @@ fn Board(
         Mode::Find { member } => Some(member.clone()),
         _ => me.clone(),
     };
-    let caption = format!("{} — {period}", board.title);
+    let caption = match &segment {
+        Some(s) => tr!(
+            l,
+            "segment-caption",
+            caption = format!("{} — {period}", board.title),
+            dimension = s.dimension.as_str(),
+            value = s.value.as_str(),
+        ),
+        None => format!("{} — {period}", board.title),
+    };
     let (prev, next) = (period.previous(), period.next());
     let current = board.current_period;
     // The board's first period: the oldest it has rows for (the list holds those and the
@@ -306,22 +426,53 @@ fn Board(
         }
     });
     let pin = ServerAction::<PinView>::new();
+    // A segment's view has no pinned copy and no moment (the engine's are the board's only).
+    let pin_board = slug.clone();
+    let pin = segment.is_none().then(move || {
+        view! {
+            <ActionForm action=pin>
+                <input type="hidden" name="board" value=pin_board/>
+                <input type="hidden" name="period" value=period.to_string()/>
+                <button type="submit" class="secondary">{tr!(l, "board-pin")}</button>
+            </ActionForm>
+        }
+    });
     // The time slider, from the period's start to its end or now, at the instant shown.
     let until = ends_at.min(jiff::Timestamp::now());
-    let slider = steps(starts_at, until, &board.time_zone).map(|(start, step, labels)| {
-        let at = then.as_ref().map_or(until, |t| t.at);
-        let value = usize::try_from((at.as_second() - start) / step).unwrap_or(0);
-        let shown = match &then {
-            Some(t) => l.time(t.at, &board.time_zone, Clock::Minute),
-            None => tr!(l, "then-now"),
-        };
-        view! { <ThenSlider start step labels value shown/> }
-    });
+    let slider = steps(starts_at, until, &board.time_zone).filter(|_| segment.is_none()).map(
+        |(start, step, labels)| {
+            let at = then.as_ref().map_or(until, |t| t.at);
+            let value = usize::try_from((at.as_second() - start) / step).unwrap_or(0);
+            let shown = match &then {
+                Some(t) => l.time(t.at, &board.time_zone, Clock::Minute),
+                None => tr!(l, "then-now"),
+            };
+            view! { <ThenSlider start step labels value shown/> }
+        },
+    );
     let (shape_board, rows_board) = (slug.clone(), slug.clone());
     // The prize lines, read with the distribution below the table.
     let prizes = shape.distribution.as_ref().map(|d| d.prizes.clone()).unwrap_or_default();
-    // The moment's page shows only that moment: the period's charts below it are live.
-    let charts = then.is_none().then(|| view! { <PeriodShape shape board=shape_board unit=board.unit/> });
+    // The moment's page shows only that moment: the period's charts below it are live. A
+    // segment's view shows none of the whole board's charts, prizes, revisions or past periods,
+    // which would read as the segment's: it says where they are.
+    let charts = match (&segment, then.is_none()) {
+        (Some(_), _) => Some(
+            view! {
+                <p class="hint" data-testid="segment-board-only">
+                    {tr!(l, "segment-board-only")}
+                    <a href=base.clone()>{tr!(l, "segment-board-only-link")}</a>
+                </p>
+            }
+            .into_any(),
+        ),
+        (None, true) => Some(view! { <PeriodShape shape board=shape_board unit=board.unit/> }.into_any()),
+        (None, false) => None,
+    };
+    let revisions =
+        segment.is_none().then(|| view! { <RevisionNotes notes=revisions zone=board.time_zone.clone()/> });
+    // The board's prize lines mark board ranks: not a segment's.
+    let prizes = if segment.is_some() { Vec::new() } else { prizes };
 
     view! {
         <Title text=format!("{} · {period}", board.title)/>
@@ -350,8 +501,9 @@ fn Board(
             }}
         </p>
         <nav class="periods" aria-label=tr!(l, "board-periods")>
-            {(period > first).then(|| view! { <a href=format!("/b/{slug}/{prev}") rel="prev">{format!("← {prev}")}</a> })}
+            {(period > first).then(|| view! { <a href=format!("/b/{slug}/{prev}{seg_only}") rel="prev">{format!("← {prev}")}</a> })}
             <Form action=format!("/b/{slug}") method="get">
+                {seg_input()}
                 {match periods {
                     Some(periods) => view! {
                         <label for="period-pick" class="visually-hidden">{tr!(l, "board-period-pick")}</label>
@@ -374,14 +526,14 @@ fn Board(
                     }.into_any(),
                 }}
             </Form>
-            {(period < current).then(|| view! { <a href=format!("/b/{slug}/{next}") rel="next">{format!("{next} →")}</a> })}
-            {(period != current).then(|| view! { <a href=format!("/b/{slug}")>{tr!(l, "board-current-period")}</a> })}
+            {(period < current).then(|| view! { <a href=format!("/b/{slug}/{next}{seg_only}") rel="next">{format!("{next} →")}</a> })}
+            {(period != current).then(|| view! { <a href=format!("/b/{slug}{seg_only}")>{tr!(l, "board-current-period")}</a> })}
         </nav>
         {me.map(|me| view! {
             <p class="me" data-testid="me">
                 {tr!(l, "board-you-are")} <strong>{me.clone()}</strong> {tr!(l, "board-you-are-end")}
                 <a href=format!("{base}/m/{me}")>{tr!(l, "board-my-page")}</a> " · "
-                <a href=format!("?find={me}")>{tr!(l, "board-around-me")}</a>
+                <a href=format!("?find={me}{seg_q}")>{tr!(l, "board-around-me")}</a>
                 {my_live.map(|live| {
                     let points = live.points.map_or_else(|| tr!(l, "board-my-live-none"), |p| l.points(p, board.unit));
                     let pending = match live.pending {
@@ -400,24 +552,24 @@ fn Board(
             <Form action="" method="get">
                 <label for="find">{tr!(l, "board-find-me")}</label>
                 <input id="find" name="find" placeholder=tr!(l, "board-find-placeholder") autocomplete="off" required/>
+                {find_segment()}
                 <button type="submit">{tr!(l, "board-find")}</button>
             </Form>
-            <ActionForm action=pin>
-                <input type="hidden" name="board" value=slug.clone()/>
-                <input type="hidden" name="period" value=period.to_string()/>
-                <button type="submit" class="secondary">{tr!(l, "board-pin")}</button>
-            </ActionForm>
+            {pin}
         </div>
         {before_first}
         {from_ledger}
-        <RevisionNotes notes=revisions zone=board.time_zone.clone()/>
+        {revisions}
         {slider}
+        {switcher}
         {notice.map(|n| view! { <p class="notice" role="status" data-testid="find-notice">{n}</p> })}
-        {choices.map(|(asked, found)| view! { <NameChoices asked found base=base.clone() unit=board.unit/> })}
+        {named.map(|(asked, found)| view! { <NameChoices asked found base=base.clone() unit=board.unit segment=segment.clone()/> })}
         {match then {
             Some(then) => view! {
                 <BoardThen then zone=board.time_zone.clone() base=base.clone() caption highlight prizes unit=board.unit/>
             }.into_any(),
+            // The switcher says why there are no rows.
+            None if segment_frozen => ().into_any(),
             None => view! {
                 <Rows
                     entries
@@ -435,6 +587,7 @@ fn Board(
                     frozen_words
                     prizes
                     unit=board.unit
+                    segment=segment.as_ref().map(ToString::to_string)
                 />
             }.into_any(),
         }}
@@ -523,13 +676,17 @@ pub fn Rows(
     prizes: Vec<Prize>,
     /// The board's unit: `ms` points are shown as durations.
     unit: domain::Unit,
+    /// `dim:value`: the rows are this segment's ranking (its pages are read in it, its links keep
+    /// it). The live stream and "since your last visit" are the whole board's: not here.
+    segment: Option<String>,
 ) -> impl IntoView {
     // In the browser, the page's `<html lang>`.
     let l = crate::i18n::locale();
     let live = match mode {
-        Mode::Live { shown } if offset == 0 => Some(shown),
+        Mode::Live { shown } if offset == 0 && segment.is_none() => Some(shown),
         _ => None,
     };
+    let seg_q = segment.as_ref().map(|s| format!("&segment={s}")).unwrap_or_default();
     let (entries, set_entries) = signal(entries);
     // What the stream may change besides the rows: the state, the count, the public freeze.
     let state = RwSignal::new(state);
@@ -556,21 +713,21 @@ pub fn Rows(
     // is an offset read (the cached top), so its first "Show more" reads those rows again with a
     // cursor, one page longer; each later one appends a page after the cursor.
     let show_more = Action::new({
-        let (slug, period) = (board.clone(), period.clone());
+        let (slug, period, segment) = (board.clone(), period.clone(), segment.clone());
         move |_: &()| {
             let after = cursor.get_untracked();
             let shown = entries.with_untracked(Vec::len) as u64;
-            let (slug, period) = (slug.clone(), period.clone());
+            let (slug, period, segment) = (slug.clone(), period.clone(), segment.clone());
             async move {
                 let next = match after {
                     Some(after) => {
-                        let next = read_after(slug, Some(period), Some(after), PAGE_SIZE).await?;
+                        let next = read_after(slug, Some(period), Some(after), PAGE_SIZE, segment).await?;
                         set_entries.update(|e| e.extend(next.page.entries.iter().cloned()));
                         next
                     }
                     None => {
-                        let next =
-                            read_after(slug, Some(period), None, (shown + PAGE_SIZE).min(MAX_SHOWN)).await?;
+                        let limit = (shown + PAGE_SIZE).min(MAX_SHOWN);
+                        let next = read_after(slug, Some(period), None, limit, segment).await?;
                         set_entries.set(next.page.entries.clone());
                         next
                     }
@@ -598,7 +755,8 @@ pub fn Rows(
 
     let controls = match mode.clone() {
         Mode::Live { .. } => {
-            let href = move || format!("?show={}", entries.with(Vec::len) as u64 + PAGE_SIZE);
+            let seg_q = seg_q.clone();
+            let href = move || format!("?show={}{seg_q}", entries.with(Vec::len) as u64 + PAGE_SIZE);
             // Only an open period's rows still move with new points.
             let hint = move || match state.get().as_str() {
                 "open" => tr!(l, "board-hint-open"),
@@ -613,7 +771,8 @@ pub fn Rows(
         }
         // `?after=`: the same pager, reached by a link without JavaScript.
         Mode::Stable { .. } => {
-            let href = move || format!("?after={}", cursor.get().unwrap_or_default());
+            let seg_q = seg_q.clone();
+            let href = move || format!("?after={}{seg_q}", cursor.get().unwrap_or_default());
             view! {
                 <p class="hint">{tr!(l, "board-hint-stable")}</p>
                 {move || has_more.get().then(|| more(href()))}
@@ -639,7 +798,8 @@ pub fn Rows(
         }
         // `Then` pages are `BoardThen`'s, never these rows'.
         Mode::Find { .. } | Mode::Then { .. } => {
-            view! { <p><a class="button secondary" href="?">{tr!(l, "board-back-to-top")}</a></p> }.into_any()
+            let top = segment.as_ref().map_or_else(|| "?".to_owned(), |s| format!("?segment={s}"));
+            view! { <p><a class="button secondary" href=top>{tr!(l, "board-back-to-top")}</a></p> }.into_any()
         }
     };
     // What "Export" saves: the rows as shown now, each with its zone's prize.
@@ -653,13 +813,17 @@ pub fn Rows(
     });
     let (export_board, export_period) = (board.clone(), period.clone());
     // Who moved since the visitor's last visit to this period.
-    let seen = since_last_visit(board.clone(), period.clone(), move || {
-        entries.with(|rows| rows.iter().map(|e| (e.member.to_string(), e.rank)).collect())
+    // Segment ranks are not the board's ranks the last visit kept.
+    let seen = segment.is_none().then(|| {
+        since_last_visit(board.clone(), period.clone(), move || {
+            entries.with(|rows| rows.iter().map(|e| (e.member.to_string(), e.rank)).collect())
+        })
+        .into()
     });
     view! {
         {banner}
         <p class="meta" data-testid="member-count">{count}</p>
-        <LiveRanking live board period state total frozen entries set_entries caption base highlight=highlight.unwrap_or_default() prizes seen=Some(seen.into()) unit/>
+        <LiveRanking live board period state total frozen entries set_entries caption base highlight=highlight.unwrap_or_default() prizes seen unit/>
         <Show when=move || !entries.with(Vec::is_empty)>
             <ExportRows rows=export board=export_board.clone() period=export_period.clone()/>
         </Show>
@@ -682,22 +846,40 @@ pub fn order_words(l: Locale, sort: domain::Sort, unit: domain::Unit) -> Option<
 
 /// "Find me" found several members: each as a link to find them (by id), best ranked first.
 #[component]
-fn NameChoices(asked: String, found: NameMatches, base: String, unit: domain::Unit) -> impl IntoView {
+fn NameChoices(
+    asked: String,
+    found: NameMatches,
+    base: String,
+    unit: domain::Unit,
+    /// In a segment's view the names are found on the whole board: their board rank is not
+    /// said, and each link finds the member in the segment.
+    segment: Option<Segment>,
+) -> impl IntoView {
     let l = crate::i18n::locale();
+    let seg_q = segment_query(segment.as_ref());
     let items = found
         .entries
         .into_iter()
         .map(|e| {
+            let line = match segment {
+                Some(_) => tr!(
+                    l,
+                    "segment-choice-line",
+                    member = e.member.to_string(),
+                    points = l.labelled(e.points, unit),
+                ),
+                None => tr!(
+                    l,
+                    "board-choice-line",
+                    member = e.member.to_string(),
+                    rank = e.rank.to_string(),
+                    points = l.labelled(e.points, unit),
+                ),
+            };
             view! {
                 <li data-member=e.member.to_string()>
-                    <a href=format!("{base}?find={}", e.member)>{e.name().to_owned()}</a>
-                    {tr!(
-                        l,
-                        "board-choice-line",
-                        member = e.member.to_string(),
-                        rank = e.rank.to_string(),
-                        points = l.labelled(e.points, unit),
-                    )}
+                    <a href=format!("{base}?find={}{seg_q}", e.member)>{e.name().to_owned()}</a>
+                    {line}
                 </li>
             }
         })

@@ -1,10 +1,11 @@
 //! The member page, `/b/{board}/{period}/m/{member}`: the member's rank and the ledger entries
-//! behind their score (`read_member`, "why this score"), their history through the period and
-//! their last periods (`read_member_history`), and how a later settlement revision moved their
+//! behind their score (`read_member`, "why this score"), their rank in each segment they hold
+//! (`read_member_segments`, each a link to the board page in that segment), their history
+//! through the period and their last periods (`read_member_history`), and how a later settlement revision moved their
 //! rank, with the member's receipt to download once settled. Public reads: during a public freeze they answer the freeze's view, and a hidden member
 //! is not found.
 
-use crate::api::history::read_member_history;
+use crate::api::history::{Segments, read_member_history, read_member_segments};
 use crate::api::{read_member, read_revisions};
 use crate::components::charts::history::RankHistory;
 use crate::components::charts::points::PointsChart;
@@ -12,6 +13,7 @@ use crate::components::error_view::ErrorView;
 use crate::components::freeze_banner::{FreezeBanner, freeze_words};
 use crate::components::ranking_table::avatar;
 use crate::components::revisions::RankChanges;
+use crate::components::segments::MemberSegments;
 use crate::i18n::{Clock, Say, tr};
 use domain::TiePolicy;
 use domain::view::{LedgerEntry, MemberHistory, MemberView, RankTarget, ReadSource, RevisionNote};
@@ -36,6 +38,7 @@ pub fn MemberPage() -> impl IntoView {
     let view_data = Resource::new(source, |(b, p, m, before)| read_member(b, p, m, before));
     let revisions = Resource::new(source, |(b, p, m, _)| read_revisions(b, p, Some(m)));
     let history = Resource::new(source, |(b, p, m, _)| read_member_history(b, p, m));
+    let segments = Resource::new(source, |(b, p, m, _)| read_member_segments(b, p, m));
     let l = crate::i18n::locale();
     view! {
         <Suspense fallback=move || view! { <p>{tr!(l, "member-loading")}</p> }>
@@ -45,7 +48,9 @@ pub fn MemberPage() -> impl IntoView {
                     let revisions = revisions.await.unwrap_or_default();
                     // Nor does a failure to read the history: the page says so where the charts were.
                     let history = history.await.ok();
-                    view_data.await.map(|v| view! { <Member v revisions history/> })
+                    // Nor a failure to read the segment ranks: they are left out.
+                    let segments = segments.await.ok();
+                    view_data.await.map(|v| view! { <Member v revisions history segments/> })
                 })}
             </ErrorBoundary>
         </Suspense>
@@ -105,7 +110,12 @@ fn emphasised(sentence: &str, bold: impl Fn(&str) -> AnyView) -> Vec<AnyView> {
 }
 
 #[component]
-fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHistory>) -> impl IntoView {
+fn Member(
+    v: MemberView,
+    revisions: Vec<RevisionNote>,
+    history: Option<MemberHistory>,
+    segments: Option<Segments<Vec<domain::view::MemberSegment>>>,
+) -> impl IntoView {
     let l = crate::i18n::locale();
     let MemberView { board, period, member, standing, standing_source, entries, older, frozen_at } = v;
     let back = format!("/b/{}/{period}?find={member}", board.slug);
@@ -113,6 +123,10 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
     // From the same ranking entry as the name: https only (see `avatar`).
     let face = standing.as_ref().and_then(|s| avatar(s.avatar_url.as_deref(), 48));
     let slug = board.slug.to_string();
+    let segments = segments.map(|segments| {
+        let base = format!("/b/{slug}/{period}");
+        view! { <MemberSegments segments base unit=board.unit/> }
+    });
     let (targets, chart, periods) = match history {
         Some(h) => {
             let targets = view! { <Targets next=h.next_rank prize=h.prize policy=h.tie_policy sort=board.sort unit=board.unit/> };
@@ -177,6 +191,7 @@ fn Member(v: MemberView, revisions: Vec<RevisionNote>, history: Option<MemberHis
             None => view! { <p class="notice">{tr!(l, "member-no-points", period = period.to_string())}</p> }.into_any(),
         }}
         {targets}
+        {segments}
         <h2>{tr!(l, "member-chart-heading")}</h2>
         {chart}
         {receipt}

@@ -8,10 +8,12 @@ mod history;
 mod lifecycle;
 #[cfg(feature = "openapi")]
 mod schema;
+mod segments;
 
 pub use attention::*;
 pub use history::*;
 pub use lifecycle::*;
+pub use segments::*;
 #[cfg(feature = "openapi")]
 pub use schema::period_state;
 
