@@ -109,6 +109,23 @@ pub struct HotRows {
     pub entries: Vec<HotEntry>,
 }
 
+impl HotRows {
+    /// A published list as the page shows it: its rows, and when it was computed in words (in
+    /// UTC whatever zone database the build has).
+    pub fn of(l: crate::i18n::Locale, list: domain::hot::HotList) -> HotRows {
+        use crate::i18n::{Clock, tr};
+        let seconds = list.snapshot_seconds.to_string();
+        let updated = match list.updated_at {
+            Some(at) => {
+                let time = domain::local::in_zone(at, &jiff::tz::TimeZone::UTC, Clock::Second, l);
+                tr!(l, "hot-updated", time = time, seconds = seconds)
+            }
+            None => tr!(l, "hot-no-list", seconds = seconds),
+        };
+        HotRows { updated, snapshot_seconds: list.snapshot_seconds, entries: list.entries }
+    }
+}
+
 /// A hot board and its published list (the latest snapshot), as the page shows them. The page
 /// reads it once; its island (`pages::hot::HotListIsland`) again each interval while it is open.
 #[server]
@@ -117,7 +134,7 @@ pub async fn read_hot_list(board: String) -> Result<(HotBoardSummary, HotRows), 
     let slug = board_slug(board)?;
     let summary = HotBoardSummary::of(&engine.hot().board(&slug).await?);
     let list = engine.hot().top(&slug, domain::hot::SNAPSHOT_ENTRIES).await?;
-    Ok((summary, crate::pages::hot::hot_rows(crate::i18n::locale(), list)))
+    Ok((summary, HotRows::of(crate::i18n::locale(), list)))
 }
 
 /// A period's settlement revisions in words, oldest first (with a member: its standing in each).
@@ -241,7 +258,8 @@ mod tests {
 
     #[test]
     fn a_refused_member_id_is_said_in_each_language() {
-        for (text, zh) in [("", "不能为空"), ("a b", "只能包含"), (&"x".repeat(65)[..], "最多 64 字节")] {
+        for (text, zh) in [("", "不能为空"), ("a b", "只能包含"), (&"x".repeat(65)[..], "最多 64 字节")]
+        {
             let e = domain::MemberId::parse(text).unwrap_err();
             assert_eq!(id_problem(Locale::En, &e.problem), e.problem.to_string(), "{text:?}");
             assert!(id_problem(Locale::ZhCn, &e.problem).contains(zh), "{text:?}");

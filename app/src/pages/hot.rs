@@ -5,14 +5,14 @@
 //! [`HotListIsland`], that reads the list again every `snapshot_seconds` (at least
 //! [`MIN_REFRESH`]) through the page's own read, `read_hot_list`, while the page is open, so a
 //! reader who keeps it open sees each new list; without JavaScript the "Refresh" link does. The
-//! "Updated …" words are made on the server ([`hot_rows`]): the contestants' bundle renders no
+//! "Updated …" words are made on the server ([`HotRows::of`]): the contestants' bundle renders no
 //! time. The window's words ([`window_said`]) come from the catalogue, from the rules' numbers
 //! (`domain::hot::WindowWords`); the console's hot board page says them the same way.
 
 use crate::api::{HotRows, read_hot_list};
 use crate::components::error_view::ErrorView;
-use crate::i18n::{Clock, Locale, tr};
-use domain::hot::{HotBoardSummary, HotEntry, HotList, SpanUnit, Weighting, WindowWords};
+use crate::i18n::{Locale, tr};
+use domain::hot::{HotBoardSummary, HotEntry, SpanUnit, Weighting, WindowWords};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
@@ -51,20 +51,6 @@ pub fn window_said(l: Locale, w: &WindowWords) -> String {
         Weighting::NewerMore => tr!(l, "hot-window-newer-more", window = window),
         Weighting::ByAge => tr!(l, "hot-window-by-age", window = window),
     }
-}
-
-/// A published list as the page shows it: its rows, and when it was computed in words (in UTC
-/// whatever zone database the build has). Made on the server, by `read_hot_list`.
-pub fn hot_rows(l: Locale, list: HotList) -> HotRows {
-    let seconds = list.snapshot_seconds.to_string();
-    let updated = match list.updated_at {
-        Some(at) => {
-            let time = domain::local::in_zone(at, &jiff::tz::TimeZone::UTC, Clock::Second, l);
-            tr!(l, "hot-updated", time = time, seconds = seconds)
-        }
-        None => tr!(l, "hot-no-list", seconds = seconds),
-    };
-    HotRows { updated, snapshot_seconds: list.snapshot_seconds, entries: list.entries }
 }
 
 /// A score without float noise: `12`, `12.5`, `0.33`.
@@ -297,7 +283,7 @@ mod tests {
 
     #[test]
     fn the_updated_line_says_when_in_utc_and_how_often() {
-        let list = |updated_at| HotList {
+        let list = |updated_at| domain::hot::HotList {
             updated_at,
             snapshot_seconds: 5,
             window: domain::hot::HotWindow::of(&domain::hot::HotBoard {
@@ -309,14 +295,14 @@ mod tests {
         };
         let at: jiff::Timestamp = "2026-12-06T17:00:05Z".parse().unwrap();
         assert_eq!(
-            hot_rows(Locale::En, list(Some(at))).updated,
+            HotRows::of(Locale::En, list(Some(at))).updated,
             "Updated 2026-12-06 17:00:05 UTC; a new list every 5 s."
         );
         assert_eq!(
-            hot_rows(Locale::ZhCn, list(Some(at))).updated,
+            HotRows::of(Locale::ZhCn, list(Some(at))).updated,
             "更新于 2026-12-06 17:00:05 UTC；每 5 秒生成一次新榜单。"
         );
-        assert!(hot_rows(Locale::En, list(None)).updated.starts_with("No list yet"));
+        assert!(HotRows::of(Locale::En, list(None)).updated.starts_with("No list yet"));
     }
 
     #[test]
