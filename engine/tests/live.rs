@@ -6,8 +6,12 @@
 //! make one subscription, and none is left after they go; 100 writes over a second are pushed and
 //! published at most once per 250 ms; a subscriber that never reads is dropped with its queue
 //! full while another keeps its stream; a write on one engine reaches three subscribers of
-//! another within a second. Over sockets: `server/src/rest/stream_tests.rs`; in the browser:
-//! `end2end/tests/live.spec.ts`; load: `scripts/bench-stream` (docs/BENCHMARKS.md).
+//! another within a second. Segments (standalone and Cluster × SQLite and PostgreSQL): a
+//! `province:zj` subscriber gets zj's members ranked within zj, a zj write's new ranking and
+//! nothing for a js write, beside a board subscriber on the same feed; a public freeze ends its
+//! stream with no later ranking and refuses a new one (409); a feed follows at most
+//! `MAX_FEED_SEGMENT_READS` segment rankings. Over sockets: `server/src/rest/stream_tests.rs`;
+//! in the browser: `end2end/tests/live.spec.ts`; load: `scripts/bench-stream` (docs/BENCHMARKS.md).
 
 mod common;
 
@@ -399,4 +403,178 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
         projection.cleanup().await;
         ledger.drop_db().await;
     }
+}
+
+/// A board with a `province` dimension: zj holds u1 50 and u2 30, js u3 40 and u4 20.
+async fn segment_setup(e: &Engine) -> (Board, String) {
+    let mut b = board(TiePolicy::Shared);
+    b.segments = vec!["province".into()];
+    e.create_board(&b).await.unwrap();
+    let province = |id: &str, member: &str, delta, value: &str| Write {
+        segments: [("province".to_string(), value.to_string())].into_iter().collect(),
+        ..point(id, member, delta)
+    };
+    let writes =
+        [province("a1", "u1", 50, "zj"), province("b1", "u2", 30, "zj"), province("c1", "u3", 40, "js")];
+    let out = e.record(&b, &writes).await.unwrap();
+    let out2 = e.record(&b, &[province("d1", "u4", 20, "js")]).await.unwrap();
+    assert!(out.iter().chain(&out2).all(|r| r.projected), "{out:?} {out2:?}");
+    let key = b.period_at(jiff::Timestamp::now()).to_string();
+    (b, key)
+}
+
+async fn segment_scope(e: &Engine, b: &Board, key: &str, segment: &str) -> engine::scope::Scope {
+    e.scope(&b.slug, Some(key)).await.unwrap().in_segment(Some(segment)).unwrap()
+}
+
+/// Every store (standalone and Cluster, SQLite and PostgreSQL).
+async fn each_store(test: impl AsyncFn(&str, &Engine)) {
+    for (redis, target) in redis_targets() {
+        for t in TestLedger::both().await {
+            let p = TestProjection::new(target.clone());
+            let e = engine(&t, &p).await;
+            test(&format!("{}/{redis}", t.name), &e).await;
+            p.cleanup().await;
+            t.drop_db().await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_segment_subscriber_follows_its_segment_only() {
+    each_store(async |mode, e| {
+        let (b, key) = segment_setup(e).await;
+        let zj_scope = segment_scope(e, &b, &key, "province:zj").await;
+        let mut zj = e.subscribe_live(&zj_scope, 10).await.unwrap();
+        assert_eq!(state(&next(&mut zj, Duration::from_secs(1)).await.unwrap()), State::Open, "{mode}");
+        let first = ranking(&next(&mut zj, Duration::from_secs(1)).await.unwrap());
+        // Only zj's members, ranked within zj, and what the segment's public read answers.
+        assert_eq!(members(&first), [(1, "u1".into(), 50), (2, "u2".into(), 30)], "{mode}");
+        assert_eq!((first.total, first.limit, first.frozen_at), (2, 10, None), "{mode}");
+        let page = e.ranking_page(&zj_scope, 0, 10).await.unwrap();
+        assert_eq!(first.entries, page.entries, "{mode}");
+        // A board subscriber on the same feed.
+        let mut all = e.subscribe_live(&e.scope(&b.slug, Some(&key)).await.unwrap(), 10).await.unwrap();
+        next(&mut all, Duration::from_secs(1)).await.unwrap();
+        assert_eq!(ranking(&next(&mut all, Duration::from_secs(1)).await.unwrap()).total, 4, "{mode}");
+        let stats = e.live_stats();
+        assert_eq!((stats.feeds, stats.subscribers), (1, 2), "{mode}: one feed for both: {stats:?}");
+
+        // A zj member's event: a new zj ranking (a write without segments keeps its province).
+        e.record(&b, &[point("b2", "u2", 30)]).await.unwrap();
+        ranking_becomes(&mut zj, &[(1, "u2", 60), (2, "u1", 50)], Duration::from_secs(1)).await;
+        ranking_becomes(
+            &mut all,
+            &[(1, "u2", 60), (2, "u1", 50), (3, "u3", 40), (4, "u4", 20)],
+            Duration::from_secs(1),
+        )
+        .await;
+        assert!(next(&mut zj, Duration::from_millis(400)).await.is_none(), "{mode}: one push");
+
+        // A js member's event moves the board, not what the zj subscriber is shown.
+        e.record(&b, &[point("c2", "u3", 100)]).await.unwrap();
+        ranking_becomes(
+            &mut all,
+            &[(1, "u3", 140), (2, "u2", 60), (3, "u1", 50), (4, "u4", 20)],
+            Duration::from_secs(1),
+        )
+        .await;
+        assert!(
+            next(&mut zj, Duration::from_millis(600)).await.is_none(),
+            "{mode}: zj is unchanged, so nothing is pushed to it"
+        );
+        // A js subscriber joins the same feed and gets js only.
+        let mut js = e.subscribe_live(&segment_scope(e, &b, &key, "province:js").await, 10).await.unwrap();
+        next(&mut js, Duration::from_secs(1)).await.unwrap();
+        let js_first = ranking(&next(&mut js, Duration::from_secs(1)).await.unwrap());
+        assert_eq!(members(&js_first), [(1, "u3".into(), 140), (2, "u4".into(), 20)], "{mode}");
+        assert_eq!(e.live_stats().feeds, 1, "{mode}");
+
+        drop((zj, all, js));
+        wait_for(|| e.live_stats().feeds == 0).await.expect("the feed retires");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_public_freeze_ends_a_segment_stream_without_a_later_ranking() {
+    each_store(async |mode, e| {
+        let (b, key) = segment_setup(e).await;
+        let period_scope = e.scope(&b.slug, Some(&key)).await.unwrap();
+        let mut zj = e.subscribe_live(&segment_scope(e, &b, &key, "province:zj").await, 10).await.unwrap();
+        let mut all = e.subscribe_live(&period_scope, 10).await.unwrap();
+        for sub in [&mut zj, &mut all] {
+            assert_eq!(state(&next(sub, Duration::from_secs(1)).await.unwrap()), State::Open, "{mode}");
+            ranking(&next(sub, Duration::from_secs(1)).await.unwrap());
+        }
+        e.public_freeze(&period_scope, "admin:ann", None).await.unwrap();
+        // A write for a zj member right after: what the freeze hides.
+        e.record(&b, &[point("a2", "u1", 100)]).await.unwrap();
+
+        // The board subscriber gets the freeze (the same rows, with `frozen_at`).
+        let frozen = ranking(&next(&mut all, Duration::from_secs(1)).await.expect("the freeze is pushed"));
+        assert!(frozen.frozen_at.is_some(), "{mode}: {frozen:?}");
+        assert_eq!(frozen.entries[0].points, 50, "{mode}: the frozen view");
+        // The segment subscriber: no ranking at all, then the end of its stream.
+        let started = Instant::now();
+        loop {
+            let left = Duration::from_secs(2).saturating_sub(started.elapsed());
+            match tokio::time::timeout(left, zj.next()).await {
+                Ok(None) => break,
+                Ok(Some(event)) => {
+                    assert_eq!(event.kind, "state", "{mode}: no ranking after the freeze: {event:?}")
+                }
+                Err(_) => panic!("{mode}: the segment stream did not end within 2 s"),
+            }
+        }
+        let stats = e.live_stats();
+        assert_eq!((stats.subscribers, stats.closed_by_freeze), (1, 1), "{mode}: {stats:?}");
+
+        // A new segment subscriber is refused, as the segment's other public reads.
+        let refused = e.subscribe_live(&segment_scope(e, &b, &key, "province:zj").await, 10).await;
+        assert!(
+            matches!(
+                refused,
+                Err(engine::EngineError::Refused { code: domain::ErrorCode::SegmentFrozen, .. })
+            ),
+            "{mode}: {:?}",
+            refused.err()
+        );
+        // The board subscriber still has its stream (no push while frozen).
+        assert!(next(&mut all, Duration::from_millis(600)).await.is_none(), "{mode}");
+        assert_eq!(e.live_stats().subscribers, 1, "{mode}");
+        drop(all);
+        wait_for(|| e.live_stats().feeds == 0).await.expect("the feed retires");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_feed_follows_a_bounded_number_of_segment_rankings() {
+    use engine::live::MAX_FEED_SEGMENT_READS;
+    let (mode, target) = redis_targets().into_iter().next().unwrap();
+    let ledger = TestLedger::sqlite().await;
+    let projection = TestProjection::new(target);
+    let e = engine(&ledger, &projection).await;
+    let (b, key) = segment_setup(&e).await;
+    let mut subs = Vec::new();
+    for i in 0..MAX_FEED_SEGMENT_READS {
+        let scope = segment_scope(&e, &b, &key, &format!("province:p{i}")).await;
+        subs.push(e.subscribe_live(&scope, 10).await.unwrap());
+    }
+    let full = e.subscribe_live(&segment_scope(&e, &b, &key, "province:zj").await, 10).await;
+    assert!(
+        matches!(full, Err(engine::EngineError::Refused { code: domain::ErrorCode::StreamsFull, .. })),
+        "{mode}: {:?}",
+        full.err()
+    );
+    // A ranking the feed reads already, and the board's, cost no new read: admitted.
+    subs.push(e.subscribe_live(&segment_scope(&e, &b, &key, "province:p0").await, 10).await.unwrap());
+    subs.push(e.subscribe_live(&e.scope(&b.slug, Some(&key)).await.unwrap(), 10).await.unwrap());
+    // One leaves: its place is free again.
+    subs.swap_remove(1);
+    e.subscribe_live(&segment_scope(&e, &b, &key, "province:zj").await, 10).await.unwrap();
+    drop(subs);
+    projection.cleanup().await;
+    ledger.drop_db().await;
 }

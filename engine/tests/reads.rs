@@ -212,6 +212,30 @@ async fn around_me_starts_at_rank_one_for_the_leader_and_refuses_absent_members(
 }
 
 #[tokio::test]
+async fn under_first_reached_equal_points_are_never_tied() {
+    each_redis(async |name, e| {
+        let b = board(TiePolicy::FirstReached);
+        e.create_board(&b).await.unwrap();
+        // a reaches 90 first, then b; c trails.
+        for (event, member, delta) in [("e1", "a", 90), ("e2", "b", 90), ("e3", "c", 10)] {
+            record(e, &b, event, member, delta).await;
+        }
+        let scope = e.scope(&b.slug, None).await.unwrap();
+        for (member, rank) in [("a", 1), ("b", 2)] {
+            let me = e.member_rank(&scope, &MemberId::parse(member).unwrap()).await.unwrap();
+            assert_eq!((me.rank, me.points, me.tied), (rank, 90, false), "{name}: {member}");
+            let page = e.around(&scope, &MemberId::parse(member).unwrap(), 0).await.unwrap();
+            assert_eq!(page.entries.len(), 1, "{name}: {member}");
+            assert!(!page.entries[0].tied, "{name}: {member} alone on its page is not tied");
+        }
+        let top = e.ranking_page(&scope, 1, 2).await.unwrap();
+        let got: Vec<(u64, bool)> = top.entries.iter().map(|en| (en.rank, en.tied)).collect();
+        assert_eq!(got, vec![(2, false), (3, false)], "{name}: a page that starts at the second of two equal totals");
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn around_me_is_consistent_while_writes_continue() {
     each_redis(async |name, e| {
         let b = board(TiePolicy::FirstReached);

@@ -14,14 +14,32 @@
 //! * **Push.** Each feed recomputes at most once per [`PUSH_INTERVAL`] after it heard something,
 //!   with the public read, from the primary (`Engine::ranking_page_fresh`: whatever
 //!   [`Engine::ranking_page`] answers is what is pushed — tie policy, hidden members, names,
-//!   `source`, the state read with the page), once per distinct limit of its
-//!   subscribers, and pushes to a subscriber only a ranking or a state that differs from the last
-//!   one it got. Events are full top-N snapshots, never deltas, so a subscriber that missed some
-//!   needs only the next one; pub/sub may lose messages (a reconnect), so a feed also re-reads
-//!   every [`RECHECK_INTERVAL`] and after its listener reconnects.
+//!   `source`, the state read with the page), once per distinct key of its subscribers — a limit
+//!   and, for a segment's subscribers, the segment (below) — and pushes to a subscriber only a
+//!   ranking or a state that differs from the last one it got. Events are full top-N
+//!   snapshots, never deltas, so a subscriber that missed some needs only the next one; pub/sub
+//!   may lose messages (a reconnect), so a feed also re-reads every [`RECHECK_INTERVAL`] and
+//!   after its listener reconnects.
 //! * **Bounded.** Each subscriber has a queue of [`SUBSCRIBER_QUEUE`] events; one that is full
 //!   (a client not reading) is dropped, not buffered: its stream ends and a browser reconnects.
 //!   Nothing else grows with a slow client.
+//!
+//! **Segments** (issue 43). A subscriber may follow one segment value's top N (`?segment=
+//! province:zj`; `Scope::in_segment`) instead of the board's: the same events and JSON, bounds and
+//! throttling. It joins its period's feed (every write of the period announces on the period's
+//! channel, a write moving a segment's member included, so there is no channel per segment), and
+//! the feed reads its key with the segment's public read; a write elsewhere leaves its ranking
+//! equal, so the comparison above pushes it nothing. A segment has no public frozen view
+//! (`segments.rs`): subscribing during a public freeze is 409 `segment_frozen`, as its other
+//! public reads; when a feed finds a public freeze begun (in the state it reads first, in a
+//! segment read refused, or in the state it reads again after the segment reads, so a page read
+//! after the freeze began never goes out), each segment subscriber gets the state if it changed
+//! and then its stream **ends** (`LiveStats::closed_by_freeze`): no ranking of the segment goes
+//! out until the reveal, and a browser that reconnects is told 409 rather than held open on a
+//! stream that can say nothing. Segment subscribers count in the same stream caps as the others
+//! (the server's slots); a feed reads at most [`MAX_FEED_SEGMENT_READS`] distinct segment keys,
+//! and a subscriber that would add one more is refused 503 `streams_full`, so a recompute costs
+//! at most that many reads beside the board's (one per distinct limit).
 //!
 //! Who announces: a write's projection (`Engine::record`, once per period of a batch), a
 //! transition (by hand or the scheduler's), `project_total` (revokes, corrections, accepted late
@@ -48,10 +66,12 @@ use crate::redis::RedisTarget;
 use crate::redis::changes::{Heard, Listener, PUBLISH_TIMEOUT};
 use crate::scope::Scope;
 use crate::{Engine, EngineError};
+use domain::ErrorCode;
 use domain::lifecycle::State;
+use domain::segment::Segment;
 use domain::view::{Entry, RankingPage};
 use domain::{BoardSlug, PeriodKey};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll};
@@ -67,6 +87,10 @@ pub const RECHECK_INTERVAL: Duration = Duration::from_secs(5);
 /// Publishes waiting for Redis at once, over all periods; beyond, a publish is skipped (the
 /// recheck catches up).
 pub const MAX_PUBLISHES_IN_FLIGHT: usize = 64;
+/// Distinct (limit, segment) rankings of segments one feed recomputes; a subscriber that would
+/// add one more is refused 503 `streams_full`, so a recompute reads at most this many segment
+/// rankings beside the board's (at most one per limit, 200).
+pub const MAX_FEED_SEGMENT_READS: usize = 256;
 /// The wait before the listener tries a failed connection or subscription again.
 const RETRY_PAUSE: Duration = Duration::from_secs(1);
 
@@ -110,6 +134,33 @@ impl Drop for Leave {
     }
 }
 
+impl Feed {
+    /// Whether a subscriber of `segment`'s top `limit` may join: a key the feed already reads
+    /// costs nothing; a new one counts against [`MAX_FEED_SEGMENT_READS`].
+    fn admits(&self, limit: u64, segment: &Segment) -> Result<(), EngineError> {
+        let subscribers = self.subscribers.lock().expect("subscribers");
+        let mut keys = BTreeSet::new();
+        for s in subscribers.iter() {
+            if let Some(theirs) = &s.segment {
+                if s.limit == limit && theirs == segment {
+                    return Ok(());
+                }
+                keys.insert((s.limit, theirs));
+            }
+        }
+        if keys.len() < MAX_FEED_SEGMENT_READS {
+            return Ok(());
+        }
+        Err(EngineError::Refused {
+            code: ErrorCode::StreamsFull,
+            detail: format!(
+                "this period's live streams follow {MAX_FEED_SEGMENT_READS} segment rankings already: \
+                 follow one of them or the board's"
+            ),
+        })
+    }
+}
+
 /// One board period with local subscribers.
 struct Feed {
     board: BoardSlug,
@@ -140,9 +191,15 @@ impl Shown {
     }
 }
 
+/// What a group of a feed's subscribers reads at a recompute: the top `limit` of the board, or
+/// of one segment value.
+type Key = (u64, Option<Segment>);
+
 struct Subscriber {
     id: u64,
     limit: u64,
+    /// The segment value whose ranking it follows (None: the board's).
+    segment: Option<Segment>,
     queue: mpsc::Sender<Arc<LiveEvent>>,
     /// The ranking and state it was last sent (or found unchanged).
     seen: Arc<Shown>,
@@ -165,6 +222,8 @@ pub struct LiveStats {
     pub pushed: u64,
     /// Subscribers dropped because their queue was full.
     pub dropped: u64,
+    /// Segment subscribers whose stream ended because a public freeze began.
+    pub closed_by_freeze: u64,
 }
 
 /// When a period was last published, and whether a publish at the interval's end is due.
@@ -192,6 +251,7 @@ pub struct Live {
     recomputes: AtomicU64,
     pushed: AtomicU64,
     dropped: AtomicU64,
+    closed_by_freeze: AtomicU64,
 }
 
 impl Live {
@@ -274,8 +334,10 @@ impl Live {
     }
 
     /// Sends each subscriber what differs from what it has: the state, and the ranking of its
-    /// limit. `before` holds the previous recompute's rankings by limit, and is updated.
-    fn push(&self, feed: &Feed, pages: &HashMap<u64, RankingPage>, before: &mut HashMap<u64, Arc<Shown>>) {
+    /// key. `before` holds the previous recompute's rankings by key, and is updated. While the
+    /// period is publicly frozen a segment subscriber gets the state if it changed, then its
+    /// queue is closed: its stream ends after what it holds (see the module doc).
+    fn push(&self, feed: &Feed, now: &Recomputed, before: &mut BTreeMap<Key, Arc<Shown>>) {
         struct Group<'a> {
             page: &'a RankingPage,
             entries: Arc<Shown>,
@@ -283,20 +345,26 @@ impl Live {
             changed: bool,
             event: Option<Arc<LiveEvent>>,
         }
-        let mut groups: HashMap<u64, Group> = pages
+        let mut groups: BTreeMap<&Key, Group> = now
+            .pages
             .iter()
-            .map(|(&limit, page)| {
+            .map(|(key, page)| {
                 let entries = Arc::new(Shown::of(page));
-                let before = before.get(&limit).cloned();
+                let before = before.get(key).cloned();
                 let changed = before.as_deref() != Some(&*entries);
-                (limit, Group { page, entries, before, changed, event: None })
+                (key, Group { page, entries, before, changed, event: None })
             })
             .collect();
-        let Some(state) = pages.values().next().map(|p| p.state) else { return };
+        let state = now.state;
         let mut state_event = None;
-        let (mut pushed, mut dropped) = (0, 0);
+        let (mut pushed, mut dropped, mut closed) = (0, 0, 0);
         feed.subscribers.lock().expect("subscribers").retain_mut(|sub| {
-            let Some(group) = groups.get_mut(&sub.limit) else { return true };
+            let frozen_out = now.segments_frozen && sub.segment.is_some();
+            let key = (sub.limit, sub.segment.clone());
+            let group = groups.get_mut(&key);
+            if group.is_none() && !frozen_out {
+                return true;
+            }
             let mut out = Vec::with_capacity(2);
             if sub.state != state {
                 sub.state = state;
@@ -304,16 +372,18 @@ impl Live {
                     state_event.get_or_insert_with(|| LiveEvent::state(&feed.board, feed.period, state)),
                 ));
             }
-            // Most subscribers hold the previous recompute's ranking: one comparison serves all.
-            let differs = match &group.before {
-                Some(b) if Arc::ptr_eq(b, &sub.seen) => group.changed,
-                _ => *sub.seen != *group.entries,
-            };
-            if differs {
-                let event = group.event.get_or_insert_with(|| LiveEvent::ranking(group.page, sub.limit));
-                out.push(Arc::clone(event));
+            if let Some(group) = group.filter(|_| !frozen_out) {
+                // Most subscribers hold the previous recompute's ranking: one comparison serves all.
+                let differs = match &group.before {
+                    Some(b) if Arc::ptr_eq(b, &sub.seen) => group.changed,
+                    _ => *sub.seen != *group.entries,
+                };
+                if differs {
+                    let event = group.event.get_or_insert_with(|| LiveEvent::ranking(group.page, sub.limit));
+                    out.push(Arc::clone(event));
+                }
+                sub.seen = Arc::clone(&group.entries);
             }
-            sub.seen = Arc::clone(&group.entries);
             for event in out {
                 match sub.queue.try_send(event) {
                     Ok(()) => pushed += 1,
@@ -324,14 +394,29 @@ impl Live {
                     Err(mpsc::error::TrySendError::Closed(_)) => return false,
                 }
             }
-            true
+            if frozen_out {
+                closed += 1;
+            }
+            !frozen_out
         });
-        for (limit, group) in groups {
-            before.insert(limit, group.entries);
+        // Keys nobody reads any more are forgotten (segments come and go with their subscribers).
+        before.clear();
+        for (key, group) in groups {
+            before.insert(key.clone(), group.entries);
         }
         self.pushed.fetch_add(pushed, Ordering::Relaxed);
         self.dropped.fetch_add(dropped, Ordering::Relaxed);
+        self.closed_by_freeze.fetch_add(closed, Ordering::Relaxed);
     }
+}
+
+/// What one recompute of a feed read.
+struct Recomputed {
+    state: State,
+    /// The top N of each key read (no segment key while `segments_frozen`).
+    pages: BTreeMap<Key, RankingPage>,
+    /// The period is publicly frozen (not archived): no segment ranking may go out.
+    segments_frozen: bool,
 }
 
 impl Engine {
@@ -371,18 +456,27 @@ impl Engine {
     }
 
     /// Subscribes to a board period's live events (a scope named `current` is fixed when it is
-    /// resolved) with the top `limit` entries (the top read's
-    /// bounds). The first events are the state and the full ranking.
+    /// resolved) with the top `limit` entries (the top read's bounds), of the board or of the
+    /// scope's segment. The first events are the state and the full ranking. A segment of a
+    /// publicly frozen period is 409 `segment_frozen`, as its other public reads; a segment
+    /// ranking past the feed's [`MAX_FEED_SEGMENT_READS`] is 503 `streams_full`.
     pub async fn subscribe_live(&self, scope: &Scope, limit: u64) -> Result<LiveSubscription, EngineError> {
         crate::reads::check_limit(limit)?;
         let (board, period) = (scope.board(), scope.period());
+        let segment = scope.segment().cloned();
         loop {
             let feed = self.feed(&board.slug, period);
             let _serial = feed.serial.lock().await;
             if feed.retired.load(Ordering::Acquire) {
                 continue;
             }
-            let page = match self.ranking_page(scope, 0, limit).await {
+            let read = async {
+                if let Some(segment) = &segment {
+                    feed.admits(limit, segment)?;
+                }
+                self.ranking_page(scope, 0, limit).await
+            };
+            let page = match read.await {
                 Ok(page) => page,
                 Err(error) => {
                     // The feed may have no subscriber now: its task retires it.
@@ -399,8 +493,14 @@ impl Engine {
             let id = self.live.next_subscriber.fetch_add(1, Ordering::Relaxed);
             // After shutdown began, the stream ends after its first events.
             if !self.live.closed.load(Ordering::Acquire) {
-                let subscriber =
-                    Subscriber { id, limit, queue, seen: Arc::new(Shown::of(&page)), state: page.state };
+                let subscriber = Subscriber {
+                    id,
+                    limit,
+                    segment,
+                    queue,
+                    seen: Arc::new(Shown::of(&page)),
+                    state: page.state,
+                };
                 feed.subscribers.lock().expect("subscribers").push(subscriber);
             }
             return Ok(LiveSubscription { events, _leave: Leave { feed: Arc::clone(&feed), id } });
@@ -438,7 +538,7 @@ impl Engine {
     /// [`PUSH_INTERVAL`], pushes what differs; retires the feed when its last subscriber left.
     async fn run_feed(self, feed: Arc<Feed>) {
         let mut last_run: Option<Instant> = None;
-        let mut before: HashMap<u64, Arc<Shown>> = HashMap::new();
+        let mut before: BTreeMap<Key, Arc<Shown>> = BTreeMap::new();
         loop {
             tokio::select! {
                 () = feed.changed.notified() => {}
@@ -452,26 +552,62 @@ impl Engine {
             if self.live.retire(&feed) {
                 return;
             }
-            let limits: BTreeSet<u64> =
-                feed.subscribers.lock().expect("subscribers").iter().map(|s| s.limit).collect();
+            let keys: BTreeSet<Key> = feed
+                .subscribers
+                .lock()
+                .expect("subscribers")
+                .iter()
+                .map(|s| (s.limit, s.segment.clone()))
+                .collect();
             self.live.recomputes.fetch_add(1, Ordering::Relaxed);
             // The change may be a transition made by another instance: read the state afresh.
             self.states.lock().expect("state cache").remove(&(feed.board.clone(), feed.period));
-            let mut pages = HashMap::new();
-            let read = async |pages: &mut HashMap<u64, RankingPage>| -> Result<(), EngineError> {
-                let scope = self.scope_of(&feed.board, feed.period).await?;
-                for limit in limits {
-                    pages.insert(limit, self.ranking_page_fresh(&scope, 0, limit).await?);
-                }
-                Ok(())
-            };
-            if let Err(error) = read(&mut pages).await {
-                tracing::warn!(board = %feed.board, period = %feed.period, %error,
-                    "live ranking not read; trying again at the next change or recheck");
-                pages.clear();
+            match self.recompute(&feed, keys).await {
+                Ok(now) => self.live.push(&feed, &now, &mut before),
+                Err(error) => tracing::warn!(board = %feed.board, period = %feed.period, %error,
+                    "live ranking not read; trying again at the next change or recheck"),
             }
-            self.live.push(&feed, &pages, &mut before);
         }
+    }
+
+    /// Reads the state and each key's top N, as the public reads them, from the primary. A
+    /// public freeze (seen in the state, or refused by a segment's read when it began in
+    /// between) leaves every segment key unread.
+    async fn recompute(&self, feed: &Feed, keys: BTreeSet<Key>) -> Result<Recomputed, EngineError> {
+        let scope = self.scope_of(&feed.board, feed.period).await?;
+        let status = self.status_for_reads(&feed.board, feed.period).await?;
+        let mut segments_frozen = status.frozen_at.is_some() && status.state != State::Archived;
+        let mut pages = BTreeMap::new();
+        for key in keys {
+            let page = match &key.1 {
+                None => self.ranking_page_fresh(&scope, 0, key.0).await?,
+                Some(_) if segments_frozen => continue,
+                Some(segment) => {
+                    let in_segment = scope.clone().in_segment(Some(&segment.to_string()))?;
+                    match self.ranking_page_fresh(&in_segment, 0, key.0).await {
+                        Ok(page) => page,
+                        Err(EngineError::Refused { code: ErrorCode::SegmentFrozen, .. }) => {
+                            segments_frozen = true;
+                            continue;
+                        }
+                        Err(error) => return Err(error),
+                    }
+                }
+            };
+            pages.insert(key, page);
+        }
+        if !segments_frozen && pages.keys().any(|(_, segment)| segment.is_some()) {
+            // A public freeze (and a write it hides) may have come between the state read and a
+            // segment's: ask the ledger again, so a page read after a freeze never goes out.
+            self.states.lock().expect("state cache").remove(&(feed.board.clone(), feed.period));
+            let after = self.status_for_reads(&feed.board, feed.period).await?;
+            segments_frozen = after.frozen_at.is_some() && after.state != State::Archived;
+        }
+        if segments_frozen {
+            // A segment read before the freeze was seen is not pushed either.
+            pages.retain(|(_, segment), _| segment.is_none());
+        }
+        Ok(Recomputed { state: status.state, pages, segments_frozen })
     }
 
     /// Ends every live subscription (graceful shutdown: the streams end, so their connections
@@ -496,6 +632,7 @@ impl Engine {
             recomputes: live.recomputes.load(Ordering::Relaxed),
             pushed: live.pushed.load(Ordering::Relaxed),
             dropped: live.dropped.load(Ordering::Relaxed),
+            closed_by_freeze: live.closed_by_freeze.load(Ordering::Relaxed),
         }
     }
 }

@@ -145,7 +145,7 @@ impl Engine {
         offset: u64,
         limit: u64,
     ) -> Result<RankingPage, EngineError> {
-        self.page_from(Source::Live, ReadFrom::Primary, scope, offset, limit).await
+        self.page_from(source_in(scope, Viewer::Public), ReadFrom::Primary, scope, offset, limit).await
     }
 
     /// [`Engine::ranking_page`] as `viewer` sees it: admins read live during a public freeze.
@@ -649,7 +649,10 @@ impl Engine {
         let mut points: Vec<i64> = raw.rows.iter().map(|(_, s)| board.codec.points(*s)).collect();
         points.extend(raw.next.map(|s| board.codec.points(s)));
         let ranks = ranking::ranks(board.tie_policy(), raw.offset, raw.ahead, &points);
-        let tied = ranking::ties(&ranks, raw.ahead < raw.offset);
+        // Only `shared` ranks tie: under `first_reached` equal points still rank one after the
+        // other, though fewer members have more points than a page's first entry has ahead.
+        let shared = board.tie_policy() == domain::TiePolicy::Shared;
+        let tied = ranking::ties(&ranks, shared && raw.ahead < raw.offset);
         points.truncate(raw.rows.len());
         let members: Vec<_> = raw.rows.iter().map(|(m, _)| m.clone()).collect();
         let (mut names, mut avatars) = self.names_and_avatars(&members).await?;

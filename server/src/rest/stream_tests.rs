@@ -1,7 +1,8 @@
 //! The live stream over real sockets and real stores (SQLite, the test Redis and Cluster):
 //! headers (no compression), first events, a write's and a freeze's events, bad input, shutdown,
 //! and a write on one server reaching a stream of another within a second, on one Redis and on
-//! the Cluster.
+//! the Cluster; a segment's stream (`?segment=`): 422 for an undeclared dimension, the segment's
+//! top, its end at a public freeze and 409 after.
 
 use crate::state::AppState;
 use axum::http::StatusCode;
@@ -43,6 +44,15 @@ async fn serve(engine: &Engine) -> Server {
 
 /// A ledger in a temporary SQLite file and a board with points in its current period.
 async fn stores(redis: &RedisTarget, prefix: &str) -> (Engine, Board, PeriodKey, std::path::PathBuf) {
+    stores_with(redis, prefix, None).await
+}
+
+/// [`stores`] with the board's segment dimensions.
+async fn stores_with(
+    redis: &RedisTarget,
+    prefix: &str,
+    segments: Option<Vec<String>>,
+) -> (Engine, Board, PeriodKey, std::path::PathBuf) {
     let dir = std::env::temp_dir().join(unique("laurel-stream"));
     let ledger = engine::ledger::Ledger::connect(&format!("sqlite://{}/l.db", dir.display())).await.unwrap();
     ledger.migrate().await.unwrap();
@@ -55,6 +65,7 @@ async fn stores(redis: &RedisTarget, prefix: &str) -> (Engine, Board, PeriodKey,
         operator: "incr".into(),
         tie_policy: "shared".into(),
         max_points: 100_000,
+        segments,
         ..Default::default()
     };
     let board = draft.parse().unwrap();
@@ -287,4 +298,61 @@ fn live_streams_are_capped_per_client_address_and_in_all() {
     let again = slots.take(Some(a)).unwrap();
     drop((held, other, again));
     assert!(slots.take(Some(a)).is_ok());
+}
+
+#[tokio::test]
+async fn a_segment_stream_shows_the_segment_and_ends_at_a_public_freeze() {
+    let redis = RedisTarget::parse(&env("LAUREL_TEST_REDIS_URL")).unwrap();
+    let (engine, board, period, dir) =
+        stores_with(&redis, &unique("stream-seg"), Some(vec!["province".into()])).await;
+    let write = |id: &str, member: &str, delta, province: &str| domain::write::Write {
+        member: MemberId::parse(member).unwrap(),
+        change: domain::write::Change::Point { event_id: domain::EventId::parse(id).unwrap(), delta },
+        occurred_at: jiff::Timestamp::now(),
+        metadata: None,
+        segments: [("province".to_string(), province.to_string())].into_iter().collect(),
+    };
+    engine.record(&board, &[write("a", "ann", 30, "zj"), write("b", "bob", 50, "js")]).await.unwrap();
+    let server = serve(&engine).await;
+    let base = format!("/api/v1/boards/live/periods/{period}");
+
+    // An undeclared dimension: 422 before any stream.
+    let (got, body) = get(server.addr, &format!("{base}/stream?segment=city:hz")).await;
+    assert_eq!((got, body["error"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("invalid")), "{body}");
+
+    // A declared one: an event stream of the segment's top only, as the segment's top read.
+    let mut stream =
+        Stream::open(&format!("http://{}{base}/stream?segment=province:zj&limit=5", server.addr)).await;
+    let (_, event, _) = stream.next(Duration::from_secs(1)).await.unwrap();
+    assert_eq!(event, "state");
+    let (_, event, data) = stream.next(Duration::from_secs(1)).await.unwrap();
+    assert_eq!(event, "ranking");
+    assert_eq!(data["entries"].as_array().unwrap().len(), 1, "{data}");
+    assert_eq!(
+        (data["entries"][0]["member"].as_str(), data["entries"][0]["rank"].as_u64()),
+        (Some("ann"), Some(1))
+    );
+    let (_, top) = get(server.addr, &format!("{base}/top?segment=province:zj&limit=5")).await;
+    assert_eq!(data["entries"], top["entries"], "what the segment's top read answers");
+
+    // A public freeze ends it; a new one is refused until the reveal.
+    let scope = engine.scope(&board.slug, Some(&period.to_string())).await.unwrap();
+    engine.public_freeze(&scope, "admin:test", None).await.unwrap();
+    engine.record(&board, &[write("c", "ann", 100, "zj")]).await.unwrap();
+    while let Some((_, event, data)) = stream.next(Duration::from_secs(2)).await {
+        assert_eq!(event, "state", "no ranking after the freeze: {data}");
+    }
+    let end = tokio::time::timeout(Duration::from_secs(1), stream.response.chunk()).await;
+    assert!(end.expect("the stream ended").unwrap().is_none());
+    let (got, body) = get(server.addr, &format!("{base}/stream?segment=province:zj")).await;
+    assert_eq!((got, body["error"].as_str()), (StatusCode::CONFLICT, Some("segment_frozen")), "{body}");
+    server.task.abort();
+    let mut conn = engine.projection().conn().await.unwrap();
+    for value in ["zj", "js"] {
+        let segment = domain::segment::Segment { dimension: "province".into(), value: value.into() };
+        for key in engine.projection().keys().segment(&board.slug, &period, &segment).all() {
+            redis::cmd("UNLINK").arg(key).exec_async(&mut conn).await.unwrap();
+        }
+    }
+    cleanup(&engine, &board, &period, dir).await;
 }
