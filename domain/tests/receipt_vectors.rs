@@ -154,9 +154,9 @@ fn the_rust_verifier_accepts_the_valid_vectors_and_refuses_the_tampered_ones() {
     assert!(fails("tampered_leaf.json").iter().any(|f| f.contains("lead to root")));
     let ok = verify_receipt(&receipt(1, "u5"));
     assert!(
-        ok.holds
-            .iter()
-            .any(|h| h.to_string().starts_with("u5 has rank 3 with 650 points in weekly-xp 2026-W34 revision 1")),
+        ok.holds.iter().any(|h| h
+            .to_string()
+            .starts_with("u5 has rank 3 with 650 points in weekly-xp 2026-W34 revision 1")),
         "{ok:?}"
     );
     assert!(ok.holds.iter().any(|h| h.to_string().contains("from revision 1 to revision 3")), "{ok:?}");

@@ -230,7 +230,11 @@ async fn under_first_reached_equal_points_are_never_tied() {
         }
         let top = e.ranking_page(&scope, 1, 2).await.unwrap();
         let got: Vec<(u64, bool)> = top.entries.iter().map(|en| (en.rank, en.tied)).collect();
-        assert_eq!(got, vec![(2, false), (3, false)], "{name}: a page that starts at the second of two equal totals");
+        assert_eq!(
+            got,
+            vec![(2, false), (3, false)],
+            "{name}: a page that starts at the second of two equal totals"
+        );
     })
     .await;
 }

@@ -13,9 +13,9 @@ mod segments;
 pub use attention::*;
 pub use history::*;
 pub use lifecycle::*;
-pub use segments::*;
 #[cfg(feature = "openapi")]
 pub use schema::period_state;
+pub use segments::*;
 
 use crate::ids::{BoardSlug, MemberId};
 use crate::kinds::{Cadence, Operator, TiePolicy};

@@ -1411,7 +1411,10 @@ const PUBLIC_SERVER_FNS: &[(&str, &str)] = &[
     ("read_periods_with_winners", "reads a board's public periods with their winners"),
     ("read_leaders_chart", "reads a public ranking's top five and their public points through the period"),
     ("read_segment_values", "reads a public dimension's values with their member counts and leaders"),
-    ("read_member_segments", "reads a member's public ranks in their segments (closed during a public freeze)"),
+    (
+        "read_member_segments",
+        "reads a member's public ranks in their segments (closed during a public freeze)",
+    ),
     ("login", "signing in is how one stops being anonymous"),
     ("logout", "ends only the caller's own session"),
     ("signed_in", "says whether the caller is signed in"),
