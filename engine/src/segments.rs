@@ -117,7 +117,11 @@ impl Engine {
         {
             let segment = Segment { dimension, value };
             let projected = self.core.projection.segment_version_sum(&board.slug, period, &segment).await?;
-            if projected == ledger_sum {
+            // Versions only rise, so a projection ahead of the ledger's sum only holds writes
+            // committed after that sum was read (the sums of hundreds of values are read one by
+            // one, long after the ledger's): nothing to level. Levelling those anyway cost a
+            // busy segmented board hundreds of needless levellings a minute (docs/BENCHMARKS.md).
+            if projected >= ledger_sum {
                 continue;
             }
             let totals = self.segment_totals(board, period, &segment).await?;
