@@ -25,6 +25,7 @@
 //!   page), one member-rank read per segment — at most one per declared dimension.
 
 use crate::ledger::Viewer;
+use crate::reads::PeriodStatus;
 use crate::reconciler::{ReconcileReport, encode};
 use crate::redis::ProjectedTotal;
 use crate::scope::Scope;
@@ -188,13 +189,14 @@ impl Engine {
     }
 
     /// Refuses a public read of a segment while its period is publicly frozen: a segment has no
-    /// frozen view, and its live ranking would show what the freeze hides.
+    /// frozen view, and its live ranking would show what the freeze hides. An archived period is
+    /// read from its final standings, which hide nothing.
     pub(crate) fn refuse_frozen_segment(
         &self,
         segment: &Segment,
-        frozen_at: Option<jiff::Timestamp>,
+        status: &PeriodStatus,
     ) -> Result<(), EngineError> {
-        match frozen_at {
+        match status.public_freeze() {
             None => Ok(()),
             Some(at) => Err(EngineError::Refused {
                 code: ErrorCode::SegmentFrozen,
@@ -218,8 +220,8 @@ impl Engine {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let probe = Segment::of(&board.segments, dimension, "x").map_err(EngineError::Invalid)?;
         if viewer == Viewer::Public {
-            let frozen_at = self.status_for_reads(slug, period).await?.frozen_at;
-            self.refuse_frozen_segment(&Segment { value: "*".into(), ..probe }, frozen_at)?;
+            let status = self.status_for_reads(slug, period).await?;
+            self.refuse_frozen_segment(&Segment { value: "*".into(), ..probe }, &status)?;
         }
         let key = (slug.clone(), period, dimension.to_owned());
         if let Some((at, list)) = self.segment_lists.0.lock().expect("segment lists").get(&key)
@@ -295,11 +297,9 @@ impl Engine {
         }
         self.refuse_hidden(slug, &period, member).await?;
         let status = self.status_for_reads(slug, period).await?;
-        if status.state != domain::State::Archived
-            && let Some(first) = board.segments.first()
-        {
+        if let Some(first) = board.segments.first() {
             let every = Segment { dimension: first.clone(), value: "*".into() };
-            self.refuse_frozen_segment(&every, status.frozen_at)?;
+            self.refuse_frozen_segment(&every, &status)?;
         }
         let mut held = self.core.ledger.segments_of(slug, &period, &[member]).await?;
         let Some(values) = held.remove(member) else { return Ok(Vec::new()) };

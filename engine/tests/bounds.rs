@@ -192,11 +192,15 @@ async fn copies_of_expired_snapshots_are_swept() {
         let rows: Vec<(MemberId, i64)> =
             (0..2500).map(|i| (MemberId::parse(format!("m{i}")).unwrap(), i)).collect();
         let ttl = std::time::Duration::from_millis(300);
-        p.projection.write_snapshot(&slug, &period, "a1", &rows, ttl).await.unwrap();
-        assert_eq!(p.projection.snapshot_total(&slug, &period, "a1").await.unwrap(), Some(2500), "{name}");
+        p.projection.write_snapshot(&slug, &period, None, "a1", &rows, ttl).await.unwrap();
+        assert_eq!(
+            p.projection.snapshot_total(&slug, &period, None, "a1").await.unwrap(),
+            Some(2500),
+            "{name}"
+        );
         assert_eq!(p.projection.sweep_snapshots().await.unwrap(), 0, "{name}: not expired yet");
         tokio::time::sleep(ttl + std::time::Duration::from_millis(100)).await;
-        assert_eq!(p.projection.snapshot_total(&slug, &period, "a1").await.unwrap(), None, "{name}");
+        assert_eq!(p.projection.snapshot_total(&slug, &period, None, "a1").await.unwrap(), None, "{name}");
         assert_eq!(p.projection.sweep_snapshots().await.unwrap(), 1, "{name}");
         let left: Vec<String> = p.keys().await.into_iter().map(|(_, k)| k).collect();
         assert!(left.iter().all(|k| !k.contains(":snap:")), "{name}: {left:?}");

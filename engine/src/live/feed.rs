@@ -276,7 +276,7 @@ impl Engine {
     async fn recompute(&self, feed: &Feed, keys: BTreeSet<Key>) -> Result<Recomputed, EngineError> {
         let scope = self.scope_of(&feed.board, feed.period).await?;
         let status = self.status_for_reads(&feed.board, feed.period).await?;
-        let mut segments_frozen = status.frozen_at.is_some() && status.state != State::Archived;
+        let mut segments_frozen = status.public_freeze().is_some();
         let mut pages = BTreeMap::new();
         for key in keys {
             let page = match &key.1 {
@@ -301,7 +301,7 @@ impl Engine {
             // segment's: ask the ledger again, so a page read after a freeze never goes out.
             self.states.lock().expect("state cache").remove(&(feed.board.clone(), feed.period));
             let after = self.status_for_reads(&feed.board, feed.period).await?;
-            segments_frozen = after.frozen_at.is_some() && after.state != State::Archived;
+            segments_frozen = after.public_freeze().is_some();
         }
         if segments_frozen {
             // A segment read before the freeze was seen is not pushed either.

@@ -63,6 +63,12 @@ pub struct PeriodStatus {
 }
 
 impl PeriodStatus {
+    /// When the public view was taken while the period is publicly frozen; None once archived,
+    /// whose final standings hide nothing.
+    pub fn public_freeze(&self) -> Option<jiff::Timestamp> {
+        self.frozen_at.filter(|_| self.state != State::Archived)
+    }
+
     /// Whether reads come from the settled standings: archived, or settled and past its keys'
     /// life (`ranking_ttl_days`; the scheduler unlinks them after a grace longer than this cache
     /// lasts). The standings hold what the projection held at settlement, so answers do not change.

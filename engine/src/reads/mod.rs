@@ -288,8 +288,7 @@ impl Engine {
         match scope.segment() {
             None => Ok(status.frozen_at),
             Some(segment) => {
-                let frozen_at = status.frozen_at.filter(|_| status.state != State::Archived);
-                self.refuse_frozen_segment(segment, frozen_at)?;
+                self.refuse_frozen_segment(segment, status)?;
                 Ok(None)
             }
         }
@@ -527,17 +526,14 @@ impl Engine {
         let segment = match source {
             Source::Segment { segment, public } => {
                 if public {
-                    self.refuse_frozen_segment(
-                        segment,
-                        status.frozen_at.filter(|_| state != State::Archived),
-                    )?;
+                    self.refuse_frozen_segment(segment, &status)?;
                 }
                 Some(segment)
             }
             _ => None,
         };
         // Only the public reads the public view (Live is `:rank`, the view while frozen).
-        let frozen_at = status.frozen_at.filter(|_| source == Source::Live && state != State::Archived);
+        let frozen_at = status.public_freeze().filter(|_| source == Source::Live);
         let (raw, from) = if let Some(segment) = segment.filter(|_| status.reads_standings(board)) {
             // A segment has no standings of its own (yet): its members' totals, in the ledger.
             let order = self.ledger_order_in(board, period, false, Some(segment)).await?;

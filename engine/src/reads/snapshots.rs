@@ -100,7 +100,7 @@ impl Engine {
         expires_at: jiff::Timestamp,
     ) -> Result<u64, EngineError> {
         let slug = &board.slug;
-        if let Some(total) = self.core.projection.snapshot_total_in(slug, &period, segment, id).await? {
+        if let Some(total) = self.core.projection.snapshot_total(slug, &period, segment, id).await? {
             return Ok(total);
         }
         if let Some(segment) = segment
@@ -112,7 +112,7 @@ impl Engine {
         let _one_at_a_time = self.snapshots.making.lock().await;
         let waiting_since = Instant::now();
         loop {
-            if let Some(total) = self.core.projection.snapshot_total_in(slug, &period, segment, id).await? {
+            if let Some(total) = self.core.projection.snapshot_total(slug, &period, segment, id).await? {
                 return Ok(total);
             }
             if self.core.projection.claim_snapshot(slug, &period, segment, id, CLAIM_HOLD).await? {
@@ -149,7 +149,7 @@ impl Engine {
             totals.into_iter().filter(|t| !t.hidden).map(|t| (t.member, t.score)).collect();
         let life = expires_at.duration_since(jiff::Timestamp::now());
         let ttl = Duration::try_from(life).unwrap_or_default().max(Duration::from_secs(1));
-        self.core.projection.write_snapshot_in(&board.slug, &period, segment, id, &rows, ttl).await?;
+        self.core.projection.write_snapshot(&board.slug, &period, segment, id, &rows, ttl).await?;
         Ok(rows.len() as u64)
     }
 
@@ -179,7 +179,7 @@ impl Engine {
             let source = source_in(scope, Viewer::Public);
             return self.read_window(board, period, source, Window::Offset(offset), limit).await;
         }
-        let total = match self.core.projection.snapshot_total_in(slug, &period, segment, snapshot_id).await? {
+        let total = match self.core.projection.snapshot_total(slug, &period, segment, snapshot_id).await? {
             Some(total) => total,
             None => {
                 let Some(segment) = segment else { return Err(gone()) };

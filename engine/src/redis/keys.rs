@@ -126,15 +126,10 @@ impl KeySpace {
         format!("{}:{{{}:{}}}:changes", self.prefix, board, period)
     }
 
-    /// A pinned snapshot of a period's ranking and its info key (same hash tag). `id` is a
-    /// server-made hex id, checked by the caller before use.
-    pub fn snapshot(&self, board: &BoardSlug, period: &PeriodKey, id: &str) -> (String, String) {
-        self.snapshot_in(board, period, None, id)
-    }
-
-    /// [`KeySpace::snapshot`] of one segment value's ranking (Some), under the segment's hash
-    /// tag, so the copy lives on the slot of the ranking it copies; or of the period's (None).
-    pub fn snapshot_in(
+    /// A pinned snapshot and its info key (same hash tag): of the period's ranking (None), or of
+    /// one segment value's (Some), under the segment's hash tag, so the copy lives on the slot of
+    /// the ranking it copies. `id` is a server-made hex id, checked by the caller before use.
+    pub fn snapshot(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
@@ -194,7 +189,7 @@ mod tests {
         }
         let board = BoardSlug::parse("weekly-study").unwrap();
         let (copy, info) =
-            KeySpace::new("laurel").snapshot(&board, &PeriodKey::parse("2026-W34").unwrap(), "ab12");
+            KeySpace::new("laurel").snapshot(&board, &PeriodKey::parse("2026-W34").unwrap(), None, "ab12");
         assert_eq!(Slot::for_key(&copy), Slot::for_key(&keys.rank));
         assert_eq!(Slot::for_key(&info), Slot::for_key(&keys.rank));
         let changes = KeySpace::new("laurel").changes(&board, &PeriodKey::parse("2026-W34").unwrap());
@@ -227,7 +222,7 @@ mod tests {
         let segment = |dim: &str, value: &str| Segment { dimension: dim.into(), value: value.into() };
         let zj = space.segment(&board, &period, &segment("province", "zj"));
         assert_eq!(zj.rank, "laurel:{weekly-study:2026-W34:province=zj}:rank");
-        let (copy, info) = space.snapshot_in(&board, &period, Some(&segment("province", "zj")), "ab12");
+        let (copy, info) = space.snapshot(&board, &period, Some(&segment("province", "zj")), "ab12");
         assert_eq!(copy, "laurel:{weekly-study:2026-W34:province=zj}:snap:ab12");
         for key in zj.all().into_iter().chain([copy.as_str(), info.as_str()]) {
             assert_eq!(Slot::for_key(key), Slot::for_key(&zj.rank), "{key}");

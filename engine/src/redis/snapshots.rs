@@ -2,7 +2,7 @@
 //! under `:snap:<id>:info` (whose expiry is the snapshot's), and an index of every copy by the
 //! instant it may be removed (`<prefix>:snapshots`), which [`Projection::sweep_snapshots`] walks.
 //! A copy of a segment value's ranking has the same keys under the segment's hash tag
-//! ([`KeySpace::snapshot_in`](super::keys::KeySpace::snapshot_in)): every call here touches one
+//! ([`KeySpace::snapshot`](super::keys::KeySpace::snapshot)): every call here touches one
 //! copy's keys, so one slot; the index names copies of every slot and is walked one command a key.
 //!
 //! Nothing here costs Redis more than a slice at a time: a copy is written in `ZADD`s of
@@ -38,7 +38,7 @@ impl Projection {
         id: &str,
         hold: Duration,
     ) -> RedisResult<bool> {
-        let (_, info) = self.keys.snapshot_in(board, period, segment, id);
+        let (_, info) = self.keys.snapshot(board, period, segment, id);
         let mut conn = self.conn().await?;
         let claimed: Option<String> = ::redis::cmd("SET")
             .arg(format!("{info}:claim"))
@@ -53,20 +53,9 @@ impl Projection {
 
     /// Writes the copy of snapshot `id` (rows: member and encoded score, in any order) slice by
     /// slice, then its info key, which makes it readable, living `ttl`. Whatever a maker that
-    /// died left under the same id is removed first.
+    /// died left under the same id is removed first. Of a segment's ranking (Some) or the
+    /// period's (None).
     pub async fn write_snapshot(
-        &self,
-        board: &BoardSlug,
-        period: &PeriodKey,
-        id: &str,
-        rows: &[(MemberId, i64)],
-        ttl: Duration,
-    ) -> RedisResult<()> {
-        self.write_snapshot_in(board, period, None, id, rows, ttl).await
-    }
-
-    /// [`Projection::write_snapshot`] of a segment's ranking (Some) or the period's (None).
-    pub async fn write_snapshot_in(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
@@ -75,7 +64,7 @@ impl Projection {
         rows: &[(MemberId, i64)],
         ttl: Duration,
     ) -> RedisResult<()> {
-        let (copy, info) = self.keys.snapshot_in(board, period, segment, id);
+        let (copy, info) = self.keys.snapshot(board, period, segment, id);
         let mut conn = self.conn().await?;
         ::redis::cmd("UNLINK").arg(&copy).exec_async(&mut conn).await?;
         // Indexed before the first slice: a copy is never left where the sweep cannot find it.
@@ -112,25 +101,16 @@ impl Projection {
         pipe.exec_async(&mut conn).await
     }
 
-    /// The member count of a live snapshot, or None when it expired (or never existed).
+    /// The member count of a live snapshot of a segment's ranking (Some) or the period's (None),
+    /// or None when it expired (or never existed).
     pub async fn snapshot_total(
-        &self,
-        board: &BoardSlug,
-        period: &PeriodKey,
-        id: &str,
-    ) -> RedisResult<Option<u64>> {
-        self.snapshot_total_in(board, period, None, id).await
-    }
-
-    /// [`Projection::snapshot_total`] of a segment's ranking (Some) or the period's (None).
-    pub async fn snapshot_total_in(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
         segment: Option<&Segment>,
         id: &str,
     ) -> RedisResult<Option<u64>> {
-        let (_, info) = self.keys.snapshot_in(board, period, segment, id);
+        let (_, info) = self.keys.snapshot(board, period, segment, id);
         let mut conn = self.conn().await?;
         ::redis::cmd("GET").arg(info).query_async(&mut conn).await
     }

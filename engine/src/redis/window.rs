@@ -117,7 +117,7 @@ impl Projection {
             let keys = match source {
                 Source::Live => vec![self.keys.rank(board, period), meta()],
                 Source::Unfrozen => vec![self.live_ranking(board, period).await?, meta()],
-                Source::Snapshot { id, segment } => vec![self.keys.snapshot_in(board, period, segment, id).0],
+                Source::Snapshot { id, segment } => vec![self.keys.snapshot(board, period, segment, id).0],
                 Source::Segment { segment, .. } => vec![self.keys.segment(board, period, segment).rank],
             };
             let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
