@@ -50,7 +50,13 @@ pub struct Board {
     /// The segment dimensions a write may name (`crate::segment`); each value ranks its members
     /// on a ranking of its own. Empty: none. Fixed at creation; never on bounded boards.
     pub segments: Vec<String>,
+    /// Each dimension's prize table (`province` → ranks 1–3 of every province's ranking), checked
+    /// by [`check_segment_prizes`]. A settlement awards them beside the board's own.
+    pub segment_prizes: SegmentPrizes,
 }
+
+/// Prize tables by segment dimension: every value's ranking of a dimension shares its table.
+pub type SegmentPrizes = std::collections::BTreeMap<String, Vec<Prize>>;
 
 impl Board {
     pub fn tie_policy(&self) -> TiePolicy {
@@ -140,6 +146,9 @@ pub struct BoardDraft {
     /// Segment dimensions (`["province", "class"]`); blank: none.
     #[serde(default)]
     pub segments: Option<Vec<String>>,
+    /// Prize tables by declared dimension (`{"province": [...]}`); blank: none.
+    #[serde(default)]
+    pub segment_prizes: Option<SegmentPrizes>,
 }
 
 /// Why a draft is not a board: the field to fix and what is wrong with it.
@@ -183,6 +192,8 @@ impl BoardDraft {
             // A bounded ranking holds only its best K, so a segment's could not be told from it.
             return Err(refuse("segments", "a bounded board (keep_top) cannot declare segments"));
         }
+        let segment_prizes = self.segment_prizes.unwrap_or_default();
+        check_segment_prizes(&segments, &segment_prizes).map_err(|e| refuse("segment_prizes", e))?;
         let cadence: Cadence = self.cadence.parse().map_err(|e| refuse("cadence", e))?;
         let operator: Operator = self.operator.parse().map_err(|e| refuse("operator", e))?;
         let policy: TiePolicy = self.tie_policy.parse().map_err(|e| refuse("tie_policy", e))?;
@@ -215,6 +226,7 @@ impl BoardDraft {
             keep_top,
             ranking_ttl_days,
             segments,
+            segment_prizes,
         })
     }
 }
@@ -359,6 +371,18 @@ pub fn check_prizes(prizes: &[Prize]) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks segment prize tables: each names a declared dimension and is a prize table
+/// ([`check_prizes`]).
+pub fn check_segment_prizes(declared: &[String], tables: &SegmentPrizes) -> Result<(), String> {
+    for (dim, prizes) in tables {
+        if !declared.contains(dim) {
+            return Err(format!("segment_prizes names {dim:?}, which is not a declared segment dimension"));
+        }
+        check_prizes(prizes).map_err(|e| format!("{dim}: {e}"))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod prize_tests {
     use super::*;
@@ -417,6 +441,22 @@ mod prize_tests {
         assert_eq!(e.field, "segments");
         let e = BoardDraft { segments: Some(vec!["A".into()]), ..draft() }.parse().unwrap_err();
         assert_eq!(e.field, "segments");
+    }
+
+    #[test]
+    fn segment_prizes_name_declared_dimensions_and_are_prize_tables() {
+        let gold = || vec![Prize { from_rank: 1, to_rank: 1, prize: "gold".into() }];
+        let dims = Some(vec!["province".to_owned()]);
+        let tables = |dim: &str, prizes: Vec<Prize>| Some(SegmentPrizes::from([(dim.to_owned(), prizes)]));
+        let b = BoardDraft { segments: dims.clone(), segment_prizes: tables("province", gold()), ..draft() };
+        assert_eq!(b.parse().unwrap().segment_prizes["province"], gold());
+        let b = BoardDraft { segments: dims.clone(), segment_prizes: tables("class", gold()), ..draft() };
+        let e = b.parse().unwrap_err();
+        assert_eq!(e.field, "segment_prizes");
+        assert!(e.message.contains("\"class\""), "{}", e.message);
+        let overlapping = [gold(), gold()].concat();
+        let b = BoardDraft { segments: dims, segment_prizes: tables("province", overlapping), ..draft() };
+        assert_eq!(b.parse().unwrap_err().field, "segment_prizes");
     }
 
     #[test]

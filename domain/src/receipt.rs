@@ -14,7 +14,10 @@
 //! The verifiers ([`verify_receipt`], [`verify_export`], [`verify_json`]) answer a [`Report`]: each
 //! fact that holds, and exactly what does not.
 
-use crate::settlement::{Standing, canonical_text};
+use crate::segment::Segment;
+use crate::settlement::{
+    SegmentSettled, SegmentStandings, Standing, canonical_text, folded_text, segment_canonical_text,
+};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -133,6 +136,39 @@ pub fn link(
 /// The settlement digest of standings (SHA-256 of `canonical_text`, hex).
 pub fn digest(board: &str, period: &str, standings: &[Standing]) -> String {
     hex(&Sha256::digest(canonical_text(board, period, standings).as_bytes()))
+}
+
+/// The digest of one segment ranking's standings (SHA-256 of `segment_canonical_text`, hex).
+pub fn segment_digest(board: &str, period: &str, segment: &Segment, standings: &[Standing]) -> String {
+    hex(&Sha256::digest(segment_canonical_text(board, period, segment, standings).as_bytes()))
+}
+
+/// Every segment ranking's record of a settlement, from its standings.
+pub fn segments_settled(board: &str, period: &str, rankings: &[SegmentStandings]) -> Vec<SegmentSettled> {
+    rankings
+        .iter()
+        .map(|r| SegmentSettled {
+            dimension: r.segment.dimension.clone(),
+            value: r.segment.value.clone(),
+            members: r.standings.len() as u64,
+            digest: segment_digest(board, period, &r.segment, &r.standings),
+        })
+        .collect()
+}
+
+/// A settlement's digest: its standings' digest when it has no segment ranking, else the
+/// SHA-256 of `folded_text` over that digest and every segment ranking's (`crate::settlement`).
+pub fn settlement_digest(
+    board: &str,
+    period: &str,
+    standings: &[Standing],
+    segments: &[SegmentSettled],
+) -> String {
+    let own = digest(board, period, standings);
+    match segments.is_empty() {
+        true => own,
+        false => hex(&Sha256::digest(folded_text(board, period, &own, segments).as_bytes())),
+    }
 }
 
 /// A built tree: the sorted leaves and every level of hashes, leaves first.

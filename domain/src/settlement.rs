@@ -13,11 +13,21 @@
 //!
 //! [`standing_order`] is the one comparator (previews use it too), [`ranked`] gives ranks and
 //! prizes, and [`canonical_text`] is the text behind the digest, tagged with [`RULE_VERSION`].
+//!
+//! **Segments** (issue 43): each value of a declared dimension is a ranking of its own.
+//! [`segment_standings`] takes its members out of the board's standings in their order (the same
+//! comparator, so no second sort), ranks them anew under the tie policy and awards the dimension's
+//! prize table. Each segment ranking has its digest (the canonical text with a `segment` line);
+//! a settlement with at least one segment ranking records as its digest the SHA-256 of
+//! [`folded_text`], which names the board's standings digest and every segment's member count and
+//! digest. A board without segment rankings keeps the plain standings digest, as before.
 
-use crate::board::Prize;
+use crate::board::{Prize, SegmentPrizes};
 use crate::ids::MemberId;
 use crate::kinds::{Sort, TiePolicy};
+use crate::segment::{Segment, Values};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// The settlement rules' version, recorded with every settlement. Raise it whenever the order,
@@ -103,6 +113,76 @@ pub fn canonical_text(board: &str, period: &str, standings: &[Standing]) -> Stri
     text
 }
 
+/// One segment ranking's standings at a settlement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentStandings {
+    pub segment: Segment,
+    pub standings: Vec<Standing>,
+}
+
+/// What a settlement records of one segment ranking: how many members it ranks and the digest
+/// of its standings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SegmentSettled {
+    pub dimension: String,
+    pub value: String,
+    pub members: u64,
+    pub digest: String,
+}
+
+/// Every segment ranking of a settlement, in (dimension, value) order: each member of the
+/// board's `standings` (in their order) joins the ranking of each value `values` gives it, is
+/// ranked under `policy` among that ranking's members and awarded its dimension's prize.
+pub fn segment_standings<'v>(
+    policy: TiePolicy,
+    standings: &[Standing],
+    values: impl Fn(&MemberId) -> Option<&'v Values>,
+    prizes: &SegmentPrizes,
+) -> Vec<SegmentStandings> {
+    // Keyed by borrowed names: a million members make no key strings.
+    let mut members: BTreeMap<(&str, &str), Vec<FinalTotal>> = BTreeMap::new();
+    for s in standings {
+        for (dimension, value) in values(&s.member).into_iter().flatten() {
+            let total = FinalTotal { member: s.member.clone(), points: s.points, reach_seq: 0 };
+            members.entry((dimension, value)).or_default().push(total);
+        }
+    }
+    members
+        .into_iter()
+        .map(|((dimension, value), ordered)| {
+            let table = prizes.get(dimension).map_or(&[][..], Vec::as_slice);
+            let segment = Segment { dimension: dimension.to_owned(), value: value.to_owned() };
+            SegmentStandings { standings: ranked(policy, ordered, table), segment }
+        })
+        .collect()
+}
+
+/// The canonical text of one segment ranking's standings: [`canonical_text`]'s, with a line
+/// naming the segment after the period.
+pub fn segment_canonical_text(
+    board: &str,
+    period: &str,
+    segment: &Segment,
+    standings: &[Standing],
+) -> String {
+    let plain = canonical_text(board, period, standings);
+    let header = format!("period\t{period}\n");
+    plain.replacen(&header, &format!("{header}segment\t{segment}\n"), 1)
+}
+
+/// The text a segmented settlement's digest is computed over: the board's standings digest,
+/// then each segment ranking's member count and digest in (dimension, value) order.
+pub fn folded_text(board: &str, period: &str, standings_digest: &str, segments: &[SegmentSettled]) -> String {
+    let mut text = format!(
+        "laurel-settlement\nrule_version\t{RULE_VERSION}\nboard\t{board}\nperiod\t{period}\nstandings\t{standings_digest}\n"
+    );
+    for s in segments {
+        let _ = writeln!(text, "segment\t{}:{}\t{}\t{}", s.dimension, s.value, s.members, s.digest);
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,6 +255,57 @@ mod tests {
                 (4, "a", 100, None)
             ]
         );
+    }
+
+    #[test]
+    fn a_segment_ranks_its_members_in_the_board_order_with_its_dimension_prizes() {
+        let prizes = SegmentPrizes::from([("province".to_owned(), vec![prize(1, 1, "provincial gold")])]);
+        let board = standings(
+            Sort::Desc,
+            TiePolicy::Shared,
+            vec![t("a", 100, 0), t("b", 90, 1), t("c", 90, 2), t("d", 80, 3), t("e", 70, 4)],
+            &[prize(1, 1, "gold")],
+        );
+        let v = |p: &str, k: &str| Values::from([("province".into(), p.into()), ("class".into(), k.into())]);
+        let held = std::collections::HashMap::from([
+            ("a", v("zj", "c1")),
+            ("b", v("js", "c1")),
+            ("c", v("js", "c1")),
+            ("d", v("zj", "c2")),
+        ]);
+        let got = segment_standings(TiePolicy::Shared, &board, |m| held.get(m.as_str()), &prizes);
+        let named: Vec<String> = got.iter().map(|s| s.segment.to_string()).collect();
+        assert_eq!(named, ["class:c1", "class:c2", "province:js", "province:zj"]);
+        // c and b tie at 90 in js: both rank 1 and share the provincial prize; classes have none.
+        assert_eq!(
+            summary(&got[2].standings),
+            vec![(1, "c", 90, Some("provincial gold")), (1, "b", 90, Some("provincial gold"))]
+        );
+        assert_eq!(
+            summary(&got[3].standings),
+            vec![(1, "a", 100, Some("provincial gold")), (2, "d", 80, None)]
+        );
+        assert_eq!(
+            summary(&got[0].standings),
+            vec![(1, "a", 100, None), (2, "c", 90, None), (2, "b", 90, None)]
+        );
+        let text = segment_canonical_text("b", "2026-W34", &got[3].segment, &got[3].standings);
+        assert!(
+            text.contains("period\t2026-W34\nsegment\tprovince:zj\n1\ta\t100\tprovincial gold\n"),
+            "{text}"
+        );
+        let folded = folded_text(
+            "b",
+            "2026-W34",
+            "d0",
+            &[SegmentSettled {
+                dimension: "class".into(),
+                value: "c1".into(),
+                members: 3,
+                digest: "d1".into(),
+            }],
+        );
+        assert!(folded.ends_with("standings\td0\nsegment\tclass:c1\t3\td1\n"), "{folded}");
     }
 
     #[test]

@@ -69,6 +69,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         prizes: vec![],
         unit: domain::Unit::Points,
         segments: vec![],
+        segment_prizes: Default::default(),
     };
     engine.create_board(&board).await?;
     let now = jiff::Timestamp::now();

@@ -124,6 +124,7 @@ async fn ensure_weekly(
         keep_top: None,
         ranking_ttl_days: 7,
         segments: Vec::new(),
+        segment_prizes: Default::default(),
         prizes: vec![
             Prize { from_rank: 1, to_rank: 1, prize: "Gold laurel".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "Silver laurel".into() },
@@ -294,6 +295,7 @@ async fn ensure_sprint(
         keep_top: None,
         ranking_ttl_days: 7,
         segments: Vec::new(),
+        segment_prizes: Default::default(),
         prizes: vec![Prize { from_rank: 1, to_rank: 3, prize: "Sprint badge".into() }],
         unit: domain::Unit::Points,
     };

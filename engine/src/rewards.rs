@@ -214,6 +214,7 @@ impl Engine {
             "kind": reward.kind,
             "compensates": reward.compensates,
             "member": reward.member,
+            "ranking": reward.ranking,
             "rank": reward.rank,
             "prize": reward.prize,
         });

@@ -106,6 +106,9 @@ pub struct BoardDefinition {
     /// The declared segment dimensions (format version 5); absent for a board without any.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub segments: Vec<String>,
+    /// Prize tables by dimension (format version 5); absent when none.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub segment_prizes: domain::board::SegmentPrizes,
 }
 
 fn descending() -> Sort {
@@ -153,6 +156,7 @@ impl BoardDefinition {
             keep_top: board.keep_top,
             ranking_ttl_days: board.ranking_ttl_days,
             segments: board.segments.clone(),
+            segment_prizes: board.segment_prizes.clone(),
         }
     }
 
@@ -166,6 +170,7 @@ impl BoardDefinition {
             .sorted(self.sort);
         domain::board::check_prizes(&self.prizes).map_err(invalid)?;
         domain::segment::check_dimensions(&self.segments).map_err(invalid)?;
+        domain::board::check_segment_prizes(&self.segments, &self.segment_prizes).map_err(invalid)?;
         if self.keep_top.is_some() && !self.segments.is_empty() {
             return Err(invalid("a bounded board (keep_top) cannot declare segments".into()));
         }
@@ -183,6 +188,7 @@ impl BoardDefinition {
             keep_top: self.keep_top,
             ranking_ttl_days: self.ranking_ttl_days,
             segments: self.segments.clone(),
+            segment_prizes: self.segment_prizes.clone(),
         })
     }
 }
@@ -281,6 +287,10 @@ pub struct ExportedSettlement {
     /// The revision's chain link over the link before it, its digest and root (format version 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<String>,
+    /// Every segment ranking the revision settled, which `digest` folds in (format version 5);
+    /// absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<domain::settlement::SegmentSettled>,
 }
 
 /// What an import did.

@@ -32,6 +32,7 @@ fn board() -> Board {
         keep_top: None,
         ranking_ttl_days: 7,
         segments: Vec::new(),
+        segment_prizes: Default::default(),
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }

@@ -58,6 +58,7 @@ fn board(operator: Operator, policy: TiePolicy) -> Board {
         keep_top: None,
         ranking_ttl_days: 7,
         segments: Vec::new(),
+        segment_prizes: Default::default(),
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }

@@ -32,6 +32,7 @@ fn board(policy: TiePolicy, keep_top: Option<u64>) -> Board {
         keep_top,
         ranking_ttl_days: 7,
         segments: Vec::new(),
+        segment_prizes: Default::default(),
         unit: domain::Unit::Points,
         prizes: vec![],
     }

@@ -616,6 +616,7 @@ async fn a_slug_names_one_board_of_either_kind() {
             keep_top: None,
             ranking_ttl_days: 7,
             segments: Vec::new(),
+            segment_prizes: Default::default(),
             prizes: vec![],
             unit: domain::Unit::Points,
         };

@@ -35,6 +35,7 @@ fn board(policy: TiePolicy) -> Board {
         keep_top: None,
         ranking_ttl_days: 7,
         segments: vec!["province".into(), "class".into()],
+        segment_prizes: Default::default(),
         prizes: vec![],
         unit: domain::Unit::Points,
     }

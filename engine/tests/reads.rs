@@ -30,6 +30,7 @@ fn board(policy: TiePolicy) -> Board {
         keep_top: None,
         ranking_ttl_days: 7,
         segments: Vec::new(),
+        segment_prizes: Default::default(),
         prizes: vec![],
         unit: domain::Unit::Points,
     }

@@ -105,6 +105,7 @@ fn board() -> Board {
         keep_top: None,
         ranking_ttl_days: 7,
         segments: Vec::new(),
+        segment_prizes: Default::default(),
         prizes: vec![
             Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },

@@ -52,6 +52,7 @@ fn board(zone: &str, cadence: Cadence) -> Board {
         keep_top: None,
         ranking_ttl_days: 7,
         segments: Vec::new(),
+        segment_prizes: Default::default(),
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }

@@ -171,8 +171,9 @@ pub async fn create_board(
         keep_top: optional_number("keep_top", &keep_top)?,
         // Set later in the board's settings, beside the grace.
         ranking_ttl_days: None,
-        // Declared through the API for now (`POST /api/v1/boards`).
+        // Declared through the API for now (`POST /api/v1/boards`), with their prize tables.
         segments: None,
+        segment_prizes: None,
     };
     let board = draft.parse()?;
     let created = engine()?.create_board(&board).await?;

@@ -95,6 +95,9 @@ fn said(l: Locale, f: &Finding) -> String {
             tr!(l, "finding-chain-holds", from = n(from), to = n(to), link = link.as_str())
         }
         Finding::DigestHolds { revision } => tr!(l, "finding-digest-holds", revision = n(revision)),
+        Finding::SegmentsHold { revision, rankings } => {
+            tr!(l, "finding-segments-hold", revision = n(revision), rankings = rankings.to_string())
+        }
         Finding::PreviousHolds { revision } => tr!(l, "finding-previous-holds", revision = n(revision)),
         Finding::RootHolds { revision, root } => {
             tr!(l, "finding-root-holds", revision = n(revision), root = root.as_str())
@@ -166,6 +169,14 @@ fn said(l: Locale, f: &Finding) -> String {
         Finding::RevisionOutOfPlace { revision, position } => {
             tr!(l, "finding-out-of-place", revision = n(revision), position = position.to_string())
         }
+        Finding::SegmentDiffers { revision, segment, own, stated } => tr!(
+            l,
+            "finding-segment-differs",
+            revision = n(revision),
+            segment = segment.as_str(),
+            own = own.as_str(),
+            stated = stated.as_str()
+        ),
         Finding::DigestDiffers { revision, own, stated } => {
             tr!(
                 l,
@@ -337,6 +348,7 @@ mod tests {
             Finding::ChainStartsAtReceipt { revision: 1 },
             Finding::ChainHolds { from: 1, to: 3, link: s("cd") },
             Finding::DigestHolds { revision: 1 },
+            Finding::SegmentsHold { revision: 1, rankings: 530 },
             Finding::PreviousHolds { revision: 2 },
             Finding::RootHolds { revision: 1, root: s("ef") },
             Finding::LinkHolds { revision: 1, link: s("01") },
@@ -355,6 +367,7 @@ mod tests {
             Finding::ChainBroken { next: 3, revision: 2, named: Some(s("x")), link: s("y") },
             Finding::RevisionOutOfPlace { revision: 3, position: 2 },
             Finding::DigestDiffers { revision: 1, own: s("a"), stated: s("b") },
+            Finding::SegmentDiffers { revision: 1, segment: s("province:zj"), own: s("a"), stated: s("b") },
             Finding::StandingsRootDiffers { revision: 1, own: s("a"), stated: s("b") },
             Finding::NotJson { error: s("EOF") },
             Finding::NotReceipt { error: s("missing field") },

@@ -81,6 +81,10 @@ pub enum Finding {
     DigestHolds {
         revision: i64,
     },
+    SegmentsHold {
+        revision: i64,
+        rankings: usize,
+    },
     PreviousHolds {
         revision: i64,
     },
@@ -148,6 +152,12 @@ pub enum Finding {
     },
     DigestDiffers {
         revision: i64,
+        own: String,
+        stated: String,
+    },
+    SegmentDiffers {
+        revision: i64,
+        segment: String,
         own: String,
         stated: String,
     },
@@ -236,6 +246,10 @@ impl fmt::Display for Finding {
                 write!(f, "the chain of links holds from revision {from} to revision {to} (link {link})")
             }
             DigestHolds { revision } => write!(f, "revision {revision}'s standings give its digest"),
+            SegmentsHold { revision, rankings } => write!(
+                f,
+                "revision {revision}'s standings and the export's segment values give its {rankings} segment rankings"
+            ),
             PreviousHolds { revision } => write!(f, "revision {revision} names the digest before it"),
             RootHolds { revision, root } => write!(f, "revision {revision}'s standings give its root {root}"),
             LinkHolds { revision, link } => write!(f, "revision {revision}'s link holds ({link})"),
@@ -278,6 +292,10 @@ impl fmt::Display for Finding {
             DigestDiffers { revision, own, stated } => {
                 write!(f, "revision {revision}'s standings give digest {own}, the export says {stated}")
             }
+            SegmentDiffers { revision, segment, own, stated } => write!(
+                f,
+                "revision {revision}'s segment ranking {segment} gives {own}, the export says {stated}"
+            ),
             PreviousDiffers { revision, named, expected } => write!(
                 f,
                 "revision {revision} names {} as the digest before it, not {}",

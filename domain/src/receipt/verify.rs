@@ -1,14 +1,18 @@
 //! The verifiers: a receipt's leaf (or absence) against its root and its chain of links, and a
-//! period export's revisions against their digests, roots and links — each fact found a
-//! [`Finding`].
+//! period export's revisions against their digests, roots and links, and their segment rankings
+//! against the export's segment values — each fact found a [`Finding`].
 
 use super::finding::{self, Finding, Side, Source};
 use super::{
-    Absence, EXPORT_FORMAT, Proven, RECEIPT_FORMAT, RECEIPT_VERSION, Receipt, Tree, digest, empty_root, link,
-    root_of,
+    Absence, EXPORT_FORMAT, Proven, RECEIPT_FORMAT, RECEIPT_VERSION, Receipt, Tree, empty_root, link,
+    root_of, segments_settled, settlement_digest,
 };
-use crate::settlement::Standing;
+use crate::board::SegmentPrizes;
+use crate::kinds::TiePolicy;
+use crate::segment::Values;
+use crate::settlement::{SegmentSettled, Standing, segment_standings};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// What a verifier found: the facts that hold and the ones that do not.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -198,11 +202,18 @@ struct Export {
     settlement: ExportRevision,
     #[serde(default)]
     revisions: Vec<ExportRevision>,
+    /// Each member's segment values (format version 5).
+    #[serde(default)]
+    segments: BTreeMap<String, Values>,
 }
 
 #[derive(Debug, Deserialize)]
 struct ExportBoard {
     slug: String,
+    #[serde(default)]
+    tie_policy: Option<TiePolicy>,
+    #[serde(default)]
+    segment_prizes: SegmentPrizes,
 }
 
 #[derive(Debug, Deserialize)]
@@ -216,6 +227,8 @@ struct ExportRevision {
     #[serde(default)]
     link: Option<String>,
     standings: Vec<Standing>,
+    #[serde(default)]
+    segments: Vec<SegmentSettled>,
 }
 
 /// The first export format version that carries each revision's root and link.
@@ -236,12 +249,15 @@ pub fn verify_export(value: &serde_json::Value) -> Report {
         if n != i as i64 + 1 {
             report.fails.push(Finding::RevisionOutOfPlace { revision: n, position: i + 1 });
         }
-        let own = digest(board, period, &r.standings);
+        let own = settlement_digest(board, period, &r.standings, &r.segments);
         report.check(own == r.digest, Finding::DigestHolds { revision: n }, || Finding::DigestDiffers {
             revision: n,
             own,
             stated: r.digest.clone(),
         });
+        if !e.segments.is_empty() || !r.segments.is_empty() {
+            check_segments(&mut report, &e, r);
+        }
         let named = previous.as_ref().map(|(d, _)| d.clone());
         report.check(r.previous_digest == named, Finding::PreviousHolds { revision: n }, || {
             Finding::PreviousDiffers {
@@ -272,6 +288,39 @@ pub fn verify_export(value: &serde_json::Value) -> Report {
         previous = Some((r.digest.clone(), own_link));
     }
     report
+}
+
+/// Recomputes a revision's segment rankings from its standings and the export's segment values
+/// (`crate::settlement::segment_standings`, with the board's segment prize tables) and compares
+/// each one's member count and digest with the revision's records.
+fn check_segments(report: &mut Report, e: &Export, r: &ExportRevision) {
+    let (board, period, n) = (e.board.slug.as_str(), e.period.as_str(), r.revision);
+    let policy = e.board.tie_policy.unwrap_or(TiePolicy::Shared);
+    let rankings =
+        segment_standings(policy, &r.standings, |m| e.segments.get(m.as_str()), &e.board.segment_prizes);
+    let own = segments_settled(board, period, &rankings);
+    let name = |s: &SegmentSettled| format!("{}:{}", s.dimension, s.value);
+    let stated: BTreeMap<String, &SegmentSettled> = r.segments.iter().map(|s| (name(s), s)).collect();
+    let computed: BTreeMap<String, &SegmentSettled> = own.iter().map(|s| (name(s), s)).collect();
+    let said = |s: Option<&&SegmentSettled>| {
+        s.map_or("none".to_owned(), |s| format!("{} members, {}", s.members, s.digest))
+    };
+    let mut ok = true;
+    for segment in stated.keys().chain(computed.keys()).collect::<std::collections::BTreeSet<_>>() {
+        let (a, b) = (computed.get(segment), stated.get(segment));
+        if a != b {
+            ok = false;
+            report.fails.push(Finding::SegmentDiffers {
+                revision: n,
+                segment: segment.clone(),
+                own: said(a),
+                stated: said(b),
+            });
+        }
+    }
+    if ok {
+        report.holds.push(Finding::SegmentsHold { revision: n, rankings: own.len() });
+    }
 }
 
 /// Checks a receipt or a period export given as JSON text, telling them apart by `format`.

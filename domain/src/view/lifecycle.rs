@@ -126,6 +126,10 @@ pub struct Settlement {
     /// The position (0-based) of the first of `standings`; `members` tells how many there are.
     pub offset: u64,
     pub standings: Vec<crate::settlement::Standing>,
+    /// Every segment ranking this revision settled (dimension, value, members, digest), in
+    /// (dimension, value) order; `digest` folds them in. Empty on a board without segments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<crate::settlement::SegmentSettled>,
 }
 
 /// One settlement revision of a period, without its standings.
@@ -147,6 +151,9 @@ pub struct SettlementSummary {
     pub actor: String,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub settled_at: Timestamp,
+    /// Every segment ranking this revision settled; see [`Settlement::segments`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<crate::settlement::SegmentSettled>,
 }
 
 /// A settlement revision as a contestant reads it: when, why, what changed, and the digest.
@@ -174,6 +181,9 @@ pub struct RewardView {
     pub member: MemberId,
     pub rank: u64,
     pub prize: String,
+    /// The ranking that earned it: None for the board's own, `province:zj` for a segment's.
+    #[serde(default)]
+    pub ranking: Option<String>,
     /// Sent as the `Idempotency-Key` header with every delivery of this reward.
     pub idempotency_key: String,
     /// `pending`, `delivered` or `failed`.

@@ -10,7 +10,7 @@ use sqlx::any::AnyRow;
 
 const BOARD_COLUMNS: &str = "slug, title, cadence, time_zone, operator, tie_policy, min_points, \
                              max_points, tie_base, freeze_grace_seconds, prizes, public_freeze_seconds, sort, unit, \
-                             keep_top, ranking_ttl_days, segments";
+                             keep_top, ranking_ttl_days, segments, segment_prizes";
 
 impl Ledger {
     /// Stores a new board. Returns false (and changes nothing) when the slug is taken.
@@ -25,7 +25,7 @@ impl Ledger {
         self.lock_board_slugs(&mut w.tx).await?;
         let inserted = sqlx::query(&format!(
             "INSERT INTO boards ({BOARD_COLUMNS}, created_at) \
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 \
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19 \
              WHERE NOT EXISTS (SELECT 1 FROM hot_boards WHERE slug = $1) ON CONFLICT (slug) DO NOTHING"
         ))
         .bind(board.slug.as_str())
@@ -45,6 +45,7 @@ impl Ledger {
         .bind(board.keep_top.map(|k| k as i64))
         .bind(board.ranking_ttl_days)
         .bind(serde_json::to_string(&board.segments).expect("segments serialise"))
+        .bind(serde_json::to_string(&board.segment_prizes).expect("prizes serialise"))
         .bind(micros(now))
         .execute(&mut *w.tx)
         .await?
@@ -283,6 +284,8 @@ fn board_from_row(row: &AnyRow) -> Result<Board, LedgerError> {
         },
         ranking_ttl_days: row.try_get("ranking_ttl_days")?,
         segments: serde_json::from_str(&text("segments")?).map_err(|e| corrupt(format!("segments: {e}")))?,
+        segment_prizes: serde_json::from_str(&text("segment_prizes")?)
+            .map_err(|e| corrupt(format!("segment_prizes: {e}")))?,
     })
 }
 

@@ -5,21 +5,19 @@
 
 use super::audit::{AuditRecord, record as audit};
 use super::segments::{NewMembership, insert_memberships};
-use super::settle::insert_standings_with_progress;
+use super::settle::{Outcome, insert_standings_with_progress, json_text};
 use super::sql::{INSERT_CHUNK, multi_row_insert};
 use super::standings::read_standings;
 use super::{Backend, LedgerError, Tx, micros};
-use crate::hex;
 use crate::progress::Progress;
 use crate::transfer::{ExportedEntry, ExportedSettlement, ExportedTotal, ImportReport, PeriodExport};
 use domain::ErrorCode;
 use domain::lifecycle::State;
 use domain::receipt::{self, ChainLink, Tree};
-use domain::settlement::{FinalTotal, RULE_VERSION, canonical_text, standings};
+use domain::settlement::{FinalTotal, RULE_VERSION};
 use domain::write::{Counted, Effect, replay};
 use domain::{Board, MemberId};
 use serde_json::json;
-use sha2::{Digest, Sha256};
 use sqlx::Row;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -382,13 +380,17 @@ async fn insert_revisions(
         points: t.points,
         reach_seq: t.reach_seq,
     });
-    let computed = standings(board.sort(), board.tie_policy(), finals.collect(), &board.prizes);
+    let tables = (&board.prizes[..], &board.segment_prizes);
+    let outcome = Outcome::of(tx, backend, board, &key, finals.collect(), tables).await?;
+    let computed = &outcome.standings;
     let s = &export.settlement;
     let mut links = check_chain(export)?.into_iter();
     let some = Some(progress);
     for earlier in &export.revisions {
         let link = links.next().expect("a link per revision");
-        insert_settlement(tx, slug, &key, earlier, earlier.watermark, earlier.standings.len(), None, &link)
+        let stated = (!earlier.segments.is_empty()).then(|| json_text(&earlier.segments)).transpose()?;
+        let (members, segments) = (earlier.standings.len(), stated.as_deref());
+        insert_settlement(tx, slug, &key, earlier, (earlier.watermark, members), (None, segments), &link)
             .await?;
         let standings = &earlier.standings;
         insert_standings_with_progress(
@@ -402,15 +404,17 @@ async fn insert_revisions(
         )
         .await?;
     }
-    // The latest revision was recomputed with the board's prize table: later revisions keep it.
-    let prizes = super::settle::json_text(&board.prizes)?;
+    // The latest revision was recomputed with the board's prize tables: later revisions keep them.
+    let prizes = Prizes { board: json_text(&board.prizes)?, segments: json_text(&board.segment_prizes)? };
     let link = links.next().expect("a link per revision");
-    insert_settlement(tx, slug, &key, s, watermark, computed.len(), Some(&prizes), &link).await?;
-    insert_standings_with_progress(tx, backend, &board.slug, &export.period, s.revision, &computed, some)
+    let segments = outcome.segments_text()?;
+    let recorded = (Some(&prizes), segments.as_deref());
+    insert_settlement(tx, slug, &key, s, (watermark, computed.len()), recorded, &link).await?;
+    insert_standings_with_progress(tx, backend, &board.slug, &export.period, s.revision, computed, some)
         .await?;
     let stored = read_standings(&mut **tx, slug, &key, s.revision, 0, u64::MAX).await?;
-    let digest = hex(&Sha256::digest(canonical_text(slug, &key, &stored).as_bytes()));
-    if digest != s.digest || stored != s.standings {
+    let digest = receipt::settlement_digest(slug, &key, &stored, &outcome.settled);
+    if digest != s.digest || stored != s.standings || outcome.settled != s.segments {
         return Err(LedgerError::refused(
             ErrorCode::DigestMismatch,
             format!(
@@ -444,7 +448,8 @@ fn check_chain(export: &PeriodExport) -> Result<Vec<ChainLink>, LedgerError> {
             )));
         }
         let last = i == export.revisions.len();
-        let own = hex(&Sha256::digest(canonical_text(slug, &key, &r.standings).as_bytes()));
+        // An earlier revision's segment records are taken as stated: its digest must fold them.
+        let own = receipt::settlement_digest(slug, &key, &r.standings, &r.segments);
         if !last && own != r.digest {
             return Err(LedgerError::refused(
                 ErrorCode::DigestMismatch,
@@ -475,21 +480,27 @@ fn check_chain(export: &PeriodExport) -> Result<Vec<ChainLink>, LedgerError> {
     Ok(chain)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The prize tables (JSON) a revision records: the board's and the segments'.
+struct Prizes {
+    board: String,
+    segments: String,
+}
+
+/// Writes one revision's row: `(watermark, members)` as the target counts them, and
+/// `(prizes, segments)`, the tables and segment records to keep with it (None: none recorded).
 async fn insert_settlement(
     tx: &mut Tx,
     slug: &str,
     key: &str,
     s: &ExportedSettlement,
-    watermark: i64,
-    members: usize,
-    prizes: Option<&str>,
+    (watermark, members): (i64, usize),
+    (prizes, segments): (Option<&Prizes>, Option<&str>),
     link: &ChainLink,
 ) -> Result<(), LedgerError> {
     sqlx::query(
         "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, \
-         settled_at, previous_digest, reason, prizes, merkle_root, link) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+         settled_at, previous_digest, reason, prizes, merkle_root, link, segment_prizes, segments) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
     )
     .bind(slug)
     .bind(key)
@@ -502,9 +513,11 @@ async fn insert_settlement(
     .bind(micros(s.settled_at))
     .bind(s.previous_digest.as_deref())
     .bind(s.reason.as_deref())
-    .bind(prizes)
+    .bind(prizes.map(|p| p.board.as_str()))
     .bind(&link.root)
     .bind(&link.link)
+    .bind(prizes.map(|p| p.segments.as_str()))
+    .bind(segments)
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -521,8 +534,8 @@ async fn ensure_board(
     let created = sqlx::query(
         "INSERT INTO boards (slug, title, cadence, time_zone, operator, tie_policy, min_points, max_points, \
          tie_base, freeze_grace_seconds, prizes, created_at, public_freeze_seconds, sort, unit, \
-         keep_top, ranking_ttl_days, segments) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) \
+         keep_top, ranking_ttl_days, segments, segment_prizes) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) \
          ON CONFLICT (slug) DO NOTHING",
     )
     .bind(board.slug.as_str())
@@ -543,6 +556,7 @@ async fn ensure_board(
     .bind(board.keep_top.map(|k| k as i64))
     .bind(board.ranking_ttl_days)
     .bind(serde_json::to_string(&board.segments).expect("segments serialise"))
+    .bind(serde_json::to_string(&board.segment_prizes).expect("prizes serialise"))
     .execute(&mut **tx)
     .await?
     .rows_affected()
@@ -551,7 +565,8 @@ async fn ensure_board(
         let lock = if backend == Backend::Postgres { " FOR SHARE" } else { "" };
         let row = sqlx::query(&format!(
             "SELECT title, cadence, time_zone, operator, tie_policy, min_points, max_points, tie_base, \
-             freeze_grace_seconds, prizes, sort, unit, keep_top, segments FROM boards WHERE slug = $1{lock}"
+             freeze_grace_seconds, prizes, sort, unit, keep_top, segments, segment_prizes FROM boards \
+             WHERE slug = $1{lock}"
         ))
         .bind(board.slug.as_str())
         .fetch_one(&mut **tx)
@@ -572,7 +587,12 @@ async fn ensure_board(
             && serde_json::from_str::<Vec<domain::board::Prize>>(&prizes).map_err(LedgerError::corrupt)?
                 == board.prizes
             && serde_json::from_str::<Vec<String>>(&segments).map_err(LedgerError::corrupt)?
-                == board.segments;
+                == board.segments
+            && serde_json::from_str::<domain::board::SegmentPrizes>(
+                &row.try_get::<String, _>("segment_prizes")?,
+            )
+            .map_err(LedgerError::corrupt)?
+                == board.segment_prizes;
         if !same {
             return Err(LedgerError::refused(
                 ErrorCode::BoardDiffers,

@@ -37,15 +37,16 @@ use super::lifecycle::lock_period_state;
 use super::moderation::set_hidden_in;
 use super::previews::{Draft, draft_from_row, watermark};
 use super::receipts::chain_in;
+use super::rewards::reward_key;
 use super::settle::{
-    Failpoint, LastRevision, digest, final_totals, insert_standings, json_text, last_revision,
+    Failpoint, LastRevision, Outcome, final_totals, insert_standings, json_text, last_revision,
 };
 use super::sql::{INSERT_CHUNK, multi_row_insert};
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
 use domain::ErrorCode;
 use domain::preview::PreviewChange;
 use domain::receipt::{self, Tree};
-use domain::settlement::{RULE_VERSION, Standing, standings};
+use domain::settlement::{RULE_VERSION, Standing};
 use domain::view::RewardKind;
 use domain::{Board, BoardSlug, MemberId, PeriodKey};
 use serde::{Deserialize, Serialize};
@@ -92,6 +93,9 @@ pub struct Revision {
 pub struct RewardDelta {
     pub kind: RewardKind,
     pub member: MemberId,
+    /// The ranking whose prize moved: None for the board's own, `province:zj` for a segment's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranking: Option<String>,
     pub rank: u64,
     pub prize: String,
     pub idempotency_key: String,
@@ -383,16 +387,16 @@ async fn resettle(
 ) -> Result<Revision, LedgerError> {
     let (slug, key) = (board.slug.as_str(), draft.period.to_string());
     // The prize table the period was settled with, not the board's table now.
-    let LastRevision { revision: previous, digest: previous_digest, prizes, .. } =
+    let LastRevision { revision: previous, digest: previous_digest, prizes, segment_prizes, .. } =
         last_revision(tx, board, &key)
             .await?
             .ok_or_else(|| LedgerError::Corrupt(format!("{slug} {key} is settled without a settlement")))?;
     let revision = previous + 1;
     let totals = final_totals(tx, backend, slug, &key).await?;
-    let standings = standings(board.sort(), board.tie_policy(), totals, &prizes);
-    let digest = digest(slug, &key, &standings);
+    let outcome = Outcome::of(tx, backend, board, &key, totals, (&prizes, &segment_prizes)).await?;
+    let (standings, digest) = (&outcome.standings, outcome.digest.clone());
     // The receipts' root, chained to revision N's link (computed if N predates migration 0023).
-    let root = Tree::of_standings(&standings).root();
+    let root = Tree::of_standings(standings).root();
     let previous_link = chain_in(tx, slug, &key).await?.pop().map(|c| c.link);
     let link = receipt::link(slug, &key, revision, previous_link.as_deref(), &digest, &root);
     let entries: i64 = sqlx::query(
@@ -405,8 +409,8 @@ async fn resettle(
     .try_get("w")?;
     sqlx::query(
         "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, \
-         settled_at, previous_digest, reason, preview_id, prizes, merkle_root, link) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+         settled_at, previous_digest, reason, preview_id, prizes, merkle_root, link, segment_prizes, segments) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
     )
     .bind(slug)
     .bind(&key)
@@ -423,12 +427,14 @@ async fn resettle(
     .bind(json_text(&prizes)?)
     .bind(&root)
     .bind(&link)
+    .bind(json_text(&segment_prizes)?)
+    .bind(outcome.segments_text()?)
     .execute(&mut **tx)
     .await?;
-    insert_standings(tx, backend, &board.slug, &draft.period, revision, &standings).await?;
+    insert_standings(tx, backend, &board.slug, &draft.period, revision, standings).await?;
     failpoint("resettle.after_standings")?;
 
-    let deltas = reward_deltas(tx, slug, &key, revision, &standings).await?;
+    let deltas = reward_deltas(tx, slug, &key, revision, &outcome.prized()).await?;
     insert_reward_deltas(tx, backend, slug, &key, revision, &deltas, now).await?;
     audit_reward_moves(tx, actor, (slug, &key, revision), &draft.reason, &deltas, now).await?;
     let record = AuditRecord {
@@ -441,6 +447,7 @@ async fn resettle(
         after: Some(json!({
             "revision": revision, "digest": digest, "previous_digest": previous_digest, "watermark": entries,
             "members": standings.len(), "rule_version": RULE_VERSION, "preview_id": draft.id,
+            "segment_rankings": outcome.settled.len(),
             "grants": deltas.iter().filter(|(d, _)| d.kind == RewardKind::Grant).count(),
             "revokes": deltas.iter().filter(|(d, _)| d.kind == RewardKind::Revoke).count(),
         })),
@@ -457,57 +464,64 @@ async fn resettle(
     })
 }
 
-/// The rewards a new revision's standings move: a revoke of what a member holds now (its last
-/// grant, unless a revoke took it back since) and a grant of what it should hold, for each
-/// member whose prize changes; the revoke names the row it takes back.
+/// The rewards a new revision's standings move, ranking by ranking: a revoke of what a member
+/// holds in a ranking now (its last grant there, unless a revoke took it back since) and a grant
+/// of what it should hold, for each member and ranking whose prize changes; the revoke names the
+/// row it takes back.
 async fn reward_deltas(
     tx: &mut Tx,
     slug: &str,
     key: &str,
     revision: i64,
-    standings: &[Standing],
+    prized: &[(Option<String>, &Standing)],
 ) -> Result<Vec<(RewardDelta, Option<i64>)>, LedgerError> {
     let rows = sqlx::query(
-        "SELECT id, member, kind, rank, prize, idempotency_key FROM rewards WHERE board = $1 AND period = $2 ORDER BY id",
+        "SELECT id, member, kind, rank, prize, idempotency_key, ranking FROM rewards WHERE board = $1 AND period = $2 \
+         ORDER BY id",
     )
     .bind(slug)
     .bind(key)
     .fetch_all(&mut **tx)
     .await?;
-    let mut held: BTreeMap<String, (i64, u64, String, String)> = BTreeMap::new();
+    // By (member, ranking; '' for the board's own).
+    let mut held: BTreeMap<(String, String), (i64, u64, String, String)> = BTreeMap::new();
     for r in &rows {
-        let member: String = r.try_get("member")?;
+        let at = (r.try_get::<String, _>("member")?, r.try_get::<String, _>("ranking")?);
         if r.try_get::<String, _>("kind")? == "grant" {
             let rank = r.try_get::<i64, _>("rank")? as u64;
-            held.insert(member, (r.try_get("id")?, rank, r.try_get("prize")?, r.try_get("idempotency_key")?));
+            held.insert(at, (r.try_get("id")?, rank, r.try_get("prize")?, r.try_get("idempotency_key")?));
         } else {
-            held.remove(&member);
+            held.remove(&at);
         }
     }
-    let mut wanted: BTreeMap<String, (u64, String)> = BTreeMap::new();
-    for s in standings.iter() {
+    let mut wanted: BTreeMap<(String, String), (u64, String)> = BTreeMap::new();
+    for (ranking, s) in prized {
         if let Some(prize) = &s.prize {
-            wanted.insert(s.member.to_string(), (s.rank, prize.clone()));
+            let at = (s.member.to_string(), ranking.clone().unwrap_or_default());
+            wanted.insert(at, (s.rank, prize.clone()));
         }
     }
-    let mut members: Vec<&String> = held.keys().chain(wanted.keys()).collect();
-    members.sort_unstable();
-    members.dedup();
+    let mut places: Vec<&(String, String)> = held.keys().chain(wanted.keys()).collect();
+    places.sort_unstable();
+    places.dedup();
     let mut deltas: Vec<(RewardDelta, Option<i64>)> = Vec::new();
-    for member in members {
-        let (old, new) = (held.get(member), wanted.get(member));
+    for place in places {
+        let (old, new) = (held.get(place), wanted.get(place));
         if old.map(|o| &o.2) == new.map(|n| &n.1) {
             continue;
         }
+        let (member, ranking) = place;
         let member_id = super::sql::member_id(member.clone())?;
-        let base = format!("laurel:{slug}:{key}:{revision}:{member}");
+        let ranking = Some(ranking.clone()).filter(|r| !r.is_empty());
+        let key_of = |kind| reward_key(slug, key, revision, member, kind, ranking.as_deref());
         if let Some((id, rank, prize, compensated)) = old {
             let delta = RewardDelta {
                 kind: RewardKind::Revoke,
                 member: member_id.clone(),
+                ranking: ranking.clone(),
                 rank: *rank,
                 prize: prize.clone(),
-                idempotency_key: format!("{base}:revoke"),
+                idempotency_key: key_of(RewardKind::Revoke),
                 compensates: Some(compensated.clone()),
             };
             deltas.push((delta, Some(*id)));
@@ -516,9 +530,10 @@ async fn reward_deltas(
             let delta = RewardDelta {
                 kind: RewardKind::Grant,
                 member: member_id,
+                ranking: ranking.clone(),
                 rank: *rank,
                 prize: prize.clone(),
-                idempotency_key: base,
+                idempotency_key: key_of(RewardKind::Grant),
                 compensates: None,
             };
             deltas.push((delta, None));
@@ -541,8 +556,8 @@ async fn insert_reward_deltas(
         let sql = multi_row_insert(
             backend,
             "INSERT INTO rewards (board, period, revision, member, rank, prize, idempotency_key, next_attempt_at, \
-             kind, compensates) VALUES ",
-            10,
+             kind, compensates, ranking) VALUES ",
+            11,
             chunk.len(),
         );
         let mut query = sqlx::query(&sql);
@@ -557,14 +572,15 @@ async fn insert_reward_deltas(
                 .bind(&d.idempotency_key)
                 .bind(micros(now))
                 .bind(d.kind.as_str())
-                .bind(*compensates);
+                .bind(*compensates)
+                .bind(d.ranking.as_deref().unwrap_or(""));
         }
         query.execute(&mut **tx).await?;
     }
     Ok(())
 }
 
-/// One audit row per member whose prize moved, naming the revoke and the grant.
+/// One audit row per member and ranking whose prize moved, naming the revoke and the grant.
 async fn audit_reward_moves(
     tx: &mut Tx,
     actor: &str,
@@ -573,7 +589,7 @@ async fn audit_reward_moves(
     deltas: &[(RewardDelta, Option<i64>)],
     now: jiff::Timestamp,
 ) -> Result<(), LedgerError> {
-    for pair in deltas.chunk_by(|a, b| a.0.member == b.0.member) {
+    for pair in deltas.chunk_by(|a, b| (&a.0.member, &a.0.ranking) == (&b.0.member, &b.0.ranking)) {
         let (revoked, granted) = (
             pair.iter().find(|(d, _)| d.kind == RewardKind::Revoke).map(|(d, _)| d),
             pair.iter().find(|(d, _)| d.kind == RewardKind::Grant).map(|(d, _)| d),
@@ -590,6 +606,7 @@ async fn audit_reward_moves(
             ),
             after: Some(json!({
                 "revision": revision,
+                "ranking": pair[0].0.ranking,
                 "prize": granted.map(|d| &d.prize),
                 "revoke_key": revoked.map(|d| &d.idempotency_key),
                 "grant_key": granted.map(|d| &d.idempotency_key),

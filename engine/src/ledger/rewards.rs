@@ -27,8 +27,11 @@ pub struct DueReward {
     pub member: MemberId,
     pub rank: u64,
     pub prize: String,
-    /// `laurel:<board>:<period>:<revision>:<member>` (`…:revoke` for a revoke): the receiver
-    /// deduplicates by it.
+    /// The ranking that earned it: None for the board's own, `province:zj` for a segment's.
+    pub ranking: Option<String>,
+    /// `laurel:<board>:<period>:<revision>:<member>` (`…:revoke` for a revoke, then
+    /// `#<dimension>:<value>` for a segment's reward; [`reward_key`]): the receiver deduplicates
+    /// by it.
     pub idempotency_key: String,
     pub kind: RewardKind,
     /// For a revoke: the idempotency key of the grant it takes back.
@@ -63,7 +66,7 @@ pub enum AttemptOutcome {
 
 /// (`compensates` reads as the idempotency key of the reward a `revoke` row takes back.)
 pub(super) const REWARD_COLUMNS: &str = "id, board, period, revision, member, rank, prize, idempotency_key, status, \
-                              attempts, next_attempt_at, delivered_at, kind, \
+                              attempts, next_attempt_at, delivered_at, kind, ranking, \
                               (SELECT c.idempotency_key FROM rewards c WHERE c.id = rewards.compensates) AS compensates";
 
 impl Ledger {
@@ -126,6 +129,7 @@ impl Ledger {
                         member: view.member,
                         rank: view.rank,
                         prize: view.prize,
+                        ranking: view.ranking,
                         idempotency_key: view.idempotency_key,
                         kind: view.kind,
                         compensates: view.compensates,
@@ -282,6 +286,7 @@ pub(super) fn reward_from_row(r: &sqlx::any::AnyRow) -> Result<RewardView, Ledge
         member: MemberId::parse(r.try_get::<String, _>("member")?).map_err(|e| corrupt(&e))?,
         rank: u64::try_from(r.try_get::<i64, _>("rank")?).map_err(|e| corrupt(&e))?,
         prize: r.try_get("prize")?,
+        ranking: Some(r.try_get::<String, _>("ranking")?).filter(|r| !r.is_empty()),
         idempotency_key: r.try_get("idempotency_key")?,
         status: r.try_get("status")?,
         attempts: u32::try_from(r.try_get::<i64, _>("attempts")?).map_err(|e| corrupt(&e))?,
@@ -295,6 +300,25 @@ pub(super) fn reward_from_row(r: &sqlx::any::AnyRow) -> Result<RewardView, Ledge
         compensates: r.try_get("compensates")?,
         history: Vec::new(),
     })
+}
+
+/// A reward's idempotency key: `laurel:<board>:<period>:<revision>:<member>`, `:revoke` after it
+/// for a revoke, then `#<dimension>:<value>` for a segment ranking's reward (`#` is in no member
+/// id, so no two rankings' keys meet).
+pub(super) fn reward_key(
+    board: &str,
+    period: &str,
+    revision: i64,
+    member: &str,
+    kind: RewardKind,
+    ranking: Option<&str>,
+) -> String {
+    let revoke = match kind {
+        RewardKind::Grant => "",
+        RewardKind::Revoke => ":revoke",
+    };
+    let segment = ranking.map(|r| format!("#{r}")).unwrap_or_default();
+    format!("laurel:{board}:{period}:{revision}:{member}{revoke}{segment}")
 }
 
 fn corrupt(e: &dyn std::fmt::Display) -> LedgerError {

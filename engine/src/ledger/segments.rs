@@ -48,6 +48,49 @@ pub(super) async fn held_in(
     Ok(held)
 }
 
+/// Every membership of period `key`, by member: what a settlement ranks its segments by. Read in
+/// pages of up to `page_size` members (all their rows), each packed by the server into one text of
+/// `member,dimension,value` items, as a settlement reads its totals (`settle.rs`): ids hold
+/// neither `,` nor spaces.
+pub(super) async fn period_memberships(
+    tx: &mut Tx,
+    backend: Backend,
+    slug: &str,
+    key: &str,
+    page_size: i64,
+) -> Result<HashMap<String, Values>, LedgerError> {
+    let concat = match backend {
+        Backend::Sqlite => "group_concat",
+        Backend::Postgres => "string_agg",
+    };
+    let sql = format!(
+        "SELECT {concat}(member || ',' || dimension || ',' || value, ' ') AS page, MAX(member) AS last, \
+         COUNT(*) AS n FROM segment_members WHERE board = $1 AND period = $2 AND member > $3 \
+         AND member <= (SELECT MAX(member) FROM (SELECT member FROM segment_members WHERE board = $1 \
+         AND period = $2 AND member > $3 ORDER BY member LIMIT $4) AS m)"
+    );
+    let mut held: HashMap<String, Values> = HashMap::new();
+    let mut after = String::new();
+    loop {
+        let row =
+            sqlx::query(&sql).bind(slug).bind(key).bind(&after).bind(page_size).fetch_one(&mut **tx).await?;
+        if row.try_get::<i64, _>("n")? == 0 {
+            break;
+        }
+        let page: String = row.try_get("page")?;
+        for item in page.split(' ') {
+            let corrupt = || LedgerError::Corrupt(format!("membership {item:?} of {slug} {key}"));
+            let mut parts = item.splitn(3, ',');
+            let (Some(m), Some(d), Some(v)) = (parts.next(), parts.next(), parts.next()) else {
+                return Err(corrupt());
+            };
+            held.entry(m.to_owned()).or_default().insert(d.to_owned(), v.to_owned());
+        }
+        after = row.try_get("last")?;
+    }
+    Ok(held)
+}
+
 /// Inserts new memberships; answers how many were inserted. A row another transaction inserted
 /// first is not (PostgreSQL): the caller's answers are then void and it retries, so that the
 /// first write to commit fixes the value.

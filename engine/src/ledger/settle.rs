@@ -27,24 +27,78 @@
 
 use super::audit::{AuditRecord, record as audit};
 use super::lifecycle::{lock_period_state, set_state};
+use super::rewards::reward_key;
+use super::segments::period_memberships;
 use super::sql::{INSERT_CHUNK, member_id, multi_row_insert};
 use super::standings::SETTLEMENT_PAGE;
 use super::{Backend, Ledger, LedgerError, Tx, micros};
 use crate::progress::Progress;
 use domain::ErrorCode;
+use domain::board::{Prize, SegmentPrizes};
 use domain::lifecycle::{State, Step, Transition, step};
 use domain::receipt::{self, Tree};
-use domain::settlement::{FinalTotal, RULE_VERSION, Standing, canonical_text, standings};
-use domain::view::Settlement;
+use domain::settlement::{
+    FinalTotal, RULE_VERSION, SegmentSettled, SegmentStandings, Standing, segment_standings, standings,
+};
+use domain::view::{RewardKind, Settlement};
 use domain::{Board, BoardSlug, PeriodKey};
 use serde_json::json;
-use sha2::{Digest, Sha256};
 use sqlx::Row;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// The digest a settlement records for `standings`: SHA-256 (hex) of their canonical text.
+/// The digest of `standings` alone: SHA-256 (hex) of their canonical text. A settlement with
+/// segment rankings records [`Outcome::digest`], which folds this one in.
 pub fn digest(board: &str, period: &str, standings: &[Standing]) -> String {
-    crate::hex(&Sha256::digest(canonical_text(board, period, standings).as_bytes()))
+    receipt::digest(board, period, standings)
+}
+
+/// What a settlement revision records: the board's standings, every segment ranking of the
+/// period's memberships (`domain::settlement::segment_standings`), each with its member count and
+/// digest, and the revision's digest folding them in (`receipt::settlement_digest`).
+pub(super) struct Outcome {
+    pub standings: Vec<Standing>,
+    pub segments: Vec<SegmentStandings>,
+    pub settled: Vec<SegmentSettled>,
+    pub digest: String,
+}
+
+impl Outcome {
+    /// Orders, ranks and awards `totals` with the board's table `prizes` and each dimension's
+    /// table in `segment_prizes` — the tables of the revision's first settlement, which later
+    /// revisions keep.
+    pub(super) async fn of(
+        tx: &mut Tx,
+        backend: Backend,
+        board: &Board,
+        key: &str,
+        totals: Vec<FinalTotal>,
+        (prizes, segment_prizes): (&[Prize], &SegmentPrizes),
+    ) -> Result<Self, LedgerError> {
+        let slug = board.slug.as_str();
+        let standings = standings(board.sort(), board.tie_policy(), totals, prizes);
+        let held = match board.segments.is_empty() {
+            true => Default::default(),
+            false => period_memberships(tx, backend, slug, key, settle_batch() as i64).await?,
+        };
+        let segments =
+            segment_standings(board.tie_policy(), &standings, |m| held.get(m.as_str()), segment_prizes);
+        let settled = receipt::segments_settled(slug, key, &segments);
+        let digest = receipt::settlement_digest(slug, key, &standings, &settled);
+        Ok(Self { standings, segments, settled, digest })
+    }
+
+    /// Every prized standing with the ranking that awarded it (None: the board's own).
+    pub(super) fn prized(&self) -> Vec<(Option<String>, &Standing)> {
+        let board = self.standings.iter().map(|s| (None, s));
+        let segments =
+            self.segments.iter().flat_map(|r| r.standings.iter().map(|s| (Some(r.segment.to_string()), s)));
+        board.chain(segments).filter(|(_, s)| s.prize.is_some()).collect()
+    }
+
+    /// The segment records as the `settlements.segments` column holds them (NULL: none).
+    pub(super) fn segments_text(&self) -> Result<Option<String>, LedgerError> {
+        (!self.settled.is_empty()).then(|| json_text(&self.settled)).transpose()
+    }
 }
 
 /// A test-only crash hook called between the steps of a settlement (see `engine::failpoints`).
@@ -121,8 +175,9 @@ impl Ledger {
             let totals =
                 final_totals_with_progress(&mut w.tx, ledger.backend, slug, &key, Some(&progress)).await?;
             let read = clock.elapsed();
-            let standings = standings(board.sort(), board.tie_policy(), totals, &board.prizes);
-            let digest = digest(slug, &key, &standings);
+            let tables = (&board.prizes[..], &board.segment_prizes);
+            let outcome = Outcome::of(&mut w.tx, ledger.backend, &board, &key, totals, tables).await?;
+            let (standings, digest) = (&outcome.standings, &outcome.digest);
             let ordered = clock.elapsed();
             let watermark: i64 = sqlx::query(
                 "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS w FROM entries WHERE board = $1 AND period = $2",
@@ -134,24 +189,27 @@ impl Ledger {
             .try_get("w")?;
             let revision = 1_i64;
             // The receipts' root, and the first link of the revisions' chain (migration 0023).
-            let root = Tree::of_standings(&standings).root();
-            let link = receipt::link(slug, &key, revision, None, &digest, &root);
+            let root = Tree::of_standings(standings).root();
+            let link = receipt::link(slug, &key, revision, None, digest, &root);
             sqlx::query(
                 "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, \
-                 settled_at, prizes, merkle_root, link) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                 settled_at, prizes, merkle_root, link, segment_prizes, segments) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
             )
             .bind(slug)
             .bind(&key)
             .bind(revision)
             .bind(RULE_VERSION)
             .bind(watermark)
-            .bind(&digest)
+            .bind(digest)
             .bind(standings.len() as i64)
             .bind(&actor)
             .bind(micros(now))
             .bind(json_text(&board.prizes)?)
             .bind(&root)
             .bind(&link)
+            .bind(json_text(&board.segment_prizes)?)
+            .bind(outcome.segments_text()?)
             .execute(&mut *w.tx)
             .await?;
             insert_standings_with_progress(
@@ -160,13 +218,14 @@ impl Ledger {
                 &board.slug,
                 &period,
                 revision,
-                &standings,
+                standings,
                 Some(&progress),
             )
             .await?;
             let written = clock.elapsed();
             failpoint("settle.after_standings")?;
-            insert_rewards(&mut w.tx, ledger.backend, slug, &key, revision, &standings, now, &progress).await?;
+            insert_rewards(&mut w.tx, ledger.backend, (slug, &key, revision), &outcome.prized(), now, &progress)
+                .await?;
             set_state(&mut w.tx, slug, &key, State::Settled, now).await?;
             let record = AuditRecord {
                 actor: &actor,
@@ -177,6 +236,7 @@ impl Ledger {
                 after: Some(json!({
                     "state": State::Settled, "digest": digest, "watermark": watermark,
                     "members": standings.len(), "hidden_members": hidden, "rule_version": RULE_VERSION,
+                    "segment_rankings": outcome.settled.len(),
                 })),
                 ..Default::default()
             };
@@ -435,29 +495,29 @@ pub(super) fn json_text(value: &(impl serde::Serialize + ?Sized)) -> Result<Stri
     serde_json::to_string(value).map_err(|e| LedgerError::Corrupt(e.to_string()))
 }
 
-/// One outbox row per prized member, keyed for the receiver by `laurel:<board>:<period>:<revision>:<member>`.
-#[allow(clippy::too_many_arguments)]
+/// One outbox row per prized standing of each ranking, keyed for the receiver by
+/// `rewards::reward_key`.
 async fn insert_rewards(
     tx: &mut Tx,
     backend: Backend,
-    board: &str,
-    period: &str,
-    revision: i64,
-    standings: &[Standing],
+    (board, period, revision): (&str, &str, i64),
+    prized: &[(Option<String>, &Standing)],
     now: jiff::Timestamp,
     progress: &Progress,
 ) -> Result<(), LedgerError> {
-    let prized: Vec<&Standing> = standings.iter().filter(|s| s.prize.is_some()).collect();
     progress.phase("writing rewards", "rewards", prized.len() as u64);
     for chunk in prized.chunks(INSERT_CHUNK) {
         let sql = multi_row_insert(
             backend,
-            "INSERT INTO rewards (board, period, revision, member, rank, prize, idempotency_key, next_attempt_at) VALUES ",
-            8,
+            "INSERT INTO rewards (board, period, revision, member, rank, prize, idempotency_key, next_attempt_at, \
+             ranking) VALUES ",
+            9,
             chunk.len(),
         );
         let mut query = sqlx::query(&sql);
-        for s in chunk {
+        for (ranking, s) in chunk {
+            let key =
+                reward_key(board, period, revision, s.member.as_str(), RewardKind::Grant, ranking.as_deref());
             query = query
                 .bind(board)
                 .bind(period)
@@ -465,8 +525,9 @@ async fn insert_rewards(
                 .bind(s.member.as_str())
                 .bind(s.rank as i64)
                 .bind(s.prize.as_deref())
-                .bind(format!("laurel:{board}:{period}:{revision}:{}", s.member))
-                .bind(micros(now));
+                .bind(key)
+                .bind(micros(now))
+                .bind(ranking.as_deref().unwrap_or(""));
         }
         query.execute(&mut **tx).await?;
         progress.advance(chunk.len() as u64);
@@ -483,6 +544,8 @@ pub(super) struct LastRevision {
     pub prizes: Vec<domain::board::Prize>,
     /// How many members its standings rank.
     pub members: u64,
+    /// The segment prize tables it awarded, which a re-settlement keeps (none before 0025).
+    pub segment_prizes: SegmentPrizes,
 }
 
 /// The latest settlement revision of a period; None when it was never settled.
@@ -492,7 +555,7 @@ pub(super) async fn last_revision(
     period: &str,
 ) -> Result<Option<LastRevision>, LedgerError> {
     let row = sqlx::query(
-        "SELECT revision, digest, prizes, members FROM settlements WHERE board = $1 AND period = $2 \
+        "SELECT revision, digest, prizes, members, segment_prizes FROM settlements WHERE board = $1 AND period = $2 \
          ORDER BY revision DESC LIMIT 1",
     )
     .bind(board.slug.as_str())
@@ -505,10 +568,17 @@ pub(super) async fn last_revision(
             .map_err(|e| LedgerError::Corrupt(format!("the prize table of {} {period}: {e}", board.slug)))?,
         None => board.prizes.clone(),
     };
+    let segment_prizes = match row.try_get::<Option<String>, _>("segment_prizes")? {
+        Some(text) => serde_json::from_str(&text).map_err(|e| {
+            LedgerError::Corrupt(format!("the segment prize tables of {} {period}: {e}", board.slug))
+        })?,
+        None => SegmentPrizes::new(),
+    };
     Ok(Some(LastRevision {
         revision: row.try_get("revision")?,
         digest: row.try_get("digest")?,
         prizes,
         members: row.try_get::<i64, _>("members")? as u64,
+        segment_prizes,
     }))
 }

@@ -83,6 +83,7 @@ impl Ledger {
             settled_at: summary.settled_at,
             offset,
             standings,
+            segments: summary.segments,
         }))
     }
 
@@ -444,7 +445,7 @@ fn position_in_block(block: &str, member: &str) -> Result<Option<u64>, LedgerErr
     Ok(None)
 }
 
-const SETTLEMENT_COLUMNS: &str = "revision, rule_version, watermark, digest, previous_digest, reason, preview_id, members, actor, settled_at";
+const SETTLEMENT_COLUMNS: &str = "revision, rule_version, watermark, digest, previous_digest, reason, preview_id, members, actor, settled_at, segments";
 
 fn summary_from_row(row: &sqlx::any::AnyRow) -> Result<SettlementSummary, LedgerError> {
     Ok(SettlementSummary {
@@ -458,6 +459,11 @@ fn summary_from_row(row: &sqlx::any::AnyRow) -> Result<SettlementSummary, Ledger
         members: row.try_get::<i64, _>("members")? as u64,
         actor: row.try_get("actor")?,
         settled_at: instant(row.try_get("settled_at")?)?,
+        segments: match row.try_get::<Option<String>, _>("segments")? {
+            Some(text) => serde_json::from_str(&text)
+                .map_err(|e| LedgerError::Corrupt(format!("a settlement's segments: {e}")))?,
+            None => Vec::new(),
+        },
     })
 }
 

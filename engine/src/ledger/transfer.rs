@@ -93,8 +93,8 @@ impl Ledger {
         .map(late_from_row)
         .collect::<Result<Vec<_>, _>>()?;
         let rows = sqlx::query(
-            "SELECT revision, rule_version, watermark, digest, previous_digest, reason, actor, settled_at \
-             FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision",
+            "SELECT revision, rule_version, watermark, digest, previous_digest, reason, actor, settled_at, \
+             segments FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision",
         )
         .bind(slug)
         .bind(&key)
@@ -121,6 +121,10 @@ impl Ledger {
                 actor: settlement.try_get("actor")?,
                 settled_at: instant(settlement.try_get("settled_at")?)?,
                 standings,
+                segments: match settlement.try_get::<Option<String>, _>("segments")? {
+                    Some(text) => serde_json::from_str(&text).map_err(LedgerError::corrupt)?,
+                    None => Vec::new(),
+                },
             });
         }
         let settlement = revisions

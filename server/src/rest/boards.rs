@@ -78,6 +78,11 @@ pub struct BoardIn {
     /// ranking of its own (`?segment=province:zj`). Not with `keep_top`. Fixed at creation.
     #[schema(max_items = 4)]
     segments: Option<Vec<String>>,
+    /// Prize tables by declared dimension (`{"province": [{"from_rank": 1, "to_rank": 3, "prize":
+    /// "medal"}]}`): each value's ranking of the dimension awards them at settlement, beside the
+    /// board's own `prizes`; rewards name the ranking (`province:zj`). Fixed at creation.
+    #[schema(value_type = Option<std::collections::BTreeMap<String, Vec<Prize>>>)]
+    segment_prizes: Option<domain::board::SegmentPrizes>,
 }
 
 impl BoardIn {
@@ -100,6 +105,7 @@ impl BoardIn {
             keep_top: self.keep_top,
             ranking_ttl_days: self.ranking_ttl_days,
             segments: self.segments,
+            segment_prizes: self.segment_prizes,
         };
         draft.parse().map_err(|e| ApiError::invalid(e.message))
     }

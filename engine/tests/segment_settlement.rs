@@ -1,0 +1,227 @@
+//! Settlement per segment on real stores (issue 43; Redis standalone and Cluster × SQLite and
+//! PostgreSQL):
+//!
+//! - one settlement awards the board's prize table and each dimension's table in every value's
+//!   ranking; each reward names its ranking and has a key of its own; the settlement lists every
+//!   segment ranking with its member count and digest, and its digest folds them in;
+//! - a correction of the settled period writes revision 2 with every ranking re-ranked and moves
+//!   rewards by deltas only, ranking by ranking (an unchanged ranking writes nothing); a repeated
+//!   apply moves nothing more;
+//! - an export carries the segment records; an import into another ledger reproduces the
+//!   digest, and the offline verifier recomputes every segment ranking from the export (and finds
+//!   a tampered segment digest).
+
+mod common;
+
+use common::{TestLedger, TestProjection, each_store, engine, prized_board};
+use domain::board::{Prize, SegmentPrizes};
+use domain::lifecycle::Transition;
+use domain::preview::PreviewChange;
+use domain::receipt::{Finding, settlement_digest, verify_export};
+use domain::view::{RewardKind, RewardView};
+use domain::write::{Change, Outcome, Write};
+use domain::{Board, EventId, MemberId, TiePolicy};
+use engine::Engine;
+use engine::scope::Scope;
+
+fn m(id: &str) -> MemberId {
+    MemberId::parse(id).unwrap()
+}
+
+/// A board with dimensions province and class: gold for the board's rank 1 (and silver for 2–3),
+/// "provincial" for rank 1 of each province, "class star" for ranks 1–2 of each class.
+fn board() -> Board {
+    let prize = |from_rank, to_rank, prize: &str| Prize { from_rank, to_rank, prize: prize.into() };
+    Board {
+        segments: vec!["province".into(), "class".into()],
+        segment_prizes: SegmentPrizes::from([
+            ("province".to_owned(), vec![prize(1, 1, "provincial")]),
+            ("class".to_owned(), vec![prize(1, 2, "class star")]),
+        ]),
+        ..prized_board("segsettle", TiePolicy::FirstReached, 60)
+    }
+}
+
+fn event(id: &str, member: &str, delta: i64, province: &str, class: &str) -> Write {
+    Write {
+        member: m(member),
+        change: Change::Point { event_id: EventId::parse(id).unwrap(), delta },
+        occurred_at: jiff::Timestamp::now(),
+        metadata: None,
+        segments: [("province", province), ("class", class)].map(|(d, v)| (d.into(), v.into())).into(),
+    }
+}
+
+/// u1 zj/c1 50, u2 zj/c2 30, u3 js/c1 30, u5 zj/c2 30 (reached in that order), u4 js/c1 10;
+/// frozen and settled. Answers the period's scope.
+async fn settled(e: &Engine, b: &Board) -> Scope {
+    e.create_board(b).await.unwrap();
+    let writes = [
+        event("e1", "u1", 50, "zj", "c1"),
+        event("e2", "u2", 30, "zj", "c2"),
+        event("e3", "u3", 30, "js", "c1"),
+        event("e4", "u5", 30, "zj", "c2"),
+        event("e5", "u4", 10, "js", "c1"),
+    ];
+    for w in writes {
+        let out = e.record(b, &[w]).await.unwrap();
+        assert_eq!(out[0].recorded.outcome, Outcome::Applied);
+    }
+    let scope = e.scope(&b.slug, None).await.unwrap();
+    e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+    e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
+    scope
+}
+
+/// Rewards as (kind, member, ranking, prize), in id order.
+fn rewards(rows: &[RewardView]) -> Vec<(&'static str, String, String, String)> {
+    rows.iter()
+        .map(|r| {
+            (r.kind.as_str(), r.member.to_string(), r.ranking.clone().unwrap_or_default(), r.prize.clone())
+        })
+        .collect()
+}
+
+fn grant(member: &str, ranking: &str, prize: &str) -> (&'static str, String, String, String) {
+    (RewardKind::Grant.as_str(), member.into(), ranking.into(), prize.into())
+}
+
+fn revoke(member: &str, ranking: &str, prize: &str) -> (&'static str, String, String, String) {
+    (RewardKind::Revoke.as_str(), member.into(), ranking.into(), prize.into())
+}
+
+fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
+    v.sort();
+    v
+}
+
+#[tokio::test]
+async fn one_settlement_awards_the_board_and_every_segment_ranking() {
+    each_store(async |name, e, _| {
+        let b = board();
+        let scope = settled(e, &b).await;
+        let s = e.settlement(&scope).await.unwrap();
+        let listed: Vec<(String, u64)> =
+            s.segments.iter().map(|x| (format!("{}:{}", x.dimension, x.value), x.members)).collect();
+        let expected = [("class:c1", 3), ("class:c2", 2), ("province:js", 2), ("province:zj", 3)];
+        assert_eq!(listed, expected.map(|(s, n)| (s.to_owned(), n)), "{name}");
+        // The digest folds the segments in: not the standings' own digest, and it is exactly
+        // the fold of the standings with the listed records.
+        let key = scope.period().to_string();
+        let plain = domain::receipt::digest(b.slug.as_str(), &key, &s.standings);
+        assert_ne!(s.digest, plain, "{name}");
+        assert_eq!(s.digest, settlement_digest(b.slug.as_str(), &key, &s.standings, &s.segments), "{name}");
+
+        let got = e.rewards(&scope).await.unwrap();
+        let want = vec![
+            grant("u1", "", "gold"),
+            grant("u2", "", "silver"),
+            grant("u3", "", "silver"),
+            grant("u1", "class:c1", "class star"),
+            grant("u3", "class:c1", "class star"),
+            grant("u2", "class:c2", "class star"),
+            grant("u5", "class:c2", "class star"),
+            grant("u3", "province:js", "provincial"),
+            grant("u1", "province:zj", "provincial"),
+        ];
+        assert_eq!(sorted(rewards(&got)), sorted(want), "{name}");
+        // Every reward has a key of its own; a segment's names its ranking.
+        let mut keys: Vec<&str> = got.iter().map(|r| r.idempotency_key.as_str()).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), got.len(), "{name}");
+        let zj = got.iter().find(|r| r.ranking.as_deref() == Some("province:zj")).unwrap();
+        assert_eq!(zj.idempotency_key, format!("laurel:{}:{key}:1:u1#province:zj", b.slug), "{name}");
+        // The segment's reward rank is its rank in the segment: u3 is second on the board's
+        // ranking of 30s but first in js.
+        let js = got.iter().find(|r| r.ranking.as_deref() == Some("province:js")).unwrap();
+        assert_eq!((js.member.as_str(), js.rank), ("u3", 1), "{name}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_correction_resettles_every_segment_with_reward_deltas_only_and_travels_in_exports() {
+    each_store(async |name, e, _| {
+        let b = board();
+        let scope = settled(e, &b).await;
+        let first = e.settlement(&scope).await.unwrap();
+        // u4 (js/c1) to 110: first on the board, in js and in c1.
+        let changes = vec![PreviewChange::Correct { member: m("u4"), delta: 100 }];
+        let preview = e.preview(&scope, "appeal 9", changes, "admin:ann").await.unwrap();
+        let applied = e.apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
+        let revision = applied.revision.expect("a settled period gets a revision");
+        let moved: Vec<_> = revision
+            .rewards
+            .iter()
+            .map(|d| {
+                (
+                    d.kind.as_str(),
+                    d.member.to_string(),
+                    d.ranking.clone().unwrap_or_default(),
+                    d.prize.clone(),
+                )
+            })
+            .collect();
+        // Board: u4 gold, u1 silver, u2 silver (u3 loses silver). js: u4 provincial. c1: u4 and
+        // u1 class stars (u3 loses its). zj and c2 are unchanged and move nothing.
+        let want = vec![
+            revoke("u1", "", "gold"),
+            grant("u1", "", "silver"),
+            revoke("u3", "", "silver"),
+            revoke("u3", "class:c1", "class star"),
+            revoke("u3", "province:js", "provincial"),
+            grant("u4", "", "gold"),
+            grant("u4", "class:c1", "class star"),
+            grant("u4", "province:js", "provincial"),
+        ];
+        assert_eq!(sorted(moved), sorted(want), "{name}");
+        let second = e.settlement(&scope).await.unwrap();
+        assert_eq!((second.revision, second.previous_digest.as_ref()), (2, Some(&first.digest)), "{name}");
+        let c1 = second.segments.iter().find(|s| s.value == "c1").unwrap();
+        let c1_before = first.segments.iter().find(|s| s.value == "c1").unwrap();
+        assert_eq!(c1.members, 3, "{name}");
+        assert_ne!(c1.digest, c1_before.digest, "{name}: c1 was re-ranked");
+        let zj = |s: &domain::view::Settlement| {
+            s.segments.iter().find(|x| x.value == "zj").unwrap().digest.clone()
+        };
+        assert_eq!(zj(&second), zj(&first), "{name}: zj did not move");
+        // Applying again moves nothing more.
+        let before = e.rewards(&scope).await.unwrap().len();
+        e.apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
+        assert_eq!(e.rewards(&scope).await.unwrap().len(), before, "{name}");
+
+        // The export carries both revisions' records; the verifier recomputes every ranking.
+        let export = e.export_period(&scope).await.unwrap();
+        let json = serde_json::to_value(&export).unwrap();
+        let report = verify_export(&json);
+        assert!(report.fails.is_empty(), "{name}: {:?}", report.fails);
+        let held =
+            report.holds.iter().filter(|f| matches!(f, Finding::SegmentsHold { rankings: 4, .. })).count();
+        assert_eq!(held, 2, "{name}: {:?}", report.holds);
+        let mut tampered = json.clone();
+        tampered["settlement"]["segments"][0]["digest"] = "00".into();
+        let report = verify_export(&tampered);
+        assert!(
+            report.fails.iter().any(|f| matches!(f, Finding::SegmentDiffers { revision: 2, .. })),
+            "{name}: {:?}",
+            report.fails
+        );
+        assert!(
+            report.fails.iter().any(|f| matches!(f, Finding::DigestDiffers { revision: 2, .. })),
+            "{name}"
+        );
+
+        // An import into another ledger reproduces the digest and the records.
+        let other = TestLedger::sqlite().await;
+        let p = TestProjection::new(common::redis_targets()[0].1.clone());
+        let dest = engine(&other, &p).await;
+        let report = dest.import_period(&export).await.unwrap();
+        assert_eq!(report.digest, second.digest, "{name}");
+        let there = dest.scope(&b.slug, Some(&scope.period().to_string())).await.unwrap();
+        assert_eq!(dest.settlement(&there).await.unwrap().segments, second.segments, "{name}");
+        p.cleanup().await;
+        other.drop_db().await;
+    })
+    .await;
+}
