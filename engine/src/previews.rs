@@ -35,8 +35,10 @@ use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::ErrorCode;
 use domain::lifecycle::State;
-use domain::preview::{Move, Plan, PreviewChange, PrizeChange, Ranked, StandingsBefore, compare};
-use domain::{BoardSlug, PeriodKey};
+use domain::preview::{
+    Move, Plan, PreviewChange, PrizeChange, Ranked, SegmentChange, StandingsBefore, compare, segment_changes,
+};
+use domain::{BoardSlug, MemberId, PeriodKey};
 use serde::Serialize;
 
 /// How long a draft can be applied.
@@ -79,6 +81,10 @@ pub struct Preview {
     pub shifted_members: Vec<Move>,
     /// Every prize that changes hands.
     pub prizes: Vec<PrizeChange>,
+    /// Each segment ranking the changes touch: the touched members' moves in it and the prizes
+    /// of its dimension's table that change hands (none on a board without segments).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<SegmentChange>,
     /// For a settled or archived period: the digest the standings after would have.
     pub digest_after: Option<String>,
     /// True when `digest_after` is still being computed (a period over
@@ -114,14 +120,19 @@ impl Engine {
         let (sort, policy) = (board.sort(), board.tie_policy());
         // A settled period keeps the prize table it was settled with.
         let prizes = base.prizes.clone().unwrap_or_else(|| board.prizes.clone());
-        let (comparison, stored) = match base.revision.filter(|_| !base.state.is_adjustable()) {
+        // A segmented board's previews compare every segment ranking too, from all the standings.
+        let segmented = !board.segments.is_empty();
+        let (comparison, stored, before_all) = match base.revision.filter(|_| !base.state.is_adjustable()) {
             Some(revision) => {
                 let mut stored =
                     self.core.ledger.stored_standings(slug, &period, sort, policy, revision, base.members);
-                (
-                    compare(sort, policy, &prizes, &mut stored, &base.touched, SHIFTED_LISTED).await?,
-                    Some(stored),
-                )
+                let comparison =
+                    compare(sort, policy, &prizes, &mut stored, &base.touched, SHIFTED_LISTED).await?;
+                let all = match segmented {
+                    true => Some(stored.window(0, stored.members()).await?),
+                    false => None,
+                };
+                (comparison, Some(stored), all)
             }
             None => {
                 let mut before = base.before;
@@ -130,8 +141,23 @@ impl Engine {
                 let comparison = compare(sort, policy, &prizes, &mut ranked, &base.touched, SHIFTED_LISTED)
                     .await
                     .unwrap_or_else(|never| match never {});
-                (comparison, None)
+                let all = segmented.then(|| ranked.standings().to_vec());
+                (comparison, None, all)
             }
+        };
+        let (segments, segment_digest_after) = match before_all {
+            Some(before) => {
+                let tables = base.segment_prizes.clone().unwrap_or_else(|| board.segment_prizes.clone());
+                let after = comparison.plan.after(before.clone());
+                let was = self.core.ledger.segment_rankings(&board, period, &before, &tables).await?;
+                let now = self.core.ledger.segment_rankings(&board, period, &after, &tables).await?;
+                let touched: Vec<MemberId> = base.touched.iter().map(|t| t.member.clone()).collect();
+                let key = period.to_string();
+                let settled = domain::receipt::segments_settled(slug.as_str(), &key, &now);
+                let digest = domain::receipt::settlement_digest(slug.as_str(), &key, &after, &settled);
+                (segment_changes(&was, &now, &touched), Some(digest))
+            }
+            None => (Vec::new(), None),
         };
         // In the ledger's precision, so the answer is what the draft holds.
         let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond())
@@ -153,6 +179,11 @@ impl Engine {
         // Settled or archived: the digest a re-settlement of these standings would record.
         let mut digest_pending = false;
         match stored {
+            // Every standing was read already: the digest folds the segment rankings in.
+            Some(_) if segment_digest_after.is_some() => {
+                draft.digest_after = segment_digest_after;
+                self.core.ledger.save_draft(&draft).await?;
+            }
             Some(mut stored) if base.members <= DIGEST_INLINE_MEMBERS => {
                 draft.digest_after = Some(digest_after(slug, period, &mut stored, &comparison.plan).await?);
                 self.core.ledger.save_draft(&draft).await?;
@@ -186,6 +217,7 @@ impl Engine {
             shifted: comparison.shifted,
             shifted_members: comparison.shifted_members,
             prizes: comparison.prizes,
+            segments,
             digest_after: draft.digest_after,
             digest_pending,
         })

@@ -4,7 +4,9 @@
 //! - one settlement awards the board's prize table and each dimension's table in every value's
 //!   ranking; each reward names its ranking and has a key of its own; the settlement lists every
 //!   segment ranking with its member count and digest, and its digest folds them in;
-//! - a correction of the settled period writes revision 2 with every ranking re-ranked and moves
+//! - a preview of a correction of the settled period lists each segment ranking it touches (the
+//!   moves and the prizes changing hands there) and the folded digest the revision will have;
+//! - applying it writes revision 2 with every ranking re-ranked and moves
 //!   rewards by deltas only, ranking by ranking (an unchanged ranking writes nothing); a repeated
 //!   apply moves nothing more;
 //! - an export carries the segment records; an import into another ledger reproduces the
@@ -90,6 +92,9 @@ fn revoke(member: &str, ranking: &str, prize: &str) -> (&'static str, String, St
     (RewardKind::Revoke.as_str(), member.into(), ranking.into(), prize.into())
 }
 
+/// A prize changing hands in a preview: (member, before, after).
+type PrizeMove = (String, Option<String>, Option<String>);
+
 fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v.sort();
     v
@@ -149,6 +154,40 @@ async fn a_correction_resettles_every_segment_with_reward_deltas_only_and_travel
         // u4 (js/c1) to 110: first on the board, in js and in c1.
         let changes = vec![PreviewChange::Correct { member: m("u4"), delta: 100 }];
         let preview = e.preview(&scope, "appeal 9", changes, "admin:ann").await.unwrap();
+        // The preview names every ranking the correction touches, with the prizes that change
+        // hands in each; zj and c2 are untouched.
+        let touched: Vec<(&str, Vec<PrizeMove>)> = preview
+            .segments
+            .iter()
+            .map(|c| {
+                let prizes =
+                    c.prizes.iter().map(|p| (p.member.to_string(), p.before.clone(), p.after.clone()));
+                (c.ranking.as_str(), prizes.collect())
+            })
+            .collect();
+        let change = |m: &str, before: Option<&str>, after: Option<&str>| {
+            (m.to_owned(), before.map(str::to_owned), after.map(str::to_owned))
+        };
+        assert_eq!(
+            touched,
+            vec![
+                (
+                    "class:c1",
+                    vec![change("u4", None, Some("class star")), change("u3", Some("class star"), None)]
+                ),
+                (
+                    "province:js",
+                    vec![change("u4", None, Some("provincial")), change("u3", Some("provincial"), None)]
+                ),
+            ],
+            "{name}"
+        );
+        let c1 = &preview.segments[0].moves;
+        assert_eq!(
+            c1.iter().map(|m| (m.member.as_str(), m.rank_before, m.rank_after)).collect::<Vec<_>>(),
+            vec![("u4", Some(3), Some(1))],
+            "{name}"
+        );
         let applied = e.apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
         let revision = applied.revision.expect("a settled period gets a revision");
         let moved: Vec<_> = revision
@@ -178,6 +217,11 @@ async fn a_correction_resettles_every_segment_with_reward_deltas_only_and_travel
         assert_eq!(sorted(moved), sorted(want), "{name}");
         let second = e.settlement(&scope).await.unwrap();
         assert_eq!((second.revision, second.previous_digest.as_ref()), (2, Some(&first.digest)), "{name}");
+        assert_eq!(
+            preview.digest_after.as_ref(),
+            Some(&second.digest),
+            "{name}: the preview's digest is the fold"
+        );
         let c1 = second.segments.iter().find(|s| s.value == "c1").unwrap();
         let c1_before = first.segments.iter().find(|s| s.value == "c1").unwrap();
         assert_eq!(c1.members, 3, "{name}");

@@ -55,6 +55,8 @@ pub struct PreviewBase {
     /// For a settled or archived period: the prize table it was settled with (what a
     /// re-settlement keeps).
     pub prizes: Option<Vec<domain::board::Prize>>,
+    /// For a settled or archived period: the segment prize tables it was settled with.
+    pub segment_prizes: Option<domain::board::SegmentPrizes>,
     /// The members the changes touch, first touch first.
     pub touched: Vec<Touched>,
 }
@@ -126,7 +128,8 @@ impl Ledger {
         };
         let last = super::settle::last_revision(&mut tx, board, &key).await?;
         let members = last.as_ref().map_or(0, |l| l.members);
-        let (revision, prizes) = (last.as_ref().map(|l| l.revision), last.map(|l| l.prizes));
+        let revision = last.as_ref().map(|l| l.revision);
+        let (prizes, segment_prizes) = last.map(|l| (l.prizes, l.segment_prizes)).unzip();
         let watermark = watermark(&mut tx, slug, &key, state).await?;
         let before = match state.is_adjustable() {
             true => final_totals(&mut tx, self.backend, slug, &key).await?,
@@ -146,7 +149,7 @@ impl Ledger {
                 Touched { before: sim.before, after: sim.contender(), member }
             })
             .collect();
-        Ok(PreviewBase { state, revision, watermark, before, members, prizes, touched })
+        Ok(PreviewBase { state, revision, watermark, before, members, prizes, segment_prizes, touched })
     }
 
     /// The period's watermark now (see the module's doc).

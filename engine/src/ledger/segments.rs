@@ -10,6 +10,7 @@ use super::boards::StoredTotal;
 use super::sql::{LOOKUP_CHUNK, Params, member_id, padded};
 use super::{Backend, Ledger, LedgerError, Tx};
 use domain::segment::Values;
+use domain::settlement::{SegmentStandings, Standing, segment_standings};
 use domain::{BoardSlug, MemberId, PeriodKey};
 use sqlx::Row;
 use std::collections::HashMap;
@@ -89,6 +90,24 @@ pub(super) async fn period_memberships(
         after = row.try_get("last")?;
     }
     Ok(held)
+}
+
+impl Ledger {
+    /// Every segment ranking of `standings` (a period's, in their order) with the period's
+    /// memberships and the prize tables `tables`: what a settlement would record of them.
+    pub async fn segment_rankings(
+        &self,
+        board: &domain::Board,
+        period: PeriodKey,
+        standings: &[Standing],
+        tables: &domain::board::SegmentPrizes,
+    ) -> Result<Vec<SegmentStandings>, LedgerError> {
+        let mut tx = self.pool.begin().await?;
+        let key = period.to_string();
+        let held = period_memberships(&mut tx, self.backend, board.slug.as_str(), &key, 50_000).await?;
+        tx.commit().await?;
+        Ok(segment_standings(board.tie_policy(), standings, |m| held.get(m.as_str()), tables))
+    }
 }
 
 /// Inserts new memberships; answers how many were inserted. A row another transaction inserted
