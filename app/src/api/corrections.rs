@@ -24,6 +24,8 @@ pub struct CorrectionPreview {
     /// How many members only shift because of the moves.
     pub shifted: u64,
     pub prizes: Vec<PrizeChange>,
+    /// Each segment ranking the change touches, with the prizes changing hands there.
+    pub segments: Vec<domain::preview::SegmentChange>,
     /// For a settled or archived period: the digest the new revision will have.
     pub digest_after: Option<String>,
     /// The digest is still being computed (a period of over 100 000 members).
@@ -88,6 +90,7 @@ pub async fn preview_correction(
         unit: scope.board().unit,
         shifted: p.shifted,
         prizes: p.prizes,
+        segments: p.segments,
         digest_after: p.digest_after,
         digest_pending: p.digest_pending,
         expires_at: p.expires_at,

@@ -177,6 +177,23 @@ fn PreviewTable(
                     </table>
                 }.into_any()
             }}
+            {p.segments.iter().filter(|c| !c.prizes.is_empty()).map(|c| view! {
+                <table class="entries prizes" data-ranking=c.ranking.clone()>
+                    <caption>{tr!(l, "correct-segment-prizes", ranking = c.ranking.clone())}</caption>
+                    <thead><tr>
+                        <th scope="col">{tr!(l, "correct-col-member")}</th><th scope="col">{tr!(l, "correct-col-before")}</th><th scope="col">{tr!(l, "correct-col-after")}</th>
+                    </tr></thead>
+                    <tbody>
+                        {c.prizes.iter().map(|c| view! {
+                            <tr>
+                                <td>{c.member.to_string()}</td>
+                                <td>{c.before.clone().unwrap_or_else(|| "—".into())}</td>
+                                <td>{c.after.clone().unwrap_or_else(|| "—".into())}</td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }).collect_view()}
             {p.digest_after.clone().map(|d| view! { <p class="meta">{tr!(l, "correct-new-digest")} " " <span class="id">{d}</span></p> })}
             {p.digest_pending.then(|| view! {
                 <p class="meta">{tr!(l, "correct-digest-pending")}</p>

@@ -709,6 +709,7 @@ fn SettlementView(
                         <th scope="col">{tr!(l, "period-revision")}</th>
                         <th scope="col">{tr!(l, "period-col-delivery")}</th>
                         <th scope="col">{tr!(l, "period-col-member")}</th>
+                        <th scope="col">{tr!(l, "period-col-ranking")}</th>
                         <th scope="col">{tr!(l, "period-col-rank")}</th>
                         <th scope="col">{tr!(l, "period-col-prize")}</th>
                         <th scope="col">{tr!(l, "period-col-status")}</th>
@@ -722,7 +723,9 @@ fn SettlementView(
                                     domain::view::RewardKind::Grant => tr!(l, "period-delivery-grant"),
                                     domain::view::RewardKind::Revoke => tr!(l, "period-delivery-revoke"),
                                 }}</td>
-                                <td>{who(&r.member)}</td><td>{r.rank}</td><td>{r.prize.clone()}</td>
+                                <td>{who(&r.member)}</td>
+                                <td>{r.ranking.clone().unwrap_or_else(|| tr!(l, "period-ranking-board"))}</td>
+                                <td>{r.rank}</td><td>{r.prize.clone()}</td>
                                 <td>{if r.status == "pending" && r.attempts == 0 && !delivers_rewards {
                                     tr!(l, "period-pending-no-webhook")
                                 } else {
