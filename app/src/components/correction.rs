@@ -159,40 +159,11 @@ fn PreviewTable(
             {if p.prizes.is_empty() {
                 view! { <p class="empty">{tr!(l, "correct-no-prizes")}</p> }.into_any()
             } else {
-                view! {
-                    <table class="entries prizes">
-                        <caption>{tr!(l, "correct-prizes")}</caption>
-                        <thead><tr>
-                            <th scope="col">{tr!(l, "correct-col-member")}</th><th scope="col">{tr!(l, "correct-col-before")}</th><th scope="col">{tr!(l, "correct-col-after")}</th>
-                        </tr></thead>
-                        <tbody>
-                            {p.prizes.iter().map(|c| view! {
-                                <tr>
-                                    <td>{c.member.to_string()}</td>
-                                    <td>{c.before.clone().unwrap_or_else(|| "—".into())}</td>
-                                    <td>{c.after.clone().unwrap_or_else(|| "—".into())}</td>
-                                </tr>
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                }.into_any()
+                prize_table(l, tr!(l, "correct-prizes"), None, &p.prizes).into_any()
             }}
-            {p.segments.iter().filter(|c| !c.prizes.is_empty()).map(|c| view! {
-                <table class="entries prizes" data-ranking=c.ranking.clone()>
-                    <caption>{tr!(l, "correct-segment-prizes", ranking = c.ranking.clone())}</caption>
-                    <thead><tr>
-                        <th scope="col">{tr!(l, "correct-col-member")}</th><th scope="col">{tr!(l, "correct-col-before")}</th><th scope="col">{tr!(l, "correct-col-after")}</th>
-                    </tr></thead>
-                    <tbody>
-                        {c.prizes.iter().map(|c| view! {
-                            <tr>
-                                <td>{c.member.to_string()}</td>
-                                <td>{c.before.clone().unwrap_or_else(|| "—".into())}</td>
-                                <td>{c.after.clone().unwrap_or_else(|| "—".into())}</td>
-                            </tr>
-                        }).collect_view()}
-                    </tbody>
-                </table>
+            {p.segments.iter().filter(|c| !c.prizes.is_empty()).map(|c| {
+                let caption = tr!(l, "correct-segment-prizes", ranking = c.ranking.clone());
+                prize_table(l, caption, Some(c.ranking.clone()), &c.prizes)
             }).collect_view()}
             {p.digest_after.clone().map(|d| view! { <p class="meta">{tr!(l, "correct-new-digest")} " " <span class="id">{d}</span></p> })}
             {p.digest_pending.then(|| view! {
@@ -212,6 +183,32 @@ fn PreviewTable(
                 <button type="submit" class="secondary" prop:disabled=move || pending.get() data-confirm="cancel">{tr!(l, "correct-cancel")}</button>
             </ActionForm>
         </section>
+    }
+}
+
+/// The prizes a preview moves in one ranking: the board's (`ranking` None) or a segment's.
+fn prize_table(
+    l: crate::i18n::Locale,
+    caption: String,
+    ranking: Option<String>,
+    prizes: &[domain::preview::PrizeChange],
+) -> impl IntoView + use<> {
+    view! {
+        <table class="entries prizes" data-ranking=ranking>
+            <caption>{caption}</caption>
+            <thead><tr>
+                <th scope="col">{tr!(l, "correct-col-member")}</th><th scope="col">{tr!(l, "correct-col-before")}</th><th scope="col">{tr!(l, "correct-col-after")}</th>
+            </tr></thead>
+            <tbody>
+                {prizes.iter().map(|c| view! {
+                    <tr>
+                        <td>{c.member.to_string()}</td>
+                        <td>{c.before.clone().unwrap_or_else(|| "—".into())}</td>
+                        <td>{c.after.clone().unwrap_or_else(|| "—".into())}</td>
+                    </tr>
+                }).collect_view()}
+            </tbody>
+        </table>
     }
 }
 
