@@ -309,6 +309,9 @@ pub enum PreviewChange {
     Unhide(MemberId),
     /// Revoke every entry of the member that counts in the period, oldest first.
     RevokeMember(MemberId),
+    /// Move a member to another value of a segment dimension for the period: its total leaves
+    /// the old value's ranking and joins the new one's (`crate::segment`).
+    Move { member: MemberId, dimension: String, value: String },
 }
 
 /// Which kind of change a preview makes, as a revision's summary counts them.
@@ -322,6 +325,7 @@ pub enum ChangeKind {
     RejectLate,
     Hide,
     Unhide,
+    Move,
 }
 
 impl ChangeKind {
@@ -334,6 +338,7 @@ impl ChangeKind {
             PreviewChange::RejectLate(_) => ChangeKind::RejectLate,
             PreviewChange::Hide(_) => ChangeKind::Hide,
             PreviewChange::Unhide(_) => ChangeKind::Unhide,
+            PreviewChange::Move { .. } => ChangeKind::Move,
         }
     }
 }

@@ -40,6 +40,7 @@ use domain::preview::{
 };
 use domain::{BoardSlug, MemberId, PeriodKey};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// How long a draft can be applied.
 pub const PREVIEW_TTL: jiff::SignedDuration = jiff::SignedDuration::from_mins(15);
@@ -149,8 +150,11 @@ impl Engine {
             Some(before) => {
                 let tables = base.segment_prizes.clone().unwrap_or_else(|| board.segment_prizes.clone());
                 let after = comparison.plan.after(before.clone());
-                let was = self.core.ledger.segment_rankings(&board, period, &before, &tables).await?;
-                let now = self.core.ledger.segment_rankings(&board, period, &after, &tables).await?;
+                let unmoved = HashMap::new();
+                let was =
+                    self.core.ledger.segment_rankings(&board, period, &before, (&tables, &unmoved)).await?;
+                let now =
+                    self.core.ledger.segment_rankings(&board, period, &after, (&tables, &base.moved)).await?;
                 let touched: Vec<MemberId> = base.touched.iter().map(|t| t.member.clone()).collect();
                 let key = period.to_string();
                 let settled = domain::receipt::segments_settled(slug.as_str(), &key, &now);
@@ -273,6 +277,13 @@ impl Engine {
             if applied.state != State::Archived.as_str() {
                 for total in totals {
                     self.project_total(&board, Some(total)).await;
+                }
+            }
+            // A move leaves a tombstone in the value the member left: the levelling writes it.
+            if !board.segments.is_empty() && applied.state != State::Archived.as_str() {
+                let mut report = crate::reconciler::ReconcileReport::default();
+                if let Err(error) = self.level_segments(&board, &period, &mut report).await {
+                    tracing::warn!(board = %slug, %period, %error, "segment rankings left to the reconciler");
                 }
             }
             self.forget_cached(slug);

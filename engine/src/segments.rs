@@ -103,6 +103,23 @@ impl Engine {
         stored.into_iter().map(|t| encode(board, t)).collect()
     }
 
+    /// What levelling or rebuilding a segment writes: its totals and the tombstones of members
+    /// that moved out of it (hidden, at the version of their move: `ledger/segment_moves.rs`).
+    async fn segment_levelling(
+        &self,
+        board: &Board,
+        period: &PeriodKey,
+        segment: &Segment,
+    ) -> Result<Vec<ProjectedTotal>, EngineError> {
+        let mut totals = self.segment_totals(board, period, segment).await?;
+        // A tombstone ranks nowhere: any score in the board's bounds will do.
+        let floor = board.codec.bounds().0;
+        for t in self.core.ledger.segment_tombstones(&board.slug, period, segment).await? {
+            totals.push(encode(board, crate::ledger::StoredTotal { points: floor, ..t })?);
+        }
+        Ok(totals)
+    }
+
     /// Levels every segment ranking of a period whose `vsum` differs from the ledger's.
     pub(crate) async fn level_segments(
         &self,
@@ -125,7 +142,7 @@ impl Engine {
             if projected >= ledger_sum {
                 continue;
             }
-            let totals = self.segment_totals(board, period, &segment).await?;
+            let totals = self.segment_levelling(board, period, &segment).await?;
             report.members_levelled +=
                 self.core.projection.level_segment(&board.slug, period, &segment, &totals).await?;
             report.segments_levelled += 1;
@@ -143,7 +160,7 @@ impl Engine {
     ) -> Result<u64, EngineError> {
         let segments = self.period_segments(&board.slug, period).await?;
         for segment in &segments {
-            let totals = self.segment_totals(board, period, segment).await?;
+            let totals = self.segment_levelling(board, period, segment).await?;
             let mut rebuild =
                 self.core.projection.start_segment_rebuild(&board.slug, period, segment).await?;
             rebuild.push(&totals).await?;

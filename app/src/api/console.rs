@@ -64,6 +64,8 @@ pub struct PeriodConsole {
     pub keep_top: Option<u64>,
     /// Days a settled period's Redis keys live after its settlement.
     pub ranking_ttl_days: i64,
+    /// The board's segment dimensions: a correction may move a member between their values.
+    pub segments: Vec<String>,
 }
 
 /// The latest long job of a period (a settlement, a rebuild) in the instance that answered, for
@@ -246,6 +248,7 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         names,
         keep_top: board.keep_top,
         ranking_ttl_days: board.ranking_ttl_days,
+        segments: board.segments.clone(),
     })
 }
 

@@ -35,7 +35,8 @@ pub struct CorrectionPreview {
 
 /// Previews one change to a period. `change` is `revoke` (an event or submission id in
 /// `target`), `revoke_member`, `hide`, `unhide` (a member id), `correct` (a member id and a
-/// signed `delta`), `accept_late` or `reject_late` (a late write's id).
+/// signed `delta`), `move` (a member id and the `segment` to move it to, `province:zj`),
+/// `accept_late` or `reject_late` (a late write's id).
 #[server(endpoint = "admin_preview")]
 pub async fn preview_correction(
     board: String,
@@ -44,6 +45,7 @@ pub async fn preview_correction(
     target: String,
     delta: String,
     reason: String,
+    #[server(default)] segment: String,
 ) -> Result<CorrectionPreview, AppError> {
     use crate::i18n::tr;
     use domain::preview::PreviewChange;
@@ -65,6 +67,13 @@ pub async fn preview_correction(
             }
         }
         "hide" => PreviewChange::Hide(member()?),
+        "move" => {
+            let (dimension, value) = segment.trim().split_once(':').ok_or_else(|| AppError::Field {
+                field: "segment".into(),
+                message: tr!(l, "correct-segment-invalid"),
+            })?;
+            PreviewChange::Move { member: member()?, dimension: dimension.into(), value: value.into() }
+        }
         "unhide" => PreviewChange::Unhide(member()?),
         "correct" => {
             let delta =

@@ -1,5 +1,6 @@
 //! Every change the console makes to a period's standings — revoke an entry, revoke every entry
-//! of a member, correct points, hide or show a member, accept or reject a late write — is
+//! of a member, correct points, hide or show a member, move a member to another segment value,
+//! accept or reject a late write — is
 //! previewed first: every rank move and prize change as a table ([`PreviewResult`]), and only
 //! "Apply" makes it, exactly as previewed. The forms that ask for a preview are where the change
 //! belongs (an entry's row, a late write's row, the member's page, the period's "Correct…"
@@ -20,9 +21,13 @@ pub fn CorrectPanel(
     slug: String,
     period: String,
     state: State,
+    /// The board's segment dimensions: with any, a member may be moved between their values.
+    segments: Vec<String>,
     preview: ServerAction<PreviewCorrection>,
 ) -> impl IntoView {
     let l = crate::i18n::locale();
+    let segmented = !segments.is_empty();
+    let dimensions = segments.join(", ");
     let consequence = match state {
         State::Settled | State::Archived => tr!(l, "correct-consequence-settled"),
         _ => tr!(l, "correct-consequence"),
@@ -50,6 +55,7 @@ pub fn CorrectPanel(
                             <option value="correct">{tr!(l, "correct-change-correct")}</option>
                             <option value="hide">{tr!(l, "correct-change-hide")}</option>
                             <option value="unhide">{tr!(l, "correct-change-unhide")}</option>
+                            {segmented.then(|| view! { <option value="move">{tr!(l, "correct-change-move")}</option> })}
                         </select>
                     </label>
                     <label>{target_label} <input name="target" required autocomplete="off"/></label>
@@ -58,6 +64,13 @@ pub fn CorrectPanel(
                         {tr!(l, "correct-delta")} <input name="delta" inputmode="numeric"/>
                     </label>
                     <FieldError error field="delta"/>
+                    {segmented.then(|| view! {
+                        <label hidden=move || change.get() != "move">
+                            {tr!(l, "correct-segment", dimensions = dimensions.clone())} " "
+                            <input name="segment" placeholder="province:zj" autocomplete="off"/>
+                        </label>
+                        <FieldError error field="segment"/>
+                    })}
                     <label>{tr!(l, "correct-reason")} <input name="reason" required/></label>
                     <FieldError error field="reason"/>
                     <button type="submit" prop:disabled=move || preview.pending().get()>{tr!(l, "correct-preview")}</button>

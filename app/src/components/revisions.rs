@@ -21,6 +21,7 @@ pub fn changes_said(l: Locale, changes: &[ChangeCount]) -> String {
                 ChangeKind::RejectLate => tr!(l, "change-reject-late", count = count),
                 ChangeKind::Hide => tr!(l, "change-hide", count = count),
                 ChangeKind::Unhide => tr!(l, "change-unhide", count = count),
+                ChangeKind::Move => tr!(l, "change-move", count = count),
             }
         })
         .collect();

@@ -189,6 +189,7 @@ fn Console(
         names,
         keep_top,
         ranking_ttl_days,
+        segments,
     } = c;
     let l = crate::i18n::locale();
     let settings = view! {
@@ -405,7 +406,7 @@ fn Console(
         <ActionOutcome outcome=move || transition.value().get()/>
         {move || job.get().filter(|j| !j.running).map(|job| view! { <JobProgressView job/> })}
         {settings}
-        <CorrectPanel slug=slug.clone() period=period.clone() state preview/>
+        <CorrectPanel slug=slug.clone() period=period.clone() state segments preview/>
         <PreviewResult preview apply applied/>
         <h2 id="late">{tr!(l, "period-late-writes")}</h2>
         <LateWrites late slug=slug.clone() period=period.clone() preview/>

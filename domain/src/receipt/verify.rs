@@ -255,7 +255,10 @@ pub fn verify_export(value: &serde_json::Value) -> Report {
             own,
             stated: r.digest.clone(),
         });
-        if !e.segments.is_empty() || !r.segments.is_empty() {
+        // The export's segment values are the period's now: a move may have changed them since
+        // an earlier revision, whose records are held by its digest and the chain instead.
+        let latest = i == e.revisions.len();
+        if latest && (!e.segments.is_empty() || !r.segments.is_empty()) {
             check_segments(&mut report, &e, r);
         }
         let named = previous.as_ref().map(|(d, _)| d.clone());
@@ -290,7 +293,7 @@ pub fn verify_export(value: &serde_json::Value) -> Report {
     report
 }
 
-/// Recomputes a revision's segment rankings from its standings and the export's segment values
+/// Recomputes the latest revision's segment rankings from its standings and the export's segment values
 /// (`crate::settlement::segment_standings`, with the board's segment prize tables) and compares
 /// each one's member count and digest with the revision's records.
 fn check_segments(report: &mut Report, e: &Export, r: &ExportRevision) {

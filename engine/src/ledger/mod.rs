@@ -62,6 +62,7 @@ mod revise;
 mod rewards;
 mod rows;
 mod schedule;
+mod segment_moves;
 mod segments;
 mod settle;
 mod sql;

@@ -59,6 +59,8 @@ pub struct PreviewBase {
     pub segment_prizes: Option<domain::board::SegmentPrizes>,
     /// The members the changes touch, first touch first.
     pub touched: Vec<Touched>,
+    /// The segment values after the changes of the members a move touched (all their values).
+    pub moved: HashMap<String, domain::segment::Values>,
 }
 
 /// A stored preview.
@@ -86,6 +88,8 @@ struct Sim {
     total: LockedTotal,
     /// The entries that count, with their ids (simulated ones have none); read at first need.
     entries: Option<Vec<(Option<i64>, Counted)>>,
+    /// The member's segment values, once a move touched them.
+    values: Option<domain::segment::Values>,
 }
 
 impl Sim {
@@ -136,11 +140,22 @@ impl Ledger {
             false => Vec::new(),
         };
 
-        let mut sim = Simulation { sims: HashMap::new(), order: Vec::new(), decided: Vec::new(), next_seq };
+        let mut sim = Simulation {
+            sims: HashMap::new(),
+            order: Vec::new(),
+            decided: Vec::new(),
+            next_seq,
+            backend: self.backend,
+        };
         for (n, change) in changes.iter().enumerate() {
             sim.apply(&mut tx, board, period, n, change).await?;
         }
         tx.commit().await?;
+        let moved = sim
+            .sims
+            .iter()
+            .filter_map(|(m, s)| s.values.as_ref().map(|v| (m.to_string(), v.clone())))
+            .collect();
         let touched = sim
             .order
             .into_iter()
@@ -149,7 +164,17 @@ impl Ledger {
                 Touched { before: sim.before, after: sim.contender(), member }
             })
             .collect();
-        Ok(PreviewBase { state, revision, watermark, before, members, prizes, segment_prizes, touched })
+        Ok(PreviewBase {
+            state,
+            revision,
+            watermark,
+            before,
+            members,
+            prizes,
+            segment_prizes,
+            touched,
+            moved,
+        })
     }
 
     /// The period's watermark now (see the module's doc).
@@ -347,7 +372,7 @@ async fn touch<'a>(
             },
             None => LockedTotal::NONE,
         };
-        let mut sim = Sim { before: None, total, entries: None };
+        let mut sim = Sim { before: None, total, entries: None, values: None };
         sim.before = sim.contender();
         sims.insert(member.clone(), sim);
         order.push(member.clone());
@@ -435,6 +460,7 @@ struct Simulation {
     /// Late writes decided so far (one decision each).
     decided: Vec<i64>,
     next_seq: i64,
+    backend: super::Backend,
 }
 
 impl Simulation {
@@ -533,6 +559,24 @@ impl Simulation {
                     return Err(refuse(format!("{member} is already {already}")));
                 }
                 sim.total.hidden = hide;
+                sim.total.current.version += 1;
+            }
+            PreviewChange::Move { member, dimension, value } => {
+                let to = domain::segment::Segment::of(&board.segments, dimension, value).map_err(refuse)?;
+                let sim = touch(tx, &mut self.sims, &mut self.order, slug, key, member).await?;
+                if sim.total.current.version == 0 {
+                    return Err(LedgerError::Missing(format!("member {member} in {slug} {key}")));
+                }
+                if sim.values.is_none() {
+                    let mut held =
+                        super::segments::held_in(tx, self.backend, slug, key, &[member.as_str()]).await?;
+                    sim.values = Some(held.remove(member.as_str()).unwrap_or_default());
+                }
+                let values = sim.values.as_mut().expect("read above");
+                if values.get(&to.dimension) == Some(&to.value) {
+                    return Err(refuse(format!("{member} is already in {to}")));
+                }
+                values.insert(to.dimension, to.value);
                 sim.total.current.version += 1;
             }
         }

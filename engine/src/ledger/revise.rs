@@ -38,6 +38,7 @@ use super::moderation::set_hidden_in;
 use super::previews::{Draft, draft_from_row, watermark};
 use super::receipts::chain_in;
 use super::rewards::reward_key;
+use super::segment_moves::move_in;
 use super::settle::{
     Failpoint, LastRevision, Outcome, final_totals, insert_standings, json_text, last_revision,
 };
@@ -370,6 +371,11 @@ async fn make(
                 return Err(refuse(format!("{member} is already {already}")));
             }
             vec![done.total]
+        }
+        PreviewChange::Move { member, dimension, value } => {
+            let to = domain::segment::Segment::of(&board.segments, dimension, value).map_err(refuse)?;
+            let moved = move_in(tx, backend, board, draft.period, member, &to, actor, reason, now).await?;
+            vec![moved.total]
         }
     })
 }

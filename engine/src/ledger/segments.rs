@@ -94,19 +94,21 @@ pub(super) async fn period_memberships(
 
 impl Ledger {
     /// Every segment ranking of `standings` (a period's, in their order) with the period's
-    /// memberships and the prize tables `tables`: what a settlement would record of them.
+    /// memberships — but for the members in `moved`, ranked by the values given there — and the
+    /// prize tables `tables`: what a settlement would record of them.
     pub async fn segment_rankings(
         &self,
         board: &domain::Board,
         period: PeriodKey,
         standings: &[Standing],
-        tables: &domain::board::SegmentPrizes,
+        (tables, moved): (&domain::board::SegmentPrizes, &HashMap<String, Values>),
     ) -> Result<Vec<SegmentStandings>, LedgerError> {
         let mut tx = self.pool.begin().await?;
         let key = period.to_string();
         let held = period_memberships(&mut tx, self.backend, board.slug.as_str(), &key, 50_000).await?;
         tx.commit().await?;
-        Ok(segment_standings(board.tie_policy(), standings, |m| held.get(m.as_str()), tables))
+        let values = |m: &MemberId| moved.get(m.as_str()).or_else(|| held.get(m.as_str()));
+        Ok(segment_standings(board.tie_policy(), standings, values, tables))
     }
 }
 
@@ -205,18 +207,22 @@ impl Ledger {
         Ok(row.is_some())
     }
 
-    /// The sum of the total versions of each segment value of a period, as the reconciler
-    /// compares them with each segment ranking's `vsum`: (dimension, value, sum).
+    /// The sum of the total versions of each segment value of a period, tombstones included
+    /// (`segment_moves.rs`), as the reconciler compares them with each segment ranking's `vsum`:
+    /// (dimension, value, sum). A value every member left is listed by its tombstones.
     pub async fn segment_version_sums(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
     ) -> Result<Vec<(String, String, i64)>, LedgerError> {
-        let rows = sqlx::query(
-            "SELECT s.dimension, s.value, CAST(SUM(t.version) AS BIGINT) AS vsum FROM segment_members s \
+        let rows = sqlx::query(&format!(
+            "SELECT dimension, value, CAST(SUM(version) AS BIGINT) AS vsum FROM (\
+             SELECT s.dimension, s.value, t.version FROM segment_members s \
              JOIN totals t ON t.board = s.board AND t.period = s.period AND t.member = s.member \
-             WHERE s.board = $1 AND s.period = $2 GROUP BY s.dimension, s.value",
-        )
+             WHERE s.board = $1 AND s.period = $2 \
+             UNION ALL SELECT dimension, value, version FROM ({}) AS g) AS v GROUP BY dimension, value",
+            super::segment_moves::TOMBSTONES
+        ))
         .bind(board.as_str())
         .bind(period.to_string())
         .fetch_all(&self.pool)
@@ -255,9 +261,11 @@ impl Ledger {
         board: &BoardSlug,
         period: &PeriodKey,
     ) -> Result<Vec<(String, String)>, LedgerError> {
+        // With the values members only moved out of: their rankings hold tombstones.
         let rows = sqlx::query(
-            "SELECT DISTINCT dimension, value FROM segment_members WHERE board = $1 AND period = $2 \
-             ORDER BY dimension, value",
+            "SELECT dimension, value FROM segment_members WHERE board = $1 AND period = $2 UNION \
+             SELECT dimension, from_value AS value FROM segment_moves WHERE board = $1 AND period = $2 \
+             AND from_value IS NOT NULL ORDER BY dimension, value",
         )
         .bind(board.as_str())
         .bind(period.to_string())

@@ -3,3 +3,6 @@
 period-col-ranking = Ranking
 period-ranking-board = board
 correct-segment-prizes = Prizes changing hands in { $ranking }
+correct-change-move = Move a member to another segment value
+correct-segment = Segment to move to ({ $dimensions }):
+correct-segment-invalid = Write the segment as dimension:value, e.g. province:zj.

@@ -3,3 +3,6 @@
 period-col-ranking = 榜单
 period-ranking-board = 总榜
 correct-segment-prizes = { $ranking } 中易手的奖品
+correct-change-move = 将成员移到另一个分榜
+correct-segment = 移入的分榜（{ $dimensions }）：
+correct-segment-invalid = 请按 维度:取值 的格式填写分榜，例如 province:zj。

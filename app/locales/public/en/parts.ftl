@@ -116,6 +116,10 @@ change-unhide = { $count ->
     [one] 1 member shown again
    *[other] { $count } members shown again
 }
+change-move = { $count ->
+    [one] 1 member moved to another segment
+   *[other] { $count } members moved to another segment
+}
 change-separator = {", "}
 # The engine's refusals: English readers get its detail as the API says it.
 error-refused = { $code ->

@@ -97,6 +97,7 @@ change-accept-late = 接受 { $count } 条迟到写入
 change-reject-late = 拒绝 { $count } 条迟到写入
 change-hide = 隐藏 { $count } 名成员
 change-unhide = 恢复显示 { $count } 名成员
+change-move = { $count } 名成员改换分榜
 change-separator = 、
 # 引擎的拒绝理由：按错误代码说明，并附上英文原文。
 error-refused = { $code ->
