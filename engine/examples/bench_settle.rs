@@ -10,7 +10,10 @@
 //! totals into a scratch table shaped as the standings were before they moved to blocks (a row
 //! per member). Then a correction after settlement: five previews of revoking the winner's event
 //! (their p50) and the re-settlement that applies one (revision 2), against the settlement's own
-//! time. The settlement's step times are logged on stderr.
+//! time. Then, unless `BENCH_SEGMENTS` is empty, the same members on a board with two segment
+//! dimensions (`30x500`: 30 provinces, 500 classes) and a prize table each, settled against the
+//! plain settlement's time (`RATIO segmented-settle/settle`). The settlement's step times are
+//! logged on stderr.
 //! Prints one `RESULT phase=… members=… seconds=… per_s=…` line per measurement.
 //!
 //! usage: cargo run --release -p engine --example bench_settle -- DATABASE_URL REDIS_URL KEY_PREFIX MEMBERS
@@ -98,51 +101,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         sqlx::query("PRAGMA synchronous = NORMAL").execute(&pool).await?;
     }
     let started = Instant::now();
-    let us = now.as_microsecond();
-    // SQLite resolves `$n` placeholders by name, one linear search per parameter: a 4 000-parameter
-    // statement then costs ~10x more than with anonymous `?`, which the fixture uses there.
     let sqlite = database_url.starts_with("sqlite:");
-    let mut tx = pool.begin().await?;
-    sqlx::query("INSERT INTO periods (board, period, state, next_seq) VALUES ($1, $2, 'open', 0)")
-        .bind(slug)
-        .bind(&key)
-        .execute(&mut *tx)
-        .await?;
-    for start in (0..n).step_by(CHUNK) {
-        let rows = CHUNK.min(n - start);
-        let sql = values(
-            "INSERT INTO entries (board, period, member, kind, external_id, delta, occurred_at, recorded_at) VALUES ",
-            8,
-            rows,
-            sqlite,
-        );
-        let mut q = sqlx::query(&sql);
-        for i in start..start + rows {
-            q = q
-                .bind(slug)
-                .bind(key.clone())
-                .bind(format!("m{i:07}"))
-                .bind("point")
-                .bind(format!("e{i}"))
-                .bind(points(i))
-                .bind(us)
-                .bind(us);
-        }
-        q.execute(&mut *tx).await?;
-        let sql = values(
-            "INSERT INTO totals (board, period, member, points, version, reach_seq, set_version, updated_at) VALUES ",
-            8,
-            rows,
-            sqlite,
-        );
-        let mut q = sqlx::query(&sql);
-        for i in start..start + rows {
-            q = q.bind(slug).bind(key.clone()).bind(format!("m{i:07}")).bind(points(i)).bind(1_i64);
-            q = q.bind(0_i64).bind(0_i64).bind(us);
-        }
-        q.execute(&mut *tx).await?;
-    }
-    tx.commit().await?;
+    fill(&pool, sqlite, (slug, &key), n, None, now).await?;
     report("fill (fixture: N entries + N totals)", n, started);
 
     let started = Instant::now();
@@ -288,8 +248,123 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         started.elapsed().as_secs_f64() / settle_seconds,
         took[2] * 1000.0
     );
+
+    // Settlement in segments: the same members in BENCH_SEGMENTS provinces x classes (30x500), a
+    // prize table per dimension, settled beside the plain board's settlement above.
+    if let Some((provinces, classes)) = segment_counts()? {
+        let prize = |to_rank, prize: &str| vec![Prize { from_rank: 1, to_rank, prize: prize.into() }];
+        let segmented = Board {
+            slug: BoardSlug::parse(format!("settle-seg-{n}"))?,
+            segments: vec!["province".into(), "class".into()],
+            segment_prizes: [("province".into(), prize(3, "medal")), ("class".into(), prize(1, "star"))]
+                .into(),
+            ..board.clone()
+        };
+        engine.create_board(&segmented).await?;
+        let started = Instant::now();
+        fill(&pool, sqlite, (segmented.slug.as_str(), &key), n, Some((provinces, classes)), now).await?;
+        report("fill in segments (fixture: N entries + N totals + 2N memberships)", n, started);
+        let scope = engine.scope_of(&segmented.slug, period).await?;
+        let started = Instant::now();
+        engine.rebuild(&scope, "bench").await?;
+        report("rebuild in segments (Engine::rebuild: the board and every segment)", n, started);
+        engine.transition(&scope, Transition::Freeze, "bench", None).await?;
+        let started = Instant::now();
+        let settled = engine.settle(&segmented, period, "bench").await?;
+        assert_eq!(
+            (settled.members as usize, settled.segments.len()),
+            (n, provinces.min(n) + classes.min(n))
+        );
+        report(&format!("settle in segments ({provinces} provinces x {classes} classes)"), n, started);
+        println!("RATIO segmented-settle/settle={:.2}", started.elapsed().as_secs_f64() / settle_seconds);
+    }
     pool.close().await;
     engine.close().await;
+    Ok(())
+}
+
+/// `BENCH_SEGMENTS`: `<provinces>x<classes>` (default 30x500); empty or `0`: no segmented run.
+fn segment_counts() -> Result<Option<(usize, usize)>, Box<dyn std::error::Error>> {
+    let spec = std::env::var("BENCH_SEGMENTS").unwrap_or_else(|_| "30x500".into());
+    if spec.is_empty() || spec == "0" {
+        return Ok(None);
+    }
+    let (p, c) = spec.split_once('x').ok_or("BENCH_SEGMENTS is <provinces>x<classes>, e.g. 30x500")?;
+    Ok(Some((p.parse()?, c.parse()?)))
+}
+
+/// The fixture: period `key` of board `slug` open, with `n` members `m0000000`… holding one point
+/// event and one total each, and, with `segments` (provinces, classes), member i in province
+/// `p<i % provinces>` and class `c<i % classes>`.
+async fn fill(
+    pool: &sqlx::AnyPool,
+    sqlite: bool,
+    (slug, key): (&str, &str),
+    n: usize,
+    segments: Option<(usize, usize)>,
+    now: jiff::Timestamp,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let us = now.as_microsecond();
+    // SQLite resolves `$n` placeholders by name, one linear search per parameter: a 4 000-parameter
+    // statement then costs ~10x more than with anonymous `?`, which the fixture uses there.
+    let mut tx = pool.begin().await?;
+    sqlx::query("INSERT INTO periods (board, period, state, next_seq) VALUES ($1, $2, 'open', 0)")
+        .bind(slug)
+        .bind(key)
+        .execute(&mut *tx)
+        .await?;
+    for start in (0..n).step_by(CHUNK) {
+        let rows = CHUNK.min(n - start);
+        let sql = values(
+            "INSERT INTO entries (board, period, member, kind, external_id, delta, occurred_at, recorded_at) VALUES ",
+            8,
+            rows,
+            sqlite,
+        );
+        let mut q = sqlx::query(&sql);
+        for i in start..start + rows {
+            q = q
+                .bind(slug)
+                .bind(key)
+                .bind(format!("m{i:07}"))
+                .bind("point")
+                .bind(format!("e{i}"))
+                .bind(points(i))
+                .bind(us)
+                .bind(us);
+        }
+        q.execute(&mut *tx).await?;
+        let sql = values(
+            "INSERT INTO totals (board, period, member, points, version, reach_seq, set_version, updated_at) VALUES ",
+            8,
+            rows,
+            sqlite,
+        );
+        let mut q = sqlx::query(&sql);
+        for i in start..start + rows {
+            q = q.bind(slug).bind(key).bind(format!("m{i:07}")).bind(points(i)).bind(1_i64);
+            q = q.bind(0_i64).bind(0_i64).bind(us);
+        }
+        q.execute(&mut *tx).await?;
+        if let Some((provinces, classes)) = segments {
+            let sql = values(
+                "INSERT INTO segment_members (board, period, member, dimension, value) VALUES ",
+                5,
+                2 * rows,
+                sqlite,
+            );
+            let mut q = sqlx::query(&sql);
+            for i in start..start + rows {
+                for (dimension, value) in
+                    [("province", format!("p{}", i % provinces)), ("class", format!("c{}", i % classes))]
+                {
+                    q = q.bind(slug).bind(key).bind(format!("m{i:07}")).bind(dimension).bind(value);
+                }
+            }
+            q.execute(&mut *tx).await?;
+        }
+    }
+    tx.commit().await?;
     Ok(())
 }
 
