@@ -31,7 +31,7 @@ use crate::redis::ProjectedTotal;
 use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::ErrorCode;
-use domain::segment::Segment;
+use domain::segment::{Segment, Values};
 use domain::view::{Entry, MemberSegment};
 use domain::{Board, BoardSlug, MemberId, PeriodKey};
 use std::collections::{BTreeMap, HashMap};
@@ -78,9 +78,22 @@ impl Engine {
         }
         let members: Vec<&MemberId> = totals.iter().map(|t| &t.member).collect();
         let held = self.core.ledger.segments_of(&board.slug, period, &members).await?;
+        let held: HashMap<&MemberId, &Values> = held.iter().map(|(m, v)| (m, v)).collect();
+        self.project_segments_held(board, period, totals, &held).await
+    }
+
+    /// [`Engine::project_segments`] with the members' values known (the write path has them from
+    /// its transaction): nothing is read from the ledger.
+    pub(crate) async fn project_segments_held(
+        &self,
+        board: &Board,
+        period: &PeriodKey,
+        totals: &[ProjectedTotal],
+        held: &HashMap<&MemberId, &Values>,
+    ) -> Result<(), EngineError> {
         let mut by_segment: BTreeMap<Segment, Vec<ProjectedTotal>> = BTreeMap::new();
         for t in totals {
-            for (dimension, value) in held.get(&t.member).into_iter().flatten() {
+            for (dimension, value) in held.get(&t.member).into_iter().flat_map(|v| v.iter()) {
                 let segment = Segment { dimension: dimension.clone(), value: value.clone() };
                 by_segment.entry(segment).or_default().push(t.clone());
             }

@@ -30,9 +30,10 @@
 use crate::ledger::Recorded;
 use crate::redis::ProjectedTotal;
 use crate::{Engine, EngineError};
+use domain::segment::Values;
 use domain::write::{Outcome, Write};
 use domain::{Board, MemberId, Operator, PeriodKey};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The most writes one batch may carry.
 pub const MAX_BATCH: usize = 1000;
@@ -100,6 +101,7 @@ impl Engine {
                     total: None,
                     points: None,
                     version: None,
+                    segments: None,
                 },
             })
             .collect();
@@ -112,7 +114,10 @@ impl Engine {
         // (`Projection::project_grouped`); a member changed twice in the batch is projected
         // once, at its last version.
         let mut by_period: BTreeMap<PeriodKey, BTreeMap<&MemberId, ProjectedTotal>> = BTreeMap::new();
-        for t in recorded.iter().filter_map(|r| r.total.as_ref()) {
+        // The members' segment values, when the ledger answered them (all or none per period).
+        let mut values: BTreeMap<PeriodKey, HashMap<&MemberId, &Values>> = BTreeMap::new();
+        for r in &recorded {
+            let Some(t) = r.total.as_ref() else { continue };
             let total = ProjectedTotal {
                 member: t.member.clone(),
                 version: t.version,
@@ -120,6 +125,9 @@ impl Engine {
                 hidden: t.hidden,
             };
             by_period.entry(t.period).or_default().insert(&t.member, total);
+            if let Some(held) = &r.segments {
+                values.entry(t.period).or_default().insert(&t.member, held);
+            }
         }
         let mut failed = BTreeSet::new();
         let keep = board.keep_top.unwrap_or(0);
@@ -134,7 +142,10 @@ impl Engine {
                 tracing::warn!(board = %board.slug, %period, members, %error,
                     "projection failed; the ledger has the writes and the reconciler will level them");
                 failed.insert(*period);
-            } else if let Err(error) = self.project_segments(board, period, &totals_of(totals)).await {
+            } else if let Err(error) = match values.get(period).filter(|v| v.len() == members) {
+                Some(held) => self.project_segments_held(board, period, &totals_of(totals), held).await,
+                None => self.project_segments(board, period, &totals_of(totals)).await,
+            } {
                 // Then into the rankings of the members' segments: one call per segment.
                 self.metrics().redis_errors.inc();
                 tracing::warn!(board = %board.slug, %period, members, %error,

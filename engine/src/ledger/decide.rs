@@ -152,6 +152,16 @@ pub(super) fn decide_batch<'a>(
         }
         d.answers.push(recorded);
     }
+    if !board.segments.is_empty() {
+        // The values after the whole batch (a batch only adds values): what each changed total
+        // is projected into.
+        for ((answer, write), key) in d.answers.iter_mut().zip(writes).zip(keys) {
+            if answer.total.is_some() {
+                answer.segments =
+                    Some(held.get(&(key.as_str(), write.member.as_str())).cloned().unwrap_or_default());
+            }
+        }
+    }
     d
 }
 
@@ -237,6 +247,7 @@ pub(super) fn conclude(
         reason: None,
         points: Some(points),
         version: Some(version),
+        segments: None,
     };
     Ok((recorded, Some(StoredState { points, version, reach_seq: seq, set_version })))
 }

@@ -55,10 +55,22 @@ pub struct Recorded {
     /// The member's points and version after the write, when known.
     pub points: Option<i64>,
     pub version: Option<i64>,
+    /// On a segmented board, when the total changed and the batch read them in its transaction:
+    /// the member's segment values after the write, so that its segment rankings are projected
+    /// without reading them again. None: read them.
+    pub segments: Option<domain::segment::Values>,
 }
 
 impl Recorded {
     pub(super) fn bare(outcome: Outcome, period: PeriodKey, reason: Option<String>) -> Self {
-        Self { outcome, period: Some(period), reason, total: None, points: None, version: None }
+        Self {
+            outcome,
+            period: Some(period),
+            reason,
+            total: None,
+            points: None,
+            version: None,
+            segments: None,
+        }
     }
 }

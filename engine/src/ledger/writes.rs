@@ -207,8 +207,11 @@ impl Ledger {
             }
         }
 
-        // The segment values the members of writes naming any hold (segmented boards only).
-        let held = held_segments(tx, backend, slug, writes, &keys).await?;
+        // The segment values the batch's members hold (segmented boards only).
+        let held = match board.segments.is_empty() {
+            true => Held::new(),
+            false => held_segments(tx, backend, slug, writes, &keys).await?,
+        };
 
         // 3. Each write in order, in memory: the same steps as `apply`, on the running totals.
         let mut decided =
@@ -385,12 +388,14 @@ impl Ledger {
             }),
             points: Some(points),
             version: Some(version),
+            segments: None,
         }))
     }
 }
 
-/// The segment values held by the members of `writes` that name any, by (period key, member):
-/// one lookup per period; nothing when no write names a segment.
+/// The segment values held by the members of `writes`, by (period key, member): one lookup per
+/// period. Every member's, not only those of writes naming values: the answers carry them to the
+/// projection of the segment rankings, which then reads nothing after the commit.
 async fn held_segments<'a>(
     tx: &mut Tx,
     backend: super::Backend,
@@ -399,7 +404,7 @@ async fn held_segments<'a>(
     keys: &'a [String],
 ) -> Result<Held<'a>, LedgerError> {
     let mut wanted: HashMap<&'a str, Vec<&'a str>> = HashMap::new();
-    for (w, key) in writes.iter().zip(keys).filter(|(w, _)| !w.segments.is_empty()) {
+    for (w, key) in writes.iter().zip(keys) {
         wanted.entry(key.as_str()).or_default().push(w.member.as_str());
     }
     let mut held = Held::new();
