@@ -78,7 +78,7 @@ impl Engine {
         }
         let members: Vec<&MemberId> = totals.iter().map(|t| &t.member).collect();
         let held = self.core.ledger.segments_of(&board.slug, period, &members).await?;
-        let held: HashMap<&MemberId, &Values> = held.iter().map(|(m, v)| (m, v)).collect();
+        let held: HashMap<&MemberId, &Values> = held.iter().collect();
         self.project_segments_held(board, period, totals, &held).await
     }
 

@@ -120,7 +120,7 @@ pub(super) fn decide_batch<'a>(
                     TiePolicy::Shared => None,
                 };
                 match conclude(board, period, &write.member, &write.change, locked, points, entry_seq) {
-                    Err(recorded) => recorded,
+                    Err(recorded) => *recorded,
                     Ok((recorded, state)) => {
                         d.entries.push(NewEntry { reach_seq: entry_seq, ..entry });
                         d.recorded.push((i, entry_seq));
@@ -157,8 +157,8 @@ pub(super) fn decide_batch<'a>(
         // is projected into.
         for ((answer, write), key) in d.answers.iter_mut().zip(writes).zip(keys) {
             if answer.total.is_some() {
-                answer.segments =
-                    Some(held.get(&(key.as_str(), write.member.as_str())).cloned().unwrap_or_default());
+                let values = held.get(&(key.as_str(), write.member.as_str())).cloned().unwrap_or_default();
+                answer.segments = Some(values);
             }
         }
     }
@@ -206,7 +206,7 @@ pub(super) fn judge(board: &Board, period: PeriodKey, change: &Change, current: 
 
 /// The answer to a change [`judge`] let through, recorded with `entry_seq`, and the member's new
 /// stored total (`None` when the total stays). `Err`: rejected after all, nothing is written
-/// (only a used-up sequence budget gets there: bounds were checked by `judge`).
+/// (only a used-up sequence budget gets there: bounds were checked by `judge`; boxed, as rare).
 pub(super) fn conclude(
     board: &Board,
     period: PeriodKey,
@@ -215,7 +215,7 @@ pub(super) fn conclude(
     locked: &LockedTotal,
     points: Option<i64>,
     entry_seq: Option<i64>,
-) -> Result<(Recorded, Option<StoredState>), Recorded> {
+) -> Result<(Recorded, Option<StoredState>), Box<Recorded>> {
     let LockedTotal { current, reach_seq, hidden } = *locked;
     let Some(points) = points else {
         // best: the submission is recorded (so a repeat is recognised) but the total stays.
@@ -231,7 +231,7 @@ pub(super) fn conclude(
     let score = board
         .codec
         .encode(points, seq)
-        .map_err(|e| Recorded::bare(Outcome::Rejected, period, Some(e.to_string())))?;
+        .map_err(|e| Box::new(Recorded::bare(Outcome::Rejected, period, Some(e.to_string()))))?;
     let set_version = match *change {
         Change::Total { version, .. } => version,
         _ => current.set_version,

@@ -494,7 +494,7 @@ pub(super) async fn apply(
     };
     let (recorded, state) = match conclude(board, period, member, change, &locked, points, entry_seq) {
         Ok(done) => done,
-        Err(rejected) => return Ok(rejected),
+        Err(rejected) => return Ok(*rejected),
     };
     let new = NewEntry { period: &key, member, change, meta: *entry, reach_seq: entry_seq };
     if insert_entries(tx, backend, "entries", slug, std::slice::from_ref(&new), now).await? == 0 {
