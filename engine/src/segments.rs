@@ -98,10 +98,23 @@ impl Engine {
                 by_segment.entry(segment).or_default().push(t.clone());
             }
         }
-        for (segment, totals) in &by_segment {
-            self.core.projection.project_segment(&board.slug, period, segment, totals).await?;
+        // Each segment is its own slot (and often its own node): the calls go out together, so a
+        // write waits one round trip for all its segments rather than one per segment.
+        let mut calls = tokio::task::JoinSet::new();
+        for (segment, totals) in by_segment {
+            let (projection, slug, period) = (self.core.projection.clone(), board.slug.clone(), *period);
+            calls.spawn(async move { projection.project_segment(&slug, &period, &segment, &totals).await });
         }
-        Ok(())
+        let mut failed = None;
+        while let Some(done) = calls.join_next().await {
+            match done {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => failed = Some(EngineError::from(e)),
+                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                Err(e) => failed = Some(EngineError::Invalid(format!("a segment projection stopped: {e}"))),
+            }
+        }
+        failed.map_or(Ok(()), Err)
     }
 
     /// A segment's totals as the projection holds them (hidden members' versions included).
