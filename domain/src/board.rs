@@ -210,8 +210,14 @@ impl BoardDraft {
             crate::score::ScoreCodec::new(policy, self.min_points.unwrap_or(0), self.max_points, tie_base)
                 .map_err(|e| refuse("max_points", e.to_string()))?
                 .sorted(sort);
-        let BoardSettings { title, freeze_grace_seconds, public_freeze_seconds, prizes, ranking_ttl_days } =
-            settings;
+        let BoardSettings {
+            title,
+            freeze_grace_seconds,
+            public_freeze_seconds,
+            prizes,
+            ranking_ttl_days,
+            ..
+        } = settings;
         Ok(Board {
             slug,
             title,
@@ -252,6 +258,9 @@ pub struct BoardSettings {
     pub prizes: Vec<Prize>,
     #[serde(default = "default_ranking_ttl_days")]
     pub ranking_ttl_days: i64,
+    /// The segment dimensions' prize tables ([`check_segment_prizes`]); None: as they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segment_prizes: Option<SegmentPrizes>,
 }
 
 fn default_ranking_ttl_days() -> i64 {
@@ -295,7 +304,21 @@ impl BoardSettings {
                 format!("ranking_ttl_days must be 0-{MAX_RANKING_TTL_DAYS}"),
             ));
         }
-        Ok(Self { title, freeze_grace_seconds, public_freeze_seconds, prizes, ranking_ttl_days })
+        Ok(Self {
+            title,
+            freeze_grace_seconds,
+            public_freeze_seconds,
+            prizes,
+            ranking_ttl_days,
+            segment_prizes: None,
+        })
+    }
+
+    /// The settings with the segment prize tables `tables`, checked against the board's
+    /// dimensions `declared`.
+    pub fn with_segment_prizes(self, declared: &[String], tables: SegmentPrizes) -> Result<Self, DraftError> {
+        check_segment_prizes(declared, &tables).map_err(|e| refuse("segment_prizes", e))?;
+        Ok(Self { segment_prizes: Some(tables), ..self })
     }
 
     /// A board's current settings.
@@ -306,6 +329,7 @@ impl BoardSettings {
             public_freeze_seconds: board.public_freeze_seconds,
             prizes: board.prizes.clone(),
             ranking_ttl_days: board.ranking_ttl_days,
+            segment_prizes: Some(board.segment_prizes.clone()),
         }
     }
 }
@@ -317,6 +341,36 @@ pub fn prize_lines(prizes: &[Prize]) -> String {
         false => format!("{}-{}: {}", p.from_rank, p.to_rank, p.prize),
     };
     prizes.iter().map(line).collect::<Vec<_>>().join("\n")
+}
+
+/// Writes segment prize tables one range per line, the dimension first (`province 1-3: Medal`),
+/// as [`parse_segment_prize_lines`] reads them.
+pub fn segment_prize_lines(tables: &SegmentPrizes) -> String {
+    let lines = tables.iter().flat_map(|(dim, prizes)| {
+        prize_lines(prizes).lines().map(|l| format!("{dim} {l}")).collect::<Vec<_>>()
+    });
+    lines.collect::<Vec<_>>().join("\n")
+}
+
+/// Reads segment prize tables written one range per line, the dimension first
+/// (`province 1-3: Medal`; the console's form); blank lines are skipped. Checked against the
+/// board's dimensions by [`BoardSettings::with_segment_prizes`].
+pub fn parse_segment_prize_lines(text: &str) -> Result<SegmentPrizes, DraftError> {
+    let mut tables = SegmentPrizes::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let (dim, rest) = line.split_once(char::is_whitespace).ok_or_else(|| {
+            refuse(
+                "segment_prizes",
+                format!(
+                    "{line:?}: write the dimension, a space, then the ranks and prize (province 1-3: Medal)"
+                ),
+            )
+        })?;
+        let prizes =
+            parse_prize_lines(rest).map_err(|e| DraftError { field: "segment_prizes".into(), ..e })?;
+        tables.entry(dim.to_owned()).or_default().extend(prizes);
+    }
+    Ok(tables)
 }
 
 /// Reads a prize table written one range per line, `1: Gold`, `2-3: Silver` (the console's
@@ -441,6 +495,22 @@ mod prize_tests {
         assert_eq!(e.field, "segments");
         let e = BoardDraft { segments: Some(vec!["A".into()]), ..draft() }.parse().unwrap_err();
         assert_eq!(e.field, "segments");
+    }
+
+    #[test]
+    fn segment_prize_lines_read_back_what_they_write() {
+        let tables = SegmentPrizes::from([
+            ("class".to_owned(), vec![Prize { from_rank: 1, to_rank: 1, prize: "Star".into() }]),
+            ("province".to_owned(), vec![Prize { from_rank: 1, to_rank: 3, prize: "Medal".into() }]),
+        ]);
+        let text = segment_prize_lines(&tables);
+        assert_eq!(text, "class 1: Star\nprovince 1-3: Medal");
+        assert_eq!(parse_segment_prize_lines(&text).unwrap(), tables);
+        assert_eq!(parse_segment_prize_lines("province").unwrap_err().field, "segment_prizes");
+        assert_eq!(parse_segment_prize_lines("province gold").unwrap_err().field, "segment_prizes");
+        let settings = BoardSettings::of(&draft().parse().unwrap());
+        let e = settings.with_segment_prizes(&["class".into()], tables).unwrap_err();
+        assert_eq!(e.field, "segment_prizes");
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! - an export carries the segment records; an import into another ledger reproduces the
 //!   digest, and the offline verifier recomputes the latest revision's segment rankings from the
 //!   export (and finds a tampered segment digest);
+//! - edited segment prize tables (an undeclared dimension refused) apply to the next settlement;
 //! - a move between values is previewed (the member leaves one ranking and joins another),
 //!   audited, takes the total along at once, makes the new value the one later writes must name,
 //!   and leaves a tombstone that the reconciler counts (nothing to level after it; after Redis
@@ -403,6 +404,43 @@ async fn a_move_after_settlement_moves_the_prizes_of_the_rankings_it_touches_onl
         // The export of the moved period verifies, its latest revision from the values now.
         let report = verify_export(&serde_json::to_value(e.export_period(&scope).await.unwrap()).unwrap());
         assert!(report.fails.is_empty(), "{name}: {:?}", report.fails);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn edited_segment_prize_tables_apply_to_the_next_settlement() {
+    each_store(async |name, e, _| {
+        let b = board();
+        let scope = recorded(e, &b).await;
+        let settings = domain::board::BoardSettings::of(&b);
+        let undeclared = SegmentPrizes::from([("school".to_owned(), vec![])]);
+        assert!(settings.clone().with_segment_prizes(&b.segments, undeclared.clone()).is_err(), "{name}");
+        // The engine refuses it too, whatever the caller checked.
+        let refused = e
+            .edit_board(
+                &b.slug,
+                &domain::board::BoardSettings { segment_prizes: Some(undeclared), ..settings.clone() },
+                "admin:ann",
+            )
+            .await;
+        assert!(matches!(refused, Err(engine::EngineError::Refused { .. })), "{name}: {refused:?}");
+        let tables = SegmentPrizes::from([(
+            "class".to_owned(),
+            vec![Prize { from_rank: 1, to_rank: 1, prize: "top of class".into() }],
+        )]);
+        e.edit_board(&b.slug, &settings.with_segment_prizes(&b.segments, tables).unwrap(), "admin:ann")
+            .await
+            .unwrap();
+        e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+        e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
+        let segment_rewards: Vec<_> =
+            rewards(&e.rewards(&scope).await.unwrap()).into_iter().filter(|r| !r.2.is_empty()).collect();
+        assert_eq!(
+            sorted(segment_rewards),
+            sorted(vec![grant("u1", "class:c1", "top of class"), grant("u2", "class:c2", "top of class")]),
+            "{name}: provinces have no table any more"
+        );
     })
     .await;
 }

@@ -66,6 +66,8 @@ pub struct PeriodConsole {
     pub ranking_ttl_days: i64,
     /// The board's segment dimensions: a correction may move a member between their values.
     pub segments: Vec<String>,
+    /// Their prize tables (the board settings edit them).
+    pub segment_prizes: domain::board::SegmentPrizes,
 }
 
 /// The latest long job of a period (a settlement, a rebuild) in the instance that answered, for
@@ -184,8 +186,10 @@ pub async fn create_board(
     Ok(())
 }
 
-/// Changes a board's title, freeze grace, scheduled public freeze, prize table and the life of
-/// settled periods' Redis keys (the rest is fixed at creation). Checked by `domain::board::BoardSettings`; a refusal names the field.
+/// Changes a board's title, freeze grace, scheduled public freeze, prize tables (its own and, on
+/// a board with segments, each dimension's: `segment_prizes`, one `dimension ranks: prize` per
+/// line) and the life of settled periods' Redis keys (the rest is fixed at creation). Checked by
+/// `domain::board::BoardSettings`; a refusal names the field.
 #[server(endpoint = "admin_edit_board")]
 pub async fn edit_board(
     board: String,
@@ -194,15 +198,22 @@ pub async fn edit_board(
     #[server(default)] public_freeze_seconds: String,
     prizes: String,
     #[server(default)] ranking_ttl_days: String,
+    #[server(default)] segment_prizes: Option<String>,
 ) -> Result<String, AppError> {
     let actor = super::admin::admin_actor().await?;
-    let settings = domain::board::BoardSettings::check(
+    let mut settings = domain::board::BoardSettings::check(
         &title,
         optional_number("freeze_grace_seconds", &freeze_grace_seconds)?,
         optional_number("public_freeze_seconds", &public_freeze_seconds)?,
         domain::board::parse_prize_lines(&prizes)?,
         optional_number("ranking_ttl_days", &ranking_ttl_days)?,
     )?;
+    // Only a board with segments has the field; without it the tables stay as they are.
+    if let Some(text) = segment_prizes {
+        let scope = super::scope(board.clone(), None).await?;
+        let tables = domain::board::parse_segment_prize_lines(&text)?;
+        settings = settings.with_segment_prizes(&scope.board().segments, tables)?;
+    }
     let edited = engine()?.edit_board(&board_slug(board)?, &settings, &actor).await?;
     Ok(tr!(locale(), "period-saved", title = edited.summary.title))
 }
@@ -249,6 +260,7 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         keep_top: board.keep_top,
         ranking_ttl_days: board.ranking_ttl_days,
         segments: board.segments.clone(),
+        segment_prizes: board.segment_prizes.clone(),
     })
 }
 

@@ -190,6 +190,7 @@ fn Console(
         keep_top,
         ranking_ttl_days,
         segments,
+        segment_prizes,
     } = c;
     let l = crate::i18n::locale();
     let settings = view! {
@@ -202,6 +203,8 @@ fn Console(
             edit
             keep_top
             ranking_ttl_days
+            segments=segments.clone()
+            segment_prizes
         />
     };
     let slug = board.slug.to_string();
@@ -775,6 +778,9 @@ fn BoardSettingsForm(
     edit: ServerAction<EditBoard>,
     keep_top: Option<u64>,
     ranking_ttl_days: i64,
+    /// The board's segment dimensions and their prize tables (none: no field for them).
+    segments: Vec<String>,
+    segment_prizes: domain::board::SegmentPrizes,
 ) -> impl IntoView {
     let l = crate::i18n::locale();
     let bounded = match keep_top {
@@ -805,6 +811,14 @@ fn BoardSettingsForm(
                         <textarea name="prizes" rows="3">{domain::board::prize_lines(&prizes)}</textarea>
                     </label>
                     <FieldError error field="prizes"/>
+                    {(!segments.is_empty()).then(|| view! {
+                        <label>{tr!(l, "period-field-segment-prizes", dimensions = segments.join(", "))}
+                            <textarea name="segment_prizes" rows="3" placeholder="province 1-3: Medal">
+                                {domain::board::segment_prize_lines(&segment_prizes)}
+                            </textarea>
+                        </label>
+                        <FieldError error field="segment_prizes"/>
+                    })}
                     <label>
                         {tr!(l, "period-field-ranking-ttl")}
                         <input name="ranking_ttl_days" inputmode="numeric" value=ranking_ttl_days/>

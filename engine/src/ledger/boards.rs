@@ -90,9 +90,12 @@ impl Ledger {
             else {
                 return Ok(None);
             };
+            let segment_prizes = settings.segment_prizes.clone().unwrap_or_else(|| before.segment_prizes.clone());
+            domain::board::check_segment_prizes(&before.segments, &segment_prizes)
+                .map_err(|e| LedgerError::refused(domain::ErrorCode::Invalid, e))?;
             sqlx::query(
                 "UPDATE boards SET title = $1, freeze_grace_seconds = $2, prizes = $3, public_freeze_seconds = $5, \
-                 ranking_ttl_days = $6 WHERE slug = $4",
+                 ranking_ttl_days = $6, segment_prizes = $7 WHERE slug = $4",
             )
             .bind(&settings.title)
             .bind(settings.freeze_grace_seconds)
@@ -100,6 +103,7 @@ impl Ledger {
             .bind(slug.as_str())
             .bind(settings.public_freeze_seconds)
             .bind(settings.ranking_ttl_days)
+            .bind(serde_json::to_string(&segment_prizes).expect("prizes serialise"))
             .execute(&mut *w.tx)
             .await?;
             let record = AuditRecord {
@@ -112,7 +116,7 @@ impl Ledger {
             };
             super::audit::record(&mut w.tx, &record, now).await?;
             w.tx.commit().await?;
-            let BoardSettings { title, freeze_grace_seconds, public_freeze_seconds, prizes, ranking_ttl_days } =
+            let BoardSettings { title, freeze_grace_seconds, public_freeze_seconds, prizes, ranking_ttl_days, .. } =
                 settings;
             Ok(Some(Board {
                 title,
@@ -120,6 +124,7 @@ impl Ledger {
                 public_freeze_seconds,
                 prizes,
                 ranking_ttl_days,
+                segment_prizes,
                 ..before
             }))
         })

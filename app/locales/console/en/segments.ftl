@@ -6,3 +6,4 @@ correct-segment-prizes = Prizes changing hands in { $ranking }
 correct-change-move = Move a member to another segment value
 correct-segment = Segment to move to ({ $dimensions }):
 correct-segment-invalid = Write the segment as dimension:value, e.g. province:zj.
+period-field-segment-prizes = Prizes of each segment ranking, one range per line after its dimension ({ $dimensions }; e.g. province 1-3: Medal):

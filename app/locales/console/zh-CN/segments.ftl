@@ -6,3 +6,4 @@ correct-segment-prizes = { $ranking } 中易手的奖品
 correct-change-move = 将成员移到另一个分榜
 correct-segment = 移入的分榜（{ $dimensions }）：
 correct-segment-invalid = 请按 维度:取值 的格式填写分榜，例如 province:zj。
+period-field-segment-prizes = 各分榜的奖品，每行一个名次区间，行首写维度（{ $dimensions }；例如 province 1-3: 奖牌）：
