@@ -22,9 +22,10 @@
 //!
 //! Costs. The distribution is two one-row window reads (the highest and lowest points) and at
 //! most [`MAX_BINS`] + 2 `ZCOUNT`s (`O(log n)` each) on the period's ranking, whatever the number
-//! of members; an archived period counts in its standing blocks instead. A member's history reads
-//! at most [`TIMELINE_ENTRIES`] entries, two one-row pages for the targets and one standing per
-//! period of the last [`HISTORY_PERIODS`].
+//! of members, in two round trips (`counts_at_least`: one, then the rest at once); an archived
+//! period counts in its standing blocks instead. A member's history reads at most
+//! [`TIMELINE_ENTRIES`] entries, two one-row pages for the targets and one standing per period of
+//! the last [`HISTORY_PERIODS`].
 
 use crate::ledger::{TimelineEntry, Viewer};
 use crate::scope::Scope;
@@ -105,23 +106,17 @@ impl Engine {
             let edges = bin_edges(low, high, MAX_BINS);
             // `count_at_least` counts the members with an edge's points or better: from the top
             // of a descending board, from the bottom of an ascending one.
-            let mut counted = Vec::with_capacity(edges.len());
+            let thresholds: Vec<i64> = match board.sort() {
+                // The last edge is above the highest points: nobody has as many.
+                Sort::Desc => edges[..edges.len() - 1].to_vec(),
+                // Members below an edge: those with at most one point less. The first edge is at
+                // or below the lowest points: nobody is below it.
+                Sort::Asc => edges[1..].iter().map(|edge| edge.saturating_sub(1)).collect(),
+            };
+            let mut counted = self.counts_at_least(scope, &thresholds).await?;
             match board.sort() {
-                Sort::Desc => {
-                    // The last edge is above the highest points: nobody has as many.
-                    for edge in &edges[..edges.len() - 1] {
-                        counted.push(self.count_at_least(scope, *edge).await?.value);
-                    }
-                    counted.push(0);
-                }
-                Sort::Asc => {
-                    // Members below an edge: those with at most one point less. The first edge
-                    // is at or below the lowest points: nobody is below it.
-                    counted.push(0);
-                    for edge in &edges[1..] {
-                        counted.push(self.count_at_least(scope, edge.saturating_sub(1)).await?.value);
-                    }
-                }
+                Sort::Desc => counted.push(0),
+                Sort::Asc => counted.insert(0, 0),
             }
             bins = edges
                 .windows(2)
@@ -163,6 +158,34 @@ impl Engine {
             State::Open | State::Frozen => Vec::new(),
         };
         Ok(Distribution { period: key, state, members, bins, me, prizes: board.prizes.clone(), winners })
+    }
+
+    /// [`Engine::count_at_least`] of each threshold, in one Redis round trip rather than one
+    /// each: the first alone (it may leave what the others need cached: the period's state, the
+    /// ledger's order while Redis is away), then the rest together, whose scripts go out at once
+    /// on the one multiplexed connection.
+    async fn counts_at_least(&self, scope: &Scope, thresholds: &[i64]) -> Result<Vec<u64>, EngineError> {
+        let Some((first, rest)) = thresholds.split_first() else { return Ok(Vec::new()) };
+        let mut counted = vec![self.count_at_least(scope, *first).await?.value];
+        let mut reads: Vec<_> = rest.iter().map(|t| Some(Box::pin(self.count_at_least(scope, *t)))).collect();
+        let mut values = vec![0; rest.len()];
+        std::future::poll_fn(|cx| {
+            let mut waiting = false;
+            for (read, value) in reads.iter_mut().zip(values.iter_mut()) {
+                let Some(pending) = read else { continue };
+                match pending.as_mut().poll(cx) {
+                    std::task::Poll::Ready(done) => {
+                        *value = done?.value;
+                        *read = None;
+                    }
+                    std::task::Poll::Pending => waiting = true,
+                }
+            }
+            if waiting { std::task::Poll::Pending } else { std::task::Poll::Ready(Ok::<_, EngineError>(())) }
+        })
+        .await?;
+        counted.extend(values);
+        Ok(counted)
     }
 
     /// The board's last [`HISTORY_PERIODS`] periods, newest first, each with its state and its

@@ -121,6 +121,12 @@ impl Engine {
         }
     }
 
+    /// The newest profile revision in this process's copy: it moves whenever a name or avatar
+    /// the reads show may have changed (a profile written here, or caught up from the ledger).
+    pub fn names_revision(&self) -> i64 {
+        self.names.copy.read().expect("names").revision
+    }
+
     /// Creates or replaces a member's profile; reads of this engine show the new name and avatar
     /// at once.
     pub async fn put_profile(

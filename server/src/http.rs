@@ -229,7 +229,8 @@ async fn observe_and_guard(State(state): State<AppState>, mut req: Request, next
     };
     let response = match refused {
         Some(refused) => refused,
-        None => next.run(req).await,
+        // An anonymous board page may be answered from the shared copy (`page_cache`).
+        None => crate::page_cache::serve(&state, req, next, route.as_ref().map(MatchedPath::as_str)).await,
     };
     let response = if server_fn { with_error_status(response).await } else { response };
     let status = response.status().as_u16();

@@ -16,6 +16,7 @@ mod assets;
 mod cli;
 mod http;
 mod listen;
+mod page_cache;
 mod peer;
 mod rest;
 mod security;

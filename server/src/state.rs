@@ -20,6 +20,8 @@ pub struct Shared {
     pub web: Web,
     /// What the top-N route answered, for repeats (`top_cache`).
     pub top_bytes: TopBytes,
+    /// The board pages kept for anonymous visitors (`page_cache`).
+    pub pages: crate::page_cache::PageCache,
     /// The live streams open on this process, by client (`rest::slots`).
     pub streams: crate::rest::slots::StreamSlots,
 }
@@ -48,6 +50,7 @@ impl AppState {
             engine,
             web,
             top_bytes: TopBytes::default(),
+            pages: Default::default(),
             streams: Default::default(),
         }))
     }

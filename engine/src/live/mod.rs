@@ -161,6 +161,20 @@ pub struct Live {
     pushed: AtomicU64,
     dropped: AtomicU64,
     closed_by_freeze: AtomicU64,
+    /// Changes this process announced, per board hashed into a few counters (two boards may
+    /// share one: that costs only an early refresh). See [`Engine::announced_of`].
+    announced: [AtomicU64; ANNOUNCED_BOARDS],
+}
+
+/// How many counters [`Live::announced`] spreads boards over.
+const ANNOUNCED_BOARDS: usize = 32;
+
+/// The counter of [`Live::announced`] that counts `board`'s changes.
+fn announced_slot(board: &BoardSlug) -> usize {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    board.hash(&mut hasher);
+    (hasher.finish() % ANNOUNCED_BOARDS as u64) as usize
 }
 
 impl Live {
@@ -233,6 +247,7 @@ impl Engine {
     /// of it recompute, and the other instances' hear it through Redis (see the module doc).
     /// Returns at once; never fails (a publish that cannot be made is logged and skipped).
     pub fn announce(&self, board: &BoardSlug, period: &PeriodKey) {
+        self.live.announced[announced_slot(board)].fetch_add(1, Ordering::Release);
         let channel = self.core.projection.keys().changes(board, period);
         // This process's subscribers hear it even while Redis cannot be reached.
         self.live.changed(&channel);
@@ -262,6 +277,14 @@ impl Engine {
                 Err(_) => tracing::debug!(%channel, "change not published: Redis did not answer in time"),
             }
         });
+    }
+
+    /// A number that moves whenever this process announces a change of one of `board`'s periods
+    /// ([`Engine::announce`]: a write's projection, a transition, a hide, …), read before a read
+    /// of the board: whoever keeps what it made of the reads (the server's page cache) makes it
+    /// again once this moved, so this process's own changes show at once.
+    pub fn announced_of(&self, board: &BoardSlug) -> u64 {
+        self.live.announced[announced_slot(board)].load(Ordering::Acquire)
     }
 
     /// Subscribes to a board period's live events (a scope named `current` is fixed when it is

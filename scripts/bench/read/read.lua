@@ -8,6 +8,7 @@
 --   BENCH_AROUND_BASE     path up to the member, e.g. /api/v1/boards/bench/periods/current/members
 --   BENCH_AROUND_RADIUS   default 2
 --   BENCH_ACCEPT_ENCODING sent as Accept-Encoding when set (e.g. "br, gzip", as browsers ask)
+--   BENCH_COOKIE          sent as Cookie when set (e.g. a "me" link's laurel_me=…)
 --
 -- done() prints one line for the script to parse:
 --   RESULT requests=… non2xx=… socket_errors=… duration_us=… p50_us=… p99_us=… mean_us=…
@@ -24,6 +25,11 @@ local members = tonumber(os.getenv("BENCH_AROUND_MEMBERS") or "0")
 local accept_encoding = os.getenv("BENCH_ACCEPT_ENCODING")
 if accept_encoding and accept_encoding ~= "" then
   wrk.headers["Accept-Encoding"] = accept_encoding
+end
+
+local cookie = os.getenv("BENCH_COOKIE")
+if cookie and cookie ~= "" then
+  wrk.headers["Cookie"] = cookie
 end
 
 if members > 0 then

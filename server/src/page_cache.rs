@@ -1,0 +1,638 @@
+//! The board page for anonymous visitors, shared: `GET /b/{board}[/{period}]` rendered once and
+//! answered to every anonymous visitor who asks for it in the same words within a second, with
+//! its brotli and gzip bodies compressed once.
+//!
+//! Why: a render reads the ranking, the distribution, the past periods and more, and builds
+//! about 25 KB of HTML (2–3 ms of CPU), and compressing it on the fly costs a third more. Every
+//! contestant opens this page, most of them without a "me" link, so most renders are repeats of
+//! one a moment old (docs/BENCHMARKS.md, reads: the board page for anonymous visitors).
+//!
+//! What may be shared, and with whom:
+//!
+//! - **Only anonymous requests**: a `GET` without `Authorization`, whose only cookie, if any, is
+//!   the language (`lang`). A session, a "me" link (`laurel_me`) or any other cookie is rendered
+//!   for its request as before and never kept, so nobody is ever given another visitor's page.
+//! - **The key is everything else that changes the HTML**: the path (board, period) and the
+//!   query, which may only name `period`, `show` and `segment` (`?lang=` sets a cookie, `?find=`
+//!   and the other views are rendered each time; an unknown parameter too, so made-up queries
+//!   cannot fill the cache), and the language the page is written in (`app::i18n::of_request`:
+//!   the cookie or `Accept-Language`).
+//! - **Only a plain 200 page** without `Set-Cookie` is kept, with its headers (its script policy
+//!   names the nonce of its inline scripts: a kept page keeps its nonce, as its body does; the
+//!   body is fixed when it is rendered, so nothing a later request brings can carry that nonce).
+//!
+//! How fresh: a render reads its rows live, so a kept page is as fresh as a top-N read (the
+//! freshness issue 47 set for it): answered for at most [`PAGE_TTL`] (the top-N cache's second,
+//! `engine::reads::caches`) after its render began, never past the end of the current period
+//! (`/b/{board}` then names the next one), and only while nothing this process knows of has
+//! changed what it shows: the engine's read epoch (a transition, a public freeze or reveal, a
+//! hide, an import, a rebuild, a board edit), the changes it announced for the board
+//! (`Engine::announced_of`: every write's projection, revokes, corrections, transitions), and
+//! its copy of the display names (`Engine::names_revision`). Those are read before the render,
+//! so a change during it already makes the page old. So this process's own writes and
+//! transitions show at once, as before; another instance's show within the second, as its
+//! top-N reads do. A public freeze leaks nothing: a kept page holds only what public reads
+//! answered when it was rendered, and a freeze made here drops it at once.
+//!
+//! Answers by `Accept-Encoding` as the compression layer would choose (`http::app`: brotli, then
+//! gzip, by the browser's q-values), with `Content-Encoding` and `Vary: accept-encoding`. The
+//! plain page passes through that layer as any page does. At most [`KEPT_PAGES`] pages are kept.
+
+use crate::state::AppState;
+use app::i18n::Locale;
+use axum::body::{Body, Bytes};
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How long a kept page is answered again: the top-N cache's time (`engine::reads::caches`).
+pub const PAGE_TTL: Duration = Duration::from_secs(1);
+
+/// The most pages kept at once.
+const KEPT_PAGES: usize = 256;
+
+/// The routes whose pages are kept (the board page's two paths, as the router names them).
+const ROUTES: [&str; 2] = ["/b/{board}", "/b/{board}/{period}"];
+
+/// The query parameters a kept page may be asked with.
+const PARAMETERS: [&str; 3] = ["period", "show", "segment"];
+
+/// Quality of the bodies compressed once per kept page (brotli 0–11, gzip 0–9): a little more
+/// than the on-the-fly layer's 4, as the work is shared by every visitor of the second, but not
+/// much: a page is compressed on a request's thread, and on a 25 KB page brotli 9 took about
+/// 15 ms more than 4 for 7 % fewer bytes (5: 6 %, in a few ms).
+const BROTLI_QUALITY: i32 = 5;
+/// Brotli's window (2^19 bytes): longer than any page, without the default's 4 MB of tables to
+/// clear for each.
+const BROTLI_WINDOW: i32 = 19;
+const GZIP_LEVEL: u32 = 6;
+
+/// The board pages kept for anonymous visitors.
+#[derive(Default)]
+pub struct PageCache {
+    kept: Mutex<HashMap<Key, Arc<Page>>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    /// The path and query, as asked.
+    target: Box<str>,
+    locale: Locale,
+}
+
+/// What a kept page was made from: when any of it moves, the page is made again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    epoch: u64,
+    announced: u64,
+    names: i64,
+}
+
+impl Stamp {
+    fn now(state: &AppState, board: &domain::BoardSlug) -> Self {
+        let engine = &state.engine;
+        Self {
+            epoch: engine.read_epoch(),
+            announced: engine.announced_of(board),
+            names: engine.names_revision(),
+        }
+    }
+}
+
+/// A rendered page: its headers and body, and its compressed bodies once someone asked for them.
+struct Page {
+    until: Instant,
+    stamp: Stamp,
+    headers: HeaderMap,
+    plain: Bytes,
+    br: OnceLock<Bytes>,
+    gzip: OnceLock<Bytes>,
+}
+
+/// How an answer's body is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Encoding {
+    Identity,
+    Gzip,
+    Br,
+}
+
+impl Encoding {
+    /// What `tower_http`'s compression layer (brotli and gzip on) picks for these headers: the
+    /// highest q-value above 0, brotli before gzip before identity on a tie; identity if none.
+    fn of(headers: &HeaderMap) -> Self {
+        headers
+            .get_all(header::ACCEPT_ENCODING)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(|item| {
+                let mut item = item.splitn(2, ';');
+                let name = item.next().unwrap_or_default().trim();
+                let encoding = if name.eq_ignore_ascii_case("gzip") || name.eq_ignore_ascii_case("x-gzip") {
+                    Encoding::Gzip
+                } else if name.eq_ignore_ascii_case("br") {
+                    Encoding::Br
+                } else if name.eq_ignore_ascii_case("identity") {
+                    Encoding::Identity
+                } else {
+                    return None;
+                };
+                let q = match item.next() {
+                    Some(q) => qvalue(q.trim())?,
+                    None => 1000,
+                };
+                Some((encoding, q))
+            })
+            .filter(|&(_, q)| q > 0)
+            .max_by_key(|&(encoding, q)| (q, encoding))
+            .map_or(Encoding::Identity, |(encoding, _)| encoding)
+    }
+}
+
+/// A q-value (`q=0.8`) in thousandths, read as `tower_http` reads it (None: the item is ignored).
+fn qvalue(s: &str) -> Option<u16> {
+    let rest = s.strip_prefix(['q', 'Q'])?.strip_prefix('=')?;
+    let (whole, fraction) = rest.split_once('.').unwrap_or((rest, ""));
+    let mut value = match whole {
+        "0" => 0u16,
+        "1" => 1000,
+        _ => return None,
+    };
+    if fraction.len() > 3 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    for (digit, factor) in fraction.bytes().zip([100u16, 10, 1]) {
+        value += factor * u16::from(digit - b'0');
+    }
+    (value <= 1000).then_some(value)
+}
+
+/// A request whose page may be shared: its key and its board. None: render it for itself.
+fn shareable(req: &Request, route: Option<&str>) -> Option<(Key, domain::BoardSlug)> {
+    if req.method() != Method::GET
+        || !route.is_some_and(|r| ROUTES.contains(&r))
+        || req.headers().contains_key(header::AUTHORIZATION)
+    {
+        return None;
+    }
+    // Only the language cookie: a session, a "me" link or anything else is personal.
+    let cookies = req.headers().get_all(header::COOKIE).iter();
+    for cookie in cookies.map(|v| v.to_str().ok()).flat_map(|v| v.unwrap_or("\u{0}").split(';')) {
+        let name = cookie.split_once('=').map_or(cookie, |(name, _)| name).trim();
+        if !name.is_empty() && name != app::i18n::COOKIE {
+            return None;
+        }
+    }
+    let query = req.uri().query().unwrap_or_default();
+    if !form_names(query).all(|name| PARAMETERS.contains(&name)) {
+        return None;
+    }
+    let board = req.uri().path().strip_prefix("/b/")?.split('/').next()?;
+    let board = domain::BoardSlug::parse(board).ok()?;
+    let target = req.uri().path_and_query()?.as_str().into();
+    Some((Key { target, locale: locale(req) }, board))
+}
+
+/// The names of a query string's parameters (not decoded: a known name needs no decoding).
+fn form_names(query: &str) -> impl Iterator<Item = &str> {
+    query.split('&').filter(|p| !p.is_empty()).map(|p| p.split_once('=').map_or(p, |(name, _)| name))
+}
+
+/// The language the page will be written in, as the app resolves it.
+fn locale(req: &Request) -> Locale {
+    let mut parts = Request::builder().uri(req.uri().clone()).body(()).expect("a copied URI").into_parts().0;
+    for name in [header::COOKIE, header::ACCEPT_LANGUAGE] {
+        for value in req.headers().get_all(&name) {
+            parts.headers.append(name.clone(), value.clone());
+        }
+    }
+    app::i18n::of_request(&parts).0
+}
+
+impl PageCache {
+    fn get(&self, key: &Key, stamp: Stamp) -> Option<Arc<Page>> {
+        let kept = self.kept.lock().expect("pages");
+        let page = kept.get(key)?;
+        (page.stamp == stamp && Instant::now() < page.until).then(|| Arc::clone(page))
+    }
+
+    fn keep(&self, key: Key, page: Arc<Page>) {
+        let mut kept = self.kept.lock().expect("pages");
+        if kept.len() >= KEPT_PAGES {
+            let now = Instant::now();
+            kept.retain(|_, p| p.until > now);
+        }
+        if kept.len() < KEPT_PAGES || kept.contains_key(&key) {
+            kept.insert(key, page);
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.kept.lock().expect("pages").len()
+    }
+}
+
+/// The board page from the kept copy when there is one for these words, else rendered (`next`)
+/// and kept if it may be; any other request goes to `next` untouched. `route` is the matched
+/// route's template.
+pub async fn serve(state: &AppState, req: Request, next: Next, route: Option<&str>) -> Response {
+    let Some((key, board)) = shareable(&req, route) else { return next.run(req).await };
+    let encoding = Encoding::of(req.headers());
+    let stamp = Stamp::now(state, &board);
+    if let Some(page) = state.pages.get(&key, stamp) {
+        return page.answer(encoding);
+    }
+    let started = Instant::now();
+    let response = next.run(req).await;
+    if response.status() != StatusCode::OK
+        || response.headers().contains_key(header::SET_COOKIE)
+        || response.headers().contains_key(header::CONTENT_ENCODING)
+    {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let plain = match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(plain) => plain,
+        Err(error) => {
+            tracing::error!(%error, "a board page's body failed");
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        }
+    };
+    let mut headers = parts.headers;
+    headers.remove(header::CONTENT_LENGTH);
+    let until = match period_end(state, &board).await {
+        Some(end) => (started + PAGE_TTL).min(end),
+        None => started,
+    };
+    let page = Arc::new(Page { until, stamp, headers, plain, br: OnceLock::new(), gzip: OnceLock::new() });
+    if Instant::now() < until {
+        state.pages.keep(key, Arc::clone(&page));
+    }
+    page.answer(encoding)
+}
+
+/// When the board's current period ends, as an instant of this process's clock (None: the board
+/// cannot be read; the page is then not kept).
+async fn period_end(state: &AppState, board: &domain::BoardSlug) -> Option<Instant> {
+    let board = state.engine.board(board).await.ok()?;
+    let now = jiff::Timestamp::now();
+    let left = board.period_at(now).span(&board.zone).end.duration_since(now);
+    Some(Instant::now() + Duration::try_from(left).unwrap_or(Duration::ZERO))
+}
+
+impl Page {
+    fn answer(&self, encoding: Encoding) -> Response {
+        let body = match encoding {
+            Encoding::Identity => self.plain.clone(),
+            Encoding::Br => self.br.get_or_init(|| brotli(&self.plain)).clone(),
+            Encoding::Gzip => self.gzip.get_or_init(|| gzip(&self.plain)).clone(),
+        };
+        let mut response = Response::new(Body::from(body.clone()));
+        *response.headers_mut() = self.headers.clone();
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+        let name = match encoding {
+            // The compression layer passes it on and adds `Vary` itself.
+            Encoding::Identity => return response,
+            Encoding::Br => "br",
+            Encoding::Gzip => "gzip",
+        };
+        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(name));
+        headers.append(header::VARY, HeaderValue::from_static("accept-encoding"));
+        response
+    }
+}
+
+fn brotli(plain: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(plain.len() / 3);
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: BROTLI_QUALITY,
+        lgwin: BROTLI_WINDOW,
+        ..Default::default()
+    };
+    brotli::BrotliCompress(&mut &plain[..], &mut out, &params).expect("compressing in memory");
+    out.into()
+}
+
+fn gzip(plain: &[u8]) -> Bytes {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(GZIP_LEVEL));
+    encoder.write_all(plain).expect("compressing in memory");
+    encoder.finish().expect("compressing in memory").into()
+}
+
+#[cfg(test)]
+mod tests {
+    //! On real stores (SQLite and the test Redis, `LAUREL_TEST_REDIS_URL`), through the whole
+    //! site as `listen` runs it. Behaviour only: which request gets the kept page, what it holds.
+
+    use super::*;
+    use crate::http::{Site, app};
+    use engine::Engine;
+    use engine::redis::keys::KeySpace;
+    use engine::redis::{Projection, RedisTarget};
+    use leptos::prelude::LeptosOptions;
+    use std::io::Read;
+    use tower::ServiceExt;
+
+    const LINK_SECRET: &str = "a secret only the page cache tests and their server know";
+
+    struct Pages {
+        site: Site,
+        state: AppState,
+        engine: Engine,
+        board: domain::Board,
+        dir: std::path::PathBuf,
+    }
+
+    /// An answer: its status, headers and body as sent.
+    struct Answer {
+        status: StatusCode,
+        headers: HeaderMap,
+        body: Bytes,
+    }
+
+    impl Answer {
+        fn header(&self, name: &str) -> String {
+            let values: Vec<_> = self.headers.get_all(name).iter().map(|v| v.to_str().unwrap()).collect();
+            values.join(", ")
+        }
+
+        /// The nonce the page's script policy names (each render has its own).
+        fn nonce(&self) -> String {
+            let csp = self.header("content-security-policy");
+            csp.split("'nonce-").nth(1).and_then(|rest| rest.split('\'').next()).expect(&csp).to_owned()
+        }
+
+        fn html(&self) -> String {
+            String::from_utf8(self.body.to_vec()).unwrap()
+        }
+
+        /// The HTML with its nonce blanked: two renders of the same data are then equal.
+        fn without_nonce(&self) -> String {
+            self.html().replace(&self.nonce(), "NONCE")
+        }
+    }
+
+    impl Pages {
+        async fn start(name: &str) -> Self {
+            let prefix = format!("laurel-pages-{name}-{}", std::process::id());
+            let dir = std::env::temp_dir().join(&prefix);
+            let url =
+                std::env::var("LAUREL_TEST_REDIS_URL").expect("LAUREL_TEST_REDIS_URL: run scripts/test");
+            let ledger =
+                engine::ledger::Ledger::connect(&format!("sqlite://{}/l.db", dir.display())).await.unwrap();
+            ledger.migrate().await.unwrap();
+            let projection = Projection::new(RedisTarget::parse(&url).unwrap(), KeySpace::new(prefix));
+            let secret = engine::access::links::LinkSecret::new(LINK_SECRET).unwrap();
+            let engine = Engine::from_parts(ledger, projection).with_link_secret(secret);
+            let state = AppState::new(LeptosOptions::builder().output_name("laurel").build(), engine.clone());
+            let site = app(state.clone());
+            let draft = domain::board::BoardDraft {
+                slug: "weekly".into(),
+                title: "Weekly".into(),
+                cadence: "weekly".into(),
+                time_zone: "UTC".into(),
+                operator: "incr".into(),
+                tie_policy: "shared".into(),
+                max_points: 1000,
+                ..Default::default()
+            };
+            let board = draft.parse().unwrap();
+            engine.create_board(&board).await.unwrap();
+            let pages = Pages { site, state, engine, board, dir };
+            pages.write("a", "ann", 30).await;
+            pages.write("b", "bob", 20).await;
+            pages
+        }
+
+        async fn write(&self, id: &str, member: &str, delta: i64) {
+            let write = domain::write::Write {
+                member: domain::MemberId::parse(member).unwrap(),
+                change: domain::write::Change::Point { event_id: domain::EventId::parse(id).unwrap(), delta },
+                occurred_at: jiff::Timestamp::now(),
+                metadata: None,
+                segments: Default::default(),
+            };
+            self.engine.record(&self.board, &[write]).await.unwrap();
+        }
+
+        async fn get(&self, path: &str, headers: &[(&str, &str)]) -> Answer {
+            let mut req = Request::builder().uri(path);
+            for (name, value) in headers {
+                req = req.header(*name, *value);
+            }
+            let res = self.site.clone().oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
+            let (parts, body) = res.into_parts();
+            let body = axum::body::to_bytes(body, 1 << 24).await.unwrap();
+            Answer { status: parts.status, headers: parts.headers, body }
+        }
+
+        /// A render for this request alone: a cookie the page does not know keeps it personal.
+        async fn rendered(&self, path: &str) -> Answer {
+            self.get(path, &[("cookie", "unknown=1")]).await
+        }
+
+        async fn scope(&self) -> engine::scope::Scope {
+            self.engine.scope(&self.board.slug, None).await.unwrap()
+        }
+
+        async fn stop(self) {
+            let mut conn = self.engine.projection().conn().await.unwrap();
+            let pattern = self.engine.projection().keys().pattern();
+            let keys: Vec<String> = redis::cmd("KEYS").arg(&pattern).query_async(&mut conn).await.unwrap();
+            for key in keys {
+                redis::cmd("UNLINK").arg(key).exec_async(&mut conn).await.unwrap();
+            }
+            self.engine.close().await;
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    /// A "me" cookie as a valid signed link for `member` sets it.
+    fn me_cookie(member: &str) -> String {
+        let secret = engine::access::links::LinkSecret::new(LINK_SECRET).unwrap();
+        let member = domain::MemberId::parse(member).unwrap();
+        let link = secret.sign(&member, jiff::SignedDuration::from_hours(1), jiff::Timestamp::now()).unwrap();
+        format!("laurel_me={}", link.cookie_value())
+    }
+
+    #[tokio::test]
+    async fn an_anonymous_page_is_kept_and_answered_as_a_render_answers_it() {
+        let pages = Pages::start("kept").await;
+        let first = pages.get("/b/weekly", &[]).await;
+        assert_eq!(first.status, StatusCode::OK);
+        assert!(first.html().contains("ann") && first.html().contains("bob"), "{}", first.html());
+        assert_eq!(pages.state.pages.len(), 1, "the page is kept");
+        let again = pages.get("/b/weekly", &[]).await;
+        assert_eq!(again.nonce(), first.nonce(), "answered from the kept page, not rendered");
+        assert_eq!(again.body, first.body);
+        for name in ["content-type", "cache-control", "vary", "x-frame-options", "x-content-type-options"] {
+            assert_eq!(again.header(name), first.header(name), "{name}");
+        }
+        assert!(first.header("vary").contains("accept-language"), "{:?}", first.headers);
+
+        // The same page rendered for one request alone: the same HTML but for its own nonce.
+        let rendered = pages.rendered("/b/weekly").await;
+        assert_ne!(rendered.nonce(), first.nonce(), "rendered");
+        assert_eq!(rendered.without_nonce(), again.without_nonce());
+        assert_eq!(rendered.header("content-type"), again.header("content-type"));
+        assert_eq!(rendered.header("cache-control"), again.header("cache-control"));
+
+        // The period named in the path, the switcher's `?period=` and `?show=` are pages of
+        // their own; made-up parameters and the other views are never kept.
+        let period = pages.board.period_at(jiff::Timestamp::now()).to_string();
+        let named = pages.get(&format!("/b/weekly/{period}"), &[]).await;
+        assert_eq!(named.nonce(), pages.get(&format!("/b/weekly/{period}"), &[]).await.nonce());
+        let show = pages.get("/b/weekly?show=1", &[]).await;
+        assert!(show.html().contains("ann"), "{}", show.html());
+        assert_eq!(show.nonce(), pages.get("/b/weekly?show=1", &[]).await.nonce());
+        assert_ne!(show.nonce(), first.nonce());
+        for path in ["/b/weekly?utm=1", "/b/weekly?find=ann"] {
+            let one = pages.get(path, &[]).await;
+            assert_eq!(one.status, StatusCode::OK, "{path}");
+            assert_ne!(one.nonce(), pages.get(path, &[]).await.nonce(), "{path} is rendered each time");
+        }
+        assert_eq!(pages.state.pages.len(), 3);
+        // A kept page is answered for a second at most.
+        tokio::time::sleep(PAGE_TTL).await;
+        assert_ne!(pages.get("/b/weekly", &[]).await.nonce(), first.nonce());
+        pages.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_write_a_transition_and_a_public_freeze_show_at_once_and_the_freeze_leaks_nothing() {
+        let pages = Pages::start("fresh").await;
+        let first = pages.get("/b/weekly", &[]).await;
+        assert!(!first.html().contains("cq7"), "{}", first.html());
+
+        // A write through this process: the next anonymous visitor sees it.
+        pages.write("c", "cq7", 50).await;
+        let written = pages.get("/b/weekly", &[]).await;
+        assert!(written.html().contains("cq7"), "{}", written.html());
+        assert_ne!(written.nonce(), first.nonce());
+        assert_eq!(written.without_nonce(), pages.rendered("/b/weekly").await.without_nonce());
+
+        // A public freeze: the page says so at once, and a write after it is not shown.
+        let kept = pages.get("/b/weekly", &[]).await;
+        assert_eq!(kept.nonce(), pages.get("/b/weekly", &[]).await.nonce(), "kept again");
+        let scope = pages.scope().await;
+        pages.engine.public_freeze(&scope, "test", None).await.unwrap();
+        let frozen = pages.get("/b/weekly", &[]).await;
+        assert_ne!(frozen.nonce(), kept.nonce(), "the freeze dropped the kept page");
+        assert!(frozen.html().contains("Points scored since then still count"), "{}", frozen.html());
+        assert_eq!(frozen.without_nonce(), pages.rendered("/b/weekly").await.without_nonce());
+        pages.write("d", "dq7", 90).await;
+        let after = pages.get("/b/weekly", &[]).await;
+        assert!(!after.html().contains("dq7"), "a write after the freeze is not public: {}", after.html());
+        assert_eq!(after.without_nonce(), pages.rendered("/b/weekly").await.without_nonce());
+
+        // A transition (frozen): the badge changes at once.
+        let kept = pages.get("/b/weekly", &[]).await;
+        assert!(kept.html().contains("state-open"));
+        let scope = pages.scope().await;
+        let transition = domain::lifecycle::Transition::Freeze;
+        pages.engine.transition(&scope, transition, "test", None).await.unwrap();
+        let moved = pages.get("/b/weekly", &[]).await;
+        assert!(moved.html().contains("state-frozen"), "{}", moved.html());
+        assert_eq!(moved.without_nonce(), pages.rendered("/b/weekly").await.without_nonce());
+        pages.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_me_link_a_session_or_any_other_cookie_never_gets_the_kept_page() {
+        let pages = Pages::start("personal").await;
+        let kept = pages.get("/b/weekly", &[]).await;
+        assert!(!kept.html().contains("data-testid=\"me\""));
+        let me = me_cookie("bob");
+        for cookie in [me.as_str(), "laurel_session=anything", "lang=en; laurel_me=x", "lang=en; other=1"] {
+            let answer = pages.get("/b/weekly", &[("cookie", cookie)]).await;
+            assert_eq!(answer.status, StatusCode::OK, "{cookie}");
+            assert_ne!(answer.nonce(), kept.nonce(), "{cookie}: rendered for itself");
+        }
+        let mine = pages.get("/b/weekly", &[("cookie", &me)]).await;
+        assert!(mine.html().contains("data-testid=\"me\""), "{}", mine.html());
+        // Nor does a request with credentials; and the kept page is still the anonymous one.
+        let admin = pages.get("/b/weekly", &[("authorization", "Bearer x")]).await;
+        assert_ne!(admin.nonce(), kept.nonce());
+        let again = pages.get("/b/weekly", &[]).await;
+        assert_eq!(again.nonce(), kept.nonce());
+        assert!(!again.html().contains("data-testid=\"me\""));
+        assert_eq!(pages.state.pages.len(), 1, "nothing personal was kept");
+
+        // The language cookie and `Accept-Language` pick the kept page of their language;
+        // `?lang=` sets the cookie, so its answer is never kept.
+        let zh = pages.get("/b/weekly", &[("accept-language", "zh-CN")]).await;
+        assert!(zh.html().contains("<html lang=\"zh-CN\""), "{}", zh.html());
+        let by_cookie = pages.get("/b/weekly", &[("cookie", "lang=zh-CN")]).await;
+        assert_eq!(by_cookie.nonce(), zh.nonce());
+        assert_eq!(pages.get("/b/weekly", &[]).await.nonce(), kept.nonce());
+        let chosen = pages.get("/b/weekly?lang=zh-CN", &[]).await;
+        assert!(chosen.header("set-cookie").starts_with("lang=zh-CN"), "{:?}", chosen.headers);
+        assert_eq!(pages.state.pages.len(), 2);
+        pages.stop().await;
+    }
+
+    #[tokio::test]
+    async fn compressed_pages_decode_to_the_kept_html_and_say_how_they_are_sent() {
+        let pages = Pages::start("encodings").await;
+        let plain = pages.get("/b/weekly", &[]).await;
+        assert_eq!(plain.header("content-encoding"), "");
+        assert!(plain.header("vary").contains("accept-encoding"), "{:?}", plain.headers);
+
+        let br = pages.get("/b/weekly", &[("accept-encoding", "gzip, deflate, br")]).await;
+        assert_eq!(br.header("content-encoding"), "br");
+        assert!(
+            br.header("vary").contains("accept-encoding") && br.header("vary").contains("accept-language")
+        );
+        assert_eq!(br.header("content-length"), br.body.len().to_string());
+        let mut html = Vec::new();
+        brotli::Decompressor::new(&br.body[..], 4096).read_to_end(&mut html).unwrap();
+        assert_eq!(html, plain.body);
+        assert!(br.body.len() < plain.body.len() / 3, "{} of {}", br.body.len(), plain.body.len());
+
+        let gz = pages.get("/b/weekly", &[("accept-encoding", "gzip")]).await;
+        assert_eq!(gz.header("content-encoding"), "gzip");
+        assert!(gz.header("vary").contains("accept-encoding"));
+        let mut html = Vec::new();
+        flate2::read::GzDecoder::new(&gz.body[..]).read_to_end(&mut html).unwrap();
+        assert_eq!(html, plain.body);
+
+        // The same kept page each time (its nonce), in every encoding.
+        assert_eq!((br.nonce(), gz.nonce()), (plain.nonce(), plain.nonce()));
+        // The browser's preferences as the compression layer reads them.
+        let preferred = pages.get("/b/weekly", &[("accept-encoding", "br;q=0.5, gzip")]).await;
+        assert_eq!(preferred.header("content-encoding"), "gzip");
+        let none = pages.get("/b/weekly", &[("accept-encoding", "br;q=0, gzip;q=0")]).await;
+        assert_eq!(none.header("content-encoding"), "");
+        assert_eq!(none.body, plain.body);
+        pages.stop().await;
+    }
+
+    #[test]
+    fn the_encoding_is_the_one_the_compression_layer_would_pick() {
+        let of = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::ACCEPT_ENCODING, HeaderValue::from_str(value).unwrap());
+            Encoding::of(&headers)
+        };
+        assert_eq!(Encoding::of(&HeaderMap::new()), Encoding::Identity);
+        assert_eq!(of("br, gzip"), Encoding::Br);
+        assert_eq!(of("gzip, br"), Encoding::Br, "a tie goes to brotli");
+        assert_eq!(of("gzip"), Encoding::Gzip);
+        assert_eq!(of("x-gzip"), Encoding::Gzip);
+        assert_eq!(of("gzip;q=0.9, br;q=0.8"), Encoding::Gzip);
+        assert_eq!(of("br;q=0.800, gzip;q=0.75"), Encoding::Br);
+        assert_eq!(of("br;q=0, gzip;q=0"), Encoding::Identity);
+        assert_eq!(of("identity;q=1, gzip;q=0.5"), Encoding::Identity);
+        assert_eq!(of("deflate, zstd"), Encoding::Identity);
+        assert_eq!(of("br;q=2, gzip;q=0.1"), Encoding::Gzip, "a q-value out of range is ignored");
+        assert_eq!(of("BR"), Encoding::Br);
+    }
+}
