@@ -171,9 +171,12 @@ impl Ledger {
         value: &str,
     ) -> Result<Vec<StoredTotal>, LedgerError> {
         let rows = sqlx::query(
-            "SELECT t.member, t.points, t.version, t.reach_seq, t.hidden FROM segment_members s \
-             JOIN totals t ON t.board = s.board AND t.period = s.period AND t.member = s.member \
-             WHERE s.board = $1 AND s.period = $2 AND s.dimension = $3 AND s.value = $4 AND t.version > 0 \
+            // Driven by the value's members (its index), each total then found by its key: as a
+            // join, SQLite walked the period's every total for each value (190 ms per value at
+            // 100 000 members; docs/BENCHMARKS.md, settle and rebuild).
+            "SELECT t.member, t.points, t.version, t.reach_seq, t.hidden FROM totals t \
+             WHERE t.board = $1 AND t.period = $2 AND t.version > 0 AND t.member IN (SELECT s.member \
+             FROM segment_members s WHERE s.board = $1 AND s.period = $2 AND s.dimension = $3 AND s.value = $4) \
              ORDER BY t.member",
         )
         .bind(board.as_str())
