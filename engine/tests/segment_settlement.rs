@@ -104,6 +104,18 @@ fn revoke(member: &str, ranking: &str, prize: &str) -> (&'static str, String, St
     (RewardKind::Revoke.as_str(), member.into(), ranking.into(), prize.into())
 }
 
+/// The reward deltas an apply queued, as (kind, member, ranking, prize), in the order queued.
+fn deltas(applied: &engine::ledger::Applied) -> Vec<(&'static str, String, String, String)> {
+    let revision = applied.revision.as_ref().expect("a settled period gets a revision");
+    revision
+        .rewards
+        .iter()
+        .map(|d| {
+            (d.kind.as_str(), d.member.to_string(), d.ranking.clone().unwrap_or_default(), d.prize.clone())
+        })
+        .collect()
+}
+
 /// A prize changing hands in a preview: (member, before, after).
 type PrizeMove = (String, Option<String>, Option<String>);
 
@@ -201,19 +213,7 @@ async fn a_correction_resettles_every_segment_with_reward_deltas_only_and_travel
             "{name}"
         );
         let applied = e.apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
-        let revision = applied.revision.expect("a settled period gets a revision");
-        let moved: Vec<_> = revision
-            .rewards
-            .iter()
-            .map(|d| {
-                (
-                    d.kind.as_str(),
-                    d.member.to_string(),
-                    d.ranking.clone().unwrap_or_default(),
-                    d.prize.clone(),
-                )
-            })
-            .collect();
+        let moved = deltas(&applied);
         // Board: u4 gold, u1 silver, u2 silver (u3 loses silver). js: u4 provincial. c1: u4 and
         // u1 class stars (u3 loses its). zj and c2 are unchanged and move nothing.
         let want = vec![
@@ -379,19 +379,7 @@ async fn a_move_after_settlement_moves_the_prizes_of_the_rankings_it_touches_onl
             "{name}"
         );
         let applied = e.apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
-        let revision = applied.revision.unwrap();
-        let deltas: Vec<_> = revision
-            .rewards
-            .iter()
-            .map(|d| {
-                (
-                    d.kind.as_str(),
-                    d.member.to_string(),
-                    d.ranking.clone().unwrap_or_default(),
-                    d.prize.clone(),
-                )
-            })
-            .collect();
+        let deltas = deltas(&applied);
         assert_eq!(
             sorted(deltas),
             sorted(vec![revoke("u3", "province:js", "provincial"), grant("u4", "province:js", "provincial")]),
