@@ -38,9 +38,9 @@ use domain::lifecycle::State;
 use domain::preview::{
     Move, Plan, PreviewChange, PrizeChange, Ranked, SegmentChange, StandingsBefore, compare, segment_changes,
 };
+use domain::settlement::segment_standings;
 use domain::{BoardSlug, MemberId, PeriodKey};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// How long a draft can be applied.
 pub const PREVIEW_TTL: jiff::SignedDuration = jiff::SignedDuration::from_mins(15);
@@ -150,11 +150,11 @@ impl Engine {
             Some(before) => {
                 let tables = base.segment_prizes.clone().unwrap_or_else(|| board.segment_prizes.clone());
                 let after = comparison.plan.after(before.clone());
-                let unmoved = HashMap::new();
-                let was =
-                    self.core.ledger.segment_rankings(&board, period, &before, (&tables, &unmoved)).await?;
-                let now =
-                    self.core.ledger.segment_rankings(&board, period, &after, (&tables, &base.moved)).await?;
+                let held = self.core.ledger.memberships(slug, period).await?;
+                let policy = board.tie_policy();
+                let was = segment_standings(policy, &before, |m| held.get(m.as_str()), &tables);
+                let values = |m: &MemberId| base.moved.get(m.as_str()).or_else(|| held.get(m.as_str()));
+                let now = segment_standings(policy, &after, values, &tables);
                 let touched: Vec<MemberId> = base.touched.iter().map(|t| t.member.clone()).collect();
                 let key = period.to_string();
                 let settled = domain::receipt::segments_settled(slug.as_str(), &key, &now);
@@ -270,6 +270,14 @@ impl Engine {
         let (slug, period) = (scope.slug(), scope.period());
         let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond())
             .expect("now is within the supported range");
+        // A move leaves a tombstone in the value the member left, written by a levelling below.
+        let moves = !board.segments.is_empty()
+            && self
+                .core
+                .ledger
+                .draft(slug.as_str(), id)
+                .await
+                .is_ok_and(|d| d.changes.iter().any(|c| matches!(c, PreviewChange::Move { .. })));
         let (applied, totals) =
             self.core.ledger.apply_draft(&board, period, id, actor, now, self.core.failpoints.hook()).await?;
         self.core.failpoints.hit("apply.after_commit")?;
@@ -279,8 +287,7 @@ impl Engine {
                     self.project_total(&board, Some(total)).await;
                 }
             }
-            // A move leaves a tombstone in the value the member left: the levelling writes it.
-            if !board.segments.is_empty() && applied.state != State::Archived.as_str() {
+            if moves && applied.state != State::Archived.as_str() {
                 let mut report = crate::reconciler::ReconcileReport::default();
                 if let Err(error) = self.level_segments(&board, &period, &mut report).await {
                     tracing::warn!(board = %slug, %period, %error, "segment rankings left to the reconciler");

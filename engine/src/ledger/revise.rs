@@ -374,8 +374,7 @@ async fn make(
         }
         PreviewChange::Move { member, dimension, value } => {
             let to = domain::segment::Segment::of(&board.segments, dimension, value).map_err(refuse)?;
-            let moved = move_in(tx, backend, board, draft.period, member, &to, actor, reason, now).await?;
-            vec![moved.total]
+            vec![move_in(tx, backend, board, draft.period, member, &to, actor, reason, now).await?]
         }
     })
 }

@@ -5,7 +5,7 @@
 //! every projection of it is guarded, and the preview watermark moves) and keeps the move with
 //! that version. The old value's ranking keeps the version as a *tombstone*: the member's entry in
 //! its `:ver`, out of its `:rank`. A projection of a write committed before the move therefore
-//! cannot bring the member back there, and [`tombstones`] puts those versions in the value's
+//! cannot bring the member back there, and [`TOMBSTONES`] puts those versions in the value's
 //! version sum and levelling, so the reconciler and a rebuild agree with the projection.
 
 use super::audit::{AuditRecord, record as audit};
@@ -19,13 +19,9 @@ use domain::{Board, MemberId, PeriodKey};
 use serde_json::json;
 use sqlx::Row;
 
-/// What a move did: the member's total at its new version. (The value it left gets its
-/// tombstone from the reconciler's levelling, which `Engine::apply_preview` runs at once.)
-pub(super) struct Moved {
-    pub total: Projected,
-}
-
-/// The one admin change of a segment value, with its audit row `segment_move`. Refused
+/// The one admin change of a segment value, with its audit row `segment_move`; answers the
+/// member's total at its new version (the value it left gets its tombstone from the levelling
+/// `Engine::apply_preview` runs at once). Refused
 /// (`invalid_change`): an undeclared dimension, a malformed value, or the value the member holds;
 /// `Missing` for a member without a total in the period.
 #[allow(clippy::too_many_arguments)]
@@ -39,7 +35,7 @@ pub(super) async fn move_in(
     actor: &str,
     reason: &str,
     now: jiff::Timestamp,
-) -> Result<Moved, LedgerError> {
+) -> Result<Projected, LedgerError> {
     let (slug, key) = (board.slug.as_str(), period.to_string());
     lock_member(tx, backend, board, &key, member, now).await?;
     let locked = lock_total(tx, backend, slug, &key, member).await?;
@@ -112,15 +108,14 @@ pub(super) async fn move_in(
     let score = board.codec.encode(locked.current.points, locked.reach_seq).map_err(|e| {
         LedgerError::Corrupt(format!("the total of {member} in {slug} {key} cannot be encoded: {e}"))
     })?;
-    let total = Projected {
+    Ok(Projected {
         period,
         member: member.clone(),
         points: locked.current.points,
         version,
         score,
         hidden: locked.hidden,
-    };
-    Ok(Moved { total })
+    })
 }
 
 /// The SQL of every tombstone of a period, as (member, dimension, value, version): for each

@@ -10,7 +10,6 @@ use super::boards::StoredTotal;
 use super::sql::{LOOKUP_CHUNK, Params, member_id, padded};
 use super::{Backend, Ledger, LedgerError, Tx};
 use domain::segment::Values;
-use domain::settlement::{SegmentStandings, Standing, segment_standings};
 use domain::{BoardSlug, MemberId, PeriodKey};
 use sqlx::Row;
 use std::collections::HashMap;
@@ -93,22 +92,19 @@ pub(super) async fn period_memberships(
 }
 
 impl Ledger {
-    /// Every segment ranking of `standings` (a period's, in their order) with the period's
-    /// memberships — but for the members in `moved`, ranked by the values given there — and the
-    /// prize tables `tables`: what a settlement would record of them.
-    pub async fn segment_rankings(
+    /// Every membership of a period, by member (`period_memberships`, outside any write): what a
+    /// preview ranks the segments by, before and after its changes.
+    pub async fn memberships(
         &self,
-        board: &domain::Board,
+        board: &BoardSlug,
         period: PeriodKey,
-        standings: &[Standing],
-        (tables, moved): (&domain::board::SegmentPrizes, &HashMap<String, Values>),
-    ) -> Result<Vec<SegmentStandings>, LedgerError> {
+    ) -> Result<HashMap<String, Values>, LedgerError> {
         let mut tx = self.pool.begin().await?;
-        let key = period.to_string();
-        let held = period_memberships(&mut tx, self.backend, board.slug.as_str(), &key, 50_000).await?;
+        let batch = super::settle::settle_batch() as i64;
+        let held =
+            period_memberships(&mut tx, self.backend, board.as_str(), &period.to_string(), batch).await?;
         tx.commit().await?;
-        let values = |m: &MemberId| moved.get(m.as_str()).or_else(|| held.get(m.as_str()));
-        Ok(segment_standings(board.tie_policy(), standings, values, tables))
+        Ok(held)
     }
 }
 

@@ -89,10 +89,13 @@ impl Outcome {
 
     /// Every prized standing with the ranking that awarded it (None: the board's own).
     pub(super) fn prized(&self) -> Vec<(Option<String>, &Standing)> {
-        let board = self.standings.iter().map(|s| (None, s));
-        let segments =
-            self.segments.iter().flat_map(|r| r.standings.iter().map(|s| (Some(r.segment.to_string()), s)));
-        board.chain(segments).filter(|(_, s)| s.prize.is_some()).collect()
+        let prized = |s: &&Standing| s.prize.is_some();
+        let board = self.standings.iter().filter(prized).map(|s| (None, s));
+        let segments = self
+            .segments
+            .iter()
+            .flat_map(|r| r.standings.iter().filter(prized).map(|s| (Some(r.segment.to_string()), s)));
+        board.chain(segments).collect()
     }
 
     /// The segment records as the `settlements.segments` column holds them (NULL: none).
@@ -267,7 +270,7 @@ impl Ledger {
 /// of members (see `insert_standings`).
 static SETTLE_BATCH: AtomicUsize = AtomicUsize::new(50_000);
 
-fn settle_batch() -> usize {
+pub(super) fn settle_batch() -> usize {
     SETTLE_BATCH.load(Ordering::Relaxed)
 }
 
