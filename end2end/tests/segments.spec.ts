@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { cli, createBoard, send } from './support';
+import { cli, createAdmin, createBoard, send } from './support';
 
 // Segments on the pages (issue 43), on the real binary: a board declaring `province` and `class`;
 // the board page's switcher (a GET form) shows a segment's ranking — its members and ranks, its
@@ -214,4 +214,35 @@ test('during a public freeze segments say they are hidden until the reveal, and 
   await expect(page.getByTestId('member-segments-frozen')).toHaveText(
     'The standings are frozen: segment ranks are hidden until the reveal.');
   await expect(page.getByTestId('member-segments')).toHaveCount(0);
+});
+
+test('the console creates a board with segment dimensions and their prize tables', async ({ page }) => {
+  const password = 'segments console password';
+  createAdmin('seg-admin', password);
+  await page.goto('/admin/login');
+  await page.waitForLoadState('networkidle');
+  await page.getByLabel('Username').fill('seg-admin');
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByTestId('signed-in')).toHaveText('Signed in as admin:seg-admin');
+
+  // A table for a dimension the board does not declare is refused at its field; nothing is made.
+  const created = `e2e-segc-${Date.now()}`;
+  const form = page.getByTestId('new-board');
+  await form.getByLabel('Slug').fill(created);
+  await form.getByLabel('Title').fill('Provinces');
+  await form.getByLabel('Segment dimensions').fill('province, class');
+  await form.getByLabel('Prizes of each segment ranking').fill('city 1: Medal');
+  await form.getByRole('button', { name: 'Create board' }).click();
+  await expect(page.locator('[data-field="segment_prizes"]')).toContainText('"city", which is not a declared');
+  expect((await page.request.get(`/api/v1/boards/${created}`)).status()).toBe(404);
+
+  await form.getByLabel('Prizes of each segment ranking').fill('province 1: Medal\nprovince 2-3: Pin');
+  await form.getByRole('button', { name: 'Create board' }).click();
+  await expect(page).toHaveURL(new RegExp(`/admin/b/${created}/current$`));
+  const board = await (await page.request.get(`/api/v1/boards/${created}`)).json();
+  expect(board.segments).toEqual(['province', 'class']);
+  expect(board.segment_prizes).toEqual({
+    province: [{ from_rank: 1, to_rank: 1, prize: 'Medal' }, { from_rank: 2, to_rank: 3, prize: 'Pin' }],
+  });
 });

@@ -38,6 +38,10 @@ pub struct BoardDetails {
     /// absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub segments: Vec<String>,
+    /// Each segment dimension's prize table, by dimension; absent when none.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = std::collections::BTreeMap<String, Vec<domain::board::Prize>>))]
+    pub segment_prizes: domain::board::SegmentPrizes,
 }
 
 impl Engine {
@@ -98,6 +102,7 @@ impl Engine {
             keep_top: board.keep_top,
             ranking_ttl_days: board.ranking_ttl_days,
             segments: board.segments.clone(),
+            segment_prizes: board.segment_prizes.clone(),
         })
     }
 }

@@ -121,6 +121,12 @@ pub(super) fn optional_number(field: &str, text: &str) -> Result<Option<i64>, Ap
     })
 }
 
+/// Segment dimensions typed into a form: names separated by commas or spaces (blank: none).
+#[cfg(feature = "ssr")]
+fn dimension_list(text: &str) -> Vec<String> {
+    text.split(|c: char| c == ',' || c.is_whitespace()).filter(|d| !d.is_empty()).map(str::to_owned).collect()
+}
+
 /// A reason typed into a form: required, as the audit trail needs one.
 #[cfg(feature = "ssr")]
 pub(super) fn reason(text: &str) -> Result<&str, AppError> {
@@ -150,6 +156,9 @@ pub async fn create_board(
     sort: Option<String>,
     unit: Option<String>,
     #[server(default)] keep_top: String,
+    // Segment dimensions, comma- or space-separated (`province, class`), and their prize tables.
+    #[server(default)] segments: String,
+    #[server(default)] segment_prizes: String,
 ) -> Result<(), AppError> {
     let actor = super::admin::admin_actor().await?;
     let max_points = optional_number("max_points", &max_points)?.ok_or_else(|| AppError::Field {
@@ -175,9 +184,8 @@ pub async fn create_board(
         keep_top: optional_number("keep_top", &keep_top)?,
         // Set later in the board's settings, beside the grace.
         ranking_ttl_days: None,
-        // Declared through the API for now (`POST /api/v1/boards`), with their prize tables.
-        segments: None,
-        segment_prizes: None,
+        segments: Some(dimension_list(&segments)),
+        segment_prizes: Some(domain::board::parse_segment_prize_lines(&segment_prizes)?),
     };
     let board = draft.parse()?;
     let created = engine()?.create_board(&board).await?;

@@ -391,6 +391,13 @@ fn NewBoardForm() -> impl IntoView {
                 <textarea name="prizes" rows="3" placeholder=tr!(l, "console-prizes-placeholder")></textarea>
             </label>
             <FieldError error field="prizes"/>
+            <label>{tr!(l, "console-field-segments")} <input name="segments" autocomplete="off" placeholder="province, class"/></label>
+            <p class="hint">{tr!(l, "console-segments-hint")}</p>
+            <FieldError error field="segments"/>
+            <label>{tr!(l, "console-field-segment-prizes")}
+                <textarea name="segment_prizes" rows="3" placeholder="province 1-3: Medal"></textarea>
+            </label>
+            <FieldError error field="segment_prizes"/>
             <button type="submit">{tr!(l, "console-create-board")}</button>
         </ActionForm>
         <ActionOutcome outcome=move || create.value().get().map(|r| r.map(|()| tr!(l, "console-board-created")))/>
