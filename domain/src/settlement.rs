@@ -15,9 +15,9 @@
 //! prizes, and [`canonical_text`] is the text behind the digest, tagged with [`RULE_VERSION`].
 //!
 //! **Segments** (issue 43): each value of a declared dimension is a ranking of its own.
-//! [`segment_standings`] takes its members out of the board's standings in their order (the same
-//! comparator, so no second sort), ranks them anew under the tie policy and awards the dimension's
-//! prize table. Each segment ranking has its digest (the canonical text with a `segment` line);
+//! [`roster_standings`] takes each value's members out of the board's standings in their order
+//! (the same comparator, so no second sort), ranks them anew under the tie policy and awards the
+//! dimension's prize table; [`segment_standings`] does the same from each member's values. Each segment ranking has its digest (the canonical text with a `segment` line);
 //! a settlement with at least one segment ranking records as its digest the SHA-256 of
 //! [`folded_text`], which names the board's standings digest and every segment's member count and
 //! digest. A board without segment rankings keeps the plain standings digest, as before.
@@ -27,7 +27,7 @@ use crate::ids::MemberId;
 use crate::kinds::{Sort, TiePolicy};
 use crate::segment::{Segment, Values};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 /// The settlement rules' version, recorded with every settlement. Raise it whenever the order,
@@ -104,8 +104,17 @@ pub fn prize_for(prizes: &[Prize], rank: u64) -> Option<String> {
 /// The canonical text a settlement digest is computed over: a header naming the board, period
 /// and rule version, then one tab-separated line per standing. Hash it with SHA-256.
 pub fn canonical_text(board: &str, period: &str, standings: &[Standing]) -> String {
-    let mut text =
-        format!("laurel-standings\nrule_version\t{RULE_VERSION}\nboard\t{board}\nperiod\t{period}\n");
+    standings_text(board, period, None, standings)
+}
+
+/// The canonical text, with a `segment` line after the period for a segment ranking's.
+fn standings_text(board: &str, period: &str, segment: Option<&Segment>, standings: &[Standing]) -> String {
+    let mut text = String::with_capacity(96 + standings.len() * 24);
+    let _ =
+        write!(text, "laurel-standings\nrule_version\t{RULE_VERSION}\nboard\t{board}\nperiod\t{period}\n");
+    if let Some(segment) = segment {
+        let _ = writeln!(text, "segment\t{segment}");
+    }
     for s in standings {
         let _ =
             writeln!(text, "{}\t{}\t{}\t{}", s.rank, s.member, s.points, s.prize.as_deref().unwrap_or(""));
@@ -140,22 +149,54 @@ pub fn segment_standings<'v>(
     values: impl Fn(&MemberId) -> Option<&'v Values>,
     prizes: &SegmentPrizes,
 ) -> Vec<SegmentStandings> {
-    // Keyed by borrowed names: a million members make no key strings.
-    let mut members: BTreeMap<(&str, &str), Vec<FinalTotal>> = BTreeMap::new();
+    let mut rosters: BTreeMap<(&str, &str), Vec<&str>> = BTreeMap::new();
     for s in standings {
         for (dimension, value) in values(&s.member).into_iter().flatten() {
-            let total = FinalTotal { member: s.member.clone(), points: s.points, reach_seq: 0 };
-            members.entry((dimension, value)).or_default().push(total);
+            rosters.entry((dimension, value)).or_default().push(s.member.as_str());
         }
     }
-    members
+    let rosters = rosters.into_iter().map(|((dimension, value), members)| (dimension, value, members));
+    roster_standings(policy, standings, rosters, prizes)
+}
+
+/// [`segment_standings`] from each value's roster — `(dimension, value, members)`, each value
+/// once, members in any order — as the ledger lists them: a roster's members take their places
+/// in the board's `standings` (members without a standing, hidden ones, have none in the
+/// segment either), and a roster with no standing member makes no ranking.
+pub fn roster_standings<'r, M: IntoIterator<Item = &'r str>>(
+    policy: TiePolicy,
+    standings: &[Standing],
+    rosters: impl IntoIterator<Item = (&'r str, &'r str, M)>,
+    prizes: &SegmentPrizes,
+) -> Vec<SegmentStandings> {
+    let place: HashMap<&str, usize> =
+        standings.iter().enumerate().map(|(i, s)| (s.member.as_str(), i)).collect();
+    let mut rankings: Vec<SegmentStandings> = rosters
         .into_iter()
-        .map(|((dimension, value), ordered)| {
+        .filter_map(|(dimension, value, members)| {
+            let mut places: Vec<usize> = members.into_iter().filter_map(|m| place.get(m).copied()).collect();
+            if places.is_empty() {
+                return None;
+            }
+            // The board's order, so no second sort by points.
+            places.sort_unstable();
+            let ordered = places
+                .into_iter()
+                .map(|i| FinalTotal {
+                    member: standings[i].member.clone(),
+                    points: standings[i].points,
+                    reach_seq: 0,
+                })
+                .collect();
             let table = prizes.get(dimension).map_or(&[][..], Vec::as_slice);
             let segment = Segment { dimension: dimension.to_owned(), value: value.to_owned() };
-            SegmentStandings { standings: ranked(policy, ordered, table), segment }
+            Some(SegmentStandings { standings: ranked(policy, ordered, table), segment })
         })
-        .collect()
+        .collect();
+    rankings.sort_unstable_by(|a, b| {
+        (&a.segment.dimension, &a.segment.value).cmp(&(&b.segment.dimension, &b.segment.value))
+    });
+    rankings
 }
 
 /// The canonical text of one segment ranking's standings: [`canonical_text`]'s, with a line
@@ -166,9 +207,7 @@ pub fn segment_canonical_text(
     segment: &Segment,
     standings: &[Standing],
 ) -> String {
-    let plain = canonical_text(board, period, standings);
-    let header = format!("period\t{period}\n");
-    plain.replacen(&header, &format!("{header}segment\t{segment}\n"), 1)
+    standings_text(board, period, Some(segment), standings)
 }
 
 /// The text a segmented settlement's digest is computed over: the board's standings digest,
@@ -314,5 +353,50 @@ mod tests {
         let b = standings(Sort::Desc, TiePolicy::Shared, vec![t("z", 7, 9), t("y", 5, 0), t("x", 5, 4)], &[]);
         assert_eq!(canonical_text("b", "2026-W34", &a), canonical_text("b", "2026-W34", &b));
         assert!(canonical_text("b", "2026-W34", &a).ends_with("1\tz\t7\t\n2\ty\t5\t\n2\tx\t5\t\n"));
+    }
+
+    proptest::proptest! {
+        /// Ranking from the ledger's rosters (any member order, hidden members — held values but
+        /// no standing — included) gives what ranking from each member's values gives.
+        #[test]
+        fn rosters_rank_as_each_member_values_do(
+            members in proptest::collection::vec((0i64..6, 0usize..3, 0usize..4, proptest::bool::weighted(0.2)), 0..40),
+            first_reached in proptest::bool::ANY,
+        ) {
+            let policy = if first_reached { TiePolicy::FirstReached } else { TiePolicy::Shared };
+            let name = |i: usize| format!("m{i}");
+            let totals: Vec<FinalTotal> = members
+                .iter()
+                .enumerate()
+                .filter(|(_, (.., hidden))| !hidden)
+                .map(|(i, (points, ..))| t(&name(i), *points, i as i64))
+                .collect();
+            let board = standings(Sort::Desc, policy, totals, &[]);
+            let values: std::collections::HashMap<String, Values> = members
+                .iter()
+                .enumerate()
+                .map(|(i, (_, p, k, _))| {
+                    (name(i), Values::from([("province".into(), format!("p{p}")), ("class".into(), format!("k{k}"))]))
+                })
+                .collect();
+            let prizes = SegmentPrizes::from([("province".to_owned(), vec![prize(1, 2, "medal")])]);
+            let want = segment_standings(policy, &board, |m| values.get(m.as_str()), &prizes);
+            let mut rosters: BTreeMap<(&str, &str), Vec<&str>> = BTreeMap::new();
+            for (member, held) in &values {
+                for (d, v) in held {
+                    rosters.entry((d, v)).or_default().push(member);
+                }
+            }
+            for members in rosters.values_mut() {
+                members.sort_unstable_by(|a, b| b.cmp(a));
+            }
+            let got = roster_standings(
+                policy,
+                &board,
+                rosters.iter().rev().map(|((d, v), m)| (*d, *v, m.iter().copied())),
+                &prizes,
+            );
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 }

@@ -597,6 +597,51 @@ async fn migration_0013_keeps_rewards_and_their_attempts() {
     }
 }
 
+/// Migration 0027 stores segment memberships clustered on SQLite (WITHOUT ROWID) and gives
+/// PostgreSQL's by-value index the member: every membership stays.
+#[tokio::test]
+async fn migration_0027_keeps_segment_memberships() {
+    use domain::TiePolicy;
+    use domain::write::Write;
+    use sqlx::{Connection, Row};
+    for t in TestLedger::both().await {
+        t.ledger.migrate_until(26).await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        let now = jiff::Timestamp::now();
+        let board = domain::Board {
+            segments: vec!["province".into()],
+            ..common::prized_board("m27", TiePolicy::Shared, 0)
+        };
+        t.ledger.create_board(&board, now).await.unwrap();
+        let writes: Vec<Write> = (0..6)
+            .map(|i| Write {
+                segments: [("province".to_owned(), format!("p{}", i % 2))].into(),
+                ..common::point(&format!("e{i}"), &format!("u{i}"), i + 1)
+            })
+            .collect();
+        t.ledger.record(&board, &writes, now).await.unwrap();
+        let period = board.period_at(now);
+        let before = t.ledger.memberships(&board.slug, period).await.unwrap();
+        assert_eq!(before.len(), 6, "{}", t.name);
+
+        t.ledger.migrate().await.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        assert_eq!(t.ledger.memberships(&board.slug, period).await.unwrap(), before, "{}", t.name);
+        let mut conn = sqlx::AnyConnection::connect(&t.url).await.unwrap();
+        let (sql, shape) = match t.name {
+            "sqlite" => {
+                ("SELECT sql AS s FROM sqlite_master WHERE name = 'segment_members'", "WITHOUT ROWID")
+            }
+            _ => (
+                "SELECT indexdef AS s FROM pg_indexes WHERE indexname = 'segment_members_by_value'",
+                "INCLUDE (member)",
+            ),
+        };
+        let schema: String = sqlx::query(sql).fetch_one(&mut conn).await.unwrap().get("s");
+        assert!(schema.contains(shape), "{}: {schema}", t.name);
+        conn.close().await.unwrap();
+        t.drop_db().await;
+    }
+}
+
 /// Laurel needs Redis 7.0: the test servers (standalone and every Cluster node) are 7.x or newer,
 /// so they pass the check `laurel serve` makes at start and `/readyz` reports their versions.
 /// (That an older version is refused, by name, is the unit test of `redis::too_old`.)

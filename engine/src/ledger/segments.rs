@@ -48,7 +48,31 @@ pub(super) async fn held_in(
     Ok(held)
 }
 
-/// Every membership of period `key`, by member: what a settlement ranks its segments by. Read in
+/// Every value's roster of period `key`: `(dimension, value, members)`, the members packed by
+/// the server into one text separated by spaces (ids hold none), in no particular order. What a
+/// settlement ranks its segments by (`domain::settlement::roster_standings`); read from the
+/// by-value index alone (migration 0027), one row per value.
+pub(super) async fn period_rosters(
+    tx: &mut Tx,
+    backend: Backend,
+    slug: &str,
+    key: &str,
+) -> Result<Vec<(String, String, String)>, LedgerError> {
+    let concat = match backend {
+        Backend::Sqlite => "group_concat",
+        Backend::Postgres => "string_agg",
+    };
+    let sql = format!(
+        "SELECT dimension, value, {concat}(member, ' ') AS members FROM segment_members \
+         WHERE board = $1 AND period = $2 GROUP BY dimension, value"
+    );
+    let rows = sqlx::query(&sql).bind(slug).bind(key).fetch_all(&mut **tx).await?;
+    rows.into_iter()
+        .map(|row| Ok((row.try_get("dimension")?, row.try_get("value")?, row.try_get("members")?)))
+        .collect()
+}
+
+/// Every membership of period `key`, by member: what a preview ranks its segments by. Read in
 /// pages of up to `page_size` members (all their rows), each packed by the server into one text of
 /// `member,dimension,value` items, as a settlement reads its totals (`settle.rs`): ids hold
 /// neither `,` nor spaces.

@@ -28,7 +28,7 @@
 use super::audit::{AuditRecord, record as audit};
 use super::lifecycle::{lock_period_state, set_state};
 use super::rewards::reward_key;
-use super::segments::period_memberships;
+use super::segments::period_rosters;
 use super::sql::{INSERT_CHUNK, member_id, multi_row_insert};
 use super::standings::SETTLEMENT_PAGE;
 use super::{Backend, Ledger, LedgerError, Tx, micros};
@@ -38,7 +38,7 @@ use domain::board::{Prize, SegmentPrizes};
 use domain::lifecycle::{State, Step, Transition, step};
 use domain::receipt::{self, Tree};
 use domain::settlement::{
-    FinalTotal, RULE_VERSION, SegmentSettled, SegmentStandings, Standing, segment_standings, standings,
+    FinalTotal, RULE_VERSION, SegmentSettled, SegmentStandings, Standing, roster_standings, standings,
 };
 use domain::view::{RewardKind, Settlement};
 use domain::{Board, BoardSlug, PeriodKey};
@@ -53,7 +53,7 @@ pub fn digest(board: &str, period: &str, standings: &[Standing]) -> String {
 }
 
 /// What a settlement revision records: the board's standings, every segment ranking of the
-/// period's memberships (`domain::settlement::segment_standings`), each with its member count and
+/// period's value rosters (`domain::settlement::roster_standings`), each with its member count and
 /// digest, and the revision's digest folding them in (`receipt::settlement_digest`).
 pub(super) struct Outcome {
     pub standings: Vec<Standing>,
@@ -76,12 +76,12 @@ impl Outcome {
     ) -> Result<Self, LedgerError> {
         let slug = board.slug.as_str();
         let standings = standings(board.sort(), board.tie_policy(), totals, prizes);
-        let held = match board.segments.is_empty() {
-            true => Default::default(),
-            false => period_memberships(tx, backend, slug, key, settle_batch() as i64).await?,
+        let rosters = match board.segments.is_empty() {
+            true => Vec::new(),
+            false => period_rosters(tx, backend, slug, key).await?,
         };
-        let segments =
-            segment_standings(board.tie_policy(), &standings, |m| held.get(m.as_str()), segment_prizes);
+        let rosters = rosters.iter().map(|(d, v, members)| (d.as_str(), v.as_str(), members.split(' ')));
+        let segments = roster_standings(board.tie_policy(), &standings, rosters, segment_prizes);
         let settled = receipt::segments_settled(slug, key, &segments);
         let digest = receipt::settlement_digest(slug, key, &standings, &settled);
         Ok(Self { standings, segments, settled, digest })
