@@ -99,11 +99,12 @@ impl Engine {
             }
         }
         // Each segment is its own slot (and often its own node): the calls go out together, so a
-        // write waits one round trip for all its segments rather than one per segment.
+        // write waits one round trip for all its segments rather than one per segment, and each
+        // joins the other requests' call for that segment (`Projection::project_segment`).
         let mut calls = tokio::task::JoinSet::new();
         for (segment, totals) in by_segment {
             let (projection, slug, period) = (self.core.projection.clone(), board.slug.clone(), *period);
-            calls.spawn(async move { projection.project_segment(&slug, &period, &segment, &totals).await });
+            calls.spawn(async move { projection.project_segment(&slug, &period, &segment, totals).await });
         }
         let mut failed = None;
         while let Some(done) = calls.join_next().await {

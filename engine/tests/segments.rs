@@ -364,6 +364,36 @@ async fn a_correction_moves_the_members_segment_totals() {
 }
 
 /// An engine on the same ledger whose Redis cannot be read (nothing listens on port 1).
+/// Concurrent writes into one segment join one another's projection call (as the board's do):
+/// every member lands at its last total, and the reconciler finds nothing to level.
+#[tokio::test]
+async fn concurrent_writes_into_one_segment_leave_it_level_with_the_ledger() {
+    each_store(async |name, e, _| {
+        let b = board(TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        let mut writes = tokio::task::JoinSet::new();
+        for i in 0..60 {
+            let (e, b) = (e.clone(), b.clone());
+            let (member, class) = (format!("u{}", i % 12), if i % 12 < 6 { "c1" } else { "c2" });
+            let write = event(&format!("e{i}"), &member, i + 1, &[("province", "zj"), ("class", class)]);
+            writes.spawn(async move { e.record(&b, &[write]).await.unwrap() });
+        }
+        let out: Vec<_> = writes.join_all().await.into_iter().flatten().collect();
+        assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied && r.projected), "{name}: {out:?}");
+        // Member u<k> got k+1, k+13, …, k+49: 5k + 125 points.
+        let want = |k: i64| 5 * k + 125;
+        let top = e.top(&scope(e, &b, Some("province:zj")).await, 20).await.unwrap();
+        assert_eq!(top.source, ReadSource::Redis, "{name}");
+        let got: Vec<(String, i64)> = top.entries.iter().map(|x| (x.member.to_string(), x.points)).collect();
+        let expected: Vec<(String, i64)> = (0..12).rev().map(|k| (format!("u{k}"), want(k))).collect();
+        assert_eq!(got, expected, "{name}");
+        let c2 = e.top(&scope(e, &b, Some("class:c2")).await, 20).await.unwrap();
+        assert_eq!(c2.entries.len(), 6, "{name}");
+        assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}: level already");
+    })
+    .await;
+}
+
 fn without_redis(e: &Engine) -> Engine {
     let keys = engine::redis::keys::KeySpace::new(unique("away"));
     let away = engine::redis::Projection::new(

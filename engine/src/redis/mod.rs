@@ -44,6 +44,7 @@ pub use window::{Floor, RawPage, Source, Window};
 use crate::access::ratelimit::Cell;
 use ::redis::{ErrorKind, FromRedisValue, RedisResult, Script, Value};
 use conn::{RESPONSE_TIMEOUT, ReadScript, connect};
+use domain::segment::Segment;
 use domain::{BoardSlug, MemberId, PeriodKey};
 use grouped::Grouped;
 use keys::KeySpace;
@@ -89,10 +90,12 @@ fn flag(hidden: bool) -> &'static str {
 /// projection when Redis is back.
 const PAUSE_AFTER_FAILURE: Duration = Duration::from_secs(1);
 
-/// Write requests' projections, by period: each call's totals, answered how many members the
-/// round's call wrote.
-/// Keyed with the board's `keep_top` (0: unbounded), which the round's script call trims to.
-type GroupedProjections = Grouped<(BoardSlug, PeriodKey, u64), Vec<ProjectedTotal>, RedisResult<u64>>;
+/// Write requests' projections, by period's ranking (the board's, or one segment's): each call's
+/// totals, answered how many members the round's call wrote.
+type GroupedProjections = Grouped<GroupedRanking, Vec<ProjectedTotal>, RedisResult<u64>>;
+/// A ranking grouped projections write: the board's with its `keep_top` (0: unbounded), which
+/// the round's script call trims to, or a segment's (never bounded).
+type GroupedRanking = (BoardSlug, PeriodKey, u64, Option<Segment>);
 /// Write requests' rate checks, by ingest key id and its limits (share, tolerance).
 type GroupedRateChecks = Grouped<(Cell, Duration, Duration), (), RedisResult<Option<Duration>>>;
 /// Hot boards' hits, by board and the rules they are counted under (`hot.rs`).
@@ -364,10 +367,20 @@ impl Projection {
         totals: Vec<ProjectedTotal>,
         keep: u64,
     ) -> RedisResult<u64> {
+        self.grouped((board.clone(), *period, keep, None), totals).await
+    }
+
+    /// One round of grouped projections into `ranking`, shared by the calls waiting for it.
+    pub(super) async fn grouped(
+        &self,
+        ranking: GroupedRanking,
+        totals: Vec<ProjectedTotal>,
+    ) -> RedisResult<u64> {
         let this = self.clone();
-        let round = move |(board, period, keep): &(BoardSlug, PeriodKey, u64),
+        let round = move |(board, period, keep, segment): &GroupedRanking,
                           calls: Vec<Vec<ProjectedTotal>>| {
-            let (this, board, period, keep) = (this.clone(), board.clone(), *period, *keep);
+            let (this, board, period, keep, segment) =
+                (this.clone(), board.clone(), *period, *keep, segment.clone());
             async move {
                 let n = calls.len();
                 let mut highest: HashMap<MemberId, ProjectedTotal> = HashMap::new();
@@ -380,10 +393,17 @@ impl Projection {
                     }
                 }
                 let totals: Vec<ProjectedTotal> = highest.into_values().collect();
-                vec![this.project_kept(&board, &period, &totals, keep).await; n]
+                let written = match &segment {
+                    None => this.project_kept(&board, &period, &totals, keep).await,
+                    Some(segment) => {
+                        let keys = this.keys.segment(&board, &period, segment);
+                        this.guarded(this.level_keys(&keys, &totals, 0)).await
+                    }
+                };
+                vec![written; n]
             }
         };
-        self.projections.call((board.clone(), *period, keep), totals, round).await.unwrap_or_else(|| {
+        self.projections.call(ranking, totals, round).await.unwrap_or_else(|| {
             Err(::redis::RedisError::from((ErrorKind::Io, "the period's grouped projection stopped")))
         })
     }

@@ -14,15 +14,17 @@ use std::time::Duration;
 
 impl Projection {
     /// The write path's projection of totals into one segment's ranking (`level.lua`, the
-    /// version guard); skipped while projections are paused, like the board's.
+    /// version guard), grouped with the other requests' waiting for that segment as the board's
+    /// are ([`Projection::project_grouped`]); skipped while projections are paused, like the
+    /// board's.
     pub async fn project_segment(
         &self,
         board: &BoardSlug,
         period: &PeriodKey,
         segment: &Segment,
-        totals: &[ProjectedTotal],
+        totals: Vec<ProjectedTotal>,
     ) -> RedisResult<u64> {
-        self.guarded(self.level_keys(&self.keys.segment(board, period, segment), totals, 0)).await
+        self.grouped((board.clone(), *period, 0, Some(segment.clone())), totals).await
     }
 
     /// Levels a segment's ranking with the ledger's totals (the reconciler).
