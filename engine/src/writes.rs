@@ -135,21 +135,21 @@ impl Engine {
             |totals: &BTreeMap<&MemberId, ProjectedTotal>| totals.values().cloned().collect::<Vec<_>>();
         for (period, totals) in &by_period {
             let members = totals.len();
-            if let Err(error) =
-                self.core.projection.project_grouped(&board.slug, period, totals_of(totals), keep).await
-            {
+            // The board's ranking and its segments' are separate keys (separate slots), each
+            // guarded by versions: both calls go out at once, so a write waits for the slower of
+            // them rather than for one after the other.
+            let on_board = self.core.projection.project_grouped(&board.slug, period, totals_of(totals), keep);
+            let in_segments = async {
+                match values.get(period).filter(|v| v.len() == members) {
+                    Some(held) => self.project_segments_held(board, period, &totals_of(totals), held).await,
+                    None => self.project_segments(board, period, &totals_of(totals)).await,
+                }
+            };
+            let (on_board, in_segments) = tokio::join!(on_board, in_segments);
+            if let Err(error) = on_board.map(drop).map_err(EngineError::from).and(in_segments) {
                 self.metrics().redis_errors.inc();
                 tracing::warn!(board = %board.slug, %period, members, %error,
                     "projection failed; the ledger has the writes and the reconciler will level them");
-                failed.insert(*period);
-            } else if let Err(error) = match values.get(period).filter(|v| v.len() == members) {
-                Some(held) => self.project_segments_held(board, period, &totals_of(totals), held).await,
-                None => self.project_segments(board, period, &totals_of(totals)).await,
-            } {
-                // Then into the rankings of the members' segments: one call per segment.
-                self.metrics().redis_errors.inc();
-                tracing::warn!(board = %board.slug, %period, members, %error,
-                    "segment projection failed; the reconciler will level it");
                 failed.insert(*period);
             }
             self.announce(&board.slug, period);
