@@ -59,6 +59,22 @@ pub fn check_values(declared: &[String], values: &Values) -> Result<(), String> 
     Ok(())
 }
 
+/// At most this many values on a profile: the dimensions of every board the member writes on.
+pub const MAX_PROFILE_VALUES: usize = 16;
+
+/// Checks the segment values a profile names: dimension names and values shaped as on boards, at
+/// most [`MAX_PROFILE_VALUES`]. Which of them a board uses is its declared dimensions' business.
+pub fn check_profile_values(values: &Values) -> Result<(), String> {
+    if values.len() > MAX_PROFILE_VALUES {
+        return Err(format!("a profile names at most {MAX_PROFILE_VALUES} segment values"));
+    }
+    match values.iter().find_map(|(dim, value)| dimension_refusal(dim).or_else(|| value_refusal(dim, value)))
+    {
+        Some(refusal) => Err(refusal),
+        None => Ok(()),
+    }
+}
+
 fn undeclared(declared: &[String], dim: &str) -> String {
     match declared.is_empty() {
         true => format!("segment dimension {dim:?} is not declared: this board has no segments"),

@@ -137,7 +137,7 @@ async fn ensure_weekly(
     for (m, name, _) in &MEMBERS[..MEMBERS.len() - 1] {
         // Through the engine, so this process's copy of the names has them before the first
         // page is served (the copy loaded at start may predate them: engine::names).
-        engine.put_profile(&member(m), name, None, now).await?;
+        engine.put_profile(&member(m), name, None, &Default::default(), now).await?;
     }
     let current = board.period_at(now);
     let past: Vec<PeriodKey> =

@@ -128,20 +128,24 @@ impl Engine {
     }
 
     /// Creates or replaces a member's profile; reads of this engine show the new name and avatar
-    /// at once.
+    /// at once. `segments` (none: empty) are the member's values in the dimensions they name,
+    /// taken by later writes that name none there (`ledger/decide.rs`, `Held`).
     pub async fn put_profile(
         &self,
         member: &MemberId,
         display_name: &str,
         avatar_url: Option<&str>,
+        segments: &domain::segment::Values,
         now: jiff::Timestamp,
     ) -> Result<(), EngineError> {
         let (engine, member) = (self.clone(), member.clone());
-        let (name, avatar) = (display_name.to_owned(), avatar_url.map(str::to_owned));
+        let (name, avatar, segments) =
+            (display_name.to_owned(), avatar_url.map(str::to_owned), segments.clone());
         // Its own task, like the ledger write inside it: a caller that hangs up cannot leave
         // this process's copy without a name that committed.
         let work = tokio::spawn(async move {
-            let written = engine.core.ledger.put_profile(&member, &name, avatar.as_deref(), now).await;
+            let written =
+                engine.core.ledger.put_profile(&member, &name, avatar.as_deref(), &segments, now).await;
             // Also after a failure: the write may have committed before the error reached us.
             let levelled = engine.catch_up_names(true).await;
             written?;

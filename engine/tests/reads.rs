@@ -329,7 +329,7 @@ async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
         // A new profile, then a renamed one: each shows in the very next read.
         let now = jiff::Timestamp::now();
         for display in ["Bea", "Beatrice"] {
-            e.put_profile(&bee, display, None, now).await.unwrap();
+            e.put_profile(&bee, display, None, &Default::default(), now).await.unwrap();
             let page = e.around(&e.scope(&b.slug, None).await.unwrap(), &bee, 1).await.unwrap();
             let named = ("b".to_owned(), Some(display.to_owned()));
             assert_eq!(names_of(&page), vec![none("a"), named, none("c")], "{name}");
@@ -351,7 +351,7 @@ async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
         // Another instance over the same ledger reads names it has not cached from the ledger,
         // and its own profile writes show in its own reads at once.
         let other = engine(&t, &p).await;
-        other.put_profile(&a, "Ann", None, now).await.unwrap();
+        other.put_profile(&a, "Ann", None, &Default::default(), now).await.unwrap();
         let page = other.around(&other.scope(&b.slug, None).await.unwrap(), &bee, 1).await.unwrap();
         let want = vec![
             ("a".to_owned(), Some("Ann".to_owned())),
@@ -384,8 +384,10 @@ async fn a_profile_s_avatar_shows_on_ranking_entries_until_a_profile_without_one
         let url = "https://avatars.example/u.png";
         let now = jiff::Timestamp::now();
         // The engine answers the profile's URL as it is, http too: which to show is the pages'.
-        e.put_profile(&a, "Ann", Some(url), now).await.unwrap();
-        e.put_profile(&bee, "Bea", Some("http://avatars.example/b.png"), now).await.unwrap();
+        e.put_profile(&a, "Ann", Some(url), &Default::default(), now).await.unwrap();
+        e.put_profile(&bee, "Bea", Some("http://avatars.example/b.png"), &Default::default(), now)
+            .await
+            .unwrap();
         let scope = e.scope(&b.slug, None).await.unwrap();
         let page = e.ranking_page(&scope, 0, 10).await.unwrap();
         let want = vec![
@@ -401,7 +403,7 @@ async fn a_profile_s_avatar_shows_on_ranking_entries_until_a_profile_without_one
         assert_eq!(avatars_of(&listed), vec![want[0].clone(), want[2].clone()], "{name}: ranks of a list");
 
         // The profile replaced without an avatar: the name stays, the avatar is gone at once.
-        e.put_profile(&a, "Ann", None, now).await.unwrap();
+        e.put_profile(&a, "Ann", None, &Default::default(), now).await.unwrap();
         let page = e.ranking_page(&scope, 0, 10).await.unwrap();
         assert_eq!(avatars_of(&page.entries)[0], ("a".to_owned(), None), "{name}: removed");
         assert_eq!(page.entries[0].display_name.as_deref(), Some("Ann"), "{name}");
@@ -482,9 +484,15 @@ async fn find_me_by_name_reads_a_bounded_range_of_names_and_keeps_the_ranked_mem
         ];
         for (id, display, points) in people {
             let member = format!("{id}-{tag}");
-            e.put_profile(&MemberId::parse(&member).unwrap(), &format!("{tag} {display}"), None, now)
-                .await
-                .unwrap();
+            e.put_profile(
+                &MemberId::parse(&member).unwrap(),
+                &format!("{tag} {display}"),
+                None,
+                &Default::default(),
+                now,
+            )
+            .await
+            .unwrap();
             if let Some(points) = points {
                 put(&e, &b, &member, points, 1).await;
             }
@@ -516,17 +524,29 @@ async fn find_me_by_name_reads_a_bounded_range_of_names_and_keeps_the_ranked_mem
         assert_eq!(found(format!("{tag} z")).await, (vec![], false), "{store}");
         assert_eq!(found("   ".into()).await, (vec![], false), "{store}: nothing typed");
         // A renamed member is found by the new name only.
-        e.put_profile(&MemberId::parse(format!("a-{tag}")).unwrap(), &format!("{tag} Zed"), None, now)
-            .await
-            .unwrap();
+        e.put_profile(
+            &MemberId::parse(format!("a-{tag}")).unwrap(),
+            &format!("{tag} Zed"),
+            None,
+            &Default::default(),
+            now,
+        )
+        .await
+        .unwrap();
         assert_eq!(found(format!("{tag} ada")).await, (vec!["b".into()], false), "{store}: renamed");
         assert_eq!(found(format!("{tag} zed")).await, (vec!["a".into()], false), "{store}");
         // Past the candidates read: at most 10 matches, and `more` says there may be others.
         for i in 0..engine::reads::NAME_CANDIDATES + 1 {
             let member = format!("m{i}-{tag}");
-            e.put_profile(&MemberId::parse(&member).unwrap(), &format!("{tag} Many {i:03}"), None, now)
-                .await
-                .unwrap();
+            e.put_profile(
+                &MemberId::parse(&member).unwrap(),
+                &format!("{tag} Many {i:03}"),
+                None,
+                &Default::default(),
+                now,
+            )
+            .await
+            .unwrap();
             if i < 12 {
                 put(&e, &b, &member, 10 + i as i64, 1).await;
             }

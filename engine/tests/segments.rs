@@ -25,6 +25,7 @@ mod common;
 
 use common::{TestLedger, TestProjection, engine, redis_targets, unique};
 use domain::lifecycle::Transition;
+use domain::segment::Values;
 use domain::view::{RankingPage, ReadSource};
 use domain::write::{Change, Outcome, Write};
 use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
@@ -389,6 +390,55 @@ async fn concurrent_writes_into_one_segment_leave_it_level_with_the_ledger() {
         assert_eq!(got, expected, "{name}");
         let c2 = e.top(&scope(e, &b, Some("class:c2")).await, 20).await.unwrap();
         assert_eq!(c2.entries.len(), 6, "{name}");
+        assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}: level already");
+    })
+    .await;
+}
+
+/// A profile's segment values stand in for the ones a write leaves out: a member's first write
+/// naming none fixes the profile's (dimensions the board does not declare are ignored); a value
+/// the write names wins over the profile's; a value already held stays, whatever the profile says.
+#[tokio::test]
+async fn a_profile_names_the_values_writes_leave_out() {
+    each_store(async |name, e, _| {
+        let b = board(TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        let now = jiff::Timestamp::now();
+        let profile = |province: &str| -> Values {
+            [("province", province), ("class", "c9"), ("school", "s1")]
+                .map(|(d, v)| (d.into(), v.into()))
+                .into()
+        };
+        e.put_profile(&m("p1"), "P1", None, &profile("zj"), now).await.unwrap();
+        e.put_profile(&m("p2"), "P2", None, &profile("zj"), now).await.unwrap();
+        e.record(&b, &[event("h1", "p3", 5, &[("province", "js")])]).await.unwrap();
+        e.put_profile(&m("p3"), "P3", None, &profile("zj"), now).await.unwrap();
+        let out = e
+            .record(
+                &b,
+                &[
+                    event("a1", "p1", 40, &[]),
+                    event("a2", "p2", 30, &[("class", "c1")]),
+                    event("a3", "p3", 20, &[]),
+                    event("a4", "p1", 2, &[]),
+                ],
+            )
+            .await
+            .unwrap();
+        assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied && r.projected), "{name}: {out:?}");
+        let period = b.period_at(now);
+        let held = e.ledger().memberships(&b.slug, period).await.unwrap();
+        let values = |member: &str| held.get(member).cloned().unwrap_or_default();
+        let pairs = |v: &[(&str, &str)]| -> Values {
+            v.iter().map(|(d, x)| (d.to_string(), x.to_string())).collect()
+        };
+        assert_eq!(values("p1"), pairs(&[("class", "c9"), ("province", "zj")]), "{name}");
+        assert_eq!(values("p2"), pairs(&[("class", "c1"), ("province", "zj")]), "{name}");
+        assert_eq!(values("p3"), pairs(&[("class", "c9"), ("province", "js")]), "{name}");
+        let zj = e.top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
+        assert_eq!(rows(&zj), vec![row(1, "p1", 42), row(2, "p2", 30)], "{name}");
+        let c9 = e.top(&scope(e, &b, Some("class:c9")).await, 10).await.unwrap();
+        assert_eq!(rows(&c9), vec![row(1, "p1", 42), row(2, "p3", 25)], "{name}");
         assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}: level already");
     })
     .await;

@@ -195,10 +195,10 @@ async fn profile_changes_come_in_revision_order_and_concurrent_writes_each_take_
         t.ledger.migrate().await.unwrap();
         let now = jiff::Timestamp::now();
         for (member, name) in [("a", "Ann"), ("b", "Bob"), ("c", "Cy")] {
-            t.ledger.put_profile(&m(member), name, None, now).await.unwrap();
+            t.ledger.put_profile(&m(member), name, None, &Default::default(), now).await.unwrap();
         }
         // A rename is the newest change: the member moves to the end, once, with its new name.
-        t.ledger.put_profile(&m("a"), "Anna", None, now).await.unwrap();
+        t.ledger.put_profile(&m("a"), "Anna", None, &Default::default(), now).await.unwrap();
         let all = t.ledger.profile_changes(0, 10).await.unwrap();
         let named: Vec<(&str, &str)> = all.iter().map(|(m, n, _, _)| (m.as_str(), n.as_str())).collect();
         assert_eq!(named, vec![("b", "Bob"), ("c", "Cy"), ("a", "Anna")], "{}", t.name);
@@ -213,7 +213,15 @@ async fn profile_changes_come_in_revision_order_and_concurrent_writes_each_take_
         for i in 0..40 {
             let ledger = t.ledger.clone();
             writers.spawn(async move {
-                ledger.put_profile(&MemberId::parse(format!("w{i}")).unwrap(), "W", None, now).await
+                ledger
+                    .put_profile(
+                        &MemberId::parse(format!("w{i}")).unwrap(),
+                        "W",
+                        None,
+                        &Default::default(),
+                        now,
+                    )
+                    .await
             });
         }
         while let Some(written) = writers.join_next().await {
@@ -229,11 +237,11 @@ async fn profile_changes_come_in_revision_order_and_concurrent_writes_each_take_
         // An avatar comes with its profile's change; a profile replaced without one has none.
         let last = revisions.last().copied().unwrap();
         let url = "https://avatars.example/b.png";
-        t.ledger.put_profile(&m("b"), "Bob", Some(url), now).await.unwrap();
+        t.ledger.put_profile(&m("b"), "Bob", Some(url), &Default::default(), now).await.unwrap();
         let with = t.ledger.profile_changes(last, 10).await.unwrap();
         let seen: Vec<_> = with.iter().map(|(m, n, a, _)| (m.as_str(), n.as_str(), a.as_deref())).collect();
         assert_eq!(seen, vec![("b", "Bob", Some(url))], "{}", t.name);
-        t.ledger.put_profile(&m("b"), "Bob", None, now).await.unwrap();
+        t.ledger.put_profile(&m("b"), "Bob", None, &Default::default(), now).await.unwrap();
         let without = t.ledger.profile_changes(with[0].3, 10).await.unwrap();
         let seen: Vec<_> = without.iter().map(|(m, _, a, _)| (m.as_str(), a.as_deref())).collect();
         assert_eq!(seen, vec![("b", None)], "{}: the avatar is gone", t.name);

@@ -4,6 +4,7 @@ use super::audit::AuditRecord;
 use super::sql::{parse_state, period_key, slug};
 use super::{Ledger, LedgerError, micros};
 use domain::board::BoardSettings;
+use domain::segment::Values;
 use domain::{Board, BoardSlug, MemberId, ScoreCodec};
 use sqlx::Row;
 use sqlx::any::AnyRow;
@@ -147,18 +148,23 @@ impl Ledger {
         Ok(super::Listing::read("boards", &rows, |r| super::rows::text(r, "slug"), board_from_row))
     }
 
-    /// Creates or replaces a member's profile.
+    /// Creates or replaces a member's profile; `segments` are the segment values it names (none:
+    /// empty), which writes on boards declaring those dimensions take as the member's values
+    /// where they name none (`writes.rs`).
     pub async fn put_profile(
         &self,
         member: &MemberId,
         display_name: &str,
         avatar_url: Option<&str>,
+        segments: &Values,
         now: jiff::Timestamp,
     ) -> Result<(), LedgerError> {
         let (ledger, member, name) = (self.clone(), member.clone(), display_name.to_owned());
-        let avatar = avatar_url.map(str::to_owned);
-        super::detached(async move { ledger.upsert_profile(&member, &name, avatar.as_deref(), now).await })
-            .await
+        let (avatar, segments) = (avatar_url.map(str::to_owned), segments.clone());
+        super::detached(async move {
+            ledger.upsert_profile(&member, &name, avatar.as_deref(), &segments, now).await
+        })
+        .await
     }
 
     async fn upsert_profile(
@@ -166,8 +172,10 @@ impl Ledger {
         member: &MemberId,
         display_name: &str,
         avatar_url: Option<&str>,
+        segments: &Values,
         now: jiff::Timestamp,
     ) -> Result<(), LedgerError> {
+        let segments = (!segments.is_empty()).then(|| super::settle::json_text(segments)).transpose()?;
         let mut w = self.begin_write().await?;
         // The next revision; the clock row stays locked until commit (migration 0008).
         let revision: i64 = sqlx::query(
@@ -177,11 +185,11 @@ impl Ledger {
         .await?
         .try_get("revision")?;
         sqlx::query(
-            "INSERT INTO profiles (member, display_name, avatar_url, updated_at, revision, name_key) \
-             VALUES ($1, $2, $3, $4, $5, $6) \
+            "INSERT INTO profiles (member, display_name, avatar_url, updated_at, revision, name_key, segments) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) \
              ON CONFLICT (member) DO UPDATE SET display_name = excluded.display_name, \
              avatar_url = excluded.avatar_url, updated_at = excluded.updated_at, revision = excluded.revision, \
-             name_key = excluded.name_key",
+             name_key = excluded.name_key, segments = excluded.segments",
         )
         .bind(member.as_str())
         .bind(display_name)
@@ -189,6 +197,7 @@ impl Ledger {
         .bind(micros(now))
         .bind(revision)
         .bind(name_key(display_name))
+        .bind(segments)
         .execute(&mut *w.tx)
         .await?;
         w.tx.commit().await?;

@@ -10,6 +10,7 @@ use super::entries::{EntryMeta, NewEntry, Seen};
 use super::locks::PeriodRow;
 use super::segments::NewMembership;
 use super::write_rows::{LockedTotal, Projected, Recorded, StoredState};
+use domain::segment::Values;
 use domain::write::{Change, Current, Decision, Outcome, Write, decide};
 use domain::{Board, MemberId, PeriodKey, TiePolicy};
 use std::collections::{HashMap, HashSet};
@@ -101,7 +102,7 @@ pub(super) fn decide_batch<'a>(
             continue;
         }
         let member = write.member.as_str();
-        let values = held.entry((key.as_str(), member)).or_default();
+        let values = held.values.entry((key.as_str(), member)).or_default();
         if let Some(reason) = segment_conflict(values, &write.segments) {
             d.answers.push(Recorded::bare(Outcome::Rejected, period, Some(reason)));
             d.rejected.push((i, key.as_str()));
@@ -142,8 +143,13 @@ pub(super) fn decide_batch<'a>(
         if recorded.outcome == Outcome::Rejected {
             d.rejected.push((i, key.as_str()));
         } else if d.recorded.last().is_some_and(|(at, _)| *at == i) {
-            // Recorded: the values it names that the member did not hold yet are fixed now.
-            for (dim, value) in &write.segments {
+            // Recorded: the values it names that the member did not hold yet are fixed now, and
+            // its profile's in the board's other dimensions.
+            let profiles = held.profiles;
+            let profile = profiles.get(member).into_iter().flatten();
+            let defaults = profile
+                .filter(|(dim, _)| board.segments.contains(*dim) && !write.segments.contains_key(*dim));
+            for (dim, value) in write.segments.iter().chain(defaults) {
                 if !values.contains_key(dim) {
                     values.insert(dim.clone(), value.clone());
                     d.memberships.push((key.as_str(), member, dim.as_str(), value.as_str()));
@@ -157,7 +163,8 @@ pub(super) fn decide_batch<'a>(
         // is projected into.
         for ((answer, write), key) in d.answers.iter_mut().zip(writes).zip(keys) {
             if answer.total.is_some() {
-                let values = held.get(&(key.as_str(), write.member.as_str())).cloned().unwrap_or_default();
+                let values =
+                    held.values.get(&(key.as_str(), write.member.as_str())).cloned().unwrap_or_default();
                 answer.segments = Some(values);
             }
         }
@@ -165,12 +172,18 @@ pub(super) fn decide_batch<'a>(
     d
 }
 
-/// The segment values each (period key, member) of a batch held before it.
-pub(super) type Held<'a> = HashMap<(&'a str, &'a str), domain::segment::Values>;
+/// The segment values each (period key, member) of a batch held before it, and the values its
+/// members' profiles name (by member; migration 0028): a recorded write fixes a profile's value in
+/// each declared dimension the member holds none in and the write names none.
+#[derive(Clone)]
+pub(super) struct Held<'a> {
+    pub values: HashMap<(&'a str, &'a str), Values>,
+    pub profiles: &'a HashMap<String, Values>,
+}
 
 /// Why a write naming `named` cannot be recorded for a member holding `held`: a dimension whose
 /// value is already fixed to another (`segment_conflict`, with the value held).
-fn segment_conflict(held: &domain::segment::Values, named: &domain::segment::Values) -> Option<String> {
+fn segment_conflict(held: &Values, named: &Values) -> Option<String> {
     named.iter().find_map(|(dim, value)| {
         let was = held.get(dim).filter(|was| *was != value)?;
         Some(format!("segment_conflict: the member's {dim} in this period is {was}; the write names {value}"))

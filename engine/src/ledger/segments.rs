@@ -48,6 +48,36 @@ pub(super) async fn held_in(
     Ok(held)
 }
 
+/// The segment values the profiles of `members` name (members whose profile names none are
+/// left out): what their writes fix where they name no value (`decide.rs`, `Held`).
+pub(super) async fn profile_values(
+    tx: &mut Tx,
+    backend: Backend,
+    members: &[&str],
+) -> Result<HashMap<String, Values>, LedgerError> {
+    let mut named = HashMap::new();
+    for chunk in members.chunks(LOOKUP_CHUNK) {
+        let chunk = padded(chunk);
+        let mut p = Params::new(backend);
+        let sql = format!(
+            "SELECT member, segments FROM profiles WHERE segments IS NOT NULL AND member IN ({})",
+            p.list(chunk.len())
+        );
+        let mut query = sqlx::query(&sql);
+        for m in &chunk {
+            query = query.bind(*m);
+        }
+        for row in query.fetch_all(&mut **tx).await? {
+            let member: String = row.try_get("member")?;
+            let text: String = row.try_get("segments")?;
+            let values: Values = serde_json::from_str(&text)
+                .map_err(|e| LedgerError::Corrupt(format!("segments of {member}'s profile: {e}")))?;
+            named.insert(member, values);
+        }
+    }
+    Ok(named)
+}
+
 /// Every value's roster of period `key`: `(dimension, value, members)`, the members packed by
 /// the server into one text separated by spaces (ids hold none), in no particular order. What a
 /// settlement ranks its segments by (`domain::settlement::roster_standings`); read from the

@@ -57,11 +57,12 @@
 use super::decide::{Decided, Held, Verdict, conclude, decide_batch, judge};
 use super::entries::{EntryMeta, NewEntry, insert_entries, seen_ids};
 use super::locks::{lock_in_order, lock_periods, next_seq, period_row};
-use super::segments::{held_in, insert_memberships};
+use super::segments::{held_in, insert_memberships, profile_values};
 use super::totals::{add_deltas, lock_total, read_wanted, store_total, store_totals, wanted_totals};
 use super::write_rows::{Projected, Recorded};
 use super::{Backend, Ledger, LedgerError, Tx};
 use domain::ErrorCode;
+use domain::segment::Values;
 use domain::write::{Change, Outcome, Write};
 use domain::{Board, MemberId, PeriodKey, TiePolicy};
 use sqlx::Row;
@@ -208,10 +209,30 @@ impl Ledger {
         }
 
         // The segment values the batch's members hold (segmented boards only).
-        let held = match board.segments.is_empty() {
-            true => Held::new(),
+        let values = match board.segments.is_empty() {
+            true => HashMap::new(),
             false => held_segments(tx, backend, slug, writes, &keys).await?,
         };
+        // The profiles of members still without a value in some dimension, for their defaults.
+        let mut unsettled: Vec<&str> = writes
+            .iter()
+            .zip(&keys)
+            .filter(|(w, key)| {
+                let held = values.get(&(key.as_str(), w.member.as_str()));
+                board
+                    .segments
+                    .iter()
+                    .any(|d| held.is_none_or(|v| !v.contains_key(d)) && !w.segments.contains_key(d))
+            })
+            .map(|(w, _)| w.member.as_str())
+            .collect();
+        unsettled.sort_unstable();
+        unsettled.dedup();
+        let profiles = match unsettled.is_empty() {
+            true => HashMap::new(),
+            false => profile_values(tx, backend, &unsettled).await?,
+        };
+        let held = Held { values, profiles: &profiles };
 
         // 3. Each write in order, in memory: the same steps as `apply`, on the running totals.
         let mut decided =
@@ -325,8 +346,9 @@ impl Ledger {
         now: jiff::Timestamp,
     ) -> Result<Option<Recorded>, LedgerError> {
         let Change::Point { event_id, delta } = &write.change else { return Ok(None) };
-        // A write naming segments checks and fixes the member's values: the batch path's work.
-        if !write.segments.is_empty() {
+        // On a board with segments a write checks and fixes the member's values (the ones it
+        // names, or its profile's) and answers them for the projection: the batch path's work.
+        if !board.segments.is_empty() {
             return Ok(None);
         }
         let Ok(period) = board.period_of(write.occurred_at) else { return Ok(None) };
@@ -402,12 +424,12 @@ async fn held_segments<'a>(
     slug: &str,
     writes: &'a [Write],
     keys: &'a [String],
-) -> Result<Held<'a>, LedgerError> {
+) -> Result<HashMap<(&'a str, &'a str), Values>, LedgerError> {
     let mut wanted: HashMap<&'a str, Vec<&'a str>> = HashMap::new();
     for (w, key) in writes.iter().zip(keys) {
         wanted.entry(key.as_str()).or_default().push(w.member.as_str());
     }
-    let mut held = Held::new();
+    let mut held = HashMap::new();
     for (key, mut members) in wanted {
         members.sort_unstable();
         members.dedup();

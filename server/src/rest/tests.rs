@@ -2533,6 +2533,42 @@ async fn pages_answer_while_another_server_of_the_process_starts() {
 }
 
 #[tokio::test]
+async fn a_profile_names_segment_values_that_writes_leaving_them_out_take() {
+    let api = Api::start().await;
+    let admin = api.admin.clone();
+    let board = json!({"slug": "segp", "title": "Seg", "cadence": "weekly", "time_zone": "UTC",
+        "operator": "incr", "tie_policy": "shared", "max_points": 1000, "segments": ["province"]});
+    let (status, out) = api.call("POST", "/api/v1/boards", Some(&admin), Some(board)).await;
+    assert_eq!(status, StatusCode::CREATED, "{out}");
+    let path = "/api/v1/members/u1/profile";
+    let many: serde_json::Map<String, Value> = (0..17).map(|i| (format!("d{i}"), json!("v"))).collect();
+    for (name, segments, words) in [
+        ("a bad value", json!({"province": "z j"}), "segment value"),
+        ("a bad dimension", json!({"Province": "zj"}), "segment dimension"),
+        ("too many", Value::Object(many), "at most 16"),
+    ] {
+        let body = json!({"display_name": "Ann", "segments": segments});
+        let (status, out) = api.call("PUT", path, Some(&admin), Some(body)).await;
+        assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"), "{name}: {out}");
+        assert!(out["detail"].as_str().unwrap().contains(words), "{name}: {out}");
+    }
+    let body = json!({"display_name": "Ann", "segments": {"province": "zj", "school": "s1"}});
+    let (status, out) = api.call("PUT", path, Some(&admin), Some(body)).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    assert_eq!(out["segments"], json!({"province": "zj", "school": "s1"}), "{out}");
+    let event = json!({"event_id": "a", "member": "u1", "delta": 7});
+    let (status, out) = api.call("POST", "/api/v1/boards/segp/events", Some(&admin), Some(event)).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    let top = "/api/v1/boards/segp/periods/current/top?segment=province:zj";
+    let (_, out) = api.call("GET", top, None, None).await;
+    assert_eq!(
+        (&out["entries"][0]["member"], &out["entries"][0]["points"]),
+        (&json!("u1"), &json!(7)),
+        "{out}"
+    );
+}
+
+#[tokio::test]
 async fn segments_are_declared_written_and_read_over_rest() {
     let api = Api::start().await;
     let admin = api.admin.clone();

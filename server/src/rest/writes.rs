@@ -90,6 +90,10 @@ pub struct ProfileIn {
     /// An http(s) URL of at most 512 visible ASCII characters.
     #[schema(pattern = "^https?://[!-~]*$", max_length = 512)]
     avatar_url: Option<String>,
+    /// The member's segment values (`{"province": "zj"}`, at most 16): a write on a board declaring
+    /// one of these dimensions, for a member holding no value in it yet that period, fixes this
+    /// value where the write names none.
+    segments: Option<std::collections::BTreeMap<String, String>>,
 }
 
 fn occurred_at(raw: Option<&str>, now: jiff::Timestamp) -> Result<jiff::Timestamp, String> {
@@ -430,8 +434,11 @@ pub async fn profile(
             "avatar_url must be an http(s) URL of at most 512 visible ASCII characters",
         ));
     }
-    state.engine.put_profile(&member, name, body.avatar_url.as_deref(), jiff::Timestamp::now()).await?;
-    Ok(Json(Profile { member, display_name: name.to_owned(), avatar_url: body.avatar_url }))
+    let segments = body.segments.unwrap_or_default();
+    domain::segment::check_profile_values(&segments).map_err(ApiError::invalid)?;
+    let now = jiff::Timestamp::now();
+    state.engine.put_profile(&member, name, body.avatar_url.as_deref(), &segments, now).await?;
+    Ok(Json(Profile { member, display_name: name.to_owned(), avatar_url: body.avatar_url, segments }))
 }
 
 /// A member's profile as stored.
@@ -440,6 +447,9 @@ pub struct Profile {
     pub member: MemberId,
     pub display_name: String,
     pub avatar_url: Option<String>,
+    /// The segment values it names; absent when none.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub segments: std::collections::BTreeMap<String, String>,
 }
 
 /// `POST .../events`: one event, or a bounded batch of them.
