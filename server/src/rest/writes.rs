@@ -15,6 +15,7 @@ use domain::{EventId, MemberId};
 use engine::writes::{WriteResult, check_batch};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
 
 /// How far in the future `occurred_at` may be (clock skew between hosts).
 const MAX_FUTURE_SKEW: jiff::SignedDuration = jiff::SignedDuration::from_secs(300);
@@ -93,7 +94,19 @@ pub struct ProfileIn {
     /// The member's segment values (`{"province": "zj"}`, at most 16): a write on a board declaring
     /// one of these dimensions, for a member holding no value in it yet that period, fixes this
     /// value where the write names none.
+    #[schema(schema_with = profile_segments)]
     segments: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// `segments` on a profile: at most 16 values, each named by a dimension (1-32 of `[a-z0-9_-]`)
+/// and shaped like a member id, or null (`domain::segment::check_profile_values`).
+fn profile_segments() -> ObjectBuilder {
+    let string = |pattern| ObjectBuilder::new().schema_type(Type::String).pattern(Some(pattern));
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Object, Type::Null]))
+        .additional_properties(Some(string("^[A-Za-z0-9_.:@-]{1,64}$")))
+        .property_names(Some(string("^[a-z0-9_-]{1,32}$")))
+        .max_properties(Some(domain::segment::MAX_PROFILE_VALUES))
 }
 
 fn occurred_at(raw: Option<&str>, now: jiff::Timestamp) -> Result<jiff::Timestamp, String> {
