@@ -11,6 +11,9 @@
 //! - after Redis lost the keys, the reconciler levels every segment ranking (`segments_levelled`)
 //!   and a rebuild restores them; while Redis cannot be read, segment reads come from the ledger
 //!   in the same order;
+//! - a segment ranking that cannot be written fails only the writes into it (`projected: false`;
+//!   the board's ranking and the member's other segment take the write), and the reconciler
+//!   levels it once it can be written;
 //! - a correction moves the member's segment totals;
 //! - counts and ranks of a list in a segment agree with the segment's pages under both tie
 //!   policies, from Redis, from the ledger while Redis cannot be read, with a member hidden, and
@@ -25,7 +28,7 @@ mod common;
 
 use common::{TestLedger, TestProjection, engine, redis_targets, unique};
 use domain::lifecycle::Transition;
-use domain::segment::Values;
+use domain::segment::{Segment, Values};
 use domain::view::{RankingPage, ReadSource};
 use domain::write::{Change, Outcome, Write};
 use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, ScoreCodec, TiePolicy};
@@ -391,6 +394,40 @@ async fn concurrent_writes_into_one_segment_leave_it_level_with_the_ledger() {
         let c2 = e.top(&scope(e, &b, Some("class:c2")).await, 20).await.unwrap();
         assert_eq!(c2.entries.len(), 6, "{name}");
         assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}: level already");
+    })
+    .await;
+}
+
+/// A segment ranking that cannot be written fails the projection of the writes into it only: the
+/// board's ranking and the member's other segment take the write, which answers `projected:
+/// false`; once the segment can be written again, the reconciler levels it.
+#[tokio::test]
+async fn a_segment_that_cannot_be_written_fails_only_the_writes_into_it() {
+    each_store(async |name, e, p| {
+        let b = board(TiePolicy::Shared);
+        e.create_board(&b).await.unwrap();
+        let period = b.period_at(jiff::Timestamp::now());
+        let keys = |dimension: &str, value: &str| {
+            let segment = Segment { dimension: dimension.into(), value: value.into() };
+            p.projection.keys().segment(&b.slug, &period, &segment)
+        };
+        // A string where the ranking of class c2 goes: `level.lua` fails on it (WRONGTYPE).
+        let c2 = keys("class", "c2").rank;
+        p.run(redis::cmd("SET").arg(&c2).arg("in the way")).await;
+        let out =
+            e.record(&b, &[event("x1", "u2", 30, &[("province", "zj"), ("class", "c2")])]).await.unwrap();
+        assert_eq!((out[0].recorded.outcome, out[0].projected), (Outcome::Applied, false), "{name}");
+        let score = |key: String| redis::cmd("ZSCORE").arg(key).arg("u2").clone();
+        let board_rank = p.projection.keys().period(&b.slug, &period).rank;
+        for key in [board_rank, keys("province", "zj").rank] {
+            assert_ne!(p.run(&score(key.clone())).await, redis::Value::Nil, "{name}: {key} has the write");
+        }
+
+        p.run(redis::cmd("DEL").arg(&c2)).await;
+        // Projections pause for a second after a failure; the reconciler levels all the same.
+        let report = e.reconcile_once().await.unwrap();
+        assert_eq!(report.segments_levelled, 1, "{name}: {report:?}");
+        assert_ne!(p.run(&score(c2.clone())).await, redis::Value::Nil, "{name}: levelled");
     })
     .await;
 }

@@ -75,6 +75,20 @@ impl TestProjection {
         found
     }
 
+    /// Runs one command of the test's own, routed by its key (on a Cluster, to its slot's node).
+    pub async fn run(&self, cmd: &redis::Cmd) -> redis::Value {
+        match self.projection.target() {
+            RedisTarget::Standalone(url) => {
+                let client = redis::Client::open(url.as_str()).unwrap();
+                cmd.query_async(&mut client.get_multiplexed_async_connection().await.unwrap()).await.unwrap()
+            }
+            RedisTarget::Cluster(nodes) => {
+                let client = redis::cluster::ClusterClient::new(nodes.clone()).unwrap();
+                cmd.query_async(&mut client.get_async_connection().await.unwrap()).await.unwrap()
+            }
+        }
+    }
+
     /// Empties the script cache on every node (EVALSHA must then fall back to loading).
     pub async fn flush_scripts(&self) {
         for node in self.nodes() {
