@@ -21,16 +21,19 @@
 //! "find me" by display name (`Engine::members_named`). Each live page is one `window.lua` call
 //! (`redis/window.rs`: rows, their position and the members ahead of the first row, atomically);
 //! what each read may cost is docs/ARCHITECTURE.md's "What a request may cost". Pinned snapshots
-//! are `snapshots.rs`; the fallback while Redis cannot be read is `crate::fallback`.
+//! are `snapshots.rs`; the fallback while Redis cannot be read is `crate::fallback`. The path from
+//! a window of rows to a page is `window.rs`; counts and ranks of a list are `counts.rs`.
 
 mod caches;
+mod counts;
 mod snapshots;
+mod window;
 
 pub use caches::{BOARD_CACHE_TTL, BoardCache, PeriodStatus, SharedTop, StateCache, TopCache};
 pub use snapshots::{SNAPSHOT_LIFE, SNAPSHOT_WINDOW, Snapshots};
 
 use crate::ledger::Viewer;
-use crate::redis::{RawPage, ReadFrom, Source, Window};
+use crate::redis::{ReadFrom, Source, Window};
 use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::lifecycle::State;
@@ -38,7 +41,7 @@ use domain::view::{
     BoardSummary, CursorPage, Entry, LedgerEntry, MemberView, NameMatches, PeriodInfo, RankingPage,
     ReadSource,
 };
-use domain::{Board, BoardSlug, MemberId, PeriodKey, ranking};
+use domain::{Board, BoardSlug, MemberId, PeriodKey};
 
 /// The most entries one page may hold.
 pub const MAX_PAGE: u64 = 200;
@@ -233,157 +236,6 @@ impl Engine {
         self.read_window(board, period, source_in(scope, viewer), window, 2 * radius + 1).await
     }
 
-    /// Members with `min_points` or better (at least `min_points`, or at most on an ascending
-    /// board), and where the count came from; in the scope's segment, if it names one.
-    pub async fn count_at_least(&self, scope: &Scope, min_points: i64) -> Result<Sourced<u64>, EngineError> {
-        let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
-        let segment = scope.segment();
-        let (min, max) = board.codec.bounds();
-        let status = self.status_for_reads(slug, period).await?;
-        let frozen_at = self.public_frozen_in(scope, &status)?;
-        if status.reads_standings(board) && segment.is_none() {
-            let count = self.core.ledger.standings_at_least(slug, &period, board.sort(), min_points).await?;
-            return Ok(Sourced { value: count, source: ReadSource::Standings, frozen_at: None });
-        }
-        // A threshold past the bounds counts everyone or nobody: clamp it to one past the worst
-        // end (nobody) and the best end (everyone), within the exact range.
-        let min_points = match board.sort() {
-            domain::Sort::Desc => {
-                min_points.clamp(min, max.saturating_add(1).min(domain::score::EXACT_LIMIT))
-            }
-            domain::Sort::Asc => {
-                min_points.clamp(min.saturating_sub(1).max(-domain::score::EXACT_LIMIT), max)
-            }
-        };
-        let min_score = board.codec.lowest_score_for(min_points);
-        let counted = match status.reads_standings(board) {
-            // A segment has no standings of its own: its members' totals, in the ledger.
-            true => None,
-            false => {
-                let read =
-                    self.core.projection.count_at_least(slug, &period, segment, ReadFrom::Replica, min_score);
-                read.await.ok()
-            }
-        };
-        match counted {
-            Some((count, floor)) if floor.counts_from(min_score) => {
-                Ok(Sourced { value: count, source: ReadSource::Redis, frozen_at })
-            }
-            // A bounded board counts down to its floor in Redis; below it, the ledger counts.
-            _ => {
-                let order = self.ledger_order_in(board, period, frozen_at.is_some(), segment).await?;
-                Ok(Sourced { value: order.count_at_least(min_score), source: ReadSource::Ledger, frozen_at })
-            }
-        }
-    }
-
-    /// When the public view of the period was taken, for a public read of `scope`: the board's
-    /// while it is publicly frozen. A segment has no public view: its public read is refused
-    /// then (409 `segment_frozen`, as its pages are), and otherwise reads live (None).
-    fn public_frozen_in(
-        &self,
-        scope: &Scope,
-        status: &PeriodStatus,
-    ) -> Result<Option<jiff::Timestamp>, EngineError> {
-        match scope.segment() {
-            None => Ok(status.frozen_at),
-            Some(segment) => {
-                self.refuse_frozen_segment(segment, status)?;
-                Ok(None)
-            }
-        }
-    }
-
-    /// Ranks of a list of members (absent members are left out), best first; in the scope's
-    /// segment, if it names one.
-    pub async fn ranks_of(
-        &self,
-        scope: &Scope,
-        members: &[MemberId],
-    ) -> Result<Sourced<Vec<Entry>>, EngineError> {
-        if members.is_empty() || members.len() > MAX_MEMBERS {
-            return Err(EngineError::Invalid(format!("name 1 to {MAX_MEMBERS} members")));
-        }
-        let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
-        let segment = scope.segment();
-        let mut source = ReadSource::Redis;
-        let status = self.status_for_reads(slug, period).await?;
-        let frozen_at = self.public_frozen_in(scope, &status)?;
-        let standings = status.reads_standings(board);
-        let policy = board.tie_policy();
-        let found = if let Some(segment) = segment.filter(|_| standings) {
-            // A segment has no standings of its own: its members' totals, in the ledger.
-            source = ReadSource::Ledger;
-            let order = self.ledger_order_in(board, period, false, Some(segment)).await?;
-            members.iter().map(|m| order.rank_of(m, policy)).collect()
-        } else if standings {
-            source = ReadSource::Standings;
-            let mut found = Vec::with_capacity(members.len());
-            for member in members {
-                let window = self.read_window_raw(
-                    board,
-                    period,
-                    Source::Live,
-                    ReadFrom::Replica,
-                    Window::Around { member, radius: 0 },
-                    1,
-                );
-                found.push(match window.await {
-                    Ok((page, _)) => page.entries.first().map(|e| (e.points, e.rank)),
-                    Err(EngineError::NotFound { .. }) => None,
-                    Err(e) => return Err(e),
-                });
-            }
-            found
-                .into_iter()
-                .map(|f| f.map(|(points, rank)| (board.codec.lowest_score_for(points), rank)))
-                .collect()
-        } else {
-            let base = board.codec.tie_base();
-            let read =
-                self.core.projection.ranks(slug, &period, segment, ReadFrom::Replica, base, policy, members);
-            match read.await {
-                // On a trimmed bounded board a member absent from the projection, or at or
-                // below its floor, may rank wrongly in Redis: the ledger answers for all of them.
-                Ok((found, floor))
-                    if floor.0.is_none()
-                        || members
-                            .iter()
-                            .zip(&found)
-                            .all(|(m, f)| f.is_some_and(|(s, _)| floor.exact(s, m.as_str()))) =>
-                {
-                    found
-                }
-                _ => {
-                    source = ReadSource::Ledger;
-                    let order = self.ledger_order_in(board, period, frozen_at.is_some(), segment).await?;
-                    members.iter().map(|m| order.rank_of(m, policy)).collect()
-                }
-            }
-        };
-        let present: Vec<(MemberId, i64, u64)> = members
-            .iter()
-            .zip(found)
-            .filter_map(|(m, f)| f.map(|(score, rank)| (m.clone(), score, rank)))
-            .collect();
-        let ids: Vec<MemberId> = present.iter().map(|(m, _, _)| m.clone()).collect();
-        let (mut names, mut avatars) = self.names_and_avatars(&ids).await?;
-        let mut entries: Vec<Entry> = present
-            .into_iter()
-            .map(|(member, score, rank)| Entry {
-                rank,
-                points: board.codec.points(score),
-                display_name: names.remove(&member),
-                avatar_url: avatars.remove(&member),
-                member,
-                tied: false,
-            })
-            .collect();
-        entries.sort_by(|a, b| a.rank.cmp(&b.rank).then_with(|| a.member.cmp(&b.member)));
-        entries.dedup_by(|a, b| a.member == b.member);
-        Ok(Sourced { value: entries, source, frozen_at: frozen_at.filter(|_| !standings) })
-    }
-
     /// Members of a period's public ranking whose display name starts with `prefix` (ASCII
     /// letters in either case): "Find me" by name, for contestants who do not know their member
     /// id. Reads the first [`NAME_CANDIDATES`] profiles by name (one index range of the ledger,
@@ -498,201 +350,6 @@ impl Engine {
             Err(e) => Err(e),
         }
     }
-
-    async fn read_window(
-        &self,
-        board: &Board,
-        period: PeriodKey,
-        source: Source<'_>,
-        window: Window<'_>,
-        limit: u64,
-    ) -> Result<RankingPage, EngineError> {
-        Ok(self.read_window_raw(board, period, source, ReadFrom::Replica, window, limit).await?.0)
-    }
-
-    /// Reads a window and assembles a page; also returns the last row (for cursors). The public
-    /// ranking is read `from` a replica when replica reads are on; the others from the primary.
-    async fn read_window_raw(
-        &self,
-        board: &Board,
-        period: PeriodKey,
-        source: Source<'_>,
-        from: ReadFrom,
-        window: Window<'_>,
-        limit: u64,
-    ) -> Result<(RankingPage, Option<(MemberId, i64)>), EngineError> {
-        let status = self.status_for_reads(&board.slug, period).await?;
-        let state = status.state;
-        let segment = match source {
-            Source::Segment { segment, public } => {
-                if public {
-                    self.refuse_frozen_segment(segment, &status)?;
-                }
-                Some(segment)
-            }
-            _ => None,
-        };
-        // Only the public reads the public view (Live is `:rank`, the view while frozen).
-        let frozen_at = status.public_freeze().filter(|_| source == Source::Live);
-        let (raw, from) = if let Some(segment) = segment.filter(|_| status.reads_standings(board)) {
-            // A segment has no standings of its own (yet): its members' totals, in the ledger.
-            let order = self.ledger_order_in(board, period, false, Some(segment)).await?;
-            (order.window(window, limit), ReadSource::Ledger)
-        } else if status.reads_standings(board) {
-            (self.archived_window(board, period, window, limit).await?, ReadSource::Standings)
-        } else {
-            let tie_base = board.codec.tie_base();
-            match self
-                .core
-                .projection
-                .window(&board.slug, &period, source, from, window, limit, tie_base)
-                .await
-            {
-                // A bounded board's projection ends at `keep_top`: a member it does not hold, or a
-                // page that reaches its end, is read from the ledger (same order and ranks).
-                Ok(raw) if past_kept(board, raw.as_ref()) => {
-                    let order = self.ledger_order(board, period, frozen_at.is_some()).await?;
-                    (order.window(window, limit), ReadSource::Ledger)
-                }
-                Ok(raw) => (raw, ReadSource::Redis),
-                Err(error) if matches!(source, Source::Live | Source::Unfrozen | Source::Segment { .. }) => {
-                    tracing::debug!(board = %board.slug, %period, %error, "ranking read from the ledger: Redis cannot be read");
-                    let order = self.ledger_order_in(board, period, frozen_at.is_some(), segment).await?;
-                    (order.window(window, limit), ReadSource::Ledger)
-                }
-                Err(error) => return Err(error.into()),
-            }
-        };
-        let raw = raw.ok_or_else(|| match window {
-            Window::Around { member, .. } => {
-                EngineError::NotFound { what: crate::Missing::Member(member.clone()) }
-            }
-            _ => EngineError::Invalid("window not found".into()),
-        })?;
-        let last = raw.rows.last().cloned();
-        let mut page = self.assemble(board, period, raw, from, state).await?;
-        page.frozen_at = frozen_at;
-        Ok((page, last))
-    }
-
-    /// The same window as [`crate::redis::Projection::window`], read from an archived period's
-    /// standings: the ranks are the settled ones, the order the one the live board had. Scores
-    /// are re-encoded from points and position (under `first_reached` the position orders ties,
-    /// exactly as the reach sequence did).
-    async fn archived_window(
-        &self,
-        board: &Board,
-        period: PeriodKey,
-        window: Window<'_>,
-        limit: u64,
-    ) -> Result<Option<RawPage>, EngineError> {
-        let slug = &board.slug;
-        let (from, count) = match window {
-            Window::Offset(offset) => (offset, limit),
-            Window::Around { member, radius } => {
-                let Some(at) = self.core.ledger.standing_position(slug, &period, member).await? else {
-                    return Ok(None);
-                };
-                let from = at.saturating_sub(radius);
-                (from, at - from + radius + 1)
-            }
-            Window::After { member, .. } => {
-                match self.core.ledger.standing_position(slug, &period, member).await? {
-                    Some(at) => (at + 1, limit),
-                    None => {
-                        return Err(EngineError::Invalid("the cursor does not belong to this period".into()));
-                    }
-                }
-            }
-        };
-        let mut window =
-            self.core.ledger.standings_window(slug, &period, from, count.saturating_add(1)).await?;
-        // The score the projection would hold, so the page decodes as a live one (negated on an
-        // ascending board).
-        let score = |position: u64, points: i64| match board.tie_policy() {
-            domain::TiePolicy::Shared => Ok(board.codec.lowest_score_for(points)),
-            domain::TiePolicy::FirstReached => board
-                .codec
-                .encode(points, position as i64)
-                .map_err(|e| EngineError::Invalid(format!("standing at {position} cannot be encoded: {e}"))),
-        };
-        let next = match window.rows.len() as u64 > count {
-            true => window.rows.pop().map(|s| score(from + count, s.points)).transpose()?,
-            false => None,
-        };
-        let ahead = match board.tie_policy() {
-            domain::TiePolicy::Shared => window.rows.first().map_or(from, |s| s.rank - 1),
-            domain::TiePolicy::FirstReached => from,
-        };
-        let rows = window
-            .rows
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| Ok((s.member, score(from + i as u64, s.points)?)))
-            .collect::<Result<Vec<_>, EngineError>>()?;
-        Ok(Some(RawPage { total: window.total, offset: from, ahead, rows, next, exact: true }))
-    }
-
-    async fn assemble(
-        &self,
-        board: &Board,
-        period: PeriodKey,
-        raw: RawPage,
-        source: ReadSource,
-        state: State,
-    ) -> Result<RankingPage, EngineError> {
-        // Rank the page together with the entry after it, so a tie across the page end shows.
-        let mut points: Vec<i64> = raw.rows.iter().map(|(_, s)| board.codec.points(*s)).collect();
-        points.extend(raw.next.map(|s| board.codec.points(s)));
-        let ranks = ranking::ranks(board.tie_policy(), raw.offset, raw.ahead, &points);
-        // Only `shared` ranks tie: under `first_reached` equal points still rank one after the
-        // other, though fewer members have more points than a page's first entry has ahead.
-        let shared = board.tie_policy() == domain::TiePolicy::Shared;
-        let tied = ranking::ties(&ranks, shared && raw.ahead < raw.offset);
-        points.truncate(raw.rows.len());
-        let members: Vec<_> = raw.rows.iter().map(|(m, _)| m.clone()).collect();
-        let (mut names, mut avatars) = self.names_and_avatars(&members).await?;
-        let entries: Vec<Entry> = members
-            .into_iter()
-            .zip(points)
-            .zip(ranks.into_iter().zip(tied))
-            .map(|((member, points), (rank, tied))| Entry {
-                rank,
-                display_name: names.remove(&member),
-                avatar_url: avatars.remove(&member),
-                member,
-                points,
-                tied,
-            })
-            .collect();
-        let span = period.span(&board.zone);
-        Ok(RankingPage {
-            board: summary(board, jiff::Timestamp::now()),
-            period,
-            starts_at: span.start,
-            ends_at: span.end,
-            ends_local: domain::local::in_zone(
-                span.end,
-                &board.zone,
-                domain::local::Clock::Minute,
-                domain::locale::Locale::En,
-            ),
-            total: raw.total,
-            offset: raw.offset,
-            entries,
-            has_more: raw.next.is_some(),
-            source,
-            state,
-            frozen_at: None,
-        })
-    }
-}
-
-/// Whether a page read from a bounded board's projection needs the ledger: the member asked
-/// about is not held (None), or the page is not exact (`RawPage::exact`: a trimmed member may
-/// rank within it or right after it).
-fn past_kept(board: &Board, raw: Option<&RawPage>) -> bool {
-    board.keep_top.is_some() && raw.is_none_or(|raw| !raw.exact)
 }
 
 /// The ranking `viewer` reads in `scope`: its segment's, if it names one; else the board's.
