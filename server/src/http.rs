@@ -230,7 +230,10 @@ async fn observe_and_guard(State(state): State<AppState>, mut req: Request, next
     let response = match refused {
         Some(refused) => refused,
         // An anonymous board page may be answered from the shared copy (`page_cache`).
-        None => crate::page_cache::serve(&state, req, next, route.as_ref().map(MatchedPath::as_str)).await,
+        None => {
+            let route = route.as_ref().map(MatchedPath::as_str);
+            crate::page_cache::serve(&state.pages, &state.engine, req, next, route).await
+        }
     };
     let response = if server_fn { with_error_status(response).await } else { response };
     let status = response.status().as_u16();

@@ -38,13 +38,13 @@
 //! gzip, by the browser's q-values), with `Content-Encoding` and `Vary: accept-encoding`. The
 //! plain page passes through that layer as any page does. At most [`KEPT_PAGES`] pages are kept.
 
-use crate::state::AppState;
 use app::i18n::Locale;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use engine::Engine;
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -94,8 +94,7 @@ struct Stamp {
 }
 
 impl Stamp {
-    fn now(state: &AppState, board: &domain::BoardSlug) -> Self {
-        let engine = &state.engine;
+    fn now(engine: &Engine, board: &domain::BoardSlug) -> Self {
         Self {
             epoch: engine.read_epoch(),
             announced: engine.announced_of(board),
@@ -242,11 +241,17 @@ impl PageCache {
 /// The board page from the kept copy when there is one for these words, else rendered (`next`)
 /// and kept if it may be; any other request goes to `next` untouched. `route` is the matched
 /// route's template.
-pub async fn serve(state: &AppState, req: Request, next: Next, route: Option<&str>) -> Response {
+pub async fn serve(
+    pages: &PageCache,
+    engine: &Engine,
+    req: Request,
+    next: Next,
+    route: Option<&str>,
+) -> Response {
     let Some((key, board)) = shareable(&req, route) else { return next.run(req).await };
     let encoding = Encoding::of(req.headers());
-    let stamp = Stamp::now(state, &board);
-    if let Some(page) = state.pages.get(&key, stamp) {
+    let stamp = Stamp::now(engine, &board);
+    if let Some(page) = pages.get(&key, stamp) {
         return page.answer(encoding);
     }
     let started = Instant::now();
@@ -267,21 +272,21 @@ pub async fn serve(state: &AppState, req: Request, next: Next, route: Option<&st
     };
     let mut headers = parts.headers;
     headers.remove(header::CONTENT_LENGTH);
-    let until = match period_end(state, &board).await {
+    let until = match period_end(engine, &board).await {
         Some(end) => (started + PAGE_TTL).min(end),
         None => started,
     };
     let page = Arc::new(Page { until, stamp, headers, plain, br: OnceLock::new(), gzip: OnceLock::new() });
     if Instant::now() < until {
-        state.pages.keep(key, Arc::clone(&page));
+        pages.keep(key, Arc::clone(&page));
     }
     page.answer(encoding)
 }
 
 /// When the board's current period ends, as an instant of this process's clock (None: the board
 /// cannot be read; the page is then not kept).
-async fn period_end(state: &AppState, board: &domain::BoardSlug) -> Option<Instant> {
-    let board = state.engine.board(board).await.ok()?;
+async fn period_end(engine: &Engine, board: &domain::BoardSlug) -> Option<Instant> {
+    let board = engine.board(board).await.ok()?;
     let now = jiff::Timestamp::now();
     let left = board.period_at(now).span(&board.zone).end.duration_since(now);
     Some(Instant::now() + Duration::try_from(left).unwrap_or(Duration::ZERO))
@@ -334,7 +339,7 @@ mod tests {
 
     use super::*;
     use crate::http::{Site, app};
-    use engine::Engine;
+    use crate::state::AppState;
     use engine::redis::keys::KeySpace;
     use engine::redis::{Projection, RedisTarget};
     use leptos::prelude::LeptosOptions;

@@ -175,7 +175,7 @@ impl Ledger {
         segments: &Values,
         now: jiff::Timestamp,
     ) -> Result<(), LedgerError> {
-        let segments = (!segments.is_empty()).then(|| super::settle::json_text(segments)).transpose()?;
+        let segments = (!segments.is_empty()).then(|| super::sql::json_text(segments)).transpose()?;
         let mut w = self.begin_write().await?;
         // The next revision; the clock row stays locked until commit (migration 0008).
         let revision: i64 = sqlx::query(

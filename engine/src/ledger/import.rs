@@ -5,7 +5,8 @@
 
 use super::audit::{AuditRecord, record as audit};
 use super::segments::{NewMembership, insert_memberships};
-use super::settle::{Outcome, insert_standings_with_progress, json_text};
+use super::settle::{Outcome, insert_standings_with_progress};
+use super::sql::json_text;
 use super::sql::{INSERT_CHUNK, multi_row_insert};
 use super::standings::read_standings;
 use super::{Backend, LedgerError, Tx, micros};

@@ -91,9 +91,9 @@ pub use revise::Applied;
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use rows::{InvalidRow, Listing};
 pub use schedule::PeriodInState;
-#[cfg(feature = "internals")]
-pub use settle::set_settle_batch;
 pub use settle::{Failpoint, digest};
+#[cfg(feature = "internals")]
+pub use sql::set_settle_batch;
 pub use standings::{SETTLEMENT_PAGE, StoredStandings};
 pub use write_rows::{Projected, Recorded};
 

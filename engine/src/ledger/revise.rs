@@ -39,10 +39,8 @@ use super::previews::{Draft, draft_from_row, watermark};
 use super::receipts::chain_in;
 use super::rewards::reward_key;
 use super::segment_moves::move_in;
-use super::settle::{
-    Failpoint, LastRevision, Outcome, final_totals, insert_standings, json_text, last_revision,
-};
-use super::sql::{INSERT_CHUNK, multi_row_insert};
+use super::settle::{Failpoint, LastRevision, Outcome, final_totals, insert_standings, last_revision};
+use super::sql::{INSERT_CHUNK, json_text, multi_row_insert};
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
 use domain::ErrorCode;
 use domain::preview::PreviewChange;

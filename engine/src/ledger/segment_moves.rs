@@ -5,7 +5,7 @@
 //! every projection of it is guarded, and the preview watermark moves) and keeps the move with
 //! that version. The old value's ranking keeps the version as a *tombstone*: the member's entry in
 //! its `:ver`, out of its `:rank`. A projection of a write committed before the move therefore
-//! cannot bring the member back there, and [`TOMBSTONES`] puts those versions in the value's
+//! cannot bring the member back there, and `segments::TOMBSTONES` puts those versions in the value's
 //! version sum and levelling, so the reconciler and a rebuild agree with the projection.
 
 use super::audit::{AuditRecord, record as audit};
@@ -118,15 +118,6 @@ pub(super) async fn move_in(
     })
 }
 
-/// The SQL of every tombstone of a period, as (member, dimension, value, version): for each
-/// member that moved out of a value and does not hold it now, the version of its last move out —
-/// the version the value's ranking keeps for it.
-pub(super) const TOMBSTONES: &str = "SELECT m.member, m.dimension, m.from_value AS value, MAX(m.version) AS version \
-     FROM segment_moves m WHERE m.board = $1 AND m.period = $2 AND m.from_value IS NOT NULL \
-     AND NOT EXISTS (SELECT 1 FROM segment_members s WHERE s.board = m.board AND s.period = m.period \
-     AND s.member = m.member AND s.dimension = m.dimension AND s.value = m.from_value) \
-     GROUP BY m.member, m.dimension, m.from_value";
-
 impl super::Ledger {
     /// The tombstones of one segment value (see the module's doc), as hidden totals: levelling
     /// and rebuilding write them beside the value's members.
@@ -137,7 +128,8 @@ impl super::Ledger {
         segment: &Segment,
     ) -> Result<Vec<StoredTotal>, LedgerError> {
         let rows = sqlx::query(&format!(
-            "SELECT member, version FROM ({TOMBSTONES}) AS t WHERE dimension = $3 AND value = $4 ORDER BY member"
+            "SELECT member, version FROM ({}) AS t WHERE dimension = $3 AND value = $4 ORDER BY member",
+            super::segments::TOMBSTONES
         ))
         .bind(board.as_str())
         .bind(period.to_string())

@@ -17,6 +17,15 @@ use std::collections::HashMap;
 /// A new membership: (period key, member, dimension, value).
 pub(super) type NewMembership<'a> = (&'a str, &'a str, &'a str, &'a str);
 
+/// The SQL of every tombstone of a period (`segment_moves.rs`), as (member, dimension, value, version): for each
+/// member that moved out of a value and does not hold it now, the version of its last move out —
+/// the version the value's ranking keeps for it.
+pub(super) const TOMBSTONES: &str = "SELECT m.member, m.dimension, m.from_value AS value, MAX(m.version) AS version \
+     FROM segment_moves m WHERE m.board = $1 AND m.period = $2 AND m.from_value IS NOT NULL \
+     AND NOT EXISTS (SELECT 1 FROM segment_members s WHERE s.board = m.board AND s.period = m.period \
+     AND s.member = m.member AND s.dimension = m.dimension AND s.value = m.from_value) \
+     GROUP BY m.member, m.dimension, m.from_value";
+
 /// The values held by `members` of period `key` (members without any are left out).
 pub(super) async fn held_in(
     tx: &mut Tx,
@@ -154,7 +163,7 @@ impl Ledger {
         period: PeriodKey,
     ) -> Result<HashMap<String, Values>, LedgerError> {
         let mut tx = self.pool.begin().await?;
-        let batch = super::settle::settle_batch() as i64;
+        let batch = super::sql::settle_batch() as i64;
         let held =
             period_memberships(&mut tx, self.backend, board.as_str(), &period.to_string(), batch).await?;
         tx.commit().await?;
@@ -274,7 +283,7 @@ impl Ledger {
              JOIN totals t ON t.board = s.board AND t.period = s.period AND t.member = s.member \
              WHERE s.board = $1 AND s.period = $2 \
              UNION ALL SELECT dimension, value, version FROM ({}) AS g) AS v GROUP BY dimension, value",
-            super::segment_moves::TOMBSTONES
+            TOMBSTONES
         ))
         .bind(board.as_str())
         .bind(period.to_string())

@@ -29,7 +29,7 @@ use super::audit::{AuditRecord, record as audit};
 use super::lifecycle::{lock_period_state, set_state};
 use super::rewards::reward_key;
 use super::segments::period_rosters;
-use super::sql::{INSERT_CHUNK, member_id, multi_row_insert};
+use super::sql::{INSERT_CHUNK, json_text, member_id, multi_row_insert, settle_batch};
 use super::standings::SETTLEMENT_PAGE;
 use super::{Backend, Ledger, LedgerError, Tx, micros};
 use crate::progress::Progress;
@@ -44,7 +44,6 @@ use domain::view::{RewardKind, Settlement};
 use domain::{Board, BoardSlug, PeriodKey};
 use serde_json::json;
 use sqlx::Row;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The digest of `standings` alone: SHA-256 (hex) of their canonical text. A settlement with
 /// segment rankings records [`Outcome::digest`], which folds this one in.
@@ -265,24 +264,6 @@ impl Ledger {
     }
 }
 
-/// Rows per statement when a settlement reads its totals: each statement carries its rows packed
-/// into one text (see `final_totals`). Tests shrink it, and with it the blocks of standings and
-/// of members (see `insert_standings`).
-static SETTLE_BATCH: AtomicUsize = AtomicUsize::new(50_000);
-
-pub(super) fn settle_batch() -> usize {
-    SETTLE_BATCH.load(Ordering::Relaxed)
-}
-
-/// Sets the rows per statement of settlements and imports in this process (and the block sizes
-/// of the standings and the member directory, and the blocks per statement, when smaller), so
-/// that a test crosses statement and block boundaries with a small board. Results never depend
-/// on it.
-#[cfg(feature = "internals")]
-pub fn set_settle_batch(rows: usize) {
-    SETTLE_BATCH.store(rows.max(1), Ordering::Relaxed);
-}
-
 /// Writes a settlement's standings: blocks of up to STANDING_BLOCK consecutive standings in
 /// position order (`standing_blocks`, migration 0009), then the member directory
 /// `standing_members`: each member's position, in blocks of members in byte order. A block is
@@ -491,11 +472,6 @@ async fn read_total_pages(
         after = row.try_get("last")?;
     }
     Ok(totals)
-}
-
-/// A JSON text (a block of standings, a prize table).
-pub(super) fn json_text(value: &(impl serde::Serialize + ?Sized)) -> Result<String, LedgerError> {
-    serde_json::to_string(value).map_err(|e| LedgerError::Corrupt(e.to_string()))
 }
 
 /// One outbox row per prized standing of each ranking, keyed for the receiver by

@@ -1,6 +1,6 @@
 //! The small SQL helpers the ledger's write paths share: placeholders for statements built at run
-//! time, the rows per multi-row INSERT, the keys per lookup and their padding, and the decoding of
-//! stored keys, states and entries' effects. Kept in one place so that every statement built at
+//! time, the rows per multi-row INSERT and per settlement statement, the keys per lookup and their
+//! padding, JSON texts, and the decoding of stored keys, states and entries' effects. Kept in one place so that every statement built at
 //! run time numbers its parameters the same way.
 
 use super::{Backend, LedgerError};
@@ -10,6 +10,7 @@ use domain::{BoardSlug, MemberId, PeriodKey};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Rows per multi-row INSERT when a settlement writes its rewards and an import its totals
 /// (at most 9 columns: 4 500 parameters, within SQLite's and PostgreSQL's limits).
@@ -119,6 +120,29 @@ pub(super) fn effect_of(
         return Err(LedgerError::Corrupt(format!("entry of kind {kind} without its value")));
     }
     Ok(effect)
+}
+
+/// A JSON text (a block of standings, a prize table).
+pub(super) fn json_text(value: &(impl serde::Serialize + ?Sized)) -> Result<String, LedgerError> {
+    serde_json::to_string(value).map_err(|e| LedgerError::Corrupt(e.to_string()))
+}
+
+/// Rows per statement when a settlement reads its totals: each statement carries its rows packed
+/// into one text (see `final_totals`). Tests shrink it, and with it the blocks of standings and
+/// of members (see `insert_standings`).
+static SETTLE_BATCH: AtomicUsize = AtomicUsize::new(50_000);
+
+pub(super) fn settle_batch() -> usize {
+    SETTLE_BATCH.load(Ordering::Relaxed)
+}
+
+/// Sets the rows per statement of settlements and imports in this process (and the block sizes
+/// of the standings and the member directory, and the blocks per statement, when smaller), so
+/// that a test crosses statement and block boundaries with a small board. Results never depend
+/// on it.
+#[cfg(feature = "internals")]
+pub fn set_settle_batch(rows: usize) {
+    SETTLE_BATCH.store(rows.max(1), Ordering::Relaxed);
 }
 
 #[cfg(test)]
