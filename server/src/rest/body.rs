@@ -9,6 +9,7 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use domain::ErrorCode;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 /// The body, read but not yet parsed (`parse`, `parse_or_default`).
@@ -81,4 +82,25 @@ fn whole_numbers(value: &mut serde_json::Value) {
         serde_json::Value::Object(fields) => fields.values_mut().for_each(whole_numbers),
         _ => {}
     }
+}
+
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Reason)]
+pub struct ReasonIn {
+    /// Recorded in the audit trail; required to reject a late write, to revoke, to hide and to
+    /// unhide.
+    pub reason: Option<String>,
+}
+
+/// The body of the routes that need a reason (reject a late write, revoke, hide, unhide): the
+/// same `ReasonIn`, described with the reason required.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = RequiredReason)]
+#[allow(dead_code, reason = "schema-only: these routes read ReasonIn and check the reason")]
+pub struct RequiredReasonIn {
+    /// Recorded in the audit trail: some non-blank text, at most 1000 characters.
+    #[schema(pattern = r"\S", max_length = 1000)]
+    pub reason: String,
 }

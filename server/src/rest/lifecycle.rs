@@ -1,21 +1,19 @@
-//! Lifecycle (admin): transitions, the settlement, late-write review, revoke, corrections, hidden
-//! members and the audit trail. Every route checks the admin token before it reads the body, and
-//! names the admin in the audit trail.
+//! Lifecycle (admin): transitions, the settlement and its rewards, revoke, corrections and hidden
+//! members (late writes, the public freeze and the audit trail have modules of their own). Every
+//! route checks the admin token before it reads the body, and names the admin in the audit trail.
 
 use super::auth::Admin;
-use super::body::JsonBody;
+use super::body::{JsonBody, ReasonIn, RequiredReasonIn};
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
-use super::params::{EventParams, LateParams, MemberParams, PeriodParams, PeriodScope, offset, slug};
+use super::params::{EventParams, MemberParams, PeriodParams, PeriodScope, offset, slug};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use domain::lifecycle::Transition;
-use domain::view::{AuditEntry, LateEntry, PeriodInfo, RewardView, Settlement, VisibilityChange};
+use domain::view::{PeriodInfo, RewardView, Settlement, VisibilityChange};
 use domain::write::Outcome;
 use domain::{EventId, MemberId, PeriodKey};
-use engine::AuditFilter;
 use engine::lifecycle::Correction as NewCorrection;
-use engine::public::RevealMode;
 use engine::scope::Scope;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -24,22 +22,6 @@ use utoipa::ToSchema;
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RewardList {
     pub rewards: Vec<RewardView>,
-}
-
-/// Late writes kept for review.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct LateList {
-    pub entries: Vec<LateEntry>,
-}
-
-/// A late write after the decision, and for an accept what applying it did.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct LateDecision {
-    pub late: LateEntry,
-    /// Null for a reject or a repeated decision.
-    pub result: Option<Outcome>,
-    pub points: Option<i64>,
-    pub projected: bool,
 }
 
 /// A revocation: the member's total is recomputed from the entries that still count.
@@ -77,35 +59,6 @@ pub struct Correction {
     pub points: i64,
     pub version: i64,
     pub projected: bool,
-}
-
-/// A page of the audit trail, newest first.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct AuditPage {
-    pub entries: Vec<AuditEntry>,
-    /// Pass as `cursor` for older rows; null on the last page.
-    pub next_cursor: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(as = Reason)]
-pub struct ReasonIn {
-    /// Recorded in the audit trail; required to reject a late write, to revoke, to hide and to
-    /// unhide.
-    reason: Option<String>,
-}
-
-/// The body of the routes that need a reason (reject a late write, revoke, hide, unhide): the
-/// same `ReasonIn`, described with the reason required.
-#[derive(Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(as = RequiredReason)]
-#[allow(dead_code, reason = "schema-only: these routes read ReasonIn and check the reason")]
-pub struct RequiredReasonIn {
-    /// Recorded in the audit trail: some non-blank text, at most 1000 characters.
-    #[schema(pattern = r"\S", max_length = 1000)]
-    reason: String,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -296,122 +249,6 @@ pub async fn rewards(
     Ok(Json(RewardList { rewards }))
 }
 
-/// The review states of a late write.
-#[derive(Debug, Clone, Copy, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LateStatus {
-    Pending,
-    Accepted,
-    Rejected,
-}
-
-impl LateStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            LateStatus::Pending => "pending",
-            LateStatus::Accepted => "accepted",
-            LateStatus::Rejected => "rejected",
-        }
-    }
-}
-
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct LateQuery {
-    /// Only the late writes in this state; default: all.
-    #[param(inline)]
-    status: Option<LateStatus>,
-}
-
-#[utoipa::path(
-    get,
-    path = "/api/v1/boards/{board}/periods/{period}/late",
-    tag = "lifecycle",
-    summary = "Late writes kept for review",
-    security(("admin_token" = [])),
-    params(PeriodParams, LateQuery),
-    responses(
-        (status = 200, description = "The late writes", body = LateList),
-        (status = 404, description = "not_found", body = ErrorBody),
-    )
-)]
-pub async fn late(
-    State(state): State<AppState>,
-    _admin: Admin,
-    ApiQuery(q): ApiQuery<LateQuery>,
-    PeriodScope(scope): PeriodScope,
-) -> Result<Json<LateList>, ApiError> {
-    let entries = state.engine.late_entries(&scope, q.status.map(LateStatus::as_str)).await?;
-    Ok(Json(LateList { entries }))
-}
-
-async fn decide_late(
-    state: AppState,
-    admin: Admin,
-    (LateParams { id, .. }, scope): (LateParams, Scope),
-    body: JsonBody,
-    accept: bool,
-) -> Result<Json<LateDecision>, ApiError> {
-    let body: ReasonIn = body.parse_or_default()?;
-    let decided = state.engine.decide_late(&scope, id, accept, &admin.actor, body.reason.as_deref()).await?;
-    Ok(Json(LateDecision {
-        late: decided.entry,
-        result: decided.result,
-        points: decided.points,
-        projected: decided.projected,
-    }))
-}
-
-#[utoipa::path(
-    post,
-    path = "/api/v1/boards/{board}/periods/{period}/late/{id}/accept",
-    tag = "lifecycle",
-    summary = "Accept a late write: apply it",
-    security(("admin_token" = [])),
-    params(LateParams),
-    request_body(content = Option<ReasonIn>, description = "Optional"),
-    responses(
-        (status = 200, description = "The decision and what applying the write did", body = LateDecision),
-        (status = 404, description = "not_found", body = ErrorBody),
-        (status = 409, description = "already_decided, period_settled", body = ErrorBody),
-        (status = 422, description = "invalid / invalid_body", body = ErrorBody),
-    )
-)]
-pub async fn accept_late(
-    State(s): State<AppState>,
-    h: Admin,
-    ApiPath(p): ApiPath<LateParams>,
-    PeriodScope(scope): PeriodScope,
-    b: JsonBody,
-) -> Result<Json<LateDecision>, ApiError> {
-    decide_late(s, h, (p, scope), b, true).await
-}
-
-#[utoipa::path(
-    post,
-    path = "/api/v1/boards/{board}/periods/{period}/late/{id}/reject",
-    tag = "lifecycle",
-    summary = "Reject a late write",
-    security(("admin_token" = [])),
-    params(LateParams),
-    request_body = RequiredReasonIn,
-    responses(
-        (status = 200, description = "The decision", body = LateDecision),
-        (status = 404, description = "not_found", body = ErrorBody),
-        (status = 409, description = "already_decided, period_settled", body = ErrorBody),
-        (status = 422, description = "invalid: a rejection needs a reason", body = ErrorBody),
-    )
-)]
-pub async fn reject_late(
-    State(s): State<AppState>,
-    h: Admin,
-    ApiPath(p): ApiPath<LateParams>,
-    PeriodScope(scope): PeriodScope,
-    b: JsonBody,
-) -> Result<Json<LateDecision>, ApiError> {
-    decide_late(s, h, (p, scope), b, false).await
-}
-
 #[utoipa::path(
     post,
     path = "/api/v1/boards/{board}/events/{event_id}/revoke",
@@ -511,126 +348,6 @@ async fn set_hidden(
     Ok(Json(change))
 }
 
-/// How far a reveal goes.
-#[derive(Debug, Clone, Copy, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum RevealStepIn {
-    All,
-    Next,
-}
-
-/// A period's public freeze after a change (contest mode).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct PublicFreezeView {
-    pub board: domain::BoardSlug,
-    pub period: PeriodKey,
-    /// `frozen`, `already_frozen` (a repeat: nothing changed), `revealed` (the public sees live),
-    /// `step` (a stepwise reveal made `revealed` public) or `not_frozen` (a reveal of a period
-    /// that was not publicly frozen: nothing changed).
-    #[schema(example = "frozen")]
-    pub result: &'static str,
-    /// When the public view was taken; absent once the public sees live.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>, format = DateTime)]
-    pub frozen_at: Option<jiff::Timestamp>,
-    /// The members a reveal step made public.
-    pub revealed: Vec<MemberId>,
-    /// Members whose public standing still differs from their live one.
-    pub pending: u64,
-}
-
-/// The body of a reveal.
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(as = Reveal)]
-pub struct RevealIn {
-    /// `all` (default): the public sees live at once. `next`: one step of a stepwise reveal —
-    /// first every member below the last prize rank (the top 10 without prizes), then one member
-    /// at a time from the last prize rank up to first; the step after the last ends the freeze.
-    step: Option<RevealStepIn>,
-    /// Recorded in the audit trail.
-    reason: Option<String>,
-}
-
-/// Writes keep counting, but every public read answers the standings as they are now (with
-/// `frozen_at`) until a reveal. Admins (this token, the console) read live.
-#[utoipa::path(
-    post,
-    path = "/api/v1/boards/{board}/periods/{period}/public-freeze",
-    tag = "lifecycle",
-    summary = "Freeze the period's public standings",
-    security(("admin_token" = [])),
-    params(PeriodParams),
-    request_body(content = Option<ReasonIn>, description = "Optional"),
-    responses(
-        (status = 200, description = "frozen, or already_frozen for a repeat", body = PublicFreezeView),
-        (status = 404, description = "not_found", body = ErrorBody),
-        (status = 409, description = "period_settled: a settled period's standings are final", body = ErrorBody),
-        (status = 422, description = "invalid / invalid_body", body = ErrorBody),
-    )
-)]
-pub async fn public_freeze(
-    State(s): State<AppState>,
-    admin: Admin,
-    PeriodScope(scope): PeriodScope,
-    body: JsonBody,
-) -> Result<Json<PublicFreezeView>, ApiError> {
-    let body: ReasonIn = body.parse_or_default()?;
-    let done = s.engine.public_freeze(&scope, &admin.actor, body.reason.as_deref()).await?;
-    let result = if done.changed { "frozen" } else { "already_frozen" };
-    Ok(public_view(&scope, result, done))
-}
-
-/// Ends a public freeze at once, or one step at a time (`step: "next"`, the resolver's way).
-#[utoipa::path(
-    post,
-    path = "/api/v1/boards/{board}/periods/{period}/reveal",
-    tag = "lifecycle",
-    summary = "Reveal the period's standings",
-    security(("admin_token" = [])),
-    params(PeriodParams),
-    request_body(content = Option<RevealIn>, description = "Optional"),
-    responses(
-        (status = 200, description = "revealed, step, or not_frozen (nothing changed)", body = PublicFreezeView),
-        (status = 404, description = "not_found", body = ErrorBody),
-        (status = 422, description = "invalid_body: step is not all or next", body = ErrorBody),
-    )
-)]
-pub async fn reveal(
-    State(s): State<AppState>,
-    admin: Admin,
-    PeriodScope(scope): PeriodScope,
-    body: JsonBody,
-) -> Result<Json<PublicFreezeView>, ApiError> {
-    let body: RevealIn = body.parse_or_default()?;
-    let mode = match body.step {
-        None | Some(RevealStepIn::All) => RevealMode::All,
-        Some(RevealStepIn::Next) => RevealMode::Next,
-    };
-    let done = s.engine.reveal(&scope, mode, &admin.actor, body.reason.as_deref()).await?;
-    let result = match (done.changed, done.frozen_at) {
-        (false, _) => "not_frozen",
-        (true, Some(_)) => "step",
-        (true, None) => "revealed",
-    };
-    Ok(public_view(&scope, result, done))
-}
-
-fn public_view(
-    scope: &Scope,
-    result: &'static str,
-    done: engine::public::PublicFreeze,
-) -> Json<PublicFreezeView> {
-    Json(PublicFreezeView {
-        board: scope.slug().clone(),
-        period: scope.period(),
-        result,
-        frozen_at: done.frozen_at,
-        revealed: done.revealed,
-        pending: done.pending,
-    })
-}
-
 /// The member leaves every public view of the period (rankings, counts, ranks, its member reads)
 /// and the period's standings and prizes; its ledger entries stay, and writes to it are still
 /// recorded.
@@ -683,80 +400,4 @@ pub async fn unhide(
     b: JsonBody,
 ) -> Result<Json<VisibilityChange>, ApiError> {
     set_hidden(s, h, (p, scope), b, false).await
-}
-
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct AuditQuery {
-    board: Option<String>,
-    period: Option<String>,
-    member: Option<String>,
-    /// `token#<id>`, `ingest`, …
-    actor: Option<String>,
-    /// `freeze`, `settle`, `revoke`, `correct`, `hide`, `unhide`, `write_rejected`, …
-    action: Option<String>,
-    /// Rows at or after this time (RFC 3339).
-    #[param(value_type = Option<String>, format = DateTime)]
-    since: Option<jiff::Timestamp>,
-    /// Rows before this time (RFC 3339).
-    #[param(value_type = Option<String>, format = DateTime)]
-    until: Option<jiff::Timestamp>,
-    /// Rows per page (1-500); default 50.
-    #[param(minimum = 1, maximum = 500)]
-    limit: Option<u64>,
-    /// The `next_cursor` of the previous page.
-    #[param(pattern = "^[1-9][0-9]{0,17}$")]
-    cursor: Option<String>,
-}
-
-/// `GET /api/v1/audit`: newest first; `next_cursor` continues (absent on the last page).
-#[utoipa::path(
-    get,
-    path = "/api/v1/audit",
-    tag = "lifecycle",
-    summary = "The audit trail, newest first",
-    security(("admin_token" = [])),
-    params(AuditQuery),
-    responses(
-        (status = 200, description = "A page of the audit trail", body = AuditPage),
-        (status = 422, description = "invalid: a cursor this server did not make, a limit out of range", body = ErrorBody),
-    )
-)]
-pub async fn audit(
-    State(state): State<AppState>,
-    _admin: Admin,
-    ApiQuery(q): ApiQuery<AuditQuery>,
-) -> Result<Json<AuditPage>, ApiError> {
-    let before = q
-        .cursor
-        .as_deref()
-        .map(|c| {
-            // Exactly the cursors the pattern describes (next_cursor is a row id: 1, 2, …).
-            let canonical = !c.is_empty()
-                && c.len() <= 18
-                && !c.starts_with('0')
-                && c.bytes().all(|b| b.is_ascii_digit());
-            canonical
-                .then(|| c.parse::<i64>().ok())
-                .flatten()
-                .ok_or_else(|| ApiError::invalid("the cursor is not one this server made"))
-        })
-        .transpose()?;
-    let limit = q.limit.unwrap_or(50);
-    if !(1..=500).contains(&limit) {
-        return Err(ApiError::invalid("limit must be between 1 and 500"));
-    }
-    let filter = AuditFilter {
-        board: q.board,
-        period: q.period,
-        member: q.member,
-        actor: q.actor,
-        action: q.action,
-        since: q.since,
-        until: q.until,
-    };
-    let entries = state.engine.audit(&filter, before, limit).await?;
-    let next_cursor =
-        (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id.to_string())).flatten();
-    Ok(Json(AuditPage { entries, next_cursor }))
 }

@@ -4,8 +4,8 @@
 //!
 //! One module per group of routes, each holding its request types, its typed answers (`Serialize`
 //! and `ToSchema`, returned as `Json<T>`) and its handlers: `writes.rs`, `boards.rs` (with hot
-//! boards' definitions), `hot.rs`, `reads.rs`, `stream.rs`, `lifecycle.rs` (with the audit trail),
-//! `previews.rs` (previews, applies and settlement revisions), `totals_import.rs` (imports of
+//! boards' definitions), `hot.rs`, `reads.rs`, `stream.rs`, `lifecycle.rs`, `late.rs` (late writes' review),
+//! `public_freeze.rs`, `audit.rs`, `previews.rs` (previews, applies and settlement revisions), `totals_import.rs` (imports of
 //! existing totals) and `keys.rs`. A module of routes
 //! imports only the shared modules, never another module of routes (`imports_tests.rs` holds
 //! it):
@@ -18,23 +18,27 @@
 //!   check; a page's `offset`;
 //! - `error.rs`: the one error shape (`ErrorBody` with a `domain::ErrorCode`, whose status it
 //!   answers), the `ApiPath`/`ApiQuery` extractors, `Retry-After` on 429;
-//! - `body.rs`: every JSON body through one extractor, `JsonBody`;
+//! - `body.rs`: every JSON body through one extractor, `JsonBody`, and the bodies several
+//!   modules read (`ReasonIn`);
 //! - `slots.rs`: the live streams per client.
 //!
 //! The routes are one table, [`routes`]: an `OpenApiRouter` (`utoipa-axum`) adding each handler
 //! with `routes!`, so a route's path and method are written once, in its `#[utoipa::path]`;
 //! [`bounded`] puts [`REQUEST_DEADLINE`] on a route. The OpenAPI document is `openapi.rs`.
 
+mod audit;
 mod auth;
 mod boards;
 mod body;
 mod error;
 mod hot;
 mod keys;
+mod late;
 mod lifecycle;
 mod openapi;
 mod params;
 mod previews;
+mod public_freeze;
 mod reads;
 pub(crate) mod slots;
 mod stream;
@@ -107,13 +111,13 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(lifecycle::reopen))
         .routes(routes!(lifecycle::settle))
         .routes(routes!(lifecycle::archive))
-        .routes(routes!(lifecycle::public_freeze))
-        .routes(routes!(lifecycle::reveal))
+        .routes(routes!(public_freeze::public_freeze))
+        .routes(routes!(public_freeze::reveal))
         .routes(bounded(routes!(lifecycle::settlement)))
         .routes(routes!(lifecycle::rewards))
-        .routes(routes!(lifecycle::late))
-        .routes(routes!(lifecycle::accept_late))
-        .routes(routes!(lifecycle::reject_late))
+        .routes(routes!(late::late))
+        .routes(routes!(late::accept_late))
+        .routes(routes!(late::reject_late))
         .routes(routes!(lifecycle::correct))
         .routes(routes!(lifecycle::revoke))
         .routes(routes!(lifecycle::hide))
@@ -126,7 +130,7 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(bounded(routes!(previews::settlements)))
         .routes(bounded(routes!(previews::receipt)))
         .routes(routes!(boards::rebuild))
-        .routes(routes!(lifecycle::audit))
+        .routes(routes!(audit::audit))
         .routes(bounded(routes!(hot::hits)))
         .routes(bounded(routes!(hot::top)))
         .routes(routes!(hot::set_filter))
