@@ -4,7 +4,7 @@
 //!
 //! One module per group of routes, each holding its request types, its typed answers (`Serialize`
 //! and `ToSchema`, returned as `Json<T>`) and its handlers: `writes.rs`, `boards.rs` (with hot
-//! boards' definitions), `hot.rs`, `reads.rs`, `stream.rs`, `lifecycle.rs`, `late.rs` (late writes' review),
+//! boards' definitions), `hot.rs`, `reads.rs`, `as_of.rs`, `stream.rs`, `lifecycle.rs`, `late.rs` (late writes' review),
 //! `public_freeze.rs`, `audit.rs`, `previews.rs` (previews, applies and settlement revisions), `totals_import.rs` (imports of
 //! existing totals) and `keys.rs`. A module of routes
 //! imports only the shared modules, never another module of routes (`imports_tests.rs` holds
@@ -26,6 +26,7 @@
 //! with `routes!`, so a route's path and method are written once, in its `#[utoipa::path]`;
 //! [`bounded`] puts [`REQUEST_DEADLINE`] on a route. The OpenAPI document is `openapi.rs`.
 
+mod as_of;
 mod audit;
 mod auth;
 mod boards;
@@ -104,8 +105,8 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(bounded(routes!(reads::count)))
         .routes(bounded(routes!(reads::ranks)))
         .routes(bounded(routes!(reads::segment_values)))
-        .routes(bounded(routes!(reads::as_of)))
-        .routes(bounded(routes!(reads::changes)))
+        .routes(bounded(routes!(as_of::as_of)))
+        .routes(bounded(routes!(as_of::changes)))
         .routes(routes!(stream::stream))
         .routes(routes!(lifecycle::freeze))
         .routes(routes!(lifecycle::reopen))
