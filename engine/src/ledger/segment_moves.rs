@@ -5,8 +5,8 @@
 //! every projection of it is guarded, and the preview watermark moves) and keeps the move with
 //! that version. The old value's ranking keeps the version as a *tombstone*: the member's entry in
 //! its `:ver`, out of its `:rank`. A projection of a write committed before the move therefore
-//! cannot bring the member back there, and `segments::TOMBSTONES` puts those versions in the value's
-//! version sum and levelling, so the reconciler and a rebuild agree with the projection.
+//! cannot bring the member back there, and `segments::TOMBSTONES` puts those versions in the
+//! value's version sum and levelling, so the reconciler and a rebuild agree with the projection.
 
 use super::audit::{AuditRecord, record as audit};
 use super::boards::StoredTotal;

@@ -17,9 +17,9 @@ use std::collections::HashMap;
 /// A new membership: (period key, member, dimension, value).
 pub(super) type NewMembership<'a> = (&'a str, &'a str, &'a str, &'a str);
 
-/// The SQL of every tombstone of a period (`segment_moves.rs`), as (member, dimension, value, version): for each
-/// member that moved out of a value and does not hold it now, the version of its last move out —
-/// the version the value's ranking keeps for it.
+/// The SQL of every tombstone of a period (`segment_moves.rs`), as (member, dimension, value,
+/// version): for each member that moved out of a value and does not hold it now, the version of
+/// its last move out — the version the value's ranking keeps for it.
 pub(super) const TOMBSTONES: &str = "SELECT m.member, m.dimension, m.from_value AS value, MAX(m.version) AS version \
      FROM segment_moves m WHERE m.board = $1 AND m.period = $2 AND m.from_value IS NOT NULL \
      AND NOT EXISTS (SELECT 1 FROM segment_members s WHERE s.board = m.board AND s.period = m.period \
