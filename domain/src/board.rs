@@ -15,6 +15,8 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::kinds::{Cadence, Operator, Sort, TiePolicy, Unit};
+use crate::period::PeriodKey;
+use crate::season::{Season, SeasonRule};
 
 /// The cadence word of hot boards (sliding windows, Redis only; see [`crate::hot`]). Not a
 /// [`Cadence`]: a hot board has no periods, no ledger entries and no lifecycle.
@@ -53,6 +55,9 @@ pub struct Board {
     /// Each dimension's prize table (`province` → ranks 1–3 of every province's ranking), checked
     /// by [`check_segment_prizes`]. A settlement awards them beside the board's own.
     pub segment_prizes: SegmentPrizes,
+    /// A season board's definition (`cadence: season`): its standings are made of another
+    /// board's periods (`crate::season`); nothing is written to it directly. None otherwise.
+    pub season: Option<Season>,
 }
 
 /// Prize tables by segment dimension: every value's ranking of a dimension shares its table.
@@ -95,7 +100,11 @@ impl Board {
         &self,
         at: jiff::Timestamp,
     ) -> Result<crate::period::PeriodKey, crate::period::PeriodError> {
-        crate::period::PeriodKey::containing(self.cadence, at, &self.zone)
+        match &self.season {
+            // A season has one period, whatever the instant.
+            Some(season) => Ok(season.key()),
+            None => crate::period::PeriodKey::containing(self.cadence, at, &self.zone),
+        }
     }
 }
 
@@ -195,6 +204,12 @@ impl BoardDraft {
         let segment_prizes = self.segment_prizes.unwrap_or_default();
         check_segment_prizes(&segments, &segment_prizes).map_err(|e| refuse("segment_prizes", e))?;
         let cadence: Cadence = self.cadence.parse().map_err(|e| refuse("cadence", e))?;
+        if cadence == Cadence::Season {
+            return Err(refuse(
+                "cadence",
+                "a season board is made with source, periods and rule (SeasonDraft)",
+            ));
+        }
         let operator: Operator = self.operator.parse().map_err(|e| refuse("operator", e))?;
         let policy: TiePolicy = self.tie_policy.parse().map_err(|e| refuse("tie_policy", e))?;
         let sort: Sort = word_or(self.sort.as_deref(), Sort::Desc).map_err(|e| refuse("sort", e))?;
@@ -233,8 +248,131 @@ impl BoardDraft {
             ranking_ttl_days,
             segments,
             segment_prizes,
+            season: None,
         })
     }
+}
+
+/// A season board as an admin typed it (`POST /api/v1/boards` with `cadence: season`): its
+/// source board, the source's periods it is made of (a list, or the periods that start between
+/// two dates), its rule, tie policy and prizes. Everything else comes from the source: the time
+/// zone, the unit (`placement` counts points), the bounds (the rule's [`SeasonRule::bounds`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeasonDraft {
+    pub slug: String,
+    pub title: String,
+    pub source: String,
+    /// The source's periods (`["2026-W40", …]`); or leave it out and give `from` and `to`.
+    #[serde(default)]
+    pub periods: Option<Vec<String>>,
+    /// With `to`: the source's periods whose first day is from `from` to `to` (both dates,
+    /// inclusive), e.g. the ISO weeks that start in a quarter.
+    #[serde(default)]
+    pub from: Option<String>,
+    #[serde(default)]
+    pub to: Option<String>,
+    pub rule: SeasonRule,
+    pub tie_policy: String,
+    #[serde(default)]
+    pub prizes: Vec<Prize>,
+}
+
+impl SeasonDraft {
+    /// The source board's slug as typed, checked.
+    pub fn source(&self) -> Result<crate::ids::BoardSlug, DraftError> {
+        crate::ids::BoardSlug::parse(self.source.clone()).map_err(|e| refuse("source", e.to_string()))
+    }
+
+    /// Checks every field against the source board and builds the season board.
+    pub fn parse(self, source: &Board) -> Result<Board, DraftError> {
+        let slug = crate::ids::BoardSlug::parse(self.slug).map_err(|e| refuse("slug", e.to_string()))?;
+        if source.season.is_some() {
+            return Err(refuse(
+                "source",
+                "a season is made of a periodic board's periods, not of another season",
+            ));
+        }
+        let settings = BoardSettings::check(&self.title, None, None, self.prizes, None)?;
+        let periods = match (self.periods, self.from, self.to) {
+            (Some(listed), None, None) => listed
+                .iter()
+                .map(|p| PeriodKey::parse(p.trim()).map_err(|e| refuse("periods", e.to_string())))
+                .collect::<Result<Vec<_>, _>>()?,
+            (None, Some(from), Some(to)) => periods_starting_between(source.cadence, &from, &to)?,
+            _ => return Err(refuse("periods", "give either periods, or from and to")),
+        };
+        Season::check_periods(&periods, source.cadence).map_err(|e| refuse("periods", e))?;
+        self.rule.check(periods.len(), source.sort()).map_err(|e| refuse("rule", e))?;
+        let policy: TiePolicy = self.tie_policy.parse().map_err(|e| refuse("tie_policy", e))?;
+        let (min, max) = self
+            .rule
+            .bounds(periods.len(), source.codec.bounds())
+            .ok_or_else(|| refuse("rule", "the season's totals would not fit in 64 bits"))?;
+        let tie_base = match policy {
+            TiePolicy::Shared => 1,
+            TiePolicy::FirstReached => DEFAULT_TIE_BASE,
+        };
+        let codec = crate::score::ScoreCodec::new(policy, min, max, tie_base).map_err(|e| {
+            refuse("rule", format!("the season's totals ({min} to {max}) do not fit a score: {e}"))
+        })?;
+        let unit = match self.rule {
+            SeasonRule::Placement { .. } => Unit::Points,
+            _ => source.unit,
+        };
+        Ok(Board {
+            slug,
+            title: settings.title,
+            cadence: Cadence::Season,
+            zone: source.zone.clone(),
+            // Season totals are absolute values with versions, computed from the source.
+            operator: Operator::Set,
+            codec,
+            freeze_grace_seconds: settings.freeze_grace_seconds,
+            public_freeze_seconds: 0,
+            prizes: settings.prizes,
+            unit,
+            keep_top: None,
+            ranking_ttl_days: settings.ranking_ttl_days,
+            segments: Vec::new(),
+            segment_prizes: SegmentPrizes::new(),
+            season: Some(Season { source: source.slug.clone(), periods, rule: self.rule }),
+        })
+    }
+}
+
+/// The periods of `cadence` whose first day is from `from` to `to`, both dates inclusive.
+fn periods_starting_between(cadence: Cadence, from: &str, to: &str) -> Result<Vec<PeriodKey>, DraftError> {
+    let date = |field: &str, text: &str| {
+        text.trim()
+            .parse::<jiff::civil::Date>()
+            .map_err(|_| refuse(field, format!("{text:?} is not a date (2027-01-01)")))
+    };
+    let (from, to) = (date("from", from)?, date("to", to)?);
+    if to < from {
+        return Err(refuse("to", "to comes before from"));
+    }
+    // Any zone names the same civil dates; UTC keeps the arithmetic simple.
+    let noon = |d: jiff::civil::Date| {
+        d.at(12, 0, 0, 0).to_zoned(jiff::tz::TimeZone::UTC).map(|z| z.timestamp()).ok()
+    };
+    let start = noon(from).ok_or_else(|| refuse("from", "out of range"))?;
+    let mut period = PeriodKey::containing(cadence, start, &jiff::tz::TimeZone::UTC)
+        .map_err(|e| refuse("from", e.to_string()))?;
+    if period.first_day() < from {
+        period = period.next();
+    }
+    let mut periods = Vec::new();
+    while period.first_day() <= to {
+        if periods.len() == crate::season::MAX_SEASON_PERIODS {
+            return Err(refuse(
+                "to",
+                format!("a season is made of at most {} periods", crate::season::MAX_SEASON_PERIODS),
+            ));
+        }
+        periods.push(period);
+        period = period.next();
+    }
+    Ok(periods)
 }
 
 /// A word typed in a draft, or `default` when it was left out or blank.
@@ -556,5 +694,78 @@ mod prize_tests {
         assert_eq!(parse_prize_lines(&prize_lines(&prizes)).unwrap(), prizes);
         assert_eq!(parse_prize_lines("first: Gold").unwrap_err().field, "prizes");
         assert_eq!(parse_prize_lines("1 Gold").unwrap_err().field, "prizes");
+    }
+}
+
+#[cfg(test)]
+mod season_tests {
+    use super::*;
+
+    fn source(sort: &str) -> Board {
+        BoardDraft {
+            slug: "weekly".into(),
+            title: "Weekly".into(),
+            cadence: "weekly".into(),
+            time_zone: "Asia/Shanghai".into(),
+            operator: "incr".into(),
+            tie_policy: "shared".into(),
+            max_points: 1_000_000,
+            sort: Some(sort.into()),
+            ..BoardDraft::default()
+        }
+        .parse()
+        .unwrap()
+    }
+
+    fn draft(rule: SeasonRule) -> SeasonDraft {
+        SeasonDraft {
+            slug: "q1".into(),
+            title: "Q1".into(),
+            source: "weekly".into(),
+            periods: None,
+            from: Some("2027-01-01".into()),
+            to: Some("2027-03-31".into()),
+            rule,
+            tie_policy: "first_reached".into(),
+            prizes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_quarter_is_the_iso_weeks_that_start_in_it() {
+        let board = draft(SeasonRule::Sum {}).parse(&source("desc")).unwrap();
+        let season = board.season.as_ref().unwrap();
+        assert_eq!(season.periods.len(), 13);
+        assert_eq!(season.key().to_string(), "2027-W01..2027-W13");
+        assert_eq!(board.cadence, Cadence::Season);
+        assert_eq!(board.codec.bounds(), (0, 13_000_000));
+        assert_eq!(board.period_at(jiff::Timestamp::UNIX_EPOCH), season.key());
+        assert_eq!(PeriodKey::parse("2027-W01..2027-W13").unwrap(), season.key());
+    }
+
+    #[test]
+    fn a_season_draft_names_the_field_it_refuses() {
+        let field = |d: SeasonDraft, sort: &str| d.parse(&source(sort)).unwrap_err().field;
+        assert_eq!(field(draft(SeasonRule::Sum {}), "asc"), "rule");
+        assert_eq!(field(draft(SeasonRule::Best { k: 14 }), "desc"), "rule");
+        let listed = |p: &[&str]| SeasonDraft {
+            periods: Some(p.iter().map(|s| s.to_string()).collect()),
+            from: None,
+            to: None,
+            ..draft(SeasonRule::Sum {})
+        };
+        assert_eq!(field(listed(&["2027-W02", "2027-W01"]), "desc"), "periods");
+        assert_eq!(field(listed(&["2027-01"]), "desc"), "periods");
+        assert_eq!(field(SeasonDraft { to: None, ..draft(SeasonRule::Sum {}) }, "desc"), "periods");
+        assert!(listed(&["2027-W01", "2027-W03"]).parse(&source("desc")).is_ok());
+        let placement = draft(SeasonRule::Placement { points: vec![25, 18, 15] });
+        assert_eq!(placement.parse(&source("asc")).unwrap().codec.bounds(), (0, 25 * 13));
+        let e = BoardDraft {
+            cadence: "season".into(),
+            ..BoardDraft { slug: "s".into(), title: "S".into(), ..BoardDraft::default() }
+        }
+        .parse()
+        .unwrap_err();
+        assert_eq!(e.field, "cadence");
     }
 }

@@ -76,6 +76,7 @@ codes! {
     NotMovable = "not_movable", 409, "a finding whose rows are fixed by hand, not moved aside (`laurel doctor`)";
     PeriodNotOpen = "period_not_open", 409, "totals are imported only into an open period (not frozen, settled or archived)";
     ImportIdTaken = "import_id_taken", 409, "an `import_id` already names an import of other rows, mode or period on the board";
+    SeasonBoard = "season_board", 409, "a season's totals come from its source board's periods: write, correct and import there";
     SegmentFrozen = "segment_frozen", 409, "a segment of a publicly frozen period, read without admin credentials: segments have no frozen view, so they are closed until the reveal";
     SnapshotExpired = "snapshot_expired", 410, "the pinned snapshot is gone (they live 5 to 10 minutes), or never was";
     BatchTooLarge = "batch_too_large", 413, "more than 1 000 events in one batch";

@@ -54,6 +54,9 @@ word_enum!(
         Daily => "daily",
         /// A calendar month (`2026-08`) in the board's time zone.
         Monthly => "monthly",
+        /// A season: one period made of another board's periods (`crate::season`), named by
+        /// its first and last (`2026-W40..2026-W51`).
+        Season => "season",
     }
 );
 

@@ -43,6 +43,7 @@ pub mod preview;
 pub mod ranking;
 pub mod receipt;
 pub mod score;
+pub mod season;
 pub mod segment;
 pub mod settlement;
 pub mod view;

@@ -16,7 +16,10 @@ use std::fmt;
 /// Why a period key was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PeriodError {
-    #[error("period {0:?} is not a week (2026-W34), a day (2026-08-20) or a month (2026-08)")]
+    #[error(
+        "period {0:?} is not a week (2026-W34), a day (2026-08-20), a month (2026-08) or a season \
+         (2026-W40..2026-W51)"
+    )]
     Malformed(String),
     #[error("period {0:?} does not exist in the calendar")]
     NoSuchPeriod(String),
@@ -24,17 +27,27 @@ pub enum PeriodError {
     WrongCadence { key: String, cadence: Cadence },
     #[error("period {0:?} is outside the supported years 1970-9998")]
     OutOfRange(String),
+    #[error("a season's period is named by its definition, not by an instant")]
+    NotCalendar,
 }
 
 /// The calendar slot a period covers. Private: every value is a real, supported period.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Slot {
+enum Calendar {
     Week { year: i16, week: i8 },
     Day(Date),
     Month { year: i16, month: i8 },
 }
 
-/// A period key such as `2026-W34`. Its cadence is implied by its shape.
+/// A period: one calendar slot, or a season's run of its source's slots (first and last, in order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Slot {
+    One(Calendar),
+    Season(Calendar, Calendar),
+}
+
+/// A period key such as `2026-W34`, or `2026-W40..2026-W51` for a season. Its cadence is implied
+/// by its shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct PeriodKey(Slot);
@@ -49,34 +62,27 @@ pub struct PeriodSpan {
 const MIN_YEAR: i16 = 1970;
 const MAX_YEAR: i16 = 9998;
 
-impl PeriodKey {
-    /// The period of `cadence` that contains `at`, in the board's time zone. Refused when that
-    /// period is outside the supported years: an instant from a client (a write's `occurred_at`)
-    /// can be any date, and a key that could not be parsed back must never reach the ledger.
-    pub fn containing(cadence: Cadence, at: Timestamp, zone: &TimeZone) -> Result<Self, PeriodError> {
-        let key = Self::of_date(cadence, at.to_zoned(zone.clone()).date());
-        match key.0 {
-            Slot::Week { year, .. } | Slot::Month { year, .. } if (MIN_YEAR..=MAX_YEAR).contains(&year) => {
-                Ok(key)
-            }
-            Slot::Day(date) if (MIN_YEAR..=MAX_YEAR).contains(&date.year()) => Ok(key),
-            _ => Err(PeriodError::OutOfRange(key.to_string())),
-        }
-    }
-
-    fn of_date(cadence: Cadence, date: Date) -> Self {
-        PeriodKey(match cadence {
+impl Calendar {
+    fn of_date(cadence: Cadence, date: Date) -> Option<Self> {
+        Some(match cadence {
             Cadence::Weekly => {
                 let iso = date.iso_week_date();
-                Slot::Week { year: iso.year(), week: iso.week() }
+                Calendar::Week { year: iso.year(), week: iso.week() }
             }
-            Cadence::Daily => Slot::Day(date),
-            Cadence::Monthly => Slot::Month { year: date.year(), month: date.month() },
+            Cadence::Daily => Calendar::Day(date),
+            Cadence::Monthly => Calendar::Month { year: date.year(), month: date.month() },
+            Cadence::Season => return None,
         })
     }
 
-    /// Parses a key of any cadence; use [`PeriodKey::parse_for`] where the board is known.
-    pub fn parse(s: &str) -> Result<Self, PeriodError> {
+    fn year(self) -> i16 {
+        match self {
+            Calendar::Week { year, .. } | Calendar::Month { year, .. } => year,
+            Calendar::Day(date) => date.year(),
+        }
+    }
+
+    fn parse(s: &str) -> Result<Self, PeriodError> {
         let malformed = || PeriodError::Malformed(s.to_owned());
         let no_such = || PeriodError::NoSuchPeriod(s.to_owned());
         let digits = |part: &str, len: usize| -> Result<i16, PeriodError> {
@@ -91,24 +97,103 @@ impl PeriodKey {
         if !(MIN_YEAR..=MAX_YEAR).contains(&year) {
             return Err(PeriodError::OutOfRange(s.to_owned()));
         }
-        let slot = match parts.as_slice() {
+        Ok(match parts.as_slice() {
             [_, week] if week.starts_with('W') => {
                 let week = digits(&week[1..], 2)? as i8;
                 ISOWeekDate::new(year, week, Weekday::Monday).map_err(|_| no_such())?;
-                Slot::Week { year, week }
+                Calendar::Week { year, week }
             }
             [_, month] => {
                 let month = digits(month, 2)? as i8;
                 Date::new(year, month, 1).map_err(|_| no_such())?;
-                Slot::Month { year, month }
+                Calendar::Month { year, month }
             }
             [_, month, day] => {
                 let (month, day) = (digits(month, 2)? as i8, digits(day, 2)? as i8);
-                Slot::Day(Date::new(year, month, day).map_err(|_| no_such())?)
+                Calendar::Day(Date::new(year, month, day).map_err(|_| no_such())?)
             }
             _ => return Err(malformed()),
+        })
+    }
+
+    fn cadence(self) -> Cadence {
+        match self {
+            Calendar::Week { .. } => Cadence::Weekly,
+            Calendar::Day(_) => Cadence::Daily,
+            Calendar::Month { .. } => Cadence::Monthly,
+        }
+    }
+
+    /// The first calendar day of the slot.
+    fn first_day(self) -> Date {
+        match self {
+            Calendar::Week { year, week } => ISOWeekDate::new(year, week, Weekday::Monday)
+                .expect("a PeriodKey is always a real ISO week")
+                .date(),
+            Calendar::Day(date) => date,
+            Calendar::Month { year, month } => {
+                Date::new(year, month, 1).expect("a PeriodKey is always a real month")
+            }
+        }
+    }
+
+    /// The first day of the following slot.
+    fn next_first_day(self) -> Date {
+        let step = match self {
+            Calendar::Week { .. } => 1.week(),
+            Calendar::Day(_) => 1.day(),
+            Calendar::Month { .. } => 1.month(),
         };
-        Ok(PeriodKey(slot))
+        self.first_day().checked_add(step).expect("supported years leave room for the next period")
+    }
+}
+
+impl fmt::Display for Calendar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Calendar::Week { year, week } => write!(f, "{year:04}-W{week:02}"),
+            Calendar::Day(d) => write!(f, "{:04}-{:02}-{:02}", d.year(), d.month(), d.day()),
+            Calendar::Month { year, month } => write!(f, "{year:04}-{month:02}"),
+        }
+    }
+}
+
+impl PeriodKey {
+    /// The period of `cadence` that contains `at`, in the board's time zone. Refused when that
+    /// period is outside the supported years: an instant from a client (a write's `occurred_at`)
+    /// can be any date, and a key that could not be parsed back must never reach the ledger. A
+    /// season's one period is named by its definition, not by an instant (`Board::period_of`).
+    pub fn containing(cadence: Cadence, at: Timestamp, zone: &TimeZone) -> Result<Self, PeriodError> {
+        let slot =
+            Calendar::of_date(cadence, at.to_zoned(zone.clone()).date()).ok_or(PeriodError::NotCalendar)?;
+        if (MIN_YEAR..=MAX_YEAR).contains(&slot.year()) {
+            Ok(PeriodKey(Slot::One(slot)))
+        } else {
+            Err(PeriodError::OutOfRange(slot.to_string()))
+        }
+    }
+
+    /// A season's period: the run of its source's periods from `first` to `last` (both of one
+    /// calendar cadence, `first` not after `last`).
+    pub fn season(first: PeriodKey, last: PeriodKey) -> Result<Self, PeriodError> {
+        match (first.0, last.0) {
+            (Slot::One(a), Slot::One(b)) if a.cadence() == b.cadence() && a <= b => {
+                Ok(PeriodKey(Slot::Season(a, b)))
+            }
+            _ => Err(PeriodError::Malformed(format!("{first}..{last}"))),
+        }
+    }
+
+    /// Parses a key of any cadence; use [`PeriodKey::parse_for`] where the board is known.
+    pub fn parse(s: &str) -> Result<Self, PeriodError> {
+        match s.split_once("..") {
+            None => Ok(PeriodKey(Slot::One(Calendar::parse(s)?))),
+            Some((first, last)) => {
+                let (first, last) = (Calendar::parse(first)?, Calendar::parse(last)?);
+                Self::season(PeriodKey(Slot::One(first)), PeriodKey(Slot::One(last)))
+                    .map_err(|_| PeriodError::Malformed(s.to_owned()))
+            }
+        }
     }
 
     /// Parses a key and checks that it belongs to a board of `cadence`.
@@ -122,48 +207,57 @@ impl PeriodKey {
 
     pub fn cadence(self) -> Cadence {
         match self.0 {
-            Slot::Week { .. } => Cadence::Weekly,
-            Slot::Day(_) => Cadence::Daily,
-            Slot::Month { .. } => Cadence::Monthly,
+            Slot::One(slot) => slot.cadence(),
+            Slot::Season(..) => Cadence::Season,
+        }
+    }
+
+    /// A season's first and last source periods (None for a calendar period).
+    pub fn season_bounds(self) -> Option<(PeriodKey, PeriodKey)> {
+        match self.0 {
+            Slot::One(_) => None,
+            Slot::Season(a, b) => Some((PeriodKey(Slot::One(a)), PeriodKey(Slot::One(b)))),
         }
     }
 
     /// The first calendar day of the period.
-    fn first_day(self) -> Date {
+    pub fn first_day(self) -> Date {
         match self.0 {
-            Slot::Week { year, week } => ISOWeekDate::new(year, week, Weekday::Monday)
-                .expect("a PeriodKey is always a real ISO week")
-                .date(),
-            Slot::Day(date) => date,
-            Slot::Month { year, month } => {
-                Date::new(year, month, 1).expect("a PeriodKey is always a real month")
-            }
+            Slot::One(slot) | Slot::Season(slot, _) => slot.first_day(),
         }
     }
 
-    /// The first day of the following period.
     fn next_first_day(self) -> Date {
-        let step = match self.0 {
-            Slot::Week { .. } => 1.week(),
-            Slot::Day(_) => 1.day(),
-            Slot::Month { .. } => 1.month(),
-        };
-        self.first_day().checked_add(step).expect("supported years leave room for the next period")
+        match self.0 {
+            Slot::One(slot) | Slot::Season(_, slot) => slot.next_first_day(),
+        }
     }
 
-    /// The period that follows this one.
+    /// The period that follows this one (a season's one period is its own neighbour).
     pub fn next(self) -> Self {
-        Self::of_date(self.cadence(), self.next_first_day())
+        match self.0 {
+            Slot::One(slot) => Self::of_date(slot.cadence(), self.next_first_day()),
+            Slot::Season(..) => self,
+        }
     }
 
-    /// The period that precedes this one.
+    /// The period that precedes this one (a season's one period is its own neighbour).
     pub fn previous(self) -> Self {
-        let day_before = self.first_day().yesterday().expect("supported years leave room");
-        Self::of_date(self.cadence(), day_before)
+        match self.0 {
+            Slot::One(slot) => {
+                let day_before = self.first_day().yesterday().expect("supported years leave room");
+                Self::of_date(slot.cadence(), day_before)
+            }
+            Slot::Season(..) => self,
+        }
+    }
+
+    fn of_date(cadence: Cadence, date: Date) -> Self {
+        PeriodKey(Slot::One(Calendar::of_date(cadence, date).expect("a calendar cadence")))
     }
 
     /// Start and end instants: local midnight of the first day and of the next period's first
-    /// day, in `zone`.
+    /// day, in `zone` (a season: from its first source period's start to its last one's end).
     pub fn span(self, zone: &TimeZone) -> PeriodSpan {
         let midnight = |d: Date| {
             d.to_zoned(zone.clone()).expect("midnight of a supported date is representable").timestamp()
@@ -175,9 +269,8 @@ impl PeriodKey {
 impl fmt::Display for PeriodKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            Slot::Week { year, week } => write!(f, "{year:04}-W{week:02}"),
-            Slot::Day(d) => write!(f, "{:04}-{:02}-{:02}", d.year(), d.month(), d.day()),
-            Slot::Month { year, month } => write!(f, "{year:04}-{month:02}"),
+            Slot::One(slot) => slot.fmt(f),
+            Slot::Season(first, last) => write!(f, "{first}..{last}"),
         }
     }
 }

@@ -70,6 +70,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         unit: domain::Unit::Points,
         segments: vec![],
         segment_prizes: Default::default(),
+        season: None,
     };
     engine.create_board(&board).await?;
     let now = jiff::Timestamp::now();

@@ -75,6 +75,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ranking_ttl_days: 7,
         segments: Vec::new(),
         segment_prizes: Default::default(),
+        season: None,
         prizes: vec![
             Prize { from_rank: 1, to_rank: 1, prize: "gold".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },

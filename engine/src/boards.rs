@@ -42,6 +42,11 @@ pub struct BoardDetails {
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     #[cfg_attr(feature = "openapi", schema(value_type = std::collections::BTreeMap<String, Vec<domain::board::Prize>>))]
     pub segment_prizes: domain::board::SegmentPrizes,
+    /// A season board's definition: its `source` board, the source's `periods` it is made of,
+    /// and its `rule`; absent on other boards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub season: Option<domain::season::Season>,
 }
 
 impl Engine {
@@ -103,6 +108,25 @@ impl Engine {
             ranking_ttl_days: board.ranking_ttl_days,
             segments: board.segments.clone(),
             segment_prizes: board.segment_prizes.clone(),
+            season: board.season.clone(),
         })
+    }
+
+    /// Creates a season board from its draft and computes its totals from the source's periods
+    /// at once (`crate::seasons`). The source must be a periodic board that exists (else 422).
+    pub async fn create_season(
+        &self,
+        draft: domain::board::SeasonDraft,
+    ) -> Result<BoardDetails, EngineError> {
+        let source_slug = draft.source().map_err(|e| EngineError::Invalid(e.message))?;
+        let source = self.core.ledger.board(&source_slug).await?.ok_or_else(|| {
+            EngineError::Invalid(format!("source: no periodic board is named {source_slug}"))
+        })?;
+        let season =
+            draft.parse(&source).map_err(|e| EngineError::Invalid(format!("{}: {}", e.field, e.message)))?;
+        let details = self.create_board(&season).await?;
+        self.seasons.forget();
+        self.seasons.level_once().await?;
+        Ok(details)
     }
 }

@@ -125,6 +125,7 @@ async fn ensure_weekly(
         ranking_ttl_days: 7,
         segments: Vec::new(),
         segment_prizes: Default::default(),
+        season: None,
         prizes: vec![
             Prize { from_rank: 1, to_rank: 1, prize: "Gold laurel".into() },
             Prize { from_rank: 2, to_rank: 3, prize: "Silver laurel".into() },
@@ -296,6 +297,7 @@ async fn ensure_sprint(
         ranking_ttl_days: 7,
         segments: Vec::new(),
         segment_prizes: Default::default(),
+        season: None,
         prizes: vec![Prize { from_rank: 1, to_rank: 3, prize: "Sprint badge".into() }],
         unit: domain::Unit::Points,
     };

@@ -74,6 +74,7 @@ mod redis;
 pub mod rewards;
 pub mod scheduler;
 pub mod scope;
+pub mod seasons;
 pub mod segments;
 pub mod totals_import;
 pub mod transfer;
@@ -203,6 +204,7 @@ pub struct Engine {
     core: Core,
     hot: hot::Hot,
     access: access::Access,
+    seasons: Arc<seasons::Seasons>,
     top_cache: Arc<reads::TopCache>,
     /// Board definitions already read, kept for `reads::BOARD_CACHE_TTL` (only the settings —
     /// title, freeze grace, scheduled public freeze, prizes — ever change; see `Engine::board`).
@@ -274,6 +276,7 @@ impl Engine {
         Self {
             hot: hot::Hot::new(core.clone()),
             access: access::Access::new(core.clone()),
+            seasons: Arc::new(seasons::Seasons::new(core.clone())),
             core,
             top_cache: Arc::default(),
             boards: Arc::default(),
@@ -294,6 +297,11 @@ impl Engine {
     /// Hot boards: hits, the snapshot job and the published lists.
     pub fn hot(&self) -> &hot::Hot {
         &self.hot
+    }
+
+    /// Season boards: their totals, computed from their source boards' periods.
+    pub fn seasons(&self) -> &Arc<seasons::Seasons> {
+        &self.seasons
     }
 
     /// Credentials: admin tokens, ingest keys, rate limits, console accounts and contestant links.

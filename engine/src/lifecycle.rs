@@ -170,6 +170,10 @@ impl Engine {
         progress: &Progress,
     ) -> Result<Settlement, EngineError> {
         let _job = progress.track("settle", &board.slug, &period);
+        if board.season.is_some() && self.core.ledger.state_of(&board.slug, &period).await? == State::Frozen {
+            // Its standings are final only once its weeks' are, and then it is brought level.
+            self.seasons.before_settling(board).await?;
+        }
         if self.core.ledger.state_of(&board.slug, &period).await? == State::Frozen {
             progress.uncounted("checking the projection", "members");
             self.cross_check(board, period, actor).await?;
@@ -407,6 +411,7 @@ impl Engine {
     ) -> Result<CorrectionResult, EngineError> {
         let reason = required_reason(&correction.reason)?;
         let (board, period) = (scope.board(), scope.period());
+        crate::seasons::refuse_direct(board)?;
         let Correction { member, delta, .. } = correction;
         let correction_id = match &correction.correction_id {
             Some(id) => id.clone(),

@@ -41,6 +41,8 @@ impl Engine {
         actor: &str,
         reason: &str,
     ) -> Result<VisibilityChange, EngineError> {
+        // A season's members are hidden in its weeks, where their points come from.
+        crate::seasons::refuse_direct(scope.board())?;
         self.set_hidden(scope, member, true, actor, reason).await
     }
 

@@ -105,6 +105,7 @@ impl Engine {
         actor: &str,
     ) -> Result<Preview, EngineError> {
         let reason = required_reason(reason)?;
+        crate::seasons::refuse_direct(scope.board())?;
         if changes.is_empty() || changes.len() > MAX_PREVIEW_CHANGES {
             return Err(EngineError::Invalid(format!(
                 "a preview holds 1 to {MAX_PREVIEW_CHANGES} changes, got {}",

@@ -307,6 +307,7 @@ impl Engine {
         progress: &Progress,
     ) -> Result<TotalsImportReport, EngineError> {
         let (board, period) = (scope.board(), scope.period());
+        crate::seasons::refuse_direct(board)?;
         let _tracked = progress.track("import", &board.slug, &period);
         progress.phase("checking rows", "rows", import.rows.len() as u64);
         let refused = board_refusals(board, &import.rows);

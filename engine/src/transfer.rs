@@ -174,6 +174,9 @@ impl BoardDefinition {
         if self.keep_top.is_some() && !self.segments.is_empty() {
             return Err(invalid("a bounded board (keep_top) cannot declare segments".into()));
         }
+        if self.cadence == domain::Cadence::Season {
+            return Err(invalid("season boards are not exported or imported; export their source".into()));
+        }
         Ok(Board {
             slug: self.slug.clone(),
             title: self.title.clone(),
@@ -189,6 +192,7 @@ impl BoardDefinition {
             ranking_ttl_days: self.ranking_ttl_days,
             segments: self.segments.clone(),
             segment_prizes: self.segment_prizes.clone(),
+            season: None,
         })
     }
 }
@@ -466,6 +470,10 @@ impl Engine {
         progress: &Progress,
     ) -> Result<PeriodExport, EngineError> {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
+        if board.season.is_some() {
+            // Its totals are computed from the source's: the source's exports carry the truth.
+            return Err(EngineError::Invalid("season boards are not exported; export their source".into()));
+        }
         let _job = progress.track("export", slug, &period);
         progress.uncounted("reading the period", "rows");
         Ok(self.core.ledger.export_period(board, period, Timestamp::now()).await?)

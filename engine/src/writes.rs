@@ -50,6 +50,7 @@ pub struct WriteResult {
 /// board's operator, and at most [`MAX_BATCH`] writes. [`Engine::record`] checks it; an edge may
 /// check it before it parses the writes, so a refused batch costs no parsing.
 pub fn check_batch(board: &Board, sent: Operator, len: usize) -> Result<(), EngineError> {
+    crate::seasons::refuse_direct(board)?;
     if sent != board.operator {
         return Err(EngineError::WrongOperator { board: board.operator, sent });
     }
@@ -153,6 +154,8 @@ impl Engine {
                 failed.insert(*period);
             }
             self.announce(&board.slug, period);
+            // Seasons made of this period follow it (`crate::seasons`); this only takes note.
+            self.seasons.noted(&board.slug, *period, totals.keys().copied());
         }
         let results = recorded
             .into_iter()

@@ -33,6 +33,7 @@ fn board() -> Board {
         ranking_ttl_days: 7,
         segments: Vec::new(),
         segment_prizes: Default::default(),
+        season: None,
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }

@@ -33,6 +33,7 @@ fn board(policy: TiePolicy, keep_top: Option<u64>) -> Board {
         ranking_ttl_days: 7,
         segments: Vec::new(),
         segment_prizes: Default::default(),
+        season: None,
         unit: domain::Unit::Points,
         prizes: vec![],
     }

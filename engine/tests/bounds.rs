@@ -26,6 +26,7 @@ fn board(policy: TiePolicy) -> Board {
         ranking_ttl_days: 7,
         segments: Vec::new(),
         segment_prizes: Default::default(),
+        season: None,
         prizes: vec![],
         unit: domain::Unit::Points,
     }

@@ -617,6 +617,7 @@ async fn a_slug_names_one_board_of_either_kind() {
             ranking_ttl_days: 7,
             segments: Vec::new(),
             segment_prizes: Default::default(),
+            season: None,
             prizes: vec![],
             unit: domain::Unit::Points,
         };

@@ -41,6 +41,7 @@ fn board(policy: TiePolicy) -> Board {
         ranking_ttl_days: 7,
         segments: Vec::new(),
         segment_prizes: Default::default(),
+        season: None,
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }

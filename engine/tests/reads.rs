@@ -31,6 +31,7 @@ fn board(policy: TiePolicy) -> Board {
         ranking_ttl_days: 7,
         segments: Vec::new(),
         segment_prizes: Default::default(),
+        season: None,
         prizes: vec![],
         unit: domain::Unit::Points,
     }

@@ -53,6 +53,7 @@ fn board(zone: &str, cadence: Cadence) -> Board {
         ranking_ttl_days: 7,
         segments: Vec::new(),
         segment_prizes: Default::default(),
+        season: None,
         prizes: Vec::<Prize>::new(),
         unit: domain::Unit::Points,
     }

@@ -55,6 +55,7 @@ fn board(policy: TiePolicy) -> Board {
         ranking_ttl_days: 7,
         segments: vec!["province".into(), "class".into()],
         segment_prizes: Default::default(),
+        season: None,
         prizes: vec![],
         unit: domain::Unit::Points,
     }

@@ -56,6 +56,7 @@ async fn writes_are_answered_and_nothing_is_lost_while_redis_is_slow_silent_or_c
         ranking_ttl_days: 7,
         segments: Vec::new(),
         segment_prizes: Default::default(),
+        season: None,
         prizes: vec![],
         unit: domain::Unit::Points,
     };

@@ -28,6 +28,7 @@ pub fn HomePage() -> impl IntoView {
                                         Cadence::Weekly => tr!(l, "home-weekly"),
                                         Cadence::Daily => tr!(l, "home-daily"),
                                         Cadence::Monthly => tr!(l, "home-monthly"),
+                                        Cadence::Season => tr!(l, "home-season"),
                                     };
                                     view! {
                                         <li>

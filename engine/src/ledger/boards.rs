@@ -9,9 +9,9 @@ use domain::{Board, BoardSlug, MemberId, ScoreCodec};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-const BOARD_COLUMNS: &str = "slug, title, cadence, time_zone, operator, tie_policy, min_points, \
+pub(super) const BOARD_COLUMNS: &str = "slug, title, cadence, time_zone, operator, tie_policy, min_points, \
                              max_points, tie_base, freeze_grace_seconds, prizes, public_freeze_seconds, sort, unit, \
-                             keep_top, ranking_ttl_days, segments, segment_prizes";
+                             keep_top, ranking_ttl_days, segments, segment_prizes, season";
 
 impl Ledger {
     /// Stores a new board. Returns false (and changes nothing) when the slug is taken.
@@ -26,7 +26,7 @@ impl Ledger {
         self.lock_board_slugs(&mut w.tx).await?;
         let inserted = sqlx::query(&format!(
             "INSERT INTO boards ({BOARD_COLUMNS}, created_at) \
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19 \
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20 \
              WHERE NOT EXISTS (SELECT 1 FROM hot_boards WHERE slug = $1) ON CONFLICT (slug) DO NOTHING"
         ))
         .bind(board.slug.as_str())
@@ -47,6 +47,7 @@ impl Ledger {
         .bind(board.ranking_ttl_days)
         .bind(serde_json::to_string(&board.segments).expect("segments serialise"))
         .bind(serde_json::to_string(&board.segment_prizes).expect("prizes serialise"))
+        .bind(board.season.as_ref().map(|s| serde_json::to_string(s).expect("a season serialises")))
         .bind(micros(now))
         .execute(&mut *w.tx)
         .await?
@@ -268,7 +269,7 @@ pub(crate) fn name_key(name: &str) -> String {
     name.to_ascii_lowercase()
 }
 
-fn board_from_row(row: &AnyRow) -> Result<Board, LedgerError> {
+pub(super) fn board_from_row(row: &AnyRow) -> Result<Board, LedgerError> {
     let corrupt = |what: String| LedgerError::Corrupt(what);
     let text = |col: &str| -> Result<String, LedgerError> { Ok(row.try_get::<String, _>(col)?) };
     let zone_name = text("time_zone")?;
@@ -300,6 +301,10 @@ fn board_from_row(row: &AnyRow) -> Result<Board, LedgerError> {
         segments: serde_json::from_str(&text("segments")?).map_err(|e| corrupt(format!("segments: {e}")))?,
         segment_prizes: serde_json::from_str(&text("segment_prizes")?)
             .map_err(|e| corrupt(format!("segment_prizes: {e}")))?,
+        season: match row.try_get::<Option<String>, _>("season")? {
+            Some(json) => Some(serde_json::from_str(&json).map_err(|e| corrupt(format!("season: {e}")))?),
+            None => None,
+        },
     })
 }
 

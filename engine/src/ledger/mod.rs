@@ -17,6 +17,7 @@
 //!   period's state takes; `late.rs`: late decisions; `adjust.rs`: revocations and corrections;
 //!   `settle.rs`: writing a settlement; `standings.rs`: reading settlements and their standings.
 //! - `moderation.rs`: hidden members (a versioned flag of a member's total in a period).
+//! - `seasons.rs`: the source totals a season reads and its own totals, levelled from them.
 //! - `segments.rs`: members' segment values, fixed in the write's transaction, and the reads of
 //!   segment rankings' totals and version sums.
 //! - `previews.rs`: previews' one consistent read and their drafts; `revise.rs`: applying a draft
@@ -62,6 +63,7 @@ mod revise;
 mod rewards;
 mod rows;
 mod schedule;
+mod seasons;
 mod segment_moves;
 mod segments;
 mod settle;
@@ -91,6 +93,7 @@ pub use revise::Applied;
 pub use rewards::{Attempt, AttemptOutcome, DueReward};
 pub use rows::{InvalidRow, Listing};
 pub use schedule::PeriodInState;
+pub use seasons::{SeasonTotal, SourceTotal};
 pub use settle::{Failpoint, digest};
 #[cfg(feature = "internals")]
 pub use sql::set_settle_batch;

@@ -136,6 +136,7 @@ pub async fn create(
             AnyBoard::Hot(HotBoardDetails::of(&state.engine.hot().create_board(&board.parse()?).await?))
         }
         NewAnyBoard::Periodic(board) => AnyBoard::Periodic(state.engine.create_board(&board.parse()?).await?),
+        NewAnyBoard::Season(season) => AnyBoard::Periodic(state.engine.create_season(season.draft()).await?),
     };
     Ok((StatusCode::CREATED, Json(created)))
 }
@@ -146,16 +147,69 @@ pub async fn create(
 pub enum NewAnyBoard {
     Periodic(BoardIn),
     Hot(HotBoardIn),
+    Season(SeasonBoardIn),
 }
 
 impl NewAnyBoard {
     /// The kind is chosen by `cadence`, so a body's errors are those of the kind it names.
     fn read(body: &JsonBody) -> Result<Self, ApiError> {
         let shape: serde_json::Value = body.parse()?;
-        if shape.get("cadence").and_then(serde_json::Value::as_str) == Some(HOT_CADENCE) {
-            Ok(NewAnyBoard::Hot(body.parse()?))
-        } else {
-            Ok(NewAnyBoard::Periodic(body.parse()?))
+        match shape.get("cadence").and_then(serde_json::Value::as_str) {
+            Some(HOT_CADENCE) => Ok(NewAnyBoard::Hot(body.parse()?)),
+            Some(cadence) if cadence == Cadence::Season.as_str() => Ok(NewAnyBoard::Season(body.parse()?)),
+            _ => Ok(NewAnyBoard::Periodic(body.parse()?)),
+        }
+    }
+}
+
+/// `POST /api/v1/boards` with `cadence: "season"`: a board made of another board's periods
+/// (docs/API.md, "Seasons"). Time zone and unit come from the source; nothing is written to it.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[schema(as = NewSeasonBoard)]
+#[serde(deny_unknown_fields)]
+pub struct SeasonBoardIn {
+    #[schema(value_type = BoardSlug)]
+    slug: String,
+    /// 1-200 characters, not all blank (trimmed when stored).
+    #[schema(pattern = r"\S", max_length = 200)]
+    title: String,
+    /// `season`.
+    #[allow(dead_code, reason = "read by NewAnyBoard::read to choose this shape")]
+    #[schema(pattern = "^season$")]
+    cadence: String,
+    /// The periodic board whose periods the season is made of.
+    #[schema(value_type = BoardSlug)]
+    source: String,
+    /// The source's periods, in order (`["2026-W40", "2026-W41"]`); or `from` and `to`.
+    #[schema(max_items = 53)]
+    periods: Option<Vec<String>>,
+    /// With `to`: the source's periods whose first day is from `from` to `to`, both inclusive
+    /// (`2027-01-01` to `2027-03-31`: the ISO weeks that start in that quarter).
+    #[schema(format = Date)]
+    from: Option<String>,
+    #[schema(format = Date)]
+    to: Option<String>,
+    /// `{"kind": "sum"}`, `{"kind": "best", "k": 2}`, `{"kind": "weighted", "weights": [1, 1, 2]}`
+    /// (one whole number per period) or `{"kind": "placement", "points": [25, 18, 15]}`.
+    #[schema(value_type = Object)]
+    rule: domain::season::SeasonRule,
+    #[schema(value_type = TiePolicy)]
+    tie_policy: String,
+    prizes: Option<Vec<Prize>>,
+}
+
+impl SeasonBoardIn {
+    fn draft(self) -> domain::board::SeasonDraft {
+        domain::board::SeasonDraft {
+            slug: self.slug,
+            title: self.title,
+            source: self.source,
+            periods: self.periods,
+            from: self.from,
+            to: self.to,
+            rule: self.rule,
+            tie_policy: self.tie_policy,
+            prizes: self.prizes.unwrap_or_default(),
         }
     }
 }

@@ -8,6 +8,7 @@ home-empty = No boards yet.
 home-weekly = weekly
 home-daily = daily
 home-monthly = monthly
+home-season = season
 home-trending = Trending
 
 ## Hot board (pages/hot.rs)

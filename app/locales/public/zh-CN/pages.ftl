@@ -8,6 +8,7 @@ home-empty = 暂无榜单。
 home-weekly = 每周
 home-daily = 每日
 home-monthly = 每月
+home-season = 赛季
 home-trending = 热榜
 
 ## 热榜（pages/hot.rs）

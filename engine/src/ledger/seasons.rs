@@ -1,0 +1,239 @@
+//! Seasons' rows (issue 45): the source totals a season is made of, and the season's own totals,
+//! levelled from them by `crate::seasons`. A season total is absolute, with a version that is a
+//! function of the source rows it was computed from, so levelling is idempotent and a stale
+//! computation never overwrites a newer one (`WHERE totals.version < excluded.version`), whichever
+//! process computed it.
+
+use super::boards::{BOARD_COLUMNS, StoredTotal, board_from_row};
+use super::locks::ensure_period;
+use super::sql::{INSERT_CHUNK, LOOKUP_CHUNK, multi_row_insert, padded, period_key};
+use super::{Ledger, LedgerError, micros};
+use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
+use sqlx::Row;
+use std::collections::HashMap;
+
+/// One source total as a season reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceTotal {
+    pub member: MemberId,
+    pub period: PeriodKey,
+    pub points: i64,
+    pub version: i64,
+    /// The week's reach sequence (its ties under `first_reached`).
+    pub reach_seq: i64,
+    pub hidden: bool,
+    /// When the total last changed (microseconds): the ledger's order across weeks.
+    pub updated_at: i64,
+}
+
+/// A season total as the season computed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeasonTotal {
+    pub member: MemberId,
+    pub points: i64,
+    pub version: i64,
+    /// Not ranked in the season (hidden in every week, or never placed).
+    pub hidden: bool,
+    /// When the member reached this total (`SourceTotal::updated_at` of the latest week that
+    /// counts): under `first_reached`, changed totals take reach sequences in this order.
+    pub reached: i64,
+}
+
+impl Ledger {
+    /// Every season board's definition.
+    pub async fn season_boards(&self) -> Result<Vec<Board>, LedgerError> {
+        sqlx::query(&format!("SELECT {BOARD_COLUMNS} FROM boards WHERE season IS NOT NULL ORDER BY slug"))
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(board_from_row)
+            .collect()
+    }
+
+    /// The totals of `source` in `periods`: every member's, or only those of `members`.
+    pub async fn source_totals(
+        &self,
+        source: &BoardSlug,
+        periods: &[PeriodKey],
+        members: Option<&[MemberId]>,
+    ) -> Result<Vec<SourceTotal>, LedgerError> {
+        let columns = "SELECT member, period, points, version, reach_seq, hidden, updated_at FROM totals";
+        let mut out = Vec::new();
+        for period in periods {
+            let rows = match members {
+                None => {
+                    sqlx::query(&format!("{columns} WHERE board = $1 AND period = $2 AND version > 0"))
+                        .bind(source.as_str())
+                        .bind(period.to_string())
+                        .fetch_all(&self.pool)
+                        .await?
+                }
+                Some(members) => {
+                    let mut rows = Vec::new();
+                    for chunk in members.chunks(LOOKUP_CHUNK) {
+                        let keys: Vec<&str> = chunk.iter().map(MemberId::as_str).collect();
+                        let keys = padded(&keys);
+                        let list: Vec<String> = (0..keys.len()).map(|i| format!("${}", i + 3)).collect();
+                        let sql = format!(
+                            "{columns} WHERE board = $1 AND period = $2 AND version > 0 AND member IN ({})",
+                            list.join(", ")
+                        );
+                        let mut q = sqlx::query(&sql).bind(source.as_str()).bind(period.to_string());
+                        for key in keys {
+                            q = q.bind(key);
+                        }
+                        rows.extend(q.fetch_all(&self.pool).await?);
+                    }
+                    rows
+                }
+            };
+            for row in rows {
+                out.push(SourceTotal {
+                    member: MemberId::parse(row.try_get::<String, _>("member")?)
+                        .map_err(|e| LedgerError::Corrupt(e.to_string()))?,
+                    period: period_key(&row.try_get::<String, _>("period")?)?,
+                    points: row.try_get("points")?,
+                    version: row.try_get("version")?,
+                    reach_seq: row.try_get("reach_seq")?,
+                    hidden: row.try_get::<i64, _>("hidden")? != 0,
+                    updated_at: row.try_get("updated_at")?,
+                });
+            }
+        }
+        // A padded lookup may answer a member twice.
+        out.sort_unstable_by(|a, b| (&a.member, a.period).cmp(&(&b.member, b.period)));
+        out.dedup_by(|a, b| a.member == b.member && a.period == b.period);
+        Ok(out)
+    }
+
+    /// Writes the season totals whose version is newer than the ledger's, in one transaction,
+    /// and returns them as stored (for the projection). Nothing is written once the season's
+    /// period is settled or archived: its standings are final. Under `first_reached` a total
+    /// whose points change takes the period's next reach sequence, in the order members reached
+    /// their totals.
+    pub async fn level_season(
+        &self,
+        season: &Board,
+        mut rows: Vec<SeasonTotal>,
+        now: jiff::Timestamp,
+    ) -> Result<Vec<StoredTotal>, LedgerError> {
+        let Some(definition) = &season.season else { return Ok(Vec::new()) };
+        let (ledger, slug, key, policy) =
+            (self.clone(), season.slug.to_string(), definition.key().to_string(), season.tie_policy());
+        // A placement total's version moves with every week's, so it is written only when its
+        // points or its place in the ranking change, and a member who never placed gets no row.
+        let placement = definition.rule.reads_ranks();
+        rows.sort_unstable_by(|a, b| (a.reached, &a.member).cmp(&(b.reached, &b.member)));
+        super::detached(async move {
+            let mut w = ledger.begin_write().await?;
+            ensure_period(&mut w.tx, &slug, &key).await?;
+            let state: String = sqlx::query("SELECT state FROM periods WHERE board = $1 AND period = $2")
+                .bind(&slug)
+                .bind(&key)
+                .fetch_one(&mut *w.tx)
+                .await?
+                .try_get("state")?;
+            if state == "settled" || state == "archived" {
+                return Ok(Vec::new());
+            }
+            let mut held: HashMap<String, (i64, i64, i64, bool)> = HashMap::with_capacity(rows.len());
+            for chunk in rows.chunks(LOOKUP_CHUNK) {
+                let keys: Vec<&str> = chunk.iter().map(|r| r.member.as_str()).collect();
+                let keys = padded(&keys);
+                let list: Vec<String> = (0..keys.len()).map(|i| format!("${}", i + 3)).collect();
+                let sql = format!(
+                    "SELECT member, points, version, reach_seq, hidden FROM totals \
+                     WHERE board = $1 AND period = $2 AND member IN ({})",
+                    list.join(", ")
+                );
+                let mut q = sqlx::query(&sql).bind(&slug).bind(&key);
+                for k in keys {
+                    q = q.bind(k);
+                }
+                for row in q.fetch_all(&mut *w.tx).await? {
+                    held.insert(
+                        row.try_get("member")?,
+                        (
+                            row.try_get("points")?,
+                            row.try_get("version")?,
+                            row.try_get("reach_seq")?,
+                            row.try_get::<i64, _>("hidden")? != 0,
+                        ),
+                    );
+                }
+            }
+            let newer: Vec<&SeasonTotal> = rows
+                .iter()
+                .filter(|r| match held.get(r.member.as_str()) {
+                    None => !(placement && r.hidden),
+                    Some((points, version, _, hidden)) => {
+                        *version < r.version && !(placement && *points == r.points && *hidden == r.hidden)
+                    }
+                })
+                .collect();
+            // Reach sequences for the totals whose points change, in the order they were reached.
+            let changed = newer
+                .iter()
+                .filter(|r| held.get(r.member.as_str()).is_none_or(|(points, ..)| *points != r.points))
+                .count() as i64;
+            let mut seq = match policy {
+                TiePolicy::FirstReached if changed > 0 => sqlx::query(
+                    "UPDATE periods SET next_seq = next_seq + $1 WHERE board = $2 AND period = $3 \
+                     RETURNING next_seq - $1 AS first",
+                )
+                .bind(changed)
+                .bind(&slug)
+                .bind(&key)
+                .fetch_one(&mut *w.tx)
+                .await?
+                .try_get::<i64, _>("first")?,
+                _ => 0,
+            };
+            let mut stored = Vec::with_capacity(newer.len());
+            for r in &newer {
+                let reach_seq = match held.get(r.member.as_str()) {
+                    Some((points, _, reach, _)) if *points == r.points => *reach,
+                    _ if policy == TiePolicy::FirstReached => {
+                        seq += 1;
+                        seq - 1
+                    }
+                    _ => 0,
+                };
+                stored.push(StoredTotal {
+                    member: r.member.clone(),
+                    points: r.points,
+                    version: r.version,
+                    reach_seq,
+                    hidden: r.hidden,
+                });
+            }
+            let at = micros(now);
+            for chunk in stored.chunks(INSERT_CHUNK) {
+                let sql = multi_row_insert(
+                    ledger.backend,
+                    "INSERT INTO totals (board, period, member, points, version, reach_seq, hidden, updated_at) VALUES ",
+                    8,
+                    chunk.len(),
+                ) + " ON CONFLICT (board, period, member) DO UPDATE SET points = excluded.points, \
+                      version = excluded.version, reach_seq = excluded.reach_seq, hidden = excluded.hidden, \
+                      updated_at = excluded.updated_at WHERE totals.version < excluded.version";
+                let mut q = sqlx::query(&sql);
+                for t in chunk {
+                    q = q
+                        .bind(&slug)
+                        .bind(&key)
+                        .bind(t.member.as_str())
+                        .bind(t.points)
+                        .bind(t.version)
+                        .bind(t.reach_seq)
+                        .bind(i64::from(t.hidden))
+                        .bind(at);
+                }
+                q.execute(&mut *w.tx).await?;
+            }
+            w.tx.commit().await?;
+            Ok(stored)
+        })
+        .await
+    }
+}

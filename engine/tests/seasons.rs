@@ -1,0 +1,282 @@
+//! Seasons on real stores (issue 45): a season board's standings are made of a source board's
+//! periods by its rule. Every test runs on standalone Redis and a 3-master Cluster, and on SQLite
+//! and PostgreSQL.
+//!
+//! - each rule (`sum`, `best` K, `weighted`, `placement`) ranks the members as a straightforward
+//!   model of the rule says, read through the season's live ranking; it follows writes through
+//!   the season loop, and a correction in a week through the reconciler's check;
+//! - nothing is written to a season: writes, corrections, previews and hides are `season_board`;
+//! - a season settles only after its weeks, and its standings are then the model's of the
+//!   weeks' final totals;
+//! - a draft that names no board, or periods of another cadence, changes nothing.
+
+mod common;
+
+use common::{each_store, point, unique};
+use domain::board::{BoardDraft, SeasonDraft};
+use domain::lifecycle::Transition;
+use domain::season::SeasonRule;
+use domain::write::Write;
+use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
+use engine::lifecycle::Correction;
+use engine::{Engine, EngineError};
+use std::collections::BTreeMap;
+
+const DAY: i64 = 86_400;
+
+/// A daily source board whose last four days are all still open for writes (7 days of grace).
+async fn source(e: &Engine) -> Board {
+    let draft = BoardDraft {
+        slug: unique("src").replace('_', "-").to_lowercase(),
+        title: "daily".into(),
+        cadence: "daily".into(),
+        time_zone: "UTC".into(),
+        operator: "incr".into(),
+        tie_policy: "shared".into(),
+        max_points: 1_000_000,
+        freeze_grace_seconds: Some(7 * DAY),
+        ..BoardDraft::default()
+    };
+    let board = draft.parse().unwrap();
+    e.create_board(&board).await.unwrap();
+    board
+}
+
+/// The source's last four days, oldest first.
+fn days(source: &Board) -> Vec<PeriodKey> {
+    let today = source.period_at(jiff::Timestamp::now());
+    let mut days = vec![today];
+    for _ in 0..3 {
+        days.insert(0, days[0].previous());
+    }
+    days
+}
+
+async fn season(e: &Engine, source: &Board, rule: SeasonRule) -> Board {
+    let draft = SeasonDraft {
+        slug: unique("season").replace('_', "-").to_lowercase(),
+        title: "season".into(),
+        source: source.slug.to_string(),
+        periods: Some(days(source).iter().map(ToString::to_string).collect()),
+        from: None,
+        to: None,
+        rule,
+        tie_policy: "shared".into(),
+        prizes: vec![],
+    };
+    let slug = BoardSlug::parse(draft.slug.clone()).unwrap();
+    e.create_season(draft).await.unwrap();
+    e.board(&slug).await.unwrap()
+}
+
+/// A point event of `member` on day `day` (0: the oldest of the four).
+fn on_day(source: &Board, day: usize, id: &str, member: &str, delta: i64) -> Write {
+    let start = days(source)[day].span(&source.zone).start;
+    Write { occurred_at: start + jiff::SignedDuration::from_secs(3600), ..point(id, member, delta) }
+}
+
+/// Weekly totals: member → points per day (absent: no total that day).
+type Weeks = BTreeMap<&'static str, [Option<i64>; 4]>;
+
+/// The rule, written out as plainly as possible: what the season's standings must hold.
+fn model(rule: &SeasonRule, weeks: &Weeks) -> BTreeMap<String, i64> {
+    // Shared ranks per day: 1 + the number of members with more points that day.
+    let rank =
+        |day: usize, points: i64| 1 + weeks.values().filter(|w| w[day].is_some_and(|p| p > points)).count();
+    let mut out = BTreeMap::new();
+    for (member, w) in weeks {
+        let points = match rule {
+            SeasonRule::Sum {} => w.iter().flatten().sum(),
+            SeasonRule::Best { k } => {
+                let mut all: Vec<i64> = w.iter().flatten().copied().collect();
+                all.sort_unstable_by(|a, b| b.cmp(a));
+                all.iter().take(*k as usize).sum()
+            }
+            SeasonRule::Weighted { weights } => (0..4).map(|d| w[d].map_or(0, |p| p * weights[d])).sum(),
+            SeasonRule::Placement { points } => {
+                let placed: i64 = (0..4)
+                    .filter_map(|d| w[d].map(|p| points.get(rank(d, p) - 1).copied().unwrap_or(0)))
+                    .sum();
+                if placed == 0 {
+                    continue; // only members who placed are ranked
+                }
+                placed
+            }
+        };
+        out.insert(member.to_string(), points);
+    }
+    out
+}
+
+/// The season's live ranking as member → points, and whether the ranks are competition ranks
+/// of those points.
+async fn read(e: &Engine, season: &Board) -> BTreeMap<String, i64> {
+    let scope = e.scope(&season.slug, None).await.unwrap();
+    let page = e.ranking_page(&scope, 0, 100).await.unwrap();
+    for entry in &page.entries {
+        let ahead = page.entries.iter().filter(|o| o.points > entry.points).count() as u64;
+        assert_eq!(entry.rank, ahead + 1, "{entry:?} in {:?}", page.entries);
+    }
+    page.entries.iter().map(|entry| (entry.member.to_string(), entry.points)).collect()
+}
+
+fn rules() -> Vec<SeasonRule> {
+    vec![
+        SeasonRule::Sum {},
+        SeasonRule::Best { k: 2 },
+        SeasonRule::Weighted { weights: vec![1, 0, 2, 3] },
+        SeasonRule::Placement { points: vec![10, 6, 4] },
+    ]
+}
+
+#[tokio::test]
+async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
+    each_store(async |store, e, _| {
+        let src = source(e).await;
+        let mut seasons = Vec::new();
+        for rule in rules() {
+            seasons.push(season(e, &src, rule).await);
+        }
+        let mut weeks = Weeks::new();
+        let writes = [
+            (0, "a1", "u1", 50),
+            (1, "a2", "u1", 20),
+            (3, "a3", "u1", 5),
+            (0, "b1", "u2", 30),
+            (2, "b2", "u2", 60),
+            (0, "c1", "u3", 30),
+            (1, "c2", "u3", 40),
+            (2, "c3", "u3", 10),
+            (3, "c4", "u3", 70),
+            (3, "d1", "u4", 1),
+            (1, "e1", "u5", 40),
+        ];
+        for (day, id, member, delta) in writes {
+            let w = on_day(&src, day, id, member, delta);
+            e.record(&src, &[w]).await.unwrap();
+            *weeks.entry(member).or_default()[day].get_or_insert(0) += delta;
+        }
+        // The season loop's work, run here: only the members the writes noted.
+        e.seasons().level_pending().await.unwrap();
+        for s in &seasons {
+            let rule = &s.season.as_ref().unwrap().rule;
+            assert_eq!(read(e, s).await, model(rule, &weeks), "{store} {} after writes", rule.kind());
+        }
+
+        // A correction in a week is not noted by the write path: the reconciler's check finds it.
+        let scope = e.scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
+        let correction = Correction {
+            member: MemberId::parse("u5").unwrap(),
+            delta: 35,
+            correction_id: None,
+            reason: "judge's recount".into(),
+        };
+        e.correct(&scope, &correction, "admin:ann").await.unwrap();
+        *weeks.get_mut("u5").unwrap()[1].as_mut().unwrap() += 35;
+        let report = e.reconcile_once().await.unwrap();
+        assert!(report.periods_checked >= seasons.len() as u64, "{store}: {report:?}");
+        for s in &seasons {
+            let rule = &s.season.as_ref().unwrap().rule;
+            assert_eq!(read(e, s).await, model(rule, &weeks), "{store} {} after a correction", rule.kind());
+        }
+        // Level: a second check writes nothing.
+        let again = e.seasons().level_once().await.unwrap();
+        assert_eq!(again.totals_written, 0, "{store}: {again:?}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn nothing_is_written_to_a_season() {
+    each_store(async |store, e, _| {
+        let src = source(e).await;
+        let s = season(e, &src, SeasonRule::Sum {}).await;
+        let refused = |r: Result<_, EngineError>| match r {
+            Err(EngineError::Refused { code, .. }) => code.as_str(),
+            other => panic!("{store}: expected a refusal, got {other:?}"),
+        };
+        let write = point("x1", "u1", 5);
+        let batch = engine::writes::check_batch(&s, s.operator, 1).map(|_| ());
+        assert_eq!(refused(batch), "season_board");
+        assert_eq!(refused(e.record(&s, &[write]).await.map(|_| ())), "season_board");
+        let scope = e.scope(&s.slug, None).await.unwrap();
+        let correction = Correction {
+            member: MemberId::parse("u1").unwrap(),
+            delta: 5,
+            correction_id: None,
+            reason: "x".into(),
+        };
+        assert_eq!(refused(e.correct(&scope, &correction, "admin:ann").await.map(|_| ())), "season_board");
+        let hide = e.hide_member(&scope, &MemberId::parse("u1").unwrap(), "admin:ann", "spam").await;
+        assert_eq!(refused(hide.map(|_| ())), "season_board");
+        assert!(read(e, &s).await.is_empty(), "{store}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_season_settles_after_its_weeks_from_their_final_totals() {
+    each_store(async |store, e, _| {
+        let src = source(e).await;
+        let s = season(e, &src, SeasonRule::Best { k: 2 }).await;
+        let mut weeks = Weeks::new();
+        for (day, id, member, delta) in
+            [(0, "a", "u1", 9), (2, "b", "u1", 4), (3, "c", "u2", 12), (1, "d", "u3", 3)]
+        {
+            e.record(&src, &[on_day(&src, day, id, member, delta)]).await.unwrap();
+            weeks.entry(member).or_default()[day] = Some(delta);
+        }
+        let season_scope = e.scope(&s.slug, None).await.unwrap();
+        e.transition(&season_scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+        let early = e.transition(&season_scope, Transition::Settle, "admin:ann", None).await;
+        match early {
+            Err(EngineError::Refused { code, detail }) => {
+                assert_eq!(code.as_str(), "invalid_transition", "{store}");
+                assert!(detail.contains("settled after its weeks"), "{store}: {detail}");
+            }
+            other => panic!("{store}: expected a refusal, got {other:?}"),
+        }
+        for day in days(&src) {
+            let scope = e.scope(&src.slug, Some(&day.to_string())).await.unwrap();
+            e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+            e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
+        }
+        e.transition(&season_scope, Transition::Settle, "admin:ann", None).await.unwrap();
+        let settlement = e.settlement(&season_scope).await.unwrap();
+        let settled: BTreeMap<String, i64> =
+            settlement.standings.iter().map(|st| (st.member.to_string(), st.points)).collect();
+        assert_eq!(settled, model(&SeasonRule::Best { k: 2 }, &weeks), "{store}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_draft_that_cannot_be_a_season_changes_nothing() {
+    each_store(async |store, e, _| {
+        let src = source(e).await;
+        let draft = |source: &str, periods: Vec<String>| SeasonDraft {
+            slug: "never-made".into(),
+            title: "never".into(),
+            source: source.into(),
+            periods: Some(periods),
+            from: None,
+            to: None,
+            rule: SeasonRule::Sum {},
+            tie_policy: TiePolicy::Shared.as_str().into(),
+            prizes: vec![],
+        };
+        let days: Vec<String> = days(&src).iter().map(ToString::to_string).collect();
+        for (bad, why) in [
+            (draft("no-such-board", days.clone()), "no periodic board"),
+            (draft(src.slug.as_str(), vec!["2026-W01".into()]), "not a daily period"),
+        ] {
+            match e.create_season(bad).await {
+                Err(EngineError::Invalid(detail)) => assert!(detail.contains(why), "{store}: {detail}"),
+                other => panic!("{store}: expected invalid, got {other:?}"),
+            }
+        }
+        let missing = e.board(&BoardSlug::parse("never-made").unwrap()).await;
+        assert!(matches!(missing, Err(EngineError::NotFound { .. })), "{store}: {missing:?}");
+    })
+    .await;
+}
