@@ -139,6 +139,9 @@ impl Engine {
                     }
                 }
                 let pending = self.pending_members(board, &period).await?;
+                if changed {
+                    self.freeze_seasons_of(board, period, actor, reason, now).await;
+                }
                 Ok(PublicFreeze { frozen_at: Some(view.frozen_at), changed, revealed: vec![], pending })
             }
             Err(error) => {
@@ -240,7 +243,49 @@ impl Engine {
         self.forget_cached(slug);
         // Live boards follow each step (the pushes read the public view, as every reader).
         self.announce(slug, &period);
+        if answer.changed && answer.frozen_at.is_none() {
+            self.reveal_seasons_of(board, period, actor, reason).await;
+        }
         Ok(answer)
+    }
+
+    /// A season holding a publicly frozen week is publicly frozen with it, at the same instant,
+    /// so that nothing the week hides shows through the season. A season that cannot be frozen
+    /// is logged; the week's freeze stands.
+    async fn freeze_seasons_of(
+        &self,
+        board: &Board,
+        period: PeriodKey,
+        actor: &str,
+        reason: Option<&str>,
+        now: jiff::Timestamp,
+    ) {
+        for season in self.seasons.holding(&board.slug, period).await {
+            let key = season.season.as_ref().map(|s| s.key()).expect("a season");
+            let frozen = Box::pin(self.public_freeze_at(&season, key, actor, reason, now)).await;
+            if let Err(error) = frozen {
+                tracing::warn!(season = %season.slug, week = %period, %error, "season not publicly frozen with its week");
+            }
+        }
+    }
+
+    /// A season is revealed once none of its weeks is publicly frozen any more.
+    async fn reveal_seasons_of(&self, board: &Board, period: PeriodKey, actor: &str, reason: Option<&str>) {
+        for season in self.seasons.holding(&board.slug, period).await {
+            let Some(definition) = &season.season else { continue };
+            let mut still_frozen = false;
+            for week in &definition.periods {
+                still_frozen |= matches!(self.core.ledger.public_view(&board.slug, week).await, Ok(Some(_)));
+            }
+            if still_frozen {
+                continue;
+            }
+            let revealed =
+                Box::pin(self.reveal_at(&season, definition.key(), RevealMode::All, actor, reason)).await;
+            if let Err(error) = revealed {
+                tracing::warn!(season = %season.slug, week = %period, %error, "season not revealed with its week");
+            }
+        }
     }
 
     /// A member hidden during a public freeze leaves the public view too (moderation does not

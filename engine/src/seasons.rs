@@ -100,6 +100,17 @@ impl Seasons {
         Ok(seasons)
     }
 
+    /// The seasons that hold `period` of `source` (none when the list cannot be read: logged).
+    pub(crate) async fn holding(&self, source: &BoardSlug, period: PeriodKey) -> Vec<Arc<Board>> {
+        match self.seasons().await {
+            Ok(seasons) => seasons.iter().filter(|s| holds(s, source, period)).cloned().collect(),
+            Err(error) => {
+                tracing::warn!(%source, %period, %error, "seasons not read");
+                Vec::new()
+            }
+        }
+    }
+
     /// Forgets the list of seasons (a season was created here).
     pub(crate) fn forget(&self) {
         *self.index.lock().expect("season index") = None;
@@ -118,10 +129,7 @@ impl Seasons {
             Some((_, seasons)) => Arc::clone(seasons),
             None => return,
         };
-        let holding: Vec<&Arc<Board>> = seasons
-            .iter()
-            .filter(|s| s.season.as_ref().is_some_and(|d| d.source == *source && d.week_of(period).is_some()))
-            .collect();
+        let holding: Vec<&Arc<Board>> = seasons.iter().filter(|s| holds(s, source, period)).collect();
         if holding.is_empty() {
             return;
         }
@@ -266,6 +274,11 @@ impl Seasons {
             }
         })
     }
+}
+
+/// Whether `season` is made of `period` of `source`.
+fn holds(season: &Board, source: &BoardSlug, period: PeriodKey) -> bool {
+    season.season.as_ref().is_some_and(|d| d.source == *source && d.week_of(period).is_some())
 }
 
 /// Each week's rank of each member who is not hidden that week, by the source's order and ties.

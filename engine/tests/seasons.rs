@@ -8,6 +8,8 @@
 //! - nothing is written to a season: writes, corrections, previews and hides are `season_board`;
 //! - a season settles only after its weeks, and its standings are then the model's of the
 //!   weeks' final totals;
+//! - a public freeze of a week freezes its seasons with it: what the week hides does not show
+//!   through a season until the week is revealed; admins read the season live;
 //! - a draft that names no board, or periods of another cadence, changes nothing.
 
 mod common;
@@ -18,7 +20,9 @@ use domain::lifecycle::Transition;
 use domain::season::SeasonRule;
 use domain::write::Write;
 use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
+use engine::ledger::Viewer;
 use engine::lifecycle::Correction;
+use engine::public::RevealMode;
 use engine::{Engine, EngineError};
 use std::collections::BTreeMap;
 
@@ -111,8 +115,12 @@ fn model(rule: &SeasonRule, weeks: &Weeks) -> BTreeMap<String, i64> {
 /// The season's live ranking as member → points, and whether the ranks are competition ranks
 /// of those points.
 async fn read(e: &Engine, season: &Board) -> BTreeMap<String, i64> {
+    read_as(e, Viewer::Public, season).await
+}
+
+async fn read_as(e: &Engine, viewer: Viewer, season: &Board) -> BTreeMap<String, i64> {
     let scope = e.scope(&season.slug, None).await.unwrap();
-    let page = e.ranking_page(&scope, 0, 100).await.unwrap();
+    let page = e.ranking_page_as(viewer, &scope, 0, 100).await.unwrap();
     for entry in &page.entries {
         let ahead = page.entries.iter().filter(|o| o.points > entry.points).count() as u64;
         assert_eq!(entry.rank, ahead + 1, "{entry:?} in {:?}", page.entries);
@@ -277,6 +285,31 @@ async fn a_draft_that_cannot_be_a_season_changes_nothing() {
         }
         let missing = e.board(&BoardSlug::parse("never-made").unwrap()).await;
         assert!(matches!(missing, Err(EngineError::NotFound { .. })), "{store}: {missing:?}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_public_freeze_of_a_week_hides_its_changes_in_the_season_until_the_reveal() {
+    each_store(async |store, e, _| {
+        let src = source(e).await;
+        let s = season(e, &src, SeasonRule::Sum {}).await;
+        e.record(&src, &[on_day(&src, 3, "a", "u1", 10), on_day(&src, 2, "b", "u2", 20)]).await.unwrap();
+        e.seasons().level_pending().await.unwrap();
+        let before: BTreeMap<String, i64> = [("u1".to_string(), 10), ("u2".to_string(), 20)].into();
+        assert_eq!(read(e, &s).await, before, "{store}");
+
+        let week = e.scope(&src.slug, Some(&days(&src)[3].to_string())).await.unwrap();
+        e.public_freeze(&week, "admin:ann", Some("last hour")).await.unwrap();
+        e.record(&src, &[on_day(&src, 3, "c", "u1", 15)]).await.unwrap();
+        e.seasons().level_pending().await.unwrap();
+        e.reconcile_once().await.unwrap();
+        assert_eq!(read(e, &s).await, before, "{store}: the week's freeze leaked through the season");
+        let live: BTreeMap<String, i64> = [("u1".to_string(), 25), ("u2".to_string(), 20)].into();
+        assert_eq!(read_as(e, Viewer::Admin, &s).await, live, "{store}: admins read the season live");
+
+        e.reveal(&week, RevealMode::All, "admin:ann", None).await.unwrap();
+        assert_eq!(read(e, &s).await, live, "{store}: revealed with its week");
     })
     .await;
 }
