@@ -121,6 +121,77 @@ pub struct SeasonResult {
     pub weeks: Vec<Contribution>,
 }
 
+/// "Why this season total": what each of a season's periods gave one member, as the public (or
+/// an admin) sees those periods now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MemberSeason {
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub member: crate::ids::MemberId,
+    /// `sum`, `best`, `weighted` or `placement`.
+    pub rule: String,
+    /// The season total the periods below make (what each `gave`, added up).
+    pub points: i64,
+    /// The member's rank in the season's ranking; absent when not ranked there (yet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u64>,
+    /// Every period of the season, in order.
+    pub periods: Vec<SeasonLine>,
+}
+
+/// One period of a member's season.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SeasonLine {
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub period: PeriodKey,
+    /// The member's total that period; absent when they have none (or are hidden there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points: Option<i64>,
+    /// The member's rank that period; absent with `points`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u64>,
+    /// What it added to the season total.
+    pub gave: i64,
+    /// False when the rule dropped it (`best` K), it placed below the table (`placement`), or
+    /// the member has no total that period.
+    pub counted: bool,
+}
+
+impl Season {
+    /// A member's season from their results in its periods (`results[i]` for `periods[i]`;
+    /// `(points, rank)`, None where they have no total).
+    pub fn explain(
+        &self,
+        member: crate::ids::MemberId,
+        results: &[Option<(i64, u64)>],
+        rank: Option<u64>,
+    ) -> MemberSeason {
+        let weeks: Vec<WeekResult> = results
+            .iter()
+            .enumerate()
+            .filter_map(|(week, r)| r.map(|(points, rank)| WeekResult { week, points, rank, reached: 0 }))
+            .collect();
+        let applied = self.rule.apply(&weeks);
+        let periods = self
+            .periods
+            .iter()
+            .enumerate()
+            .map(|(week, period)| {
+                let line = applied.weeks.iter().find(|c| c.week == week);
+                SeasonLine {
+                    period: *period,
+                    points: line.map(|c| c.points),
+                    rank: line.map(|c| c.rank),
+                    gave: line.map_or(0, |c| c.gave),
+                    counted: line.is_some_and(|c| c.counted),
+                }
+            })
+            .collect();
+        MemberSeason { member, rule: self.rule.kind().into(), points: applied.points, rank, periods }
+    }
+}
+
 impl SeasonRule {
     /// The rule's word, as the API and the UI name it.
     pub fn kind(&self) -> &'static str {

@@ -53,8 +53,9 @@ impl Engine {
         // Public views first: levelling writes to `:live` only once a view's marker is there.
         self.converge_public_views().await?;
         // Seasons behind their weeks are recomputed into the ledger, then levelled below.
-        if let Err(error) = self.seasons.level_once().await {
-            tracing::warn!(%error, "seasons not checked; the next pass retries");
+        match self.seasons.level_once().await {
+            Ok(seasons) => self.announce_seasons(&seasons),
+            Err(error) => tracing::warn!(%error, "seasons not checked; the next pass retries"),
         }
         let live = self.core.ledger.live_periods().await?;
         for (slug, period, _) in self.readable("reconciler", live) {

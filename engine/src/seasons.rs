@@ -59,6 +59,18 @@ pub struct SeasonReport {
     pub seasons_levelled: u64,
     /// Season totals written (their version was newer than the ledger's).
     pub totals_written: u64,
+    /// The seasons whose totals changed, to be announced to their live streams.
+    pub changed: Vec<(BoardSlug, PeriodKey)>,
+}
+
+impl SeasonReport {
+    fn add(&mut self, season: &Board, written: u64) {
+        if written > 0 {
+            self.seasons_levelled += 1;
+            self.totals_written += written;
+            self.changed.extend(season.season.as_ref().map(|d| (season.slug.clone(), d.key())));
+        }
+    }
 }
 
 /// Refuses a direct write, correction or import on a season board: its totals are computed from
@@ -149,11 +161,11 @@ impl Seasons {
         self.wake.notify_one();
     }
 
-    /// Recomputes what writes noted since the last call. Returns the season totals written.
-    pub async fn level_pending(&self) -> Result<u64, EngineError> {
+    /// Recomputes what writes noted since the last call.
+    pub async fn level_pending(&self) -> Result<SeasonReport, EngineError> {
         let pending = std::mem::take(&mut *self.pending.lock().expect("season pending"));
         let seasons = self.seasons().await?;
-        let mut written = 0;
+        let mut report = SeasonReport::default();
         for (slug, what) in pending {
             let Some(season) = seasons.iter().find(|s| s.slug == slug) else { continue };
             let members: Vec<MemberId> = match what {
@@ -161,9 +173,10 @@ impl Seasons {
                 Pending::Whole => Vec::new(),
             };
             let only = (!members.is_empty()).then_some(members.as_slice());
-            written += self.level(season, only).await?;
+            report.seasons_checked += 1;
+            report.add(season, self.level(season, only).await?);
         }
-        Ok(written)
+        Ok(report)
     }
 
     /// Checks every season that is not settled against its weeks, and recomputes those that are
@@ -191,8 +204,7 @@ impl Seasons {
                 self.core.ledger.version_sum(&season.slug, &key).await? != weeks_sum
             };
             if behind {
-                report.seasons_levelled += 1;
-                report.totals_written += self.level(season, None).await?;
+                report.add(season, self.level(season, None).await?);
             }
         }
         Ok(report)
@@ -258,21 +270,6 @@ impl Seasons {
         self.placed_at.lock().expect("placed at").remove(&season.slug);
         self.level(season, None).await?;
         Ok(())
-    }
-
-    /// Runs the season loop until the process ends: whatever writes noted, within `gather` of
-    /// the first note.
-    pub fn spawn(self: &Arc<Self>, gather: Duration) -> tokio::task::JoinHandle<()> {
-        let seasons = Arc::clone(self);
-        tokio::spawn(async move {
-            loop {
-                seasons.wake.notified().await;
-                tokio::time::sleep(gather).await;
-                if let Err(error) = seasons.level_pending().await {
-                    tracing::warn!(%error, "season totals not levelled; the next check retries");
-                }
-            }
-        })
     }
 }
 
@@ -340,4 +337,68 @@ fn season_totals(
         });
     }
     totals
+}
+
+impl crate::Engine {
+    /// Runs the season loop until the process ends: whatever writes noted, within `gather` of
+    /// the first note, announced to the seasons' live streams.
+    pub fn spawn_seasons(&self, gather: Duration) -> tokio::task::JoinHandle<()> {
+        let engine = self.clone();
+        tokio::spawn(async move {
+            loop {
+                engine.seasons.wake.notified().await;
+                tokio::time::sleep(gather).await;
+                match engine.seasons.level_pending().await {
+                    Ok(report) => engine.announce_seasons(&report),
+                    Err(error) => {
+                        tracing::warn!(%error, "season totals not levelled; the next check retries")
+                    }
+                }
+            }
+        })
+    }
+
+    /// Tells the live streams of the seasons a pass changed.
+    pub(crate) fn announce_seasons(&self, report: &SeasonReport) {
+        for (slug, period) in &report.changed {
+            self.announce(slug, period);
+        }
+    }
+
+    /// "Why this season total": what each period of the season in `scope` gave `member`, read
+    /// from the periods' rankings as `viewer` sees them (a public freeze's view for the public),
+    /// with the member's rank in the season. 422 on a board that is not a season.
+    pub async fn member_season(
+        &self,
+        viewer: crate::ledger::Viewer,
+        scope: &crate::scope::Scope,
+        member: &MemberId,
+    ) -> Result<domain::season::MemberSeason, EngineError> {
+        let Some(definition) = &scope.board().season else {
+            return Err(EngineError::Invalid(format!("{} is not a season board", scope.slug())));
+        };
+        let mut results = Vec::with_capacity(definition.periods.len());
+        for period in &definition.periods {
+            let week = self.scope_of(&definition.source, *period).await?;
+            results.push(self.entry_of(viewer, &week, member).await?);
+        }
+        let rank = self.entry_of(viewer, scope, member).await?.map(|(_, rank)| rank);
+        Ok(definition.explain(member.clone(), &results, rank))
+    }
+
+    /// A member's points and rank in a ranking as `viewer` sees it; None when not in it.
+    async fn entry_of(
+        &self,
+        viewer: crate::ledger::Viewer,
+        scope: &crate::scope::Scope,
+        member: &MemberId,
+    ) -> Result<Option<(i64, u64)>, EngineError> {
+        match self.around_as(viewer, scope, member, 0).await {
+            Ok(page) => {
+                Ok(page.entries.into_iter().find(|e| e.member == *member).map(|e| (e.points, e.rank)))
+            }
+            Err(EngineError::NotFound { .. }) => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
 }

@@ -171,6 +171,36 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
             assert_eq!(read(e, s).await, model(rule, &weeks), "{store} {} after writes", rule.kind());
         }
 
+        // "Why this season total" adds up to the season's ranking, period by period.
+        for s in &seasons {
+            let scope = e.scope(&s.slug, None).await.unwrap();
+            for (member, points) in read(e, s).await {
+                let why = e
+                    .member_season(Viewer::Public, &scope, &MemberId::parse(&member).unwrap())
+                    .await
+                    .unwrap();
+                assert_eq!((why.points, why.periods.len()), (points, 4), "{store} {member}: {why:?}");
+                assert_eq!(why.periods.iter().map(|p| p.gave).sum::<i64>(), points, "{store} {member}");
+            }
+        }
+        let best = e.scope(&seasons[1].slug, None).await.unwrap();
+        let why = e.member_season(Viewer::Public, &best, &MemberId::parse("u3").unwrap()).await.unwrap();
+        let counted: Vec<bool> = why.periods.iter().map(|p| p.counted).collect();
+        assert_eq!(
+            (why.points, counted),
+            (110, vec![false, true, false, true]),
+            "{store}: best 2 of 30, 40, 10, 70"
+        );
+        let placement = e.scope(&seasons[3].slug, None).await.unwrap();
+        let why = e.member_season(Viewer::Public, &placement, &MemberId::parse("u4").unwrap()).await.unwrap();
+        let last = &why.periods[3];
+        assert_eq!(
+            (why.points, last.rank, last.gave, last.counted),
+            (4, Some(3), 4, true),
+            "{store}: u4, third on day 3"
+        );
+        assert!(!why.periods[0].counted && why.periods[0].points.is_none(), "{store}: no total on day 0");
+
         // A correction in a week is not noted by the write path: the reconciler's check finds it.
         let scope = e.scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
         let correction = Correction {

@@ -102,6 +102,7 @@ fn routes() -> OpenApiRouter<AppState> {
         .routes(bounded(routes!(reads::member_rank)))
         .routes(bounded(routes!(reads::around)))
         .routes(bounded(routes!(reads::member_events)))
+        .routes(bounded(routes!(reads::member_season)))
         .routes(bounded(routes!(reads::count)))
         .routes(bounded(routes!(reads::ranks)))
         .routes(bounded(routes!(reads::segment_values)))

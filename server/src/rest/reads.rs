@@ -464,6 +464,27 @@ pub async fn member_events(
 
 #[utoipa::path(
     get,
+    path = "/api/v1/boards/{board}/periods/{period}/members/{member}/season",
+    tag = "reads",
+    summary = "Why this season total: what each period of a season gave the member",
+    params(MemberParams),
+    responses(
+        (status = 200, description = "Every period of the season in order, with the member's points and rank there and what it gave", body = domain::season::MemberSeason),
+        (status = 404, description = "not_found: no such board or period", body = ErrorBody),
+        (status = 422, description = "invalid: the board is not a season", body = ErrorBody),
+    )
+)]
+pub async fn member_season(
+    State(s): State<AppState>,
+    ApiPath(MemberParams { member: m, .. }): ApiPath<MemberParams>,
+    Reader(viewer): Reader,
+    PeriodScope(scope): PeriodScope,
+) -> Result<Json<domain::season::MemberSeason>, ApiError> {
+    Ok(Json(s.engine.member_season(viewer, &scope, &member(m)?).await?))
+}
+
+#[utoipa::path(
+    get,
     path = "/api/v1/boards/{board}/periods/{period}/count",
     tag = "reads",
     summary = "How many members have at least min_points",

@@ -364,6 +364,64 @@ async fn board_creation_refuses_inexact_or_inconsistent_definitions() {
 }
 
 #[tokio::test]
+async fn a_season_is_created_from_a_board_and_refuses_what_would_be_written_to_it() {
+    let api = Api::start().await;
+    let admin = Some(api.admin.clone());
+    let season = |extra: Value| {
+        let mut body = json!({"slug": "spring", "title": "Spring", "cadence": "season", "source": "inc",
+            "periods": ["2026-W40", "2026-W41", "2026-W42"], "rule": {"kind": "sum"}, "tie_policy": "shared"});
+        body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        body
+    };
+    for (bad, why) in [
+        (json!({"source": "nope"}), "no periodic board"),
+        (json!({"rule": {"kind": "best", "k": 4}}), "rule"),
+        (json!({"periods": ["2026-10"]}), "periods"),
+        (json!({"rule": {"kind": "average"}}), ""),
+    ] {
+        let (status, out) =
+            api.call("POST", "/api/v1/boards", admin.as_deref(), Some(season(bad.clone()))).await;
+        assert!(status.is_client_error() && status != StatusCode::NOT_FOUND, "{bad}: {status} {out}");
+        assert!(out["detail"].as_str().unwrap().contains(why), "{bad}: {out}");
+    }
+    let (status, out) = api.call("GET", "/api/v1/boards/spring", None, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "a refused season was not created: {out}");
+
+    let (status, out) = api.call("POST", "/api/v1/boards", admin.as_deref(), Some(season(json!({})))).await;
+    assert_eq!(status, StatusCode::CREATED, "{out}");
+    assert_eq!(out["cadence"], "season");
+    assert_eq!(out["current_period"], "2026-W40..2026-W42");
+    assert_eq!(out["season"]["source"], "inc");
+    assert_eq!(out["season"]["rule"], json!({"kind": "sum"}));
+    let (status, out) = api.call("GET", "/api/v1/boards/spring/periods", None, None).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    assert_eq!(
+        out.as_array().unwrap().iter().map(|p| &p["period"]).collect::<Vec<_>>(),
+        ["2026-W40..2026-W42"]
+    );
+
+    // Nothing is written to a season: its totals come from its source.
+    let events = json!({"event_id": "s1", "member": "u1", "delta": 5});
+    let (status, out) =
+        api.call("POST", "/api/v1/boards/spring/events", admin.as_deref(), Some(events)).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::CONFLICT, "season_board"), "{out}");
+    let correction = json!({"member": "u1", "delta": 1, "reason": "bonus"});
+    let path = "/api/v1/boards/spring/periods/current/corrections";
+    let (status, out) = api.call("POST", path, admin.as_deref(), Some(correction)).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::CONFLICT, "season_board"), "{out}");
+
+    let (status, out) =
+        api.call("GET", "/api/v1/boards/spring/periods/current/members/u1/season", None, None).await;
+    assert_eq!(status, StatusCode::OK, "{out}");
+    assert_eq!(out["rule"], "sum");
+    assert_eq!(out["periods"].as_array().unwrap().len(), 3);
+    let (status, out) =
+        api.call("GET", "/api/v1/boards/inc/periods/current/members/u1/season", None, None).await;
+    assert_eq!((status, error_of(&out)), (StatusCode::UNPROCESSABLE_ENTITY, "invalid"), "{out}");
+    api.stop().await;
+}
+
+#[tokio::test]
 async fn metrics_count_writes_by_result() {
     let api = Api::start().await;
     api.post_events("inc", json!({"events": [{"event_id": "a", "member": "u1", "delta": 1}, {"event_id": "a", "member": "u1", "delta": 1}]})).await;
@@ -890,6 +948,13 @@ async fn the_openapi_document_is_served_and_describes_the_answers() {
     answer!("GET", &t("/members/{member}"), p("/members/u1"), none, None);
     answer!("GET", &t("/members/{member}/around"), p("/members/u1/around?radius=1"), none, None);
     answer!("GET", &t("/members/{member}/events"), p("/members/u1/events"), none, None);
+    let season = json!({"slug": "inc-season", "title": "Season", "cadence": "season", "source": "inc",
+        "from": "2026-01-01", "to": "2026-03-31", "rule": {"kind": "best", "k": 2}, "tie_policy": "shared"});
+    answer!("POST", "/api/v1/boards", "/api/v1/boards", admin, Some(season));
+    answer!("GET", "/api/v1/boards/{board}", "/api/v1/boards/inc-season", none, None);
+    let season_member = "/api/v1/boards/inc-season/periods/current/members/u1/season";
+    answer!("GET", &t("/members/{member}/season"), season_member, none, None);
+    answer!("GET", &t("/members/{member}/season"), p("/members/u1/season"), none, None);
     answer!("GET", &t("/count"), p("/count?min_points=1"), none, None);
     answer!("GET", &t("/ranks"), p("/ranks?members=u1,u2"), none, None);
     answer!("POST", &t("/rebuild"), p("/rebuild"), admin, None);
