@@ -126,7 +126,7 @@ impl Engine {
             draft.parse(&source).map_err(|e| EngineError::Invalid(format!("{}: {}", e.field, e.message)))?;
         let details = self.create_board(&season).await?;
         self.seasons.forget();
-        self.seasons.level_once().await?;
+        self.check_seasons().await?;
         Ok(details)
     }
 }

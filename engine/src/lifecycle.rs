@@ -172,7 +172,7 @@ impl Engine {
         let _job = progress.track("settle", &board.slug, &period);
         if board.season.is_some() && self.core.ledger.state_of(&board.slug, &period).await? == State::Frozen {
             // Its standings are final only once its weeks' are, and then it is brought level.
-            self.seasons.before_settling(board).await?;
+            self.before_settling_season(board).await?;
         }
         if self.core.ledger.state_of(&board.slug, &period).await? == State::Frozen {
             progress.uncounted("checking the projection", "members");

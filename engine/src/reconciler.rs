@@ -53,7 +53,7 @@ impl Engine {
         // Public views first: levelling writes to `:live` only once a view's marker is there.
         self.converge_public_views().await?;
         // Seasons behind their weeks are recomputed into the ledger, then levelled below.
-        match self.seasons.level_once().await {
+        match self.check_seasons().await {
             Ok(seasons) => self.announce_seasons(&seasons),
             Err(error) => tracing::warn!(%error, "seasons not checked; the next pass retries"),
         }

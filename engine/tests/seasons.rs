@@ -10,6 +10,7 @@
 //!   weeks' final totals;
 //! - a public freeze of a week freezes its seasons with it: what the week hides does not show
 //!   through a season until the week is revealed; admins read the season live;
+//! - a whole season is read a page of members at a time, no member cut in two;
 //! - a draft that names no board, or periods of another cadence, changes nothing.
 
 mod common;
@@ -165,7 +166,7 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
             *weeks.entry(member).or_default()[day].get_or_insert(0) += delta;
         }
         // The season loop's work, run here: only the members the writes noted.
-        e.seasons().level_pending().await.unwrap();
+        e.follow_seasons().await.unwrap();
         for s in &seasons {
             let rule = &s.season.as_ref().unwrap().rule;
             assert_eq!(read(e, s).await, model(rule, &weeks), "{store} {} after writes", rule.kind());
@@ -218,7 +219,7 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
             assert_eq!(read(e, s).await, model(rule, &weeks), "{store} {} after a correction", rule.kind());
         }
         // Level: a second check writes nothing.
-        let again = e.seasons().level_once().await.unwrap();
+        let again = e.check_seasons().await.unwrap();
         assert_eq!(again.totals_written, 0, "{store}: {again:?}");
     })
     .await;
@@ -325,14 +326,14 @@ async fn a_public_freeze_of_a_week_hides_its_changes_in_the_season_until_the_rev
         let src = source(e).await;
         let s = season(e, &src, SeasonRule::Sum {}).await;
         e.record(&src, &[on_day(&src, 3, "a", "u1", 10), on_day(&src, 2, "b", "u2", 20)]).await.unwrap();
-        e.seasons().level_pending().await.unwrap();
+        e.follow_seasons().await.unwrap();
         let before: BTreeMap<String, i64> = [("u1".to_string(), 10), ("u2".to_string(), 20)].into();
         assert_eq!(read(e, &s).await, before, "{store}");
 
         let week = e.scope(&src.slug, Some(&days(&src)[3].to_string())).await.unwrap();
         e.public_freeze(&week, "admin:ann", Some("last hour")).await.unwrap();
         e.record(&src, &[on_day(&src, 3, "c", "u1", 15)]).await.unwrap();
-        e.seasons().level_pending().await.unwrap();
+        e.follow_seasons().await.unwrap();
         e.reconcile_once().await.unwrap();
         assert_eq!(read(e, &s).await, before, "{store}: the week's freeze leaked through the season");
         let live: BTreeMap<String, i64> = [("u1".to_string(), 25), ("u2".to_string(), 20)].into();
@@ -340,6 +341,43 @@ async fn a_public_freeze_of_a_week_hides_its_changes_in_the_season_until_the_rev
 
         e.reveal(&week, RevealMode::All, "admin:ann", None).await.unwrap();
         assert_eq!(read(e, &s).await, live, "{store}: revealed with its week");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_whole_season_is_read_a_page_of_members_at_a_time() {
+    each_store(async |store, e, _| {
+        let src = source(e).await;
+        // u1..u7 over the four days, some on one day only, so the days' pages end apart.
+        let mut expected = Vec::new();
+        for (i, member) in ["u1", "u2", "u3", "u4", "u5", "u6", "u7"].iter().enumerate() {
+            for day in 0..4 {
+                if (i + day) % 3 != 0 {
+                    let id = format!("p{i}-{day}");
+                    e.record(&src, &[on_day(&src, day, &id, member, 1 + day as i64)]).await.unwrap();
+                    expected.push((member.to_string(), days(&src)[day]));
+                }
+            }
+        }
+        let (mut read, mut after) = (Vec::new(), None::<MemberId>);
+        loop {
+            let (rows, next) =
+                e.ledger().source_totals_page(&src.slug, &days(&src), after.as_ref(), 2).await.unwrap();
+            let members: std::collections::BTreeSet<_> = rows.iter().map(|r| r.member.clone()).collect();
+            assert!(
+                read.iter().all(|(m, _): &(String, PeriodKey)| !members.iter().any(|x| x.as_str() == m)),
+                "{store}: a member in two pages"
+            );
+            read.extend(rows.into_iter().map(|r| (r.member.to_string(), r.period)));
+            match next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+        read.sort();
+        expected.sort();
+        assert_eq!(read, expected, "{store}");
     })
     .await;
 }

@@ -12,6 +12,9 @@ use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
 use sqlx::Row;
 use std::collections::HashMap;
 
+const SOURCE_COLUMNS: &str =
+    "SELECT member, period, points, version, reach_seq, hidden, updated_at FROM totals";
+
 /// One source total as a season reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceTotal {
@@ -57,7 +60,7 @@ impl Ledger {
         periods: &[PeriodKey],
         members: Option<&[MemberId]>,
     ) -> Result<Vec<SourceTotal>, LedgerError> {
-        let columns = "SELECT member, period, points, version, reach_seq, hidden, updated_at FROM totals";
+        let columns = SOURCE_COLUMNS;
         let mut out = Vec::new();
         for period in periods {
             let rows = match members {
@@ -87,23 +90,56 @@ impl Ledger {
                     rows
                 }
             };
-            for row in rows {
-                out.push(SourceTotal {
-                    member: MemberId::parse(row.try_get::<String, _>("member")?)
-                        .map_err(|e| LedgerError::Corrupt(e.to_string()))?,
-                    period: period_key(&row.try_get::<String, _>("period")?)?,
-                    points: row.try_get("points")?,
-                    version: row.try_get("version")?,
-                    reach_seq: row.try_get("reach_seq")?,
-                    hidden: row.try_get::<i64, _>("hidden")? != 0,
-                    updated_at: row.try_get("updated_at")?,
-                });
+            for row in &rows {
+                out.push(source_total(row)?);
             }
         }
         // A padded lookup may answer a member twice.
         out.sort_unstable_by(|a, b| (&a.member, a.period).cmp(&(&b.member, b.period)));
         out.dedup_by(|a, b| a.member == b.member && a.period == b.period);
         Ok(out)
+    }
+
+    /// A page of the totals of `source` in `periods`, by member: every total of the members
+    /// after `after`, up to about `limit` members, and the last member of the page when more
+    /// may follow. Each period is read in member order; the page ends at the smallest last
+    /// member of the periods that filled their `limit`, so no member is cut in two.
+    pub async fn source_totals_page(
+        &self,
+        source: &BoardSlug,
+        periods: &[PeriodKey],
+        after: Option<&MemberId>,
+        limit: u64,
+    ) -> Result<(Vec<SourceTotal>, Option<MemberId>), LedgerError> {
+        let mut rows = Vec::new();
+        let mut end: Option<MemberId> = None;
+        // One read-only transaction, so the planner setting of `in_key_order` stays with it.
+        let mut tx = self.pool.begin().await?;
+        super::in_key_order(&mut tx, self.backend).await?;
+        for period in periods {
+            let page = sqlx::query(&format!(
+                "{SOURCE_COLUMNS} WHERE board = $1 AND period = $2 AND member > $3 AND version > 0 \
+                 ORDER BY member LIMIT $4"
+            ))
+            .bind(source.as_str())
+            .bind(period.to_string())
+            .bind(after.map_or("", MemberId::as_str))
+            .bind(limit as i64)
+            .fetch_all(&mut *tx)
+            .await?;
+            let page = page.iter().map(source_total).collect::<Result<Vec<_>, _>>()?;
+            if page.len() as u64 == limit
+                && let Some(last) = page.last()
+                && end.as_ref().is_none_or(|end| last.member < *end)
+            {
+                end = Some(last.member.clone());
+            }
+            rows.extend(page);
+        }
+        tx.commit().await?;
+        rows.retain(|t| end.as_ref().is_none_or(|end| t.member <= *end));
+        rows.sort_unstable_by(|a, b| (&a.member, a.period).cmp(&(&b.member, b.period)));
+        Ok((rows, end))
     }
 
     /// Writes the season totals whose version is newer than the ledger's, in one transaction,
@@ -236,4 +272,18 @@ impl Ledger {
         })
         .await
     }
+}
+
+/// A row of [`SOURCE_COLUMNS`].
+fn source_total(row: &sqlx::any::AnyRow) -> Result<SourceTotal, LedgerError> {
+    Ok(SourceTotal {
+        member: MemberId::parse(row.try_get::<String, _>("member")?)
+            .map_err(|e| LedgerError::Corrupt(e.to_string()))?,
+        period: period_key(&row.try_get::<String, _>("period")?)?,
+        points: row.try_get("points")?,
+        version: row.try_get("version")?,
+        reach_seq: row.try_get("reach_seq")?,
+        hidden: row.try_get::<i64, _>("hidden")? != 0,
+        updated_at: row.try_get("updated_at")?,
+    })
 }

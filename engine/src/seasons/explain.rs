@@ -1,0 +1,46 @@
+//! "Why this season total": what each period of a season gave a member, read from the periods'
+//! rankings as the caller sees them.
+
+use crate::ledger::Viewer;
+use crate::scope::Scope;
+use crate::{Engine, EngineError};
+use domain::MemberId;
+
+impl Engine {
+    /// "Why this season total": what each period of the season in `scope` gave `member`, read
+    /// from the periods' rankings as `viewer` sees them (a public freeze's view for the public),
+    /// with the member's rank in the season. 422 on a board that is not a season.
+    pub async fn member_season(
+        &self,
+        viewer: Viewer,
+        scope: &Scope,
+        member: &MemberId,
+    ) -> Result<domain::season::MemberSeason, EngineError> {
+        let Some(definition) = &scope.board().season else {
+            return Err(EngineError::Invalid(format!("{} is not a season board", scope.slug())));
+        };
+        let mut results = Vec::with_capacity(definition.periods.len());
+        for period in &definition.periods {
+            let week = self.scope_of(&definition.source, *period).await?;
+            results.push(self.entry_of(viewer, &week, member).await?);
+        }
+        let rank = self.entry_of(viewer, scope, member).await?.map(|(_, rank)| rank);
+        Ok(definition.explain(member.clone(), &results, rank))
+    }
+
+    /// A member's points and rank in a ranking as `viewer` sees it; None when not in it.
+    async fn entry_of(
+        &self,
+        viewer: Viewer,
+        scope: &Scope,
+        member: &MemberId,
+    ) -> Result<Option<(i64, u64)>, EngineError> {
+        match self.around_as(viewer, scope, member, 0).await {
+            Ok(page) => {
+                Ok(page.entries.into_iter().find(|e| e.member == *member).map(|e| (e.points, e.rank)))
+            }
+            Err(EngineError::NotFound { .. }) => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! Bringing a season's totals level with its weeks (the module docs of `seasons` say when): the
+//! members a write noted, a whole season a page of members at a time, a `placement` season from
+//! its weeks' rankings; then the ledger write and the projection.
+
+use super::Pending;
+use crate::ledger::{SeasonTotal, SourceTotal, Viewer};
+use crate::{Engine, EngineError};
+use domain::season::{Season, SeasonRule, WeekResult};
+use domain::{Board, BoardSlug, MemberId, PeriodKey, State};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Members per page when a whole season is recomputed.
+const PAGE: u64 = 5_000;
+
+/// What one pass did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SeasonReport {
+    pub seasons_checked: u64,
+    pub seasons_levelled: u64,
+    /// Season totals written (their version was newer than the ledger's).
+    pub totals_written: u64,
+    /// The seasons whose totals changed, to be announced to their live streams.
+    pub changed: Vec<(BoardSlug, PeriodKey)>,
+}
+
+impl SeasonReport {
+    fn add(&mut self, season: &Board, written: u64) {
+        if written > 0 {
+            self.seasons_levelled += 1;
+            self.totals_written += written;
+            self.changed.extend(season.season.as_ref().map(|d| (season.slug.clone(), d.key())));
+        }
+    }
+}
+
+impl Engine {
+    /// Recomputes what writes noted since the last call (the season loop's work).
+    pub async fn follow_seasons(&self) -> Result<SeasonReport, EngineError> {
+        let pending = self.seasons.take_pending();
+        let seasons = self.seasons.seasons().await?;
+        let mut report = SeasonReport::default();
+        for (slug, what) in pending {
+            let Some(season) = seasons.iter().find(|s| s.slug == slug) else { continue };
+            let members: Vec<MemberId> = match what {
+                Pending::Members(set) => set.into_iter().collect(),
+                Pending::Whole => Vec::new(),
+            };
+            report.seasons_checked += 1;
+            let only = (!members.is_empty()).then_some(members.as_slice());
+            report.add(season, self.level_season(season, only).await?);
+        }
+        Ok(report)
+    }
+
+    /// Checks every season that is not settled against its weeks, and recomputes those that are
+    /// behind (the reconciler's pass).
+    pub async fn check_seasons(&self) -> Result<SeasonReport, EngineError> {
+        self.seasons.forget();
+        let mut report = SeasonReport::default();
+        for season in self.seasons.seasons().await?.iter() {
+            let Some(definition) = &season.season else { continue };
+            let key = definition.key();
+            if matches!(
+                self.core.ledger.state_of(&season.slug, &key).await?,
+                State::Settled | State::Archived
+            ) {
+                continue;
+            }
+            report.seasons_checked += 1;
+            let weeks_sum = self.weeks_sum(definition).await?;
+            let behind = if definition.rule.reads_ranks() {
+                self.seasons.placed_at.lock().expect("placed at").get(&season.slug) != Some(&weeks_sum)
+            } else {
+                self.core.ledger.version_sum(&season.slug, &key).await? != weeks_sum
+            };
+            if behind {
+                report.add(season, self.level_season(season, None).await?);
+            }
+        }
+        Ok(report)
+    }
+
+    /// Before a season is settled: every one of its weeks must be settled or archived (else
+    /// `invalid_transition`), and its totals are brought level with their final standings.
+    pub(crate) async fn before_settling_season(&self, season: &Board) -> Result<(), EngineError> {
+        let Some(definition) = &season.season else { return Ok(()) };
+        for week in &definition.periods {
+            let state = self.core.ledger.state_of(&definition.source, week).await?;
+            if !matches!(state, State::Settled | State::Archived) {
+                return Err(EngineError::Refused {
+                    code: domain::ErrorCode::InvalidTransition,
+                    detail: format!(
+                        "{} is settled after its weeks: {} {week} is {}",
+                        season.slug,
+                        definition.source,
+                        state.as_str()
+                    ),
+                });
+            }
+        }
+        self.level_season(season, None).await?;
+        Ok(())
+    }
+
+    /// Runs the season loop until the process ends: whatever writes noted, within `gather` of
+    /// the first note, announced to the seasons' live streams.
+    pub fn spawn_seasons(&self, gather: Duration) -> tokio::task::JoinHandle<()> {
+        let engine = self.clone();
+        tokio::spawn(async move {
+            loop {
+                engine.seasons.wake.notified().await;
+                tokio::time::sleep(gather).await;
+                match engine.follow_seasons().await {
+                    Ok(report) => engine.announce_seasons(&report),
+                    Err(error) => {
+                        tracing::warn!(%error, "season totals not levelled; the next check retries")
+                    }
+                }
+            }
+        })
+    }
+
+    /// Tells the live streams of the seasons a pass changed.
+    pub(crate) fn announce_seasons(&self, report: &SeasonReport) {
+        for (slug, period) in &report.changed {
+            self.announce(slug, period);
+        }
+    }
+
+    /// The version sum of a season's weeks: the ledger's, except for settled weeks whose
+    /// revisions did not change since their sum was read.
+    async fn weeks_sum(&self, definition: &Season) -> Result<i64, EngineError> {
+        let mut sum = 0;
+        for week in &definition.periods {
+            let ledger = &self.core.ledger;
+            let settled =
+                matches!(ledger.state_of(&definition.source, week).await?, State::Settled | State::Archived);
+            sum += if settled {
+                let revisions = ledger.settlements(&definition.source, week).await?.len();
+                match self.seasons.settled_sum(&definition.source, *week, revisions) {
+                    Some(known) => known,
+                    None => {
+                        let read = ledger.version_sum(&definition.source, week).await?;
+                        self.seasons.keep_settled_sum(&definition.source, *week, revisions, read);
+                        read
+                    }
+                }
+            } else {
+                ledger.version_sum(&definition.source, week).await?
+            };
+        }
+        Ok(sum)
+    }
+
+    /// Recomputes a season's totals (every member's, or only `members`'), writes those newer than
+    /// the ledger's and projects them; a projection that fails is left to the reconciler.
+    /// Returns the totals written.
+    async fn level_season(&self, season: &Board, members: Option<&[MemberId]>) -> Result<u64, EngineError> {
+        let Some(definition) = &season.season else { return Ok(0) };
+        if definition.rule.reads_ranks() {
+            return self.level_placement(season, definition).await;
+        }
+        let source = &definition.source;
+        if let Some(members) = members {
+            let rows = self.core.ledger.source_totals(source, &definition.periods, Some(members)).await?;
+            return self.write_season(season, summed_totals(definition, &rows)).await;
+        }
+        let (mut written, mut after) = (0, None);
+        loop {
+            let (rows, next) = self
+                .core
+                .ledger
+                .source_totals_page(source, &definition.periods, after.as_ref(), PAGE)
+                .await?;
+            written += self.write_season(season, summed_totals(definition, &rows)).await?;
+            match next {
+                Some(next) => after = Some(next),
+                None => return Ok(written),
+            }
+        }
+    }
+
+    /// A `placement` season, recomputed from each week's ranking (as admins read it: live during
+    /// a public freeze, the standings once settled) down to the last place the table pays, and
+    /// the members who placed before: only totals that changed are written.
+    async fn level_placement(&self, season: &Board, definition: &Season) -> Result<u64, EngineError> {
+        let SeasonRule::Placement { points: table } = &definition.rule else { return Ok(0) };
+        let weeks_sum = self.weeks_sum(definition).await?;
+        let mut weeks: BTreeMap<MemberId, Vec<WeekResult>> = BTreeMap::new();
+        for (week, period) in definition.periods.iter().enumerate() {
+            let scope = self.scope_of(&definition.source, *period).await?;
+            let mut offset = 0;
+            'pages: loop {
+                let page =
+                    self.ranking_page_as(Viewer::Admin, &scope, offset, crate::reads::MAX_PAGE).await?;
+                for entry in &page.entries {
+                    if entry.rank > table.len() as u64 {
+                        break 'pages;
+                    }
+                    // The latest week that counts is when the member reached their total.
+                    let result =
+                        WeekResult { week, points: entry.points, rank: entry.rank, reached: week as i64 };
+                    weeks.entry(entry.member.clone()).or_default().push(result);
+                }
+                if !page.has_more || page.entries.is_empty() {
+                    break;
+                }
+                offset += page.entries.len() as u64;
+            }
+        }
+        // Members placed before and no longer: their totals go to 0, out of the ranking.
+        let key = definition.key();
+        for held in self.core.ledger.totals(&season.slug, &key).await? {
+            weeks.entry(held.member).or_default();
+        }
+        let totals = weeks
+            .into_iter()
+            .map(|(member, weeks)| {
+                let result = definition.rule.apply(&weeks);
+                SeasonTotal {
+                    member,
+                    points: result.points,
+                    version: weeks_sum,
+                    hidden: !result.ranked,
+                    reached: result.reached,
+                }
+            })
+            .collect();
+        let written = self.write_season(season, totals).await?;
+        self.seasons.placed_at.lock().expect("placed at").insert(season.slug.clone(), weeks_sum);
+        Ok(written)
+    }
+
+    /// Writes season totals to the ledger (those newer than its own) and projects them.
+    async fn write_season(&self, season: &Board, totals: Vec<SeasonTotal>) -> Result<u64, EngineError> {
+        let Some(definition) = &season.season else { return Ok(0) };
+        if totals.is_empty() {
+            return Ok(0);
+        }
+        let stored = self.core.ledger.level_season(season, totals, jiff::Timestamp::now()).await?;
+        let written = stored.len() as u64;
+        if stored.is_empty() {
+            return Ok(0);
+        }
+        let projected: Vec<_> =
+            stored.into_iter().filter_map(|t| crate::reconciler::encode(season, t).ok()).collect();
+        if let Err(error) = self.core.projection.level(&season.slug, &definition.key(), &projected).await {
+            tracing::warn!(season = %season.slug, %error, "season totals recorded; the reconciler will project them");
+        }
+        Ok(written)
+    }
+}
+
+/// The `sum`, `best` or `weighted` season totals of the members in `rows` (sorted by member,
+/// then week); each version is the member's weekly versions added up. A member hidden in a week
+/// has no total there; hidden in every week, none in the season.
+fn summed_totals(definition: &Season, rows: &[SourceTotal]) -> Vec<SeasonTotal> {
+    let mut totals = Vec::new();
+    for member_rows in rows.chunk_by(|a, b| a.member == b.member) {
+        let weeks: Vec<WeekResult> = member_rows
+            .iter()
+            .filter(|r| !r.hidden)
+            .filter_map(|r| {
+                Some(WeekResult {
+                    week: definition.week_of(r.period)?,
+                    points: r.points,
+                    rank: 0,
+                    reached: r.updated_at,
+                })
+            })
+            .collect();
+        let result = definition.rule.apply(&weeks);
+        totals.push(SeasonTotal {
+            member: member_rows[0].member.clone(),
+            points: result.points,
+            version: member_rows.iter().map(|r| r.version).sum(),
+            hidden: weeks.is_empty(),
+            reached: result.reached,
+        });
+    }
+    totals
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_member_hidden_in_every_week_has_a_hidden_total_that_still_counts_its_versions() {
+        let definition = Season {
+            source: BoardSlug::parse("w").unwrap(),
+            periods: vec![PeriodKey::parse("2026-W40").unwrap(), PeriodKey::parse("2026-W41").unwrap()],
+            rule: SeasonRule::Sum {},
+        };
+        let row = |week: &str, points, version, hidden| SourceTotal {
+            member: MemberId::parse("u1").unwrap(),
+            period: PeriodKey::parse(week).unwrap(),
+            points,
+            version,
+            reach_seq: 0,
+            hidden,
+            updated_at: 0,
+        };
+        let totals = summed_totals(&definition, &[row("2026-W40", 5, 2, true), row("2026-W41", 7, 3, true)]);
+        assert_eq!((totals[0].points, totals[0].version, totals[0].hidden), (0, 5, true));
+        let totals = summed_totals(&definition, &[row("2026-W40", 5, 2, false), row("2026-W41", 7, 3, true)]);
+        assert_eq!((totals[0].points, totals[0].version, totals[0].hidden), (5, 5, false));
+    }
+}
