@@ -5,6 +5,7 @@
 //! - each rule (`sum`, `best` K, `weighted`, `placement`) ranks the members as a straightforward
 //!   model of the rule says, read through the season's live ranking; it follows writes through
 //!   the season loop, and a correction in a week through the reconciler's check;
+//! - the same holds for random writes (several seeds), against the same model;
 //! - nothing is written to a season: writes, corrections, previews and hides are `season_board`;
 //! - a season settles only after its weeks, and its standings are then the model's of the
 //!   weeks' final totals;
@@ -378,6 +379,41 @@ async fn a_whole_season_is_read_a_page_of_members_at_a_time() {
         read.sort();
         expected.sort();
         assert_eq!(read, expected, "{store}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn random_writes_rank_as_the_model_says_under_every_rule() {
+    each_store(async |store, e, _| {
+        for seed in [7u64, 1234, 99_991] {
+            let src = source(e).await;
+            let mut seasons = Vec::new();
+            for rule in rules() {
+                seasons.push(season(e, &src, rule).await);
+            }
+            let mut weeks = Weeks::new();
+            let mut state = seed;
+            let mut next = |n: u64| {
+                // A small LCG: the same writes for a seed on every run.
+                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                (state >> 33) % n
+            };
+            const MEMBERS: [&str; 8] = ["u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8"];
+            for i in 0..40 {
+                let (member, day, delta) = (MEMBERS[next(8) as usize], next(4) as usize, 1 + next(30) as i64);
+                e.record(&src, &[on_day(&src, day, &format!("r{seed}-{i}"), member, delta)]).await.unwrap();
+                *weeks.entry(member).or_default()[day].get_or_insert(0) += delta;
+                if i % 13 == 0 {
+                    e.follow_seasons().await.unwrap();
+                }
+            }
+            e.follow_seasons().await.unwrap();
+            for s in &seasons {
+                let rule = &s.season.as_ref().unwrap().rule;
+                assert_eq!(read(e, s).await, model(rule, &weeks), "{store} seed {seed} {}", rule.kind());
+            }
+        }
     })
     .await;
 }

@@ -68,13 +68,7 @@ impl Engine {
                 continue;
             }
             report.seasons_checked += 1;
-            let weeks_sum = self.weeks_sum(definition).await?;
-            let behind = if definition.rule.reads_ranks() {
-                self.seasons.placed_at.lock().expect("placed at").get(&season.slug) != Some(&weeks_sum)
-            } else {
-                self.core.ledger.version_sum(&season.slug, &key).await? != weeks_sum
-            };
-            if behind {
+            if self.season_behind(season, definition).await? {
                 report.add(season, self.level_season(season, None).await?);
             }
         }
@@ -99,8 +93,21 @@ impl Engine {
                 });
             }
         }
-        self.level_season(season, None).await?;
+        if self.season_behind(season, definition).await? {
+            self.level_season(season, None).await?;
+        }
         Ok(())
+    }
+
+    /// Whether a season's totals may be behind its weeks': its version sum is not its weeks'
+    /// (a `placement` season: they moved since it was computed here).
+    async fn season_behind(&self, season: &Board, definition: &Season) -> Result<bool, EngineError> {
+        let weeks_sum = self.weeks_sum(definition).await?;
+        Ok(if definition.rule.reads_ranks() {
+            self.seasons.placed_at.lock().expect("placed at").get(&season.slug) != Some(&weeks_sum)
+        } else {
+            self.core.ledger.version_sum(&season.slug, &definition.key()).await? != weeks_sum
+        })
     }
 
     /// Runs the season loop until the process ends: whatever writes noted, within `gather` of
