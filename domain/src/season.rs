@@ -128,6 +128,9 @@ pub struct SeasonResult {
 pub struct MemberSeason {
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub member: crate::ids::MemberId,
+    /// The board whose periods the season is made of.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub source: BoardSlug,
     /// `sum`, `best`, `weighted` or `placement`.
     pub rule: String,
     /// The season total the periods below make (what each `gave`, added up).
@@ -188,7 +191,14 @@ impl Season {
                 }
             })
             .collect();
-        MemberSeason { member, rule: self.rule.kind().into(), points: applied.points, rank, periods }
+        MemberSeason {
+            member,
+            source: self.source.clone(),
+            rule: self.rule.kind().into(),
+            points: applied.points,
+            rank,
+            periods,
+        }
     }
 }
 

@@ -147,3 +147,19 @@ pub async fn read_member_segments(
     let scope = super::scope(board, Some(&period)).await?;
     unless_frozen(super::engine()?.member_segments(&scope, &member).await)
 }
+
+/// "Why this season total" on a season board's member page: what each period gave the member,
+/// as the public sees those periods. None on any other board.
+#[server]
+pub async fn read_member_season(
+    board: String,
+    period: String,
+    member: String,
+) -> Result<Option<domain::season::MemberSeason>, AppError> {
+    let member = super::member_id(member)?;
+    let scope = super::scope(board, Some(&period)).await?;
+    if scope.board().season.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(super::engine()?.member_season(engine::Viewer::Public, &scope, &member).await?))
+}

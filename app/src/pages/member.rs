@@ -5,7 +5,7 @@
 //! rank, with the member's receipt to download once settled. Public reads: during a public freeze they answer the freeze's view, and a hidden member
 //! is not found.
 
-use crate::api::history::{Segments, read_member_history, read_member_segments};
+use crate::api::history::{Segments, read_member_history, read_member_season, read_member_segments};
 use crate::api::{read_member, read_revisions};
 use crate::components::charts::history::RankHistory;
 use crate::components::charts::points::PointsChart;
@@ -39,6 +39,7 @@ pub fn MemberPage() -> impl IntoView {
     let revisions = Resource::new(source, |(b, p, m, _)| read_revisions(b, p, Some(m)));
     let history = Resource::new(source, |(b, p, m, _)| read_member_history(b, p, m));
     let segments = Resource::new(source, |(b, p, m, _)| read_member_segments(b, p, m));
+    let season = Resource::new(source, |(b, p, m, _)| read_member_season(b, p, m));
     let l = crate::i18n::locale();
     view! {
         <Suspense fallback=move || view! { <p>{tr!(l, "member-loading")}</p> }>
@@ -50,7 +51,9 @@ pub fn MemberPage() -> impl IntoView {
                     let history = history.await.ok();
                     // Nor a failure to read the segment ranks: they are left out.
                     let segments = segments.await.ok();
-                    view_data.await.map(|v| view! { <Member v revisions history segments/> })
+                    // A season's "why": what each period gave (None on other boards).
+                    let season = season.await.ok().flatten();
+                    view_data.await.map(|v| view! { <Member v revisions history segments season/> })
                 })}
             </ErrorBoundary>
         </Suspense>
@@ -115,6 +118,7 @@ fn Member(
     revisions: Vec<RevisionNote>,
     history: Option<MemberHistory>,
     segments: Option<Segments<Vec<domain::view::MemberSegment>>>,
+    season: Option<domain::season::MemberSeason>,
 ) -> impl IntoView {
     let l = crate::i18n::locale();
     let MemberView { board, period, member, standing, standing_source, entries, older, frozen_at } = v;
@@ -196,6 +200,7 @@ fn Member(
         {chart}
         {receipt}
         <RankChanges notes=revisions zone=board.time_zone.clone()/>
+        {season.map(|season| view! { <SeasonWhy season unit=board.unit/> })}
         <h2>{tr!(l, "member-why")}</h2>
         {if entries.is_empty() {
             view! { <p class="empty">{tr!(l, "member-no-entries")}</p> }.into_any()
@@ -225,6 +230,57 @@ fn Member(
         {older.map(|id| view! { <p><a class="button" href=format!("?before={id}")>{tr!(l, "member-older")}</a></p> })}
         <h2>{tr!(l, "member-last-periods")}</h2>
         {periods}
+    }
+}
+
+/// "Why this season total": each period of the season with the member's points and rank there
+/// (a link to their page in that period) and what it gave; dropped periods say so.
+#[component]
+fn SeasonWhy(season: domain::season::MemberSeason, unit: domain::Unit) -> impl IntoView {
+    let l = crate::i18n::locale();
+    let source = season.source.to_string();
+    let member = season.member.to_string();
+    let rule = match season.rule.as_str() {
+        "best" => tr!(l, "season-rule-best"),
+        "weighted" => tr!(l, "season-rule-weighted"),
+        "placement" => tr!(l, "season-rule-placement"),
+        _ => tr!(l, "season-rule-sum"),
+    };
+    view! {
+        <h2>{tr!(l, "member-season-why")}</h2>
+        <table class="entries" data-testid="season-why">
+            <caption>{tr!(l, "member-season-caption", rule = rule, points = l.points(season.points, domain::Unit::Points))}</caption>
+            <thead>
+                <tr>
+                    <th scope="col">{tr!(l, "member-season-period")}</th>
+                    <th scope="col">{tr!(l, "member-season-there")}</th>
+                    <th scope="col">{tr!(l, "member-season-gave")}</th>
+                </tr>
+            </thead>
+            <tbody>
+                {season.periods.into_iter().map(|line| {
+                    let href = format!("/b/{source}/{}/m/{member}", line.period);
+                    let there = match (line.points, line.rank) {
+                        (Some(points), Some(rank)) => tr!(l, "member-season-rank", rank = rank.to_string(), points = l.points(points, unit)),
+                        _ => tr!(l, "member-season-absent"),
+                    };
+                    let gave = if line.counted {
+                        l.points(line.gave, domain::Unit::Points)
+                    } else if line.points.is_some() {
+                        tr!(l, "member-season-dropped")
+                    } else {
+                        "—".to_owned()
+                    };
+                    view! {
+                        <tr class:dropped=!line.counted>
+                            <td><a href=href>{line.period.to_string()}</a></td>
+                            <td>{there}</td>
+                            <td>{gave}</td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
     }
 }
 

@@ -1480,6 +1480,7 @@ const PUBLIC_SERVER_FNS: &[(&str, &str)] = &[
         "read_member_segments",
         "reads a member's public ranks in their segments (closed during a public freeze)",
     ),
+    ("read_member_season", "reads what each period of a public season gave a member"),
     ("login", "signing in is how one stops being anonymous"),
     ("logout", "ends only the caller's own session"),
     ("signed_in", "says whether the caller is signed in"),

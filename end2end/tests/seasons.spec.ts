@@ -1,0 +1,75 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { cli, createBoard, send } from './support';
+
+// Seasons on the pages (issue 45), on the real binary: a season made of a daily board's
+// yesterday and today, `best` of 1. The season's board page ranks the members by what the rule
+// keeps, a moment after the writes; the member page explains the season total period by period
+// (each period links to the member's page there; a period without points says so); writing to
+// the season is refused; the page passes axe.
+
+const source = `e2e-src-${Date.now()}`;
+const season = `e2e-season-${Date.now()}`;
+let today = '';
+let yesterday = '';
+
+test.beforeAll(async ({ request }) => {
+  const key = await createBoard(request, source, { cadence: 'daily' });
+  today = (await (await request.get(`/api/v1/boards/${source}`)).json()).current_period;
+  const day = new Date(`${today}T00:00:00Z`);
+  day.setUTCDate(day.getUTCDate() - 1);
+  yesterday = day.toISOString().slice(0, 10);
+  const admin = cli('admin', 'token');
+  const created = await request.post('/api/v1/boards', {
+    headers: { Authorization: `Bearer ${admin}` },
+    data: {
+      slug: season, title: 'Spring season', cadence: 'season', source,
+      periods: [yesterday, today], rule: { kind: 'best', k: 1 }, tie_policy: 'shared',
+    },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  await send(request, key, source, [
+    { event_id: 'a1', member: 'ann', delta: 30 },
+    { event_id: 'b1', member: 'bob', delta: 50 },
+  ]);
+});
+
+async function hydrated(page: Page) {
+  await expect(page.locator('html[data-hydrated]')).toBeAttached({ timeout: 15_000 });
+}
+
+test("a season's page ranks what its rule keeps, and its member page says why", async ({ page, request }) => {
+  // The season follows its weeks a moment after a write.
+  await expect.poll(async () => {
+    const top = await (await request.get(`/api/v1/boards/${season}/periods/current/top`)).json();
+    return top.entries?.map((e: any) => [e.member, e.points]);
+  }).toEqual([['bob', 50], ['ann', 30]]);
+
+  await page.goto(`/b/${season}`);
+  await hydrated(page);
+  await expect(page.locator('table.ranking tbody tr')).toHaveCount(2);
+  await expect(page.locator('table.ranking tbody tr').first()).toHaveAttribute('data-member', 'bob');
+
+  await page.goto(`/b/${season}/current/m/ann`);
+  await hydrated(page);
+  const why = page.getByTestId('season-why');
+  await expect(why.locator('caption')).toContainText('best periods');
+  await expect(why.locator('tbody tr')).toHaveCount(2);
+  const [first, second] = [why.locator('tbody tr').nth(0), why.locator('tbody tr').nth(1)];
+  await expect(first).toContainText(yesterday);
+  await expect(first).toContainText('no points');
+  await expect(second).toContainText('#2 with 30');
+  await expect(second.getByRole('link', { name: today })).toHaveAttribute('href', `/b/${source}/${today}/m/ann`);
+  const axe = await new AxeBuilder({ page }).analyze();
+  expect(axe.violations, JSON.stringify(axe.violations, null, 2)).toEqual([]);
+});
+
+test('writing to a season is refused with a reason', async ({ request }) => {
+  const key = cli('apikey', 'create', '--board', season);
+  const res = await request.post(`/api/v1/boards/${season}/events`, {
+    headers: { Authorization: `Bearer ${key}` },
+    data: { event_id: 'x1', member: 'ann', delta: 5 },
+  });
+  expect(res.status()).toBe(409);
+  expect((await res.json()).error).toBe('season_board');
+});
