@@ -12,8 +12,14 @@
 //! (their p50) and the re-settlement that applies one (revision 2), against the settlement's own
 //! time. Then, unless `BENCH_SEGMENTS` is empty, the same members on a board with two segment
 //! dimensions (`30x500`: 30 provinces, 500 classes) and a prize table each, settled against the
-//! plain settlement's time (`RATIO segmented-settle/settle`). The settlement's step times are
-//! logged on stderr.
+//! plain settlement's time (`RATIO segmented-settle/settle`). Then, unless `BENCH_SEASON_WEEKS`
+//! is empty or 0, a `sum` season of that many weeks (default 12) of the same N members each (the
+//! last week open, the others filled by the fixture): its first whole computation, its live top-10
+//! read against the week's (`RATIO season-top10/week-top10`), the slowest Redis command while
+//! ingest runs on the open week and the season follows it (`SLOWLOG`, threshold 25 ms), and its
+//! settlement against the plain one (`RATIO season-settle/settle`; the past weeks are marked
+//! settled by the fixture, as a season's settlement reads their totals, not their standings).
+//! The settlement's step times are logged on stderr.
 //! Prints one `RESULT phase=… members=… seconds=… per_s=…` line per measurement.
 //!
 //! usage: cargo run --release -p engine --example bench_settle -- DATABASE_URL REDIS_URL KEY_PREFIX MEMBERS
@@ -279,8 +285,140 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         report(&format!("settle in segments ({provinces} provinces x {classes} classes)"), n, started);
         println!("RATIO segmented-settle/settle={:.2}", started.elapsed().as_secs_f64() / settle_seconds);
     }
+    if let Some(weeks) = season_weeks()? {
+        season_run(&engine, &pool, sqlite, &board, n, weeks, settle_seconds, redis_url).await?;
+    }
     pool.close().await;
     engine.close().await;
+    Ok(())
+}
+
+/// `BENCH_SEASON_WEEKS`: the season's weeks (default 12); empty or `0`: no season run.
+fn season_weeks() -> Result<Option<usize>, Box<dyn std::error::Error>> {
+    let spec = std::env::var("BENCH_SEASON_WEEKS").unwrap_or_else(|_| "12".into());
+    match spec.as_str() {
+        "" | "0" => Ok(None),
+        weeks => Ok(Some(weeks.parse()?)),
+    }
+}
+
+/// A `sum` season of `weeks` weeks of `n` members each; see the module docs.
+#[allow(clippy::too_many_arguments, reason = "a benchmark's driver, called once")]
+async fn season_run(
+    engine: &Engine,
+    pool: &sqlx::AnyPool,
+    sqlite: bool,
+    plain: &Board,
+    n: usize,
+    weeks: usize,
+    settle_seconds: f64,
+    redis_url: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let source = Board { slug: BoardSlug::parse(format!("season-src-{n}"))?, prizes: vec![], ..plain.clone() };
+    engine.create_board(&source).await?;
+    let now = jiff::Timestamp::now();
+    let mut periods = vec![source.period_at(now)];
+    while periods.len() < weeks {
+        periods.insert(0, periods[0].previous());
+    }
+    let started = Instant::now();
+    for period in &periods {
+        fill(pool, sqlite, (source.slug.as_str(), &period.to_string()), n, None, now).await?;
+    }
+    report(&format!("season fill (fixture: {weeks} weeks x N members)"), n * weeks, started);
+    let open = *periods.last().expect("weeks");
+    let week = engine.scope_of(&source.slug, open).await?;
+    engine.rebuild(&week, "bench").await?;
+
+    // The first whole computation runs when the season is created.
+    let mut redis = redis::Client::open(redis_url)?.get_multiplexed_async_connection().await?;
+    redis::cmd("CONFIG").arg("SET").arg("slowlog-log-slower-than").arg(25_000).exec_async(&mut redis).await?;
+    redis::cmd("SLOWLOG").arg("RESET").exec_async(&mut redis).await?;
+    let draft = domain::board::SeasonDraft {
+        slug: format!("season-{n}"),
+        title: "Season".into(),
+        source: source.slug.to_string(),
+        periods: Some(periods.iter().map(ToString::to_string).collect()),
+        from: None,
+        to: None,
+        rule: domain::season::SeasonRule::Sum {},
+        tie_policy: "shared".into(),
+        prizes: vec![Prize { from_rank: 1, to_rank: 3, prize: "cup".into() }],
+    };
+    let started = Instant::now();
+    engine.create_season(draft).await?;
+    report(&format!("season: first whole computation ({weeks} weeks x N members)"), n, started);
+    let season = engine.board(&BoardSlug::parse(format!("season-{n}"))?).await?;
+    let season_scope = engine.scope(&season.slug, None).await?;
+
+    // Live top-10 reads, one window.lua call each (the 1 s cache is not used), 32 at a time.
+    let reads = 20_000;
+    let mut rates = Vec::new();
+    for (name, scope) in [("week", &week), ("season", &season_scope)] {
+        let started = Instant::now();
+        let mut tasks = tokio::task::JoinSet::new();
+        for _ in 0..32 {
+            let (engine, scope) = (engine.clone(), scope.clone());
+            tasks.spawn(async move {
+                for _ in 0..reads / 32 {
+                    engine.ranking_page(&scope, 0, 10).await.expect("a top-10 read");
+                }
+            });
+        }
+        while let Some(done) = tasks.join_next().await {
+            done?;
+        }
+        report(&format!("live top-10 read of the {name} (32 at a time)"), reads, started);
+        rates.push(reads as f64 / started.elapsed().as_secs_f64());
+    }
+    println!("RATIO season-top10/week-top10={:.2}", rates[1] / rates[0]);
+
+    // Ingest on the open week for 10 s, the season following every batch.
+    let started = Instant::now();
+    let mut events = 0;
+    while started.elapsed() < std::time::Duration::from_secs(10) {
+        let batch: Vec<domain::write::Write> = (0..100)
+            .map(|j| {
+                let i = (events + j) * 7_919 % n;
+                domain::write::Write {
+                    member: MemberId::parse(format!("m{i:07}")).expect("a member id"),
+                    change: domain::write::Change::Point {
+                        event_id: domain::EventId::parse(format!("s{}", events + j)).expect("an id"),
+                        delta: 1,
+                    },
+                    occurred_at: jiff::Timestamp::now(),
+                    metadata: None,
+                    segments: Default::default(),
+                }
+            })
+            .collect();
+        engine.record(&source, &batch).await?;
+        engine.follow_seasons().await?;
+        events += batch.len();
+    }
+    report("ingest on the open week, the season following each batch of 100", events, started);
+    let slow: Vec<redis::Value> = redis::cmd("SLOWLOG").arg("GET").arg(128).query_async(&mut redis).await?;
+    println!("SLOWLOG commands over 25 ms during the season's computation and ingest: {}", slow.len());
+    for entry in &slow {
+        println!("  {entry:?}");
+    }
+
+    // Settlement: the open week for real, the past ones marked settled by the fixture.
+    engine.transition(&week, Transition::Freeze, "bench", None).await?;
+    engine.settle(&source, open, "bench").await?;
+    for period in &periods[..weeks - 1] {
+        sqlx::query("UPDATE periods SET state = 'settled' WHERE board = $1 AND period = $2")
+            .bind(source.slug.as_str())
+            .bind(period.to_string())
+            .execute(pool)
+            .await?;
+    }
+    engine.transition(&season_scope, Transition::Freeze, "bench", None).await?;
+    let started = Instant::now();
+    let settled = engine.settle(&season, season_scope.period(), "bench").await?;
+    assert_eq!(settled.members as usize, n);
+    report(&format!("settle the season ({weeks} weeks)"), n, started);
+    println!("RATIO season-settle/settle={:.2}", started.elapsed().as_secs_f64() / settle_seconds);
     Ok(())
 }
 
