@@ -378,6 +378,35 @@ mod tests {
         assert_eq!(SeasonRule::Sum {}.bounds(12, (0, i64::MAX)), None);
     }
 
+    #[test]
+    fn the_admin_guides_examples_hold() {
+        // docs/SEASONS.md: (points, shared rank) per week; None: no points that week.
+        let table: [(&str, [Option<(i64, u64)>; 4]); 3] = [
+            ("ann", [Some((50, 1)), Some((20, 2)), None, Some((5, 2))]),
+            ("bob", [Some((30, 2)), None, Some((60, 1)), None]),
+            ("cy", [Some((30, 2)), Some((40, 1)), Some((10, 2)), Some((70, 1))]),
+        ];
+        let season = |rule: SeasonRule| -> Vec<i64> {
+            table
+                .iter()
+                .map(|(_, weeks)| {
+                    let results: Vec<WeekResult> = weeks
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(week, w)| {
+                            w.map(|(points, rank)| WeekResult { week, points, rank, reached: 0 })
+                        })
+                        .collect();
+                    rule.apply(&results).points
+                })
+                .collect()
+        };
+        assert_eq!(season(SeasonRule::Sum {}), [75, 90, 150]);
+        assert_eq!(season(SeasonRule::Best { k: 2 }), [70, 90, 110]);
+        assert_eq!(season(SeasonRule::Weighted { weights: vec![1, 1, 1, 2] }), [80, 90, 220]);
+        assert_eq!(season(SeasonRule::Placement { points: vec![10, 6, 4] }), [22, 16, 32]);
+    }
+
     fn weeks_strategy() -> impl Strategy<Value = Vec<WeekResult>> {
         prop::collection::vec((-50i64..200, 1u64..8, 0i64..1000), 0..8).prop_map(|v| {
             v.into_iter()

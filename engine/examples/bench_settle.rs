@@ -314,7 +314,8 @@ async fn season_run(
     settle_seconds: f64,
     redis_url: &str,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let source = Board { slug: BoardSlug::parse(format!("season-src-{n}"))?, prizes: vec![], ..plain.clone() };
+    let source =
+        Board { slug: BoardSlug::parse(format!("season-src-{n}"))?, prizes: vec![], ..plain.clone() };
     engine.create_board(&source).await?;
     let now = jiff::Timestamp::now();
     let mut periods = vec![source.period_at(now)];
