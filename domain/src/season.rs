@@ -381,7 +381,8 @@ mod tests {
     #[test]
     fn the_admin_guides_examples_hold() {
         // docs/SEASONS.md: (points, shared rank) per week; None: no points that week.
-        let table: [(&str, [Option<(i64, u64)>; 4]); 3] = [
+        type Weeks = [Option<(i64, u64)>; 4];
+        let table: [(&str, Weeks); 3] = [
             ("ann", [Some((50, 1)), Some((20, 2)), None, Some((5, 2))]),
             ("bob", [Some((30, 2)), None, Some((60, 1)), None]),
             ("cy", [Some((30, 2)), Some((40, 1)), Some((10, 2)), Some((70, 1))]),

@@ -124,7 +124,16 @@ impl Engine {
         })?;
         let season =
             draft.parse(&source).map_err(|e| EngineError::Invalid(format!("{}: {}", e.field, e.message)))?;
-        let details = self.create_board(&season).await?;
+        self.create_season_board(&season).await
+    }
+
+    /// Stores a season board already checked against its source (`SeasonDraft::parse`) and
+    /// computes its totals at once.
+    pub async fn create_season_board(&self, season: &Board) -> Result<BoardDetails, EngineError> {
+        if season.season.is_none() {
+            return Err(EngineError::Invalid(format!("{} is not a season", season.slug)));
+        }
+        let details = self.create_board(season).await?;
         self.seasons.forget();
         self.check_seasons().await?;
         Ok(details)

@@ -20,6 +20,8 @@ pub mod history;
 pub mod hot_console;
 #[cfg(feature = "console")]
 pub mod keys;
+#[cfg(feature = "console")]
+pub mod seasons;
 #[cfg(feature = "ssr")]
 pub mod session;
 

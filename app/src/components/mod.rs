@@ -6,7 +6,8 @@
 //! (`freeze_banner`), the revision notes contestants see (`revisions`), the board page's time
 //! slider (`then_slider`), the charts (`charts`:
 //! server-rendered SVG), and the console's own: `ActionOutcome`, `FieldError`, `Confirm`
-//! (`console`) and the previews of every change to standings (`correction`).
+//! (`console`), the previews of every change to standings (`correction`) and a season's weeks
+//! (`season_weeks`).
 
 pub mod charts;
 #[cfg(feature = "console")]
@@ -21,5 +22,7 @@ pub mod live;
 pub mod movement;
 pub mod ranking_table;
 pub mod revisions;
+#[cfg(feature = "console")]
+pub mod season_weeks;
 pub mod segments;
 pub mod then_slider;

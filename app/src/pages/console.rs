@@ -3,6 +3,7 @@ use crate::api::attention::{read_activity, read_attention};
 use crate::api::console::CreateBoard;
 use crate::api::hot_console::CreateHotBoard;
 use crate::api::read_hot_boards;
+use crate::api::seasons::CreateSeason;
 use crate::components::charts::sparkline::Sparkline;
 use crate::components::console::{ActionOutcome, FieldError};
 use crate::components::error_view::ErrorView;
@@ -44,6 +45,7 @@ pub fn ConsolePage() -> impl IntoView {
                             <ConsoleBoards/>
                             <ConsoleHotBoards/>
                             <NewBoardForm/>
+                            <NewSeasonForm/>
                             <NewHotBoardForm/>
                         }.into_any(),
                         None => view! {
@@ -401,6 +403,61 @@ fn NewBoardForm() -> impl IntoView {
             <button type="submit">{tr!(l, "console-create-board")}</button>
         </ActionForm>
         <ActionOutcome outcome=move || create.value().get().map(|r| r.map(|()| tr!(l, "console-board-created")))/>
+    }
+}
+
+/// The form that creates a season: a board made of another board's periods (docs/SEASONS.md).
+/// The rule's parameter is typed in the field of its kind; the server checks every field.
+#[component]
+fn NewSeasonForm() -> impl IntoView {
+    let l = crate::i18n::locale();
+    let create = ServerAction::<CreateSeason>::new();
+    let error = move || create.value().get().and_then(Result::err);
+    view! {
+        <h2>{tr!(l, "console-new-season")}</h2>
+        <ActionForm action=create attr:class="stacked" attr:data-testid="new-season">
+            <label>{tr!(l, "console-field-slug")} <input name="slug" required placeholder="q1-2027" autocomplete="off"/></label>
+            <FieldError error field="slug"/>
+            <label>{tr!(l, "console-field-title")} <input name="title" required/></label>
+            <FieldError error field="title"/>
+            <label>{tr!(l, "console-field-season-source")} <input name="source" required placeholder="weekly" autocomplete="off"/></label>
+            <FieldError error field="source"/>
+            <label>{tr!(l, "console-field-season-from")} <input name="from" type="date"/></label>
+            <label>{tr!(l, "console-field-season-to")} <input name="to" type="date"/></label>
+            <FieldError error field="from"/>
+            <FieldError error field="to"/>
+            <label>{tr!(l, "console-field-season-periods")} <input name="periods" autocomplete="off" placeholder="2027-W01, 2027-W02"/></label>
+            <p class="hint">{tr!(l, "console-season-periods-hint")}</p>
+            <FieldError error field="periods"/>
+            <label>{tr!(l, "console-field-season-rule")}
+                <select name="rule">
+                    <option value="sum">{tr!(l, "console-season-rule-sum")}</option>
+                    <option value="best">{tr!(l, "console-season-rule-best")}</option>
+                    <option value="weighted">{tr!(l, "console-season-rule-weighted")}</option>
+                    <option value="placement">{tr!(l, "console-season-rule-placement")}</option>
+                </select>
+            </label>
+            <label>{tr!(l, "console-field-season-k")} <input name="k" inputmode="numeric" placeholder="10"/></label>
+            <FieldError error field="k"/>
+            <label>{tr!(l, "console-field-season-weights")} <input name="weights" autocomplete="off" placeholder="1, 1, 2"/></label>
+            <FieldError error field="weights"/>
+            <label>{tr!(l, "console-field-season-points")} <input name="points" autocomplete="off" placeholder="25, 18, 15"/></label>
+            <FieldError error field="points"/>
+            <FieldError error field="rule"/>
+            <label>{tr!(l, "console-field-ties")}
+                <select name="tie_policy">
+                    <option value="shared">{tr!(l, "console-ties-shared")}</option>
+                    <option value="first_reached">{tr!(l, "console-ties-first-reached")}</option>
+                </select>
+            </label>
+            <FieldError error field="tie_policy"/>
+            <label>{tr!(l, "console-field-prizes")}
+                <textarea name="prizes" rows="3" placeholder=tr!(l, "console-prizes-placeholder")></textarea>
+            </label>
+            <FieldError error field="prizes"/>
+            <button type="submit">{tr!(l, "console-create-season")}</button>
+        </ActionForm>
+        <ActionOutcome outcome=move || create.value().get().map(|r| r.map(|()| tr!(l, "console-season-created")))/>
     }
 }
 

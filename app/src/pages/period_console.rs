@@ -32,6 +32,7 @@ use crate::components::countdown::Countdown;
 use crate::components::error_view::ErrorView;
 use crate::components::export::{ExportRow, ExportRows};
 use crate::components::ranking_table::RankingTable;
+use crate::components::season_weeks::SeasonWeeks;
 use crate::error::AppError;
 use crate::i18n::{Clock, Locale, Say, tr};
 use domain::lifecycle::State;
@@ -407,6 +408,7 @@ fn Console(
         </section>
         <FieldError error=transition_error field="reason"/>
         <ActionOutcome outcome=move || transition.value().get()/>
+        <SeasonWeeks slug=slug.clone() period=period.clone()/>
         {move || job.get().filter(|j| !j.running).map(|job| view! { <JobProgressView job/> })}
         {settings}
         <CorrectPanel slug=slug.clone() period=period.clone() state segments preview/>

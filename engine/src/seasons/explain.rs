@@ -1,5 +1,6 @@
-//! "Why this season total": what each period of a season gave a member, read from the periods'
-//! rankings as the caller sees them.
+//! What a season's readers ask of it beyond its ranking: "why this season total" (what each
+//! period gave a member, read from the periods' rankings as the caller sees them) and its weeks
+//! with their states (the console).
 
 use crate::ledger::Viewer;
 use crate::scope::Scope;
@@ -7,6 +8,20 @@ use crate::{Engine, EngineError};
 use domain::MemberId;
 
 impl Engine {
+    /// A season's periods with their states, in order; None on a board that is not a season.
+    pub async fn season_weeks(
+        &self,
+        scope: &Scope,
+    ) -> Result<Option<Vec<domain::view::PeriodInfo>>, EngineError> {
+        let Some(definition) = &scope.board().season else { return Ok(None) };
+        let source = self.board(&definition.source).await?;
+        let mut weeks = Vec::with_capacity(definition.periods.len());
+        for period in &definition.periods {
+            weeks.push(self.period_info(&source, *period).await?);
+        }
+        Ok(Some(weeks))
+    }
+
     /// "Why this season total": what each period of the season in `scope` gave `member`, read
     /// from the periods' rankings as `viewer` sees them (a public freeze's view for the public),
     /// with the member's rank in the season. 422 on a board that is not a season.
