@@ -109,7 +109,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let started = Instant::now();
     let sqlite = database_url.starts_with("sqlite:");
-    fill(&pool, sqlite, (slug, &key), n, None, now).await?;
+    fill(&pool, sqlite, (slug, &key), n, None, now, "e").await?;
     report("fill (fixture: N entries + N totals)", n, started);
 
     let started = Instant::now();
@@ -269,7 +269,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         engine.create_board(&segmented).await?;
         let started = Instant::now();
-        fill(&pool, sqlite, (segmented.slug.as_str(), &key), n, Some((provinces, classes)), now).await?;
+        fill(&pool, sqlite, (segmented.slug.as_str(), &key), n, Some((provinces, classes)), now, "e").await?;
         report("fill in segments (fixture: N entries + N totals + 2N memberships)", n, started);
         let scope = engine.scope_of(&segmented.slug, period).await?;
         let started = Instant::now();
@@ -324,7 +324,8 @@ async fn season_run(
     }
     let started = Instant::now();
     for period in &periods {
-        fill(pool, sqlite, (source.slug.as_str(), &period.to_string()), n, None, now).await?;
+        fill(pool, sqlite, (source.slug.as_str(), &period.to_string()), n, None, now, &format!("{period}-"))
+            .await?;
     }
     report(&format!("season fill (fixture: {weeks} weeks x N members)"), n * weeks, started);
     let open = *periods.last().expect("weeks");
@@ -434,7 +435,7 @@ fn segment_counts() -> Result<Option<(usize, usize)>, Box<dyn std::error::Error>
 }
 
 /// The fixture: period `key` of board `slug` open, with `n` members `m0000000`… holding one point
-/// event and one total each, and, with `segments` (provinces, classes), member i in province
+/// event (ids `<ids><i>`, unique on the board) and one total each, and, with `segments` (provinces, classes), member i in province
 /// `p<i % provinces>` and class `c<i % classes>`.
 async fn fill(
     pool: &sqlx::AnyPool,
@@ -443,6 +444,7 @@ async fn fill(
     n: usize,
     segments: Option<(usize, usize)>,
     now: jiff::Timestamp,
+    ids: &str,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let us = now.as_microsecond();
     // SQLite resolves `$n` placeholders by name, one linear search per parameter: a 4 000-parameter
@@ -468,7 +470,7 @@ async fn fill(
                 .bind(key)
                 .bind(format!("m{i:07}"))
                 .bind("point")
-                .bind(format!("e{i}"))
+                .bind(format!("{ids}{i}"))
                 .bind(points(i))
                 .bind(us)
                 .bind(us);

@@ -453,6 +453,8 @@ impl Engine {
     /// the reconciler (the ledger has it) and answers false.
     pub(crate) async fn project_total(&self, board: &Board, total: Option<Projected>) -> bool {
         let Some(t) = total else { return true };
+        // Seasons made of the period follow the member (`crate::seasons`); this only takes note.
+        self.seasons.noted(&board.slug, t.period, std::iter::once(&t.member));
         // A settled period past its keys' life is read from its standings (a revision rewrites
         // them): projecting one total would bring back a ranking of that member alone.
         match self.ranking_expired(board, t.period).await {

@@ -4,7 +4,8 @@
 //!
 //! - each rule (`sum`, `best` K, `weighted`, `placement`) ranks the members as a straightforward
 //!   model of the rule says, read through the season's live ranking; it follows writes through
-//!   the season loop, and a correction in a week through the reconciler's check;
+//!   the season loop, a correction in a week the same way, and another instance's write through
+//!   the reconciler's check;
 //! - the same holds for random writes (several seeds), against the same model;
 //! - nothing is written to a season: writes, corrections, previews and hides are `season_board`;
 //! - a season settles only after its weeks, and its standings are then the model's of the
@@ -25,6 +26,7 @@ use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
 use engine::ledger::Viewer;
 use engine::lifecycle::Correction;
 use engine::public::RevealMode;
+use engine::redis::Projection;
 use engine::{Engine, EngineError};
 use std::collections::BTreeMap;
 
@@ -141,7 +143,7 @@ fn rules() -> Vec<SeasonRule> {
 
 #[tokio::test]
 async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
-    each_store(async |store, e, _| {
+    each_store(async |store, e, p| {
         let src = source(e).await;
         let mut seasons = Vec::new();
         for rule in rules() {
@@ -203,7 +205,7 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
         );
         assert!(!why.periods[0].counted && why.periods[0].points.is_none(), "{store}: no total on day 0");
 
-        // A correction in a week is not noted by the write path: the reconciler's check finds it.
+        // A correction in a week is noted like a write and followed by the season loop.
         let scope = e.scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
         let correction = Correction {
             member: MemberId::parse("u5").unwrap(),
@@ -213,11 +215,29 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
         };
         e.correct(&scope, &correction, "admin:ann").await.unwrap();
         *weeks.get_mut("u5").unwrap()[1].as_mut().unwrap() += 35;
+        e.follow_seasons().await.unwrap();
+        for s in &seasons {
+            let rule = &s.season.as_ref().unwrap().rule;
+            assert_eq!(read(e, s).await, model(rule, &weeks), "{store} {} after a correction", rule.kind());
+        }
+
+        // Another instance's write is noted there, not here: this instance's check finds the
+        // season behind its weeks and recomputes it whole.
+        let keys = p.projection.keys().clone();
+        let other =
+            Engine::from_parts(e.ledger().clone(), Projection::new(p.projection.target().clone(), keys));
+        other.record(&src, &[on_day(&src, 2, "z1", "u2", 25)]).await.unwrap();
+        *weeks.get_mut("u2").unwrap()[2].as_mut().unwrap() += 25;
         let report = e.reconcile_once().await.unwrap();
         assert!(report.periods_checked >= seasons.len() as u64, "{store}: {report:?}");
         for s in &seasons {
             let rule = &s.season.as_ref().unwrap().rule;
-            assert_eq!(read(e, s).await, model(rule, &weeks), "{store} {} after a correction", rule.kind());
+            assert_eq!(
+                read(e, s).await,
+                model(rule, &weeks),
+                "{store} {} after another's write",
+                rule.kind()
+            );
         }
         // Level: a second check writes nothing.
         let again = e.check_seasons().await.unwrap();

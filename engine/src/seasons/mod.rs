@@ -5,15 +5,16 @@
 //! unchanged, and a live season read costs what a weekly read costs.
 //!
 //! How a season follows its weeks (`level.rs`):
-//! - **Incrementally**: a write on a source board notes its members for every season that holds
-//!   the write's period ([`Seasons::noted`]); the season loop recomputes only those members from
+//! - **Incrementally**: a write on a source board — or a correction, revocation, hide, late
+//!   acceptance or applied preview, which all project through `Engine::project_total` — notes its
+//!   members for every season that holds the period ([`Seasons::noted`]); the season loop recomputes only those members from
 //!   their totals in every week ([`Engine::follow_seasons`]). A `placement` season depends on
 //!   other members' ranks, so a write marks it whole instead.
 //! - **By a check** in every reconciler pass ([`Engine::check_seasons`]): a `sum`, `best` or
 //!   `weighted` season total's version is the sum of the member's weekly versions, so the season
-//!   is current exactly when its version sum equals its weeks' — otherwise (a correction, a
-//!   revocation, a hidden member, another instance's write, a restart) it is recomputed whole, a
-//!   page of members at a time. A `placement` season is recomputed whenever its weeks' version
+//!   is current exactly when its version sum equals its weeks' — otherwise (an import of totals,
+//!   another instance's write, a note lost in a restart) it is recomputed whole, a page of members
+//!   at a time. A `placement` season is recomputed whenever its weeks' version
 //!   sum moved, from each week's ranking down to the last place its table pays.
 //!
 //! Versions make both paths safe together and across instances: a computation from older source
