@@ -591,7 +591,7 @@ mod prize_tests {
         assert!(check_prizes(&[p(3, 2)]).is_err());
     }
 
-    fn draft() -> BoardDraft {
+    pub(super) fn draft() -> BoardDraft {
         BoardDraft {
             slug: "weekly".into(),
             title: "Weekly".into(),
@@ -702,19 +702,8 @@ mod season_tests {
     use super::*;
 
     fn source(sort: &str) -> Board {
-        BoardDraft {
-            slug: "weekly".into(),
-            title: "Weekly".into(),
-            cadence: "weekly".into(),
-            time_zone: "Asia/Shanghai".into(),
-            operator: "incr".into(),
-            tie_policy: "shared".into(),
-            max_points: 1_000_000,
-            sort: Some(sort.into()),
-            ..BoardDraft::default()
-        }
-        .parse()
-        .unwrap()
+        let draft = super::prize_tests::draft();
+        BoardDraft { tie_policy: "shared".into(), sort: Some(sort.into()), ..draft }.parse().unwrap()
     }
 
     fn draft(rule: SeasonRule) -> SeasonDraft {

@@ -1,12 +1,14 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { cli, createBoard, send } from './support';
+import { cli, createAdmin, createBoard, send } from './support';
 
 // Seasons on the pages (issue 45), on the real binary: a season made of a daily board's
 // yesterday and today, `best` of 1. The season's board page ranks the members by what the rule
 // keeps, a moment after the writes; the member page explains the season total period by period
 // (each period links to the member's page there; a period without points says so); writing to
-// the season is refused; the page passes axe.
+// the season is refused; the page passes axe. In the console an admin creates a season from the
+// form (a refused field is shown beside it) and its period console lists its weeks with their
+// states.
 
 const source = `e2e-src-${Date.now()}`;
 const season = `e2e-season-${Date.now()}`;
@@ -14,6 +16,7 @@ let today = '';
 let yesterday = '';
 
 test.beforeAll(async ({ request }) => {
+  createAdmin('sol', 'seasons come and go');
   const key = await createBoard(request, source, { cadence: 'daily' });
   today = (await (await request.get(`/api/v1/boards/${source}`)).json()).current_period;
   const day = new Date(`${today}T00:00:00Z`);
@@ -72,4 +75,30 @@ test('writing to a season is refused with a reason', async ({ request }) => {
   });
   expect(res.status()).toBe(409);
   expect((await res.json()).error).toBe('season_board');
+});
+
+test('an admin creates a season in the console and sees its weeks with their states', async ({ page }) => {
+  await page.goto('/admin/login');
+  await page.waitForLoadState('networkidle');
+  await page.getByLabel('Username').fill('sol');
+  await page.getByLabel('Password').fill('seasons come and go');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(/\/admin$/);
+  await page.waitForLoadState('networkidle');
+  const form = page.getByTestId('new-season');
+  await form.getByLabel('Slug').fill(`${season}-c`);
+  await form.getByLabel('Title').fill('Console season');
+  await form.getByLabel('Made of the board').fill(source);
+  await form.getByLabel('Or these periods').fill(`${yesterday}, ${today}`);
+  await form.getByLabel('Rule').selectOption('best');
+  // best without k: refused beside the field, nothing created.
+  await form.getByRole('button', { name: 'Create season' }).click();
+  await expect(form.getByText('Give k, the number of best periods that count.')).toBeVisible();
+  await form.getByLabel('k (best)').fill('1');
+  await form.getByRole('button', { name: 'Create season' }).click();
+  await expect(page).toHaveURL(new RegExp(`/admin/b/${season}-c/`));
+  const weeks = page.getByTestId('season-weeks');
+  await expect(weeks.locator('li')).toHaveCount(2);
+  await expect(weeks.locator('li').first()).toContainText(`${yesterday} (open)`);
+  await expect(weeks).toContainText('0 of 2 settled');
 });

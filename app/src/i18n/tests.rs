@@ -18,12 +18,14 @@ const CONSOLE_FILES: &[&str] = &[
     "pages/hot_console.rs",
     "components/console.rs",
     "components/correction.rs",
+    "components/season_weeks.rs",
     "api/admin.rs",
     "api/attention.rs",
     "api/console.rs",
     "api/corrections.rs",
     "api/hot_console.rs",
     "api/keys.rs",
+    "api/seasons.rs",
 ];
 
 fn root() -> PathBuf {
