@@ -95,6 +95,24 @@ impl Board {
             .unwrap_or(jiff::Timestamp::MAX)
     }
 
+    /// The period a caller named (`2026-W34`), or why this board has no such period: of another
+    /// cadence, not in the calendar, or — on a season — not the season's one period.
+    pub fn period_named(&self, text: &str) -> Result<PeriodKey, crate::period::PeriodError> {
+        let key = PeriodKey::parse_for(self.cadence, text)?;
+        match &self.season {
+            Some(season) if season.key() != key => Err(crate::period::PeriodError::NotTheSeason {
+                key: text.to_owned(),
+                season: season.key().to_string(),
+            }),
+            _ => Ok(key),
+        }
+    }
+
+    /// Whether this board has `period` (its cadence's, and on a season its one period).
+    pub fn has_period(&self, period: PeriodKey) -> bool {
+        period.cadence() == self.cadence && self.season.as_ref().is_none_or(|s| s.key() == period)
+    }
+
     /// The period that contains `at`, or why no period of this board can hold it.
     pub fn period_of(
         &self,
@@ -730,6 +748,10 @@ mod season_tests {
         assert_eq!(board.codec.bounds(), (0, 13_000_000));
         assert_eq!(board.period_at(jiff::Timestamp::UNIX_EPOCH), season.key());
         assert_eq!(PeriodKey::parse("2027-W01..2027-W13").unwrap(), season.key());
+        assert_eq!(board.period_named("2027-W01..2027-W13").unwrap(), season.key());
+        assert!(board.period_named("2027-W01..2027-W12").is_err(), "not the season's period");
+        assert!(board.period_named("2027-W01").is_err(), "a week is not a season's period");
+        assert!(!board.has_period(PeriodKey::parse("2027-W02..2027-W13").unwrap()));
     }
 
     #[test]

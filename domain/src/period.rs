@@ -29,6 +29,8 @@ pub enum PeriodError {
     OutOfRange(String),
     #[error("a season's period is named by its definition, not by an instant")]
     NotCalendar,
+    #[error("a season has one period, {season}; {key:?} is not it")]
+    NotTheSeason { key: String, season: String },
 }
 
 /// The calendar slot a period covers. Private: every value is a real, supported period.

@@ -171,6 +171,18 @@ pub fn settlement_digest(
     }
 }
 
+/// A season's settlement digest: the SHA-256 of `season_text` over its own settlement digest
+/// and its weeks' (`crate::settlement`).
+pub fn season_digest(
+    board: &str,
+    period: &str,
+    own_digest: &str,
+    source: &str,
+    weeks: &[crate::settlement::SeasonWeek],
+) -> String {
+    hex(&Sha256::digest(crate::settlement::season_text(board, period, own_digest, source, weeks).as_bytes()))
+}
+
 /// A built tree: the sorted leaves and every level of hashes, leaves first.
 #[derive(Debug, Clone)]
 pub struct Tree {

@@ -222,6 +222,34 @@ pub fn folded_text(board: &str, period: &str, standings_digest: &str, segments: 
     text
 }
 
+/// One period of a season as its settlement names it: the source period, the revision of its
+/// settlement the season was settled from, and that revision's digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeasonWeek {
+    pub period: String,
+    pub revision: i64,
+    pub digest: String,
+}
+
+/// The text a season's settlement digest is computed over: the season's own settlement digest,
+/// then the source board and each of its periods' settlement revision and digest, in the
+/// season's order — so a season is checked from its weeks' published digests.
+pub fn season_text(
+    board: &str,
+    period: &str,
+    own_digest: &str,
+    source: &str,
+    weeks: &[SeasonWeek],
+) -> String {
+    let mut text = format!(
+        "laurel-season\nrule_version\t{RULE_VERSION}\nboard\t{board}\nperiod\t{period}\nstandings\t{own_digest}\nsource\t{source}\n"
+    );
+    for w in weeks {
+        let _ = writeln!(text, "week\t{}\t{}\t{}", w.period, w.revision, w.digest);
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -67,7 +67,7 @@ impl Engine {
     /// [`Engine::scope`] for a period already parsed for this board's cadence.
     pub async fn scope_of(&self, board: &BoardSlug, period: PeriodKey) -> Result<Scope, EngineError> {
         let board = self.shared_board(board).await?;
-        if period.cadence() != board.cadence {
+        if !board.has_period(period) {
             return Err(EngineError::NotFound {
                 what: Missing::Period { key: period.to_string(), why: None },
             });

@@ -306,6 +306,21 @@ async fn a_season_settles_after_its_weeks_from_their_final_totals() {
         let settled: BTreeMap<String, i64> =
             settlement.standings.iter().map(|st| (st.member.to_string(), st.points)).collect();
         assert_eq!(settled, model(&SeasonRule::Best { k: 2 }, &weeks), "{store}");
+        // Its digest names each week's settlement: checked from the weeks' published digests.
+        let mut named = Vec::new();
+        for day in days(&src) {
+            let scope = e.scope(&src.slug, Some(&day.to_string())).await.unwrap();
+            let week = e.settlement(&scope).await.unwrap();
+            named.push(domain::settlement::SeasonWeek {
+                period: day.to_string(),
+                revision: 1,
+                digest: week.digest,
+            });
+        }
+        let key = season_scope.period().to_string();
+        let own = domain::receipt::digest(s.slug.as_str(), &key, &settlement.standings);
+        let expected = domain::receipt::season_digest(s.slug.as_str(), &key, &own, src.slug.as_str(), &named);
+        assert_eq!(settlement.digest, expected, "{store}");
     })
     .await;
 }

@@ -619,7 +619,16 @@ async fn migration_0027_keeps_segment_memberships() {
             segments: vec!["province".into()],
             ..common::prized_board("m27", TiePolicy::Shared, 0)
         };
-        t.ledger.create_board(&board, now).await.unwrap();
+        // Schema 26's board: the first schema's columns and the declared dimension.
+        common::create_board_in_old_schema(&t.url, &board).await;
+        let mut conn = sqlx::AnyConnection::connect(&t.url).await.unwrap();
+        sqlx::query("UPDATE boards SET segments = $1 WHERE slug = $2")
+            .bind(r#"["province"]"#)
+            .bind(board.slug.as_str())
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        conn.close().await.unwrap();
         let writes: Vec<Write> = (0..6)
             .map(|i| Write {
                 segments: [("province".to_owned(), format!("p{}", i % 2))].into(),

@@ -38,7 +38,8 @@ use domain::board::{Prize, SegmentPrizes};
 use domain::lifecycle::{State, Step, Transition, step};
 use domain::receipt::{self, Tree};
 use domain::settlement::{
-    FinalTotal, RULE_VERSION, SegmentSettled, SegmentStandings, Standing, roster_standings, standings,
+    FinalTotal, RULE_VERSION, SeasonWeek, SegmentSettled, SegmentStandings, Standing, roster_standings,
+    standings,
 };
 use domain::view::{RewardKind, Settlement};
 use domain::{Board, BoardSlug, PeriodKey};
@@ -101,6 +102,27 @@ impl Outcome {
     pub(super) fn segments_text(&self) -> Result<Option<String>, LedgerError> {
         (!self.settled.is_empty()).then(|| json_text(&self.settled)).transpose()
     }
+}
+
+/// The latest settlement revision and digest of each of a season's weeks, in the season's order
+/// (revision 0 and an empty digest for a week with no settlement row).
+async fn season_weeks(tx: &mut Tx, season: &domain::season::Season) -> Result<Vec<SeasonWeek>, LedgerError> {
+    let mut weeks = Vec::with_capacity(season.periods.len());
+    for period in &season.periods {
+        let row = sqlx::query(
+            "SELECT revision, digest FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision DESC LIMIT 1",
+        )
+        .bind(season.source.as_str())
+        .bind(period.to_string())
+        .fetch_optional(&mut **tx)
+        .await?;
+        let (revision, digest) = match row {
+            Some(row) => (row.try_get("revision")?, row.try_get("digest")?),
+            None => (0, String::new()),
+        };
+        weeks.push(SeasonWeek { period: period.to_string(), revision, digest });
+    }
+    Ok(weeks)
 }
 
 /// A test-only crash hook called between the steps of a settlement (see `engine::failpoints`).
@@ -178,7 +200,13 @@ impl Ledger {
                 final_totals_with_progress(&mut w.tx, ledger.backend, slug, &key, Some(&progress)).await?;
             let read = clock.elapsed();
             let tables = (&board.prizes[..], &board.segment_prizes);
-            let outcome = Outcome::of(&mut w.tx, ledger.backend, &board, &key, totals, tables).await?;
+            let mut outcome = Outcome::of(&mut w.tx, ledger.backend, &board, &key, totals, tables).await?;
+            if let Some(season) = &board.season {
+                // A season's digest names its weeks' settlements, so it is checked from theirs.
+                let weeks = season_weeks(&mut w.tx, season).await?;
+                outcome.digest =
+                    receipt::season_digest(slug, &key, &outcome.digest, season.source.as_str(), &weeks);
+            }
             let (standings, digest) = (&outcome.standings, &outcome.digest);
             let ordered = clock.elapsed();
             let watermark: i64 = sqlx::query(

@@ -106,7 +106,7 @@ impl Engine {
             None | Some("current") => Ok(board.period_at(jiff::Timestamp::now())),
             // A key no period of this board can have (malformed, not in the calendar, outside the
             // supported years, of another cadence) names a period that does not exist.
-            Some(p) => PeriodKey::parse_for(board.cadence, p).map_err(|e| EngineError::NotFound {
+            Some(p) => board.period_named(p).map_err(|e| EngineError::NotFound {
                 what: crate::Missing::Period { key: p.to_owned(), why: Some(e.to_string()) },
             }),
         }

@@ -399,6 +399,12 @@ async fn a_season_is_created_from_a_board_and_refuses_what_would_be_written_to_i
         out.as_array().unwrap().iter().map(|p| &p["period"]).collect::<Vec<_>>(),
         ["2026-W40..2026-W42"]
     );
+    // A season has that one period: any other key names nothing.
+    for other in ["2026-W40..2026-W41", "2026-W40"] {
+        let (status, out) =
+            api.call("GET", &format!("/api/v1/boards/spring/periods/{other}/top"), None, None).await;
+        assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"), "{other}: {out}");
+    }
 
     // Nothing is written to a season: its totals come from its source.
     let events = json!({"event_id": "s1", "member": "u1", "delta": 5});
