@@ -24,7 +24,8 @@ impl Engine {
 
     /// "Why this season total": what each period of the season in `scope` gave `member`, read
     /// from the periods' rankings as `viewer` sees them (a public freeze's view for the public),
-    /// with the member's rank in the season. 422 on a board that is not a season.
+    /// with the member's rank in the season. Not found on a board that is not a season: it has
+    /// no season to explain.
     pub async fn member_season(
         &self,
         viewer: Viewer,
@@ -32,7 +33,9 @@ impl Engine {
         member: &MemberId,
     ) -> Result<domain::season::MemberSeason, EngineError> {
         let Some(definition) = &scope.board().season else {
-            return Err(EngineError::Invalid(format!("{} is not a season board", scope.slug())));
+            return Err(EngineError::NotFound {
+                what: crate::Missing::Other(format!("a season: {} is not a season board", scope.slug())),
+            });
         };
         let mut results = Vec::with_capacity(definition.periods.len());
         for period in &definition.periods {

@@ -470,8 +470,7 @@ pub async fn member_events(
     params(MemberParams),
     responses(
         (status = 200, description = "Every period of the season in order, with the member's points and rank there and what it gave", body = domain::season::MemberSeason),
-        (status = 404, description = "not_found: no such board or period", body = ErrorBody),
-        (status = 422, description = "invalid: the board is not a season", body = ErrorBody),
+        (status = 404, description = "not_found: no such board or period, or the board is not a season", body = ErrorBody),
     )
 )]
 pub async fn member_season(
