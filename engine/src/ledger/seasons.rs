@@ -12,8 +12,7 @@ use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
 use sqlx::Row;
 use std::collections::HashMap;
 
-const SOURCE_COLUMNS: &str =
-    "SELECT member, period, points, version, reach_seq, hidden, updated_at FROM totals";
+const SOURCE_COLUMNS: &str = "SELECT member, period, points, version, hidden, updated_at FROM totals";
 
 /// One source total as a season reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,8 +21,6 @@ pub struct SourceTotal {
     pub period: PeriodKey,
     pub points: i64,
     pub version: i64,
-    /// The week's reach sequence (its ties under `first_reached`).
-    pub reach_seq: i64,
     pub hidden: bool,
     /// When the total last changed (microseconds): the ledger's order across weeks.
     pub updated_at: i64,
@@ -53,45 +50,30 @@ impl Ledger {
             .collect()
     }
 
-    /// The totals of `source` in `periods`: every member's, or only those of `members`.
+    /// The totals of `members` in `periods` of `source`.
     pub async fn source_totals(
         &self,
         source: &BoardSlug,
         periods: &[PeriodKey],
-        members: Option<&[MemberId]>,
+        members: &[MemberId],
     ) -> Result<Vec<SourceTotal>, LedgerError> {
-        let columns = SOURCE_COLUMNS;
         let mut out = Vec::new();
         for period in periods {
-            let rows = match members {
-                None => {
-                    sqlx::query(&format!("{columns} WHERE board = $1 AND period = $2 AND version > 0"))
-                        .bind(source.as_str())
-                        .bind(period.to_string())
-                        .fetch_all(&self.pool)
-                        .await?
+            for chunk in members.chunks(LOOKUP_CHUNK) {
+                let keys: Vec<&str> = chunk.iter().map(MemberId::as_str).collect();
+                let keys = padded(&keys);
+                let list: Vec<String> = (0..keys.len()).map(|i| format!("${}", i + 3)).collect();
+                let sql = format!(
+                    "{SOURCE_COLUMNS} WHERE board = $1 AND period = $2 AND version > 0 AND member IN ({})",
+                    list.join(", ")
+                );
+                let mut q = sqlx::query(&sql).bind(source.as_str()).bind(period.to_string());
+                for key in keys {
+                    q = q.bind(key);
                 }
-                Some(members) => {
-                    let mut rows = Vec::new();
-                    for chunk in members.chunks(LOOKUP_CHUNK) {
-                        let keys: Vec<&str> = chunk.iter().map(MemberId::as_str).collect();
-                        let keys = padded(&keys);
-                        let list: Vec<String> = (0..keys.len()).map(|i| format!("${}", i + 3)).collect();
-                        let sql = format!(
-                            "{columns} WHERE board = $1 AND period = $2 AND version > 0 AND member IN ({})",
-                            list.join(", ")
-                        );
-                        let mut q = sqlx::query(&sql).bind(source.as_str()).bind(period.to_string());
-                        for key in keys {
-                            q = q.bind(key);
-                        }
-                        rows.extend(q.fetch_all(&self.pool).await?);
-                    }
-                    rows
+                for row in &q.fetch_all(&self.pool).await? {
+                    out.push(source_total(row)?);
                 }
-            };
-            for row in &rows {
-                out.push(source_total(row)?);
             }
         }
         // A padded lookup may answer a member twice.
@@ -282,7 +264,6 @@ fn source_total(row: &sqlx::any::AnyRow) -> Result<SourceTotal, LedgerError> {
         period: period_key(&row.try_get::<String, _>("period")?)?,
         points: row.try_get("points")?,
         version: row.try_get("version")?,
-        reach_seq: row.try_get("reach_seq")?,
         hidden: row.try_get::<i64, _>("hidden")? != 0,
         updated_at: row.try_get("updated_at")?,
     })

@@ -48,7 +48,7 @@ impl Engine {
             };
             report.seasons_checked += 1;
             let only = (!members.is_empty()).then_some(members.as_slice());
-            report.add(season, self.level_season(season, only).await?);
+            report.add(season, self.level_season(season, only, None).await?);
         }
         Ok(report)
     }
@@ -68,8 +68,8 @@ impl Engine {
                 continue;
             }
             report.seasons_checked += 1;
-            if self.season_behind(season, definition).await? {
-                report.add(season, self.level_season(season, None).await?);
+            if let Some(weeks_sum) = self.season_behind(season, definition).await? {
+                report.add(season, self.level_season(season, None, Some(weeks_sum)).await?);
             }
         }
         Ok(report)
@@ -93,21 +93,22 @@ impl Engine {
                 });
             }
         }
-        if self.season_behind(season, definition).await? {
-            self.level_season(season, None).await?;
+        if let Some(weeks_sum) = self.season_behind(season, definition).await? {
+            self.level_season(season, None, Some(weeks_sum)).await?;
         }
         Ok(())
     }
 
-    /// Whether a season's totals may be behind its weeks': its version sum is not its weeks'
-    /// (a `placement` season: they moved since it was computed here).
-    async fn season_behind(&self, season: &Board, definition: &Season) -> Result<bool, EngineError> {
+    /// The weeks' version sum when a season's totals may be behind its weeks' (its version sum
+    /// is not theirs; a `placement` season: they moved since it was computed here), else None.
+    async fn season_behind(&self, season: &Board, definition: &Season) -> Result<Option<i64>, EngineError> {
         let weeks_sum = self.weeks_sum(definition).await?;
-        Ok(if definition.rule.reads_ranks() {
+        let behind = if definition.rule.reads_ranks() {
             self.seasons.placed_at.lock().expect("placed at").get(&season.slug) != Some(&weeks_sum)
         } else {
             self.core.ledger.version_sum(&season.slug, &definition.key()).await? != weeks_sum
-        })
+        };
+        Ok(behind.then_some(weeks_sum))
     }
 
     /// Runs the season loop until the process ends: whatever writes noted, within `gather` of
@@ -162,15 +163,25 @@ impl Engine {
 
     /// Recomputes a season's totals (every member's, or only `members`'), writes those newer than
     /// the ledger's and projects them; a projection that fails is left to the reconciler.
-    /// Returns the totals written.
-    async fn level_season(&self, season: &Board, members: Option<&[MemberId]>) -> Result<u64, EngineError> {
+    /// `weeks_sum`, when the caller has just read it, spares a `placement` season reading it
+    /// again. Returns the totals written.
+    async fn level_season(
+        &self,
+        season: &Board,
+        members: Option<&[MemberId]>,
+        weeks_sum: Option<i64>,
+    ) -> Result<u64, EngineError> {
         let Some(definition) = &season.season else { return Ok(0) };
         if definition.rule.reads_ranks() {
-            return self.level_placement(season, definition).await;
+            let weeks_sum = match weeks_sum {
+                Some(sum) => sum,
+                None => self.weeks_sum(definition).await?,
+            };
+            return self.level_placement(season, definition, weeks_sum).await;
         }
         let source = &definition.source;
         if let Some(members) = members {
-            let rows = self.core.ledger.source_totals(source, &definition.periods, Some(members)).await?;
+            let rows = self.core.ledger.source_totals(source, &definition.periods, members).await?;
             return self.write_season(season, summed_totals(definition, &rows)).await;
         }
         let (mut written, mut after) = (0, None);
@@ -191,9 +202,13 @@ impl Engine {
     /// A `placement` season, recomputed from each week's ranking (as admins read it: live during
     /// a public freeze, the standings once settled) down to the last place the table pays, and
     /// the members who placed before: only totals that changed are written.
-    async fn level_placement(&self, season: &Board, definition: &Season) -> Result<u64, EngineError> {
+    async fn level_placement(
+        &self,
+        season: &Board,
+        definition: &Season,
+        weeks_sum: i64,
+    ) -> Result<u64, EngineError> {
         let SeasonRule::Placement { points: table } = &definition.rule else { return Ok(0) };
-        let weeks_sum = self.weeks_sum(definition).await?;
         let mut weeks: BTreeMap<MemberId, Vec<WeekResult>> = BTreeMap::new();
         for (week, period) in definition.periods.iter().enumerate() {
             let scope = self.scope_of(&definition.source, *period).await?;
@@ -305,7 +320,6 @@ mod tests {
             period: PeriodKey::parse(week).unwrap(),
             points,
             version,
-            reach_seq: 0,
             hidden,
             updated_at: 0,
         };
