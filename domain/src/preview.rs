@@ -71,6 +71,27 @@ pub struct SegmentChange {
     pub prizes: Vec<PrizeChange>,
 }
 
+/// What the changes to a week do to a season made of it (`crate::season`): the season members
+/// whose points or rank change, how many others only shift, and the prizes that change hands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SeasonChange {
+    /// The season board.
+    pub board: crate::BoardSlug,
+    /// Its one period.
+    pub period: crate::PeriodKey,
+    /// The season's state.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::view::period_state))]
+    pub state: crate::lifecycle::State,
+    /// True for a settled or archived season: applying re-settles it in the same operation
+    /// (a new revision whose digest names the week's new one; rewards move by deltas only).
+    /// An open or frozen season follows its weeks live.
+    pub resettles: bool,
+    pub moves: Vec<Move>,
+    pub shifted: u64,
+    pub prizes: Vec<PrizeChange>,
+}
+
 /// The segment rankings the changes touch, in (dimension, value) order, from every segment
 /// ranking before and after (`crate::settlement::segment_standings`): a ranking appears when a
 /// touched member's points or rank in it change, or a prize in it changes hands.
@@ -286,6 +307,31 @@ impl Plan {
         out.extend(entering.map(|(_, e)| e.clone()));
         out
     }
+}
+
+/// The standings after the changes down to rank `depth` (a `placement` season's paid places of
+/// the week), from the standings `before` and the comparison's plan, reading only the standings
+/// before that could end there: a rank moves up by at most one per touched member.
+pub async fn top_after<S: StandingsBefore>(
+    before: &mut S,
+    plan: &Plan,
+    touched: usize,
+    depth: u64,
+) -> Result<Vec<Standing>, S::Error> {
+    let reach = depth.saturating_add(touched as u64);
+    let mut prefix: Vec<Standing> = Vec::new();
+    loop {
+        let window = before.window(prefix.len() as u64, WINDOW).await?;
+        let full = window.len() as u64 == WINDOW;
+        let past = window.last().is_some_and(|s| s.rank > reach);
+        prefix.extend(window);
+        if !full || past {
+            break;
+        }
+    }
+    let mut after = plan.after(prefix);
+    after.retain(|s| s.rank <= depth);
+    Ok(after)
 }
 
 /// One change of a preview, as an admin asks for it. The same words as the admin routes that

@@ -29,14 +29,15 @@
 //! each later revision in words (`Engine::revision_notes`, `domain::preview::describe`) on the
 //! board page, and on a member's page how its rank moved.
 
-use crate::ledger::{Applied, Draft, LedgerError, StoredStandings};
+use crate::ledger::{Applied, ApplyOutcome, Draft, LedgerError, ResettledSeason, StoredStandings};
 use crate::lifecycle::required_reason;
 use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::ErrorCode;
 use domain::lifecycle::State;
 use domain::preview::{
-    Move, Plan, PreviewChange, PrizeChange, Ranked, SegmentChange, StandingsBefore, compare, segment_changes,
+    Move, Plan, PreviewChange, PrizeChange, Ranked, SeasonChange, SegmentChange, StandingsBefore, compare,
+    segment_changes, top_after,
 };
 use domain::settlement::segment_standings;
 use domain::{BoardSlug, MemberId, PeriodKey};
@@ -86,6 +87,10 @@ pub struct Preview {
     /// of its dimension's table that change hands (none on a board without segments).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub segments: Vec<SegmentChange>,
+    /// Each season made of the period (none when no season holds it): what the changes do to
+    /// it, and whether applying re-settles it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seasons: Vec<SeasonChange>,
     /// For a settled or archived period: the digest the standings after would have.
     pub digest_after: Option<String>,
     /// True when `digest_after` is still being computed (a period over
@@ -124,7 +129,13 @@ impl Engine {
         let prizes = base.prizes.clone().unwrap_or_else(|| board.prizes.clone());
         // A segmented board's previews compare every segment ranking too, from all the standings.
         let segmented = !board.segments.is_empty();
-        let (comparison, stored, before_all) = match base.revision.filter(|_| !base.state.is_adjustable()) {
+        // The seasons made of the period, and how deep a `placement` one reads the week after.
+        let (seasons, depth) = self.seasons_of_week(&board, period).await;
+        let touched = base.touched.len();
+        let (comparison, stored, before_all, week_top) = match base
+            .revision
+            .filter(|_| !base.state.is_adjustable())
+        {
             Some(revision) => {
                 let mut stored =
                     self.core.ledger.stored_standings(slug, &period, sort, policy, revision, base.members);
@@ -134,7 +145,11 @@ impl Engine {
                     true => Some(stored.window(0, stored.members()).await?),
                     false => None,
                 };
-                (comparison, Some(stored), all)
+                let top = match depth {
+                    Some(depth) => Some(top_after(&mut stored, &comparison.plan, touched, depth).await?),
+                    None => None,
+                };
+                (comparison, Some(stored), all, top)
             }
             None => {
                 let mut before = base.before;
@@ -144,7 +159,15 @@ impl Engine {
                     .await
                     .unwrap_or_else(|never| match never {});
                 let all = segmented.then(|| ranked.standings().to_vec());
-                (comparison, None, all)
+                let top = match depth {
+                    Some(depth) => Some(
+                        top_after(&mut ranked, &comparison.plan, touched, depth)
+                            .await
+                            .unwrap_or_else(|never| match never {}),
+                    ),
+                    None => None,
+                };
+                (comparison, None, all, top)
             }
         };
         let (segments, segment_digest_after) = match before_all {
@@ -164,6 +187,7 @@ impl Engine {
             }
             None => (Vec::new(), None),
         };
+        let seasons = self.season_changes(&seasons, period, &base.touched, week_top.as_deref()).await?;
         // In the ledger's precision, so the answer is what the draft holds.
         let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond())
             .expect("now is within the supported range");
@@ -223,6 +247,7 @@ impl Engine {
             shifted_members: comparison.shifted_members,
             prizes: comparison.prizes,
             segments,
+            seasons,
             digest_after: draft.digest_after,
             digest_pending,
         })
@@ -279,7 +304,7 @@ impl Engine {
                 .draft(slug.as_str(), id)
                 .await
                 .is_ok_and(|d| d.changes.iter().any(|c| matches!(c, PreviewChange::Move { .. })));
-        let (applied, totals) =
+        let ApplyOutcome { applied, totals, seasons } =
             self.core.ledger.apply_draft(&board, period, id, actor, now, self.core.failpoints.hook()).await?;
         self.core.failpoints.hit("apply.after_commit")?;
         if !totals.is_empty() {
@@ -297,7 +322,18 @@ impl Engine {
             self.forget_cached(slug);
             self.announce(slug, &period);
         }
-        if applied.revision.as_ref().is_some_and(|r| !r.rewards.is_empty()) {
+        // Each season the apply re-settled: its recomputed totals, unless it is archived.
+        for ResettledSeason { season, state, totals, revision } in seasons {
+            if state != State::Archived {
+                self.project_season(&season, &revision.period, totals).await;
+            }
+            self.forget_cached(&season.slug);
+            self.announce(&season.slug, &revision.period);
+        }
+        let rewarded = |r: &crate::ledger::Revision| !r.rewards.is_empty();
+        if applied.revision.as_ref().is_some_and(rewarded)
+            || applied.seasons.iter().any(|s| rewarded(&s.revision))
+        {
             self.wake_rewards();
         }
         Ok(applied)

@@ -13,13 +13,18 @@
 //! - a public freeze of a week freezes its seasons with it: what the week hides does not show
 //!   through a season until the week is revealed; admins read the season live;
 //! - a whole season is read a page of members at a time, no member cut in two;
-//! - a draft that names no board, or periods of another cadence, changes nothing.
+//! - a draft that names no board, or periods of another cadence, changes nothing;
+//! - a correction of a settled week previews its effect on every season made of it, and applying
+//!   it re-settles the settled seasons in the same operation: totals, standings, a digest naming
+//!   the week's new revision, reward deltas only; a repeat changes nothing, and a crash at any
+//!   step of it (failpoints) leaves nothing and reruns to the same revisions.
 
 mod common;
 
 use common::{each_store, point, unique};
-use domain::board::{BoardDraft, SeasonDraft};
+use domain::board::{BoardDraft, Prize, SeasonDraft};
 use domain::lifecycle::Transition;
+use domain::preview::{PreviewChange, SeasonChange};
 use domain::season::SeasonRule;
 use domain::write::Write;
 use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
@@ -61,6 +66,10 @@ fn days(source: &Board) -> Vec<PeriodKey> {
 }
 
 async fn season(e: &Engine, source: &Board, rule: SeasonRule) -> Board {
+    season_with(e, source, rule, vec![]).await
+}
+
+async fn season_with(e: &Engine, source: &Board, rule: SeasonRule, prizes: Vec<Prize>) -> Board {
     let draft = SeasonDraft {
         slug: unique("season").replace('_', "-").to_lowercase(),
         title: "season".into(),
@@ -70,7 +79,7 @@ async fn season(e: &Engine, source: &Board, rule: SeasonRule) -> Board {
         to: None,
         rule,
         tie_policy: "shared".into(),
-        prizes: vec![],
+        prizes,
     };
     let slug = BoardSlug::parse(draft.slug.clone()).unwrap();
     e.create_season(draft).await.unwrap();
@@ -448,6 +457,232 @@ async fn random_writes_rank_as_the_model_says_under_every_rule() {
                 let rule = &s.season.as_ref().unwrap().rule;
                 assert_eq!(read(e, s).await, model(rule, &weeks), "{store} seed {seed} {}", rule.kind());
             }
+        }
+    })
+    .await;
+}
+
+fn prize(from_rank: u64, to_rank: u64, prize: &str) -> Prize {
+    Prize { from_rank, to_rank, prize: prize.into() }
+}
+
+/// Two settled seasons of four settled days, with prizes: `sum` (gold for the first) and
+/// `placement` 10/6/4 (a cup for the first, a plate for the second).
+///
+/// | day | 0 | 1 | 2 | 3 | sum | placement |
+/// |---|---|---|---|---|---|---|
+/// | u1 | 9 (1st) | | | | 9 | 10 |
+/// | u2 | 8 (2nd) | 3 (1st) | | | 11 (gold) | 16 (cup) |
+/// | u3 | | 2 (2nd) | | | 2 | 6 |
+/// | u4 | | | 4 (1st) | 1 (1st) | 5 | 20 |
+///
+/// Placement: u4 20 (cup), u2 16 (plate), u1 10, u3 6.
+async fn settled_seasons(e: &Engine) -> (Board, Board, Board) {
+    let src = source(e).await;
+    let sum = season_with(e, &src, SeasonRule::Sum {}, vec![prize(1, 1, "gold")]).await;
+    let placed = season_with(
+        e,
+        &src,
+        SeasonRule::Placement { points: vec![10, 6, 4] },
+        vec![prize(1, 1, "cup"), prize(2, 2, "plate")],
+    )
+    .await;
+    for (day, id, member, delta) in [
+        (0, "a", "u1", 9),
+        (0, "b", "u2", 8),
+        (1, "c", "u2", 3),
+        (1, "d", "u3", 2),
+        (2, "f", "u4", 4),
+        (3, "g", "u4", 1),
+    ] {
+        e.record(&src, &[on_day(&src, day, id, member, delta)]).await.unwrap();
+    }
+    for day in days(&src) {
+        let scope = e.scope(&src.slug, Some(&day.to_string())).await.unwrap();
+        e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+        e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
+    }
+    for s in [&sum, &placed] {
+        let scope = e.scope(&s.slug, None).await.unwrap();
+        e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+        e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
+    }
+    (src, sum, placed)
+}
+
+/// A season's latest standings as member → (points, rank, prize).
+async fn standings(e: &Engine, season: &Board) -> BTreeMap<String, (i64, u64, Option<String>)> {
+    let scope = e.scope(&season.slug, None).await.unwrap();
+    let settlement = e.settlement(&scope).await.unwrap();
+    settlement.standings.iter().map(|s| (s.member.to_string(), (s.points, s.rank, s.prize.clone()))).collect()
+}
+
+/// A season's reward rows as (revision, kind, member, prize).
+async fn rewards(e: &Engine, season: &Board) -> Vec<(i64, String, String, String)> {
+    let scope = e.scope(&season.slug, None).await.unwrap();
+    let mut rows: Vec<_> = e
+        .rewards(&scope)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.revision, r.kind.as_str().to_owned(), r.member.to_string(), r.prize))
+        .collect();
+    rows.sort();
+    rows
+}
+
+fn row(revision: i64, kind: &str, member: &str, prize: &str) -> (i64, String, String, String) {
+    (revision, kind.into(), member.into(), prize.into())
+}
+
+/// The digest a season's latest settlement must have: its standings' own, folded with each day's
+/// latest settlement (as published on the days' settlements).
+async fn expected_season_digest(e: &Engine, src: &Board, season: &Board) -> String {
+    let scope = e.scope(&season.slug, None).await.unwrap();
+    let settlement = e.settlement(&scope).await.unwrap();
+    let mut named = Vec::new();
+    for day in days(src) {
+        let scope = e.scope(&src.slug, Some(&day.to_string())).await.unwrap();
+        let week = e.settlement(&scope).await.unwrap();
+        let revision = e.settlements(&scope).await.unwrap().len() as i64;
+        named.push(domain::settlement::SeasonWeek { period: day.to_string(), revision, digest: week.digest });
+    }
+    let key = scope.period().to_string();
+    let own = domain::receipt::digest(season.slug.as_str(), &key, &settlement.standings);
+    domain::receipt::season_digest(season.slug.as_str(), &key, &own, src.slug.as_str(), &named)
+}
+
+/// Day 1's correction: u2's 3 points there were counted twice (−3 leaves u2 0 points, behind u3).
+fn correction() -> Vec<PreviewChange> {
+    vec![PreviewChange::Correct { member: MemberId::parse("u2").unwrap(), delta: -3 }]
+}
+
+#[tokio::test]
+async fn a_correction_of_a_settled_week_previews_and_resettles_its_seasons_with_reward_deltas_only() {
+    each_store(async |store, e, _| {
+        let (src, sum, placed) = settled_seasons(e).await;
+        let day1 = e.scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
+        assert_eq!(rewards(e, &sum).await, [row(1, "grant", "u2", "gold")], "{store}");
+        let preview = e.preview(&day1, "double counted", correction(), "admin:ann").await.unwrap();
+
+        // The preview lists both seasons, sorted as the seasons are: what each would become.
+        let by_board: BTreeMap<&str, &SeasonChange> =
+            preview.seasons.iter().map(|c| (c.board.as_str(), c)).collect();
+        assert_eq!(by_board.len(), 2, "{store}: {:?}", preview.seasons);
+        let s = by_board[sum.slug.as_str()];
+        assert!(s.resettles, "{store}");
+        let u2 = s.moves.iter().find(|m| m.member.as_str() == "u2").expect("u2 moves in the sum season");
+        assert_eq!(
+            (u2.points_before, u2.points_after, u2.rank_before, u2.rank_after),
+            (Some(11), Some(8), Some(1), Some(2)),
+            "{store}"
+        );
+        let prizes: Vec<_> =
+            s.prizes.iter().map(|p| (p.member.as_str(), p.before.as_deref(), p.after.as_deref())).collect();
+        assert_eq!(prizes, [("u1", None, Some("gold")), ("u2", Some("gold"), None)], "{store}");
+        // Day 1 after: u3 first (10 points in the placement season), u2 second (6).
+        let p = by_board[placed.slug.as_str()];
+        let moved: BTreeMap<&str, (Option<i64>, Option<i64>)> =
+            p.moves.iter().map(|m| (m.member.as_str(), (m.points_before, m.points_after))).collect();
+        assert_eq!(
+            moved,
+            BTreeMap::from([("u2", (Some(16), Some(12))), ("u3", (Some(6), Some(10)))]),
+            "{store}"
+        );
+        assert!(p.prizes.is_empty(), "{store}: nobody's prize changes: {:?}", p.prizes);
+
+        let applied = e.apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
+        assert_eq!(applied.revision.as_ref().map(|r| r.revision), Some(2), "{store}");
+        let revisions: BTreeMap<&str, i64> =
+            applied.seasons.iter().map(|s| (s.board.as_str(), s.revision.revision)).collect();
+        assert_eq!(revisions, BTreeMap::from([(sum.slug.as_str(), 2), (placed.slug.as_str(), 2)]), "{store}");
+
+        // Standings as the rule makes them from the corrected days; rewards moved by deltas only.
+        let expect =
+            |rows: &[(&str, i64, u64, Option<&str>)]| -> BTreeMap<String, (i64, u64, Option<String>)> {
+                rows.iter().map(|(m, p, r, z)| (m.to_string(), (*p, *r, z.map(str::to_owned)))).collect()
+            };
+        let sum_after =
+            expect(&[("u1", 9, 1, Some("gold")), ("u2", 8, 2, None), ("u4", 5, 3, None), ("u3", 2, 4, None)]);
+        assert_eq!(standings(e, &sum).await, sum_after, "{store}");
+        let placed_after = expect(&[
+            ("u4", 20, 1, Some("cup")),
+            ("u2", 12, 2, Some("plate")),
+            ("u1", 10, 3, None),
+            ("u3", 10, 3, None),
+        ]);
+        assert_eq!(standings(e, &placed).await, placed_after, "{store}");
+        let sum_rewards =
+            [row(1, "grant", "u2", "gold"), row(2, "grant", "u1", "gold"), row(2, "revoke", "u2", "gold")];
+        assert_eq!(rewards(e, &sum).await, sum_rewards, "{store}");
+        let placed_rewards = [row(1, "grant", "u2", "plate"), row(1, "grant", "u4", "cup")];
+        assert_eq!(rewards(e, &placed).await, placed_rewards, "{store}: an unchanged prize writes nothing");
+        // Each season's digest names day 1's new revision.
+        for season in [&sum, &placed] {
+            let scope = e.scope(&season.slug, None).await.unwrap();
+            let digest = e.settlement(&scope).await.unwrap().digest;
+            assert_eq!(digest, expected_season_digest(e, &src, season).await, "{store}");
+            let published = applied.seasons.iter().find(|s| s.board == season.slug).unwrap();
+            assert_eq!(published.revision.digest, digest, "{store}");
+        }
+        // The live rankings of the seasons follow too.
+        assert_eq!(read_as(e, Viewer::Admin, &sum).await.get("u2"), Some(&8), "{store}");
+
+        // A repeat answers the same and changes nothing.
+        let again = e.apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
+        assert_eq!(again, applied, "{store}");
+        assert_eq!(rewards(e, &sum).await, sum_rewards, "{store}");
+        let sum_scope = e.scope(&sum.slug, None).await.unwrap();
+        assert_eq!(e.settlements(&sum_scope).await.unwrap().len(), 2, "{store}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_crash_while_a_season_is_resettled_leaves_nothing_and_reruns_to_the_same_revisions() {
+    let steps = [
+        "season.after_totals",
+        "season.resettle.after_standings",
+        "season.resettle.before_commit",
+        "apply.before_commit",
+    ];
+    each_store(async |store, e, _| {
+        // Without a crash first: the revisions every rerun must reach.
+        let (src, sum, placed) = settled_seasons(e).await;
+        let day1 = e.scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
+        let preview = e.preview(&day1, "double counted", correction(), "admin:ann").await.unwrap();
+        let clean = e.apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
+        let digests = |applied: &engine::ledger::Applied| -> Vec<(String, String)> {
+            applied.seasons.iter().map(|s| (s.board.to_string(), s.revision.digest.clone())).collect()
+        };
+        let clean_standings = (standings(e, &sum).await, standings(e, &placed).await);
+        for step in steps {
+            let (src, sum, placed) = settled_seasons(e).await;
+            let day1 = e.scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
+            let preview = e.preview(&day1, "double counted", correction(), "admin:ann").await.unwrap();
+            e.failpoints().arm(step);
+            let crashed = e.apply_preview(&day1, &preview.preview_id, "admin:ann").await;
+            assert!(
+                matches!(&crashed, Err(EngineError::Ledger(engine::ledger::LedgerError::Failpoint(n))) if *n == step),
+                "{store} {step}: {crashed:?}"
+            );
+            // Nothing of the apply is left: the day and both seasons still have one revision.
+            for scope in [day1.clone(), e.scope(&sum.slug, None).await.unwrap(), e.scope(&placed.slug, None).await.unwrap()] {
+                assert_eq!(e.settlements(&scope).await.unwrap().len(), 1, "{store} {step}");
+            }
+            assert_eq!(rewards(e, &sum).await, [row(1, "grant", "u2", "gold")], "{store} {step}");
+            let rerun = e.apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
+            // The same standings and reward deltas as without the crash (the slugs differ, so the
+            // digests are compared by shape: one per season, each the expected one).
+            assert_eq!((standings(e, &sum).await, standings(e, &placed).await), clean_standings, "{store} {step}");
+            assert_eq!(rerun.seasons.len(), digests(&clean).len(), "{store} {step}");
+            for season in [&sum, &placed] {
+                let published = rerun.seasons.iter().find(|s| s.board == season.slug).unwrap();
+                assert_eq!(published.revision.revision, 2, "{store} {step}");
+                assert_eq!(published.revision.digest, expected_season_digest(e, &src, season).await, "{store} {step}");
+            }
+            let sum_rewards = [row(1, "grant", "u2", "gold"), row(2, "grant", "u1", "gold"), row(2, "revoke", "u2", "gold")];
+            assert_eq!(rewards(e, &sum).await, sum_rewards, "{store} {step}");
         }
     })
     .await;

@@ -38,6 +38,7 @@ use super::moderation::set_hidden_in;
 use super::previews::{Draft, draft_from_row, watermark};
 use super::receipts::chain_in;
 use super::rewards::reward_key;
+use super::season_revise::{ResettledSeason, SeasonRevision, resettle_seasons};
 use super::segment_moves::move_in;
 use super::settle::{Failpoint, LastRevision, Outcome, final_totals, insert_standings, last_revision};
 use super::sql::{INSERT_CHUNK, json_text, multi_row_insert};
@@ -71,6 +72,35 @@ pub struct Applied {
     pub watermark: String,
     /// For a settled or archived period: the settlement revision the changes wrote.
     pub revision: Option<Revision>,
+    /// The settled or archived seasons holding the period, each re-settled in the same
+    /// transaction (`season_revise.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seasons: Vec<SeasonRevision>,
+}
+
+/// What applying a draft did, and what the projection must mirror afterwards.
+#[derive(Debug)]
+pub struct ApplyOutcome {
+    pub applied: Applied,
+    /// The last total of each member the changes moved (none for a repeat).
+    pub totals: Vec<Projected>,
+    /// Each season the apply re-settled, with the season totals it wrote.
+    pub seasons: Vec<ResettledSeason>,
+}
+
+impl ApplyOutcome {
+    /// A repeated apply: the stored answer, nothing to project.
+    fn repeated(applied: Applied) -> Self {
+        Self { applied, totals: Vec::new(), seasons: Vec::new() }
+    }
+}
+
+/// Why a settlement revision is written: the draft applied, by whom, when, and the crash hook.
+pub(super) struct Cause<'a> {
+    pub draft: &'a Draft,
+    pub actor: &'a str,
+    pub now: jiff::Timestamp,
+    pub failpoint: &'a Failpoint,
 }
 
 /// A settlement revision written by an apply.
@@ -117,7 +147,7 @@ impl Ledger {
         actor: &str,
         now: jiff::Timestamp,
         failpoint: Failpoint,
-    ) -> Result<(Applied, Vec<Projected>), LedgerError> {
+    ) -> Result<ApplyOutcome, LedgerError> {
         let (ledger, board, id, actor) = (self.clone(), board.clone(), id.to_owned(), actor.to_owned());
         super::detached(async move {
             let mut w = ledger.begin_write().await?;
@@ -127,14 +157,14 @@ impl Ledger {
                 return Err(LedgerError::Missing(format!("preview {id} of {slug} {period}")));
             }
             if let Some(applied) = answered(&draft)? {
-                return Ok((applied, Vec::new()));
+                return Ok(ApplyOutcome::repeated(applied));
             }
             let key = period.to_string();
             let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
             // Whoever held the period row before may have applied or cancelled this very draft.
             let draft = read_draft(&mut w.tx, slug, &id).await?;
             if let Some(applied) = answered(&draft)? {
-                return Ok((applied, Vec::new()));
+                return Ok(ApplyOutcome::repeated(applied));
             }
             let StoredDraft { draft, .. } = draft;
             if now > draft.expires_at {
@@ -187,10 +217,14 @@ impl Ledger {
                     projected.insert(t.member.clone(), t);
                 }
             }
-            let revision = if state.is_adjustable() {
-                None
+            let cause = Cause { draft: &draft, actor: &actor, now, failpoint: &failpoint };
+            let (revision, seasons) = if state.is_adjustable() {
+                (None, Vec::new())
             } else {
-                Some(resettle(&mut w.tx, ledger.backend, &board, &draft, &actor, now, &failpoint).await?)
+                let revision = resettle(&mut w.tx, ledger.backend, &board, draft.period, &cause).await?;
+                let moved: Vec<MemberId> = projected.keys().cloned().collect();
+                let seasons = resettle_seasons(&mut w.tx, ledger.backend, &board, &moved, &cause).await?;
+                (Some(revision), seasons)
             };
             let record = AuditRecord {
                 actor: &actor,
@@ -206,6 +240,9 @@ impl Ledger {
                     "changes": draft.changes,
                     "revision": revision.as_ref().map(|r| r.revision),
                     "digest": revision.as_ref().map(|r| &r.digest),
+                    "seasons": seasons.iter().map(|s| json!({
+                        "board": s.revision.board, "revision": s.revision.revision.revision,
+                    })).collect::<Vec<_>>(),
                 })),
                 ..Default::default()
             };
@@ -220,6 +257,7 @@ impl Ledger {
                 applied_at: now,
                 watermark: watermark(&mut w.tx, slug, &key, state).await?,
                 revision,
+                seasons: seasons.iter().map(|s| s.revision.clone()).collect(),
             };
             let result = serde_json::to_string(&applied).map_err(|e| LedgerError::Corrupt(e.to_string()))?;
             sqlx::query("UPDATE previews SET result = $1 WHERE board = $2 AND id = $3")
@@ -232,7 +270,7 @@ impl Ledger {
             w.tx.commit().await?;
             let mut totals: Vec<Projected> = projected.into_values().collect();
             totals.sort_by(|a, b| a.member.cmp(&b.member));
-            Ok((applied, totals))
+            Ok(ApplyOutcome { applied, totals, seasons })
         })
         .await
     }
@@ -379,16 +417,15 @@ async fn make(
 
 /// Writes settlement revision N+1 of a settled or archived period from its totals now, and the
 /// reward deltas against what members hold (see the module's doc).
-async fn resettle(
+pub(super) async fn resettle(
     tx: &mut Tx,
     backend: Backend,
     board: &Board,
-    draft: &Draft,
-    actor: &str,
-    now: jiff::Timestamp,
-    failpoint: &Failpoint,
+    period: PeriodKey,
+    cause: &Cause<'_>,
 ) -> Result<Revision, LedgerError> {
-    let (slug, key) = (board.slug.as_str(), draft.period.to_string());
+    let Cause { draft, actor, now, failpoint } = *cause;
+    let (slug, key) = (board.slug.as_str(), period.to_string());
     // The prize table the period was settled with, not the board's table now.
     let LastRevision { revision: previous, digest: previous_digest, prizes, segment_prizes, .. } =
         last_revision(tx, board, &key)
@@ -396,7 +433,8 @@ async fn resettle(
             .ok_or_else(|| LedgerError::Corrupt(format!("{slug} {key} is settled without a settlement")))?;
     let revision = previous + 1;
     let totals = final_totals(tx, backend, slug, &key).await?;
-    let outcome = Outcome::of(tx, backend, board, &key, totals, (&prizes, &segment_prizes)).await?;
+    let mut outcome = Outcome::of(tx, backend, board, &key, totals, (&prizes, &segment_prizes)).await?;
+    outcome.name_weeks(tx, board, &key).await?;
     let (standings, digest) = (&outcome.standings, outcome.digest.clone());
     // The receipts' root, chained to revision N's link (computed if N predates migration 0023).
     let root = Tree::of_standings(standings).root();
@@ -434,7 +472,7 @@ async fn resettle(
     .bind(outcome.segments_text()?)
     .execute(&mut **tx)
     .await?;
-    insert_standings(tx, backend, &board.slug, &draft.period, revision, standings).await?;
+    insert_standings(tx, backend, &board.slug, &period, revision, standings).await?;
     failpoint("resettle.after_standings")?;
 
     let deltas = reward_deltas(tx, slug, &key, revision, &outcome.prized()).await?;
@@ -451,6 +489,8 @@ async fn resettle(
             "revision": revision, "digest": digest, "previous_digest": previous_digest, "watermark": entries,
             "members": standings.len(), "rule_version": RULE_VERSION, "preview_id": draft.id,
             "segment_rankings": outcome.settled.len(),
+            // A season re-settled because a week's preview was applied names that week.
+            "week": (board.slug.as_str() != draft.board).then(|| json!({ "board": draft.board, "period": draft.period })),
             "grants": deltas.iter().filter(|(d, _)| d.kind == RewardKind::Grant).count(),
             "revokes": deltas.iter().filter(|(d, _)| d.kind == RewardKind::Revoke).count(),
         })),

@@ -7,10 +7,11 @@
 use super::boards::{BOARD_COLUMNS, StoredTotal, board_from_row};
 use super::locks::ensure_period;
 use super::sql::{INSERT_CHUNK, LOOKUP_CHUNK, multi_row_insert, padded, period_key};
-use super::{Ledger, LedgerError, micros};
+use super::{Backend, Ledger, LedgerError, Tx, micros};
+use domain::season::{Season, WeekResult};
 use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
 use sqlx::Row;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 const SOURCE_COLUMNS: &str = "SELECT member, period, points, version, hidden, updated_at FROM totals";
 
@@ -57,29 +58,8 @@ impl Ledger {
         periods: &[PeriodKey],
         members: &[MemberId],
     ) -> Result<Vec<SourceTotal>, LedgerError> {
-        let mut out = Vec::new();
-        for period in periods {
-            for chunk in members.chunks(LOOKUP_CHUNK) {
-                let keys: Vec<&str> = chunk.iter().map(MemberId::as_str).collect();
-                let keys = padded(&keys);
-                let list: Vec<String> = (0..keys.len()).map(|i| format!("${}", i + 3)).collect();
-                let sql = format!(
-                    "{SOURCE_COLUMNS} WHERE board = $1 AND period = $2 AND version > 0 AND member IN ({})",
-                    list.join(", ")
-                );
-                let mut q = sqlx::query(&sql).bind(source.as_str()).bind(period.to_string());
-                for key in keys {
-                    q = q.bind(key);
-                }
-                for row in &q.fetch_all(&self.pool).await? {
-                    out.push(source_total(row)?);
-                }
-            }
-        }
-        // A padded lookup may answer a member twice.
-        out.sort_unstable_by(|a, b| (&a.member, a.period).cmp(&(&b.member, b.period)));
-        out.dedup_by(|a, b| a.member == b.member && a.period == b.period);
-        Ok(out)
+        let mut conn = self.pool.acquire().await?;
+        source_totals_in(&mut conn, source, periods, members).await
     }
 
     /// A page of the totals of `source` in `periods`, by member: every total of the members
@@ -132,21 +112,16 @@ impl Ledger {
     pub async fn level_season(
         &self,
         season: &Board,
-        mut rows: Vec<SeasonTotal>,
+        rows: Vec<SeasonTotal>,
         now: jiff::Timestamp,
     ) -> Result<Vec<StoredTotal>, LedgerError> {
         let Some(definition) = &season.season else { return Ok(Vec::new()) };
-        let (ledger, slug, key, policy) =
-            (self.clone(), season.slug.to_string(), definition.key().to_string(), season.tie_policy());
-        // A placement total's version moves with every week's, so it is written only when its
-        // points or its place in the ranking change, and a member who never placed gets no row.
-        let placement = definition.rule.reads_ranks();
-        rows.sort_unstable_by(|a, b| (a.reached, &a.member).cmp(&(b.reached, &b.member)));
+        let (ledger, season, key) = (self.clone(), season.clone(), definition.key().to_string());
         super::detached(async move {
             let mut w = ledger.begin_write().await?;
-            ensure_period(&mut w.tx, &slug, &key).await?;
+            ensure_period(&mut w.tx, season.slug.as_str(), &key).await?;
             let state: String = sqlx::query("SELECT state FROM periods WHERE board = $1 AND period = $2")
-                .bind(&slug)
+                .bind(season.slug.as_str())
                 .bind(&key)
                 .fetch_one(&mut *w.tx)
                 .await?
@@ -154,106 +129,247 @@ impl Ledger {
             if state == "settled" || state == "archived" {
                 return Ok(Vec::new());
             }
-            let mut held: HashMap<String, (i64, i64, i64, bool)> = HashMap::with_capacity(rows.len());
-            for chunk in rows.chunks(LOOKUP_CHUNK) {
-                let keys: Vec<&str> = chunk.iter().map(|r| r.member.as_str()).collect();
-                let keys = padded(&keys);
-                let list: Vec<String> = (0..keys.len()).map(|i| format!("${}", i + 3)).collect();
-                let sql = format!(
-                    "SELECT member, points, version, reach_seq, hidden FROM totals \
-                     WHERE board = $1 AND period = $2 AND member IN ({})",
-                    list.join(", ")
-                );
-                let mut q = sqlx::query(&sql).bind(&slug).bind(&key);
-                for k in keys {
-                    q = q.bind(k);
-                }
-                for row in q.fetch_all(&mut *w.tx).await? {
-                    held.insert(
-                        row.try_get("member")?,
-                        (
-                            row.try_get("points")?,
-                            row.try_get("version")?,
-                            row.try_get("reach_seq")?,
-                            row.try_get::<i64, _>("hidden")? != 0,
-                        ),
-                    );
-                }
-            }
-            let newer: Vec<&SeasonTotal> = rows
-                .iter()
-                .filter(|r| match held.get(r.member.as_str()) {
-                    None => !(placement && r.hidden),
-                    Some((points, version, _, hidden)) => {
-                        *version < r.version && !(placement && *points == r.points && *hidden == r.hidden)
-                    }
-                })
-                .collect();
-            // Reach sequences for the totals whose points change, in the order they were reached.
-            let changed = newer
-                .iter()
-                .filter(|r| held.get(r.member.as_str()).is_none_or(|(points, ..)| *points != r.points))
-                .count() as i64;
-            let mut seq = match policy {
-                TiePolicy::FirstReached if changed > 0 => sqlx::query(
-                    "UPDATE periods SET next_seq = next_seq + $1 WHERE board = $2 AND period = $3 \
-                     RETURNING next_seq - $1 AS first",
-                )
-                .bind(changed)
-                .bind(&slug)
-                .bind(&key)
-                .fetch_one(&mut *w.tx)
-                .await?
-                .try_get::<i64, _>("first")?,
-                _ => 0,
-            };
-            let mut stored = Vec::with_capacity(newer.len());
-            for r in &newer {
-                let reach_seq = match held.get(r.member.as_str()) {
-                    Some((points, _, reach, _)) if *points == r.points => *reach,
-                    _ if policy == TiePolicy::FirstReached => {
-                        seq += 1;
-                        seq - 1
-                    }
-                    _ => 0,
-                };
-                stored.push(StoredTotal {
-                    member: r.member.clone(),
-                    points: r.points,
-                    version: r.version,
-                    reach_seq,
-                    hidden: r.hidden,
-                });
-            }
-            let at = micros(now);
-            for chunk in stored.chunks(INSERT_CHUNK) {
-                let sql = multi_row_insert(
-                    ledger.backend,
-                    "INSERT INTO totals (board, period, member, points, version, reach_seq, hidden, updated_at) VALUES ",
-                    8,
-                    chunk.len(),
-                ) + " ON CONFLICT (board, period, member) DO UPDATE SET points = excluded.points, \
-                      version = excluded.version, reach_seq = excluded.reach_seq, hidden = excluded.hidden, \
-                      updated_at = excluded.updated_at WHERE totals.version < excluded.version";
-                let mut q = sqlx::query(&sql);
-                for t in chunk {
-                    q = q
-                        .bind(&slug)
-                        .bind(&key)
-                        .bind(t.member.as_str())
-                        .bind(t.points)
-                        .bind(t.version)
-                        .bind(t.reach_seq)
-                        .bind(i64::from(t.hidden))
-                        .bind(at);
-                }
-                q.execute(&mut *w.tx).await?;
-            }
+            let stored = level_season_in(&mut w.tx, ledger.backend, &season, rows, now).await?;
             w.tx.commit().await?;
             Ok(stored)
         })
         .await
     }
+}
+
+/// The totals of `members` in `periods` of `source`, on `conn` (a transaction's, or the pool's).
+pub(super) async fn source_totals_in(
+    conn: &mut sqlx::AnyConnection,
+    source: &BoardSlug,
+    periods: &[PeriodKey],
+    members: &[MemberId],
+) -> Result<Vec<SourceTotal>, LedgerError> {
+    let mut out = Vec::new();
+    for period in periods {
+        for chunk in members.chunks(LOOKUP_CHUNK) {
+            let keys: Vec<&str> = chunk.iter().map(MemberId::as_str).collect();
+            let keys = padded(&keys);
+            let list: Vec<String> = (0..keys.len()).map(|i| format!("${}", i + 3)).collect();
+            let sql = format!(
+                "{SOURCE_COLUMNS} WHERE board = $1 AND period = $2 AND version > 0 AND member IN ({})",
+                list.join(", ")
+            );
+            let mut q = sqlx::query(&sql).bind(source.as_str()).bind(period.to_string());
+            for key in keys {
+                q = q.bind(key);
+            }
+            for row in &q.fetch_all(&mut *conn).await? {
+                out.push(source_total(row)?);
+            }
+        }
+    }
+    // A padded lookup may answer a member twice.
+    out.sort_unstable_by(|a, b| (&a.member, a.period).cmp(&(&b.member, b.period)));
+    out.dedup_by(|a, b| a.member == b.member && a.period == b.period);
+    Ok(out)
+}
+
+/// Writes the season totals in `rows` whose version is newer than the ledger's, in `tx`, whatever
+/// the season's state (the caller decides: a live season, or a settled one a correction
+/// re-settles), and returns them as stored.
+pub(super) async fn level_season_in(
+    tx: &mut Tx,
+    backend: Backend,
+    season: &Board,
+    mut rows: Vec<SeasonTotal>,
+    now: jiff::Timestamp,
+) -> Result<Vec<StoredTotal>, LedgerError> {
+    let Some(definition) = &season.season else { return Ok(Vec::new()) };
+    let (slug, key, policy) = (season.slug.as_str(), definition.key().to_string(), season.tie_policy());
+    // A placement total's version moves with every week's, so it is written only when its
+    // points or its place in the ranking change, and a member who never placed gets no row.
+    let placement = definition.rule.reads_ranks();
+    rows.sort_unstable_by(|a, b| (a.reached, &a.member).cmp(&(b.reached, &b.member)));
+    let mut held: HashMap<String, (i64, i64, i64, bool)> = HashMap::with_capacity(rows.len());
+    for chunk in rows.chunks(LOOKUP_CHUNK) {
+        let keys: Vec<&str> = chunk.iter().map(|r| r.member.as_str()).collect();
+        let keys = padded(&keys);
+        let list: Vec<String> = (0..keys.len()).map(|i| format!("${}", i + 3)).collect();
+        let sql = format!(
+            "SELECT member, points, version, reach_seq, hidden FROM totals \
+             WHERE board = $1 AND period = $2 AND member IN ({})",
+            list.join(", ")
+        );
+        let mut q = sqlx::query(&sql).bind(slug).bind(&key);
+        for k in keys {
+            q = q.bind(k);
+        }
+        for row in q.fetch_all(&mut **tx).await? {
+            held.insert(
+                row.try_get("member")?,
+                (
+                    row.try_get("points")?,
+                    row.try_get("version")?,
+                    row.try_get("reach_seq")?,
+                    row.try_get::<i64, _>("hidden")? != 0,
+                ),
+            );
+        }
+    }
+    let newer: Vec<&SeasonTotal> = rows
+        .iter()
+        .filter(|r| match held.get(r.member.as_str()) {
+            None => !(placement && r.hidden),
+            Some((points, version, _, hidden)) => {
+                *version < r.version && !(placement && *points == r.points && *hidden == r.hidden)
+            }
+        })
+        .collect();
+    // Reach sequences for the totals whose points change, in the order they were reached.
+    let changed = newer
+        .iter()
+        .filter(|r| held.get(r.member.as_str()).is_none_or(|(points, ..)| *points != r.points))
+        .count() as i64;
+    let mut seq = match policy {
+        TiePolicy::FirstReached if changed > 0 => sqlx::query(
+            "UPDATE periods SET next_seq = next_seq + $1 WHERE board = $2 AND period = $3 \
+             RETURNING next_seq - $1 AS first",
+        )
+        .bind(changed)
+        .bind(slug)
+        .bind(&key)
+        .fetch_one(&mut **tx)
+        .await?
+        .try_get::<i64, _>("first")?,
+        _ => 0,
+    };
+    let mut stored = Vec::with_capacity(newer.len());
+    for r in &newer {
+        let reach_seq = match held.get(r.member.as_str()) {
+            Some((points, _, reach, _)) if *points == r.points => *reach,
+            _ if policy == TiePolicy::FirstReached => {
+                seq += 1;
+                seq - 1
+            }
+            _ => 0,
+        };
+        stored.push(StoredTotal {
+            member: r.member.clone(),
+            points: r.points,
+            version: r.version,
+            reach_seq,
+            hidden: r.hidden,
+        });
+    }
+    let at = micros(now);
+    for chunk in stored.chunks(INSERT_CHUNK) {
+        let sql = multi_row_insert(
+            backend,
+            "INSERT INTO totals (board, period, member, points, version, reach_seq, hidden, updated_at) VALUES ",
+            8,
+            chunk.len(),
+        ) + " ON CONFLICT (board, period, member) DO UPDATE SET points = excluded.points, \
+              version = excluded.version, reach_seq = excluded.reach_seq, hidden = excluded.hidden, \
+              updated_at = excluded.updated_at WHERE totals.version < excluded.version";
+        let mut q = sqlx::query(&sql);
+        for t in chunk {
+            q = q
+                .bind(slug)
+                .bind(&key)
+                .bind(t.member.as_str())
+                .bind(t.points)
+                .bind(t.version)
+                .bind(t.reach_seq)
+                .bind(i64::from(t.hidden))
+                .bind(at);
+        }
+        q.execute(&mut **tx).await?;
+    }
+    Ok(stored)
+}
+
+/// The `sum`, `best` or `weighted` season totals of the members in `rows` (sorted by member,
+/// then week); each version is the member's weekly versions added up. A member hidden in a week
+/// has no total there; hidden in every week, none in the season.
+pub fn summed_totals(definition: &Season, rows: &[SourceTotal]) -> Vec<SeasonTotal> {
+    let mut totals = Vec::new();
+    for member_rows in rows.chunk_by(|a, b| a.member == b.member) {
+        let weeks: Vec<WeekResult> = member_rows
+            .iter()
+            .filter(|r| !r.hidden)
+            .filter_map(|r| {
+                Some(WeekResult {
+                    week: definition.week_of(r.period)?,
+                    points: r.points,
+                    rank: 0,
+                    reached: r.updated_at,
+                })
+            })
+            .collect();
+        let result = definition.rule.apply(&weeks);
+        totals.push(SeasonTotal {
+            member: member_rows[0].member.clone(),
+            points: result.points,
+            version: member_rows.iter().map(|r| r.version).sum(),
+            hidden: weeks.is_empty(),
+            reached: result.reached,
+        });
+    }
+    totals
+}
+
+/// The `placement` season totals of the members in `weeks` (each member's places, one per week
+/// it placed in; members without any place get a hidden total of 0, out of the ranking), each
+/// with `version`: the weeks' version sum they were computed at.
+pub fn placement_totals(
+    definition: &Season,
+    weeks: BTreeMap<MemberId, Vec<WeekResult>>,
+    version: i64,
+) -> Vec<SeasonTotal> {
+    weeks
+        .into_iter()
+        .map(|(member, weeks)| {
+            let result = definition.rule.apply(&weeks);
+            SeasonTotal {
+                member,
+                points: result.points,
+                version,
+                hidden: !result.ranked,
+                reached: result.reached,
+            }
+        })
+        .collect()
+}
+
+/// The version sum of `periods` of `source` (what a `placement` season's totals carry), in `tx`.
+pub(super) async fn weeks_version_sum_in(
+    tx: &mut Tx,
+    source: &BoardSlug,
+    periods: &[PeriodKey],
+) -> Result<i64, LedgerError> {
+    let mut sum = 0;
+    for period in periods {
+        let row = sqlx::query(
+            "SELECT CAST(COALESCE(SUM(version), 0) AS BIGINT) AS v FROM totals WHERE board = $1 AND period = $2",
+        )
+        .bind(source.as_str())
+        .bind(period.to_string())
+        .fetch_one(&mut **tx)
+        .await?;
+        sum += row.try_get::<i64, _>("v")?;
+    }
+    Ok(sum)
+}
+
+/// The members holding a total in a season, in `tx`.
+pub(super) async fn season_members_in(
+    tx: &mut Tx,
+    season: &BoardSlug,
+    key: &str,
+) -> Result<Vec<MemberId>, LedgerError> {
+    sqlx::query("SELECT member FROM totals WHERE board = $1 AND period = $2 AND version > 0")
+        .bind(season.as_str())
+        .bind(key)
+        .fetch_all(&mut **tx)
+        .await?
+        .iter()
+        .map(|row| super::sql::member_id(row.try_get("member")?))
+        .collect()
 }
 
 /// A row of [`SOURCE_COLUMNS`].
@@ -267,4 +383,31 @@ fn source_total(row: &sqlx::any::AnyRow) -> Result<SourceTotal, LedgerError> {
         hidden: row.try_get::<i64, _>("hidden")? != 0,
         updated_at: row.try_get("updated_at")?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::season::SeasonRule;
+
+    #[test]
+    fn a_member_hidden_in_every_week_has_a_hidden_total_that_still_counts_its_versions() {
+        let definition = Season {
+            source: BoardSlug::parse("w").unwrap(),
+            periods: vec![PeriodKey::parse("2026-W40").unwrap(), PeriodKey::parse("2026-W41").unwrap()],
+            rule: SeasonRule::Sum {},
+        };
+        let row = |week: &str, points, version, hidden| SourceTotal {
+            member: MemberId::parse("u1").unwrap(),
+            period: PeriodKey::parse(week).unwrap(),
+            points,
+            version,
+            hidden,
+            updated_at: 0,
+        };
+        let totals = summed_totals(&definition, &[row("2026-W40", 5, 2, true), row("2026-W41", 7, 3, true)]);
+        assert_eq!((totals[0].points, totals[0].version, totals[0].hidden), (0, 5, true));
+        let totals = summed_totals(&definition, &[row("2026-W40", 5, 2, false), row("2026-W41", 7, 3, true)]);
+        assert_eq!((totals[0].points, totals[0].version, totals[0].hidden), (5, 5, false));
+    }
 }

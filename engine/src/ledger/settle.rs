@@ -98,6 +98,22 @@ impl Outcome {
         board.chain(segments).collect()
     }
 
+    /// On a season: folds its weeks' latest settlements into the digest, so a season is checked
+    /// from its weeks' published digests (nothing on another board).
+    pub(super) async fn name_weeks(
+        &mut self,
+        tx: &mut Tx,
+        board: &Board,
+        key: &str,
+    ) -> Result<(), LedgerError> {
+        if let Some(season) = &board.season {
+            let weeks = season_weeks(tx, season).await?;
+            let (slug, source) = (board.slug.as_str(), season.source.as_str());
+            self.digest = receipt::season_digest(slug, key, &self.digest, source, &weeks);
+        }
+        Ok(())
+    }
+
     /// The segment records as the `settlements.segments` column holds them (NULL: none).
     pub(super) fn segments_text(&self) -> Result<Option<String>, LedgerError> {
         (!self.settled.is_empty()).then(|| json_text(&self.settled)).transpose()
@@ -201,12 +217,7 @@ impl Ledger {
             let read = clock.elapsed();
             let tables = (&board.prizes[..], &board.segment_prizes);
             let mut outcome = Outcome::of(&mut w.tx, ledger.backend, &board, &key, totals, tables).await?;
-            if let Some(season) = &board.season {
-                // A season's digest names its weeks' settlements, so it is checked from theirs.
-                let weeks = season_weeks(&mut w.tx, season).await?;
-                outcome.digest =
-                    receipt::season_digest(slug, &key, &outcome.digest, season.source.as_str(), &weeks);
-            }
+            outcome.name_weeks(&mut w.tx, &board, &key).await?;
             let (standings, digest) = (&outcome.standings, &outcome.digest);
             let ordered = clock.elapsed();
             let watermark: i64 = sqlx::query(

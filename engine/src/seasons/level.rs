@@ -3,7 +3,7 @@
 //! its weeks' rankings; then the ledger write and the projection.
 
 use super::Pending;
-use crate::ledger::{SeasonTotal, SourceTotal, Viewer};
+use crate::ledger::{SeasonTotal, StoredTotal, Viewer, placement_totals, summed_totals};
 use crate::{Engine, EngineError};
 use domain::season::{Season, SeasonRule, WeekResult};
 use domain::{Board, BoardSlug, MemberId, PeriodKey, State};
@@ -210,25 +210,9 @@ impl Engine {
     ) -> Result<u64, EngineError> {
         let SeasonRule::Placement { points: table } = &definition.rule else { return Ok(0) };
         let mut weeks: BTreeMap<MemberId, Vec<WeekResult>> = BTreeMap::new();
-        for (week, period) in definition.periods.iter().enumerate() {
-            let scope = self.scope_of(&definition.source, *period).await?;
-            let mut offset = 0;
-            'pages: loop {
-                let page =
-                    self.ranking_page_as(Viewer::Admin, &scope, offset, crate::reads::MAX_PAGE).await?;
-                for entry in &page.entries {
-                    if entry.rank > table.len() as u64 {
-                        break 'pages;
-                    }
-                    // The latest week that counts is when the member reached their total.
-                    let result =
-                        WeekResult { week, points: entry.points, rank: entry.rank, reached: week as i64 };
-                    weeks.entry(entry.member.clone()).or_default().push(result);
-                }
-                if !page.has_more || page.entries.is_empty() {
-                    break;
-                }
-                offset += page.entries.len() as u64;
+        for week in 0..definition.periods.len() {
+            for (member, result) in self.week_places(definition, week, table.len() as u64).await? {
+                weeks.entry(member).or_default().push(result);
             }
         }
         // Members placed before and no longer: their totals go to 0, out of the ranking.
@@ -236,22 +220,37 @@ impl Engine {
         for held in self.core.ledger.totals(&season.slug, &key).await? {
             weeks.entry(held.member).or_default();
         }
-        let totals = weeks
-            .into_iter()
-            .map(|(member, weeks)| {
-                let result = definition.rule.apply(&weeks);
-                SeasonTotal {
-                    member,
-                    points: result.points,
-                    version: weeks_sum,
-                    hidden: !result.ranked,
-                    reached: result.reached,
-                }
-            })
-            .collect();
-        let written = self.write_season(season, totals).await?;
+        let written = self.write_season(season, placement_totals(definition, weeks, weeks_sum)).await?;
         self.seasons.placed_at.lock().expect("placed at").insert(season.slug.clone(), weeks_sum);
         Ok(written)
+    }
+
+    /// The places of week `week` of a season (as admins read its ranking: live during a public
+    /// freeze, the standings once settled) down to rank `depth`.
+    pub(super) async fn week_places(
+        &self,
+        definition: &Season,
+        week: usize,
+        depth: u64,
+    ) -> Result<Vec<(MemberId, WeekResult)>, EngineError> {
+        let scope = self.scope_of(&definition.source, definition.periods[week]).await?;
+        let (mut places, mut offset) = (Vec::new(), 0);
+        loop {
+            let page = self.ranking_page_as(Viewer::Admin, &scope, offset, crate::reads::MAX_PAGE).await?;
+            for entry in &page.entries {
+                if entry.rank > depth {
+                    return Ok(places);
+                }
+                // The latest week that counts is when the member reached their total.
+                let result =
+                    WeekResult { week, points: entry.points, rank: entry.rank, reached: week as i64 };
+                places.push((entry.member.clone(), result));
+            }
+            if !page.has_more || page.entries.is_empty() {
+                return Ok(places);
+            }
+            offset += page.entries.len() as u64;
+        }
     }
 
     /// Writes season totals to the ledger (those newer than its own) and projects them.
@@ -262,70 +261,19 @@ impl Engine {
         }
         let stored = self.core.ledger.level_season(season, totals, jiff::Timestamp::now()).await?;
         let written = stored.len() as u64;
+        self.project_season(season, &definition.key(), stored).await;
+        Ok(written)
+    }
+
+    /// Projects season totals the ledger holds; a projection that fails is left to the reconciler.
+    pub(crate) async fn project_season(&self, season: &Board, key: &PeriodKey, stored: Vec<StoredTotal>) {
         if stored.is_empty() {
-            return Ok(0);
+            return;
         }
         let projected: Vec<_> =
             stored.into_iter().filter_map(|t| crate::reconciler::encode(season, t).ok()).collect();
-        if let Err(error) = self.core.projection.level(&season.slug, &definition.key(), &projected).await {
+        if let Err(error) = self.core.projection.level(&season.slug, key, &projected).await {
             tracing::warn!(season = %season.slug, %error, "season totals recorded; the reconciler will project them");
         }
-        Ok(written)
-    }
-}
-
-/// The `sum`, `best` or `weighted` season totals of the members in `rows` (sorted by member,
-/// then week); each version is the member's weekly versions added up. A member hidden in a week
-/// has no total there; hidden in every week, none in the season.
-fn summed_totals(definition: &Season, rows: &[SourceTotal]) -> Vec<SeasonTotal> {
-    let mut totals = Vec::new();
-    for member_rows in rows.chunk_by(|a, b| a.member == b.member) {
-        let weeks: Vec<WeekResult> = member_rows
-            .iter()
-            .filter(|r| !r.hidden)
-            .filter_map(|r| {
-                Some(WeekResult {
-                    week: definition.week_of(r.period)?,
-                    points: r.points,
-                    rank: 0,
-                    reached: r.updated_at,
-                })
-            })
-            .collect();
-        let result = definition.rule.apply(&weeks);
-        totals.push(SeasonTotal {
-            member: member_rows[0].member.clone(),
-            points: result.points,
-            version: member_rows.iter().map(|r| r.version).sum(),
-            hidden: weeks.is_empty(),
-            reached: result.reached,
-        });
-    }
-    totals
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_member_hidden_in_every_week_has_a_hidden_total_that_still_counts_its_versions() {
-        let definition = Season {
-            source: BoardSlug::parse("w").unwrap(),
-            periods: vec![PeriodKey::parse("2026-W40").unwrap(), PeriodKey::parse("2026-W41").unwrap()],
-            rule: SeasonRule::Sum {},
-        };
-        let row = |week: &str, points, version, hidden| SourceTotal {
-            member: MemberId::parse("u1").unwrap(),
-            period: PeriodKey::parse(week).unwrap(),
-            points,
-            version,
-            hidden,
-            updated_at: 0,
-        };
-        let totals = summed_totals(&definition, &[row("2026-W40", 5, 2, true), row("2026-W41", 7, 3, true)]);
-        assert_eq!((totals[0].points, totals[0].version, totals[0].hidden), (0, 5, true));
-        let totals = summed_totals(&definition, &[row("2026-W40", 5, 2, false), row("2026-W41", 7, 3, true)]);
-        assert_eq!((totals[0].points, totals[0].version, totals[0].hidden), (5, 5, false));
     }
 }

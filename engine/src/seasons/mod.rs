@@ -23,6 +23,7 @@
 
 mod explain;
 mod level;
+mod preview;
 
 pub use level::SeasonReport;
 
