@@ -26,6 +26,9 @@ pub struct CorrectionPreview {
     pub prizes: Vec<PrizeChange>,
     /// Each segment ranking the change touches, with the prizes changing hands there.
     pub segments: Vec<domain::preview::SegmentChange>,
+    /// Each season made of the period: what the change does to it, and whether applying
+    /// re-settles it.
+    pub seasons: Vec<domain::preview::SeasonChange>,
     /// For a settled or archived period: the digest the new revision will have.
     pub digest_after: Option<String>,
     /// The digest is still being computed (a period of over 100 000 members).
@@ -100,6 +103,7 @@ pub async fn preview_correction(
         shifted: p.shifted,
         prizes: p.prizes,
         segments: p.segments,
+        seasons: p.seasons,
         digest_after: p.digest_after,
         digest_pending: p.digest_pending,
         expires_at: p.expires_at,

@@ -178,6 +178,7 @@ fn PreviewTable(
                 let caption = tr!(l, "correct-segment-prizes", ranking = c.ranking.clone());
                 prize_table(l, caption, Some(c.ranking.clone()), &c.prizes)
             }).collect_view()}
+            {p.seasons.iter().map(|c| season_effect(l, c, row)).collect_view()}
             {p.digest_after.clone().map(|d| view! { <p class="meta">{tr!(l, "correct-new-digest")} " " <span class="id">{d}</span></p> })}
             {p.digest_pending.then(|| view! {
                 <p class="meta">{tr!(l, "correct-digest-pending")}</p>
@@ -196,6 +197,44 @@ fn PreviewTable(
                 <button type="submit" class="secondary" prop:disabled=move || pending.get() data-confirm="cancel">{tr!(l, "correct-cancel")}</button>
             </ActionForm>
         </section>
+    }
+}
+
+/// What a preview does to one season made of the period: its moves, its prize changes, and
+/// whether applying re-settles it.
+fn season_effect<V: IntoView + 'static, F: Fn(&Move) -> V>(
+    l: crate::i18n::Locale,
+    c: &domain::preview::SeasonChange,
+    row: F,
+) -> impl IntoView + use<V, F> {
+    let board = c.board.to_string();
+    let shifted = i64::try_from(c.shifted).unwrap_or(i64::MAX);
+    let caption = tr!(l, "correct-season-moves", season = board.clone(), shifted = l.number(shifted));
+    let note = match c.resettles {
+        true => tr!(l, "correct-season-resettles"),
+        false => tr!(l, "correct-season-follows"),
+    };
+    view! {
+        <div class="season-effect" data-season=board.clone()>
+            {if c.moves.is_empty() {
+                view! { <p class="empty">{tr!(l, "correct-season-no-moves", season = board.clone())}</p> }.into_any()
+            } else {
+                view! {
+                    <table class="entries moves">
+                        <caption>{caption}</caption>
+                        <thead><tr>
+                            <th scope="col">{tr!(l, "correct-col-member")}</th><th scope="col">{tr!(l, "correct-col-points")}</th><th scope="col">{tr!(l, "correct-col-rank")}</th>
+                        </tr></thead>
+                        <tbody>{c.moves.iter().map(row).collect_view()}</tbody>
+                    </table>
+                }.into_any()
+            }}
+            {(!c.prizes.is_empty()).then(|| {
+                let caption = tr!(l, "correct-season-prizes", season = board.clone());
+                prize_table(l, caption, Some(board.clone()), &c.prizes)
+            })}
+            <p class="meta">{note}</p>
+        </div>
     }
 }
 

@@ -60,6 +60,7 @@ mod public;
 mod reads;
 mod receipts;
 mod revise;
+mod reward_deltas;
 mod rewards;
 mod rows;
 mod schedule;
