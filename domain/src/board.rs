@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::kinds::{Cadence, Operator, Sort, TiePolicy, Unit};
 use crate::period::PeriodKey;
-use crate::season::{Season, SeasonRule};
+use crate::season::{CarryOver, Season, SeasonRule};
 
 /// The cadence word of hot boards (sliding windows, Redis only; see [`crate::hot`]). Not a
 /// [`Cadence`]: a hot board has no periods, no ledger entries and no lifecycle.
@@ -293,16 +293,63 @@ pub struct SeasonDraft {
     pub tie_policy: String,
     #[serde(default)]
     pub prizes: Vec<Prize>,
+    /// A soft reset from an earlier, settled season (`{from, share_percent, floor}`).
+    #[serde(default)]
+    pub carry_over: Option<CarryOverDraft>,
+}
+
+/// A season's carry-over as drafted: the earlier season, the share, the floor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CarryOverDraft {
+    pub from: String,
+    pub share_percent: i64,
+    #[serde(default)]
+    pub floor: i64,
 }
 
 impl SeasonDraft {
+    /// The earlier season's slug as typed, checked, if the draft carries one over.
+    pub fn carried_from(&self) -> Result<Option<crate::ids::BoardSlug>, DraftError> {
+        self.carry_over
+            .as_ref()
+            .map(|c| {
+                crate::ids::BoardSlug::parse(c.from.clone()).map_err(|e| refuse("carry_over", e.to_string()))
+            })
+            .transpose()
+    }
+
     /// The source board's slug as typed, checked.
     pub fn source(&self) -> Result<crate::ids::BoardSlug, DraftError> {
         crate::ids::BoardSlug::parse(self.source.clone()).map_err(|e| refuse("source", e.to_string()))
     }
 
-    /// Checks every field against the source board and builds the season board.
+    /// Checks every field against the source board and builds the season board (a draft that
+    /// carries over is refused: see [`SeasonDraft::parse_carrying`]).
     pub fn parse(self, source: &Board) -> Result<Board, DraftError> {
+        self.parse_carrying(source, None)
+    }
+
+    /// [`SeasonDraft::parse`], with `previous`: the season the draft carries over from (the board
+    /// named by [`SeasonDraft::carried_from`]), whose largest total bounds the openings.
+    pub fn parse_carrying(self, source: &Board, previous: Option<&Board>) -> Result<Board, DraftError> {
+        let carry_over = match (self.carry_over, previous) {
+            (None, _) => None,
+            (Some(_), None) => return Err(refuse("carry_over", "there is no season to carry over from")),
+            (Some(draft), Some(previous)) => {
+                if previous.season.is_none() {
+                    return Err(refuse("carry_over", format!("{} is not a season", previous.slug)));
+                }
+                let carry = CarryOver {
+                    from: previous.slug.clone(),
+                    share_percent: draft.share_percent,
+                    floor: draft.floor,
+                    revision: 0,
+                    members: 0,
+                };
+                carry.check().map_err(|e| refuse("carry_over", e))?;
+                Some(carry)
+            }
+        };
         let slug = crate::ids::BoardSlug::parse(self.slug).map_err(|e| refuse("slug", e.to_string()))?;
         if source.season.is_some() {
             return Err(refuse(
@@ -326,6 +373,14 @@ impl SeasonDraft {
             .rule
             .bounds(periods.len(), source.codec.bounds())
             .ok_or_else(|| refuse("rule", "the season's totals would not fit in 64 bits"))?;
+        // An opening is at most the carried share of the earlier season's largest total.
+        let carried = match (&carry_over, previous) {
+            (Some(carry), Some(previous)) => carry.opening(previous.codec.bounds().1).unwrap_or(0),
+            _ => 0,
+        };
+        let max = max
+            .checked_add(carried)
+            .ok_or_else(|| refuse("carry_over", "the openings would not fit in 64 bits"))?;
         let tie_base = match policy {
             TiePolicy::Shared => 1,
             TiePolicy::FirstReached => DEFAULT_TIE_BASE,
@@ -353,7 +408,7 @@ impl SeasonDraft {
             ranking_ttl_days: settings.ranking_ttl_days,
             segments: Vec::new(),
             segment_prizes: SegmentPrizes::new(),
-            season: Some(Season { source: source.slug.clone(), periods, rule: self.rule }),
+            season: Some(Season { source: source.slug.clone(), periods, rule: self.rule, carry_over }),
         })
     }
 }
@@ -735,7 +790,25 @@ mod season_tests {
             rule,
             tie_policy: "first_reached".into(),
             prizes: Vec::new(),
+            carry_over: None,
         }
+    }
+
+    #[test]
+    fn a_carry_over_widens_the_bounds_by_the_share_of_the_last_seasons_largest_total() {
+        let last = draft(SeasonRule::Sum {}).parse(&source("desc")).unwrap();
+        let own = draft(SeasonRule::Sum {}).parse(&source("desc")).unwrap().codec.bounds().1;
+        let carry = Some(CarryOverDraft { from: "q1".into(), share_percent: 50, floor: 10 });
+        let next = SeasonDraft { carry_over: carry.clone(), ..draft(SeasonRule::Sum {}) };
+        let board = next.parse_carrying(&source("desc"), Some(&last)).unwrap();
+        assert_eq!(board.codec.bounds().1, own + (last.codec.bounds().1 - 10) / 2);
+        let next = SeasonDraft { carry_over: carry.clone(), ..draft(SeasonRule::Sum {}) };
+        assert_eq!(next.parse(&source("desc")).unwrap_err().field, "carry_over");
+        let next = SeasonDraft { carry_over: carry, ..draft(SeasonRule::Sum {}) };
+        let plain = source("desc");
+        assert!(
+            next.parse_carrying(&source("desc"), Some(&plain)).unwrap_err().message.contains("not a season")
+        );
     }
 
     #[test]

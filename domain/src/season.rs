@@ -13,6 +13,10 @@
 //! only means something when more is better: a source board ranked `asc` (times, strokes) can
 //! only make a `placement` season. A season itself always ranks more points first.
 //!
+//! A season may **carry over** part of an earlier season ([`CarryOver`], a soft reset): each member
+//! ranked there starts with `share_percent` % of what they had above `floor`, recorded at creation
+//! as the season's opening entries and added to whatever the rule makes of the weeks.
+//!
 //! [`SeasonRule::apply`] works on one member's weeks at a time, so a season of a million members
 //! is computed in one pass over the ledger's rows, member by member, and "why this season total"
 //! is the same call's [`Contribution`]s.
@@ -37,6 +41,50 @@ pub struct Season {
     /// The source's periods, ascending, without repeats; 1 to [`MAX_SEASON_PERIODS`].
     pub periods: Vec<PeriodKey>,
     pub rule: SeasonRule,
+    /// What the season carries over from an earlier one, if anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carry_over: Option<CarryOver>,
+}
+
+/// A soft reset: each member ranked in the final standings of season `from` starts this one with
+/// `share_percent` % of their points above `floor` (rounded down; nothing at or below it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CarryOver {
+    /// The earlier season board.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub from: BoardSlug,
+    /// 1 to 100.
+    pub share_percent: i64,
+    /// 0 or more.
+    #[serde(default)]
+    pub floor: i64,
+    /// The settlement revision of `from` the openings were read from (set at creation).
+    #[serde(default)]
+    pub revision: i64,
+    /// How many members opened with points (set at creation).
+    #[serde(default)]
+    pub members: u64,
+}
+
+impl CarryOver {
+    /// Checks the share and the floor.
+    pub fn check(&self) -> Result<(), String> {
+        if !(1..=100).contains(&self.share_percent) {
+            return Err(format!("share_percent must be 1 to 100, got {}", self.share_percent));
+        }
+        if self.floor < 0 {
+            return Err(format!("floor must be 0 or more, got {}", self.floor));
+        }
+        Ok(())
+    }
+
+    /// The opening of a member who ended `from` with `points`: None when nothing carries over.
+    pub fn opening(&self, points: i64) -> Option<i64> {
+        let above = points.checked_sub(self.floor).filter(|p| *p > 0)?;
+        let share = i128::from(above) * i128::from(self.share_percent) / 100;
+        i64::try_from(share).ok().filter(|p| *p > 0)
+    }
 }
 
 impl Season {
@@ -138,6 +186,10 @@ pub struct MemberSeason {
     /// The member's rank in the season's ranking; absent when not ranked there (yet).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rank: Option<u64>,
+    /// What the member carried over from the earlier season (included in `points`); absent
+    /// when nothing did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried: Option<i64>,
     /// Every period of the season, in order.
     pub periods: Vec<SeasonLine>,
 }
@@ -169,6 +221,7 @@ impl Season {
         member: crate::ids::MemberId,
         results: &[Option<(i64, u64)>],
         rank: Option<u64>,
+        carried: Option<i64>,
     ) -> MemberSeason {
         let weeks: Vec<WeekResult> = results
             .iter()
@@ -195,8 +248,9 @@ impl Season {
             member,
             source: self.source.clone(),
             rule: self.rule.kind().into(),
-            points: applied.points,
+            points: applied.points + carried.unwrap_or(0),
             rank,
+            carried,
             periods,
         }
     }

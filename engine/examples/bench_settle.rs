@@ -346,9 +346,10 @@ async fn season_run(
         rule: domain::season::SeasonRule::Sum {},
         tie_policy: "shared".into(),
         prizes: vec![Prize { from_rank: 1, to_rank: 3, prize: "cup".into() }],
+        carry_over: None,
     };
     let started = Instant::now();
-    engine.create_season(draft).await?;
+    engine.create_season(draft, "bench").await?;
     report(&format!("season: first whole computation ({weeks} weeks x N members)"), n, started);
     let season = engine.board(&BoardSlug::parse(format!("season-{n}"))?).await?;
     let season_scope = engine.scope(&season.slug, None).await?;

@@ -113,29 +113,92 @@ impl Engine {
     }
 
     /// Creates a season board from its draft and computes its totals from the source's periods
-    /// at once (`crate::seasons`). The source must be a periodic board that exists (else 422).
+    /// at once (`crate::seasons`). The source must be a periodic board that exists, and a season
+    /// carried over from must exist (else 422).
     pub async fn create_season(
         &self,
         draft: domain::board::SeasonDraft,
+        actor: &str,
     ) -> Result<BoardDetails, EngineError> {
-        let source_slug = draft.source().map_err(|e| EngineError::Invalid(e.message))?;
+        let invalid =
+            |e: domain::board::DraftError| EngineError::Invalid(format!("{}: {}", e.field, e.message));
+        let source_slug = draft.source().map_err(invalid)?;
         let source = self.core.ledger.board(&source_slug).await?.ok_or_else(|| {
             EngineError::Invalid(format!("source: no periodic board is named {source_slug}"))
         })?;
-        let season =
-            draft.parse(&source).map_err(|e| EngineError::Invalid(format!("{}: {}", e.field, e.message)))?;
-        self.create_season_board(&season).await
+        let previous =
+            match draft.carried_from().map_err(invalid)? {
+                Some(slug) => {
+                    Some(self.core.ledger.board(&slug).await?.ok_or_else(|| {
+                        EngineError::Invalid(format!("carry_over: no season is named {slug}"))
+                    })?)
+                }
+                None => None,
+            };
+        let season = draft.parse_carrying(&source, previous.as_ref()).map_err(invalid)?;
+        self.create_season_board(&season, actor).await
     }
 
-    /// Stores a season board already checked against its source (`SeasonDraft::parse`) and
-    /// computes its totals at once.
-    pub async fn create_season_board(&self, season: &Board) -> Result<BoardDetails, EngineError> {
-        if season.season.is_none() {
+    /// Stores a season board already checked against its source (`SeasonDraft::parse_carrying`)
+    /// and computes its totals at once. A season that carries over opens, in the same
+    /// transaction, with the openings of the earlier season's final standings, which must be
+    /// settled (else `invalid_transition`).
+    pub async fn create_season_board(
+        &self,
+        season: &Board,
+        actor: &str,
+    ) -> Result<BoardDetails, EngineError> {
+        let Some(definition) = &season.season else {
             return Err(EngineError::Invalid(format!("{} is not a season", season.slug)));
+        };
+        domain::board::check_prizes(&season.prizes).map_err(EngineError::Invalid)?;
+        let mut season = season.clone();
+        let openings = match &definition.carry_over {
+            Some(carry) => {
+                let (revision, openings) = self.openings_from(carry).await?;
+                let carry = season.season.as_mut().and_then(|s| s.carry_over.as_mut()).expect("carries over");
+                (carry.revision, carry.members) = (revision, openings.len() as u64);
+                openings
+            }
+            None => Vec::new(),
+        };
+        let opened = !openings.is_empty();
+        if !self.core.ledger.create_season(&season, openings, actor, jiff::Timestamp::now()).await? {
+            return Err(EngineError::BoardExists(season.slug.to_string()));
         }
-        let details = self.create_board(season).await?;
+        if opened {
+            // The openings are totals already: the check below finds the season level.
+            let key = season.season.as_ref().map(domain::season::Season::key).expect("a season");
+            let totals = self.core.ledger.totals(&season.slug, &key).await?;
+            self.project_season(&season, &key, totals).await;
+        }
         self.seasons.forget();
         self.check_seasons().await?;
-        Ok(details)
+        self.board_details(&season).await
+    }
+
+    /// What each member carries over from an earlier season's latest settlement, best first,
+    /// with that settlement's revision.
+    async fn openings_from(
+        &self,
+        carry: &domain::season::CarryOver,
+    ) -> Result<(i64, Vec<(domain::MemberId, i64)>), EngineError> {
+        let from = self.board(&carry.from).await?;
+        let Some(key) = from.season.as_ref().map(domain::season::Season::key) else {
+            return Err(EngineError::Invalid(format!("carry_over: {} is not a season", carry.from)));
+        };
+        let unsettled = || EngineError::Refused {
+            code: domain::ErrorCode::InvalidTransition,
+            detail: format!(
+                "carry_over: settle {} first: its final standings are what carries over",
+                carry.from
+            ),
+        };
+        let header = self.core.ledger.settlement(&from.slug, &key, 0, 0).await?.ok_or_else(unsettled)?;
+        let standings =
+            self.core.ledger.standings(&from.slug, &key, header.revision, 0, header.members).await?;
+        let openings =
+            standings.into_iter().filter_map(|s| Some((s.member, carry.opening(s.points)?))).collect();
+        Ok((header.revision, openings))
     }
 }

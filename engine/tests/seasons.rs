@@ -22,13 +22,14 @@
 mod common;
 
 use common::{each_store, point, unique};
-use domain::board::{BoardDraft, Prize, SeasonDraft};
+use domain::board::{BoardDraft, CarryOverDraft, Prize, SeasonDraft};
 use domain::lifecycle::Transition;
 use domain::preview::{PreviewChange, SeasonChange};
 use domain::season::SeasonRule;
 use domain::write::Write;
 use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
 use engine::ledger::Viewer;
+use engine::ledger::audit::AuditFilter;
 use engine::lifecycle::Correction;
 use engine::public::RevealMode;
 use engine::redis::Projection;
@@ -80,9 +81,14 @@ async fn season_with(e: &Engine, source: &Board, rule: SeasonRule, prizes: Vec<P
         rule,
         tie_policy: "shared".into(),
         prizes,
+        carry_over: None,
     };
+    create(e, draft).await
+}
+
+async fn create(e: &Engine, draft: SeasonDraft) -> Board {
     let slug = BoardSlug::parse(draft.slug.clone()).unwrap();
-    e.create_season(draft).await.unwrap();
+    e.create_season(draft, "admin:ann").await.unwrap();
     e.board(&slug).await.unwrap()
 }
 
@@ -348,13 +354,14 @@ async fn a_draft_that_cannot_be_a_season_changes_nothing() {
             rule: SeasonRule::Sum {},
             tie_policy: TiePolicy::Shared.as_str().into(),
             prizes: vec![],
+            carry_over: None,
         };
         let days: Vec<String> = days(&src).iter().map(ToString::to_string).collect();
         for (bad, why) in [
             (draft("no-such-board", days.clone()), "no periodic board"),
             (draft(src.slug.as_str(), vec!["2026-W01".into()]), "not a daily period"),
         ] {
-            match e.create_season(bad).await {
+            match e.create_season(bad, "admin:ann").await {
                 Err(EngineError::Invalid(detail)) => assert!(detail.contains(why), "{store}: {detail}"),
                 other => panic!("{store}: expected invalid, got {other:?}"),
             }
@@ -683,6 +690,108 @@ async fn a_crash_while_a_season_is_resettled_leaves_nothing_and_reruns_to_the_sa
             }
             let sum_rewards = [row(1, "grant", "u2", "gold"), row(2, "grant", "u1", "gold"), row(2, "revoke", "u2", "gold")];
             assert_eq!(rewards(e, &sum).await, sum_rewards, "{store} {step}");
+        }
+    })
+    .await;
+}
+
+/// A season of a fresh source carrying 50 % of what the last season's members had above 4.
+fn carried_draft(source: &Board, from: &Board) -> SeasonDraft {
+    SeasonDraft {
+        slug: unique("next").replace('_', "-").to_lowercase(),
+        title: "next season".into(),
+        source: source.slug.to_string(),
+        periods: Some(days(source).iter().map(ToString::to_string).collect()),
+        from: None,
+        to: None,
+        rule: SeasonRule::Best { k: 2 },
+        tie_policy: "shared".into(),
+        prizes: vec![prize(1, 1, "gold")],
+        carry_over: Some(CarryOverDraft { from: from.slug.to_string(), share_percent: 50, floor: 4 }),
+    }
+}
+
+#[tokio::test]
+async fn a_season_carries_over_a_share_of_the_last_ones_standings_as_audited_openings() {
+    each_store(async |store, e, _| {
+        // The last season, settled: u2 11, u1 9, u4 5, u3 2 (`settled_seasons`).
+        let (_, last, _) = settled_seasons(e).await;
+        let src = source(e).await;
+        let next = create(e, carried_draft(&src, &last)).await;
+        let carry = next.season.as_ref().and_then(|s| s.carry_over.clone()).expect("carries over");
+        assert_eq!((carry.revision, carry.members), (1, 2), "{store}");
+        // Above 4, halved and rounded down: u2 (11 − 4) / 2 = 3, u1 (9 − 4) / 2 = 2, u4 0 (none).
+        assert_eq!(read(e, &next).await, BTreeMap::from([("u2".into(), 3), ("u1".into(), 2)]), "{store}");
+        let filter = AuditFilter {
+            action: Some("season_opened".into()),
+            board: Some(next.slug.to_string()),
+            ..Default::default()
+        };
+        let opened = e.audit(&filter, None, 10).await.unwrap();
+        assert_eq!(opened.len(), 1, "{store}");
+        let after = opened[0].after.clone().unwrap();
+        assert_eq!(
+            (after["from"].as_str(), after["members"].as_i64(), after["share_percent"].as_i64()),
+            (Some(last.slug.as_str()), Some(2), Some(50)),
+            "{store}"
+        );
+
+        // The rule's points come on top, through the season loop and the reconciler alike.
+        for (day, id, member, delta) in [(0, "n1", "u1", 5), (1, "n2", "u1", 1), (2, "n3", "u5", 4)] {
+            e.record(&src, &[on_day(&src, day, id, member, delta)]).await.unwrap();
+        }
+        e.follow_seasons().await.unwrap();
+        let expected = BTreeMap::from([("u1".into(), 8), ("u2".into(), 3), ("u5".into(), 4)]);
+        assert_eq!(read(e, &next).await, expected, "{store}");
+        assert_eq!(
+            e.check_seasons().await.unwrap().totals_written,
+            0,
+            "{store}: the openings' versions are counted"
+        );
+        let scope = e.scope(&next.slug, None).await.unwrap();
+        let why = e.member_season(Viewer::Admin, &scope, &MemberId::parse("u1").unwrap()).await.unwrap();
+        assert_eq!((why.points, why.carried), (8, Some(2)), "{store}");
+
+        // Settled like any season, the openings included.
+        for day in days(&src) {
+            let scope = e.scope(&src.slug, Some(&day.to_string())).await.unwrap();
+            e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+            e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
+        }
+        e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+        e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
+        let settled: BTreeMap<String, (i64, u64, Option<String>)> = standings(e, &next).await;
+        assert_eq!(settled.get("u1"), Some(&(8, 1, Some("gold".to_owned()))), "{store}");
+        assert_eq!(settled.get("u2"), Some(&(3, 3, None)), "{store}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_carry_over_from_an_unsettled_season_or_a_plain_board_creates_nothing() {
+    each_store(async |store, e, _| {
+        let src = source(e).await;
+        let open = season(e, &src, SeasonRule::Sum {}).await;
+        let unsettled = carried_draft(&src, &open);
+        let slug = BoardSlug::parse(unsettled.slug.clone()).unwrap();
+        match e.create_season(unsettled, "admin:ann").await {
+            Err(EngineError::Refused { code, detail }) => {
+                assert_eq!(code.as_str(), "invalid_transition", "{store}");
+                assert!(detail.contains("settle"), "{store}: {detail}");
+            }
+            other => panic!("{store}: expected a refusal, got {other:?}"),
+        }
+        assert!(e.board(&slug).await.is_err(), "{store}: nothing was created");
+        let plain = carried_draft(&src, &src);
+        let share = SeasonDraft {
+            carry_over: Some(CarryOverDraft { from: open.slug.to_string(), share_percent: 0, floor: 0 }),
+            ..carried_draft(&src, &open)
+        };
+        for (bad, why) in [(plain, "is not a season"), (share, "share_percent")] {
+            match e.create_season(bad, "admin:ann").await {
+                Err(EngineError::Invalid(detail)) => assert!(detail.contains(why), "{store}: {detail}"),
+                other => panic!("{store}: expected invalid, got {other:?}"),
+            }
         }
     })
     .await;

@@ -27,6 +27,9 @@ pub async fn create_season(
     #[server(default)] points: String,
     tie_policy: String,
     #[server(default)] prizes: String,
+    #[server(default)] carry_from: String,
+    #[server(default)] carry_share: String,
+    #[server(default)] carry_floor: String,
 ) -> Result<(), AppError> {
     use domain::season::SeasonRule;
     let actor = super::admin::admin_actor().await?;
@@ -61,14 +64,29 @@ pub async fn create_season(
         rule,
         tie_policy,
         prizes: domain::board::parse_prize_lines(&prizes)?,
+        carry_over: match text(&carry_from) {
+            Some(from) => Some(domain::board::CarryOverDraft {
+                from,
+                share_percent: optional_number("carry_over", &carry_share)?.unwrap_or(0),
+                floor: optional_number("carry_over", &carry_floor)?.unwrap_or(0),
+            }),
+            None => None,
+        },
     };
     let engine = engine()?;
     let source = engine.board(&draft.source()?).await.map_err(|_| AppError::Field {
         field: "source".into(),
         message: tr!(locale(), "season-no-source", source = draft.source.clone()),
     })?;
-    let season = draft.parse(&source)?;
-    let created = engine.create_season_board(&season).await?;
+    let previous = match draft.carried_from()? {
+        Some(slug) => Some(engine.board(&slug).await.map_err(|_| AppError::Field {
+            field: "carry_over".into(),
+            message: tr!(locale(), "season-no-source", source = slug.to_string()),
+        })?),
+        None => None,
+    };
+    let season = draft.parse_carrying(&source, previous.as_ref())?;
+    let created = engine.create_season_board(&season, &actor).await?;
     tracing::info!(%actor, season = %created.summary.slug, "season created from the console");
     leptos_axum::redirect(&format!("/admin/b/{}/current", created.summary.slug));
     Ok(())

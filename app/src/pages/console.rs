@@ -455,6 +455,14 @@ fn NewSeasonForm() -> impl IntoView {
                 <textarea name="prizes" rows="3" placeholder=tr!(l, "console-prizes-placeholder")></textarea>
             </label>
             <FieldError error field="prizes"/>
+            <fieldset>
+                <legend>{tr!(l, "console-season-carry-over")}</legend>
+                <p class="hint">{tr!(l, "console-season-carry-over-hint")}</p>
+                <label>{tr!(l, "console-field-carry-from")} <input name="carry_from" autocomplete="off" placeholder="q4-2026"/></label>
+                <label>{tr!(l, "console-field-carry-share")} <input name="carry_share" inputmode="numeric" placeholder="50"/></label>
+                <label>{tr!(l, "console-field-carry-floor")} <input name="carry_floor" inputmode="numeric" placeholder="0"/></label>
+            </fieldset>
+            <FieldError error field="carry_over"/>
             <button type="submit">{tr!(l, "console-create-season")}</button>
         </ActionForm>
         <ActionOutcome outcome=move || create.value().get().map(|r| r.map(|()| tr!(l, "console-season-created")))/>

@@ -21,38 +21,9 @@ impl Ledger {
     }
 
     async fn insert_board(&self, board: &Board, now: jiff::Timestamp) -> Result<bool, LedgerError> {
-        let (min, max) = board.codec.bounds();
         let mut w = self.begin_write().await?;
         self.lock_board_slugs(&mut w.tx).await?;
-        let inserted = sqlx::query(&format!(
-            "INSERT INTO boards ({BOARD_COLUMNS}, created_at) \
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20 \
-             WHERE NOT EXISTS (SELECT 1 FROM hot_boards WHERE slug = $1) ON CONFLICT (slug) DO NOTHING"
-        ))
-        .bind(board.slug.as_str())
-        .bind(&board.title)
-        .bind(board.cadence.as_str())
-        .bind(board.time_zone())
-        .bind(board.operator.as_str())
-        .bind(board.tie_policy().as_str())
-        .bind(min)
-        .bind(max)
-        .bind(board.codec.tie_base())
-        .bind(board.freeze_grace_seconds)
-        .bind(serde_json::to_string(&board.prizes).expect("prizes serialise"))
-        .bind(board.public_freeze_seconds)
-        .bind(board.sort().as_str())
-        .bind(board.unit.as_str())
-        .bind(board.keep_top.map(|k| k as i64))
-        .bind(board.ranking_ttl_days)
-        .bind(serde_json::to_string(&board.segments).expect("segments serialise"))
-        .bind(serde_json::to_string(&board.segment_prizes).expect("prizes serialise"))
-        .bind(board.season.as_ref().map(|s| serde_json::to_string(s).expect("a season serialises")))
-        .bind(micros(now))
-        .execute(&mut *w.tx)
-        .await?
-        .rows_affected()
-            == 1;
+        let inserted = insert_board_in(&mut w.tx, board, now).await?;
         w.tx.commit().await?;
         Ok(inserted)
     }
@@ -261,6 +232,45 @@ impl Ledger {
         })
         .collect()
     }
+}
+
+/// Inserts a board in `tx` (the caller holds the slugs' lock); false when the slug is taken.
+pub(super) async fn insert_board_in(
+    tx: &mut super::Tx,
+    board: &Board,
+    now: jiff::Timestamp,
+) -> Result<bool, LedgerError> {
+    let (min, max) = board.codec.bounds();
+    let inserted = sqlx::query(&format!(
+        "INSERT INTO boards ({BOARD_COLUMNS}, created_at) \
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20 \
+         WHERE NOT EXISTS (SELECT 1 FROM hot_boards WHERE slug = $1) ON CONFLICT (slug) DO NOTHING"
+    ))
+    .bind(board.slug.as_str())
+    .bind(&board.title)
+    .bind(board.cadence.as_str())
+    .bind(board.time_zone())
+    .bind(board.operator.as_str())
+    .bind(board.tie_policy().as_str())
+    .bind(min)
+    .bind(max)
+    .bind(board.codec.tie_base())
+    .bind(board.freeze_grace_seconds)
+    .bind(serde_json::to_string(&board.prizes).expect("prizes serialise"))
+    .bind(board.public_freeze_seconds)
+    .bind(board.sort().as_str())
+    .bind(board.unit.as_str())
+    .bind(board.keep_top.map(|k| k as i64))
+    .bind(board.ranking_ttl_days)
+    .bind(serde_json::to_string(&board.segments).expect("segments serialise"))
+    .bind(serde_json::to_string(&board.segment_prizes).expect("prizes serialise"))
+    .bind(board.season.as_ref().map(|s| serde_json::to_string(s).expect("a season serialises")))
+    .bind(micros(now))
+    .execute(&mut **tx)
+    .await?
+    .rows_affected()
+        == 1;
+    Ok(inserted)
 }
 
 /// A display name as searches compare it: ASCII letters in lower case, everything else as it

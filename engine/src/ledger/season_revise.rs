@@ -20,6 +20,7 @@
 use super::boards::{BOARD_COLUMNS, StoredTotal, board_from_row};
 use super::lifecycle::lock_period_state;
 use super::revise::{Cause, Revision, resettle};
+use super::season_openings::openings_in;
 use super::seasons::{
     level_season_in, placement_totals, season_members_in, source_totals_in, summed_totals,
     weeks_version_sum_in,
@@ -104,11 +105,13 @@ pub(super) async fn resettle_seasons(
                     weeks.entry(member).or_default();
                 }
                 let version = weeks_version_sum_in(tx, &definition.source, &definition.periods).await?;
-                placement_totals(&definition, weeks, version)
+                let openings = openings_in(tx, &season, None).await?;
+                placement_totals(&definition, weeks, version, &openings)
             }
             _ => {
                 let rows = source_totals_in(tx, &definition.source, &definition.periods, moved).await?;
-                summed_totals(&definition, &rows)
+                let openings = openings_in(tx, &season, Some(moved)).await?;
+                summed_totals(&definition, &rows, &openings)
             }
         };
         let totals = level_season_in(tx, backend, &season, rows, cause.now).await?;

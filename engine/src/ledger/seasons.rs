@@ -285,10 +285,16 @@ pub(super) async fn level_season_in(
 
 /// The `sum`, `best` or `weighted` season totals of the members in `rows` (sorted by member,
 /// then week); each version is the member's weekly versions added up. A member hidden in a week
-/// has no total there; hidden in every week, none in the season.
-pub fn summed_totals(definition: &Season, rows: &[SourceTotal]) -> Vec<SeasonTotal> {
+/// has no total there; hidden in every week, none in the season. A member's opening (`openings`,
+/// carry-over) adds its points, and 1 to the version: the opening's own.
+pub fn summed_totals(
+    definition: &Season,
+    rows: &[SourceTotal],
+    openings: &HashMap<MemberId, i64>,
+) -> Vec<SeasonTotal> {
     let mut totals = Vec::new();
     for member_rows in rows.chunk_by(|a, b| a.member == b.member) {
+        let opening = openings.get(&member_rows[0].member).copied();
         let weeks: Vec<WeekResult> = member_rows
             .iter()
             .filter(|r| !r.hidden)
@@ -304,9 +310,9 @@ pub fn summed_totals(definition: &Season, rows: &[SourceTotal]) -> Vec<SeasonTot
         let result = definition.rule.apply(&weeks);
         totals.push(SeasonTotal {
             member: member_rows[0].member.clone(),
-            points: result.points,
-            version: member_rows.iter().map(|r| r.version).sum(),
-            hidden: weeks.is_empty(),
+            points: result.points + opening.unwrap_or(0),
+            version: member_rows.iter().map(|r| r.version).sum::<i64>() + i64::from(opening.is_some()),
+            hidden: weeks.is_empty() && opening.is_none(),
             reached: result.reached,
         });
     }
@@ -314,23 +320,26 @@ pub fn summed_totals(definition: &Season, rows: &[SourceTotal]) -> Vec<SeasonTot
 }
 
 /// The `placement` season totals of the members in `weeks` (each member's places, one per week
-/// it placed in; members without any place get a hidden total of 0, out of the ranking), each
-/// with `version`: the weeks' version sum they were computed at.
+/// it placed in; members without any place get a hidden total of 0, out of the ranking, unless
+/// they opened with points), each with the version after `weeks_sum`, the weeks' version sum they
+/// were computed at (after the openings' own version 1). A member's opening adds its points.
 pub fn placement_totals(
     definition: &Season,
     weeks: BTreeMap<MemberId, Vec<WeekResult>>,
-    version: i64,
+    weeks_sum: i64,
+    openings: &HashMap<MemberId, i64>,
 ) -> Vec<SeasonTotal> {
     weeks
         .into_iter()
         .map(|(member, weeks)| {
             let result = definition.rule.apply(&weeks);
+            let opening = openings.get(&member).copied();
             SeasonTotal {
-                member,
-                points: result.points,
-                version,
-                hidden: !result.ranked,
+                points: result.points + opening.unwrap_or(0),
+                version: weeks_sum + 1,
+                hidden: !result.ranked && opening.is_none(),
                 reached: result.reached,
+                member,
             }
         })
         .collect()
@@ -396,6 +405,7 @@ mod tests {
             source: BoardSlug::parse("w").unwrap(),
             periods: vec![PeriodKey::parse("2026-W40").unwrap(), PeriodKey::parse("2026-W41").unwrap()],
             rule: SeasonRule::Sum {},
+            carry_over: None,
         };
         let row = |week: &str, points, version, hidden| SourceTotal {
             member: MemberId::parse("u1").unwrap(),
@@ -405,9 +415,17 @@ mod tests {
             hidden,
             updated_at: 0,
         };
-        let totals = summed_totals(&definition, &[row("2026-W40", 5, 2, true), row("2026-W41", 7, 3, true)]);
+        let none = HashMap::new();
+        let totals =
+            summed_totals(&definition, &[row("2026-W40", 5, 2, true), row("2026-W41", 7, 3, true)], &none);
         assert_eq!((totals[0].points, totals[0].version, totals[0].hidden), (0, 5, true));
-        let totals = summed_totals(&definition, &[row("2026-W40", 5, 2, false), row("2026-W41", 7, 3, true)]);
+        let totals =
+            summed_totals(&definition, &[row("2026-W40", 5, 2, false), row("2026-W41", 7, 3, true)], &none);
         assert_eq!((totals[0].points, totals[0].version, totals[0].hidden), (5, 5, false));
+        // An opening keeps the member ranked, adds its points and its own version.
+        let opened = HashMap::from([(MemberId::parse("u1").unwrap(), 40)]);
+        let totals =
+            summed_totals(&definition, &[row("2026-W40", 5, 2, true), row("2026-W41", 7, 3, true)], &opened);
+        assert_eq!((totals[0].points, totals[0].version, totals[0].hidden), (40, 6, false));
     }
 }

@@ -43,7 +43,9 @@ impl Engine {
             results.push(self.entry_of(viewer, &week, member).await?);
         }
         let rank = self.entry_of(viewer, scope, member).await?.map(|(_, rank)| rank);
-        Ok(definition.explain(member.clone(), &results, rank))
+        let members = std::slice::from_ref(member);
+        let carried = self.core.ledger.openings(scope.board(), Some(members)).await?.get(member).copied();
+        Ok(definition.explain(member.clone(), &results, rank, carried))
     }
 
     /// A member's points and rank in a ranking as `viewer` sees it; None when not in it.

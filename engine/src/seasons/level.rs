@@ -106,7 +106,9 @@ impl Engine {
         let behind = if definition.rule.reads_ranks() {
             self.seasons.placed_at.lock().expect("placed at").get(&season.slug) != Some(&weeks_sum)
         } else {
-            self.core.ledger.version_sum(&season.slug, &definition.key()).await? != weeks_sum
+            // Each opening is a version of its own (`ledger/season_openings.rs`).
+            let opened = crate::ledger::opened(season);
+            self.core.ledger.version_sum(&season.slug, &definition.key()).await? != weeks_sum + opened
         };
         Ok(behind.then_some(weeks_sum))
     }
@@ -182,7 +184,8 @@ impl Engine {
         let source = &definition.source;
         if let Some(members) = members {
             let rows = self.core.ledger.source_totals(source, &definition.periods, members).await?;
-            return self.write_season(season, summed_totals(definition, &rows)).await;
+            let openings = self.core.ledger.openings(season, Some(members)).await?;
+            return self.write_season(season, summed_totals(definition, &rows, &openings)).await;
         }
         let (mut written, mut after) = (0, None);
         loop {
@@ -191,7 +194,10 @@ impl Engine {
                 .ledger
                 .source_totals_page(source, &definition.periods, after.as_ref(), PAGE)
                 .await?;
-            written += self.write_season(season, summed_totals(definition, &rows)).await?;
+            let mut members: Vec<MemberId> = rows.iter().map(|r| r.member.clone()).collect();
+            members.dedup();
+            let openings = self.core.ledger.openings(season, Some(&members)).await?;
+            written += self.write_season(season, summed_totals(definition, &rows, &openings)).await?;
             match next {
                 Some(next) => after = Some(next),
                 None => return Ok(written),
@@ -220,7 +226,9 @@ impl Engine {
         for held in self.core.ledger.totals(&season.slug, &key).await? {
             weeks.entry(held.member).or_default();
         }
-        let written = self.write_season(season, placement_totals(definition, weeks, weeks_sum)).await?;
+        let openings = self.core.ledger.openings(season, None).await?;
+        let totals = placement_totals(definition, weeks, weeks_sum, &openings);
+        let written = self.write_season(season, totals).await?;
         self.seasons.placed_at.lock().expect("placed at").insert(season.slug.clone(), weeks_sum);
         Ok(written)
     }

@@ -84,7 +84,8 @@ impl Engine {
                     for held in self.core.ledger.totals(&season.slug, &key).await? {
                         weeks.entry(held.member).or_default();
                     }
-                    placement_totals(definition, weeks, 0)
+                    let openings = self.core.ledger.openings(season, None).await?;
+                    placement_totals(definition, weeks, 0, &openings)
                 }
                 _ => {
                     let members: Vec<MemberId> = touched.iter().map(|t| t.member.clone()).collect();
@@ -107,7 +108,8 @@ impl Engine {
                         })
                     }));
                     rows.sort_unstable_by(|a, b| (&a.member, a.period).cmp(&(&b.member, b.period)));
-                    summed_totals(definition, &rows)
+                    let openings = self.core.ledger.openings(season, Some(&members)).await?;
+                    summed_totals(definition, &rows, &openings)
                 }
             };
             changes.push(self.season_change(season, key, after).await?);

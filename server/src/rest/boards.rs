@@ -128,7 +128,7 @@ impl BoardIn {
 )]
 pub async fn create(
     State(state): State<AppState>,
-    _admin: Admin,
+    admin: Admin,
     body: JsonBody,
 ) -> Result<(StatusCode, Json<AnyBoard>), ApiError> {
     let created = match NewAnyBoard::read(&body)? {
@@ -136,7 +136,9 @@ pub async fn create(
             AnyBoard::Hot(HotBoardDetails::of(&state.engine.hot().create_board(&board.parse()?).await?))
         }
         NewAnyBoard::Periodic(board) => AnyBoard::Periodic(state.engine.create_board(&board.parse()?).await?),
-        NewAnyBoard::Season(season) => AnyBoard::Periodic(state.engine.create_season(season.draft()).await?),
+        NewAnyBoard::Season(season) => {
+            AnyBoard::Periodic(state.engine.create_season(season.draft(), &admin.actor).await?)
+        }
     };
     Ok((StatusCode::CREATED, Json(created)))
 }
@@ -196,6 +198,22 @@ pub struct SeasonBoardIn {
     #[schema(value_type = TiePolicy)]
     tie_policy: String,
     prizes: Option<Vec<Prize>>,
+    /// A soft reset: each member ranked in the final standings of the settled season `from`
+    /// starts with `share_percent` (1-100) % of their points above `floor` (0 or more).
+    carry_over: Option<CarryOverIn>,
+}
+
+/// `carry_over` of a new season.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CarryOverIn {
+    /// The earlier season board, settled.
+    #[schema(value_type = BoardSlug)]
+    from: String,
+    #[schema(minimum = 1, maximum = 100)]
+    share_percent: i64,
+    #[schema(minimum = 0)]
+    floor: Option<i64>,
 }
 
 impl SeasonBoardIn {
@@ -210,6 +228,11 @@ impl SeasonBoardIn {
             rule: self.rule,
             tie_policy: self.tie_policy,
             prizes: self.prizes.unwrap_or_default(),
+            carry_over: self.carry_over.map(|c| domain::board::CarryOverDraft {
+                from: c.from,
+                share_percent: c.share_percent,
+                floor: c.floor.unwrap_or(0),
+            }),
         }
     }
 }
