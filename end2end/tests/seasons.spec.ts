@@ -5,7 +5,8 @@ import { cli, createAdmin, createBoard, send } from './support';
 // Seasons on the pages (issue 45), on the real binary: a season made of a daily board's
 // yesterday and today, `best` of 1. The season's board page ranks the members by what the rule
 // keeps, a moment after the writes; the member page explains the season total period by period
-// (each period links to the member's page there; a period without points says so); writing to
+// (each period links to the member's page there; a period without points says so), and the board
+// page shows each row's total period by period; writing to
 // the season is refused; the page passes axe. In the console an admin creates a season from the
 // form (a refused field is shown beside it) and its period console lists its weeks with their
 // states.
@@ -52,6 +53,11 @@ test("a season's page ranks what its rule keeps, and its member page says why", 
   await hydrated(page);
   await expect(page.locator('table.ranking tbody tr')).toHaveCount(2);
   await expect(page.locator('table.ranking tbody tr').first()).toHaveAttribute('data-member', 'bob');
+  // Below the ranking, each row's season total period by period.
+  const rows = page.getByTestId('season-rows');
+  await expect(rows.locator('thead th')).toHaveText(['Member', yesterday, today, 'Season']);
+  await expect(rows.locator('tbody tr')).toHaveCount(2);
+  await expect(rows.locator('tbody tr[data-member="bob"] td')).toHaveText(['—', '50', '50']);
 
   await page.goto(`/b/${season}/current/m/ann`);
   await hydrated(page);

@@ -163,3 +163,19 @@ pub async fn read_member_season(
     }
     Ok(Some(super::engine()?.member_season(engine::Viewer::Public, &scope, &member).await?))
 }
+
+/// "Why this season total" for the rows a season's board page shows (None on other boards),
+/// read after the page, so the page itself costs what any board's does.
+#[server]
+pub async fn read_season_rows(
+    board: String,
+    period: String,
+    members: Vec<String>,
+) -> Result<Option<Vec<domain::season::MemberSeason>>, AppError> {
+    let members = members.into_iter().map(super::member_id).collect::<Result<Vec<_>, _>>()?;
+    let scope = super::scope(board, Some(&period)).await?;
+    if scope.board().season.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(super::engine()?.season_rows(&scope, &members).await?))
+}

@@ -22,6 +22,7 @@ pub mod live;
 pub mod movement;
 pub mod ranking_table;
 pub mod revisions;
+pub mod season_rows;
 #[cfg(feature = "console")]
 pub mod season_weeks;
 pub mod segments;

@@ -258,6 +258,13 @@ fn SeasonWhy(season: domain::season::MemberSeason, unit: domain::Unit) -> impl I
                 </tr>
             </thead>
             <tbody>
+                {season.carried.map(|carried| view! {
+                    <tr class="carried">
+                        <td>{tr!(l, "member-season-carried")}</td>
+                        <td>"—"</td>
+                        <td>{l.points(carried, domain::Unit::Points)}</td>
+                    </tr>
+                })}
                 {season.periods.into_iter().map(|line| {
                     let href = format!("/b/{source}/{}/m/{member}", line.period);
                     let there = match (line.points, line.rank) {

@@ -424,6 +424,24 @@ async fn a_season_is_created_from_a_board_and_refuses_what_would_be_written_to_i
     let (status, out) =
         api.call("GET", "/api/v1/boards/inc/periods/current/members/u1/season", None, None).await;
     assert_eq!((status, error_of(&out)), (StatusCode::NOT_FOUND, "not_found"), "{out}");
+
+    // A carry-over needs a settled season to carry from; a refused one creates nothing.
+    let next = |carry: Value| {
+        let mut body = season(json!({"carry_over": carry}));
+        body["slug"] = json!("summer");
+        body
+    };
+    for (carry, status_wanted, error) in [
+        (json!({"from": "spring", "share_percent": 50}), StatusCode::CONFLICT, "invalid_transition"),
+        (json!({"from": "inc", "share_percent": 50}), StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+        (json!({"from": "spring", "share_percent": 0}), StatusCode::UNPROCESSABLE_ENTITY, "invalid"),
+    ] {
+        let (status, out) =
+            api.call("POST", "/api/v1/boards", admin.as_deref(), Some(next(carry.clone()))).await;
+        assert_eq!((status, error_of(&out)), (status_wanted, error), "{carry}: {out}");
+    }
+    let (status, out) = api.call("GET", "/api/v1/boards/summer", None, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "a refused season was not created: {out}");
     api.stop().await;
 }
 
@@ -1487,6 +1505,10 @@ const PUBLIC_SERVER_FNS: &[(&str, &str)] = &[
         "reads a member's public ranks in their segments (closed during a public freeze)",
     ),
     ("read_member_season", "reads what each period of a public season gave a member"),
+    (
+        "read_season_rows",
+        "reads what each period of a public season gave the rows its board page shows (at most 25, one read per period)",
+    ),
     ("login", "signing in is how one stops being anonymous"),
     ("logout", "ends only the caller's own session"),
     ("signed_in", "says whether the caller is signed in"),

@@ -44,6 +44,7 @@ use crate::components::movement::since_last_visit;
 use crate::components::ranking_table::RankingTable;
 use crate::components::ranking_table::{prize_zones, zone_of};
 use crate::components::revisions::RevisionNotes;
+use crate::components::season_rows::SeasonRows;
 use crate::components::segments::{SegmentSwitcher, ranking_heading, segment_query};
 use crate::components::then_slider::{ThenSlider, steps};
 use crate::error::AppError;
@@ -477,6 +478,12 @@ fn Board(
     };
     let revisions =
         segment.is_none().then(|| view! { <RevisionNotes notes=revisions zone=board.time_zone.clone()/> });
+    // A season's rows, period by period: on its live page only (not a moment's).
+    let season_rows = (board.cadence == domain::Cadence::Season && then.is_none()).then(|| {
+        let members =
+            entries.iter().take(domain::season::SEASON_ROWS).map(|e| e.member.to_string()).collect();
+        view! { <SeasonRows board=slug.clone() period=period.to_string() members/> }
+    });
     // The board's prize lines mark board ranks: not a segment's.
     let prizes = if segment.is_some() { Vec::new() } else { prizes };
 
@@ -607,6 +614,7 @@ fn Board(
                 domain::TiePolicy::FirstReached => tr!(l, "board-tie-first-reached"),
             }}
         </p>
+        {season_rows}
         {charts}
     }
 }
