@@ -58,6 +58,8 @@ test("a season's page ranks what its rule keeps, and its member page says why", 
   await expect(rows.locator('thead th')).toHaveText(['Member', yesterday, today, 'Season']);
   await expect(rows.locator('tbody tr')).toHaveCount(2);
   await expect(rows.locator('tbody tr[data-member="bob"] td')).toHaveText(['—', '50', '50']);
+  const boardAxe = await new AxeBuilder({ page }).analyze();
+  expect(boardAxe.violations, JSON.stringify(boardAxe.violations, null, 2)).toEqual([]);
 
   await page.goto(`/b/${season}/current/m/ann`);
   await hydrated(page);

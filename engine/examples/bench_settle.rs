@@ -302,6 +302,42 @@ fn season_weeks() -> Result<Option<usize>, Box<dyn std::error::Error>> {
     }
 }
 
+/// Writes batches of 100 one-point events to `source`'s open week for 10 s (ids `<prefix><n>`),
+/// then, with `follow`, lets the season loop follow each batch; answers how many were written.
+async fn ingest_for_10s(
+    engine: &Engine,
+    source: &Board,
+    n: usize,
+    prefix: &str,
+    follow: bool,
+) -> Result<usize, Box<dyn std::error::Error>> {
+    let started = Instant::now();
+    let mut events = 0;
+    while started.elapsed() < std::time::Duration::from_secs(10) {
+        let batch: Vec<domain::write::Write> = (0..100)
+            .map(|j| {
+                let i = (events + j) * 7_919 % n;
+                domain::write::Write {
+                    member: MemberId::parse(format!("m{i:07}")).expect("a member id"),
+                    change: domain::write::Change::Point {
+                        event_id: domain::EventId::parse(format!("{prefix}{}", events + j)).expect("an id"),
+                        delta: 1,
+                    },
+                    occurred_at: jiff::Timestamp::now(),
+                    metadata: None,
+                    segments: Default::default(),
+                }
+            })
+            .collect();
+        engine.record(source, &batch).await?;
+        if follow {
+            engine.follow_seasons().await?;
+        }
+        events += batch.len();
+    }
+    Ok(events)
+}
+
 /// A `sum` season of `weeks` weeks of `n` members each; see the module docs.
 #[allow(clippy::too_many_arguments, reason = "a benchmark's driver, called once")]
 async fn season_run(
@@ -331,6 +367,11 @@ async fn season_run(
     let open = *periods.last().expect("weeks");
     let week = engine.scope_of(&source.slug, open).await?;
     engine.rebuild(&week, "bench").await?;
+    // The baseline of the ingest below: the same writes before any season holds the week.
+    let started = Instant::now();
+    let plain_events = ingest_for_10s(engine, &source, n, "p", false).await?;
+    report("ingest on the open week, no season (baseline)", plain_events, started);
+    let plain_rate = plain_events as f64 / started.elapsed().as_secs_f64();
 
     // The first whole computation runs when the season is created.
     let mut redis = redis::Client::open(redis_url)?.get_multiplexed_async_connection().await?;
@@ -378,28 +419,25 @@ async fn season_run(
 
     // Ingest on the open week for 10 s, the season following every batch.
     let started = Instant::now();
-    let mut events = 0;
-    while started.elapsed() < std::time::Duration::from_secs(10) {
-        let batch: Vec<domain::write::Write> = (0..100)
-            .map(|j| {
-                let i = (events + j) * 7_919 % n;
-                domain::write::Write {
-                    member: MemberId::parse(format!("m{i:07}")).expect("a member id"),
-                    change: domain::write::Change::Point {
-                        event_id: domain::EventId::parse(format!("s{}", events + j)).expect("an id"),
-                        delta: 1,
-                    },
-                    occurred_at: jiff::Timestamp::now(),
-                    metadata: None,
-                    segments: Default::default(),
-                }
-            })
-            .collect();
-        engine.record(&source, &batch).await?;
-        engine.follow_seasons().await?;
-        events += batch.len();
-    }
+    let events = ingest_for_10s(engine, &source, n, "s", true).await?;
     report("ingest on the open week, the season following each batch of 100", events, started);
+    let rate = events as f64 / started.elapsed().as_secs_f64();
+    println!("RATIO ingest-then-season-per-batch/ingest-alone={:.2}", rate / plain_rate);
+    // As a server runs it: the season loop gathers what writes noted for 50 ms, beside the ingest.
+    let looping = engine.spawn_seasons(std::time::Duration::from_millis(50));
+    let started = Instant::now();
+    let events = ingest_for_10s(engine, &source, n, "l", false).await?;
+    report("ingest on the open week, the season loop following (50 ms gather)", events, started);
+    let rate = events as f64 / started.elapsed().as_secs_f64();
+    println!("RATIO ingest-with-season-loop/ingest-alone={:.2}", rate / plain_rate);
+    // Whatever the loop had not taken yet, then the reconciler's check: it must find nothing.
+    let started = Instant::now();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    engine.follow_seasons().await?;
+    report("the season level with the week after that ingest (catch-up, incl. 100 ms wait)", 1, started);
+    looping.abort();
+    let behind = engine.check_seasons().await?.totals_written;
+    println!("season totals the reconciler's check still wrote after the catch-up: {behind}");
     let slow: Vec<redis::Value> = redis::cmd("SLOWLOG").arg("GET").arg(128).query_async(&mut redis).await?;
     println!("SLOWLOG commands over 25 ms during the season's computation and ingest: {}", slow.len());
     for entry in &slow {

@@ -86,6 +86,19 @@ async fn season_with(e: &Engine, source: &Board, rule: SeasonRule, prizes: Vec<P
     create(e, draft).await
 }
 
+/// Freezes and settles a period.
+async fn settle(e: &Engine, scope: &engine::scope::Scope) {
+    e.transition(scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+    e.transition(scope, Transition::Settle, "admin:ann", None).await.unwrap();
+}
+
+/// Freezes and settles each of the source's four days.
+async fn settle_days(e: &Engine, src: &Board) {
+    for day in days(src) {
+        settle(e, &e.scope(&src.slug, Some(&day.to_string())).await.unwrap()).await;
+    }
+}
+
 async fn create(e: &Engine, draft: SeasonDraft) -> Board {
     let slug = BoardSlug::parse(draft.slug.clone()).unwrap();
     e.create_season(draft, "admin:ann").await.unwrap();
@@ -311,11 +324,7 @@ async fn a_season_settles_after_its_weeks_from_their_final_totals() {
             }
             other => panic!("{store}: expected a refusal, got {other:?}"),
         }
-        for day in days(&src) {
-            let scope = e.scope(&src.slug, Some(&day.to_string())).await.unwrap();
-            e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
-            e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
-        }
+        settle_days(e, &src).await;
         e.transition(&season_scope, Transition::Settle, "admin:ann", None).await.unwrap();
         let settlement = e.settlement(&season_scope).await.unwrap();
         let settled: BTreeMap<String, i64> =
@@ -504,15 +513,9 @@ async fn settled_seasons(e: &Engine) -> (Board, Board, Board) {
     ] {
         e.record(&src, &[on_day(&src, day, id, member, delta)]).await.unwrap();
     }
-    for day in days(&src) {
-        let scope = e.scope(&src.slug, Some(&day.to_string())).await.unwrap();
-        e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
-        e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
-    }
+    settle_days(e, &src).await;
     for s in [&sum, &placed] {
-        let scope = e.scope(&s.slug, None).await.unwrap();
-        e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
-        e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
+        settle(e, &e.scope(&s.slug, None).await.unwrap()).await;
     }
     (src, sum, placed)
 }
@@ -753,13 +756,8 @@ async fn a_season_carries_over_a_share_of_the_last_ones_standings_as_audited_ope
         assert_eq!((why.points, why.carried), (8, Some(2)), "{store}");
 
         // Settled like any season, the openings included.
-        for day in days(&src) {
-            let scope = e.scope(&src.slug, Some(&day.to_string())).await.unwrap();
-            e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
-            e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
-        }
-        e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
-        e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
+        settle_days(e, &src).await;
+        settle(e, &scope).await;
         let settled: BTreeMap<String, (i64, u64, Option<String>)> = standings(e, &next).await;
         assert_eq!(settled.get("u1"), Some(&(8, 1, Some("gold".to_owned()))), "{store}");
         assert_eq!(settled.get("u2"), Some(&(3, 3, None)), "{store}");

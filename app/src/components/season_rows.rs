@@ -42,7 +42,8 @@ fn SeasonTable(rows: Vec<MemberSeason>) -> impl IntoView {
     view! {
         <section id="season-rows" data-testid="season-rows">
             <h2>{tr!(l, "season-rows-heading")}</h2>
-            <div class="scroll">
+            // Focusable, so that a keyboard can scroll the periods sideways.
+            <div class="scroll" tabindex="0" role="region" aria-label=tr!(l, "season-rows-heading")>
                 <table class="entries season-rows">
                     <caption>{tr!(l, "season-rows-caption")}</caption>
                     <thead>

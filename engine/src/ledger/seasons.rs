@@ -145,22 +145,28 @@ pub(super) async fn source_totals_in(
     members: &[MemberId],
 ) -> Result<Vec<SourceTotal>, LedgerError> {
     let mut out = Vec::new();
-    for period in periods {
-        for chunk in members.chunks(LOOKUP_CHUNK) {
-            let keys: Vec<&str> = chunk.iter().map(MemberId::as_str).collect();
-            let keys = padded(&keys);
-            let list: Vec<String> = (0..keys.len()).map(|i| format!("${}", i + 3)).collect();
-            let sql = format!(
-                "{SOURCE_COLUMNS} WHERE board = $1 AND period = $2 AND version > 0 AND member IN ({})",
-                list.join(", ")
-            );
-            let mut q = sqlx::query(&sql).bind(source.as_str()).bind(period.to_string());
-            for key in keys {
-                q = q.bind(key);
-            }
-            for row in &q.fetch_all(&mut *conn).await? {
-                out.push(source_total(row)?);
-            }
+    // Every period at once: one statement per chunk of members, whatever the season's length.
+    let periods: Vec<String> = periods.iter().map(ToString::to_string).collect();
+    let period_list: Vec<String> = (0..periods.len()).map(|i| format!("${}", i + 2)).collect();
+    for chunk in members.chunks(LOOKUP_CHUNK) {
+        let keys: Vec<&str> = chunk.iter().map(MemberId::as_str).collect();
+        let keys = padded(&keys);
+        let first = periods.len() + 2;
+        let list: Vec<String> = (0..keys.len()).map(|i| format!("${}", i + first)).collect();
+        let sql = format!(
+            "{SOURCE_COLUMNS} WHERE board = $1 AND period IN ({}) AND version > 0 AND member IN ({})",
+            period_list.join(", "),
+            list.join(", ")
+        );
+        let mut q = sqlx::query(&sql).bind(source.as_str());
+        for period in &periods {
+            q = q.bind(period);
+        }
+        for key in keys {
+            q = q.bind(key);
+        }
+        for row in &q.fetch_all(&mut *conn).await? {
+            out.push(source_total(row)?);
         }
     }
     // A padded lookup may answer a member twice.

@@ -29,10 +29,7 @@ use crate::api::history::{
     LeadersChart, Segments, read_leaders_chart, read_periods_with_winners, read_ranking_distribution,
     read_segment_values,
 };
-use crate::api::{
-    PAGE_SIZE, PinView, read_after, read_around, read_as_of, read_named, read_periods, read_ranking,
-    read_revisions, read_snapshot,
-};
+use crate::api::{PAGE_SIZE, PinView, read_after, read_periods, read_revisions};
 use crate::components::charts::histogram::Histogram;
 use crate::components::charts::leaders::LeadersRace;
 use crate::components::countdown::CountdownIsland;
@@ -41,7 +38,6 @@ use crate::components::export::{ExportRow, ExportRows};
 use crate::components::freeze_banner::{FreezeBanner, freeze_words};
 use crate::components::live::{LiveRanking, state_word};
 use crate::components::movement::since_last_visit;
-use crate::components::ranking_table::RankingTable;
 use crate::components::ranking_table::{prize_zones, zone_of};
 use crate::components::revisions::RevisionNotes;
 use crate::components::season_rows::SeasonRows;
@@ -49,12 +45,11 @@ use crate::components::segments::{SegmentSwitcher, ranking_heading, segment_quer
 use crate::components::then_slider::{ThenSlider, steps};
 use crate::error::AppError;
 use crate::i18n::{Clock, Locale, Say, tr};
-use domain::asof::AsOfPage;
 use domain::board::Prize;
 use domain::segment::Segment;
 use domain::view::{
-    Distribution, Entry, NameMatches, PeriodInfo, PeriodResult, PrizeWinner, RankingPage, ReadSource,
-    RevisionNote, SegmentValues,
+    Distribution, Entry, PeriodInfo, PeriodResult, PrizeWinner, RankingPage, ReadSource, RevisionNote,
+    SegmentValues,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -63,10 +58,16 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use serde::{Deserialize, Serialize};
 
 mod below;
+mod choices;
+mod load;
 mod rows;
+mod then;
 
 use below::{PeriodShape, Shape};
+use choices::NameChoices;
+use load::{Loaded, load};
 pub use rows::Rows;
+use then::BoardThen;
 
 /// Most rows `?show=` may ask for in one server render, and the most one read returns.
 const MAX_SHOWN: u64 = 200;
@@ -99,131 +100,6 @@ pub enum Mode {
 fn instant(at: &str) -> Option<jiff::Timestamp> {
     let at = at.trim();
     at.parse::<i64>().ok().and_then(|s| jiff::Timestamp::from_second(s).ok()).or_else(|| at.parse().ok())
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct Loaded {
-    page: RankingPage,
-    mode: Mode,
-    next_cursor: Option<String>,
-    /// Said above the table (e.g. a member that was not found).
-    notice: Option<String>,
-    /// "Find me" by a name several members' names start with: the ones to pick from.
-    choices: Option<(String, NameMatches)>,
-    /// `?at=`: the page of the ranking then (`page` is then only the period's header).
-    then: Option<AsOfPage>,
-    /// `?segment=` during a public freeze: the segment's ranking is closed until the reveal
-    /// (`page` is then only the period's header, with no rows).
-    segment_frozen: bool,
-}
-
-/// The page's ranking as the query string asks for it: the whole board's, or a segment's
-/// (`segment`: `dim:value`, checked by the reads). A segment's ranking refused during a public
-/// freeze is said as such (`Loaded::segment_frozen`), never as an error.
-async fn load(
-    l: Locale,
-    board: String,
-    period: String,
-    mode: Mode,
-    segment: Option<String>,
-) -> Result<Loaded, AppError> {
-    let Some(named) = segment.clone() else { return load_ranking(l, board, period, mode, None).await };
-    // Pinned copies and replays of an instant are the whole board's only (the engine refuses
-    // a segment there): say so rather than show the board's rows under the segment's name.
-    if matches!(mode, Mode::Pinned { .. } | Mode::Then { .. }) {
-        return Err(AppError::Invalid(tr!(l, "segment-view-unsupported")));
-    }
-    match load_ranking(l, board.clone(), period.clone(), mode.clone(), Some(named)).await {
-        Err(AppError::Invalid(why)) => {
-            // Refused: a segment of a publicly frozen period is `segment_frozen` (the switcher's
-            // read has already refused a malformed or undeclared segment). The period's header
-            // from a one-row read of the board's public view tells which.
-            let mut page = read_ranking(board, Some(period), 0, 1, None).await?;
-            if page.frozen_at.is_none() {
-                return Err(AppError::Invalid(why));
-            }
-            (page.entries, page.has_more, page.total) = (Vec::new(), false, 0);
-            let mode = Mode::Live { shown: PAGE_SIZE };
-            Ok(Loaded { segment_frozen: true, ..plain(page, mode) })
-        }
-        loaded => loaded,
-    }
-}
-
-fn plain(page: RankingPage, mode: Mode) -> Loaded {
-    Loaded { page, mode, next_cursor: None, notice: None, choices: None, then: None, segment_frozen: false }
-}
-
-async fn load_ranking(
-    l: Locale,
-    board: String,
-    period: String,
-    mode: Mode,
-    segment: Option<String>,
-) -> Result<Loaded, AppError> {
-    let p = Some(period.clone());
-    let seg = segment.clone();
-    match mode {
-        Mode::Live { shown } => Ok(plain(read_ranking(board, p, 0, shown, seg).await?, Mode::Live { shown })),
-        Mode::Find { member: asked } => {
-            // A member id first (a "me" link, a name picked from the choices), else the start of
-            // a display name: contestants know their name, rarely their id. Names are found on
-            // the whole board; the member is then shown in the segment's ranking.
-            let around =
-                |member: String| read_around(board.clone(), p.clone(), member, FIND_RADIUS, seg.clone());
-            if domain::MemberId::parse(asked.as_str()).is_ok() {
-                match around(asked.clone()).await {
-                    Ok(page) => return Ok(plain(page, Mode::Find { member: asked })),
-                    Err(AppError::NotFound(_) | AppError::Invalid(_)) => {}
-                    Err(e) => return Err(e),
-                }
-            }
-            let found = read_named(board.clone(), p.clone(), asked.clone()).await?;
-            if let [one] = found.entries.as_slice()
-                && !found.more
-            {
-                let member = one.member.to_string();
-                return Ok(plain(around(member.clone()).await?, Mode::Find { member }));
-            }
-            let mut loaded = plain(
-                read_ranking(board, p, 0, PAGE_SIZE, seg.clone()).await?,
-                Mode::Live { shown: PAGE_SIZE },
-            );
-            let period = loaded.page.period;
-            let in_segment = seg.as_deref().and_then(|s| s.split_once(':'));
-            if let (true, Some((dimension, value))) = (found.entries.is_empty(), in_segment) {
-                loaded.notice = Some(tr!(
-                    l,
-                    "segment-nobody-found",
-                    dimension = dimension,
-                    value = value,
-                    period = period.to_string(),
-                    asked = asked,
-                ));
-            } else if found.entries.is_empty() {
-                loaded.notice =
-                    Some(tr!(l, "board-nobody-found", period = period.to_string(), asked = asked));
-            } else {
-                loaded.choices = Some((asked, found));
-            }
-            Ok(loaded)
-        }
-        Mode::Pinned { snapshot, offset } => {
-            let page = read_snapshot(board, p, snapshot.clone(), offset, PAGE_SIZE).await?;
-            Ok(plain(page, Mode::Pinned { snapshot, offset }))
-        }
-        Mode::Stable { after } => {
-            let cursor = (!after.is_empty()).then(|| after.clone());
-            let found = read_after(board, p, cursor, PAGE_SIZE, seg).await?;
-            Ok(Loaded { next_cursor: found.next_cursor, ..plain(found.page, Mode::Stable { after }) })
-        }
-        Mode::Then { at, offset } => {
-            // The period's header (its bounds, state and board) from a one-row live read.
-            let page = read_ranking(board.clone(), p, 0, 1, None).await?;
-            let then = read_as_of(board, page.period.to_string(), at, offset, THEN_PAGE).await?;
-            Ok(Loaded { then: Some(then), ..plain(page, Mode::Then { at, offset }) })
-        }
-    }
 }
 
 /// `/b/{board}` and `/b/{board}/{period}`: a period's ranking, with the period switcher, its
@@ -619,103 +495,12 @@ fn Board(
     }
 }
 
-/// The ranking as the ledger had it at an instant (`?at=`): what it says, a page of it, and the
-/// way back to the live board. Server-rendered only: nothing in it moves.
-#[component]
-fn BoardThen(
-    then: AsOfPage,
-    zone: String,
-    base: String,
-    caption: String,
-    highlight: Option<String>,
-    prizes: Vec<Prize>,
-    unit: domain::Unit,
-) -> impl IntoView {
-    let l = crate::i18n::locale();
-    let AsOfPage { at, frozen_at, total, offset, entries, has_more, .. } = then;
-    let when = l.time(at, &zone, Clock::Minute);
-    let page = |offset: u64| format!("{base}?at={}&offset={offset}", at.as_second());
-    let shown = entries.len() as u64;
-    view! {
-        <p class="notice" role="status" data-testid="then-notice">
-            {tr!(l, "board-then-notice", when = when.clone(), zone = zone, total = l.number(total as i64))}
-            {frozen_at.map(|_| tr!(l, "board-then-frozen"))}
-            <a href=base.clone() data-testid="then-back">{tr!(l, "board-then-back")}</a>
-        </p>
-        <RankingTable
-            entries=entries
-            caption=tr!(l, "board-then-caption", caption = caption, when = when)
-            base=base.clone()
-            highlight=highlight.unwrap_or_default()
-            prizes
-            unit
-        />
-        <nav class="pager" aria-label=tr!(l, "board-then-pages")>
-            {(offset > 0).then(|| view! {
-                <a href=page(offset.saturating_sub(THEN_PAGE)) rel="prev">{tr!(l, "board-then-higher")}</a>
-            })}
-            {has_more.then(|| view! {
-                <a href=page(offset + shown) rel="next">{tr!(l, "board-then-lower")}</a>
-            })}
-        </nav>
-    }
-}
-
 /// How the board's order is said under the ranking: nothing for the usual "more is better".
 pub fn order_words(l: Locale, sort: domain::Sort, unit: domain::Unit) -> Option<String> {
     match (sort, unit) {
         (domain::Sort::Desc, _) => None,
         (domain::Sort::Asc, domain::Unit::Ms) => Some(tr!(l, "board-order-fastest")),
         (domain::Sort::Asc, domain::Unit::Points) => Some(tr!(l, "board-order-fewest")),
-    }
-}
-
-/// "Find me" found several members: each as a link to find them (by id), best ranked first.
-#[component]
-fn NameChoices(
-    asked: String,
-    found: NameMatches,
-    base: String,
-    unit: domain::Unit,
-    /// In a segment's view the names are found on the whole board: their board rank is not
-    /// said, and each link finds the member in the segment.
-    segment: Option<Segment>,
-) -> impl IntoView {
-    let l = crate::i18n::locale();
-    let seg_q = segment_query(segment.as_ref());
-    let items = found
-        .entries
-        .into_iter()
-        .map(|e| {
-            let line = match segment {
-                Some(_) => tr!(
-                    l,
-                    "segment-choice-line",
-                    member = e.member.to_string(),
-                    points = l.labelled(e.points, unit),
-                ),
-                None => tr!(
-                    l,
-                    "board-choice-line",
-                    member = e.member.to_string(),
-                    rank = e.rank.to_string(),
-                    points = l.labelled(e.points, unit),
-                ),
-            };
-            view! {
-                <li data-member=e.member.to_string()>
-                    <a href=format!("{base}?find={}{seg_q}", e.member)>{e.name().to_owned()}</a>
-                    {line}
-                </li>
-            }
-        })
-        .collect_view();
-    view! {
-        <section class="notice choices" role="status" data-testid="find-choices">
-            <p>{tr!(l, "board-choices", asked = asked)}</p>
-            <ul>{items}</ul>
-            {found.more.then(|| view! { <p class="hint">{tr!(l, "board-choices-more")}</p> })}
-        </section>
     }
 }
 
