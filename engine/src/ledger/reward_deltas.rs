@@ -4,15 +4,32 @@
 //! An unchanged prize writes nothing (`revise.rs` says when a revision is written).
 
 use super::audit::{AuditRecord, record as audit};
-use super::revise::RewardDelta;
 use super::rewards::reward_key;
 use super::sql::{INSERT_CHUNK, multi_row_insert};
 use super::{Backend, LedgerError, Tx, micros};
+use domain::MemberId;
 use domain::settlement::Standing;
 use domain::view::RewardKind;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sqlx::Row;
 use std::collections::BTreeMap;
+
+/// One reward delivery a revision queued.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RewardDelta {
+    pub kind: RewardKind,
+    pub member: MemberId,
+    /// The ranking whose prize moved: None for the board's own, `province:zj` for a segment's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranking: Option<String>,
+    pub rank: u64,
+    pub prize: String,
+    pub idempotency_key: String,
+    /// For a revoke: the idempotency key of the grant it takes back.
+    pub compensates: Option<String>,
+}
 
 /// The rewards a new revision's standings move, ranking by ranking: a revoke of what a member
 /// holds in a ranking now (its last grant there, unless a revoke took it back since) and a grant

@@ -8,7 +8,7 @@
 //! with the new ones), a `placement` season from every week's settled standings down to the last
 //! place its table pays (the corrected week's are the revision just written) — and written with
 //! their versions (`seasons::level_season_in`, which never lets an older computation win); then
-//! `revise::resettle` writes the season's next revision from them: standings, a digest naming the
+//! `resettle.rs` writes the season's next revision from them: standings, a digest naming the
 //! weeks' latest revisions, and reward deltas only (a revoke of the prize a member held and a grant
 //! of the new one). A season still open or frozen needs none of this: it follows its weeks live
 //! (`crate::seasons`).
@@ -19,7 +19,7 @@
 
 use super::boards::{BOARD_COLUMNS, StoredTotal, board_from_row};
 use super::lifecycle::lock_period_state;
-use super::revise::{Cause, Revision, resettle};
+use super::resettle::{Cause, Revision, resettle};
 use super::season_openings::openings_in;
 use super::seasons::{
     level_season_in, placement_totals, season_members_in, source_totals_in, summed_totals,

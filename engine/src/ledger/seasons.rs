@@ -9,6 +9,7 @@ use super::locks::ensure_period;
 use super::sql::{INSERT_CHUNK, LOOKUP_CHUNK, multi_row_insert, padded, period_key};
 use super::{Backend, Ledger, LedgerError, Tx, micros};
 use domain::season::{Season, WeekResult};
+use domain::settlement::SeasonWeek;
 use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
 use sqlx::Row;
 use std::collections::{BTreeMap, HashMap};
@@ -385,6 +386,27 @@ pub(super) async fn season_members_in(
         .iter()
         .map(|row| super::sql::member_id(row.try_get("member")?))
         .collect()
+}
+
+/// The latest settlement revision and digest of each of a season's weeks, in the season's order
+/// (revision 0 and an empty digest for a week with no settlement row).
+pub(super) async fn season_weeks(tx: &mut Tx, season: &Season) -> Result<Vec<SeasonWeek>, LedgerError> {
+    let mut weeks = Vec::with_capacity(season.periods.len());
+    for period in &season.periods {
+        let row = sqlx::query(
+            "SELECT revision, digest FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision DESC LIMIT 1",
+        )
+        .bind(season.source.as_str())
+        .bind(period.to_string())
+        .fetch_optional(&mut **tx)
+        .await?;
+        let (revision, digest) = match row {
+            Some(row) => (row.try_get("revision")?, row.try_get("digest")?),
+            None => (0, String::new()),
+        };
+        weeks.push(SeasonWeek { period: period.to_string(), revision, digest });
+    }
+    Ok(weeks)
 }
 
 /// A row of [`SOURCE_COLUMNS`].

@@ -38,8 +38,7 @@ use domain::board::{Prize, SegmentPrizes};
 use domain::lifecycle::{State, Step, Transition, step};
 use domain::receipt::{self, Tree};
 use domain::settlement::{
-    FinalTotal, RULE_VERSION, SeasonWeek, SegmentSettled, SegmentStandings, Standing, roster_standings,
-    standings,
+    FinalTotal, RULE_VERSION, SegmentSettled, SegmentStandings, Standing, roster_standings, standings,
 };
 use domain::view::{RewardKind, Settlement};
 use domain::{Board, BoardSlug, PeriodKey};
@@ -107,7 +106,7 @@ impl Outcome {
         key: &str,
     ) -> Result<(), LedgerError> {
         if let Some(season) = &board.season {
-            let weeks = season_weeks(tx, season).await?;
+            let weeks = super::seasons::season_weeks(tx, season).await?;
             let (slug, source) = (board.slug.as_str(), season.source.as_str());
             self.digest = receipt::season_digest(slug, key, &self.digest, source, &weeks);
         }
@@ -118,27 +117,6 @@ impl Outcome {
     pub(super) fn segments_text(&self) -> Result<Option<String>, LedgerError> {
         (!self.settled.is_empty()).then(|| json_text(&self.settled)).transpose()
     }
-}
-
-/// The latest settlement revision and digest of each of a season's weeks, in the season's order
-/// (revision 0 and an empty digest for a week with no settlement row).
-async fn season_weeks(tx: &mut Tx, season: &domain::season::Season) -> Result<Vec<SeasonWeek>, LedgerError> {
-    let mut weeks = Vec::with_capacity(season.periods.len());
-    for period in &season.periods {
-        let row = sqlx::query(
-            "SELECT revision, digest FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision DESC LIMIT 1",
-        )
-        .bind(season.source.as_str())
-        .bind(period.to_string())
-        .fetch_optional(&mut **tx)
-        .await?;
-        let (revision, digest) = match row {
-            Some(row) => (row.try_get("revision")?, row.try_get("digest")?),
-            None => (0, String::new()),
-        };
-        weeks.push(SeasonWeek { period: period.to_string(), revision, digest });
-    }
-    Ok(weeks)
 }
 
 /// A test-only crash hook called between the steps of a settlement (see `engine::failpoints`).
