@@ -50,6 +50,7 @@ mod group;
 mod history;
 mod hot;
 mod import;
+mod import_checks;
 mod late;
 mod leases;
 mod lifecycle;
