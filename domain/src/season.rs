@@ -28,8 +28,9 @@ use serde::{Deserialize, Serialize};
 
 /// The most periods one season may be made of (a year of weeks, with room for a 53rd).
 pub const MAX_SEASON_PERIODS: usize = 53;
-/// The most members whose seasons are explained at once: a season's board page's rows.
-pub const SEASON_ROWS: usize = 25;
+/// The most members whose seasons are explained at once: a season's board page's first rows.
+/// Small on purpose: anyone may ask, and a settled period's ranks are looked up member by member.
+pub const SEASON_ROWS: usize = 10;
 /// The longest placement table.
 pub const MAX_PLACES: usize = 100;
 /// The largest weight of one week.

@@ -164,8 +164,9 @@ pub async fn read_member_season(
     Ok(Some(super::engine()?.member_season(engine::Viewer::Public, &scope, &member).await?))
 }
 
-/// "Why this season total" for the rows a season's board page shows (None on other boards),
-/// read after the page, so the page itself costs what any board's does.
+/// "Why this season total" for the first rows a season's board page shows (at most
+/// [`domain::season::SEASON_ROWS`]; None on other boards): one read of the ranks of those members
+/// per period and one in the season.
 #[server]
 pub async fn read_season_rows(
     board: String,

@@ -1,7 +1,9 @@
 //! A season's board page, below its ranking: what each period gave the members shown ("why this
 //! season total" row by row: the periods, the points each gave, which the rule dropped, and what
-//! a member carried over). Read after the page (`read_season_rows`), so a season's page costs
-//! what any board's does; the member page explains one member in full.
+//! a member carried over), for the first [`domain::season::SEASON_ROWS`] rows. A server
+//! component like the rest of the page, so it is rendered with it (and shared with every
+//! anonymous visitor by the page cache): one read of the ranks of those members per period and
+//! one in the season (`read_season_rows`). The member page explains one member in full.
 
 use crate::api::history::read_season_rows;
 use crate::i18n::{Say, tr};
@@ -45,7 +47,7 @@ fn SeasonTable(rows: Vec<MemberSeason>) -> impl IntoView {
             // Focusable, so that a keyboard can scroll the periods sideways.
             <div class="scroll" tabindex="0" role="region" aria-label=tr!(l, "season-rows-heading")>
                 <table class="entries season-rows">
-                    <caption>{tr!(l, "season-rows-caption")}</caption>
+                    <caption>{tr!(l, "season-rows-caption", count = l.number(domain::season::SEASON_ROWS as i64))}</caption>
                     <thead>
                         <tr>
                             <th scope="col">{tr!(l, "season-rows-member")}</th>

@@ -10,7 +10,7 @@
 //! its standings after (`domain::preview::top_after`). Applying re-settles the settled seasons
 //! (`ledger/season_revise.rs`) from the ledger in the same transaction.
 
-use crate::ledger::{SeasonTotal, SourceTotal, placement_totals, summed_totals};
+use crate::ledger::{SeasonTotal, SourceTotal, StoredTotal, placement_totals, summed_totals};
 use crate::previews::SHIFTED_LISTED;
 use crate::{Engine, EngineError};
 use domain::preview::{Contender, Ranked, SeasonChange, Touched, compare};
@@ -56,7 +56,7 @@ impl Engine {
         for season in seasons {
             let Some(definition) = &season.season else { continue };
             let key = definition.key();
-            let after = match &definition.rule {
+            let (after, held) = match &definition.rule {
                 SeasonRule::Placement { points } => {
                     let depth = points.len() as u64;
                     let mut weeks: BTreeMap<MemberId, Vec<WeekResult>> = BTreeMap::new();
@@ -81,11 +81,13 @@ impl Engine {
                             weeks.entry(member).or_default().push(place);
                         }
                     }
-                    for held in self.core.ledger.totals(&season.slug, &key).await? {
-                        weeks.entry(held.member).or_default();
+                    // Every member placed before: read once, they are also the totals before.
+                    let held = self.core.ledger.totals(&season.slug, &key).await?;
+                    for total in &held {
+                        weeks.entry(total.member.clone()).or_default();
                     }
                     let openings = self.core.ledger.openings(season, None).await?;
-                    placement_totals(definition, weeks, 0, &openings)
+                    (placement_totals(definition, weeks, 0, &openings), held)
                 }
                 _ => {
                     let members: Vec<MemberId> = touched.iter().map(|t| t.member.clone()).collect();
@@ -109,28 +111,26 @@ impl Engine {
                     }));
                     rows.sort_unstable_by(|a, b| (&a.member, a.period).cmp(&(&b.member, b.period)));
                     let openings = self.core.ledger.openings(season, Some(&members)).await?;
-                    summed_totals(definition, &rows, &openings)
+                    let held = self.core.ledger.totals_of(&season.slug, &key, &members).await?;
+                    (summed_totals(definition, &rows, &openings), held)
                 }
             };
-            changes.push(self.season_change(season, key, after).await?);
+            changes.push(self.season_change(season, key, after, held).await?);
         }
         Ok(changes)
     }
 
-    /// Compares a season's standings now with those its totals `after` make.
+    /// Compares a season's standings now with those its totals `after` make; `held`: the season's
+    /// totals now, of at least every member in `after`.
     async fn season_change(
         &self,
         season: &Board,
         key: PeriodKey,
         mut after: Vec<SeasonTotal>,
+        held: Vec<StoredTotal>,
     ) -> Result<SeasonChange, EngineError> {
         let base = self.core.ledger.preview_base(season, key, &[]).await?;
-        let members: Vec<MemberId> = after.iter().map(|t| t.member.clone()).collect();
-        let held: HashMap<MemberId, Contender> = self
-            .core
-            .ledger
-            .totals_of(&season.slug, &key, &members)
-            .await?
+        let held: HashMap<MemberId, Contender> = held
             .into_iter()
             .map(|t| (t.member, Contender { points: t.points, reach_seq: t.reach_seq, hidden: t.hidden }))
             .collect();

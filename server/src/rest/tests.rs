@@ -1507,7 +1507,7 @@ const PUBLIC_SERVER_FNS: &[(&str, &str)] = &[
     ("read_member_season", "reads what each period of a public season gave a member"),
     (
         "read_season_rows",
-        "reads what each period of a public season gave the rows its board page shows (at most 25, one read per period)",
+        "reads what each period of a public season gave the rows its board page shows (at most 10, one read of their ranks per period)",
     ),
     ("login", "signing in is how one stops being anonymous"),
     ("logout", "ends only the caller's own session"),
