@@ -243,6 +243,13 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             }
         }
     });
+    // Before the scheduler starts: its first tick would freeze a past week of the demo while the
+    // demo still writes it, turning those writes into late ones that block its settlement.
+    if args.demo {
+        let created =
+            engine::demo::ensure_demo(&engine, "Asia/Shanghai").await.context("create the demo board")?;
+        tracing::info!(created, "demo board at /b/{}", engine::demo::DEMO_BOARD);
+    }
     // Freezes ended periods (and archives settled ones); one instance leads, by a ledger lease.
     let (stop_scheduler, scheduler_stopped) = tokio::sync::oneshot::channel::<()>();
     let scheduler_config = args.scheduler_config();
@@ -266,11 +273,6 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             None
         }
     };
-    if args.demo {
-        let created =
-            engine::demo::ensure_demo(&engine, "Asia/Shanghai").await.context("create the demo board")?;
-        tracing::info!(created, "demo board at /b/{}", engine::demo::DEMO_BOARD);
-    }
     let site_files = assets::site_files().unwrap_or_else(|| {
         tracing::warn!(
             "this binary carries no browser bundle: pages render but do not hydrate (build with scripts/build)"
