@@ -19,7 +19,7 @@
 //!   top, pages, cursors, snapshots, around-me, member, count, ranks — comes from its standings
 //!   (`reads`), with the ranks and order the live board had.
 
-use crate::ledger::audit::{AuditFilter, AuditRecord};
+use crate::ledger::audit::{Act, AuditFilter, AuditRecord};
 use crate::ledger::{Projected, Revoked, SETTLEMENT_PAGE};
 use crate::progress::Progress;
 use crate::redis::ProjectedTotal;
@@ -352,7 +352,6 @@ impl Engine {
     }
 
     /// Accepts (applies) or rejects a late write of a period.
-    #[allow(clippy::too_many_arguments)]
     pub async fn decide_late(
         &self,
         scope: &Scope,
@@ -370,7 +369,7 @@ impl Engine {
         let decision = self
             .core
             .ledger
-            .decide_late(board, period, id, accept, actor, reason, jiff::Timestamp::now())
+            .decide_late(board, period, id, accept, &Act::new(actor, reason, jiff::Timestamp::now()))
             .await?;
         let (result, points, total) = match decision.applied {
             Some(r) => (Some(r.outcome), r.points, r.total),
@@ -421,7 +420,7 @@ impl Engine {
         let (recorded, entry_id) = self
             .core
             .ledger
-            .correct(board, period, member, *delta, Some(&correction_id), actor, reason, now)
+            .correct(board, period, member, *delta, Some(&correction_id), &Act::new(actor, Some(reason), now))
             .await?;
         let (points, version) = (recorded.points.unwrap_or_default(), recorded.version.unwrap_or_default());
         let result = recorded.outcome;

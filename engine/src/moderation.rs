@@ -22,6 +22,7 @@
 //! `already_visible`, changes nothing and writes no audit row. A snapshot pinned before a hide
 //! keeps its copy until it expires (5 to 10 minutes).
 
+use crate::ledger::audit::Act;
 use crate::lifecycle::required_reason;
 use crate::scope::Scope;
 use crate::{Engine, EngineError, Missing};
@@ -72,7 +73,7 @@ impl Engine {
         let change = self
             .core
             .ledger
-            .set_hidden(board, period, member, hidden, actor, reason, jiff::Timestamp::now())
+            .set_hidden(board, period, member, hidden, &Act::new(actor, Some(reason), jiff::Timestamp::now()))
             .await?;
         let result = match (hidden, change.changed) {
             (true, true) => VisibilityOutcome::Hidden,

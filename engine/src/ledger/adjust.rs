@@ -17,7 +17,7 @@
 //! Either is then projected by the engine through the versioned script: nothing edits Redis
 //! directly.
 
-use super::audit::{AuditRecord, record as audit};
+use super::audit::{Act, AuditRecord, record as audit};
 use super::entries::EntryMeta;
 use super::lifecycle::{adjustable, lock_period_state};
 use super::locks::lock_member;
@@ -80,7 +80,6 @@ impl Ledger {
     /// An admin's correction of a member's total: an audited entry through the same rules as
     /// every write (bounds, version, reach sequence). Allowed while the period is open or frozen.
     /// With a `correction_id`, a repeat answers the first correction (`Outcome::Duplicate`).
-    #[allow(clippy::too_many_arguments)]
     pub async fn correct(
         &self,
         board: &Board,
@@ -88,32 +87,18 @@ impl Ledger {
         member: &MemberId,
         delta: i64,
         correction_id: Option<&EventId>,
-        actor: &str,
-        reason: &str,
-        now: jiff::Timestamp,
+        act: &Act,
     ) -> Result<(Recorded, i64), LedgerError> {
         let (ledger, board, member) = (self.clone(), board.clone(), member.clone());
-        let correction_id = correction_id.cloned();
-        let (actor, reason) = (actor.to_owned(), reason.to_owned());
+        let (correction_id, act) = (correction_id.cloned(), act.clone());
         super::detached(async move {
             let mut w = ledger.begin_write().await?;
             let (slug, key) = (board.slug.as_str(), period.to_string());
             let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
             adjustable(state, slug, &key)?;
             let id = correction_id.as_ref();
-            let done = correct_in(
-                &mut w.tx,
-                ledger.backend,
-                &board,
-                period,
-                &member,
-                delta,
-                id,
-                &actor,
-                &reason,
-                now,
-            )
-            .await?;
+            let done =
+                correct_in(&mut w.tx, ledger.backend, &board, period, &member, delta, id, &act).await?;
             w.tx.commit().await?;
             Ok(done)
         })
@@ -245,7 +230,11 @@ pub(super) async fn revoke_in(
 
 /// A correction inside `tx`, whose period row is locked and adjustable (or being revised): an
 /// audited entry through the rules of every write. Answers what was recorded and the entry's id.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the transaction, its period and the correction's member, delta and id; a struct for \
+              the last three would only rename `PreviewChange::Correct` and `Correction` once more"
+)]
 pub(super) async fn correct_in(
     tx: &mut Tx,
     backend: Backend,
@@ -254,10 +243,9 @@ pub(super) async fn correct_in(
     member: &MemberId,
     delta: i64,
     correction_id: Option<&EventId>,
-    actor: &str,
-    reason: &str,
-    now: jiff::Timestamp,
+    act: &Act,
 ) -> Result<(Recorded, i64), LedgerError> {
+    let (actor, reason, now) = (act.actor.as_str(), act.reason(), act.now);
     let (slug, key) = (board.slug.as_str(), period.to_string());
     lock_member(tx, backend, board, &key, member, now).await?;
     if let Some(id) = correction_id {
@@ -283,7 +271,7 @@ pub(super) async fn correct_in(
             return Ok((r, seen.try_get("id")?));
         }
     }
-    let meta = EntryMeta { occurred_at: now, metadata: None, actor: Some(actor), reason: Some(reason) };
+    let meta = EntryMeta { occurred_at: now, metadata: None, actor: Some(actor), reason };
     let change = Change::Correction { correction_id: correction_id.cloned(), delta };
     let recorded = apply(tx, backend, board, period, member, &change, &meta, now).await?;
     if recorded.outcome == domain::write::Outcome::Rejected {
@@ -303,7 +291,7 @@ pub(super) async fn correct_in(
         board: Some(slug),
         period: Some(&key),
         member: Some(member.as_str()),
-        reason: Some(reason),
+        reason,
         before: Some(json!({ "points": recorded.points.map(|p| p - delta) })),
         after: Some(json!({ "points": recorded.points, "delta": delta, "entry_id": entry_id })),
     };

@@ -27,6 +27,27 @@ pub struct AuditRecord<'a> {
     pub after: Option<serde_json::Value>,
 }
 
+/// Who takes an admin step, why, and when: what the step's entry and its audit row record.
+/// One value instead of three arguments through every step written in a transaction (`adjust.rs`,
+/// `late.rs`, `moderation.rs`, `segment_moves.rs`, a preview's apply in `revise.rs`).
+#[derive(Debug, Clone)]
+pub struct Act {
+    pub actor: String,
+    /// Every step but accepting a late write needs one; the engine checks it before the ledger.
+    pub reason: Option<String>,
+    pub now: jiff::Timestamp,
+}
+
+impl Act {
+    pub fn new(actor: &str, reason: Option<&str>, now: jiff::Timestamp) -> Self {
+        Self { actor: actor.to_owned(), reason: reason.map(str::to_owned), now }
+    }
+
+    pub fn reason(&self) -> Option<&str> {
+        self.reason.as_deref()
+    }
+}
+
 /// Filters of an audit read; all optional, combined with AND.
 #[derive(Debug, Clone, Default)]
 pub struct AuditFilter {

@@ -1,7 +1,7 @@
 //! Deciding writes in memory, without SQL: what the operator (`domain::write::decide`), the
 //! board's bounds and the score codec make of one change to a member's total (`judge`, then
 //! `conclude` with its reach sequence), and a whole batch decided in order on running totals
-//! (`decide_batch`): repeats, late writes kept for review, and the entries and totals the batch
+//! (`Batch::decide`): repeats, late writes kept for review, and the entries and totals the batch
 //! will write. Kept apart from the statements so that a batch and a single change
 //! (`writes::apply`) decide with the very same steps, and so that a batch can be decided twice on
 //! different totals (`Locking::Last`) at no cost but the computation.
@@ -40,136 +40,167 @@ impl Decided<'_> {
     }
 }
 
-/// Decides each write of a batch in order, in memory, with the steps of [`apply`](super::writes::apply) (`judge`,
-/// `conclude`), each seeing the totals, the ids and the reach sequences as the writes before it
-/// in the batch left them — so the answers are those of one write after the other.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn decide_batch<'a>(
-    board: &Board,
-    writes: &'a [Write],
-    periods: &[PeriodKey],
-    keys: &'a [String],
-    seen: &Seen,
-    mut totals: HashMap<(&'a str, &'a str), LockedTotal>,
-    states: &HashMap<String, PeriodRow>,
-    mut held: Held<'a>,
-    now: jiff::Timestamp,
-) -> Decided<'a> {
-    let mut d = Decided {
-        answers: Vec::with_capacity(writes.len()),
-        entries: Vec::new(),
-        recorded: Vec::new(),
-        late: Vec::new(),
-        kept: Vec::new(),
-        stored: HashMap::new(),
-        rejected: Vec::new(),
-        taken: HashMap::new(),
-        memberships: Vec::new(),
-    };
-    // Ids this batch applies or keeps, for its own repeats.
-    let (mut applied_now, mut kept_now): (HashSet<&str>, HashSet<&str>) = Default::default();
-    for (i, ((write, &period), key)) in writes.iter().zip(periods).zip(keys).enumerate() {
-        let external_id = write.change.external_id().map(|id| id.as_str());
-        if let Some(id) = external_id {
-            if seen.applied.contains(id) || applied_now.contains(id) {
-                d.answers.push(Recorded::bare(Outcome::Duplicate, period, None));
-                continue;
-            }
-            if seen.kept.contains(id) || kept_now.contains(id) {
-                // The same answer as the first time: a retry must not learn anything new.
-                d.answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(None))));
-                continue;
-            }
-        }
-        let row = &states[key.as_str()];
-        let entry = NewEntry {
-            period: key,
-            member: &write.member,
-            change: &write.change,
-            meta: EntryMeta {
-                occurred_at: write.occurred_at,
-                metadata: write.metadata.as_deref(),
-                ..Default::default()
-            },
-            reach_seq: None,
+/// A batch as its transaction read it: what each decision of it starts from besides the totals
+/// and the segment values, which differ between the two decisions of `Locking::Last`.
+pub(super) struct Batch<'a> {
+    pub board: &'a Board,
+    pub writes: &'a [Write],
+    /// Each write's period, and its key as stored.
+    pub periods: &'a [PeriodKey],
+    pub keys: &'a [String],
+    /// The ids applied or kept as late before the batch.
+    pub seen: &'a Seen,
+    pub states: &'a HashMap<String, PeriodRow>,
+    pub now: jiff::Timestamp,
+}
+
+impl<'a> Batch<'a> {
+    /// Decides each write in order, in memory, with the steps of [`apply`](super::writes::apply)
+    /// (`judge`, `conclude`), each seeing the totals, the ids and the reach sequences as the
+    /// writes before it in the batch left them — so the answers are those of one write after the
+    /// other.
+    pub(super) fn decide(
+        &self,
+        mut totals: HashMap<(&'a str, &'a str), LockedTotal>,
+        mut held: Held<'a>,
+    ) -> Decided<'a> {
+        let Batch { board, writes, periods, keys, seen, states, now } = *self;
+        let mut d = Decided {
+            answers: Vec::with_capacity(writes.len()),
+            entries: Vec::new(),
+            recorded: Vec::new(),
+            late: Vec::new(),
+            kept: Vec::new(),
+            stored: HashMap::new(),
+            rejected: Vec::new(),
+            taken: HashMap::new(),
+            memberships: Vec::new(),
         };
-        if row.state != "open" || now >= board.closes_at(period) {
-            let why = (row.state != "open").then_some(row.state.as_str());
-            d.answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(why))));
-            d.late.push(entry);
-            d.kept.push(i);
-            kept_now.extend(external_id);
-            continue;
-        }
-        let member = write.member.as_str();
-        let values = held.values.entry((key.as_str(), member)).or_default();
-        if let Some(reason) = segment_conflict(values, &write.segments) {
-            d.answers.push(Recorded::bare(Outcome::Rejected, period, Some(reason)));
-            d.rejected.push((i, key.as_str()));
-            continue;
-        }
-        let locked = totals.entry((key.as_str(), member)).or_insert(LockedTotal::NONE);
-        let recorded = match judge(board, period, &write.change, locked.current) {
-            Verdict::Answer(recorded) => recorded,
-            Verdict::Record(points) => {
-                let entry_seq = match board.tie_policy() {
-                    TiePolicy::FirstReached => {
-                        let taken = d.taken.entry(key.as_str()).or_insert(0);
-                        *taken += 1;
-                        Some(row.next_seq + *taken - 1)
-                    }
-                    TiePolicy::Shared => None,
-                };
-                match conclude(board, period, &write.member, &write.change, locked, points, entry_seq) {
-                    Err(recorded) => *recorded,
-                    Ok((recorded, state)) => {
-                        d.entries.push(NewEntry { reach_seq: entry_seq, ..entry });
-                        d.recorded.push((i, entry_seq));
-                        applied_now.extend(external_id);
-                        if let Some(state) = state {
-                            locked.current = Current {
-                                points: state.points,
-                                version: state.version,
-                                set_version: state.set_version,
-                            };
-                            locked.reach_seq = state.reach_seq;
-                            d.stored.insert((key.as_str(), member), state);
+        // Ids this batch applies or keeps, for its own repeats.
+        let (mut applied_now, mut kept_now): (HashSet<&str>, HashSet<&str>) = Default::default();
+        for (i, ((write, &period), key)) in writes.iter().zip(periods).zip(keys).enumerate() {
+            let external_id = write.change.external_id().map(|id| id.as_str());
+            if let Some(id) = external_id {
+                if seen.applied.contains(id) || applied_now.contains(id) {
+                    d.answers.push(Recorded::bare(Outcome::Duplicate, period, None));
+                    continue;
+                }
+                if seen.kept.contains(id) || kept_now.contains(id) {
+                    // The same answer as the first time: a retry must not learn anything new.
+                    d.answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(None))));
+                    continue;
+                }
+            }
+            let row = &states[key.as_str()];
+            let entry = NewEntry {
+                period: key,
+                member: &write.member,
+                change: &write.change,
+                meta: EntryMeta {
+                    occurred_at: write.occurred_at,
+                    metadata: write.metadata.as_deref(),
+                    ..Default::default()
+                },
+                reach_seq: None,
+            };
+            if row.state != "open" || now >= board.closes_at(period) {
+                let why = (row.state != "open").then_some(row.state.as_str());
+                d.answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(why))));
+                d.late.push(entry);
+                d.kept.push(i);
+                kept_now.extend(external_id);
+                continue;
+            }
+            let member = write.member.as_str();
+            let values = held.values.entry((key.as_str(), member)).or_default();
+            if let Some(reason) = segment_conflict(values, &write.segments) {
+                d.answers.push(Recorded::bare(Outcome::Rejected, period, Some(reason)));
+                d.rejected.push((i, key.as_str()));
+                continue;
+            }
+            let locked = totals.entry((key.as_str(), member)).or_insert(LockedTotal::NONE);
+            let recorded = match judge(board, period, &write.change, locked.current) {
+                Verdict::Answer(recorded) => recorded,
+                Verdict::Record(points) => {
+                    let entry_seq = match board.tie_policy() {
+                        TiePolicy::FirstReached => {
+                            let taken = d.taken.entry(key.as_str()).or_insert(0);
+                            *taken += 1;
+                            Some(row.next_seq + *taken - 1)
                         }
-                        recorded
+                        TiePolicy::Shared => None,
+                    };
+                    match conclude(board, period, &write.member, &write.change, locked, points, entry_seq) {
+                        Err(recorded) => *recorded,
+                        Ok((recorded, state)) => {
+                            d.entries.push(NewEntry { reach_seq: entry_seq, ..entry });
+                            d.recorded.push((i, entry_seq));
+                            applied_now.extend(external_id);
+                            if let Some(state) = state {
+                                locked.current = Current {
+                                    points: state.points,
+                                    version: state.version,
+                                    set_version: state.set_version,
+                                };
+                                locked.reach_seq = state.reach_seq;
+                                d.stored.insert((key.as_str(), member), state);
+                            }
+                            recorded
+                        }
                     }
                 }
+            };
+            if recorded.outcome == Outcome::Rejected {
+                d.rejected.push((i, key.as_str()));
+            } else if d.recorded.last().is_some_and(|(at, _)| *at == i) {
+                let profile = held.profiles.get(member);
+                fix_values(board, write, key, values, profile, &mut d.memberships);
             }
-        };
-        if recorded.outcome == Outcome::Rejected {
-            d.rejected.push((i, key.as_str()));
-        } else if d.recorded.last().is_some_and(|(at, _)| *at == i) {
-            // Recorded: the values it names that the member did not hold yet are fixed now, and
-            // its profile's in the board's other dimensions.
-            let profiles = held.profiles;
-            let profile = profiles.get(member).into_iter().flatten();
-            let defaults = profile
-                .filter(|(dim, _)| board.segments.contains(*dim) && !write.segments.contains_key(*dim));
-            for (dim, value) in write.segments.iter().chain(defaults) {
-                if !values.contains_key(dim) {
-                    values.insert(dim.clone(), value.clone());
-                    d.memberships.push((key.as_str(), member, dim.as_str(), value.as_str()));
-                }
-            }
+            d.answers.push(recorded);
         }
-        d.answers.push(recorded);
+        if !board.segments.is_empty() {
+            carry_values(&mut d.answers, writes, keys, &held.values);
+        }
+        d
     }
-    if !board.segments.is_empty() {
-        // The values after the whole batch (a batch only adds values): what each changed total
-        // is projected into.
-        for ((answer, write), key) in d.answers.iter_mut().zip(writes).zip(keys) {
-            if answer.total.is_some() {
-                let values =
-                    held.values.get(&(key.as_str(), write.member.as_str())).cloned().unwrap_or_default();
-                answer.segments = Some(values);
-            }
+}
+
+/// A recorded write fixes the values it names that its member did not hold yet, and its
+/// profile's in the board's other dimensions.
+fn fix_values<'a>(
+    board: &Board,
+    write: &'a Write,
+    key: &'a str,
+    values: &mut Values,
+    profile: Option<&'a Values>,
+    memberships: &mut Vec<NewMembership<'a>>,
+) {
+    let defaults = profile
+        .into_iter()
+        .flatten()
+        .filter(|(dim, _)| board.segments.contains(*dim) && !write.segments.contains_key(*dim));
+    for (dim, value) in write.segments.iter().chain(defaults) {
+        if !values.contains_key(dim) {
+            values.insert(dim.clone(), value.clone());
+            memberships.push((key, write.member.as_str(), dim.as_str(), value.as_str()));
         }
     }
-    d
+}
+
+/// Gives every answer that changed a total the member's values after the whole batch (a batch
+/// only adds values): what the total is projected into.
+fn carry_values(
+    answers: &mut [Recorded],
+    writes: &[Write],
+    keys: &[String],
+    values: &HashMap<(&str, &str), Values>,
+) {
+    for ((answer, write), key) in answers.iter_mut().zip(writes).zip(keys) {
+        if answer.total.is_some() {
+            let held = values.get(&(key.as_str(), write.member.as_str())).cloned().unwrap_or_default();
+            answer.segments = Some(held);
+        }
+    }
 }
 
 /// The segment values each (period key, member) of a batch held before it, and the values its

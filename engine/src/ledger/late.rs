@@ -8,7 +8,7 @@
 //! one needs a reason. A decision is final (`already_decided`); after the settlement an accept is
 //! `period_settled`, and a settlement waits until no late write is pending (`late_pending`).
 
-use super::audit::{AuditRecord, record as audit};
+use super::audit::{Act, AuditRecord, record as audit};
 use super::entries::EntryMeta;
 use super::lifecycle::{adjustable, lock_period_state};
 use super::locks::lock_member;
@@ -52,19 +52,15 @@ impl Ledger {
 
     /// Accepts (applies to its period) or rejects a late write, once. An accept needs the period
     /// open or frozen; repeating the same decision answers it again, the other one is refused.
-    #[allow(clippy::too_many_arguments)]
     pub async fn decide_late(
         &self,
         board: &Board,
         period: PeriodKey,
         id: i64,
         accept: bool,
-        actor: &str,
-        reason: Option<&str>,
-        now: jiff::Timestamp,
+        act: &Act,
     ) -> Result<LateDecision, LedgerError> {
-        let (ledger, board, actor, reason) =
-            (self.clone(), board.clone(), actor.to_owned(), reason.map(str::to_owned));
+        let (ledger, board, act) = (self.clone(), board.clone(), act.clone());
         super::detached(async move {
             let mut w = ledger.begin_write().await?;
             let slug = board.slug.as_str();
@@ -94,8 +90,7 @@ impl Ledger {
                 adjustable(state, slug, &key)?;
             }
             let decision =
-                decide_late_in(&mut w.tx, ledger.backend, &board, period, entry, accept, &actor, reason, now)
-                    .await?;
+                decide_late_in(&mut w.tx, ledger.backend, &board, period, entry, accept, &act).await?;
             w.tx.commit().await?;
             Ok(decision)
         })
@@ -105,7 +100,6 @@ impl Ledger {
 
 /// Decides a pending late write inside `tx`, whose period row is locked (and, for an accept,
 /// adjustable or being revised): applies it on accept, records the decision and its audit row.
-#[allow(clippy::too_many_arguments)]
 pub(super) async fn decide_late_in(
     tx: &mut Tx,
     backend: Backend,
@@ -113,21 +107,15 @@ pub(super) async fn decide_late_in(
     period: PeriodKey,
     entry: LateEntry,
     accept: bool,
-    actor: &str,
-    reason: Option<String>,
-    now: jiff::Timestamp,
+    act: &Act,
 ) -> Result<LateDecision, LedgerError> {
+    let (actor, reason, now) = (act.actor.as_str(), act.reason(), act.now);
     let (slug, key, id) = (board.slug.as_str(), period.to_string(), entry.id);
     let wanted = if accept { "accepted" } else { "rejected" };
     lock_member(tx, backend, board, &key, &entry.member, now).await?;
     let applied = if accept {
         let change = late_change(&entry)?;
-        let meta = EntryMeta {
-            occurred_at: entry.occurred_at,
-            metadata: None,
-            actor: Some(actor),
-            reason: reason.as_deref(),
-        };
+        let meta = EntryMeta { occurred_at: entry.occurred_at, metadata: None, actor: Some(actor), reason };
         Some(apply(tx, backend, board, period, &entry.member, &change, &meta, now).await?)
     } else {
         None
@@ -139,7 +127,7 @@ pub(super) async fn decide_late_in(
     .bind(wanted)
     .bind(actor)
     .bind(micros(now))
-    .bind(reason.as_deref())
+    .bind(reason)
     .bind(id)
     .execute(&mut **tx)
     .await?;
@@ -149,7 +137,7 @@ pub(super) async fn decide_late_in(
         board: Some(slug),
         period: Some(&key),
         member: Some(entry.member.as_str()),
-        reason: reason.as_deref(),
+        reason,
         before: Some(json!({ "late_id": id, "status": "pending" })),
         after: Some(json!({
             "late_id": id,
@@ -162,7 +150,7 @@ pub(super) async fn decide_late_in(
     let entry = LateEntry {
         status: wanted.into(),
         decided_by: Some(actor.to_owned()),
-        decision_reason: reason,
+        decision_reason: act.reason.clone(),
         ..entry
     };
     Ok(LateDecision { entry, applied })

@@ -3,7 +3,7 @@
 //! same version guard as every score; the entries stay as they are. Each change is audited in its
 //! own transaction, with the period row locked as for a correction.
 
-use super::audit::{AuditRecord, record as audit};
+use super::audit::{Act, AuditRecord, record as audit};
 use super::lifecycle::{adjustable, lock_period_state};
 use super::locks::lock_member;
 use super::totals::lock_total;
@@ -34,36 +34,24 @@ impl Ledger {
     /// the period is open or frozen (`period_settled` after: the standings are final). Asking for
     /// the state the member is already in changes nothing — no version, no audit row — and
     /// answers `changed: false`, whatever the period's state (a retried call gets the same answer).
-    #[allow(clippy::too_many_arguments)]
     pub async fn set_hidden(
         &self,
         board: &Board,
         period: PeriodKey,
         member: &MemberId,
         hidden: bool,
-        actor: &str,
-        reason: &str,
-        now: jiff::Timestamp,
+        act: &Act,
     ) -> Result<HiddenChange, LedgerError> {
-        let (ledger, board, member) = (self.clone(), board.clone(), member.clone());
-        let (actor, reason) = (actor.to_owned(), reason.to_owned());
+        let (ledger, board, member, act) = (self.clone(), board.clone(), member.clone(), act.clone());
         super::detached(async move {
             let mut w = ledger.begin_write().await?;
             let (slug, key) = (board.slug.as_str(), period.to_string());
             let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
-            let change = set_hidden_in(
-                &mut w.tx,
-                ledger.backend,
-                &board,
-                period,
-                &member,
-                hidden,
-                &actor,
-                &reason,
-                now,
-                || adjustable(state, slug, &key).err(),
-            )
-            .await?;
+            let change =
+                set_hidden_in(&mut w.tx, ledger.backend, &board, period, &member, hidden, &act, || {
+                    adjustable(state, slug, &key).err()
+                })
+                .await?;
             if change.changed {
                 w.tx.commit().await?;
             }
@@ -92,7 +80,11 @@ impl Ledger {
 /// member is already in writes nothing and answers `changed: false`; otherwise `refusal` (the
 /// caller's rule on the period's state) is asked first, then the flag, the version and the audit
 /// row are written.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the transaction, its period, the member, the flag and the caller's rule: a struct would \
+              hold one call's arguments and be unpacked at once"
+)]
 pub(super) async fn set_hidden_in(
     tx: &mut Tx,
     backend: Backend,
@@ -100,11 +92,10 @@ pub(super) async fn set_hidden_in(
     period: PeriodKey,
     member: &MemberId,
     hidden: bool,
-    actor: &str,
-    reason: &str,
-    now: jiff::Timestamp,
+    act: &Act,
     refusal: impl FnOnce() -> Option<LedgerError>,
 ) -> Result<HiddenChange, LedgerError> {
+    let now = act.now;
     let (slug, key) = (board.slug.as_str(), period.to_string());
     lock_member(tx, backend, board, &key, member, now).await?;
     let LockedTotal { current, reach_seq, hidden: was } = lock_total(tx, backend, slug, &key, member).await?;
@@ -143,12 +134,12 @@ pub(super) async fn set_hidden_in(
     .execute(&mut **tx)
     .await?;
     let record = AuditRecord {
-        actor,
+        actor: &act.actor,
         action: if hidden { "hide" } else { "unhide" },
         board: Some(slug),
         period: Some(&key),
         member: Some(member.as_str()),
-        reason: Some(reason),
+        reason: act.reason(),
         before: Some(json!({ "hidden": was, "points": current.points, "version": current.version })),
         after: Some(json!({ "hidden": hidden, "points": current.points, "version": total.version })),
     };

@@ -31,7 +31,7 @@
 //! second delivery (`engine/tests/rewards.rs`).
 
 use super::adjust::{Revoked, correct_in, counting_originals, original_of, revoke_in};
-use super::audit::{AuditRecord, record as audit};
+use super::audit::{Act, AuditRecord, record as audit};
 use super::late::{LATE_COLUMNS, decide_late_in, late_from_row};
 use super::lifecycle::lock_period_state;
 use super::moderation::set_hidden_in;
@@ -285,6 +285,7 @@ async fn make(
     now: jiff::Timestamp,
 ) -> Result<Vec<Projected>, LedgerError> {
     let (slug, key, reason) = (board.slug.as_str(), draft.period.to_string(), draft.reason.as_str());
+    let act = Act::new(actor, Some(reason), now);
     let refuse = |detail: String| LedgerError::refused(ErrorCode::InvalidChange, detail);
     Ok(match change {
         PreviewChange::Revoke(event_id) => {
@@ -315,15 +316,12 @@ async fn make(
             last.into_iter().collect()
         }
         PreviewChange::Correct { member, delta } => {
-            let (recorded, _) =
-                correct_in(tx, backend, board, draft.period, member, *delta, None, actor, reason, now)
-                    .await
-                    .map_err(|e| match e {
-                        LedgerError::Refused { code: ErrorCode::CorrectionRejected, detail } => {
-                            refuse(detail)
-                        }
-                        e => e,
-                    })?;
+            let (recorded, _) = correct_in(tx, backend, board, draft.period, member, *delta, None, &act)
+                .await
+                .map_err(|e| match e {
+                    LedgerError::Refused { code: ErrorCode::CorrectionRejected, detail } => refuse(detail),
+                    e => e,
+                })?;
             recorded.total.into_iter().collect()
         }
         PreviewChange::AcceptLate(id) | PreviewChange::RejectLate(id) => {
@@ -341,25 +339,12 @@ async fn make(
                 return Err(refuse(format!("late write {id} is {}, not pending", entry.status)));
             }
             let accept = matches!(change, PreviewChange::AcceptLate(..));
-            let decision = decide_late_in(
-                tx,
-                backend,
-                board,
-                draft.period,
-                entry,
-                accept,
-                actor,
-                Some(reason.to_owned()),
-                now,
-            )
-            .await?;
+            let decision = decide_late_in(tx, backend, board, draft.period, entry, accept, &act).await?;
             decision.applied.and_then(|r| r.total).into_iter().collect()
         }
         PreviewChange::Hide(member) | PreviewChange::Unhide(member) => {
             let hide = matches!(change, PreviewChange::Hide(..));
-            let done =
-                set_hidden_in(tx, backend, board, draft.period, member, hide, actor, reason, now, || None)
-                    .await?;
+            let done = set_hidden_in(tx, backend, board, draft.period, member, hide, &act, || None).await?;
             if !done.changed {
                 let already = if hide { "hidden" } else { "visible" };
                 return Err(refuse(format!("{member} is already {already}")));
@@ -368,7 +353,7 @@ async fn make(
         }
         PreviewChange::Move { member, dimension, value } => {
             let to = domain::segment::Segment::of(&board.segments, dimension, value).map_err(refuse)?;
-            vec![move_in(tx, backend, board, draft.period, member, &to, actor, reason, now).await?]
+            vec![move_in(tx, backend, board, draft.period, member, &to, &act).await?]
         }
     })
 }

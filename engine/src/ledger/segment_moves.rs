@@ -8,7 +8,7 @@
 //! cannot bring the member back there, and `segments::TOMBSTONES` puts those versions in the
 //! value's version sum and levelling, so the reconciler and a rebuild agree with the projection.
 
-use super::audit::{AuditRecord, record as audit};
+use super::audit::{Act, AuditRecord, record as audit};
 use super::boards::StoredTotal;
 use super::locks::lock_member;
 use super::segments::held_in;
@@ -24,7 +24,6 @@ use sqlx::Row;
 /// `Engine::apply_preview` runs at once). Refused
 /// (`invalid_change`): an undeclared dimension, a malformed value, or the value the member holds;
 /// `Missing` for a member without a total in the period.
-#[allow(clippy::too_many_arguments)]
 pub(super) async fn move_in(
     tx: &mut Tx,
     backend: Backend,
@@ -32,10 +31,9 @@ pub(super) async fn move_in(
     period: PeriodKey,
     member: &MemberId,
     to: &Segment,
-    actor: &str,
-    reason: &str,
-    now: jiff::Timestamp,
+    act: &Act,
 ) -> Result<Projected, LedgerError> {
+    let (actor, reason, now) = (act.actor.as_str(), act.reason(), act.now);
     let (slug, key) = (board.slug.as_str(), period.to_string());
     lock_member(tx, backend, board, &key, member, now).await?;
     let locked = lock_total(tx, backend, slug, &key, member).await?;
@@ -100,7 +98,7 @@ pub(super) async fn move_in(
         board: Some(slug),
         period: Some(&key),
         member: Some(member.as_str()),
-        reason: Some(reason),
+        reason,
         before: Some(json!({ "dimension": to.dimension, "value": from, "version": locked.current.version })),
         after: Some(json!({ "dimension": to.dimension, "value": to.value, "version": version })),
     };

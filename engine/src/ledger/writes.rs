@@ -25,7 +25,7 @@
 //! - one statement per period and `LOOKUP_CHUNK` members reads their totals (not under
 //!   `Locking::Last`); each period's state and next reach sequence are read (on PostgreSQL by
 //!   the statement that locks the period row);
-//! - the writes are then decided in order in memory (`decide_batch`) with the steps of [`apply`]
+//! - the writes are then decided in order in memory (`Batch::decide`) with the steps of [`apply`]
 //!   (`judge`, `conclude`), each seeing the totals, the ids and the reach sequences as the writes
 //!   before it in the batch left them — so the answers are those of one write after the other;
 //! - the entries (in batch order), the late entries and the changed totals are written with
@@ -54,7 +54,7 @@
 //! `totals.rs` hold the SQL of entries (and late entries) and of totals, `locks.rs` the period
 //! rows and the row locks in their one global order.
 
-use super::decide::{Decided, Held, Verdict, conclude, decide_batch, judge};
+use super::decide::{Batch, Decided, Held, Verdict, conclude, judge};
 use super::entries::{EntryMeta, NewEntry, insert_entries, seen_ids};
 use super::locks::{lock_in_order, lock_periods, next_seq, period_row};
 use super::segments::{held_in, insert_memberships, profile_values};
@@ -208,35 +208,13 @@ impl Ledger {
             }
         }
 
-        // The segment values the batch's members hold (segmented boards only).
-        let values = match board.segments.is_empty() {
-            true => HashMap::new(),
-            false => held_segments(tx, backend, slug, writes, &keys).await?,
-        };
-        // The profiles of members still without a value in some dimension, for their defaults.
-        let mut unsettled: Vec<&str> = writes
-            .iter()
-            .zip(&keys)
-            .filter(|(w, key)| {
-                let held = values.get(&(key.as_str(), w.member.as_str()));
-                board
-                    .segments
-                    .iter()
-                    .any(|d| held.is_none_or(|v| !v.contains_key(d)) && !w.segments.contains_key(d))
-            })
-            .map(|(w, _)| w.member.as_str())
-            .collect();
-        unsettled.sort_unstable();
-        unsettled.dedup();
-        let profiles = match unsettled.is_empty() {
-            true => HashMap::new(),
-            false => profile_values(tx, backend, &unsettled).await?,
-        };
+        let (values, profiles) = segment_values(tx, backend, board, writes, &keys).await?;
         let held = Held { values, profiles: &profiles };
 
         // 3. Each write in order, in memory: the same steps as `apply`, on the running totals.
-        let mut decided =
-            decide_batch(board, writes, &periods, &keys, &seen, totals, &states, held.clone(), now);
+        let batch =
+            Batch { board, writes, periods: &periods, keys: &keys, seen: &seen, states: &states, now };
+        let mut decided = batch.decide(totals, held.clone());
 
         // 4. Everything the batch writes, a few rows-at-once statements.
         if insert_entries(tx, backend, "entries", slug, &decided.entries, now).await?
@@ -254,7 +232,7 @@ impl Ledger {
             // is decided again from the totals they held. It stands if it records the same
             // entries; then the totals it stores are the ones just written.
             let before = add_deltas(tx, slug, writes, &keys, &wanted, &decided, now).await?;
-            let again = decide_batch(board, writes, &periods, &keys, &seen, before, &states, held, now);
+            let again = batch.decide(before, held);
             if !again.records_as(&decided) {
                 w.tx.rollback().await?;
                 return Ok(Attempt::Moved);
@@ -268,43 +246,93 @@ impl Ledger {
             w.tx.rollback().await?;
             return Ok(Attempt::Raced);
         }
-        let Decided { answers, stored, rejected, taken, .. } = decided;
-        let mut stored: Vec<_> = stored.into_iter().collect();
-        stored.sort_unstable_by_key(|(at, _)| *at);
-        store_totals(tx, backend, slug, &stored, now).await?;
-        for (key, taken) in taken {
-            sqlx::query("UPDATE periods SET next_seq = next_seq + $1 WHERE board = $2 AND period = $3")
-                .bind(taken)
-                .bind(slug)
-                .bind(key)
-                .execute(&mut **tx)
-                .await?;
-        }
-        for (i, key) in rejected {
-            // A write refused by a rule is part of the audit trail (docs/DESIGN.md, "Count and
-            // explain").
-            let write = &writes[i];
-            let external_id = write.change.external_id().map(|id| id.as_str());
-            let after = serde_json::json!({ "kind": write.change.kind(), "external_id": external_id });
-            super::audit::record(
-                tx,
-                &super::audit::AuditRecord {
-                    actor: "ingest",
-                    action: "write_rejected",
-                    board: Some(slug),
-                    period: Some(key),
-                    member: Some(write.member.as_str()),
-                    reason: answers[i].reason.as_deref(),
-                    before: None,
-                    after: Some(after),
-                },
-                now,
-            )
-            .await?;
-        }
+        let answers = write_decided(tx, backend, slug, writes, decided, now).await?;
         w.tx.commit().await?;
         Ok(Attempt::Recorded(answers))
     }
+}
+
+/// Writes what a batch decided besides its entries and memberships: the totals it changed, the
+/// reach sequences it took and an audit row per write refused by a rule. Answers the batch's
+/// answers.
+async fn write_decided(
+    tx: &mut Tx,
+    backend: super::Backend,
+    slug: &str,
+    writes: &[Write],
+    decided: Decided<'_>,
+    now: jiff::Timestamp,
+) -> Result<Vec<Recorded>, LedgerError> {
+    let Decided { answers, stored, rejected, taken, .. } = decided;
+    let mut stored: Vec<_> = stored.into_iter().collect();
+    stored.sort_unstable_by_key(|(at, _)| *at);
+    store_totals(tx, backend, slug, &stored, now).await?;
+    for (key, taken) in taken {
+        sqlx::query("UPDATE periods SET next_seq = next_seq + $1 WHERE board = $2 AND period = $3")
+            .bind(taken)
+            .bind(slug)
+            .bind(key)
+            .execute(&mut **tx)
+            .await?;
+    }
+    for (i, key) in rejected {
+        // A write refused by a rule is part of the audit trail (docs/DESIGN.md, "Count and
+        // explain").
+        let write = &writes[i];
+        let external_id = write.change.external_id().map(|id| id.as_str());
+        let after = serde_json::json!({ "kind": write.change.kind(), "external_id": external_id });
+        super::audit::record(
+            tx,
+            &super::audit::AuditRecord {
+                actor: "ingest",
+                action: "write_rejected",
+                board: Some(slug),
+                period: Some(key),
+                member: Some(write.member.as_str()),
+                reason: answers[i].reason.as_deref(),
+                before: None,
+                after: Some(after),
+            },
+            now,
+        )
+        .await?;
+    }
+    Ok(answers)
+}
+
+/// The segment values the batch's members hold (segmented boards only), and the values named by
+/// the profiles of members still without one in some dimension their write does not name either:
+/// what a recorded write fixes by default.
+async fn segment_values<'a>(
+    tx: &mut Tx,
+    backend: super::Backend,
+    board: &Board,
+    writes: &'a [Write],
+    keys: &'a [String],
+) -> Result<(HashMap<(&'a str, &'a str), Values>, HashMap<String, Values>), LedgerError> {
+    if board.segments.is_empty() {
+        return Ok(Default::default());
+    }
+    let values = held_segments(tx, backend, board.slug.as_str(), writes, keys).await?;
+    let mut unsettled: Vec<&str> = writes
+        .iter()
+        .zip(keys)
+        .filter(|(w, key)| {
+            let held = values.get(&(key.as_str(), w.member.as_str()));
+            board
+                .segments
+                .iter()
+                .any(|d| held.is_none_or(|v| !v.contains_key(d)) && !w.segments.contains_key(d))
+        })
+        .map(|(w, _)| w.member.as_str())
+        .collect();
+    unsettled.sort_unstable();
+    unsettled.dedup();
+    let profiles = match unsettled.is_empty() {
+        true => HashMap::new(),
+        false => profile_values(tx, backend, &unsettled).await?,
+    };
+    Ok((values, profiles))
 }
 
 /// One point event on a `shared` board on PostgreSQL, in one statement run on its own (it commits

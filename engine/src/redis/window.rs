@@ -100,7 +100,11 @@ impl Projection {
     /// Reads a window of `limit` entries (or a member's neighbourhood) atomically, with the
     /// score of the entry after it. None when `Window::Around` names an absent member. Only the
     /// public rankings (`Source::Live`, a public segment read) are ever read `from` a replica.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one argument per input of `window.lua` and its keys; a struct would be built and \
+                  taken apart in the one call of `reads/window.rs`"
+    )]
     pub async fn window(
         &self,
         board: &BoardSlug,
@@ -171,7 +175,11 @@ impl Projection {
 
     /// Raw scores and ranks of `members` (None for absent ones), read atomically with the
     /// ranking's floor: in the period's public ranking, or in a segment's (Some; no floor).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one argument per input of `ranks.lua` and its keys; a struct would be built and \
+                  taken apart in the one call of `reads/counts.rs`"
+    )]
     pub async fn ranks(
         &self,
         board: &BoardSlug,
