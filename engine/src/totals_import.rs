@@ -29,6 +29,7 @@
 //! The period row is locked for the import's transaction, so the period's writes wait for it
 //! (one transaction: a file of a million rows holds the period for seconds).
 
+use crate::ledger::audit::Act;
 use crate::progress::Progress;
 use crate::redis::ProjectedTotal;
 use crate::scope::Scope;
@@ -98,6 +99,11 @@ pub struct TotalsImport {
 }
 
 impl TotalsImport {
+    /// The reason its opening entries and its audit row give.
+    pub(crate) fn reason(&self) -> String {
+        format!("opening total imported ({}, import {})", self.mode.as_str(), self.import_id)
+    }
+
     /// The digest of what the import does in `period`: a repeat must have the same one.
     pub(crate) fn digest(&self, period: &PeriodKey) -> String {
         let mut h = Sha256::new();
@@ -316,8 +322,11 @@ impl Engine {
         }
         progress.advance(import.rows.len() as u64);
         let now = jiff::Timestamp::now();
-        let (mut report, totals) =
-            self.core.ledger.import_totals(board, period, import, actor, now, progress).await?;
+        let (mut report, totals) = self
+            .core
+            .ledger
+            .import_totals(board, period, import, &Act::new(actor, Some(&import.reason()), now), progress)
+            .await?;
         if report.repeated {
             progress.done();
             return Ok(report);

@@ -8,9 +8,12 @@
 //! Without JavaScript a form post lands here and the browser is sent back to the page it came
 //! from; with it, pages refetch after each action.
 
-// A server function takes one argument per form field (the names a plain HTML form posts), and
-// the `#[server]` macro does not pass an `allow` on to the functions it generates.
-#![allow(clippy::too_many_arguments)]
+#![allow(
+    clippy::too_many_arguments,
+    reason = "a server function takes one argument per form field (the names a plain HTML form \
+              posts), and the `#[server]` macro does not pass an `allow` on to the functions it \
+              generates"
+)]
 
 use crate::error::AppError;
 use domain::board::Prize;

@@ -2,8 +2,11 @@
 //! Every field is checked by `domain::board::SeasonDraft`, as for the REST API; a refusal names
 //! the field.
 
-// A server function behind a form takes one argument per field (`ActionForm` posts them by name).
-#![allow(clippy::too_many_arguments)]
+#![allow(
+    clippy::too_many_arguments,
+    reason = "a server function behind a form takes one argument per field (`ActionForm` posts \
+              them by name)"
+)]
 
 use crate::error::AppError;
 use leptos::prelude::*;

@@ -2,14 +2,14 @@
 //! import id, locks the period (open only), reads the members' totals, writes one `opening` entry
 //! and one total per member it sets, the import's row and its audit row.
 
-use super::audit::{AuditRecord, record as audit};
+use super::audit::{Act, AuditRecord, record as audit};
 use super::lifecycle::lock_period_state;
 use super::sql::multi_row_insert;
 use super::totals::{read_totals, store_totals};
 use super::write_rows::{LockedTotal, StoredState};
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
 use crate::progress::Progress;
-use crate::totals_import::{ImportMode, TotalsImport, TotalsImportReport};
+use crate::totals_import::{ImportMode, TotalRow, TotalsImport, TotalsImportReport};
 use domain::lifecycle::State;
 use domain::{Board, ErrorCode, PeriodKey, TiePolicy};
 use serde_json::json;
@@ -29,16 +29,14 @@ impl Ledger {
         board: &Board,
         period: PeriodKey,
         import: &TotalsImport,
-        actor: &str,
-        now: jiff::Timestamp,
+        act: &Act,
         progress: &Progress,
     ) -> Result<(TotalsImportReport, Vec<Projected>), LedgerError> {
-        let (ledger, board, import, actor, progress) =
-            (self.clone(), board.clone(), import.clone(), actor.to_owned(), progress.clone());
+        let (ledger, board, import, act, progress) =
+            (self.clone(), board.clone(), import.clone(), act.clone(), progress.clone());
         super::detached(async move {
             let mut w = ledger.begin_write().await?;
-            let done =
-                import_in(&mut w.tx, ledger.backend, &board, period, &import, &actor, now, &progress).await?;
+            let done = import_in(&mut w.tx, ledger.backend, &board, period, &import, &act, &progress).await?;
             if !done.0.repeated {
                 w.tx.commit().await?;
             }
@@ -48,15 +46,13 @@ impl Ledger {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 async fn import_in(
     tx: &mut Tx,
     backend: Backend,
     board: &Board,
     period: PeriodKey,
     import: &TotalsImport,
-    actor: &str,
-    now: jiff::Timestamp,
+    act: &Act,
     progress: &Progress,
 ) -> Result<(TotalsImportReport, Vec<Projected>), LedgerError> {
     let (slug, key) = (board.slug.as_str(), period.to_string());
@@ -80,25 +76,83 @@ async fn import_in(
         found.extend(read_totals(tx, backend, slug, &key, &members).await?);
         progress.advance(slice.len() as u64);
     }
-    let (mut kept, mut unchanged) = (0u64, 0u64);
-    let mut changes = Vec::new();
-    for r in &import.rows {
-        let locked = found.get(r.member.as_str());
-        match (import.mode, locked) {
-            (ImportMode::Nx, Some(_)) => kept += 1,
-            (ImportMode::Replace, Some(l)) if l.current.points == r.points => unchanged += 1,
-            (_, locked) => changes.push((r, locked.copied().unwrap_or(LockedTotal::NONE))),
-        }
-    }
+    let Sorted { changes, kept, unchanged } = sort_rows(import, &found);
     // Under first_reached each opening takes the period's next reach sequence, in row order:
     // the import's order is the order its members reached their totals.
     let first_seq = match board.tie_policy() {
         TiePolicy::FirstReached => Some(take_seqs(tx, slug, &key, changes.len() as i64).await?),
         TiePolicy::Shared => None,
     };
+    let (openings, projected) = openings(board, period, &key, &changes, first_seq)?;
+    progress.phase("writing opening entries", "members", openings.len() as u64);
     let metadata = json!({ "import_id": import.import_id, "mode": import.mode }).to_string();
-    let reason = format!("opening total imported ({}, import {})", import.mode.as_str(), import.import_id);
-    let mut states = Vec::with_capacity(changes.len());
+    for chunk in openings.chunks(ENTRY_CHUNK) {
+        insert_openings(tx, backend, slug, chunk, &metadata, act).await?;
+        progress.advance(chunk.len() as u64);
+    }
+    progress.phase("writing totals", "members", openings.len() as u64);
+    let totals: Vec<((&str, &str), StoredState)> = openings.iter().map(|o| (o.at, o.state)).collect();
+    store_totals(tx, backend, slug, &totals, act.now).await?;
+    progress.advance(totals.len() as u64);
+
+    let report = TotalsImportReport {
+        import_id: import.import_id.clone(),
+        board: board.slug.clone(),
+        period,
+        mode: import.mode,
+        rows: import.rows.len() as u64,
+        imported: openings.len() as u64,
+        kept,
+        unchanged,
+        actor: act.actor.clone(),
+        imported_at: act.now,
+        repeated: false,
+        projected: false,
+    };
+    record_import(tx, slug, &key, import, &digest, &report, act).await?;
+    Ok((report, projected))
+}
+
+/// An import's rows sorted by what they do to the totals found.
+struct Sorted<'a> {
+    /// The rows that set a total, with the total they replace.
+    changes: Vec<(&'a TotalRow, LockedTotal)>,
+    /// Rows left alone: `nx` rows of members with a total, `replace` rows equal to it.
+    kept: u64,
+    unchanged: u64,
+}
+
+fn sort_rows<'a>(import: &'a TotalsImport, found: &HashMap<String, LockedTotal>) -> Sorted<'a> {
+    let mut sorted = Sorted { changes: Vec::new(), kept: 0, unchanged: 0 };
+    for r in &import.rows {
+        let locked = found.get(r.member.as_str());
+        match (import.mode, locked) {
+            (ImportMode::Nx, Some(_)) => sorted.kept += 1,
+            (ImportMode::Replace, Some(l)) if l.current.points == r.points => sorted.unchanged += 1,
+            (_, locked) => sorted.changes.push((r, locked.copied().unwrap_or(LockedTotal::NONE))),
+        }
+    }
+    sorted
+}
+
+/// One member's opening: the total it stores, the entry's delta and reach sequence.
+struct Opening<'a> {
+    at: (&'a str, &'a str),
+    state: StoredState,
+    delta: i64,
+    seq: Option<i64>,
+}
+
+/// The openings of the rows that set a total, and the totals to project after the commit. A
+/// total the board's codec cannot encode refuses the whole import.
+fn openings<'a>(
+    board: &Board,
+    period: PeriodKey,
+    key: &'a str,
+    changes: &[(&'a TotalRow, LockedTotal)],
+    first_seq: Option<i64>,
+) -> Result<(Vec<Opening<'a>>, Vec<Projected>), LedgerError> {
+    let mut openings = Vec::with_capacity(changes.len());
     let mut projected = Vec::with_capacity(changes.len());
     for (i, (r, locked)) in changes.iter().enumerate() {
         let seq = first_seq.map(|s| s + i as i64);
@@ -111,7 +165,8 @@ async fn import_in(
         let score = board.codec.encode(state.points, state.reach_seq).map_err(|e| {
             LedgerError::refused(ErrorCode::Invalid, format!("row {}: {e}; nothing imported", r.row))
         })?;
-        states.push(((key.as_str(), r.member.as_str()), state, r.points - locked.current.points, seq));
+        let delta = r.points - locked.current.points;
+        openings.push(Opening { at: (key, r.member.as_str()), state, delta, seq });
         projected.push(Projected {
             period,
             member: r.member.clone(),
@@ -121,82 +176,84 @@ async fn import_in(
             hidden: locked.hidden,
         });
     }
-    progress.phase("writing opening entries", "members", states.len() as u64);
-    for chunk in states.chunks(ENTRY_CHUNK) {
-        let sql = multi_row_insert(
-            backend,
-            "INSERT INTO entries (board, period, member, kind, delta, value, occurred_at, recorded_at, \
-             metadata, reach_seq, actor, reason) VALUES ",
-            12,
-            chunk.len(),
-        );
-        let mut query = sqlx::query(&sql);
-        for ((period, member), state, delta, seq) in chunk {
-            query = query
-                .bind(slug)
-                .bind(*period)
-                .bind(*member)
-                .bind("opening")
-                .bind(*delta)
-                .bind(state.points)
-                .bind(micros(now))
-                .bind(micros(now))
-                .bind(metadata.as_str())
-                .bind(*seq)
-                .bind(actor)
-                .bind(reason.as_str());
-        }
-        query.execute(&mut **tx).await?;
-        progress.advance(chunk.len() as u64);
-    }
-    progress.phase("writing totals", "members", states.len() as u64);
-    let totals: Vec<((&str, &str), StoredState)> = states.iter().map(|(k, s, _, _)| (*k, *s)).collect();
-    store_totals(tx, backend, slug, &totals, now).await?;
-    progress.advance(totals.len() as u64);
+    Ok((openings, projected))
+}
 
-    let report = TotalsImportReport {
-        import_id: import.import_id.clone(),
-        board: board.slug.clone(),
-        period,
-        mode: import.mode,
-        rows: import.rows.len() as u64,
-        imported: states.len() as u64,
-        kept,
-        unchanged,
-        actor: actor.to_owned(),
-        imported_at: now,
-        repeated: false,
-        projected: false,
-    };
-    let result = serde_json::to_string(&report).expect("a report serialises");
+/// One multi-row INSERT of opening entries.
+async fn insert_openings(
+    tx: &mut Tx,
+    backend: Backend,
+    slug: &str,
+    chunk: &[Opening<'_>],
+    metadata: &str,
+    act: &Act,
+) -> Result<(), LedgerError> {
+    let sql = multi_row_insert(
+        backend,
+        "INSERT INTO entries (board, period, member, kind, delta, value, occurred_at, recorded_at, \
+         metadata, reach_seq, actor, reason) VALUES ",
+        12,
+        chunk.len(),
+    );
+    let mut query = sqlx::query(&sql);
+    for o in chunk {
+        query = query
+            .bind(slug)
+            .bind(o.at.0)
+            .bind(o.at.1)
+            .bind("opening")
+            .bind(o.delta)
+            .bind(o.state.points)
+            .bind(micros(act.now))
+            .bind(micros(act.now))
+            .bind(metadata)
+            .bind(o.seq)
+            .bind(act.actor.as_str())
+            .bind(act.reason());
+    }
+    query.execute(&mut **tx).await?;
+    Ok(())
+}
+
+/// The import's row (what a repeat answers) and its audit row.
+async fn record_import(
+    tx: &mut Tx,
+    slug: &str,
+    key: &str,
+    import: &TotalsImport,
+    digest: &str,
+    report: &TotalsImportReport,
+    act: &Act,
+) -> Result<(), LedgerError> {
+    let result = serde_json::to_string(report).expect("a report serialises");
     sqlx::query(
         "INSERT INTO total_imports (board, import_id, period, mode, digest, result, actor, created_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
     )
     .bind(slug)
     .bind(import.import_id.as_str())
-    .bind(&key)
+    .bind(key)
     .bind(import.mode.as_str())
-    .bind(&digest)
+    .bind(digest)
     .bind(&result)
-    .bind(actor)
-    .bind(micros(now))
+    .bind(act.actor.as_str())
+    .bind(micros(act.now))
     .execute(&mut **tx)
     .await?;
     let record = AuditRecord {
-        actor,
+        actor: &act.actor,
         action: "import_totals",
         board: Some(slug),
-        period: Some(&key),
-        reason: Some(&reason),
+        period: Some(key),
+        reason: act.reason(),
         after: Some(json!({
             "import_id": import.import_id, "mode": import.mode, "digest": digest,
-            "rows": report.rows, "imported": report.imported, "kept": kept, "unchanged": unchanged,
+            "rows": report.rows, "imported": report.imported, "kept": report.kept,
+            "unchanged": report.unchanged,
         })),
         ..Default::default()
     };
-    audit(tx, &record, now).await?;
-    Ok((report, projected))
+    audit(tx, &record, act.now).await
 }
 
 /// The report of an earlier import with this id, if there was one with the same digest; other

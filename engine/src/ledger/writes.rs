@@ -521,7 +521,11 @@ enum Attempt {
 /// Under `first_reached` every recorded entry takes the period's next reach sequence; the member
 /// adopts it when its points move (a member keeps the moment it reached its current points).
 /// Storing it on the entry lets a revoke recompute the member's sequence (`domain::write::replay`).
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the transaction, the member's period, the change and its entry's facts, and the \
+              time of recording that every statement of the ledger takes beside its transaction"
+)]
 pub(super) async fn apply(
     tx: &mut Tx,
     backend: Backend,
