@@ -29,17 +29,19 @@
 //! each later revision in words (`Engine::revision_notes`, `domain::preview::describe`) on the
 //! board page, and on a member's page how its rank moved.
 
-use crate::ledger::{Applied, ApplyOutcome, Draft, LedgerError, ResettledSeason, StoredStandings};
+use crate::ledger::{
+    Applied, ApplyOutcome, Draft, LedgerError, PreviewBase, ResettledSeason, StoredStandings,
+};
 use crate::lifecycle::required_reason;
 use crate::scope::Scope;
 use crate::{Engine, EngineError};
 use domain::ErrorCode;
 use domain::lifecycle::State;
 use domain::preview::{
-    Move, Plan, PreviewChange, PrizeChange, Ranked, SeasonChange, SegmentChange, StandingsBefore, compare,
-    segment_changes, top_after,
+    Comparison, Move, Plan, PreviewChange, PrizeChange, Ranked, SeasonChange, SegmentChange, StandingsBefore,
+    compare, segment_changes, top_after,
 };
-use domain::settlement::segment_standings;
+use domain::settlement::{Standing, segment_standings};
 use domain::{BoardSlug, MemberId, PeriodKey};
 use serde::Serialize;
 
@@ -98,6 +100,17 @@ pub struct Preview {
     pub digest_pending: bool,
 }
 
+/// A preview's comparison with what it was compared against.
+struct Compared {
+    comparison: Comparison,
+    /// A settled or archived period's stored standings (its digest after reads them all).
+    stored: Option<StoredStandings>,
+    /// Every standing before, for a segmented board's segment rankings.
+    before_all: Option<Vec<Standing>>,
+    /// The week's top after, for its `placement` seasons.
+    week_top: Option<Vec<Standing>>,
+}
+
 impl Engine {
     /// Previews `changes` to a period of a board (any state) and stores the draft. A change that
     /// could not be made is refused with its reason (`Invalid`, or `NotFound` for an unknown
@@ -120,71 +133,19 @@ impl Engine {
         // The prize table as the ledger has it now, as a settlement reads it.
         let board = self.fresh_board(scope.slug()).await?;
         let (slug, period) = (scope.slug(), scope.period());
-        let base = self.core.ledger.preview_base(&board, period, &changes).await.map_err(|e| match e {
-            LedgerError::Refused { code: ErrorCode::InvalidChange, detail } => EngineError::Invalid(detail),
-            e => e.into(),
-        })?;
-        let (sort, policy) = (board.sort(), board.tie_policy());
-        // A settled period keeps the prize table it was settled with.
-        let prizes = base.prizes.clone().unwrap_or_else(|| board.prizes.clone());
-        // A segmented board's previews compare every segment ranking too, from all the standings.
-        let segmented = !board.segments.is_empty();
+        let mut base =
+            self.core.ledger.preview_base(&board, period, &changes).await.map_err(|e| match e {
+                LedgerError::Refused { code: ErrorCode::InvalidChange, detail } => {
+                    EngineError::Invalid(detail)
+                }
+                e => e.into(),
+            })?;
         // The seasons made of the period, and how deep a `placement` one reads the week after.
         let (seasons, depth) = self.seasons_of_week(&board, period).await;
-        let touched = base.touched.len();
-        let (comparison, stored, before_all, week_top) = match base
-            .revision
-            .filter(|_| !base.state.is_adjustable())
-        {
-            Some(revision) => {
-                let mut stored =
-                    self.core.ledger.stored_standings(slug, &period, sort, policy, revision, base.members);
-                let comparison =
-                    compare(sort, policy, &prizes, &mut stored, &base.touched, SHIFTED_LISTED).await?;
-                let all = match segmented {
-                    true => Some(stored.window(0, stored.members()).await?),
-                    false => None,
-                };
-                let top = match depth {
-                    Some(depth) => Some(top_after(&mut stored, &comparison.plan, touched, depth).await?),
-                    None => None,
-                };
-                (comparison, Some(stored), all, top)
-            }
-            None => {
-                let mut before = base.before;
-                domain::settlement::order(sort, policy, &mut before);
-                let mut ranked = Ranked::new(sort, policy, before, &prizes);
-                let comparison = compare(sort, policy, &prizes, &mut ranked, &base.touched, SHIFTED_LISTED)
-                    .await
-                    .unwrap_or_else(|never| match never {});
-                let all = segmented.then(|| ranked.standings().to_vec());
-                let top = match depth {
-                    Some(depth) => Some(
-                        top_after(&mut ranked, &comparison.plan, touched, depth)
-                            .await
-                            .unwrap_or_else(|never| match never {}),
-                    ),
-                    None => None,
-                };
-                (comparison, None, all, top)
-            }
-        };
+        let Compared { comparison, stored, before_all, week_top } =
+            self.compare_before(&board, period, &mut base, depth).await?;
         let (segments, segment_digest_after) = match before_all {
-            Some(before) => {
-                let tables = base.segment_prizes.clone().unwrap_or_else(|| board.segment_prizes.clone());
-                let after = comparison.plan.after(before.clone());
-                let held = self.core.ledger.memberships(slug, period).await?;
-                let policy = board.tie_policy();
-                let was = segment_standings(policy, &before, |m| held.get(m.as_str()), &tables);
-                let values = |m: &MemberId| base.moved.get(m.as_str()).or_else(|| held.get(m.as_str()));
-                let now = segment_standings(policy, &after, values, &tables);
-                let touched: Vec<MemberId> = base.touched.iter().map(|t| t.member.clone()).collect();
-                let key = period.to_string();
-                let settled = domain::receipt::segments_settled(slug.as_str(), &key, &now);
-                let digest = domain::receipt::settlement_digest(slug.as_str(), &key, &after, &settled);
-                (segment_changes(&was, &now, &touched), Some(digest))
-            }
+            Some(before) => self.segment_effects(&board, period, &base, before, &comparison.plan).await?,
             None => (Vec::new(), None),
         };
         let seasons = self.season_changes(&seasons, period, &base.touched, week_top.as_deref()).await?;
@@ -205,36 +166,21 @@ impl Engine {
             status: "draft".into(),
             digest_after: None,
         };
-        // Settled or archived: the digest a re-settlement of these standings would record.
-        let mut digest_pending = false;
-        match stored {
+        let digest_pending = match (stored, segment_digest_after) {
             // Every standing was read already: the digest folds the segment rankings in.
-            Some(_) if segment_digest_after.is_some() => {
-                draft.digest_after = segment_digest_after;
+            (Some(_), Some(digest)) => {
+                draft.digest_after = Some(digest);
                 self.core.ledger.save_draft(&draft).await?;
+                false
             }
-            Some(mut stored) if base.members <= DIGEST_INLINE_MEMBERS => {
-                draft.digest_after = Some(digest_after(slug, period, &mut stored, &comparison.plan).await?);
+            (Some(stored), None) => {
+                self.save_with_digest(slug, &mut draft, stored, base.members, &comparison.plan).await?
+            }
+            (None, _) => {
                 self.core.ledger.save_draft(&draft).await?;
+                false
             }
-            Some(mut stored) => {
-                self.core.ledger.save_draft(&draft).await?;
-                digest_pending = true;
-                let (ledger, slug, id, plan) =
-                    (self.core.ledger.clone(), slug.clone(), draft.id.clone(), comparison.plan.clone());
-                tokio::spawn(async move {
-                    let digest = digest_after(&slug, period, &mut stored, &plan).await;
-                    let stored = match digest {
-                        Ok(digest) => ledger.set_draft_digest(slug.as_str(), &id, &digest).await,
-                        Err(e) => Err(e),
-                    };
-                    if let Err(error) = stored {
-                        tracing::warn!(board = %slug, %period, preview = %id, %error, "no digest_after for the preview");
-                    }
-                });
-            }
-            None => self.core.ledger.save_draft(&draft).await?,
-        }
+        };
         Ok(Preview {
             preview_id: draft.id,
             board: slug.clone(),
@@ -251,6 +197,113 @@ impl Engine {
             digest_after: draft.digest_after,
             digest_pending,
         })
+    }
+
+    /// Compares the standings before a preview with those after: a settled or archived period's
+    /// latest revision read from its stored blocks only where the comparison looks, any other
+    /// period's totals ranked in memory. Reads every standing before for a segmented board, and
+    /// the week's top after down to `depth` for its `placement` seasons.
+    async fn compare_before(
+        &self,
+        board: &domain::Board,
+        period: PeriodKey,
+        base: &mut PreviewBase,
+        depth: Option<u64>,
+    ) -> Result<Compared, EngineError> {
+        let (sort, policy) = (board.sort(), board.tie_policy());
+        // A settled period keeps the prize table it was settled with.
+        let prizes = base.prizes.clone().unwrap_or_else(|| board.prizes.clone());
+        // A segmented board's previews compare every segment ranking too, from all the standings.
+        let segmented = !board.segments.is_empty();
+        let touched = base.touched.len();
+        if let Some(revision) = base.revision.filter(|_| !base.state.is_adjustable()) {
+            let mut stored =
+                self.core.ledger.stored_standings(&board.slug, &period, sort, policy, revision, base.members);
+            let comparison =
+                compare(sort, policy, &prizes, &mut stored, &base.touched, SHIFTED_LISTED).await?;
+            let before_all = match segmented {
+                true => Some(stored.window(0, stored.members()).await?),
+                false => None,
+            };
+            let week_top = match depth {
+                Some(depth) => Some(top_after(&mut stored, &comparison.plan, touched, depth).await?),
+                None => None,
+            };
+            return Ok(Compared { comparison, stored: Some(stored), before_all, week_top });
+        }
+        let mut before = std::mem::take(&mut base.before);
+        domain::settlement::order(sort, policy, &mut before);
+        let mut ranked = Ranked::new(sort, policy, before, &prizes);
+        let comparison = compare(sort, policy, &prizes, &mut ranked, &base.touched, SHIFTED_LISTED)
+            .await
+            .unwrap_or_else(|never| match never {});
+        let before_all = segmented.then(|| ranked.standings().to_vec());
+        let week_top = match depth {
+            Some(depth) => Some(
+                top_after(&mut ranked, &comparison.plan, touched, depth)
+                    .await
+                    .unwrap_or_else(|never| match never {}),
+            ),
+            None => None,
+        };
+        Ok(Compared { comparison, stored: None, before_all, week_top })
+    }
+
+    /// What a segmented board's preview changes in each segment ranking, and the digest a
+    /// re-settlement would record with them folded in (`before`: every standing before).
+    async fn segment_effects(
+        &self,
+        board: &domain::Board,
+        period: PeriodKey,
+        base: &PreviewBase,
+        before: Vec<Standing>,
+        plan: &Plan,
+    ) -> Result<(Vec<SegmentChange>, Option<String>), EngineError> {
+        let slug = &board.slug;
+        let tables = base.segment_prizes.clone().unwrap_or_else(|| board.segment_prizes.clone());
+        let after = plan.after(before.clone());
+        let held = self.core.ledger.memberships(slug, period).await?;
+        let policy = board.tie_policy();
+        let was = segment_standings(policy, &before, |m| held.get(m.as_str()), &tables);
+        let values = |m: &MemberId| base.moved.get(m.as_str()).or_else(|| held.get(m.as_str()));
+        let now = segment_standings(policy, &after, values, &tables);
+        let touched: Vec<MemberId> = base.touched.iter().map(|t| t.member.clone()).collect();
+        let key = period.to_string();
+        let settled = domain::receipt::segments_settled(slug.as_str(), &key, &now);
+        let digest = domain::receipt::settlement_digest(slug.as_str(), &key, &after, &settled);
+        Ok((segment_changes(&was, &now, &touched), Some(digest)))
+    }
+
+    /// Saves the draft of a settled or archived period with the digest a re-settlement of its
+    /// standings would record: computed now up to [`DIGEST_INLINE_MEMBERS`] members, after the
+    /// answer above (answers true: pending).
+    async fn save_with_digest(
+        &self,
+        slug: &BoardSlug,
+        draft: &mut Draft,
+        mut stored: StoredStandings,
+        members: u64,
+        plan: &Plan,
+    ) -> Result<bool, EngineError> {
+        let (slug, period) = (slug.clone(), draft.period);
+        if members <= DIGEST_INLINE_MEMBERS {
+            draft.digest_after = Some(digest_after(&slug, period, &mut stored, plan).await?);
+            self.core.ledger.save_draft(draft).await?;
+            return Ok(false);
+        }
+        self.core.ledger.save_draft(draft).await?;
+        let (ledger, id, plan) = (self.core.ledger.clone(), draft.id.clone(), plan.clone());
+        tokio::spawn(async move {
+            let digest = digest_after(&slug, period, &mut stored, &plan).await;
+            let stored = match digest {
+                Ok(digest) => ledger.set_draft_digest(slug.as_str(), &id, &digest).await,
+                Err(e) => Err(e),
+            };
+            if let Err(error) = stored {
+                tracing::warn!(board = %slug, %period, preview = %id, %error, "no digest_after for the preview");
+            }
+        });
+        Ok(true)
     }
 
     /// A stored draft of a board period (`NotFound` for an unknown id, or one of another period).

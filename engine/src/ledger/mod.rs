@@ -91,7 +91,7 @@ pub use checkpoint::set_wal_limit;
 pub use doctor::Finding;
 pub use history::TimelineEntry;
 pub use leases::Lease;
-pub use previews::Draft;
+pub use previews::{Draft, PreviewBase};
 pub use public::{PublicView, Viewer};
 pub use receipts::StoredLink;
 pub use resettle::Revision;
