@@ -5,7 +5,7 @@
 use super::import::import;
 use super::receipts::chain_in;
 use super::standings::read_standings;
-use super::{Ledger, LedgerError, instant};
+use super::{Ledger, LedgerError, Tx, instant};
 use crate::progress::Progress;
 use crate::transfer::{
     BoardDefinition, ExportedEntry, ExportedLate, ExportedSettlement, ExportedTotal, FORMAT, FORMAT_VERSION,
@@ -60,26 +60,7 @@ impl Ledger {
         .iter()
         .map(entry_from_row)
         .collect::<Result<Vec<_>, _>>()?;
-        let totals = sqlx::query(
-            "SELECT member, points, version, reach_seq, set_version, hidden FROM totals \
-             WHERE board = $1 AND period = $2 AND version > 0 ORDER BY member",
-        )
-        .bind(slug)
-        .bind(&key)
-        .fetch_all(&mut *tx)
-        .await?
-        .iter()
-        .map(|r| {
-            Ok(ExportedTotal {
-                member: member(r.try_get("member")?)?,
-                points: r.try_get("points")?,
-                version: r.try_get("version")?,
-                reach_seq: r.try_get("reach_seq")?,
-                set_version: r.try_get("set_version")?,
-                hidden: r.try_get::<i64, _>("hidden")? != 0,
-            })
-        })
-        .collect::<Result<Vec<_>, LedgerError>>()?;
+        let totals = exported_totals(&mut tx, slug, &key).await?;
         let late_entries = sqlx::query(
             "SELECT member, kind, external_id, delta, value, set_version, occurred_at, received_at, metadata, \
              status, decided_by, decided_at, decision_reason FROM late_entries \
@@ -92,60 +73,12 @@ impl Ledger {
         .iter()
         .map(late_from_row)
         .collect::<Result<Vec<_>, _>>()?;
-        let rows = sqlx::query(
-            "SELECT revision, rule_version, watermark, digest, previous_digest, reason, actor, settled_at, \
-             segments FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision",
-        )
-        .bind(slug)
-        .bind(&key)
-        .fetch_all(&mut *tx)
-        .await?;
-        let mut revisions = Vec::with_capacity(rows.len());
-        // Roots and links as stored (computed for revisions written before migration 0023).
-        let mut links = chain_in(&mut tx, slug, &key).await?.into_iter();
-        for settlement in &rows {
-            let revision: i64 = settlement.try_get("revision")?;
-            let standings = read_standings(&mut *tx, slug, &key, revision, 0, u64::MAX).await?;
-            let link = links.next().ok_or_else(|| {
-                LedgerError::corrupt(format!("{slug} {key} revision {revision} has no link"))
-            })?;
-            revisions.push(ExportedSettlement {
-                merkle_root: Some(link.root),
-                link: Some(link.link),
-                revision,
-                rule_version: settlement.try_get("rule_version")?,
-                watermark: settlement.try_get("watermark")?,
-                digest: settlement.try_get("digest")?,
-                previous_digest: settlement.try_get("previous_digest")?,
-                reason: settlement.try_get("reason")?,
-                actor: settlement.try_get("actor")?,
-                settled_at: instant(settlement.try_get("settled_at")?)?,
-                standings,
-                segments: match settlement.try_get::<Option<String>, _>("segments")? {
-                    Some(text) => serde_json::from_str(&text).map_err(LedgerError::corrupt)?,
-                    None => Vec::new(),
-                },
-            });
-        }
+        let mut revisions = exported_revisions(&mut tx, slug, &key).await?;
         let settlement = revisions
             .pop()
             .ok_or_else(|| LedgerError::corrupt(format!("{slug} {key} is {state} without a settlement")))?;
         // Each member's segment values in the period (none on a board without segments).
-        let mut segments: BTreeMap<MemberId, Values> = BTreeMap::new();
-        for r in sqlx::query(
-            "SELECT member, dimension, value FROM segment_members WHERE board = $1 AND period = $2 \
-             ORDER BY member, dimension",
-        )
-        .bind(slug)
-        .bind(&key)
-        .fetch_all(&mut *tx)
-        .await?
-        {
-            segments
-                .entry(member(r.try_get("member")?)?)
-                .or_default()
-                .insert(r.try_get("dimension")?, r.try_get("value")?);
-        }
+        let segments = exported_segments(&mut tx, slug, &key).await?;
         let state_changed_at = row.try_get::<Option<i64>, _>("state_changed_at")?.map(instant).transpose()?;
         let next_seq = row.try_get("next_seq")?;
         tx.commit().await?;
@@ -247,4 +180,96 @@ fn late_from_row(r: &AnyRow) -> Result<ExportedLate, LedgerError> {
 
 fn member(s: String) -> Result<MemberId, LedgerError> {
     MemberId::parse(s).map_err(LedgerError::corrupt)
+}
+
+/// Every total of a period with a version, by member.
+async fn exported_totals(tx: &mut Tx, slug: &str, key: &str) -> Result<Vec<ExportedTotal>, LedgerError> {
+    sqlx::query(
+        "SELECT member, points, version, reach_seq, set_version, hidden FROM totals \
+         WHERE board = $1 AND period = $2 AND version > 0 ORDER BY member",
+    )
+    .bind(slug)
+    .bind(key)
+    .fetch_all(&mut **tx)
+    .await?
+    .iter()
+    .map(|r| {
+        Ok(ExportedTotal {
+            member: member(r.try_get("member")?)?,
+            points: r.try_get("points")?,
+            version: r.try_get("version")?,
+            reach_seq: r.try_get("reach_seq")?,
+            set_version: r.try_get("set_version")?,
+            hidden: r.try_get::<i64, _>("hidden")? != 0,
+        })
+    })
+    .collect::<Result<Vec<_>, LedgerError>>()
+}
+
+/// Every settlement revision of a period, oldest first, with its standings, root and link.
+async fn exported_revisions(
+    tx: &mut Tx,
+    slug: &str,
+    key: &str,
+) -> Result<Vec<ExportedSettlement>, LedgerError> {
+    let rows = sqlx::query(
+        "SELECT revision, rule_version, watermark, digest, previous_digest, reason, actor, settled_at, \
+         segments FROM settlements WHERE board = $1 AND period = $2 ORDER BY revision",
+    )
+    .bind(slug)
+    .bind(key)
+    .fetch_all(&mut **tx)
+    .await?;
+    let mut revisions = Vec::with_capacity(rows.len());
+    // Roots and links as stored (computed for revisions written before migration 0023).
+    let mut links = chain_in(tx, slug, key).await?.into_iter();
+    for settlement in &rows {
+        let revision: i64 = settlement.try_get("revision")?;
+        let standings = read_standings(&mut **tx, slug, key, revision, 0, u64::MAX).await?;
+        let link = links
+            .next()
+            .ok_or_else(|| LedgerError::corrupt(format!("{slug} {key} revision {revision} has no link")))?;
+        revisions.push(ExportedSettlement {
+            merkle_root: Some(link.root),
+            link: Some(link.link),
+            revision,
+            rule_version: settlement.try_get("rule_version")?,
+            watermark: settlement.try_get("watermark")?,
+            digest: settlement.try_get("digest")?,
+            previous_digest: settlement.try_get("previous_digest")?,
+            reason: settlement.try_get("reason")?,
+            actor: settlement.try_get("actor")?,
+            settled_at: instant(settlement.try_get("settled_at")?)?,
+            standings,
+            segments: match settlement.try_get::<Option<String>, _>("segments")? {
+                Some(text) => serde_json::from_str(&text).map_err(LedgerError::corrupt)?,
+                None => Vec::new(),
+            },
+        });
+    }
+    Ok(revisions)
+}
+
+/// Each member's segment values in a period (none on a board without segments).
+async fn exported_segments(
+    tx: &mut Tx,
+    slug: &str,
+    key: &str,
+) -> Result<BTreeMap<MemberId, Values>, LedgerError> {
+    let mut segments: BTreeMap<MemberId, Values> = BTreeMap::new();
+    for r in sqlx::query(
+        "SELECT member, dimension, value FROM segment_members WHERE board = $1 AND period = $2 \
+         ORDER BY member, dimension",
+    )
+    .bind(slug)
+    .bind(key)
+    .fetch_all(&mut **tx)
+    .await?
+    {
+        segments
+            .entry(member(r.try_get("member")?)?)
+            .or_default()
+            .insert(r.try_get("dimension")?, r.try_get("value")?);
+    }
+    Ok(segments)
 }
