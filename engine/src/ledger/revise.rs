@@ -42,6 +42,7 @@ use super::segment_moves::move_in;
 use super::settle::Failpoint;
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
 use domain::ErrorCode;
+use domain::lifecycle::State;
 use domain::preview::PreviewChange;
 use domain::{Board, BoardSlug, MemberId, PeriodKey};
 use serde::{Deserialize, Serialize};
@@ -125,56 +126,8 @@ impl Ledger {
                 return Ok(ApplyOutcome::repeated(applied));
             }
             let StoredDraft { draft, .. } = draft;
-            if now > draft.expires_at {
-                return Err(LedgerError::refused(
-                    ErrorCode::PreviewExpired,
-                    format!("preview {id} expired at {}: make a new one", draft.expires_at),
-                ));
-            }
-            let seen = watermark(&mut w.tx, slug, &key, state).await?;
-            if seen != draft.watermark {
-                return Err(LedgerError::refused(
-                    ErrorCode::PreviewStale,
-                    format!(
-                        "{slug} {key} moved since preview {id}: its watermark is {seen}, the preview \
-                         was based on {}; make a new preview",
-                        draft.watermark
-                    ),
-                ));
-            }
-            let moved = sqlx::query(
-                "UPDATE previews SET status = 'applied', decided_by = $1, decided_at = $2 \
-                 WHERE board = $3 AND id = $4 AND status = 'draft'",
-            )
-            .bind(&actor)
-            .bind(micros(now))
-            .bind(slug)
-            .bind(&id)
-            .execute(&mut *w.tx)
-            .await?
-            .rows_affected();
-            if moved != 1 {
-                return Err(LedgerError::Corrupt(format!("preview {id} changed under the period's lock")));
-            }
-
-            // The last total of each member the changes moved: what the projection must mirror.
-            let mut projected: HashMap<MemberId, Projected> = HashMap::new();
-            for (n, change) in draft.changes.iter().enumerate() {
-                let total = make(&mut w.tx, ledger.backend, &board, &draft, change, &actor, now)
-                    .await
-                    .map_err(|e| match e {
-                        LedgerError::Refused { code: ErrorCode::InvalidChange, detail } => {
-                            LedgerError::refused(
-                                ErrorCode::InvalidChange,
-                                format!("change {}: {detail}", n + 1),
-                            )
-                        }
-                        e => e,
-                    })?;
-                for t in total {
-                    projected.insert(t.member.clone(), t);
-                }
-            }
+            claim(&mut w.tx, slug, &draft, state, &actor, now).await?;
+            let projected = make_all(&mut w.tx, ledger.backend, &board, &draft, &actor, now).await?;
             let cause = Cause { draft: &draft, actor: &actor, now, failpoint: &failpoint };
             let (revision, seasons) = if state.is_adjustable() {
                 (None, Vec::new())
@@ -232,6 +185,76 @@ impl Ledger {
         })
         .await
     }
+}
+
+/// Marks a draft applied, inside the apply's transaction with the period row locked: refused
+/// when it expired or when the period's watermark moved since it was made.
+async fn claim(
+    tx: &mut Tx,
+    slug: &str,
+    draft: &Draft,
+    state: State,
+    actor: &str,
+    now: jiff::Timestamp,
+) -> Result<(), LedgerError> {
+    let (id, key) = (draft.id.as_str(), draft.period.to_string());
+    if now > draft.expires_at {
+        return Err(LedgerError::refused(
+            ErrorCode::PreviewExpired,
+            format!("preview {id} expired at {}: make a new one", draft.expires_at),
+        ));
+    }
+    let seen = watermark(tx, slug, &key, state).await?;
+    if seen != draft.watermark {
+        return Err(LedgerError::refused(
+            ErrorCode::PreviewStale,
+            format!(
+                "{slug} {key} moved since preview {id}: its watermark is {seen}, the preview \
+                 was based on {}; make a new preview",
+                draft.watermark
+            ),
+        ));
+    }
+    let moved = sqlx::query(
+        "UPDATE previews SET status = 'applied', decided_by = $1, decided_at = $2 \
+         WHERE board = $3 AND id = $4 AND status = 'draft'",
+    )
+    .bind(actor)
+    .bind(micros(now))
+    .bind(slug)
+    .bind(id)
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
+    if moved != 1 {
+        return Err(LedgerError::Corrupt(format!("preview {id} changed under the period's lock")));
+    }
+    Ok(())
+}
+
+/// Makes every change of a draft in order; answers the last total of each member they moved:
+/// what the projection must mirror.
+async fn make_all(
+    tx: &mut Tx,
+    backend: Backend,
+    board: &Board,
+    draft: &Draft,
+    actor: &str,
+    now: jiff::Timestamp,
+) -> Result<HashMap<MemberId, Projected>, LedgerError> {
+    let mut projected: HashMap<MemberId, Projected> = HashMap::new();
+    for (n, change) in draft.changes.iter().enumerate() {
+        let total = make(tx, backend, board, draft, change, actor, now).await.map_err(|e| match e {
+            LedgerError::Refused { code: ErrorCode::InvalidChange, detail } => {
+                LedgerError::refused(ErrorCode::InvalidChange, format!("change {}: {detail}", n + 1))
+            }
+            e => e,
+        })?;
+        for t in total {
+            projected.insert(t.member.clone(), t);
+        }
+    }
+    Ok(projected)
 }
 
 /// A draft with what its apply answered, if it was applied.

@@ -156,24 +156,13 @@ impl Ledger {
             let mut w = ledger.begin_write().await?;
             let (slug, key) = (board.slug.as_str(), period.to_string());
             let state = lock_period_state(&mut w.tx, ledger.backend, slug, &key).await?;
-            match step(state, Transition::Settle).map_err(|e| LedgerError::refused(ErrorCode::InvalidTransition, e.to_string()))? {
+            match step(state, Transition::Settle)
+                .map_err(|e| LedgerError::refused(ErrorCode::InvalidTransition, e.to_string()))?
+            {
                 Step::Already => return Ok(false),
                 Step::Move(_) => {}
             }
-            let pending: i64 = sqlx::query(
-                "SELECT COUNT(*) AS n FROM late_entries WHERE board = $1 AND period = $2 AND status = 'pending'",
-            )
-            .bind(slug)
-            .bind(&key)
-            .fetch_one(&mut *w.tx)
-            .await?
-            .try_get("n")?;
-            if pending > 0 {
-                return Err(LedgerError::refused(
-                    ErrorCode::LatePending,
-                    format!("{pending} late write(s) of {slug} {key} await review: accept or reject them first"),
-                ));
-            }
+            refuse_pending_late(&mut w.tx, slug, &key).await?;
             // Step times go to the log (docs/BENCHMARKS.md reads them for a million members).
             let clock = std::time::Instant::now();
             // Hidden members keep their entries and totals but have no standing and no prize.
@@ -198,39 +187,8 @@ impl Ledger {
             outcome.name_weeks(&mut w.tx, &board, &key).await?;
             let (standings, digest) = (&outcome.standings, &outcome.digest);
             let ordered = clock.elapsed();
-            let watermark: i64 = sqlx::query(
-                "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS w FROM entries WHERE board = $1 AND period = $2",
-            )
-            .bind(slug)
-            .bind(&key)
-            .fetch_one(&mut *w.tx)
-            .await?
-            .try_get("w")?;
             let revision = 1_i64;
-            // The receipts' root, and the first link of the revisions' chain (migration 0023).
-            let root = Tree::of_standings(standings).root();
-            let link = receipt::link(slug, &key, revision, None, digest, &root);
-            sqlx::query(
-                "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, \
-                 settled_at, prizes, merkle_root, link, segment_prizes, segments) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
-            )
-            .bind(slug)
-            .bind(&key)
-            .bind(revision)
-            .bind(RULE_VERSION)
-            .bind(watermark)
-            .bind(digest)
-            .bind(standings.len() as i64)
-            .bind(&actor)
-            .bind(micros(now))
-            .bind(json_text(&board.prizes)?)
-            .bind(&root)
-            .bind(&link)
-            .bind(json_text(&board.segment_prizes)?)
-            .bind(outcome.segments_text()?)
-            .execute(&mut *w.tx)
-            .await?;
+            let watermark = insert_first_revision(&mut w.tx, &board, &key, &outcome, &actor, now).await?;
             insert_standings_with_progress(
                 &mut w.tx,
                 ledger.backend,
@@ -243,8 +201,15 @@ impl Ledger {
             .await?;
             let written = clock.elapsed();
             failpoint("settle.after_standings")?;
-            insert_rewards(&mut w.tx, ledger.backend, (slug, &key, revision), &outcome.prized(), now, &progress)
-                .await?;
+            insert_rewards(
+                &mut w.tx,
+                ledger.backend,
+                (slug, &key, revision),
+                &outcome.prized(),
+                now,
+                &progress,
+            )
+            .await?;
             set_state(&mut w.tx, slug, &key, State::Settled, now).await?;
             let record = AuditRecord {
                 actor: &actor,
@@ -279,6 +244,71 @@ impl Ledger {
         })?;
         Ok((settlement, settled))
     }
+}
+
+/// Refuses a settlement while a late write of the period awaits review.
+async fn refuse_pending_late(tx: &mut Tx, slug: &str, key: &str) -> Result<(), LedgerError> {
+    let pending: i64 = sqlx::query(
+        "SELECT COUNT(*) AS n FROM late_entries WHERE board = $1 AND period = $2 AND status = 'pending'",
+    )
+    .bind(slug)
+    .bind(key)
+    .fetch_one(&mut **tx)
+    .await?
+    .try_get("n")?;
+    if pending > 0 {
+        return Err(LedgerError::refused(
+            ErrorCode::LatePending,
+            format!("{pending} late write(s) of {slug} {key} await review: accept or reject them first"),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes a period's first settlement revision: its digest, prize tables, the receipts' root
+/// and the first link of the revisions' chain (migration 0023). Answers its watermark, the
+/// period's last entry.
+async fn insert_first_revision(
+    tx: &mut Tx,
+    board: &Board,
+    key: &str,
+    outcome: &Outcome,
+    actor: &str,
+    now: jiff::Timestamp,
+) -> Result<i64, LedgerError> {
+    let (slug, revision, standings) = (board.slug.as_str(), 1_i64, &outcome.standings);
+    let watermark: i64 = sqlx::query(
+        "SELECT CAST(COALESCE(MAX(id), 0) AS BIGINT) AS w FROM entries WHERE board = $1 AND period = $2",
+    )
+    .bind(slug)
+    .bind(key)
+    .fetch_one(&mut **tx)
+    .await?
+    .try_get("w")?;
+    let root = Tree::of_standings(standings).root();
+    let link = receipt::link(slug, key, revision, None, &outcome.digest, &root);
+    sqlx::query(
+        "INSERT INTO settlements (board, period, revision, rule_version, watermark, digest, members, actor, \
+         settled_at, prizes, merkle_root, link, segment_prizes, segments) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+    )
+    .bind(slug)
+    .bind(key)
+    .bind(revision)
+    .bind(RULE_VERSION)
+    .bind(watermark)
+    .bind(&outcome.digest)
+    .bind(standings.len() as i64)
+    .bind(actor)
+    .bind(micros(now))
+    .bind(json_text(&board.prizes)?)
+    .bind(&root)
+    .bind(&link)
+    .bind(json_text(&board.segment_prizes)?)
+    .bind(outcome.segments_text()?)
+    .execute(&mut **tx)
+    .await?;
+    Ok(watermark)
 }
 
 /// Writes a settlement's standings: blocks of up to STANDING_BLOCK consecutive standings in
