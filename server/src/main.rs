@@ -72,27 +72,7 @@ async fn main() -> anyhow::Result<()> {
             println!("{}/me?{}", base_url.trim_end_matches('/'), link.query());
             Ok(())
         }
-        Command::Apikey { command: ApikeyCommand::Create { stores, boards, rate_per_second, burst } } => {
-            let limits =
-                domain::apikey::KeyLimits::parse(rate_per_second, burst).map_err(anyhow::Error::msg)?;
-            let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
-            let boards = boards
-                .into_iter()
-                .map(domain::BoardSlug::parse)
-                .collect::<Result<Vec<_>, _>>()
-                .context("a --board is not a valid slug")?;
-            let issued = engine.access().issue_api_key(&boards, limits, "cli").await?;
-            eprintln!(
-                "ingest key #{} ({}…) for {}: {}/s, burst {}; copy it now, it will not be shown again",
-                issued.view.id,
-                issued.view.prefix,
-                issued.view.boards.join(", "),
-                issued.view.rate_per_second,
-                issued.view.burst
-            );
-            println!("{}", issued.key);
-            Ok(())
-        }
+        Command::Apikey { command } => create_api_key(command).await,
         Command::Rebuild { stores, board, period } => {
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
             let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
@@ -103,22 +83,7 @@ async fn main() -> anyhow::Result<()> {
             println!("rebuilt {board} {period}: {} members in {} ms", report.members, report.took_ms);
             Ok(())
         }
-        Command::Export { stores, board, period, out } => {
-            let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
-            let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
-            let scope = engine.scope(&board, Some(&period)).await?;
-            let progress = cli::progress("export");
-            let export = engine.export_period_with_progress(&scope, &progress).await?;
-            // The bytes `serde_json::to_string_pretty` makes, and a newline.
-            use engine::transfer::write_export as write;
-            match out {
-                Some(path) => std::fs::File::create(&path)
-                    .and_then(|file| write(&export, std::io::BufWriter::new(file), &progress))
-                    .with_context(|| format!("write {}", path.display()))?,
-                None => write(&export, std::io::BufWriter::new(std::io::stdout().lock()), &progress)?,
-            }
-            Ok(())
-        }
+        Command::Export { stores, board, period, out } => export(stores, board, period, out).await,
         Command::Doctor { ledger, fix } => doctor(&ledger.database_url, fix).await,
         Command::ImportTotals { stores, board, period, file, mode, import_id } => {
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
@@ -140,25 +105,7 @@ async fn main() -> anyhow::Result<()> {
             );
             Ok(())
         }
-        Command::Verify { file } => {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
-            let report = domain::receipt::verify_json(&text);
-            for fact in &report.holds {
-                println!("holds: {fact}");
-            }
-            for failure in &report.fails {
-                println!("FAILS: {failure}");
-            }
-            anyhow::ensure!(
-                report.ok(),
-                "{} ({}) does not verify: {}",
-                file.display(),
-                report.kind,
-                report.fails.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
-            );
-            println!("{} verifies: {} facts hold", file.display(), report.holds.len());
-            Ok(())
-        }
+        Command::Verify { file } => verify(&file),
         Command::Import { stores, file } => {
             let progress = cli::progress("import");
             progress.uncounted("reading the file", "bytes");
@@ -174,6 +121,73 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// `laurel apikey create`: prints the key once, its facts on stderr.
+async fn create_api_key(command: ApikeyCommand) -> anyhow::Result<()> {
+    let ApikeyCommand::Create { stores, boards, rate_per_second, burst } = command;
+    let limits = domain::apikey::KeyLimits::parse(rate_per_second, burst).map_err(anyhow::Error::msg)?;
+    let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
+    let boards = boards
+        .into_iter()
+        .map(domain::BoardSlug::parse)
+        .collect::<Result<Vec<_>, _>>()
+        .context("a --board is not a valid slug")?;
+    let issued = engine.access().issue_api_key(&boards, limits, "cli").await?;
+    eprintln!(
+        "ingest key #{} ({}…) for {}: {}/s, burst {}; copy it now, it will not be shown again",
+        issued.view.id,
+        issued.view.prefix,
+        issued.view.boards.join(", "),
+        issued.view.rate_per_second,
+        issued.view.burst
+    );
+    println!("{}", issued.key);
+    Ok(())
+}
+
+/// `laurel export`: a settled period's JSON, to a file or to standard output.
+async fn export(
+    stores: cli::StoreArgs,
+    board: String,
+    period: String,
+    out: Option<std::path::PathBuf>,
+) -> anyhow::Result<()> {
+    let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
+    let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
+    let scope = engine.scope(&board, Some(&period)).await?;
+    let progress = cli::progress("export");
+    let export = engine.export_period_with_progress(&scope, &progress).await?;
+    // The bytes `serde_json::to_string_pretty` makes, and a newline.
+    use engine::transfer::write_export as write;
+    match out {
+        Some(path) => std::fs::File::create(&path)
+            .and_then(|file| write(&export, std::io::BufWriter::new(file), &progress))
+            .with_context(|| format!("write {}", path.display()))?,
+        None => write(&export, std::io::BufWriter::new(std::io::stdout().lock()), &progress)?,
+    }
+    Ok(())
+}
+
+/// `laurel verify`: every fact a receipt or an export states, checked offline.
+fn verify(file: &std::path::Path) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("read {}", file.display()))?;
+    let report = domain::receipt::verify_json(&text);
+    for fact in &report.holds {
+        println!("holds: {fact}");
+    }
+    for failure in &report.fails {
+        println!("FAILS: {failure}");
+    }
+    anyhow::ensure!(
+        report.ok(),
+        "{} ({}) does not verify: {}",
+        file.display(),
+        report.kind,
+        report.fails.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    );
+    println!("{} verifies: {} facts hold", file.display(), report.holds.len());
+    Ok(())
 }
 
 /// The new admin's password: LAUREL_ADMIN_PASSWORD, or asked at the terminal twice.
