@@ -196,7 +196,8 @@ impl Core {
 }
 
 /// The front the server and the UI's server functions hold: the shared `Core` and the feature
-/// services, each owning its state ([`hot::Hot`], [`access::Access`]). The use cases not yet moved
+/// services, each owning its state ([`hot::Hot`], [`access::Access`], [`seasons::Seasons`],
+/// [`rewards::Rewards`]). The use cases not yet moved
 /// into a service of their own are `impl Engine` blocks in their modules, and the state they use
 /// is kept here (read caches, snapshot makers, live feeds, …). Cheap to clone.
 #[derive(Clone)]
@@ -209,10 +210,7 @@ pub struct Engine {
     /// Board definitions already read, kept for `reads::BOARD_CACHE_TTL` (only the settings —
     /// title, freeze grace, scheduled public freeze, prizes — ever change; see `Engine::board`).
     boards: Arc<reads::BoardCache>,
-    /// Signals the reward delivery loop that a settlement saved new rewards.
-    rewards_due: Arc<tokio::sync::Notify>,
-    /// Whether this process runs the reward delivery loop (it has a webhook).
-    delivers_rewards: Arc<std::sync::atomic::AtomicBool>,
+    rewards: rewards::Rewards,
     /// Period states recently read by reads (see `Engine::state_for_reads`).
     states: Arc<reads::StateCache>,
     /// Rankings read from the ledger while Redis could not be read (`fallback`).
@@ -277,11 +275,10 @@ impl Engine {
             hot: hot::Hot::new(core.clone()),
             access: access::Access::new(core.clone()),
             seasons: Arc::new(seasons::Seasons::new(core.clone())),
+            rewards: rewards::Rewards::new(core.clone()),
             core,
             top_cache: Arc::default(),
             boards: Arc::default(),
-            rewards_due: Arc::default(),
-            delivers_rewards: Arc::default(),
             states: Arc::default(),
             ledger_orders: Arc::default(),
             names: Arc::default(),
@@ -309,24 +306,13 @@ impl Engine {
         &self.access
     }
 
+    /// Settlement rewards: a period's list, and their delivery to the webhook.
+    pub fn rewards(&self) -> &rewards::Rewards {
+        &self.rewards
+    }
+
     pub(crate) fn readable<T>(&self, job: &'static str, listing: ledger::Listing<T>) -> Vec<T> {
         self.core.readable(job, listing)
-    }
-
-    /// Wakes the reward delivery loop (after a settlement saved rewards).
-    pub fn wake_rewards(&self) {
-        self.rewards_due.notify_one();
-    }
-
-    /// Whether this process delivers rewards (it was given a webhook). Without one, rewards wait
-    /// in the ledger for a process that has one, which the console says.
-    pub fn delivers_rewards(&self) -> bool {
-        self.delivers_rewards.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Resolves when [`Engine::wake_rewards`] was called since the last wait.
-    pub async fn rewards_woken(&self) {
-        self.rewards_due.notified().await;
     }
 
     /// Test-only crash hooks of this engine (see [`failpoints`]).

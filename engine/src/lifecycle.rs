@@ -185,7 +185,7 @@ impl Engine {
             .settle_with_progress(board, period, actor, now, self.core.failpoints.hook(), progress)
             .await?;
         self.core.failpoints.hit("settle.after_commit")?;
-        self.wake_rewards();
+        self.rewards.wake();
         progress.done();
         Ok(settlement)
     }

@@ -387,7 +387,7 @@ impl Engine {
         if applied.revision.as_ref().is_some_and(rewarded)
             || applied.seasons.iter().any(|s| rewarded(&s.revision))
         {
-            self.wake_rewards();
+            self.rewards.wake();
         }
         Ok(applied)
     }

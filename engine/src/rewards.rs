@@ -26,7 +26,7 @@
 //! rewards stay `pending` (the log says so at startup) until one is configured. The URL may carry
 //! a secret: it is never logged. [`RewardsConfig::new`] holds the numbers: a 10 s timeout, backoff
 //! from 1 s doubling to at most 1 h, 20 attempts (about 8 hours), claims of 60 s. The loop runs
-//! at once after a settlement (`Engine::wake_rewards`) and every 2 s otherwise. Every attempt is
+//! at once after a settlement (`Rewards::wake`) and every 2 s otherwise. Every attempt is
 //! kept (time, status, error); `delivered` and `failed` are final and audited
 //! (`reward_delivered`, `reward_failed`, actor `rewards`); `GET …/periods/{period}/rewards`
 //! (admin) lists a settlement's rewards with every attempt. Failpoints `reward.before_send` and
@@ -34,9 +34,12 @@
 
 use crate::ledger::{Attempt, AttemptOutcome, DueReward};
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
+use crate::{Core, EngineError};
 use domain::view::RewardView;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use tokio::sync::Notify;
 use tracing::Instrument;
 
 /// How often the delivery loop looks for due rewards when no settlement woke it.
@@ -121,10 +124,42 @@ pub struct DeliveryReport {
     pub failed: usize,
 }
 
-impl Engine {
+/// The rewards service: a period's rewards, and their delivery to the webhook. Owns the signal
+/// that wakes the delivery loop and whether this process runs one. Cheap to clone.
+#[derive(Clone)]
+pub struct Rewards {
+    core: Core,
+    /// Signals the delivery loop that a settlement saved new rewards.
+    due: Arc<Notify>,
+    /// Whether this process runs the delivery loop (it has a webhook).
+    delivering: Arc<AtomicBool>,
+}
+
+impl Rewards {
+    pub(crate) fn new(core: Core) -> Self {
+        Self { core, due: Arc::default(), delivering: Arc::default() }
+    }
+
+    /// Wakes the delivery loop (after a settlement or a revision saved rewards).
+    pub fn wake(&self) {
+        self.due.notify_one();
+    }
+
+    /// Whether this process delivers rewards (it was given a webhook). Without one, rewards wait
+    /// in the ledger for a process that has one, which the console says.
+    pub fn delivers(&self) -> bool {
+        self.delivering.load(Ordering::Relaxed)
+    }
+
+    /// A period's rewards with their delivery attempts.
+    pub async fn of(&self, scope: &Scope) -> Result<Vec<RewardView>, EngineError> {
+        let (slug, period) = (scope.slug(), scope.period());
+        Ok(self.core.ledger.rewards(slug, &period).await?)
+    }
+
     /// One delivery pass: claims due rewards and tries each once, concurrently. A failpoint (a
     /// simulated crash) stops the reward it hit, which stays claimed until its lease ends.
-    pub async fn deliver_due_rewards(&self, config: &RewardsConfig) -> Result<DeliveryReport, EngineError> {
+    pub async fn deliver_due(&self, config: &RewardsConfig) -> Result<DeliveryReport, EngineError> {
         if config.claim_timeout <= config.timeout || config.max_attempts == 0 || config.batch == 0 {
             return Err(EngineError::Invalid(
                 "rewards: claim_timeout must exceed timeout; max_attempts and batch must be positive".into(),
@@ -139,15 +174,15 @@ impl Engine {
         let mut report =
             DeliveryReport { claimed: due.rows.len() + due.invalid.len(), ..DeliveryReport::default() };
         let mut sends = tokio::task::JoinSet::new();
-        for reward in self.readable("rewards", due) {
-            let (engine, config) = (self.clone(), config.clone());
+        for reward in self.core.readable("rewards", due) {
+            let (rewards, config) = (self.clone(), config.clone());
             let span = tracing::info_span!(
                 "reward",
                 board = %reward.board,
                 period = %reward.period,
                 member = %reward.member,
             );
-            sends.spawn(async move { engine.deliver(&config, reward).await }.instrument(span));
+            sends.spawn(async move { rewards.deliver(&config, reward).await }.instrument(span));
         }
         let mut first_error = None;
         while let Some(joined) = sends.join_next().await {
@@ -170,12 +205,12 @@ impl Engine {
 
     /// Delivers due rewards until the task is aborted: a pass, then the next one as soon as a
     /// settlement saves rewards, or after a short tick (retries fall due on their own).
-    pub fn spawn_reward_delivery(&self, config: RewardsConfig) -> tokio::task::JoinHandle<()> {
-        self.delivers_rewards.store(true, std::sync::atomic::Ordering::Relaxed);
-        let engine = self.clone();
+    pub fn spawn_delivery(&self, config: RewardsConfig) -> tokio::task::JoinHandle<()> {
+        self.delivering.store(true, Ordering::Relaxed);
+        let rewards = self.clone();
         tokio::spawn(async move {
             loop {
-                let more = match engine.deliver_due_rewards(&config).await {
+                let more = match rewards.deliver_due(&config).await {
                     // A full batch: more may be due right now.
                     Ok(report) => report.claimed >= config.batch as usize,
                     Err(error) => {
@@ -185,18 +220,12 @@ impl Engine {
                 };
                 if !more {
                     tokio::select! {
-                        () = engine.rewards_woken() => {}
+                        () = rewards.due.notified() => {}
                         () = tokio::time::sleep(TICK) => {}
                     }
                 }
             }
         })
-    }
-
-    /// A period's rewards with their delivery attempts.
-    pub async fn rewards(&self, scope: &Scope) -> Result<Vec<RewardView>, EngineError> {
-        let (slug, period) = (scope.slug(), scope.period());
-        Ok(self.core.ledger.rewards(slug, &period).await?)
     }
 
     /// Sends one claimed reward and records the attempt.
@@ -205,7 +234,7 @@ impl Engine {
         config: &RewardsConfig,
         reward: DueReward,
     ) -> Result<AttemptOutcome, EngineError> {
-        self.failpoints().hit("reward.before_send")?;
+        self.core.failpoints.hit("reward.before_send")?;
         let body = serde_json::json!({
             "idempotency_key": reward.idempotency_key,
             "board": reward.board,
@@ -237,7 +266,7 @@ impl Engine {
         let attempt_no = reward.attempts + 1;
         let outcome = if error.is_none() {
             // The receiver has it; a crash from here on sends the same key again.
-            self.failpoints().hit("reward.after_send")?;
+            self.core.failpoints.hit("reward.after_send")?;
             AttemptOutcome::Delivered
         } else if attempt_no >= config.max_attempts {
             AttemptOutcome::Failed

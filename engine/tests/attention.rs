@@ -134,11 +134,11 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
             failed,
             retrying,
         };
-        let pass = e.deliver_due_rewards(&webhook).await.unwrap();
+        let pass = e.rewards().deliver_due(&webhook).await.unwrap();
         assert_eq!(pass.retrying, 3, "{name}: {pass:?}");
         assert_eq!(e.attention(Timestamp::now()).await.unwrap().rewards, vec![trouble(0, 3)], "{name}");
         tokio::time::sleep(Duration::from_millis(20)).await;
-        let pass = e.deliver_due_rewards(&webhook).await.unwrap();
+        let pass = e.rewards().deliver_due(&webhook).await.unwrap();
         assert_eq!(pass.failed, 3, "{name}: {pass:?}");
         assert_eq!(e.attention(Timestamp::now()).await.unwrap().rewards, vec![trouble(3, 0)], "{name}");
 

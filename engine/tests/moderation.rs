@@ -372,7 +372,7 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
         assert_eq!(s.members, 3, "{name}");
         let digest = expected_digest(&b, &period, &[("u2", 30), ("u3", 30), ("u4", 10)]);
         assert_eq!(s.digest, digest, "{name}");
-        let rewards = e.rewards(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let rewards = e.rewards().of(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let mut prized: Vec<_> = rewards.iter().map(|r| (r.member.as_str(), r.prize.as_str())).collect();
         prized.sort_unstable();
         assert_eq!(prized, [("u2", "gold"), ("u3", "gold"), ("u4", "silver")], "{name}");

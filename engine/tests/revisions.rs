@@ -316,7 +316,7 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         assert_eq!(revision.rewards[2].idempotency_key, format!("laurel:{slug}:{period}:2:u2"), "{name}");
 
         // The outbox holds the first settlement's three grants and these six rows.
-        let rewards = e.rewards(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let rewards = e.rewards().of(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(rewards.len(), 9, "{name}");
         assert_eq!(
             rewards.iter().filter(|r| r.revision == 2 && r.kind == RewardKind::Revoke).count(),
@@ -386,7 +386,7 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         assert_eq!((third.revision, third.rewards.len()), (3, 0), "{name}");
         assert_eq!(third.previous_digest, revision.digest, "{name}");
         assert_eq!(
-            e.rewards(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap().len(),
+            e.rewards().of(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap().len(),
             9,
             "{name}"
         );

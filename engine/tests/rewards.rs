@@ -195,12 +195,13 @@ async fn settled_board(e: &Engine) -> (Board, PeriodKey) {
 async fn deliver_all(e: &Engine, config: &RewardsConfig, b: &Board, period: &PeriodKey) -> DeliveryReport {
     let mut total = DeliveryReport::default();
     for _ in 0..2_000 {
-        let pass = e.deliver_due_rewards(config).await.unwrap();
+        let pass = e.rewards().deliver_due(config).await.unwrap();
         total.claimed += pass.claimed;
         total.delivered += pass.delivered;
         total.retrying += pass.retrying;
         total.failed += pass.failed;
-        let rewards = e.rewards(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap();
+        let rewards =
+            e.rewards().of(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap();
         if rewards.iter().all(|r| r.status != "pending") {
             return total;
         }
@@ -251,7 +252,8 @@ async fn every_prized_member_is_delivered_once_with_attempts_and_audit() {
         assert_eq!(gold["board"], b.slug.as_str(), "{name}");
         assert_eq!(gold["period"], period.to_string(), "{name}");
         assert_eq!(gold["idempotency_key"], keys[0], "{name}");
-        let rewards = e.rewards(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap();
+        let rewards =
+            e.rewards().of(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap();
         assert_eq!(rewards.len(), 3, "{name}");
         for r in &rewards {
             assert_eq!((r.status.as_str(), r.attempts), ("delivered", 1), "{name}: {r:?}");
@@ -265,7 +267,7 @@ async fn every_prized_member_is_delivered_once_with_attempts_and_audit() {
         }
         assert_eq!(audit_count(&e, &b, "reward_delivered").await, 3, "{name}");
         // A later pass finds nothing to send.
-        assert_eq!(e.deliver_due_rewards(&config(&url)).await.unwrap().claimed, 0, "{name}");
+        assert_eq!(e.rewards().deliver_due(&config(&url)).await.unwrap().claimed, 0, "{name}");
         assert_eq!(receiver.seen().len(), 3, "{name}");
         stores.cleanup().await;
     }
@@ -295,7 +297,8 @@ async fn a_failing_receiver_is_retried_until_it_accepts() {
         let key = &keys_of(&b, &period, &["m00"])[0];
         assert_eq!(receiver.times_seen(key), 3, "{name}");
         assert_eq!(receiver.processed().len(), 1, "{name}");
-        let rewards = e.rewards(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap();
+        let rewards =
+            e.rewards().of(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap();
         let r = &rewards[0];
         assert_eq!((r.status.as_str(), r.attempts), ("delivered", 3), "{name}");
         let statuses: Vec<Option<u16>> = r.history.iter().map(|a| a.http_status).collect();
@@ -330,11 +333,12 @@ async fn a_reward_is_failed_after_its_last_attempt() {
 
         assert_eq!((report.retrying, report.failed, report.delivered), (2, 1, 0), "{name}");
         assert_eq!(receiver.seen().len(), 3, "{name}");
-        let r = &e.rewards(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap()[0];
+        let r =
+            &e.rewards().of(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap()[0];
         assert_eq!((r.status.as_str(), r.attempts, r.history.len()), ("failed", 3, 3), "{name}");
         assert_eq!(audit_count(&e, &b, "reward_failed").await, 1, "{name}");
         // Failed is final: no pass sends it again.
-        assert_eq!(e.deliver_due_rewards(&config).await.unwrap().claimed, 0, "{name}");
+        assert_eq!(e.rewards().deliver_due(&config).await.unwrap().claimed, 0, "{name}");
         stores.cleanup().await;
     }
 }
@@ -382,10 +386,11 @@ async fn a_crash_after_the_settlement_commit_delivers_each_reward_once_after_a_r
             digest,
             "{name}"
         );
-        assert_eq!(restarted.deliver_due_rewards(&config(&url)).await.unwrap().claimed, 0, "{name}");
+        assert_eq!(restarted.rewards().deliver_due(&config(&url)).await.unwrap().claimed, 0, "{name}");
 
         let rewards = restarted
-            .rewards(&restarted.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .rewards()
+            .of(&restarted.scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
         assert_eq!(rewards.len(), 3, "{name}");
@@ -415,10 +420,11 @@ async fn a_crash_after_the_receiver_answered_redelivers_the_same_key_and_it_is_p
         .unwrap();
         let key = keys_of(&b, &period, &["m00"]).remove(0);
         e.failpoints().arm("reward.after_send");
-        let crashed = e.deliver_due_rewards(&config(&url)).await;
+        let crashed = e.rewards().deliver_due(&config(&url)).await;
         assert!(is_failpoint(crashed, "reward.after_send"), "{name}");
         assert_eq!(receiver.times_seen(&key), 1, "{name}: the receiver got it");
-        let r = &e.rewards(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap()[0];
+        let r =
+            &e.rewards().of(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap()[0];
         assert_eq!((r.status.as_str(), r.history.len()), ("pending", 0), "{name}: the ledger did not");
 
         let restarted = stores.engine().await;
@@ -427,7 +433,8 @@ async fn a_crash_after_the_receiver_answered_redelivers_the_same_key_and_it_is_p
         assert_eq!(receiver.times_seen(&key), 2, "{name}: sent again with the same key");
         assert_eq!(receiver.processed().len(), 1, "{name}: processed once");
         let rewards = restarted
-            .rewards(&restarted.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .rewards()
+            .of(&restarted.scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
         assert_eq!(rewards.len(), 1, "{name}");
@@ -454,14 +461,15 @@ async fn a_crash_before_the_send_sends_nothing_and_the_next_pass_delivers_once()
         .await
         .unwrap();
         e.failpoints().arm("reward.before_send");
-        let crashed = e.deliver_due_rewards(&config(&url)).await;
+        let crashed = e.rewards().deliver_due(&config(&url)).await;
         assert!(is_failpoint(crashed, "reward.before_send"), "{name}");
         assert!(receiver.seen().is_empty(), "{name}");
 
         deliver_all(&e, &config(&url), &b, &period).await;
 
         assert_eq!(receiver.seen(), keys_of(&b, &period, &["m00"]), "{name}");
-        let r = &e.rewards(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap()[0];
+        let r =
+            &e.rewards().of(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap()[0];
         assert_eq!((r.status.as_str(), r.attempts), ("delivered", 1), "{name}");
         stores.cleanup().await;
     }

@@ -531,7 +531,8 @@ async fn standings(e: &Engine, season: &Board) -> BTreeMap<String, (i64, u64, Op
 async fn rewards(e: &Engine, season: &Board) -> Vec<(i64, String, String, String)> {
     let scope = e.scope(&season.slug, None).await.unwrap();
     let mut rows: Vec<_> = e
-        .rewards(&scope)
+        .rewards()
+        .of(&scope)
         .await
         .unwrap()
         .into_iter()

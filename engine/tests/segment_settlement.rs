@@ -141,7 +141,7 @@ async fn one_settlement_awards_the_board_and_every_segment_ranking() {
         assert_ne!(s.digest, plain, "{name}");
         assert_eq!(s.digest, settlement_digest(b.slug.as_str(), &key, &s.standings, &s.segments), "{name}");
 
-        let got = e.rewards(&scope).await.unwrap();
+        let got = e.rewards().of(&scope).await.unwrap();
         let want = vec![
             grant("u1", "", "gold"),
             grant("u2", "", "silver"),
@@ -243,9 +243,9 @@ async fn a_correction_resettles_every_segment_with_reward_deltas_only_and_travel
         };
         assert_eq!(zj(&second), zj(&first), "{name}: zj did not move");
         // Applying again moves nothing more.
-        let before = e.rewards(&scope).await.unwrap().len();
+        let before = e.rewards().of(&scope).await.unwrap().len();
         e.apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
-        assert_eq!(e.rewards(&scope).await.unwrap().len(), before, "{name}");
+        assert_eq!(e.rewards().of(&scope).await.unwrap().len(), before, "{name}");
 
         // The export carries both revisions' records; the verifier recomputes the latest's
         // rankings (an earlier revision's are held by its digest and the chain).
@@ -423,7 +423,7 @@ async fn edited_segment_prize_tables_apply_to_the_next_settlement() {
         e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
         e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
         let segment_rewards: Vec<_> =
-            rewards(&e.rewards(&scope).await.unwrap()).into_iter().filter(|r| !r.2.is_empty()).collect();
+            rewards(&e.rewards().of(&scope).await.unwrap()).into_iter().filter(|r| !r.2.is_empty()).collect();
         assert_eq!(
             sorted(segment_rewards),
             sorted(vec![grant("u1", "class:c1", "top of class"), grant("u2", "class:c2", "top of class")]),

@@ -280,7 +280,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let rewards = match &args.rewards_webhook {
         Some(url) => {
             let config = engine::rewards::RewardsConfig::new(url).context("--rewards-webhook")?;
-            Some(engine.spawn_reward_delivery(config))
+            Some(engine.rewards().spawn_delivery(config))
         }
         None => {
             tracing::info!("no --rewards-webhook: settlement rewards stay pending until one is set");

@@ -243,7 +243,7 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         Err(e) => return Err(e.into()),
     };
     let (revisions, rewards) = match settlement {
-        Some(_) => (engine.settlements(&scope).await?, engine.rewards(&scope).await?),
+        Some(_) => (engine.settlements(&scope).await?, engine.rewards().of(&scope).await?),
         None => (Vec::new(), Vec::new()),
     };
     let shown: Vec<domain::MemberId> = settlement
@@ -266,7 +266,7 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         settlement,
         revisions,
         rewards,
-        delivers_rewards: engine.delivers_rewards(),
+        delivers_rewards: engine.rewards().delivers(),
         names,
         keep_top: board.keep_top,
         ranking_ttl_days: board.ranking_ttl_days,

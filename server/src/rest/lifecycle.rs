@@ -245,7 +245,7 @@ pub async fn rewards(
     _admin: Admin,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<RewardList>, ApiError> {
-    let rewards = state.engine.rewards(&scope).await?;
+    let rewards = state.engine.rewards().of(&scope).await?;
     Ok(Json(RewardList { rewards }))
 }
 
