@@ -22,7 +22,7 @@ pub struct BoardDetails {
     pub prizes: Vec<domain::board::Prize>,
     /// The current period's lifecycle state.
     #[cfg_attr(feature = "openapi", schema(schema_with = domain::view::period_state))]
-    pub state: String,
+    pub state: domain::lifecycle::State,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub starts_at: jiff::Timestamp,
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
@@ -101,7 +101,7 @@ impl Engine {
             freeze_grace_seconds: board.freeze_grace_seconds,
             public_freeze_seconds: board.public_freeze_seconds,
             prizes: board.prizes.clone(),
-            state: self.core.ledger.state_of(&board.slug, &period).await?.as_str().into(),
+            state: self.core.ledger.state_of(&board.slug, &period).await?,
             starts_at: span.start,
             ends_at: span.end,
             keep_top: board.keep_top,

@@ -361,12 +361,12 @@ impl Engine {
             self.core.ledger.apply_draft(&board, period, id, actor, now, self.core.failpoints.hook()).await?;
         self.core.failpoints.hit("apply.after_commit")?;
         if !totals.is_empty() {
-            if applied.state != State::Archived.as_str() {
+            if applied.state != State::Archived {
                 for total in totals {
                     self.project_total(&board, Some(total)).await;
                 }
             }
-            if moves && applied.state != State::Archived.as_str() {
+            if moves && applied.state != State::Archived {
                 let mut report = crate::reconciler::ReconcileReport::default();
                 if let Err(error) = self.level_segments(&board, &period, &mut report).await {
                     tracing::warn!(board = %slug, %period, %error, "segment rankings left to the reconciler");

@@ -10,6 +10,7 @@ use super::entries::{EntryMeta, NewEntry, Seen};
 use super::locks::PeriodRow;
 use super::segments::NewMembership;
 use super::write_rows::{LockedTotal, Projected, Recorded, StoredState};
+use domain::lifecycle::State;
 use domain::segment::Values;
 use domain::write::{Change, Current, Decision, Outcome, Write, decide};
 use domain::{Board, MemberId, PeriodKey, TiePolicy};
@@ -103,8 +104,8 @@ impl<'a> Batch<'a> {
                 },
                 reach_seq: None,
             };
-            if row.state != "open" || now >= board.closes_at(period) {
-                let why = (row.state != "open").then_some(row.state.as_str());
+            if row.state != State::Open || now >= board.closes_at(period) {
+                let why = (row.state != State::Open).then_some(row.state.as_str());
                 d.answers.push(Recorded::bare(Outcome::Late, period, Some(late_reason(why))));
                 d.late.push(entry);
                 d.kept.push(i);

@@ -7,6 +7,7 @@
 
 use super::sql::INSERT_CHUNK;
 use super::{Backend, LedgerError, Tx, micros};
+use domain::lifecycle::State;
 use domain::write::Write;
 use domain::{Board, MemberId, TiePolicy};
 use sqlx::Row;
@@ -15,7 +16,7 @@ use std::fmt::Write as _;
 
 /// A period's row as a batch uses it: its state, and the reach sequences the batch took so far.
 pub(super) struct PeriodRow {
-    pub state: String,
+    pub state: State,
     pub next_seq: i64,
 }
 
@@ -70,7 +71,8 @@ async fn read_period(tx: &mut Tx, board: &str, period: &str, lock: &str) -> Resu
             sqlx::query(&select).bind(board).bind(period).fetch_one(&mut **tx).await?
         }
     };
-    Ok(PeriodRow { state: row.try_get("state")?, next_seq: row.try_get("next_seq")? })
+    let state = super::sql::parse_state(&row.try_get::<String, _>("state")?)?;
+    Ok(PeriodRow { state, next_seq: row.try_get("next_seq")? })
 }
 
 /// The locks one admin change of a member's total needs, in the same order as a batch's.

@@ -58,7 +58,8 @@ pub struct Applied {
     pub board: BoardSlug,
     pub period: PeriodKey,
     /// The period's state, which an apply never changes.
-    pub state: String,
+    #[cfg_attr(feature = "openapi", schema(schema_with = domain::view::period_state))]
+    pub state: State,
     /// How many changes were made.
     pub changes: usize,
     pub applied_by: String,
@@ -162,7 +163,7 @@ impl Ledger {
                 preview_id: id.clone(),
                 board: board.slug.clone(),
                 period: draft.period,
-                state: state.as_str().to_owned(),
+                state,
                 changes: draft.changes.len(),
                 applied_by: actor.clone(),
                 applied_at: now,

@@ -127,7 +127,7 @@ impl Ledger {
                 .fetch_one(&mut *w.tx)
                 .await?
                 .try_get("state")?;
-            if state == "settled" || state == "archived" {
+            if !super::sql::parse_state(&state)?.is_adjustable() {
                 return Ok(Vec::new());
             }
             let stored = level_season_in(&mut w.tx, ledger.backend, &season, rows, now).await?;
