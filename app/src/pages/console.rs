@@ -7,8 +7,10 @@ use crate::api::seasons::CreateSeason;
 use crate::components::charts::sparkline::Sparkline;
 use crate::components::console::{ActionOutcome, FieldError};
 use crate::components::error_view::ErrorView;
-use crate::i18n::{Say, tr};
-use domain::view::{Attention, BoardActivity};
+use crate::i18n::{Locale, Say, tr};
+use domain::view::{
+    Attention, BoardActivity, DuePeriod, KeyNearLimit, PeriodCount, ProjectionLag, RewardTrouble,
+};
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -82,6 +84,7 @@ fn NeedsAttention() -> impl IntoView {
     }
 }
 
+/// The items that need attention, kind by kind (or that nothing does).
 #[component]
 fn AttentionList(a: Attention) -> impl IntoView {
     let l = crate::i18n::locale();
@@ -89,121 +92,11 @@ fn AttentionList(a: Attention) -> impl IntoView {
         return view! { <p class="empty" data-testid="attention-clear">{tr!(l, "console-attention-clear")}</p> }
             .into_any();
     }
-    let period_page =
-        |board: &domain::BoardSlug, period: &domain::PeriodKey| format!("/admin/b/{board}/{period}");
-    // UTC in figures, as every language writes them (the item names the zone).
-    let when = |t: jiff::Timestamp| t.strftime("%Y-%m-%d %H:%M UTC").to_string();
-    let due = a
-        .due
-        .into_iter()
-        .map(|d| {
-            let href = period_page(&d.board, &d.period);
-            let (board, period, at) = (d.board.to_string(), d.period.to_string(), when(d.due_at));
-            let (link, why) = match d.state.as_str() {
-                "frozen" => (
-                    tr!(l, "console-due-settle", board = board, period = period),
-                    tr!(l, "console-due-settle-why", at = at),
-                ),
-                _ => (
-                    tr!(l, "console-due-freeze", board = board, period = period),
-                    tr!(l, "console-due-freeze-why", at = at),
-                ),
-            };
-            view! {
-                <li data-attention="due" data-period=format!("{} {}", d.board, d.period)>
-                    <span class="kind">{tr!(l, "console-kind-due")}</span>
-                    <a href=href>{link}</a>
-                    <span class="meta">{format!(" — {why}")}</span>
-                </li>
-            }
-        })
-        .collect_view();
-    let late = a
-        .late
-        .into_iter()
-        .map(|late| {
-            let href = format!("{}#late", period_page(&late.board, &late.period));
-            let link = tr!(
-                l,
-                "console-late-review",
-                count = late.count,
-                shown = l.number(late.count as i64),
-                board = late.board.to_string(),
-                period = late.period.to_string(),
-            );
-            view! {
-                <li data-attention="late" data-period=format!("{} {}", late.board, late.period)>
-                    <span class="kind">{tr!(l, "console-kind-late")}</span>
-                    <a href=href rel="external">{link}</a>
-                </li>
-            }
-        })
-        .collect_view();
-    let rewards = a
-        .rewards
-        .into_iter()
-        .map(|r| {
-            let href = format!("{}#rewards", period_page(&r.board, &r.period));
-            let mut what = Vec::new();
-            if r.failed > 0 {
-                what.push(tr!(l, "console-rewards-failed", count = l.number(r.failed as i64)));
-            }
-            if r.retrying > 0 {
-                what.push(tr!(l, "console-rewards-retrying", count = l.number(r.retrying as i64)));
-            }
-            let link =
-                tr!(l, "console-rewards-of", board = r.board.to_string(), period = r.period.to_string());
-            view! {
-                <li data-attention="rewards" data-period=format!("{} {}", r.board, r.period)>
-                    <span class="kind">{tr!(l, "console-kind-rewards")}</span>
-                    <a href=href rel="external">{link}</a>
-                    <span class="meta">{format!(" — {}", what.join(&tr!(l, "console-list-separator")))}</span>
-                </li>
-            }
-        })
-        .collect_view();
-    let lagging = a
-        .lagging
-        .into_iter()
-        .map(|lag| {
-            let href = format!("{}#lifecycle", period_page(&lag.board, &lag.period));
-            let (projected, ledger) = (lag.projected.to_string(), lag.ledger.to_string());
-            let how = if lag.projected < lag.ledger {
-                tr!(l, "console-lag-behind", projected = projected, ledger = ledger)
-            } else {
-                tr!(l, "console-lag-ahead", projected = projected, ledger = ledger)
-            };
-            let link =
-                tr!(l, "console-lag-rebuild", board = lag.board.to_string(), period = lag.period.to_string());
-            view! {
-                <li data-attention="lag" data-period=format!("{} {}", lag.board, lag.period)>
-                    <span class="kind">{tr!(l, "console-kind-projection")}</span>
-                    <a href=href rel="external">{link}</a>
-                    <span class="meta">{format!(" — {how}")}</span>
-                </li>
-            }
-        })
-        .collect_view();
-    let keys = a
-        .keys
-        .into_iter()
-        .map(|k| {
-            let left = tr!(
-                l,
-                "console-key-left",
-                left = k.burst_left.to_string(),
-                burst = k.burst.to_string(),
-                rate = k.rate_per_second.to_string(),
-            );
-            view! {
-                <li data-attention="key" data-key=k.id>
-                    <span class="kind">{tr!(l, "console-kind-rate-limit")}</span>
-                    <a href="/admin/keys">{tr!(l, "console-key", prefix = k.prefix)}</a>
-                    <span class="meta">{format!(" — {left}")}</span>
-                </li>
-            }
-        })
-        .collect_view();
+    let due = a.due.into_iter().map(|d| due_item(l, d)).collect_view();
+    let late = a.late.into_iter().map(|late| late_item(l, late)).collect_view();
+    let rewards = a.rewards.into_iter().map(|r| rewards_item(l, r)).collect_view();
+    let lagging = a.lagging.into_iter().map(|lag| lag_item(l, lag)).collect_view();
+    let keys = a.keys.into_iter().map(|k| key_item(l, k)).collect_view();
     // `why` is the Redis client's own message, in English.
     let redis = a.redis_unreadable.map(|why| {
         view! {
@@ -222,6 +115,112 @@ fn AttentionList(a: Attention) -> impl IntoView {
         }
     });
     view! { <ul class="attention-list">{due}{late}{rewards}{lagging}{keys}{redis}{full}</ul> }.into_any()
+}
+
+/// The period console of a board's period, where every item about a period is fixed.
+fn period_page(board: &domain::BoardSlug, period: &domain::PeriodKey) -> String {
+    format!("/admin/b/{board}/{period}")
+}
+
+/// A period past its end and grace: to freeze (the scheduler has not), or to settle.
+fn due_item(l: Locale, d: DuePeriod) -> impl IntoView + use<> {
+    let href = period_page(&d.board, &d.period);
+    // UTC in figures, as every language writes them (the item names the zone).
+    let at = d.due_at.strftime("%Y-%m-%d %H:%M UTC").to_string();
+    let (board, period) = (d.board.to_string(), d.period.to_string());
+    let (link, why) = match d.state.as_str() {
+        "frozen" => (
+            tr!(l, "console-due-settle", board = board, period = period),
+            tr!(l, "console-due-settle-why", at = at),
+        ),
+        _ => (
+            tr!(l, "console-due-freeze", board = board, period = period),
+            tr!(l, "console-due-freeze-why", at = at),
+        ),
+    };
+    view! {
+        <li data-attention="due" data-period=format!("{} {}", d.board, d.period)>
+            <span class="kind">{tr!(l, "console-kind-due")}</span>
+            <a href=href>{link}</a>
+            <span class="meta">{format!(" — {why}")}</span>
+        </li>
+    }
+}
+
+/// A period's late writes waiting for a decision, linked to their review.
+fn late_item(l: Locale, late: PeriodCount) -> impl IntoView + use<> {
+    let href = format!("{}#late", period_page(&late.board, &late.period));
+    let link = tr!(
+        l,
+        "console-late-review",
+        count = late.count,
+        shown = l.number(late.count as i64),
+        board = late.board.to_string(),
+        period = late.period.to_string(),
+    );
+    view! {
+        <li data-attention="late" data-period=format!("{} {}", late.board, late.period)>
+            <span class="kind">{tr!(l, "console-kind-late")}</span>
+            <a href=href rel="external">{link}</a>
+        </li>
+    }
+}
+
+/// A period's rewards that failed for good or are being retried, linked to their deliveries.
+fn rewards_item(l: Locale, r: RewardTrouble) -> impl IntoView + use<> {
+    let href = format!("{}#rewards", period_page(&r.board, &r.period));
+    let mut what = Vec::new();
+    if r.failed > 0 {
+        what.push(tr!(l, "console-rewards-failed", count = l.number(r.failed as i64)));
+    }
+    if r.retrying > 0 {
+        what.push(tr!(l, "console-rewards-retrying", count = l.number(r.retrying as i64)));
+    }
+    let link = tr!(l, "console-rewards-of", board = r.board.to_string(), period = r.period.to_string());
+    view! {
+        <li data-attention="rewards" data-period=format!("{} {}", r.board, r.period)>
+            <span class="kind">{tr!(l, "console-kind-rewards")}</span>
+            <a href=href rel="external">{link}</a>
+            <span class="meta">{format!(" — {}", what.join(&tr!(l, "console-list-separator")))}</span>
+        </li>
+    }
+}
+
+/// A live period whose projection is behind or ahead of the ledger, linked to its rebuild.
+fn lag_item(l: Locale, lag: ProjectionLag) -> impl IntoView + use<> {
+    let href = format!("{}#lifecycle", period_page(&lag.board, &lag.period));
+    let (projected, ledger) = (lag.projected.to_string(), lag.ledger.to_string());
+    let how = if lag.projected < lag.ledger {
+        tr!(l, "console-lag-behind", projected = projected, ledger = ledger)
+    } else {
+        tr!(l, "console-lag-ahead", projected = projected, ledger = ledger)
+    };
+    let link = tr!(l, "console-lag-rebuild", board = lag.board.to_string(), period = lag.period.to_string());
+    view! {
+        <li data-attention="lag" data-period=format!("{} {}", lag.board, lag.period)>
+            <span class="kind">{tr!(l, "console-kind-projection")}</span>
+            <a href=href rel="external">{link}</a>
+            <span class="meta">{format!(" — {how}")}</span>
+        </li>
+    }
+}
+
+/// An ingest key with little of its burst left, linked to the keys page.
+fn key_item(l: Locale, k: KeyNearLimit) -> impl IntoView + use<> {
+    let left = tr!(
+        l,
+        "console-key-left",
+        left = k.burst_left.to_string(),
+        burst = k.burst.to_string(),
+        rate = k.rate_per_second.to_string(),
+    );
+    view! {
+        <li data-attention="key" data-key=k.id>
+            <span class="kind">{tr!(l, "console-kind-rate-limit")}</span>
+            <a href="/admin/keys">{tr!(l, "console-key", prefix = k.prefix)}</a>
+            <span class="meta">{format!(" — {left}")}</span>
+        </li>
+    }
 }
 
 /// The boards, each with a link to its current period's console, that period's state and its

@@ -3,9 +3,10 @@ use crate::api::corrections::{ApplyCorrection, PreviewCorrection};
 use crate::components::console::{Confirm, FieldError};
 use crate::components::correction::PreviewResult;
 use crate::components::error_view::ErrorView;
+use crate::error::AppError;
 use crate::i18n::{Clock, Say, tr};
 use crate::pages::member::change;
-use domain::view::{MemberAdminView, MemberView};
+use domain::view::{Entry, LedgerEntry, MemberAdminView, MemberView};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
@@ -46,6 +47,8 @@ pub fn MemberConsolePage() -> impl IntoView {
     }
 }
 
+/// A member of a period as the console drills into it: the standing, the preview of a change,
+/// the ledger entries (each revocable), hide / unhide, the correction form and the audit trail.
 #[component]
 fn Drill(
     v: MemberAdminView,
@@ -58,47 +61,65 @@ fn Drill(
     let error = Signal::derive(move || preview.value().get().and_then(Result::err));
     let pending = preview.pending();
     let l = crate::i18n::locale();
-    // `label` is the step's English name, the disclosure's `data-step`; `summary` the reader's.
-    let (visibility_step, label, summary, consequence, button) = if hidden {
-        (
-            "unhide",
-            "Unhide…",
-            tr!(l, "cmember-unhide"),
-            tr!(l, "cmember-unhide-consequence"),
-            tr!(l, "cmember-unhide-preview"),
-        )
-    } else {
-        (
-            "hide",
-            "Hide…",
-            tr!(l, "cmember-hide"),
-            tr!(l, "cmember-hide-consequence"),
-            tr!(l, "cmember-hide-preview"),
-        )
-    };
     let slug = board.slug.to_string();
     let base = format!("/admin/b/{slug}/{period}");
     let audit = format!("/admin/audit?board={slug}&member={member}");
-    let row_slug = slug.clone();
-    let form_fields = (slug.clone(), period.to_string(), member.to_string());
-    let row_period = period.to_string();
+    let (period, member) = (period.to_string(), member.to_string());
     view! {
-        <Title text=tr!(l, "cmember-title", member = member.to_string(), board = board.title.clone(), period = period.to_string())/>
-        <p><a href=base.clone()>{tr!(l, "cmember-back", board = board.title.clone(), period = period.to_string())}</a></p>
-        <h1>{member.to_string()}</h1>
+        <Title text=tr!(l, "cmember-title", member = member.clone(), board = board.title.clone(), period = period.clone())/>
+        <p><a href=base>{tr!(l, "cmember-back", board = board.title.clone(), period = period.clone())}</a></p>
+        <h1>{member.clone()}</h1>
+        <StandingLine standing hidden points unit=board.unit/>
+        <PreviewResult preview apply applied/>
+        <FieldError error field="target"/>
+        <h2>{tr!(l, "cmember-entries")}</h2>
+        <Entries entries slug=slug.clone() period=period.clone() preview pending/>
+        {older.map(|id| view! { <p><a class="button" href=format!("?before={id}")>{tr!(l, "cmember-older")}</a></p> })}
+        <h2>{tr!(l, "cmember-visibility")}</h2>
+        <Visibility hidden slug=slug.clone() period=period.clone() member=member.clone() preview pending/>
+        <FieldError error field="reason"/>
+        <h2>{tr!(l, "cmember-correction")}</h2>
+        <CorrectionForm slug period member preview pending error/>
+        <p><a href=audit>{tr!(l, "cmember-audit")}</a></p>
+    }
+}
+
+/// The member's standing (tied, unranked with points, or none), whether it is hidden, and the
+/// display name it is shown as.
+#[component]
+fn StandingLine(
+    standing: Option<Entry>,
+    hidden: bool,
+    points: Option<i64>,
+    unit: domain::Unit,
+) -> impl IntoView {
+    let l = crate::i18n::locale();
+    view! {
         <p class="standing" data-testid="standing">
             {match (&standing, points) {
-                (Some(s), _) if s.tied => tr!(l, "cmember-standing-tied", rank = s.rank.to_string(), points = l.labelled(s.points, board.unit)),
-                (Some(s), _) => tr!(l, "cmember-standing", rank = s.rank.to_string(), points = l.labelled(s.points, board.unit)),
-                (None, Some(p)) => tr!(l, "cmember-unranked", points = l.labelled(p, board.unit)),
+                (Some(s), _) if s.tied => tr!(l, "cmember-standing-tied", rank = s.rank.to_string(), points = l.labelled(s.points, unit)),
+                (Some(s), _) => tr!(l, "cmember-standing", rank = s.rank.to_string(), points = l.labelled(s.points, unit)),
+                (None, Some(p)) => tr!(l, "cmember-unranked", points = l.labelled(p, unit)),
                 (None, None) => tr!(l, "cmember-no-points"),
             }}
             {hidden.then(|| view! { " " <span class="state state-hidden" data-testid="hidden">{tr!(l, "cmember-hidden")}</span> })}
             {standing.as_ref().and_then(|s| s.display_name.clone()).map(|n| view! { " · " {tr!(l, "cmember-shown-as")} " " <q>{n}</q> })}
         </p>
-        <PreviewResult preview apply applied/>
-        <FieldError error field="target"/>
-        <h2>{tr!(l, "cmember-entries")}</h2>
+    }
+}
+
+/// The ledger entries behind the standing, newest first, each with the public board as it stood
+/// when it was recorded and, for an applied event, a revoke form (previewed first).
+#[component]
+fn Entries(
+    entries: Vec<LedgerEntry>,
+    slug: String,
+    period: String,
+    preview: ServerAction<PreviewCorrection>,
+    pending: Memo<bool>,
+) -> impl IntoView {
+    let l = crate::i18n::locale();
+    view! {
         <table class="entries">
             <caption>{tr!(l, "cmember-entries-caption")}</caption>
             <thead><tr>
@@ -109,7 +130,7 @@ fn Drill(
                 // with its entry.
                 <For each=move || entries.clone() key=|e| (e.id, e.revoked) let:e>{{
                     let e = &e;
-                    let (slug, period) = (row_slug.clone(), row_period.clone());
+                    let (slug, period) = (slug.clone(), period.clone());
                     let revocable = !e.revoked && e.external_id.is_some() && matches!(e.kind.as_str(), "point" | "submission");
                     let id = e.external_id.clone().unwrap_or_default();
                     view! {
@@ -141,12 +162,43 @@ fn Drill(
                 }}</For>
             </tbody>
         </table>
-        {older.map(|id| view! { <p><a class="button" href=format!("?before={id}")>{tr!(l, "cmember-older")}</a></p> })}
-        <h2>{tr!(l, "cmember-visibility")}</h2>
-        // Keyed by the step, so the hide confirmation a re-render replaces is not left open as
-        // the unhide one.
+    }
+}
+
+/// Hide (or unhide) the member, behind a confirmation that states the consequence, previewed
+/// first. Keyed by the step, so the hide confirmation a re-render replaces is not left open as
+/// the unhide one.
+#[component]
+fn Visibility(
+    hidden: bool,
+    slug: String,
+    period: String,
+    member: String,
+    preview: ServerAction<PreviewCorrection>,
+    pending: Memo<bool>,
+) -> impl IntoView {
+    let l = crate::i18n::locale();
+    // `label` is the step's English name, the disclosure's `data-step`; `summary` the reader's.
+    let (visibility_step, label, summary, consequence, button) = if hidden {
+        (
+            "unhide",
+            "Unhide…",
+            tr!(l, "cmember-unhide"),
+            tr!(l, "cmember-unhide-consequence"),
+            tr!(l, "cmember-unhide-preview"),
+        )
+    } else {
+        (
+            "hide",
+            "Hide…",
+            tr!(l, "cmember-hide"),
+            tr!(l, "cmember-hide-consequence"),
+            tr!(l, "cmember-hide-preview"),
+        )
+    };
+    view! {
         <For each=move || [visibility_step] key=|step| *step let:step>{{
-            let (board, period, member) = form_fields.clone();
+            let (board, period, member) = (slug.clone(), period.clone(), member.clone());
             let (summary, consequence, button) = (summary.clone(), consequence.clone(), button.clone());
             view! {
                 <Confirm label summary consequence pending>
@@ -162,19 +214,31 @@ fn Drill(
                 </Confirm>
             }
         }}</For>
-        <FieldError error field="reason"/>
-        <h2>{tr!(l, "cmember-correction")}</h2>
+    }
+}
+
+/// A correction of the member's points by a delta, with its reason, previewed first.
+#[component]
+fn CorrectionForm(
+    slug: String,
+    period: String,
+    member: String,
+    preview: ServerAction<PreviewCorrection>,
+    pending: Memo<bool>,
+    error: Signal<Option<AppError>>,
+) -> impl IntoView {
+    let l = crate::i18n::locale();
+    view! {
         <ActionForm action=preview attr:class="stacked" attr:data-testid="correction">
             <p class="hint">{tr!(l, "cmember-correction-hint")}</p>
-            <input type="hidden" name="board" value=slug.clone()/>
-            <input type="hidden" name="period" value=period.to_string()/>
+            <input type="hidden" name="board" value=slug/>
+            <input type="hidden" name="period" value=period/>
             <input type="hidden" name="change" value="correct"/>
-            <input type="hidden" name="target" value=member.to_string()/>
+            <input type="hidden" name="target" value=member/>
             <label>{tr!(l, "cmember-delta")} <input name="delta" inputmode="numeric" required/></label>
             <FieldError error field="delta"/>
             <label>{tr!(l, "cmember-reason")} <input name="reason" required/></label>
             <button type="submit" prop:disabled=move || pending.get()>{tr!(l, "cmember-correction-preview")}</button>
         </ActionForm>
-        <p><a href=audit>{tr!(l, "cmember-audit")}</a></p>
     }
 }

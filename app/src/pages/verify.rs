@@ -58,8 +58,46 @@ fn or_none(l: Locale, value: &Option<String>) -> String {
     value.clone().unwrap_or_else(|| tr!(l, "finding-none"))
 }
 
-/// One fact the verifier checked, in the reader's words (`laurel verify` prints its English).
+/// One fact the verifier checked, in the reader's words (`laurel verify` prints its English): a
+/// fact that holds, a file it cannot read, or what fails in the proofs or in the revisions.
 fn said(l: Locale, f: &Finding) -> String {
+    match f {
+        Finding::LeafIsMembers { .. }
+        | Finding::Included { .. }
+        | Finding::Absent { .. }
+        | Finding::ChainStartsAtReceipt { .. }
+        | Finding::ChainHolds { .. }
+        | Finding::DigestHolds { .. }
+        | Finding::SegmentsHold { .. }
+        | Finding::PreviousHolds { .. }
+        | Finding::RootHolds { .. }
+        | Finding::LinkHolds { .. } => held(l, f),
+        Finding::UnknownVersion { .. }
+        | Finding::NotJson { .. }
+        | Finding::NotReceipt { .. }
+        | Finding::NotExport { .. }
+        | Finding::UnknownFormat { .. } => unreadable(l, f),
+        Finding::LeafOfAnother { .. }
+        | Finding::RootDiffers { .. }
+        | Finding::ProofBroken { .. }
+        | Finding::NoProof
+        | Finding::NeighbourMisplaced { .. }
+        | Finding::NotAdjacent => proof_fails(l, f),
+        Finding::NoChain
+        | Finding::ChainStartDiffers { .. }
+        | Finding::LinkDiffers { .. }
+        | Finding::ChainBroken { .. }
+        | Finding::RevisionOutOfPlace { .. }
+        | Finding::SegmentDiffers { .. }
+        | Finding::DigestDiffers { .. }
+        | Finding::PreviousDiffers { .. }
+        | Finding::StandingsRootDiffers { .. } => chain_fails(l, f),
+    }
+}
+
+/// A fact that holds: the leaf is the member's, the standing or absence is proven, the chain
+/// and the digests agree.
+fn held(l: Locale, f: &Finding) -> String {
     let n = |v: &i64| v.to_string();
     match f {
         Finding::LeafIsMembers { member, ranking } => {
@@ -105,9 +143,31 @@ fn said(l: Locale, f: &Finding) -> String {
         Finding::LinkHolds { revision, link } => {
             tr!(l, "finding-link-holds", revision = n(revision), link = link.as_str())
         }
+        // `said` sends only this kind here; any other is still said, in the verifier's English.
+        other => other.to_string(),
+    }
+}
+
+/// Why the file is not one the verifier can read: not JSON, not a receipt or an export, or of a
+/// format or version it does not know.
+fn unreadable(l: Locale, f: &Finding) -> String {
+    match f {
         Finding::UnknownVersion { format, version } => {
             tr!(l, "finding-unknown-version", format = format.as_str(), version = version.to_string())
         }
+        Finding::NotJson { error } => tr!(l, "finding-not-json", error = error.as_str()),
+        Finding::NotReceipt { error } => tr!(l, "finding-not-receipt", error = error.as_str()),
+        Finding::NotExport { error } => tr!(l, "finding-not-export", error = error.as_str()),
+        Finding::UnknownFormat { format } => tr!(l, "finding-unknown-format", format = or_none(l, format)),
+        // `said` sends only this kind here; any other is still said, in the verifier's English.
+        other => other.to_string(),
+    }
+}
+
+/// What does not hold in a receipt's proofs: the leaf, its root, the proof itself, or the
+/// neighbours that prove an absence.
+fn proof_fails(l: Locale, f: &Finding) -> String {
+    match f {
         Finding::LeafOfAnother { leaf_member, leaf_ranking, member, ranking } => tr!(
             l,
             "finding-leaf-of-another",
@@ -134,6 +194,16 @@ fn said(l: Locale, f: &Finding) -> String {
             member = member.as_str(),
         ),
         Finding::NotAdjacent => tr!(l, "finding-not-adjacent"),
+        // `said` sends only this kind here; any other is still said, in the verifier's English.
+        other => other.to_string(),
+    }
+}
+
+/// What does not hold in the revisions: their chain of links, their order, or a revision's
+/// digest, segments or standings.
+fn chain_fails(l: Locale, f: &Finding) -> String {
+    let n = |v: &i64| v.to_string();
+    match f {
         Finding::NoChain => tr!(l, "finding-no-chain"),
         Finding::ChainStartDiffers { first_revision, first_root, first_digest, revision, root, digest } => {
             tr!(
@@ -200,10 +270,8 @@ fn said(l: Locale, f: &Finding) -> String {
             own = own.as_str(),
             stated = stated.as_str(),
         ),
-        Finding::NotJson { error } => tr!(l, "finding-not-json", error = error.as_str()),
-        Finding::NotReceipt { error } => tr!(l, "finding-not-receipt", error = error.as_str()),
-        Finding::NotExport { error } => tr!(l, "finding-not-export", error = error.as_str()),
-        Finding::UnknownFormat { format } => tr!(l, "finding-unknown-format", format = or_none(l, format)),
+        // `said` sends only this kind here; any other is still said, in the verifier's English.
+        other => other.to_string(),
     }
 }
 

@@ -11,8 +11,8 @@
 //! the mark at its end, repeated in the key below the chart with the member's name. The table in
 //! the chart's `<details>` says the same numbers for screen readers.
 
-use super::{Frame, TimeAxis, YAxis, coord, ticks};
-use crate::api::history::LeadersChart;
+use super::{Frame, Scale, TimeAxis, YAxis, coord, ticks};
+use crate::api::history::{LeaderLine, LeadersChart};
 use crate::i18n::{Clock, Locale, Say, tr};
 use domain::Sort;
 use leptos::prelude::*;
@@ -56,7 +56,7 @@ fn in_words(l: Locale, chart: &LeadersChart, unit: domain::Unit) -> String {
 }
 
 /// Where a line ends: the points after its last step (its standing when it has none).
-fn last_points(line: &crate::api::history::LeaderLine) -> i64 {
+fn last_points(line: &LeaderLine) -> i64 {
     line.steps.last().map_or(line.standing.points, |(_, points)| *points)
 }
 
@@ -104,22 +104,51 @@ pub fn LeadersRace(
         leaders = in_words(l, &chart, unit),
         truncated = if truncated { tr!(l, "chart-leaders-truncated") } else { String::new() },
     );
-    // The lines from the last place up, so the leader's is drawn on top.
-    let lines = chart
-        .leaders
+    let lines = race_lines(l, &chart.leaders, unit, &along, y, along(axis_end));
+    let (first_time, last_time) = (time(chart.from), time(axis_end));
+    let aria = label.clone();
+    view! {
+        <figure class="chart leaders-chart" data-testid="leaders-chart">
+            <svg viewBox=frame.view_box() role="img" aria-label=aria preserveAspectRatio="xMidYMid meet">
+                <title>{label.clone()}</title>
+                <YAxis frame y ticks=marks/>
+                {lines}
+                <TimeAxis frame first=first_time last=last_time/>
+            </svg>
+            <figcaption>
+                {label}
+                <ol class="leaders-key" aria-hidden="true">{race_key(&chart.leaders)}</ol>
+            </figcaption>
+            {leaders_table(l, &chart, &board, unit)}
+        </figure>
+    }
+    .into_any()
+}
+
+/// Each leader's step line, from the last place up so the leader's is drawn on top: from the
+/// member's first step (before it they were not on the board), across to each step, then up or
+/// down to its points, then across to `end_x`, where the lines end; and the mark of its place
+/// there. `along` places an instant on the time axis.
+fn race_lines(
+    l: Locale,
+    leaders: &[LeaderLine],
+    unit: domain::Unit,
+    along: &dyn Fn(jiff::Timestamp) -> f64,
+    y: Scale,
+    end_x: f64,
+) -> impl IntoView + use<> {
+    leaders
         .iter()
         .enumerate()
         .rev()
         .map(|(place, line)| {
             let end = last_points(line);
-            // From the member's first step (before it they were not on the board): across to
-            // each step, then up or down to its points; then across to where the lines end.
             let path = line.steps.first().map(|(first, points)| {
                 let mut d = format!("M{} {}", coord(along(*first)), coord(y.at(*points as f64)));
                 for (at, points) in &line.steps[1..] {
                     d.push_str(&format!(" H{} V{}", coord(along(*at)), coord(y.at(*points as f64))));
                 }
-                d.push_str(&format!(" H{}", coord(along(axis_end))));
+                d.push_str(&format!(" H{}", coord(end_x)));
                 view! { <path class="race" d=d stroke-dasharray=DASHES[place % DASHES.len()]></path> }
             });
             let tip = tr!(
@@ -133,13 +162,16 @@ pub fn LeadersRace(
                 <g class=class_of(place) data-member=line.standing.member.to_string() data-points=end.to_string()>
                     <title>{tip}</title>
                     {path}
-                    <path class="end" d=mark(place, along(axis_end), y.at(end as f64))></path>
+                    <path class="end" d=mark(place, end_x, y.at(end as f64))></path>
                 </g>
             }
         })
-        .collect_view();
-    let key = chart
-        .leaders
+        .collect_view()
+}
+
+/// The key below the chart: each leader's colour, dash and end mark beside their name.
+fn race_key(leaders: &[LeaderLine]) -> impl IntoView + use<> {
+    leaders
         .iter()
         .enumerate()
         .map(|(place, line)| {
@@ -153,13 +185,19 @@ pub fn LeadersRace(
                 </li>
             }
         })
-        .collect_view();
+        .collect_view()
+}
+
+/// The chart's numbers as a table, for screen readers and anyone who wants them: each leader
+/// (a link to their member page), their points, how many changes and the last one's time.
+fn leaders_table(l: Locale, chart: &LeadersChart, board: &str, unit: domain::Unit) -> impl IntoView + use<> {
+    let (period, zone) = (chart.period.to_string(), &chart.zone);
     let rows = chart
         .leaders
         .iter()
         .map(|line| {
             let member = line.standing.member.to_string();
-            let changed = line.steps.last().map(|(at, _)| l.time(*at, &zone, Clock::Second));
+            let changed = line.steps.last().map(|(at, _)| l.time(*at, zone, Clock::Second));
             view! {
                 <tr data-leader=member.clone()>
                     <td class="num">{line.standing.rank}</td>
@@ -175,39 +213,24 @@ pub fn LeadersRace(
         domain::Unit::Points => tr!(l, "ranking-points"),
         domain::Unit::Ms => tr!(l, "ranking-time"),
     };
-    let (first_time, last_time) = (time(chart.from), time(axis_end));
-    let aria = label.clone();
     view! {
-        <figure class="chart leaders-chart" data-testid="leaders-chart">
-            <svg viewBox=frame.view_box() role="img" aria-label=aria preserveAspectRatio="xMidYMid meet">
-                <title>{label.clone()}</title>
-                <YAxis frame y ticks=marks/>
-                {lines}
-                <TimeAxis frame first=first_time last=last_time/>
-            </svg>
-            <figcaption>
-                {label}
-                <ol class="leaders-key" aria-hidden="true">{key}</ol>
-            </figcaption>
-            <details class="chart-data">
-                <summary>{tr!(l, "chart-numbers")}</summary>
-                <table class="entries" data-testid="leaders-table">
-                    <caption class="visually-hidden">{tr!(l, "chart-leaders-caption", period = period.clone())}</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">{tr!(l, "ranking-rank")}</th>
-                            <th scope="col">{tr!(l, "ranking-member")}</th>
-                            <th scope="col">{points_heading}</th>
-                            <th scope="col">{tr!(l, "chart-leaders-changes")}</th>
-                            <th scope="col">{tr!(l, "chart-leaders-last-change", zone = zone.clone())}</th>
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </details>
-        </figure>
+        <details class="chart-data">
+            <summary>{tr!(l, "chart-numbers")}</summary>
+            <table class="entries" data-testid="leaders-table">
+                <caption class="visually-hidden">{tr!(l, "chart-leaders-caption", period = period.clone())}</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">{tr!(l, "ranking-rank")}</th>
+                        <th scope="col">{tr!(l, "ranking-member")}</th>
+                        <th scope="col">{points_heading}</th>
+                        <th scope="col">{tr!(l, "chart-leaders-changes")}</th>
+                        <th scope="col">{tr!(l, "chart-leaders-last-change", zone = zone.clone())}</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </details>
     }
-    .into_any()
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! made after the period's end (a correction after settlement) is drawn at its end, and the
 //! table says when it was made.
 
-use super::{Frame, TimeAxis, YAxis, coord, ticks};
+use super::{Frame, Scale, TimeAxis, YAxis, coord, ticks};
 use crate::i18n::{Clock, Locale, Say, tr};
 use domain::view::PointStep;
 use leptos::prelude::*;
@@ -90,7 +90,44 @@ pub fn PointsChart(
         revoked = revoked.to_string(),
     );
     let time = |at: jiff::Timestamp| l.time(at, &zone, Clock::Short);
-    let marks_view = steps
+    let marks_view = step_marks(l, &steps, unit, &along, y, &time);
+    let (first_time, last_time) = (time(from), time(until));
+    let aria = label.clone();
+    view! {
+        <figure class="chart points-chart" data-testid="points-chart">
+            <svg viewBox=frame.view_box() role="img" aria-label=aria preserveAspectRatio="xMidYMid meet">
+                <title>{label.clone()}</title>
+                <YAxis frame y ticks=marks/>
+                <path class="line" d=path></path>
+                {marks_view}
+                <TimeAxis frame first=first_time last=last_time/>
+            </svg>
+            <figcaption>
+                {label}
+                <span class="legend" aria-hidden="true">
+                    " " <span class="key correction">{tr!(l, "chart-points-legend-correction")}</span>
+                    " " <span class="key revocation">{tr!(l, "chart-points-legend-revocation")}</span>
+                    " " <span class="key revoked">{tr!(l, "chart-points-legend-revoked")}</span>
+                </span>
+            </figcaption>
+            {steps_table(l, &steps, &zone, unit)}
+        </figure>
+    }
+    .into_any()
+}
+
+/// The marks on the line: corrections, revocations and revoked entries, each with its tooltip
+/// (when, what it did, the total after). `along` places an instant on the time axis, `time` says
+/// it.
+fn step_marks(
+    l: Locale,
+    steps: &[PointStep],
+    unit: domain::Unit,
+    along: &dyn Fn(jiff::Timestamp) -> f64,
+    y: Scale,
+    time: &dyn Fn(jiff::Timestamp) -> String,
+) -> impl IntoView + use<> {
+    steps
         .iter()
         .scan(0, |before, s| {
             let b = *before;
@@ -122,10 +159,15 @@ pub fn PointsChart(
                 .into_any(),
             }
         })
-        .collect_view();
+        .collect_view()
+}
+
+/// The chart's numbers as a table: the newest `LISTED` steps, each with its time, what it did
+/// and the total after it.
+fn steps_table(l: Locale, steps: &[PointStep], zone: &str, unit: domain::Unit) -> impl IntoView + use<> {
     let mut rows: Vec<(PointStep, i64)> = Vec::with_capacity(steps.len());
     let mut before = 0;
-    for s in &steps {
+    for s in steps {
         rows.push((s.clone(), before));
         before = s.points;
     }
@@ -137,47 +179,27 @@ pub fn PointsChart(
         .map(|(s, before)| {
             view! {
                 <tr class:revoked=s.revoked>
-                    <td>{l.time(s.at, &zone, Clock::Second)}</td>
+                    <td>{l.time(s.at, zone, Clock::Second)}</td>
                     <td>{what(l, s, *before, unit)}</td>
                     <td class="num">{l.points(s.points, unit)}</td>
                 </tr>
             }
         })
         .collect_view();
-    let (first_time, last_time) = (time(from), time(until));
-    let aria = label.clone();
     view! {
-        <figure class="chart points-chart" data-testid="points-chart">
-            <svg viewBox=frame.view_box() role="img" aria-label=aria preserveAspectRatio="xMidYMid meet">
-                <title>{label.clone()}</title>
-                <YAxis frame y ticks=marks/>
-                <path class="line" d=path></path>
-                {marks_view}
-                <TimeAxis frame first=first_time last=last_time/>
-            </svg>
-            <figcaption>
-                {label}
-                <span class="legend" aria-hidden="true">
-                    " " <span class="key correction">{tr!(l, "chart-points-legend-correction")}</span>
-                    " " <span class="key revocation">{tr!(l, "chart-points-legend-revocation")}</span>
-                    " " <span class="key revoked">{tr!(l, "chart-points-legend-revoked")}</span>
-                </span>
-            </figcaption>
-            <details class="chart-data">
-                <summary>{tr!(l, "chart-points-numbers", listed = listed.to_string(), steps = rows.len().to_string())}</summary>
-                <table class="entries">
-                    <caption class="visually-hidden">{tr!(l, "chart-points-caption", zone = zone.clone())}</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">{tr!(l, "chart-points-when", zone = zone.clone())}</th>
-                            <th scope="col">{tr!(l, "chart-points-entry")}</th>
-                            <th scope="col">{tr!(l, "chart-points-after")}</th>
-                        </tr>
-                    </thead>
-                    <tbody>{rows_view}</tbody>
-                </table>
-            </details>
-        </figure>
+        <details class="chart-data">
+            <summary>{tr!(l, "chart-points-numbers", listed = listed.to_string(), steps = rows.len().to_string())}</summary>
+            <table class="entries">
+                <caption class="visually-hidden">{tr!(l, "chart-points-caption", zone = zone.to_owned())}</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">{tr!(l, "chart-points-when", zone = zone.to_owned())}</th>
+                        <th scope="col">{tr!(l, "chart-points-entry")}</th>
+                        <th scope="col">{tr!(l, "chart-points-after")}</th>
+                    </tr>
+                </thead>
+                <tbody>{rows_view}</tbody>
+            </table>
+        </details>
     }
-    .into_any()
 }

@@ -10,10 +10,41 @@ pub(super) struct Shape {
     pub(super) results: Option<Vec<PeriodResult>>,
 }
 
+/// What the page shows below the ranking: the period's shape on its live page, nothing on a
+/// moment's page (the charts are live, the moment is not), and on a segment's view where the
+/// whole board's charts, prizes, revisions and past periods are, which would read as the
+/// segment's here.
+#[component]
+pub(super) fn BelowRanking(
+    shape: Shape,
+    board: String,
+    unit: domain::Unit,
+    /// `/b/{board}/{period}`: the whole board's page, from a segment's view.
+    base: String,
+    in_segment: bool,
+    /// `?at=`: the page shows the ranking at a moment.
+    at_moment: bool,
+) -> impl IntoView {
+    let l = crate::i18n::locale();
+    match (in_segment, at_moment) {
+        (true, _) => Some(
+            view! {
+                <p class="hint" data-testid="segment-board-only">
+                    {tr!(l, "segment-board-only")}
+                    <a href=base>{tr!(l, "segment-board-only-link")}</a>
+                </p>
+            }
+            .into_any(),
+        ),
+        (false, false) => Some(view! { <PeriodShape shape board unit/> }.into_any()),
+        (false, true) => None,
+    }
+}
+
 /// The period's distribution of points, its leaders' points through it, its prizes (and winners
 /// once settled) and the board's past periods.
 #[component]
-pub(super) fn PeriodShape(shape: Shape, board: String, unit: domain::Unit) -> impl IntoView {
+fn PeriodShape(shape: Shape, board: String, unit: domain::Unit) -> impl IntoView {
     let l = crate::i18n::locale();
     let unread = || view! { <p class="error" role="alert">{tr!(l, "board-unread")}</p> };
     let (distribution, prizes) = match shape.distribution {

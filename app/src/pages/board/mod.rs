@@ -29,45 +29,42 @@ use crate::api::history::{
     LeadersChart, Segments, read_leaders_chart, read_periods_with_winners, read_ranking_distribution,
     read_segment_values,
 };
-use crate::api::{PAGE_SIZE, PinView, read_after, read_periods, read_revisions};
+use crate::api::{PAGE_SIZE, read_after, read_periods, read_revisions};
 use crate::components::charts::histogram::Histogram;
 use crate::components::charts::leaders::LeadersRace;
-use crate::components::countdown::CountdownIsland;
 use crate::components::error_view::ErrorView;
 use crate::components::export::{ExportRow, ExportRows};
-use crate::components::freeze_banner::{FreezeBanner, freeze_words};
+use crate::components::freeze_banner::FreezeBanner;
 use crate::components::live::{LiveRanking, state_word};
 use crate::components::movement::since_last_visit;
 use crate::components::ranking_table::{prize_zones, zone_of};
 use crate::components::revisions::RevisionNotes;
 use crate::components::season_rows::SeasonRows;
-use crate::components::segments::{SegmentSwitcher, ranking_heading, segment_query};
-use crate::components::then_slider::{ThenSlider, steps};
 use crate::error::AppError;
-use crate::i18n::{Clock, Locale, Say, tr};
+use crate::i18n::{Locale, Say, tr};
 use domain::board::Prize;
 use domain::segment::Segment;
 use domain::view::{
-    Distribution, Entry, PeriodInfo, PeriodResult, PrizeWinner, RankingPage, ReadSource, RevisionNote,
-    SegmentValues,
+    Distribution, Entry, PeriodInfo, PeriodResult, PrizeWinner, ReadSource, RevisionNote, SegmentValues,
 };
 use leptos::prelude::*;
-use leptos_meta::Title;
-use leptos_router::components::Form;
 use leptos_router::hooks::{use_params_map, use_query_map};
 use serde::{Deserialize, Serialize};
 
 mod below;
 mod choices;
+mod header;
 mod load;
+mod ranking;
 mod rows;
 mod then;
 
-use below::{PeriodShape, Shape};
+use below::{BelowRanking, Shape};
 use choices::NameChoices;
+use header::{BoardHeader, BoardTools, MeLine, PeriodSwitcher};
 use load::{Loaded, load};
+use ranking::{Ranking, RankingRules, SegmentHeading, TimeSlider};
 pub use rows::Rows;
-use then::BoardThen;
 
 /// Most rows `?show=` may ask for in one server render, and the most one read returns.
 const MAX_SHOWN: u64 = 200;
@@ -208,6 +205,8 @@ pub fn BoardPage() -> impl IntoView {
     }
 }
 
+/// A period's board as read: the header, the period switcher, "me" and the tools, what the
+/// page says above the ranking, the ranking and its rules, and below it the period's shape.
 #[component]
 fn Board(
     loaded: Loaded,
@@ -223,74 +222,9 @@ fn Board(
 ) -> impl IntoView {
     let l = crate::i18n::locale();
     let Loaded { page, mode, next_cursor, notice, choices: named, then, segment_frozen } = loaded;
-    let RankingPage {
-        board,
-        period,
-        starts_at,
-        ends_at,
-        total,
-        offset,
-        entries,
-        has_more,
-        source,
-        state,
-        frozen_at,
-        ..
-    } = page;
+    let (board, period) = (page.board.clone(), page.period);
     let slug = board.slug.to_string();
     let base = format!("/b/{slug}/{period}");
-    // Every link and form of the page keeps the segment shown: `&segment=…`, and `?segment=…` for
-    // a link with no other query.
-    let seg_q = segment_query(segment.as_ref());
-    let seg_only = segment.as_ref().map(|s| format!("?segment={s}")).unwrap_or_default();
-    let seg_value = segment.as_ref().map(ToString::to_string);
-    let seg_input =
-        move || seg_value.clone().map(|value| view! { <input type="hidden" name="segment" value=value/> });
-    let find_segment = seg_input.clone();
-    // The switcher and the ranking's heading, where the board declares dimensions (a freeze
-    // that closed the segment's rows is the switcher's to say).
-    let choices = if segment_frozen { Some(Segments::Frozen) } else { choices };
-    let segmented = match &choices {
-        Some(Segments::Open(dimensions)) => !dimensions.is_empty(),
-        Some(Segments::Frozen) => true,
-        None => segment.is_some(),
-    };
-    let switcher = segmented.then(|| {
-        view! {
-            <SegmentSwitcher dimensions=choices current=segment.clone() action=base.clone()/>
-            <h2 id="ranking-heading" data-testid="ranking-heading">{ranking_heading(l, segment.as_ref())}</h2>
-        }
-    });
-    // The badge comes from the read that gave the rows.
-    let state = state.as_str().to_owned();
-    // The period's end in the board's zone, in the reader's language.
-    let ends_local = l.time(ends_at, &board.time_zone, Clock::Minute);
-    let from_ledger = (source == ReadSource::Ledger).then(|| {
-        view! {
-            <p class="notice degraded" role="status" data-testid="from-ledger">
-                {tr!(l, "board-from-ledger")}
-            </p>
-        }
-    });
-    // Contest mode: the public sees the standings of the freeze until the reveal. The banner is
-    // the rows' island's: the stream says when a reveal ends the freeze.
-    let frozen_words = frozen_at.map(|at| freeze_words(at, &board.time_zone, &frozen_then(l)));
-    // A found member, else "me" (a signed link's contestant).
-    let highlight = match &mode {
-        Mode::Find { member } => Some(member.clone()),
-        _ => me.clone(),
-    };
-    let caption = match &segment {
-        Some(s) => tr!(
-            l,
-            "segment-caption",
-            caption = format!("{} — {period}", board.title),
-            dimension = s.dimension.as_str(),
-            value = s.value.as_str(),
-        ),
-        None => format!("{} — {period}", board.title),
-    };
-    let (prev, next) = (period.previous(), period.next());
     let current = board.current_period;
     // The board's first period: the oldest it has rows for (the list holds those and the
     // current one). Before it nothing ever existed, so the way back stops there.
@@ -308,191 +242,56 @@ fn Board(
             </p>
         }
     });
-    let pin = ServerAction::<PinView>::new();
-    // A segment's view has no pinned copy and no moment (the engine's are the board's only).
-    let pin_board = slug.clone();
-    let pin = segment.is_none().then(move || {
+    let from_ledger = (page.source == ReadSource::Ledger).then(|| {
         view! {
-            <ActionForm action=pin>
-                <input type="hidden" name="board" value=pin_board/>
-                <input type="hidden" name="period" value=period.to_string()/>
-                <button type="submit" class="secondary">{tr!(l, "board-pin")}</button>
-            </ActionForm>
+            <p class="notice degraded" role="status" data-testid="from-ledger">
+                {tr!(l, "board-from-ledger")}
+            </p>
         }
     });
-    // The time slider, from the period's start to its end or now, at the instant shown.
-    let until = ends_at.min(jiff::Timestamp::now());
-    let slider = steps(starts_at, until, &board.time_zone).filter(|_| segment.is_none()).map(
-        |(start, step, labels)| {
-            let at = then.as_ref().map_or(until, |t| t.at);
-            let value = usize::try_from((at.as_second() - start) / step).unwrap_or(0);
-            let shown = match &then {
-                Some(t) => l.time(t.at, &board.time_zone, Clock::Minute),
-                None => tr!(l, "then-now"),
-            };
-            view! { <ThenSlider start step labels value shown/> }
-        },
-    );
-    let (shape_board, rows_board) = (slug.clone(), slug.clone());
-    // The prize lines, read with the distribution below the table.
-    let prizes = shape.distribution.as_ref().map(|d| d.prizes.clone()).unwrap_or_default();
-    // The moment's page shows only that moment: the period's charts below it are live. A
-    // segment's view shows none of the whole board's charts, prizes, revisions or past periods,
-    // which would read as the segment's: it says where they are.
-    let charts = match (&segment, then.is_none()) {
-        (Some(_), _) => Some(
-            view! {
-                <p class="hint" data-testid="segment-board-only">
-                    {tr!(l, "segment-board-only")}
-                    <a href=base.clone()>{tr!(l, "segment-board-only-link")}</a>
-                </p>
-            }
-            .into_any(),
-        ),
-        (None, true) => Some(view! { <PeriodShape shape board=shape_board unit=board.unit/> }.into_any()),
-        (None, false) => None,
-    };
+    // A segment's view shows none of the whole board's revisions (nor its charts, prizes or past
+    // periods), which would read as the segment's.
     let revisions =
         segment.is_none().then(|| view! { <RevisionNotes notes=revisions zone=board.time_zone.clone()/> });
     // A season's rows, period by period: on its live page only (not a moment's).
     let season_rows = (board.cadence == domain::Cadence::Season && then.is_none()).then(|| {
         let members =
-            entries.iter().take(domain::season::SEASON_ROWS).map(|e| e.member.to_string()).collect();
+            page.entries.iter().take(domain::season::SEASON_ROWS).map(|e| e.member.to_string()).collect();
         view! { <SeasonRows board=slug.clone() period=period.to_string() members/> }
     });
-    // The board's prize lines mark board ranks: not a segment's.
-    let prizes = if segment.is_some() { Vec::new() } else { prizes };
-
+    // The prize lines, read with the distribution below the table. They mark board ranks: not a
+    // segment's.
+    let prizes = match (&segment, &shape.distribution) {
+        (None, Some(d)) => d.prizes.clone(),
+        _ => Vec::new(),
+    };
+    // The badge comes from the read that gave the rows.
+    let state = page.state.as_str().to_owned();
+    let (starts_at, ends_at) = (page.starts_at, page.ends_at);
+    let (at, in_segment) = (then.as_ref().map(|t| t.at), segment.is_some());
+    let zone = board.time_zone.clone();
     view! {
-        <Title text=format!("{} · {period}", board.title)/>
-        <h1>{board.title.clone()}</h1>
-        <p class="meta">
-            <span class=format!("state state-{state}")>{state_word(l, &state)}</span>
-            {tr!(l, "board-period-label", period = period.to_string())}
-            {if state == "open" {
-                view! {
-                    <CountdownIsland ends_at/>
-                    {tr!(l, "board-ends-at", ends = ends_local, zone = board.time_zone.clone())}
-                }.into_any()
-            } else if ends_at > jiff::Timestamp::now() {
-                // Frozen (or settled) before its end: the end is still to come.
-                let words = tr!(
-                    l,
-                    "board-ended-early",
-                    state = state.clone(),
-                    word = state_word(l, &state),
-                    ends = ends_local,
-                    zone = board.time_zone.clone(),
-                );
-                view! { {words} }.into_any()
-            } else {
-                view! { {tr!(l, "board-ended", ends = ends_local, zone = board.time_zone.clone())} }.into_any()
-            }}
-        </p>
-        <nav class="periods" aria-label=tr!(l, "board-periods")>
-            {(period > first).then(|| view! { <a href=format!("/b/{slug}/{prev}{seg_only}") rel="prev">{format!("← {prev}")}</a> })}
-            <Form action=format!("/b/{slug}") method="get">
-                {seg_input()}
-                {match periods {
-                    Some(periods) => view! {
-                        <label for="period-pick" class="visually-hidden">{tr!(l, "board-period-pick")}</label>
-                        <select id="period-pick" name="period">
-                            {periods.iter().map(|p| {
-                                let selected = p.period == period;
-                                let text = tr!(
-                                    l,
-                                    "board-period-option",
-                                    period = p.period.to_string(),
-                                    state = state_word(l, p.state.as_str()),
-                                );
-                                view! { <option value=p.period.to_string() selected=selected>{text}</option> }
-                            }).collect_view()}
-                        </select>
-                        <button type="submit" class="secondary">{tr!(l, "board-go")}</button>
-                    }.into_any(),
-                    None => view! {
-                        <span class="error" role="alert">{tr!(l, "board-periods-unread")}</span>
-                    }.into_any(),
-                }}
-            </Form>
-            {(period < current).then(|| view! { <a href=format!("/b/{slug}/{next}{seg_only}") rel="next">{format!("{next} →")}</a> })}
-            {(period != current).then(|| view! { <a href=format!("/b/{slug}{seg_only}")>{tr!(l, "board-current-period")}</a> })}
-        </nav>
-        {me.map(|me| view! {
-            <p class="me" data-testid="me">
-                {tr!(l, "board-you-are")} <strong>{me.clone()}</strong> {tr!(l, "board-you-are-end")}
-                <a href=format!("{base}/m/{me}")>{tr!(l, "board-my-page")}</a> " · "
-                <a href=format!("?find={me}{seg_q}")>{tr!(l, "board-around-me")}</a>
-                {my_live.map(|live| {
-                    let points = live.points.map_or_else(|| tr!(l, "board-my-live-none"), |p| l.points(p, board.unit));
-                    let pending = match live.pending {
-                        0 => String::new(),
-                        n => tr!(l, "board-my-pending", count = n, shown = l.number(n as i64)),
-                    };
-                    view! {
-                        <span data-testid="my-live">
-                            {format!("{}{pending}", tr!(l, "board-my-live", points = points))}
-                        </span>
-                    }
-                })}
-            </p>
-        })}
-        <div class="tools">
-            <Form action="" method="get">
-                <label for="find">{tr!(l, "board-find-me")}</label>
-                <input id="find" name="find" placeholder=tr!(l, "board-find-placeholder") autocomplete="off" required/>
-                {find_segment()}
-                <button type="submit">{tr!(l, "board-find")}</button>
-            </Form>
-            {pin}
-        </div>
+        <BoardHeader title=board.title.clone() period state ends_at zone=zone.clone()/>
+        <PeriodSwitcher slug=slug.clone() period current first periods segment=segment.clone()/>
+        <MeLine me=me.clone() my_live base=base.clone() segment=segment.clone() unit=board.unit/>
+        <BoardTools slug=slug.clone() period segment=segment.clone()/>
         {before_first}
         {from_ledger}
         {revisions}
-        {slider}
-        {switcher}
+        <TimeSlider starts_at ends_at zone at in_segment/>
+        <SegmentHeading choices segment_frozen segment=segment.clone() base=base.clone()/>
         {notice.map(|n| view! { <p class="notice" role="status" data-testid="find-notice">{n}</p> })}
         {named.map(|(asked, found)| view! { <NameChoices asked found base=base.clone() unit=board.unit segment=segment.clone()/> })}
-        {match then {
-            Some(then) => view! {
-                <BoardThen then zone=board.time_zone.clone() base=base.clone() caption highlight prizes unit=board.unit/>
-            }.into_any(),
-            // The switcher says why there are no rows.
-            None if segment_frozen => ().into_any(),
-            None => view! {
-                <Rows
-                    entries
-                    has_more
-                    next_cursor
-                    mode
-                    board=rows_board
-                    period=period.to_string()
-                    state=state.clone()
-                    caption
-                    base=base.clone()
-                    highlight
-                    offset
-                    total
-                    frozen_words
-                    prizes
-                    unit=board.unit
-                    segment=segment.as_ref().map(ToString::to_string)
-                />
-            }.into_any(),
-        }}
-        // Which end ranks first, said wherever the order is described: lower is better on an
-        // ascending board ("fastest first" when the points are times).
-        {order_words(l, board.sort, board.unit).map(|words| view! { <p class="hint" data-testid="order-rule">{words}</p> })}
-        // How equal points rank, said under the table rather than only in the "=" mark's tooltip.
-        <p class="hint" data-testid="tie-rule">
-            {match board.tie_policy {
-                domain::TiePolicy::Shared => tr!(l, "board-tie-shared"),
-                domain::TiePolicy::FirstReached => tr!(l, "board-tie-first-reached"),
-            }}
-        </p>
+        <Ranking page mode next_cursor then segment_frozen me base=base.clone() prizes segment/>
+        <RankingRules sort=board.sort unit=board.unit tie_policy=board.tie_policy/>
         {season_rows}
-        {charts}
+        <BelowRanking shape board=slug unit=board.unit base in_segment at_moment=at.is_some()/>
     }
+}
+
+/// The hidden field that keeps the segment shown in a GET form (the period switcher, find me).
+fn segment_input(segment: Option<&Segment>) -> Option<impl IntoView + use<>> {
+    segment.map(|s| view! { <input type="hidden" name="segment" value=s.to_string()/> })
 }
 
 /// How the board's order is said under the ranking: nothing for the usual "more is better".

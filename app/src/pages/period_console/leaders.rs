@@ -2,6 +2,30 @@
 
 use super::*;
 
+/// The leaders' section: a member to open by id, and a page of the leaders, read by their own
+/// server function. A page's rows stay until the next page's arrive (a `Transition`), so paging
+/// never draws the console again.
+#[component]
+pub(super) fn LeadersSection(
+    slug: String,
+    period: String,
+    leaders: Resource<Result<RankingPage, AppError>>,
+) -> impl IntoView {
+    let l = crate::i18n::locale();
+    view! {
+        <h2 id="leaders">{tr!(l, "period-leaders")}</h2>
+        <form method="get" action=format!("/admin/b/{slug}/{period}/member") class="find">
+            <label>{tr!(l, "period-member-id")} <input name="id" required autocomplete="off"/></label>
+            <button type="submit" class="secondary">{tr!(l, "period-open-member")}</button>
+        </form>
+        <Transition fallback=move || view! { <p>{tr!(l, "period-leaders-loading")}</p> }>
+            <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
+                {move || Suspend::new(async move { leaders.await.map(|page| view! { <Leaders page/> }) })}
+            </ErrorBoundary>
+        </Transition>
+    }
+}
+
 /// One page of Leaders: the table captioned with the positions it shows, the links to the pages
 /// around it, and its export (the rows shown); past the end, a line saying so with a link back to
 /// the first page.

@@ -22,13 +22,17 @@
 //! jobs is per process (`engine::progress`): behind several instances a poll that reaches another
 //! instance finds nothing, and the bar stays without numbers.
 
+mod header;
 mod late;
 mod leaders;
 mod settlement;
+mod steps;
 
+use header::{PeriodHeader, PeriodNav, PeriodNotices};
 use late::LateWrites;
-use leaders::Leaders;
+use leaders::LeadersSection;
 use settlement::SettlementView;
+use steps::{LifecycleSteps, lifecycle_steps};
 
 use crate::api::console::{
     EditBoard, JobProgress, LEADERS_PAGE, PeriodConsole, Transition, read_leaders, read_period, read_progress,
@@ -43,8 +47,11 @@ use crate::components::ranking_table::RankingTable;
 use crate::components::season_weeks::SeasonWeeks;
 use crate::error::AppError;
 use crate::i18n::{Clock, Locale, Say, tr};
+use domain::PeriodKey;
 use domain::lifecycle::State;
-use domain::view::{LateEntry, RankingPage, RewardView, Settlement, SettlementSummary};
+use domain::view::{
+    BoardSummary, LateEntry, PeriodInfo, RankingPage, RewardView, Settlement, SettlementSummary,
+};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
@@ -165,10 +172,9 @@ fn follow_jobs(
     });
 }
 
-/// A lifecycle step: its name (the server function's `step`), its label in English (the
-/// disclosure's `data-step`) and in the reader's language, its consequence and its button.
-type Step = (&'static str, &'static str, String, String, String);
-
+/// A period's console once read: its header and notices, the board's periods, the lifecycle
+/// steps, the season's weeks, the board's settings, "Correct…" and its preview, the late writes,
+/// the leaders and, once settled, the settlement.
 #[component]
 fn Console(
     c: PeriodConsole,
@@ -219,203 +225,31 @@ fn Console(
     let slug = board.slug.to_string();
     let period = info.period.to_string();
     let state = info.state;
-    let pending = transition.pending();
-    let (step_slug, step_period) = (slug.clone(), period.clone());
-    let step = move |(name, label, summary, consequence, button): Step| {
-        let (slug, period) = (step_slug.clone(), step_period.clone());
-        // Settle and rebuild show their numbers; the job polled must be this step's.
-        let progress = Signal::derive(move || job.get().filter(|j| j.kind == name));
-        view! {
-            <Confirm label summary consequence pending progress>
-                <ActionForm action=transition>
-                    <input type="hidden" name="board" value=slug/>
-                    <input type="hidden" name="period" value=period/>
-                    <input type="hidden" name="step" value=name/>
-                    <label>
-                        {tr!(l, "period-reason")}
-                        <input
-                            name="reason"
-                            placeholder=if name == "reopen" {
-                                tr!(l, "period-reason-required")
-                            } else {
-                                tr!(l, "period-reason-optional")
-                            }
-                        />
-                    </label>
-                    <button type="submit" prop:disabled=move || pending.get() data-confirm=name>{button}</button>
-                </ActionForm>
-            </Confirm>
-        }
-    };
-    let rebuild: Step = (
-        "rebuild",
-        "Rebuild…",
-        tr!(l, "period-rebuild"),
-        tr!(l, "period-rebuild-consequence"),
-        tr!(l, "period-rebuild-button"),
-    );
-    let reopen: Step = (
-        "reopen",
-        "Reopen…",
-        tr!(l, "period-reopen"),
-        tr!(l, "period-reopen-consequence"),
-        tr!(l, "period-reopen-button"),
-    );
     let blocking_late = late.iter().filter(|l| l.status == "pending").count();
-    let mut steps: Vec<Step> = match state.as_str() {
-        "open" => vec![
-            (
-                "freeze",
-                "Freeze…",
-                tr!(l, "period-freeze"),
-                tr!(l, "period-freeze-consequence"),
-                tr!(l, "period-freeze-button"),
-            ),
-            rebuild,
-        ],
-        // Settling waits until no late write is pending: offered only then.
-        "frozen" if blocking_late > 0 => vec![reopen, rebuild],
-        "frozen" => vec![
-            (
-                "settle",
-                "Settle…",
-                tr!(l, "period-settle"),
-                tr!(l, "period-settle-consequence", ranges = prizes.len().to_string()),
-                tr!(l, "period-settle-button"),
-            ),
-            reopen,
-            rebuild,
-        ],
-        "settled" => vec![(
-            "archive",
-            "Archive…",
-            tr!(l, "period-archive"),
-            tr!(l, "period-archive-consequence"),
-            tr!(l, "period-archive-button"),
-        )],
-        _ => vec![],
-    };
-    // Contest mode: the public freeze is beside the lifecycle, not a step of it.
-    match (public_frozen_at, state.as_str()) {
-        (None, "open" | "frozen") => steps.push((
-            "public-freeze",
-            "Freeze publicly…",
-            tr!(l, "period-public-freeze"),
-            tr!(l, "period-public-freeze-consequence"),
-            tr!(l, "period-public-freeze-button"),
-        )),
-        (Some(_), "archived") | (None, _) => {}
-        (Some(_), _) => steps.extend([
-            (
-                "reveal-next",
-                "Reveal next…",
-                tr!(l, "period-reveal-next"),
-                tr!(l, "period-reveal-next-consequence", next = next_reveal.clone().unwrap_or_default()),
-                tr!(l, "period-reveal-next-button"),
-            ),
-            (
-                "reveal-all",
-                "Reveal all…",
-                tr!(l, "period-reveal-all"),
-                tr!(l, "period-reveal-all-consequence"),
-                tr!(l, "period-reveal-all-button"),
-            ),
-        ]),
-    }
     // A period before the board's first (the oldest it has rows for) or after the current one
     // never existed or has not begun: nothing to freeze or settle there.
     let first = periods.iter().map(|p| p.period).min().unwrap_or(board.current_period);
     let exists = info.period >= first && info.period <= board.current_period;
-    let outside = (!exists).then(|| {
-        steps.clear();
-        let said = if info.period < first {
-            tr!(
-                l,
-                "period-before-first",
-                board = board.title.clone(),
-                first = first.to_string(),
-                period = period.clone(),
-            )
-        } else {
-            tr!(l, "period-not-begun", period = period.clone(), current = board.current_period.to_string())
-        };
-        view! { <p class="notice" role="status" data-testid="outside">{said}</p> }
-    });
-    let transition_error = move || transition.value().get().and_then(Result::err);
+    let steps = if exists {
+        lifecycle_steps(l, state, blocking_late, prizes.len(), public_frozen_at, next_reveal.as_deref())
+    } else {
+        Vec::new()
+    };
     view! {
-        <Title text=tr!(l, "period-title", board = board.title.clone(), period = period.clone())/>
-        <p><a href="/admin">{tr!(l, "period-back")}</a></p>
-        <h1>{board.title.clone()} " " {period.clone()}</h1>
-        <p class="meta">
-            <span class=format!("state state-{state}") data-testid="state">{l.state(state)}</span>
-            " "
-            {tr!(
-                l,
-                "period-meta",
-                slug = board.slug.to_string(),
-                operator = board.operator.to_string(),
-                ties = board.tie_policy.to_string(),
-                order = match (board.sort, board.unit) {
-                    (domain::Sort::Desc, _) => tr!(l, "period-order-higher"),
-                    (domain::Sort::Asc, domain::Unit::Ms) => tr!(l, "period-order-fastest"),
-                    (domain::Sort::Asc, domain::Unit::Points) => tr!(l, "period-order-lower"),
-                },
-                zone = board.time_zone.clone(),
-            )}
-        </p>
-        <p class="meta" data-testid="period-links">
-            // The public page is the contestants' bundle, outside the console's router.
-            <a href=format!("/b/{}/{period}", board.slug) rel="external">{tr!(l, "period-public-page")}</a>
-            " · "
-            <a href=format!("/admin/audit?board={}&period={period}", board.slug)>{tr!(l, "period-audit-link")}</a>
-        </p>
-        {public_frozen_at.map(|at| view! {
-            <p class="notice frozen" role="status" data-testid="public-freeze">
-                {tr!(
-                    l,
-                    "period-public-frozen-since",
-                    at = l.time(at, &board.time_zone, Clock::Second),
-                    zone = board.time_zone.clone(),
-                )}
-            </p>
-        })}
-        {next_reveal.clone().map(|next| view! { <p data-testid="next-reveal">{next}</p> })}
-        {(state == State::Open && exists).then(|| view! {
-            <p>
-                {tr!(l, "period-freezes-in")} " " <Countdown ends_at=freezes_at/> " "
-                {tr!(
-                    l,
-                    "period-freezes-at",
-                    at = l.time(freezes_at, &board.time_zone, Clock::Minute),
-                    zone = board.time_zone.clone(),
-                )}
-            </p>
-        })}
-        {outside}
-        {(state == State::Frozen && blocking_late > 0).then(|| view! {
-            <p class="notice" role="status" data-testid="settle-waits">
-                {tr!(l, "period-settle-waits", count = blocking_late, shown = blocking_late.to_string())} " "
-                <a href="#late" rel="external">{tr!(l, "period-review-them")}</a>
-                {tr!(l, "period-then-settle")}
-            </p>
-        })}
-        <nav class="periods" aria-label=tr!(l, "period-periods")>
-            {periods.into_iter().take(8).map(|p| {
-                let current = p.period.to_string() == period;
-                view! {
-                    <a href=format!("/admin/b/{slug}/{}", p.period) aria-current=current.then_some("page")>
-                        {tr!(l, "period-in-state", period = p.period.to_string(), state = l.state(p.state))}
-                    </a>
-                }
-            }).collect_view()}
-        </nav>
-        // Keyed by step: after a transition the page re-renders in place, and an open confirmation
-        // must not be carried over to the step that replaces it.
-        <section class="steps" id="lifecycle" aria-label=tr!(l, "period-lifecycle")>
-            <For each=move || steps.clone() key=|s| s.0 children=step/>
-        </section>
-        <FieldError error=transition_error field="reason"/>
-        <ActionOutcome outcome=move || transition.value().get()/>
+        <PeriodHeader board=board.clone() period=period.clone() state/>
+        <PeriodNotices
+            board=board.clone()
+            period=info.period
+            state
+            first
+            exists
+            freezes_at
+            public_frozen_at
+            next_reveal
+            blocking_late
+        />
+        <PeriodNav periods slug=slug.clone() period=period.clone()/>
+        <LifecycleSteps steps slug=slug.clone() period=period.clone() transition job/>
         <SeasonWeeks slug=slug.clone() period=period.clone()/>
         {move || job.get().filter(|j| !j.running).map(|job| view! { <JobProgressView job/> })}
         {settings}
@@ -423,17 +257,7 @@ fn Console(
         <PreviewResult preview apply applied/>
         <h2 id="late">{tr!(l, "period-late-writes")}</h2>
         <LateWrites late slug=slug.clone() period=period.clone() preview/>
-        <h2 id="leaders">{tr!(l, "period-leaders")}</h2>
-        <form method="get" action=format!("/admin/b/{slug}/{period}/member") class="find">
-            <label>{tr!(l, "period-member-id")} <input name="id" required autocomplete="off"/></label>
-            <button type="submit" class="secondary">{tr!(l, "period-open-member")}</button>
-        </form>
-        // A page's rows stay until the next page's arrive.
-        <Transition fallback=move || view! { <p>{tr!(l, "period-leaders-loading")}</p> }>
-            <ErrorBoundary fallback=|errors| view! { <ErrorView errors/> }>
-                {move || Suspend::new(async move { leaders.await.map(|page| view! { <Leaders page/> }) })}
-            </ErrorBoundary>
-        </Transition>
+        <LeadersSection slug period leaders/>
         {settlement.map(|s| view! { <SettlementView s revisions rewards delivers_rewards names unit=board.unit/> })}
     }
 }
