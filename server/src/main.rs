@@ -20,6 +20,8 @@ mod page_cache;
 mod peer;
 mod rest;
 mod security;
+#[cfg(test)]
+mod shape_tests;
 mod state;
 #[cfg(test)]
 mod stores_tests;

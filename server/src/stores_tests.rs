@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 /// Every `.rs` file under `dir`, test files (`*tests.rs`, `tests/`) left out.
-fn sources(dir: &Path, found: &mut Vec<PathBuf>) {
+pub(crate) fn sources(dir: &Path, found: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();

@@ -156,6 +156,25 @@ pub(super) async fn decide_late_in(
     Ok(LateDecision { entry, applied })
 }
 
+/// Refuses a settlement while a late write of the period awaits review.
+pub(super) async fn refuse_pending(tx: &mut Tx, slug: &str, key: &str) -> Result<(), LedgerError> {
+    let pending: i64 = sqlx::query(
+        "SELECT COUNT(*) AS n FROM late_entries WHERE board = $1 AND period = $2 AND status = 'pending'",
+    )
+    .bind(slug)
+    .bind(key)
+    .fetch_one(&mut **tx)
+    .await?
+    .try_get("n")?;
+    if pending > 0 {
+        return Err(LedgerError::refused(
+            ErrorCode::LatePending,
+            format!("{pending} late write(s) of {slug} {key} await review: accept or reject them first"),
+        ));
+    }
+    Ok(())
+}
+
 pub(super) const LATE_COLUMNS: &str = "id, period, member, kind, external_id, delta, value, set_version, occurred_at, \
                             received_at, status, decided_by, decision_reason";
 

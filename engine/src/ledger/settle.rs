@@ -162,7 +162,7 @@ impl Ledger {
                 Step::Already => return Ok(false),
                 Step::Move(_) => {}
             }
-            refuse_pending_late(&mut w.tx, slug, &key).await?;
+            super::late::refuse_pending(&mut w.tx, slug, &key).await?;
             // Step times go to the log (docs/BENCHMARKS.md reads them for a million members).
             let clock = std::time::Instant::now();
             // Hidden members keep their entries and totals but have no standing and no prize.
@@ -244,25 +244,6 @@ impl Ledger {
         })?;
         Ok((settlement, settled))
     }
-}
-
-/// Refuses a settlement while a late write of the period awaits review.
-async fn refuse_pending_late(tx: &mut Tx, slug: &str, key: &str) -> Result<(), LedgerError> {
-    let pending: i64 = sqlx::query(
-        "SELECT COUNT(*) AS n FROM late_entries WHERE board = $1 AND period = $2 AND status = 'pending'",
-    )
-    .bind(slug)
-    .bind(key)
-    .fetch_one(&mut **tx)
-    .await?
-    .try_get("n")?;
-    if pending > 0 {
-        return Err(LedgerError::refused(
-            ErrorCode::LatePending,
-            format!("{pending} late write(s) of {slug} {key} await review: accept or reject them first"),
-        ));
-    }
-    Ok(())
 }
 
 /// Writes a period's first settlement revision: its digest, prize tables, the receipts' root

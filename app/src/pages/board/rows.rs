@@ -42,7 +42,6 @@ pub fn Rows(
         Mode::Live { shown } if offset == 0 && segment.is_none() => Some(shown),
         _ => None,
     };
-    let seg_q = segment.as_ref().map(|s| format!("&segment={s}")).unwrap_or_default();
     let (entries, set_entries) = signal(entries);
     // What the stream may change besides the rows: the state, the count, the public freeze.
     let state = RwSignal::new(state);
@@ -64,12 +63,65 @@ pub fn Rows(
     let (has_more, set_has_more) = signal(has_more);
     let (cursor, set_cursor) = signal(next_cursor);
 
-    // "Show more", the ranking's one pager: the rows after the last one shown, by keyset cursor,
-    // so however the board moves no member shows twice or is skipped. The live view's first page
-    // is an offset read (the cached top), so its first "Show more" reads those rows again with a
-    // cursor, one page longer; each later one appends a page after the cursor.
-    let show_more = Action::new({
-        let (slug, period, segment) = (board.clone(), period.clone(), segment.clone());
+    let show_more = show_more(
+        (board.clone(), period.clone(), segment.clone()),
+        (entries, set_entries),
+        set_has_more,
+        (cursor, set_cursor),
+    );
+    let failure = move || {
+        show_more
+            .value()
+            .get()
+            .and_then(Result::err)
+            .map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
+    };
+    let paging = Paging { entries, has_more, cursor, show_more };
+    let controls = controls(l, mode, segment.clone(), state, paging);
+    // What "Export" saves: the rows as shown now, each with its zone's prize.
+    let zones = prize_zones(prizes.clone());
+    let export = Signal::derive(move || {
+        entries.with(|rows| {
+            rows.iter()
+                .map(|e| ExportRow::new(e, zone_of(&zones, e.rank).map(|(_, p)| p.prize.clone())))
+                .collect()
+        })
+    });
+    let (export_board, export_period) = (board.clone(), period.clone());
+    // Who moved since the visitor's last visit to this period.
+    // Segment ranks are not the board's ranks the last visit kept.
+    let seen = segment.is_none().then(|| {
+        since_last_visit(board.clone(), period.clone(), move || {
+            entries.with(|rows| rows.iter().map(|e| (e.member.to_string(), e.rank)).collect())
+        })
+        .into()
+    });
+    view! {
+        {banner}
+        <p class="meta" data-testid="member-count">{count}</p>
+        <LiveRanking live board period state total frozen entries set_entries caption base highlight=highlight.unwrap_or_default() prizes seen unit/>
+        <Show when=move || !entries.with(Vec::is_empty)>
+            <ExportRows rows=export board=export_board.clone() period=export_period.clone()/>
+        </Show>
+        <Show when=move || entries.with(Vec::is_empty)>
+            <p class="empty">{if offset > 0 { tr!(l, "board-no-more") } else { tr!(l, "board-no-points-yet") }}</p>
+        </Show>
+        {controls}
+        {failure}
+    }
+}
+
+/// "Show more", the ranking's one pager: the rows after the last one shown, by keyset cursor,
+/// so however the board moves no member shows twice or is skipped. The live view's first page
+/// is an offset read (the cached top), so its first "Show more" reads those rows again with a
+/// cursor, one page longer; each later one appends a page after the cursor.
+fn show_more(
+    (slug, period, segment): (String, String, Option<String>),
+    (entries, set_entries): (ReadSignal<Vec<Entry>>, WriteSignal<Vec<Entry>>),
+    set_has_more: WriteSignal<bool>,
+    (cursor, set_cursor): (ReadSignal<Option<String>>, WriteSignal<Option<String>>),
+) -> Action<(), Result<(), AppError>> {
+    Action::new({
         move |_: &()| {
             let after = cursor.get_untracked();
             let shown = entries.with_untracked(Vec::len) as u64;
@@ -93,14 +145,30 @@ pub fn Rows(
                 Ok::<_, AppError>(())
             }
         }
-    });
-    let failure = move || {
-        show_more
-            .value()
-            .get()
-            .and_then(Result::err)
-            .map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
-    };
+    })
+}
+
+/// What the rows' pager reads and moves: the rows shown, whether more follow, the next cursor,
+/// and "Show more".
+#[derive(Clone, Copy)]
+struct Paging {
+    entries: ReadSignal<Vec<Entry>>,
+    has_more: ReadSignal<bool>,
+    cursor: ReadSignal<Option<String>>,
+    show_more: Action<(), Result<(), AppError>>,
+}
+
+/// What follows the rows: the hint and "Show more" (live and stable views), the pinned pager, or
+/// the way back to the top (a found member).
+fn controls(
+    l: Locale,
+    mode: Mode,
+    segment: Option<String>,
+    state: RwSignal<String>,
+    paging: Paging,
+) -> AnyView {
+    let Paging { entries, has_more, cursor, show_more } = paging;
+    let seg_q = segment.as_ref().map(|s| format!("&segment={s}")).unwrap_or_default();
     let more = move |href: String| {
         view! {
             <a class="button" href=href on:click=move |ev| { ev.prevent_default(); show_more.dispatch(()); }>
@@ -109,7 +177,7 @@ pub fn Rows(
         }
     };
 
-    let controls = match mode.clone() {
+    match mode {
         Mode::Live { .. } => {
             let seg_q = seg_q.clone();
             let href = move || format!("?show={}{seg_q}", entries.with(Vec::len) as u64 + PAGE_SIZE);
@@ -157,36 +225,5 @@ pub fn Rows(
             let top = segment.as_ref().map_or_else(|| "?".to_owned(), |s| format!("?segment={s}"));
             view! { <p><a class="button secondary" href=top>{tr!(l, "board-back-to-top")}</a></p> }.into_any()
         }
-    };
-    // What "Export" saves: the rows as shown now, each with its zone's prize.
-    let zones = prize_zones(prizes.clone());
-    let export = Signal::derive(move || {
-        entries.with(|rows| {
-            rows.iter()
-                .map(|e| ExportRow::new(e, zone_of(&zones, e.rank).map(|(_, p)| p.prize.clone())))
-                .collect()
-        })
-    });
-    let (export_board, export_period) = (board.clone(), period.clone());
-    // Who moved since the visitor's last visit to this period.
-    // Segment ranks are not the board's ranks the last visit kept.
-    let seen = segment.is_none().then(|| {
-        since_last_visit(board.clone(), period.clone(), move || {
-            entries.with(|rows| rows.iter().map(|e| (e.member.to_string(), e.rank)).collect())
-        })
-        .into()
-    });
-    view! {
-        {banner}
-        <p class="meta" data-testid="member-count">{count}</p>
-        <LiveRanking live board period state total frozen entries set_entries caption base highlight=highlight.unwrap_or_default() prizes seen unit/>
-        <Show when=move || !entries.with(Vec::is_empty)>
-            <ExportRows rows=export board=export_board.clone() period=export_period.clone()/>
-        </Show>
-        <Show when=move || entries.with(Vec::is_empty)>
-            <p class="empty">{if offset > 0 { tr!(l, "board-no-more") } else { tr!(l, "board-no-points-yet") }}</p>
-        </Show>
-        {controls}
-        {failure}
     }
 }
