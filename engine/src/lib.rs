@@ -197,7 +197,7 @@ impl Core {
 
 /// The front the server and the UI's server functions hold: the shared `Core` and the feature
 /// services, each owning its state ([`hot::Hot`], [`access::Access`], [`seasons::Seasons`],
-/// [`rewards::Rewards`]). The use cases not yet moved
+/// [`rewards::Rewards`], [`receipts::Receipts`]). The use cases not yet moved
 /// into a service of their own are `impl Engine` blocks in their modules, and the state they use
 /// is kept here (read caches, snapshot makers, live feeds, …). Cheap to clone.
 #[derive(Clone)]
@@ -223,8 +223,7 @@ pub struct Engine {
     snapshots: Arc<reads::Snapshots>,
     /// Segment value lists read recently (see [`segments`]).
     segment_lists: Arc<segments::SegmentLists>,
-    /// This process's receipts trees (see [`receipts`]).
-    receipt_trees: Arc<receipts::ReceiptTrees>,
+    receipts: receipts::Receipts,
     /// This process's as-of replays, one at a time, briefly kept (see [`asof`]).
     as_of: Arc<asof::Replays>,
     /// The leaders' charts read recently, per board and period (see [`leaders_chart`]).
@@ -276,6 +275,7 @@ impl Engine {
             access: access::Access::new(core.clone()),
             seasons: Arc::new(seasons::Seasons::new(core.clone())),
             rewards: rewards::Rewards::new(core.clone()),
+            receipts: receipts::Receipts::new(core.clone()),
             core,
             top_cache: Arc::default(),
             boards: Arc::default(),
@@ -285,7 +285,6 @@ impl Engine {
             live: Arc::default(),
             snapshots: Arc::default(),
             segment_lists: Arc::default(),
-            receipt_trees: Arc::default(),
             as_of: Arc::default(),
             leaders_charts: Arc::default(),
         }
@@ -309,6 +308,11 @@ impl Engine {
     /// Settlement rewards: a period's list, and their delivery to the webhook.
     pub fn rewards(&self) -> &rewards::Rewards {
         &self.rewards
+    }
+
+    /// Members' receipts of settlement revisions, with the trees this process built.
+    pub fn receipts(&self) -> &receipts::Receipts {
+        &self.receipts
     }
 
     pub(crate) fn readable<T>(&self, job: &'static str, listing: ledger::Listing<T>) -> Vec<T> {

@@ -3,7 +3,7 @@
 //! the latest one (`GET …/settlements/{revision}/receipts/{member}`, public as the settlement is).
 //!
 //! What a request may cost: a tree is built from all the revision's standing blocks, O(N), so it
-//! is built once per process and kept in [`ReceiptTrees`] (the last [`RECEIPT_TREES`] revisions
+//! is built once per process and kept by the [`Receipts`] service (the last [`RECEIPT_TREES`] revisions
 //! asked for); a proof is then O(log N). One tree is built at a time per process, and concurrent
 //! requests for the same tree wait for that one build. The chain is one read of the period's
 //! revision rows; a revision written before migration 0023 stored no root, and gets it from its
@@ -11,7 +11,7 @@
 
 use crate::ledger::StoredLink;
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
+use crate::{Core, EngineError};
 use domain::receipt::{ChainLink, Receipt, Tree, link};
 use domain::{BoardSlug, MemberId, PeriodKey};
 use std::collections::VecDeque;
@@ -26,7 +26,7 @@ type TreeKey = (BoardSlug, PeriodKey, i64);
 type TreeSlot = Arc<OnceCell<Arc<Tree>>>;
 
 /// The receipts trees this process built, most recent last.
-pub struct ReceiptTrees {
+struct ReceiptTrees {
     trees: Mutex<VecDeque<(TreeKey, TreeSlot)>>,
     /// One build at a time: a caller asking for many revisions waits rather than multiplying work.
     building: Semaphore,
@@ -57,18 +57,29 @@ impl ReceiptTrees {
     }
 }
 
-impl Engine {
+/// The receipts service: members' receipts, from the trees this process built. Cheap to clone.
+#[derive(Clone)]
+pub struct Receipts {
+    core: Core,
+    trees: Arc<ReceiptTrees>,
+}
+
+impl Receipts {
+    pub(crate) fn new(core: Core) -> Self {
+        Self { core, trees: Arc::default() }
+    }
+
     /// The tree of one settlement revision, from this process's cache or built once.
-    async fn receipt_tree(
+    async fn tree(
         &self,
         board: &BoardSlug,
         period: PeriodKey,
         revision: i64,
     ) -> Result<Arc<Tree>, EngineError> {
-        let cell = self.receipt_trees.slot(&(board.clone(), period, revision));
+        let cell = self.trees.slot(&(board.clone(), period, revision));
         let tree = cell
             .get_or_try_init(|| async {
-                let _one = self.receipt_trees.building.acquire().await.expect("never closed");
+                let _one = self.trees.building.acquire().await.expect("never closed");
                 Ok::<_, EngineError>(Arc::new(self.core.ledger.receipt_tree(board, &period, revision).await?))
             })
             .await?;
@@ -77,17 +88,13 @@ impl Engine {
 
     /// The chain of a period's settlement revisions, oldest first: roots as stored, or from the
     /// cached tree of a revision written before migration 0023.
-    async fn receipt_chain(
-        &self,
-        board: &BoardSlug,
-        period: PeriodKey,
-    ) -> Result<Vec<ChainLink>, EngineError> {
+    async fn chain(&self, board: &BoardSlug, period: PeriodKey) -> Result<Vec<ChainLink>, EngineError> {
         let mut chain: Vec<ChainLink> = Vec::new();
         let rows: Vec<StoredLink> = self.core.ledger.settlement_links(board, &period).await?;
         for row in rows {
             let root = match row.root {
                 Some(root) => root,
-                None => self.receipt_tree(board, period, row.revision).await?.root(),
+                None => self.tree(board, period, row.revision).await?.root(),
             };
             let previous_link = chain.last().map(|c| c.link.clone());
             let link = row.link.unwrap_or_else(|| {
@@ -115,14 +122,14 @@ impl Engine {
         member: &MemberId,
     ) -> Result<Receipt, EngineError> {
         let (board, period) = (scope.slug(), scope.period());
-        let mut chain = self.receipt_chain(board, period).await?;
+        let mut chain = self.chain(board, period).await?;
         let Some(at) = chain.iter().position(|c| c.revision == revision) else {
             return Err(EngineError::NotFound {
                 what: crate::Missing::Other(format!("settlement revision {revision} of {board} {period}")),
             });
         };
         let chain = chain.split_off(at);
-        let tree = self.receipt_tree(board, period, revision).await?;
+        let tree = self.tree(board, period, revision).await?;
         Ok(Receipt::new(board.as_str(), &period.to_string(), &tree, member.as_str(), chain))
     }
 }

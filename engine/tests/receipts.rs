@@ -32,7 +32,7 @@ async fn apply(e: &Engine, b: &Board, period: &str, change: PreviewChange) {
 
 async fn receipt(e: &Engine, b: &Board, period: &str, revision: i64, member: &str) -> Receipt {
     let scope = e.scope(&b.slug, Some(period)).await.unwrap();
-    let r = e.receipt(&scope, revision, &m(member)).await.unwrap();
+    let r = e.receipts().receipt(&scope, revision, &m(member)).await.unwrap();
     let report = verify_receipt(&r);
     assert!(report.ok(), "{member} in revision {revision}: {report:?}");
     r
@@ -75,7 +75,10 @@ async fn a_receipt_of_revision_1_still_verifies_after_revision_3_with_the_chain(
         let absent = receipt(e, &b, &period, 2, "u0").await;
         assert!(absent.inclusion.is_none() && absent.absence.as_ref().unwrap().after.is_some(), "{name}");
         let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
-        assert!(matches!(e.receipt(&scope, 4, &m("u2")).await, Err(EngineError::NotFound { .. })), "{name}");
+        assert!(
+            matches!(e.receipts().receipt(&scope, 4, &m("u2")).await, Err(EngineError::NotFound { .. })),
+            "{name}"
+        );
 
         // The export carries each revision's root and link, and verifies offline.
         let export = e.export_period(&scope).await.unwrap();

@@ -211,5 +211,5 @@ pub async fn receipt(
     ApiPath(ReceiptParams { revision, member: raw, .. }): ApiPath<ReceiptParams>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Receipt>, ApiError> {
-    Ok(Json(state.engine.receipt(&scope, revision, &member(raw)?).await?))
+    Ok(Json(state.engine.receipts().receipt(&scope, revision, &member(raw)?).await?))
 }
