@@ -85,7 +85,7 @@ async fn main() -> anyhow::Result<()> {
             println!("rebuilt {board} {period}: {} members in {} ms", report.members, report.took_ms);
             Ok(())
         }
-        Command::Export { stores, board, period, out } => export(stores, board, period, out).await,
+        Command::Export { stores, board, period, out } => export_period(stores, board, period, out).await,
         Command::Doctor { ledger, fix } => doctor(&ledger.database_url, fix).await,
         Command::ImportTotals { stores, board, period, file, mode, import_id } => {
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
@@ -149,7 +149,7 @@ async fn create_api_key(command: ApikeyCommand) -> anyhow::Result<()> {
 }
 
 /// `laurel export`: a settled period's JSON, to a file or to standard output.
-async fn export(
+async fn export_period(
     stores: cli::StoreArgs,
     board: String,
     period: String,

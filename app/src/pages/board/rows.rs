@@ -121,29 +121,27 @@ fn show_more(
     set_has_more: WriteSignal<bool>,
     (cursor, set_cursor): (ReadSignal<Option<String>>, WriteSignal<Option<String>>),
 ) -> Action<(), Result<(), AppError>> {
-    Action::new({
-        move |_: &()| {
-            let after = cursor.get_untracked();
-            let shown = entries.with_untracked(Vec::len) as u64;
-            let (slug, period, segment) = (slug.clone(), period.clone(), segment.clone());
-            async move {
-                let next = match after {
-                    Some(after) => {
-                        let next = read_after(slug, Some(period), Some(after), PAGE_SIZE, segment).await?;
-                        set_entries.update(|e| e.extend(next.page.entries.iter().cloned()));
-                        next
-                    }
-                    None => {
-                        let limit = (shown + PAGE_SIZE).min(MAX_SHOWN);
-                        let next = read_after(slug, Some(period), None, limit, segment).await?;
-                        set_entries.set(next.page.entries.clone());
-                        next
-                    }
-                };
-                set_has_more.set(next.page.has_more);
-                set_cursor.set(next.next_cursor);
-                Ok::<_, AppError>(())
-            }
+    Action::new(move |_: &()| {
+        let after = cursor.get_untracked();
+        let shown = entries.with_untracked(Vec::len) as u64;
+        let (slug, period, segment) = (slug.clone(), period.clone(), segment.clone());
+        async move {
+            let next = match after {
+                Some(after) => {
+                    let next = read_after(slug, Some(period), Some(after), PAGE_SIZE, segment).await?;
+                    set_entries.update(|e| e.extend(next.page.entries.iter().cloned()));
+                    next
+                }
+                None => {
+                    let limit = (shown + PAGE_SIZE).min(MAX_SHOWN);
+                    let next = read_after(slug, Some(period), None, limit, segment).await?;
+                    set_entries.set(next.page.entries.clone());
+                    next
+                }
+            };
+            set_has_more.set(next.page.has_more);
+            set_cursor.set(next.next_cursor);
+            Ok::<_, AppError>(())
         }
     })
 }
