@@ -5,8 +5,8 @@
 //! ledger: three point entries each (3N entries), recorded in three rounds over a day (member i's
 //! entries at i, N + i and 2N + i of 3N even steps), one member in a hundred with its first entry
 //! revoked half a day later, and the totals those entries make (a fixture, not the write path).
-//! Then times `Engine::as_of` at the end of the day and in its middle (a page of 50), around a
-//! member, `Engine::changes_between` the middle and the end (two replays), and an as-of answered
+//! Then times `Reads::as_of` at the end of the day and in its middle (a page of 50), around a
+//! member, `Reads::changes_between` the middle and the end (two replays), and an as-of answered
 //! from the 5 s cache. Each timed read asks for an instant not asked before, so each replays.
 //! Checks that the as-of ranking at the end is the ledger's ranking (`Engine::rebuild`, then the
 //! live page) and the middle one a plain sum of the entries recorded by then.
@@ -15,7 +15,7 @@
 //! usage: cargo run --release -p engine --example bench_asof -- DATABASE_URL REDIS_URL KEY_PREFIX MEMBERS
 
 use domain::{Board, BoardSlug, Cadence, MemberId, Operator, ScoreCodec, TiePolicy};
-use engine::asof::AsOfWindow;
+use engine::reads::asof::AsOfWindow;
 use engine::{Engine, EngineConfig, Viewer};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -159,30 +159,32 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let entries = 3 * n + n.div_ceil(100);
     println!("fixture: {n} members, {entries} entries in {:.1}s", started.elapsed().as_secs_f64());
 
-    let scope = engine.scope_of(&board.slug, period).await?;
+    let scope = engine.reads().scope_of(&board.slug, period).await?;
     let page = AsOfWindow::Page { offset: 0, limit: 50 };
     let ts = |us: i64| jiff::Timestamp::from_microsecond(us).expect("an instant");
     let end = ts(at(3 * n) + DAY_US);
     let middle = ts(at(3 * n / 2));
 
     let started = Instant::now();
-    let last = engine.as_of(Viewer::Admin, &scope, end, page.clone()).await?;
+    let last = engine.reads().as_of(Viewer::Admin, &scope, end, page.clone()).await?;
     report("as-of at the end (page of 50)", n, started);
     // The next page of the same moment, within the 5 s the ranking is kept.
     let started = Instant::now();
-    engine.as_of(Viewer::Admin, &scope, end, AsOfWindow::Page { offset: 50, limit: 50 }).await?;
+    engine.reads().as_of(Viewer::Admin, &scope, end, AsOfWindow::Page { offset: 50, limit: 50 }).await?;
     report("as-of, the next page of the same moment (kept for 5 s)", n, started);
     let started = Instant::now();
-    let mid = engine.as_of(Viewer::Admin, &scope, middle, page.clone()).await?;
+    let mid = engine.reads().as_of(Viewer::Admin, &scope, middle, page.clone()).await?;
     report("as-of in the middle (page of 50)", n, started);
     let member = MemberId::parse(format!("m{:07}", n / 2))?;
     let started = Instant::now();
     let around = engine
+        .reads()
         .as_of(Viewer::Admin, &scope, ts(end.as_microsecond() - 1), AsOfWindow::Around { member, radius: 5 })
         .await?;
     report("as-of around a member (radius 5)", n, started);
     let started = Instant::now();
     let changes = engine
+        .reads()
         .changes_between(
             Viewer::Admin,
             &scope,
@@ -201,7 +203,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The end is the ledger's ranking; the middle a plain sum of the entries recorded by then.
     assert_eq!((last.total as usize, around.entries.len()), (n, 11));
     engine.rebuild(&scope, "bench").await?;
-    let live = engine.ranking_page_as(Viewer::Admin, &scope, 0, 50).await?;
+    let live = engine.reads().ranking_page_as(Viewer::Admin, &scope, 0, 50).await?;
     let rows = |e: &[domain::view::Entry]| {
         e.iter().map(|e| (e.rank, e.member.to_string(), e.points)).collect::<Vec<_>>()
     };

@@ -113,7 +113,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     report("fill (fixture: N entries + N totals)", n, started);
 
     let started = Instant::now();
-    let scope = engine.scope_of(&board.slug, period).await?;
+    let scope = engine.reads().scope_of(&board.slug, period).await?;
     let rebuilt = engine.rebuild(&scope, "bench").await?;
     assert_eq!(rebuilt.members as usize, n);
     report("rebuild (Engine::rebuild)", n, started);
@@ -271,7 +271,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let started = Instant::now();
         fill(&pool, sqlite, (segmented.slug.as_str(), &key), n, Some((provinces, classes)), now, "e").await?;
         report("fill in segments (fixture: N entries + N totals + 2N memberships)", n, started);
-        let scope = engine.scope_of(&segmented.slug, period).await?;
+        let scope = engine.reads().scope_of(&segmented.slug, period).await?;
         let started = Instant::now();
         engine.rebuild(&scope, "bench").await?;
         report("rebuild in segments (Engine::rebuild: the board and every segment)", n, started);
@@ -365,7 +365,7 @@ async fn season_run(
     }
     report(&format!("season fill (fixture: {weeks} weeks x N members)"), n * weeks, started);
     let open = *periods.last().expect("weeks");
-    let week = engine.scope_of(&source.slug, open).await?;
+    let week = engine.reads().scope_of(&source.slug, open).await?;
     engine.rebuild(&week, "bench").await?;
     // The baseline of the ingest below: the same writes before any season holds the week.
     let started = Instant::now();
@@ -392,8 +392,8 @@ async fn season_run(
     let started = Instant::now();
     engine.create_season(draft, "bench").await?;
     report(&format!("season: first whole computation ({weeks} weeks x N members)"), n, started);
-    let season = engine.board(&BoardSlug::parse(format!("season-{n}"))?).await?;
-    let season_scope = engine.scope(&season.slug, None).await?;
+    let season = engine.reads().board(&BoardSlug::parse(format!("season-{n}"))?).await?;
+    let season_scope = engine.reads().scope(&season.slug, None).await?;
 
     // Live top-10 reads, one window.lua call each (the 1 s cache is not used), 32 at a time.
     let reads = 20_000;
@@ -405,7 +405,7 @@ async fn season_run(
             let (engine, scope) = (engine.clone(), scope.clone());
             tasks.spawn(async move {
                 for _ in 0..reads / 32 {
-                    engine.ranking_page(&scope, 0, 10).await.expect("a top-10 read");
+                    engine.reads().ranking_page(&scope, 0, 10).await.expect("a top-10 read");
                 }
             });
         }

@@ -65,7 +65,7 @@ impl Engine {
         let live = self.readable("attention", self.core.ledger.live_periods().await?);
         let mut due = Vec::new();
         for (slug, period, state) in &live {
-            let board = match self.board(slug).await {
+            let board = match self.reads.board(slug).await {
                 Ok(board) => board,
                 Err(error) => {
                     tracing::warn!(board = %slug, %period, %error, "period left out of the attention list");

@@ -84,7 +84,7 @@ impl Engine {
             .edit_board(slug, settings, actor, jiff::Timestamp::now())
             .await?
             .ok_or_else(|| EngineError::NotFound { what: Missing::Board(slug.clone()) })?;
-        self.forget_board(slug);
+        self.reads.forget_board(slug);
         self.board_details(&board).await
     }
 
@@ -183,7 +183,7 @@ impl Engine {
         &self,
         carry: &domain::season::CarryOver,
     ) -> Result<(i64, Vec<(domain::MemberId, i64)>), EngineError> {
-        let from = self.board(&carry.from).await?;
+        let from = self.reads.board(&carry.from).await?;
         let Some(key) = from.season.as_ref().map(domain::season::Season::key) else {
             return Err(EngineError::Invalid(format!("carry_over: {} is not a season", carry.from)));
         };

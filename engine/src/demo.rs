@@ -148,12 +148,12 @@ async fn ensure_weekly(
     for (age, &period) in past.iter().enumerate().rev() {
         let weeks_ago = age as u64 + 1;
         write_past_week(engine, &board, period, weeks_ago).await?;
-        let scope = engine.scope_of(&board.slug, period).await?;
+        let scope = engine.reads().scope_of(&board.slug, period).await?;
         engine.transition(&scope, Transition::Freeze, ACTOR, None).await?;
         engine.transition(&scope, Transition::Settle, ACTOR, None).await?;
     }
     revise_after_settlement(engine, &board, past[1], 2).await?;
-    let oldest = engine.scope_of(&board.slug, past[PAST_WEEKS - 1]).await?;
+    let oldest = engine.reads().scope_of(&board.slug, past[PAST_WEEKS - 1]).await?;
     engine.transition(&oldest, Transition::Archive, ACTOR, Some("demo: older weeks are archived")).await?;
     write_current_week(engine, &board, current, now).await?;
     Ok(true)
@@ -225,7 +225,7 @@ async fn revise_after_settlement(
         PreviewChange::Correct { member: fifth, delta: 250 },
     ];
     let reason = "demo: a copied solution found after settlement; a graded exercise was missing";
-    let scope = engine.scope_of(&board.slug, period).await?;
+    let scope = engine.reads().scope_of(&board.slug, period).await?;
     let preview = engine.preview(&scope, reason, changes, ACTOR).await?;
     engine.apply_preview(&scope, &preview.preview_id, ACTOR).await?;
     Ok(())

@@ -9,16 +9,13 @@
 //!   "me" is.
 //! - [`hot`] (the service [`hot::Hot`]): hot boards — sliding windows in Redis alone: hits,
 //!   snapshots, the public list.
-//! - [`fallback`]: the live ranking read from the ledger's totals while Redis cannot be read.
-//! - [`reads`]: ranking pages assembled from the projection and display names (top-N pages
-//!   cached for a second); [`names`]: each process's copy of the display names, kept level with
-//!   the ledger's profiles.
-//! - [`asof`]: the board as of any moment, replayed from the ledger; changes between two.
-//! - [`history`]: a member's points through a period and their last periods, a period's
-//!   distribution of points and the board's past results — all from the public reads.
-//! - [`leaders_chart`]: the top five's points through a period (the board page's race), kept 10 s.
+//! - [`reads`] (the service [`reads::Reads`]): ranking pages assembled from the projection and
+//!   display names (top-N pages cached for a second); each process's copy of the display names;
+//!   the live ranking read from the ledger's totals while Redis cannot be read; the board as of
+//!   any moment; a member's history, a period's distribution, past results, the leaders' chart.
 //! - [`writes`]: writes recorded in the ledger, then projected.
-//! - [`live`]: live boards — a period's top N and state pushed to subscribers when they change.
+//! - [`live`] (the service [`live::Live`]): live boards — a period's top N and state pushed to
+//!   subscribers when they change.
 //! - [`lifecycle`]: freeze, settle, archive, late review, revoke, correct, audit.
 //! - [`moderation`]: hidden members — out of every public view and the standings, history kept.
 //! - [`previews`]: dry runs of admin changes — moves, shifts, prizes, the digest after — kept as drafts.
@@ -37,20 +34,17 @@
 //! - [`doctor`]: the ledger's upkeep from the command line (migrations, unreadable rows).
 //!
 //! [`Engine`] is the front the server and the UI's server functions hold: the shared core (both
-//! stores, metrics, failpoints) and the services ([`access::Access`], [`hot::Hot`]); the other use
-//! cases are still `impl Engine` blocks in their modules (docs/ARCHITECTURE.md maps them).
+//! stores, metrics, failpoints) and the services, each owning its state; the stateless use cases
+//! (writes, lifecycle, jobs) are `impl Engine` blocks in their modules (docs/ARCHITECTURE.md maps
+//! them).
 
 pub mod access;
-pub mod asof;
 pub mod attention;
 pub mod boards;
 pub mod demo;
 pub mod doctor;
 pub mod failpoints;
-pub mod fallback;
-pub mod history;
 pub mod hot;
-pub mod leaders_chart;
 // The stores are private to the engine: callers use the services (see the `internals` feature).
 #[cfg(feature = "internals")]
 pub mod ledger;
@@ -60,7 +54,6 @@ pub mod lifecycle;
 pub mod live;
 pub mod metrics;
 pub mod moderation;
-pub mod names;
 pub mod previews;
 pub mod progress;
 pub mod public;
@@ -76,6 +69,7 @@ pub mod scheduler;
 pub mod scope;
 pub mod seasons;
 pub mod segments;
+mod totals;
 pub mod totals_import;
 pub mod transfer;
 pub mod writes;
@@ -196,38 +190,20 @@ impl Core {
 }
 
 /// The front the server and the UI's server functions hold: the shared `Core` and the feature
-/// services, each owning its state ([`hot::Hot`], [`access::Access`], [`seasons::Seasons`],
-/// [`rewards::Rewards`], [`receipts::Receipts`]). The use cases not yet moved
-/// into a service of their own are `impl Engine` blocks in their modules, and the state they use
-/// is kept here (read caches, snapshot makers, live feeds, …). Cheap to clone.
+/// services, each owning its state ([`reads::Reads`], [`live::Live`], [`hot::Hot`],
+/// [`access::Access`], [`seasons::Seasons`], [`rewards::Rewards`], [`receipts::Receipts`]). The
+/// use cases that keep no state (writes, the lifecycle, the jobs) are `impl Engine` blocks in
+/// their modules. Cheap to clone.
 #[derive(Clone)]
 pub struct Engine {
     core: Core,
     hot: hot::Hot,
     access: access::Access,
     seasons: Arc<seasons::Seasons>,
-    top_cache: Arc<reads::TopCache>,
-    /// Board definitions already read, kept for `reads::BOARD_CACHE_TTL` (only the settings —
-    /// title, freeze grace, scheduled public freeze, prizes — ever change; see `Engine::board`).
-    boards: Arc<reads::BoardCache>,
+    reads: reads::Reads,
     rewards: rewards::Rewards,
-    /// Period states recently read by reads (see `Engine::state_for_reads`).
-    states: Arc<reads::StateCache>,
-    /// Rankings read from the ledger while Redis could not be read (`fallback`).
-    ledger_orders: Arc<fallback::LedgerOrders>,
-    /// This process's copy of the display names (see [`names`]).
-    names: Arc<names::Names>,
-    /// This process's live streams (see [`live`]).
-    live: Arc<live::Live>,
-    /// This process's snapshot maker (see `reads/snapshots.rs`).
-    snapshots: Arc<reads::Snapshots>,
-    /// Segment value lists read recently (see [`segments`]).
-    segment_lists: Arc<segments::SegmentLists>,
+    live: live::Live,
     receipts: receipts::Receipts,
-    /// This process's as-of replays, one at a time, briefly kept (see [`asof`]).
-    as_of: Arc<asof::Replays>,
-    /// The leaders' charts read recently, per board and period (see [`leaders_chart`]).
-    leaders_charts: Arc<leaders_chart::LeadersCharts>,
 }
 
 /// Which store failed a readiness check.
@@ -270,24 +246,28 @@ impl Engine {
             metrics: Arc::new(Metrics::default()),
             failpoints: Arc::new(failpoints::Failpoints::from_env()),
         };
+        let reads = reads::Reads::new(core.clone());
         Self {
             hot: hot::Hot::new(core.clone()),
             access: access::Access::new(core.clone()),
             seasons: Arc::new(seasons::Seasons::new(core.clone())),
             rewards: rewards::Rewards::new(core.clone()),
             receipts: receipts::Receipts::new(core.clone()),
+            live: live::Live::new(core.clone(), reads.clone()),
+            reads,
             core,
-            top_cache: Arc::default(),
-            boards: Arc::default(),
-            states: Arc::default(),
-            ledger_orders: Arc::default(),
-            names: Arc::default(),
-            live: Arc::default(),
-            snapshots: Arc::default(),
-            segment_lists: Arc::default(),
-            as_of: Arc::default(),
-            leaders_charts: Arc::default(),
         }
+    }
+
+    /// Reads: rankings, pages, counts, members' histories and what this process keeps to
+    /// answer them fast.
+    pub fn reads(&self) -> &reads::Reads {
+        &self.reads
+    }
+
+    /// Live boards: subscriptions to a period's changes, and the announcements that wake them.
+    pub fn live(&self) -> &live::Live {
+        &self.live
     }
 
     /// Hot boards: hits, the snapshot job and the published lists.

@@ -111,7 +111,7 @@ impl Engine {
         // A settlement uses the prize table as the ledger has it now, not a copy from before an
         // edit made through another process.
         let board = match transition {
-            Transition::Settle => self.fresh_board(slug).await?,
+            Transition::Settle => self.reads.fresh_board(slug).await?,
             _ => scope.board().clone(),
         };
         match transition {
@@ -135,8 +135,8 @@ impl Engine {
                     .await?;
             }
         }
-        self.forget_cached(slug);
-        self.announce(slug, &period);
+        self.reads.forget_cached(slug);
+        self.live.announce(slug, &period);
         self.period_info(&board, period).await
     }
 
@@ -218,7 +218,8 @@ impl Engine {
                 return Ok(CrossCheck { members, mismatched: 0 });
             }
         }
-        let (expected, floor) = crate::reconciler::kept(board, self.projected_totals(board, &period).await?);
+        let (expected, floor) =
+            crate::reconciler::kept(board, self.core.projected_totals(board, &period).await?);
         let projected = match self.core.projection.scores(&board.slug, &period).await {
             Ok(scores) => scores,
             Err(error) => {
@@ -311,7 +312,7 @@ impl Engine {
         let (slug, period) = (scope.slug(), scope.period());
         let revisions = match member {
             Some(member) => {
-                self.refuse_hidden(slug, &period, member).await?;
+                self.reads.refuse_hidden(slug, &period, member).await?;
                 self.core.ledger.member_revisions(slug, &period, member).await?
             }
             None => {
@@ -388,7 +389,7 @@ impl Engine {
         reason: &str,
     ) -> Result<RevokeResult, EngineError> {
         let reason = required_reason(reason)?;
-        let board = self.board(slug).await?;
+        let board = self.reads.board(slug).await?;
         match self.core.ledger.revoke(&board, event_id, actor, reason, jiff::Timestamp::now()).await? {
             Revoked::AlreadyRevoked { period, member } => {
                 Ok(RevokeResult { result: "already_revoked", period, member, points: None, projected: true })
@@ -470,7 +471,7 @@ impl Engine {
             Ok(_) => self.project_segments(board, &t.period, &one).await,
             Err(error) => Err(error.into()),
         };
-        self.announce(&board.slug, &t.period);
+        self.live.announce(&board.slug, &t.period);
         match projected {
             Ok(_) => true,
             Err(error) => {

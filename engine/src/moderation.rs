@@ -13,7 +13,7 @@
 //! the same version guard. So every ranking read (top, pages, cursors, new snapshots, around-me,
 //! counts, ranks) leaves the member out with no check of its own; the member reads that come
 //! from the ledger (`…/members/{m}/events`, the member page) answer 404 for a hidden member
-//! (`Engine::refuse_hidden`), and the console reads it with `Engine::member_view_admin`. A
+//! (`Reads::refuse_hidden`), and the console reads it with `Engine::member_view_admin`. A
 //! publicly frozen period drops the member from the public view at once
 //! (`Engine::hide_from_public_view`: moderation does not wait for the reveal).
 //!
@@ -25,10 +25,10 @@
 use crate::ledger::audit::Act;
 use crate::lifecycle::required_reason;
 use crate::scope::Scope;
-use crate::{Engine, EngineError, Missing};
+use crate::{Engine, EngineError};
+use domain::MemberId;
 use domain::lifecycle::State;
 use domain::view::{MemberAdminView, VisibilityChange, VisibilityOutcome};
-use domain::{BoardSlug, MemberId, PeriodKey};
 
 impl Engine {
     /// Hides a member of a period (open or frozen; `Refused { code: period_settled }` after).
@@ -85,7 +85,7 @@ impl Engine {
         // A repeat projects the current version again (a no-op unless an earlier call could not
         // reach Redis), so `projected` is true only when Redis has it. An archived period is read
         // from its standings: its keys are expiring and must not be written again.
-        let projected = match self.state_for_reads(slug, period).await? {
+        let projected = match self.reads.state_for_reads(slug, period).await? {
             State::Archived => true,
             _ => self.project_total(board, Some(change.total)).await,
         };
@@ -94,7 +94,7 @@ impl Engine {
         }
         if change.changed {
             // This process's cached top pages must not show the member for another second.
-            self.forget_cached(slug);
+            self.reads.forget_cached(slug);
         }
         Ok(VisibilityChange { result, period, member: member.clone(), version, projected })
     }
@@ -111,6 +111,7 @@ impl Engine {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let total = self.core.ledger.member_total(slug, &period, member).await?;
         let view = self
+            .reads()
             .member_view_unchecked(board, period, member, before, limit, crate::ledger::Viewer::Admin)
             .await?;
         Ok(MemberAdminView {
@@ -119,22 +120,5 @@ impl Engine {
             points: total.map(|t| t.points),
             version: total.map(|t| t.version),
         })
-    }
-
-    /// `NotFound`, as if absent, when `member` is hidden in the period: public member reads that
-    /// come from the ledger (entries, the member page) call this first. Ranking reads need not:
-    /// the projection has no hidden member, and archived standings have none either.
-    pub(crate) async fn refuse_hidden(
-        &self,
-        slug: &BoardSlug,
-        period: &PeriodKey,
-        member: &MemberId,
-    ) -> Result<(), EngineError> {
-        match self.core.ledger.member_total(slug, period, member).await? {
-            Some(total) if total.hidden => {
-                Err(EngineError::NotFound { what: Missing::Member(member.clone()) })
-            }
-            _ => Ok(()),
-        }
     }
 }

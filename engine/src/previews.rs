@@ -131,7 +131,7 @@ impl Engine {
             )));
         }
         // The prize table as the ledger has it now, as a settlement reads it.
-        let board = self.fresh_board(scope.slug()).await?;
+        let board = self.reads.fresh_board(scope.slug()).await?;
         let (slug, period) = (scope.slug(), scope.period());
         let mut base =
             self.core.ledger.preview_base(&board, period, &changes).await.map_err(|e| match e {
@@ -345,7 +345,7 @@ impl Engine {
     /// and stay gone); if Redis is away the reconciler levels them, as after every change.
     pub async fn apply_preview(&self, scope: &Scope, id: &str, actor: &str) -> Result<Applied, EngineError> {
         // The prize table as the ledger has it now, as the preview read it.
-        let board = self.fresh_board(scope.slug()).await?;
+        let board = self.reads.fresh_board(scope.slug()).await?;
         let (slug, period) = (scope.slug(), scope.period());
         let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond())
             .expect("now is within the supported range");
@@ -372,16 +372,16 @@ impl Engine {
                     tracing::warn!(board = %slug, %period, %error, "segment rankings left to the reconciler");
                 }
             }
-            self.forget_cached(slug);
-            self.announce(slug, &period);
+            self.reads.forget_cached(slug);
+            self.live.announce(slug, &period);
         }
         // Each season the apply re-settled: its recomputed totals, unless it is archived.
         for ResettledSeason { season, state, totals, revision } in seasons {
             if state != State::Archived {
                 self.project_season(&season, &revision.period, totals).await;
             }
-            self.forget_cached(&season.slug);
-            self.announce(&season.slug, &revision.period);
+            self.reads.forget_cached(&season.slug);
+            self.live.announce(&season.slug, &revision.period);
         }
         let rewarded = |r: &crate::ledger::Revision| !r.rewards.is_empty();
         if applied.revision.as_ref().is_some_and(rewarded)

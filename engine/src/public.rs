@@ -44,10 +44,9 @@
 //! the reconciler's next pass (≤ 2 s) are public until it puts the view back.
 
 use crate::ledger::PublicView;
-use crate::redis::ProjectedTotal;
 use crate::scope::Scope;
 use crate::{Engine, EngineError};
-use domain::{Board, BoardSlug, MemberId, PeriodKey};
+use domain::{Board, MemberId, PeriodKey};
 use std::time::Duration;
 
 /// A marker a freeze set before its ledger commit is left alone this long by the reconciler (the
@@ -128,7 +127,7 @@ impl Engine {
         let result = match frozen {
             Ok((view, changed)) => {
                 if begun.is_ok() {
-                    let rows = self.public_rows(board, &period).await?;
+                    let rows = self.core.public_rows(board, &period).await?;
                     let put = self
                         .core
                         .projection
@@ -153,8 +152,8 @@ impl Engine {
                 Err(error.into())
             }
         };
-        self.forget_cached(slug);
-        self.announce(slug, &period);
+        self.reads.forget_cached(slug);
+        self.live.announce(slug, &period);
         result
     }
 
@@ -180,7 +179,7 @@ impl Engine {
         };
         let next = match plan.next {
             Some((member, place)) => {
-                let name = self.display_names(std::slice::from_ref(&member)).await?.remove(&member);
+                let name = self.reads.display_names(std::slice::from_ref(&member)).await?.remove(&member);
                 Some(RevealNext { member, display_name: name, place })
             }
             None => None,
@@ -240,9 +239,9 @@ impl Engine {
                 }
             }
         };
-        self.forget_cached(slug);
+        self.reads.forget_cached(slug);
         // Live boards follow each step (the pushes read the public view, as every reader).
-        self.announce(slug, &period);
+        self.live.announce(slug, &period);
         if answer.changed && answer.frozen_at.is_none() {
             self.reveal_seasons_of(board, period, actor, reason).await;
         }
@@ -313,74 +312,11 @@ impl Engine {
         Ok(())
     }
 
-    /// When the public view of a period was taken, if it is publicly frozen (for reads: from the
-    /// period state cache, at most a second old — labels only; the numbers come from `:rank`).
-    pub async fn public_frozen_at(
-        &self,
-        slug: &BoardSlug,
-        period: PeriodKey,
-    ) -> Result<Option<jiff::Timestamp>, EngineError> {
-        Ok(self.status_for_reads(slug, period).await?.frozen_at)
-    }
-
-    /// A member's own live points while the public sees a frozen standing (their signed "me"
-    /// link), and how many of their entries the public does not see yet. Not their live rank:
-    /// that would tell them about everyone else's writes. None when the period is not publicly
-    /// frozen.
-    pub async fn my_live_standing(
-        &self,
-        slug: &BoardSlug,
-        period: PeriodKey,
-        member: &MemberId,
-    ) -> Result<Option<(Option<i64>, u64)>, EngineError> {
-        let Some(view) = self.core.ledger.public_view(slug, &period).await? else {
-            return Ok(None);
-        };
-        let board = self.board(slug).await?;
-        let live = self.live_around(&board, period, member, 0).await?;
-        let points = live.and_then(|p| p.entries.into_iter().next()).map(|e| e.points);
-        let pending = self.core.ledger.entries_after(slug, &period, member, view.watermark).await?;
-        Ok(Some((points, pending)))
-    }
-
-    /// The public standings of a publicly frozen period as the projection holds them.
-    pub(crate) async fn public_totals(
-        &self,
-        board: &Board,
-        period: &PeriodKey,
-    ) -> Result<Vec<ProjectedTotal>, EngineError> {
-        Ok(self
-            .public_rows(board, period)
-            .await?
-            .into_iter()
-            .map(|(member, score)| ProjectedTotal { member, version: 0, score, hidden: false })
-            .collect())
-    }
-
-    async fn public_rows(
-        &self,
-        board: &Board,
-        period: &PeriodKey,
-    ) -> Result<Vec<(MemberId, i64)>, EngineError> {
-        self.core
-            .ledger
-            .public_standings(&board.slug, period)
-            .await?
-            .into_iter()
-            .map(|(member, points, seq)| {
-                let score = board.codec.encode(points, seq).map_err(|e| {
-                    EngineError::Invalid(format!("public standing of {member} cannot be encoded: {e}"))
-                })?;
-                Ok((member, score))
-            })
-            .collect()
-    }
-
     /// Members whose public total differs from their live one (0 when not publicly frozen).
     async fn pending_members(&self, board: &Board, period: &PeriodKey) -> Result<u64, EngineError> {
         let public: std::collections::HashMap<_, _> =
-            self.public_rows(board, period).await?.into_iter().collect();
-        let live = self.projected_totals(board, period).await?;
+            self.core.public_rows(board, period).await?.into_iter().collect();
+        let live = self.core.projected_totals(board, period).await?;
         let live: std::collections::HashMap<_, _> =
             live.into_iter().filter(|t| !t.hidden).map(|t| (t.member, t.score)).collect();
         let mut pending = public.iter().filter(|(m, s)| live.get(*m) != Some(*s)).count();
@@ -419,7 +355,7 @@ impl Engine {
             Some(view) => {
                 let assembling = format!("loading:{}", view.marker());
                 self.core.projection.public_begin(slug, &period, &assembling).await?;
-                let rows = self.public_rows(board, &period).await?;
+                let rows = self.core.public_rows(board, &period).await?;
                 self.core.projection.public_commit(slug, &period, &rows, &assembling, &view.marker()).await?;
                 tracing::info!(board = %slug, %period, "public view put in place from the ledger");
             }
@@ -438,7 +374,7 @@ impl Engine {
     /// One reconciler step: every publicly frozen period's view in place in Redis.
     pub(crate) async fn converge_public_views(&self) -> Result<(), EngineError> {
         for (slug, period, view) in self.core.ledger.public_views().await? {
-            let board = self.board(&slug).await?;
+            let board = self.reads.board(&slug).await?;
             self.converge_public(&board, period, Some(view), false).await?;
         }
         Ok(())

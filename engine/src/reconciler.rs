@@ -81,7 +81,7 @@ impl Engine {
         period: &PeriodKey,
         report: &mut ReconcileReport,
     ) -> Result<(), EngineError> {
-        let board = self.shared_board(slug).await?;
+        let board = self.reads.shared_board(slug).await?;
         // Segment rankings are levelled apart, each by its own version sum.
         self.level_segments(&board, period, report).await?;
         let ledger_sum = self.core.ledger.version_sum(slug, period).await?;
@@ -104,13 +104,13 @@ impl Engine {
         if board.keep_top.is_some() {
             let lost = projected_sum == 0;
             if lost || self.core.projection.take_refill(slug, period).await? {
-                let (totals, floor) = kept(&board, self.projected_totals(&board, period).await?);
+                let (totals, floor) = kept(&board, self.core.projected_totals(&board, period).await?);
                 self.core.projection.rebuild(slug, period, &totals, floor).await?;
                 if lost {
                     report.lag += ledger_sum;
                 }
                 report.periods_levelled += 1;
-                self.announce(slug, period);
+                self.live.announce(slug, period);
                 tracing::info!(board = %slug, %period, "bounded projection refilled from the ledger");
                 return Ok(());
             }
@@ -124,17 +124,17 @@ impl Engine {
                 if levelled > 0 {
                     report.members_levelled += levelled;
                     report.periods_levelled += 1;
-                    self.announce(slug, period);
+                    self.live.announce(slug, period);
                     tracing::info!(board = %slug, %period, levelled, "bounded projection: reordered writes levelled");
                 }
             }
             return Ok(());
         }
-        let totals = self.projected_totals(&board, period).await?;
+        let totals = self.core.projected_totals(&board, period).await?;
         report.lag += ledger_sum - projected_sum;
         report.members_levelled += self.core.projection.level(slug, period, &totals).await?;
         report.periods_levelled += 1;
-        self.announce(slug, period);
+        self.live.announce(slug, period);
         tracing::info!(board = %slug, %period, behind = ledger_sum - projected_sum, "projection levelled from the ledger");
         Ok(())
     }
@@ -232,7 +232,7 @@ impl Engine {
         started: Instant,
     ) -> Result<RebuildReport, EngineError> {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
-        let (totals, floor) = kept(board, self.projected_totals(board, &period).await?);
+        let (totals, floor) = kept(board, self.core.projected_totals(board, &period).await?);
         let hidden = totals.iter().filter(|t| t.hidden).count() as u64;
         let members = totals.len() as u64 - hidden;
         progress.phase("projecting", "members", members);
@@ -271,14 +271,6 @@ impl Engine {
         self.core.ledger.audit(&record, jiff::Timestamp::now()).await?;
         progress.done();
         Ok(report)
-    }
-
-    pub(crate) async fn projected_totals(
-        &self,
-        board: &Board,
-        period: &PeriodKey,
-    ) -> Result<Vec<ProjectedTotal>, EngineError> {
-        self.core.ledger.totals(&board.slug, period).await?.into_iter().map(|t| encode(board, t)).collect()
     }
 }
 

@@ -310,7 +310,7 @@ impl Engine {
             }
         }
         self.expire_settled(expired, now, &mut report).await?;
-        match self.sweep_snapshots().await {
+        match self.reads.sweep_snapshots().await {
             Ok(swept) => report.snapshots_removed = swept,
             Err(error) => tracing::warn!(%error, "expired snapshots not removed yet"),
         }
@@ -371,7 +371,7 @@ impl Engine {
         row: &crate::ledger::PeriodInState,
         report: &mut PassReport,
     ) -> Option<Board> {
-        match self.board(&row.board).await {
+        match self.reads.board(&row.board).await {
             Ok(board) => Some(board),
             Err(error) => {
                 report.failed += 1;
@@ -447,8 +447,8 @@ impl Engine {
         match self.core.ledger.transition(board, period, transition, ACTOR, Some(reason), at).await {
             Ok(done) => {
                 if done.moved {
-                    self.forget_cached(&board.slug);
-                    self.announce(&board.slug, &period);
+                    self.reads.forget_cached(&board.slug);
+                    self.live.announce(&board.slug, &period);
                     tracing::info!(board = %board.slug, %period, transition = transition.as_str(), reason, "scheduled transition");
                 }
                 // An archived period's standings are public: its public freeze ends (also when

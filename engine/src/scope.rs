@@ -4,12 +4,13 @@
 //! cadence can have: an impossible slug or period is a resource that does not exist.
 //!
 //! Every use case of a period takes one — reads, lifecycle, previews, moderation, rewards,
-//! rebuild, export. [`Engine::scope`] resolves words (`current` is the period containing now) and
-//! [`Engine::scope_of`] a key already parsed; the REST extractor `PeriodScope`
+//! rebuild, export. [`Reads::scope`] resolves words (`current` is the period containing now) and
+//! [`Reads::scope_of`] a key already parsed; the REST extractor `PeriodScope`
 //! (`server/src/rest/params.rs`) and the server functions' `scope` helper (`app/src/api/mod.rs`)
 //! call them once per request, after the caller's check.
 
-use crate::{Engine, EngineError, Missing};
+use crate::reads::Reads;
+use crate::{EngineError, Missing};
 use domain::segment::Segment;
 use domain::{Board, BoardSlug, PeriodKey};
 use std::sync::Arc;
@@ -54,7 +55,7 @@ impl Scope {
     }
 }
 
-impl Engine {
+impl Reads {
     /// Resolves a board and a period named by a caller: `current` (or none) is the period
     /// containing now. `NotFound` for a board that does not exist or a key no period of this
     /// board can have.
@@ -64,7 +65,7 @@ impl Engine {
         Ok(Scope { board, period, segment: None })
     }
 
-    /// [`Engine::scope`] for a period already parsed for this board's cadence.
+    /// [`Reads::scope`] for a period already parsed for this board's cadence.
     pub async fn scope_of(&self, board: &BoardSlug, period: PeriodKey) -> Result<Scope, EngineError> {
         let board = self.shared_board(board).await?;
         if !board.has_period(period) {

@@ -357,7 +357,7 @@ impl Engine {
             progress.advance(slice.len() as u64);
         }
         if !totals.is_empty() {
-            self.announce(&board.slug, &period);
+            self.live.announce(&board.slug, &period);
         }
         report.projected = projected;
         progress.done();

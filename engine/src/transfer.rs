@@ -514,12 +514,12 @@ impl Engine {
         let _job = progress.track("import", &board.slug, &export.period);
         let report =
             self.core.ledger.import_period_with_progress(&board, export, Timestamp::now(), progress).await?;
-        self.forget_cached(&board.slug);
+        self.reads.forget_cached(&board.slug);
         let projected = if report.state == State::Settled {
             // Settled periods are still read from the projection; the ledger has everything, so
             // a Redis failure only leaves the rebuild to `laurel rebuild`.
             let projected = async {
-                let totals = self.projected_totals(&board, &export.period).await?;
+                let totals = self.core.projected_totals(&board, &export.period).await?;
                 let (totals, floor) = crate::reconciler::kept(&board, totals);
                 progress.phase("projecting", "members", totals.len() as u64);
                 self.core.projection.rebuild(&board.slug, &export.period, &totals, floor).await?;

@@ -153,7 +153,7 @@ impl Engine {
                     "projection failed; the ledger has the writes and the reconciler will level them");
                 failed.insert(*period);
             }
-            self.announce(&board.slug, period);
+            self.live.announce(&board.slug, period);
             // Seasons made of this period follow it (`crate::seasons`); this only takes note.
             self.seasons.noted(&board.slug, *period, totals.keys().copied());
         }
@@ -165,5 +165,36 @@ impl Engine {
             })
             .collect::<Vec<_>>();
         Ok(results)
+    }
+
+    /// Creates or replaces a member's profile; reads of this engine show the new name and avatar
+    /// at once. `segments` (none: empty) are the member's values in the dimensions they name,
+    /// taken by later writes that name none there (`ledger/decide.rs`, `Held`).
+    pub async fn put_profile(
+        &self,
+        member: &MemberId,
+        display_name: &str,
+        avatar_url: Option<&str>,
+        segments: &domain::segment::Values,
+        now: jiff::Timestamp,
+    ) -> Result<(), EngineError> {
+        let (engine, member) = (self.clone(), member.clone());
+        let (name, avatar, segments) =
+            (display_name.to_owned(), avatar_url.map(str::to_owned), segments.clone());
+        // Its own task, like the ledger write inside it: a caller that hangs up cannot leave
+        // this process's copy without a name that committed.
+        let work = tokio::spawn(async move {
+            let written =
+                engine.core.ledger.put_profile(&member, &name, avatar.as_deref(), &segments, now).await;
+            // Also after a failure: the write may have committed before the error reached us.
+            let levelled = engine.reads.catch_up_names(true).await;
+            written?;
+            levelled
+        });
+        match work.await {
+            Ok(done) => done,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => Err(EngineError::Invalid(format!("profile write interrupted: {e}"))),
+        }
     }
 }

@@ -152,7 +152,7 @@ fn write_of(n: usize, member: usize, op: &Op) -> Write {
 }
 
 async fn read_all(e: &Engine, b: &Board) -> (Vec<(u64, String, i64)>, ReadSource) {
-    let page = e.ranking_page(&e.scope(&b.slug, None).await.unwrap(), 0, 200).await.unwrap();
+    let page = e.reads().ranking_page(&e.reads().scope(&b.slug, None).await.unwrap(), 0, 200).await.unwrap();
     let rows = page.entries.iter().map(|x| (x.rank, x.member.to_string(), x.points)).collect();
     (rows, page.source)
 }
@@ -171,7 +171,7 @@ async fn check(
     let b = asc_board("asc-prop", operator, policy, LOW, HIGH, vec![]);
     e.create_board(&b).await.unwrap();
     // Write with the board as the ledger stored it, so its order went through the migration.
-    let stored = e.scope(&b.slug, None).await.unwrap().board().clone();
+    let stored = e.reads().scope(&b.slug, None).await.unwrap().board().clone();
     prop_assert_eq!(stored.sort(), Sort::Asc);
     for (n, (member, op)) in writes.iter().enumerate() {
         let out = e.record(&stored, &[write_of(n, *member, op)]).await.unwrap();
@@ -195,11 +195,11 @@ async fn check(
 
     // "At least as good as `threshold`": at most that many points.
     let counted = expected.iter().filter(|(_, _, p)| *p <= threshold).count() as u64;
-    let scope = e.scope(&b.slug, None).await.unwrap();
-    let live = e.count_at_least(&scope, threshold).await.unwrap();
+    let scope = e.reads().scope(&b.slug, None).await.unwrap();
+    let live = e.reads().count_at_least(&scope, threshold).await.unwrap();
     prop_assert_eq!((live.value, live.source), (counted, ReadSource::Redis), "{}: count {}", ctx, threshold);
-    let scope = fallback.scope(&b.slug, None).await.unwrap();
-    let ledger = fallback.count_at_least(&scope, threshold).await.unwrap();
+    let scope = fallback.reads().scope(&b.slug, None).await.unwrap();
+    let ledger = fallback.reads().count_at_least(&scope, threshold).await.unwrap();
     prop_assert_eq!(
         (ledger.value, ledger.source),
         (counted, ReadSource::Ledger),
@@ -274,8 +274,8 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
             let mut seen = Vec::new();
             let mut cursor = None;
             loop {
-                let scope = reader.scope(&b.slug, None).await.unwrap();
-                let page = reader.entries_after(&scope, cursor.as_deref(), 2).await.unwrap();
+                let scope = reader.reads().scope(&b.slug, None).await.unwrap();
+                let page = reader.reads().entries_after(&scope, cursor.as_deref(), 2).await.unwrap();
                 assert_eq!(page.page.source, source, "{name}");
                 seen.extend(page.page.entries.iter().map(|x| (x.rank, x.member.to_string(), x.points)));
                 match page.next_cursor {
@@ -289,8 +289,8 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
             assert_eq!(ranks, [1, 2, 2, 4, 5], "{name}: {source:?}");
 
             // Around u1: the member ahead (u2, tied) and behind (u3).
-            let scope = reader.scope(&b.slug, None).await.unwrap();
-            let around = reader.around(&scope, &MemberId::parse("u1").unwrap(), 1).await.unwrap();
+            let scope = reader.reads().scope(&b.slug, None).await.unwrap();
+            let around = reader.reads().around(&scope, &MemberId::parse("u1").unwrap(), 1).await.unwrap();
             let rows: Vec<(u64, String, i64)> =
                 around.entries.iter().map(|x| (x.rank, x.member.to_string(), x.points)).collect();
             assert_eq!(
@@ -301,39 +301,39 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
         }
 
         // A snapshot pins the same order, and a later faster time does not move it.
-        let scope = e.scope(&b.slug, None).await.unwrap();
-        let snap = e.create_snapshot(&scope).await.unwrap();
-        let before_pinned = e.snapshot_page(&scope, &snap.snapshot_id, 0, 10).await.unwrap();
+        let scope = e.reads().scope(&b.slug, None).await.unwrap();
+        let snap = e.reads().create_snapshot(&scope).await.unwrap();
+        let before_pinned = e.reads().snapshot_page(&scope, &snap.snapshot_id, 0, 10).await.unwrap();
         let out = e.record(&b, &[sub("s8", "u5", 1_000)]).await.unwrap();
         assert_eq!(out[0].recorded.outcome, Outcome::Improved, "{name}");
-        let pinned = e.snapshot_page(&scope, &snap.snapshot_id, 0, 10).await.unwrap();
+        let pinned = e.reads().snapshot_page(&scope, &snap.snapshot_id, 0, 10).await.unwrap();
         let members = |p: &domain::view::RankingPage| {
             p.entries.iter().map(|x| x.member.to_string()).collect::<Vec<_>>()
         };
         assert_eq!(members(&pinned), order, "{name}: the snapshot");
         assert_eq!(members(&pinned), members(&before_pinned), "{name}");
         let order = ["u5", "u4", "u2", "u1", "u3"];
-        let live = e.ranking_page(&scope, 0, 10).await.unwrap();
+        let live = e.reads().ranking_page(&scope, 0, 10).await.unwrap();
         assert_eq!(members(&live), order, "{name}: live after u5's 1 000 ms");
 
         // The distribution counts everyone once, lowest bins first; u3 must shed 9 000 ms to
         // share rank 3 with the tied pair (1 u5, 2 u4, 3 u2 u1).
-        let shape = e.distribution(&scope, None).await.unwrap();
+        let shape = e.reads().distribution(&scope, None).await.unwrap();
         assert_eq!(shape.bins.iter().map(|b| b.members).sum::<u64>(), 5, "{name}: {:?}", shape.bins);
         assert!(shape.bins.first().is_some_and(|b| b.from <= 1_000), "{name}: {:?}", shape.bins);
         assert!(shape.bins.last().is_some_and(|b| b.to > 70_000), "{name}: {:?}", shape.bins);
         let u1 = shape.bins.iter().find(|b| b.from <= 61_000 && 61_000 < b.to).unwrap();
         assert!(u1.members >= 2, "{name}: the tied pair's bin {:?}", shape.bins);
-        let history = e.member_history(&scope, &MemberId::parse("u3").unwrap()).await.unwrap();
+        let history = e.reads().member_history(&scope, &MemberId::parse("u3").unwrap()).await.unwrap();
         let next = history.next_rank.expect("u3 is not first");
         assert_eq!((next.rank, next.points), (3, 9_000), "{name}");
         assert_eq!(history.steps.last().map(|s| s.points), Some(70_000), "{name}");
-        let history = e.member_history(&scope, &MemberId::parse("u1").unwrap()).await.unwrap();
+        let history = e.reads().member_history(&scope, &MemberId::parse("u1").unwrap()).await.unwrap();
         let points: Vec<i64> = history.steps.iter().map(|s| s.points).collect();
         assert_eq!(points, [62_345, 61_000, 61_000], "{name}: the slower time changes nothing");
 
         // Settle, twice: fastest first, the tied pair shares silver, the same digest both times.
-        let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
+        let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
         e.transition(&scope, Transition::Freeze, "admin", None).await.unwrap();
         e.transition(&scope, Transition::Settle, "admin", None).await.unwrap();
         let first = e.settlement(&scope).await.unwrap();
@@ -360,7 +360,7 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
         assert_eq!((again.revision, &again.digest), (first.revision, &first.digest), "{name}: settled again");
 
         // The settled period's threshold count: at most 61 000 ms.
-        let counted = e.count_at_least(&scope, 61_000).await.unwrap();
+        let counted = e.reads().count_at_least(&scope, 61_000).await.unwrap();
         assert_eq!(counted.value, 4, "{name}");
     })
     .await;
@@ -385,7 +385,7 @@ async fn previews_of_an_ascending_board_agree_frozen_and_settled_and_predict_the
                 .collect();
             e.record(&b, &writes).await.unwrap();
             let period = b.period_at(jiff::Timestamp::now()).to_string();
-            let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
+            let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
             let changes = vec![
                 PreviewChange::Correct { member: m("u3"), delta: -20 },
                 PreviewChange::Revoke(ev("e10")),
@@ -444,7 +444,7 @@ async fn an_exported_ascending_period_imports_with_its_order_and_digest() {
     let writes = [common::point("e1", "u1", 62_345), common::point("e2", "u2", 59_000)];
     source.record(&board, &writes).await.unwrap();
     let key = board.period_at(jiff::Timestamp::now()).to_string();
-    let scope = source.scope(&board.slug, Some(&key)).await.unwrap();
+    let scope = source.reads().scope(&board.slug, Some(&key)).await.unwrap();
     source.transition(&scope, Transition::Freeze, "admin", None).await.unwrap();
     source.transition(&scope, Transition::Settle, "admin", None).await.unwrap();
     let export = source.export_period(&scope).await.unwrap();
@@ -452,14 +452,14 @@ async fn an_exported_ascending_period_imports_with_its_order_and_digest() {
     assert!(text.contains(r#""sort":"asc""#) && text.contains(r#""unit":"ms""#), "{text}");
     let report = dest.import_period(&serde_json::from_str(&text).unwrap()).await.unwrap();
     let before = source.settlement(&scope).await.unwrap();
-    let after = dest.settlement(&dest.scope(&board.slug, Some(&key)).await.unwrap()).await.unwrap();
+    let after = dest.settlement(&dest.reads().scope(&board.slug, Some(&key)).await.unwrap()).await.unwrap();
     assert_eq!(
         (report.digest.as_str(), after.digest.as_str()),
         (before.digest.as_str(), before.digest.as_str())
     );
     assert_eq!(after.standings, before.standings);
     assert_eq!(after.standings[0].member.as_str(), "u2", "the fastest first");
-    assert_eq!(dest.board(&board.slug).await.unwrap(), board);
+    assert_eq!(dest.reads().board(&board.slug).await.unwrap(), board);
     pa.cleanup().await;
     pb.cleanup().await;
     a.drop_db().await;

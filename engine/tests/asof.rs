@@ -15,8 +15,8 @@ use common::{TestLedger, TestProjection, engine, redis_targets, unique};
 use domain::board::BoardDraft;
 use domain::write::{Change, Write};
 use domain::{Board, EventId, MemberId, TiePolicy};
-use engine::asof::AsOfWindow;
 use engine::lifecycle::Correction;
+use engine::reads::asof::AsOfWindow;
 use engine::scope::Scope;
 use engine::{Engine, Viewer};
 use jiff::Timestamp;
@@ -141,14 +141,14 @@ impl Model {
 }
 
 async fn as_of_all(e: &Engine, viewer: Viewer, scope: &Scope, at: Timestamp) -> Rows {
-    let page = e.as_of(viewer, scope, at, AsOfWindow::Page { offset: 0, limit: 200 }).await.unwrap();
+    let page = e.reads().as_of(viewer, scope, at, AsOfWindow::Page { offset: 0, limit: 200 }).await.unwrap();
     assert!(!page.has_more);
     assert_eq!(page.total as usize, page.entries.len());
     page.entries.iter().map(|x| (x.rank, x.member.to_string(), x.points)).collect()
 }
 
 async fn live_all(e: &Engine, scope: &Scope) -> Rows {
-    let page = e.ranking_page_as(Viewer::Admin, scope, 0, 200).await.unwrap();
+    let page = e.reads().ranking_page_as(Viewer::Admin, scope, 0, 200).await.unwrap();
     page.entries.iter().map(|x| (x.rank, x.member.to_string(), x.points)).collect()
 }
 
@@ -183,7 +183,7 @@ async fn check(
 ) -> Result<(), TestCaseError> {
     let b = board(operator, policy);
     e.create_board(&b).await.unwrap();
-    let scope = e.scope(&b.slug, None).await.unwrap();
+    let scope = e.reads().scope(&b.slug, None).await.unwrap();
     let ctx = format!("{name} {operator}/{policy}");
     let before_any = Timestamp::now();
     tokio::time::sleep(std::time::Duration::from_millis(2)).await;
@@ -254,7 +254,8 @@ async fn check(
     for &(i, j, top) in pairs {
         let (i, j) = (i % moments.len(), j % moments.len());
         let (i, j) = (i.min(j), i.max(j));
-        let c = e.changes_between(Viewer::Admin, &scope, moments[i].0, moments[j].0, top).await.unwrap();
+        let c =
+            e.reads().changes_between(Viewer::Admin, &scope, moments[i].0, moments[j].0, top).await.unwrap();
         let names = |v: &[domain::asof::RankMove]| v.iter().map(|x| x.member.to_string()).collect::<Vec<_>>();
         let moves: Vec<_> = c.moves.iter().map(|x| (x.member.to_string(), x.from_rank, x.to_rank)).collect();
         let (entered, left, expected_moves) = difference(&read[i], &read[j], top);
@@ -312,14 +313,17 @@ async fn the_public_never_sees_past_a_public_freeze_and_hidden_members_are_left_
     each_ledger(async |name, e| {
         let b = board("incr", TiePolicy::Shared);
         e.create_board(&b).await.unwrap();
-        let scope = e.scope(&b.slug, None).await.unwrap();
+        let scope = e.reads().scope(&b.slug, None).await.unwrap();
         e.record(&b, &[point("e1", "u1", 50), point("e2", "u2", 30), point("e3", "u3", 10)]).await.unwrap();
         let freeze = e.public_freeze(&scope, "admin:test", None).await.unwrap();
         tokio::time::sleep(std::time::Duration::from_millis(2)).await;
         e.record(&b, &[point("e4", "u3", 100), point("e5", "u4", 5)]).await.unwrap();
         let later = Timestamp::now();
-        let public =
-            e.as_of(Viewer::Public, &scope, later, AsOfWindow::Page { offset: 0, limit: 10 }).await.unwrap();
+        let public = e
+            .reads()
+            .as_of(Viewer::Public, &scope, later, AsOfWindow::Page { offset: 0, limit: 10 })
+            .await
+            .unwrap();
         let rows: Vec<_> = public.entries.iter().map(|x| (x.member.to_string(), x.points)).collect();
         assert_eq!(rows, [("u1".into(), 50), ("u2".into(), 30), ("u3".to_owned(), 10)], "{name}");
         assert!(public.at <= later && public.frozen_at.is_some(), "{name}: {public:?}");
@@ -330,10 +334,11 @@ async fn the_public_never_sees_past_a_public_freeze_and_hidden_members_are_left_
         assert_eq!(admin[0], (1, "u3".to_owned(), 110), "{name}");
         assert_eq!(admin.len(), 4, "{name}");
         // Changes for the public are clamped too: nothing after the freeze moved.
-        let c = e.changes_between(Viewer::Public, &scope, later, Timestamp::now(), 3).await.unwrap();
+        let c = e.reads().changes_between(Viewer::Public, &scope, later, Timestamp::now(), 3).await.unwrap();
         assert!(c.entered.is_empty() && c.moves.is_empty(), "{name}: {c:?}");
         // Around a member, and a member not yet on the board then.
         let around = e
+            .reads()
             .as_of(
                 Viewer::Admin,
                 &scope,
@@ -345,6 +350,7 @@ async fn the_public_never_sees_past_a_public_freeze_and_hidden_members_are_left_
         let members: Vec<_> = around.entries.iter().map(|x| x.member.to_string()).collect();
         assert_eq!((around.offset, members), (1, vec!["u1".to_owned(), "u2".into(), "u4".into()]), "{name}");
         let missing = e
+            .reads()
             .as_of(
                 Viewer::Public,
                 &scope,

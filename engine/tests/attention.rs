@@ -79,7 +79,7 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
 
         // Frozen, it waits to be settled; once the late write is decided it is no longer counted.
         e.transition(
-            &e.scope(&a.slug, Some(&past.to_string())).await.unwrap(),
+            &e.reads().scope(&a.slug, Some(&past.to_string())).await.unwrap(),
             Transition::Freeze,
             "test",
             None,
@@ -88,11 +88,11 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         .unwrap();
         assert_eq!(e.attention(Timestamp::now()).await.unwrap().due, vec![due(State::Frozen)], "{name}");
         let late = e
-            .late_entries(&e.scope(&a.slug, Some(&past.to_string())).await.unwrap(), Some("pending"))
+            .late_entries(&e.reads().scope(&a.slug, Some(&past.to_string())).await.unwrap(), Some("pending"))
             .await
             .unwrap();
         e.decide_late(
-            &e.scope(&a.slug, Some(&past.to_string())).await.unwrap(),
+            &e.reads().scope(&a.slug, Some(&past.to_string())).await.unwrap(),
             late[0].id,
             false,
             "test",
@@ -103,7 +103,7 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         let attention = e.attention(Timestamp::now()).await.unwrap();
         assert!(attention.late.is_empty(), "{name}: {attention:?}");
         e.transition(
-            &e.scope(&a.slug, Some(&past.to_string())).await.unwrap(),
+            &e.reads().scope(&a.slug, Some(&past.to_string())).await.unwrap(),
             Transition::Settle,
             "test",
             None,
@@ -120,10 +120,10 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
             (0..4).map(|i| point_at(&format!("r{i}"), &format!("m{i}"), 100 - i, old_at)).collect();
         e.record(&r, &writes).await.unwrap();
         let rp = r.period_at(old_at).to_string();
-        e.transition(&e.scope(&r.slug, Some(&rp)).await.unwrap(), Transition::Freeze, "test", None)
+        e.transition(&e.reads().scope(&r.slug, Some(&rp)).await.unwrap(), Transition::Freeze, "test", None)
             .await
             .unwrap();
-        e.transition(&e.scope(&r.slug, Some(&rp)).await.unwrap(), Transition::Settle, "test", None)
+        e.transition(&e.reads().scope(&r.slug, Some(&rp)).await.unwrap(), Transition::Settle, "test", None)
             .await
             .unwrap();
         assert!(e.attention(Timestamp::now()).await.unwrap().is_clear(), "{name}: rewards not tried yet");
@@ -161,7 +161,9 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         let _: () =
             redis::cmd("HINCRBY").arg(&keys.meta).arg("vsum").arg(5).query_async(&mut conn).await.unwrap();
         assert_eq!(e.attention(Timestamp::now()).await.unwrap().lagging, vec![lag(7)], "{name}");
-        e.rebuild(&e.scope(&a.slug, Some(&current.to_string())).await.unwrap(), "test").await.unwrap();
+        e.rebuild(&e.reads().scope(&a.slug, Some(&current.to_string())).await.unwrap(), "test")
+            .await
+            .unwrap();
         assert!(e.attention(Timestamp::now()).await.unwrap().lagging.is_empty(), "{name}: rebuilt");
 
         // A key that used its burst (1/s, 8 at once) is near its limit; one that made a single
@@ -191,7 +193,7 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         // Activity: the entries recorded in the last 24 whole hours (the late write is not an
         // entry), with each board's current period's state.
         e.transition(
-            &e.scope(&a.slug, Some(&current.to_string())).await.unwrap(),
+            &e.reads().scope(&a.slug, Some(&current.to_string())).await.unwrap(),
             Transition::Freeze,
             "test",
             None,

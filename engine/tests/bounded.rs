@@ -73,24 +73,30 @@ async fn check(ctx: &str, e: &Engine, p: &TestProjection, bounded: &Board, twin:
     }
     // Reads served by the ledger share one read of its order for `LEDGER_ORDER_TTL`: wait it out,
     // so they see this round's writes as Redis does.
-    tokio::time::sleep(engine::fallback::LEDGER_ORDER_TTL + std::time::Duration::from_millis(100)).await;
+    tokio::time::sleep(engine::reads::fallback::LEDGER_ORDER_TTL + std::time::Duration::from_millis(100))
+        .await;
     let (ranked, versions) = held(p, bounded).await;
     assert!(ranked <= KEEP && versions <= KEEP, "{ctx}: Redis holds {ranked} members, {versions} versions");
     let now = Some("current");
-    let (bs, ts) = (e.scope(&bounded.slug, now).await.unwrap(), e.scope(&twin.slug, now).await.unwrap());
+    let (bs, ts) =
+        (e.reads().scope(&bounded.slug, now).await.unwrap(), e.reads().scope(&twin.slug, now).await.unwrap());
     // Within the top K: the same page, from Redis.
-    let top = e.ranking_page(&bs, 0, KEEP).await.unwrap();
-    let twin_top = e.ranking_page(&ts, 0, KEEP).await.unwrap();
+    let top = e.reads().ranking_page(&bs, 0, KEEP).await.unwrap();
+    let twin_top = e.reads().ranking_page(&ts, 0, KEEP).await.unwrap();
     assert_eq!(rows(&top), rows(&twin_top), "{ctx}: the top {KEEP}");
     // Once refilled, a page that ends within the top K is Redis's; one reaching K asks the
     // ledger whether more follow.
     if refilled {
-        assert_eq!(e.ranking_page(&bs, 0, KEEP - 1).await.unwrap().source, ReadSource::Redis, "{ctx}");
+        assert_eq!(
+            e.reads().ranking_page(&bs, 0, KEEP - 1).await.unwrap().source,
+            ReadSource::Redis,
+            "{ctx}"
+        );
     }
     // Every page, past K too (from the ledger), and every member's rank.
     for (offset, limit) in [(0, 3), (3, 3), (4, 4), (KEEP, 3), (9, 10), (0, 50)] {
-        let page = e.ranking_page(&bs, offset, limit).await.unwrap();
-        let twin_page = e.ranking_page(&ts, offset, limit).await.unwrap();
+        let page = e.reads().ranking_page(&bs, offset, limit).await.unwrap();
+        let twin_page = e.reads().ranking_page(&ts, offset, limit).await.unwrap();
         assert_eq!(rows(&page), rows(&twin_page), "{ctx}: offset {offset}, limit {limit}");
         assert_eq!(page.has_more, twin_page.has_more, "{ctx}: offset {offset}");
         if offset + limit > KEEP {
@@ -100,19 +106,22 @@ async fn check(ctx: &str, e: &Engine, p: &TestProjection, bounded: &Board, twin:
     }
     for i in 0..MEMBERS {
         let m = member(i);
-        let (rank, twin_rank) = (e.member_rank(&bs, &m).await, e.member_rank(&ts, &m).await);
+        let (rank, twin_rank) = (e.reads().member_rank(&bs, &m).await, e.reads().member_rank(&ts, &m).await);
         assert_eq!(rank.ok(), twin_rank.ok(), "{ctx}: {m}");
     }
-    let below = e.ranking_page(&ts, KEEP + 1, 1).await.unwrap().entries[0].member.clone();
-    let around = e.around(&bs, &below, 1).await.unwrap();
+    let below = e.reads().ranking_page(&ts, KEEP + 1, 1).await.unwrap().entries[0].member.clone();
+    let around = e.reads().around(&bs, &below, 1).await.unwrap();
     assert_eq!(around.source, ReadSource::Ledger, "{ctx}: {below} is below the top {KEEP}");
-    assert_eq!(rows(&around), rows(&e.around(&ts, &below, 1).await.unwrap()), "{ctx}");
+    assert_eq!(rows(&around), rows(&e.reads().around(&ts, &below, 1).await.unwrap()), "{ctx}");
     let all: Vec<MemberId> = (0..MEMBERS).map(member).collect();
-    assert_eq!(e.ranks_of(&bs, &all).await.unwrap().value, e.ranks_of(&ts, &all).await.unwrap().value);
+    assert_eq!(
+        e.reads().ranks_of(&bs, &all).await.unwrap().value,
+        e.reads().ranks_of(&ts, &all).await.unwrap().value
+    );
     // Cursor pages walk past K.
     let (mut cursor, mut seen, mut twin_seen) = (None, Vec::new(), Vec::new());
     loop {
-        let page = e.entries_after(&bs, cursor.as_deref(), 3).await.unwrap();
+        let page = e.reads().entries_after(&bs, cursor.as_deref(), 3).await.unwrap();
         seen.extend(rows(&page.page));
         match page.next_cursor {
             Some(next) => cursor = Some(next),
@@ -121,7 +130,7 @@ async fn check(ctx: &str, e: &Engine, p: &TestProjection, bounded: &Board, twin:
     }
     let mut cursor = None;
     loop {
-        let page = e.entries_after(&ts, cursor.as_deref(), 3).await.unwrap();
+        let page = e.reads().entries_after(&ts, cursor.as_deref(), 3).await.unwrap();
         twin_seen.extend(rows(&page.page));
         match page.next_cursor {
             Some(next) => cursor = Some(next),
@@ -178,7 +187,7 @@ async fn keep_top_never_changes_a_rank_within_the_top_and_the_rest_read_the_ledg
                 e.record(&bounded, std::slice::from_ref(&old)).await.unwrap();
                 check(&format!("{ctx}, replay"), &e, &p, &bounded, &twin, true).await;
                 // A rebuild keeps K.
-                let scope = e.scope(&bounded.slug, Some("current")).await.unwrap();
+                let scope = e.reads().scope(&bounded.slug, Some("current")).await.unwrap();
                 let report = e.rebuild(&scope, "test").await.unwrap();
                 assert_eq!(report.members, KEEP, "{ctx}");
                 check(&format!("{ctx}, rebuilt"), &e, &p, &bounded, &twin, false).await;
@@ -235,12 +244,14 @@ async fn an_older_projection_let_in_after_a_trim_is_levelled_by_the_reconciler()
             // The ledger's 10 now (held below the floor, or trimmed), never the stale 95.
             let ten = b.codec.encode(10, 0).unwrap();
             assert!(scores.get("m05").is_none_or(|s| *s == ten), "{ctx}: {scores:?}");
-            tokio::time::sleep(engine::fallback::LEDGER_ORDER_TTL + std::time::Duration::from_millis(100))
-                .await;
-            let scope = e.scope(&b.slug, Some("current")).await.unwrap();
-            let top = e.ranking_page(&scope, 0, 2).await.unwrap();
+            tokio::time::sleep(
+                engine::reads::fallback::LEDGER_ORDER_TTL + std::time::Duration::from_millis(100),
+            )
+            .await;
+            let scope = e.reads().scope(&b.slug, Some("current")).await.unwrap();
+            let top = e.reads().ranking_page(&scope, 0, 2).await.unwrap();
             assert_eq!(rows(&top), [(1, "m01".into(), 100, false), (2, "m02".into(), 90, false)], "{ctx}");
-            let rank = e.member_rank(&scope, &member(5)).await.unwrap();
+            let rank = e.reads().member_rank(&scope, &member(5)).await.unwrap();
             assert_eq!((rank.rank, rank.points), (5, 10), "{ctx}");
             p.cleanup().await;
             t.drop_db().await;

@@ -70,7 +70,11 @@ async fn many_pins_of_one_period_on_two_instances_make_one_copy() {
             let engine = if i % 2 == 0 { e.clone() } else { other.clone() };
             let slug = b.slug.clone();
             pins.spawn(async move {
-                engine.create_snapshot(&engine.scope(&slug, None).await.unwrap()).await.unwrap()
+                engine
+                    .reads()
+                    .create_snapshot(&engine.reads().scope(&slug, None).await.unwrap())
+                    .await
+                    .unwrap()
             });
         }
         let pinned: Vec<_> = pins.join_all().await;
@@ -83,12 +87,14 @@ async fn many_pins_of_one_period_on_two_instances_make_one_copy() {
         // Every pin reads the same pages.
         let first = &pinned[0];
         let page = e
-            .snapshot_page(&e.scope(&b.slug, None).await.unwrap(), &first.snapshot_id, 2990, 20)
+            .reads()
+            .snapshot_page(&e.reads().scope(&b.slug, None).await.unwrap(), &first.snapshot_id, 2990, 20)
             .await
             .unwrap();
         assert_eq!((page.total, page.entries.len(), page.has_more), (3000, 10, false), "{name}");
         let again = other
-            .snapshot_page(&other.scope(&b.slug, None).await.unwrap(), &first.snapshot_id, 2990, 20)
+            .reads()
+            .snapshot_page(&other.reads().scope(&b.slug, None).await.unwrap(), &first.snapshot_id, 2990, 20)
             .await
             .unwrap();
         assert_eq!(page.entries, again.entries, "{name}");
@@ -137,8 +143,11 @@ async fn a_forged_cursor_inside_a_large_tie_answers_the_page_after_it() {
                     model.iter().filter(|(pts, _)| *pts == 50).map(|(_, m)| scores[m]).min().unwrap_or(0),
                 );
                 let cursor = engine::reads::encode_cursor(score, &MemberId::parse(forged).unwrap());
-                let found =
-                    e.entries_after(&e.scope(&b.slug, None).await.unwrap(), Some(&cursor), 25).await.unwrap();
+                let found = e
+                    .reads()
+                    .entries_after(&e.reads().scope(&b.slug, None).await.unwrap(), Some(&cursor), 25)
+                    .await
+                    .unwrap();
                 // Strictly after (score, member) in (score desc, member desc) order.
                 let expected: Vec<&str> = model
                     .iter()
@@ -166,7 +175,9 @@ async fn an_archived_period_leaves_redis_by_unlink_once_its_grace_is_over() {
         fill(&e, &b, 50, |i| i as i64 + 1).await;
         let period = b.period_at(jiff::Timestamp::now()).to_string();
         for step in [Transition::Freeze, Transition::Settle, Transition::Archive] {
-            e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), step, "admin", None).await.unwrap();
+            e.transition(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), step, "admin", None)
+                .await
+                .unwrap();
         }
         let tag = format!("{{{}:{period}}}", b.slug);
         let of_period = async || p.keys().await.into_iter().filter(|(_, k)| k.contains(&tag)).count();
@@ -178,7 +189,7 @@ async fn an_archived_period_leaves_redis_by_unlink_once_its_grace_is_over() {
         let pass = e.scheduler_pass(&config, later).await.unwrap();
         assert!(pass.expiries >= 1, "{name}: {pass:?}");
         assert_eq!(of_period().await, 0, "{name}: every key of the archived period is gone");
-        let top = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 3).await.unwrap();
+        let top = e.reads().top(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 3).await.unwrap();
         assert_eq!(top.entries[0].points, 50, "{name}: read from the standings");
         p.cleanup().await;
         t.drop_db().await;

@@ -28,7 +28,10 @@ fn m(id: &str) -> MemberId {
 }
 
 async fn history(e: &Engine, b: &domain::Board, period: &str, member: &str) -> MemberHistory {
-    e.member_history(&e.scope(&b.slug, Some(period)).await.unwrap(), &m(member)).await.unwrap()
+    e.reads()
+        .member_history(&e.reads().scope(&b.slug, Some(period)).await.unwrap(), &m(member))
+        .await
+        .unwrap()
 }
 
 fn target(rank: u64, points: i64, prize: Option<&str>) -> Option<RankTarget> {
@@ -47,7 +50,9 @@ async fn the_points_chart_replays_the_entries_with_revocations_and_corrections()
             correction_id: None,
             reason: "bonus".into(),
         };
-        e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &correction, "admin:ann").await.unwrap();
+        e.correct(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &correction, "admin:ann")
+            .await
+            .unwrap();
         let h = history(e, &b, &period, "u4").await;
         let steps: Vec<(&str, i64, bool)> =
             h.steps.iter().map(|s| (s.kind.as_str(), s.points, s.revoked)).collect();
@@ -62,7 +67,8 @@ async fn the_points_chart_replays_the_entries_with_revocations_and_corrections()
         assert_eq!(h.standing.as_ref().map(|s| s.points), Some(18), "{name}");
         // The same entries as the public member events read.
         let events = e
-            .member_entries(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u4"), None, 200)
+            .reads()
+            .member_entries(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &m("u4"), None, 200)
             .await
             .unwrap();
         let mut ids: Vec<i64> = events.iter().map(|en| en.id).collect();
@@ -101,9 +107,14 @@ async fn points_to_the_next_rank_follow_the_tie_policy() {
         let h = history(e, &b, &period, "u5").await;
         assert_eq!(h.prize, target(3, 26, Some("silver")), "{name}");
         // After the freeze nothing more can be scored: no targets.
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin:ann", None)
-            .await
-            .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Freeze,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
         let h = history(e, &b, &period, "u5").await;
         assert_eq!((h.next_rank, h.prize), (None, None), "{name}");
     })
@@ -114,8 +125,11 @@ async fn points_to_the_next_rank_follow_the_tie_policy() {
 async fn the_distribution_counts_each_visible_member_once() {
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "hist-dist", TiePolicy::Shared).await;
-        let d =
-            e.distribution(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u4"))).await.unwrap();
+        let d = e
+            .reads()
+            .distribution(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u4")))
+            .await
+            .unwrap();
         assert_eq!(d.members, 5, "{name}");
         assert_eq!(d.bins.iter().map(|b| b.members).sum::<u64>(), 5, "{name}: {:?}", d.bins);
         assert!(d.bins.len() <= 12, "{name}");
@@ -130,21 +144,34 @@ async fn the_distribution_counts_each_visible_member_once() {
         assert!(d.winners.is_empty(), "{name}: open");
 
         // A hidden member leaves the distribution, "me" and its own history.
-        e.hide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u1"), "admin:ann", "cheating")
+        e.hide_member(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            &m("u1"),
+            "admin:ann",
+            "cheating",
+        )
+        .await
+        .unwrap();
+        let d = e
+            .reads()
+            .distribution(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u1")))
             .await
             .unwrap();
-        let d =
-            e.distribution(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u1"))).await.unwrap();
         assert_eq!(d.members, 4, "{name}");
         assert_eq!(d.bins.iter().map(|b| b.members).sum::<u64>(), 4, "{name}");
         assert!(d.bins.last().unwrap().to <= 40, "{name}: the highest is 30 now: {:?}", d.bins);
         assert_eq!(d.me, None, "{name}");
-        let hidden = e.member_history(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u1")).await;
+        let hidden =
+            e.reads().member_history(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &m("u1")).await;
         assert!(matches!(hidden, Err(EngineError::NotFound { .. })), "{name}: {hidden:?}");
 
         // Empty period: no bars.
         let next = b.period_at(jiff::Timestamp::now()).next().to_string();
-        let empty = e.distribution(&e.scope(&b.slug, Some(&next)).await.unwrap(), None).await.unwrap();
+        let empty = e
+            .reads()
+            .distribution(&e.reads().scope(&b.slug, Some(&next)).await.unwrap(), None)
+            .await
+            .unwrap();
         assert_eq!((empty.members, empty.bins.len()), (0, 0), "{name}");
     })
     .await;
@@ -155,9 +182,14 @@ async fn a_public_freeze_shows_in_the_history_as_everywhere() {
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "hist-public", TiePolicy::Shared).await;
         let before = history(e, &b, &period, "u5").await;
-        let dist_before =
-            e.distribution(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u5"))).await.unwrap();
-        e.public_freeze(&e.scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None).await.unwrap();
+        let dist_before = e
+            .reads()
+            .distribution(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u5")))
+            .await
+            .unwrap();
+        e.public_freeze(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None)
+            .await
+            .unwrap();
         // After the freeze, u5 jumps to first and u6 arrives: the public sees neither.
         let out = e.record(&b, &[point("late-1", "u5", 100), point("late-2", "u6", 70)]).await.unwrap();
         assert!(out.iter().all(|r| r.projected), "{name}");
@@ -166,17 +198,20 @@ async fn a_public_freeze_shows_in_the_history_as_everywhere() {
         assert_eq!(after.standing, before.standing, "{name}");
         assert_eq!((after.next_rank, after.prize), (before.next_rank, before.prize), "{name}");
         assert_eq!(after.periods, before.periods, "{name}");
-        let dist =
-            e.distribution(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u5"))).await.unwrap();
+        let dist = e
+            .reads()
+            .distribution(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u5")))
+            .await
+            .unwrap();
         assert_eq!(dist, dist_before, "{name}: the distribution of the freeze");
-        let results = e.period_results(&b.slug).await.unwrap();
+        let results = e.reads().period_results(&b.slug).await.unwrap();
         assert_eq!(
             results[0].leaders.iter().map(|l| (l.member.to_string(), l.points)).collect::<Vec<_>>(),
             [("u1".to_owned(), 50)]
         );
         // The reveal shows it.
         e.reveal(
-            &e.scope(&b.slug, Some(&period)).await.unwrap(),
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
             engine::public::RevealMode::All,
             "admin:ann",
             None,
@@ -215,12 +250,22 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
         let out = e.record(&b, &writes).await.unwrap();
         assert!(out.iter().all(|r| r.recorded.outcome == domain::write::Outcome::Applied), "{name}: {out:?}");
         let (past, current) = (b.period_at(last_week).to_string(), b.period_at(now).to_string());
-        e.transition(&e.scope(&b.slug, Some(&past)).await.unwrap(), Transition::Freeze, "admin:ann", None)
-            .await
-            .unwrap();
-        e.transition(&e.scope(&b.slug, Some(&past)).await.unwrap(), Transition::Settle, "admin:ann", None)
-            .await
-            .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&past)).await.unwrap(),
+            Transition::Freeze,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&past)).await.unwrap(),
+            Transition::Settle,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
 
         let h = history(e, &b, &current, "u3").await;
         let periods: Vec<PeriodRow> = h
@@ -241,7 +286,7 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
         assert_eq!(h.periods[1].rank, Some(1), "{name}: shared first place, settled");
         assert_eq!((h.next_rank, h.prize), (None, None), "{name}: settled");
 
-        let results = e.period_results(&b.slug).await.unwrap();
+        let results = e.reads().period_results(&b.slug).await.unwrap();
         let said: Vec<ResultRow> = results
             .iter()
             .map(|r| {
@@ -260,7 +305,11 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
             "{name}"
         );
         // The settled period's distribution names its prized standings.
-        let d = e.distribution(&e.scope(&b.slug, Some(&past)).await.unwrap(), None).await.unwrap();
+        let d = e
+            .reads()
+            .distribution(&e.reads().scope(&b.slug, Some(&past)).await.unwrap(), None)
+            .await
+            .unwrap();
         let mut winners: Vec<(String, Option<String>)> =
             d.winners.iter().map(|w| (w.standing.member.to_string(), Some(w.prize.clone()))).collect();
         winners.sort();

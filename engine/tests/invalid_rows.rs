@@ -74,23 +74,26 @@ async fn writes_no_period_can_hold_are_refused_and_store_nothing() {
         assert_eq!(listed.rows.len(), 1, "{name}: {:?}", listed.rows);
         let current = b.period_at(jiff::Timestamp::now()).to_string();
         assert!(
-            e.late_entries(&e.scope(&b.slug, Some("2026-W02")).await.unwrap(), None)
+            e.late_entries(&e.reads().scope(&b.slug, Some("2026-W02")).await.unwrap(), None)
                 .await
                 .unwrap()
                 .is_empty(),
             "{name}"
         );
         assert!(e.ledger().find_invalid_rows().await.unwrap().is_empty(), "{name}");
-        let top = e.top(&e.scope(&b.slug, Some(&current)).await.unwrap(), 10).await.unwrap();
+        let top = e.reads().top(&e.reads().scope(&b.slug, Some(&current)).await.unwrap(), 10).await.unwrap();
         assert_eq!(top.entries.len(), 1, "{name}");
 
         // Periods outside the supported years do not exist for any read, and create no row.
         for period in ["0001-W01", "9999-W53", "0254-W40"] {
             assert!(
-                matches!(e.scope(&b.slug, Some(period)).await, Err(engine::EngineError::NotFound { .. })),
+                matches!(
+                    e.reads().scope(&b.slug, Some(period)).await,
+                    Err(engine::EngineError::NotFound { .. })
+                ),
                 "{name} {period}"
             );
-            assert!(e.scope(&b.slug, Some(period)).await.is_err(), "{name} {period}");
+            assert!(e.reads().scope(&b.slug, Some(period)).await.is_err(), "{name} {period}");
         }
         assert_eq!(e.ledger().periods(&b.slug).await.unwrap().rows.len(), 1, "{name}");
     })
@@ -151,12 +154,17 @@ async fn a_row_no_job_can_read_leaves_the_scheduler_and_the_reconciler_working()
             assert!(p.keys().await.is_empty(), "{name}: keys gone");
             let levelled = e.reconcile_once().await.unwrap();
             assert!(levelled.periods_levelled >= 1, "{name}: {levelled:?}");
-            let top = e.top(&e.scope(&b.slug, Some(&current.to_string())).await.unwrap(), 10).await.unwrap();
+            let top = e
+                .reads()
+                .top(&e.reads().scope(&b.slug, Some(&current.to_string())).await.unwrap(), 10)
+                .await
+                .unwrap();
             let members: Vec<_> =
                 top.entries.iter().map(|x| (x.member.as_str().to_owned(), x.points)).collect();
             assert_eq!(members, [("u1".to_owned(), 30), ("u2".to_owned(), 20)], "{name}");
             // The listing of periods answers without the row, and the row is counted once.
-            let periods: Vec<_> = e.periods(&b.slug).await.unwrap().into_iter().map(|p| p.period).collect();
+            let periods: Vec<_> =
+                e.reads().periods(&b.slug).await.unwrap().into_iter().map(|p| p.period).collect();
             assert_eq!(periods, [current, ended], "{name}");
             e.reconcile_once().await.unwrap();
             let metrics = e.metrics().render();
@@ -195,7 +203,7 @@ async fn a_row_no_job_can_read_leaves_the_scheduler_and_the_reconciler_working()
             assert_eq!(audited.len(), 2, "{name}: {audited:?}");
             // The valid rows are untouched.
             assert_eq!(
-                e.late_entries(&e.scope(&b.slug, Some(&ended.to_string())).await.unwrap(), None)
+                e.late_entries(&e.reads().scope(&b.slug, Some(&ended.to_string())).await.unwrap(), None)
                     .await
                     .unwrap()
                     .len(),
@@ -203,7 +211,12 @@ async fn a_row_no_job_can_read_leaves_the_scheduler_and_the_reconciler_working()
                 "{name}"
             );
             assert_eq!(
-                e.top(&e.scope(&b.slug, None).await.unwrap(), 10).await.unwrap().entries.len(),
+                e.reads()
+                    .top(&e.reads().scope(&b.slug, None).await.unwrap(), 10)
+                    .await
+                    .unwrap()
+                    .entries
+                    .len(),
                 2,
                 "{name}"
             );

@@ -12,7 +12,7 @@ use common::{each_store, point};
 use domain::write::Write;
 use domain::{Board, EventId, MemberId, TiePolicy};
 use engine::Engine;
-use engine::leaders_chart::LeadersChart;
+use engine::reads::leaders_chart::LeadersChart;
 use jiff::Timestamp;
 use std::sync::Arc;
 
@@ -58,7 +58,7 @@ async fn race(e: &Engine, tag: &str) -> (Board, String, impl Fn(i64) -> Timestam
 }
 
 async fn chart(e: &Engine, b: &Board, period: &str) -> Arc<LeadersChart> {
-    e.leaders_chart(&e.scope(&b.slug, Some(period)).await.unwrap()).await.unwrap()
+    e.reads().leaders_chart(&e.reads().scope(&b.slug, Some(period)).await.unwrap()).await.unwrap()
 }
 
 /// Each leader as compared: member, rank, points, and the points of their line.
@@ -103,8 +103,8 @@ async fn the_chart_follows_the_public_top_five_as_the_member_pages_replay_them()
             assert!(!line.truncated, "{name}");
             // Each line ends at the member's public points, and is the member page's chart.
             assert_eq!(line.steps.last().map(|s| s.points), Some(line.standing.points), "{name}");
-            let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
-            let history = e.member_history(&scope, &line.standing.member).await.unwrap();
+            let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
+            let history = e.reads().member_history(&scope, &line.standing.member).await.unwrap();
             let mut replayed: Vec<i64> = history.steps.iter().map(|s| s.points).collect();
             replayed.dedup();
             assert_eq!(line.steps.iter().map(|s| s.points).collect::<Vec<_>>(), replayed, "{name}");
@@ -132,7 +132,7 @@ async fn a_chart_is_kept_until_its_time_is_up_or_this_process_hides_a_member() {
         assert_eq!(chart(&other, &b, &period).await.leaders[0].standing.member, m("fay"), "{name}");
 
         // A hide through this process shows at once: bo is never a leader again.
-        let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
+        let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
         e.hide_member(&scope, &m("bo"), "admin:ann", "cheating").await.unwrap();
         let hidden = chart(e, &b, &period).await;
         let members: Vec<String> = hidden.leaders.iter().map(|l| l.standing.member.to_string()).collect();
@@ -147,7 +147,7 @@ async fn a_public_freeze_shows_its_standings_until_the_reveal() {
     each_store(async |name, e, _| {
         let (b, period, _) = race(e, "race-public").await;
         let before = chart(e, &b, &period).await;
-        let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
+        let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
         let frozen = e.public_freeze(&scope, "admin:ann", None).await.unwrap();
         // After the freeze eve jumps to first and gus arrives: the public sees neither.
         let out = e.record(&b, &[point("late-1", "eve", 1000), point("late-2", "gus", 500)]).await.unwrap();

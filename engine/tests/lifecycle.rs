@@ -57,29 +57,41 @@ async fn setup(e: &Engine, policy: TiePolicy, writes: &[Write]) -> (Board, Strin
 /// Every read of a period, as one comparable value.
 async fn all_reads(e: &Engine, b: &Board, period: &str) -> String {
     let p = Some(period);
-    let top = e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
-    let page = e.ranking_page(&e.scope(&b.slug, p).await.unwrap(), 1, 2).await.unwrap();
-    let cursor1 = e.entries_after(&e.scope(&b.slug, p).await.unwrap(), None, 2).await.unwrap();
+    let top = e.reads().top(&e.reads().scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
+    let page = e.reads().ranking_page(&e.reads().scope(&b.slug, p).await.unwrap(), 1, 2).await.unwrap();
+    let cursor1 =
+        e.reads().entries_after(&e.reads().scope(&b.slug, p).await.unwrap(), None, 2).await.unwrap();
     let cursor2 = e
-        .entries_after(&e.scope(&b.slug, p).await.unwrap(), cursor1.next_cursor.as_deref(), 2)
+        .reads()
+        .entries_after(&e.reads().scope(&b.slug, p).await.unwrap(), cursor1.next_cursor.as_deref(), 2)
         .await
         .unwrap();
-    let around = e.around(&e.scope(&b.slug, p).await.unwrap(), &m("u3"), 1).await.unwrap();
-    let rank = e.member_rank(&e.scope(&b.slug, p).await.unwrap(), &m("u2")).await.unwrap();
+    let around = e.reads().around(&e.reads().scope(&b.slug, p).await.unwrap(), &m("u3"), 1).await.unwrap();
+    let rank = e.reads().member_rank(&e.reads().scope(&b.slug, p).await.unwrap(), &m("u2")).await.unwrap();
     let mut count = Vec::new();
     for min_points in [-1_000_000, 0, 10, 11, 31, 32, 50, 51, 1_000_000] {
-        count.push(e.count_at_least(&e.scope(&b.slug, p).await.unwrap(), min_points).await.unwrap().value);
+        count.push(
+            e.reads()
+                .count_at_least(&e.reads().scope(&b.slug, p).await.unwrap(), min_points)
+                .await
+                .unwrap()
+                .value,
+        );
     }
     let ranks = e
-        .ranks_of(&e.scope(&b.slug, p).await.unwrap(), &[m("u4"), m("u1"), m("nobody")])
+        .reads()
+        .ranks_of(&e.reads().scope(&b.slug, p).await.unwrap(), &[m("u4"), m("u1"), m("nobody")])
         .await
         .unwrap()
         .value;
-    let snap = e.create_snapshot(&e.scope(&b.slug, p).await.unwrap()).await.unwrap();
-    let pinned =
-        e.snapshot_page(&e.scope(&b.slug, p).await.unwrap(), &snap.snapshot_id, 0, 10).await.unwrap();
+    let snap = e.reads().create_snapshot(&e.reads().scope(&b.slug, p).await.unwrap()).await.unwrap();
+    let pinned = e
+        .reads()
+        .snapshot_page(&e.reads().scope(&b.slug, p).await.unwrap(), &snap.snapshot_id, 0, 10)
+        .await
+        .unwrap();
     let absent = matches!(
-        e.member_rank(&e.scope(&b.slug, p).await.unwrap(), &m("nobody")).await,
+        e.reads().member_rank(&e.reads().scope(&b.slug, p).await.unwrap(), &m("nobody")).await,
         Err(EngineError::NotFound { .. })
     );
     let entries = |page: &domain::view::RankingPage| {
@@ -130,7 +142,7 @@ async fn a_full_week_from_writes_to_archive() {
         assert_eq!(
             conflict_code(
                 e.transition(
-                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     Transition::Settle,
                     "admin",
                     None
@@ -150,22 +162,33 @@ async fn a_full_week_from_writes_to_archive() {
         assert_eq!(pass.frozen, vec![(b.slug.clone(), key)], "{name}");
         // A freeze repeated by hand answers the same period.
         let frozen = e
-            .transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin",
+                None,
+            )
             .await
             .unwrap();
         assert_eq!(frozen.state, State::Frozen, "{name}");
 
         // Late writes are kept, the board does not move.
-        let before = e.top(&e.scope(&b.slug, per).await.unwrap(), 10).await.unwrap().entries;
+        let before = e.reads().top(&e.reads().scope(&b.slug, per).await.unwrap(), 10).await.unwrap().entries;
         let late = e.record(&b, &[point("e6", "u4", 100), point("e7", "u2", 5)]).await.unwrap();
         assert!(late.iter().all(|r| r.recorded.outcome == Outcome::Late), "{name}: {late:?}");
         assert_eq!(
-            e.ranking_page(&e.scope(&b.slug, per).await.unwrap(), 0, 10).await.unwrap().entries,
+            e.reads()
+                .ranking_page(&e.reads().scope(&b.slug, per).await.unwrap(), 0, 10)
+                .await
+                .unwrap()
+                .entries,
             before,
             "{name}"
         );
-        let pending =
-            e.late_entries(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some("pending")).await.unwrap();
+        let pending = e
+            .late_entries(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some("pending"))
+            .await
+            .unwrap();
         assert_eq!(pending.len(), 2, "{name}");
         let (l6, l7) = (pending[0].id, pending[1].id);
 
@@ -173,7 +196,7 @@ async fn a_full_week_from_writes_to_archive() {
         assert_eq!(
             conflict_code(
                 e.transition(
-                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     Transition::Settle,
                     "admin",
                     None
@@ -186,7 +209,7 @@ async fn a_full_week_from_writes_to_archive() {
         // Accept one (applied while frozen), reject one; decisions are final.
         let accepted = e
             .decide_late(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 l7,
                 true,
                 "admin",
@@ -196,18 +219,18 @@ async fn a_full_week_from_writes_to_archive() {
             .unwrap();
         assert_eq!((accepted.result, accepted.points), (Some(Outcome::Applied), Some(35)), "{name}");
         let again = e
-            .decide_late(&e.scope(&b.slug, Some(&period)).await.unwrap(), l7, true, "admin", None)
+            .decide_late(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), l7, true, "admin", None)
             .await
             .unwrap();
         assert_eq!((again.entry.status.as_str(), again.result), ("accepted", None), "{name}");
         assert!(
-            e.decide_late(&e.scope(&b.slug, Some(&period)).await.unwrap(), l6, false, "admin", None)
+            e.decide_late(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), l6, false, "admin", None)
                 .await
                 .is_err(),
             "a rejection needs a reason"
         );
         e.decide_late(
-            &e.scope(&b.slug, Some(&period)).await.unwrap(),
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
             l6,
             false,
             "admin",
@@ -217,12 +240,23 @@ async fn a_full_week_from_writes_to_archive() {
         .unwrap();
         assert_eq!(
             conflict_code(
-                e.decide_late(&e.scope(&b.slug, Some(&period)).await.unwrap(), l6, true, "admin", None).await
+                e.decide_late(
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                    l6,
+                    true,
+                    "admin",
+                    None
+                )
+                .await
             ),
             "already_decided"
         );
         assert_eq!(
-            e.member_rank(&e.scope(&b.slug, per).await.unwrap(), &m("u2")).await.unwrap().points,
+            e.reads()
+                .member_rank(&e.reads().scope(&b.slug, per).await.unwrap(), &m("u2"))
+                .await
+                .unwrap()
+                .points,
             35,
             "{name}"
         );
@@ -232,7 +266,11 @@ async fn a_full_week_from_writes_to_archive() {
         let r2 = e.revoke(&b.slug, &id("e5"), "admin", "duplicate award").await.unwrap();
         assert_eq!((r1.result, r1.points, r2.result), ("revoked", Some(50), "already_revoked"), "{name}");
         assert_eq!(
-            e.member_rank(&e.scope(&b.slug, per).await.unwrap(), &m("u1")).await.unwrap().points,
+            e.reads()
+                .member_rank(&e.reads().scope(&b.slug, per).await.unwrap(), &m("u1"))
+                .await
+                .unwrap()
+                .points,
             50,
             "{name}"
         );
@@ -241,7 +279,11 @@ async fn a_full_week_from_writes_to_archive() {
             Err(EngineError::NotFound { .. })
         ));
         // "Why this score" shows the revocation, its reason, and the revoked event struck out.
-        let why = e.member_entries(&e.scope(&b.slug, per).await.unwrap(), &m("u1"), None, 10).await.unwrap();
+        let why = e
+            .reads()
+            .member_entries(&e.reads().scope(&b.slug, per).await.unwrap(), &m("u1"), None, 10)
+            .await
+            .unwrap();
         let lines: Vec<_> = why
             .iter()
             .map(|en| {
@@ -262,7 +304,7 @@ async fn a_full_week_from_writes_to_archive() {
         // A correction flows through the same chain.
         let c = e
             .correct(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &correction("u3", 1, Some("c1"), "manual review"),
                 "admin",
             )
@@ -271,8 +313,10 @@ async fn a_full_week_from_writes_to_archive() {
         assert_eq!((c.result, c.points, c.projected), (Outcome::Applied, 31, true), "{name}");
         // A retried correction with the same id counts once; an id of another entry is refused.
         let retried = correction("u3", 1, Some("c1"), "manual review");
-        let again =
-            e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &retried, "admin").await.unwrap();
+        let again = e
+            .correct(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &retried, "admin")
+            .await
+            .unwrap();
         assert_eq!(
             (again.result, again.entry_id, again.points),
             (Outcome::Duplicate, c.entry_id, 31),
@@ -280,25 +324,41 @@ async fn a_full_week_from_writes_to_archive() {
         );
         let taken = correction("u3", 1, Some("e1"), "manual review");
         assert_eq!(
-            conflict_code(e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &taken, "admin").await),
+            conflict_code(
+                e.correct(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &taken, "admin").await
+            ),
             "id_taken"
         );
         assert_eq!(
-            e.member_rank(&e.scope(&b.slug, per).await.unwrap(), &m("u3")).await.unwrap().points,
+            e.reads()
+                .member_rank(&e.reads().scope(&b.slug, per).await.unwrap(), &m("u3"))
+                .await
+                .unwrap()
+                .points,
             31,
             "{name}"
         );
 
         // Settle, twice: the same settlement.
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
-            .await
-            .unwrap();
-        let s1 = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
-            .await
-            .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Settle,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
+        let s1 = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Settle,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
         assert_eq!(
-            e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap(),
+            e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap(),
             s1,
             "{name}"
         );
@@ -321,7 +381,7 @@ async fn a_full_week_from_writes_to_archive() {
         assert_eq!(
             conflict_code(
                 e.correct(
-                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     &correction("u1", 5, None, "too late"),
                     "admin"
                 )
@@ -331,20 +391,28 @@ async fn a_full_week_from_writes_to_archive() {
         );
         let late8 = e.record(&b, &[point("e8", "u4", 1)]).await.unwrap();
         assert_eq!(late8[0].recorded.outcome, Outcome::Late);
-        let l8 =
-            e.late_entries(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some("pending")).await.unwrap()
-                [0]
+        let l8 = e
+            .late_entries(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some("pending"))
+            .await
+            .unwrap()[0]
             .id;
         assert_eq!(
             conflict_code(
-                e.decide_late(&e.scope(&b.slug, Some(&period)).await.unwrap(), l8, true, "admin", None).await
+                e.decide_late(
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                    l8,
+                    true,
+                    "admin",
+                    None
+                )
+                .await
             ),
             "period_settled"
         );
         assert_eq!(
             conflict_code(
                 e.transition(
-                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     Transition::Reopen,
                     "admin",
                     None
@@ -357,7 +425,12 @@ async fn a_full_week_from_writes_to_archive() {
         // Archive: reads are the same, then the projection expires and they still are.
         let live = all_reads(e, &b, &period).await;
         let archived = e
-            .transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Archive, "admin", None)
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Archive,
+                "admin",
+                None,
+            )
             .await
             .unwrap();
         assert_eq!(archived.state, State::Archived);
@@ -386,7 +459,11 @@ async fn a_revoke_under_first_reached_restores_the_reach_order() {
         )
         .await;
         let order = async || {
-            let page = e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await.unwrap();
+            let page = e
+                .reads()
+                .ranking_page(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 0, 10)
+                .await
+                .unwrap();
             page.entries.iter().map(|en| (en.member.to_string(), en.points, en.rank)).collect::<Vec<_>>()
         };
         let pair = |a: &str, pa, b: &str, pb| vec![(a.to_string(), pa, 1), (b.to_string(), pb, 2)];
@@ -398,13 +475,23 @@ async fn a_revoke_under_first_reached_restores_the_reach_order() {
         e.revoke(&b.slug, &id("a3"), "admin", "cheat").await.unwrap();
         assert_eq!(order().await, pair("u1", 50, "u2", 50), "{name}");
         // The settlement agrees with the live order.
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
-            .await
-            .unwrap();
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
-            .await
-            .unwrap();
-        let s = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Freeze,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Settle,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
+        let s = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let settled: Vec<_> = s.standings.iter().map(|s| (s.member.to_string(), s.points, s.rank)).collect();
         assert_eq!(settled, pair("u1", 50, "u2", 50), "{name}");
     })
@@ -418,35 +505,62 @@ async fn a_projection_lost_after_freeze_changes_nothing_in_the_settlement() {
         let expected = [("u1", 7), ("u2", 9), ("u3", 7)];
         // Keys deleted after freeze, then rebuilt by hand.
         let (b, period) = setup(e, TiePolicy::Shared, &writes).await;
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
-            .await
-            .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Freeze,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
         p.cleanup().await;
         assert_eq!(
-            e.rebuild(&e.scope(&b.slug, Some(&period)).await.unwrap(), "admin").await.unwrap().members,
+            e.rebuild(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin")
+                .await
+                .unwrap()
+                .members,
             3
         );
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
-            .await
-            .unwrap();
-        let rebuilt = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Settle,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
+        let rebuilt = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(rebuilt.digest, expected_digest(&b, &period, &expected), "{name}");
         assert!(!audit_actions(e, &b).await.contains(&"projection_repaired".to_string()), "{name}");
 
         // Keys deleted after freeze and nobody rebuilt: the cross-check repairs and reports it.
         let (b, period) = setup(e, TiePolicy::Shared, &writes).await;
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
-            .await
-            .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Freeze,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
         p.cleanup().await;
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
-            .await
-            .unwrap();
-        let repaired = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Settle,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
+        let repaired = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(repaired.digest, expected_digest(&b, &period, &expected), "{name}");
         assert_eq!(audit_actions(e, &b).await, ["freeze", "projection_repaired", "settle"], "{name}");
         assert_eq!(
-            e.member_rank(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u2")).await.unwrap().points,
+            e.reads()
+                .member_rank(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &m("u2"))
+                .await
+                .unwrap()
+                .points,
             9,
             "{name}"
         );
@@ -458,14 +572,19 @@ async fn a_projection_lost_after_freeze_changes_nothing_in_the_settlement() {
 async fn a_crash_inside_the_settlement_leaves_it_undone_and_a_rerun_gives_the_same_digest() {
     each_store(async |name, e, _| {
         let (b, period) = setup(e, TiePolicy::Shared, &[point("y1", "u1", 3), point("y2", "u2", 4)]).await;
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
-            .await
-            .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Freeze,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
         for failpoint in ["settle.after_standings", "settle.before_commit"] {
             e.failpoints().arm(failpoint);
             let crashed = e
                 .transition(
-                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     Transition::Settle,
                     "admin",
                     None,
@@ -474,17 +593,22 @@ async fn a_crash_inside_the_settlement_leaves_it_undone_and_a_rerun_gives_the_sa
             assert!(crashed.is_err(), "{name}: {failpoint}");
             assert!(
                 matches!(
-                    e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await,
+                    e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await,
                     Err(EngineError::NotFound { .. })
                 ),
                 "{name}"
             );
-            assert_eq!(e.periods(&b.slug).await.unwrap()[0].state, State::Frozen, "{name}");
+            assert_eq!(e.reads().periods(&b.slug).await.unwrap()[0].state, State::Frozen, "{name}");
         }
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
-            .await
-            .unwrap();
-        let s = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Settle,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
+        let s = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(s.digest, expected_digest(&b, &period, &[("u1", 3), ("u2", 4)]), "{name}");
         assert_eq!(audit_actions(e, &b).await, ["freeze", "settle"], "{name}");
     })
@@ -530,12 +654,22 @@ async fn stored_standings_equal_the_domain_standings_under_both_tie_policies() {
             let expected = standings(domain::Sort::Desc, policy, totals, &b.prizes);
             assert!(expected.len() > 100, "{name}: {} members", expected.len());
 
-            e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Freeze, "admin", None)
-                .await
-                .unwrap();
-            e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
-                .await
-                .unwrap();
+            e.transition(
+                &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                Transition::Freeze,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
+            e.transition(
+                &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                Transition::Settle,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
             let s = e.ledger().settlement(&b.slug, &period, 0, 10_000).await.unwrap().unwrap();
             assert_eq!(s.standings, expected, "{name} {policy:?}");
             let text = canonical_text(b.slug.as_str(), &key, &expected);
@@ -543,14 +677,22 @@ async fn stored_standings_equal_the_domain_standings_under_both_tie_policies() {
             assert_eq!((s.digest.as_str(), s.members), (digest.as_str(), expected.len() as u64), "{name}");
 
             // Archived reads find every member where the standings put it.
-            e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Archive, "admin", None)
-                .await
-                .unwrap();
+            e.transition(
+                &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                Transition::Archive,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
             for (position, st) in expected.iter().enumerate() {
                 let at = e.ledger().standing_position(&b.slug, &period, &st.member).await.unwrap();
                 assert_eq!(at, Some(position as u64), "{name} {policy:?} {}", st.member);
-                let entry =
-                    e.member_rank(&e.scope(&b.slug, Some(&key)).await.unwrap(), &st.member).await.unwrap();
+                let entry = e
+                    .reads()
+                    .member_rank(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), &st.member)
+                    .await
+                    .unwrap();
                 assert_eq!((entry.rank, entry.points), (st.rank, st.points), "{name} {}", st.member);
             }
             assert_eq!(e.ledger().standing_position(&b.slug, &period, &m("nobody")).await.unwrap(), None);
@@ -585,10 +727,10 @@ async fn standings_read_across_blocks_as_one_list() {
             0,
             "{name}: unsettled"
         );
-        e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Freeze, "admin", None)
+        e.transition(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), Transition::Freeze, "admin", None)
             .await
             .unwrap();
-        e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
+        e.transition(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
             .await
             .unwrap();
         let all = ledger.settlement(&b.slug, &period, 0, 10_000).await.unwrap().unwrap().standings;

@@ -109,8 +109,11 @@ async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
         let (ledger, projection, e, b, period) = setup(target).await;
         e.record(&b, &[point("a1", "ann", 30), point("b1", "bob", 20), point("c1", "cy", 20)]).await.unwrap();
 
-        let mut sub =
-            e.subscribe_live(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap(), 10).await.unwrap();
+        let mut sub = e
+            .live()
+            .subscribe(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(), 10)
+            .await
+            .unwrap();
         let first = next(&mut sub, Duration::from_secs(1)).await.expect("the state first");
         assert_eq!(state(&first), State::Open, "{mode}");
         let second = next(&mut sub, Duration::from_secs(1)).await.expect("then the ranking");
@@ -124,8 +127,11 @@ async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
             "{mode}"
         );
         assert!(r.entries[1].tied && !r.entries[0].tied, "{mode}");
-        let page =
-            e.ranking_page(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap(), 0, 10).await.unwrap();
+        let page = e
+            .reads()
+            .ranking_page(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(), 0, 10)
+            .await
+            .unwrap();
         assert_eq!(r.entries, page.entries, "{mode}: exactly what the public read answers");
         assert!(next(&mut sub, Duration::from_millis(600)).await.is_none(), "{mode}: nothing changed");
 
@@ -141,8 +147,11 @@ async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
         assert!(next(&mut sub, Duration::from_millis(600)).await.is_none(), "{mode}: one push per change");
 
         // A write below the top 2 changes nothing a top-2 subscriber sees.
-        let mut top2 =
-            e.subscribe_live(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap(), 2).await.unwrap();
+        let mut top2 = e
+            .live()
+            .subscribe(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(), 2)
+            .await
+            .unwrap();
         assert_eq!(state(&next(&mut top2, Duration::from_secs(1)).await.unwrap()), State::Open);
         ranking(&next(&mut top2, Duration::from_secs(1)).await.unwrap());
         e.record(&b, &[point("c2", "cy", 1)]).await.unwrap();
@@ -152,7 +161,7 @@ async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
 
         // A freeze: a state event (the ranking did not move, so no ranking event).
         e.transition(
-            &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
             domain::Transition::Freeze,
             "admin",
             None,
@@ -171,22 +180,24 @@ async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
             correction_id: None,
             reason: "bonus".into(),
         };
-        e.correct(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap(), &correction, "admin")
+        e.correct(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(), &correction, "admin")
             .await
             .unwrap();
         ranking_becomes(&mut sub, &[(1, "cy", 121), (2, "bob", 35), (3, "ann", 30)], Duration::from_secs(1))
             .await;
 
         // One feed and one subscription for both subscribers; none once they left.
-        let stats = e.live_stats();
+        let stats = e.live().stats();
         assert_eq!((stats.feeds, stats.subscribers, stats.subscribed), (1, 2, 1), "{mode}: {stats:?}");
         drop((sub, top2));
         wait_for(|| {
-            let s = e.live_stats();
+            let s = e.live().stats();
             (s.feeds, s.subscribers, s.subscribed) == (0, 0, 0)
         })
         .await
-        .unwrap_or_else(|| panic!("{mode}: the feed stays after its subscribers left: {:?}", e.live_stats()));
+        .unwrap_or_else(|| {
+            panic!("{mode}: the feed stays after its subscribers left: {:?}", e.live().stats())
+        });
         projection.cleanup().await;
         ledger.drop_db().await;
     }
@@ -209,11 +220,14 @@ async fn a_burst_of_writes_is_published_and_pushed_at_most_once_per_interval() {
     for (mode, target) in redis_targets() {
         let (ledger, projection, e, b, period) = setup(target).await;
         e.record(&b, &[point("seed", "u0", 1)]).await.unwrap();
-        let mut sub =
-            e.subscribe_live(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap(), 10).await.unwrap();
+        let mut sub = e
+            .live()
+            .subscribe(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(), 10)
+            .await
+            .unwrap();
         next(&mut sub, Duration::from_secs(1)).await.unwrap();
         next(&mut sub, Duration::from_secs(1)).await.unwrap();
-        let before = e.live_stats();
+        let before = e.live().stats();
 
         // 100 writes over about a second, each putting a new member on top.
         let started = Instant::now();
@@ -237,7 +251,7 @@ async fn a_burst_of_writes_is_published_and_pushed_at_most_once_per_interval() {
             100
         );
         // Publishes too: from the first write to the end of the interval after the last.
-        let published = (e.live_stats().publishes - before.publishes) as u128;
+        let published = (e.live().stats().publishes - before.publishes) as u128;
         let allowed = 1 + (writing + PUSH_INTERVAL).as_millis() / PUSH_INTERVAL.as_millis();
         assert!(published >= 1 && published <= allowed, "{mode}: {published} publishes, at most {allowed}");
         eprintln!("{mode}: 100 writes in {writing:?}: {} pushes, {published} publishes", pushes.len());
@@ -252,8 +266,10 @@ async fn a_subscriber_that_never_reads_is_dropped_and_the_others_keep_their_stre
     for (mode, target) in redis_targets() {
         let (ledger, projection, e, b, period) = setup(target).await;
         let key = period.to_string();
-        let mut stalled = e.subscribe_live(&e.scope(&b.slug, Some(&key)).await.unwrap(), 10).await.unwrap();
-        let mut reader = e.subscribe_live(&e.scope(&b.slug, Some(&key)).await.unwrap(), 10).await.unwrap();
+        let mut stalled =
+            e.live().subscribe(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), 10).await.unwrap();
+        let mut reader =
+            e.live().subscribe(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), 10).await.unwrap();
         let read = tokio::spawn(async move {
             let mut n = 0;
             while let Some(event) = next(&mut reader, Duration::from_secs(2)).await {
@@ -275,7 +291,7 @@ async fn a_subscriber_that_never_reads_is_dropped_and_the_others_keep_their_stre
         }
         let (got, reader) = read.await.unwrap();
         assert!(got as i64 >= rounds, "{mode}: the reader got {got} events");
-        let stats = e.live_stats();
+        let stats = e.live().stats();
         assert_eq!((stats.subscribers, stats.dropped), (1, 1), "{mode}: {stats:?}");
         // What the stalled one holds is bounded by its queue, then its stream ends.
         assert!(stalled.queued() <= SUBSCRIBER_QUEUE, "{mode}: {}", stalled.queued());
@@ -305,15 +321,16 @@ async fn a_write_on_one_engine_reaches_the_subscribers_of_another_through_redis(
         let mut subs = Vec::new();
         for _ in 0..3 {
             let mut sub = b_engine
-                .subscribe_live(&b_engine.scope(&b.slug, Some(&key)).await.unwrap(), 5)
+                .live()
+                .subscribe(&b_engine.reads().scope(&b.slug, Some(&key)).await.unwrap(), 5)
                 .await
                 .unwrap();
             assert_eq!(state(&next(&mut sub, Duration::from_secs(1)).await.unwrap()), State::Open);
             assert!(ranking(&next(&mut sub, Duration::from_secs(1)).await.unwrap()).entries.is_empty());
             subs.push(sub);
         }
-        wait_for(|| b_engine.live_stats().subscribed == 1).await.expect("subscribed");
-        assert_eq!(b_engine.live_stats().feeds, 1, "{mode}: one subscription for three subscribers");
+        wait_for(|| b_engine.live().stats().subscribed == 1).await.expect("subscribed");
+        assert_eq!(b_engine.live().stats().feeds, 1, "{mode}: one subscription for three subscribers");
 
         for (i, delay) in [(1, 0), (2, 700)] {
             tokio::time::sleep(Duration::from_millis(delay)).await;
@@ -327,15 +344,20 @@ async fn a_write_on_one_engine_reaches_the_subscribers_of_another_through_redis(
             eprintln!("{mode}: a write on A reached 3 subscribers on B in {took:?}");
         }
         // A freeze on A: B's subscribers see it (B's state cache is a second old at most).
-        a.transition(&a.scope(&b.slug, Some(&key)).await.unwrap(), domain::Transition::Freeze, "admin", None)
-            .await
-            .unwrap();
+        a.transition(
+            &a.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+            domain::Transition::Freeze,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
         for sub in &mut subs {
             let event = next(sub, Duration::from_secs(1)).await.expect("a state event");
             assert_eq!(state(&event), State::Frozen, "{mode}");
         }
         drop(subs);
-        wait_for(|| b_engine.live_stats().subscribed == 0).await.expect("unsubscribed when the last left");
+        wait_for(|| b_engine.live().stats().subscribed == 0).await.expect("unsubscribed when the last left");
         projection.cleanup().await;
         ledger.drop_db().await;
     }
@@ -347,12 +369,13 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
         let (ledger, projection, e, b, period) = setup(target).await;
         let p = period.to_string();
         e.record(&b, &[point("a1", "ann", 30), point("b1", "bob", 20)]).await.unwrap();
-        let mut sub = e.subscribe_live(&e.scope(&b.slug, Some(&p)).await.unwrap(), 10).await.unwrap();
+        let mut sub =
+            e.live().subscribe(&e.reads().scope(&b.slug, Some(&p)).await.unwrap(), 10).await.unwrap();
         assert_eq!(state(&next(&mut sub, Duration::from_secs(1)).await.unwrap()), State::Open);
         let open = ranking(&next(&mut sub, Duration::from_secs(1)).await.unwrap());
         assert_eq!(open.frozen_at, None);
 
-        e.public_freeze(&e.scope(&b.slug, Some(&p)).await.unwrap(), "admin:ann", None).await.unwrap();
+        e.public_freeze(&e.reads().scope(&b.slug, Some(&p)).await.unwrap(), "admin:ann", None).await.unwrap();
         // The freeze itself is pushed, with the same rows, so a page can show its banner.
         let frozen = ranking(&next(&mut sub, Duration::from_secs(1)).await.expect("the freeze is pushed"));
         assert!(frozen.frozen_at.is_some(), "{mode}: {frozen:?}");
@@ -370,7 +393,7 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
         // Each reveal step is pushed, one member a step from the bottom: first cy (not on the
         // frozen board), then bob; the step after the last ends the freeze, and says so.
         e.reveal(
-            &e.scope(&b.slug, Some(&p)).await.unwrap(),
+            &e.reads().scope(&b.slug, Some(&p)).await.unwrap(),
             engine::public::RevealMode::Next,
             "admin:ann",
             None,
@@ -379,7 +402,7 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
         .unwrap();
         let step = e
             .reveal(
-                &e.scope(&b.slug, Some(&p)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&p)).await.unwrap(),
                 engine::public::RevealMode::Next,
                 "admin:ann",
                 None,
@@ -391,7 +414,7 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
             .await;
         let last = e
             .reveal(
-                &e.scope(&b.slug, Some(&p)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&p)).await.unwrap(),
                 engine::public::RevealMode::Next,
                 "admin:ann",
                 None,
@@ -426,7 +449,7 @@ async fn segment_setup(e: &Engine) -> (Board, String) {
 }
 
 async fn segment_scope(e: &Engine, b: &Board, key: &str, segment: &str) -> engine::scope::Scope {
-    e.scope(&b.slug, Some(key)).await.unwrap().in_segment(Some(segment)).unwrap()
+    e.reads().scope(&b.slug, Some(key)).await.unwrap().in_segment(Some(segment)).unwrap()
 }
 
 /// Every store (standalone and Cluster, SQLite and PostgreSQL).
@@ -447,19 +470,20 @@ async fn a_segment_subscriber_follows_its_segment_only() {
     each_store(async |mode, e| {
         let (b, key) = segment_setup(e).await;
         let zj_scope = segment_scope(e, &b, &key, "province:zj").await;
-        let mut zj = e.subscribe_live(&zj_scope, 10).await.unwrap();
+        let mut zj = e.live().subscribe(&zj_scope, 10).await.unwrap();
         assert_eq!(state(&next(&mut zj, Duration::from_secs(1)).await.unwrap()), State::Open, "{mode}");
         let first = ranking(&next(&mut zj, Duration::from_secs(1)).await.unwrap());
         // Only zj's members, ranked within zj, and what the segment's public read answers.
         assert_eq!(members(&first), [(1, "u1".into(), 50), (2, "u2".into(), 30)], "{mode}");
         assert_eq!((first.total, first.limit, first.frozen_at), (2, 10, None), "{mode}");
-        let page = e.ranking_page(&zj_scope, 0, 10).await.unwrap();
+        let page = e.reads().ranking_page(&zj_scope, 0, 10).await.unwrap();
         assert_eq!(first.entries, page.entries, "{mode}");
         // A board subscriber on the same feed.
-        let mut all = e.subscribe_live(&e.scope(&b.slug, Some(&key)).await.unwrap(), 10).await.unwrap();
+        let mut all =
+            e.live().subscribe(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), 10).await.unwrap();
         next(&mut all, Duration::from_secs(1)).await.unwrap();
         assert_eq!(ranking(&next(&mut all, Duration::from_secs(1)).await.unwrap()).total, 4, "{mode}");
-        let stats = e.live_stats();
+        let stats = e.live().stats();
         assert_eq!((stats.feeds, stats.subscribers), (1, 2), "{mode}: one feed for both: {stats:?}");
 
         // A zj member's event: a new zj ranking (a write without segments keeps its province).
@@ -486,14 +510,14 @@ async fn a_segment_subscriber_follows_its_segment_only() {
             "{mode}: zj is unchanged, so nothing is pushed to it"
         );
         // A js subscriber joins the same feed and gets js only.
-        let mut js = e.subscribe_live(&segment_scope(e, &b, &key, "province:js").await, 10).await.unwrap();
+        let mut js = e.live().subscribe(&segment_scope(e, &b, &key, "province:js").await, 10).await.unwrap();
         next(&mut js, Duration::from_secs(1)).await.unwrap();
         let js_first = ranking(&next(&mut js, Duration::from_secs(1)).await.unwrap());
         assert_eq!(members(&js_first), [(1, "u3".into(), 140), (2, "u4".into(), 20)], "{mode}");
-        assert_eq!(e.live_stats().feeds, 1, "{mode}");
+        assert_eq!(e.live().stats().feeds, 1, "{mode}");
 
         drop((zj, all, js));
-        wait_for(|| e.live_stats().feeds == 0).await.expect("the feed retires");
+        wait_for(|| e.live().stats().feeds == 0).await.expect("the feed retires");
     })
     .await;
 }
@@ -502,9 +526,9 @@ async fn a_segment_subscriber_follows_its_segment_only() {
 async fn a_public_freeze_ends_a_segment_stream_without_a_later_ranking() {
     each_store(async |mode, e| {
         let (b, key) = segment_setup(e).await;
-        let period_scope = e.scope(&b.slug, Some(&key)).await.unwrap();
-        let mut zj = e.subscribe_live(&segment_scope(e, &b, &key, "province:zj").await, 10).await.unwrap();
-        let mut all = e.subscribe_live(&period_scope, 10).await.unwrap();
+        let period_scope = e.reads().scope(&b.slug, Some(&key)).await.unwrap();
+        let mut zj = e.live().subscribe(&segment_scope(e, &b, &key, "province:zj").await, 10).await.unwrap();
+        let mut all = e.live().subscribe(&period_scope, 10).await.unwrap();
         for sub in [&mut zj, &mut all] {
             assert_eq!(state(&next(sub, Duration::from_secs(1)).await.unwrap()), State::Open, "{mode}");
             ranking(&next(sub, Duration::from_secs(1)).await.unwrap());
@@ -529,11 +553,11 @@ async fn a_public_freeze_ends_a_segment_stream_without_a_later_ranking() {
                 Err(_) => panic!("{mode}: the segment stream did not end within 2 s"),
             }
         }
-        let stats = e.live_stats();
+        let stats = e.live().stats();
         assert_eq!((stats.subscribers, stats.closed_by_freeze), (1, 1), "{mode}: {stats:?}");
 
         // A new segment subscriber is refused, as the segment's other public reads.
-        let refused = e.subscribe_live(&segment_scope(e, &b, &key, "province:zj").await, 10).await;
+        let refused = e.live().subscribe(&segment_scope(e, &b, &key, "province:zj").await, 10).await;
         assert!(
             matches!(
                 refused,
@@ -544,9 +568,9 @@ async fn a_public_freeze_ends_a_segment_stream_without_a_later_ranking() {
         );
         // The board subscriber still has its stream (no push while frozen).
         assert!(next(&mut all, Duration::from_millis(600)).await.is_none(), "{mode}");
-        assert_eq!(e.live_stats().subscribers, 1, "{mode}");
+        assert_eq!(e.live().stats().subscribers, 1, "{mode}");
         drop(all);
-        wait_for(|| e.live_stats().feeds == 0).await.expect("the feed retires");
+        wait_for(|| e.live().stats().feeds == 0).await.expect("the feed retires");
     })
     .await;
 }
@@ -562,20 +586,20 @@ async fn a_feed_follows_a_bounded_number_of_segment_rankings() {
     let mut subs = Vec::new();
     for i in 0..MAX_FEED_SEGMENT_READS {
         let scope = segment_scope(&e, &b, &key, &format!("province:p{i}")).await;
-        subs.push(e.subscribe_live(&scope, 10).await.unwrap());
+        subs.push(e.live().subscribe(&scope, 10).await.unwrap());
     }
-    let full = e.subscribe_live(&segment_scope(&e, &b, &key, "province:zj").await, 10).await;
+    let full = e.live().subscribe(&segment_scope(&e, &b, &key, "province:zj").await, 10).await;
     assert!(
         matches!(full, Err(engine::EngineError::Refused { code: domain::ErrorCode::StreamsFull, .. })),
         "{mode}: {:?}",
         full.err()
     );
     // A ranking the feed reads already, and the board's, cost no new read: admitted.
-    subs.push(e.subscribe_live(&segment_scope(&e, &b, &key, "province:p0").await, 10).await.unwrap());
-    subs.push(e.subscribe_live(&e.scope(&b.slug, Some(&key)).await.unwrap(), 10).await.unwrap());
+    subs.push(e.live().subscribe(&segment_scope(&e, &b, &key, "province:p0").await, 10).await.unwrap());
+    subs.push(e.live().subscribe(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), 10).await.unwrap());
     // One leaves: its place is free again.
     subs.swap_remove(1);
-    e.subscribe_live(&segment_scope(&e, &b, &key, "province:zj").await, 10).await.unwrap();
+    e.live().subscribe(&segment_scope(&e, &b, &key, "province:zj").await, 10).await.unwrap();
     drop(subs);
     projection.cleanup().await;
     ledger.drop_db().await;

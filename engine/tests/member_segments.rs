@@ -1,4 +1,4 @@
-//! A member's segment ranks on real stores (issue 43, the member page): `Engine::member_segments`
+//! A member's segment ranks on real stores (issue 43, the member page): `Reads::member_segments`
 //! answers the member's rank, points and the segment's member count in each segment it holds, in
 //! the board's order of dimensions. Every test runs on standalone Redis and a 3-master Cluster,
 //! and on SQLite and PostgreSQL.
@@ -81,7 +81,7 @@ async fn setup(e: &Engine, b: &Board) {
 }
 
 async fn scope(e: &Engine, b: &Board) -> Scope {
-    e.scope(&b.slug, None).await.unwrap()
+    e.reads().scope(&b.slug, None).await.unwrap()
 }
 
 /// (segment, rank, tied, points, members)
@@ -100,7 +100,7 @@ async fn a_member_sees_its_rank_points_and_count_in_each_of_its_segments() {
             let b = board(policy);
             setup(e, &b).await;
             let s = scope(e, &b).await;
-            let of = async |member: &str| e.member_segments(&s, &m(member)).await.unwrap();
+            let of = async |member: &str| e.reads().member_segments(&s, &m(member)).await.unwrap();
             let shared = policy == TiePolicy::Shared;
             // The board's order of dimensions, whatever order the write named them in.
             assert_eq!(
@@ -146,12 +146,12 @@ async fn a_hidden_member_is_not_found_and_leaves_its_segments() {
         setup(e, &b).await;
         let s = scope(e, &b).await;
         e.hide_member(&s, &m("u1"), "admin:ann", "cheating").await.unwrap();
-        let hidden = e.member_segments(&s, &m("u1")).await;
+        let hidden = e.reads().member_segments(&s, &m("u1")).await;
         assert!(matches!(hidden, Err(EngineError::NotFound { .. })), "{name}: {hidden:?}");
         // The others rank without it: u3 leads c1 alone, u2 and u5 lead zj together.
-        let u3 = e.member_segments(&s, &m("u3")).await.unwrap();
+        let u3 = e.reads().member_segments(&s, &m("u3")).await.unwrap();
         assert_eq!(said(&u3), vec![seg("province:js", 1, false, 40, 2), seg("class:c1", 1, false, 40, 1)]);
-        let u2 = e.member_segments(&s, &m("u2")).await.unwrap();
+        let u2 = e.reads().member_segments(&s, &m("u2")).await.unwrap();
         assert_eq!(said(&u2)[0], seg("province:zj", 1, true, 30, 2), "{name}");
     })
     .await;
@@ -163,13 +163,13 @@ async fn a_public_freeze_hides_every_segment_rank_until_the_reveal() {
         let b = board(TiePolicy::Shared);
         setup(e, &b).await;
         let s = scope(e, &b).await;
-        assert_eq!(e.member_segments(&s, &m("u2")).await.unwrap().len(), 2, "{name}");
+        assert_eq!(e.reads().member_segments(&s, &m("u2")).await.unwrap().len(), 2, "{name}");
         e.public_freeze(&s, "admin:ann", None).await.unwrap();
         // u2 overtakes u1 after the freeze: no segment may show it.
         e.record(&b, &[event("after", "u2", 100, &[])]).await.unwrap();
         let s = scope(e, &b).await;
         for member in ["u1", "u2", "u4", "nobody"] {
-            match e.member_segments(&s, &m(member)).await {
+            match e.reads().member_segments(&s, &m(member)).await {
                 Err(EngineError::Refused { code, .. }) => {
                     assert_eq!(code.as_str(), "segment_frozen", "{name} {member}")
                 }
@@ -178,7 +178,7 @@ async fn a_public_freeze_hides_every_segment_rank_until_the_reveal() {
         }
         // A hidden member stays not found during the freeze too.
         e.hide_member(&s, &m("u3"), "admin:ann", "cheating").await.unwrap();
-        let hidden = e.member_segments(&s, &m("u3")).await;
+        let hidden = e.reads().member_segments(&s, &m("u3")).await;
         assert!(matches!(hidden, Err(EngineError::NotFound { .. })), "{name}: {hidden:?}");
     })
     .await;

@@ -62,20 +62,32 @@ async fn audit_actions(e: &Engine, b: &Board) -> Vec<String> {
 async fn assert_absent(e: &Engine, b: &Board, period: &str, member: &str, ctx: &str) {
     let p = Some(period);
     let who = m(member);
-    assert!(not_found(e.member_rank(&e.scope(&b.slug, p).await.unwrap(), &who).await), "{ctx}: member_rank");
-    assert!(not_found(e.around(&e.scope(&b.slug, p).await.unwrap(), &who, 2).await), "{ctx}: around");
     assert!(
-        not_found(e.member_entries(&e.scope(&b.slug, p).await.unwrap(), &who, None, 10).await),
+        not_found(e.reads().member_rank(&e.reads().scope(&b.slug, p).await.unwrap(), &who).await),
+        "{ctx}: member_rank"
+    );
+    assert!(
+        not_found(e.reads().around(&e.reads().scope(&b.slug, p).await.unwrap(), &who, 2).await),
+        "{ctx}: around"
+    );
+    assert!(
+        not_found(
+            e.reads().member_entries(&e.reads().scope(&b.slug, p).await.unwrap(), &who, None, 10).await
+        ),
         "{ctx}: member_entries"
     );
     assert!(
-        not_found(e.member_view(&e.scope(&b.slug, p).await.unwrap(), &who, None, 10).await),
+        not_found(e.reads().member_view(&e.reads().scope(&b.slug, p).await.unwrap(), &who, None, 10).await),
         "{ctx}: member_view"
     );
-    let ranks =
-        e.ranks_of(&e.scope(&b.slug, p).await.unwrap(), std::slice::from_ref(&who)).await.unwrap().value;
+    let ranks = e
+        .reads()
+        .ranks_of(&e.reads().scope(&b.slug, p).await.unwrap(), std::slice::from_ref(&who))
+        .await
+        .unwrap()
+        .value;
     assert!(ranks.is_empty(), "{ctx}: ranks_of {ranks:?}");
-    let top = e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
+    let top = e.reads().top(&e.reads().scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
     assert!(top.entries.iter().all(|en| en.member != who), "{ctx}: top {top:?}");
 }
 
@@ -84,7 +96,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
     each_store(async |name, e, _| {
         let (b, period) = setup(e, TiePolicy::Shared).await;
         let p = Some(period.as_str());
-        let top = e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
+        let top = e.reads().top(&e.reads().scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
         assert_eq!(
             rows(&top),
             [
@@ -98,12 +110,18 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
 
         // Hide u2 (cached top page and all): the others close up, the shared rank is recomputed.
         assert!(matches!(
-            e.hide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u2"), "admin:ann", " ").await,
+            e.hide_member(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u2"),
+                "admin:ann",
+                " "
+            )
+            .await,
             Err(EngineError::Invalid(_))
         ));
         let hid = e
             .hide_member(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u2"),
                 "admin:ann",
                 "abusive name",
@@ -113,34 +131,47 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
         assert_eq!((hid.result, hid.version, hid.projected), (VisibilityOutcome::Hidden, 2, true), "{name}");
         assert_eq!(hid.member, m("u2"));
         let expected = [row(1, "u1", 50, false), row(2, "u3", 30, false), row(3, "u4", 10, false)];
-        let top = e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
+        let top = e.reads().top(&e.reads().scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
         assert_eq!((rows(&top), top.total), (expected.to_vec(), 3), "{name}: top");
-        let page = e.ranking_page(&e.scope(&b.slug, p).await.unwrap(), 1, 2).await.unwrap();
+        let page = e.reads().ranking_page(&e.reads().scope(&b.slug, p).await.unwrap(), 1, 2).await.unwrap();
         assert_eq!((rows(&page), page.has_more), (expected[1..].to_vec(), false), "{name}: page");
-        let first = e.entries_after(&e.scope(&b.slug, p).await.unwrap(), None, 2).await.unwrap();
+        let first =
+            e.reads().entries_after(&e.reads().scope(&b.slug, p).await.unwrap(), None, 2).await.unwrap();
         let rest = e
-            .entries_after(&e.scope(&b.slug, p).await.unwrap(), first.next_cursor.as_deref(), 2)
+            .reads()
+            .entries_after(&e.reads().scope(&b.slug, p).await.unwrap(), first.next_cursor.as_deref(), 2)
             .await
             .unwrap();
         assert_eq!((rows(&first.page), rows(&rest.page)), (expected[..2].to_vec(), expected[2..].to_vec()));
-        let around = e.around(&e.scope(&b.slug, p).await.unwrap(), &m("u3"), 1).await.unwrap();
+        let around =
+            e.reads().around(&e.reads().scope(&b.slug, p).await.unwrap(), &m("u3"), 1).await.unwrap();
         assert_eq!(rows(&around), expected.to_vec(), "{name}: around u3");
         assert_eq!(
-            e.count_at_least(&e.scope(&b.slug, p).await.unwrap(), 30).await.unwrap().value,
+            e.reads().count_at_least(&e.reads().scope(&b.slug, p).await.unwrap(), 30).await.unwrap().value,
             2,
             "{name}: count"
         );
-        let ranks = e.ranks_of(&e.scope(&b.slug, p).await.unwrap(), &[m("u2"), m("u4")]).await.unwrap().value;
+        let ranks = e
+            .reads()
+            .ranks_of(&e.reads().scope(&b.slug, p).await.unwrap(), &[m("u2"), m("u4")])
+            .await
+            .unwrap()
+            .value;
         assert_eq!(ranks.iter().map(|en| (en.member.as_str(), en.rank)).collect::<Vec<_>>(), [("u4", 3)]);
-        let snap = e.create_snapshot(&e.scope(&b.slug, p).await.unwrap()).await.unwrap();
-        let pinned =
-            e.snapshot_page(&e.scope(&b.slug, p).await.unwrap(), &snap.snapshot_id, 0, 10).await.unwrap();
+        let snap = e.reads().create_snapshot(&e.reads().scope(&b.slug, p).await.unwrap()).await.unwrap();
+        let pinned = e
+            .reads()
+            .snapshot_page(&e.reads().scope(&b.slug, p).await.unwrap(), &snap.snapshot_id, 0, 10)
+            .await
+            .unwrap();
         assert_eq!((snap.total, rows(&pinned)), (3, expected.to_vec()), "{name}: snapshot");
         assert_absent(e, &b, &period, "u2", name).await;
 
         // The history is intact, and the console still sees everything.
-        let admin =
-            e.member_view_admin(&e.scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10).await.unwrap();
+        let admin = e
+            .member_view_admin(&e.reads().scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10)
+            .await
+            .unwrap();
         assert_eq!((admin.hidden, admin.points, admin.version), (true, Some(30), Some(2)), "{name}");
         assert_eq!(admin.view.standing, None, "{name}: not ranked");
         assert_eq!(
@@ -151,7 +182,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
         // A repeat changes nothing: same version, no second audit row.
         let again = e
             .hide_member(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u2"),
                 "admin:ann",
                 "abusive name",
@@ -173,25 +204,30 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
             reason: "bonus".into(),
         };
         assert_eq!(
-            e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &c, "admin:ann").await.unwrap().points,
+            e.correct(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &c, "admin:ann")
+                .await
+                .unwrap()
+                .points,
             60,
             "{name}"
         );
         assert_eq!(
-            rows(&e.ranking_page(&e.scope(&b.slug, p).await.unwrap(), 0, 10).await.unwrap()),
+            rows(&e.reads().ranking_page(&e.reads().scope(&b.slug, p).await.unwrap(), 0, 10).await.unwrap()),
             expected.to_vec(),
             "{name}"
         );
         assert_absent(e, &b, &period, "u2", name).await;
-        let admin =
-            e.member_view_admin(&e.scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10).await.unwrap();
+        let admin = e
+            .member_view_admin(&e.reads().scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10)
+            .await
+            .unwrap();
         assert_eq!((admin.hidden, admin.points, admin.view.entries.len()), (true, Some(60), 3), "{name}");
         assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{name}: the projection is level");
 
         // Unhide: back, with the total including what was written while hidden.
         let shown = e
             .unhide_member(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u2"),
                 "admin:bob",
                 "name changed",
@@ -199,7 +235,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
             .await
             .unwrap();
         assert_eq!((shown.result, shown.projected), (VisibilityOutcome::Unhidden, true), "{name}");
-        let top = e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
+        let top = e.reads().top(&e.reads().scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
         assert_eq!(
             rows(&top),
             [
@@ -211,17 +247,26 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
             "{name}"
         );
         assert_eq!(
-            e.member_rank(&e.scope(&b.slug, p).await.unwrap(), &m("u2")).await.unwrap().points,
+            e.reads()
+                .member_rank(&e.reads().scope(&b.slug, p).await.unwrap(), &m("u2"))
+                .await
+                .unwrap()
+                .points,
             60,
             "{name}"
         );
         assert_eq!(
-            e.member_entries(&e.scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10).await.unwrap().len(),
+            e.reads()
+                .member_entries(&e.reads().scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10)
+                .await
+                .unwrap()
+                .len(),
             3,
             "{name}"
         );
         assert!(
-            e.member_view(&e.scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10)
+            e.reads()
+                .member_view(&e.reads().scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10)
                 .await
                 .unwrap()
                 .standing
@@ -229,7 +274,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
         );
         let again = e
             .unhide_member(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u2"),
                 "admin:bob",
                 "name changed",
@@ -242,7 +287,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
         assert!(
             not_found(
                 e.hide_member(
-                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     &m("nobody"),
                     "admin:ann",
                     "x"
@@ -292,11 +337,15 @@ async fn replays_rebuilds_and_the_reconciler_keep_a_hidden_member_hidden() {
             score: b.codec.encode(30, 1).unwrap(),
             hidden: false,
         };
-        e.hide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u2"), "admin", "cheating")
+        e.hide_member(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &m("u2"), "admin", "cheating")
             .await
             .unwrap();
         let ranked = async || {
-            let page = e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await.unwrap();
+            let page = e
+                .reads()
+                .ranking_page(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 0, 10)
+                .await
+                .unwrap();
             (page.total, page.entries.iter().map(|en| (en.member.to_string(), en.rank)).collect::<Vec<_>>())
         };
         let expected = (3, vec![("u1".to_owned(), 1), ("u3".to_owned(), 2), ("u4".to_owned(), 3)]);
@@ -313,7 +362,10 @@ async fn replays_rebuilds_and_the_reconciler_keep_a_hidden_member_hidden() {
         // The keys are lost; a rebuild keeps u2 out and its version in: the reconciler is level.
         p.cleanup().await;
         assert_eq!(
-            e.rebuild(&e.scope(&b.slug, Some(&period)).await.unwrap(), "admin").await.unwrap().members,
+            e.rebuild(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin")
+                .await
+                .unwrap()
+                .members,
             3,
             "{name}"
         );
@@ -346,21 +398,31 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
     each_store(async |name, e, p| {
         // Hidden while frozen, the projection intact: the cross-check is level, no repair.
         let (b, period) = setup(e, TiePolicy::Shared).await;
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
-            .await
-            .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Freeze,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
         e.hide_member(
-            &e.scope(&b.slug, Some(&period)).await.unwrap(),
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
             &m("u1"),
             "admin",
             "multiple accounts",
         )
         .await
         .unwrap();
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
-            .await
-            .unwrap();
-        let s = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Settle,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
+        let s = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let table: Vec<_> =
             s.standings.iter().map(|s| (s.rank, s.member.as_str(), s.points, s.prize.as_deref())).collect();
         assert_eq!(
@@ -372,15 +434,24 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
         assert_eq!(s.members, 3, "{name}");
         let digest = expected_digest(&b, &period, &[("u2", 30), ("u3", 30), ("u4", 10)]);
         assert_eq!(s.digest, digest, "{name}");
-        let rewards = e.rewards().of(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let rewards = e.rewards().of(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let mut prized: Vec<_> = rewards.iter().map(|r| (r.member.as_str(), r.prize.as_str())).collect();
         prized.sort_unstable();
         assert_eq!(prized, [("u2", "gold"), ("u3", "gold"), ("u4", "silver")], "{name}");
         // Settling again answers the same settlement.
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
-            .await
-            .unwrap();
-        assert_eq!(e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap(), s, "{name}");
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Settle,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap(),
+            s,
+            "{name}"
+        );
         let filter = AuditFilter {
             board: Some(b.slug.to_string()),
             action: Some("settle".into()),
@@ -391,16 +462,26 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
 
         // Settled: the standings are final; a repeat still answers what is.
         let hide = e
-            .hide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u2"), "admin", "too late")
+            .hide_member(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u2"),
+                "admin",
+                "too late",
+            )
             .await;
         assert_eq!(conflict_code(hide), "period_settled", "{name}");
         let unhide = e
-            .unhide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u1"), "admin", "too late")
+            .unhide_member(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u1"),
+                "admin",
+                "too late",
+            )
             .await;
         assert_eq!(conflict_code(unhide), "period_settled", "{name}");
         let again = e
             .hide_member(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u1"),
                 "admin",
                 "multiple accounts",
@@ -411,14 +492,19 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
         assert_absent(e, &b, &period, "u1", name).await;
 
         // Archived reads come from the standings: still absent.
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Archive, "admin", None)
-            .await
-            .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Archive,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
         p.cleanup().await;
         assert_absent(e, &b, &period, "u1", name).await;
         let again = e
             .hide_member(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u1"),
                 "admin",
                 "multiple accounts",
@@ -428,7 +514,7 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
         assert_eq!((again.result, again.projected), (VisibilityOutcome::AlreadyHidden, true), "{name}");
         assert!(p.keys().await.is_empty(), "{name}: an archived period's keys are not written again");
         let admin = e
-            .member_view_admin(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u1"), None, 10)
+            .member_view_admin(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &m("u1"), None, 10)
             .await
             .unwrap();
         assert_eq!((admin.hidden, admin.points, admin.view.entries.len()), (true, Some(50), 1), "{name}");
@@ -441,28 +527,38 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
         // Hidden, then the projection lost after freeze: the cross-check repairs it, u1 stays out.
         let (b, period) = setup(e, TiePolicy::Shared).await;
         e.hide_member(
-            &e.scope(&b.slug, Some(&period)).await.unwrap(),
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
             &m("u1"),
             "admin",
             "multiple accounts",
         )
         .await
         .unwrap();
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin", None)
-            .await
-            .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Freeze,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
         p.cleanup().await;
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin", None)
-            .await
-            .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Settle,
+            "admin",
+            None,
+        )
+        .await
+        .unwrap();
         assert_eq!(
-            e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap().digest,
+            e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap().digest,
             expected_digest(&b, &period, &[("u2", 30), ("u3", 30), ("u4", 10)])
         );
         assert_eq!(audit_actions(e, &b).await, ["hide", "freeze", "projection_repaired", "settle"], "{name}");
         assert_absent(e, &b, &period, "u1", name).await;
         assert_eq!(
-            e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap().total,
+            e.reads().top(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap().total,
             3,
             "{name}"
         );
@@ -483,7 +579,12 @@ async fn a_hide_while_redis_is_away_is_levelled_by_the_reconciler() {
             let (b, period) = setup(&e, TiePolicy::Shared).await;
             redis.stop();
             let hid = e
-                .hide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u2"), "admin", "spam")
+                .hide_member(
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                    &m("u2"),
+                    "admin",
+                    "spam",
+                )
                 .await
                 .unwrap();
             assert_eq!((hid.result, hid.projected), (VisibilityOutcome::Hidden, false), "{}", t.name);
@@ -491,15 +592,24 @@ async fn a_hide_while_redis_is_away_is_levelled_by_the_reconciler() {
             let key = b.period_at(jiff::Timestamp::now());
             assert!(e.ledger().member_total(&b.slug, &key, &m("u2")).await.unwrap().unwrap().hidden);
             assert!(not_found(
-                e.member_entries(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u2"), None, 10).await
+                e.reads()
+                    .member_entries(
+                        &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                        &m("u2"),
+                        None,
+                        10
+                    )
+                    .await
             ));
             // Redis comes back empty; the reconciler levels it without u2.
             redis.restart();
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
             loop {
                 if e.reconcile_once().await.is_ok()
-                    && let Ok(page) =
-                        e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await
+                    && let Ok(page) = e
+                        .reads()
+                        .ranking_page(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 0, 10)
+                        .await
                     && page.total == 3
                 {
                     let members: Vec<_> = page.entries.iter().map(|en| en.member.to_string()).collect();

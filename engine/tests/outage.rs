@@ -17,17 +17,22 @@ use std::time::Duration;
 async fn live_reads(e: &Engine, b: &domain::Board) -> (String, Vec<domain::view::ReadSource>) {
     use domain::MemberId;
     let m = |s: &str| MemberId::parse(s).unwrap();
-    let top = e.top(&e.scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
-    let page = e.ranking_page(&e.scope(&b.slug, None).await.unwrap(), 1, 2).await.unwrap();
-    let first = e.entries_after(&e.scope(&b.slug, None).await.unwrap(), None, 2).await.unwrap();
+    let top = e.reads().top(&e.reads().scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
+    let page = e.reads().ranking_page(&e.reads().scope(&b.slug, None).await.unwrap(), 1, 2).await.unwrap();
+    let first =
+        e.reads().entries_after(&e.reads().scope(&b.slug, None).await.unwrap(), None, 2).await.unwrap();
     let second = e
-        .entries_after(&e.scope(&b.slug, None).await.unwrap(), first.next_cursor.as_deref(), 2)
+        .reads()
+        .entries_after(&e.reads().scope(&b.slug, None).await.unwrap(), first.next_cursor.as_deref(), 2)
         .await
         .unwrap();
-    let around = e.around(&e.scope(&b.slug, None).await.unwrap(), &m("u3"), 1).await.unwrap();
-    let count = e.count_at_least(&e.scope(&b.slug, None).await.unwrap(), 20).await.unwrap();
-    let ranks =
-        e.ranks_of(&e.scope(&b.slug, None).await.unwrap(), &[m("u4"), m("u1"), m("nobody")]).await.unwrap();
+    let around = e.reads().around(&e.reads().scope(&b.slug, None).await.unwrap(), &m("u3"), 1).await.unwrap();
+    let count = e.reads().count_at_least(&e.reads().scope(&b.slug, None).await.unwrap(), 20).await.unwrap();
+    let ranks = e
+        .reads()
+        .ranks_of(&e.reads().scope(&b.slug, None).await.unwrap(), &[m("u4"), m("u1"), m("nobody")])
+        .await
+        .unwrap();
     let rows = |p: &domain::view::RankingPage| {
         p.entries.iter().map(|x| (x.rank, x.member.to_string(), x.points, x.tied)).collect::<Vec<_>>()
     };
@@ -70,7 +75,7 @@ async fn boards_stay_readable_from_the_ledger_while_redis_is_down() {
                 }
                 let period = b.period_at(jiff::Timestamp::now()).to_string();
                 e.hide_member(
-                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     &domain::MemberId::parse("u6").unwrap(),
                     "test",
                     "hidden",
@@ -86,15 +91,16 @@ async fn boards_stay_readable_from_the_ledger_while_redis_is_down() {
                 assert_eq!(down, before, "{name} {policy:?}: the ledger answers what Redis answered");
                 assert!(sources.iter().all(|s| *s == ReadSource::Ledger), "{name} {policy:?}: {sources:?}");
                 assert!(
-                    e.create_snapshot(&e.scope(&b.slug, None).await.unwrap()).await.is_err(),
+                    e.reads().create_snapshot(&e.reads().scope(&b.slug, None).await.unwrap()).await.is_err(),
                     "{name}: snapshots need Redis"
                 );
                 // A write while Redis is down is read back from the ledger.
                 e.record(&b, &[point("late-comer", "u7", 25)]).await.unwrap();
-                tokio::time::sleep(engine::fallback::LEDGER_ORDER_TTL).await;
+                tokio::time::sleep(engine::reads::fallback::LEDGER_ORDER_TTL).await;
                 let rank = e
+                    .reads()
                     .member_rank(
-                        &e.scope(&b.slug, None).await.unwrap(),
+                        &e.reads().scope(&b.slug, None).await.unwrap(),
                         &domain::MemberId::parse("u7").unwrap(),
                     )
                     .await
@@ -116,7 +122,7 @@ async fn boards_stay_readable_from_the_ledger_while_redis_is_down() {
                     false
                 };
                 assert!(levelled.await, "{name} {policy:?}: back on Redis within 5 s");
-                let top = e.top(&e.scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
+                let top = e.reads().top(&e.reads().scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
                 assert_eq!(
                     top.entries.iter().find(|x| x.member.as_str() == "u7").map(|x| x.rank),
                     Some(3),
@@ -156,7 +162,7 @@ async fn a_full_redis_is_reported_and_writes_still_reach_the_ledger_then_the_ran
     // Redis refuses the projection; the ledger has the write.
     let written = e.record(&b, &[point("e2", "u2", 40)]).await.unwrap();
     assert_eq!(written[0].recorded.outcome, domain::write::Outcome::Applied);
-    let page = e.ranking_page(&e.scope(&b.slug, None).await.unwrap(), 0, 10).await.unwrap();
+    let page = e.reads().ranking_page(&e.reads().scope(&b.slug, None).await.unwrap(), 0, 10).await.unwrap();
     assert!(page.entries.iter().any(|en| en.member.as_str() == "u1"), "reads still answer: {page:?}");
 
     // Room again: the reconciler levels the ranking from the ledger.
@@ -164,7 +170,7 @@ async fn a_full_redis_is_reported_and_writes_still_reach_the_ledger_then_the_ran
     tokio::time::sleep(Duration::from_millis(1100)).await; // past the projection's pause
     e.reconcile_once().await.unwrap();
     tokio::time::sleep(Duration::from_millis(1100)).await; // past the read caches
-    let page = e.ranking_page(&e.scope(&b.slug, None).await.unwrap(), 0, 10).await.unwrap();
+    let page = e.reads().ranking_page(&e.reads().scope(&b.slug, None).await.unwrap(), 0, 10).await.unwrap();
     let members: Vec<&str> = page.entries.iter().map(|en| en.member.as_str()).collect();
     assert_eq!(members, ["u2", "u1"]);
     assert_eq!(e.readiness().await.redis_full, None);

@@ -123,7 +123,7 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
         let before = jiff::Timestamp::now();
         let got = e
             .preview(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "check the appeal",
                 changes.clone(),
                 "admin:ann",
@@ -165,8 +165,10 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
         assert_eq!(ledger_rows(url).await, rows, "{name}: ledger");
         assert_eq!(redis_keys(p).await, keys, "{name}: redis");
         assert_eq!(drafts(url).await, 1, "{name}");
-        let draft =
-            e.preview_draft(&e.scope(&b.slug, Some(&period)).await.unwrap(), &got.preview_id).await.unwrap();
+        let draft = e
+            .preview_draft(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &got.preview_id)
+            .await
+            .unwrap();
         assert_eq!(
             (draft.changes, draft.status.as_str(), draft.actor.as_str()),
             (changes, "draft", "admin:ann"),
@@ -187,7 +189,7 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
         e.record(&b, &[point("e7", "u3", 1)]).await.unwrap();
         let moved = e.ledger().preview_watermark(&b.slug, &key).await.unwrap();
         assert_ne!(moved, got.based_on.watermark, "{name}: a write moves the watermark");
-        e.hide_member(&e.scope(&b.slug, Some(&period)).await.unwrap(), &m("u3"), "admin:ann", "dup")
+        e.hide_member(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &m("u3"), "admin:ann", "dup")
             .await
             .unwrap();
         assert_ne!(
@@ -198,19 +200,28 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
 
         // Cancelling closes the draft, once.
         let cancelled = e
-            .cancel_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &got.preview_id, "admin:bob")
+            .cancel_preview(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &got.preview_id,
+                "admin:bob",
+            )
             .await
             .unwrap();
         assert_eq!(cancelled.status, "cancelled", "{name}");
         assert_eq!(
-            e.cancel_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &got.preview_id, "admin:bob")
-                .await
-                .unwrap()
-                .status,
+            e.cancel_preview(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &got.preview_id,
+                "admin:bob"
+            )
+            .await
+            .unwrap()
+            .status,
             "cancelled"
         );
         assert!(matches!(
-            e.cancel_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "pv_nope", "admin:bob").await,
+            e.cancel_preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "pv_nope", "admin:bob")
+                .await,
             Err(EngineError::NotFound { .. })
         ));
     })
@@ -221,21 +232,26 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
 async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
     each_store_at(async |name, e, p, url| {
         let (b, period) = five_members(e, "pv", TiePolicy::Shared).await;
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin:ann", None)
-            .await
-            .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Freeze,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
         // Two late writes: one rejected, one pending.
         let late = e.record(&b, &[point("l1", "u5", 100), point("l2", "u5", 7)]).await.unwrap();
         assert!(late.iter().all(|r| r.recorded.outcome == Outcome::Late), "{late:?}");
         let ids: Vec<i64> = e
-            .late_entries(&e.scope(&b.slug, Some(&period)).await.unwrap(), None)
+            .late_entries(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), None)
             .await
             .unwrap()
             .iter()
             .map(|l| l.id)
             .collect();
         e.decide_late(
-            &e.scope(&b.slug, Some(&period)).await.unwrap(),
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
             ids[0],
             false,
             "admin:ann",
@@ -247,7 +263,8 @@ async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
         let (rows, keys) = (ledger_rows(url).await, redis_keys(p).await);
 
         let preview = async |changes: Vec<PreviewChange>| {
-            e.preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "why", changes, "admin:ann").await
+            e.preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "why", changes, "admin:ann")
+                .await
         };
         let invalid = |r: Result<_, EngineError>, what: &str| match r {
             Err(EngineError::Invalid(reason)) => assert!(reason.contains(what), "{name}: {reason}"),
@@ -278,7 +295,7 @@ async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
         invalid(preview(vec![]).await, "changes");
         invalid(
             e.preview(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 " ",
                 vec![PreviewChange::Hide(m("u1"))],
                 "admin:ann",
@@ -302,19 +319,29 @@ async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
 async fn a_settled_period_previews_the_digest_its_new_standings_would_have() {
     each_store_at(async |name, e, p, url| {
         let (b, period) = five_members(e, "pv", TiePolicy::Shared).await;
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin:ann", None)
-            .await
-            .unwrap();
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin:ann", None)
-            .await
-            .unwrap();
-        let settled = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Freeze,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Settle,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
+        let settled = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let (rows, keys) = (ledger_rows(url).await, redis_keys(p).await);
 
         // A change that moves nobody: the digest the settlement has.
         let same = e
             .preview(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "no-op",
                 vec![PreviewChange::Correct { member: m("u2"), delta: 0 }],
                 "admin:ann",
@@ -328,7 +355,7 @@ async fn a_settled_period_previews_the_digest_its_new_standings_would_have() {
         // Every entry of u4 revoked: u4 at 0, the settlement's own digest of those totals.
         let got = e
             .preview(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "cheat",
                 vec![PreviewChange::RevokeMember(m("u4"))],
                 "admin:ann",
@@ -364,26 +391,44 @@ async fn a_preview_predicts_the_standings_of_the_changes_made() {
             PreviewChange::Correct { member: m("u2"), delta: 1 },
         ];
         let got = e
-            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "appeal", changes, "admin:ann")
+            .preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "appeal", changes, "admin:ann")
             .await
             .unwrap();
-        e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &correction("u5", 25), "admin:ann")
-            .await
-            .unwrap();
+        e.correct(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            &correction("u5", 25),
+            "admin:ann",
+        )
+        .await
+        .unwrap();
         e.revoke(&b.slug, &ev("e6"), "admin:ann", "appeal").await.unwrap();
-        e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &correction("u2", -1), "admin:ann")
+        e.correct(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            &correction("u2", -1),
+            "admin:ann",
+        )
+        .await
+        .unwrap();
+        e.correct(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &correction("u2", 1), "admin:ann")
             .await
             .unwrap();
-        e.correct(&e.scope(&b.slug, Some(&period)).await.unwrap(), &correction("u2", 1), "admin:ann")
-            .await
-            .unwrap();
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Freeze, "admin:ann", None)
-            .await
-            .unwrap();
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Settle, "admin:ann", None)
-            .await
-            .unwrap();
-        let settled = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Freeze,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Settle,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
+        let settled = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let rank_of =
             |member: &MemberId| settled.standings.iter().find(|s| &s.member == member).map(|s| s.rank);
         assert_eq!(
@@ -429,7 +474,7 @@ async fn a_settled_preview_reads_the_stored_standings_and_answers_as_the_frozen_
                 PreviewChange::Correct { member: m("u31"), delta: 30 },
             ];
             e.transition(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 Transition::Freeze,
                 "admin:ann",
                 None,
@@ -438,7 +483,7 @@ async fn a_settled_preview_reads_the_stored_standings_and_answers_as_the_frozen_
             .unwrap();
             let frozen = e
                 .preview(
-                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     "check",
                     changes.clone(),
                     "admin:ann",
@@ -446,7 +491,7 @@ async fn a_settled_preview_reads_the_stored_standings_and_answers_as_the_frozen_
                 .await
                 .unwrap();
             e.transition(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 Transition::Settle,
                 "admin:ann",
                 None,
@@ -454,7 +499,12 @@ async fn a_settled_preview_reads_the_stored_standings_and_answers_as_the_frozen_
             .await
             .unwrap();
             let settled = e
-                .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "check", changes, "admin:ann")
+                .preview(
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                    "check",
+                    changes,
+                    "admin:ann",
+                )
                 .await
                 .unwrap();
             let at = format!("{name} {policy:?}");
@@ -470,18 +520,19 @@ async fn a_settled_preview_reads_the_stored_standings_and_answers_as_the_frozen_
             assert_eq!((frozen.digest_after.as_ref(), frozen.digest_pending), (None, false), "{at}");
             assert!(!settled.digest_pending, "{at}: 40 members are digested in the answer");
             let draft = e
-                .preview_draft(&e.scope(&b.slug, Some(&period)).await.unwrap(), &settled.preview_id)
+                .preview_draft(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &settled.preview_id)
                 .await
                 .unwrap();
             assert_eq!(draft.digest_after, settled.digest_after, "{at}: the draft keeps it");
             e.apply_preview(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &settled.preview_id,
                 "admin:bob",
             )
             .await
             .unwrap();
-            let revision = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+            let revision =
+                e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
             assert_eq!((revision.revision, Some(revision.digest)), (2, settled.digest_after), "{at}");
         }
     })

@@ -92,7 +92,7 @@ async fn long_work_reports_true_counts_to_the_end() {
             let period = b.period_at(jiff::Timestamp::now());
             // A hidden member has no standing: the counts leave it out.
             let hidden = MemberId::parse("m00007").unwrap();
-            e.hide_member(&e.scope(&b.slug, Some(&key)).await.unwrap(), &hidden, "admin", "test")
+            e.hide_member(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), &hidden, "admin", "test")
                 .await
                 .unwrap();
             let ranked = MEMBERS as u64 - 1;
@@ -100,7 +100,12 @@ async fn long_work_reports_true_counts_to_the_end() {
             // A rebuild in pages of 100 ranked members.
             let (progress, seen) = recorded();
             let report = e
-                .rebuild_with_progress(&e.scope(&b.slug, Some(&key)).await.unwrap(), "admin", 100, &progress)
+                .rebuild_with_progress(
+                    &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                    "admin",
+                    100,
+                    &progress,
+                )
                 .await
                 .unwrap();
             assert_eq!(report.members, ranked, "{ctx}");
@@ -118,9 +123,14 @@ async fn long_work_reports_true_counts_to_the_end() {
             );
 
             // The settlement.
-            e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Freeze, "admin", None)
-                .await
-                .unwrap();
+            e.transition(
+                &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                Transition::Freeze,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
             let (progress, seen) = recorded();
             let s = e.settle_with_progress(&b, period, "admin", &progress).await.unwrap();
             assert_eq!(s.members, ranked, "{ctx}");
@@ -160,7 +170,7 @@ async fn long_work_reports_true_counts_to_the_end() {
             // The export: read, then written with its rows counted as they are serialised.
             let (progress, seen) = recorded();
             let export = e
-                .export_period_with_progress(&e.scope(&b.slug, Some(&key)).await.unwrap(), &progress)
+                .export_period_with_progress(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), &progress)
                 .await
                 .unwrap();
             let mut bytes = Vec::new();

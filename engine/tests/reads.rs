@@ -89,7 +89,7 @@ proptest! {
             let mut cursor: Option<String> = None;
             let mut pages = 0;
             loop {
-                let found = e.entries_after(&e.scope(&b.slug, None).await.unwrap(), cursor.as_deref(), limit).await.unwrap();
+                let found = e.reads().entries_after(&e.reads().scope(&b.slug, None).await.unwrap(), cursor.as_deref(), limit).await.unwrap();
                 let (page, next) = (found.page, found.next_cursor);
                 seen.extend(page.entries.iter().map(|en| (en.member.to_string(), en.points)));
                 // Members join while we page; some sort before the cursor, some after.
@@ -122,23 +122,32 @@ async fn snapshot_pages_stay_put_while_live_pages_drift() {
         for i in 0..30 {
             record(e, &b, &format!("e{i}"), &format!("m{i:02}"), 100 + i).await;
         }
-        let snap = e.create_snapshot(&e.scope(&b.slug, None).await.unwrap()).await.unwrap();
+        let snap = e.reads().create_snapshot(&e.reads().scope(&b.slug, None).await.unwrap()).await.unwrap();
         assert_eq!(snap.total, 30);
-        let pinned_first =
-            e.snapshot_page(&e.scope(&b.slug, None).await.unwrap(), &snap.snapshot_id, 0, 10).await.unwrap();
-        let live_first = e.ranking_page(&e.scope(&b.slug, None).await.unwrap(), 0, 10).await.unwrap();
+        let pinned_first = e
+            .reads()
+            .snapshot_page(&e.reads().scope(&b.slug, None).await.unwrap(), &snap.snapshot_id, 0, 10)
+            .await
+            .unwrap();
+        let live_first =
+            e.reads().ranking_page(&e.reads().scope(&b.slug, None).await.unwrap(), 0, 10).await.unwrap();
         // A newcomer takes the lead between page 1 and page 2.
         record(e, &b, "e-new", "newcomer", 10_000).await;
-        let pinned_second =
-            e.snapshot_page(&e.scope(&b.slug, None).await.unwrap(), &snap.snapshot_id, 10, 10).await.unwrap();
-        let live_second = e.ranking_page(&e.scope(&b.slug, None).await.unwrap(), 10, 10).await.unwrap();
+        let pinned_second = e
+            .reads()
+            .snapshot_page(&e.reads().scope(&b.slug, None).await.unwrap(), &snap.snapshot_id, 10, 10)
+            .await
+            .unwrap();
+        let live_second =
+            e.reads().ranking_page(&e.reads().scope(&b.slug, None).await.unwrap(), 10, 10).await.unwrap();
         // Pinned: pages 1 and 2 are disjoint and ranks continue 11, 12, …
         let first: HashSet<_> = pinned_first.entries.iter().map(|en| en.member.clone()).collect();
         assert!(pinned_second.entries.iter().all(|en| !first.contains(&en.member)), "{name}");
         assert_eq!(pinned_second.entries[0].rank, 11, "{name}");
         assert_eq!(pinned_second.total, 30, "{name}");
         assert_eq!(
-            e.snapshot_page(&e.scope(&b.slug, None).await.unwrap(), &snap.snapshot_id, 0, 10)
+            e.reads()
+                .snapshot_page(&e.reads().scope(&b.slug, None).await.unwrap(), &snap.snapshot_id, 0, 10)
                 .await
                 .unwrap()
                 .entries,
@@ -149,7 +158,11 @@ async fn snapshot_pages_stay_put_while_live_pages_drift() {
         assert_eq!(live_second.total, 31, "{name}");
         // Unknown or malformed snapshot ids answer Gone.
         for id in ["00ff00ff00ff00ff00ff00ff", "not-hex", ""] {
-            let err = e.snapshot_page(&e.scope(&b.slug, None).await.unwrap(), id, 0, 10).await.unwrap_err();
+            let err = e
+                .reads()
+                .snapshot_page(&e.reads().scope(&b.slug, None).await.unwrap(), id, 0, 10)
+                .await
+                .unwrap_err();
             assert!(matches!(err, engine::EngineError::Gone(_)), "{name}: {err}");
         }
     })
@@ -165,25 +178,29 @@ async fn around_me_starts_at_rank_one_for_the_leader_and_refuses_absent_members(
             put(e, &b, m, p, 1).await;
         }
         let leader = e
-            .around(&e.scope(&b.slug, None).await.unwrap(), &MemberId::parse("a").unwrap(), 2)
+            .reads()
+            .around(&e.reads().scope(&b.slug, None).await.unwrap(), &MemberId::parse("a").unwrap(), 2)
             .await
             .unwrap();
         let ranks: Vec<u64> = leader.entries.iter().map(|en| en.rank).collect();
         assert_eq!(ranks, vec![1, 2, 2], "{name}");
         let mid = e
-            .around(&e.scope(&b.slug, None).await.unwrap(), &MemberId::parse("d").unwrap(), 1)
+            .reads()
+            .around(&e.reads().scope(&b.slug, None).await.unwrap(), &MemberId::parse("d").unwrap(), 1)
             .await
             .unwrap();
         let got: Vec<(String, u64)> = mid.entries.iter().map(|en| (en.member.to_string(), en.rank)).collect();
         // Equal points sort by member id, descending (Redis order): a, c, b, d, e.
         assert_eq!(got, vec![("b".into(), 2), ("d".into(), 4), ("e".into(), 5)], "{name}");
         let err = e
-            .around(&e.scope(&b.slug, None).await.unwrap(), &MemberId::parse("nobody").unwrap(), 2)
+            .reads()
+            .around(&e.reads().scope(&b.slug, None).await.unwrap(), &MemberId::parse("nobody").unwrap(), 2)
             .await
             .unwrap_err();
         assert!(matches!(err, engine::EngineError::NotFound { .. }), "{name}");
         let me = e
-            .member_rank(&e.scope(&b.slug, None).await.unwrap(), &MemberId::parse("c").unwrap())
+            .reads()
+            .member_rank(&e.reads().scope(&b.slug, None).await.unwrap(), &MemberId::parse("c").unwrap())
             .await
             .unwrap();
         assert_eq!((me.rank, me.points, me.tied), (2, 90, true), "{name}");
@@ -191,7 +208,8 @@ async fn around_me_starts_at_rank_one_for_the_leader_and_refuses_absent_members(
         let members: Vec<MemberId> =
             ["e", "b", "zz", "a"].iter().map(|m| MemberId::parse(*m).unwrap()).collect();
         let ranks: Vec<(String, u64)> = e
-            .ranks_of(&e.scope(&b.slug, None).await.unwrap(), &members)
+            .reads()
+            .ranks_of(&e.reads().scope(&b.slug, None).await.unwrap(), &members)
             .await
             .unwrap()
             .value
@@ -200,12 +218,16 @@ async fn around_me_starts_at_rank_one_for_the_leader_and_refuses_absent_members(
             .collect();
         assert_eq!(ranks, vec![("a".into(), 1), ("b".into(), 2), ("e".into(), 5)], "{name}");
         assert_eq!(
-            e.count_at_least(&e.scope(&b.slug, None).await.unwrap(), 90).await.unwrap().value,
+            e.reads().count_at_least(&e.reads().scope(&b.slug, None).await.unwrap(), 90).await.unwrap().value,
             3,
             "{name}"
         );
         assert_eq!(
-            e.count_at_least(&e.scope(&b.slug, None).await.unwrap(), 101).await.unwrap().value,
+            e.reads()
+                .count_at_least(&e.reads().scope(&b.slug, None).await.unwrap(), 101)
+                .await
+                .unwrap()
+                .value,
             0,
             "{name}"
         );
@@ -222,15 +244,15 @@ async fn under_first_reached_equal_points_are_never_tied() {
         for (event, member, delta) in [("e1", "a", 90), ("e2", "b", 90), ("e3", "c", 10)] {
             record(e, &b, event, member, delta).await;
         }
-        let scope = e.scope(&b.slug, None).await.unwrap();
+        let scope = e.reads().scope(&b.slug, None).await.unwrap();
         for (member, rank) in [("a", 1), ("b", 2)] {
-            let me = e.member_rank(&scope, &MemberId::parse(member).unwrap()).await.unwrap();
+            let me = e.reads().member_rank(&scope, &MemberId::parse(member).unwrap()).await.unwrap();
             assert_eq!((me.rank, me.points, me.tied), (rank, 90, false), "{name}: {member}");
-            let page = e.around(&scope, &MemberId::parse(member).unwrap(), 0).await.unwrap();
+            let page = e.reads().around(&scope, &MemberId::parse(member).unwrap(), 0).await.unwrap();
             assert_eq!(page.entries.len(), 1, "{name}: {member}");
             assert!(!page.entries[0].tied, "{name}: {member} alone on its page is not tied");
         }
-        let top = e.ranking_page(&scope, 1, 2).await.unwrap();
+        let top = e.reads().ranking_page(&scope, 1, 2).await.unwrap();
         let got: Vec<(u64, bool)> = top.entries.iter().map(|en| (en.rank, en.tied)).collect();
         assert_eq!(
             got,
@@ -259,7 +281,8 @@ async fn around_me_is_consistent_while_writes_continue() {
         };
         let me = MemberId::parse("m20").unwrap();
         for _ in 0..100 {
-            let page = e.around(&e.scope(&b.slug, None).await.unwrap(), &me, 3).await.unwrap();
+            let page =
+                e.reads().around(&e.reads().scope(&b.slug, None).await.unwrap(), &me, 3).await.unwrap();
             // One atomic read: ranks are consecutive, points never rise, and the member is there.
             let ranks: Vec<u64> = page.entries.iter().map(|en| en.rank).collect();
             assert!(ranks.windows(2).all(|w| w[1] == w[0] + 1), "{name}: {ranks:?}");
@@ -291,13 +314,18 @@ async fn why_this_score_lists_the_members_entries_newest_first() {
             .collect();
         e.record(&b, &writes).await.unwrap();
         let u1 = MemberId::parse("u1").unwrap();
-        let first = e.member_entries(&e.scope(&b.slug, None).await.unwrap(), &u1, None, 3).await.unwrap();
+        let first = e
+            .reads()
+            .member_entries(&e.reads().scope(&b.slug, None).await.unwrap(), &u1, None, 3)
+            .await
+            .unwrap();
         let ids: Vec<_> = first.iter().map(|en| en.external_id.clone().unwrap()).collect();
         assert_eq!(ids, vec!["e4", "e3", "e2"], "{}", t.name);
         assert_eq!(first[0].delta, Some(5));
         assert_eq!(first[0].metadata, Some(serde_json::json!({"task": 4})));
         let rest = e
-            .member_entries(&e.scope(&b.slug, None).await.unwrap(), &u1, Some(first[2].id), 3)
+            .reads()
+            .member_entries(&e.reads().scope(&b.slug, None).await.unwrap(), &u1, Some(first[2].id), 3)
             .await
             .unwrap();
         let ids: Vec<_> = rest.iter().map(|en| en.external_id.clone().unwrap()).collect();
@@ -325,17 +353,19 @@ async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
         let (a, bee) = (MemberId::parse("a").unwrap(), MemberId::parse("b").unwrap());
         let none = |m: &str| (m.to_owned(), None);
         // The first read remembers that nobody has a profile.
-        let page = e.around(&e.scope(&b.slug, None).await.unwrap(), &bee, 1).await.unwrap();
+        let page = e.reads().around(&e.reads().scope(&b.slug, None).await.unwrap(), &bee, 1).await.unwrap();
         assert_eq!(names_of(&page), vec![none("a"), none("b"), none("c")], "{name}");
         // A new profile, then a renamed one: each shows in the very next read.
         let now = jiff::Timestamp::now();
         for display in ["Bea", "Beatrice"] {
             e.put_profile(&bee, display, None, &Default::default(), now).await.unwrap();
-            let page = e.around(&e.scope(&b.slug, None).await.unwrap(), &bee, 1).await.unwrap();
+            let page =
+                e.reads().around(&e.reads().scope(&b.slug, None).await.unwrap(), &bee, 1).await.unwrap();
             let named = ("b".to_owned(), Some(display.to_owned()));
             assert_eq!(names_of(&page), vec![none("a"), named, none("c")], "{name}");
             assert_eq!(
-                e.member_rank(&e.scope(&b.slug, None).await.unwrap(), &bee)
+                e.reads()
+                    .member_rank(&e.reads().scope(&b.slug, None).await.unwrap(), &bee)
                     .await
                     .unwrap()
                     .display_name
@@ -343,7 +373,8 @@ async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
                 Some(display)
             );
             let listed = e
-                .ranks_of(&e.scope(&b.slug, None).await.unwrap(), std::slice::from_ref(&bee))
+                .reads()
+                .ranks_of(&e.reads().scope(&b.slug, None).await.unwrap(), std::slice::from_ref(&bee))
                 .await
                 .unwrap()
                 .value;
@@ -353,7 +384,8 @@ async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
         // and its own profile writes show in its own reads at once.
         let other = engine(&t, &p).await;
         other.put_profile(&a, "Ann", None, &Default::default(), now).await.unwrap();
-        let page = other.around(&other.scope(&b.slug, None).await.unwrap(), &bee, 1).await.unwrap();
+        let page =
+            other.reads().around(&other.reads().scope(&b.slug, None).await.unwrap(), &bee, 1).await.unwrap();
         let want = vec![
             ("a".to_owned(), Some("Ann".to_owned())),
             ("b".to_owned(), Some("Beatrice".to_owned())),
@@ -361,8 +393,9 @@ async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
         ];
         assert_eq!(names_of(&page), want, "{name}");
         // The first engine's copy catches up with the other's write within the sync interval.
-        tokio::time::sleep(engine::names::NAME_SYNC_INTERVAL + std::time::Duration::from_millis(100)).await;
-        let page = e.around(&e.scope(&b.slug, None).await.unwrap(), &bee, 1).await.unwrap();
+        tokio::time::sleep(engine::reads::names::NAME_SYNC_INTERVAL + std::time::Duration::from_millis(100))
+            .await;
+        let page = e.reads().around(&e.reads().scope(&b.slug, None).await.unwrap(), &bee, 1).await.unwrap();
         assert_eq!(names_of(&page), want, "{name}: a profile written elsewhere shows within the interval");
         p.cleanup().await;
         t.drop_db().await;
@@ -389,8 +422,8 @@ async fn a_profile_s_avatar_shows_on_ranking_entries_until_a_profile_without_one
         e.put_profile(&bee, "Bea", Some("http://avatars.example/b.png"), &Default::default(), now)
             .await
             .unwrap();
-        let scope = e.scope(&b.slug, None).await.unwrap();
-        let page = e.ranking_page(&scope, 0, 10).await.unwrap();
+        let scope = e.reads().scope(&b.slug, None).await.unwrap();
+        let page = e.reads().ranking_page(&scope, 0, 10).await.unwrap();
         let want = vec![
             ("a".to_owned(), Some(url.to_owned())),
             ("b".to_owned(), Some("http://avatars.example/b.png".to_owned())),
@@ -398,17 +431,18 @@ async fn a_profile_s_avatar_shows_on_ranking_entries_until_a_profile_without_one
         ];
         assert_eq!(avatars_of(&page.entries), want, "{name}: the page");
         // The member page's standing, and ranks of a list (the other way entries are made).
-        let view = e.member_view(&scope, &a, None, 10).await.unwrap();
+        let view = e.reads().member_view(&scope, &a, None, 10).await.unwrap();
         assert_eq!(view.standing.and_then(|s| s.avatar_url).as_deref(), Some(url), "{name}");
-        let listed = e.ranks_of(&scope, &[a.clone(), MemberId::parse("c").unwrap()]).await.unwrap().value;
+        let listed =
+            e.reads().ranks_of(&scope, &[a.clone(), MemberId::parse("c").unwrap()]).await.unwrap().value;
         assert_eq!(avatars_of(&listed), vec![want[0].clone(), want[2].clone()], "{name}: ranks of a list");
 
         // The profile replaced without an avatar: the name stays, the avatar is gone at once.
         e.put_profile(&a, "Ann", None, &Default::default(), now).await.unwrap();
-        let page = e.ranking_page(&scope, 0, 10).await.unwrap();
+        let page = e.reads().ranking_page(&scope, 0, 10).await.unwrap();
         assert_eq!(avatars_of(&page.entries)[0], ("a".to_owned(), None), "{name}: removed");
         assert_eq!(page.entries[0].display_name.as_deref(), Some("Ann"), "{name}");
-        let listed = e.ranks_of(&scope, std::slice::from_ref(&a)).await.unwrap().value;
+        let listed = e.reads().ranks_of(&scope, std::slice::from_ref(&a)).await.unwrap().value;
         assert_eq!(listed[0].avatar_url, None, "{name}: removed from ranks of a list");
         // Without an avatar the field is left out of the JSON.
         let json = serde_json::to_value(&page.entries[0]).unwrap();
@@ -428,38 +462,40 @@ async fn a_cached_top_page_is_shared_for_its_second_and_a_transition_drops_it() 
             put(e, &b, m, points, 1).await;
         }
         // The shared page is the page top() answers, held for at most a second.
-        let top = e.top(&e.scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
-        let shared = e.top_shared(&e.scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
+        let top = e.reads().top(&e.reads().scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
+        let shared = e.reads().top_shared(&e.reads().scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
         assert_eq!(*shared.page, top, "{name}");
         assert!(shared.until <= std::time::Instant::now() + std::time::Duration::from_secs(1), "{name}");
         // Readers of the same cached page share it (checked when both reads fall well inside the
         // cache's second; a slow machine may let the page expire in between).
         for _ in 0..5 {
             let started = std::time::Instant::now();
-            let first = e.top_shared(&e.scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
-            let second = e.top_shared(&e.scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
+            let first =
+                e.reads().top_shared(&e.reads().scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
+            let second =
+                e.reads().top_shared(&e.reads().scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
             if started.elapsed() < std::time::Duration::from_millis(500) {
                 assert!(std::sync::Arc::ptr_eq(&first.page, &second.page), "{name}: the page is shared");
                 break;
             }
         }
         // Each limit is its own page.
-        let two = e.top_shared(&e.scope(&b.slug, None).await.unwrap(), 2).await.unwrap();
+        let two = e.reads().top_shared(&e.reads().scope(&b.slug, None).await.unwrap(), 2).await.unwrap();
         assert_eq!(two.page.entries.len(), 2, "{name}");
         // A newcomer leads; a transition in this process drops the cached pages at once and
         // tells whoever keeps answers made from them (the read epoch).
-        let epoch = e.read_epoch();
+        let epoch = e.reads().read_epoch();
         put(e, &b, "z", 1000, 1).await;
         e.transition(
-            &e.scope(&b.slug, Some("current")).await.unwrap(),
+            &e.reads().scope(&b.slug, Some("current")).await.unwrap(),
             domain::lifecycle::Transition::Freeze,
             "test",
             None,
         )
         .await
         .unwrap();
-        assert_ne!(e.read_epoch(), epoch, "{name}: the transition moved the read epoch");
-        let top = e.top_shared(&e.scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
+        assert_ne!(e.reads().read_epoch(), epoch, "{name}: the transition moved the read epoch");
+        let top = e.reads().top_shared(&e.reads().scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
         assert_eq!(top.page.entries[0].member.as_str(), "z", "{name}");
     })
     .await;
@@ -501,7 +537,11 @@ async fn find_me_by_name_reads_a_bounded_range_of_names_and_keeps_the_ranked_mem
         let found = |prefix: String| {
             let (e, slug) = (&e, b.slug.clone());
             async move {
-                let m = e.members_named(&e.scope(&slug, None).await.unwrap(), &prefix).await.unwrap();
+                let m = e
+                    .reads()
+                    .members_named(&e.reads().scope(&slug, None).await.unwrap(), &prefix)
+                    .await
+                    .unwrap();
                 (
                     m.entries
                         .iter()
@@ -558,7 +598,7 @@ async fn find_me_by_name_reads_a_bounded_range_of_names_and_keeps_the_ranked_mem
         // An unknown board is not "nobody": it has no scope to search in.
         let missing = BoardSlug::parse("no-such-board").unwrap();
         assert!(
-            matches!(e.scope(&missing, None).await, Err(engine::EngineError::NotFound { .. })),
+            matches!(e.reads().scope(&missing, None).await, Err(engine::EngineError::NotFound { .. })),
             "{store}"
         );
         p.cleanup().await;

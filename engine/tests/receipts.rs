@@ -19,19 +19,21 @@ fn m(id: &str) -> MemberId {
 
 async fn settle(e: &Engine, b: &Board, period: &str) {
     for t in [Transition::Freeze, Transition::Settle] {
-        e.transition(&e.scope(&b.slug, Some(period)).await.unwrap(), t, "admin:ann", None).await.unwrap();
+        e.transition(&e.reads().scope(&b.slug, Some(period)).await.unwrap(), t, "admin:ann", None)
+            .await
+            .unwrap();
     }
 }
 
 async fn apply(e: &Engine, b: &Board, period: &str, change: PreviewChange) {
-    let scope = e.scope(&b.slug, Some(period)).await.unwrap();
+    let scope = e.reads().scope(&b.slug, Some(period)).await.unwrap();
     let preview = e.preview(&scope, "appeal", vec![change], "admin:ann").await.unwrap();
     let applied = e.apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
     assert!(applied.revision.is_some(), "{applied:?}");
 }
 
 async fn receipt(e: &Engine, b: &Board, period: &str, revision: i64, member: &str) -> Receipt {
-    let scope = e.scope(&b.slug, Some(period)).await.unwrap();
+    let scope = e.reads().scope(&b.slug, Some(period)).await.unwrap();
     let r = e.receipts().receipt(&scope, revision, &m(member)).await.unwrap();
     let report = verify_receipt(&r);
     assert!(report.ok(), "{member} in revision {revision}: {report:?}");
@@ -53,7 +55,7 @@ async fn a_receipt_of_revision_1_still_verifies_after_revision_3_with_the_chain(
         assert_eq!((leaf.rank, leaf.points, leaf.prize.as_deref()), (2, 30, Some("silver")), "{name}");
         assert_eq!(revisions(&first), [1], "{name}");
         assert_eq!(first.leaves, 5, "{name}");
-        let settlement = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let settlement = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(first.digest, settlement.digest, "{name}: the receipt names the settlement's digest");
 
         apply(e, &b, &period, PreviewChange::Correct { member: m("u5"), delta: 40 }).await;
@@ -74,7 +76,7 @@ async fn a_receipt_of_revision_1_still_verifies_after_revision_3_with_the_chain(
         // A member without a standing gets the proof of its absence; an unknown revision is not found.
         let absent = receipt(e, &b, &period, 2, "u0").await;
         assert!(absent.inclusion.is_none() && absent.absence.as_ref().unwrap().after.is_some(), "{name}");
-        let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
+        let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
         assert!(
             matches!(e.receipts().receipt(&scope, 4, &m("u2")).await, Err(EngineError::NotFound { .. })),
             "{name}"
@@ -105,7 +107,7 @@ async fn a_receipt_of_revision_1_still_verifies_after_revision_3_with_the_chain(
         assert_eq!(fourth.chain[..3], later.chain[..], "{name}");
         let hidden = receipt(&fresh, &b, &period, 4, "u4").await;
         assert!(hidden.absence.is_some(), "{name}: a hidden member has no standing");
-        let scope = fresh.scope(&b.slug, Some(&period)).await.unwrap();
+        let scope = fresh.reads().scope(&b.slug, Some(&period)).await.unwrap();
         let report =
             verify_export(&serde_json::to_value(fresh.export_period(&scope).await.unwrap()).unwrap());
         assert!(report.ok(), "{name}: {report:?}");

@@ -58,14 +58,22 @@ async fn public_reads_go_to_the_replica_and_the_consoles_to_the_primary() {
     assert_eq!(acked, 1, "the replica acknowledged the writes");
 
     let (p0, r0) = (calls(&primary).await, calls(&replica).await);
-    let top = e.top(&e.scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
+    let top = e.reads().top(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
     let names: Vec<(&str, i64, u64)> =
         top.entries.iter().map(|x| (x.member.as_str(), x.points, x.rank)).collect();
     assert_eq!(names, [("u1", 50, 1), ("u3", 30, 2), ("u2", 30, 2), ("u4", 25, 4), ("u5", 5, 5)]);
-    assert_eq!(e.count_at_least(&e.scope(&b.slug, Some(&period)).await.unwrap(), 30).await.unwrap().value, 3);
+    assert_eq!(
+        e.reads()
+            .count_at_least(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 30)
+            .await
+            .unwrap()
+            .value,
+        3
+    );
     let u4 = MemberId::parse("u4").unwrap();
     let ranks = e
-        .ranks_of(&e.scope(&b.slug, Some(&period)).await.unwrap(), std::slice::from_ref(&u4))
+        .reads()
+        .ranks_of(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), std::slice::from_ref(&u4))
         .await
         .unwrap()
         .value;
@@ -79,13 +87,16 @@ async fn public_reads_go_to_the_replica_and_the_consoles_to_the_primary() {
 
     // The console reads live and a snapshot is read right after it was made: the primary's.
     let admin = e
-        .ranking_page_as(Viewer::Admin, &e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10)
+        .reads()
+        .ranking_page_as(Viewer::Admin, &e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 0, 10)
         .await
         .unwrap();
     assert_eq!(admin.entries.len(), 5);
-    let pinned = e.create_snapshot(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+    let pinned =
+        e.reads().create_snapshot(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
     let page = e
-        .snapshot_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), &pinned.snapshot_id, 0, 10)
+        .reads()
+        .snapshot_page(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &pinned.snapshot_id, 0, 10)
         .await
         .unwrap();
     assert_eq!(page.entries.len(), 5);
@@ -111,11 +122,19 @@ async fn a_replica_that_cannot_be_read_sends_reads_to_the_primary_and_leaves_wri
     // five_members asserts that every write was projected; then more writes after failed reads.
     let (b, period) = five_members(&e, "replica-down", TiePolicy::Shared).await;
     for round in 0..3 {
-        let page = e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await.unwrap();
+        let page = e
+            .reads()
+            .ranking_page(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 0, 10)
+            .await
+            .unwrap();
         assert_eq!(page.source, domain::view::ReadSource::Redis, "round {round}: read from the primary");
         assert_eq!(page.entries.len(), 5);
         assert_eq!(
-            e.count_at_least(&e.scope(&b.slug, Some(&period)).await.unwrap(), 30).await.unwrap().value,
+            e.reads()
+                .count_at_least(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 30)
+                .await
+                .unwrap()
+                .value,
             3
         );
         let write = common::point(&format!("down{round}"), "u5", 1);

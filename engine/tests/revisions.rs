@@ -22,17 +22,28 @@ fn ev(id: &str) -> EventId {
 }
 
 async fn settle(e: &Engine, b: &Board, period: &str) {
-    e.transition(&e.scope(&b.slug, Some(period)).await.unwrap(), Transition::Freeze, "admin:ann", None)
-        .await
-        .unwrap();
-    e.transition(&e.scope(&b.slug, Some(period)).await.unwrap(), Transition::Settle, "admin:ann", None)
-        .await
-        .unwrap();
+    e.transition(
+        &e.reads().scope(&b.slug, Some(period)).await.unwrap(),
+        Transition::Freeze,
+        "admin:ann",
+        None,
+    )
+    .await
+    .unwrap();
+    e.transition(
+        &e.reads().scope(&b.slug, Some(period)).await.unwrap(),
+        Transition::Settle,
+        "admin:ann",
+        None,
+    )
+    .await
+    .unwrap();
 }
 
 /// The live ranking as (member, points), best first.
 async fn ranking(e: &Engine, b: &Board, period: &str) -> Vec<(String, i64)> {
-    let page = e.ranking_page(&e.scope(&b.slug, Some(period)).await.unwrap(), 0, 100).await.unwrap();
+    let page =
+        e.reads().ranking_page(&e.reads().scope(&b.slug, Some(period)).await.unwrap(), 0, 100).await.unwrap();
     page.entries.iter().map(|x| (x.member.to_string(), x.points)).collect()
 }
 
@@ -55,11 +66,20 @@ async fn an_apply_makes_exactly_the_previewed_changes_once() {
             PreviewChange::Hide(m("u2")),
         ];
         let preview = e
-            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "appeal 7", changes, "admin:ann")
+            .preview(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                "appeal 7",
+                changes,
+                "admin:ann",
+            )
             .await
             .unwrap();
         let applied = e
-            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id, "admin:bob")
+            .apply_preview(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &preview.preview_id,
+                "admin:bob",
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -84,7 +104,11 @@ async fn an_apply_makes_exactly_the_previewed_changes_once() {
 
         // A repeat answers the same and makes nothing twice.
         let again = e
-            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id, "admin:bob")
+            .apply_preview(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &preview.preview_id,
+                "admin:bob",
+            )
             .await
             .unwrap();
         assert_eq!(again, applied, "{name}");
@@ -93,7 +117,7 @@ async fn an_apply_makes_exactly_the_previewed_changes_once() {
         assert_eq!(
             conflict_code(
                 e.cancel_preview(
-                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     &preview.preview_id,
                     "admin:bob"
                 )
@@ -102,7 +126,7 @@ async fn an_apply_makes_exactly_the_previewed_changes_once() {
             "preview_applied"
         );
         assert_eq!(
-            e.preview_draft(&e.scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id)
+            e.preview_draft(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id)
                 .await
                 .unwrap()
                 .status,
@@ -119,13 +143,17 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
         let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         let hide = |x: &str| vec![PreviewChange::Hide(m(x))];
         let stale = e
-            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "r", hide("u1"), "admin:ann")
+            .preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "r", hide("u1"), "admin:ann")
             .await
             .unwrap();
         e.record(&b, &[point("e7", "u3", 1)]).await.unwrap();
         let before = ranking(e, &b, &period).await;
         match e
-            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &stale.preview_id, "admin:ann")
+            .apply_preview(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &stale.preview_id,
+                "admin:ann",
+            )
             .await
         {
             Err(engine::EngineError::Refused { code: domain::ErrorCode::PreviewStale, detail }) => {
@@ -138,7 +166,7 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
             other => panic!("{name}: expected preview_stale, got {other:?}"),
         }
         assert_eq!(
-            e.preview_draft(&e.scope(&b.slug, Some(&period)).await.unwrap(), &stale.preview_id)
+            e.preview_draft(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &stale.preview_id)
                 .await
                 .unwrap()
                 .status,
@@ -147,16 +175,20 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
         );
 
         let cancelled = e
-            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "r", hide("u1"), "admin:ann")
+            .preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "r", hide("u1"), "admin:ann")
             .await
             .unwrap();
-        e.cancel_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &cancelled.preview_id, "admin:ann")
-            .await
-            .unwrap();
+        e.cancel_preview(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            &cancelled.preview_id,
+            "admin:ann",
+        )
+        .await
+        .unwrap();
         assert_eq!(
             conflict_code(
                 e.apply_preview(
-                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     &cancelled.preview_id,
                     "admin:ann"
                 )
@@ -166,7 +198,7 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
         );
 
         let expired = e
-            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "r", hide("u1"), "admin:ann")
+            .preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "r", hide("u1"), "admin:ann")
             .await
             .unwrap();
         let past = jiff::Timestamp::now().as_microsecond() - 1;
@@ -181,7 +213,7 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
         assert_eq!(
             conflict_code(
                 e.apply_preview(
-                    &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     &expired.preview_id,
                     "admin:ann"
                 )
@@ -190,7 +222,8 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
             "preview_expired"
         );
         assert!(matches!(
-            e.apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "pv_nope", "admin:ann").await,
+            e.apply_preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "pv_nope", "admin:ann")
+                .await,
             Err(engine::EngineError::NotFound { .. })
         ));
         assert_eq!(ranking(e, &b, &period).await, before, "{name}");
@@ -209,7 +242,7 @@ async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
         let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         let one = e
             .preview(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "r",
                 vec![PreviewChange::Correct { member: m("u5"), delta: 1 }],
                 "a",
@@ -218,7 +251,7 @@ async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
             .unwrap();
         let two = e
             .preview(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "r",
                 vec![PreviewChange::Correct { member: m("u4"), delta: 1 }],
                 "a",
@@ -226,7 +259,7 @@ async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
             .await
             .unwrap();
         assert_eq!(one.based_on, two.based_on, "{name}");
-        let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
+        let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
         let (a, c) = tokio::join!(
             e.apply_preview(&scope, &one.preview_id, "admin:ann"),
             e.apply_preview(&scope, &two.preview_id, "admin:bob")
@@ -244,14 +277,14 @@ async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
         // The same draft applied twice at once: both get the one answer, one correction.
         let three = e
             .preview(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "r",
                 vec![PreviewChange::Correct { member: m("u3"), delta: 2 }],
                 "a",
             )
             .await
             .unwrap();
-        let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
+        let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
         let (x, y) = tokio::join!(
             e.apply_preview(&scope, &three.preview_id, "admin:ann"),
             e.apply_preview(&scope, &three.preview_id, "admin:ann")
@@ -269,17 +302,26 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         settle(e, &b, &period).await;
-        let first = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let first = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         // Single-change routes stay refused on a settled period.
         assert_eq!(conflict_code(e.revoke(&b.slug, &ev("e1"), "admin:ann", "cheat").await), "period_settled");
 
         let changes = vec![PreviewChange::Revoke(ev("e1"))];
         let preview = e
-            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "u1 cheated", changes, "admin:ann")
+            .preview(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                "u1 cheated",
+                changes,
+                "admin:ann",
+            )
             .await
             .unwrap();
         let applied = e
-            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id, "admin:bob")
+            .apply_preview(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &preview.preview_id,
+                "admin:bob",
+            )
             .await
             .unwrap();
         let revision = applied.revision.clone().expect("a settled period is re-settled");
@@ -316,7 +358,7 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         assert_eq!(revision.rewards[2].idempotency_key, format!("laurel:{slug}:{period}:2:u2"), "{name}");
 
         // The outbox holds the first settlement's three grants and these six rows.
-        let rewards = e.rewards().of(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let rewards = e.rewards().of(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(rewards.len(), 9, "{name}");
         assert_eq!(
             rewards.iter().filter(|r| r.revision == 2 && r.kind == RewardKind::Revoke).count(),
@@ -325,22 +367,23 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         );
 
         // Both revisions stay readable; the latest is the settlement.
-        let latest = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let latest = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!((latest.revision, latest.digest.as_str()), (2, revision.digest.as_str()), "{name}");
         assert_eq!(latest.previous_digest.as_deref(), Some(first.digest.as_str()), "{name}");
         assert_eq!(latest.reason.as_deref(), Some("u1 cheated"), "{name}");
         let old = e
-            .settlement_revision(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(1), 0, 100)
+            .settlement_revision(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(1), 0, 100)
             .await
             .unwrap();
         assert_eq!((old.digest, old.standings), (first.digest.clone(), first.standings.clone()), "{name}");
-        let listed = e.settlements(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let listed = e.settlements(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let chain: Vec<(i64, Option<&str>)> =
             listed.iter().map(|s| (s.revision, s.previous_digest.as_deref())).collect();
         assert_eq!(chain, vec![(1, None), (2, Some(first.digest.as_str()))], "{name}");
         assert_eq!(listed[1].preview_id.as_deref(), Some(preview.preview_id.as_str()), "{name}");
         assert!(matches!(
-            e.settlement_revision(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(3), 0, 100).await,
+            e.settlement_revision(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(3), 0, 100)
+                .await,
             Err(engine::EngineError::NotFound { .. })
         ));
 
@@ -352,17 +395,20 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         assert_eq!(audit_actions(e, &b, "reward_compensated").await, 4, "{name}");
 
         // Contestants read what each revision changed and why, and a member its rank in each.
-        let notes = e.revision_notes(&e.scope(&b.slug, Some(&period)).await.unwrap(), None).await.unwrap();
+        let notes =
+            e.revision_notes(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), None).await.unwrap();
         let said: Vec<_> =
             notes.iter().map(|n| (n.revision, n.changes.clone(), n.reason.as_deref())).collect();
         let revoked = vec![ChangeCount { kind: ChangeKind::Revoke, count: 1 }];
         assert_eq!(said, vec![(1, None, None), (2, Some(revoked), Some("u1 cheated"))], "{name}");
-        let u2 =
-            e.revision_notes(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u2"))).await.unwrap();
+        let u2 = e
+            .revision_notes(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u2")))
+            .await
+            .unwrap();
         let ranks: Vec<Option<u64>> = u2.iter().map(|n| n.standing.as_ref().map(|s| s.rank)).collect();
         assert_eq!(ranks, vec![Some(2), Some(1)], "{name}");
         let nobody = e
-            .revision_notes(&e.scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("nobody")))
+            .revision_notes(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("nobody")))
             .await
             .unwrap();
         assert!(nobody.iter().all(|n| n.standing.is_none()), "{name}");
@@ -370,7 +416,7 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         // A change that moves no prize writes a revision and no reward.
         let small = e
             .preview(
-                &e.scope(&b.slug, Some(&period)).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "typo",
                 vec![PreviewChange::Correct { member: m("u5"), delta: 1 }],
                 "admin:ann",
@@ -378,7 +424,11 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
             .await
             .unwrap();
         let third = e
-            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &small.preview_id, "admin:ann")
+            .apply_preview(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &small.preview_id,
+                "admin:ann",
+            )
             .await
             .unwrap()
             .revision
@@ -386,7 +436,7 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         assert_eq!((third.revision, third.rewards.len()), (3, 0), "{name}");
         assert_eq!(third.previous_digest, revision.digest, "{name}");
         assert_eq!(
-            e.rewards().of(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap().len(),
+            e.rewards().of(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap().len(),
             9,
             "{name}"
         );
@@ -399,17 +449,26 @@ async fn an_archived_period_is_re_settled_without_bringing_its_keys_back() {
     each_store(async |name, e, p| {
         let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         settle(e, &b, &period).await;
-        e.transition(&e.scope(&b.slug, Some(&period)).await.unwrap(), Transition::Archive, "admin:ann", None)
-            .await
-            .unwrap();
+        e.transition(
+            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+            Transition::Archive,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
         let keys = p.keys().await.len();
         let changes = vec![PreviewChange::RevokeMember(m("u1"))];
         let preview = e
-            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "cheat", changes, "admin:ann")
+            .preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "cheat", changes, "admin:ann")
             .await
             .unwrap();
         let applied = e
-            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id, "admin:ann")
+            .apply_preview(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &preview.preview_id,
+                "admin:ann",
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -419,7 +478,11 @@ async fn an_archived_period_is_re_settled_without_bringing_its_keys_back() {
         );
         assert!(p.keys().await.len() <= keys, "{name}: no key written back");
         // The archived board is read from the latest standings.
-        let page = e.ranking_page(&e.scope(&b.slug, Some(&period)).await.unwrap(), 0, 10).await.unwrap();
+        let page = e
+            .reads()
+            .ranking_page(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 0, 10)
+            .await
+            .unwrap();
         let mut top: Vec<(&str, i64)> = page.entries.iter().map(|x| (x.member.as_str(), x.points)).collect();
         top[..2].sort_unstable();
         assert_eq!(top[..2], [("u2", 30), ("u3", 30)], "{name}: tied first, in the standings' order");
@@ -441,7 +504,12 @@ async fn a_re_settlement_keeps_the_prize_table_the_period_was_settled_with() {
 
         let changes = vec![PreviewChange::Revoke(ev("e1"))];
         let preview = e
-            .preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), "u1 cheated", changes, "admin:ann")
+            .preview(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                "u1 cheated",
+                changes,
+                "admin:ann",
+            )
             .await
             .unwrap();
         let mut prizes: Vec<(&str, Option<&str>, Option<&str>)> = preview
@@ -462,11 +530,15 @@ async fn a_re_settlement_keeps_the_prize_table_the_period_was_settled_with() {
             "{name}"
         );
         let applied = e
-            .apply_preview(&e.scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id, "admin:ann")
+            .apply_preview(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &preview.preview_id,
+                "admin:ann",
+            )
             .await
             .unwrap();
         assert_eq!(applied.revision.map(|r| r.digest), preview.digest_after, "{name}");
-        let latest = e.settlement(&e.scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let latest = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert!(
             latest.standings.iter().all(|s| s.prize.as_deref() != Some("platinum")),
             "{name}: {latest:?}"

@@ -157,7 +157,7 @@ async fn frozen(e: &Engine, b: &Board, points: &[i64]) -> PeriodKey {
     e.record(b, &writes).await.unwrap();
     let period = b.period_at(at);
     e.transition(
-        &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+        &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
         Transition::Freeze,
         "test",
         None,
@@ -180,7 +180,7 @@ const POINTS: [i64; 4] = [100, 90, 80, 70];
 async fn settled_board(e: &Engine) -> (Board, PeriodKey) {
     let (b, period) = frozen_board(e, &POINTS).await;
     e.transition(
-        &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+        &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
         Transition::Settle,
         "test",
         None,
@@ -200,8 +200,11 @@ async fn deliver_all(e: &Engine, config: &RewardsConfig, b: &Board, period: &Per
         total.delivered += pass.delivered;
         total.retrying += pass.retrying;
         total.failed += pass.failed;
-        let rewards =
-            e.rewards().of(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap();
+        let rewards = e
+            .rewards()
+            .of(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .await
+            .unwrap();
         if rewards.iter().all(|r| r.status != "pending") {
             return total;
         }
@@ -252,8 +255,11 @@ async fn every_prized_member_is_delivered_once_with_attempts_and_audit() {
         assert_eq!(gold["board"], b.slug.as_str(), "{name}");
         assert_eq!(gold["period"], period.to_string(), "{name}");
         assert_eq!(gold["idempotency_key"], keys[0], "{name}");
-        let rewards =
-            e.rewards().of(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap();
+        let rewards = e
+            .rewards()
+            .of(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .await
+            .unwrap();
         assert_eq!(rewards.len(), 3, "{name}");
         for r in &rewards {
             assert_eq!((r.status.as_str(), r.attempts), ("delivered", 1), "{name}: {r:?}");
@@ -283,7 +289,7 @@ async fn a_failing_receiver_is_retried_until_it_accepts() {
         // One prized member, so the two refusals are both its.
         let (b, period) = frozen_board(&e, &[100]).await;
         e.transition(
-            &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
             Transition::Settle,
             "test",
             None,
@@ -297,8 +303,11 @@ async fn a_failing_receiver_is_retried_until_it_accepts() {
         let key = &keys_of(&b, &period, &["m00"])[0];
         assert_eq!(receiver.times_seen(key), 3, "{name}");
         assert_eq!(receiver.processed().len(), 1, "{name}");
-        let rewards =
-            e.rewards().of(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap();
+        let rewards = e
+            .rewards()
+            .of(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .await
+            .unwrap();
         let r = &rewards[0];
         assert_eq!((r.status.as_str(), r.attempts), ("delivered", 3), "{name}");
         let statuses: Vec<Option<u16>> = r.history.iter().map(|a| a.http_status).collect();
@@ -319,7 +328,7 @@ async fn a_reward_is_failed_after_its_last_attempt() {
         let (receiver, url) = Receiver::start(usize::MAX).await;
         let (b, period) = frozen_board(&e, &[100]).await;
         e.transition(
-            &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
             Transition::Settle,
             "test",
             None,
@@ -333,8 +342,11 @@ async fn a_reward_is_failed_after_its_last_attempt() {
 
         assert_eq!((report.retrying, report.failed, report.delivered), (2, 1, 0), "{name}");
         assert_eq!(receiver.seen().len(), 3, "{name}");
-        let r =
-            &e.rewards().of(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap()[0];
+        let r = &e
+            .rewards()
+            .of(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .await
+            .unwrap()[0];
         assert_eq!((r.status.as_str(), r.attempts, r.history.len()), ("failed", 3, 3), "{name}");
         assert_eq!(audit_count(&e, &b, "reward_failed").await, 1, "{name}");
         // Failed is final: no pass sends it again.
@@ -354,7 +366,7 @@ async fn a_crash_after_the_settlement_commit_delivers_each_reward_once_after_a_r
         e.failpoints().arm("settle.after_commit");
         let crashed = e
             .transition(
-                &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+                &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
                 Transition::Settle,
                 "test",
                 None,
@@ -362,15 +374,18 @@ async fn a_crash_after_the_settlement_commit_delivers_each_reward_once_after_a_r
             .await;
         assert!(is_failpoint(crashed, "settle.after_commit"), "{name}");
         assert!(receiver.seen().is_empty(), "{name}: nothing sent before the restart");
-        let digest =
-            e.settlement(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap().digest;
+        let digest = e
+            .settlement(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .await
+            .unwrap()
+            .digest;
 
         let restarted = stores.engine().await;
         deliver_all(&restarted, &config(&url), &b, &period).await;
         // Settling again (a rerun after the crash) answers the same settlement, no new reward.
         restarted
             .transition(
-                &restarted.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+                &restarted.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
                 Transition::Settle,
                 "test",
                 None,
@@ -379,7 +394,7 @@ async fn a_crash_after_the_settlement_commit_delivers_each_reward_once_after_a_r
             .unwrap();
         assert_eq!(
             restarted
-                .settlement(&restarted.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+                .settlement(&restarted.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
                 .await
                 .unwrap()
                 .digest,
@@ -390,7 +405,7 @@ async fn a_crash_after_the_settlement_commit_delivers_each_reward_once_after_a_r
 
         let rewards = restarted
             .rewards()
-            .of(&restarted.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .of(&restarted.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
         assert_eq!(rewards.len(), 3, "{name}");
@@ -411,7 +426,7 @@ async fn a_crash_after_the_receiver_answered_redelivers_the_same_key_and_it_is_p
         let (receiver, url) = Receiver::start(0).await;
         let (b, period) = frozen_board(&e, &[100]).await;
         e.transition(
-            &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
             Transition::Settle,
             "test",
             None,
@@ -423,8 +438,11 @@ async fn a_crash_after_the_receiver_answered_redelivers_the_same_key_and_it_is_p
         let crashed = e.rewards().deliver_due(&config(&url)).await;
         assert!(is_failpoint(crashed, "reward.after_send"), "{name}");
         assert_eq!(receiver.times_seen(&key), 1, "{name}: the receiver got it");
-        let r =
-            &e.rewards().of(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap()[0];
+        let r = &e
+            .rewards()
+            .of(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .await
+            .unwrap()[0];
         assert_eq!((r.status.as_str(), r.history.len()), ("pending", 0), "{name}: the ledger did not");
 
         let restarted = stores.engine().await;
@@ -434,7 +452,7 @@ async fn a_crash_after_the_receiver_answered_redelivers_the_same_key_and_it_is_p
         assert_eq!(receiver.processed().len(), 1, "{name}: processed once");
         let rewards = restarted
             .rewards()
-            .of(&restarted.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .of(&restarted.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
         assert_eq!(rewards.len(), 1, "{name}");
@@ -453,7 +471,7 @@ async fn a_crash_before_the_send_sends_nothing_and_the_next_pass_delivers_once()
         let (receiver, url) = Receiver::start(0).await;
         let (b, period) = frozen_board(&e, &[100]).await;
         e.transition(
-            &e.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
             Transition::Settle,
             "test",
             None,
@@ -468,8 +486,11 @@ async fn a_crash_before_the_send_sends_nothing_and_the_next_pass_delivers_once()
         deliver_all(&e, &config(&url), &b, &period).await;
 
         assert_eq!(receiver.seen(), keys_of(&b, &period, &["m00"]), "{name}");
-        let r =
-            &e.rewards().of(&e.scope(&b.slug, Some(&period.to_string())).await.unwrap()).await.unwrap()[0];
+        let r = &e
+            .rewards()
+            .of(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .await
+            .unwrap()[0];
         assert_eq!((r.status.as_str(), r.attempts), ("delivered", 1), "{name}");
         stores.cleanup().await;
     }
@@ -488,7 +509,7 @@ async fn two_deliverers_never_send_the_same_reward() {
         let points: Vec<i64> = (0..30).map(|i| 1000 - i).collect();
         let period = frozen(&one, &b, &points).await;
         one.transition(
-            &one.scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            &one.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
             Transition::Settle,
             "test",
             None,
@@ -537,26 +558,39 @@ async fn a_re_settlement_delivers_each_reward_delta_once_whatever_step_it_crashe
             let key = period.to_string();
             let changes = vec![PreviewChange::Revoke(EventId::parse("e0").unwrap())];
             let preview = e
-                .preview(&e.scope(&b.slug, Some(&key)).await.unwrap(), "m00 cheated", changes, "admin")
+                .preview(
+                    &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                    "m00 cheated",
+                    changes,
+                    "admin",
+                )
                 .await
                 .unwrap();
             if let Some(point) = crash {
                 e.failpoints().arm(point);
                 let crashed = e
-                    .apply_preview(&e.scope(&b.slug, Some(&key)).await.unwrap(), &preview.preview_id, "admin")
+                    .apply_preview(
+                        &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                        &preview.preview_id,
+                        "admin",
+                    )
                     .await;
                 assert!(is_failpoint(crashed, point), "{name}");
             }
             let e = stores.engine().await;
             let applied = e
-                .apply_preview(&e.scope(&b.slug, Some(&key)).await.unwrap(), &preview.preview_id, "admin")
+                .apply_preview(
+                    &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                    &preview.preview_id,
+                    "admin",
+                )
                 .await
                 .unwrap();
             let revision = applied.revision.expect("re-settled");
             assert_eq!(revision.revision, 2, "{name}");
             assert_eq!(Some(revision.digest.as_str()), preview.digest_after.as_deref(), "{name}");
             assert_eq!(
-                e.settlements(&e.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap().len(),
+                e.settlements(&e.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap().len(),
                 2,
                 "{name}"
             );

@@ -597,21 +597,25 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
 
         let early = e.scheduler_pass(&config, end - secs(3601)).await.unwrap();
         assert!(early.publicly_frozen.is_empty(), "{ctx}: {early:?}");
-        assert_eq!(e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap().frozen_at, None, "{ctx}");
+        assert_eq!(
+            e.reads().top(&e.reads().scope(&b.slug, p).await.unwrap(), 10).await.unwrap().frozen_at,
+            None,
+            "{ctx}"
+        );
 
         let due = e.scheduler_pass(&config, end - secs(3600)).await.unwrap();
         assert_eq!(due.publicly_frozen, vec![(b.slug.clone(), w53)], "{ctx}");
         assert_eq!(state(e, &b, w53).await, State::Open, "{ctx}: writes still count");
         let after = e.record(&b, &[point("pf-2", "u2", 50, inside)]).await.unwrap();
         assert_eq!(after[0].recorded.outcome, Outcome::Applied, "{ctx}");
-        let public = e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
+        let public = e.reads().top(&e.reads().scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
         assert_eq!(public.frozen_at, Some(end - secs(3600)), "{ctx}");
         assert_eq!(public.entries.iter().map(|en| en.member.as_str()).collect::<Vec<_>>(), ["u1"], "{ctx}");
 
         // Later passes change nothing, and a revealed period is not frozen again.
         assert!(e.scheduler_pass(&config, end - secs(60)).await.unwrap().publicly_frozen.is_empty());
         e.reveal(
-            &e.scope(&b.slug, Some("2026-W53")).await.unwrap(),
+            &e.reads().scope(&b.slug, Some("2026-W53")).await.unwrap(),
             engine::public::RevealMode::All,
             "admin:ann",
             None,
@@ -619,7 +623,11 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
         .await
         .unwrap();
         assert!(e.scheduler_pass(&config, end - secs(30)).await.unwrap().publicly_frozen.is_empty());
-        assert_eq!(e.top(&e.scope(&b.slug, p).await.unwrap(), 10).await.unwrap().total, 2, "{ctx}: revealed");
+        assert_eq!(
+            e.reads().top(&e.reads().scope(&b.slug, p).await.unwrap(), 10).await.unwrap().total,
+            2,
+            "{ctx}: revealed"
+        );
         let rows = audit_rows(e, &b, "public_freeze").await;
         assert_eq!((rows.len(), rows[0].actor.as_str()), (1, "scheduler"), "{ctx}");
     })
@@ -628,20 +636,20 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
 
 /// Every read of a settled period the public can make, without where it came from.
 async fn settled_reads(e: &Engine, b: &Board, day: PeriodKey) -> String {
-    let scope = e.scope_of(&b.slug, day).await.unwrap();
-    let mut page = e.ranking_page(&scope, 0, 50).await.unwrap();
+    let scope = e.reads().scope_of(&b.slug, day).await.unwrap();
+    let mut page = e.reads().ranking_page(&scope, 0, 50).await.unwrap();
     page.source = Default::default();
-    let mut tail = e.ranking_page(&scope, 2, 2).await.unwrap();
+    let mut tail = e.reads().ranking_page(&scope, 2, 2).await.unwrap();
     tail.source = Default::default();
-    let cursor = e.entries_after(&scope, None, 2).await.unwrap();
-    let next = e.entries_after(&scope, cursor.next_cursor.as_deref(), 50).await.unwrap().page.entries;
+    let cursor = e.reads().entries_after(&scope, None, 2).await.unwrap();
+    let next = e.reads().entries_after(&scope, cursor.next_cursor.as_deref(), 50).await.unwrap().page.entries;
     let member = MemberId::parse("u3").unwrap();
-    let rank = e.member_rank(&scope, &member).await.unwrap();
-    let mut around = e.around(&scope, &member, 1).await.unwrap();
+    let rank = e.reads().member_rank(&scope, &member).await.unwrap();
+    let mut around = e.reads().around(&scope, &member, 1).await.unwrap();
     around.source = Default::default();
     let members = ["u1", "u4", "nobody"].map(|m| MemberId::parse(m).unwrap());
-    let ranks = e.ranks_of(&scope, &members).await.unwrap().value;
-    let count = e.count_at_least(&scope, 10).await.unwrap().value;
+    let ranks = e.reads().ranks_of(&scope, &members).await.unwrap().value;
+    let count = e.reads().count_at_least(&scope, 10).await.unwrap().value;
     format!(
         "{page:?}\n{tail:?}\n{:?}\n{next:?}\n{rank:?}\n{around:?}\n{ranks:?}\n{count}",
         cursor.page.entries
@@ -669,8 +677,12 @@ async fn a_settled_periods_keys_expire_after_its_ttl_and_reads_then_equal_reads_
             let closes_at = day.span(&b.zone).end + secs(GRACE);
             assert_eq!(e.scheduler_pass(&config(), closes_at).await.unwrap().frozen.len(), 1, "{ctx}");
             e.settle(&b, day, "admin").await.unwrap();
-            let scope = e.scope_of(&b.slug, day).await.unwrap();
-            assert_eq!(e.ranking_page(&scope, 0, 10).await.unwrap().source, ReadSource::Redis, "{ctx}");
+            let scope = e.reads().scope_of(&b.slug, day).await.unwrap();
+            assert_eq!(
+                e.reads().ranking_page(&scope, 0, 10).await.unwrap().source,
+                ReadSource::Redis,
+                "{ctx}"
+            );
             let before = settled_reads(&e, &b, day).await;
 
             // A pass within the day gives every key of the period an expiry.
@@ -689,8 +701,12 @@ async fn a_settled_periods_keys_expire_after_its_ttl_and_reads_then_equal_reads_
             assert!(pass.expiries >= 1, "{ctx}: {pass:?}");
             assert!(key_ttls(&p, &b, day).await.is_empty(), "{ctx}: the keys are gone");
 
-            let scope = e.scope_of(&b.slug, day).await.unwrap();
-            assert_eq!(e.ranking_page(&scope, 0, 10).await.unwrap().source, ReadSource::Standings, "{ctx}");
+            let scope = e.reads().scope_of(&b.slug, day).await.unwrap();
+            assert_eq!(
+                e.reads().ranking_page(&scope, 0, 10).await.unwrap().source,
+                ReadSource::Standings,
+                "{ctx}"
+            );
             assert_eq!(settled_reads(&e, &b, day).await, before, "{ctx}");
             p.cleanup().await;
             t.drop_db().await;

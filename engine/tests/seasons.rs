@@ -95,14 +95,14 @@ async fn settle(e: &Engine, scope: &engine::scope::Scope) {
 /// Freezes and settles each of the source's four days.
 async fn settle_days(e: &Engine, src: &Board) {
     for day in days(src) {
-        settle(e, &e.scope(&src.slug, Some(&day.to_string())).await.unwrap()).await;
+        settle(e, &e.reads().scope(&src.slug, Some(&day.to_string())).await.unwrap()).await;
     }
 }
 
 async fn create(e: &Engine, draft: SeasonDraft) -> Board {
     let slug = BoardSlug::parse(draft.slug.clone()).unwrap();
     e.create_season(draft, "admin:ann").await.unwrap();
-    e.board(&slug).await.unwrap()
+    e.reads().board(&slug).await.unwrap()
 }
 
 /// A point event of `member` on day `day` (0: the oldest of the four).
@@ -151,8 +151,8 @@ async fn read(e: &Engine, season: &Board) -> BTreeMap<String, i64> {
 }
 
 async fn read_as(e: &Engine, viewer: Viewer, season: &Board) -> BTreeMap<String, i64> {
-    let scope = e.scope(&season.slug, None).await.unwrap();
-    let page = e.ranking_page_as(viewer, &scope, 0, 100).await.unwrap();
+    let scope = e.reads().scope(&season.slug, None).await.unwrap();
+    let page = e.reads().ranking_page_as(viewer, &scope, 0, 100).await.unwrap();
     for entry in &page.entries {
         let ahead = page.entries.iter().filter(|o| o.points > entry.points).count() as u64;
         assert_eq!(entry.rank, ahead + 1, "{entry:?} in {:?}", page.entries);
@@ -205,7 +205,7 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
 
         // "Why this season total" adds up to the season's ranking, period by period.
         for s in &seasons {
-            let scope = e.scope(&s.slug, None).await.unwrap();
+            let scope = e.reads().scope(&s.slug, None).await.unwrap();
             for (member, points) in read(e, s).await {
                 let why = e
                     .member_season(Viewer::Public, &scope, &MemberId::parse(&member).unwrap())
@@ -215,7 +215,7 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
                 assert_eq!(why.periods.iter().map(|p| p.gave).sum::<i64>(), points, "{store} {member}");
             }
         }
-        let best = e.scope(&seasons[1].slug, None).await.unwrap();
+        let best = e.reads().scope(&seasons[1].slug, None).await.unwrap();
         let why = e.member_season(Viewer::Public, &best, &MemberId::parse("u3").unwrap()).await.unwrap();
         let counted: Vec<bool> = why.periods.iter().map(|p| p.counted).collect();
         assert_eq!(
@@ -223,7 +223,7 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
             (110, vec![false, true, false, true]),
             "{store}: best 2 of 30, 40, 10, 70"
         );
-        let placement = e.scope(&seasons[3].slug, None).await.unwrap();
+        let placement = e.reads().scope(&seasons[3].slug, None).await.unwrap();
         let why = e.member_season(Viewer::Public, &placement, &MemberId::parse("u4").unwrap()).await.unwrap();
         let last = &why.periods[3];
         assert_eq!(
@@ -234,7 +234,7 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
         assert!(!why.periods[0].counted && why.periods[0].points.is_none(), "{store}: no total on day 0");
 
         // A correction in a week is noted like a write and followed by the season loop.
-        let scope = e.scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
+        let scope = e.reads().scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
         let correction = Correction {
             member: MemberId::parse("u5").unwrap(),
             delta: 35,
@@ -287,7 +287,7 @@ async fn nothing_is_written_to_a_season() {
         let batch = engine::writes::check_batch(&s, s.operator, 1).map(|_| ());
         assert_eq!(refused(batch), "season_board");
         assert_eq!(refused(e.record(&s, &[write]).await.map(|_| ())), "season_board");
-        let scope = e.scope(&s.slug, None).await.unwrap();
+        let scope = e.reads().scope(&s.slug, None).await.unwrap();
         let correction = Correction {
             member: MemberId::parse("u1").unwrap(),
             delta: 5,
@@ -314,7 +314,7 @@ async fn a_season_settles_after_its_weeks_from_their_final_totals() {
             e.record(&src, &[on_day(&src, day, id, member, delta)]).await.unwrap();
             weeks.entry(member).or_default()[day] = Some(delta);
         }
-        let season_scope = e.scope(&s.slug, None).await.unwrap();
+        let season_scope = e.reads().scope(&s.slug, None).await.unwrap();
         e.transition(&season_scope, Transition::Freeze, "admin:ann", None).await.unwrap();
         let early = e.transition(&season_scope, Transition::Settle, "admin:ann", None).await;
         match early {
@@ -333,7 +333,7 @@ async fn a_season_settles_after_its_weeks_from_their_final_totals() {
         // Its digest names each week's settlement: checked from the weeks' published digests.
         let mut named = Vec::new();
         for day in days(&src) {
-            let scope = e.scope(&src.slug, Some(&day.to_string())).await.unwrap();
+            let scope = e.reads().scope(&src.slug, Some(&day.to_string())).await.unwrap();
             let week = e.settlement(&scope).await.unwrap();
             named.push(domain::settlement::SeasonWeek {
                 period: day.to_string(),
@@ -375,7 +375,7 @@ async fn a_draft_that_cannot_be_a_season_changes_nothing() {
                 other => panic!("{store}: expected invalid, got {other:?}"),
             }
         }
-        let missing = e.board(&BoardSlug::parse("never-made").unwrap()).await;
+        let missing = e.reads().board(&BoardSlug::parse("never-made").unwrap()).await;
         assert!(matches!(missing, Err(EngineError::NotFound { .. })), "{store}: {missing:?}");
     })
     .await;
@@ -391,7 +391,7 @@ async fn a_public_freeze_of_a_week_hides_its_changes_in_the_season_until_the_rev
         let before: BTreeMap<String, i64> = [("u1".to_string(), 10), ("u2".to_string(), 20)].into();
         assert_eq!(read(e, &s).await, before, "{store}");
 
-        let week = e.scope(&src.slug, Some(&days(&src)[3].to_string())).await.unwrap();
+        let week = e.reads().scope(&src.slug, Some(&days(&src)[3].to_string())).await.unwrap();
         e.public_freeze(&week, "admin:ann", Some("last hour")).await.unwrap();
         e.record(&src, &[on_day(&src, 3, "c", "u1", 15)]).await.unwrap();
         e.follow_seasons().await.unwrap();
@@ -515,21 +515,21 @@ async fn settled_seasons(e: &Engine) -> (Board, Board, Board) {
     }
     settle_days(e, &src).await;
     for s in [&sum, &placed] {
-        settle(e, &e.scope(&s.slug, None).await.unwrap()).await;
+        settle(e, &e.reads().scope(&s.slug, None).await.unwrap()).await;
     }
     (src, sum, placed)
 }
 
 /// A season's latest standings as member → (points, rank, prize).
 async fn standings(e: &Engine, season: &Board) -> BTreeMap<String, (i64, u64, Option<String>)> {
-    let scope = e.scope(&season.slug, None).await.unwrap();
+    let scope = e.reads().scope(&season.slug, None).await.unwrap();
     let settlement = e.settlement(&scope).await.unwrap();
     settlement.standings.iter().map(|s| (s.member.to_string(), (s.points, s.rank, s.prize.clone()))).collect()
 }
 
 /// A season's reward rows as (revision, kind, member, prize).
 async fn rewards(e: &Engine, season: &Board) -> Vec<(i64, String, String, String)> {
-    let scope = e.scope(&season.slug, None).await.unwrap();
+    let scope = e.reads().scope(&season.slug, None).await.unwrap();
     let mut rows: Vec<_> = e
         .rewards()
         .of(&scope)
@@ -549,11 +549,11 @@ fn row(revision: i64, kind: &str, member: &str, prize: &str) -> (i64, String, St
 /// The digest a season's latest settlement must have: its standings' own, folded with each day's
 /// latest settlement (as published on the days' settlements).
 async fn expected_season_digest(e: &Engine, src: &Board, season: &Board) -> String {
-    let scope = e.scope(&season.slug, None).await.unwrap();
+    let scope = e.reads().scope(&season.slug, None).await.unwrap();
     let settlement = e.settlement(&scope).await.unwrap();
     let mut named = Vec::new();
     for day in days(src) {
-        let scope = e.scope(&src.slug, Some(&day.to_string())).await.unwrap();
+        let scope = e.reads().scope(&src.slug, Some(&day.to_string())).await.unwrap();
         let week = e.settlement(&scope).await.unwrap();
         let revision = e.settlements(&scope).await.unwrap().len() as i64;
         named.push(domain::settlement::SeasonWeek { period: day.to_string(), revision, digest: week.digest });
@@ -572,7 +572,7 @@ fn correction() -> Vec<PreviewChange> {
 async fn a_correction_of_a_settled_week_previews_and_resettles_its_seasons_with_reward_deltas_only() {
     each_store(async |store, e, _| {
         let (src, sum, placed) = settled_seasons(e).await;
-        let day1 = e.scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
+        let day1 = e.reads().scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
         assert_eq!(rewards(e, &sum).await, [row(1, "grant", "u2", "gold")], "{store}");
         let preview = e.preview(&day1, "double counted", correction(), "admin:ann").await.unwrap();
 
@@ -630,7 +630,7 @@ async fn a_correction_of_a_settled_week_previews_and_resettles_its_seasons_with_
         assert_eq!(rewards(e, &placed).await, placed_rewards, "{store}: an unchanged prize writes nothing");
         // Each season's digest names day 1's new revision.
         for season in [&sum, &placed] {
-            let scope = e.scope(&season.slug, None).await.unwrap();
+            let scope = e.reads().scope(&season.slug, None).await.unwrap();
             let digest = e.settlement(&scope).await.unwrap().digest;
             assert_eq!(digest, expected_season_digest(e, &src, season).await, "{store}");
             let published = applied.seasons.iter().find(|s| s.board == season.slug).unwrap();
@@ -643,7 +643,7 @@ async fn a_correction_of_a_settled_week_previews_and_resettles_its_seasons_with_
         let again = e.apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
         assert_eq!(again, applied, "{store}");
         assert_eq!(rewards(e, &sum).await, sum_rewards, "{store}");
-        let sum_scope = e.scope(&sum.slug, None).await.unwrap();
+        let sum_scope = e.reads().scope(&sum.slug, None).await.unwrap();
         assert_eq!(e.settlements(&sum_scope).await.unwrap().len(), 2, "{store}");
     })
     .await;
@@ -660,7 +660,7 @@ async fn a_crash_while_a_season_is_resettled_leaves_nothing_and_reruns_to_the_sa
     each_store(async |store, e, _| {
         // Without a crash first: the revisions every rerun must reach.
         let (src, sum, placed) = settled_seasons(e).await;
-        let day1 = e.scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
+        let day1 = e.reads().scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
         let preview = e.preview(&day1, "double counted", correction(), "admin:ann").await.unwrap();
         let clean = e.apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
         let digests = |applied: &engine::ledger::Applied| -> Vec<(String, String)> {
@@ -669,7 +669,7 @@ async fn a_crash_while_a_season_is_resettled_leaves_nothing_and_reruns_to_the_sa
         let clean_standings = (standings(e, &sum).await, standings(e, &placed).await);
         for step in steps {
             let (src, sum, placed) = settled_seasons(e).await;
-            let day1 = e.scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
+            let day1 = e.reads().scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
             let preview = e.preview(&day1, "double counted", correction(), "admin:ann").await.unwrap();
             e.failpoints().arm(step);
             let crashed = e.apply_preview(&day1, &preview.preview_id, "admin:ann").await;
@@ -678,7 +678,7 @@ async fn a_crash_while_a_season_is_resettled_leaves_nothing_and_reruns_to_the_sa
                 "{store} {step}: {crashed:?}"
             );
             // Nothing of the apply is left: the day and both seasons still have one revision.
-            for scope in [day1.clone(), e.scope(&sum.slug, None).await.unwrap(), e.scope(&placed.slug, None).await.unwrap()] {
+            for scope in [day1.clone(), e.reads().scope(&sum.slug, None).await.unwrap(), e.reads().scope(&placed.slug, None).await.unwrap()] {
                 assert_eq!(e.settlements(&scope).await.unwrap().len(), 1, "{store} {step}");
             }
             assert_eq!(rewards(e, &sum).await, [row(1, "grant", "u2", "gold")], "{store} {step}");
@@ -752,7 +752,7 @@ async fn a_season_carries_over_a_share_of_the_last_ones_standings_as_audited_ope
             0,
             "{store}: the openings' versions are counted"
         );
-        let scope = e.scope(&next.slug, None).await.unwrap();
+        let scope = e.reads().scope(&next.slug, None).await.unwrap();
         let why = e.member_season(Viewer::Admin, &scope, &MemberId::parse("u1").unwrap()).await.unwrap();
         assert_eq!((why.points, why.carried), (8, Some(2)), "{store}");
 
@@ -780,7 +780,7 @@ async fn a_carry_over_from_an_unsettled_season_or_a_plain_board_creates_nothing(
             }
             other => panic!("{store}: expected a refusal, got {other:?}"),
         }
-        assert!(e.board(&slug).await.is_err(), "{store}: nothing was created");
+        assert!(e.reads().board(&slug).await.is_err(), "{store}: nothing was created");
         let plain = carried_draft(&src, &src);
         let share = SeasonDraft {
             carry_over: Some(CarryOverDraft { from: open.slug.to_string(), share_percent: 0, floor: 0 }),

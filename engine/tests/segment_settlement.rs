@@ -84,7 +84,7 @@ async fn recorded(e: &Engine, b: &Board) -> Scope {
         let out = e.record(b, &[w]).await.unwrap();
         assert_eq!(out[0].recorded.outcome, Outcome::Applied);
     }
-    e.scope(&b.slug, None).await.unwrap()
+    e.reads().scope(&b.slug, None).await.unwrap()
 }
 
 /// Rewards as (kind, member, ranking, prize), in id order.
@@ -275,7 +275,7 @@ async fn a_correction_resettles_every_segment_with_reward_deltas_only_and_travel
         let dest = engine(&other, &p).await;
         let report = dest.import_period(&export).await.unwrap();
         assert_eq!(report.digest, second.digest, "{name}");
-        let there = dest.scope(&b.slug, Some(&scope.period().to_string())).await.unwrap();
+        let there = dest.reads().scope(&b.slug, Some(&scope.period().to_string())).await.unwrap();
         assert_eq!(dest.settlement(&there).await.unwrap().segments, second.segments, "{name}");
         p.cleanup().await;
         other.drop_db().await;
@@ -289,7 +289,7 @@ fn move_to(member: &str, dimension: &str, value: &str) -> Vec<PreviewChange> {
 
 /// A ranking as (rank, member, points).
 async fn ranking(e: &Engine, scope: &Scope, segment: &str) -> Vec<(u64, String, i64)> {
-    let page = e.top(&scope.clone().in_segment(Some(segment)).unwrap(), 10).await.unwrap();
+    let page = e.reads().top(&scope.clone().in_segment(Some(segment)).unwrap(), 10).await.unwrap();
     page.entries.iter().map(|x| (x.rank, x.member.to_string(), x.points)).collect()
 }
 

@@ -106,7 +106,7 @@ async fn setup(e: &Engine, b: &Board) {
 }
 
 async fn scope(e: &Engine, b: &Board, segment: Option<&str>) -> Scope {
-    e.scope(&b.slug, None).await.unwrap().in_segment(segment).unwrap()
+    e.reads().scope(&b.slug, None).await.unwrap().in_segment(segment).unwrap()
 }
 
 fn rows(page: &RankingPage) -> Vec<(u64, String, i64)> {
@@ -126,7 +126,7 @@ async fn a_member_ranks_on_the_board_and_in_each_of_its_segments() {
             // Under `shared` u2 and u5 (30) share their rank; under `first_reached` u2 reached 30
             // first. u3 has 30 too on the board.
             let tie = |first: u64| if policy == TiePolicy::Shared { first } else { first + 1 };
-            let board_top = e.top(&scope(e, &b, None).await, 10).await.unwrap();
+            let board_top = e.reads().top(&scope(e, &b, None).await, 10).await.unwrap();
             let (u2_on_board, u5_on_board) = match policy {
                 TiePolicy::Shared => (2, 2),
                 TiePolicy::FirstReached => (2, 4),
@@ -138,7 +138,7 @@ async fn a_member_ranks_on_the_board_and_in_each_of_its_segments() {
             assert!(on_board.contains(&row(u5_on_board, "u5", 30)), "{name} {on_board:?}");
             assert!(on_board.contains(&row(5, "u4", 10)), "{name} {on_board:?}");
 
-            let zj = e.top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
+            let zj = e.reads().top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
             assert_eq!(zj.source, ReadSource::Redis, "{name}");
             let shared = policy == TiePolicy::Shared;
             // Equal scores under `shared` list by member id descending (u5 before u2).
@@ -148,11 +148,11 @@ async fn a_member_ranks_on_the_board_and_in_each_of_its_segments() {
             };
             assert_eq!(rows(&zj), expected_zj, "{name} {policy:?}");
             assert_eq!(zj.total, 3);
-            let js = e.top(&scope(e, &b, Some("province:js")).await, 10).await.unwrap();
+            let js = e.reads().top(&scope(e, &b, Some("province:js")).await, 10).await.unwrap();
             assert_eq!(rows(&js), vec![row(1, "u3", 30), row(2, "u4", 10)], "{name}");
-            let c1 = e.top(&scope(e, &b, Some("class:c1")).await, 10).await.unwrap();
+            let c1 = e.reads().top(&scope(e, &b, Some("class:c1")).await, 10).await.unwrap();
             assert_eq!(rows(&c1), vec![row(1, "u1", 50), row(2, "u3", 30), row(3, "u4", 10)], "{name}");
-            let c2 = e.top(&scope(e, &b, Some("class:c2")).await, 10).await.unwrap();
+            let c2 = e.reads().top(&scope(e, &b, Some("class:c2")).await, 10).await.unwrap();
             assert_eq!(c2.entries.len(), 2);
             assert_eq!(c2.entries[1].rank, tie(1), "{name} {policy:?}");
 
@@ -160,20 +160,20 @@ async fn a_member_ranks_on_the_board_and_in_each_of_its_segments() {
             for (segment, rank) in
                 [(None, u5_on_board), (Some("province:zj"), tie(2)), (Some("class:c2"), tie(1))]
             {
-                let entry = e.member_rank(&scope(e, &b, segment).await, &m("u5")).await.unwrap();
+                let entry = e.reads().member_rank(&scope(e, &b, segment).await, &m("u5")).await.unwrap();
                 assert_eq!((entry.points, entry.rank), (30, rank), "{name} {policy:?} {segment:?}");
             }
-            let absent = e.member_rank(&scope(e, &b, Some("province:js")).await, &m("u5")).await;
+            let absent = e.reads().member_rank(&scope(e, &b, Some("province:js")).await, &m("u5")).await;
             assert!(matches!(absent, Err(EngineError::NotFound { .. })), "{name}");
 
             // Offset pages, cursor pages and around-me read the segment's ranking too.
             let zj_scope = scope(e, &b, Some("province:zj")).await;
-            let page = e.ranking_page(&zj_scope, 1, 1).await.unwrap();
+            let page = e.reads().ranking_page(&zj_scope, 1, 1).await.unwrap();
             assert_eq!(rows(&page), expected_zj[1..2].to_vec(), "{name}");
             let mut seen = Vec::new();
             let mut cursor: Option<String> = None;
             loop {
-                let found = e.entries_after(&zj_scope, cursor.as_deref(), 1).await.unwrap();
+                let found = e.reads().entries_after(&zj_scope, cursor.as_deref(), 1).await.unwrap();
                 seen.extend(rows(&found.page));
                 match found.next_cursor {
                     Some(next) => cursor = Some(next),
@@ -181,11 +181,15 @@ async fn a_member_ranks_on_the_board_and_in_each_of_its_segments() {
                 }
             }
             assert_eq!(seen, expected_zj, "{name} cursor pages");
-            let around = e.around(&zj_scope, &m("u1"), 1).await.unwrap();
+            let around = e.reads().around(&zj_scope, &m("u1"), 1).await.unwrap();
             assert_eq!(rows(&around), expected_zj[..2].to_vec(), "{name}");
 
             // The list of a dimension's values: counts and leaders.
-            let list = e.segment_values(Viewer::Public, &scope(e, &b, None).await, "province").await.unwrap();
+            let list = e
+                .reads()
+                .segment_values(Viewer::Public, &scope(e, &b, None).await, "province")
+                .await
+                .unwrap();
             let summary: Vec<_> = list
                 .values
                 .iter()
@@ -202,7 +206,8 @@ async fn a_member_ranks_on_the_board_and_in_each_of_its_segments() {
                 "{name}"
             );
             assert!(!list.more);
-            let undeclared = e.segment_values(Viewer::Public, &scope(e, &b, None).await, "city").await;
+            let undeclared =
+                e.reads().segment_values(Viewer::Public, &scope(e, &b, None).await, "city").await;
             assert!(matches!(undeclared, Err(EngineError::Invalid(_))), "{name}");
         }
     })
@@ -234,7 +239,7 @@ async fn segment_keys_of_one_period_land_on_different_slots() {
         }
         // Each ranking holds its one member.
         for (i, v) in provinces.iter().enumerate() {
-            let top = e.top(&scope(e, &b, Some(&format!("province:{v}"))).await, 5).await.unwrap();
+            let top = e.reads().top(&scope(e, &b, Some(&format!("province:{v}"))).await, 5).await.unwrap();
             assert_eq!(rows(&top), vec![row(1, &format!("u{i}"), 1 + i as i64)], "{name} {v}");
         }
     })
@@ -246,17 +251,17 @@ async fn a_conflicting_segment_write_is_rejected_and_changes_nothing() {
     each_store(async |name, e, _| {
         let b = board(TiePolicy::FirstReached);
         setup(e, &b).await;
-        let before_zj = e.top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
+        let before_zj = e.reads().top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
         let out = e.record(&b, &[event("x1", "u1", 500, &[("province", "js")])]).await.unwrap();
         let r = &out[0].recorded;
         assert_eq!(r.outcome, Outcome::Rejected, "{name}");
         let reason = r.reason.as_deref().unwrap();
         assert!(reason.starts_with("segment_conflict") && reason.contains("zj"), "{name}: {reason}");
         // Nothing changed: the total, the rankings, and the id is still free.
-        assert_eq!(e.member_rank(&scope(e, &b, None).await, &m("u1")).await.unwrap().points, 50);
-        let js = e.top(&scope(e, &b, Some("province:js")).await, 10).await.unwrap();
+        assert_eq!(e.reads().member_rank(&scope(e, &b, None).await, &m("u1")).await.unwrap().points, 50);
+        let js = e.reads().top(&scope(e, &b, Some("province:js")).await, 10).await.unwrap();
         assert!(js.entries.iter().all(|x| x.member.as_str() != "u1"), "{name}");
-        let zj = e.top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
+        let zj = e.reads().top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
         assert_eq!(rows(&zj), rows(&before_zj));
         let again = e.record(&b, &[event("x1", "u1", 5, &[("province", "zj")])]).await.unwrap();
         assert_eq!(again[0].recorded.outcome, Outcome::Applied, "{name}: the rejected id was not stored");
@@ -280,15 +285,15 @@ async fn a_conflicting_segment_write_is_rejected_and_changes_nothing() {
         let out = e.record(&b, &batch).await.unwrap();
         let outcomes: Vec<Outcome> = out.iter().map(|r| r.recorded.outcome).collect();
         assert_eq!(outcomes, [Outcome::Applied, Outcome::Rejected, Outcome::Applied], "{name}");
-        let gd = e.member_rank(&scope(e, &b, Some("province:gd")).await, &m("n1")).await.unwrap();
+        let gd = e.reads().member_rank(&scope(e, &b, Some("province:gd")).await, &m("n1")).await.unwrap();
         assert_eq!(gd.points, 2);
-        assert!(e.member_rank(&scope(e, &b, Some("province:sc")).await, &m("n1")).await.is_err());
+        assert!(e.reads().member_rank(&scope(e, &b, Some("province:sc")).await, &m("n1")).await.is_err());
 
         // A dimension the board does not declare is rejected before anything is stored.
         let out = e.record(&b, &[event("z1", "u9", 5, &[("city", "hz")])]).await.unwrap();
         assert_eq!(out[0].recorded.outcome, Outcome::Rejected);
         assert!(out[0].recorded.reason.as_deref().unwrap().contains("not declared"), "{name}");
-        assert!(e.member_rank(&scope(e, &b, None).await, &m("u9")).await.is_err());
+        assert!(e.reads().member_rank(&scope(e, &b, None).await, &m("u9")).await.is_err());
     })
     .await;
 }
@@ -301,14 +306,14 @@ async fn the_reconciler_and_a_rebuild_level_segment_rankings_after_redis_lost_th
         let segments = ["province:zj", "province:js", "class:c1", "class:c2"];
         let mut before = Vec::new();
         for s in segments {
-            before.push(rows(&e.top(&scope(e, &b, Some(s)).await, 10).await.unwrap()));
+            before.push(rows(&e.reads().top(&scope(e, &b, Some(s)).await, 10).await.unwrap()));
         }
         // Redis loses everything of this test.
         p.cleanup().await;
         let report = e.reconcile_once().await.unwrap();
         assert_eq!(report.segments_levelled, segments.len() as u64, "{name}: {report:?}");
         for (s, expected) in segments.iter().zip(&before) {
-            let top = e.top(&scope(e, &b, Some(s)).await, 10).await.unwrap();
+            let top = e.reads().top(&scope(e, &b, Some(s)).await, 10).await.unwrap();
             assert_eq!((&rows(&top), top.source), (expected, ReadSource::Redis), "{name} {s}");
         }
         let report = e.reconcile_once().await.unwrap();
@@ -317,7 +322,7 @@ async fn the_reconciler_and_a_rebuild_level_segment_rankings_after_redis_lost_th
         p.cleanup().await;
         e.rebuild(&scope(e, &b, None).await, "admin").await.unwrap();
         for (s, expected) in segments.iter().zip(&before) {
-            let top = e.top(&scope(e, &b, Some(s)).await, 10).await.unwrap();
+            let top = e.reads().top(&scope(e, &b, Some(s)).await, 10).await.unwrap();
             assert_eq!(&rows(&top), expected, "{name} {s} after a rebuild");
         }
         assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}");
@@ -330,8 +335,8 @@ async fn the_reconciler_and_a_rebuild_level_segment_rankings_after_redis_lost_th
         );
         let down = Engine::from_parts(e.ledger().clone(), away);
         for (s, expected) in segments.iter().zip(&before) {
-            let segment = down.scope(&b.slug, None).await.unwrap().in_segment(Some(s)).unwrap();
-            let top = down.top(&segment, 10).await.unwrap();
+            let segment = down.reads().scope(&b.slug, None).await.unwrap().in_segment(Some(s)).unwrap();
+            let top = down.reads().top(&segment, 10).await.unwrap();
             assert_eq!(
                 (&rows(&top), top.source),
                 (expected, ReadSource::Ledger),
@@ -355,12 +360,12 @@ async fn a_correction_moves_the_members_segment_totals() {
         };
         e.correct(&scope(e, &b, None).await, &correction, "admin:ann").await.unwrap();
         for s in [None, Some("province:js"), Some("class:c1")] {
-            let top = e.top(&scope(e, &b, s).await, 1).await.unwrap();
+            let top = e.reads().top(&scope(e, &b, s).await, 1).await.unwrap();
             assert_eq!(rows(&top), vec![row(1, "u4", 110)], "{name} {s:?}");
         }
         // Hiding the member takes it out of its segments too.
         e.hide_member(&scope(e, &b, None).await, &m("u4"), "admin:ann", "cheating").await.unwrap();
-        let js = e.top(&scope(e, &b, Some("province:js")).await, 10).await.unwrap();
+        let js = e.reads().top(&scope(e, &b, Some("province:js")).await, 10).await.unwrap();
         assert_eq!(rows(&js), vec![row(1, "u3", 30)], "{name}");
         // And the ledger levels to the same: nothing to level.
         assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}");
@@ -387,12 +392,12 @@ async fn concurrent_writes_into_one_segment_leave_it_level_with_the_ledger() {
         assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied && r.projected), "{name}: {out:?}");
         // Member u<k> got k+1, k+13, …, k+49: 5k + 125 points.
         let want = |k: i64| 5 * k + 125;
-        let top = e.top(&scope(e, &b, Some("province:zj")).await, 20).await.unwrap();
+        let top = e.reads().top(&scope(e, &b, Some("province:zj")).await, 20).await.unwrap();
         assert_eq!(top.source, ReadSource::Redis, "{name}");
         let got: Vec<(String, i64)> = top.entries.iter().map(|x| (x.member.to_string(), x.points)).collect();
         let expected: Vec<(String, i64)> = (0..12).rev().map(|k| (format!("u{k}"), want(k))).collect();
         assert_eq!(got, expected, "{name}");
-        let c2 = e.top(&scope(e, &b, Some("class:c2")).await, 20).await.unwrap();
+        let c2 = e.reads().top(&scope(e, &b, Some("class:c2")).await, 20).await.unwrap();
         assert_eq!(c2.entries.len(), 6, "{name}");
         assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}: level already");
     })
@@ -473,9 +478,9 @@ async fn a_profile_names_the_values_writes_leave_out() {
         assert_eq!(values("p1"), pairs(&[("class", "c9"), ("province", "zj")]), "{name}");
         assert_eq!(values("p2"), pairs(&[("class", "c1"), ("province", "zj")]), "{name}");
         assert_eq!(values("p3"), pairs(&[("class", "c9"), ("province", "js")]), "{name}");
-        let zj = e.top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
+        let zj = e.reads().top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
         assert_eq!(rows(&zj), vec![row(1, "p1", 42), row(2, "p2", 30)], "{name}");
-        let c9 = e.top(&scope(e, &b, Some("class:c9")).await, 10).await.unwrap();
+        let c9 = e.reads().top(&scope(e, &b, Some("class:c9")).await, 10).await.unwrap();
         assert_eq!(rows(&c9), vec![row(1, "p1", 42), row(2, "p3", 25)], "{name}");
         assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}: level already");
     })
@@ -500,17 +505,17 @@ fn by_rank(entries: &[domain::view::Entry]) -> Vec<(String, u64, i64)> {
 
 /// Counts and ranks of a list in `segment` agree with its whole page, each read from `source`.
 async fn counts_and_ranks_agree(name: &str, e: &Engine, b: &Board, segment: &str, source: ReadSource) {
-    let s = e.scope(&b.slug, None).await.unwrap().in_segment(Some(segment)).unwrap();
-    let page = e.ranking_page(&s, 0, 200).await.unwrap();
+    let s = e.reads().scope(&b.slug, None).await.unwrap().in_segment(Some(segment)).unwrap();
+    let page = e.reads().ranking_page(&s, 0, 200).await.unwrap();
     assert_eq!(page.source, source, "{name} {segment}: the page");
     let expected = by_rank(&page.entries);
     let everyone: Vec<MemberId> = ["u1", "u2", "u3", "u4", "u5", "n1", "nobody"].map(m).to_vec();
-    let ranks = e.ranks_of(&s, &everyone).await.unwrap();
+    let ranks = e.reads().ranks_of(&s, &everyone).await.unwrap();
     assert_eq!(ranks.source, source, "{name} {segment}: ranks");
     assert_eq!(ranks.frozen_at, None, "{name} {segment}");
     assert_eq!(by_rank(&ranks.value), expected, "{name} {segment}: ranks of a list");
     for at_least in [-1, 0, 1, 9, 10, 11, 29, 30, 31, 50, 51, 110, 111, 1_000_000, 2_000_000] {
-        let counted = e.count_at_least(&s, at_least).await.unwrap();
+        let counted = e.reads().count_at_least(&s, at_least).await.unwrap();
         let has = expected.iter().filter(|(_, _, points)| *points >= at_least).count() as u64;
         assert_eq!((counted.value, counted.source), (has, source), "{name} {segment}: count ≥ {at_least}");
         assert_eq!(counted.frozen_at, None, "{name} {segment}");
@@ -529,15 +534,19 @@ async fn counts_and_ranks_in_a_segment_agree_with_its_pages() {
             // Ranks within the segment, not the board's: u5 ties u2 in zj (30); under
             // `first_reached` u2 reached 30 first. u3 (js) is not in zj.
             let zj = scope(e, &b, Some("province:zj")).await;
-            let listed = e.ranks_of(&zj, &[m("u5"), m("u2"), m("u3")]).await.unwrap();
+            let listed = e.reads().ranks_of(&zj, &[m("u5"), m("u2"), m("u3")]).await.unwrap();
             let expected = match policy {
                 TiePolicy::Shared => vec![("u2".to_owned(), 2, 30), ("u5".to_owned(), 2, 30)],
                 TiePolicy::FirstReached => vec![("u2".to_owned(), 2, 30), ("u5".to_owned(), 3, 30)],
             };
             assert_eq!((by_rank(&listed.value), listed.source), (expected, ReadSource::Redis), "{name}");
-            assert_eq!(e.count_at_least(&zj, 30).await.unwrap().value, 3, "{name}");
-            assert_eq!(e.count_at_least(&zj, 31).await.unwrap().value, 1, "{name}");
-            assert_eq!(e.count_at_least(&scope(e, &b, None).await, 30).await.unwrap().value, 4, "{name}");
+            assert_eq!(e.reads().count_at_least(&zj, 30).await.unwrap().value, 3, "{name}");
+            assert_eq!(e.reads().count_at_least(&zj, 31).await.unwrap().value, 1, "{name}");
+            assert_eq!(
+                e.reads().count_at_least(&scope(e, &b, None).await, 30).await.unwrap().value,
+                4,
+                "{name}"
+            );
             for segment in SEGMENTS {
                 counts_and_ranks_agree(name, e, &b, segment, ReadSource::Redis).await;
             }
@@ -556,11 +565,11 @@ async fn counts_and_ranks_in_a_segment_agree_with_its_pages() {
 
             // A hidden member leaves its segments' counts and ranks, as it leaves the board's.
             e.hide_member(&scope(e, &b, None).await, &m("u5"), "admin:ann", "cheating").await.unwrap();
-            assert_eq!(e.ranks_of(&zj, &[m("u5")]).await.unwrap().value, vec![], "{name}");
-            assert_eq!(e.count_at_least(&zj, 1).await.unwrap().value, 2, "{name}");
+            assert_eq!(e.reads().ranks_of(&zj, &[m("u5")]).await.unwrap().value, vec![], "{name}");
+            assert_eq!(e.reads().count_at_least(&zj, 1).await.unwrap().value, 2, "{name}");
             let c2 = scope(e, &b, Some("class:c2")).await;
             assert_eq!(
-                by_rank(&e.ranks_of(&c2, &[m("u5"), m("u2")]).await.unwrap().value),
+                by_rank(&e.reads().ranks_of(&c2, &[m("u5"), m("u2")]).await.unwrap().value),
                 [("u2".to_owned(), 1, 30)]
             );
             for segment in SEGMENTS {
@@ -580,7 +589,7 @@ async fn counts_and_ranks_in_a_segment_agree_with_its_pages() {
             for segment in SEGMENTS {
                 counts_and_ranks_agree(&format!("{name} archived"), e, &b, segment, ReadSource::Ledger).await;
             }
-            assert_eq!(e.count_at_least(&zj, 1).await.unwrap().value, 2, "{name} archived");
+            assert_eq!(e.reads().count_at_least(&zj, 1).await.unwrap().value, 2, "{name} archived");
         }
     })
     .await;
@@ -595,37 +604,38 @@ async fn a_snapshot_of_a_segment_pages_like_its_ranking_on_the_segments_slot() {
             let b = board(policy);
             setup(e, &b).await;
             let zj = scope(e, &b, Some("province:zj")).await;
-            let live = e.ranking_page(&zj, 0, 10).await.unwrap();
-            let pinned = e.create_snapshot(&zj).await.unwrap();
+            let live = e.reads().ranking_page(&zj, 0, 10).await.unwrap();
+            let pinned = e.reads().create_snapshot(&zj).await.unwrap();
             assert_eq!(pinned.total, 3, "{name}");
-            let page = e.snapshot_page(&zj, &pinned.snapshot_id, 0, 10).await.unwrap();
+            let page = e.reads().snapshot_page(&zj, &pinned.snapshot_id, 0, 10).await.unwrap();
             assert_eq!((rows(&page), page.total, page.has_more), (rows(&live), 3, false), "{name}");
             let tied = |page: &RankingPage| page.entries.iter().map(|x| x.tied).collect::<Vec<_>>();
             assert_eq!(tied(&page), tied(&live), "{name}");
-            let second = e.snapshot_page(&zj, &pinned.snapshot_id, 1, 1).await.unwrap();
+            let second = e.reads().snapshot_page(&zj, &pinned.snapshot_id, 1, 1).await.unwrap();
             assert_eq!(rows(&second), rows(&live)[1..2].to_vec(), "{name}");
             assert!(second.has_more, "{name}");
 
             // The copy holds still while the segment's ranking moves.
             e.record(&b, &[event("later", "u5", 100, &[])]).await.unwrap();
-            let moved = e.top(&zj, 1).await.unwrap();
+            let moved = e.reads().top(&zj, 1).await.unwrap();
             assert_eq!(rows(&moved), vec![row(1, "u5", 130)], "{name}");
-            let again = e.snapshot_page(&zj, &pinned.snapshot_id, 0, 10).await.unwrap();
+            let again = e.reads().snapshot_page(&zj, &pinned.snapshot_id, 0, 10).await.unwrap();
             assert_eq!(rows(&again), rows(&live), "{name}");
             // Pins in the same window share the copy.
-            let twice = e.create_snapshot(&zj).await.unwrap();
+            let twice = e.reads().create_snapshot(&zj).await.unwrap();
             assert_eq!((&twice.snapshot_id, twice.total), (&pinned.snapshot_id, 3), "{name}");
 
             // Each ranking has its own copy: the board's and another segment's are not pinned.
             for other in [None, Some("province:js")] {
-                let page = e.snapshot_page(&scope(e, &b, other).await, &pinned.snapshot_id, 0, 10).await;
+                let page =
+                    e.reads().snapshot_page(&scope(e, &b, other).await, &pinned.snapshot_id, 0, 10).await;
                 assert!(matches!(page, Err(EngineError::Gone(_))), "{name} {other:?}: {page:?}");
             }
             // A value nobody holds pins an empty page, and writes no key (checked below).
             let gd = scope(e, &b, Some("province:gd")).await;
-            let empty = e.create_snapshot(&gd).await.unwrap();
+            let empty = e.reads().create_snapshot(&gd).await.unwrap();
             assert_eq!(empty.total, 0, "{name}");
-            let page = e.snapshot_page(&gd, &empty.snapshot_id, 0, 10).await.unwrap();
+            let page = e.reads().snapshot_page(&gd, &empty.snapshot_id, 0, 10).await.unwrap();
             assert_eq!((page.total, page.entries.len()), (0, 0), "{name}");
 
             // The copy lives on the segment's slot, on the node of the segment's ranking.
@@ -649,8 +659,9 @@ async fn a_snapshot_of_a_segment_pages_like_its_ranking_on_the_segments_slot() {
 
             // A copy is made in Redis: without it, a pin fails (503) rather than answer wrongly.
             let down = without_redis(e);
-            let zj_down = down.scope(&b.slug, None).await.unwrap().in_segment(Some("province:zj")).unwrap();
-            let refused = down.create_snapshot(&zj_down).await;
+            let zj_down =
+                down.reads().scope(&b.slug, None).await.unwrap().in_segment(Some("province:zj")).unwrap();
+            let refused = down.reads().create_snapshot(&zj_down).await;
             assert!(matches!(refused, Err(EngineError::Redis(_))), "{name}: {refused:?}");
         }
     })
@@ -669,39 +680,44 @@ async fn a_public_freeze_closes_segments_to_every_public_read() {
         };
         let zj = scope(e, &b, Some("province:zj")).await;
         // Before the freeze, counts, ranks and pins read the segment.
-        assert_eq!(e.count_at_least(&zj, 1).await.unwrap().value, 3, "{name}");
-        assert_eq!(e.ranks_of(&zj, &[m("u1")]).await.unwrap().value[0].rank, 1, "{name}");
-        let pinned = e.create_snapshot(&zj).await.unwrap();
-        let undeclared = e.scope(&b.slug, None).await.unwrap().in_segment(Some("city:hz"));
+        assert_eq!(e.reads().count_at_least(&zj, 1).await.unwrap().value, 3, "{name}");
+        assert_eq!(e.reads().ranks_of(&zj, &[m("u1")]).await.unwrap().value[0].rank, 1, "{name}");
+        let pinned = e.reads().create_snapshot(&zj).await.unwrap();
+        let undeclared = e.reads().scope(&b.slug, None).await.unwrap().in_segment(Some("city:hz"));
         assert!(matches!(undeclared, Err(EngineError::Invalid(_))), "{name}");
 
         e.public_freeze(&scope(e, &b, None).await, "admin:ann", None).await.unwrap();
         e.record(&b, &[event("after", "u2", 100, &[])]).await.unwrap();
         let zj = scope(e, &b, Some("province:zj")).await;
-        assert_eq!(code(e.top(&zj, 10).await.map(|_| ())), "segment_frozen", "{name}");
-        assert_eq!(code(e.around(&zj, &m("u2"), 1).await.map(|_| ())), "segment_frozen");
-        assert_eq!(code(e.entries_after(&zj, None, 5).await.map(|_| ())), "segment_frozen");
-        assert_eq!(code(e.count_at_least(&zj, 1).await.map(|_| ())), "segment_frozen", "{name}");
-        assert_eq!(code(e.ranks_of(&zj, &[m("u2")]).await.map(|_| ())), "segment_frozen", "{name}");
-        assert_eq!(code(e.create_snapshot(&zj).await.map(|_| ())), "segment_frozen", "{name}");
-        let copy = e.snapshot_page(&zj, &pinned.snapshot_id, 0, 10).await;
+        assert_eq!(code(e.reads().top(&zj, 10).await.map(|_| ())), "segment_frozen", "{name}");
+        assert_eq!(code(e.reads().around(&zj, &m("u2"), 1).await.map(|_| ())), "segment_frozen");
+        assert_eq!(code(e.reads().entries_after(&zj, None, 5).await.map(|_| ())), "segment_frozen");
+        assert_eq!(code(e.reads().count_at_least(&zj, 1).await.map(|_| ())), "segment_frozen", "{name}");
+        assert_eq!(code(e.reads().ranks_of(&zj, &[m("u2")]).await.map(|_| ())), "segment_frozen", "{name}");
+        assert_eq!(code(e.reads().create_snapshot(&zj).await.map(|_| ())), "segment_frozen", "{name}");
+        let copy = e.reads().snapshot_page(&zj, &pinned.snapshot_id, 0, 10).await;
         assert_eq!(code(copy.map(|_| ())), "segment_frozen", "{name}");
-        let list = e.segment_values(Viewer::Public, &scope(e, &b, None).await, "province").await;
+        let list = e.reads().segment_values(Viewer::Public, &scope(e, &b, None).await, "province").await;
         assert_eq!(code(list.map(|_| ())), "segment_frozen");
         // So does a public read without Redis.
         let down = without_redis(e);
-        let zj_down = down.scope(&b.slug, None).await.unwrap().in_segment(Some("province:zj")).unwrap();
-        assert_eq!(code(down.count_at_least(&zj_down, 1).await.map(|_| ())), "segment_frozen", "{name}");
-        assert_eq!(code(down.ranks_of(&zj_down, &[m("u2")]).await.map(|_| ())), "segment_frozen");
+        let zj_down =
+            down.reads().scope(&b.slug, None).await.unwrap().in_segment(Some("province:zj")).unwrap();
+        assert_eq!(
+            code(down.reads().count_at_least(&zj_down, 1).await.map(|_| ())),
+            "segment_frozen",
+            "{name}"
+        );
+        assert_eq!(code(down.reads().ranks_of(&zj_down, &[m("u2")]).await.map(|_| ())), "segment_frozen");
         // The board's count and ranks read its public view: u2 still has 30 there.
         let whole = scope(e, &b, None).await;
-        let counted = e.count_at_least(&whole, 100).await.unwrap();
+        let counted = e.reads().count_at_least(&whole, 100).await.unwrap();
         assert_eq!((counted.value, counted.frozen_at.is_some()), (0, true), "{name}");
-        assert_eq!(e.ranks_of(&whole, &[m("u2")]).await.unwrap().value[0].points, 30, "{name}");
+        assert_eq!(e.reads().ranks_of(&whole, &[m("u2")]).await.unwrap().value[0].points, 30, "{name}");
         // Admins read the segment live.
-        let live = e.around_as(Viewer::Admin, &zj, &m("u2"), 0).await.unwrap();
+        let live = e.reads().around_as(Viewer::Admin, &zj, &m("u2"), 0).await.unwrap();
         assert_eq!(rows(&live), vec![row(1, "u2", 130)], "{name}");
-        assert!(e.segment_values(Viewer::Admin, &scope(e, &b, None).await, "province").await.is_ok());
+        assert!(e.reads().segment_values(Viewer::Admin, &scope(e, &b, None).await, "province").await.is_ok());
     })
     .await;
 }

@@ -344,11 +344,12 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
             let e = engine(&t, &p).await;
             // As `laurel serve --demo` starts: the names are loaded before the demo's profiles
             // exist, and the first page (within a second) must already show them.
-            e.load_names().await.unwrap();
+            e.reads().load_names().await.unwrap();
             assert!(engine::demo::ensure_demo(&e, "Asia/Shanghai").await.unwrap());
             assert!(!engine::demo::ensure_demo(&e, "Asia/Shanghai").await.unwrap(), "created only once");
             let slug = BoardSlug::parse("demo").unwrap();
-            let page = e.ranking_page(&e.scope(&slug, None).await.unwrap(), 0, 4).await.unwrap();
+            let page =
+                e.reads().ranking_page(&e.reads().scope(&slug, None).await.unwrap(), 0, 4).await.unwrap();
             let ctx = format!("{redis_name}/{}", t.name);
             let ranks: Vec<u64> = page.entries.iter().map(|e| e.rank).collect();
             assert_eq!(ranks, vec![1, 2, 2, 4], "{ctx}");
@@ -357,11 +358,13 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
             assert_eq!(page.total, 25, "{ctx}");
             assert!(page.has_more, "{ctx}");
             // A page that starts inside a tie: u1006..u1008 share 980 points at rank 6.
-            let page = e.ranking_page(&e.scope(&slug, None).await.unwrap(), 6, 3).await.unwrap();
+            let page =
+                e.reads().ranking_page(&e.reads().scope(&slug, None).await.unwrap(), 6, 3).await.unwrap();
             let ranks: Vec<(u64, bool)> = page.entries.iter().map(|e| (e.rank, e.tied)).collect();
             assert_eq!(ranks, vec![(6, true), (6, true), (9, false)], "{ctx}");
             // The last member has no profile: no display name, the id is the fallback.
-            let last = e.ranking_page(&e.scope(&slug, None).await.unwrap(), 24, 10).await.unwrap();
+            let last =
+                e.reads().ranking_page(&e.reads().scope(&slug, None).await.unwrap(), 24, 10).await.unwrap();
             assert_eq!(last.entries.len(), 1);
             assert_eq!(last.entries[0].display_name, None, "{ctx}");
             assert_eq!(last.entries[0].name(), "u1025", "{ctx}");
@@ -369,7 +372,7 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
 
             // Six past weeks through the lifecycle: the oldest archived, the others settled, the
             // one two weeks ago revised after its settlement.
-            let periods = e.periods(&slug).await.unwrap();
+            let periods = e.reads().periods(&slug).await.unwrap();
             let states: Vec<&str> = periods.iter().map(|p| p.state.as_str()).collect();
             let past = engine::demo::PAST_WEEKS;
             let mut expected = vec!["open"];
@@ -378,7 +381,7 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
             assert_eq!(states, expected, "{ctx}");
             for (age, info) in periods.iter().enumerate().skip(1) {
                 let settlement = e
-                    .settlement(&e.scope(&slug, Some(&info.period.to_string())).await.unwrap())
+                    .settlement(&e.reads().scope(&slug, Some(&info.period.to_string())).await.unwrap())
                     .await
                     .unwrap();
                 assert_eq!(settlement.revision, if age == 2 { 2 } else { 1 }, "{ctx} {}", info.period);
@@ -388,7 +391,10 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
             // Past entries were recorded during their week, on time: none waits for review.
             for info in &periods[1..] {
                 let late = e
-                    .late_entries(&e.scope(&slug, Some(&info.period.to_string())).await.unwrap(), None)
+                    .late_entries(
+                        &e.reads().scope(&slug, Some(&info.period.to_string())).await.unwrap(),
+                        None,
+                    )
                     .await
                     .unwrap();
                 assert!(late.is_empty(), "{ctx} {}: {late:?}", info.period);
@@ -396,7 +402,8 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
 
             // The sprint board ranks equal points by who reached them first.
             let sprint = BoardSlug::parse(engine::demo::DEMO_SPRINT).unwrap();
-            let page = e.ranking_page(&e.scope(&sprint, None).await.unwrap(), 0, 10).await.unwrap();
+            let page =
+                e.reads().ranking_page(&e.reads().scope(&sprint, None).await.unwrap(), 0, 10).await.unwrap();
             let order: Vec<(&str, i64, u64)> =
                 page.entries.iter().map(|x| (x.member.as_str(), x.points, x.rank)).collect();
             assert_eq!(

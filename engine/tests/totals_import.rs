@@ -22,8 +22,8 @@ fn import(id: &str, mode: &str, rows: &[(&str, i64)]) -> TotalsImport {
 }
 
 async fn ranking(e: &Engine, b: &Board, period: &str) -> Vec<(String, i64)> {
-    let scope = e.scope(&b.slug, Some(period)).await.unwrap();
-    let page: RankingPage = e.ranking_page(&scope, 0, 50).await.unwrap();
+    let scope = e.reads().scope(&b.slug, Some(period)).await.unwrap();
+    let page: RankingPage = e.reads().ranking_page(&scope, 0, 50).await.unwrap();
     page.entries.iter().map(|en| (en.member.to_string(), en.points)).collect()
 }
 
@@ -40,7 +40,7 @@ async fn imports_audited(e: &Engine, b: &Board) -> usize {
 async fn an_nx_import_never_lowers_or_replaces_a_live_total_and_a_repeat_changes_nothing() {
     each_store(async |name: &str, e: &Engine, _| {
         let (b, period) = five_members(e, "nx", TiePolicy::Shared).await;
-        let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
+        let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
         // u1 lower, u2 higher than their live totals; n1 and n2 new.
         let nx = import("opening-1", "nx", &[("u1", 10), ("n1", 40), ("u2", 999), ("n2", 7)]);
         let progress = Progress::new();
@@ -74,7 +74,8 @@ async fn an_nx_import_never_lowers_or_replaces_a_live_total_and_a_repeat_changes
         assert_eq!(ranking(e, &b, &period).await, expected, "{name}");
 
         // The new member's total is explained by its opening entry.
-        let history = e.member_entries(&scope, &MemberId::parse("n1").unwrap(), None, 10).await.unwrap();
+        let history =
+            e.reads().member_entries(&scope, &MemberId::parse("n1").unwrap(), None, 10).await.unwrap();
         let kinds: Vec<_> = history.iter().map(|h| (h.kind.as_str(), h.value, h.delta)).collect();
         assert_eq!(kinds, [("opening", Some(40), Some(40))], "{name}");
         let meta = history[0].metadata.clone().unwrap();
@@ -97,7 +98,7 @@ async fn an_nx_import_never_lowers_or_replaces_a_live_total_and_a_repeat_changes
 async fn a_replace_import_sets_totals_that_the_history_explains() {
     each_store(async |name: &str, e: &Engine, _| {
         let (b, period) = five_members(e, "replace", TiePolicy::FirstReached).await;
-        let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
+        let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
         let replace = import("opening-r", "replace", &[("u1", 10), ("u2", 30), ("n1", 20)]);
         let r = e.import_totals(&scope, &replace, "cli", &Progress::new()).await.unwrap();
         assert_eq!((r.imported, r.kept, r.unchanged), (2, 0, 1), "{name}: {r:?}");
@@ -108,7 +109,7 @@ async fn a_replace_import_sets_totals_that_the_history_explains() {
             "{name}"
         );
         let u1 = MemberId::parse("u1").unwrap();
-        let history = e.member_entries(&scope, &u1, None, 10).await.unwrap();
+        let history = e.reads().member_entries(&scope, &u1, None, 10).await.unwrap();
         let opening = history.iter().find(|h| h.kind == "opening").expect("an opening entry");
         assert_eq!((opening.value, opening.delta), (Some(10), Some(-40)), "{name}");
         assert!(opening.reason.as_deref().unwrap_or_default().contains("opening-r"), "{name}");
@@ -131,7 +132,7 @@ async fn a_replace_import_sets_totals_that_the_history_explains() {
 async fn a_malformed_out_of_bounds_or_late_import_changes_nothing_and_names_its_rows() {
     each_store(async |name: &str, e: &Engine, _| {
         let (b, period) = five_members(e, "refused", TiePolicy::Shared).await;
-        let scope = e.scope(&b.slug, Some(&period)).await.unwrap();
+        let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
         let before = ranking(e, &b, &period).await;
         // Malformed rows are named by their number before anything is read.
         let rows = [

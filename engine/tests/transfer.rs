@@ -73,14 +73,18 @@ async fn settled_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
         correction_id: None,
         reason: reason.into(),
     };
-    e.correct(&e.scope(&b.slug, Some(&key)).await.unwrap(), &correction(-5, "penalty"), "admin")
+    e.correct(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), &correction(-5, "penalty"), "admin")
         .await
         .unwrap();
-    e.correct(&e.scope(&b.slug, Some(&key)).await.unwrap(), &correction(5, "penalty lifted"), "admin")
-        .await
-        .unwrap();
+    e.correct(
+        &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+        &correction(5, "penalty lifted"),
+        "admin",
+    )
+    .await
+    .unwrap();
     e.transition(
-        &e.scope(&b.slug, Some(&key)).await.unwrap(),
+        &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
         Transition::Freeze,
         "admin",
         Some("week over"),
@@ -90,9 +94,9 @@ async fn settled_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
     let late = e.record(&b, &[point("e8", "u4", 100)]).await.unwrap();
     assert_eq!(late[0].recorded.outcome, Outcome::Late);
     let pending =
-        e.late_entries(&e.scope(&b.slug, Some(&key)).await.unwrap(), Some("pending")).await.unwrap();
+        e.late_entries(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), Some("pending")).await.unwrap();
     e.decide_late(
-        &e.scope(&b.slug, Some(&key)).await.unwrap(),
+        &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
         pending[0].id,
         false,
         "admin",
@@ -101,7 +105,7 @@ async fn settled_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
     .await
     .unwrap();
     let info = e
-        .transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
+        .transition(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
         .await
         .unwrap();
     assert_eq!(info.state.as_str(), "settled");
@@ -135,8 +139,10 @@ async fn an_imported_period_has_the_same_settlement_on_the_other_ledger() {
         for policy in [TiePolicy::FirstReached, TiePolicy::Shared] {
             let (b, period) = settled_period(source, policy).await;
             let key = period.to_string();
-            let export =
-                source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+            let export = source
+                .export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
+                .await
+                .unwrap();
             assert_eq!(export.entries.len(), 10, "{ctx}: 7 events, a revocation, 2 corrections");
             let revocation = export.entries.iter().find(|e| e.kind == "revocation").unwrap();
             assert_eq!(revocation.revokes.as_deref(), Some("e5"), "{ctx}");
@@ -146,26 +152,31 @@ async fn an_imported_period_has_the_same_settlement_on_the_other_ledger() {
             assert!(report.board_created, "{ctx}");
             assert_eq!((report.entries, report.late_entries, report.members), (10, 1, 5), "{ctx}");
 
-            let before = source.settlement(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
-            let after = dest.settlement(&dest.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+            let before =
+                source.settlement(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+            let after =
+                dest.settlement(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
             assert_eq!(after.digest, before.digest, "{ctx} {policy}");
             assert_eq!(report.digest, before.digest, "{ctx}");
             assert_eq!(after.standings, before.standings, "{ctx} {policy}");
             assert_eq!((after.revision, after.rule_version, after.members), (1, 1, 5), "{ctx}");
             assert_eq!(after.standings[0].prize.as_deref(), Some("gold"), "{ctx}");
             assert_eq!(dest.ledger().state_of(&b.slug, &period).await.unwrap(), State::Settled, "{ctx}");
-            assert_eq!(dest.board(&b.slug).await.unwrap(), b, "{ctx}");
+            assert_eq!(dest.reads().board(&b.slug).await.unwrap(), b, "{ctx}");
 
             // Exported again from the target, the period is the same (only its row ids differ).
             let mut again =
-                dest.export_period(&dest.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+                dest.export_period(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
             again.exported_at = export.exported_at;
             again.settlement.watermark = export.settlement.watermark;
             assert_eq!(again, export, "{ctx} {policy}");
 
             // The target's projection shows the imported standings.
-            let page =
-                dest.ranking_page(&dest.scope(&b.slug, Some(&key)).await.unwrap(), 0, 10).await.unwrap();
+            let page = dest
+                .reads()
+                .ranking_page(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap(), 0, 10)
+                .await
+                .unwrap();
             let live: Vec<(String, i64)> =
                 page.entries.iter().map(|e| (e.member.to_string(), e.points)).collect();
             let settled: Vec<(String, i64)> =
@@ -181,7 +192,7 @@ async fn importing_a_period_twice_is_refused() {
     each_direction(async |ctx, source, dest| {
         let (b, period) = settled_period(source, TiePolicy::FirstReached).await;
         let export = source
-            .export_period(&source.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .export_period(&source.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
         dest.import_period(&export).await.unwrap();
@@ -197,7 +208,7 @@ async fn a_tampered_export_is_refused_with_nothing_written() {
     each_direction(async |ctx, source, dest| {
         let (b, period) = settled_period(source, TiePolicy::FirstReached).await;
         let export = source
-            .export_period(&source.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .export_period(&source.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
         let e2 = export.entries.iter().position(|e| e.external_id.as_deref() == Some("e2")).unwrap();
@@ -230,24 +241,45 @@ async fn only_settled_periods_are_exported_and_a_different_board_is_refused() {
         source.record(&b, &[point("x1", "u1", 5)]).await.unwrap();
         let key = b.period_at(last_week()).to_string();
         assert_eq!(
-            code(source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap_err()),
+            code(
+                source
+                    .export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
+                    .await
+                    .unwrap_err()
+            ),
             "not_settled",
             "{ctx}"
         );
         source
-            .transition(&source.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Freeze, "admin", None)
+            .transition(
+                &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                Transition::Freeze,
+                "admin",
+                None,
+            )
             .await
             .unwrap();
         assert_eq!(
-            code(source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap_err()),
+            code(
+                source
+                    .export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
+                    .await
+                    .unwrap_err()
+            ),
             "not_settled",
             "{ctx}"
         );
         source
-            .transition(&source.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
+            .transition(
+                &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                Transition::Settle,
+                "admin",
+                None,
+            )
             .await
             .unwrap();
-        let export = source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let export =
+            source.export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
 
         // The same slug with another title on the target.
         dest.create_board(&Board { title: "other".into(), ..b.clone() }).await.unwrap();
@@ -268,18 +300,34 @@ async fn a_hidden_member_travels_with_its_period_and_stays_out_of_the_standings(
             .unwrap();
         let u1 = MemberId::parse("u1").unwrap();
         source
-            .hide_member(&source.scope(&b.slug, Some(&key)).await.unwrap(), &u1, "admin", "multiple accounts")
+            .hide_member(
+                &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                &u1,
+                "admin",
+                "multiple accounts",
+            )
             .await
             .unwrap();
         source
-            .transition(&source.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Freeze, "admin", None)
+            .transition(
+                &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                Transition::Freeze,
+                "admin",
+                None,
+            )
             .await
             .unwrap();
         source
-            .transition(&source.scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
+            .transition(
+                &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                Transition::Settle,
+                "admin",
+                None,
+            )
             .await
             .unwrap();
-        let export = source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let export =
+            source.export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
         let hidden: Vec<_> = export.totals.iter().map(|t| (t.member.as_str(), t.hidden)).collect();
         assert_eq!(hidden, [("u1", true), ("u2", false), ("u3", false)], "{ctx}");
         // Only hidden totals carry the flag.
@@ -289,19 +337,23 @@ async fn a_hidden_member_travels_with_its_period_and_stays_out_of_the_standings(
         let report = dest.import_period(&through_json(&export)).await.unwrap();
         assert_eq!(report.members, 2, "{ctx}");
         let (before, after) = (
-            source.settlement(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap(),
-            dest.settlement(&dest.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap(),
+            source.settlement(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap(),
+            dest.settlement(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap(),
         );
         assert_eq!((&after.digest, &after.standings), (&before.digest, &before.standings), "{ctx}");
         assert!(after.standings.iter().all(|s| s.member != u1), "{ctx}");
         let period = b.period_at(last_week());
         assert!(dest.ledger().member_total(&b.slug, &period, &u1).await.unwrap().unwrap().hidden, "{ctx}");
         assert!(matches!(
-            dest.member_rank(&dest.scope(&b.slug, Some(&key)).await.unwrap(), &u1).await,
+            dest.reads().member_rank(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap(), &u1).await,
             Err(EngineError::NotFound { .. })
         ));
         assert_eq!(
-            dest.ranking_page(&dest.scope(&b.slug, Some(&key)).await.unwrap(), 0, 10).await.unwrap().total,
+            dest.reads()
+                .ranking_page(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap(), 0, 10)
+                .await
+                .unwrap()
+                .total,
             2,
             "{ctx}"
         );
@@ -314,7 +366,7 @@ async fn an_export_of_format_version_1_still_imports() {
     each_direction(async |ctx, source, dest| {
         let (b, period) = settled_period(source, TiePolicy::Shared).await;
         let mut export = source
-            .export_period(&source.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .export_period(&source.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
         assert_eq!(export.format_version, 5, "{ctx}");
@@ -341,15 +393,24 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
         let key = period.to_string();
         let changes = vec![PreviewChange::Revoke(EventId::parse("e3").unwrap())];
         let preview = source
-            .preview(&source.scope(&b.slug, Some(&key)).await.unwrap(), "u3 cheated", changes, "admin")
+            .preview(
+                &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                "u3 cheated",
+                changes,
+                "admin",
+            )
             .await
             .unwrap();
         source
-            .apply_preview(&source.scope(&b.slug, Some(&key)).await.unwrap(), &preview.preview_id, "admin")
+            .apply_preview(
+                &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                &preview.preview_id,
+                "admin",
+            )
             .await
             .unwrap();
         let export = through_json(
-            &source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap(),
+            &source.export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap(),
         );
         assert_eq!((export.revisions.len(), export.settlement.revision), (1, 2), "{ctx}");
         assert_eq!(export.settlement.previous_digest.as_ref(), Some(&export.revisions[0].digest), "{ctx}");
@@ -383,8 +444,9 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
             (2, export.settlement.digest.as_str()),
             "{ctx}"
         );
-        let here = dest.settlements(&dest.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
-        let there = source.settlements(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let here = dest.settlements(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let there =
+            source.settlements(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
         let chain = |list: &[domain::view::SettlementSummary]| {
             list.iter()
                 .map(|s| (s.revision, s.digest.clone(), s.previous_digest.clone(), s.reason.clone()))
@@ -392,12 +454,13 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
         };
         assert_eq!(chain(&here), chain(&there), "{ctx}");
         let old = dest
-            .settlement_revision(&dest.scope(&b.slug, Some(&key)).await.unwrap(), Some(1), 0, 100)
+            .settlement_revision(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap(), Some(1), 0, 100)
             .await
             .unwrap();
         assert_eq!(old.standings, export.revisions[0].standings, "{ctx}");
         // The target stored the same roots and links: its export states them again.
-        let again = dest.export_period(&dest.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let again =
+            dest.export_period(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
         let links = |e: &PeriodExport| {
             e.revisions
                 .iter()
@@ -459,7 +522,9 @@ async fn segmented_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
         assert_eq!(r.recorded.outcome, Outcome::Applied, "{r:?}");
     }
     for step in [Transition::Freeze, Transition::Settle] {
-        e.transition(&e.scope(&b.slug, Some(&key)).await.unwrap(), step, "admin", None).await.unwrap();
+        e.transition(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), step, "admin", None)
+            .await
+            .unwrap();
     }
     (b, period)
 }
@@ -468,8 +533,8 @@ async fn segmented_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
 async fn segment_rankings(e: &Engine, b: &Board, key: &str) -> Vec<(String, Vec<(u64, String, i64)>)> {
     let mut out = Vec::new();
     for segment in SEGMENTS {
-        let scope = e.scope(&b.slug, Some(key)).await.unwrap().in_segment(Some(segment)).unwrap();
-        let page = e.ranking_page(&scope, 0, 10).await.unwrap();
+        let scope = e.reads().scope(&b.slug, Some(key)).await.unwrap().in_segment(Some(segment)).unwrap();
+        let page = e.reads().ranking_page(&scope, 0, 10).await.unwrap();
         let rows = page.entries.iter().map(|x| (x.rank, x.member.to_string(), x.points)).collect();
         out.push((segment.to_owned(), rows));
     }
@@ -482,8 +547,10 @@ async fn a_segmented_period_travels_with_its_memberships_and_ranks_the_same() {
         for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {
             let (b, period) = segmented_period(source, policy).await;
             let key = period.to_string();
-            let export =
-                source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+            let export = source
+                .export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
+                .await
+                .unwrap();
             assert_eq!(export.format_version, FORMAT_VERSION, "{ctx}");
             assert_eq!(export.board.segments, ["province", "class"], "{ctx}");
             let held: Vec<(&str, Vec<(&str, &str)>)> = export
@@ -517,12 +584,13 @@ async fn a_segmented_period_travels_with_its_memberships_and_ranks_the_same() {
 
             let report = dest.import_period(&through_json(&export)).await.unwrap();
             assert!(report.projected, "{ctx}");
-            let settlement =
-                async |e: &Engine| e.settlement(&e.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+            let settlement = async |e: &Engine| {
+                e.settlement(&e.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap()
+            };
             let (was, is) = (settlement(source).await, settlement(dest).await);
             assert_eq!((&is.digest, &is.standings), (&was.digest, &was.standings), "{ctx} {policy}");
             assert_eq!(report.digest, was.digest, "{ctx}");
-            assert_eq!(dest.board(&b.slug).await.unwrap(), b, "{ctx}: the board's dimensions too");
+            assert_eq!(dest.reads().board(&b.slug).await.unwrap(), b, "{ctx}: the board's dimensions too");
 
             // Settled: each segment's ranking (rebuilt in Redis from the imported memberships)
             // ranks as the source's.
@@ -538,7 +606,7 @@ async fn a_segmented_period_travels_with_its_memberships_and_ranks_the_same() {
 
             // Exported again from the target, the memberships are the same.
             let mut again =
-                dest.export_period(&dest.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+                dest.export_period(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
             again.exported_at = export.exported_at;
             again.settlement.watermark = export.settlement.watermark;
             assert_eq!(again, export, "{ctx} {policy}");
@@ -546,7 +614,7 @@ async fn a_segmented_period_travels_with_its_memberships_and_ranks_the_same() {
             // Archived on both sides, segments are read from the ledger's memberships: the same.
             for e in [source, dest] {
                 e.transition(
-                    &e.scope(&b.slug, Some(&key)).await.unwrap(),
+                    &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
                     Transition::Archive,
                     "admin",
                     None,
@@ -557,10 +625,15 @@ async fn a_segmented_period_travels_with_its_memberships_and_ranks_the_same() {
             let archived = segment_rankings(source, &b, &key).await;
             assert_eq!(archived, before, "{ctx} {policy}: archived as settled");
             assert_eq!(segment_rankings(dest, &b, &key).await, archived, "{ctx} {policy}");
-            let scope =
-                dest.scope(&b.slug, Some(&key)).await.unwrap().in_segment(Some("province:zj")).unwrap();
+            let scope = dest
+                .reads()
+                .scope(&b.slug, Some(&key))
+                .await
+                .unwrap()
+                .in_segment(Some("province:zj"))
+                .unwrap();
             assert_eq!(
-                dest.ranking_page(&scope, 0, 10).await.unwrap().source,
+                dest.reads().ranking_page(&scope, 0, 10).await.unwrap().source,
                 domain::view::ReadSource::Ledger,
                 "{ctx}"
             );
@@ -574,7 +647,8 @@ async fn an_export_with_an_undeclared_dimension_or_a_stranger_is_refused_with_no
     each_direction(async |ctx, source, dest| {
         let (b, period) = segmented_period(source, TiePolicy::Shared).await;
         let key = period.to_string();
-        let export = source.export_period(&source.scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let export =
+            source.export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
         let u1 = MemberId::parse("u1").unwrap();
 
         let mut t = export.clone();
@@ -615,7 +689,7 @@ async fn an_export_of_format_version_4_without_segments_still_imports() {
     each_direction(async |ctx, source, dest| {
         let (b, period) = settled_period(source, TiePolicy::FirstReached).await;
         let export = source
-            .export_period(&source.scope(&b.slug, Some(&period.to_string())).await.unwrap())
+            .export_period(&source.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
         // A board without segments writes neither field: its export is version 4's but for the
@@ -628,7 +702,7 @@ async fn an_export_of_format_version_4_without_segments_still_imports() {
         assert_eq!(old.format_version, 4, "{ctx}");
         let report = dest.import_period(&old).await.unwrap();
         assert_eq!(report.digest, export.settlement.digest, "{ctx}");
-        assert_eq!(dest.board(&b.slug).await.unwrap(), b, "{ctx}");
+        assert_eq!(dest.reads().board(&b.slug).await.unwrap(), b, "{ctx}");
     })
     .await;
 }

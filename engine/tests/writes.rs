@@ -70,8 +70,11 @@ async fn each_store(test: impl AsyncFn(&str, &Engine)) {
 async fn projected_points(e: &Engine, b: &Board) -> HashMap<String, i64> {
     let mut points = HashMap::new();
     loop {
-        let page =
-            e.ranking_page(&e.scope(&b.slug, None).await.unwrap(), points.len() as u64, 200).await.unwrap();
+        let page = e
+            .reads()
+            .ranking_page(&e.reads().scope(&b.slug, None).await.unwrap(), points.len() as u64, 200)
+            .await
+            .unwrap();
         points.extend(page.entries.into_iter().map(|en| (en.member.to_string(), en.points)));
         if !page.has_more {
             return points;
@@ -278,14 +281,15 @@ async fn the_reconciler_levels_a_projection_that_lost_its_keys() {
         // Level again: nothing to do.
         assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}");
         // An explicit rebuild gives the same ranking.
-        let rebuilt = e.rebuild(&e.scope(&b.slug, Some("current")).await.unwrap(), "test").await.unwrap();
+        let rebuilt =
+            e.rebuild(&e.reads().scope(&b.slug, Some("current")).await.unwrap(), "test").await.unwrap();
         assert_eq!(rebuilt.members, 7);
         assert_eq!(projected_points(e, &b).await, before, "{ctx}");
         assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}: rebuild keeps vsum");
         // Streamed from the ledger in pages (of 2 and of 7, the last page full), the same again.
         for page in [2, 7] {
             let rebuilt = e
-                .rebuild_in_pages(&e.scope(&b.slug, Some("current")).await.unwrap(), "test", page)
+                .rebuild_in_pages(&e.reads().scope(&b.slug, Some("current")).await.unwrap(), "test", page)
                 .await
                 .unwrap();
             assert_eq!(rebuilt.members, 7, "{ctx}");
@@ -335,7 +339,9 @@ async fn redis_stopped_mid_stream_and_restarted_empty_loses_no_accepted_write() 
             // Unattended: the running reconciler brings the empty Redis level.
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
             loop {
-                if let Ok(page) = e.ranking_page(&e.scope(&b.slug, None).await.unwrap(), 0, 200).await {
+                if let Ok(page) =
+                    e.reads().ranking_page(&e.reads().scope(&b.slug, None).await.unwrap(), 0, 200).await
+                {
                     let got: HashMap<String, i64> =
                         page.entries.into_iter().map(|en| (en.member.to_string(), en.points)).collect();
                     if got == expected {
@@ -380,7 +386,8 @@ async fn a_caller_that_hangs_up_mid_write_leaves_the_ledger_whole_and_usable() {
             let mut consistent = true;
             for (member, points) in ledger_points(e, &b).await {
                 let entries = e
-                    .member_entries(&e.scope(&b.slug, None).await.unwrap(), &u(&member), None, 200)
+                    .reads()
+                    .member_entries(&e.reads().scope(&b.slug, None).await.unwrap(), &u(&member), None, 200)
                     .await
                     .unwrap();
                 let sum: i64 = entries.iter().filter_map(|en| en.delta).sum();

@@ -320,7 +320,7 @@ pub async fn import_totals(
     let import_id = import_id.unwrap_or(&default_id);
     let import = engine::totals_import::build(import_id, mode, rows)?;
     let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
-    let scope = engine.scope(&board, Some(period)).await?;
+    let scope = engine.reads().scope(&board, Some(period)).await?;
     Ok(engine.import_totals(&scope, &import, "cli", progress).await?)
 }
 
@@ -481,8 +481,9 @@ mod tests {
         let refused = run("c.csv", "ann,1\nbob,x\n", "nx").await.unwrap_err().to_string();
         assert!(refused.contains("row 2:") && !refused.contains("row 1:"), "{refused}");
         assert!(run("d.txt", "ann,1", "nx").await.is_err());
-        let scope = engine.scope(&domain::BoardSlug::parse("moved").unwrap(), Some("current")).await.unwrap();
-        let page = engine.ranking_page(&scope, 0, 10).await.unwrap();
+        let scope =
+            engine.reads().scope(&domain::BoardSlug::parse("moved").unwrap(), Some("current")).await.unwrap();
+        let page = engine.reads().ranking_page(&scope, 0, 10).await.unwrap();
         let ranked: Vec<(String, i64)> =
             page.entries.iter().map(|e| (e.member.to_string(), e.points)).collect();
         assert_eq!(ranked, [("bob".to_owned(), 20), ("cy".to_owned(), 7), ("ann".to_owned(), 5)]);

@@ -163,7 +163,7 @@ impl CachedTop {
         }
         let started = Instant::now();
         let asked = req.uri().path_and_query()?.as_str();
-        let body = self.state.top_bytes.get(asked, self.state.engine.read_epoch())?;
+        let body = self.state.top_bytes.get(asked, self.state.engine.reads().read_epoch())?;
         // Exactly the routed answer (the routes add the length).
         let length = HeaderValue::from(body.len());
         let mut response = crate::top_cache::json_response(body);

@@ -26,7 +26,7 @@ pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Serves `site` on `listener` until `shutdown` resolves, then lets the open connections finish
-/// their requests (live streams end when shutdown begins: `Engine::close_live`).
+/// their requests (live streams end when shutdown begins: `Live::close`).
 pub async fn serve(listener: TcpListener, site: Site, shutdown: impl Future<Output = ()>) {
     serve_with(listener, site, shutdown, HEADER_READ_TIMEOUT, BODY_READ_TIMEOUT).await;
 }

@@ -78,7 +78,7 @@ async fn main() -> anyhow::Result<()> {
         Command::Rebuild { stores, board, period } => {
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
             let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
-            let scope = engine.scope(&board, Some(&period)).await?;
+            let scope = engine.reads().scope(&board, Some(&period)).await?;
             let progress = cli::progress("rebuild");
             let page = engine::reconciler::REBUILD_PAGE;
             let report = engine.rebuild_with_progress(&scope, "cli", page, &progress).await?;
@@ -157,7 +157,7 @@ async fn export_period(
 ) -> anyhow::Result<()> {
     let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
     let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
-    let scope = engine.scope(&board, Some(&period)).await?;
+    let scope = engine.reads().scope(&board, Some(&period)).await?;
     let progress = cli::progress("export");
     let export = engine.export_period_with_progress(&scope, &progress).await?;
     // The bytes `serde_json::to_string_pretty` makes, and a newline.
@@ -254,7 +254,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tokio::spawn({
         let engine = engine.clone();
         async move {
-            if let Err(error) = engine.load_names().await {
+            if let Err(error) = engine.reads().load_names().await {
                 tracing::warn!(%error, "display names not loaded yet; the first read will try again");
             }
         }
@@ -314,7 +314,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         let engine = engine.clone();
         async move {
             shutdown_signal().await;
-            engine.close_live();
+            engine.live().close();
         }
     };
     let listener =

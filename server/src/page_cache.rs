@@ -27,8 +27,8 @@
 //! (`/b/{board}` then names the next one), and only while nothing this process knows of has
 //! changed what it shows: the engine's read epoch (a transition, a public freeze or reveal, a
 //! hide, an import, a rebuild, a board edit), the changes it announced for the board
-//! (`Engine::announced_of`: every write's projection, revokes, corrections, transitions), and
-//! its copy of the display names (`Engine::names_revision`). Those are read before the render,
+//! (`Live::announced_of`: every write's projection, revokes, corrections, transitions), and
+//! its copy of the display names (`Reads::names_revision`). Those are read before the render,
 //! so a change during it already makes the page old. So this process's own writes and
 //! transitions show at once, as before; another instance's show within the second, as its
 //! top-N reads do. A public freeze leaks nothing: a kept page holds only what public reads
@@ -96,9 +96,9 @@ struct Stamp {
 impl Stamp {
     fn now(engine: &Engine, board: &domain::BoardSlug) -> Self {
         Self {
-            epoch: engine.read_epoch(),
-            announced: engine.announced_of(board),
-            names: engine.names_revision(),
+            epoch: engine.reads().read_epoch(),
+            announced: engine.live().announced_of(board),
+            names: engine.reads().names_revision(),
         }
     }
 }
@@ -286,7 +286,7 @@ pub async fn serve(
 /// When the board's current period ends, as an instant of this process's clock (None: the board
 /// cannot be read; the page is then not kept).
 async fn period_end(engine: &Engine, board: &domain::BoardSlug) -> Option<Instant> {
-    let board = engine.board(board).await.ok()?;
+    let board = engine.reads().board(board).await.ok()?;
     let now = jiff::Timestamp::now();
     let left = board.period_at(now).span(&board.zone).end.duration_since(now);
     Some(Instant::now() + Duration::try_from(left).unwrap_or(Duration::ZERO))

@@ -108,7 +108,7 @@ impl Pages {
     }
 
     async fn scope(&self) -> engine::scope::Scope {
-        self.engine.scope(&self.board.slug, None).await.unwrap()
+        self.engine.reads().scope(&self.board.slug, None).await.unwrap()
     }
 
     async fn stop(self) {

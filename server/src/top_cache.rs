@@ -1,6 +1,6 @@
 //! The top-N answer cache: the bytes of `GET …/top` answers, kept under the request target they
 //! were asked with, so a repeat within the page's second is answered before routing
-//! (`http::CachedTop`). The engine shares the page itself (`Engine::top_shared`); this is the HTTP
+//! (`http::CachedTop`). The engine shares the page itself (`Reads::top_shared`); this is the HTTP
 //! layer's copy of what it made of it. Most top-N reads are such repeats; answering them without
 //! a route to match, nothing to extract and no board or period to resolve removes about a third
 //! of a cached read's cost (docs/BENCHMARKS.md, reads).

@@ -98,7 +98,11 @@ async fn writes_are_answered_and_nothing_is_lost_while_redis_is_slow_silent_or_c
     proxy.set_stalled(true);
     let projected = send(5, "silent").await;
     assert!(projected < 5, "a silent Redis cannot have taken every projection");
-    let page = e.ranking_page(&e.scope(&board.slug, Some(&period)).await.unwrap(), 0, 10).await.unwrap();
+    let page = e
+        .reads()
+        .ranking_page(&e.reads().scope(&board.slug, Some(&period)).await.unwrap(), 0, 10)
+        .await
+        .unwrap();
     assert_eq!(page.source, ReadSource::Ledger, "a public read falls back to the ledger");
     proxy.set_stalled(false);
 
@@ -110,7 +114,11 @@ async fn writes_are_answered_and_nothing_is_lost_while_redis_is_slow_silent_or_c
     let by = Instant::now() + Duration::from_secs(20);
     loop {
         if e.reconcile_once().await.is_ok_and(|r| r.periods_failed == 0) {
-            match e.ranking_page(&e.scope(&board.slug, Some(&period)).await.unwrap(), 0, 10).await {
+            match e
+                .reads()
+                .ranking_page(&e.reads().scope(&board.slug, Some(&period)).await.unwrap(), 0, 10)
+                .await
+            {
                 Ok(page) if page.source == ReadSource::Redis => {
                     let got: BTreeMap<String, i64> =
                         page.entries.iter().map(|x| (x.member.as_str().to_owned(), x.points)).collect();

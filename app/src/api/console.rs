@@ -251,7 +251,8 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         .flat_map(|s| s.standings.iter().map(|st| st.member.clone()))
         .chain(rewards.iter().map(|r| r.member.clone()))
         .collect();
-    let names = engine.display_names(&shown).await?.into_iter().map(|(m, n)| (m.to_string(), n)).collect();
+    let names =
+        engine.reads().display_names(&shown).await?.into_iter().map(|(m, n)| (m.to_string(), n)).collect();
     Ok(PeriodConsole {
         board: engine::reads::summary(&board, jiff::Timestamp::now()),
         prizes: board.prizes.clone(),
@@ -259,8 +260,8 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         public_freeze_seconds: board.public_freeze_seconds,
         freezes_at: info.ends_at + jiff::SignedDuration::from_secs(board.freeze_grace_seconds),
         info,
-        periods: engine.periods(&slug).await?,
-        public_frozen_at: engine.public_frozen_at(&slug, key).await?,
+        periods: engine.reads().periods(&slug).await?,
+        public_frozen_at: engine.reads().public_frozen_at(&slug, key).await?,
         next_reveal: engine.reveal_plan(&scope).await?.map(|plan| next_reveal_words(&plan)),
         late: engine.late_entries(&scope, None).await?,
         settlement,
@@ -284,7 +285,7 @@ pub async fn read_leaders(board: String, period: String, offset: u64) -> Result<
     super::admin::admin_actor().await?;
     let scope = scope(board, Some(&period)).await?;
     let offset = offset.min(LEADERS_LAST_OFFSET);
-    Ok(engine()?.ranking_page_as(engine::Viewer::Admin, &scope, offset, LEADERS_PAGE).await?)
+    Ok(engine()?.reads().ranking_page_as(engine::Viewer::Admin, &scope, offset, LEADERS_PAGE).await?)
 }
 
 /// What the next reveal step makes public, in the reader's language: "Next: Bob (bob), now #4 on

@@ -54,10 +54,11 @@ pub async fn read_my_live(board: String, period: String) -> Result<Option<MyLive
     let Some(member) = read_me().await? else { return Ok(None) };
     let engine = super::engine()?;
     let slug = super::board_slug(board)?;
-    let board = engine.board(&slug).await?;
-    let key = engine.period_of(&board, Some(&period))?;
+    let board = engine.reads().board(&slug).await?;
+    let key = engine.reads().period_of(&board, Some(&period))?;
     let member = super::member_id(member)?;
     Ok(engine
+        .reads()
         .my_live_standing(&slug, key, &member)
         .await?
         .map(|(points, pending)| MyLive { points, pending }))

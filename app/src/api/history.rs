@@ -18,7 +18,7 @@ pub async fn read_member_history(
     member: String,
 ) -> Result<MemberHistory, AppError> {
     let member = super::member_id(member)?;
-    Ok(super::engine()?.member_history(&super::scope(board, Some(&period)).await?, &member).await?)
+    Ok(super::engine()?.reads().member_history(&super::scope(board, Some(&period)).await?, &member).await?)
 }
 
 /// A period's distribution of points, with "me" in it when this browser opened a signed link.
@@ -29,13 +29,13 @@ pub async fn read_ranking_distribution(
 ) -> Result<Distribution, AppError> {
     let me = super::contestant::read_me().await?.map(super::member_id).transpose()?;
     let engine = super::engine()?;
-    Ok(engine.distribution(&super::scope(board, period.as_deref()).await?, me.as_ref()).await?)
+    Ok(engine.reads().distribution(&super::scope(board, period.as_deref()).await?, me.as_ref()).await?)
 }
 
 /// The board's last periods, newest first, with their states and winners (or leaders).
 #[server]
 pub async fn read_periods_with_winners(board: String) -> Result<Vec<PeriodResult>, AppError> {
-    Ok(super::engine()?.period_results(&super::board_slug(board)?).await?)
+    Ok(super::engine()?.reads().period_results(&super::board_slug(board)?).await?)
 }
 
 /// The leaders' race as the board page draws it (`components::charts::leaders`): the engine's
@@ -71,7 +71,7 @@ pub struct LeaderLine {
 #[server]
 pub async fn read_leaders_chart(board: String, period: Option<String>) -> Result<LeadersChart, AppError> {
     let scope = super::scope(board, period.as_deref()).await?;
-    let chart = super::engine()?.leaders_chart(&scope).await?;
+    let chart = super::engine()?.reads().leaders_chart(&scope).await?;
     Ok(LeadersChart {
         period: chart.period,
         from: chart.from,
@@ -127,7 +127,7 @@ pub async fn read_segment_values(
     scope.clone().in_segment(segment.as_deref())?;
     let mut dimensions = Vec::with_capacity(scope.board().segments.len());
     for dimension in &scope.board().segments {
-        match unless_frozen(engine.segment_values(engine::Viewer::Public, &scope, dimension).await)? {
+        match unless_frozen(engine.reads().segment_values(engine::Viewer::Public, &scope, dimension).await)? {
             Segments::Open(values) => dimensions.push(values),
             Segments::Frozen => return Ok(Segments::Frozen),
         }
@@ -145,7 +145,7 @@ pub async fn read_member_segments(
 ) -> Result<Segments<Vec<MemberSegment>>, AppError> {
     let member = super::member_id(member)?;
     let scope = super::scope(board, Some(&period)).await?;
-    unless_frozen(super::engine()?.member_segments(&scope, &member).await)
+    unless_frozen(super::engine()?.reads().member_segments(&scope, &member).await)
 }
 
 /// "Why this season total" on a season board's member page: what each period gave the member,

@@ -60,7 +60,8 @@ pub async fn read_keys() -> Result<KeysPage, AppError> {
             created = Some(NewKey { key: secret.to_owned(), view: view.clone() });
         }
     }
-    let mut boards: Vec<String> = engine.boards().await?.into_iter().map(|b| b.slug.to_string()).collect();
+    let mut boards: Vec<String> =
+        engine.reads().boards().await?.into_iter().map(|b| b.slug.to_string()).collect();
     boards.extend(engine.hot().summaries().await?.into_iter().map(|b| b.slug.to_string()));
     boards.sort();
     Ok(KeysPage { keys, boards, created })

@@ -57,7 +57,7 @@ fn board_slug(board: String) -> Result<domain::BoardSlug, AppError> {
 /// period is one that does not exist.
 #[cfg(feature = "ssr")]
 async fn scope(board: String, period: Option<&str>) -> Result<engine::scope::Scope, AppError> {
-    Ok(engine()?.scope(&board_slug(board)?, period).await?)
+    Ok(engine()?.reads().scope(&board_slug(board)?, period).await?)
 }
 
 #[cfg(feature = "ssr")]
@@ -92,7 +92,7 @@ fn id_problem(l: crate::i18n::Locale, problem: &domain::IdProblem) -> String {
 /// All boards with their current period.
 #[server]
 pub async fn read_boards() -> Result<Vec<BoardSummary>, AppError> {
-    Ok(engine()?.boards().await?)
+    Ok(engine()?.reads().boards().await?)
 }
 
 /// All hot boards, with their windows in words.
@@ -153,7 +153,7 @@ pub async fn read_revisions(
 /// A board's periods, newest first.
 #[server]
 pub async fn read_periods(board: String) -> Result<Vec<PeriodInfo>, AppError> {
-    Ok(engine()?.periods(&board_slug(board)?).await?)
+    Ok(engine()?.reads().periods(&board_slug(board)?).await?)
 }
 
 /// A live page of a board's period (`None`: the current one), or of one of its segments
@@ -167,7 +167,7 @@ pub async fn read_ranking(
     segment: Option<String>,
 ) -> Result<RankingPage, AppError> {
     let scope = scope(board, period.as_deref()).await?.in_segment(segment.as_deref())?;
-    Ok(engine()?.ranking_page(&scope, offset, limit).await?)
+    Ok(engine()?.reads().ranking_page(&scope, offset, limit).await?)
 }
 
 /// The page after a keyset cursor (`None`: from the top): stable "load more" (in a segment's
@@ -181,7 +181,7 @@ pub async fn read_after(
     segment: Option<String>,
 ) -> Result<CursorPage, AppError> {
     let scope = scope(board, period.as_deref()).await?.in_segment(segment.as_deref())?;
-    Ok(engine()?.entries_after(&scope, after.as_deref(), limit).await?)
+    Ok(engine()?.reads().entries_after(&scope, after.as_deref(), limit).await?)
 }
 
 /// A member and their neighbours ("find me"), on the board or in a segment.
@@ -194,7 +194,7 @@ pub async fn read_around(
     segment: Option<String>,
 ) -> Result<RankingPage, AppError> {
     let scope = scope(board, period.as_deref()).await?.in_segment(segment.as_deref())?;
-    Ok(engine()?.around(&scope, &member_id(member)?, radius).await?)
+    Ok(engine()?.reads().around(&scope, &member_id(member)?, radius).await?)
 }
 
 /// Members of a period whose display name starts with `name` ("find me" by name), best ranked
@@ -205,7 +205,7 @@ pub async fn read_named(
     period: Option<String>,
     name: String,
 ) -> Result<NameMatches, AppError> {
-    Ok(engine()?.members_named(&scope(board, period.as_deref()).await?, &name).await?)
+    Ok(engine()?.reads().members_named(&scope(board, period.as_deref()).await?, &name).await?)
 }
 
 /// A page of a period's ranking as the ledger had it at `at` (the board page's "then" view): the
@@ -218,8 +218,11 @@ pub async fn read_as_of(
     offset: u64,
     limit: u64,
 ) -> Result<domain::asof::AsOfPage, AppError> {
-    let window = engine::asof::AsOfWindow::Page { offset, limit };
-    Ok(engine()?.as_of(engine::Viewer::Public, &scope(board, Some(&period)).await?, at, window).await?)
+    let window = engine::reads::asof::AsOfWindow::Page { offset, limit };
+    Ok(engine()?
+        .reads()
+        .as_of(engine::Viewer::Public, &scope(board, Some(&period)).await?, at, window)
+        .await?)
 }
 
 /// A page of a pinned snapshot.
@@ -231,13 +234,16 @@ pub async fn read_snapshot(
     offset: u64,
     limit: u64,
 ) -> Result<RankingPage, AppError> {
-    Ok(engine()?.snapshot_page(&scope(board, period.as_deref()).await?, &snapshot, offset, limit).await?)
+    Ok(engine()?
+        .reads()
+        .snapshot_page(&scope(board, period.as_deref()).await?, &snapshot, offset, limit)
+        .await?)
 }
 
 /// Pins the current ranking and sends the reader to its first page.
 #[server]
 pub async fn pin_view(board: String, period: String) -> Result<(), AppError> {
-    let snapshot = engine()?.create_snapshot(&scope(board.clone(), Some(&period)).await?).await?;
+    let snapshot = engine()?.reads().create_snapshot(&scope(board.clone(), Some(&period)).await?).await?;
     leptos_axum::redirect(&format!("/b/{board}/{period}?snap={}", snapshot.snapshot_id));
     Ok(())
 }
@@ -250,7 +256,10 @@ pub async fn read_member(
     member: String,
     before: Option<i64>,
 ) -> Result<MemberView, AppError> {
-    Ok(engine()?.member_view(&scope(board, Some(&period)).await?, &member_id(member)?, before, 20).await?)
+    Ok(engine()?
+        .reads()
+        .member_view(&scope(board, Some(&period)).await?, &member_id(member)?, before, 20)
+        .await?)
 }
 
 #[cfg(all(test, feature = "ssr"))]

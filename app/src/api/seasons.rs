@@ -77,12 +77,12 @@ pub async fn create_season(
         },
     };
     let engine = engine()?;
-    let source = engine.board(&draft.source()?).await.map_err(|_| AppError::Field {
+    let source = engine.reads().board(&draft.source()?).await.map_err(|_| AppError::Field {
         field: "source".into(),
         message: tr!(locale(), "season-no-source", source = draft.source.clone()),
     })?;
     let previous = match draft.carried_from()? {
-        Some(slug) => Some(engine.board(&slug).await.map_err(|_| AppError::Field {
+        Some(slug) => Some(engine.reads().board(&slug).await.map_err(|_| AppError::Field {
             field: "carry_over".into(),
             message: tr!(locale(), "season-no-source", source = slug.to_string()),
         })?),

@@ -2,8 +2,8 @@
 //! of one segment value), the task that recomputes their rankings at most once per
 //! [`PUSH_INTERVAL`], and the push of what differs to each (see the module doc of `live`).
 
-use super::{Live, LiveEvent, MAX_FEED_SEGMENT_READS, PUSH_INTERVAL, RECHECK_INTERVAL, listen};
-use crate::{Engine, EngineError};
+use super::{Live, LiveEvent, MAX_FEED_SEGMENT_READS, PUSH_INTERVAL, RECHECK_INTERVAL, Streams, listen};
+use crate::EngineError;
 use domain::ErrorCode;
 use domain::lifecycle::State;
 use domain::segment::Segment;
@@ -70,7 +70,7 @@ pub(super) struct Feed {
     /// events: nobody gets an older ranking after a newer one.
     pub(super) serial: tokio::sync::Mutex<()>,
     pub(super) subscribers: Mutex<Vec<Subscriber>>,
-    /// Retired: no longer in `Live::feeds`; a subscriber who found it goes to a new one.
+    /// Retired: no longer in `Streams::feeds`; a subscriber who found it goes to a new one.
     pub(super) retired: AtomicBool,
 }
 
@@ -104,7 +104,7 @@ pub(super) struct Subscriber {
     pub(super) state: State,
 }
 
-impl Live {
+impl Streams {
     /// Takes a feed without subscribers out (and so its subscription); false if it has some.
     fn retire(&self, feed: &Arc<Feed>) -> bool {
         let mut feeds = self.feeds.lock().expect("feeds");
@@ -206,11 +206,11 @@ pub(super) struct Recomputed {
     pub(super) segments_frozen: bool,
 }
 
-impl Engine {
+impl Live {
     /// The feed of a board period, made (with its task and subscription) if there is none.
     pub(super) fn feed(&self, board: &BoardSlug, period: PeriodKey) -> Arc<Feed> {
         let channel = self.core.projection.keys().changes(board, &period);
-        let mut feeds = self.live.feeds.lock().expect("feeds");
+        let mut feeds = self.streams.feeds.lock().expect("feeds");
         if let Some(feed) = feeds.get(&channel) {
             return Arc::clone(feed);
         }
@@ -226,11 +226,11 @@ impl Engine {
         feeds.insert(channel, Arc::clone(&feed));
         drop(feeds);
         tokio::spawn(self.clone().run_feed(Arc::clone(&feed)));
-        if !self.live.listener_started.swap(true, Ordering::AcqRel) {
+        if !self.streams.listener_started.swap(true, Ordering::AcqRel) {
             let target = self.core.projection.target().clone();
-            tokio::spawn(listen(Arc::downgrade(&self.live), Arc::clone(&self.live.wake), target));
+            tokio::spawn(listen(Arc::downgrade(&self.streams), Arc::clone(&self.streams.wake), target));
         }
-        self.live.wake.notify_one();
+        self.streams.wake.notify_one();
         feed
     }
 
@@ -249,7 +249,7 @@ impl Engine {
             }
             last_run = Some(Instant::now());
             let _serial = feed.serial.lock().await;
-            if self.live.retire(&feed) {
+            if self.streams.retire(&feed) {
                 return;
             }
             let keys: BTreeSet<Key> = feed
@@ -259,11 +259,11 @@ impl Engine {
                 .iter()
                 .map(|s| (s.limit, s.segment.clone()))
                 .collect();
-            self.live.recomputes.fetch_add(1, Ordering::Relaxed);
+            self.streams.recomputes.fetch_add(1, Ordering::Relaxed);
             // The change may be a transition made by another instance: read the state afresh.
-            self.states.lock().expect("state cache").remove(&(feed.board.clone(), feed.period));
+            self.reads.forget_state(&feed.board, feed.period);
             match self.recompute(&feed, keys).await {
-                Ok(now) => self.live.push(&feed, &now, &mut before),
+                Ok(now) => self.streams.push(&feed, &now, &mut before),
                 Err(error) => tracing::warn!(board = %feed.board, period = %feed.period, %error,
                     "live ranking not read; trying again at the next change or recheck"),
             }
@@ -274,17 +274,17 @@ impl Engine {
     /// public freeze (seen in the state, or refused by a segment's read when it began in
     /// between) leaves every segment key unread.
     async fn recompute(&self, feed: &Feed, keys: BTreeSet<Key>) -> Result<Recomputed, EngineError> {
-        let scope = self.scope_of(&feed.board, feed.period).await?;
-        let status = self.status_for_reads(&feed.board, feed.period).await?;
+        let scope = self.reads.scope_of(&feed.board, feed.period).await?;
+        let status = self.reads.status_for_reads(&feed.board, feed.period).await?;
         let mut segments_frozen = status.public_freeze().is_some();
         let mut pages = BTreeMap::new();
         for key in keys {
             let page = match &key.1 {
-                None => self.ranking_page_fresh(&scope, 0, key.0).await?,
+                None => self.reads.ranking_page_fresh(&scope, 0, key.0).await?,
                 Some(_) if segments_frozen => continue,
                 Some(segment) => {
                     let in_segment = scope.clone().in_segment(Some(&segment.to_string()))?;
-                    match self.ranking_page_fresh(&in_segment, 0, key.0).await {
+                    match self.reads.ranking_page_fresh(&in_segment, 0, key.0).await {
                         Ok(page) => page,
                         Err(EngineError::Refused { code: ErrorCode::SegmentFrozen, .. }) => {
                             segments_frozen = true;
@@ -299,8 +299,8 @@ impl Engine {
         if !segments_frozen && pages.keys().any(|(_, segment)| segment.is_some()) {
             // A public freeze (and a write it hides) may have come between the state read and a
             // segment's: ask the ledger again, so a page read after a freeze never goes out.
-            self.states.lock().expect("state cache").remove(&(feed.board.clone(), feed.period));
-            let after = self.status_for_reads(&feed.board, feed.period).await?;
+            self.reads.forget_state(&feed.board, feed.period);
+            let after = self.reads.status_for_reads(&feed.board, feed.period).await?;
             segments_frozen = after.public_freeze().is_some();
         }
         if segments_frozen {

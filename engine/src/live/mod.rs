@@ -1,7 +1,7 @@
 //! Live boards: subscribers of a board period get its top N and its state pushed when they
 //! change (the server streams them as Server-Sent Events, `GET …/periods/{period}/stream`).
 //!
-//! * **Announce.** Whatever changes a ranking or a state calls [`Engine::announce`] after its
+//! * **Announce.** Whatever changes a ranking or a state calls [`Live::announce`] after its
 //!   projection: it wakes this process's subscribers of the period and says "this period changed"
 //!   (no data) with `SPUBLISH` on the period's channel (`KeySpace::changes`, inside the period's
 //!   hash tag), so every instance hears it — on a Cluster, from the node that owns the period. At
@@ -12,8 +12,8 @@
 //!   has local subscribers (a `Feed`), made when the first subscriber comes and dropped when
 //!   the last leaves.
 //! * **Push.** Each feed recomputes at most once per [`PUSH_INTERVAL`] after it heard something,
-//!   with the public read, from the primary (`Engine::ranking_page_fresh`: whatever
-//!   [`Engine::ranking_page`] answers is what is pushed — tie policy, hidden members, names,
+//!   with the public read, from the primary (`Reads::ranking_page_fresh`: whatever
+//!   `Reads::ranking_page` answers is what is pushed — tie policy, hidden members, names,
 //!   `source`, the state read with the page), once per distinct key of its subscribers — a limit
 //!   and, for a segment's subscribers, the segment (below) — and pushes to a subscriber only a
 //!   ranking or a state that differs from the last one it got. Events are full top-N
@@ -63,10 +63,11 @@ mod feed;
 
 pub use event::LiveEvent;
 
+use crate::reads::Reads;
 use crate::redis::RedisTarget;
 use crate::redis::changes::{Heard, Listener, PUBLISH_TIMEOUT};
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
+use crate::{Core, EngineError};
 use domain::{BoardSlug, PeriodKey};
 use feed::{Feed, Leave, Shown, Subscriber};
 use std::collections::{HashMap, HashSet};
@@ -141,9 +142,18 @@ struct Published {
     scheduled: bool,
 }
 
-/// This process's live streams (one per engine; see the module doc).
-#[derive(Default)]
+/// The live service: this process's feeds and subscribers, and the announcements of changes
+/// (see the module doc). It reads pages through [`Reads`], as the public does. Cheap to clone.
+#[derive(Clone)]
 pub struct Live {
+    core: Core,
+    reads: Reads,
+    streams: Arc<Streams>,
+}
+
+/// This process's live streams: the state only [`Live`] touches.
+#[derive(Default)]
+struct Streams {
     /// By channel name.
     feeds: Mutex<HashMap<String, Arc<Feed>>>,
     published: Mutex<HashMap<String, Published>>,
@@ -162,14 +172,14 @@ pub struct Live {
     dropped: AtomicU64,
     closed_by_freeze: AtomicU64,
     /// Changes this process announced, per board hashed into a few counters (two boards may
-    /// share one: that costs only an early refresh). See [`Engine::announced_of`].
+    /// share one: that costs only an early refresh). See [`Live::announced_of`].
     announced: [AtomicU64; ANNOUNCED_BOARDS],
 }
 
-/// How many counters [`Live::announced`] spreads boards over.
+/// How many counters [`Streams::announced`] spreads boards over.
 const ANNOUNCED_BOARDS: usize = 32;
 
-/// The counter of [`Live::announced`] that counts `board`'s changes.
+/// The counter of [`Streams::announced`] that counts `board`'s changes.
 fn announced_slot(board: &BoardSlug) -> usize {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -177,7 +187,7 @@ fn announced_slot(board: &BoardSlug) -> usize {
     (hasher.finish() % ANNOUNCED_BOARDS as u64) as usize
 }
 
-impl Live {
+impl Streams {
     /// Wakes the feed of `channel`, if this process has one.
     fn changed(&self, channel: &str) {
         if let Some(feed) = self.feeds.lock().expect("feeds").get(channel) {
@@ -242,17 +252,21 @@ impl Live {
     }
 }
 
-impl Engine {
+impl Live {
+    pub(crate) fn new(core: Core, reads: Reads) -> Self {
+        Self { core, reads, streams: Arc::default() }
+    }
+
     /// Says that a board period's ranking or state may have changed: this process's subscribers
     /// of it recompute, and the other instances' hear it through Redis (see the module doc).
     /// Returns at once; never fails (a publish that cannot be made is logged and skipped).
     pub fn announce(&self, board: &BoardSlug, period: &PeriodKey) {
-        self.live.announced[announced_slot(board)].fetch_add(1, Ordering::Release);
+        self.streams.announced[announced_slot(board)].fetch_add(1, Ordering::Release);
         let channel = self.core.projection.keys().changes(board, period);
         // This process's subscribers hear it even while Redis cannot be reached.
-        self.live.changed(&channel);
+        self.streams.changed(&channel);
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        let live = &self.live;
+        let live = &self.streams;
         if live.publishes_in_flight.fetch_add(1, Ordering::AcqRel) >= MAX_PUBLISHES_IN_FLIGHT {
             live.publishes_in_flight.fetch_sub(1, Ordering::AcqRel);
             return;
@@ -280,11 +294,11 @@ impl Engine {
     }
 
     /// A number that moves whenever this process announces a change of one of `board`'s periods
-    /// ([`Engine::announce`]: a write's projection, a transition, a hide, …), read before a read
+    /// ([`Live::announce`]: a write's projection, a transition, a hide, …), read before a read
     /// of the board: whoever keeps what it made of the reads (the server's page cache) makes it
     /// again once this moved, so this process's own changes show at once.
     pub fn announced_of(&self, board: &BoardSlug) -> u64 {
-        self.live.announced[announced_slot(board)].load(Ordering::Acquire)
+        self.streams.announced[announced_slot(board)].load(Ordering::Acquire)
     }
 
     /// Subscribes to a board period's live events (a scope named `current` is fixed when it is
@@ -292,7 +306,7 @@ impl Engine {
     /// scope's segment. The first events are the state and the full ranking. A segment of a
     /// publicly frozen period is 409 `segment_frozen`, as its other public reads; a segment
     /// ranking past the feed's [`MAX_FEED_SEGMENT_READS`] is 503 `streams_full`.
-    pub async fn subscribe_live(&self, scope: &Scope, limit: u64) -> Result<LiveSubscription, EngineError> {
+    pub async fn subscribe(&self, scope: &Scope, limit: u64) -> Result<LiveSubscription, EngineError> {
         crate::reads::check_limit(limit)?;
         let (board, period) = (scope.board(), scope.period());
         let segment = scope.segment().cloned();
@@ -306,7 +320,7 @@ impl Engine {
                 if let Some(segment) = &segment {
                     feed.admits(limit, segment)?;
                 }
-                self.ranking_page(scope, 0, limit).await
+                self.reads.ranking_page(scope, 0, limit).await
             };
             let page = match read.await {
                 Ok(page) => page,
@@ -321,10 +335,10 @@ impl Engine {
             for event in first {
                 queue.try_send(event).expect("a new queue has room");
             }
-            self.live.pushed.fetch_add(2, Ordering::Relaxed);
-            let id = self.live.next_subscriber.fetch_add(1, Ordering::Relaxed);
+            self.streams.pushed.fetch_add(2, Ordering::Relaxed);
+            let id = self.streams.next_subscriber.fetch_add(1, Ordering::Relaxed);
             // After shutdown began, the stream ends after its first events.
-            if !self.live.closed.load(Ordering::Acquire) {
+            if !self.streams.closed.load(Ordering::Acquire) {
                 let subscriber = Subscriber {
                     id,
                     limit,
@@ -341,17 +355,17 @@ impl Engine {
 
     /// Ends every live subscription (graceful shutdown: the streams end, so their connections
     /// can close); later subscriptions end after their first events.
-    pub fn close_live(&self) {
-        self.live.closed.store(true, Ordering::Release);
-        for feed in self.live.feeds.lock().expect("feeds").values() {
+    pub fn close(&self) {
+        self.streams.closed.store(true, Ordering::Release);
+        for feed in self.streams.feeds.lock().expect("feeds").values() {
             feed.subscribers.lock().expect("subscribers").clear();
             feed.changed.notify_one();
         }
     }
 
     /// This process's live streams in numbers.
-    pub fn live_stats(&self) -> LiveStats {
-        let live = &self.live;
+    pub fn stats(&self) -> LiveStats {
+        let live = &self.streams;
         let feeds = live.feeds.lock().expect("feeds");
         LiveStats {
             feeds: feeds.len(),
@@ -369,7 +383,7 @@ impl Engine {
 /// The listener's task: keeps one subscription per feed on one connection, made when the first
 /// feed appears; replaces a lost standalone connection and subscribes everything again after any
 /// loss. Ends when the engine is gone.
-async fn listen(live: Weak<Live>, wake: Arc<Notify>, target: RedisTarget) {
+async fn listen(live: Weak<Streams>, wake: Arc<Notify>, target: RedisTarget) {
     let mut listener: Option<Listener> = None;
     loop {
         let Some(strong) = live.upgrade() else { return };

@@ -3,28 +3,29 @@
 //! that they may no longer hold. Writes never wait for a cache. How stale each may be:
 //!
 //! - **board definitions**: [`BOARD_CACHE_TTL`] (10 s); only the settings (title, freeze grace,
-//!   scheduled public freeze, prizes) ever change (`Engine::edit_board`, which drops this process's
+//!   scheduled public freeze, prizes) ever change (`Reads::edit_board`, which drops this process's
 //!   copy at once), and a settlement reads the board fresh from the ledger;
 //! - **period states**, with when a public freeze began (the `frozen_at` label; the numbers come
 //!   from `:rank`, never from this): 1 s, archived for good; dropped early by a transition, public
 //!   freeze or reveal in this process;
-//! - **top-N pages** (`Engine::top_shared`, shared as [`SharedTop`] by every reader of the second):
+//! - **top-N pages** (`Reads::top_shared`, shared as [`SharedTop`] by every reader of the second):
 //!   1 s per board, period and limit; dropped early by a transition in this process, which also
-//!   moves `Engine::read_epoch`;
+//!   moves `Reads::read_epoch`;
 //! - **top-N answer bytes** (the server's `top_cache.rs`, answered before routing): until the
 //!   page's time is up (`SharedTop::until`: 1 s, and under `current` never past the period's end),
 //!   or a new read epoch;
-//! - **display names** (`crate::names`): caught up by profile revision at most 1 s
+//! - **display names** (`crate::reads::names`): caught up by profile revision at most 1 s
 //!   (`NAME_SYNC_INTERVAL`) behind; a profile written through this process (`PUT …/profile`) shows
 //!   at once.
 //!
 //! So a renamed member shows at once on the instance that took the write and within a second on the
 //! others, and a top-10 page may show a name up to a second older than that.
 
+use super::Reads;
 use super::check_limit;
+use crate::EngineError;
 use crate::redis::{Source, Window};
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
 use domain::lifecycle::State;
 use domain::view::RankingPage;
 use domain::{Board, BoardSlug, PeriodKey};
@@ -36,11 +37,11 @@ use std::time::{Duration, Instant};
 /// How long a top-N read is served from memory.
 const TOP_CACHE_TTL: Duration = Duration::from_secs(1);
 
-/// Board definitions by slug (see `Engine::board`), shared so a read does not copy one.
+/// Board definitions by slug (see `Reads::board`), shared so a read does not copy one.
 pub type BoardCache = std::sync::RwLock<HashMap<BoardSlug, (Instant, Arc<Board>)>>;
 
 /// How long a process keeps a board's definition. Only its settings (title, freeze grace,
-/// scheduled public freeze, prize table) ever change (`Engine::edit_board`, which drops this
+/// scheduled public freeze, prize table) ever change (`Reads::edit_board`, which drops this
 /// process's copy at once); other processes see an edit within this time, and a settlement reads
 /// the board fresh.
 pub const BOARD_CACHE_TTL: Duration = Duration::from_secs(10);
@@ -48,7 +49,7 @@ pub const BOARD_CACHE_TTL: Duration = Duration::from_secs(10);
 /// How long reads trust a period state they looked up (archived is final and kept for good).
 const STATE_CACHE_TTL: Duration = Duration::from_secs(1);
 
-/// Period states as reads last saw them (see `Engine::state_for_reads`).
+/// Period states as reads last saw them (see `Reads::state_for_reads`).
 /// With the state, when the period's public view was taken if it is publicly frozen.
 pub type StateCache = Mutex<HashMap<(BoardSlug, PeriodKey), (Instant, PeriodStatus)>>;
 
@@ -98,7 +99,7 @@ struct TopPage {
 #[derive(Default)]
 pub struct TopCache {
     pages: Mutex<HashMap<BoardSlug, TopPages>>,
-    /// Bumped whenever cached reads of some board may no longer hold (see [`Engine::read_epoch`]).
+    /// Bumped whenever cached reads of some board may no longer hold (see [`Reads::read_epoch`]).
     epoch: AtomicU64,
 }
 
@@ -133,13 +134,13 @@ pub struct SharedTop {
     pub until: Instant,
 }
 
-impl Engine {
+impl Reads {
     /// A board's definition, from this process's copy when it is at most [`BOARD_CACHE_TTL`] old.
     pub async fn board(&self, slug: &BoardSlug) -> Result<Board, EngineError> {
         Ok(Board::clone(&*self.shared_board(slug).await?))
     }
 
-    /// [`Engine::board`] without copying the definition (the read paths).
+    /// [`Reads::board`] without copying the definition (the read paths).
     pub(crate) async fn shared_board(&self, slug: &BoardSlug) -> Result<Arc<Board>, EngineError> {
         if let Some((at, board)) = self.boards.read().expect("board cache").get(slug)
             && at.elapsed() < BOARD_CACHE_TTL
@@ -181,7 +182,7 @@ impl Engine {
         Ok(self.status_for_reads(board, period).await?.state)
     }
 
-    /// [`Engine::state_for_reads`] with when the public view was taken (publicly frozen).
+    /// [`Reads::state_for_reads`] with when the public view was taken (publicly frozen).
     pub(crate) async fn status_for_reads(
         &self,
         board: &BoardSlug,
@@ -206,6 +207,12 @@ impl Engine {
         Ok(status)
     }
 
+    /// Drops the state reads cached for one period, so the next read asks the ledger (a change
+    /// may be a transition made by another instance).
+    pub(crate) fn forget_state(&self, board: &BoardSlug, period: PeriodKey) {
+        self.states.lock().expect("state cache").remove(&(board.clone(), period));
+    }
+
     /// Drops what reads cached about a board's periods (after a transition in this process).
     pub(crate) fn forget_cached(&self, board: &BoardSlug) {
         self.states.lock().expect("state cache").retain(|(b, _), _| b != board);
@@ -219,8 +226,8 @@ impl Engine {
         Ok(self.top_shared(scope, limit).await?.page.as_ref().clone())
     }
 
-    /// [`Engine::top`] without a copy, with how long the page may be answered again to the same
-    /// words (a server may keep what it made of it until then; see [`Engine::read_epoch`]).
+    /// [`Reads::top`] without a copy, with how long the page may be answered again to the same
+    /// words (a server may keep what it made of it until then; see [`Reads::read_epoch`]).
     pub async fn top_shared(&self, scope: &Scope, limit: u64) -> Result<SharedTop, EngineError> {
         check_limit(limit)?;
         if scope.segment().is_some() {

@@ -2,14 +2,15 @@
 //! ranking or segment: from Redis in one call each, from the standings of a period read from
 //! them, or from the ledger's order where Redis cannot answer exactly (a bounded board's floor).
 
+use super::Reads;
 use super::{MAX_MEMBERS, PeriodStatus, Sourced};
+use crate::EngineError;
 use crate::redis::{ReadFrom, Source, Window};
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
 use domain::MemberId;
 use domain::view::{Entry, ReadSource};
 
-impl Engine {
+impl Reads {
     /// Members with `min_points` or better (at least `min_points`, or at most on an ascending
     /// board), and where the count came from; in the scope's segment, if it names one.
     pub async fn count_at_least(&self, scope: &Scope, min_points: i64) -> Result<Sourced<u64>, EngineError> {
@@ -65,7 +66,7 @@ impl Engine {
         match scope.segment() {
             None => Ok(status.frozen_at),
             Some(segment) => {
-                self.refuse_frozen_segment(segment, status)?;
+                super::segments::refuse_frozen_segment(segment, status)?;
                 Ok(None)
             }
         }

@@ -8,7 +8,7 @@
 //! standings in the ledger instead of the projection, with the same ranks and order; so is a
 //! settled period once its keys' life (`ranking_ttl_days`) is over. A bounded board's projection
 //! holds its best `keep_top`: a read that reaches past them (a member below, a page ending at or
-//! after K, a count of K or more) is answered from the ledger's order (`crate::fallback`,
+//! after K, a count of K or more) is answered from the ledger's order (`crate::reads::fallback`,
 //! `source: ledger`), which is why ranks never depend on K.
 //!
 //! A scope naming a segment (`?segment=province:zj`) reads that segment value's ranking instead
@@ -18,30 +18,37 @@
 //!
 //! Besides pages: the top N (shared for a second, `caches.rs`), a member's rank, counts, ranks of
 //! a list, "why this score" (the member's entries), the board's periods, cursor tokens, and
-//! "find me" by display name (`Engine::members_named`). Each live page is one `window.lua` call
+//! "find me" by display name (`Reads::members_named`). Each live page is one `window.lua` call
 //! (`redis/window.rs`: rows, their position and the members ahead of the first row, atomically);
 //! what each read may cost is docs/ARCHITECTURE.md's "What a request may cost". Pinned snapshots
-//! are `snapshots.rs`; the fallback while Redis cannot be read is `crate::fallback`. The path from
+//! are `snapshots.rs`; the fallback while Redis cannot be read is `crate::reads::fallback`. The path from
 //! a window of rows to a page is `window.rs`; counts and ranks of a list are `counts.rs`.
 
+pub mod asof;
 mod caches;
 mod counts;
+pub mod fallback;
+pub mod history;
+pub mod leaders_chart;
+pub mod names;
+pub mod segments;
 mod snapshots;
 mod window;
 
-pub use caches::{BOARD_CACHE_TTL, BoardCache, PeriodStatus, SharedTop, StateCache, TopCache};
-pub use snapshots::{SNAPSHOT_LIFE, SNAPSHOT_WINDOW, Snapshots};
+pub use caches::{BOARD_CACHE_TTL, PeriodStatus, SharedTop};
+pub use snapshots::{SNAPSHOT_LIFE, SNAPSHOT_WINDOW};
 
 use crate::ledger::Viewer;
 use crate::redis::{ReadFrom, Source, Window};
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
+use crate::{Core, EngineError, Missing};
 use domain::lifecycle::State;
 use domain::view::{
     BoardSummary, CursorPage, Entry, LedgerEntry, MemberView, NameMatches, PeriodInfo, RankingPage,
     ReadSource,
 };
 use domain::{Board, BoardSlug, MemberId, PeriodKey};
+use std::sync::Arc;
 
 /// The most entries one page may hold.
 pub const MAX_PAGE: u64 = 200;
@@ -49,7 +56,7 @@ pub const MAX_PAGE: u64 = 200;
 pub const MAX_MEMBERS: usize = 100;
 /// The widest around-me neighbourhood, on each side.
 pub const MAX_RADIUS: u64 = 50;
-/// Profiles a search by display name reads at most (`Engine::members_named`).
+/// Profiles a search by display name reads at most (`Reads::members_named`).
 pub const NAME_CANDIDATES: usize = 50;
 // A search asks `ranks_of` about every candidate.
 const _: () = assert!(NAME_CANDIDATES <= MAX_MEMBERS);
@@ -92,11 +99,46 @@ pub fn decode_cursor(token: &str) -> Result<(i64, MemberId), EngineError> {
     Ok((score.parse().map_err(|_| bad())?, MemberId::parse(member).map_err(|_| bad())?))
 }
 
-impl Engine {
+/// The reads service: every answer a reader sees, and what this process keeps to answer them
+/// fast. Its state is its own: the top-N pages, board definitions and period states (`caches.rs`),
+/// the rankings read from the ledger while Redis could not be read (`fallback.rs`), the display
+/// names (`names.rs`), the snapshot maker (`snapshots.rs`), the segment value lists
+/// (`segments.rs`), the as-of replays (`asof.rs`) and the leaders' charts (`leaders_chart.rs`).
+/// Cheap to clone.
+#[derive(Clone)]
+pub struct Reads {
+    core: Core,
+    top_cache: Arc<caches::TopCache>,
+    boards: Arc<caches::BoardCache>,
+    states: Arc<caches::StateCache>,
+    ledger_orders: Arc<fallback::LedgerOrders>,
+    names: Arc<names::Names>,
+    snapshots: Arc<snapshots::Snapshots>,
+    segment_lists: Arc<segments::SegmentLists>,
+    as_of: Arc<asof::Replays>,
+    leaders_charts: Arc<leaders_chart::LeadersCharts>,
+}
+
+impl Reads {
+    pub(crate) fn new(core: Core) -> Self {
+        Self {
+            core,
+            top_cache: Arc::default(),
+            boards: Arc::default(),
+            states: Arc::default(),
+            ledger_orders: Arc::default(),
+            names: Arc::default(),
+            snapshots: Arc::default(),
+            segment_lists: Arc::default(),
+            as_of: Arc::default(),
+            leaders_charts: Arc::default(),
+        }
+    }
+
     /// All boards, each with its current period.
     pub async fn boards(&self) -> Result<Vec<BoardSummary>, EngineError> {
         let now = jiff::Timestamp::now();
-        let boards = self.readable("boards", self.core.ledger.boards().await?);
+        let boards = self.core.readable("boards", self.core.ledger.boards().await?);
         Ok(boards.iter().map(|b| summary(b, now)).collect())
     }
 
@@ -115,7 +157,7 @@ impl Engine {
     /// The periods a board has (with writes), plus the current one, newest first.
     pub async fn periods(&self, slug: &BoardSlug) -> Result<Vec<PeriodInfo>, EngineError> {
         let board = self.shared_board(slug).await?;
-        let mut periods = self.readable("periods", self.core.ledger.periods(slug).await?);
+        let mut periods = self.core.readable("periods", self.core.ledger.periods(slug).await?);
         let current = board.period_at(jiff::Timestamp::now());
         if !periods.iter().any(|(p, _)| *p == current) {
             periods.push((current, State::Open));
@@ -151,7 +193,7 @@ impl Engine {
         self.page_from(source_in(scope, Viewer::Public), ReadFrom::Primary, scope, offset, limit).await
     }
 
-    /// [`Engine::ranking_page`] as `viewer` sees it: admins read live during a public freeze.
+    /// `Reads::ranking_page` as `viewer` sees it: admins read live during a public freeze.
     pub async fn ranking_page_as(
         &self,
         viewer: Viewer,
@@ -220,7 +262,7 @@ impl Engine {
         self.around_as(Viewer::Public, scope, member, radius).await
     }
 
-    /// [`Engine::around`] as `viewer` sees it: admins read live during a public freeze.
+    /// `Reads::around` as `viewer` sees it: admins read live during a public freeze.
     pub async fn around_as(
         &self,
         viewer: Viewer,
@@ -267,7 +309,7 @@ impl Engine {
         self.member_entries_as(Viewer::Public, scope, member, before, limit).await
     }
 
-    /// [`Engine::member_entries`] as `viewer` sees it: during a public freeze the public sees
+    /// `Reads::member_entries` as `viewer` sees it: during a public freeze the public sees
     /// no entry recorded after it, admins see them all.
     pub async fn member_entries_as(
         &self,
@@ -284,7 +326,7 @@ impl Engine {
     }
 
     /// A member's standing and the newest entries behind it (the member page). A hidden member
-    /// is `NotFound`, as if absent (the console reads it with [`Engine::member_view_admin`]).
+    /// is `NotFound`, as if absent (the console reads it with [`crate::Engine::member_view_admin`]).
     pub async fn member_view(
         &self,
         scope: &Scope,
@@ -297,7 +339,7 @@ impl Engine {
         self.member_view_unchecked(board, key, member, before, limit, Viewer::Public).await
     }
 
-    /// [`Engine::member_view`] whether or not the member is hidden (a hidden member's standing
+    /// `Reads::member_view` whether or not the member is hidden (a hidden member's standing
     /// is None: it is not ranked), as `viewer` sees it.
     pub(crate) async fn member_view_unchecked(
         &self,
@@ -349,6 +391,53 @@ impl Engine {
             Err(EngineError::NotFound { .. }) => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    /// `NotFound`, as if absent, when `member` is hidden in the period: public member reads that
+    /// come from the ledger (entries, the member page) call this first. Ranking reads need not:
+    /// the projection has no hidden member, and archived standings have none either.
+    pub(crate) async fn refuse_hidden(
+        &self,
+        slug: &BoardSlug,
+        period: &PeriodKey,
+        member: &MemberId,
+    ) -> Result<(), EngineError> {
+        match self.core.ledger.member_total(slug, period, member).await? {
+            Some(total) if total.hidden => {
+                Err(EngineError::NotFound { what: Missing::Member(member.clone()) })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// When the public view of a period was taken, if it is publicly frozen (for reads: from the
+    /// period state cache, at most a second old — labels only; the numbers come from `:rank`).
+    pub async fn public_frozen_at(
+        &self,
+        slug: &BoardSlug,
+        period: PeriodKey,
+    ) -> Result<Option<jiff::Timestamp>, EngineError> {
+        Ok(self.status_for_reads(slug, period).await?.frozen_at)
+    }
+
+    /// A member's own live points while the public sees a frozen standing (their signed "me"
+    /// link), and how many of their entries the public does not see yet. Not their live rank:
+    /// that would tell them about everyone else's writes. None when the period is not publicly
+    /// frozen.
+    pub async fn my_live_standing(
+        &self,
+        slug: &BoardSlug,
+        period: PeriodKey,
+        member: &MemberId,
+    ) -> Result<Option<(Option<i64>, u64)>, EngineError> {
+        let Some(view) = self.core.ledger.public_view(slug, &period).await? else {
+            return Ok(None);
+        };
+        let board = self.board(slug).await?;
+        let live = self.live_around(&board, period, member, 0).await?;
+        let points = live.and_then(|p| p.entries.into_iter().next()).map(|e| e.points);
+        let pending = self.core.ledger.entries_after(slug, &period, member, view.watermark).await?;
+        Ok(Some((points, pending)))
     }
 }
 

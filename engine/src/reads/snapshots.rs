@@ -24,11 +24,12 @@
 //! member holds writes no key at all (so made-up values cost Redis nothing) and pages as empty;
 //! once someone holds the value, such a pin is gone (410) and a new pin copies the ranking.
 
+use super::Reads;
 use super::{check_limit, source_in};
+use crate::EngineError;
 use crate::ledger::Viewer;
 use crate::redis::{Source, Window};
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
 use domain::segment::Segment;
 use domain::view::{RankingPage, SnapshotInfo};
 use domain::{Board, MemberId, PeriodKey};
@@ -63,7 +64,7 @@ fn is_snapshot_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= 16 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-impl Engine {
+impl Reads {
     /// Pins the period's ranking, or the scope's segment's: the copy of this window, made now if
     /// no pin made it yet.
     pub async fn create_snapshot(&self, scope: &Scope) -> Result<SnapshotInfo, EngineError> {
@@ -141,9 +142,9 @@ impl Engine {
         expires_at: jiff::Timestamp,
     ) -> Result<u64, EngineError> {
         let totals = match (segment, public_view) {
-            (Some(segment), _) => self.segment_totals(board, &period, segment).await?,
-            (None, true) => self.public_totals(board, &period).await?,
-            (None, false) => self.projected_totals(board, &period).await?,
+            (Some(segment), _) => self.core.segment_totals(board, &period, segment).await?,
+            (None, true) => self.core.public_totals(board, &period).await?,
+            (None, false) => self.core.projected_totals(board, &period).await?,
         };
         let rows: Vec<(MemberId, i64)> =
             totals.into_iter().filter(|t| !t.hidden).map(|t| (t.member, t.score)).collect();

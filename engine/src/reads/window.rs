@@ -1,16 +1,17 @@
 //! The read path from a ranking to a page: one window of rows read from the projection (or from
 //! the settled standings of a period read from them, or the ledger's order past a bounded
 //! board's kept members), then joined with names and avatars. Every page, cursor page,
-//! around-me and member rank of `super` goes through [`Engine::read_window_raw`].
+//! around-me and member rank of `super` goes through [`Reads::read_window_raw`].
 
+use super::Reads;
 use super::summary;
+use crate::EngineError;
 use crate::redis::{RawPage, ReadFrom, Source, Window};
-use crate::{Engine, EngineError};
 use domain::lifecycle::State;
 use domain::view::{Entry, RankingPage, ReadSource};
 use domain::{Board, MemberId, PeriodKey, ranking};
 
-impl Engine {
+impl Reads {
     pub(super) async fn read_window(
         &self,
         board: &Board,
@@ -38,7 +39,7 @@ impl Engine {
         let segment = match source {
             Source::Segment { segment, public } => {
                 if public {
-                    self.refuse_frozen_segment(segment, &status)?;
+                    super::segments::refuse_frozen_segment(segment, &status)?;
                 }
                 Some(segment)
             }

@@ -12,7 +12,7 @@
 //!   `:rank`); counts (`ZCOUNT`) and member ranks (`ranks.lua`); hot-board merges (bucket slices
 //!   on the bulk connection: O(N) work where it cannot hurt the primary; the clock is still the
 //!   primary's);
-//! - primary: live pushes (`Engine::ranking_page_fresh`: a push is made because a write just
+//! - primary: live pushes (`Reads::ranking_page_fresh`: a push is made because a write just
 //!   changed the ranking); snapshots, pinning and every page of one (the copy is read right after
 //!   it was made); the console's live reads during a public freeze (`Source::Unfrozen`) and the
 //!   public-freeze marker (admins act on what they read); version sums, levelling, rebuilds, the

@@ -15,7 +15,7 @@ impl Engine {
         scope: &Scope,
     ) -> Result<Option<Vec<domain::view::PeriodInfo>>, EngineError> {
         let Some(definition) = &scope.board().season else { return Ok(None) };
-        let source = self.board(&definition.source).await?;
+        let source = self.reads.board(&definition.source).await?;
         let mut weeks = Vec::with_capacity(definition.periods.len());
         for period in &definition.periods {
             weeks.push(self.period_info(&source, *period).await?);
@@ -40,7 +40,7 @@ impl Engine {
         };
         let mut results = Vec::with_capacity(definition.periods.len());
         for period in &definition.periods {
-            let week = self.scope_of(&definition.source, *period).await?;
+            let week = self.reads.scope_of(&definition.source, *period).await?;
             results.push(self.entry_of(viewer, &week, member).await?);
         }
         let rank = self.entry_of(viewer, scope, member).await?.map(|(_, rank)| rank);
@@ -71,7 +71,7 @@ impl Engine {
         let at = |member: &MemberId| members.iter().position(|m| m == member);
         let mut results = vec![vec![None; definition.periods.len()]; members.len()];
         for (week, period) in definition.periods.iter().enumerate() {
-            let scope = self.scope_of(&definition.source, *period).await?;
+            let scope = self.reads.scope_of(&definition.source, *period).await?;
             for entry in self.ranks_in(&scope, members).await? {
                 if let Some(i) = at(&entry.member) {
                     results[i][week] = Some((entry.points, entry.rank));
@@ -98,7 +98,7 @@ impl Engine {
         scope: &Scope,
         members: &[MemberId],
     ) -> Result<Vec<domain::view::Entry>, EngineError> {
-        match self.ranks_of(scope, members).await {
+        match self.reads.ranks_of(scope, members).await {
             Ok(found) => Ok(found.value),
             Err(EngineError::NotFound { .. }) => Ok(Vec::new()),
             Err(error) => Err(error),
@@ -112,7 +112,7 @@ impl Engine {
         scope: &Scope,
         member: &MemberId,
     ) -> Result<Option<(i64, u64)>, EngineError> {
-        match self.around_as(viewer, scope, member, 0).await {
+        match self.reads.around_as(viewer, scope, member, 0).await {
             Ok(page) => {
                 Ok(page.entries.into_iter().find(|e| e.member == *member).map(|e| (e.points, e.rank)))
             }

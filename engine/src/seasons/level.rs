@@ -134,7 +134,7 @@ impl Engine {
     /// Tells the live streams of the seasons a pass changed.
     pub(crate) fn announce_seasons(&self, report: &SeasonReport) {
         for (slug, period) in &report.changed {
-            self.announce(slug, period);
+            self.live.announce(slug, period);
         }
     }
 
@@ -241,10 +241,11 @@ impl Engine {
         week: usize,
         depth: u64,
     ) -> Result<Vec<(MemberId, WeekResult)>, EngineError> {
-        let scope = self.scope_of(&definition.source, definition.periods[week]).await?;
+        let scope = self.reads.scope_of(&definition.source, definition.periods[week]).await?;
         let (mut places, mut offset) = (Vec::new(), 0);
         loop {
-            let page = self.ranking_page_as(Viewer::Admin, &scope, offset, crate::reads::MAX_PAGE).await?;
+            let page =
+                self.reads.ranking_page_as(Viewer::Admin, &scope, offset, crate::reads::MAX_PAGE).await?;
             for entry in &page.entries {
                 if entry.rank > depth {
                     return Ok(places);

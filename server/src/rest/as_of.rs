@@ -83,10 +83,14 @@ pub async fn as_of(
         Some(_) if q.offset.is_some() || q.limit.is_some() => {
             return Err(ApiError::invalid("use either around (with radius) or offset and limit, not both"));
         }
-        Some(m) => engine::asof::AsOfWindow::Around { member: member(m)?, radius: q.radius.unwrap_or(2) },
-        None => engine::asof::AsOfWindow::Page { offset: offset(q.offset)?, limit: q.limit.unwrap_or(50) },
+        Some(m) => {
+            engine::reads::asof::AsOfWindow::Around { member: member(m)?, radius: q.radius.unwrap_or(2) }
+        }
+        None => {
+            engine::reads::asof::AsOfWindow::Page { offset: offset(q.offset)?, limit: q.limit.unwrap_or(50) }
+        }
     };
-    Ok(Json(s.engine.as_of(viewer, &scope, at, window).await?))
+    Ok(Json(s.engine.reads().as_of(viewer, &scope, at, window).await?))
 }
 
 /// Who entered and left the top N between two instants, and every rank move in it: the
@@ -111,5 +115,5 @@ pub async fn changes(
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<domain::asof::RankChanges>, ApiError> {
     let (from, to) = (instant("from", &q.from)?, instant("to", &q.to)?);
-    Ok(Json(s.engine.changes_between(viewer, &scope, from, to, q.top.unwrap_or(10)).await?))
+    Ok(Json(s.engine.reads().changes_between(viewer, &scope, from, to, q.top.unwrap_or(10)).await?))
 }

@@ -436,7 +436,7 @@ pub async fn show(
     ApiPath(BoardParams { board }): ApiPath<BoardParams>,
 ) -> Result<Json<AnyBoard>, ApiError> {
     let slug = slug(board)?;
-    match state.engine.board(&slug).await {
+    match state.engine.reads().board(&slug).await {
         Ok(board) => Ok(Json(AnyBoard::Periodic(state.engine.board_details(&board).await?))),
         Err(engine::EngineError::NotFound { .. }) => {
             Ok(Json(AnyBoard::Hot(HotBoardDetails::of(&state.engine.hot().board(&slug).await?))))

@@ -155,7 +155,7 @@ pub(super) async fn scope(
     board: String,
     period: &str,
 ) -> Result<engine::scope::Scope, ApiError> {
-    Ok(state.engine.scope(&slug(board)?, Some(period)).await?)
+    Ok(state.engine.reads().scope(&slug(board)?, Some(period)).await?)
 }
 
 /// The board and period of a route whose path has `{board}` and `{period}`, resolved once before

@@ -21,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 use domain::view::{Entry, LedgerEntry, PeriodInfo, RankingPage, ReadSource, SnapshotInfo};
 use domain::{BoardSlug, MemberId, PeriodKey};
 use engine::Viewer;
-use engine::segments::SegmentValues;
+use engine::reads::segments::SegmentValues;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -250,7 +250,7 @@ pub async fn periods(
     State(s): State<AppState>,
     ApiPath(BoardParams { board }): ApiPath<BoardParams>,
 ) -> Result<Json<Vec<PeriodInfo>>, ApiError> {
-    Ok(Json(s.engine.periods(&slug(board)?).await?))
+    Ok(Json(s.engine.reads().periods(&slug(board)?).await?))
 }
 
 #[utoipa::path(
@@ -276,13 +276,13 @@ pub async fn top(
 ) -> Result<Response, ApiError> {
     let scope = scope.in_segment(segment.as_deref())?;
     if viewer == Viewer::Admin || scope.segment().is_some() {
-        // A segment's top is not kept (`Engine::top_shared`).
-        let live = s.engine.ranking_page_as(viewer, &scope, 0, q.limit.unwrap_or(10)).await?;
+        // A segment's top is not kept (`Reads::top_shared`).
+        let live = s.engine.reads().ranking_page_as(viewer, &scope, 0, q.limit.unwrap_or(10)).await?;
         return Ok(Json(Page::from(live)).into_response());
     }
     // Read the epoch first: a change after it makes the kept answer stale, never the reverse.
-    let epoch = s.engine.read_epoch();
-    let top = s.engine.top_shared(&scope, q.limit.unwrap_or(10)).await?;
+    let epoch = s.engine.reads().read_epoch();
+    let top = s.engine.reads().top_shared(&scope, q.limit.unwrap_or(10)).await?;
     let page = Page::from(top.page.as_ref().clone());
     let body = serde_json::to_vec(&page).expect("a page always serializes");
     Ok(s.top_bytes.answer(uri.path_and_query().map(|pq| pq.as_str()), body.into(), top.until, epoch))
@@ -318,10 +318,10 @@ pub async fn entries(
     }
     if let Some(after) = q.after {
         let cursor = (!after.is_empty()).then_some(after.as_str());
-        let found = s.engine.entries_after(&scope, cursor, limit).await?;
+        let found = s.engine.reads().entries_after(&scope, cursor, limit).await?;
         return Ok(Json(EntriesPage { page: found.page.into(), next_cursor: Some(found.next_cursor) }));
     }
-    let page = s.engine.ranking_page_as(viewer, &scope, from, limit).await?;
+    let page = s.engine.reads().ranking_page_as(viewer, &scope, from, limit).await?;
     Ok(Json(EntriesPage { page: page.into(), next_cursor: None }))
 }
 
@@ -344,7 +344,7 @@ pub async fn create_snapshot(
     PeriodScope(scope): PeriodScope,
 ) -> Result<(StatusCode, Json<SnapshotInfo>), ApiError> {
     let scope = scope.in_segment(segment.as_deref())?;
-    Ok((StatusCode::CREATED, Json(s.engine.create_snapshot(&scope).await?)))
+    Ok((StatusCode::CREATED, Json(s.engine.reads().create_snapshot(&scope).await?)))
 }
 
 #[utoipa::path(
@@ -370,7 +370,7 @@ pub async fn snapshot_entries(
 ) -> Result<Json<SnapshotPage>, ApiError> {
     let scope = scope.in_segment(segment.as_deref())?;
     let from = offset(q.offset)?;
-    let page = s.engine.snapshot_page(&scope, &snapshot, from, q.limit.unwrap_or(50)).await?;
+    let page = s.engine.reads().snapshot_page(&scope, &snapshot, from, q.limit.unwrap_or(50)).await?;
     Ok(Json(SnapshotPage { page: page.into(), snapshot_id: snapshot }))
 }
 
@@ -396,7 +396,7 @@ pub async fn member_rank(
 ) -> Result<Json<MemberRank>, ApiError> {
     let scope = scope.in_segment(segment.as_deref())?;
     let m = member(m)?;
-    let page = s.engine.around_as(viewer, &scope, &m, 0).await?;
+    let page = s.engine.reads().around_as(viewer, &scope, &m, 0).await?;
     let entry = page
         .entries
         .into_iter()
@@ -428,7 +428,7 @@ pub async fn around(
 ) -> Result<Json<AroundPage>, ApiError> {
     let scope = scope.in_segment(segment.as_deref())?;
     let m = member(m)?;
-    let page = s.engine.around_as(viewer, &scope, &m, q.radius.unwrap_or(2)).await?;
+    let page = s.engine.reads().around_as(viewer, &scope, &m, q.radius.unwrap_or(2)).await?;
     let rank = page.entries.iter().find(|e| e.member == m).map(|e| e.rank);
     Ok(Json(AroundPage { page: page.into(), rank, member: m }))
 }
@@ -453,10 +453,10 @@ pub async fn member_events(
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<MemberEvents>, ApiError> {
     let limit = q.limit.unwrap_or(50);
-    let entries = s.engine.member_entries_as(viewer, &scope, &member(m)?, q.before, limit).await?;
+    let entries = s.engine.reads().member_entries_as(viewer, &scope, &member(m)?, q.before, limit).await?;
     let next_before = (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id)).flatten();
     let frozen_at = match viewer {
-        Viewer::Public => s.engine.public_frozen_at(scope.slug(), scope.period()).await?,
+        Viewer::Public => s.engine.reads().public_frozen_at(scope.slug(), scope.period()).await?,
         Viewer::Admin => None,
     };
     Ok(Json(MemberEvents { entries, next_before, frozen_at }))
@@ -502,7 +502,7 @@ pub async fn count(
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Count>, ApiError> {
     let scope = scope.in_segment(segment.as_deref())?;
-    let counted = s.engine.count_at_least(&scope, q.min_points).await?;
+    let counted = s.engine.reads().count_at_least(&scope, q.min_points).await?;
     Ok(Json(Count { count: counted.value, source: counted.source, frozen_at: counted.frozen_at }))
 }
 
@@ -531,7 +531,7 @@ pub async fn ranks(
         .split(',')
         .map(|m| MemberId::parse(m).map_err(|e| ApiError::invalid(e.to_string())))
         .collect::<Result<Vec<_>, _>>()?;
-    let ranks = s.engine.ranks_of(&scope, &members).await?;
+    let ranks = s.engine.reads().ranks_of(&scope, &members).await?;
     Ok(Json(Ranks { entries: ranks.value, source: ranks.source, frozen_at: ranks.frozen_at }))
 }
 
@@ -554,5 +554,5 @@ pub async fn segment_values(
     Reader(viewer): Reader,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<SegmentValues>, ApiError> {
-    Ok(Json(s.engine.segment_values(viewer, &scope, &dimension).await?))
+    Ok(Json(s.engine.reads().segment_values(viewer, &scope, &dimension).await?))
 }

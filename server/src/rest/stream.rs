@@ -4,7 +4,7 @@
 //! The compression layer leaves `text/event-stream` alone (`http::app`) and the answer says
 //! `X-Accel-Buffering: no`, so nothing holds an event back.
 //!
-//! The limit, board and period are checked like the top read's by `Engine::subscribe_live`: a
+//! The limit, board and period are checked like the top read's by `Live::subscribe`: a
 //! 4xx before any stream. The first events are the state and the full top N, then whatever
 //! differs. `?segment=dim:value` streams that segment value's top N instead (the same events and
 //! JSON): an undeclared dimension is 422 `invalid` and a publicly frozen period 409
@@ -12,7 +12,7 @@
 //! (`engine::live`). A client address holds at most 64 streams and an instance 20 000, a
 //! segment's counted as any other (`slots.rs`: 429 `too_many_streams`, 503 `streams_full`; a
 //! period's feed also follows at most `MAX_FEED_SEGMENT_READS` segment rankings, past it 503).
-//! Graceful shutdown ends the streams first (`Engine::close_live`). The board page's live table
+//! Graceful shutdown ends the streams first (`Live::close`). The board page's live table
 //! reads these (`app/src/components/live.rs`).
 
 use super::error::{ApiError, ApiPath, ApiQuery, ErrorBody};
@@ -80,7 +80,7 @@ pub async fn stream(
 ) -> Result<Response, ApiError> {
     let slot = s.streams.take(client.map(|Extension(ClientAddr(ip))| ip))?;
     let scope = scope(&s, board, &period).await?.in_segment(q.segment.as_deref())?;
-    let subscription = s.engine.subscribe_live(&scope, q.limit.unwrap_or(10)).await.map_err(|e| {
+    let subscription = s.engine.live().subscribe(&scope, q.limit.unwrap_or(10)).await.map_err(|e| {
         let e = ApiError::from(e);
         // A feed with as many segment rankings as it follows: as full as the slots say it.
         if e.code == ErrorCode::StreamsFull { e.retry_after(RETRY_FULL_FEED) } else { e }

@@ -230,7 +230,7 @@ async fn the_stream_starts_with_the_state_and_ranking_then_follows_writes_and_tr
     assert!(id3 > id2);
 
     // Shutdown ends the streams (so a graceful shutdown can finish).
-    engine.close_live();
+    engine.live().close();
     assert!(stream.next(Duration::from_secs(2)).await.is_none(), "the stream ended");
     let end = tokio::time::timeout(Duration::from_secs(2), stream.response.chunk()).await;
     assert!(end.expect("ended in time").unwrap().is_none());
@@ -260,7 +260,7 @@ async fn a_write_on_one_server_reaches_a_stream_of_another_within_a_second() {
         for i in 1..=3 {
             // Each write after B's feed has settled, as a write would come at any moment.
             tokio::time::sleep(Duration::from_millis(400)).await;
-            let stats = b.live_stats();
+            let stats = b.live().stats();
             assert_eq!((stats.feeds, stats.subscribers, stats.subscribed), (1, 3, 1), "{redis:?}: {stats:?}");
             let started = Instant::now();
             let event = json!({"event_id": format!("e{i}"), "member": "ann", "delta": 10});
@@ -273,7 +273,7 @@ async fn a_write_on_one_server_reaches_a_stream_of_another_within_a_second() {
             assert!(took < Duration::from_secs(1), "{redis:?}: {took:?}");
             eprintln!("{redis:?}: a write answered by A reached 3 streams of B in {took:?}");
         }
-        assert_eq!(a.live_stats().feeds, 0, "A has no stream");
+        assert_eq!(a.live().stats().feeds, 0, "A has no stream");
         drop(streams);
         server_a.task.abort();
         server_b.task.abort();
@@ -336,7 +336,7 @@ async fn a_segment_stream_shows_the_segment_and_ends_at_a_public_freeze() {
     assert_eq!(data["entries"], top["entries"], "what the segment's top read answers");
 
     // A public freeze ends it; a new one is refused until the reveal.
-    let scope = engine.scope(&board.slug, Some(&period.to_string())).await.unwrap();
+    let scope = engine.reads().scope(&board.slug, Some(&period.to_string())).await.unwrap();
     engine.public_freeze(&scope, "admin:test", None).await.unwrap();
     engine.record(&board, &[write("c", "ann", 100, "zj")]).await.unwrap();
     while let Some((_, event, data)) = stream.next(Duration::from_secs(2)).await {

@@ -124,7 +124,7 @@ impl Api {
 
     /// Nothing was written to the board's current period.
     async fn assert_untouched(&self, board: &str) {
-        let board = self.engine.board(&domain::BoardSlug::parse(board).unwrap()).await.unwrap();
+        let board = self.engine.reads().board(&domain::BoardSlug::parse(board).unwrap()).await.unwrap();
         let period = board.period_at(jiff::Timestamp::now());
         assert!(self.engine.ledger().totals(&board.slug, &period).await.unwrap().is_empty());
     }
@@ -483,7 +483,7 @@ async fn a_repeated_top_read_is_answered_from_memory_as_the_route_answers_it() {
     let path = "/api/v1/boards/inc/periods/current/top?limit=3";
     let routed = get(path).await;
     assert_eq!(routed.0, StatusCode::OK);
-    let epoch = api.engine.read_epoch();
+    let epoch = api.engine.reads().read_epoch();
     let asked =
         api.state.top_bytes.get(path, epoch).expect("the routed answer is kept under its request target");
     assert_eq!(asked, routed.2);
@@ -1822,7 +1822,7 @@ async fn a_key_over_its_rate_limit_is_refused_429_with_retry_after_and_nothing_i
     // The refused event is nowhere: not ranked, not in the ledger.
     let (status, _) = api.call("GET", "/api/v1/boards/inc/periods/current/members/u3", None, None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    let board = api.engine.board(&domain::BoardSlug::parse("inc").unwrap()).await.unwrap();
+    let board = api.engine.reads().board(&domain::BoardSlug::parse("inc").unwrap()).await.unwrap();
     let period = board.period_at(jiff::Timestamp::now());
     let members: Vec<String> = api
         .engine

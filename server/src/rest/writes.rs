@@ -245,7 +245,7 @@ impl WriteAnswer {
 
 /// The board named in the path, once the caller is known to be allowed to write to it.
 async fn writable_board(state: &AppState, caller: &Ingest, board: String) -> Result<domain::Board, ApiError> {
-    let board = state.engine.board(&slug(board)?).await?;
+    let board = state.engine.reads().board(&slug(board)?).await?;
     caller.may_write(&board.slug)?;
     Ok(board)
 }

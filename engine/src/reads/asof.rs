@@ -3,8 +3,8 @@
 //! operators' rules and ranked with the board's tie policy (`domain::asof`). Served from the
 //! ledger, never the projection, for any state of the period (open, frozen, settled, archived).
 //!
-//! - [`Engine::as_of`]: a page of that ranking (`offset`/`limit`) or a member's neighbourhood.
-//! - [`Engine::changes_between`]: who entered and left the top N between two instants, and
+//! - [`Reads::as_of`]: a page of that ranking (`offset`/`limit`) or a member's neighbourhood.
+//! - [`Reads::changes_between`]: who entered and left the top N between two instants, and
 //!   every rank move in it (`domain::asof::changes` of two as-of rankings).
 //! - A public freeze holds: the public's instant is clamped to the freeze's moment, and the
 //!   ledger read keeps to the freeze's watermark in the same statement (`Viewer`). Admins see
@@ -20,10 +20,11 @@
 //! one client asking for new instants can make other callers' as-of reads wait; no other route
 //! waits on it (docs/BENCHMARKS.md, abuse).
 
+use super::Reads;
 use crate::ledger::{LedgerError, Viewer};
 use crate::reads::{MAX_PAGE, MAX_RADIUS, check_limit};
 use crate::scope::Scope;
-use crate::{Engine, EngineError, Missing};
+use crate::{EngineError, Missing};
 use domain::asof::{PastEntry, RankChanges, TopChanges};
 use domain::settlement::Standing;
 use domain::view::Entry;
@@ -85,7 +86,7 @@ pub enum AsOfWindow {
     Around { member: MemberId, radius: u64 },
 }
 
-impl Engine {
+impl Reads {
     /// A period's ranking as the ledger had it at `at`, as `viewer` may see it: the public never
     /// past a public freeze (`at` is clamped to its moment; the answer's `at` says so).
     pub async fn as_of(

@@ -15,7 +15,8 @@
 //! Profile revisions are handed out under one locked row of `profile_clock`, so they commit in
 //! order and a catch-up "after revision R" (`Ledger::profile_changes`) never skips one.
 
-use crate::{Engine, EngineError};
+use super::Reads;
+use crate::EngineError;
 use domain::MemberId;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -54,7 +55,7 @@ impl Names {
     }
 }
 
-impl Engine {
+impl Reads {
     /// Display names of `members` (absent: no profile), from this process's copy, brought level
     /// with the ledger first when it is older than [`NAME_SYNC_INTERVAL`].
     pub async fn display_names(
@@ -66,7 +67,7 @@ impl Engine {
         Ok(of(&copy.by_member, members))
     }
 
-    /// [`Engine::display_names`] of `members` and their avatar URLs (absent: no profile, or a
+    /// [`Reads::display_names`] of `members` and their avatar URLs (absent: no profile, or a
     /// profile without one), from one look at the copy: what a ranking page joins. Avatars are
     /// untrusted text, http or https as the profile gave it.
     pub(crate) async fn names_and_avatars(
@@ -125,37 +126,6 @@ impl Engine {
     /// the reads show may have changed (a profile written here, or caught up from the ledger).
     pub fn names_revision(&self) -> i64 {
         self.names.copy.read().expect("names").revision
-    }
-
-    /// Creates or replaces a member's profile; reads of this engine show the new name and avatar
-    /// at once. `segments` (none: empty) are the member's values in the dimensions they name,
-    /// taken by later writes that name none there (`ledger/decide.rs`, `Held`).
-    pub async fn put_profile(
-        &self,
-        member: &MemberId,
-        display_name: &str,
-        avatar_url: Option<&str>,
-        segments: &domain::segment::Values,
-        now: jiff::Timestamp,
-    ) -> Result<(), EngineError> {
-        let (engine, member) = (self.clone(), member.clone());
-        let (name, avatar, segments) =
-            (display_name.to_owned(), avatar_url.map(str::to_owned), segments.clone());
-        // Its own task, like the ledger write inside it: a caller that hangs up cannot leave
-        // this process's copy without a name that committed.
-        let work = tokio::spawn(async move {
-            let written =
-                engine.core.ledger.put_profile(&member, &name, avatar.as_deref(), &segments, now).await;
-            // Also after a failure: the write may have committed before the error reached us.
-            let levelled = engine.catch_up_names(true).await;
-            written?;
-            levelled
-        });
-        match work.await {
-            Ok(done) => done,
-            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-            Err(e) => Err(EngineError::Invalid(format!("profile write interrupted: {e}"))),
-        }
     }
 }
 

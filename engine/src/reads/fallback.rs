@@ -14,8 +14,9 @@
 //! path (no index on the totals' order), which is why the order is held in memory instead of
 //! asked of SQL page by page. Snapshots are Redis copies and have no fallback (503).
 
+use super::Reads;
+use crate::EngineError;
 use crate::redis::{ProjectedTotal, RawPage, Window};
-use crate::{Engine, EngineError};
 use domain::segment::Segment;
 use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
 use std::collections::HashMap;
@@ -110,7 +111,7 @@ impl LedgerOrder {
     }
 }
 
-impl Engine {
+impl Reads {
     /// The period's ranking read from the ledger (see the module docs).
     /// `public`: the public view of a publicly frozen period (its `public_standings`) rather
     /// than the live totals.
@@ -123,7 +124,7 @@ impl Engine {
         self.ledger_order_in(board, period, public, None).await
     }
 
-    /// [`Engine::ledger_order`] of one segment value's ranking (Some), or the board's (None):
+    /// [`Reads::ledger_order`] of one segment value's ranking (Some), or the board's (None):
     /// the segment's members' live totals (a segment has no public view: `crate::segments`).
     pub(crate) async fn ledger_order_in(
         &self,
@@ -141,13 +142,13 @@ impl Engine {
         }
         orders.retain(|_, o| o.at.elapsed() < LEDGER_ORDER_TTL);
         let totals = match (segment, public) {
-            (Some(segment), _) => self.segment_totals(board, &period, segment).await?,
-            (None, true) => self.public_totals(board, &period).await?,
-            (None, false) => self.projected_totals(board, &period).await?,
+            (Some(segment), _) => self.core.segment_totals(board, &period, segment).await?,
+            (None, true) => self.core.public_totals(board, &period).await?,
+            (None, false) => self.core.projected_totals(board, &period).await?,
         };
         let order = Arc::new(LedgerOrder::new(totals, board.codec.tie_base()));
         orders.insert(key, Arc::clone(&order));
-        self.metrics().reads_from_ledger.inc();
+        self.core.metrics.reads_from_ledger.inc();
         Ok(order)
     }
 }

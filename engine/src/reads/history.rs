@@ -27,9 +27,10 @@
 //! [`TIMELINE_ENTRIES`] entries, two one-row pages for the targets and one standing per period of
 //! the last [`HISTORY_PERIODS`].
 
+use super::Reads;
+use crate::EngineError;
 use crate::ledger::{TimelineEntry, Viewer};
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
 use domain::board::Prize;
 use domain::lifecycle::State;
 use domain::view::{
@@ -49,7 +50,7 @@ pub const MAX_BINS: u32 = 10;
 /// The most leaders a period result names (ties at rank 1 beyond that are counted, not named).
 const LEADERS: u64 = 5;
 
-impl Engine {
+impl Reads {
     /// A member's points through a period, what the next ranks take and their standing in the
     /// board's last periods. A hidden member is `NotFound`, as on the member page.
     pub async fn member_history(
@@ -160,7 +161,7 @@ impl Engine {
         Ok(Distribution { period: key, state, members, bins, me, prizes: board.prizes.clone(), winners })
     }
 
-    /// [`Engine::count_at_least`] of each threshold, in one Redis round trip rather than one
+    /// [`Reads::count_at_least`] of each threshold, in one Redis round trip rather than one
     /// each: the first alone (it may leave what the others need cached: the period's state, the
     /// ledger's order while Redis is away), then the rest together, whose scripts go out at once
     /// on the one multiplexed connection.

@@ -1,10 +1,10 @@
 //! The leaders' race on the board page: the current top [`LEADERS`] of a period's public ranking
 //! and each one's points through the period, as steps (when an entry happened, the points after
 //! it), replayed from the ledger's entries exactly as the member page's points chart replays one
-//! member (`crate::history`: the entries the public member events read lists, a revocation
+//! member (`crate::reads::history`: the entries the public member events read lists, a revocation
 //! taking its entry out from then on).
 //!
-//! Only what the public sees. The leaders are the public ranking's ([`Engine::top_shared`]), so a
+//! Only what the public sees. The leaders are the public ranking's ([`Reads::top_shared`]), so a
 //! hidden member is never one, and while a period is publicly frozen they are the standings of
 //! the freeze; each line replays the entries the public reads (`Viewer::Public`: none after the
 //! freeze's watermark, read in the same statement), so it ends at the member's public points, and
@@ -23,13 +23,14 @@
 //! board and period, at most every 10 s: one top-[`LEADERS`] page (itself shared for a second,
 //! `reads/caches.rs`) and [`LEADERS`] timeline reads of at most `history::TIMELINE_ENTRIES` + 1
 //! rows each (on the entries' `(board, period, member, id)` index) — never per page view. A transition, public freeze, reveal or hide made through this
-//! process moves the read epoch ([`Engine::read_epoch`]), which drops the kept charts at once;
+//! process moves the read epoch ([`Reads::read_epoch`]), which drops the kept charts at once;
 //! other processes show it within [`CHART_TTL`], as their charts' time runs out.
 
-use crate::history::{TIMELINE_ENTRIES, steps};
+use super::Reads;
+use crate::EngineError;
 use crate::ledger::Viewer;
+use crate::reads::history::{TIMELINE_ENTRIES, steps};
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
 use domain::view::{Entry, PointStep};
 use domain::{BoardSlug, PeriodKey, Sort};
 use jiff::Timestamp;
@@ -120,7 +121,7 @@ impl LeadersCharts {
     }
 }
 
-impl Engine {
+impl Reads {
     /// The top [`LEADERS`] of the period's public ranking and their points through it, shared by
     /// this process's readers for [`CHART_TTL`]. Always the board's ranking (a segment named in
     /// `scope` is not read). A failed read is not kept: the next reader tries again.
@@ -132,7 +133,7 @@ impl Engine {
         Ok(Arc::clone(chart))
     }
 
-    /// [`Engine::leaders_chart`] read from the stores.
+    /// [`Reads::leaders_chart`] read from the stores.
     async fn read_leaders_chart(&self, scope: &Scope) -> Result<LeadersChart, EngineError> {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let read_at = Timestamp::now();
