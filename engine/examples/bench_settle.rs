@@ -119,16 +119,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     report("rebuild (Engine::rebuild)", n, started);
 
     let started = Instant::now();
-    engine.transition(&scope, Transition::Freeze, "bench", None).await?;
+    engine.lifecycle().transition(&scope, Transition::Freeze, "bench", None).await?;
     report("freeze (Engine::transition Freeze)", n, started);
 
     let started = Instant::now();
-    let check = engine.cross_check(&board, period, "bench").await?;
+    let check = engine.lifecycle().cross_check(&board, period, "bench").await?;
     assert_eq!((check.members as usize, check.mismatched), (n, 0));
     report("cross-check alone (Engine::cross_check)", n, started);
 
     let started = Instant::now();
-    let settlement = engine.settle(&board, period, "bench").await?;
+    let settlement = engine.lifecycle().settle(&board, period, "bench").await?;
     assert_eq!(settlement.members as usize, n);
     report("settle (Engine::settle: cross-check + ledger transaction)", n, started);
     let settle_seconds = started.elapsed().as_secs_f64();
@@ -216,12 +216,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut last = None;
     for _ in 0..5 {
         let started = Instant::now();
-        let preview = engine.preview(&scope, "bench", change(), "bench").await?;
+        let preview = engine.lifecycle().preview(&scope, "bench", change(), "bench").await?;
         took.push(started.elapsed().as_secs_f64());
         // Above 100 000 members the digest after follows on the draft: wait for it before the
         // next preview, so that no preview is timed beside another one's digest.
         let digest = loop {
-            let draft = engine.preview_draft(&scope, &preview.preview_id).await?;
+            let draft = engine.lifecycle().preview_draft(&scope, &preview.preview_id).await?;
             if let Some(digest) = draft.digest_after {
                 break digest;
             }
@@ -246,7 +246,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         n as f64 / digested[2]
     );
     let started = Instant::now();
-    let applied = engine.apply_preview(&scope, &preview.preview_id, "bench").await?;
+    let applied = engine.lifecycle().apply_preview(&scope, &preview.preview_id, "bench").await?;
     let revision = applied.revision.expect("a settled period is re-settled");
     assert_eq!((revision.revision, revision.digest.as_str()), (2, digest_after.as_str()));
     report("re-settle one revoke (Engine::apply_preview: revision 2)", n, started);
@@ -275,9 +275,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let started = Instant::now();
         engine.rebuild(&scope, "bench").await?;
         report("rebuild in segments (Engine::rebuild: the board and every segment)", n, started);
-        engine.transition(&scope, Transition::Freeze, "bench", None).await?;
+        engine.lifecycle().transition(&scope, Transition::Freeze, "bench", None).await?;
         let started = Instant::now();
-        let settled = engine.settle(&segmented, period, "bench").await?;
+        let settled = engine.lifecycle().settle(&segmented, period, "bench").await?;
         assert_eq!(
             (settled.members as usize, settled.segments.len()),
             (n, provinces.min(n) + classes.min(n))
@@ -329,9 +329,9 @@ async fn ingest_for_10s(
                 }
             })
             .collect();
-        engine.record(source, &batch).await?;
+        engine.writes().record(source, &batch).await?;
         if follow {
-            engine.follow_seasons().await?;
+            engine.seasons().follow().await?;
         }
         events += batch.len();
     }
@@ -424,7 +424,7 @@ async fn season_run(
     let rate = events as f64 / started.elapsed().as_secs_f64();
     println!("RATIO ingest-then-season-per-batch/ingest-alone={:.2}", rate / plain_rate);
     // As a server runs it: the season loop gathers what writes noted for 50 ms, beside the ingest.
-    let looping = engine.spawn_seasons(std::time::Duration::from_millis(50));
+    let looping = engine.seasons().spawn(std::time::Duration::from_millis(50));
     let started = Instant::now();
     let events = ingest_for_10s(engine, &source, n, "l", false).await?;
     report("ingest on the open week, the season loop following (50 ms gather)", events, started);
@@ -448,7 +448,7 @@ async fn season_run(
     }
     report("the season level with its weeks after that ingest stopped (the loop's lag)", 1, started);
     looping.abort();
-    let behind = engine.check_seasons().await?.totals_written;
+    let behind = engine.seasons().check().await?.totals_written;
     println!("season totals the reconciler's check still wrote once level: {behind}");
     let slow: Vec<redis::Value> = redis::cmd("SLOWLOG").arg("GET").arg(128).query_async(&mut redis).await?;
     println!("SLOWLOG commands over 25 ms during the season's computation and ingest: {}", slow.len());
@@ -457,8 +457,8 @@ async fn season_run(
     }
 
     // Settlement: the open week for real, the past ones marked settled by the fixture.
-    engine.transition(&week, Transition::Freeze, "bench", None).await?;
-    engine.settle(&source, open, "bench").await?;
+    engine.lifecycle().transition(&week, Transition::Freeze, "bench", None).await?;
+    engine.lifecycle().settle(&source, open, "bench").await?;
     for period in &periods[..weeks - 1] {
         sqlx::query("UPDATE periods SET state = 'settled' WHERE board = $1 AND period = $2")
             .bind(source.slug.as_str())
@@ -466,9 +466,9 @@ async fn season_run(
             .execute(pool)
             .await?;
     }
-    engine.transition(&season_scope, Transition::Freeze, "bench", None).await?;
+    engine.lifecycle().transition(&season_scope, Transition::Freeze, "bench", None).await?;
     let started = Instant::now();
-    let settled = engine.settle(&season, season_scope.period(), "bench").await?;
+    let settled = engine.lifecycle().settle(&season, season_scope.period(), "bench").await?;
     assert_eq!(settled.members as usize, n);
     report(&format!("settle the season ({weeks} weeks)"), n, started);
     println!("RATIO season-settle/settle={:.2}", started.elapsed().as_secs_f64() / settle_seconds);

@@ -170,10 +170,10 @@ impl Engine {
             // The openings are totals already: the check below finds the season level.
             let key = season.season.as_ref().map(domain::season::Season::key).expect("a season");
             let totals = self.core.ledger.totals(&season.slug, &key).await?;
-            self.project_season(&season, &key, totals).await;
+            self.seasons.project_season(&season, &key, totals).await;
         }
         self.seasons.forget();
-        self.check_seasons().await?;
+        self.seasons.check().await?;
         self.board_details(&season).await
     }
 

@@ -138,7 +138,7 @@ async fn ensure_weekly(
     for (m, name, _) in &MEMBERS[..MEMBERS.len() - 1] {
         // Through the engine, so this process's copy of the names has them before the first
         // page is served (the copy loaded at start may predate them: engine::names).
-        engine.put_profile(&member(m), name, None, &Default::default(), now).await?;
+        engine.writes().put_profile(&member(m), name, None, &Default::default(), now).await?;
     }
     let current = board.period_at(now);
     let past: Vec<PeriodKey> =
@@ -149,12 +149,15 @@ async fn ensure_weekly(
         let weeks_ago = age as u64 + 1;
         write_past_week(engine, &board, period, weeks_ago).await?;
         let scope = engine.reads().scope_of(&board.slug, period).await?;
-        engine.transition(&scope, Transition::Freeze, ACTOR, None).await?;
-        engine.transition(&scope, Transition::Settle, ACTOR, None).await?;
+        engine.lifecycle().transition(&scope, Transition::Freeze, ACTOR, None).await?;
+        engine.lifecycle().transition(&scope, Transition::Settle, ACTOR, None).await?;
     }
     revise_after_settlement(engine, &board, past[1], 2).await?;
     let oldest = engine.reads().scope_of(&board.slug, past[PAST_WEEKS - 1]).await?;
-    engine.transition(&oldest, Transition::Archive, ACTOR, Some("demo: older weeks are archived")).await?;
+    engine
+        .lifecycle()
+        .transition(&oldest, Transition::Archive, ACTOR, Some("demo: older weeks are archived"))
+        .await?;
     write_current_week(engine, &board, current, now).await?;
     Ok(true)
 }
@@ -201,7 +204,7 @@ async fn write_past_week(
         writes.chunk_by(|a, b| a.occurred_at.as_second() / 86_400 == b.occurred_at.as_second() / 86_400)
     {
         let received = day.last().expect("chunks are not empty").occurred_at + SignedDuration::from_secs(60);
-        engine.record_at(board, day, received).await?;
+        engine.writes().record_at(board, day, received).await?;
     }
     Ok(())
 }
@@ -226,8 +229,8 @@ async fn revise_after_settlement(
     ];
     let reason = "demo: a copied solution found after settlement; a graded exercise was missing";
     let scope = engine.reads().scope_of(&board.slug, period).await?;
-    let preview = engine.preview(&scope, reason, changes, ACTOR).await?;
-    engine.apply_preview(&scope, &preview.preview_id, ACTOR).await?;
+    let preview = engine.lifecycle().preview(&scope, reason, changes, ACTOR).await?;
+    engine.lifecycle().apply_preview(&scope, &preview.preview_id, ACTOR).await?;
     Ok(())
 }
 
@@ -253,7 +256,7 @@ async fn write_current_week(
             writes.push(point(&m, id, delta, between(start, now, fraction), "this week"));
         }
     }
-    engine.record(board, &writes).await?;
+    engine.writes().record(board, &writes).await?;
     Ok(())
 }
 
@@ -309,6 +312,7 @@ async fn ensure_sprint(
     for (n, (m, fraction)) in SOLVES.iter().enumerate() {
         let id = event(format!("sprint-{m}-{n}"));
         engine
+            .writes()
             .record(&board, &[point(&member(m), id, 100, between(start, now, *fraction), "puzzle")])
             .await?;
     }

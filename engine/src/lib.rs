@@ -53,10 +53,7 @@ mod ledger;
 pub mod lifecycle;
 pub mod live;
 pub mod metrics;
-pub mod moderation;
-pub mod previews;
 pub mod progress;
-pub mod public;
 pub mod reads;
 pub mod receipts;
 pub mod reconciler;
@@ -70,7 +67,6 @@ pub mod scope;
 pub mod seasons;
 pub mod segments;
 mod totals;
-pub mod totals_import;
 pub mod transfer;
 pub mod writes;
 
@@ -201,6 +197,8 @@ pub struct Engine {
     access: access::Access,
     seasons: Arc<seasons::Seasons>,
     reads: reads::Reads,
+    lifecycle: lifecycle::Lifecycle,
+    writes: writes::Writes,
     rewards: rewards::Rewards,
     live: live::Live,
     receipts: receipts::Receipts,
@@ -247,13 +245,26 @@ impl Engine {
             failpoints: Arc::new(failpoints::Failpoints::from_env()),
         };
         let reads = reads::Reads::new(core.clone());
+        let live = live::Live::new(core.clone(), reads.clone());
+        let seasons = Arc::new(seasons::Seasons::new(core.clone(), reads.clone(), live.clone()));
+        let rewards = rewards::Rewards::new(core.clone());
+        let lifecycle = lifecycle::Lifecycle::new(
+            core.clone(),
+            reads.clone(),
+            live.clone(),
+            Arc::clone(&seasons),
+            rewards.clone(),
+        );
+        let writes = writes::Writes::new(core.clone(), reads.clone(), live.clone(), Arc::clone(&seasons));
         Self {
             hot: hot::Hot::new(core.clone()),
             access: access::Access::new(core.clone()),
-            seasons: Arc::new(seasons::Seasons::new(core.clone())),
-            rewards: rewards::Rewards::new(core.clone()),
+            seasons,
+            rewards,
+            lifecycle,
+            writes,
             receipts: receipts::Receipts::new(core.clone()),
-            live: live::Live::new(core.clone(), reads.clone()),
+            live,
             reads,
             core,
         }
@@ -263,6 +274,17 @@ impl Engine {
     /// answer them fast.
     pub fn reads(&self) -> &reads::Reads {
         &self.reads
+    }
+
+    /// Writes: events, totals and submissions recorded and projected; imported totals; profiles.
+    pub fn writes(&self) -> &writes::Writes {
+        &self.writes
+    }
+
+    /// The lifecycle: transitions, settlements, late writes, revocations, corrections, previews
+    /// and revisions, public freezes, hidden members and the audit trail.
+    pub fn lifecycle(&self) -> &lifecycle::Lifecycle {
+        &self.lifecycle
     }
 
     /// Live boards: subscriptions to a period's changes, and the announcements that wake them.

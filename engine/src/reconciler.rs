@@ -9,7 +9,7 @@
 //! one atomic `swap.lua`.
 //!
 //! `laurel serve` runs a pass every 2 s over the open and frozen periods; before it levels, it
-//! puts a public freeze's view in place when Redis holds another (`crate::public`). A period that
+//! puts a public freeze's view in place when Redis holds another (`crate::lifecycle::public`). A period that
 //! cannot be levelled fails alone.
 //!
 //! Segment rankings are levelled the same way, each by its own version sum, and rebuilt with
@@ -51,10 +51,10 @@ impl Engine {
     pub async fn reconcile_once(&self) -> Result<ReconcileReport, EngineError> {
         let mut report = ReconcileReport::default();
         // Public views first: levelling writes to `:live` only once a view's marker is there.
-        self.converge_public_views().await?;
+        self.lifecycle.converge_public_views().await?;
         // Seasons behind their weeks are recomputed into the ledger, then levelled below.
-        match self.check_seasons().await {
-            Ok(seasons) => self.announce_seasons(&seasons),
+        match self.seasons.check().await {
+            Ok(seasons) => self.seasons.announce(&seasons),
             Err(error) => tracing::warn!(%error, "seasons not checked; the next pass retries"),
         }
         let live = self.core.ledger.live_periods().await?;
@@ -83,14 +83,14 @@ impl Engine {
     ) -> Result<(), EngineError> {
         let board = self.reads.shared_board(slug).await?;
         // Segment rankings are levelled apart, each by its own version sum.
-        self.level_segments(&board, period, report).await?;
+        self.core.level_segments(&board, period, report).await?;
         let ledger_sum = self.core.ledger.version_sum(slug, period).await?;
         let (projected_sum, marker) = self.core.projection.version_sum_and_marker(slug, period).await?;
         if marker.is_some() {
             // A public view in Redis that the ledger no longer has (a reveal whose Redis half
             // failed) is taken down; the ones it has were put in place above.
             if self.core.ledger.public_view(slug, period).await?.is_none() {
-                self.converge_public(&board, *period, None, false).await?;
+                self.lifecycle.converge_public(&board, *period, None, false).await?;
             }
         }
         if ledger_sum == projected_sum {
@@ -218,7 +218,7 @@ impl Engine {
         }
         reader.await.map_err(|e| EngineError::Invalid(format!("the ledger reader stopped: {e}")))?;
         rebuild.finish().await?;
-        self.rebuild_segments(board, &period).await?;
+        self.core.rebuild_segments(board, &period).await?;
         self.rebuilt(scope, actor, progress, started, members, hidden).await
     }
 

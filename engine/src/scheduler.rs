@@ -39,8 +39,8 @@
 //! On SQLite the ledger is one process (see `ledger/mod.rs`), so the lease only orders engines
 //! within it.
 
+use crate::lifecycle::public::RevealMode;
 use crate::lifecycle::{ARCHIVE_GRACE, ARCHIVE_SAFETY_NET};
-use crate::public::RevealMode;
 use crate::{Engine, EngineError};
 use domain::lifecycle::{State, Transition};
 use domain::{Board, BoardSlug, PeriodKey};
@@ -292,8 +292,8 @@ impl Engine {
             // caches): they get an expiry as a safety net, and are unlinked once it is over.
             let grace_over = archived_at.checked_add(grace).is_ok_and(|end| end <= now);
             let done = match grace_over {
-                true => self.unlink_period_keys(&key.0, &key.1).await,
-                false => self.expire_period_keys(&key.0, &key.1, ARCHIVE_SAFETY_NET).await,
+                true => self.core.unlink_period_keys(&key.0, &key.1).await,
+                false => self.core.expire_period_keys(&key.0, &key.1, ARCHIVE_SAFETY_NET).await,
             };
             match done {
                 Ok(()) => {
@@ -335,17 +335,17 @@ impl Engine {
         for row in self.readable("scheduler", settled) {
             let key = (row.board.clone(), row.period);
             let Some(board) = self.board_of_row(&row, report).await else { continue };
-            let Some(deadline) = self.ranking_deadline(&board, row.period).await? else { continue };
+            let Some(deadline) = self.lifecycle.ranking_deadline(&board, row.period).await? else { continue };
             if expired.1.get(&key) == Some(&deadline) {
                 continue;
             }
             let over = deadline.checked_add(grace).is_ok_and(|end| end <= now);
             let done = match over {
-                true => self.unlink_period_keys(&key.0, &key.1).await,
+                true => self.core.unlink_period_keys(&key.0, &key.1).await,
                 false => {
                     let until = deadline.checked_add(net).unwrap_or(Timestamp::MAX);
                     let ttl = now.duration_until(until).unsigned_abs();
-                    self.expire_period_keys(&key.0, &key.1, ttl.max(Duration::from_secs(1))).await
+                    self.core.expire_period_keys(&key.0, &key.1, ttl.max(Duration::from_secs(1))).await
                 }
             };
             match done {
@@ -419,7 +419,7 @@ impl Engine {
             return Ok(());
         }
         let reason = format!("the last {} s of the period began at {from}", board.public_freeze_seconds);
-        match self.public_freeze_at(board, period, ACTOR, Some(&reason), now).await {
+        match self.lifecycle.public_freeze_at(board, period, ACTOR, Some(&reason), now).await {
             Ok(done) if done.changed => {
                 tracing::info!(board = %board.slug, %period, reason, "scheduled public freeze");
                 report.publicly_frozen.push((board.slug.clone(), period));
@@ -455,7 +455,7 @@ impl Engine {
                 // an earlier pass archived it and died before this).
                 if transition == Transition::Archive
                     && let Err(error) =
-                        self.reveal_at(board, period, RevealMode::All, ACTOR, Some(reason)).await
+                        self.lifecycle.reveal_at(board, period, RevealMode::All, ACTOR, Some(reason)).await
                 {
                     tracing::warn!(board = %board.slug, %period, %error, "archived period not revealed; the next pass retries");
                 }

@@ -5,10 +5,10 @@
 //! - Projection: after the ledger commit (and after the board's own projection), each changed
 //!   total goes into the ranking of every segment its member holds, one `level.lua` call per
 //!   segment on that segment's slot (`redis/segments.rs`), never a script across slots. Writes,
-//!   corrections, revocations and hides all go through [`Engine::project_segments`]. A failure
+//!   corrections, revocations and hides all go through [`Core::project_segments`]. A failure
 //!   answers `projected: false` like the board's, and the reconciler levels it.
 //! - Levelling: the reconciler compares each segment's ledger `SUM(version)` with its ranking's
-//!   `vsum` and levels the ones behind ([`Engine::level_segments`], `segments_levelled`); a
+//!   `vsum` and levels the ones behind ([`Core::level_segments`], `segments_levelled`); a
 //!   rebuild rebuilds every segment; the scheduler's expiry and unlink of a period's keys take its
 //!   segments' keys too.
 //! - Reads: a `Scope` may name a segment; pages, cursor pages, around-me, member ranks, counts
@@ -24,13 +24,13 @@
 
 use crate::reconciler::{ReconcileReport, encode};
 use crate::redis::ProjectedTotal;
-use crate::{Engine, EngineError};
+use crate::{Core, EngineError};
 use domain::segment::{Segment, Values};
 use domain::{Board, BoardSlug, MemberId, PeriodKey};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-impl Engine {
+impl Core {
     /// Projects changed totals of `period` into the rankings of the segments their members hold.
     /// Nothing on a board without segments.
     pub(crate) async fn project_segments(
@@ -43,12 +43,12 @@ impl Engine {
             return Ok(());
         }
         let members: Vec<&MemberId> = totals.iter().map(|t| &t.member).collect();
-        let held = self.core.ledger.segments_of(&board.slug, period, &members).await?;
+        let held = self.ledger.segments_of(&board.slug, period, &members).await?;
         let held: HashMap<&MemberId, &Values> = held.iter().collect();
         self.project_segments_held(board, period, totals, &held).await
     }
 
-    /// [`Engine::project_segments`] with the members' values known (the write path has them from
+    /// [`Core::project_segments`] with the members' values known (the write path has them from
     /// its transaction): nothing is read from the ledger.
     pub(crate) async fn project_segments_held(
         &self,
@@ -69,7 +69,7 @@ impl Engine {
         // joins the other requests' call for that segment (`Projection::project_segment`).
         let mut calls = tokio::task::JoinSet::new();
         for (segment, totals) in by_segment {
-            let (projection, slug, period) = (self.core.projection.clone(), board.slug.clone(), *period);
+            let (projection, slug, period) = (self.projection.clone(), board.slug.clone(), *period);
             calls.spawn(async move { projection.project_segment(&slug, &period, &segment, totals).await });
         }
         let mut failed = None;
@@ -92,10 +92,10 @@ impl Engine {
         period: &PeriodKey,
         segment: &Segment,
     ) -> Result<Vec<ProjectedTotal>, EngineError> {
-        let mut totals = self.core.segment_totals(board, period, segment).await?;
+        let mut totals = self.segment_totals(board, period, segment).await?;
         // A tombstone ranks nowhere: any score in the board's bounds will do.
         let floor = board.codec.bounds().0;
-        for t in self.core.ledger.segment_tombstones(&board.slug, period, segment).await? {
+        for t in self.ledger.segment_tombstones(&board.slug, period, segment).await? {
             totals.push(encode(board, crate::ledger::StoredTotal { points: floor, ..t })?);
         }
         Ok(totals)
@@ -111,11 +111,9 @@ impl Engine {
         if board.segments.is_empty() {
             return Ok(());
         }
-        for (dimension, value, ledger_sum) in
-            self.core.ledger.segment_version_sums(&board.slug, period).await?
-        {
+        for (dimension, value, ledger_sum) in self.ledger.segment_version_sums(&board.slug, period).await? {
             let segment = Segment { dimension, value };
-            let projected = self.core.projection.segment_version_sum(&board.slug, period, &segment).await?;
+            let projected = self.projection.segment_version_sum(&board.slug, period, &segment).await?;
             // Versions only rise, so a projection ahead of the ledger's sum only holds writes
             // committed after that sum was read (the sums of hundreds of values are read one by
             // one, long after the ledger's): nothing to level. Levelling those anyway cost a
@@ -125,7 +123,7 @@ impl Engine {
             }
             let totals = self.segment_levelling(board, period, &segment).await?;
             report.members_levelled +=
-                self.core.projection.level_segment(&board.slug, period, &segment, &totals).await?;
+                self.projection.level_segment(&board.slug, period, &segment, &totals).await?;
             report.segments_levelled += 1;
             tracing::info!(board = %board.slug, %period, %segment, behind = ledger_sum - projected,
                 "segment ranking levelled from the ledger");
@@ -142,8 +140,7 @@ impl Engine {
         let segments = self.period_segments(&board.slug, period).await?;
         for segment in &segments {
             let totals = self.segment_levelling(board, period, segment).await?;
-            let mut rebuild =
-                self.core.projection.start_segment_rebuild(&board.slug, period, segment).await?;
+            let mut rebuild = self.projection.start_segment_rebuild(&board.slug, period, segment).await?;
             rebuild.push(&totals).await?;
             rebuild.finish().await?;
         }
@@ -156,7 +153,7 @@ impl Engine {
         slug: &BoardSlug,
         period: &PeriodKey,
     ) -> Result<Vec<Segment>, EngineError> {
-        let values = self.core.ledger.segment_values(slug, period).await?;
+        let values = self.ledger.segment_values(slug, period).await?;
         Ok(values.into_iter().map(|(dimension, value)| Segment { dimension, value }).collect())
     }
 
@@ -167,9 +164,9 @@ impl Engine {
         slug: &BoardSlug,
         period: &PeriodKey,
     ) -> Result<(), EngineError> {
-        self.core.projection.unlink_period(slug, period).await?;
+        self.projection.unlink_period(slug, period).await?;
         let segments = self.period_segments(slug, period).await?;
-        self.core.projection.unlink_segments(slug, period, &segments).await?;
+        self.projection.unlink_segments(slug, period, &segments).await?;
         Ok(())
     }
 
@@ -180,9 +177,9 @@ impl Engine {
         period: &PeriodKey,
         ttl: Duration,
     ) -> Result<(), EngineError> {
-        self.core.projection.expire(slug, period, ttl).await?;
+        self.projection.expire(slug, period, ttl).await?;
         let segments = self.period_segments(slug, period).await?;
-        self.core.projection.expire_segments(slug, period, &segments, ttl).await?;
+        self.projection.expire_segments(slug, period, &segments, ttl).await?;
         Ok(())
     }
 }

@@ -526,7 +526,7 @@ impl Engine {
                 progress.advance(totals.len() as u64);
                 // Its segment rankings too, from the memberships the import wrote.
                 if !board.segments.is_empty() {
-                    self.rebuild_segments(&board, &export.period).await?;
+                    self.core.rebuild_segments(&board, &export.period).await?;
                 }
                 Ok::<_, EngineError>(())
             };

@@ -67,7 +67,7 @@ async fn keys_are_made_listed_by_prefix_limited_and_revoked_with_an_audit_trail(
             }
         }
         assert!(e.access().api_keys().await.unwrap().is_empty(), "{name}");
-        assert!(e.audit(&action("apikey_create"), None, 10).await.unwrap().is_empty(), "{name}");
+        assert!(e.lifecycle().audit(&action("apikey_create"), None, 10).await.unwrap().is_empty(), "{name}");
 
         // A board named twice is one board.
         let issued =
@@ -113,7 +113,7 @@ async fn keys_are_made_listed_by_prefix_limited_and_revoked_with_an_audit_trail(
         assert!(!metrics.contains(&key), "{name}");
 
         // The audit trail names the creator and the key's prefix, never the secret.
-        let created = e.audit(&action("apikey_create"), None, 10).await.unwrap();
+        let created = e.lifecycle().audit(&action("apikey_create"), None, 10).await.unwrap();
         assert_eq!(created.len(), 2, "{name}");
         let first = created.iter().find(|a| a.actor == "admin:ann").expect("ann's row");
         let after = first.after.as_ref().unwrap();
@@ -130,7 +130,7 @@ async fn keys_are_made_listed_by_prefix_limited_and_revoked_with_an_audit_trail(
         assert_eq!(e.access().api_key_scope(&key).await.unwrap(), None, "{name}: a revoked key is refused");
         let again = e.access().revoke_api_key(issued.view.id, "admin:bob", Some("again")).await.unwrap();
         assert_eq!(again, revoked, "{name}: revoking twice answers the same");
-        let trail = e.audit(&action("apikey_revoke"), None, 10).await.unwrap();
+        let trail = e.lifecycle().audit(&action("apikey_revoke"), None, 10).await.unwrap();
         assert_eq!(trail.len(), 1, "{name}: {trail:?}");
         assert_eq!((trail[0].actor.as_str(), trail[0].reason.as_deref()), ("token#1", Some("leaked")));
         assert_eq!(trail[0].before.as_ref().unwrap()["revoked"], false);

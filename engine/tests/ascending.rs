@@ -174,7 +174,7 @@ async fn check(
     let stored = e.reads().scope(&b.slug, None).await.unwrap().board().clone();
     prop_assert_eq!(stored.sort(), Sort::Asc);
     for (n, (member, op)) in writes.iter().enumerate() {
-        let out = e.record(&stored, &[write_of(n, *member, op)]).await.unwrap();
+        let out = e.writes().record(&stored, &[write_of(n, *member, op)]).await.unwrap();
         let r = &out[0];
         prop_assert!(
             r.recorded.outcome != Outcome::Applied && r.recorded.outcome != Outcome::Improved || r.projected,
@@ -262,7 +262,7 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
             (sub("s7", "u5", 80_000), Outcome::Improved),
         ];
         for (w, outcome) in &writes {
-            let out = e.record(&b, std::slice::from_ref(w)).await.unwrap();
+            let out = e.writes().record(&b, std::slice::from_ref(w)).await.unwrap();
             assert_eq!(out[0].recorded.outcome, *outcome, "{name}: {w:?}");
         }
         let fallback = without_redis(e);
@@ -304,7 +304,7 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
         let scope = e.reads().scope(&b.slug, None).await.unwrap();
         let snap = e.reads().create_snapshot(&scope).await.unwrap();
         let before_pinned = e.reads().snapshot_page(&scope, &snap.snapshot_id, 0, 10).await.unwrap();
-        let out = e.record(&b, &[sub("s8", "u5", 1_000)]).await.unwrap();
+        let out = e.writes().record(&b, &[sub("s8", "u5", 1_000)]).await.unwrap();
         assert_eq!(out[0].recorded.outcome, Outcome::Improved, "{name}");
         let pinned = e.reads().snapshot_page(&scope, &snap.snapshot_id, 0, 10).await.unwrap();
         let members = |p: &domain::view::RankingPage| {
@@ -334,9 +334,9 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
 
         // Settle, twice: fastest first, the tied pair shares silver, the same digest both times.
         let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
-        e.transition(&scope, Transition::Freeze, "admin", None).await.unwrap();
-        e.transition(&scope, Transition::Settle, "admin", None).await.unwrap();
-        let first = e.settlement(&scope).await.unwrap();
+        e.lifecycle().transition(&scope, Transition::Freeze, "admin", None).await.unwrap();
+        e.lifecycle().transition(&scope, Transition::Settle, "admin", None).await.unwrap();
+        let first = e.lifecycle().settlement(&scope).await.unwrap();
         let standings: Vec<(u64, &str, i64, Option<&str>)> = first
             .standings
             .iter()
@@ -355,8 +355,8 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
         );
         let totals = [("u1", 61_000), ("u2", 61_000), ("u3", 70_000), ("u4", 59_000), ("u5", 1_000)];
         assert_eq!(first.digest, common::expected_digest(&b, &period, &totals), "{name}");
-        e.transition(&scope, Transition::Settle, "admin", None).await.unwrap();
-        let again = e.settlement(&scope).await.unwrap();
+        e.lifecycle().transition(&scope, Transition::Settle, "admin", None).await.unwrap();
+        let again = e.lifecycle().settlement(&scope).await.unwrap();
         assert_eq!((again.revision, &again.digest), (first.revision, &first.digest), "{name}: settled again");
 
         // The settled period's threshold count: at most 61 000 ms.
@@ -383,7 +383,7 @@ async fn previews_of_an_ascending_board_agree_frozen_and_settled_and_predict_the
             let writes: Vec<_> = (0..40)
                 .map(|i| common::point(&format!("e{i}"), &format!("u{i}"), ((i * 7) % 5) as i64 * 10 + 10))
                 .collect();
-            e.record(&b, &writes).await.unwrap();
+            e.writes().record(&b, &writes).await.unwrap();
             let period = b.period_at(jiff::Timestamp::now()).to_string();
             let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
             let changes = vec![
@@ -394,13 +394,13 @@ async fn previews_of_an_ascending_board_agree_frozen_and_settled_and_predict_the
                 PreviewChange::Correct { member: m("u20"), delta: 10 },
                 PreviewChange::Correct { member: m("u31"), delta: -30 },
             ];
-            e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
-            let frozen = e.preview(&scope, "check", changes.clone(), "admin:ann").await.unwrap();
-            e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
-            let first = e.settlement(&scope).await.unwrap();
+            e.lifecycle().transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+            let frozen = e.lifecycle().preview(&scope, "check", changes.clone(), "admin:ann").await.unwrap();
+            e.lifecycle().transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
+            let first = e.lifecycle().settlement(&scope).await.unwrap();
             let points: Vec<i64> = first.standings.iter().map(|s| s.points).collect();
             assert!(points.windows(2).all(|w| w[0] <= w[1]), "{name}: lowest first {points:?}");
-            let settled = e.preview(&scope, "check", changes, "admin:ann").await.unwrap();
+            let settled = e.lifecycle().preview(&scope, "check", changes, "admin:ann").await.unwrap();
             let at = format!("{name} {policy:?}");
             assert_eq!(settled.moves, frozen.moves, "{at}");
             assert!(settled.moves.len() >= 5, "{at}: {:?}", settled.moves);
@@ -411,8 +411,8 @@ async fn previews_of_an_ascending_board_agree_frozen_and_settled_and_predict_the
             );
             assert!(settled.shifted > 0, "{at}");
             assert_eq!(settled.prizes, frozen.prizes, "{at}");
-            e.apply_preview(&scope, &settled.preview_id, "admin:bob").await.unwrap();
-            let revision = e.settlement(&scope).await.unwrap();
+            e.lifecycle().apply_preview(&scope, &settled.preview_id, "admin:bob").await.unwrap();
+            let revision = e.lifecycle().settlement(&scope).await.unwrap();
             assert_eq!((revision.revision, Some(revision.digest.clone())), (2, settled.digest_after), "{at}");
             // Every rank the preview predicted is the revision's; the fastest (0 points: u3,
             // u10, u12 and u31 after the changes) win gold.
@@ -442,17 +442,21 @@ async fn an_exported_ascending_period_imports_with_its_order_and_digest() {
     let board = asc_board("asc-move", "incr", TiePolicy::Shared, 0, 3_600_000, vec![]);
     source.create_board(&board).await.unwrap();
     let writes = [common::point("e1", "u1", 62_345), common::point("e2", "u2", 59_000)];
-    source.record(&board, &writes).await.unwrap();
+    source.writes().record(&board, &writes).await.unwrap();
     let key = board.period_at(jiff::Timestamp::now()).to_string();
     let scope = source.reads().scope(&board.slug, Some(&key)).await.unwrap();
-    source.transition(&scope, Transition::Freeze, "admin", None).await.unwrap();
-    source.transition(&scope, Transition::Settle, "admin", None).await.unwrap();
+    source.lifecycle().transition(&scope, Transition::Freeze, "admin", None).await.unwrap();
+    source.lifecycle().transition(&scope, Transition::Settle, "admin", None).await.unwrap();
     let export = source.export_period(&scope).await.unwrap();
     let text = serde_json::to_string(&export).unwrap();
     assert!(text.contains(r#""sort":"asc""#) && text.contains(r#""unit":"ms""#), "{text}");
     let report = dest.import_period(&serde_json::from_str(&text).unwrap()).await.unwrap();
-    let before = source.settlement(&scope).await.unwrap();
-    let after = dest.settlement(&dest.reads().scope(&board.slug, Some(&key)).await.unwrap()).await.unwrap();
+    let before = source.lifecycle().settlement(&scope).await.unwrap();
+    let after = dest
+        .lifecycle()
+        .settlement(&dest.reads().scope(&board.slug, Some(&key)).await.unwrap())
+        .await
+        .unwrap();
     assert_eq!(
         (report.digest.as_str(), after.digest.as_str()),
         (before.digest.as_str(), before.digest.as_str())

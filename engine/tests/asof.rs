@@ -208,7 +208,7 @@ async fn check(
                     metadata: None,
                     segments: Default::default(),
                 };
-                let out = e.record(&b, &[write]).await.unwrap();
+                let out = e.writes().record(&b, &[write]).await.unwrap();
                 let recorded = model.write(operator, m(member), n, value, version, false);
                 let stale = out[0].recorded.outcome == domain::write::Outcome::Stale;
                 prop_assert_eq!(recorded, !stale, "{}: op {}", ctx, n);
@@ -217,7 +217,7 @@ async fn check(
             Op::Revoke(k) if !written.is_empty() => {
                 let (n, id) = &written[k % written.len()];
                 if let Some(id) = id {
-                    e.revoke(&b.slug, id, "admin:test", "as-of test").await.unwrap();
+                    e.lifecycle().revoke(&b.slug, id, "admin:test", "as-of test").await.unwrap();
                     model.revoke(operator, *n);
                 }
             }
@@ -229,7 +229,7 @@ async fn check(
                     correction_id: Some(EventId::parse(format!("c{n}")).unwrap()),
                     reason: "as-of test".into(),
                 };
-                e.correct(&scope, &correction, "admin:test").await.unwrap();
+                e.lifecycle().correct(&scope, &correction, "admin:test").await.unwrap();
                 model.write(operator, m(member), n, delta, 0, true);
             }
         }
@@ -314,10 +314,13 @@ async fn the_public_never_sees_past_a_public_freeze_and_hidden_members_are_left_
         let b = board("incr", TiePolicy::Shared);
         e.create_board(&b).await.unwrap();
         let scope = e.reads().scope(&b.slug, None).await.unwrap();
-        e.record(&b, &[point("e1", "u1", 50), point("e2", "u2", 30), point("e3", "u3", 10)]).await.unwrap();
-        let freeze = e.public_freeze(&scope, "admin:test", None).await.unwrap();
+        e.writes()
+            .record(&b, &[point("e1", "u1", 50), point("e2", "u2", 30), point("e3", "u3", 10)])
+            .await
+            .unwrap();
+        let freeze = e.lifecycle().public_freeze(&scope, "admin:test", None).await.unwrap();
         tokio::time::sleep(std::time::Duration::from_millis(2)).await;
-        e.record(&b, &[point("e4", "u3", 100), point("e5", "u4", 5)]).await.unwrap();
+        e.writes().record(&b, &[point("e4", "u3", 100), point("e5", "u4", 5)]).await.unwrap();
         let later = Timestamp::now();
         let public = e
             .reads()
@@ -360,7 +363,10 @@ async fn the_public_never_sees_past_a_public_freeze_and_hidden_members_are_left_
             .await;
         assert!(matches!(missing, Err(engine::EngineError::NotFound { .. })), "{name}: {missing:?}");
         // A hidden member leaves as-of reads too.
-        e.hide_member(&scope, &MemberId::parse("u1").unwrap(), "admin:test", "spam").await.unwrap();
+        e.lifecycle()
+            .hide_member(&scope, &MemberId::parse("u1").unwrap(), "admin:test", "spam")
+            .await
+            .unwrap();
         let admin = as_of_all(e, Viewer::Admin, &scope, Timestamp::now()).await;
         assert!(admin.iter().all(|r| r.1 != "u1"), "{name}: {admin:?}");
         assert_eq!(admin[0].0, 1, "{name}");

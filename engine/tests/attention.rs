@@ -55,6 +55,7 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         e.create_board(&a).await.unwrap();
         let old_at = now.checked_sub(SignedDuration::from_hours(14 * 24)).unwrap();
         let answers = e
+            .writes()
             .record(&a, &[point("e1", "u1", 10), point("e2", "u2", 5), point_at("old", "u3", 7, old_at)])
             .await
             .unwrap();
@@ -78,38 +79,42 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         assert!(before.due.is_empty(), "{name}: {before:?}");
 
         // Frozen, it waits to be settled; once the late write is decided it is no longer counted.
-        e.transition(
-            &e.reads().scope(&a.slug, Some(&past.to_string())).await.unwrap(),
-            Transition::Freeze,
-            "test",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&a.slug, Some(&past.to_string())).await.unwrap(),
+                Transition::Freeze,
+                "test",
+                None,
+            )
+            .await
+            .unwrap();
         assert_eq!(e.attention(Timestamp::now()).await.unwrap().due, vec![due(State::Frozen)], "{name}");
         let late = e
+            .lifecycle()
             .late_entries(&e.reads().scope(&a.slug, Some(&past.to_string())).await.unwrap(), Some("pending"))
             .await
             .unwrap();
-        e.decide_late(
-            &e.reads().scope(&a.slug, Some(&past.to_string())).await.unwrap(),
-            late[0].id,
-            false,
-            "test",
-            Some("too late"),
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .decide_late(
+                &e.reads().scope(&a.slug, Some(&past.to_string())).await.unwrap(),
+                late[0].id,
+                false,
+                "test",
+                Some("too late"),
+            )
+            .await
+            .unwrap();
         let attention = e.attention(Timestamp::now()).await.unwrap();
         assert!(attention.late.is_empty(), "{name}: {attention:?}");
-        e.transition(
-            &e.reads().scope(&a.slug, Some(&past.to_string())).await.unwrap(),
-            Transition::Settle,
-            "test",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&a.slug, Some(&past.to_string())).await.unwrap(),
+                Transition::Settle,
+                "test",
+                None,
+            )
+            .await
+            .unwrap();
         assert!(e.attention(Timestamp::now()).await.unwrap().is_clear(), "{name}: settled, nothing is due");
 
         // Rewards: pending and never tried is not trouble; a failed attempt is (retrying), and
@@ -118,12 +123,14 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         e.create_board(&r).await.unwrap();
         let writes: Vec<Write> =
             (0..4).map(|i| point_at(&format!("r{i}"), &format!("m{i}"), 100 - i, old_at)).collect();
-        e.record(&r, &writes).await.unwrap();
+        e.writes().record(&r, &writes).await.unwrap();
         let rp = r.period_at(old_at).to_string();
-        e.transition(&e.reads().scope(&r.slug, Some(&rp)).await.unwrap(), Transition::Freeze, "test", None)
+        e.lifecycle()
+            .transition(&e.reads().scope(&r.slug, Some(&rp)).await.unwrap(), Transition::Freeze, "test", None)
             .await
             .unwrap();
-        e.transition(&e.reads().scope(&r.slug, Some(&rp)).await.unwrap(), Transition::Settle, "test", None)
+        e.lifecycle()
+            .transition(&e.reads().scope(&r.slug, Some(&rp)).await.unwrap(), Transition::Settle, "test", None)
             .await
             .unwrap();
         assert!(e.attention(Timestamp::now()).await.unwrap().is_clear(), "{name}: rewards not tried yet");
@@ -192,14 +199,15 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
 
         // Activity: the entries recorded in the last 24 whole hours (the late write is not an
         // entry), with each board's current period's state.
-        e.transition(
-            &e.reads().scope(&a.slug, Some(&current.to_string())).await.unwrap(),
-            Transition::Freeze,
-            "test",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&a.slug, Some(&current.to_string())).await.unwrap(),
+                Transition::Freeze,
+                "test",
+                None,
+            )
+            .await
+            .unwrap();
         let now = Timestamp::now();
         let activity = e.board_activity(now).await.unwrap();
         let hour = now.as_second().div_euclid(3600) * 3600;

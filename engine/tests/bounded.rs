@@ -169,7 +169,7 @@ async fn keep_top_never_changes_a_rank_within_the_top_and_the_rest_read_the_ledg
                             segments: Default::default(),
                         };
                         for b in [&bounded, &twin] {
-                            e.record(b, std::slice::from_ref(&write)).await.unwrap();
+                            e.writes().record(b, std::slice::from_ref(&write)).await.unwrap();
                         }
                     }
                     // Right after the writes, then after the reconciler's refill.
@@ -184,7 +184,7 @@ async fn keep_top_never_changes_a_rank_within_the_top_and_the_rest_read_the_ledg
                     metadata: None,
                     segments: Default::default(),
                 };
-                e.record(&bounded, std::slice::from_ref(&old)).await.unwrap();
+                e.writes().record(&bounded, std::slice::from_ref(&old)).await.unwrap();
                 check(&format!("{ctx}, replay"), &e, &p, &bounded, &twin, true).await;
                 // A rebuild keeps K.
                 let scope = e.reads().scope(&bounded.slug, Some("current")).await.unwrap();
@@ -219,10 +219,10 @@ async fn an_older_projection_let_in_after_a_trim_is_levelled_by_the_reconciler()
                 segments: Default::default(),
             };
             let writes = [total(1, 1, 100), total(2, 1, 90), total(3, 1, 80), total(4, 1, 70)];
-            e.record(&b, &writes).await.unwrap();
+            e.writes().record(&b, &writes).await.unwrap();
             // Member 5 climbs to 95, then falls to 10 (version 2): the ledger's total is 10.
-            e.record(&b, &[total(5, 1, 95)]).await.unwrap();
-            e.record(&b, &[total(5, 2, 10)]).await.unwrap();
+            e.writes().record(&b, &[total(5, 1, 95)]).await.unwrap();
+            e.writes().record(&b, &[total(5, 2, 10)]).await.unwrap();
             e.reconcile_once().await.unwrap();
             // Version 1's projection arrives late: member 5 holds no version in Redis (trimmed).
             let period = b.period_at(jiff::Timestamp::now());

@@ -44,7 +44,7 @@ async fn fill(e: &Engine, b: &Board, members: usize, points: impl Fn(usize) -> i
         })
         .collect();
     for batch in writes.chunks(engine::writes::MAX_BATCH) {
-        e.record(b, batch).await.unwrap();
+        e.writes().record(b, batch).await.unwrap();
     }
 }
 
@@ -175,7 +175,8 @@ async fn an_archived_period_leaves_redis_by_unlink_once_its_grace_is_over() {
         fill(&e, &b, 50, |i| i as i64 + 1).await;
         let period = b.period_at(jiff::Timestamp::now()).to_string();
         for step in [Transition::Freeze, Transition::Settle, Transition::Archive] {
-            e.transition(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), step, "admin", None)
+            e.lifecycle()
+                .transition(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), step, "admin", None)
                 .await
                 .unwrap();
         }

@@ -20,7 +20,7 @@ use domain::view::RankingPage;
 use domain::{Board, EventId, MemberId, TiePolicy};
 use engine::Engine;
 use engine::ledger::Viewer;
-use engine::public::RevealMode;
+use engine::lifecycle::public::RevealMode;
 
 fn m(id: &str) -> MemberId {
     MemberId::parse(id).unwrap()
@@ -115,17 +115,23 @@ async fn public_answers(e: &Engine, b: &Board, period: &str, frozen: bool) -> St
 /// Writes of every kind after the freeze: a jump to first, a new member, a revocation, a
 /// correction, a member pushed below another.
 async fn write_after_freeze(e: &Engine, b: &Board, period: &str) {
-    let out =
-        e.record(b, &[point("late-1", "u5", 100), point("late-2", "u6", 40), point("late-3", "u4", 6)]).await;
+    let out = e
+        .writes()
+        .record(b, &[point("late-1", "u5", 100), point("late-2", "u6", 40), point("late-3", "u4", 6)])
+        .await;
     assert!(out.unwrap().iter().all(|r| r.projected));
-    e.revoke(&b.slug, &EventId::parse("e2").unwrap(), "admin:ann", "duplicate award").await.unwrap();
+    e.lifecycle()
+        .revoke(&b.slug, &EventId::parse("e2").unwrap(), "admin:ann", "duplicate award")
+        .await
+        .unwrap();
     let correction = engine::lifecycle::Correction {
         member: m("u3"),
         delta: 1,
         correction_id: None,
         reason: "tie-break bonus".into(),
     };
-    e.correct(&e.reads().scope(&b.slug, Some(period)).await.unwrap(), &correction, "admin:ann")
+    e.lifecycle()
+        .correct(&e.reads().scope(&b.slug, Some(period)).await.unwrap(), &correction, "admin:ann")
         .await
         .unwrap();
 }
@@ -142,6 +148,7 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             let before = public_answers(e, &b, &period, false).await;
 
             let frozen = e
+                .lifecycle()
                 .public_freeze(
                     &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     "admin:ann",
@@ -152,6 +159,7 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             assert!(frozen.changed && frozen.frozen_at.is_some(), "{name}: {frozen:?}");
             assert_eq!(public_answers(e, &b, &period, true).await, before, "{name}: at the freeze");
             let again = e
+                .lifecycle()
                 .public_freeze(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None)
                 .await
                 .unwrap();
@@ -188,6 +196,7 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             assert_eq!(live.entries[0].points, 105);
             assert_eq!(live.total, 6, "{name}: u6 is live");
             let admin = e
+                .lifecycle()
                 .member_view_admin(
                     &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     &m("u5"),
@@ -209,6 +218,7 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             // beforehand, and each step is public at once. First u6, whom the frozen board does
             // not hold (points only after the freeze), then u5, its last row (it jumps to first).
             let plan = e
+                .lifecycle()
                 .reveal_plan(&e.reads().scope(&b.slug, Some(&period)).await.unwrap())
                 .await
                 .unwrap()
@@ -216,6 +226,7 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             let next = plan.next.clone().unwrap();
             assert_eq!((next.member.as_str(), next.place, plan.pending), ("u6", None, 5), "{name}: {plan:?}");
             let step = e
+                .lifecycle()
                 .reveal(
                     &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     RevealMode::Next,
@@ -227,6 +238,7 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             assert!(step.frozen_at.is_some(), "{name}: {step:?}");
             assert_eq!((step.revealed.clone(), step.pending), (vec![m("u6")], 4), "{name}: one member, u6");
             let plan = e
+                .lifecycle()
                 .reveal_plan(&e.reads().scope(&b.slug, Some(&period)).await.unwrap())
                 .await
                 .unwrap()
@@ -234,6 +246,7 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             let next = plan.next.clone().unwrap();
             assert_eq!((next.member.as_str(), next.place), ("u5", Some(6)), "{name}: u5 is last: {plan:?}");
             let step = e
+                .lifecycle()
                 .reveal(
                     &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     RevealMode::Next,
@@ -257,11 +270,13 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             let mut steps = 2;
             loop {
                 let plan = e
+                    .lifecycle()
                     .reveal_plan(&e.reads().scope(&b.slug, Some(&period)).await.unwrap())
                     .await
                     .unwrap()
                     .unwrap();
                 let step = e
+                    .lifecycle()
                     .reveal(
                         &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                         RevealMode::Next,
@@ -293,6 +308,7 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
             assert_eq!(public.frozen_at, None);
             assert_eq!(members_of(&public), members_of(&live), "{name}/{policy:?}: revealed = live");
             let after = e
+                .lifecycle()
                 .reveal(
                     &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     RevealMode::Next,
@@ -315,8 +331,14 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
 
             let filter =
                 engine::ledger::audit::AuditFilter { board: Some(b.slug.to_string()), ..Default::default() };
-            let actions: Vec<String> =
-                e.audit(&filter, None, 100).await.unwrap().into_iter().map(|a| a.action).collect();
+            let actions: Vec<String> = e
+                .lifecycle()
+                .audit(&filter, None, 100)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|a| a.action)
+                .collect();
             assert_eq!(actions.iter().filter(|a| *a == "public_freeze").count(), 1, "{name}: {actions:?}");
             assert_eq!(actions.iter().filter(|a| *a == "reveal").count(), steps, "{name}: {actions:?}");
         }
@@ -328,7 +350,8 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
 async fn settlement_uses_the_live_ledger_and_the_archive_reveals() {
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "ps", TiePolicy::Shared).await;
-        e.public_freeze(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None)
+        e.lifecycle()
+            .public_freeze(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None)
             .await
             .unwrap();
         write_after_freeze(e, &b, &period).await;
@@ -336,23 +359,26 @@ async fn settlement_uses_the_live_ledger_and_the_archive_reveals() {
             e.reads().top(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!(before.entries[0].member, m("u1"), "{name}: public leader is still u1");
 
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Freeze,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Settle,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
-        let settlement = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
+        let settlement =
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let first = &settlement.standings[0];
         assert_eq!((first.member.as_str(), first.points, first.rank), ("u5", 105, 1), "{name}");
         // Settled, still publicly frozen: the public sees the frozen view until the reveal.
@@ -362,14 +388,15 @@ async fn settlement_uses_the_live_ledger_and_the_archive_reveals() {
         assert!(public.frozen_at.is_some());
 
         // The archive ends the public freeze.
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Archive,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Archive,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
         let archived =
             e.reads().top(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!((archived.entries[0].member.as_str(), archived.frozen_at), ("u5", None), "{name}");
@@ -384,6 +411,7 @@ async fn a_settled_period_cannot_be_frozen_publicly_and_a_reveal_of_a_live_one_c
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "pr", TiePolicy::Shared).await;
         let none = e
+            .lifecycle()
             .reveal(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 RevealMode::All,
@@ -393,29 +421,33 @@ async fn a_settled_period_cannot_be_frozen_publicly_and_a_reveal_of_a_live_one_c
             .await
             .unwrap();
         assert!(!none.changed, "{name}");
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Freeze,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Settle,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
-        let refused =
-            e.public_freeze(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None).await;
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
+        let refused = e
+            .lifecycle()
+            .public_freeze(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None)
+            .await;
         assert_eq!(common::conflict_code(refused), "period_settled", "{name}");
         // Nothing was left behind in Redis by the refused freeze.
         let top = e.reads().top(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!(top.frozen_at, None);
-        let live = e.record(&b, &[point("x1", "u1", 1)]).await.unwrap();
+        let live = e.writes().record(&b, &[point("x1", "u1", 1)]).await.unwrap();
         assert!(!live.is_empty());
     })
     .await;
@@ -425,18 +457,20 @@ async fn a_settled_period_cannot_be_frozen_publicly_and_a_reveal_of_a_live_one_c
 async fn a_member_hidden_during_a_public_freeze_leaves_the_public_view_at_once() {
     each_store(async |name, e, p| {
         let (b, period) = five_members(e, "ph", TiePolicy::Shared).await;
-        e.public_freeze(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None)
+        e.lifecycle()
+            .public_freeze(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None)
             .await
             .unwrap();
-        e.record(&b, &[point("late-1", "u5", 100)]).await.unwrap();
-        e.hide_member(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            &m("u1"),
-            "admin:ann",
-            "abusive name",
-        )
-        .await
-        .unwrap();
+        e.writes().record(&b, &[point("late-1", "u5", 100)]).await.unwrap();
+        e.lifecycle()
+            .hide_member(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u1"),
+                "admin:ann",
+                "abusive name",
+            )
+            .await
+            .unwrap();
         let public =
             e.reads().top(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         let expected = [("u3", 30), ("u2", 30), ("u4", 25), ("u5", 5)];
@@ -453,7 +487,13 @@ async fn a_member_hidden_during_a_public_freeze_leaves_the_public_view_at_once()
             e.reads().top(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!(members_of(&public), shown, "{name}: after Redis lost all");
         // Revealed, the public sees the live standings without the hidden member.
-        e.reveal(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), RevealMode::All, "admin:ann", None)
+        e.lifecycle()
+            .reveal(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                RevealMode::All,
+                "admin:ann",
+                None,
+            )
             .await
             .unwrap();
         let live = e.reads().top(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();

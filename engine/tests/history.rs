@@ -43,14 +43,18 @@ async fn the_points_chart_replays_the_entries_with_revocations_and_corrections()
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "hist-steps", TiePolicy::Shared).await;
         // u4: +10 (e4), +15 (e6); then e4 revoked and a correction of +3.
-        e.revoke(&b.slug, &EventId::parse("e4").unwrap(), "admin:ann", "duplicate").await.unwrap();
+        e.lifecycle()
+            .revoke(&b.slug, &EventId::parse("e4").unwrap(), "admin:ann", "duplicate")
+            .await
+            .unwrap();
         let correction = engine::lifecycle::Correction {
             member: m("u4"),
             delta: 3,
             correction_id: None,
             reason: "bonus".into(),
         };
-        e.correct(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &correction, "admin:ann")
+        e.lifecycle()
+            .correct(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &correction, "admin:ann")
             .await
             .unwrap();
         let h = history(e, &b, &period, "u4").await;
@@ -107,14 +111,15 @@ async fn points_to_the_next_rank_follow_the_tie_policy() {
         let h = history(e, &b, &period, "u5").await;
         assert_eq!(h.prize, target(3, 26, Some("silver")), "{name}");
         // After the freeze nothing more can be scored: no targets.
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Freeze,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
         let h = history(e, &b, &period, "u5").await;
         assert_eq!((h.next_rank, h.prize), (None, None), "{name}");
     })
@@ -144,14 +149,15 @@ async fn the_distribution_counts_each_visible_member_once() {
         assert!(d.winners.is_empty(), "{name}: open");
 
         // A hidden member leaves the distribution, "me" and its own history.
-        e.hide_member(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            &m("u1"),
-            "admin:ann",
-            "cheating",
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .hide_member(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u1"),
+                "admin:ann",
+                "cheating",
+            )
+            .await
+            .unwrap();
         let d = e
             .reads()
             .distribution(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u1")))
@@ -187,11 +193,13 @@ async fn a_public_freeze_shows_in_the_history_as_everywhere() {
             .distribution(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u5")))
             .await
             .unwrap();
-        e.public_freeze(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None)
+        e.lifecycle()
+            .public_freeze(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin:ann", None)
             .await
             .unwrap();
         // After the freeze, u5 jumps to first and u6 arrives: the public sees neither.
-        let out = e.record(&b, &[point("late-1", "u5", 100), point("late-2", "u6", 70)]).await.unwrap();
+        let out =
+            e.writes().record(&b, &[point("late-1", "u5", 100), point("late-2", "u6", 70)]).await.unwrap();
         assert!(out.iter().all(|r| r.projected), "{name}");
         let after = history(e, &b, &period, "u5").await;
         assert_eq!(after.steps, before.steps, "{name}: no entry after the watermark");
@@ -210,14 +218,15 @@ async fn a_public_freeze_shows_in_the_history_as_everywhere() {
             [("u1".to_owned(), 50)]
         );
         // The reveal shows it.
-        e.reveal(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            engine::public::RevealMode::All,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .reveal(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                engine::lifecycle::public::RevealMode::All,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
         let revealed = history(e, &b, &period, "u5").await;
         assert_eq!(revealed.steps.last().map(|s| s.points), Some(105), "{name}");
         assert_eq!(revealed.standing.map(|s| s.rank), Some(1), "{name}");
@@ -247,25 +256,27 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
             at("c1", "u3", 70, now),
             at("c2", "u1", 20, now),
         ];
-        let out = e.record(&b, &writes).await.unwrap();
+        let out = e.writes().record(&b, &writes).await.unwrap();
         assert!(out.iter().all(|r| r.recorded.outcome == domain::write::Outcome::Applied), "{name}: {out:?}");
         let (past, current) = (b.period_at(last_week).to_string(), b.period_at(now).to_string());
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&past)).await.unwrap(),
-            Transition::Freeze,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&past)).await.unwrap(),
-            Transition::Settle,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&past)).await.unwrap(),
+                Transition::Freeze,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&past)).await.unwrap(),
+                Transition::Settle,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
 
         let h = history(e, &b, &current, "u3").await;
         let periods: Vec<PeriodRow> = h

@@ -499,7 +499,7 @@ async fn a_boards_filter_counts_only_hits_with_results_unblocked_members_and_old
 
         // One audit row, with both filters.
         let changes = AuditFilter { action: Some("hot_filter".into()), ..AuditFilter::default() };
-        let trail = e.audit(&changes, None, 10).await.unwrap();
+        let trail = e.lifecycle().audit(&changes, None, 10).await.unwrap();
         assert_eq!(trail.len(), 1, "{mode}: {trail:?}");
         assert_eq!(trail[0].board.as_deref(), Some(b.slug.as_str()), "{mode}");
         assert_eq!(trail[0].actor, "token#1", "{mode}");

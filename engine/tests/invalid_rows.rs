@@ -51,7 +51,7 @@ async fn writes_no_period_can_hold_are_refused_and_store_nothing() {
             dated("huge", "u1", -54_240_551_891_543_696, "2026-01-05T00:00:00Z"),
             point("fine", "u2", 7),
         ];
-        let answers = e.record(&b, &writes).await.unwrap();
+        let answers = e.writes().record(&b, &writes).await.unwrap();
         for (w, r) in writes.iter().zip(&answers).take(6) {
             let id = w.change.external_id().unwrap();
             assert_eq!(r.recorded.outcome, Outcome::Rejected, "{name} {id}: {r:?}");
@@ -61,12 +61,16 @@ async fn writes_no_period_can_hold_are_refused_and_store_nothing() {
         assert_eq!(answers[6].recorded.outcome, Outcome::Applied, "{name}");
         // An old date and a delta past the bounds on a period that is long over: not late either.
         let old = dated("old-huge", "u1", 2_000_001, "2026-01-05T00:00:00Z");
-        assert_eq!(e.record(&b, &[old]).await.unwrap()[0].recorded.outcome, Outcome::Rejected, "{name}");
+        assert_eq!(
+            e.writes().record(&b, &[old]).await.unwrap()[0].recorded.outcome,
+            Outcome::Rejected,
+            "{name}"
+        );
         let set_like = Write {
             change: Change::Correction { correction_id: None, delta: i64::MIN },
             ..point("x", "u1", 0)
         };
-        assert!(e.record(&b, &[set_like]).await.is_err(), "{name}: corrections have their own path");
+        assert!(e.writes().record(&b, &[set_like]).await.is_err(), "{name}: corrections have their own path");
 
         // Nothing stored: one period (the current one), no late writes, only the valid entry.
         let listed = e.ledger().periods(&b.slug).await.unwrap();
@@ -74,7 +78,8 @@ async fn writes_no_period_can_hold_are_refused_and_store_nothing() {
         assert_eq!(listed.rows.len(), 1, "{name}: {:?}", listed.rows);
         let current = b.period_at(jiff::Timestamp::now()).to_string();
         assert!(
-            e.late_entries(&e.reads().scope(&b.slug, Some("2026-W02")).await.unwrap(), None)
+            e.lifecycle()
+                .late_entries(&e.reads().scope(&b.slug, Some("2026-W02")).await.unwrap(), None)
                 .await
                 .unwrap()
                 .is_empty(),
@@ -118,7 +123,7 @@ async fn a_row_no_job_can_read_leaves_the_scheduler_and_the_reconciler_working()
                 .record(&b, &[Write { occurred_at: last_week, ..point("old", "u9", 3) }], last_week)
                 .await
                 .unwrap();
-            e.record(&b, &[point("a", "u1", 30), point("b", "u2", 20)]).await.unwrap();
+            e.writes().record(&b, &[point("a", "u1", 30), point("b", "u2", 20)]).await.unwrap();
             let current = b.period_at(jiff::Timestamp::now());
 
             // The rows an older version let in: a period key outside the supported years (with a
@@ -203,7 +208,8 @@ async fn a_row_no_job_can_read_leaves_the_scheduler_and_the_reconciler_working()
             assert_eq!(audited.len(), 2, "{name}: {audited:?}");
             // The valid rows are untouched.
             assert_eq!(
-                e.late_entries(&e.reads().scope(&b.slug, Some(&ended.to_string())).await.unwrap(), None)
+                e.lifecycle()
+                    .late_entries(&e.reads().scope(&b.slug, Some(&ended.to_string())).await.unwrap(), None)
                     .await
                     .unwrap()
                     .len(),

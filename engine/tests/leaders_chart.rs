@@ -47,12 +47,12 @@ async fn race(e: &Engine, tag: &str) -> (Board, String, impl Fn(i64) -> Timestam
         point_at("d2", "dee", 9, when(5)),
         point_at("a3", "ada", 5, when(6)),
     ];
-    let out = e.record(&b, &writes).await.unwrap();
+    let out = e.writes().record(&b, &writes).await.unwrap();
     assert!(
         out.iter().all(|r| r.recorded.outcome == domain::write::Outcome::Applied && r.projected),
         "{out:?}"
     );
-    e.revoke(&b.slug, &EventId::parse("d1").unwrap(), "admin:ann", "duplicate").await.unwrap();
+    e.lifecycle().revoke(&b.slug, &EventId::parse("d1").unwrap(), "admin:ann", "duplicate").await.unwrap();
     let period = b.period_at(Timestamp::now()).to_string();
     (b, period, when)
 }
@@ -123,7 +123,7 @@ async fn a_chart_is_kept_until_its_time_is_up_or_this_process_hides_a_member() {
         let (b, period, _) = race(e, "race-kept").await;
         let first = chart(e, &b, &period).await;
         // fay jumps to first: readers of the next seconds still share the chart already read.
-        let out = e.record(&b, &[point("f2", "fay", 100)]).await.unwrap();
+        let out = e.writes().record(&b, &[point("f2", "fay", 100)]).await.unwrap();
         assert!(out.iter().all(|r| r.projected), "{name}");
         let again = chart(e, &b, &period).await;
         assert!(Arc::ptr_eq(&first, &again), "{name}: read again within its seconds");
@@ -133,7 +133,7 @@ async fn a_chart_is_kept_until_its_time_is_up_or_this_process_hides_a_member() {
 
         // A hide through this process shows at once: bo is never a leader again.
         let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
-        e.hide_member(&scope, &m("bo"), "admin:ann", "cheating").await.unwrap();
+        e.lifecycle().hide_member(&scope, &m("bo"), "admin:ann", "cheating").await.unwrap();
         let hidden = chart(e, &b, &period).await;
         let members: Vec<String> = hidden.leaders.iter().map(|l| l.standing.member.to_string()).collect();
         assert_eq!(members, ["fay", "ada", "cy", "dee", "eve"], "{name}");
@@ -148,9 +148,13 @@ async fn a_public_freeze_shows_its_standings_until_the_reveal() {
         let (b, period, _) = race(e, "race-public").await;
         let before = chart(e, &b, &period).await;
         let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
-        let frozen = e.public_freeze(&scope, "admin:ann", None).await.unwrap();
+        let frozen = e.lifecycle().public_freeze(&scope, "admin:ann", None).await.unwrap();
         // After the freeze eve jumps to first and gus arrives: the public sees neither.
-        let out = e.record(&b, &[point("late-1", "eve", 1000), point("late-2", "gus", 500)]).await.unwrap();
+        let out = e
+            .writes()
+            .record(&b, &[point("late-1", "eve", 1000), point("late-2", "gus", 500)])
+            .await
+            .unwrap();
         assert!(out.iter().all(|r| r.projected), "{name}");
         // Read by a process that kept nothing, and by this one (the freeze dropped its chart).
         let fresh = Engine::from_parts(e.ledger().clone(), e.projection().clone());
@@ -159,7 +163,10 @@ async fn a_public_freeze_shows_its_standings_until_the_reveal() {
             assert_eq!(during.leaders, before.leaders, "{name}: the standings and lines of the freeze");
         }
 
-        e.reveal(&scope, engine::public::RevealMode::All, "admin:ann", None).await.unwrap();
+        e.lifecycle()
+            .reveal(&scope, engine::lifecycle::public::RevealMode::All, "admin:ann", None)
+            .await
+            .unwrap();
         let revealed = chart(e, &b, &period).await;
         assert_eq!(revealed.frozen_at, None, "{name}");
         assert_eq!(leaders(&revealed)[0], row("eve", 1, 1008, &[8, 1008]), "{name}");

@@ -48,7 +48,7 @@ fn id(e: &str) -> EventId {
 async fn setup(e: &Engine, policy: TiePolicy, writes: &[Write]) -> (Board, String) {
     let b = board(policy);
     e.create_board(&b).await.unwrap();
-    let out = e.record(&b, writes).await.unwrap();
+    let out = e.writes().record(&b, writes).await.unwrap();
     assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied), "{out:?}");
     let period = b.period_at(jiff::Timestamp::now()).to_string();
     (b, period)
@@ -118,7 +118,7 @@ async fn all_reads(e: &Engine, b: &Board, period: &str) -> String {
 async fn audit_actions(e: &Engine, b: &Board) -> Vec<String> {
     let filter = AuditFilter { board: Some(b.slug.to_string()), ..Default::default() };
     let mut actions: Vec<String> =
-        e.audit(&filter, None, 500).await.unwrap().into_iter().map(|a| a.action).collect();
+        e.lifecycle().audit(&filter, None, 500).await.unwrap().into_iter().map(|a| a.action).collect();
     actions.reverse();
     actions
 }
@@ -141,13 +141,14 @@ async fn a_full_week_from_writes_to_archive() {
         let per = Some(period.as_str());
         assert_eq!(
             conflict_code(
-                e.transition(
-                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                    Transition::Settle,
-                    "admin",
-                    None
-                )
-                .await
+                e.lifecycle()
+                    .transition(
+                        &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                        Transition::Settle,
+                        "admin",
+                        None
+                    )
+                    .await
             ),
             "invalid_transition"
         );
@@ -162,6 +163,7 @@ async fn a_full_week_from_writes_to_archive() {
         assert_eq!(pass.frozen, vec![(b.slug.clone(), key)], "{name}");
         // A freeze repeated by hand answers the same period.
         let frozen = e
+            .lifecycle()
             .transition(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 Transition::Freeze,
@@ -174,7 +176,7 @@ async fn a_full_week_from_writes_to_archive() {
 
         // Late writes are kept, the board does not move.
         let before = e.reads().top(&e.reads().scope(&b.slug, per).await.unwrap(), 10).await.unwrap().entries;
-        let late = e.record(&b, &[point("e6", "u4", 100), point("e7", "u2", 5)]).await.unwrap();
+        let late = e.writes().record(&b, &[point("e6", "u4", 100), point("e7", "u2", 5)]).await.unwrap();
         assert!(late.iter().all(|r| r.recorded.outcome == Outcome::Late), "{name}: {late:?}");
         assert_eq!(
             e.reads()
@@ -186,6 +188,7 @@ async fn a_full_week_from_writes_to_archive() {
             "{name}"
         );
         let pending = e
+            .lifecycle()
             .late_entries(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some("pending"))
             .await
             .unwrap();
@@ -195,19 +198,21 @@ async fn a_full_week_from_writes_to_archive() {
         // Settling waits for the review.
         assert_eq!(
             conflict_code(
-                e.transition(
-                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                    Transition::Settle,
-                    "admin",
-                    None
-                )
-                .await
+                e.lifecycle()
+                    .transition(
+                        &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                        Transition::Settle,
+                        "admin",
+                        None
+                    )
+                    .await
             ),
             "late_pending"
         );
 
         // Accept one (applied while frozen), reject one; decisions are final.
         let accepted = e
+            .lifecycle()
             .decide_late(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 l7,
@@ -219,35 +224,45 @@ async fn a_full_week_from_writes_to_archive() {
             .unwrap();
         assert_eq!((accepted.result, accepted.points), (Some(Outcome::Applied), Some(35)), "{name}");
         let again = e
+            .lifecycle()
             .decide_late(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), l7, true, "admin", None)
             .await
             .unwrap();
         assert_eq!((again.entry.status.as_str(), again.result), ("accepted", None), "{name}");
         assert!(
-            e.decide_late(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), l6, false, "admin", None)
-                .await
-                .is_err(),
-            "a rejection needs a reason"
-        );
-        e.decide_late(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            l6,
-            false,
-            "admin",
-            Some("after the deadline"),
-        )
-        .await
-        .unwrap();
-        assert_eq!(
-            conflict_code(
-                e.decide_late(
+            e.lifecycle()
+                .decide_late(
                     &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     l6,
-                    true,
+                    false,
                     "admin",
                     None
                 )
                 .await
+                .is_err(),
+            "a rejection needs a reason"
+        );
+        e.lifecycle()
+            .decide_late(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                l6,
+                false,
+                "admin",
+                Some("after the deadline"),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            conflict_code(
+                e.lifecycle()
+                    .decide_late(
+                        &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                        l6,
+                        true,
+                        "admin",
+                        None
+                    )
+                    .await
             ),
             "already_decided"
         );
@@ -262,8 +277,8 @@ async fn a_full_week_from_writes_to_archive() {
         );
 
         // Revoke one event twice: it subtracts once.
-        let r1 = e.revoke(&b.slug, &id("e5"), "admin", "duplicate award").await.unwrap();
-        let r2 = e.revoke(&b.slug, &id("e5"), "admin", "duplicate award").await.unwrap();
+        let r1 = e.lifecycle().revoke(&b.slug, &id("e5"), "admin", "duplicate award").await.unwrap();
+        let r2 = e.lifecycle().revoke(&b.slug, &id("e5"), "admin", "duplicate award").await.unwrap();
         assert_eq!((r1.result, r1.points, r2.result), ("revoked", Some(50), "already_revoked"), "{name}");
         assert_eq!(
             e.reads()
@@ -275,7 +290,7 @@ async fn a_full_week_from_writes_to_archive() {
             "{name}"
         );
         assert!(matches!(
-            e.revoke(&b.slug, &id("e6"), "admin", "x").await,
+            e.lifecycle().revoke(&b.slug, &id("e6"), "admin", "x").await,
             Err(EngineError::NotFound { .. })
         ));
         // "Why this score" shows the revocation, its reason, and the revoked event struck out.
@@ -303,6 +318,7 @@ async fn a_full_week_from_writes_to_archive() {
 
         // A correction flows through the same chain.
         let c = e
+            .lifecycle()
             .correct(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &correction("u3", 1, Some("c1"), "manual review"),
@@ -314,6 +330,7 @@ async fn a_full_week_from_writes_to_archive() {
         // A retried correction with the same id counts once; an id of another entry is refused.
         let retried = correction("u3", 1, Some("c1"), "manual review");
         let again = e
+            .lifecycle()
             .correct(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &retried, "admin")
             .await
             .unwrap();
@@ -325,7 +342,9 @@ async fn a_full_week_from_writes_to_archive() {
         let taken = correction("u3", 1, Some("e1"), "manual review");
         assert_eq!(
             conflict_code(
-                e.correct(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &taken, "admin").await
+                e.lifecycle()
+                    .correct(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &taken, "admin")
+                    .await
             ),
             "id_taken"
         );
@@ -340,25 +359,28 @@ async fn a_full_week_from_writes_to_archive() {
         );
 
         // Settle, twice: the same settlement.
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Settle,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
-        let s1 = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Settle,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
+        let s1 =
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
         assert_eq!(
-            e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap(),
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap(),
             s1,
             "{name}"
         );
@@ -377,47 +399,54 @@ async fn a_full_week_from_writes_to_archive() {
         assert_eq!(s1.digest.len(), 64);
 
         // Settled: nothing changes any more.
-        assert_eq!(conflict_code(e.revoke(&b.slug, &id("e1"), "admin", "too late").await), "period_settled");
+        assert_eq!(
+            conflict_code(e.lifecycle().revoke(&b.slug, &id("e1"), "admin", "too late").await),
+            "period_settled"
+        );
         assert_eq!(
             conflict_code(
-                e.correct(
-                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                    &correction("u1", 5, None, "too late"),
-                    "admin"
-                )
-                .await
+                e.lifecycle()
+                    .correct(
+                        &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                        &correction("u1", 5, None, "too late"),
+                        "admin"
+                    )
+                    .await
             ),
             "period_settled"
         );
-        let late8 = e.record(&b, &[point("e8", "u4", 1)]).await.unwrap();
+        let late8 = e.writes().record(&b, &[point("e8", "u4", 1)]).await.unwrap();
         assert_eq!(late8[0].recorded.outcome, Outcome::Late);
         let l8 = e
+            .lifecycle()
             .late_entries(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some("pending"))
             .await
             .unwrap()[0]
             .id;
         assert_eq!(
             conflict_code(
-                e.decide_late(
-                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                    l8,
-                    true,
-                    "admin",
-                    None
-                )
-                .await
+                e.lifecycle()
+                    .decide_late(
+                        &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                        l8,
+                        true,
+                        "admin",
+                        None
+                    )
+                    .await
             ),
             "period_settled"
         );
         assert_eq!(
             conflict_code(
-                e.transition(
-                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                    Transition::Reopen,
-                    "admin",
-                    None
-                )
-                .await
+                e.lifecycle()
+                    .transition(
+                        &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                        Transition::Reopen,
+                        "admin",
+                        None
+                    )
+                    .await
             ),
             "invalid_transition"
         );
@@ -425,6 +454,7 @@ async fn a_full_week_from_writes_to_archive() {
         // Archive: reads are the same, then the projection expires and they still are.
         let live = all_reads(e, &b, &period).await;
         let archived = e
+            .lifecycle()
             .transition(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 Transition::Archive,
@@ -469,29 +499,32 @@ async fn a_revoke_under_first_reached_restores_the_reach_order() {
         let pair = |a: &str, pa, b: &str, pb| vec![(a.to_string(), pa, 1), (b.to_string(), pb, 2)];
         assert_eq!(order().await, pair("u2", 50, "u1", 50), "{name}");
         // Without the +10, u1 has 40 since the -10.
-        e.revoke(&b.slug, &id("a2"), "admin", "cheat").await.unwrap();
+        e.lifecycle().revoke(&b.slug, &id("a2"), "admin", "cheat").await.unwrap();
         assert_eq!(order().await, pair("u2", 50, "u1", 40), "{name}");
         // Without the -10 too, u1 has 50 since its first event, before u2.
-        e.revoke(&b.slug, &id("a3"), "admin", "cheat").await.unwrap();
+        e.lifecycle().revoke(&b.slug, &id("a3"), "admin", "cheat").await.unwrap();
         assert_eq!(order().await, pair("u1", 50, "u2", 50), "{name}");
         // The settlement agrees with the live order.
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Freeze,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Settle,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
-        let s = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
+        let s =
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let settled: Vec<_> = s.standings.iter().map(|s| (s.member.to_string(), s.points, s.rank)).collect();
         assert_eq!(settled, pair("u1", 50, "u2", 50), "{name}");
     })
@@ -505,14 +538,15 @@ async fn a_projection_lost_after_freeze_changes_nothing_in_the_settlement() {
         let expected = [("u1", 7), ("u2", 9), ("u3", 7)];
         // Keys deleted after freeze, then rebuilt by hand.
         let (b, period) = setup(e, TiePolicy::Shared, &writes).await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Freeze,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
         p.cleanup().await;
         assert_eq!(
             e.rebuild(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin")
@@ -521,38 +555,43 @@ async fn a_projection_lost_after_freeze_changes_nothing_in_the_settlement() {
                 .members,
             3
         );
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Settle,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
-        let rebuilt = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
+        let rebuilt =
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(rebuilt.digest, expected_digest(&b, &period, &expected), "{name}");
         assert!(!audit_actions(e, &b).await.contains(&"projection_repaired".to_string()), "{name}");
 
         // Keys deleted after freeze and nobody rebuilt: the cross-check repairs and reports it.
         let (b, period) = setup(e, TiePolicy::Shared, &writes).await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Freeze,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
         p.cleanup().await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Settle,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
-        let repaired = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
+        let repaired =
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(repaired.digest, expected_digest(&b, &period, &expected), "{name}");
         assert_eq!(audit_actions(e, &b).await, ["freeze", "projection_repaired", "settle"], "{name}");
         assert_eq!(
@@ -572,17 +611,19 @@ async fn a_projection_lost_after_freeze_changes_nothing_in_the_settlement() {
 async fn a_crash_inside_the_settlement_leaves_it_undone_and_a_rerun_gives_the_same_digest() {
     each_store(async |name, e, _| {
         let (b, period) = setup(e, TiePolicy::Shared, &[point("y1", "u1", 3), point("y2", "u2", 4)]).await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Freeze,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
         for failpoint in ["settle.after_standings", "settle.before_commit"] {
             e.failpoints().arm(failpoint);
             let crashed = e
+                .lifecycle()
                 .transition(
                     &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     Transition::Settle,
@@ -593,22 +634,24 @@ async fn a_crash_inside_the_settlement_leaves_it_undone_and_a_rerun_gives_the_sa
             assert!(crashed.is_err(), "{name}: {failpoint}");
             assert!(
                 matches!(
-                    e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await,
+                    e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await,
                     Err(EngineError::NotFound { .. })
                 ),
                 "{name}"
             );
             assert_eq!(e.reads().periods(&b.slug).await.unwrap()[0].state, State::Frozen, "{name}");
         }
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Settle,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
-        let s = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
+        let s =
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(s.digest, expected_digest(&b, &period, &[("u1", 3), ("u2", 4)]), "{name}");
         assert_eq!(audit_actions(e, &b).await, ["freeze", "settle"], "{name}");
     })
@@ -639,7 +682,7 @@ async fn stored_standings_equal_the_domain_standings_under_both_tie_policies() {
                     point(&format!("s{i}"), &member, (i as i64 * 7) % 5 - 2)
                 })
                 .collect();
-            let out = e.record(&b, &writes).await.unwrap();
+            let out = e.writes().record(&b, &writes).await.unwrap();
             assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied), "{name}: {out:?}");
             let period = b.period_at(jiff::Timestamp::now());
             let key = period.to_string();
@@ -654,22 +697,24 @@ async fn stored_standings_equal_the_domain_standings_under_both_tie_policies() {
             let expected = standings(domain::Sort::Desc, policy, totals, &b.prizes);
             assert!(expected.len() > 100, "{name}: {} members", expected.len());
 
-            e.transition(
-                &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
-                Transition::Freeze,
-                "admin",
-                None,
-            )
-            .await
-            .unwrap();
-            e.transition(
-                &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
-                Transition::Settle,
-                "admin",
-                None,
-            )
-            .await
-            .unwrap();
+            e.lifecycle()
+                .transition(
+                    &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                    Transition::Freeze,
+                    "admin",
+                    None,
+                )
+                .await
+                .unwrap();
+            e.lifecycle()
+                .transition(
+                    &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                    Transition::Settle,
+                    "admin",
+                    None,
+                )
+                .await
+                .unwrap();
             let s = e.ledger().settlement(&b.slug, &period, 0, 10_000).await.unwrap().unwrap();
             assert_eq!(s.standings, expected, "{name} {policy:?}");
             let text = canonical_text(b.slug.as_str(), &key, &expected);
@@ -677,14 +722,15 @@ async fn stored_standings_equal_the_domain_standings_under_both_tie_policies() {
             assert_eq!((s.digest.as_str(), s.members), (digest.as_str(), expected.len() as u64), "{name}");
 
             // Archived reads find every member where the standings put it.
-            e.transition(
-                &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
-                Transition::Archive,
-                "admin",
-                None,
-            )
-            .await
-            .unwrap();
+            e.lifecycle()
+                .transition(
+                    &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                    Transition::Archive,
+                    "admin",
+                    None,
+                )
+                .await
+                .unwrap();
             for (position, st) in expected.iter().enumerate() {
                 let at = e.ledger().standing_position(&b.slug, &period, &st.member).await.unwrap();
                 assert_eq!(at, Some(position as u64), "{name} {policy:?} {}", st.member);
@@ -717,7 +763,7 @@ async fn standings_read_across_blocks_as_one_list() {
         // Points in runs of ties that end on, before and after block boundaries.
         let writes: Vec<Write> =
             (0..100).map(|i| point(&format!("s{i}"), &format!("u{i:03}"), 40 - (i as i64 * 3) / 7)).collect();
-        let out = e.record(&b, &writes).await.unwrap();
+        let out = e.writes().record(&b, &writes).await.unwrap();
         assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied), "{name}: {out:?}");
         let period = b.period_at(jiff::Timestamp::now());
         let key = period.to_string();
@@ -727,10 +773,22 @@ async fn standings_read_across_blocks_as_one_list() {
             0,
             "{name}: unsettled"
         );
-        e.transition(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), Transition::Freeze, "admin", None)
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                Transition::Freeze,
+                "admin",
+                None,
+            )
             .await
             .unwrap();
-        e.transition(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                Transition::Settle,
+                "admin",
+                None,
+            )
             .await
             .unwrap();
         let all = ledger.settlement(&b.slug, &period, 0, 10_000).await.unwrap().unwrap().standings;

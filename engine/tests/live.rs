@@ -107,7 +107,10 @@ async fn setup(target: engine::redis::RedisTarget) -> (TestLedger, TestProjectio
 async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
     for (mode, target) in redis_targets() {
         let (ledger, projection, e, b, period) = setup(target).await;
-        e.record(&b, &[point("a1", "ann", 30), point("b1", "bob", 20), point("c1", "cy", 20)]).await.unwrap();
+        e.writes()
+            .record(&b, &[point("a1", "ann", 30), point("b1", "bob", 20), point("c1", "cy", 20)])
+            .await
+            .unwrap();
 
         let mut sub = e
             .live()
@@ -136,7 +139,7 @@ async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
         assert!(next(&mut sub, Duration::from_millis(600)).await.is_none(), "{mode}: nothing changed");
 
         // A write: the new order, once.
-        e.record(&b, &[point("b2", "bob", 15)]).await.unwrap();
+        e.writes().record(&b, &[point("b2", "bob", 15)]).await.unwrap();
         let took = ranking_becomes(
             &mut sub,
             &[(1, "bob", 35), (2, "ann", 30), (3, "cy", 20)],
@@ -154,20 +157,21 @@ async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
             .unwrap();
         assert_eq!(state(&next(&mut top2, Duration::from_secs(1)).await.unwrap()), State::Open);
         ranking(&next(&mut top2, Duration::from_secs(1)).await.unwrap());
-        e.record(&b, &[point("c2", "cy", 1)]).await.unwrap();
+        e.writes().record(&b, &[point("c2", "cy", 1)]).await.unwrap();
         ranking_becomes(&mut sub, &[(1, "bob", 35), (2, "ann", 30), (3, "cy", 21)], Duration::from_secs(1))
             .await;
         assert!(next(&mut top2, Duration::from_millis(600)).await.is_none(), "{mode}: top 2 unchanged");
 
         // A freeze: a state event (the ranking did not move, so no ranking event).
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
-            domain::Transition::Freeze,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+                domain::Transition::Freeze,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
         let event = next(&mut sub, Duration::from_secs(1)).await.expect("a state event within 1 s");
         assert_eq!(state(&event), State::Frozen, "{mode}");
         assert_eq!(state(&next(&mut top2, Duration::from_secs(1)).await.unwrap()), State::Frozen);
@@ -180,7 +184,12 @@ async fn a_subscriber_gets_the_ranking_then_each_change_and_the_state() {
             correction_id: None,
             reason: "bonus".into(),
         };
-        e.correct(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(), &correction, "admin")
+        e.lifecycle()
+            .correct(
+                &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+                &correction,
+                "admin",
+            )
             .await
             .unwrap();
         ranking_becomes(&mut sub, &[(1, "cy", 121), (2, "bob", 35), (3, "ann", 30)], Duration::from_secs(1))
@@ -219,7 +228,7 @@ async fn wait_for(done: impl Fn() -> bool) -> Option<()> {
 async fn a_burst_of_writes_is_published_and_pushed_at_most_once_per_interval() {
     for (mode, target) in redis_targets() {
         let (ledger, projection, e, b, period) = setup(target).await;
-        e.record(&b, &[point("seed", "u0", 1)]).await.unwrap();
+        e.writes().record(&b, &[point("seed", "u0", 1)]).await.unwrap();
         let mut sub = e
             .live()
             .subscribe(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(), 10)
@@ -232,7 +241,7 @@ async fn a_burst_of_writes_is_published_and_pushed_at_most_once_per_interval() {
         // 100 writes over about a second, each putting a new member on top.
         let started = Instant::now();
         for i in 1..=100 {
-            e.record(&b, &[point(&format!("e{i}"), &format!("u{i}"), 10 * i)]).await.unwrap();
+            e.writes().record(&b, &[point(&format!("e{i}"), &format!("u{i}"), 10 * i)]).await.unwrap();
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         let writing = started.elapsed();
@@ -286,7 +295,7 @@ async fn a_subscriber_that_never_reads_is_dropped_and_the_others_keep_their_stre
         let rounds = SUBSCRIBER_QUEUE as i64 + 4;
         for i in 1..=rounds {
             let points = if i == rounds { 1000 } else { i };
-            e.record(&b, &[point(&format!("e{i}"), &format!("u{i}"), points)]).await.unwrap();
+            e.writes().record(&b, &[point(&format!("e{i}"), &format!("u{i}"), points)]).await.unwrap();
             tokio::time::sleep(PUSH_INTERVAL + Duration::from_millis(30)).await;
         }
         let (got, reader) = read.await.unwrap();
@@ -335,7 +344,7 @@ async fn a_write_on_one_engine_reaches_the_subscribers_of_another_through_redis(
         for (i, delay) in [(1, 0), (2, 700)] {
             tokio::time::sleep(Duration::from_millis(delay)).await;
             let started = Instant::now();
-            a.record(&b, &[point(&format!("w{i}"), "ann", 5)]).await.unwrap();
+            a.writes().record(&b, &[point(&format!("w{i}"), "ann", 5)]).await.unwrap();
             for sub in &mut subs {
                 ranking_becomes(sub, &[(1, "ann", 5 * i)], Duration::from_secs(1)).await;
             }
@@ -344,14 +353,15 @@ async fn a_write_on_one_engine_reaches_the_subscribers_of_another_through_redis(
             eprintln!("{mode}: a write on A reached 3 subscribers on B in {took:?}");
         }
         // A freeze on A: B's subscribers see it (B's state cache is a second old at most).
-        a.transition(
-            &a.reads().scope(&b.slug, Some(&key)).await.unwrap(),
-            domain::Transition::Freeze,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
+        a.lifecycle()
+            .transition(
+                &a.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                domain::Transition::Freeze,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
         for sub in &mut subs {
             let event = next(sub, Duration::from_secs(1)).await.expect("a state event");
             assert_eq!(state(&event), State::Frozen, "{mode}");
@@ -368,14 +378,17 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
     for (mode, target) in redis_targets() {
         let (ledger, projection, e, b, period) = setup(target).await;
         let p = period.to_string();
-        e.record(&b, &[point("a1", "ann", 30), point("b1", "bob", 20)]).await.unwrap();
+        e.writes().record(&b, &[point("a1", "ann", 30), point("b1", "bob", 20)]).await.unwrap();
         let mut sub =
             e.live().subscribe(&e.reads().scope(&b.slug, Some(&p)).await.unwrap(), 10).await.unwrap();
         assert_eq!(state(&next(&mut sub, Duration::from_secs(1)).await.unwrap()), State::Open);
         let open = ranking(&next(&mut sub, Duration::from_secs(1)).await.unwrap());
         assert_eq!(open.frozen_at, None);
 
-        e.public_freeze(&e.reads().scope(&b.slug, Some(&p)).await.unwrap(), "admin:ann", None).await.unwrap();
+        e.lifecycle()
+            .public_freeze(&e.reads().scope(&b.slug, Some(&p)).await.unwrap(), "admin:ann", None)
+            .await
+            .unwrap();
         // The freeze itself is pushed, with the same rows, so a page can show its banner.
         let frozen = ranking(&next(&mut sub, Duration::from_secs(1)).await.expect("the freeze is pushed"));
         assert!(frozen.frozen_at.is_some(), "{mode}: {frozen:?}");
@@ -384,7 +397,7 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
             (open.entries, open.total),
             "{mode}: the rows of the freeze"
         );
-        e.record(&b, &[point("b2", "bob", 50), point("c1", "cy", 5)]).await.unwrap();
+        e.writes().record(&b, &[point("b2", "bob", 50), point("c1", "cy", 5)]).await.unwrap();
         assert!(
             next(&mut sub, Duration::from_millis(800)).await.is_none(),
             "{mode}: no push while the public sees the frozen standings"
@@ -392,18 +405,20 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
 
         // Each reveal step is pushed, one member a step from the bottom: first cy (not on the
         // frozen board), then bob; the step after the last ends the freeze, and says so.
-        e.reveal(
-            &e.reads().scope(&b.slug, Some(&p)).await.unwrap(),
-            engine::public::RevealMode::Next,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
-        let step = e
+        e.lifecycle()
             .reveal(
                 &e.reads().scope(&b.slug, Some(&p)).await.unwrap(),
-                engine::public::RevealMode::Next,
+                engine::lifecycle::public::RevealMode::Next,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
+        let step = e
+            .lifecycle()
+            .reveal(
+                &e.reads().scope(&b.slug, Some(&p)).await.unwrap(),
+                engine::lifecycle::public::RevealMode::Next,
                 "admin:ann",
                 None,
             )
@@ -413,9 +428,10 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
         ranking_becomes(&mut sub, &[(1, "bob", 70), (2, "ann", 30), (3, "cy", 5)], Duration::from_secs(1))
             .await;
         let last = e
+            .lifecycle()
             .reveal(
                 &e.reads().scope(&b.slug, Some(&p)).await.unwrap(),
-                engine::public::RevealMode::Next,
+                engine::lifecycle::public::RevealMode::Next,
                 "admin:ann",
                 None,
             )
@@ -441,8 +457,8 @@ async fn segment_setup(e: &Engine) -> (Board, String) {
     };
     let writes =
         [province("a1", "u1", 50, "zj"), province("b1", "u2", 30, "zj"), province("c1", "u3", 40, "js")];
-    let out = e.record(&b, &writes).await.unwrap();
-    let out2 = e.record(&b, &[province("d1", "u4", 20, "js")]).await.unwrap();
+    let out = e.writes().record(&b, &writes).await.unwrap();
+    let out2 = e.writes().record(&b, &[province("d1", "u4", 20, "js")]).await.unwrap();
     assert!(out.iter().chain(&out2).all(|r| r.projected), "{out:?} {out2:?}");
     let key = b.period_at(jiff::Timestamp::now()).to_string();
     (b, key)
@@ -487,7 +503,7 @@ async fn a_segment_subscriber_follows_its_segment_only() {
         assert_eq!((stats.feeds, stats.subscribers), (1, 2), "{mode}: one feed for both: {stats:?}");
 
         // A zj member's event: a new zj ranking (a write without segments keeps its province).
-        e.record(&b, &[point("b2", "u2", 30)]).await.unwrap();
+        e.writes().record(&b, &[point("b2", "u2", 30)]).await.unwrap();
         ranking_becomes(&mut zj, &[(1, "u2", 60), (2, "u1", 50)], Duration::from_secs(1)).await;
         ranking_becomes(
             &mut all,
@@ -498,7 +514,7 @@ async fn a_segment_subscriber_follows_its_segment_only() {
         assert!(next(&mut zj, Duration::from_millis(400)).await.is_none(), "{mode}: one push");
 
         // A js member's event moves the board, not what the zj subscriber is shown.
-        e.record(&b, &[point("c2", "u3", 100)]).await.unwrap();
+        e.writes().record(&b, &[point("c2", "u3", 100)]).await.unwrap();
         ranking_becomes(
             &mut all,
             &[(1, "u3", 140), (2, "u2", 60), (3, "u1", 50), (4, "u4", 20)],
@@ -533,9 +549,9 @@ async fn a_public_freeze_ends_a_segment_stream_without_a_later_ranking() {
             assert_eq!(state(&next(sub, Duration::from_secs(1)).await.unwrap()), State::Open, "{mode}");
             ranking(&next(sub, Duration::from_secs(1)).await.unwrap());
         }
-        e.public_freeze(&period_scope, "admin:ann", None).await.unwrap();
+        e.lifecycle().public_freeze(&period_scope, "admin:ann", None).await.unwrap();
         // A write for a zj member right after: what the freeze hides.
-        e.record(&b, &[point("a2", "u1", 100)]).await.unwrap();
+        e.writes().record(&b, &[point("a2", "u1", 100)]).await.unwrap();
 
         // The board subscriber gets the freeze (the same rows, with `frozen_at`).
         let frozen = ranking(&next(&mut all, Duration::from_secs(1)).await.expect("the freeze is pushed"));

@@ -74,9 +74,10 @@ async fn setup(e: &Engine, b: &Board) {
         event("e3", "u3", 40, &[("province", "js"), ("class", "c1")]),
         event("e4", "u4", 20, &[("province", "js")]),
     ];
-    let out = e.record(b, &writes).await.unwrap();
+    let out = e.writes().record(b, &writes).await.unwrap();
     assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied && r.projected), "{out:?}");
-    let out = e.record(b, &[event("e5", "u5", 30, &[("province", "zj"), ("class", "c2")])]).await.unwrap();
+    let out =
+        e.writes().record(b, &[event("e5", "u5", 30, &[("province", "zj"), ("class", "c2")])]).await.unwrap();
     assert!(out[0].projected, "{out:?}");
 }
 
@@ -131,7 +132,7 @@ async fn a_member_sees_its_rank_points_and_count_in_each_of_its_segments() {
             // No points in the period: nothing to list (and not an error).
             assert_eq!(said(&of("nobody").await), vec![], "{name}");
             // A later write moves the member in every segment it holds.
-            e.record(&b, &[event("e6", "u4", 100, &[])]).await.unwrap();
+            e.writes().record(&b, &[event("e6", "u4", 100, &[])]).await.unwrap();
             assert_eq!(said(&of("u4").await), vec![seg("province:js", 1, false, 120, 2)], "{name}");
             assert_eq!(said(&of("u3").await)[0], seg("province:js", 2, false, 40, 2), "{name}");
         }
@@ -145,7 +146,7 @@ async fn a_hidden_member_is_not_found_and_leaves_its_segments() {
         let b = board(TiePolicy::Shared);
         setup(e, &b).await;
         let s = scope(e, &b).await;
-        e.hide_member(&s, &m("u1"), "admin:ann", "cheating").await.unwrap();
+        e.lifecycle().hide_member(&s, &m("u1"), "admin:ann", "cheating").await.unwrap();
         let hidden = e.reads().member_segments(&s, &m("u1")).await;
         assert!(matches!(hidden, Err(EngineError::NotFound { .. })), "{name}: {hidden:?}");
         // The others rank without it: u3 leads c1 alone, u2 and u5 lead zj together.
@@ -164,9 +165,9 @@ async fn a_public_freeze_hides_every_segment_rank_until_the_reveal() {
         setup(e, &b).await;
         let s = scope(e, &b).await;
         assert_eq!(e.reads().member_segments(&s, &m("u2")).await.unwrap().len(), 2, "{name}");
-        e.public_freeze(&s, "admin:ann", None).await.unwrap();
+        e.lifecycle().public_freeze(&s, "admin:ann", None).await.unwrap();
         // u2 overtakes u1 after the freeze: no segment may show it.
-        e.record(&b, &[event("after", "u2", 100, &[])]).await.unwrap();
+        e.writes().record(&b, &[event("after", "u2", 100, &[])]).await.unwrap();
         let s = scope(e, &b).await;
         for member in ["u1", "u2", "u4", "nobody"] {
             match e.reads().member_segments(&s, &m(member)).await {
@@ -177,7 +178,7 @@ async fn a_public_freeze_hides_every_segment_rank_until_the_reveal() {
             }
         }
         // A hidden member stays not found during the freeze too.
-        e.hide_member(&s, &m("u3"), "admin:ann", "cheating").await.unwrap();
+        e.lifecycle().hide_member(&s, &m("u3"), "admin:ann", "cheating").await.unwrap();
         let hidden = e.reads().member_segments(&s, &m("u3")).await;
         assert!(matches!(hidden, Err(EngineError::NotFound { .. })), "{name}: {hidden:?}");
     })

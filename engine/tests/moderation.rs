@@ -32,7 +32,7 @@ async fn setup(e: &Engine, policy: TiePolicy) -> (Board, String) {
     let b = board(policy);
     e.create_board(&b).await.unwrap();
     let writes = [point("e1", "u1", 50), point("e2", "u2", 30), point("e3", "u3", 30), point("e4", "u4", 10)];
-    let out = e.record(&b, &writes).await.unwrap();
+    let out = e.writes().record(&b, &writes).await.unwrap();
     assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied && r.projected), "{out:?}");
     (b.clone(), b.period_at(jiff::Timestamp::now()).to_string())
 }
@@ -53,7 +53,7 @@ fn not_found<T: std::fmt::Debug>(r: Result<T, EngineError>) -> bool {
 async fn audit_actions(e: &Engine, b: &Board) -> Vec<String> {
     let filter = AuditFilter { board: Some(b.slug.to_string()), ..Default::default() };
     let mut actions: Vec<String> =
-        e.audit(&filter, None, 500).await.unwrap().into_iter().map(|a| a.action).collect();
+        e.lifecycle().audit(&filter, None, 500).await.unwrap().into_iter().map(|a| a.action).collect();
     actions.reverse();
     actions
 }
@@ -110,16 +110,18 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
 
         // Hide u2 (cached top page and all): the others close up, the shared rank is recomputed.
         assert!(matches!(
-            e.hide_member(
-                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                &m("u2"),
-                "admin:ann",
-                " "
-            )
-            .await,
+            e.lifecycle()
+                .hide_member(
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                    &m("u2"),
+                    "admin:ann",
+                    " "
+                )
+                .await,
             Err(EngineError::Invalid(_))
         ));
         let hid = e
+            .lifecycle()
             .hide_member(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u2"),
@@ -169,6 +171,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
 
         // The history is intact, and the console still sees everything.
         let admin = e
+            .lifecycle()
             .member_view_admin(&e.reads().scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10)
             .await
             .unwrap();
@@ -181,6 +184,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
 
         // A repeat changes nothing: same version, no second audit row.
         let again = e
+            .lifecycle()
             .hide_member(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u2"),
@@ -195,7 +199,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
         );
 
         // Writes to the hidden member are recorded (and projected) but do not show.
-        let w = e.record(&b, &[point("e5", "u2", 25)]).await.unwrap().remove(0);
+        let w = e.writes().record(&b, &[point("e5", "u2", 25)]).await.unwrap().remove(0);
         assert_eq!((w.recorded.outcome, w.recorded.points, w.projected), (Outcome::Applied, Some(55), true));
         let c = engine::lifecycle::Correction {
             member: m("u2"),
@@ -204,7 +208,8 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
             reason: "bonus".into(),
         };
         assert_eq!(
-            e.correct(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &c, "admin:ann")
+            e.lifecycle()
+                .correct(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &c, "admin:ann")
                 .await
                 .unwrap()
                 .points,
@@ -218,6 +223,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
         );
         assert_absent(e, &b, &period, "u2", name).await;
         let admin = e
+            .lifecycle()
             .member_view_admin(&e.reads().scope(&b.slug, p).await.unwrap(), &m("u2"), None, 10)
             .await
             .unwrap();
@@ -226,6 +232,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
 
         // Unhide: back, with the total including what was written while hidden.
         let shown = e
+            .lifecycle()
             .unhide_member(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u2"),
@@ -273,6 +280,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
                 .is_some()
         );
         let again = e
+            .lifecycle()
             .unhide_member(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u2"),
@@ -286,13 +294,14 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
         // A member without a total in the period cannot be hidden.
         assert!(
             not_found(
-                e.hide_member(
-                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                    &m("nobody"),
-                    "admin:ann",
-                    "x"
-                )
-                .await
+                e.lifecycle()
+                    .hide_member(
+                        &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                        &m("nobody"),
+                        "admin:ann",
+                        "x"
+                    )
+                    .await
             ),
             "{name}"
         );
@@ -301,7 +310,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
         // Every change is audited with its actor, reason and before/after; repeats are not.
         let filter =
             AuditFilter { board: Some(b.slug.to_string()), member: Some("u2".into()), ..Default::default() };
-        let mut trail = e.audit(&filter, None, 50).await.unwrap();
+        let mut trail = e.lifecycle().audit(&filter, None, 50).await.unwrap();
         trail.reverse();
         let summary: Vec<_> = trail
             .iter()
@@ -337,7 +346,13 @@ async fn replays_rebuilds_and_the_reconciler_keep_a_hidden_member_hidden() {
             score: b.codec.encode(30, 1).unwrap(),
             hidden: false,
         };
-        e.hide_member(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &m("u2"), "admin", "cheating")
+        e.lifecycle()
+            .hide_member(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u2"),
+                "admin",
+                "cheating",
+            )
             .await
             .unwrap();
         let ranked = async || {
@@ -386,7 +401,7 @@ async fn replays_rebuilds_and_the_reconciler_keep_a_hidden_member_hidden() {
             action: Some("rebuild".into()),
             ..Default::default()
         };
-        let rebuild = e.audit(&filter, None, 1).await.unwrap().remove(0);
+        let rebuild = e.lifecycle().audit(&filter, None, 1).await.unwrap().remove(0);
         assert_eq!(rebuild.after.as_ref().unwrap()["hidden_members"], 1, "{name}");
         assert_eq!(audit_actions(e, &b).await, ["hide", "rebuild"], "{name}");
     })
@@ -398,31 +413,35 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
     each_store(async |name, e, p| {
         // Hidden while frozen, the projection intact: the cross-check is level, no repair.
         let (b, period) = setup(e, TiePolicy::Shared).await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Freeze,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
-        e.hide_member(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            &m("u1"),
-            "admin",
-            "multiple accounts",
-        )
-        .await
-        .unwrap();
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Settle,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
-        let s = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
+        e.lifecycle()
+            .hide_member(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u1"),
+                "admin",
+                "multiple accounts",
+            )
+            .await
+            .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
+        let s =
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let table: Vec<_> =
             s.standings.iter().map(|s| (s.rank, s.member.as_str(), s.points, s.prize.as_deref())).collect();
         assert_eq!(
@@ -439,16 +458,17 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
         prized.sort_unstable();
         assert_eq!(prized, [("u2", "gold"), ("u3", "gold"), ("u4", "silver")], "{name}");
         // Settling again answers the same settlement.
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Settle,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
         assert_eq!(
-            e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap(),
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap(),
             s,
             "{name}"
         );
@@ -457,11 +477,12 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
             action: Some("settle".into()),
             ..Default::default()
         };
-        let settle = e.audit(&filter, None, 1).await.unwrap().remove(0);
+        let settle = e.lifecycle().audit(&filter, None, 1).await.unwrap().remove(0);
         assert_eq!(settle.after.as_ref().unwrap()["hidden_members"], 1, "{name}");
 
         // Settled: the standings are final; a repeat still answers what is.
         let hide = e
+            .lifecycle()
             .hide_member(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u2"),
@@ -471,6 +492,7 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
             .await;
         assert_eq!(conflict_code(hide), "period_settled", "{name}");
         let unhide = e
+            .lifecycle()
             .unhide_member(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u1"),
@@ -480,6 +502,7 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
             .await;
         assert_eq!(conflict_code(unhide), "period_settled", "{name}");
         let again = e
+            .lifecycle()
             .hide_member(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u1"),
@@ -492,17 +515,19 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
         assert_absent(e, &b, &period, "u1", name).await;
 
         // Archived reads come from the standings: still absent.
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Archive,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Archive,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
         p.cleanup().await;
         assert_absent(e, &b, &period, "u1", name).await;
         let again = e
+            .lifecycle()
             .hide_member(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &m("u1"),
@@ -514,6 +539,7 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
         assert_eq!((again.result, again.projected), (VisibilityOutcome::AlreadyHidden, true), "{name}");
         assert!(p.keys().await.is_empty(), "{name}: an archived period's keys are not written again");
         let admin = e
+            .lifecycle()
             .member_view_admin(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &m("u1"), None, 10)
             .await
             .unwrap();
@@ -526,33 +552,40 @@ async fn a_settlement_leaves_hidden_members_out_of_the_standings_and_the_prizes(
 
         // Hidden, then the projection lost after freeze: the cross-check repairs it, u1 stays out.
         let (b, period) = setup(e, TiePolicy::Shared).await;
-        e.hide_member(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            &m("u1"),
-            "admin",
-            "multiple accounts",
-        )
-        .await
-        .unwrap();
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Freeze,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .hide_member(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u1"),
+                "admin",
+                "multiple accounts",
+            )
+            .await
+            .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
         p.cleanup().await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Settle,
-            "admin",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin",
+                None,
+            )
+            .await
+            .unwrap();
         assert_eq!(
-            e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap().digest,
+            e.lifecycle()
+                .settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap())
+                .await
+                .unwrap()
+                .digest,
             expected_digest(&b, &period, &[("u2", 30), ("u3", 30), ("u4", 10)])
         );
         assert_eq!(audit_actions(e, &b).await, ["hide", "freeze", "projection_repaired", "settle"], "{name}");
@@ -579,6 +612,7 @@ async fn a_hide_while_redis_is_away_is_levelled_by_the_reconciler() {
             let (b, period) = setup(&e, TiePolicy::Shared).await;
             redis.stop();
             let hid = e
+                .lifecycle()
                 .hide_member(
                     &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     &m("u2"),

@@ -71,17 +71,18 @@ async fn boards_stay_readable_from_the_ledger_while_redis_is_down() {
                 // Ties (u2 and u3 at 20; u1 and u5 at 30), a hidden member and a negative total.
                 let writes = [("u1", 30), ("u2", 20), ("u3", 20), ("u4", -5), ("u5", 30), ("u6", 99)];
                 for (i, (member, delta)) in writes.iter().enumerate() {
-                    e.record(&b, &[point(&format!("e{i}"), member, *delta)]).await.unwrap();
+                    e.writes().record(&b, &[point(&format!("e{i}"), member, *delta)]).await.unwrap();
                 }
                 let period = b.period_at(jiff::Timestamp::now()).to_string();
-                e.hide_member(
-                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                    &domain::MemberId::parse("u6").unwrap(),
-                    "test",
-                    "hidden",
-                )
-                .await
-                .unwrap();
+                e.lifecycle()
+                    .hide_member(
+                        &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                        &domain::MemberId::parse("u6").unwrap(),
+                        "test",
+                        "hidden",
+                    )
+                    .await
+                    .unwrap();
                 let (before, sources) = live_reads(&e, &b).await;
                 assert!(sources.iter().all(|s| *s == ReadSource::Redis), "{name} {policy:?}: {sources:?}");
 
@@ -95,7 +96,7 @@ async fn boards_stay_readable_from_the_ledger_while_redis_is_down() {
                     "{name}: snapshots need Redis"
                 );
                 // A write while Redis is down is read back from the ledger.
-                e.record(&b, &[point("late-comer", "u7", 25)]).await.unwrap();
+                e.writes().record(&b, &[point("late-comer", "u7", 25)]).await.unwrap();
                 tokio::time::sleep(engine::reads::fallback::LEDGER_ORDER_TTL).await;
                 let rank = e
                     .reads()
@@ -146,7 +147,7 @@ async fn a_full_redis_is_reported_and_writes_still_reach_the_ledger_then_the_ran
     let e = Engine::from_parts(t.ledger.clone(), projection);
     let b = prized_board("full", TiePolicy::Shared, 60);
     e.create_board(&b).await.unwrap();
-    e.record(&b, &[point("e1", "u1", 30)]).await.unwrap();
+    e.writes().record(&b, &[point("e1", "u1", 30)]).await.unwrap();
     assert_eq!(e.readiness().await.redis_full, None);
 
     let mut admin =
@@ -160,7 +161,7 @@ async fn a_full_redis_is_reported_and_writes_still_reach_the_ledger_then_the_ran
     let attention = e.attention(jiff::Timestamp::now()).await.unwrap();
     assert!(attention.redis_full.as_deref().is_some_and(|f| f.contains("maxmemory 1")), "{attention:?}");
     // Redis refuses the projection; the ledger has the write.
-    let written = e.record(&b, &[point("e2", "u2", 40)]).await.unwrap();
+    let written = e.writes().record(&b, &[point("e2", "u2", 40)]).await.unwrap();
     assert_eq!(written[0].recorded.outcome, domain::write::Outcome::Applied);
     let page = e.reads().ranking_page(&e.reads().scope(&b.slug, None).await.unwrap(), 0, 10).await.unwrap();
     assert!(page.entries.iter().any(|en| en.member.as_str() == "u1"), "reads still answer: {page:?}");

@@ -122,6 +122,7 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
         ];
         let before = jiff::Timestamp::now();
         let got = e
+            .lifecycle()
             .preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "check the appeal",
@@ -166,6 +167,7 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
         assert_eq!(redis_keys(p).await, keys, "{name}: redis");
         assert_eq!(drafts(url).await, 1, "{name}");
         let draft = e
+            .lifecycle()
             .preview_draft(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &got.preview_id)
             .await
             .unwrap();
@@ -186,10 +188,16 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
         // The watermark holds until the period's standings may change, and moves when they do.
         let key = domain::PeriodKey::parse_for(b.cadence, &period).unwrap();
         assert_eq!(e.ledger().preview_watermark(&b.slug, &key).await.unwrap(), got.based_on.watermark);
-        e.record(&b, &[point("e7", "u3", 1)]).await.unwrap();
+        e.writes().record(&b, &[point("e7", "u3", 1)]).await.unwrap();
         let moved = e.ledger().preview_watermark(&b.slug, &key).await.unwrap();
         assert_ne!(moved, got.based_on.watermark, "{name}: a write moves the watermark");
-        e.hide_member(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &m("u3"), "admin:ann", "dup")
+        e.lifecycle()
+            .hide_member(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &m("u3"),
+                "admin:ann",
+                "dup",
+            )
             .await
             .unwrap();
         assert_ne!(
@@ -200,6 +208,7 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
 
         // Cancelling closes the draft, once.
         let cancelled = e
+            .lifecycle()
             .cancel_preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &got.preview_id,
@@ -209,18 +218,24 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
             .unwrap();
         assert_eq!(cancelled.status, "cancelled", "{name}");
         assert_eq!(
-            e.cancel_preview(
-                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                &got.preview_id,
-                "admin:bob"
-            )
-            .await
-            .unwrap()
-            .status,
+            e.lifecycle()
+                .cancel_preview(
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                    &got.preview_id,
+                    "admin:bob"
+                )
+                .await
+                .unwrap()
+                .status,
             "cancelled"
         );
         assert!(matches!(
-            e.cancel_preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "pv_nope", "admin:bob")
+            e.lifecycle()
+                .cancel_preview(
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                    "pv_nope",
+                    "admin:bob"
+                )
                 .await,
             Err(EngineError::NotFound { .. })
         ));
@@ -232,38 +247,42 @@ async fn a_preview_answers_the_changes_and_writes_nothing_but_its_draft() {
 async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
     each_store_at(async |name, e, p, url| {
         let (b, period) = five_members(e, "pv", TiePolicy::Shared).await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Freeze,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
         // Two late writes: one rejected, one pending.
-        let late = e.record(&b, &[point("l1", "u5", 100), point("l2", "u5", 7)]).await.unwrap();
+        let late = e.writes().record(&b, &[point("l1", "u5", 100), point("l2", "u5", 7)]).await.unwrap();
         assert!(late.iter().all(|r| r.recorded.outcome == Outcome::Late), "{late:?}");
         let ids: Vec<i64> = e
+            .lifecycle()
             .late_entries(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), None)
             .await
             .unwrap()
             .iter()
             .map(|l| l.id)
             .collect();
-        e.decide_late(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            ids[0],
-            false,
-            "admin:ann",
-            Some("spam"),
-        )
-        .await
-        .unwrap();
-        e.revoke(&b.slug, &ev("e5"), "admin:ann", "dup").await.unwrap();
+        e.lifecycle()
+            .decide_late(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                ids[0],
+                false,
+                "admin:ann",
+                Some("spam"),
+            )
+            .await
+            .unwrap();
+        e.lifecycle().revoke(&b.slug, &ev("e5"), "admin:ann", "dup").await.unwrap();
         let (rows, keys) = (ledger_rows(url).await, redis_keys(p).await);
 
         let preview = async |changes: Vec<PreviewChange>| {
-            e.preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "why", changes, "admin:ann")
+            e.lifecycle()
+                .preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "why", changes, "admin:ann")
                 .await
         };
         let invalid = |r: Result<_, EngineError>, what: &str| match r {
@@ -294,13 +313,14 @@ async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
         invalid(preview(vec![PreviewChange::RevokeMember(m("u5"))]).await, "no entry that counts");
         invalid(preview(vec![]).await, "changes");
         invalid(
-            e.preview(
-                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                " ",
-                vec![PreviewChange::Hide(m("u1"))],
-                "admin:ann",
-            )
-            .await,
+            e.lifecycle()
+                .preview(
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                    " ",
+                    vec![PreviewChange::Hide(m("u1"))],
+                    "admin:ann",
+                )
+                .await,
             "reason",
         );
         assert_eq!(drafts(url).await, 0, "{name}");
@@ -319,27 +339,31 @@ async fn a_change_that_could_not_be_made_is_refused_and_nothing_is_stored() {
 async fn a_settled_period_previews_the_digest_its_new_standings_would_have() {
     each_store_at(async |name, e, p, url| {
         let (b, period) = five_members(e, "pv", TiePolicy::Shared).await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Freeze,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Settle,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
-        let settled = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
+        let settled =
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let (rows, keys) = (ledger_rows(url).await, redis_keys(p).await);
 
         // A change that moves nobody: the digest the settlement has.
         let same = e
+            .lifecycle()
             .preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "no-op",
@@ -354,6 +378,7 @@ async fn a_settled_period_previews_the_digest_its_new_standings_would_have() {
 
         // Every entry of u4 revoked: u4 at 0, the settlement's own digest of those totals.
         let got = e
+            .lifecycle()
             .preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "cheat",
@@ -391,44 +416,55 @@ async fn a_preview_predicts_the_standings_of_the_changes_made() {
             PreviewChange::Correct { member: m("u2"), delta: 1 },
         ];
         let got = e
+            .lifecycle()
             .preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "appeal", changes, "admin:ann")
             .await
             .unwrap();
-        e.correct(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            &correction("u5", 25),
-            "admin:ann",
-        )
-        .await
-        .unwrap();
-        e.revoke(&b.slug, &ev("e6"), "admin:ann", "appeal").await.unwrap();
-        e.correct(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            &correction("u2", -1),
-            "admin:ann",
-        )
-        .await
-        .unwrap();
-        e.correct(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &correction("u2", 1), "admin:ann")
+        e.lifecycle()
+            .correct(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &correction("u5", 25),
+                "admin:ann",
+            )
             .await
             .unwrap();
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Freeze,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Settle,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
-        let settled = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        e.lifecycle().revoke(&b.slug, &ev("e6"), "admin:ann", "appeal").await.unwrap();
+        e.lifecycle()
+            .correct(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &correction("u2", -1),
+                "admin:ann",
+            )
+            .await
+            .unwrap();
+        e.lifecycle()
+            .correct(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &correction("u2", 1),
+                "admin:ann",
+            )
+            .await
+            .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Freeze,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Settle,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
+        let settled =
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let rank_of =
             |member: &MemberId| settled.standings.iter().find(|s| &s.member == member).map(|s| s.rank);
         assert_eq!(
@@ -463,7 +499,7 @@ async fn a_settled_preview_reads_the_stored_standings_and_answers_as_the_frozen_
             let writes: Vec<_> = (0..40)
                 .map(|i| point(&format!("e{i}"), &format!("u{i}"), ((i * 7) % 5) as i64 * 10 + 10))
                 .collect();
-            e.record(&b, &writes).await.unwrap();
+            e.writes().record(&b, &writes).await.unwrap();
             let period = b.period_at(jiff::Timestamp::now()).to_string();
             let changes = vec![
                 PreviewChange::Correct { member: m("u3"), delta: 20 },
@@ -473,15 +509,17 @@ async fn a_settled_preview_reads_the_stored_standings_and_answers_as_the_frozen_
                 PreviewChange::Correct { member: m("u20"), delta: -10 },
                 PreviewChange::Correct { member: m("u31"), delta: 30 },
             ];
-            e.transition(
-                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                Transition::Freeze,
-                "admin:ann",
-                None,
-            )
-            .await
-            .unwrap();
+            e.lifecycle()
+                .transition(
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                    Transition::Freeze,
+                    "admin:ann",
+                    None,
+                )
+                .await
+                .unwrap();
             let frozen = e
+                .lifecycle()
                 .preview(
                     &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     "check",
@@ -490,15 +528,17 @@ async fn a_settled_preview_reads_the_stored_standings_and_answers_as_the_frozen_
                 )
                 .await
                 .unwrap();
-            e.transition(
-                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                Transition::Settle,
-                "admin:ann",
-                None,
-            )
-            .await
-            .unwrap();
+            e.lifecycle()
+                .transition(
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                    Transition::Settle,
+                    "admin:ann",
+                    None,
+                )
+                .await
+                .unwrap();
             let settled = e
+                .lifecycle()
                 .preview(
                     &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                     "check",
@@ -520,19 +560,24 @@ async fn a_settled_preview_reads_the_stored_standings_and_answers_as_the_frozen_
             assert_eq!((frozen.digest_after.as_ref(), frozen.digest_pending), (None, false), "{at}");
             assert!(!settled.digest_pending, "{at}: 40 members are digested in the answer");
             let draft = e
+                .lifecycle()
                 .preview_draft(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &settled.preview_id)
                 .await
                 .unwrap();
             assert_eq!(draft.digest_after, settled.digest_after, "{at}: the draft keeps it");
-            e.apply_preview(
-                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                &settled.preview_id,
-                "admin:bob",
-            )
-            .await
-            .unwrap();
-            let revision =
-                e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+            e.lifecycle()
+                .apply_preview(
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                    &settled.preview_id,
+                    "admin:bob",
+                )
+                .await
+                .unwrap();
+            let revision = e
+                .lifecycle()
+                .settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap())
+                .await
+                .unwrap();
             assert_eq!((revision.revision, Some(revision.digest)), (2, settled.digest_after), "{at}");
         }
     })

@@ -71,7 +71,7 @@ async fn crowded(e: &Engine, tag: &str) -> (Board, String) {
     let writes: Vec<Write> =
         (0..MEMBERS).map(|i| point(&format!("p{i}"), &format!("m{i:05}"), i as i64 + 1)).collect();
     for batch in writes.chunks(500) {
-        let out = e.record(&b, batch).await.unwrap();
+        let out = e.writes().record(&b, batch).await.unwrap();
         assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied));
     }
     let key = b.period_at(jiff::Timestamp::now()).to_string();
@@ -92,7 +92,8 @@ async fn long_work_reports_true_counts_to_the_end() {
             let period = b.period_at(jiff::Timestamp::now());
             // A hidden member has no standing: the counts leave it out.
             let hidden = MemberId::parse("m00007").unwrap();
-            e.hide_member(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), &hidden, "admin", "test")
+            e.lifecycle()
+                .hide_member(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), &hidden, "admin", "test")
                 .await
                 .unwrap();
             let ranked = MEMBERS as u64 - 1;
@@ -123,16 +124,17 @@ async fn long_work_reports_true_counts_to_the_end() {
             );
 
             // The settlement.
-            e.transition(
-                &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
-                Transition::Freeze,
-                "admin",
-                None,
-            )
-            .await
-            .unwrap();
+            e.lifecycle()
+                .transition(
+                    &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                    Transition::Freeze,
+                    "admin",
+                    None,
+                )
+                .await
+                .unwrap();
             let (progress, seen) = recorded();
-            let s = e.settle_with_progress(&b, period, "admin", &progress).await.unwrap();
+            let s = e.lifecycle().settle_with_progress(&b, period, "admin", &progress).await.unwrap();
             assert_eq!(s.members, ranked, "{ctx}");
             let readings = seen.lock().unwrap().clone();
             let found = phases(&format!("{ctx} settle"), &readings);

@@ -47,7 +47,7 @@ async fn record(e: &Engine, b: &Board, event: &str, member: &str, delta: i64) {
         metadata: None,
         segments: Default::default(),
     };
-    e.record(b, &[write]).await.unwrap();
+    e.writes().record(b, &[write]).await.unwrap();
 }
 
 /// Puts `member` at `points` straight into the projection (reads do not care how it got there).
@@ -312,7 +312,7 @@ async fn why_this_score_lists_the_members_entries_newest_first() {
                 segments: Default::default(),
             })
             .collect();
-        e.record(&b, &writes).await.unwrap();
+        e.writes().record(&b, &writes).await.unwrap();
         let u1 = MemberId::parse("u1").unwrap();
         let first = e
             .reads()
@@ -358,7 +358,7 @@ async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
         // A new profile, then a renamed one: each shows in the very next read.
         let now = jiff::Timestamp::now();
         for display in ["Bea", "Beatrice"] {
-            e.put_profile(&bee, display, None, &Default::default(), now).await.unwrap();
+            e.writes().put_profile(&bee, display, None, &Default::default(), now).await.unwrap();
             let page =
                 e.reads().around(&e.reads().scope(&b.slug, None).await.unwrap(), &bee, 1).await.unwrap();
             let named = ("b".to_owned(), Some(display.to_owned()));
@@ -383,7 +383,7 @@ async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
         // Another instance over the same ledger reads names it has not cached from the ledger,
         // and its own profile writes show in its own reads at once.
         let other = engine(&t, &p).await;
-        other.put_profile(&a, "Ann", None, &Default::default(), now).await.unwrap();
+        other.writes().put_profile(&a, "Ann", None, &Default::default(), now).await.unwrap();
         let page =
             other.reads().around(&other.reads().scope(&b.slug, None).await.unwrap(), &bee, 1).await.unwrap();
         let want = vec![
@@ -418,8 +418,9 @@ async fn a_profile_s_avatar_shows_on_ranking_entries_until_a_profile_without_one
         let url = "https://avatars.example/u.png";
         let now = jiff::Timestamp::now();
         // The engine answers the profile's URL as it is, http too: which to show is the pages'.
-        e.put_profile(&a, "Ann", Some(url), &Default::default(), now).await.unwrap();
-        e.put_profile(&bee, "Bea", Some("http://avatars.example/b.png"), &Default::default(), now)
+        e.writes().put_profile(&a, "Ann", Some(url), &Default::default(), now).await.unwrap();
+        e.writes()
+            .put_profile(&bee, "Bea", Some("http://avatars.example/b.png"), &Default::default(), now)
             .await
             .unwrap();
         let scope = e.reads().scope(&b.slug, None).await.unwrap();
@@ -438,7 +439,7 @@ async fn a_profile_s_avatar_shows_on_ranking_entries_until_a_profile_without_one
         assert_eq!(avatars_of(&listed), vec![want[0].clone(), want[2].clone()], "{name}: ranks of a list");
 
         // The profile replaced without an avatar: the name stays, the avatar is gone at once.
-        e.put_profile(&a, "Ann", None, &Default::default(), now).await.unwrap();
+        e.writes().put_profile(&a, "Ann", None, &Default::default(), now).await.unwrap();
         let page = e.reads().ranking_page(&scope, 0, 10).await.unwrap();
         assert_eq!(avatars_of(&page.entries)[0], ("a".to_owned(), None), "{name}: removed");
         assert_eq!(page.entries[0].display_name.as_deref(), Some("Ann"), "{name}");
@@ -486,14 +487,15 @@ async fn a_cached_top_page_is_shared_for_its_second_and_a_transition_drops_it() 
         // tells whoever keeps answers made from them (the read epoch).
         let epoch = e.reads().read_epoch();
         put(e, &b, "z", 1000, 1).await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some("current")).await.unwrap(),
-            domain::lifecycle::Transition::Freeze,
-            "test",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some("current")).await.unwrap(),
+                domain::lifecycle::Transition::Freeze,
+                "test",
+                None,
+            )
+            .await
+            .unwrap();
         assert_ne!(e.reads().read_epoch(), epoch, "{name}: the transition moved the read epoch");
         let top = e.reads().top_shared(&e.reads().scope(&b.slug, None).await.unwrap(), 10).await.unwrap();
         assert_eq!(top.page.entries[0].member.as_str(), "z", "{name}");
@@ -521,15 +523,16 @@ async fn find_me_by_name_reads_a_bounded_range_of_names_and_keeps_the_ranked_mem
         ];
         for (id, display, points) in people {
             let member = format!("{id}-{tag}");
-            e.put_profile(
-                &MemberId::parse(&member).unwrap(),
-                &format!("{tag} {display}"),
-                None,
-                &Default::default(),
-                now,
-            )
-            .await
-            .unwrap();
+            e.writes()
+                .put_profile(
+                    &MemberId::parse(&member).unwrap(),
+                    &format!("{tag} {display}"),
+                    None,
+                    &Default::default(),
+                    now,
+                )
+                .await
+                .unwrap();
             if let Some(points) = points {
                 put(&e, &b, &member, points, 1).await;
             }
@@ -565,29 +568,31 @@ async fn find_me_by_name_reads_a_bounded_range_of_names_and_keeps_the_ranked_mem
         assert_eq!(found(format!("{tag} z")).await, (vec![], false), "{store}");
         assert_eq!(found("   ".into()).await, (vec![], false), "{store}: nothing typed");
         // A renamed member is found by the new name only.
-        e.put_profile(
-            &MemberId::parse(format!("a-{tag}")).unwrap(),
-            &format!("{tag} Zed"),
-            None,
-            &Default::default(),
-            now,
-        )
-        .await
-        .unwrap();
-        assert_eq!(found(format!("{tag} ada")).await, (vec!["b".into()], false), "{store}: renamed");
-        assert_eq!(found(format!("{tag} zed")).await, (vec!["a".into()], false), "{store}");
-        // Past the candidates read: at most 10 matches, and `more` says there may be others.
-        for i in 0..engine::reads::NAME_CANDIDATES + 1 {
-            let member = format!("m{i}-{tag}");
-            e.put_profile(
-                &MemberId::parse(&member).unwrap(),
-                &format!("{tag} Many {i:03}"),
+        e.writes()
+            .put_profile(
+                &MemberId::parse(format!("a-{tag}")).unwrap(),
+                &format!("{tag} Zed"),
                 None,
                 &Default::default(),
                 now,
             )
             .await
             .unwrap();
+        assert_eq!(found(format!("{tag} ada")).await, (vec!["b".into()], false), "{store}: renamed");
+        assert_eq!(found(format!("{tag} zed")).await, (vec!["a".into()], false), "{store}");
+        // Past the candidates read: at most 10 matches, and `more` says there may be others.
+        for i in 0..engine::reads::NAME_CANDIDATES + 1 {
+            let member = format!("m{i}-{tag}");
+            e.writes()
+                .put_profile(
+                    &MemberId::parse(&member).unwrap(),
+                    &format!("{tag} Many {i:03}"),
+                    None,
+                    &Default::default(),
+                    now,
+                )
+                .await
+                .unwrap();
             if i < 12 {
                 put(&e, &b, &member, 10 + i as i64, 1).await;
             }

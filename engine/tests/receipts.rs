@@ -19,7 +19,8 @@ fn m(id: &str) -> MemberId {
 
 async fn settle(e: &Engine, b: &Board, period: &str) {
     for t in [Transition::Freeze, Transition::Settle] {
-        e.transition(&e.reads().scope(&b.slug, Some(period)).await.unwrap(), t, "admin:ann", None)
+        e.lifecycle()
+            .transition(&e.reads().scope(&b.slug, Some(period)).await.unwrap(), t, "admin:ann", None)
             .await
             .unwrap();
     }
@@ -27,8 +28,8 @@ async fn settle(e: &Engine, b: &Board, period: &str) {
 
 async fn apply(e: &Engine, b: &Board, period: &str, change: PreviewChange) {
     let scope = e.reads().scope(&b.slug, Some(period)).await.unwrap();
-    let preview = e.preview(&scope, "appeal", vec![change], "admin:ann").await.unwrap();
-    let applied = e.apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
+    let preview = e.lifecycle().preview(&scope, "appeal", vec![change], "admin:ann").await.unwrap();
+    let applied = e.lifecycle().apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
     assert!(applied.revision.is_some(), "{applied:?}");
 }
 
@@ -55,7 +56,8 @@ async fn a_receipt_of_revision_1_still_verifies_after_revision_3_with_the_chain(
         assert_eq!((leaf.rank, leaf.points, leaf.prize.as_deref()), (2, 30, Some("silver")), "{name}");
         assert_eq!(revisions(&first), [1], "{name}");
         assert_eq!(first.leaves, 5, "{name}");
-        let settlement = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let settlement =
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!(first.digest, settlement.digest, "{name}: the receipt names the settlement's digest");
 
         apply(e, &b, &period, PreviewChange::Correct { member: m("u5"), delta: 40 }).await;

@@ -138,7 +138,7 @@ async fn a_replica_that_cannot_be_read_sends_reads_to_the_primary_and_leaves_wri
             3
         );
         let write = common::point(&format!("down{round}"), "u5", 1);
-        let answer = e.record(&b, &[write]).await.unwrap();
+        let answer = e.writes().record(&b, &[write]).await.unwrap();
         assert!(answer[0].projected, "round {round}: a replica's failure never pauses the projection");
     }
     test.cleanup().await;

@@ -22,22 +22,24 @@ fn ev(id: &str) -> EventId {
 }
 
 async fn settle(e: &Engine, b: &Board, period: &str) {
-    e.transition(
-        &e.reads().scope(&b.slug, Some(period)).await.unwrap(),
-        Transition::Freeze,
-        "admin:ann",
-        None,
-    )
-    .await
-    .unwrap();
-    e.transition(
-        &e.reads().scope(&b.slug, Some(period)).await.unwrap(),
-        Transition::Settle,
-        "admin:ann",
-        None,
-    )
-    .await
-    .unwrap();
+    e.lifecycle()
+        .transition(
+            &e.reads().scope(&b.slug, Some(period)).await.unwrap(),
+            Transition::Freeze,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
+    e.lifecycle()
+        .transition(
+            &e.reads().scope(&b.slug, Some(period)).await.unwrap(),
+            Transition::Settle,
+            "admin:ann",
+            None,
+        )
+        .await
+        .unwrap();
 }
 
 /// The live ranking as (member, points), best first.
@@ -53,7 +55,7 @@ async fn audit_actions(e: &Engine, b: &Board, action: &str) -> usize {
         action: Some(action.into()),
         ..AuditFilter::default()
     };
-    e.audit(&filter, None, 500).await.unwrap().len()
+    e.lifecycle().audit(&filter, None, 500).await.unwrap().len()
 }
 
 #[tokio::test]
@@ -66,6 +68,7 @@ async fn an_apply_makes_exactly_the_previewed_changes_once() {
             PreviewChange::Hide(m("u2")),
         ];
         let preview = e
+            .lifecycle()
             .preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "appeal 7",
@@ -75,6 +78,7 @@ async fn an_apply_makes_exactly_the_previewed_changes_once() {
             .await
             .unwrap();
         let applied = e
+            .lifecycle()
             .apply_preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &preview.preview_id,
@@ -104,6 +108,7 @@ async fn an_apply_makes_exactly_the_previewed_changes_once() {
 
         // A repeat answers the same and makes nothing twice.
         let again = e
+            .lifecycle()
             .apply_preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &preview.preview_id,
@@ -116,17 +121,19 @@ async fn an_apply_makes_exactly_the_previewed_changes_once() {
         assert_eq!(audit_actions(e, &b, "preview_applied").await, 1, "{name}");
         assert_eq!(
             conflict_code(
-                e.cancel_preview(
-                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                    &preview.preview_id,
-                    "admin:bob"
-                )
-                .await
+                e.lifecycle()
+                    .cancel_preview(
+                        &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                        &preview.preview_id,
+                        "admin:bob"
+                    )
+                    .await
             ),
             "preview_applied"
         );
         assert_eq!(
-            e.preview_draft(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id)
+            e.lifecycle()
+                .preview_draft(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &preview.preview_id)
                 .await
                 .unwrap()
                 .status,
@@ -143,12 +150,14 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
         let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         let hide = |x: &str| vec![PreviewChange::Hide(m(x))];
         let stale = e
+            .lifecycle()
             .preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "r", hide("u1"), "admin:ann")
             .await
             .unwrap();
-        e.record(&b, &[point("e7", "u3", 1)]).await.unwrap();
+        e.writes().record(&b, &[point("e7", "u3", 1)]).await.unwrap();
         let before = ranking(e, &b, &period).await;
         match e
+            .lifecycle()
             .apply_preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &stale.preview_id,
@@ -166,7 +175,8 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
             other => panic!("{name}: expected preview_stale, got {other:?}"),
         }
         assert_eq!(
-            e.preview_draft(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &stale.preview_id)
+            e.lifecycle()
+                .preview_draft(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), &stale.preview_id)
                 .await
                 .unwrap()
                 .status,
@@ -175,29 +185,33 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
         );
 
         let cancelled = e
+            .lifecycle()
             .preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "r", hide("u1"), "admin:ann")
             .await
             .unwrap();
-        e.cancel_preview(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            &cancelled.preview_id,
-            "admin:ann",
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .cancel_preview(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                &cancelled.preview_id,
+                "admin:ann",
+            )
+            .await
+            .unwrap();
         assert_eq!(
             conflict_code(
-                e.apply_preview(
-                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                    &cancelled.preview_id,
-                    "admin:ann"
-                )
-                .await
+                e.lifecycle()
+                    .apply_preview(
+                        &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                        &cancelled.preview_id,
+                        "admin:ann"
+                    )
+                    .await
             ),
             "preview_cancelled"
         );
 
         let expired = e
+            .lifecycle()
             .preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "r", hide("u1"), "admin:ann")
             .await
             .unwrap();
@@ -212,17 +226,23 @@ async fn a_stale_cancelled_or_expired_preview_changes_nothing() {
         sqlx::Connection::close(conn).await.unwrap();
         assert_eq!(
             conflict_code(
-                e.apply_preview(
-                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-                    &expired.preview_id,
-                    "admin:ann"
-                )
-                .await
+                e.lifecycle()
+                    .apply_preview(
+                        &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                        &expired.preview_id,
+                        "admin:ann"
+                    )
+                    .await
             ),
             "preview_expired"
         );
         assert!(matches!(
-            e.apply_preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "pv_nope", "admin:ann")
+            e.lifecycle()
+                .apply_preview(
+                    &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                    "pv_nope",
+                    "admin:ann"
+                )
                 .await,
             Err(engine::EngineError::NotFound { .. })
         ));
@@ -241,6 +261,7 @@ async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         let one = e
+            .lifecycle()
             .preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "r",
@@ -250,6 +271,7 @@ async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
             .await
             .unwrap();
         let two = e
+            .lifecycle()
             .preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "r",
@@ -261,8 +283,8 @@ async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
         assert_eq!(one.based_on, two.based_on, "{name}");
         let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
         let (a, c) = tokio::join!(
-            e.apply_preview(&scope, &one.preview_id, "admin:ann"),
-            e.apply_preview(&scope, &two.preview_id, "admin:bob")
+            e.lifecycle().apply_preview(&scope, &one.preview_id, "admin:ann"),
+            e.lifecycle().apply_preview(&scope, &two.preview_id, "admin:bob")
         );
         let codes = [&a, &c].map(|r| match r {
             Ok(_) => "applied",
@@ -276,6 +298,7 @@ async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
 
         // The same draft applied twice at once: both get the one answer, one correction.
         let three = e
+            .lifecycle()
             .preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "r",
@@ -286,8 +309,8 @@ async fn of_two_concurrent_applies_one_wins_and_the_other_is_stale() {
             .unwrap();
         let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
         let (x, y) = tokio::join!(
-            e.apply_preview(&scope, &three.preview_id, "admin:ann"),
-            e.apply_preview(&scope, &three.preview_id, "admin:ann")
+            e.lifecycle().apply_preview(&scope, &three.preview_id, "admin:ann"),
+            e.lifecycle().apply_preview(&scope, &three.preview_id, "admin:ann")
         );
         assert_eq!(x.unwrap(), y.unwrap(), "{name}");
         assert_eq!(audit_actions(e, &b, "correct").await, 2, "{name}");
@@ -302,12 +325,17 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
     each_store(async |name, e, _| {
         let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         settle(e, &b, &period).await;
-        let first = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let first =
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         // Single-change routes stay refused on a settled period.
-        assert_eq!(conflict_code(e.revoke(&b.slug, &ev("e1"), "admin:ann", "cheat").await), "period_settled");
+        assert_eq!(
+            conflict_code(e.lifecycle().revoke(&b.slug, &ev("e1"), "admin:ann", "cheat").await),
+            "period_settled"
+        );
 
         let changes = vec![PreviewChange::Revoke(ev("e1"))];
         let preview = e
+            .lifecycle()
             .preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "u1 cheated",
@@ -317,6 +345,7 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
             .await
             .unwrap();
         let applied = e
+            .lifecycle()
             .apply_preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &preview.preview_id,
@@ -367,22 +396,26 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         );
 
         // Both revisions stay readable; the latest is the settlement.
-        let latest = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let latest =
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert_eq!((latest.revision, latest.digest.as_str()), (2, revision.digest.as_str()), "{name}");
         assert_eq!(latest.previous_digest.as_deref(), Some(first.digest.as_str()), "{name}");
         assert_eq!(latest.reason.as_deref(), Some("u1 cheated"), "{name}");
         let old = e
+            .lifecycle()
             .settlement_revision(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(1), 0, 100)
             .await
             .unwrap();
         assert_eq!((old.digest, old.standings), (first.digest.clone(), first.standings.clone()), "{name}");
-        let listed = e.settlements(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let listed =
+            e.lifecycle().settlements(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         let chain: Vec<(i64, Option<&str>)> =
             listed.iter().map(|s| (s.revision, s.previous_digest.as_deref())).collect();
         assert_eq!(chain, vec![(1, None), (2, Some(first.digest.as_str()))], "{name}");
         assert_eq!(listed[1].preview_id.as_deref(), Some(preview.preview_id.as_str()), "{name}");
         assert!(matches!(
-            e.settlement_revision(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(3), 0, 100)
+            e.lifecycle()
+                .settlement_revision(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(3), 0, 100)
                 .await,
             Err(engine::EngineError::NotFound { .. })
         ));
@@ -395,19 +428,24 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
         assert_eq!(audit_actions(e, &b, "reward_compensated").await, 4, "{name}");
 
         // Contestants read what each revision changed and why, and a member its rank in each.
-        let notes =
-            e.revision_notes(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), None).await.unwrap();
+        let notes = e
+            .lifecycle()
+            .revision_notes(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), None)
+            .await
+            .unwrap();
         let said: Vec<_> =
             notes.iter().map(|n| (n.revision, n.changes.clone(), n.reason.as_deref())).collect();
         let revoked = vec![ChangeCount { kind: ChangeKind::Revoke, count: 1 }];
         assert_eq!(said, vec![(1, None, None), (2, Some(revoked), Some("u1 cheated"))], "{name}");
         let u2 = e
+            .lifecycle()
             .revision_notes(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("u2")))
             .await
             .unwrap();
         let ranks: Vec<Option<u64>> = u2.iter().map(|n| n.standing.as_ref().map(|s| s.rank)).collect();
         assert_eq!(ranks, vec![Some(2), Some(1)], "{name}");
         let nobody = e
+            .lifecycle()
             .revision_notes(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), Some(&m("nobody")))
             .await
             .unwrap();
@@ -415,6 +453,7 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
 
         // A change that moves no prize writes a revision and no reward.
         let small = e
+            .lifecycle()
             .preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "typo",
@@ -424,6 +463,7 @@ async fn revoking_the_winner_after_settlement_writes_revision_two_with_reward_de
             .await
             .unwrap();
         let third = e
+            .lifecycle()
             .apply_preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &small.preview_id,
@@ -449,21 +489,24 @@ async fn an_archived_period_is_re_settled_without_bringing_its_keys_back() {
     each_store(async |name, e, p| {
         let (b, period) = five_members(e, "rv", TiePolicy::Shared).await;
         settle(e, &b, &period).await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
-            Transition::Archive,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
+                Transition::Archive,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
         let keys = p.keys().await.len();
         let changes = vec![PreviewChange::RevokeMember(m("u1"))];
         let preview = e
+            .lifecycle()
             .preview(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "cheat", changes, "admin:ann")
             .await
             .unwrap();
         let applied = e
+            .lifecycle()
             .apply_preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &preview.preview_id,
@@ -504,6 +547,7 @@ async fn a_re_settlement_keeps_the_prize_table_the_period_was_settled_with() {
 
         let changes = vec![PreviewChange::Revoke(ev("e1"))];
         let preview = e
+            .lifecycle()
             .preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 "u1 cheated",
@@ -530,6 +574,7 @@ async fn a_re_settlement_keeps_the_prize_table_the_period_was_settled_with() {
             "{name}"
         );
         let applied = e
+            .lifecycle()
             .apply_preview(
                 &e.reads().scope(&b.slug, Some(&period)).await.unwrap(),
                 &preview.preview_id,
@@ -538,7 +583,8 @@ async fn a_re_settlement_keeps_the_prize_table_the_period_was_settled_with() {
             .await
             .unwrap();
         assert_eq!(applied.revision.map(|r| r.digest), preview.digest_after, "{name}");
-        let latest = e.settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
+        let latest =
+            e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&period)).await.unwrap()).await.unwrap();
         assert!(
             latest.standings.iter().all(|s| s.prize.as_deref() != Some("platinum")),
             "{name}: {latest:?}"

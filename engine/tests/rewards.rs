@@ -154,16 +154,17 @@ async fn frozen(e: &Engine, b: &Board, points: &[i64]) -> PeriodKey {
             segments: Default::default(),
         })
         .collect();
-    e.record(b, &writes).await.unwrap();
+    e.writes().record(b, &writes).await.unwrap();
     let period = b.period_at(at);
-    e.transition(
-        &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
-        Transition::Freeze,
-        "test",
-        None,
-    )
-    .await
-    .unwrap();
+    e.lifecycle()
+        .transition(
+            &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            Transition::Freeze,
+            "test",
+            None,
+        )
+        .await
+        .unwrap();
     period
 }
 
@@ -179,14 +180,15 @@ const POINTS: [i64; 4] = [100, 90, 80, 70];
 
 async fn settled_board(e: &Engine) -> (Board, PeriodKey) {
     let (b, period) = frozen_board(e, &POINTS).await;
-    e.transition(
-        &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
-        Transition::Settle,
-        "test",
-        None,
-    )
-    .await
-    .unwrap();
+    e.lifecycle()
+        .transition(
+            &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+            Transition::Settle,
+            "test",
+            None,
+        )
+        .await
+        .unwrap();
     (b, period)
 }
 
@@ -224,7 +226,7 @@ async fn audit_count(e: &Engine, b: &Board, action: &str) -> usize {
         actor: Some("rewards".into()),
         ..AuditFilter::default()
     };
-    e.audit(&filter, None, 500).await.unwrap().len()
+    e.lifecycle().audit(&filter, None, 500).await.unwrap().len()
 }
 
 fn is_failpoint(result: Result<impl std::fmt::Debug, EngineError>, name: &str) -> bool {
@@ -288,14 +290,15 @@ async fn a_failing_receiver_is_retried_until_it_accepts() {
         let (receiver, url) = Receiver::start(2).await;
         // One prized member, so the two refusals are both its.
         let (b, period) = frozen_board(&e, &[100]).await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
-            Transition::Settle,
-            "test",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+                Transition::Settle,
+                "test",
+                None,
+            )
+            .await
+            .unwrap();
 
         let report = deliver_all(&e, &config(&url), &b, &period).await;
 
@@ -327,14 +330,15 @@ async fn a_reward_is_failed_after_its_last_attempt() {
         let e = stores.engine().await;
         let (receiver, url) = Receiver::start(usize::MAX).await;
         let (b, period) = frozen_board(&e, &[100]).await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
-            Transition::Settle,
-            "test",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+                Transition::Settle,
+                "test",
+                None,
+            )
+            .await
+            .unwrap();
         let mut config = config(&url);
         config.max_attempts = 3;
 
@@ -365,6 +369,7 @@ async fn a_crash_after_the_settlement_commit_delivers_each_reward_once_after_a_r
         let (b, period) = frozen_board(&e, &POINTS).await;
         e.failpoints().arm("settle.after_commit");
         let crashed = e
+            .lifecycle()
             .transition(
                 &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
                 Transition::Settle,
@@ -375,6 +380,7 @@ async fn a_crash_after_the_settlement_commit_delivers_each_reward_once_after_a_r
         assert!(is_failpoint(crashed, "settle.after_commit"), "{name}");
         assert!(receiver.seen().is_empty(), "{name}: nothing sent before the restart");
         let digest = e
+            .lifecycle()
             .settlement(&e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap()
@@ -384,6 +390,7 @@ async fn a_crash_after_the_settlement_commit_delivers_each_reward_once_after_a_r
         deliver_all(&restarted, &config(&url), &b, &period).await;
         // Settling again (a rerun after the crash) answers the same settlement, no new reward.
         restarted
+            .lifecycle()
             .transition(
                 &restarted.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
                 Transition::Settle,
@@ -394,6 +401,7 @@ async fn a_crash_after_the_settlement_commit_delivers_each_reward_once_after_a_r
             .unwrap();
         assert_eq!(
             restarted
+                .lifecycle()
                 .settlement(&restarted.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
                 .await
                 .unwrap()
@@ -425,14 +433,15 @@ async fn a_crash_after_the_receiver_answered_redelivers_the_same_key_and_it_is_p
         let e = stores.engine().await;
         let (receiver, url) = Receiver::start(0).await;
         let (b, period) = frozen_board(&e, &[100]).await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
-            Transition::Settle,
-            "test",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+                Transition::Settle,
+                "test",
+                None,
+            )
+            .await
+            .unwrap();
         let key = keys_of(&b, &period, &["m00"]).remove(0);
         e.failpoints().arm("reward.after_send");
         let crashed = e.rewards().deliver_due(&config(&url)).await;
@@ -470,14 +479,15 @@ async fn a_crash_before_the_send_sends_nothing_and_the_next_pass_delivers_once()
         let e = stores.engine().await;
         let (receiver, url) = Receiver::start(0).await;
         let (b, period) = frozen_board(&e, &[100]).await;
-        e.transition(
-            &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
-            Transition::Settle,
-            "test",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .transition(
+                &e.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+                Transition::Settle,
+                "test",
+                None,
+            )
+            .await
+            .unwrap();
         e.failpoints().arm("reward.before_send");
         let crashed = e.rewards().deliver_due(&config(&url)).await;
         assert!(is_failpoint(crashed, "reward.before_send"), "{name}");
@@ -508,14 +518,15 @@ async fn two_deliverers_never_send_the_same_reward() {
         b.prizes.push(Prize { from_rank: 4, to_rank: 30, prize: "bronze".into() });
         let points: Vec<i64> = (0..30).map(|i| 1000 - i).collect();
         let period = frozen(&one, &b, &points).await;
-        one.transition(
-            &one.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
-            Transition::Settle,
-            "test",
-            None,
-        )
-        .await
-        .unwrap();
+        one.lifecycle()
+            .transition(
+                &one.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap(),
+                Transition::Settle,
+                "test",
+                None,
+            )
+            .await
+            .unwrap();
         let mut small = config(&url);
         small.batch = 4;
 
@@ -558,6 +569,7 @@ async fn a_re_settlement_delivers_each_reward_delta_once_whatever_step_it_crashe
             let key = period.to_string();
             let changes = vec![PreviewChange::Revoke(EventId::parse("e0").unwrap())];
             let preview = e
+                .lifecycle()
                 .preview(
                     &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
                     "m00 cheated",
@@ -569,6 +581,7 @@ async fn a_re_settlement_delivers_each_reward_delta_once_whatever_step_it_crashe
             if let Some(point) = crash {
                 e.failpoints().arm(point);
                 let crashed = e
+                    .lifecycle()
                     .apply_preview(
                         &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
                         &preview.preview_id,
@@ -579,6 +592,7 @@ async fn a_re_settlement_delivers_each_reward_delta_once_whatever_step_it_crashe
             }
             let e = stores.engine().await;
             let applied = e
+                .lifecycle()
                 .apply_preview(
                     &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
                     &preview.preview_id,
@@ -590,7 +604,11 @@ async fn a_re_settlement_delivers_each_reward_delta_once_whatever_step_it_crashe
             assert_eq!(revision.revision, 2, "{name}");
             assert_eq!(Some(revision.digest.as_str()), preview.digest_after.as_deref(), "{name}");
             assert_eq!(
-                e.settlements(&e.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap().len(),
+                e.lifecycle()
+                    .settlements(&e.reads().scope(&b.slug, Some(&key)).await.unwrap())
+                    .await
+                    .unwrap()
+                    .len(),
                 2,
                 "{name}"
             );

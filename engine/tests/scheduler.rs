@@ -91,7 +91,7 @@ async fn state(e: &Engine, b: &Board, period: PeriodKey) -> State {
 async fn audit_rows(e: &Engine, b: &Board, action: &str) -> Vec<AuditEntry> {
     let filter =
         AuditFilter { board: Some(b.slug.to_string()), action: Some(action.into()), ..Default::default() };
-    e.audit(&filter, None, 500).await.unwrap()
+    e.lifecycle().audit(&filter, None, 500).await.unwrap()
 }
 
 async fn points(e: &Engine, b: &Board, period: PeriodKey) -> Vec<(String, i64)> {
@@ -151,7 +151,7 @@ async fn iso_week_53_freezes_exactly_at_its_end_plus_grace_and_later_writes_are_
         assert!(reason.contains(&config.holder), "{ctx}: {reason}");
 
         let before = points(e, &b, w53).await;
-        let late = e.record(&b, &[point("w53-3", "u1", 100, inside)]).await.unwrap();
+        let late = e.writes().record(&b, &[point("w53-3", "u1", 100, inside)]).await.unwrap();
         assert_eq!(late[0].recorded.outcome, Outcome::Late, "{ctx}");
         assert_eq!(points(e, &b, w53).await, before, "{ctx}: the board must not change");
         assert_eq!(before, vec![("u1".into(), 5), ("u2".into(), 5)]);
@@ -287,7 +287,7 @@ async fn settled_periods_archive_after_the_configured_time_and_their_keys_get_an
 
         let closes_at = day.span(&b.zone).end + secs(GRACE);
         assert_eq!(e.scheduler_pass(&config, closes_at).await.unwrap().frozen.len(), 1, "{ctx}");
-        e.settle(&b, day, "admin").await.unwrap();
+        e.lifecycle().settle(&b, day, "admin").await.unwrap();
         let settled = e.ledger().periods_changed(State::Settled, None, Timestamp::MAX).await.unwrap();
         let settled_at = settled.rows.iter().find(|s| s.board == b.slug).unwrap().changed_at.unwrap();
 
@@ -590,7 +590,7 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
         let w53 = PeriodKey::parse("2026-W53").unwrap();
         let end = w53.span(&b.zone).end;
         let inside = ts("2026-12-31T20:00:00+08:00");
-        let first = e.record(&b, &[point("pf-1", "u1", 5, inside)]).await.unwrap();
+        let first = e.writes().record(&b, &[point("pf-1", "u1", 5, inside)]).await.unwrap();
         assert!(first[0].projected, "{ctx}");
         let config = config();
         let p = Some("2026-W53");
@@ -606,7 +606,7 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
         let due = e.scheduler_pass(&config, end - secs(3600)).await.unwrap();
         assert_eq!(due.publicly_frozen, vec![(b.slug.clone(), w53)], "{ctx}");
         assert_eq!(state(e, &b, w53).await, State::Open, "{ctx}: writes still count");
-        let after = e.record(&b, &[point("pf-2", "u2", 50, inside)]).await.unwrap();
+        let after = e.writes().record(&b, &[point("pf-2", "u2", 50, inside)]).await.unwrap();
         assert_eq!(after[0].recorded.outcome, Outcome::Applied, "{ctx}");
         let public = e.reads().top(&e.reads().scope(&b.slug, p).await.unwrap(), 10).await.unwrap();
         assert_eq!(public.frozen_at, Some(end - secs(3600)), "{ctx}");
@@ -614,14 +614,15 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
 
         // Later passes change nothing, and a revealed period is not frozen again.
         assert!(e.scheduler_pass(&config, end - secs(60)).await.unwrap().publicly_frozen.is_empty());
-        e.reveal(
-            &e.reads().scope(&b.slug, Some("2026-W53")).await.unwrap(),
-            engine::public::RevealMode::All,
-            "admin:ann",
-            None,
-        )
-        .await
-        .unwrap();
+        e.lifecycle()
+            .reveal(
+                &e.reads().scope(&b.slug, Some("2026-W53")).await.unwrap(),
+                engine::lifecycle::public::RevealMode::All,
+                "admin:ann",
+                None,
+            )
+            .await
+            .unwrap();
         assert!(e.scheduler_pass(&config, end - secs(30)).await.unwrap().publicly_frozen.is_empty());
         assert_eq!(
             e.reads().top(&e.reads().scope(&b.slug, p).await.unwrap(), 10).await.unwrap().total,
@@ -676,7 +677,7 @@ async fn a_settled_periods_keys_expire_after_its_ttl_and_reads_then_equal_reads_
             project_without_expiry(&e, &p, &b, day).await;
             let closes_at = day.span(&b.zone).end + secs(GRACE);
             assert_eq!(e.scheduler_pass(&config(), closes_at).await.unwrap().frozen.len(), 1, "{ctx}");
-            e.settle(&b, day, "admin").await.unwrap();
+            e.lifecycle().settle(&b, day, "admin").await.unwrap();
             let scope = e.reads().scope_of(&b.slug, day).await.unwrap();
             assert_eq!(
                 e.reads().ranking_page(&scope, 0, 10).await.unwrap().source,

@@ -31,7 +31,7 @@ use domain::{Board, BoardSlug, MemberId, PeriodKey, TiePolicy};
 use engine::ledger::Viewer;
 use engine::ledger::audit::AuditFilter;
 use engine::lifecycle::Correction;
-use engine::public::RevealMode;
+use engine::lifecycle::public::RevealMode;
 use engine::redis::Projection;
 use engine::{Engine, EngineError};
 use std::collections::BTreeMap;
@@ -88,8 +88,8 @@ async fn season_with(e: &Engine, source: &Board, rule: SeasonRule, prizes: Vec<P
 
 /// Freezes and settles a period.
 async fn settle(e: &Engine, scope: &engine::scope::Scope) {
-    e.transition(scope, Transition::Freeze, "admin:ann", None).await.unwrap();
-    e.transition(scope, Transition::Settle, "admin:ann", None).await.unwrap();
+    e.lifecycle().transition(scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+    e.lifecycle().transition(scope, Transition::Settle, "admin:ann", None).await.unwrap();
 }
 
 /// Freezes and settles each of the source's four days.
@@ -193,11 +193,11 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
         ];
         for (day, id, member, delta) in writes {
             let w = on_day(&src, day, id, member, delta);
-            e.record(&src, &[w]).await.unwrap();
+            e.writes().record(&src, &[w]).await.unwrap();
             *weeks.entry(member).or_default()[day].get_or_insert(0) += delta;
         }
         // The season loop's work, run here: only the members the writes noted.
-        e.follow_seasons().await.unwrap();
+        e.seasons().follow().await.unwrap();
         for s in &seasons {
             let rule = &s.season.as_ref().unwrap().rule;
             assert_eq!(read(e, s).await, model(rule, &weeks), "{store} {} after writes", rule.kind());
@@ -208,6 +208,7 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
             let scope = e.reads().scope(&s.slug, None).await.unwrap();
             for (member, points) in read(e, s).await {
                 let why = e
+                    .seasons()
                     .member_season(Viewer::Public, &scope, &MemberId::parse(&member).unwrap())
                     .await
                     .unwrap();
@@ -216,7 +217,8 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
             }
         }
         let best = e.reads().scope(&seasons[1].slug, None).await.unwrap();
-        let why = e.member_season(Viewer::Public, &best, &MemberId::parse("u3").unwrap()).await.unwrap();
+        let why =
+            e.seasons().member_season(Viewer::Public, &best, &MemberId::parse("u3").unwrap()).await.unwrap();
         let counted: Vec<bool> = why.periods.iter().map(|p| p.counted).collect();
         assert_eq!(
             (why.points, counted),
@@ -224,7 +226,11 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
             "{store}: best 2 of 30, 40, 10, 70"
         );
         let placement = e.reads().scope(&seasons[3].slug, None).await.unwrap();
-        let why = e.member_season(Viewer::Public, &placement, &MemberId::parse("u4").unwrap()).await.unwrap();
+        let why = e
+            .seasons()
+            .member_season(Viewer::Public, &placement, &MemberId::parse("u4").unwrap())
+            .await
+            .unwrap();
         let last = &why.periods[3];
         assert_eq!(
             (why.points, last.rank, last.gave, last.counted),
@@ -241,9 +247,9 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
             correction_id: None,
             reason: "judge's recount".into(),
         };
-        e.correct(&scope, &correction, "admin:ann").await.unwrap();
+        e.lifecycle().correct(&scope, &correction, "admin:ann").await.unwrap();
         *weeks.get_mut("u5").unwrap()[1].as_mut().unwrap() += 35;
-        e.follow_seasons().await.unwrap();
+        e.seasons().follow().await.unwrap();
         for s in &seasons {
             let rule = &s.season.as_ref().unwrap().rule;
             assert_eq!(read(e, s).await, model(rule, &weeks), "{store} {} after a correction", rule.kind());
@@ -254,7 +260,7 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
         let keys = p.projection.keys().clone();
         let other =
             Engine::from_parts(e.ledger().clone(), Projection::new(p.projection.target().clone(), keys));
-        other.record(&src, &[on_day(&src, 2, "z1", "u2", 25)]).await.unwrap();
+        other.writes().record(&src, &[on_day(&src, 2, "z1", "u2", 25)]).await.unwrap();
         *weeks.get_mut("u2").unwrap()[2].as_mut().unwrap() += 25;
         let report = e.reconcile_once().await.unwrap();
         assert!(report.periods_checked >= seasons.len() as u64, "{store}: {report:?}");
@@ -268,7 +274,7 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
             );
         }
         // Level: a second check writes nothing.
-        let again = e.check_seasons().await.unwrap();
+        let again = e.seasons().check().await.unwrap();
         assert_eq!(again.totals_written, 0, "{store}: {again:?}");
     })
     .await;
@@ -286,7 +292,7 @@ async fn nothing_is_written_to_a_season() {
         let write = point("x1", "u1", 5);
         let batch = engine::writes::check_batch(&s, s.operator, 1).map(|_| ());
         assert_eq!(refused(batch), "season_board");
-        assert_eq!(refused(e.record(&s, &[write]).await.map(|_| ())), "season_board");
+        assert_eq!(refused(e.writes().record(&s, &[write]).await.map(|_| ())), "season_board");
         let scope = e.reads().scope(&s.slug, None).await.unwrap();
         let correction = Correction {
             member: MemberId::parse("u1").unwrap(),
@@ -294,8 +300,12 @@ async fn nothing_is_written_to_a_season() {
             correction_id: None,
             reason: "x".into(),
         };
-        assert_eq!(refused(e.correct(&scope, &correction, "admin:ann").await.map(|_| ())), "season_board");
-        let hide = e.hide_member(&scope, &MemberId::parse("u1").unwrap(), "admin:ann", "spam").await;
+        assert_eq!(
+            refused(e.lifecycle().correct(&scope, &correction, "admin:ann").await.map(|_| ())),
+            "season_board"
+        );
+        let hide =
+            e.lifecycle().hide_member(&scope, &MemberId::parse("u1").unwrap(), "admin:ann", "spam").await;
         assert_eq!(refused(hide.map(|_| ())), "season_board");
         assert!(read(e, &s).await.is_empty(), "{store}");
     })
@@ -311,12 +321,12 @@ async fn a_season_settles_after_its_weeks_from_their_final_totals() {
         for (day, id, member, delta) in
             [(0, "a", "u1", 9), (2, "b", "u1", 4), (3, "c", "u2", 12), (1, "d", "u3", 3)]
         {
-            e.record(&src, &[on_day(&src, day, id, member, delta)]).await.unwrap();
+            e.writes().record(&src, &[on_day(&src, day, id, member, delta)]).await.unwrap();
             weeks.entry(member).or_default()[day] = Some(delta);
         }
         let season_scope = e.reads().scope(&s.slug, None).await.unwrap();
-        e.transition(&season_scope, Transition::Freeze, "admin:ann", None).await.unwrap();
-        let early = e.transition(&season_scope, Transition::Settle, "admin:ann", None).await;
+        e.lifecycle().transition(&season_scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+        let early = e.lifecycle().transition(&season_scope, Transition::Settle, "admin:ann", None).await;
         match early {
             Err(EngineError::Refused { code, detail }) => {
                 assert_eq!(code.as_str(), "invalid_transition", "{store}");
@@ -325,8 +335,8 @@ async fn a_season_settles_after_its_weeks_from_their_final_totals() {
             other => panic!("{store}: expected a refusal, got {other:?}"),
         }
         settle_days(e, &src).await;
-        e.transition(&season_scope, Transition::Settle, "admin:ann", None).await.unwrap();
-        let settlement = e.settlement(&season_scope).await.unwrap();
+        e.lifecycle().transition(&season_scope, Transition::Settle, "admin:ann", None).await.unwrap();
+        let settlement = e.lifecycle().settlement(&season_scope).await.unwrap();
         let settled: BTreeMap<String, i64> =
             settlement.standings.iter().map(|st| (st.member.to_string(), st.points)).collect();
         assert_eq!(settled, model(&SeasonRule::Best { k: 2 }, &weeks), "{store}");
@@ -334,7 +344,7 @@ async fn a_season_settles_after_its_weeks_from_their_final_totals() {
         let mut named = Vec::new();
         for day in days(&src) {
             let scope = e.reads().scope(&src.slug, Some(&day.to_string())).await.unwrap();
-            let week = e.settlement(&scope).await.unwrap();
+            let week = e.lifecycle().settlement(&scope).await.unwrap();
             named.push(domain::settlement::SeasonWeek {
                 period: day.to_string(),
                 revision: 1,
@@ -386,21 +396,24 @@ async fn a_public_freeze_of_a_week_hides_its_changes_in_the_season_until_the_rev
     each_store(async |store, e, _| {
         let src = source(e).await;
         let s = season(e, &src, SeasonRule::Sum {}).await;
-        e.record(&src, &[on_day(&src, 3, "a", "u1", 10), on_day(&src, 2, "b", "u2", 20)]).await.unwrap();
-        e.follow_seasons().await.unwrap();
+        e.writes()
+            .record(&src, &[on_day(&src, 3, "a", "u1", 10), on_day(&src, 2, "b", "u2", 20)])
+            .await
+            .unwrap();
+        e.seasons().follow().await.unwrap();
         let before: BTreeMap<String, i64> = [("u1".to_string(), 10), ("u2".to_string(), 20)].into();
         assert_eq!(read(e, &s).await, before, "{store}");
 
         let week = e.reads().scope(&src.slug, Some(&days(&src)[3].to_string())).await.unwrap();
-        e.public_freeze(&week, "admin:ann", Some("last hour")).await.unwrap();
-        e.record(&src, &[on_day(&src, 3, "c", "u1", 15)]).await.unwrap();
-        e.follow_seasons().await.unwrap();
+        e.lifecycle().public_freeze(&week, "admin:ann", Some("last hour")).await.unwrap();
+        e.writes().record(&src, &[on_day(&src, 3, "c", "u1", 15)]).await.unwrap();
+        e.seasons().follow().await.unwrap();
         e.reconcile_once().await.unwrap();
         assert_eq!(read(e, &s).await, before, "{store}: the week's freeze leaked through the season");
         let live: BTreeMap<String, i64> = [("u1".to_string(), 25), ("u2".to_string(), 20)].into();
         assert_eq!(read_as(e, Viewer::Admin, &s).await, live, "{store}: admins read the season live");
 
-        e.reveal(&week, RevealMode::All, "admin:ann", None).await.unwrap();
+        e.lifecycle().reveal(&week, RevealMode::All, "admin:ann", None).await.unwrap();
         assert_eq!(read(e, &s).await, live, "{store}: revealed with its week");
     })
     .await;
@@ -416,7 +429,7 @@ async fn a_whole_season_is_read_a_page_of_members_at_a_time() {
             for day in 0..4 {
                 if (i + day) % 3 != 0 {
                     let id = format!("p{i}-{day}");
-                    e.record(&src, &[on_day(&src, day, &id, member, 1 + day as i64)]).await.unwrap();
+                    e.writes().record(&src, &[on_day(&src, day, &id, member, 1 + day as i64)]).await.unwrap();
                     expected.push((member.to_string(), days(&src)[day]));
                 }
             }
@@ -462,13 +475,16 @@ async fn random_writes_rank_as_the_model_says_under_every_rule() {
             const MEMBERS: [&str; 8] = ["u1", "u2", "u3", "u4", "u5", "u6", "u7", "u8"];
             for i in 0..40 {
                 let (member, day, delta) = (MEMBERS[next(8) as usize], next(4) as usize, 1 + next(30) as i64);
-                e.record(&src, &[on_day(&src, day, &format!("r{seed}-{i}"), member, delta)]).await.unwrap();
+                e.writes()
+                    .record(&src, &[on_day(&src, day, &format!("r{seed}-{i}"), member, delta)])
+                    .await
+                    .unwrap();
                 *weeks.entry(member).or_default()[day].get_or_insert(0) += delta;
                 if i % 13 == 0 {
-                    e.follow_seasons().await.unwrap();
+                    e.seasons().follow().await.unwrap();
                 }
             }
-            e.follow_seasons().await.unwrap();
+            e.seasons().follow().await.unwrap();
             for s in &seasons {
                 let rule = &s.season.as_ref().unwrap().rule;
                 assert_eq!(read(e, s).await, model(rule, &weeks), "{store} seed {seed} {}", rule.kind());
@@ -511,7 +527,7 @@ async fn settled_seasons(e: &Engine) -> (Board, Board, Board) {
         (2, "f", "u4", 4),
         (3, "g", "u4", 1),
     ] {
-        e.record(&src, &[on_day(&src, day, id, member, delta)]).await.unwrap();
+        e.writes().record(&src, &[on_day(&src, day, id, member, delta)]).await.unwrap();
     }
     settle_days(e, &src).await;
     for s in [&sum, &placed] {
@@ -523,7 +539,7 @@ async fn settled_seasons(e: &Engine) -> (Board, Board, Board) {
 /// A season's latest standings as member → (points, rank, prize).
 async fn standings(e: &Engine, season: &Board) -> BTreeMap<String, (i64, u64, Option<String>)> {
     let scope = e.reads().scope(&season.slug, None).await.unwrap();
-    let settlement = e.settlement(&scope).await.unwrap();
+    let settlement = e.lifecycle().settlement(&scope).await.unwrap();
     settlement.standings.iter().map(|s| (s.member.to_string(), (s.points, s.rank, s.prize.clone()))).collect()
 }
 
@@ -550,12 +566,12 @@ fn row(revision: i64, kind: &str, member: &str, prize: &str) -> (i64, String, St
 /// latest settlement (as published on the days' settlements).
 async fn expected_season_digest(e: &Engine, src: &Board, season: &Board) -> String {
     let scope = e.reads().scope(&season.slug, None).await.unwrap();
-    let settlement = e.settlement(&scope).await.unwrap();
+    let settlement = e.lifecycle().settlement(&scope).await.unwrap();
     let mut named = Vec::new();
     for day in days(src) {
         let scope = e.reads().scope(&src.slug, Some(&day.to_string())).await.unwrap();
-        let week = e.settlement(&scope).await.unwrap();
-        let revision = e.settlements(&scope).await.unwrap().len() as i64;
+        let week = e.lifecycle().settlement(&scope).await.unwrap();
+        let revision = e.lifecycle().settlements(&scope).await.unwrap().len() as i64;
         named.push(domain::settlement::SeasonWeek { period: day.to_string(), revision, digest: week.digest });
     }
     let key = scope.period().to_string();
@@ -574,7 +590,8 @@ async fn a_correction_of_a_settled_week_previews_and_resettles_its_seasons_with_
         let (src, sum, placed) = settled_seasons(e).await;
         let day1 = e.reads().scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
         assert_eq!(rewards(e, &sum).await, [row(1, "grant", "u2", "gold")], "{store}");
-        let preview = e.preview(&day1, "double counted", correction(), "admin:ann").await.unwrap();
+        let preview =
+            e.lifecycle().preview(&day1, "double counted", correction(), "admin:ann").await.unwrap();
 
         // The preview lists both seasons, sorted as the seasons are: what each would become.
         let by_board: BTreeMap<&str, &SeasonChange> =
@@ -602,7 +619,7 @@ async fn a_correction_of_a_settled_week_previews_and_resettles_its_seasons_with_
         );
         assert!(p.prizes.is_empty(), "{store}: nobody's prize changes: {:?}", p.prizes);
 
-        let applied = e.apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
+        let applied = e.lifecycle().apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
         assert_eq!(applied.revision.as_ref().map(|r| r.revision), Some(2), "{store}");
         let revisions: BTreeMap<&str, i64> =
             applied.seasons.iter().map(|s| (s.board.as_str(), s.revision.revision)).collect();
@@ -631,7 +648,7 @@ async fn a_correction_of_a_settled_week_previews_and_resettles_its_seasons_with_
         // Each season's digest names day 1's new revision.
         for season in [&sum, &placed] {
             let scope = e.reads().scope(&season.slug, None).await.unwrap();
-            let digest = e.settlement(&scope).await.unwrap().digest;
+            let digest = e.lifecycle().settlement(&scope).await.unwrap().digest;
             assert_eq!(digest, expected_season_digest(e, &src, season).await, "{store}");
             let published = applied.seasons.iter().find(|s| s.board == season.slug).unwrap();
             assert_eq!(published.revision.digest, digest, "{store}");
@@ -640,11 +657,11 @@ async fn a_correction_of_a_settled_week_previews_and_resettles_its_seasons_with_
         assert_eq!(read_as(e, Viewer::Admin, &sum).await.get("u2"), Some(&8), "{store}");
 
         // A repeat answers the same and changes nothing.
-        let again = e.apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
+        let again = e.lifecycle().apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
         assert_eq!(again, applied, "{store}");
         assert_eq!(rewards(e, &sum).await, sum_rewards, "{store}");
         let sum_scope = e.reads().scope(&sum.slug, None).await.unwrap();
-        assert_eq!(e.settlements(&sum_scope).await.unwrap().len(), 2, "{store}");
+        assert_eq!(e.lifecycle().settlements(&sum_scope).await.unwrap().len(), 2, "{store}");
     })
     .await;
 }
@@ -661,8 +678,8 @@ async fn a_crash_while_a_season_is_resettled_leaves_nothing_and_reruns_to_the_sa
         // Without a crash first: the revisions every rerun must reach.
         let (src, sum, placed) = settled_seasons(e).await;
         let day1 = e.reads().scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
-        let preview = e.preview(&day1, "double counted", correction(), "admin:ann").await.unwrap();
-        let clean = e.apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
+        let preview = e.lifecycle().preview(&day1, "double counted", correction(), "admin:ann").await.unwrap();
+        let clean = e.lifecycle().apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
         let digests = |applied: &engine::ledger::Applied| -> Vec<(String, String)> {
             applied.seasons.iter().map(|s| (s.board.to_string(), s.revision.digest.clone())).collect()
         };
@@ -670,19 +687,19 @@ async fn a_crash_while_a_season_is_resettled_leaves_nothing_and_reruns_to_the_sa
         for step in steps {
             let (src, sum, placed) = settled_seasons(e).await;
             let day1 = e.reads().scope(&src.slug, Some(&days(&src)[1].to_string())).await.unwrap();
-            let preview = e.preview(&day1, "double counted", correction(), "admin:ann").await.unwrap();
+            let preview = e.lifecycle().preview(&day1, "double counted", correction(), "admin:ann").await.unwrap();
             e.failpoints().arm(step);
-            let crashed = e.apply_preview(&day1, &preview.preview_id, "admin:ann").await;
+            let crashed = e.lifecycle().apply_preview(&day1, &preview.preview_id, "admin:ann").await;
             assert!(
                 matches!(&crashed, Err(EngineError::Ledger(engine::ledger::LedgerError::Failpoint(n))) if *n == step),
                 "{store} {step}: {crashed:?}"
             );
             // Nothing of the apply is left: the day and both seasons still have one revision.
             for scope in [day1.clone(), e.reads().scope(&sum.slug, None).await.unwrap(), e.reads().scope(&placed.slug, None).await.unwrap()] {
-                assert_eq!(e.settlements(&scope).await.unwrap().len(), 1, "{store} {step}");
+                assert_eq!(e.lifecycle().settlements(&scope).await.unwrap().len(), 1, "{store} {step}");
             }
             assert_eq!(rewards(e, &sum).await, [row(1, "grant", "u2", "gold")], "{store} {step}");
-            let rerun = e.apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
+            let rerun = e.lifecycle().apply_preview(&day1, &preview.preview_id, "admin:ann").await.unwrap();
             // The same standings and reward deltas as without the crash (the slugs differ, so the
             // digests are compared by shape: one per season, each the expected one).
             assert_eq!((standings(e, &sum).await, standings(e, &placed).await), clean_standings, "{store} {step}");
@@ -731,7 +748,7 @@ async fn a_season_carries_over_a_share_of_the_last_ones_standings_as_audited_ope
             board: Some(next.slug.to_string()),
             ..Default::default()
         };
-        let opened = e.audit(&filter, None, 10).await.unwrap();
+        let opened = e.lifecycle().audit(&filter, None, 10).await.unwrap();
         assert_eq!(opened.len(), 1, "{store}");
         let after = opened[0].after.clone().unwrap();
         assert_eq!(
@@ -742,18 +759,19 @@ async fn a_season_carries_over_a_share_of_the_last_ones_standings_as_audited_ope
 
         // The rule's points come on top, through the season loop and the reconciler alike.
         for (day, id, member, delta) in [(0, "n1", "u1", 5), (1, "n2", "u1", 1), (2, "n3", "u5", 4)] {
-            e.record(&src, &[on_day(&src, day, id, member, delta)]).await.unwrap();
+            e.writes().record(&src, &[on_day(&src, day, id, member, delta)]).await.unwrap();
         }
-        e.follow_seasons().await.unwrap();
+        e.seasons().follow().await.unwrap();
         let expected = BTreeMap::from([("u1".into(), 8), ("u2".into(), 3), ("u5".into(), 4)]);
         assert_eq!(read(e, &next).await, expected, "{store}");
         assert_eq!(
-            e.check_seasons().await.unwrap().totals_written,
+            e.seasons().check().await.unwrap().totals_written,
             0,
             "{store}: the openings' versions are counted"
         );
         let scope = e.reads().scope(&next.slug, None).await.unwrap();
-        let why = e.member_season(Viewer::Admin, &scope, &MemberId::parse("u1").unwrap()).await.unwrap();
+        let why =
+            e.seasons().member_season(Viewer::Admin, &scope, &MemberId::parse("u1").unwrap()).await.unwrap();
         assert_eq!((why.points, why.carried), (8, Some(2)), "{store}");
 
         // Settled like any season, the openings included.

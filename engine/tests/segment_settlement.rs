@@ -65,8 +65,8 @@ fn event(id: &str, member: &str, delta: i64, province: &str, class: &str) -> Wri
 /// frozen and settled. Answers the period's scope.
 async fn settled(e: &Engine, b: &Board) -> Scope {
     let scope = recorded(e, b).await;
-    e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
-    e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
+    e.lifecycle().transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+    e.lifecycle().transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
     scope
 }
 
@@ -81,7 +81,7 @@ async fn recorded(e: &Engine, b: &Board) -> Scope {
         event("e5", "u4", 10, "js", "c1"),
     ];
     for w in writes {
-        let out = e.record(b, &[w]).await.unwrap();
+        let out = e.writes().record(b, &[w]).await.unwrap();
         assert_eq!(out[0].recorded.outcome, Outcome::Applied);
     }
     e.reads().scope(&b.slug, None).await.unwrap()
@@ -129,7 +129,7 @@ async fn one_settlement_awards_the_board_and_every_segment_ranking() {
     each_store(async |name, e, _| {
         let b = board();
         let scope = settled(e, &b).await;
-        let s = e.settlement(&scope).await.unwrap();
+        let s = e.lifecycle().settlement(&scope).await.unwrap();
         let listed: Vec<(String, u64)> =
             s.segments.iter().map(|x| (format!("{}:{}", x.dimension, x.value), x.members)).collect();
         let expected = [("class:c1", 3), ("class:c2", 2), ("province:js", 2), ("province:zj", 3)];
@@ -174,10 +174,10 @@ async fn a_correction_resettles_every_segment_with_reward_deltas_only_and_travel
     each_store(async |name, e, _| {
         let b = board();
         let scope = settled(e, &b).await;
-        let first = e.settlement(&scope).await.unwrap();
+        let first = e.lifecycle().settlement(&scope).await.unwrap();
         // u4 (js/c1) to 110: first on the board, in js and in c1.
         let changes = vec![PreviewChange::Correct { member: m("u4"), delta: 100 }];
-        let preview = e.preview(&scope, "appeal 9", changes, "admin:ann").await.unwrap();
+        let preview = e.lifecycle().preview(&scope, "appeal 9", changes, "admin:ann").await.unwrap();
         // The preview names every ranking the correction touches, with the prizes that change
         // hands in each; zj and c2 are untouched.
         let touched: Vec<(&str, Vec<PrizeMove>)> = preview
@@ -212,7 +212,7 @@ async fn a_correction_resettles_every_segment_with_reward_deltas_only_and_travel
             vec![("u4", Some(3), Some(1))],
             "{name}"
         );
-        let applied = e.apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
+        let applied = e.lifecycle().apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
         let moved = deltas(&applied);
         // Board: u4 gold, u1 silver, u2 silver (u3 loses silver). js: u4 provincial. c1: u4 and
         // u1 class stars (u3 loses its). zj and c2 are unchanged and move nothing.
@@ -227,7 +227,7 @@ async fn a_correction_resettles_every_segment_with_reward_deltas_only_and_travel
             grant("u4", "province:js", "provincial"),
         ];
         assert_eq!(sorted(moved), sorted(want), "{name}");
-        let second = e.settlement(&scope).await.unwrap();
+        let second = e.lifecycle().settlement(&scope).await.unwrap();
         assert_eq!((second.revision, second.previous_digest.as_ref()), (2, Some(&first.digest)), "{name}");
         assert_eq!(
             preview.digest_after.as_ref(),
@@ -244,7 +244,7 @@ async fn a_correction_resettles_every_segment_with_reward_deltas_only_and_travel
         assert_eq!(zj(&second), zj(&first), "{name}: zj did not move");
         // Applying again moves nothing more.
         let before = e.rewards().of(&scope).await.unwrap().len();
-        e.apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
+        e.lifecycle().apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
         assert_eq!(e.rewards().of(&scope).await.unwrap().len(), before, "{name}");
 
         // The export carries both revisions' records; the verifier recomputes the latest's
@@ -276,7 +276,7 @@ async fn a_correction_resettles_every_segment_with_reward_deltas_only_and_travel
         let report = dest.import_period(&export).await.unwrap();
         assert_eq!(report.digest, second.digest, "{name}");
         let there = dest.reads().scope(&b.slug, Some(&scope.period().to_string())).await.unwrap();
-        assert_eq!(dest.settlement(&there).await.unwrap().segments, second.segments, "{name}");
+        assert_eq!(dest.lifecycle().settlement(&there).await.unwrap().segments, second.segments, "{name}");
         p.cleanup().await;
         other.drop_db().await;
     })
@@ -304,6 +304,7 @@ async fn a_move_is_previewed_audited_and_takes_the_total_to_the_new_ranking() {
         let scope = recorded(e, &b).await;
         // u4 (js, 10 points) to zj: it leaves js (where it was 2nd) and joins zj last.
         let preview = e
+            .lifecycle()
             .preview(&scope, "transferred school", move_to("u4", "province", "zj"), "admin:ann")
             .await
             .unwrap();
@@ -316,7 +317,7 @@ async fn a_move_is_previewed_audited_and_takes_the_total_to_the_new_ranking() {
         assert_eq!(moved, vec![("province:js", Some(2), None), ("province:zj", None, Some(4))], "{name}");
         // zj's provincial prize stays with u1; js has nobody else to lose it to.
         assert!(preview.segments.iter().all(|c| c.prizes.is_empty()), "{name}: {:?}", preview.segments);
-        e.apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
+        e.lifecycle().apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
 
         assert_eq!(ranking(e, &scope, "province:js").await, vec![r(1, "u3", 30)], "{name}");
         assert_eq!(
@@ -330,16 +331,17 @@ async fn a_move_is_previewed_audited_and_takes_the_total_to_the_new_ranking() {
             action: Some("segment_move".into()),
             ..Default::default()
         };
-        let audited = e.audit(&filter, None, 10).await.unwrap();
+        let audited = e.lifecycle().audit(&filter, None, 10).await.unwrap();
         assert_eq!(audited.len(), 1, "{name}");
         assert_eq!(audited[0].reason.as_deref(), Some("transferred school"), "{name}");
         // The new value is the member's now: a write naming the old one is rejected.
-        let out = e.record(&b, &[event("e6", "u4", 5, "js", "c1")]).await.unwrap();
+        let out = e.writes().record(&b, &[event("e6", "u4", 5, "js", "c1")]).await.unwrap();
         assert_eq!(out[0].recorded.outcome, Outcome::Rejected, "{name}");
-        let out = e.record(&b, &[event("e7", "u4", 5, "zj", "c1")]).await.unwrap();
+        let out = e.writes().record(&b, &[event("e7", "u4", 5, "zj", "c1")]).await.unwrap();
         assert_eq!(out[0].recorded.outcome, Outcome::Applied, "{name}");
         // Moving it where it is refuses the preview.
-        let again = e.preview(&scope, "again", move_to("u4", "province", "zj"), "admin:ann").await;
+        let again =
+            e.lifecycle().preview(&scope, "again", move_to("u4", "province", "zj"), "admin:ann").await;
         assert!(matches!(again, Err(engine::EngineError::Invalid(_))), "{name}: {again:?}");
         // The projection agrees with the ledger: nothing to level, then everything after a loss.
         assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}");
@@ -358,8 +360,11 @@ async fn a_move_after_settlement_moves_the_prizes_of_the_rankings_it_touches_onl
         let b = board();
         let scope = settled(e, &b).await;
         // u3 (js's provincial winner) to zj, where it ranks 3rd: js's prize goes to u4.
-        let preview =
-            e.preview(&scope, "wrong province", move_to("u3", "province", "zj"), "admin:ann").await.unwrap();
+        let preview = e
+            .lifecycle()
+            .preview(&scope, "wrong province", move_to("u3", "province", "zj"), "admin:ann")
+            .await
+            .unwrap();
         let prizes: Vec<(&str, String, Option<String>, Option<String>)> = preview
             .segments
             .iter()
@@ -378,14 +383,14 @@ async fn a_move_after_settlement_moves_the_prizes_of_the_rankings_it_touches_onl
             ],
             "{name}"
         );
-        let applied = e.apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
+        let applied = e.lifecycle().apply_preview(&scope, &preview.preview_id, "admin:bob").await.unwrap();
         let deltas = deltas(&applied);
         assert_eq!(
             sorted(deltas),
             sorted(vec![revoke("u3", "province:js", "provincial"), grant("u4", "province:js", "provincial")]),
             "{name}"
         );
-        let second = e.settlement(&scope).await.unwrap();
+        let second = e.lifecycle().settlement(&scope).await.unwrap();
         assert_eq!(preview.digest_after.as_ref(), Some(&second.digest), "{name}");
         let zj = second.segments.iter().find(|s| s.value == "zj").unwrap();
         assert_eq!(zj.members, 4, "{name}");
@@ -420,8 +425,8 @@ async fn edited_segment_prize_tables_apply_to_the_next_settlement() {
         e.edit_board(&b.slug, &settings.with_segment_prizes(&b.segments, tables).unwrap(), "admin:ann")
             .await
             .unwrap();
-        e.transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
-        e.transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
+        e.lifecycle().transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();
+        e.lifecycle().transition(&scope, Transition::Settle, "admin:ann", None).await.unwrap();
         let segment_rewards: Vec<_> =
             rewards(&e.rewards().of(&scope).await.unwrap()).into_iter().filter(|r| !r.2.is_empty()).collect();
         assert_eq!(

@@ -95,13 +95,14 @@ async fn setup(e: &Engine, b: &Board) {
         event("e3", "u3", 30, &[("province", "js"), ("class", "c1")]),
         event("e4", "u4", 4, &[("province", "js")]),
     ];
-    let out = e.record(b, &writes).await.unwrap();
+    let out = e.writes().record(b, &writes).await.unwrap();
     assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied && r.projected), "{out:?}");
-    let out = e.record(b, &[event("e5", "u5", 30, &[("province", "zj"), ("class", "c2")])]).await.unwrap();
+    let out =
+        e.writes().record(b, &[event("e5", "u5", 30, &[("province", "zj"), ("class", "c2")])]).await.unwrap();
     assert!(out[0].projected);
     // No segments named: u4's total moves in its province all the same.
-    e.record(b, &[event("e6", "u4", 3, &[])]).await.unwrap();
-    let out = e.record(b, &[event("e7", "u4", 3, &[("class", "c1")])]).await.unwrap();
+    e.writes().record(b, &[event("e6", "u4", 3, &[])]).await.unwrap();
+    let out = e.writes().record(b, &[event("e7", "u4", 3, &[("class", "c1")])]).await.unwrap();
     assert_eq!(out[0].recorded.outcome, Outcome::Applied);
 }
 
@@ -226,7 +227,7 @@ async fn segment_keys_of_one_period_land_on_different_slots() {
             .enumerate()
             .map(|(i, v)| event(&format!("e{i}"), &format!("u{i}"), 1 + i as i64, &[("province", v)]))
             .collect();
-        assert!(e.record(&b, &writes).await.unwrap().iter().all(|r| r.projected));
+        assert!(e.writes().record(&b, &writes).await.unwrap().iter().all(|r| r.projected));
         let keys = p.keys().await;
         let ranks: Vec<&(String, String)> =
             keys.iter().filter(|(_, k)| k.contains("province=") && k.ends_with(":rank")).collect();
@@ -252,7 +253,7 @@ async fn a_conflicting_segment_write_is_rejected_and_changes_nothing() {
         let b = board(TiePolicy::FirstReached);
         setup(e, &b).await;
         let before_zj = e.reads().top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
-        let out = e.record(&b, &[event("x1", "u1", 500, &[("province", "js")])]).await.unwrap();
+        let out = e.writes().record(&b, &[event("x1", "u1", 500, &[("province", "js")])]).await.unwrap();
         let r = &out[0].recorded;
         assert_eq!(r.outcome, Outcome::Rejected, "{name}");
         let reason = r.reason.as_deref().unwrap();
@@ -263,7 +264,7 @@ async fn a_conflicting_segment_write_is_rejected_and_changes_nothing() {
         assert!(js.entries.iter().all(|x| x.member.as_str() != "u1"), "{name}");
         let zj = e.reads().top(&scope(e, &b, Some("province:zj")).await, 10).await.unwrap();
         assert_eq!(rows(&zj), rows(&before_zj));
-        let again = e.record(&b, &[event("x1", "u1", 5, &[("province", "zj")])]).await.unwrap();
+        let again = e.writes().record(&b, &[event("x1", "u1", 5, &[("province", "zj")])]).await.unwrap();
         assert_eq!(again[0].recorded.outcome, Outcome::Applied, "{name}: the rejected id was not stored");
         // Audited like every rejection.
         let filter = engine::ledger::audit::AuditFilter {
@@ -272,7 +273,7 @@ async fn a_conflicting_segment_write_is_rejected_and_changes_nothing() {
             member: Some("u1".into()),
             ..Default::default()
         };
-        let audit = e.audit(&filter, None, 10).await.unwrap();
+        let audit = e.lifecycle().audit(&filter, None, 10).await.unwrap();
         assert_eq!(audit.len(), 1, "{name}");
         assert!(audit[0].reason.as_deref().unwrap().contains("segment_conflict"));
 
@@ -282,7 +283,7 @@ async fn a_conflicting_segment_write_is_rejected_and_changes_nothing() {
             event("y2", "n1", 1, &[("province", "sc")]),
             event("y3", "n1", 1, &[("province", "gd"), ("class", "c9")]),
         ];
-        let out = e.record(&b, &batch).await.unwrap();
+        let out = e.writes().record(&b, &batch).await.unwrap();
         let outcomes: Vec<Outcome> = out.iter().map(|r| r.recorded.outcome).collect();
         assert_eq!(outcomes, [Outcome::Applied, Outcome::Rejected, Outcome::Applied], "{name}");
         let gd = e.reads().member_rank(&scope(e, &b, Some("province:gd")).await, &m("n1")).await.unwrap();
@@ -290,7 +291,7 @@ async fn a_conflicting_segment_write_is_rejected_and_changes_nothing() {
         assert!(e.reads().member_rank(&scope(e, &b, Some("province:sc")).await, &m("n1")).await.is_err());
 
         // A dimension the board does not declare is rejected before anything is stored.
-        let out = e.record(&b, &[event("z1", "u9", 5, &[("city", "hz")])]).await.unwrap();
+        let out = e.writes().record(&b, &[event("z1", "u9", 5, &[("city", "hz")])]).await.unwrap();
         assert_eq!(out[0].recorded.outcome, Outcome::Rejected);
         assert!(out[0].recorded.reason.as_deref().unwrap().contains("not declared"), "{name}");
         assert!(e.reads().member_rank(&scope(e, &b, None).await, &m("u9")).await.is_err());
@@ -358,13 +359,16 @@ async fn a_correction_moves_the_members_segment_totals() {
             correction_id: None,
             reason: "missed bonus".into(),
         };
-        e.correct(&scope(e, &b, None).await, &correction, "admin:ann").await.unwrap();
+        e.lifecycle().correct(&scope(e, &b, None).await, &correction, "admin:ann").await.unwrap();
         for s in [None, Some("province:js"), Some("class:c1")] {
             let top = e.reads().top(&scope(e, &b, s).await, 1).await.unwrap();
             assert_eq!(rows(&top), vec![row(1, "u4", 110)], "{name} {s:?}");
         }
         // Hiding the member takes it out of its segments too.
-        e.hide_member(&scope(e, &b, None).await, &m("u4"), "admin:ann", "cheating").await.unwrap();
+        e.lifecycle()
+            .hide_member(&scope(e, &b, None).await, &m("u4"), "admin:ann", "cheating")
+            .await
+            .unwrap();
         let js = e.reads().top(&scope(e, &b, Some("province:js")).await, 10).await.unwrap();
         assert_eq!(rows(&js), vec![row(1, "u3", 30)], "{name}");
         // And the ledger levels to the same: nothing to level.
@@ -386,7 +390,7 @@ async fn concurrent_writes_into_one_segment_leave_it_level_with_the_ledger() {
             let (e, b) = (e.clone(), b.clone());
             let (member, class) = (format!("u{}", i % 12), if i % 12 < 6 { "c1" } else { "c2" });
             let write = event(&format!("e{i}"), &member, i + 1, &[("province", "zj"), ("class", class)]);
-            writes.spawn(async move { e.record(&b, &[write]).await.unwrap() });
+            writes.spawn(async move { e.writes().record(&b, &[write]).await.unwrap() });
         }
         let out: Vec<_> = writes.join_all().await.into_iter().flatten().collect();
         assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied && r.projected), "{name}: {out:?}");
@@ -420,8 +424,11 @@ async fn a_segment_that_cannot_be_written_fails_only_the_writes_into_it() {
         // A string where the ranking of class c2 goes: `level.lua` fails on it (WRONGTYPE).
         let c2 = keys("class", "c2").rank;
         p.run(redis::cmd("SET").arg(&c2).arg("in the way")).await;
-        let out =
-            e.record(&b, &[event("x1", "u2", 30, &[("province", "zj"), ("class", "c2")])]).await.unwrap();
+        let out = e
+            .writes()
+            .record(&b, &[event("x1", "u2", 30, &[("province", "zj"), ("class", "c2")])])
+            .await
+            .unwrap();
         assert_eq!((out[0].recorded.outcome, out[0].projected), (Outcome::Applied, false), "{name}");
         let score = |key: String| redis::cmd("ZSCORE").arg(key).arg("u2").clone();
         let board_rank = p.projection.keys().period(&b.slug, &period).rank;
@@ -452,11 +459,12 @@ async fn a_profile_names_the_values_writes_leave_out() {
                 .map(|(d, v)| (d.into(), v.into()))
                 .into()
         };
-        e.put_profile(&m("p1"), "P1", None, &profile("zj"), now).await.unwrap();
-        e.put_profile(&m("p2"), "P2", None, &profile("zj"), now).await.unwrap();
-        e.record(&b, &[event("h1", "p3", 5, &[("province", "js")])]).await.unwrap();
-        e.put_profile(&m("p3"), "P3", None, &profile("zj"), now).await.unwrap();
+        e.writes().put_profile(&m("p1"), "P1", None, &profile("zj"), now).await.unwrap();
+        e.writes().put_profile(&m("p2"), "P2", None, &profile("zj"), now).await.unwrap();
+        e.writes().record(&b, &[event("h1", "p3", 5, &[("province", "js")])]).await.unwrap();
+        e.writes().put_profile(&m("p3"), "P3", None, &profile("zj"), now).await.unwrap();
         let out = e
+            .writes()
             .record(
                 &b,
                 &[
@@ -564,7 +572,10 @@ async fn counts_and_ranks_in_a_segment_agree_with_its_pages() {
             }
 
             // A hidden member leaves its segments' counts and ranks, as it leaves the board's.
-            e.hide_member(&scope(e, &b, None).await, &m("u5"), "admin:ann", "cheating").await.unwrap();
+            e.lifecycle()
+                .hide_member(&scope(e, &b, None).await, &m("u5"), "admin:ann", "cheating")
+                .await
+                .unwrap();
             assert_eq!(e.reads().ranks_of(&zj, &[m("u5")]).await.unwrap().value, vec![], "{name}");
             assert_eq!(e.reads().count_at_least(&zj, 1).await.unwrap().value, 2, "{name}");
             let c2 = scope(e, &b, Some("class:c2")).await;
@@ -584,7 +595,7 @@ async fn counts_and_ranks_in_a_segment_agree_with_its_pages() {
             // Archived: the period is read from its standings, a segment from its members' totals.
             let whole = scope(e, &b, None).await;
             for step in [Transition::Freeze, Transition::Settle, Transition::Archive] {
-                e.transition(&whole, step, "admin:ann", None).await.unwrap();
+                e.lifecycle().transition(&whole, step, "admin:ann", None).await.unwrap();
             }
             for segment in SEGMENTS {
                 counts_and_ranks_agree(&format!("{name} archived"), e, &b, segment, ReadSource::Ledger).await;
@@ -616,7 +627,7 @@ async fn a_snapshot_of_a_segment_pages_like_its_ranking_on_the_segments_slot() {
             assert!(second.has_more, "{name}");
 
             // The copy holds still while the segment's ranking moves.
-            e.record(&b, &[event("later", "u5", 100, &[])]).await.unwrap();
+            e.writes().record(&b, &[event("later", "u5", 100, &[])]).await.unwrap();
             let moved = e.reads().top(&zj, 1).await.unwrap();
             assert_eq!(rows(&moved), vec![row(1, "u5", 130)], "{name}");
             let again = e.reads().snapshot_page(&zj, &pinned.snapshot_id, 0, 10).await.unwrap();
@@ -686,8 +697,8 @@ async fn a_public_freeze_closes_segments_to_every_public_read() {
         let undeclared = e.reads().scope(&b.slug, None).await.unwrap().in_segment(Some("city:hz"));
         assert!(matches!(undeclared, Err(EngineError::Invalid(_))), "{name}");
 
-        e.public_freeze(&scope(e, &b, None).await, "admin:ann", None).await.unwrap();
-        e.record(&b, &[event("after", "u2", 100, &[])]).await.unwrap();
+        e.lifecycle().public_freeze(&scope(e, &b, None).await, "admin:ann", None).await.unwrap();
+        e.writes().record(&b, &[event("after", "u2", 100, &[])]).await.unwrap();
         let zj = scope(e, &b, Some("province:zj")).await;
         assert_eq!(code(e.reads().top(&zj, 10).await.map(|_| ())), "segment_frozen", "{name}");
         assert_eq!(code(e.reads().around(&zj, &m("u2"), 1).await.map(|_| ())), "segment_frozen");

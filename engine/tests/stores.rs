@@ -381,6 +381,7 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
             assert_eq!(states, expected, "{ctx}");
             for (age, info) in periods.iter().enumerate().skip(1) {
                 let settlement = e
+                    .lifecycle()
                     .settlement(&e.reads().scope(&slug, Some(&info.period.to_string())).await.unwrap())
                     .await
                     .unwrap();
@@ -391,6 +392,7 @@ async fn the_demo_board_ranks_ties_through_both_stores() {
             // Past entries were recorded during their week, on time: none waits for review.
             for info in &periods[1..] {
                 let late = e
+                    .lifecycle()
                     .late_entries(
                         &e.reads().scope(&slug, Some(&info.period.to_string())).await.unwrap(),
                         None,

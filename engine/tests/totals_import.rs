@@ -1,4 +1,4 @@
-//! Imports of existing totals (`engine::totals_import`) on every store combination: an `nx`
+//! Imports of existing totals (`engine::writes::totals_import`) on every store combination: an `nx`
 //! import never lowers or replaces a live total and a repeat of it changes nothing; a `replace`
 //! import sets totals that the member's history explains, and later entries and revocations
 //! apply on top; a malformed or out-of-bounds import, or one into a frozen period, changes
@@ -13,7 +13,7 @@ use domain::{Board, MemberId, TiePolicy};
 use engine::Engine;
 use engine::ledger::audit::AuditFilter;
 use engine::progress::Progress;
-use engine::totals_import::{ImportMode, TotalsImport, build, parse_json_rows};
+use engine::writes::totals_import::{ImportMode, TotalsImport, build, parse_json_rows};
 use serde_json::json;
 
 fn import(id: &str, mode: &str, rows: &[(&str, i64)]) -> TotalsImport {
@@ -33,7 +33,13 @@ fn pairs(rows: &[(&str, i64)]) -> Vec<(String, i64)> {
 
 async fn imports_audited(e: &Engine, b: &Board) -> usize {
     let filter = AuditFilter { board: Some(b.slug.to_string()), ..Default::default() };
-    e.audit(&filter, None, 500).await.unwrap().iter().filter(|a| a.action == "import_totals").count()
+    e.lifecycle()
+        .audit(&filter, None, 500)
+        .await
+        .unwrap()
+        .iter()
+        .filter(|a| a.action == "import_totals")
+        .count()
 }
 
 #[tokio::test]
@@ -44,7 +50,7 @@ async fn an_nx_import_never_lowers_or_replaces_a_live_total_and_a_repeat_changes
         // u1 lower, u2 higher than their live totals; n1 and n2 new.
         let nx = import("opening-1", "nx", &[("u1", 10), ("n1", 40), ("u2", 999), ("n2", 7)]);
         let progress = Progress::new();
-        let r = e.import_totals(&scope, &nx, "token#1", &progress).await.unwrap();
+        let r = e.writes().import_totals(&scope, &nx, "token#1", &progress).await.unwrap();
         assert_eq!((r.mode, r.rows, r.imported, r.kept, r.unchanged), (ImportMode::Nx, 4, 2, 2, 0), "{name}");
         assert!(r.projected && !r.repeated, "{name}: {r:?}");
         let expected =
@@ -55,7 +61,7 @@ async fn an_nx_import_never_lowers_or_replaces_a_live_total_and_a_repeat_changes
         assert!(progress.report().done, "{name}");
 
         // The same import again answers the first report and writes nothing.
-        let again = e.import_totals(&scope, &nx, "token#2", &Progress::new()).await.unwrap();
+        let again = e.writes().import_totals(&scope, &nx, "token#2", &Progress::new()).await.unwrap();
         assert!(again.repeated, "{name}: {again:?}");
         assert_eq!((again.imported, again.kept, again.actor.as_str()), (2, 2, "token#1"), "{name}");
         assert_eq!(ranking(e, &b, &period).await, expected, "{name}");
@@ -63,12 +69,12 @@ async fn an_nx_import_never_lowers_or_replaces_a_live_total_and_a_repeat_changes
         // Other rows under the same id are refused, and change nothing either.
         let other = import("opening-1", "nx", &[("n3", 1)]);
         assert_eq!(
-            conflict_code(e.import_totals(&scope, &other, "token#1", &Progress::new()).await),
+            conflict_code(e.writes().import_totals(&scope, &other, "token#1", &Progress::new()).await),
             "import_id_taken"
         );
         let replace = import("opening-1", "replace", &[("u1", 10), ("n1", 40), ("u2", 999), ("n2", 7)]);
         assert_eq!(
-            conflict_code(e.import_totals(&scope, &replace, "token#1", &Progress::new()).await),
+            conflict_code(e.writes().import_totals(&scope, &replace, "token#1", &Progress::new()).await),
             "import_id_taken"
         );
         assert_eq!(ranking(e, &b, &period).await, expected, "{name}");
@@ -86,7 +92,7 @@ async fn an_nx_import_never_lowers_or_replaces_a_live_total_and_a_repeat_changes
             action: Some("import_totals".into()),
             ..Default::default()
         };
-        let audit = e.audit(&filter, None, 5).await.unwrap();
+        let audit = e.lifecycle().audit(&filter, None, 5).await.unwrap();
         assert_eq!(audit[0].actor, "token#1", "{name}");
         let after = audit[0].after.clone().unwrap();
         assert_eq!((after["imported"].as_u64(), after["kept"].as_u64()), (Some(2), Some(2)), "{name}");
@@ -100,7 +106,7 @@ async fn a_replace_import_sets_totals_that_the_history_explains() {
         let (b, period) = five_members(e, "replace", TiePolicy::FirstReached).await;
         let scope = e.reads().scope(&b.slug, Some(&period)).await.unwrap();
         let replace = import("opening-r", "replace", &[("u1", 10), ("u2", 30), ("n1", 20)]);
-        let r = e.import_totals(&scope, &replace, "cli", &Progress::new()).await.unwrap();
+        let r = e.writes().import_totals(&scope, &replace, "cli", &Progress::new()).await.unwrap();
         assert_eq!((r.imported, r.kept, r.unchanged), (2, 0, 1), "{name}: {r:?}");
         let ranked = ranking(e, &b, &period).await;
         assert_eq!(
@@ -115,9 +121,11 @@ async fn a_replace_import_sets_totals_that_the_history_explains() {
         assert!(opening.reason.as_deref().unwrap_or_default().contains("opening-r"), "{name}");
         // Later entries apply on top of the opening total, and revoking the entry before it
         // leaves the opening total standing.
-        e.record(&b, &[common::point("after", "u1", 5)]).await.unwrap();
-        let revoked =
-            e.revoke(&b.slug, &domain::EventId::parse("e1").unwrap(), "token#1", "before the import").await;
+        e.writes().record(&b, &[common::point("after", "u1", 5)]).await.unwrap();
+        let revoked = e
+            .lifecycle()
+            .revoke(&b.slug, &domain::EventId::parse("e1").unwrap(), "token#1", "before the import")
+            .await;
         assert!(revoked.is_ok(), "{name}: {revoked:?}");
         let ranked = ranking(e, &b, &period).await;
         assert!(ranked.contains(&("u1".to_owned(), 15)), "{name}: {ranked:?}");
@@ -148,8 +156,12 @@ async fn a_malformed_out_of_bounds_or_late_import_changes_nothing_and_names_its_
         assert!(build("bad-1", "sometimes", Ok(vec![])).is_err(), "{name}");
         // Out of the board's bounds (±1 000 000): the whole import is refused.
         let out = import("bad-2", "replace", &[("u1", 10), ("n1", 2_000_000), ("n2", -1_000_001)]);
-        let refused =
-            e.import_totals(&scope, &out, "token#1", &Progress::new()).await.unwrap_err().to_string();
+        let refused = e
+            .writes()
+            .import_totals(&scope, &out, "token#1", &Progress::new())
+            .await
+            .unwrap_err()
+            .to_string();
         assert!(
             refused.contains("row 2:") && refused.contains("row 3:") && !refused.contains("row 1:"),
             "{name}: {refused}"
@@ -159,15 +171,15 @@ async fn a_malformed_out_of_bounds_or_late_import_changes_nothing_and_names_its_
         // Nothing was kept under the refused id: a valid import may use it.
         let fixed = import("bad-2", "replace", &[("u1", 10)]);
         assert_eq!(
-            e.import_totals(&scope, &fixed, "token#1", &Progress::new()).await.unwrap().imported,
+            e.writes().import_totals(&scope, &fixed, "token#1", &Progress::new()).await.unwrap().imported,
             1,
             "{name}"
         );
         // A frozen period takes no import.
-        e.transition(&scope, Transition::Freeze, "token#1", None).await.unwrap();
+        e.lifecycle().transition(&scope, Transition::Freeze, "token#1", None).await.unwrap();
         let late = import("late-1", "nx", &[("n9", 3)]);
         assert_eq!(
-            conflict_code(e.import_totals(&scope, &late, "token#1", &Progress::new()).await),
+            conflict_code(e.writes().import_totals(&scope, &late, "token#1", &Progress::new()).await),
             "period_not_open"
         );
         let ranked = ranking(e, &b, &period).await;

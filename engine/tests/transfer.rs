@@ -59,12 +59,16 @@ async fn settled_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
         point("e6", "u4", 7),
         point("e7", "u5", 7),
     ];
-    for r in e.record(&b, &writes).await.unwrap() {
+    for r in e.writes().record(&b, &writes).await.unwrap() {
         assert_eq!(r.recorded.outcome, Outcome::Applied, "{r:?}");
     }
     let u3 = MemberId::parse("u3").unwrap();
     assert_eq!(
-        e.revoke(&b.slug, &EventId::parse("e5").unwrap(), "admin", "duplicate award").await.unwrap().result,
+        e.lifecycle()
+            .revoke(&b.slug, &EventId::parse("e5").unwrap(), "admin", "duplicate award")
+            .await
+            .unwrap()
+            .result,
         "revoked"
     );
     let correction = |delta, reason: &str| Correction {
@@ -73,38 +77,46 @@ async fn settled_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
         correction_id: None,
         reason: reason.into(),
     };
-    e.correct(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), &correction(-5, "penalty"), "admin")
+    e.lifecycle()
+        .correct(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), &correction(-5, "penalty"), "admin")
         .await
         .unwrap();
-    e.correct(
-        &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
-        &correction(5, "penalty lifted"),
-        "admin",
-    )
-    .await
-    .unwrap();
-    e.transition(
-        &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
-        Transition::Freeze,
-        "admin",
-        Some("week over"),
-    )
-    .await
-    .unwrap();
-    let late = e.record(&b, &[point("e8", "u4", 100)]).await.unwrap();
+    e.lifecycle()
+        .correct(
+            &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+            &correction(5, "penalty lifted"),
+            "admin",
+        )
+        .await
+        .unwrap();
+    e.lifecycle()
+        .transition(
+            &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+            Transition::Freeze,
+            "admin",
+            Some("week over"),
+        )
+        .await
+        .unwrap();
+    let late = e.writes().record(&b, &[point("e8", "u4", 100)]).await.unwrap();
     assert_eq!(late[0].recorded.outcome, Outcome::Late);
-    let pending =
-        e.late_entries(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), Some("pending")).await.unwrap();
-    e.decide_late(
-        &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
-        pending[0].id,
-        false,
-        "admin",
-        Some("too late"),
-    )
-    .await
-    .unwrap();
+    let pending = e
+        .lifecycle()
+        .late_entries(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), Some("pending"))
+        .await
+        .unwrap();
+    e.lifecycle()
+        .decide_late(
+            &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+            pending[0].id,
+            false,
+            "admin",
+            Some("too late"),
+        )
+        .await
+        .unwrap();
     let info = e
+        .lifecycle()
         .transition(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), Transition::Settle, "admin", None)
         .await
         .unwrap();
@@ -152,10 +164,16 @@ async fn an_imported_period_has_the_same_settlement_on_the_other_ledger() {
             assert!(report.board_created, "{ctx}");
             assert_eq!((report.entries, report.late_entries, report.members), (10, 1, 5), "{ctx}");
 
-            let before =
-                source.settlement(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
-            let after =
-                dest.settlement(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+            let before = source
+                .lifecycle()
+                .settlement(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
+                .await
+                .unwrap();
+            let after = dest
+                .lifecycle()
+                .settlement(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap())
+                .await
+                .unwrap();
             assert_eq!(after.digest, before.digest, "{ctx} {policy}");
             assert_eq!(report.digest, before.digest, "{ctx}");
             assert_eq!(after.standings, before.standings, "{ctx} {policy}");
@@ -238,7 +256,7 @@ async fn only_settled_periods_are_exported_and_a_different_board_is_refused() {
     each_direction(async |ctx, source, dest| {
         let b = board(TiePolicy::Shared);
         source.create_board(&b).await.unwrap();
-        source.record(&b, &[point("x1", "u1", 5)]).await.unwrap();
+        source.writes().record(&b, &[point("x1", "u1", 5)]).await.unwrap();
         let key = b.period_at(last_week()).to_string();
         assert_eq!(
             code(
@@ -251,6 +269,7 @@ async fn only_settled_periods_are_exported_and_a_different_board_is_refused() {
             "{ctx}"
         );
         source
+            .lifecycle()
             .transition(
                 &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
                 Transition::Freeze,
@@ -270,6 +289,7 @@ async fn only_settled_periods_are_exported_and_a_different_board_is_refused() {
             "{ctx}"
         );
         source
+            .lifecycle()
             .transition(
                 &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
                 Transition::Settle,
@@ -295,11 +315,13 @@ async fn a_hidden_member_travels_with_its_period_and_stays_out_of_the_standings(
         source.create_board(&b).await.unwrap();
         let key = b.period_at(last_week()).to_string();
         source
+            .writes()
             .record(&b, &[point("h1", "u1", 50), point("h2", "u2", 30), point("h3", "u3", 10)])
             .await
             .unwrap();
         let u1 = MemberId::parse("u1").unwrap();
         source
+            .lifecycle()
             .hide_member(
                 &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
                 &u1,
@@ -309,6 +331,7 @@ async fn a_hidden_member_travels_with_its_period_and_stays_out_of_the_standings(
             .await
             .unwrap();
         source
+            .lifecycle()
             .transition(
                 &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
                 Transition::Freeze,
@@ -318,6 +341,7 @@ async fn a_hidden_member_travels_with_its_period_and_stays_out_of_the_standings(
             .await
             .unwrap();
         source
+            .lifecycle()
             .transition(
                 &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
                 Transition::Settle,
@@ -337,8 +361,15 @@ async fn a_hidden_member_travels_with_its_period_and_stays_out_of_the_standings(
         let report = dest.import_period(&through_json(&export)).await.unwrap();
         assert_eq!(report.members, 2, "{ctx}");
         let (before, after) = (
-            source.settlement(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap(),
-            dest.settlement(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap(),
+            source
+                .lifecycle()
+                .settlement(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
+                .await
+                .unwrap(),
+            dest.lifecycle()
+                .settlement(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap())
+                .await
+                .unwrap(),
         );
         assert_eq!((&after.digest, &after.standings), (&before.digest, &before.standings), "{ctx}");
         assert!(after.standings.iter().all(|s| s.member != u1), "{ctx}");
@@ -393,6 +424,7 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
         let key = period.to_string();
         let changes = vec![PreviewChange::Revoke(EventId::parse("e3").unwrap())];
         let preview = source
+            .lifecycle()
             .preview(
                 &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
                 "u3 cheated",
@@ -402,6 +434,7 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
             .await
             .unwrap();
         source
+            .lifecycle()
             .apply_preview(
                 &source.reads().scope(&b.slug, Some(&key)).await.unwrap(),
                 &preview.preview_id,
@@ -444,9 +477,16 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
             (2, export.settlement.digest.as_str()),
             "{ctx}"
         );
-        let here = dest.settlements(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
-        let there =
-            source.settlements(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let here = dest
+            .lifecycle()
+            .settlements(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap())
+            .await
+            .unwrap();
+        let there = source
+            .lifecycle()
+            .settlements(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
+            .await
+            .unwrap();
         let chain = |list: &[domain::view::SettlementSummary]| {
             list.iter()
                 .map(|s| (s.revision, s.digest.clone(), s.previous_digest.clone(), s.reason.clone()))
@@ -454,6 +494,7 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
         };
         assert_eq!(chain(&here), chain(&there), "{ctx}");
         let old = dest
+            .lifecycle()
             .settlement_revision(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap(), Some(1), 0, 100)
             .await
             .unwrap();
@@ -518,11 +559,12 @@ async fn segmented_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
         in_segments("s6", "u4", 6, &[("class", "c1")]),
         point("s7", "u6", 5),
     ];
-    for r in e.record(&b, &writes).await.unwrap() {
+    for r in e.writes().record(&b, &writes).await.unwrap() {
         assert_eq!(r.recorded.outcome, Outcome::Applied, "{r:?}");
     }
     for step in [Transition::Freeze, Transition::Settle] {
-        e.transition(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), step, "admin", None)
+        e.lifecycle()
+            .transition(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), step, "admin", None)
             .await
             .unwrap();
     }
@@ -585,7 +627,7 @@ async fn a_segmented_period_travels_with_its_memberships_and_ranks_the_same() {
             let report = dest.import_period(&through_json(&export)).await.unwrap();
             assert!(report.projected, "{ctx}");
             let settlement = async |e: &Engine| {
-                e.settlement(&e.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap()
+                e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap()
             };
             let (was, is) = (settlement(source).await, settlement(dest).await);
             assert_eq!((&is.digest, &is.standings), (&was.digest, &was.standings), "{ctx} {policy}");
@@ -613,14 +655,15 @@ async fn a_segmented_period_travels_with_its_memberships_and_ranks_the_same() {
 
             // Archived on both sides, segments are read from the ledger's memberships: the same.
             for e in [source, dest] {
-                e.transition(
-                    &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
-                    Transition::Archive,
-                    "admin",
-                    None,
-                )
-                .await
-                .unwrap();
+                e.lifecycle()
+                    .transition(
+                        &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
+                        Transition::Archive,
+                        "admin",
+                        None,
+                    )
+                    .await
+                    .unwrap();
             }
             let archived = segment_rankings(source, &b, &key).await;
             assert_eq!(archived, before, "{ctx} {policy}: archived as settled");

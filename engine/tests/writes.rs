@@ -121,7 +121,7 @@ async fn concurrent_clients_with_duplicates_count_each_event_once() {
             clients.push(tokio::spawn(async move {
                 let mut counts: HashMap<Outcome, usize> = HashMap::new();
                 for chunk in mine.chunks(25) {
-                    for r in e.record(&b, chunk).await.unwrap() {
+                    for r in e.writes().record(&b, chunk).await.unwrap() {
                         *counts.entry(r.recorded.outcome).or_default() += 1;
                         assert!(r.recorded.total.is_none() || r.projected);
                     }
@@ -159,7 +159,7 @@ async fn set_versions_delivered_shuffled_and_repeated_end_at_the_last_version() 
         order.extend([50, 3, 50, 1]);
         let mut outcomes = HashMap::new();
         for v in order {
-            let r = e.record(&b, &[set(v)]).await.unwrap().remove(0);
+            let r = e.writes().record(&b, &[set(v)]).await.unwrap().remove(0);
             *outcomes.entry(r.recorded.outcome).or_insert(0) += 1;
         }
         assert!(outcomes[&Outcome::Stale] > 0, "{ctx}");
@@ -182,6 +182,7 @@ async fn best_keeps_the_highest_submission_and_recognises_repeats() {
             segments: Default::default(),
         };
         let outcomes: Vec<Outcome> = e
+            .writes()
             .record(&b, &[sub("s1", 70), sub("s2", 90), sub("s3", 80), sub("s2", 95), sub("s4", 90)])
             .await
             .unwrap()
@@ -202,11 +203,11 @@ async fn writes_for_a_closed_period_are_kept_as_late_and_not_applied() {
         e.create_board(&b).await.unwrap();
         let mut old = point("old-1", "u1", 5);
         old.occurred_at = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24 * 8);
-        let r = e.record(&b, &[old.clone()]).await.unwrap().remove(0);
+        let r = e.writes().record(&b, &[old.clone()]).await.unwrap().remove(0);
         assert_eq!(r.recorded.outcome, Outcome::Late, "{ctx}");
         assert!(r.recorded.reason.is_some());
         // A retry answers the same, and nothing was applied to any period.
-        assert_eq!(e.record(&b, &[old]).await.unwrap()[0].recorded.outcome, Outcome::Late, "{ctx}");
+        assert_eq!(e.writes().record(&b, &[old]).await.unwrap()[0].recorded.outcome, Outcome::Late, "{ctx}");
         let last_week = b.period_at(jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24 * 8));
         assert!(e.ledger().totals(&b.slug, &last_week).await.unwrap().is_empty(), "{ctx}");
     })
@@ -218,11 +219,15 @@ async fn out_of_bounds_writes_are_rejected_and_change_nothing() {
     each_store(async |ctx, e| {
         let b = board(Operator::Incr, TiePolicy::FirstReached);
         e.create_board(&b).await.unwrap();
-        let results = e.record(&b, &[point("a", "u1", 10), point("b", "u1", 2_000_000)]).await.unwrap();
+        let results =
+            e.writes().record(&b, &[point("a", "u1", 10), point("b", "u1", 2_000_000)]).await.unwrap();
         assert_eq!(results[1].recorded.outcome, Outcome::Rejected, "{ctx}");
         assert!(results[1].recorded.reason.as_deref().unwrap().contains("outside the board's bounds"));
         // The rejected event id is free: it was never stored.
-        assert_eq!(e.record(&b, &[point("b", "u1", 1)]).await.unwrap()[0].recorded.outcome, Outcome::Applied);
+        assert_eq!(
+            e.writes().record(&b, &[point("b", "u1", 1)]).await.unwrap()[0].recorded.outcome,
+            Outcome::Applied
+        );
         assert_eq!(ledger_points(e, &b).await["u1"], 11, "{ctx}");
     })
     .await;
@@ -233,7 +238,7 @@ async fn a_write_on_another_operators_board_is_refused() {
     each_store(async |ctx, e| {
         let b = board(Operator::Set, TiePolicy::Shared);
         e.create_board(&b).await.unwrap();
-        let err = e.record(&b, &[point("a", "u1", 1)]).await.unwrap_err();
+        let err = e.writes().record(&b, &[point("a", "u1", 1)]).await.unwrap_err();
         assert!(matches!(err, engine::EngineError::WrongOperator { .. }), "{ctx}: {err}");
     })
     .await;
@@ -247,9 +252,9 @@ async fn projection_survives_a_script_cache_flush() {
         let e = engine(&t, &p).await;
         let b = board(Operator::Incr, TiePolicy::Shared);
         e.create_board(&b).await.unwrap();
-        assert!(e.record(&b, &[point("a", "u1", 1)]).await.unwrap()[0].projected);
+        assert!(e.writes().record(&b, &[point("a", "u1", 1)]).await.unwrap()[0].projected);
         p.flush_scripts().await;
-        let r = e.record(&b, &[point("b", "u1", 1)]).await.unwrap().remove(0);
+        let r = e.writes().record(&b, &[point("b", "u1", 1)]).await.unwrap().remove(0);
         assert!(r.projected, "{name}: EVALSHA must fall back to loading the script");
         assert_eq!(projected_points(&e, &b).await["u1"], 2, "{name}");
         p.cleanup().await;
@@ -264,7 +269,7 @@ async fn the_reconciler_levels_a_projection_that_lost_its_keys() {
         e.create_board(&b).await.unwrap();
         let writes: Vec<Write> =
             (0..30).map(|i| point(&format!("e{i}"), &format!("m{}", i % 7), 3)).collect();
-        e.record(&b, &writes).await.unwrap();
+        e.writes().record(&b, &writes).await.unwrap();
         let before = projected_points(e, &b).await;
         // Redis loses the period (as after a restart without persistence).
         let period = b.period_at(jiff::Timestamp::now());
@@ -322,7 +327,7 @@ async fn redis_stopped_mid_stream_and_restarted_empty_loses_no_accepted_write() 
                     _ => {}
                 }
                 let w = point(&format!("e{i}"), &format!("m{}", i % 13), 1 + i % 5);
-                let r = e.record(&b, std::slice::from_ref(&w)).await.unwrap().remove(0);
+                let r = e.writes().record(&b, std::slice::from_ref(&w)).await.unwrap().remove(0);
                 assert_eq!(r.recorded.outcome, Outcome::Applied, "{}: every write is accepted", t.name);
                 if i < 100 {
                     assert!(r.projected, "{}: projected while Redis is up", t.name);
@@ -367,12 +372,14 @@ async fn a_caller_that_hangs_up_mid_write_leaves_the_ledger_whole_and_usable() {
             let batch: Vec<Write> =
                 (0..50).map(|i| point(&format!("r{round}-{i}"), &format!("m{}", i % 5), 1)).collect();
             // The caller gives up almost at once, as a client that disconnects would.
-            let _ = tokio::time::timeout(std::time::Duration::from_micros(300), e.record(&b, &batch)).await;
+            let _ =
+                tokio::time::timeout(std::time::Duration::from_micros(300), e.writes().record(&b, &batch))
+                    .await;
         }
         // Later writes go through (no connection was left inside a transaction)…
         let r = tokio::time::timeout(
             std::time::Duration::from_secs(10),
-            e.record(&b, &[point("after", "m0", 1)]),
+            e.writes().record(&b, &[point("after", "m0", 1)]),
         )
         .await
         .expect("a later write must not hang")

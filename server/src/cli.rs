@@ -311,17 +311,17 @@ pub async fn import_totals(
     mode: &str,
     import_id: Option<&str>,
     progress: &engine::progress::Progress,
-) -> anyhow::Result<engine::totals_import::TotalsImportReport> {
+) -> anyhow::Result<engine::writes::totals_import::TotalsImportReport> {
     use anyhow::Context as _;
     let bytes = std::fs::read(file).with_context(|| format!("read {}", file.display()))?;
     let text = std::str::from_utf8(&bytes).with_context(|| format!("{} is not UTF-8", file.display()))?;
-    let rows = engine::totals_import::parse_file(file, text).map_err(anyhow::Error::msg)?;
-    let default_id = engine::totals_import::file_import_id(&bytes);
+    let rows = engine::writes::totals_import::parse_file(file, text).map_err(anyhow::Error::msg)?;
+    let default_id = engine::writes::totals_import::file_import_id(&bytes);
     let import_id = import_id.unwrap_or(&default_id);
-    let import = engine::totals_import::build(import_id, mode, rows)?;
+    let import = engine::writes::totals_import::build(import_id, mode, rows)?;
     let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
     let scope = engine.reads().scope(&board, Some(period)).await?;
-    Ok(engine.import_totals(&scope, &import, "cli", progress).await?)
+    Ok(engine.writes().import_totals(&scope, &import, "cli", progress).await?)
 }
 
 /// How `laurel rebuild`, `export` and `import` show their progress on stderr (stdout keeps only

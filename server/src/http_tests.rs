@@ -235,7 +235,8 @@ async fn without_redis_the_board_reads_the_ledger_and_says_so() {
         metadata: None,
         segments: Default::default(),
     };
-    let written = engine.record(&board, &[write("a", "ann", 30), write("b", "bob", 20)]).await.unwrap();
+    let written =
+        engine.writes().record(&board, &[write("a", "ann", 30), write("b", "bob", 20)]).await.unwrap();
     assert!(written.iter().all(|w| !w.projected), "Redis is not there");
 
     let (status, top) = get(&router, "/api/v1/boards/weekly/periods/current/top?limit=10").await;

@@ -249,7 +249,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // Brings the projection level after Redis outages, restarts or crashes; no manual step.
     let reconciler = engine.spawn_reconciler(std::time::Duration::from_secs(2));
     // Seasons follow their weeks' writes within a gather of the first one (engine::seasons).
-    let _seasons = engine.spawn_seasons(std::time::Duration::from_millis(50));
+    let _seasons = engine.seasons().spawn(std::time::Duration::from_millis(50));
     // The display names are loaded now rather than by the first page read (engine::names).
     tokio::spawn({
         let engine = engine.clone();

@@ -88,7 +88,7 @@ impl Pages {
             metadata: None,
             segments: Default::default(),
         };
-        self.engine.record(&self.board, &[write]).await.unwrap();
+        self.engine.writes().record(&self.board, &[write]).await.unwrap();
     }
 
     async fn get(&self, path: &str, headers: &[(&str, &str)]) -> Answer {
@@ -191,7 +191,7 @@ async fn a_write_a_transition_and_a_public_freeze_show_at_once_and_the_freeze_le
     let kept = pages.get("/b/weekly", &[]).await;
     assert_eq!(kept.nonce(), pages.get("/b/weekly", &[]).await.nonce(), "kept again");
     let scope = pages.scope().await;
-    pages.engine.public_freeze(&scope, "test", None).await.unwrap();
+    pages.engine.lifecycle().public_freeze(&scope, "test", None).await.unwrap();
     let frozen = pages.get("/b/weekly", &[]).await;
     assert_ne!(frozen.nonce(), kept.nonce(), "the freeze dropped the kept page");
     assert!(frozen.html().contains("Points scored since then still count"), "{}", frozen.html());
@@ -206,7 +206,7 @@ async fn a_write_a_transition_and_a_public_freeze_show_at_once_and_the_freeze_le
     assert!(kept.html().contains("state-open"));
     let scope = pages.scope().await;
     let transition = domain::lifecycle::Transition::Freeze;
-    pages.engine.transition(&scope, transition, "test", None).await.unwrap();
+    pages.engine.lifecycle().transition(&scope, transition, "test", None).await.unwrap();
     let moved = pages.get("/b/weekly", &[]).await;
     assert!(moved.html().contains("state-frozen"), "{}", moved.html());
     assert_eq!(moved.without_nonce(), pages.rendered("/b/weekly").await.without_nonce());

@@ -80,7 +80,7 @@ async fn writes_are_answered_and_nothing_is_lost_while_redis_is_slow_silent_or_c
                 segments: Default::default(),
             };
             let started = Instant::now();
-            let answer = e.record(&board, &[write]).await.unwrap();
+            let answer = e.writes().record(&board, &[write]).await.unwrap();
             let took = started.elapsed();
             assert!(took < ANSWERED_WITHIN, "{phase}: a write took {took:?}");
             assert_eq!(answer[0].recorded.outcome, domain::write::Outcome::Applied, "{phase}");

@@ -236,14 +236,14 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
     let engine = engine()?;
     let scope = scope(board, Some(&period)).await?;
     let (slug, board, key) = (scope.slug().clone(), scope.board().clone(), scope.period());
-    let info = engine.period_info(&board, key).await?;
-    let settlement = match engine.settlement_page(&scope, 0, STANDINGS_SHOWN).await {
+    let info = engine.reads().period_info(&board, key).await?;
+    let settlement = match engine.lifecycle().settlement_page(&scope, 0, STANDINGS_SHOWN).await {
         Ok(s) => Some(s),
         Err(engine::EngineError::NotFound { .. }) => None,
         Err(e) => return Err(e.into()),
     };
     let (revisions, rewards) = match settlement {
-        Some(_) => (engine.settlements(&scope).await?, engine.rewards().of(&scope).await?),
+        Some(_) => (engine.lifecycle().settlements(&scope).await?, engine.rewards().of(&scope).await?),
         None => (Vec::new(), Vec::new()),
     };
     let shown: Vec<domain::MemberId> = settlement
@@ -262,8 +262,8 @@ pub async fn read_period(board: String, period: String) -> Result<PeriodConsole,
         info,
         periods: engine.reads().periods(&slug).await?,
         public_frozen_at: engine.reads().public_frozen_at(&slug, key).await?,
-        next_reveal: engine.reveal_plan(&scope).await?.map(|plan| next_reveal_words(&plan)),
-        late: engine.late_entries(&scope, None).await?,
+        next_reveal: engine.lifecycle().reveal_plan(&scope).await?.map(|plan| next_reveal_words(&plan)),
+        late: engine.lifecycle().late_entries(&scope, None).await?,
         settlement,
         revisions,
         rewards,
@@ -291,7 +291,7 @@ pub async fn read_leaders(board: String, period: String, offset: u64) -> Result<
 /// What the next reveal step makes public, in the reader's language: "Next: Bob (bob), now #4 on
 /// the frozen board; 3 members still to reveal, winners last."
 #[cfg(feature = "ssr")]
-fn next_reveal_words(plan: &engine::public::NextReveal) -> String {
+fn next_reveal_words(plan: &engine::lifecycle::public::NextReveal) -> String {
     let l = locale();
     let Some(next) = &plan.next else {
         return tr!(l, "period-reveal-nothing-left");
@@ -336,16 +336,16 @@ pub async fn transition(
             ));
         }
         "public-freeze" => {
-            let done = engine.public_freeze(&scope, &actor, reason).await?;
+            let done = engine.lifecycle().public_freeze(&scope, &actor, reason).await?;
             return Ok(match done.changed {
                 true => tr!(l, "period-publicly-frozen"),
                 false => tr!(l, "period-already-publicly-frozen"),
             });
         }
         "reveal-next" | "reveal-all" => {
-            use engine::public::RevealMode;
+            use engine::lifecycle::public::RevealMode;
             let mode = if step == "reveal-next" { RevealMode::Next } else { RevealMode::All };
-            let done = engine.reveal(&scope, mode, &actor, reason).await?;
+            let done = engine.lifecycle().reveal(&scope, mode, &actor, reason).await?;
             let names: Vec<String> = done.revealed.iter().map(ToString::to_string).collect();
             return Ok(match (done.changed, done.frozen_at) {
                 (false, _) => tr!(l, "period-not-publicly-frozen"),
@@ -367,7 +367,7 @@ pub async fn transition(
     if transition == Transition::Reopen && reason.is_none() {
         return Err(AppError::Field { field: "reason".into(), message: tr!(l, "period-reopen-why") });
     }
-    let info = engine.transition(&scope, transition, &actor, reason).await?;
+    let info = engine.lifecycle().transition(&scope, transition, &actor, reason).await?;
     let state = crate::i18n::Say::state(l, info.state);
     Ok(tr!(l, "period-now", period = info.period.to_string(), state = state))
 }
@@ -448,6 +448,7 @@ pub async fn read_member(
 ) -> Result<MemberAdminView, AppError> {
     super::admin::admin_actor().await?;
     Ok(engine()?
+        .lifecycle()
         .member_view_admin(&scope(board, Some(&period)).await?, &member_id(member)?, before, 50)
         .await?)
 }
@@ -490,7 +491,7 @@ pub async fn read_audit(
         actor: some(actor),
         action: some(action),
     };
-    let rows = engine()?.audit(&filter, before, AUDIT_PAGE).await?;
+    let rows = engine()?.lifecycle().audit(&filter, before, AUDIT_PAGE).await?;
     let next = (rows.len() as u64 == AUDIT_PAGE).then(|| rows.last().map(|r| r.id)).flatten();
     Ok(AuditPage { rows, next })
 }
@@ -499,7 +500,7 @@ pub async fn read_audit(
 mod tests {
     use super::next_reveal_words;
     use crate::i18n::{Locale, tr};
-    use engine::public::{NextReveal, RevealNext};
+    use engine::lifecycle::public::{NextReveal, RevealNext};
 
     fn plan(name: Option<&str>, place: Option<u64>, pending: u64) -> NextReveal {
         NextReveal {

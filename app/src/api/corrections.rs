@@ -91,7 +91,7 @@ pub async fn preview_correction(
     };
     let words = changed(l, std::slice::from_ref(&change));
     let scope = super::scope(board, Some(&period)).await?;
-    let p = super::engine()?.preview(&scope, reason, vec![change], &actor).await?;
+    let p = super::engine()?.lifecycle().preview(&scope, reason, vec![change], &actor).await?;
     Ok(CorrectionPreview {
         preview_id: p.preview_id,
         board: p.board.to_string(),
@@ -119,7 +119,7 @@ pub async fn cancel_correction(
 ) -> Result<String, AppError> {
     let actor = super::admin::admin_actor().await?;
     let scope = super::scope(board, Some(&period)).await?;
-    let draft = super::engine()?.cancel_preview(&scope, preview_id.trim(), &actor).await?;
+    let draft = super::engine()?.lifecycle().cancel_preview(&scope, preview_id.trim(), &actor).await?;
     let l = crate::i18n::locale();
     Ok(crate::i18n::tr!(l, "correct-cancelled", change = changed(l, &draft.changes)))
 }
@@ -132,8 +132,8 @@ pub async fn apply_correction(board: String, period: String, preview_id: String)
     let actor = super::admin::admin_actor().await?;
     let scope = super::scope(board, Some(&period)).await?;
     let engine = super::engine()?;
-    let draft = engine.preview_draft(&scope, preview_id.trim()).await?;
-    let applied = engine.apply_preview(&scope, preview_id.trim(), &actor).await?;
+    let draft = engine.lifecycle().preview_draft(&scope, preview_id.trim()).await?;
+    let applied = engine.lifecycle().apply_preview(&scope, preview_id.trim(), &actor).await?;
     let words = changed(l, &draft.changes);
     Ok(match applied.revision {
         Some(r) => {

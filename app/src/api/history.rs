@@ -161,7 +161,7 @@ pub async fn read_member_season(
     if scope.board().season.is_none() {
         return Ok(None);
     }
-    Ok(Some(super::engine()?.member_season(engine::Viewer::Public, &scope, &member).await?))
+    Ok(Some(super::engine()?.seasons().member_season(engine::Viewer::Public, &scope, &member).await?))
 }
 
 /// "Why this season total" for the first rows a season's board page shows (at most
@@ -178,5 +178,5 @@ pub async fn read_season_rows(
     if scope.board().season.is_none() {
         return Ok(None);
     }
-    Ok(Some(super::engine()?.season_rows(&scope, &members).await?))
+    Ok(Some(super::engine()?.seasons().season_rows(&scope, &members).await?))
 }

@@ -147,7 +147,7 @@ pub async fn read_revisions(
     member: Option<String>,
 ) -> Result<Vec<RevisionNote>, AppError> {
     let member = member.map(member_id).transpose()?;
-    Ok(engine()?.revision_notes(&scope(board, Some(&period)).await?, member.as_ref()).await?)
+    Ok(engine()?.lifecycle().revision_notes(&scope(board, Some(&period)).await?, member.as_ref()).await?)
 }
 
 /// A board's periods, newest first.

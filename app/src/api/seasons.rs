@@ -104,5 +104,5 @@ pub async fn read_season_weeks(
     super::admin::admin_actor().await?;
     let scope = super::scope(board, Some(&period)).await?;
     let source = scope.board().season.as_ref().map(|s| s.source.to_string());
-    Ok(engine()?.season_weeks(&scope).await?.zip(source).map(|(weeks, source)| (source, weeks)))
+    Ok(engine()?.seasons().season_weeks(&scope).await?.zip(source).map(|(weeks, source)| (source, weeks)))
 }

@@ -1,4 +1,4 @@
-//! Public freezes in the ledger (`engine::public` has the rules in words): the freeze copies the
+//! Public freezes in the ledger (`engine::lifecycle::public` has the rules in words): the freeze copies the
 //! visible totals into `public_standings` in the transaction that marks the period, holding the
 //! period's row lock, so the public view is exactly the totals of the writes committed before it;
 //! a reveal step copies some members' live totals over their public ones; a full reveal drops

@@ -1,4 +1,4 @@
-//! The SQL of an import of totals (see `crate::totals_import`): one transaction that checks the
+//! The SQL of an import of totals (see `crate::writes::totals_import`): one transaction that checks the
 //! import id, locks the period (open only), reads the members' totals, writes one `opening` entry
 //! and one total per member it sets, the import's row and its audit row.
 
@@ -9,7 +9,7 @@ use super::totals::{read_totals, store_totals};
 use super::write_rows::{LockedTotal, StoredState};
 use super::{Backend, Ledger, LedgerError, Projected, Tx, micros};
 use crate::progress::Progress;
-use crate::totals_import::{ImportMode, TotalRow, TotalsImport, TotalsImportReport};
+use crate::writes::totals_import::{ImportMode, TotalRow, TotalsImport, TotalsImportReport};
 use domain::lifecycle::State;
 use domain::{Board, ErrorCode, PeriodKey, TiePolicy};
 use serde_json::json;

@@ -69,7 +69,7 @@ pub const NAME_MATCHES: usize = 10;
 pub struct Sourced<T> {
     pub value: T,
     pub source: ReadSource,
-    /// When the public view was taken, while the period is publicly frozen (`engine::public`).
+    /// When the public view was taken, while the period is publicly frozen (`engine::lifecycle::public`).
     pub frozen_at: Option<jiff::Timestamp>,
 }
 
@@ -438,6 +438,13 @@ impl Reads {
         let points = live.and_then(|p| p.entries.into_iter().next()).map(|e| e.points);
         let pending = self.core.ledger.entries_after(slug, &period, member, view.watermark).await?;
         Ok(Some((points, pending)))
+    }
+
+    /// A period with its state, as the API shows it.
+    pub async fn period_info(&self, board: &Board, period: PeriodKey) -> Result<PeriodInfo, EngineError> {
+        let span = period.span(&board.zone);
+        let state = self.core.ledger.state_of(&board.slug, &period).await?;
+        Ok(PeriodInfo { period, state, starts_at: span.start, ends_at: span.end })
     }
 }
 

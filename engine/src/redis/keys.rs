@@ -29,7 +29,7 @@ pub struct PeriodKeys {
     /// Where a rebuild assembles the new ranking before swapping it in.
     pub rebuild_rank: String,
     pub rebuild_ver: String,
-    /// STRING: present while the period is publicly frozen (`engine::public`). Then `rank` holds
+    /// STRING: present while the period is publicly frozen (`engine::lifecycle::public`). Then `rank` holds
     /// the public (frozen) standings and writes go to `live`; its value says which view `rank`
     /// holds (`<frozen_at>.<steps>`), or that one is being put in place.
     pub public: String,

@@ -1,4 +1,4 @@
-//! The public view of a publicly frozen period in Redis (`engine::public` decides; this module
+//! The public view of a publicly frozen period in Redis (`engine::lifecycle::public` decides; this module
 //! moves keys). While the marker `:public` exists, `:rank` — what every public read reads — holds
 //! the public standings, and writes (`project.lua`, `level.lua`, rebuilds) go to `:live`. So a
 //! write after the freeze can never reach a public read, whichever instance made it and whatever

@@ -39,7 +39,7 @@ pub enum Window<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source<'a> {
     /// The ranking the public reads: the live one, or the public view while the period is
-    /// publicly frozen (`engine::public`).
+    /// publicly frozen (`engine::lifecycle::public`).
     Live,
     /// The live ranking whatever the public sees (admins).
     Unfrozen,

@@ -2,13 +2,14 @@
 //! period gave a member, read from the periods' rankings as the caller sees them) and its weeks
 //! with their states (the console).
 
+use super::Seasons;
+use crate::EngineError;
 use crate::ledger::Viewer;
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
 use domain::MemberId;
 use domain::season::SEASON_ROWS;
 
-impl Engine {
+impl Seasons {
     /// A season's periods with their states, in order; None on a board that is not a season.
     pub async fn season_weeks(
         &self,
@@ -18,7 +19,7 @@ impl Engine {
         let source = self.reads.board(&definition.source).await?;
         let mut weeks = Vec::with_capacity(definition.periods.len());
         for period in &definition.periods {
-            weeks.push(self.period_info(&source, *period).await?);
+            weeks.push(self.reads.period_info(&source, *period).await?);
         }
         Ok(Some(weeks))
     }

@@ -3,11 +3,13 @@
 //! its weeks' rankings; then the ledger write and the projection.
 
 use super::Pending;
+use super::Seasons;
+use crate::EngineError;
 use crate::ledger::{SeasonTotal, StoredTotal, Viewer, placement_totals, summed_totals};
-use crate::{Engine, EngineError};
 use domain::season::{Season, SeasonRule, WeekResult};
 use domain::{Board, BoardSlug, MemberId, PeriodKey, State};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Members per page when a whole season is recomputed.
@@ -34,11 +36,11 @@ impl SeasonReport {
     }
 }
 
-impl Engine {
+impl Seasons {
     /// Recomputes what writes noted since the last call (the season loop's work).
-    pub async fn follow_seasons(&self) -> Result<SeasonReport, EngineError> {
-        let pending = self.seasons.take_pending();
-        let seasons = self.seasons.seasons().await?;
+    pub async fn follow(&self) -> Result<SeasonReport, EngineError> {
+        let pending = self.take_pending();
+        let seasons = self.seasons().await?;
         let mut report = SeasonReport::default();
         for (slug, what) in pending {
             let Some(season) = seasons.iter().find(|s| s.slug == slug) else { continue };
@@ -55,10 +57,10 @@ impl Engine {
 
     /// Checks every season that is not settled against its weeks, and recomputes those that are
     /// behind (the reconciler's pass).
-    pub async fn check_seasons(&self) -> Result<SeasonReport, EngineError> {
-        self.seasons.forget();
+    pub async fn check(&self) -> Result<SeasonReport, EngineError> {
+        self.forget();
         let mut report = SeasonReport::default();
-        for season in self.seasons.seasons().await?.iter() {
+        for season in self.seasons().await?.iter() {
             let Some(definition) = &season.season else { continue };
             let key = definition.key();
             if matches!(
@@ -104,7 +106,7 @@ impl Engine {
     async fn season_behind(&self, season: &Board, definition: &Season) -> Result<Option<i64>, EngineError> {
         let weeks_sum = self.weeks_sum(definition).await?;
         let behind = if definition.rule.reads_ranks() {
-            self.seasons.placed_at.lock().expect("placed at").get(&season.slug) != Some(&weeks_sum)
+            self.placed_at.lock().expect("placed at").get(&season.slug) != Some(&weeks_sum)
         } else {
             // Each opening is a version of its own (`ledger/season_openings.rs`).
             let opened = crate::ledger::opened(season);
@@ -115,14 +117,14 @@ impl Engine {
 
     /// Runs the season loop until the process ends: whatever writes noted, within `gather` of
     /// the first note, announced to the seasons' live streams.
-    pub fn spawn_seasons(&self, gather: Duration) -> tokio::task::JoinHandle<()> {
-        let engine = self.clone();
+    pub fn spawn(self: &Arc<Self>, gather: Duration) -> tokio::task::JoinHandle<()> {
+        let engine = Arc::clone(self);
         tokio::spawn(async move {
             loop {
-                engine.seasons.wake.notified().await;
+                engine.wake.notified().await;
                 tokio::time::sleep(gather).await;
-                match engine.follow_seasons().await {
-                    Ok(report) => engine.announce_seasons(&report),
+                match engine.follow().await {
+                    Ok(report) => engine.announce(&report),
                     Err(error) => {
                         tracing::warn!(%error, "season totals not levelled; the next check retries")
                     }
@@ -132,7 +134,7 @@ impl Engine {
     }
 
     /// Tells the live streams of the seasons a pass changed.
-    pub(crate) fn announce_seasons(&self, report: &SeasonReport) {
+    pub(crate) fn announce(&self, report: &SeasonReport) {
         for (slug, period) in &report.changed {
             self.live.announce(slug, period);
         }
@@ -148,11 +150,11 @@ impl Engine {
                 matches!(ledger.state_of(&definition.source, week).await?, State::Settled | State::Archived);
             sum += if settled {
                 let revisions = ledger.settlements(&definition.source, week).await?.len();
-                match self.seasons.settled_sum(&definition.source, *week, revisions) {
+                match self.settled_sum(&definition.source, *week, revisions) {
                     Some(known) => known,
                     None => {
                         let read = ledger.version_sum(&definition.source, week).await?;
-                        self.seasons.keep_settled_sum(&definition.source, *week, revisions, read);
+                        self.keep_settled_sum(&definition.source, *week, revisions, read);
                         read
                     }
                 }
@@ -229,7 +231,7 @@ impl Engine {
         let openings = self.core.ledger.openings(season, None).await?;
         let totals = placement_totals(definition, weeks, weeks_sum, &openings);
         let written = self.write_season(season, totals).await?;
-        self.seasons.placed_at.lock().expect("placed at").insert(season.slug.clone(), weeks_sum);
+        self.placed_at.lock().expect("placed at").insert(season.slug.clone(), weeks_sum);
         Ok(written)
     }
 

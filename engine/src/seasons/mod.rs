@@ -8,9 +8,9 @@
 //! - **Incrementally**: a write on a source board — or a correction, revocation, hide, late
 //!   acceptance or applied preview, which all project through `Engine::project_total` — notes its
 //!   members for every season that holds the period ([`Seasons::noted`]); the season loop recomputes only those members from
-//!   their totals in every week ([`Engine::follow_seasons`]). A `placement` season depends on
+//!   their totals in every week ([`Seasons::follow`]). A `placement` season depends on
 //!   other members' ranks, so a write marks it whole instead.
-//! - **By a check** in every reconciler pass ([`Engine::check_seasons`]): a `sum`, `best` or
+//! - **By a check** in every reconciler pass ([`Seasons::check`]): a `sum`, `best` or
 //!   `weighted` season total's version is the sum of the member's weekly versions, so the season
 //!   is current exactly when its version sum equals its weeks' — otherwise (an import of totals,
 //!   another instance's write, a note lost in a restart) it is recomputed whole, a page of members
@@ -27,6 +27,8 @@ mod preview;
 
 pub use level::SeasonReport;
 
+use crate::live::Live;
+use crate::reads::Reads;
 use crate::{Core, EngineError};
 use domain::{Board, BoardSlug, ErrorCode, MemberId, PeriodKey};
 use std::collections::{BTreeSet, HashMap};
@@ -50,6 +52,8 @@ enum Pending {
 /// `placement` season was last computed from.
 pub struct Seasons {
     core: Core,
+    reads: Reads,
+    live: Live,
     index: Mutex<Option<(Instant, SeasonList)>>,
     pending: Mutex<HashMap<BoardSlug, Pending>>,
     wake: tokio::sync::Notify,
@@ -75,9 +79,11 @@ pub(crate) fn refuse_direct(board: &Board) -> Result<(), EngineError> {
 }
 
 impl Seasons {
-    pub(crate) fn new(core: Core) -> Self {
+    pub(crate) fn new(core: Core, reads: Reads, live: Live) -> Self {
         Self {
             core,
+            reads,
+            live,
             index: Mutex::default(),
             pending: Mutex::default(),
             wake: tokio::sync::Notify::new(),

@@ -10,9 +10,10 @@
 //! its standings after (`domain::preview::top_after`). Applying re-settles the settled seasons
 //! (`ledger/season_revise.rs`) from the ledger in the same transaction.
 
+use super::Seasons;
+use crate::EngineError;
 use crate::ledger::{SeasonTotal, SourceTotal, StoredTotal, placement_totals, summed_totals};
-use crate::previews::SHIFTED_LISTED;
-use crate::{Engine, EngineError};
+use crate::lifecycle::previews::SHIFTED_LISTED;
 use domain::preview::{Contender, Ranked, SeasonChange, Touched, compare};
 use domain::season::{SeasonRule, WeekResult};
 use domain::settlement::Standing;
@@ -24,7 +25,7 @@ use std::sync::Arc;
 /// last (under `first_reached`), in the order members reached them.
 const REACHED_LAST: i64 = i64::MAX / 2;
 
-impl Engine {
+impl Seasons {
     /// The seasons made of `period` of `board`, and how deep a `placement` season among them
     /// reads the week's ranking (its table's length), if one does.
     pub(crate) async fn seasons_of_week(
@@ -32,7 +33,7 @@ impl Engine {
         board: &Board,
         period: PeriodKey,
     ) -> (Vec<Arc<Board>>, Option<u64>) {
-        let seasons = self.seasons.holding(&board.slug, period).await;
+        let seasons = self.holding(&board.slug, period).await;
         let depth = seasons
             .iter()
             .filter_map(|s| match &s.season.as_ref()?.rule {
@@ -44,7 +45,7 @@ impl Engine {
     }
 
     /// What the `touched` members' week totals after do to each of `seasons`; `week_top`: the
-    /// week's standings after down to the deepest `placement` table (see [`Engine::seasons_of_week`]).
+    /// week's standings after down to the deepest `placement` table (see [`Seasons::seasons_of_week`]).
     pub(crate) async fn season_changes(
         &self,
         seasons: &[Arc<Board>],

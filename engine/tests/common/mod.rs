@@ -418,7 +418,7 @@ pub async fn five_members(e: &Engine, tag: &str, policy: domain::TiePolicy) -> (
         point("e5", "u5", 5),
         point("e6", "u4", 15),
     ];
-    let out = e.record(&b, &writes).await.unwrap();
+    let out = e.writes().record(&b, &writes).await.unwrap();
     assert!(
         out.iter().all(|r| r.recorded.outcome == domain::write::Outcome::Applied && r.projected),
         "{out:?}"

@@ -89,7 +89,7 @@ pub async fn audit(
         since: q.since,
         until: q.until,
     };
-    let entries = state.engine.audit(&filter, before, limit).await?;
+    let entries = state.engine.lifecycle().audit(&filter, before, limit).await?;
     let next_cursor =
         (entries.len() as u64 == limit).then(|| entries.last().map(|e| e.id.to_string())).flatten();
     Ok(Json(AuditPage { entries, next_cursor }))

@@ -76,7 +76,7 @@ pub async fn late(
     ApiQuery(q): ApiQuery<LateQuery>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<LateList>, ApiError> {
-    let entries = state.engine.late_entries(&scope, q.status.map(LateStatus::as_str)).await?;
+    let entries = state.engine.lifecycle().late_entries(&scope, q.status.map(LateStatus::as_str)).await?;
     Ok(Json(LateList { entries }))
 }
 
@@ -88,7 +88,11 @@ async fn decide_late(
     accept: bool,
 ) -> Result<Json<LateDecision>, ApiError> {
     let body: ReasonIn = body.parse_or_default()?;
-    let decided = state.engine.decide_late(&scope, id, accept, &admin.actor, body.reason.as_deref()).await?;
+    let decided = state
+        .engine
+        .lifecycle()
+        .decide_late(&scope, id, accept, &admin.actor, body.reason.as_deref())
+        .await?;
     Ok(Json(LateDecision {
         late: decided.entry,
         result: decided.result,

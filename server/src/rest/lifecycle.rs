@@ -87,7 +87,8 @@ async fn transition(
     transition: Transition,
 ) -> Result<Json<PeriodInfo>, ApiError> {
     let body: ReasonIn = body.parse_or_default()?;
-    let info = state.engine.transition(&scope, transition, &admin.actor, body.reason.as_deref()).await?;
+    let info =
+        state.engine.lifecycle().transition(&scope, transition, &admin.actor, body.reason.as_deref()).await?;
     Ok(Json(info))
 }
 
@@ -223,7 +224,7 @@ pub async fn settlement(
     if q.revision.is_some_and(|r| r < 1) {
         return Err(ApiError::invalid("revision must be 1 or more"));
     }
-    Ok(Json(state.engine.settlement_revision(&scope, q.revision, offset, limit).await?))
+    Ok(Json(state.engine.lifecycle().settlement_revision(&scope, q.revision, offset, limit).await?))
 }
 
 /// The rewards of a period's settlement with their delivery attempts (admin: attempts carry the
@@ -273,7 +274,7 @@ pub async fn revoke(
     let body: ReasonIn = body.parse()?;
     let reason = body.reason.ok_or_else(|| ApiError::invalid("a reason is required"))?;
     let event_id = EventId::parse(event_id).map_err(|e| ApiError::invalid(e.to_string()))?;
-    let r = state.engine.revoke(&slug(board)?, &event_id, &admin.actor, &reason).await?;
+    let r = state.engine.lifecycle().revoke(&slug(board)?, &event_id, &admin.actor, &reason).await?;
     Ok(Json(Revocation {
         result: r.result,
         event_id,
@@ -311,7 +312,7 @@ pub async fn correct(
         body.correction_id.map(EventId::parse).transpose().map_err(|e| ApiError::invalid(e.to_string()))?;
     let reason = body.reason.trim().to_owned();
     let correction = NewCorrection { member, delta: body.delta, correction_id, reason: body.reason };
-    let c = state.engine.correct(&scope, &correction, &admin.actor).await?;
+    let c = state.engine.lifecycle().correct(&scope, &correction, &admin.actor).await?;
     Ok(Json(Correction {
         result: c.result,
         correction_id: c.correction_id,
@@ -341,9 +342,9 @@ async fn set_hidden(
     let member = super::params::member(member)?;
     let engine = &state.engine;
     let change = if hidden {
-        engine.hide_member(&scope, &member, &admin.actor, &reason).await?
+        engine.lifecycle().hide_member(&scope, &member, &admin.actor, &reason).await?
     } else {
-        engine.unhide_member(&scope, &member, &admin.actor, &reason).await?
+        engine.lifecycle().unhide_member(&scope, &member, &admin.actor, &reason).await?
     };
     Ok(Json(change))
 }

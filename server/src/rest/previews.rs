@@ -15,7 +15,7 @@ use domain::PeriodKey;
 use domain::preview::PreviewChange;
 use domain::receipt::Receipt;
 use domain::view::SettlementSummary;
-use engine::previews::{BasedOn, Preview};
+use engine::lifecycle::previews::{BasedOn, Preview};
 use engine::{Applied, Draft};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -101,7 +101,7 @@ pub async fn create(
     body: JsonBody,
 ) -> Result<(StatusCode, Json<Preview>), ApiError> {
     let body: PreviewIn = body.parse()?;
-    let preview = state.engine.preview(&scope, &body.reason, body.changes, &admin.actor).await?;
+    let preview = state.engine.lifecycle().preview(&scope, &body.reason, body.changes, &admin.actor).await?;
     Ok((StatusCode::CREATED, Json(preview)))
 }
 
@@ -123,7 +123,7 @@ pub async fn show(
     ApiPath(PreviewParams { id, .. }): ApiPath<PreviewParams>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<PreviewDraft>, ApiError> {
-    Ok(Json(state.engine.preview_draft(&scope, &id).await?.into()))
+    Ok(Json(state.engine.lifecycle().preview_draft(&scope, &id).await?.into()))
 }
 
 #[utoipa::path(
@@ -149,7 +149,7 @@ pub async fn apply(
     ApiPath(PreviewParams { id, .. }): ApiPath<PreviewParams>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Applied>, ApiError> {
-    Ok(Json(state.engine.apply_preview(&scope, &id, &admin.actor).await?))
+    Ok(Json(state.engine.lifecycle().apply_preview(&scope, &id, &admin.actor).await?))
 }
 
 #[utoipa::path(
@@ -171,7 +171,7 @@ pub async fn cancel(
     ApiPath(PreviewParams { id, .. }): ApiPath<PreviewParams>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<PreviewDraft>, ApiError> {
-    Ok(Json(state.engine.cancel_preview(&scope, &id, &admin.actor).await?.into()))
+    Ok(Json(state.engine.lifecycle().cancel_preview(&scope, &id, &admin.actor).await?.into()))
 }
 
 /// Every revision of the settlement is public, as the settlement is.
@@ -190,7 +190,7 @@ pub async fn settlements(
     State(state): State<AppState>,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Vec<SettlementSummary>>, ApiError> {
-    Ok(Json(state.engine.settlements(&scope).await?))
+    Ok(Json(state.engine.lifecycle().settlements(&scope).await?))
 }
 
 /// A member's receipt of a settlement revision is public, as the settlement is: anyone may check

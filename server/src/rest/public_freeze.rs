@@ -10,7 +10,7 @@ use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use domain::{MemberId, PeriodKey};
-use engine::public::RevealMode;
+use engine::lifecycle::public::RevealMode;
 use engine::scope::Scope;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -80,7 +80,7 @@ pub async fn public_freeze(
     body: JsonBody,
 ) -> Result<Json<PublicFreezeView>, ApiError> {
     let body: ReasonIn = body.parse_or_default()?;
-    let done = s.engine.public_freeze(&scope, &admin.actor, body.reason.as_deref()).await?;
+    let done = s.engine.lifecycle().public_freeze(&scope, &admin.actor, body.reason.as_deref()).await?;
     let result = if done.changed { "frozen" } else { "already_frozen" };
     Ok(public_view(&scope, result, done))
 }
@@ -111,7 +111,7 @@ pub async fn reveal(
         None | Some(RevealStepIn::All) => RevealMode::All,
         Some(RevealStepIn::Next) => RevealMode::Next,
     };
-    let done = s.engine.reveal(&scope, mode, &admin.actor, body.reason.as_deref()).await?;
+    let done = s.engine.lifecycle().reveal(&scope, mode, &admin.actor, body.reason.as_deref()).await?;
     let result = match (done.changed, done.frozen_at) {
         (false, _) => "not_frozen",
         (true, Some(_)) => "step",
@@ -123,7 +123,7 @@ pub async fn reveal(
 fn public_view(
     scope: &Scope,
     result: &'static str,
-    done: engine::public::PublicFreeze,
+    done: engine::lifecycle::public::PublicFreeze,
 ) -> Json<PublicFreezeView> {
     Json(PublicFreezeView {
         board: scope.slug().clone(),

@@ -479,7 +479,7 @@ pub async fn member_season(
     Reader(viewer): Reader,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<domain::season::MemberSeason>, ApiError> {
-    Ok(Json(s.engine.member_season(viewer, &scope, &member(m)?).await?))
+    Ok(Json(s.engine.seasons().member_season(viewer, &scope, &member(m)?).await?))
 }
 
 #[utoipa::path(

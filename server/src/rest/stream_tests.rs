@@ -172,7 +172,7 @@ async fn the_stream_starts_with_the_state_and_ranking_then_follows_writes_and_tr
         metadata: None,
         segments: Default::default(),
     };
-    engine.record(&board, &[write("a", "ann", 30), write("b", "bob", 20)]).await.unwrap();
+    engine.writes().record(&board, &[write("a", "ann", 30), write("b", "bob", 20)]).await.unwrap();
     let token = engine.access().issue_admin_token().await.unwrap();
     let server = serve(&engine).await;
     let base = format!("/api/v1/boards/live/periods/{period}");
@@ -312,7 +312,11 @@ async fn a_segment_stream_shows_the_segment_and_ends_at_a_public_freeze() {
         metadata: None,
         segments: [("province".to_string(), province.to_string())].into_iter().collect(),
     };
-    engine.record(&board, &[write("a", "ann", 30, "zj"), write("b", "bob", 50, "js")]).await.unwrap();
+    engine
+        .writes()
+        .record(&board, &[write("a", "ann", 30, "zj"), write("b", "bob", 50, "js")])
+        .await
+        .unwrap();
     let server = serve(&engine).await;
     let base = format!("/api/v1/boards/live/periods/{period}");
 
@@ -337,8 +341,8 @@ async fn a_segment_stream_shows_the_segment_and_ends_at_a_public_freeze() {
 
     // A public freeze ends it; a new one is refused until the reveal.
     let scope = engine.reads().scope(&board.slug, Some(&period.to_string())).await.unwrap();
-    engine.public_freeze(&scope, "admin:test", None).await.unwrap();
-    engine.record(&board, &[write("c", "ann", 100, "zj")]).await.unwrap();
+    engine.lifecycle().public_freeze(&scope, "admin:test", None).await.unwrap();
+    engine.writes().record(&board, &[write("c", "ann", 100, "zj")]).await.unwrap();
     while let Some((_, event, data)) = stream.next(Duration::from_secs(2)).await {
         assert_eq!(event, "state", "no ranking after the freeze: {data}");
     }

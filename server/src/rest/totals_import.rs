@@ -1,5 +1,5 @@
 //! Imports of existing totals (admin): `POST …/periods/{period}/imports`, the rows of a host
-//! moving to Laurel, once per `import_id`, all or nothing (`engine::totals_import` has the rules).
+//! moving to Laurel, once per `import_id`, all or nothing (`engine::writes::totals_import` has the rules).
 //! The caller is checked before the body is read.
 
 use super::auth::Admin;
@@ -10,7 +10,7 @@ use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use engine::progress::Progress;
-use engine::totals_import::{ImportMode, TotalsImportReport, build, parse_json_rows};
+use engine::writes::totals_import::{ImportMode, TotalsImportReport, build, parse_json_rows};
 use serde::Deserialize;
 
 /// One imported total.
@@ -66,6 +66,6 @@ pub async fn import(
     let body: TotalsImportIn = body.parse()?;
     let import = build(&body.import_id, body.mode.as_str(), parse_json_rows(&body.rows))?;
     let progress = Progress::new();
-    let report = state.engine.import_totals(&scope, &import, &admin.actor, &progress).await?;
+    let report = state.engine.writes().import_totals(&scope, &import, &admin.actor, &progress).await?;
     Ok(Json(report))
 }

@@ -306,7 +306,7 @@ pub async fn events(
         parsed.push(parse_event(item, now).map_err(|reason| (id, reason)));
     }
     let writes: Vec<Write> = parsed.iter().filter_map(|p| p.as_ref().ok().cloned()).collect();
-    let mut results = state.engine.record(&board, &writes).await?.into_iter();
+    let mut results = state.engine.writes().record(&board, &writes).await?.into_iter();
     let answers: Vec<WriteAnswer> = parsed
         .into_iter()
         .map(|p| match p {
@@ -365,7 +365,7 @@ pub async fn total(
         })
     })()
     .map_err(ApiError::invalid)?;
-    let r = state.engine.record(&board, &[write]).await?.remove(0);
+    let r = state.engine.writes().record(&board, &[write]).await?.remove(0);
     Ok(Json(WriteAnswer::of(Named::Member(member_id), &r).single()?))
 }
 
@@ -407,7 +407,7 @@ pub async fn submission(
         })
     })()
     .map_err(ApiError::invalid)?;
-    let r = state.engine.record(&board, &[write]).await?.remove(0);
+    let r = state.engine.writes().record(&board, &[write]).await?.remove(0);
     Ok(Json(WriteAnswer::of(Named::Submission(body.submission_id), &r).single()?))
 }
 
@@ -450,7 +450,7 @@ pub async fn profile(
     let segments = body.segments.unwrap_or_default();
     domain::segment::check_profile_values(&segments).map_err(ApiError::invalid)?;
     let now = jiff::Timestamp::now();
-    state.engine.put_profile(&member, name, body.avatar_url.as_deref(), &segments, now).await?;
+    state.engine.writes().put_profile(&member, name, body.avatar_url.as_deref(), &segments, now).await?;
     Ok(Json(Profile { member, display_name: name.to_owned(), avatar_url: body.avatar_url, segments }))
 }
 

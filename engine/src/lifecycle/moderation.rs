@@ -22,15 +22,16 @@
 //! `already_visible`, changes nothing and writes no audit row. A snapshot pinned before a hide
 //! keeps its copy until it expires (5 to 10 minutes).
 
+use super::Lifecycle;
+use crate::EngineError;
 use crate::ledger::audit::Act;
 use crate::lifecycle::required_reason;
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
 use domain::MemberId;
 use domain::lifecycle::State;
 use domain::view::{MemberAdminView, VisibilityChange, VisibilityOutcome};
 
-impl Engine {
+impl Lifecycle {
     /// Hides a member of a period (open or frozen; `Refused { code: period_settled }` after).
     /// `NotFound` when the member has no total in the period. A repeat answers `already_hidden`
     /// and changes nothing. If Redis is away the ledger still changes (`projected: false`) and
@@ -111,7 +112,7 @@ impl Engine {
         let (slug, board, period) = (scope.slug(), scope.board(), scope.period());
         let total = self.core.ledger.member_total(slug, &period, member).await?;
         let view = self
-            .reads()
+            .reads
             .member_view_unchecked(board, period, member, before, limit, crate::ledger::Viewer::Admin)
             .await?;
         Ok(MemberAdminView {

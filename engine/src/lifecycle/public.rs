@@ -43,9 +43,10 @@
 //! it out of the view at once. Known window: after Redis loses its data, writes projected before
 //! the reconciler's next pass (≤ 2 s) are public until it puts the view back.
 
+use super::Lifecycle;
+use crate::EngineError;
 use crate::ledger::PublicView;
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
 use domain::{Board, MemberId, PeriodKey};
 use std::time::Duration;
 
@@ -93,7 +94,7 @@ pub struct RevealNext {
     pub place: Option<u64>,
 }
 
-impl Engine {
+impl Lifecycle {
     /// Freezes a period publicly (admin, audited; a repeat changes nothing).
     pub async fn public_freeze(
         &self,

@@ -29,12 +29,13 @@
 //! each later revision in words (`Engine::revision_notes`, `domain::preview::describe`) on the
 //! board page, and on a member's page how its rank moved.
 
+use super::Lifecycle;
+use crate::EngineError;
 use crate::ledger::{
     Applied, ApplyOutcome, Draft, LedgerError, PreviewBase, ResettledSeason, StoredStandings,
 };
 use crate::lifecycle::required_reason;
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
 use domain::ErrorCode;
 use domain::lifecycle::State;
 use domain::preview::{
@@ -111,7 +112,7 @@ struct Compared {
     week_top: Option<Vec<Standing>>,
 }
 
-impl Engine {
+impl Lifecycle {
     /// Previews `changes` to a period of a board (any state) and stores the draft. A change that
     /// could not be made is refused with its reason (`Invalid`, or `NotFound` for an unknown
     /// event or late write) and nothing is stored.
@@ -141,14 +142,15 @@ impl Engine {
                 e => e.into(),
             })?;
         // The seasons made of the period, and how deep a `placement` one reads the week after.
-        let (seasons, depth) = self.seasons_of_week(&board, period).await;
+        let (seasons, depth) = self.seasons.seasons_of_week(&board, period).await;
         let Compared { comparison, stored, before_all, week_top } =
             self.compare_before(&board, period, &mut base, depth).await?;
         let (segments, segment_digest_after) = match before_all {
             Some(before) => self.segment_effects(&board, period, &base, before, &comparison.plan).await?,
             None => (Vec::new(), None),
         };
-        let seasons = self.season_changes(&seasons, period, &base.touched, week_top.as_deref()).await?;
+        let seasons =
+            self.seasons.season_changes(&seasons, period, &base.touched, week_top.as_deref()).await?;
         // In the ledger's precision, so the answer is what the draft holds.
         let now = jiff::Timestamp::from_microsecond(jiff::Timestamp::now().as_microsecond())
             .expect("now is within the supported range");
@@ -368,7 +370,7 @@ impl Engine {
             }
             if moves && applied.state != State::Archived {
                 let mut report = crate::reconciler::ReconcileReport::default();
-                if let Err(error) = self.level_segments(&board, &period, &mut report).await {
+                if let Err(error) = self.core.level_segments(&board, &period, &mut report).await {
                     tracing::warn!(board = %slug, %period, %error, "segment rankings left to the reconciler");
                 }
             }
@@ -378,7 +380,7 @@ impl Engine {
         // Each season the apply re-settled: its recomputed totals, unless it is archived.
         for ResettledSeason { season, state, totals, revision } in seasons {
             if state != State::Archived {
-                self.project_season(&season, &revision.period, totals).await;
+                self.seasons.project_season(&season, &revision.period, totals).await;
             }
             self.reads.forget_cached(&season.slug);
             self.live.announce(&season.slug, &revision.period);

@@ -29,11 +29,12 @@
 //! The period row is locked for the import's transaction, so the period's writes wait for it
 //! (one transaction: a file of a million rows holds the period for seconds).
 
+use super::Writes;
+use crate::EngineError;
 use crate::ledger::audit::Act;
 use crate::progress::Progress;
 use crate::redis::ProjectedTotal;
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
 use domain::{Board, BoardSlug, EventId, MemberId, PeriodKey};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -303,7 +304,7 @@ fn board_refusals(board: &Board, rows: &[TotalRow]) -> Vec<RowError> {
         .collect()
 }
 
-impl Engine {
+impl Writes {
     /// Imports totals into an open period (see the module doc), then projects them.
     pub async fn import_totals(
         &self,
@@ -346,10 +347,10 @@ impl Engine {
             let into_rankings = async {
                 self.core.projection.project_many(&board.slug, &period, &slice).await?;
                 // The members' segment rankings too (a board with segments).
-                self.project_segments(board, &period, &slice).await
+                self.core.project_segments(board, &period, &slice).await
             };
             if projected && let Err(error) = into_rankings.await {
-                self.metrics().redis_errors.inc();
+                self.core.metrics.redis_errors.inc();
                 tracing::warn!(board = %board.slug, %period, %error,
                     "import projection failed; the ledger has the totals and the reconciler will level them");
                 projected = false;

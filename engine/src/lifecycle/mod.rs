@@ -19,17 +19,26 @@
 //!   top, pages, cursors, snapshots, around-me, member, count, ranks — comes from its standings
 //!   (`reads`), with the ranks and order the live board had.
 
+pub mod moderation;
+pub mod previews;
+pub mod public;
+
 use crate::ledger::audit::{Act, AuditFilter, AuditRecord};
 use crate::ledger::{Projected, Revoked, SETTLEMENT_PAGE};
+use crate::live::Live;
 use crate::progress::Progress;
+use crate::reads::Reads;
 use crate::redis::ProjectedTotal;
+use crate::rewards::Rewards;
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
+use crate::seasons::Seasons;
+use crate::{Core, EngineError};
 use domain::lifecycle::{State, Transition};
 use domain::view::{AuditEntry, LateEntry, PeriodInfo, RevisionNote, Settlement, SettlementSummary};
 use domain::write::Outcome;
 use domain::{Board, BoardSlug, EventId, MemberId, PeriodKey};
 use serde_json::json;
+use std::sync::Arc;
 
 /// How long an archived period's Redis keys outlive the archive: longer than any instance's
 /// cached period state, so no reader meets an empty projection.
@@ -37,6 +46,20 @@ pub const ARCHIVE_GRACE: std::time::Duration = std::time::Duration::from_secs(5)
 /// The expiry an archived period's keys get until they are unlinked: only reached if no process
 /// unlinks them (see [`Engine::expire_projection`]).
 pub const ARCHIVE_SAFETY_NET: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// The lifecycle service: transitions, settlements, late-write review, revocations, corrections
+/// and the audit trail; previews and revisions (`previews.rs`); public freezes (`public.rs`);
+/// hidden members (`moderation.rs`). It keeps no state of its own: what it changes is in the
+/// ledger and the projection, and it tells the services that keep copies (reads' caches, live
+/// feeds, seasons, rewards) through their methods. Cheap to clone.
+#[derive(Clone)]
+pub struct Lifecycle {
+    core: Core,
+    reads: Reads,
+    live: Live,
+    seasons: Arc<Seasons>,
+    rewards: Rewards,
+}
 
 /// The answer to a revoke.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,7 +119,11 @@ pub struct CrossCheck {
     pub mismatched: u64,
 }
 
-impl Engine {
+impl Lifecycle {
+    pub(crate) fn new(core: Core, reads: Reads, live: Live, seasons: Arc<Seasons>, rewards: Rewards) -> Self {
+        Self { core, reads, live, seasons, rewards }
+    }
+
     /// Applies a lifecycle transition to a period and answers the period as it now is.
     /// Repeating a transition that already happened answers the same period; an impossible one is
     /// `Refused { code: invalid_transition }`.
@@ -125,7 +152,8 @@ impl Engine {
                     .await?;
                 // An archived period is read from its standings, which are public: a public
                 // freeze ends with the archive (audited as a reveal).
-                self.reveal_at(&board, period, crate::public::RevealMode::All, actor, reason).await?;
+                self.reveal_at(&board, period, crate::lifecycle::public::RevealMode::All, actor, reason)
+                    .await?;
                 self.expire_projection(&board, period).await;
             }
             Transition::Freeze | Transition::Reopen => {
@@ -137,14 +165,7 @@ impl Engine {
         }
         self.reads.forget_cached(slug);
         self.live.announce(slug, &period);
-        self.period_info(&board, period).await
-    }
-
-    /// A period with its state, as the API shows it.
-    pub async fn period_info(&self, board: &Board, period: PeriodKey) -> Result<PeriodInfo, EngineError> {
-        let span = period.span(&board.zone);
-        let state = self.core.ledger.state_of(&board.slug, &period).await?;
-        Ok(PeriodInfo { period, state, starts_at: span.start, ends_at: span.end })
+        self.reads.period_info(&board, period).await
     }
 
     /// Settles a frozen period: cross-checks (and if needed repairs) the projection, then records
@@ -172,7 +193,7 @@ impl Engine {
         let _job = progress.track("settle", &board.slug, &period);
         if board.season.is_some() && self.core.ledger.state_of(&board.slug, &period).await? == State::Frozen {
             // Its standings are final only once its weeks' are, and then it is brought level.
-            self.before_settling_season(board).await?;
+            self.seasons.before_settling_season(board).await?;
         }
         if self.core.ledger.state_of(&board.slug, &period).await? == State::Frozen {
             progress.uncounted("checking the projection", "members");
@@ -468,14 +489,14 @@ impl Engine {
         let keep = board.keep_top.unwrap_or(0);
         let projected = match self.core.projection.project_kept(&board.slug, &t.period, &one, keep).await {
             // And into the member's segment rankings, when the board has segments.
-            Ok(_) => self.project_segments(board, &t.period, &one).await,
+            Ok(_) => self.core.project_segments(board, &t.period, &one).await,
             Err(error) => Err(error.into()),
         };
         self.live.announce(&board.slug, &t.period);
         match projected {
             Ok(_) => true,
             Err(error) => {
-                self.metrics().redis_errors.inc();
+                self.core.metrics.redis_errors.inc();
                 tracing::warn!(board = %board.slug, period = %t.period, %error, "projection failed; the reconciler will level it");
                 false
             }
@@ -511,13 +532,13 @@ impl Engine {
     /// would free a big ranking on Redis's main thread. The keys get an expiry at once as a
     /// safety net, and the scheduler's next pass unlinks them should this process stop first.
     pub async fn expire_projection(&self, board: &Board, period: PeriodKey) {
-        if let Err(error) = self.expire_period_keys(&board.slug, &period, ARCHIVE_SAFETY_NET).await {
+        if let Err(error) = self.core.expire_period_keys(&board.slug, &period, ARCHIVE_SAFETY_NET).await {
             tracing::warn!(board = %board.slug, %period, %error, "archived period's keys not removed yet");
         }
         let (engine, slug) = (self.clone(), board.slug.clone());
         tokio::spawn(async move {
             tokio::time::sleep(ARCHIVE_GRACE).await;
-            if let Err(error) = engine.unlink_period_keys(&slug, &period).await {
+            if let Err(error) = engine.core.unlink_period_keys(&slug, &period).await {
                 tracing::warn!(board = %slug, %period, %error, "archived period's keys not removed yet");
             }
         });

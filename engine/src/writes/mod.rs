@@ -27,13 +27,19 @@
 //! is answered 503 `unavailable`. The write committed or it did not; the caller's retry with the
 //! same id is recorded once either way.
 
+pub mod totals_import;
+
 use crate::ledger::Recorded;
+use crate::live::Live;
+use crate::reads::Reads;
 use crate::redis::ProjectedTotal;
-use crate::{Engine, EngineError};
+use crate::seasons::Seasons;
+use crate::{Core, EngineError};
 use domain::segment::Values;
 use domain::write::{Outcome, Write};
 use domain::{Board, MemberId, Operator, PeriodKey};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// The most writes one batch may carry.
 pub const MAX_BATCH: usize = 1000;
@@ -60,7 +66,23 @@ pub fn check_batch(board: &Board, sent: Operator, len: usize) -> Result<(), Engi
     Ok(())
 }
 
-impl Engine {
+/// The writes service: records writes and imported totals in the ledger, then projects what
+/// changed, tells the live feeds and notes the members for the seasons made of the period. It
+/// keeps no state of its own (the ledger's group commit and the projection's grouped rounds are
+/// the stores'). Cheap to clone.
+#[derive(Clone)]
+pub struct Writes {
+    core: Core,
+    reads: Reads,
+    live: Live,
+    seasons: Arc<Seasons>,
+}
+
+impl Writes {
+    pub(crate) fn new(core: Core, reads: Reads, live: Live, seasons: Arc<Seasons>) -> Self {
+        Self { core, reads, live, seasons }
+    }
+
     /// Records writes on `board` in one ledger transaction, then projects the totals that changed.
     /// The batch must meet [`check_batch`].
     pub async fn record(&self, board: &Board, writes: &[Write]) -> Result<Vec<WriteResult>, EngineError> {
@@ -109,7 +131,7 @@ impl Engine {
         // Counted as soon as the ledger has them: a caller that hangs up during projection
         // cannot make the counters miss a committed write.
         for r in &recorded {
-            self.metrics().count_write(&board.slug, board.operator, r.outcome);
+            self.core.metrics.count_write(&board.slug, board.operator, r.outcome);
         }
         // One projection per period of the batch, grouped with other requests'
         // (`Projection::project_grouped`); a member changed twice in the batch is projected
@@ -142,13 +164,15 @@ impl Engine {
             let on_board = self.core.projection.project_grouped(&board.slug, period, totals_of(totals), keep);
             let in_segments = async {
                 match values.get(period).filter(|v| v.len() == members) {
-                    Some(held) => self.project_segments_held(board, period, &totals_of(totals), held).await,
-                    None => self.project_segments(board, period, &totals_of(totals)).await,
+                    Some(held) => {
+                        self.core.project_segments_held(board, period, &totals_of(totals), held).await
+                    }
+                    None => self.core.project_segments(board, period, &totals_of(totals)).await,
                 }
             };
             let (on_board, in_segments) = tokio::join!(on_board, in_segments);
             if let Err(error) = on_board.map(drop).map_err(EngineError::from).and(in_segments) {
-                self.metrics().redis_errors.inc();
+                self.core.metrics.redis_errors.inc();
                 tracing::warn!(board = %board.slug, %period, members, %error,
                     "projection failed; the ledger has the writes and the reconciler will level them");
                 failed.insert(*period);
