@@ -8,7 +8,7 @@
 //! Then times `Reads::as_of` at the end of the day and in its middle (a page of 50), around a
 //! member, `Reads::changes_between` the middle and the end (two replays), and an as-of answered
 //! from the 5 s cache. Each timed read asks for an instant not asked before, so each replays.
-//! Checks that the as-of ranking at the end is the ledger's ranking (`Engine::rebuild`, then the
+//! Checks that the as-of ranking at the end is the ledger's ranking (`Jobs::rebuild`, then the
 //! live page) and the middle one a plain sum of the entries recorded by then.
 //! Prints one `RESULT phase=… members=… seconds=… per_s=…` line per measurement.
 //!
@@ -72,7 +72,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         segment_prizes: Default::default(),
         season: None,
     };
-    engine.create_board(&board).await?;
+    engine.boards().create_board(&board).await?;
     let now = jiff::Timestamp::now();
     let period = board.period_at(now - jiff::SignedDuration::from_hours(7 * 24));
     let key = period.to_string();
@@ -202,7 +202,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The end is the ledger's ranking; the middle a plain sum of the entries recorded by then.
     assert_eq!((last.total as usize, around.entries.len()), (n, 11));
-    engine.rebuild(&scope, "bench").await?;
+    engine.jobs().rebuild(&scope, "bench").await?;
     let live = engine.reads().ranking_page_as(Viewer::Admin, &scope, 0, 50).await?;
     let rows = |e: &[domain::view::Entry]| {
         e.iter().map(|e| (e.rank, e.member.to_string(), e.points)).collect::<Vec<_>>()

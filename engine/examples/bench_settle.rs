@@ -2,8 +2,8 @@
 //!
 //! Creates a weekly `incr` board, fills last week's period with N members straight into the
 //! ledger (one point entry and one total per member, in multi-row INSERTs: a fixture, not the
-//! write path), then times the engine's use cases on it — `Engine::rebuild`, the freeze, the
-//! projection cross-check alone, `Engine::settle` as a whole, reading the settlement back; checks
+//! write path), then times the engine's use cases on it — `Jobs::rebuild`, the freeze, the
+//! projection cross-check alone, `Lifecycle::settle` as a whole, reading the settlement back; checks
 //! that the stored standings hash to the digest and that members are found at their positions
 //! (timing those lookups); and, in the same run, raw references: the pure standings + digest
 //! computation, a raw `SELECT` of the N totals and a raw server-side `INSERT … SELECT` of the N
@@ -89,7 +89,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ],
         unit: domain::Unit::Points,
     };
-    engine.create_board(&board).await?;
+    engine.boards().create_board(&board).await?;
     let now = jiff::Timestamp::now();
     let period = board.period_at(now - jiff::SignedDuration::from_hours(7 * 24));
     let key = period.to_string();
@@ -114,23 +114,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let started = Instant::now();
     let scope = engine.reads().scope_of(&board.slug, period).await?;
-    let rebuilt = engine.rebuild(&scope, "bench").await?;
+    let rebuilt = engine.jobs().rebuild(&scope, "bench").await?;
     assert_eq!(rebuilt.members as usize, n);
-    report("rebuild (Engine::rebuild)", n, started);
+    report("rebuild (Jobs::rebuild)", n, started);
 
     let started = Instant::now();
     engine.lifecycle().transition(&scope, Transition::Freeze, "bench", None).await?;
-    report("freeze (Engine::transition Freeze)", n, started);
+    report("freeze (Lifecycle::transition Freeze)", n, started);
 
     let started = Instant::now();
     let check = engine.lifecycle().cross_check(&board, period, "bench").await?;
     assert_eq!((check.members as usize, check.mismatched), (n, 0));
-    report("cross-check alone (Engine::cross_check)", n, started);
+    report("cross-check alone (Lifecycle::cross_check)", n, started);
 
     let started = Instant::now();
     let settlement = engine.lifecycle().settle(&board, period, "bench").await?;
     assert_eq!(settlement.members as usize, n);
-    report("settle (Engine::settle: cross-check + ledger transaction)", n, started);
+    report("settle (Lifecycle::settle: cross-check + ledger transaction)", n, started);
     let settle_seconds = started.elapsed().as_secs_f64();
 
     let started = Instant::now();
@@ -236,7 +236,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (preview, digest_after) = last.expect("five previews");
     assert_eq!(preview.moves.len(), 1, "the winner falls");
     println!(
-        "RESULT phase=preview of one revoke (Engine::preview, p50 of 5) members={n} seconds={:.3} per_s={:.0}",
+        "RESULT phase=preview of one revoke (Lifecycle::preview, p50 of 5) members={n} seconds={:.3} per_s={:.0}",
         took[2],
         n as f64 / took[2]
     );
@@ -249,7 +249,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let applied = engine.lifecycle().apply_preview(&scope, &preview.preview_id, "bench").await?;
     let revision = applied.revision.expect("a settled period is re-settled");
     assert_eq!((revision.revision, revision.digest.as_str()), (2, digest_after.as_str()));
-    report("re-settle one revoke (Engine::apply_preview: revision 2)", n, started);
+    report("re-settle one revoke (Lifecycle::apply_preview: revision 2)", n, started);
     println!(
         "RATIO re-settle/settle={:.2} preview_p50_ms={:.0} settle_seconds={settle_seconds:.3}",
         started.elapsed().as_secs_f64() / settle_seconds,
@@ -267,14 +267,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .into(),
             ..board.clone()
         };
-        engine.create_board(&segmented).await?;
+        engine.boards().create_board(&segmented).await?;
         let started = Instant::now();
         fill(&pool, sqlite, (segmented.slug.as_str(), &key), n, Some((provinces, classes)), now, "e").await?;
         report("fill in segments (fixture: N entries + N totals + 2N memberships)", n, started);
         let scope = engine.reads().scope_of(&segmented.slug, period).await?;
         let started = Instant::now();
-        engine.rebuild(&scope, "bench").await?;
-        report("rebuild in segments (Engine::rebuild: the board and every segment)", n, started);
+        engine.jobs().rebuild(&scope, "bench").await?;
+        report("rebuild in segments (Jobs::rebuild: the board and every segment)", n, started);
         engine.lifecycle().transition(&scope, Transition::Freeze, "bench", None).await?;
         let started = Instant::now();
         let settled = engine.lifecycle().settle(&segmented, period, "bench").await?;
@@ -352,7 +352,7 @@ async fn season_run(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let source =
         Board { slug: BoardSlug::parse(format!("season-src-{n}"))?, prizes: vec![], ..plain.clone() };
-    engine.create_board(&source).await?;
+    engine.boards().create_board(&source).await?;
     let now = jiff::Timestamp::now();
     let mut periods = vec![source.period_at(now)];
     while periods.len() < weeks {
@@ -366,7 +366,7 @@ async fn season_run(
     report(&format!("season fill (fixture: {weeks} weeks x N members)"), n * weeks, started);
     let open = *periods.last().expect("weeks");
     let week = engine.reads().scope_of(&source.slug, open).await?;
-    engine.rebuild(&week, "bench").await?;
+    engine.jobs().rebuild(&week, "bench").await?;
     // The baseline of the ingest below: the same writes before any season holds the week.
     let started = Instant::now();
     let plain_events = ingest_for_10s(engine, &source, n, "p", false).await?;
@@ -390,7 +390,7 @@ async fn season_run(
         carry_over: None,
     };
     let started = Instant::now();
-    engine.create_season(draft, "bench").await?;
+    engine.boards().create_season(draft, "bench").await?;
     report(&format!("season: first whole computation ({weeks} weeks x N members)"), n, started);
     let season = engine.reads().board(&BoardSlug::parse(format!("season-{n}"))?).await?;
     let season_scope = engine.reads().scope(&season.slug, None).await?;

@@ -10,7 +10,7 @@
 //! - `demo-hot`: a hot board with a few hours of hits in hourly buckets.
 //!
 //! Each board is created only when absent, so restarting with `--demo` changes nothing. Past
-//! weeks are recorded with `Engine::record_at`, as of their own days, so their writes are on time.
+//! weeks are recorded with `Writes::record_at`, as of their own days, so their writes are on time.
 
 use crate::{Engine, EngineError};
 use domain::board::Prize;

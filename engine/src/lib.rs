@@ -1,50 +1,40 @@
-//! Laurel's server-side use cases. The only crate that touches the stores:
+//! Laurel's server-side use cases. The only crate that touches the stores.
+//!
+//! [`Engine`] is the front the server and the UI's server functions hold: the shared `Core`
+//! (both stores, metrics, failpoints) and one service per feature, each a module of its own.
+//! A service's state is private to it; one service calls another only through its methods.
 //!
 //! - `ledger` (private): the SQL truth (SQLite or PostgreSQL) — boards, profiles, events, totals.
 //! - `redis` (private): the live projection (standalone Redis or Cluster) — keys, Lua scripts.
-//! - [`boards`]: board creation and details.
-//! - [`access`] (the service [`access::Access`]): admin tokens and ingest keys (made, listed and
-//!   revoked by admins) with their rate limits and the public's, console accounts (argon2id,
-//!   throttled logins, sessions), signed contestant links (HMAC-SHA256) that tell the UI who
-//!   "me" is.
-//! - [`hot`] (the service [`hot::Hot`]): hot boards — sliding windows in Redis alone: hits,
-//!   snapshots, the public list.
-//! - [`reads`] (the service [`reads::Reads`]): ranking pages assembled from the projection and
-//!   display names (top-N pages cached for a second); each process's copy of the display names;
-//!   the live ranking read from the ledger's totals while Redis cannot be read; the board as of
-//!   any moment; a member's history, a period's distribution, past results, the leaders' chart.
-//! - [`writes`]: writes recorded in the ledger, then projected.
-//! - [`live`] (the service [`live::Live`]): live boards — a period's top N and state pushed to
-//!   subscribers when they change.
-//! - [`lifecycle`]: freeze, settle, archive, late review, revoke, correct, audit.
-//! - [`moderation`]: hidden members — out of every public view and the standings, history kept.
-//! - [`previews`]: dry runs of admin changes — moves, shifts, prizes, the digest after — kept as drafts.
-//! - [`failpoints`]: test-only crash hooks between durable steps.
-//! - [`rewards`]: settlement rewards delivered to a webhook (outbox, Idempotency-Key, retries).
-//! - [`reconciler`]: keeps the projection level with the ledger; rebuilds a period.
-//! - [`scheduler`]: freezes ended periods, archives settled ones; one leader per ledger (a lease).
-//! - [`transfer`]: export a settled period as JSON and import it into another ledger (same digest).
-//! - [`metrics`]: Prometheus counters and histograms.
-//! - [`attention`]: the console's front page — what needs an admin's attention, boards' activity.
-//! - [`demo`]: the demo board behind `laurel serve --demo`.
-//! - [`public`]: public freezes (contest mode) — the public sees the standings of the freeze.
-//! - [`progress`]: progress of long work (settle, rebuild, export, import) as numbers.
-//! - [`scope`]: one period of one board, resolved once at the edge and taken by every use case of
-//!   a period.
-//! - [`doctor`]: the ledger's upkeep from the command line (migrations, unreadable rows).
-//!
-//! [`Engine`] is the front the server and the UI's server functions hold: the shared core (both
-//! stores, metrics, failpoints) and the services, each owning its state; the stateless use cases
-//! (writes, lifecycle, jobs) are `impl Engine` blocks in their modules (docs/ARCHITECTURE.md maps
-//! them).
+//! - [`segments`], `totals`: segment projection and the ledger's totals as projected (on `Core`).
+//! - [`reads`] ([`reads::Reads`]): ranking pages from the projection with display names, the
+//!   caches that make them fast, the ledger fallback while Redis cannot be read, the board as of
+//!   any moment, a member's history, a period's distribution, past results, the leaders' chart.
+//! - [`writes`] ([`writes::Writes`]): writes and imported totals recorded in the ledger, then
+//!   projected; profiles.
+//! - [`live`] ([`live::Live`]): a period's top N and state pushed to subscribers when they change.
+//! - [`lifecycle`] ([`lifecycle::Lifecycle`]): freeze, settle, archive, late review, revoke,
+//!   correct, audit; previews and revisions; public freezes; hidden members.
+//! - [`seasons`] ([`seasons::Seasons`]): season boards computed from their source's periods.
+//! - [`rewards`] ([`rewards::Rewards`]): settlement rewards delivered to a webhook.
+//! - [`receipts`] ([`receipts::Receipts`]): members' receipts of settlement revisions.
+//! - [`boards`] ([`boards::Boards`]): board definitions; the console's front page.
+//! - [`transfer`] ([`transfer::Transfer`]): a settled period exported and imported (same digest).
+//! - [`jobs`] ([`jobs::Jobs`]): the scheduler (one leader per ledger) and the reconciler.
+//! - [`access`] ([`access::Access`]): admin tokens, ingest keys and rate limits, console
+//!   accounts, signed contestant links.
+//! - [`hot`] ([`hot::Hot`]): hot boards — sliding windows in Redis alone.
+//! - [`scope`]: one period of one board, resolved once at the edge.
+//! - [`metrics`], [`failpoints`], [`progress`], [`demo`], [`doctor`]: counters, test-only crash
+//!   hooks, progress of long work, the demo board, the ledger's upkeep from the command line.
 
 pub mod access;
-pub mod attention;
 pub mod boards;
 pub mod demo;
 pub mod doctor;
 pub mod failpoints;
 pub mod hot;
+pub mod jobs;
 // The stores are private to the engine: callers use the services (see the `internals` feature).
 #[cfg(feature = "internals")]
 pub mod ledger;
@@ -56,13 +46,11 @@ pub mod metrics;
 pub mod progress;
 pub mod reads;
 pub mod receipts;
-pub mod reconciler;
 #[cfg(feature = "internals")]
 pub mod redis;
 #[cfg(not(feature = "internals"))]
 mod redis;
 pub mod rewards;
-pub mod scheduler;
 pub mod scope;
 pub mod seasons;
 pub mod segments;
@@ -186,10 +174,7 @@ impl Core {
 }
 
 /// The front the server and the UI's server functions hold: the shared `Core` and the feature
-/// services, each owning its state ([`reads::Reads`], [`live::Live`], [`hot::Hot`],
-/// [`access::Access`], [`seasons::Seasons`], [`rewards::Rewards`], [`receipts::Receipts`]). The
-/// use cases that keep no state (writes, the lifecycle, the jobs) are `impl Engine` blocks in
-/// their modules. Cheap to clone.
+/// services (see the crate's doc). It holds nothing else. Cheap to clone.
 #[derive(Clone)]
 pub struct Engine {
     core: Core,
@@ -199,6 +184,9 @@ pub struct Engine {
     reads: reads::Reads,
     lifecycle: lifecycle::Lifecycle,
     writes: writes::Writes,
+    jobs: jobs::Jobs,
+    boards: boards::Boards,
+    transfer: transfer::Transfer,
     rewards: rewards::Rewards,
     live: live::Live,
     receipts: receipts::Receipts,
@@ -256,6 +244,15 @@ impl Engine {
             rewards.clone(),
         );
         let writes = writes::Writes::new(core.clone(), reads.clone(), live.clone(), Arc::clone(&seasons));
+        let jobs = jobs::Jobs::new(
+            core.clone(),
+            reads.clone(),
+            live.clone(),
+            Arc::clone(&seasons),
+            lifecycle.clone(),
+        );
+        let boards = boards::Boards::new(core.clone(), reads.clone(), Arc::clone(&seasons));
+        let transfer = transfer::Transfer::new(core.clone(), reads.clone());
         Self {
             hot: hot::Hot::new(core.clone()),
             access: access::Access::new(core.clone()),
@@ -263,6 +260,9 @@ impl Engine {
             rewards,
             lifecycle,
             writes,
+            jobs,
+            boards,
+            transfer,
             receipts: receipts::Receipts::new(core.clone()),
             live,
             reads,
@@ -274,6 +274,21 @@ impl Engine {
     /// answer them fast.
     pub fn reads(&self) -> &reads::Reads {
         &self.reads
+    }
+
+    /// Boards: their definitions (boards and season boards) and the console's overview.
+    pub fn boards(&self) -> &boards::Boards {
+        &self.boards
+    }
+
+    /// A settled period exported as JSON and imported into another ledger.
+    pub fn transfer(&self) -> &transfer::Transfer {
+        &self.transfer
+    }
+
+    /// The background jobs: the scheduler, the reconciler and rebuilds.
+    pub fn jobs(&self) -> &jobs::Jobs {
+        &self.jobs
     }
 
     /// Writes: events, totals and submissions recorded and projected; imported totals; profiles.
@@ -315,10 +330,6 @@ impl Engine {
     /// Members' receipts of settlement revisions, with the trees this process built.
     pub fn receipts(&self) -> &receipts::Receipts {
         &self.receipts
-    }
-
-    pub(crate) fn readable<T>(&self, job: &'static str, listing: ledger::Listing<T>) -> Vec<T> {
-        self.core.readable(job, listing)
     }
 
     /// Test-only crash hooks of this engine (see [`failpoints`]).

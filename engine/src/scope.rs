@@ -4,13 +4,12 @@
 //! cadence can have: an impossible slug or period is a resource that does not exist.
 //!
 //! Every use case of a period takes one — reads, lifecycle, previews, moderation, rewards,
-//! rebuild, export. [`Reads::scope`] resolves words (`current` is the period containing now) and
-//! [`Reads::scope_of`] a key already parsed; the REST extractor `PeriodScope`
+//! rebuild, export. `Reads::scope` resolves words (`current` is the period containing now) and
+//! `Reads::scope_of` a key already parsed; the REST extractor `PeriodScope`
 //! (`server/src/rest/params.rs`) and the server functions' `scope` helper (`app/src/api/mod.rs`)
 //! call them once per request, after the caller's check.
 
-use crate::reads::Reads;
-use crate::{EngineError, Missing};
+use crate::EngineError;
 use domain::segment::Segment;
 use domain::{Board, BoardSlug, PeriodKey};
 use std::sync::Arc;
@@ -24,6 +23,11 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// A scope of a board and a period its cadence has (checked by the caller: `Reads::scope`).
+    pub(crate) fn new(board: Arc<Board>, period: PeriodKey) -> Self {
+        Self { board, period, segment: None }
+    }
+
     pub fn board(&self) -> &Board {
         &self.board
     }
@@ -52,27 +56,5 @@ impl Scope {
         let Some(text) = named else { return Ok(self) };
         let segment = Segment::parse(&self.board.segments, text).map_err(EngineError::Invalid)?;
         Ok(Self { segment: Some(segment), ..self })
-    }
-}
-
-impl Reads {
-    /// Resolves a board and a period named by a caller: `current` (or none) is the period
-    /// containing now. `NotFound` for a board that does not exist or a key no period of this
-    /// board can have.
-    pub async fn scope(&self, board: &BoardSlug, period: Option<&str>) -> Result<Scope, EngineError> {
-        let board = self.shared_board(board).await?;
-        let period = self.period_of(&board, period)?;
-        Ok(Scope { board, period, segment: None })
-    }
-
-    /// [`Reads::scope`] for a period already parsed for this board's cadence.
-    pub async fn scope_of(&self, board: &BoardSlug, period: PeriodKey) -> Result<Scope, EngineError> {
-        let board = self.shared_board(board).await?;
-        if !board.has_period(period) {
-            return Err(EngineError::NotFound {
-                what: Missing::Period { key: period.to_string(), why: None },
-            });
-        }
-        Ok(Scope { board, period, segment: None })
     }
 }

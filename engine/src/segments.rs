@@ -22,8 +22,9 @@
 //! - Reads of segments (a dimension's values, a member's segments, the public-freeze rule):
 //!   `crate::reads::segments`.
 
-use crate::reconciler::{ReconcileReport, encode};
+use crate::jobs::reconciler::ReconcileReport;
 use crate::redis::ProjectedTotal;
+use crate::totals::encode;
 use crate::{Core, EngineError};
 use domain::segment::{Segment, Values};
 use domain::{Board, BoardSlug, MemberId, PeriodKey};

@@ -1,8 +1,8 @@
 //! The ledger's totals of a period as the projection holds them: what levelling, rebuilding,
-//! snapshots and the ledger fallback compare with or copy. Shared by every service, so on [`Core`].
+//! snapshots and the ledger fallback compare with or copy ([`encode`], [`kept`] for a bounded
+//! board). Shared by every service, so on [`Core`].
 
-use crate::reconciler::encode;
-use crate::redis::ProjectedTotal;
+use crate::redis::{Floor, ProjectedTotal};
 use crate::{Core, EngineError};
 use domain::segment::Segment;
 use domain::{Board, MemberId, PeriodKey};
@@ -61,4 +61,28 @@ impl Core {
             self.ledger.segment_totals(&board.slug, period, &segment.dimension, &segment.value).await?;
         stored.into_iter().map(|t| encode(board, t)).collect()
     }
+}
+
+/// What a bounded board's projection holds of `totals`: the best `keep_top` ranked members in
+/// the projection's order (score, then member id descending, as Redis orders them) and every
+/// hidden member's version, with the floor (`bounded.lua`: the best entry left out, none when
+/// none is). All of `totals` when the board is unbounded.
+pub(crate) fn kept(board: &Board, totals: Vec<ProjectedTotal>) -> (Vec<ProjectedTotal>, Floor) {
+    let Some(keep) = board.keep_top else { return (totals, Floor::default()) };
+    let (mut ranked, hidden): (Vec<_>, Vec<_>) = totals.into_iter().partition(|t| !t.hidden);
+    ranked.sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| b.member.cmp(&a.member)));
+    let keep = usize::try_from(keep).unwrap_or(usize::MAX);
+    let floor = Floor(ranked.get(keep).map(|t| (t.score, t.member.to_string())));
+    ranked.truncate(keep);
+    ranked.extend(hidden);
+    (ranked, floor)
+}
+
+/// A stored total as the projection holds it.
+pub(crate) fn encode(board: &Board, t: crate::ledger::StoredTotal) -> Result<ProjectedTotal, EngineError> {
+    let score = board
+        .codec
+        .encode(t.points, t.reach_seq)
+        .map_err(|e| EngineError::Invalid(format!("stored total of {} cannot be encoded: {e}", t.member)))?;
+    Ok(ProjectedTotal { member: t.member, version: t.version, score, hidden: t.hidden })
 }

@@ -16,8 +16,9 @@
 //! import is one transaction; a second import of the same period is refused.
 
 use crate::progress::Progress;
+use crate::reads::Reads;
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
+use crate::{Core, EngineError};
 use domain::board::Prize;
 use domain::lifecycle::State;
 use domain::segment::Values;
@@ -455,13 +456,26 @@ impl serde_json::ser::Formatter for &mut RowCounter<'_> {
     }
 }
 
-impl Engine {
+/// The transfer service: exports a settled period as JSON and imports one into another ledger,
+/// checked by its digest. It keeps no state of its own; an import drops the reads' copies of the
+/// board. Cheap to clone.
+#[derive(Clone)]
+pub struct Transfer {
+    core: Core,
+    reads: Reads,
+}
+
+impl Transfer {
+    pub(crate) fn new(core: Core, reads: Reads) -> Self {
+        Self { core, reads }
+    }
+
     /// Exports a settled or archived period (`Refused { code: not_settled }` otherwise).
     pub async fn export_period(&self, scope: &Scope) -> Result<PeriodExport, EngineError> {
         self.export_period_with_progress(scope, &Progress::new()).await
     }
 
-    /// [`Engine::export_period`], reporting `reading the period` to `progress`: one transaction
+    /// [`Transfer::export_period`], reporting `reading the period` to `progress`: one transaction
     /// whose rows are not counted before they are read. [`write_export`] reports the rows it
     /// writes, and the end.
     pub async fn export_period_with_progress(
@@ -487,7 +501,7 @@ impl Engine {
         self.import_period_with_progress(export, &Progress::new()).await
     }
 
-    /// [`Engine::import_period`], reporting to `progress` the ledger's phases (entries, late
+    /// [`Transfer::import_period`], reporting to `progress` the ledger's phases (entries, late
     /// writes, totals replayed and inserted, the standings of each revision: counted from the
     /// export) and, for a settled period, `projecting`.
     pub async fn import_period_with_progress(
@@ -520,7 +534,7 @@ impl Engine {
             // a Redis failure only leaves the rebuild to `laurel rebuild`.
             let projected = async {
                 let totals = self.core.projected_totals(&board, &export.period).await?;
-                let (totals, floor) = crate::reconciler::kept(&board, totals);
+                let (totals, floor) = crate::totals::kept(&board, totals);
                 progress.phase("projecting", "members", totals.len() as u64);
                 self.core.projection.rebuild(&board.slug, &export.period, &totals, floor).await?;
                 progress.advance(totals.len() as u64);

@@ -50,7 +50,7 @@ async fn keys_are_made_listed_by_prefix_limited_and_revoked_with_an_audit_trail(
         let e = engine(&ledger, &projection).await;
         let name = ledger.name;
         let b = board();
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let slow = KeyLimits { rate_per_second: 1, burst: 2 };
 
         // Refused: no board, an unknown board, limits out of bounds. Nothing is written.
@@ -171,7 +171,7 @@ async fn a_key_revoked_on_another_instance_stops_within_the_credential_ttl() {
         let (here, there) = (engine(&ledger, &projection).await, engine(&ledger, &projection).await);
         let name = ledger.name;
         let b = board();
-        here.create_board(&b).await.unwrap();
+        here.boards().create_board(&b).await.unwrap();
         let limits = KeyLimits { rate_per_second: 100, burst: 100 };
         assert_eq!(
             here.access()
@@ -213,7 +213,7 @@ async fn a_key_limit_holds_across_instances_and_each_process_keeps_it_while_redi
             let b = another_instance(&ledger, &p);
             let name = format!("{mode}/{}", ledger.name);
             let board = board();
-            a.create_board(&board).await.unwrap();
+            a.boards().create_board(&board).await.unwrap();
             // One request a second, three at once: the burst is the fleet's, not each instance's.
             let limits = KeyLimits { rate_per_second: 1, burst: 3 };
             let key = a
@@ -271,7 +271,7 @@ async fn requests_that_arrive_together_are_admitted_up_to_the_burst_and_no_more(
         let a = engine(&ledger, &p).await;
         let b = another_instance(&ledger, &p);
         let board = board();
-        a.create_board(&board).await.unwrap();
+        a.boards().create_board(&board).await.unwrap();
         let limits = KeyLimits { rate_per_second: 1, burst: 5 };
         let key =
             a.access().issue_api_key(std::slice::from_ref(&board.slug), limits, "test").await.unwrap().key;

@@ -169,7 +169,7 @@ async fn check(
     threshold: i64,
 ) -> Result<(), TestCaseError> {
     let b = asc_board("asc-prop", operator, policy, LOW, HIGH, vec![]);
-    e.create_board(&b).await.unwrap();
+    e.boards().create_board(&b).await.unwrap();
     // Write with the board as the ledger stored it, so its order went through the migration.
     let stored = e.reads().scope(&b.slug, None).await.unwrap().board().clone();
     prop_assert_eq!(stored.sort(), Sort::Asc);
@@ -243,7 +243,7 @@ async fn an_ascending_board_settles_pages_and_finds_members_in_its_order() {
             Prize { from_rank: 2, to_rank: 3, prize: "silver".into() },
         ];
         let b = asc_board("asc-settle", "best", TiePolicy::Shared, 0, 3_600_000, prizes);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let sub = |id: &str, member: &str, score| Write {
             member: MemberId::parse(member).unwrap(),
             change: Change::Submission { submission_id: EventId::parse(id).unwrap(), score },
@@ -379,7 +379,7 @@ async fn previews_of_an_ascending_board_agree_frozen_and_settled_and_predict_the
         for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {
             let mut b = common::prized_board("pvasc", policy, 60);
             b.codec = b.codec.sorted(Sort::Asc);
-            e.create_board(&b).await.unwrap();
+            e.boards().create_board(&b).await.unwrap();
             let writes: Vec<_> = (0..40)
                 .map(|i| common::point(&format!("e{i}"), &format!("u{i}"), ((i * 7) % 5) as i64 * 10 + 10))
                 .collect();
@@ -440,17 +440,17 @@ async fn an_exported_ascending_period_imports_with_its_order_and_digest() {
     let (pa, pb) = (TestProjection::new(target.clone()), TestProjection::new(target.clone()));
     let (source, dest) = (engine(&a, &pa).await, engine(&b, &pb).await);
     let board = asc_board("asc-move", "incr", TiePolicy::Shared, 0, 3_600_000, vec![]);
-    source.create_board(&board).await.unwrap();
+    source.boards().create_board(&board).await.unwrap();
     let writes = [common::point("e1", "u1", 62_345), common::point("e2", "u2", 59_000)];
     source.writes().record(&board, &writes).await.unwrap();
     let key = board.period_at(jiff::Timestamp::now()).to_string();
     let scope = source.reads().scope(&board.slug, Some(&key)).await.unwrap();
     source.lifecycle().transition(&scope, Transition::Freeze, "admin", None).await.unwrap();
     source.lifecycle().transition(&scope, Transition::Settle, "admin", None).await.unwrap();
-    let export = source.export_period(&scope).await.unwrap();
+    let export = source.transfer().export_period(&scope).await.unwrap();
     let text = serde_json::to_string(&export).unwrap();
     assert!(text.contains(r#""sort":"asc""#) && text.contains(r#""unit":"ms""#), "{text}");
-    let report = dest.import_period(&serde_json::from_str(&text).unwrap()).await.unwrap();
+    let report = dest.transfer().import_period(&serde_json::from_str(&text).unwrap()).await.unwrap();
     let before = source.lifecycle().settlement(&scope).await.unwrap();
     let after = dest
         .lifecycle()

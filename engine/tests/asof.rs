@@ -182,7 +182,7 @@ async fn check(
     pairs: &[(usize, usize, u64)],
 ) -> Result<(), TestCaseError> {
     let b = board(operator, policy);
-    e.create_board(&b).await.unwrap();
+    e.boards().create_board(&b).await.unwrap();
     let scope = e.reads().scope(&b.slug, None).await.unwrap();
     let ctx = format!("{name} {operator}/{policy}");
     let before_any = Timestamp::now();
@@ -312,7 +312,7 @@ fn point(event: &str, member: &str, delta: i64) -> Write {
 async fn the_public_never_sees_past_a_public_freeze_and_hidden_members_are_left_out() {
     each_ledger(async |name, e| {
         let b = board("incr", TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let scope = e.reads().scope(&b.slug, None).await.unwrap();
         e.writes()
             .record(&b, &[point("e1", "u1", 50), point("e2", "u2", 30), point("e3", "u3", 10)])

@@ -1,4 +1,4 @@
-//! The console's front page (`engine::attention`) on both ledgers and both Redis modes: a new
+//! The console's front page (`engine::boards::attention`) on both ledgers and both Redis modes: a new
 //! ledger needs nothing; a period past its end plus grace is due while open and while frozen and
 //! not once settled; late writes are counted per period while pending; rewards appear once an
 //! attempt failed (retrying, then failed for good); a projection that lost its keys is behind
@@ -14,7 +14,7 @@ use domain::lifecycle::{State, Transition};
 use domain::view::{Attention, DuePeriod, PeriodCount, ProjectionLag, RewardTrouble};
 use domain::write::{Change, Outcome, Write};
 use domain::{EventId, MemberId, TiePolicy};
-use engine::attention::ACTIVITY_HOURS;
+use engine::boards::attention::ACTIVITY_HOURS;
 use engine::rewards::RewardsConfig;
 use jiff::{SignedDuration, Timestamp};
 use std::time::Duration;
@@ -46,13 +46,13 @@ fn refused_webhook() -> RewardsConfig {
 async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
     each_store(async |name, e, p| {
         let now = Timestamp::now();
-        let attention = e.attention(now).await.unwrap();
+        let attention = e.boards().attention(now).await.unwrap();
         assert!(attention.is_clear(), "{name}: {attention:?}");
 
         // Two writes now, and one two weeks old: kept as a late write, it opens its period, which
         // is past its end plus the grace.
         let a = prized_board("att", TiePolicy::Shared, 60);
-        e.create_board(&a).await.unwrap();
+        e.boards().create_board(&a).await.unwrap();
         let old_at = now.checked_sub(SignedDuration::from_hours(14 * 24)).unwrap();
         let answers = e
             .writes()
@@ -64,7 +64,7 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         let (current, past) = (a.period_at(now), a.period_at(old_at));
         let due_at = past.span(&a.zone).end.checked_add(SignedDuration::from_secs(60)).unwrap();
         let due = |state: State| DuePeriod { board: a.slug.clone(), period: past, state, due_at };
-        let attention = e.attention(Timestamp::now()).await.unwrap();
+        let attention = e.boards().attention(Timestamp::now()).await.unwrap();
         assert_eq!(
             attention,
             Attention {
@@ -75,7 +75,8 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
             "{name}: the current period is not due, and is level"
         );
         // Just before the grace ends it was not due yet.
-        let before = e.attention(due_at.checked_sub(SignedDuration::from_secs(1)).unwrap()).await.unwrap();
+        let before =
+            e.boards().attention(due_at.checked_sub(SignedDuration::from_secs(1)).unwrap()).await.unwrap();
         assert!(before.due.is_empty(), "{name}: {before:?}");
 
         // Frozen, it waits to be settled; once the late write is decided it is no longer counted.
@@ -88,7 +89,11 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
             )
             .await
             .unwrap();
-        assert_eq!(e.attention(Timestamp::now()).await.unwrap().due, vec![due(State::Frozen)], "{name}");
+        assert_eq!(
+            e.boards().attention(Timestamp::now()).await.unwrap().due,
+            vec![due(State::Frozen)],
+            "{name}"
+        );
         let late = e
             .lifecycle()
             .late_entries(&e.reads().scope(&a.slug, Some(&past.to_string())).await.unwrap(), Some("pending"))
@@ -104,7 +109,7 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
             )
             .await
             .unwrap();
-        let attention = e.attention(Timestamp::now()).await.unwrap();
+        let attention = e.boards().attention(Timestamp::now()).await.unwrap();
         assert!(attention.late.is_empty(), "{name}: {attention:?}");
         e.lifecycle()
             .transition(
@@ -115,12 +120,15 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
             )
             .await
             .unwrap();
-        assert!(e.attention(Timestamp::now()).await.unwrap().is_clear(), "{name}: settled, nothing is due");
+        assert!(
+            e.boards().attention(Timestamp::now()).await.unwrap().is_clear(),
+            "{name}: settled, nothing is due"
+        );
 
         // Rewards: pending and never tried is not trouble; a failed attempt is (retrying), and
         // so is the last one (failed for good).
         let r = prized_board("attrw", TiePolicy::Shared, 60 * 86_400);
-        e.create_board(&r).await.unwrap();
+        e.boards().create_board(&r).await.unwrap();
         let writes: Vec<Write> =
             (0..4).map(|i| point_at(&format!("r{i}"), &format!("m{i}"), 100 - i, old_at)).collect();
         e.writes().record(&r, &writes).await.unwrap();
@@ -133,7 +141,10 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
             .transition(&e.reads().scope(&r.slug, Some(&rp)).await.unwrap(), Transition::Settle, "test", None)
             .await
             .unwrap();
-        assert!(e.attention(Timestamp::now()).await.unwrap().is_clear(), "{name}: rewards not tried yet");
+        assert!(
+            e.boards().attention(Timestamp::now()).await.unwrap().is_clear(),
+            "{name}: rewards not tried yet"
+        );
         let webhook = refused_webhook();
         let trouble = |failed, retrying| RewardTrouble {
             board: r.slug.clone(),
@@ -143,11 +154,19 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         };
         let pass = e.rewards().deliver_due(&webhook).await.unwrap();
         assert_eq!(pass.retrying, 3, "{name}: {pass:?}");
-        assert_eq!(e.attention(Timestamp::now()).await.unwrap().rewards, vec![trouble(0, 3)], "{name}");
+        assert_eq!(
+            e.boards().attention(Timestamp::now()).await.unwrap().rewards,
+            vec![trouble(0, 3)],
+            "{name}"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
         let pass = e.rewards().deliver_due(&webhook).await.unwrap();
         assert_eq!(pass.failed, 3, "{name}: {pass:?}");
-        assert_eq!(e.attention(Timestamp::now()).await.unwrap().rewards, vec![trouble(3, 0)], "{name}");
+        assert_eq!(
+            e.boards().attention(Timestamp::now()).await.unwrap().rewards,
+            vec![trouble(3, 0)],
+            "{name}"
+        );
 
         // The current period's keys lost: behind the ledger (two totals, version 1 each) until
         // the reconciler levels it.
@@ -161,17 +180,18 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
             .await
             .unwrap();
         let lag = |projected| ProjectionLag { board: a.slug.clone(), period: current, ledger: 2, projected };
-        assert_eq!(e.attention(Timestamp::now()).await.unwrap().lagging, vec![lag(0)], "{name}");
-        e.reconcile_once().await.unwrap();
-        assert!(e.attention(Timestamp::now()).await.unwrap().lagging.is_empty(), "{name}: levelled");
+        assert_eq!(e.boards().attention(Timestamp::now()).await.unwrap().lagging, vec![lag(0)], "{name}");
+        e.jobs().reconcile_once().await.unwrap();
+        assert!(e.boards().attention(Timestamp::now()).await.unwrap().lagging.is_empty(), "{name}: levelled");
         // Ahead of the ledger (a version the ledger never had): listed until a rebuild.
         let _: () =
             redis::cmd("HINCRBY").arg(&keys.meta).arg("vsum").arg(5).query_async(&mut conn).await.unwrap();
-        assert_eq!(e.attention(Timestamp::now()).await.unwrap().lagging, vec![lag(7)], "{name}");
-        e.rebuild(&e.reads().scope(&a.slug, Some(&current.to_string())).await.unwrap(), "test")
+        assert_eq!(e.boards().attention(Timestamp::now()).await.unwrap().lagging, vec![lag(7)], "{name}");
+        e.jobs()
+            .rebuild(&e.reads().scope(&a.slug, Some(&current.to_string())).await.unwrap(), "test")
             .await
             .unwrap();
-        assert!(e.attention(Timestamp::now()).await.unwrap().lagging.is_empty(), "{name}: rebuilt");
+        assert!(e.boards().attention(Timestamp::now()).await.unwrap().lagging.is_empty(), "{name}: rebuilt");
 
         // A key that used its burst (1/s, 8 at once) is near its limit; one that made a single
         // request of its 100 is not; a revoked key is never listed.
@@ -187,7 +207,7 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
             assert_eq!(e.access().admit(&near_scope).await, Ok(()), "{name}");
         }
         e.access().admit(&e.access().api_key_scope(&calm.key).await.unwrap().unwrap()).await.unwrap();
-        let listed = e.attention(Timestamp::now()).await.unwrap().keys;
+        let listed = e.boards().attention(Timestamp::now()).await.unwrap().keys;
         assert_eq!(listed.len(), 1, "{name}: {listed:?}");
         assert_eq!(
             (listed[0].id, listed[0].prefix.as_str(), listed[0].burst),
@@ -195,7 +215,7 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         );
         assert!(listed[0].burst_left <= 1, "{name}: {listed:?}");
         e.access().revoke_api_key(near.view.id, "test", None).await.unwrap();
-        assert!(e.attention(Timestamp::now()).await.unwrap().keys.is_empty(), "{name}");
+        assert!(e.boards().attention(Timestamp::now()).await.unwrap().keys.is_empty(), "{name}");
 
         // Activity: the entries recorded in the last 24 whole hours (the late write is not an
         // entry), with each board's current period's state.
@@ -209,7 +229,7 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
             .await
             .unwrap();
         let now = Timestamp::now();
-        let activity = e.board_activity(now).await.unwrap();
+        let activity = e.boards().board_activity(now).await.unwrap();
         let hour = now.as_second().div_euclid(3600) * 3600;
         let since = Timestamp::from_second(hour - 23 * 3600).unwrap();
         let seen: Vec<_> = activity
@@ -232,7 +252,11 @@ async fn attention_lists_what_needs_an_admin_and_each_item_leaves_once_fixed() {
         assert_eq!(seen, expected, "{name}");
         assert!(activity.iter().all(|b| b.per_hour[..ACTIVITY_HOURS - 2].iter().all(|n| *n == 0)), "{name}");
         // A day later they are out of the window.
-        let later = e.board_activity(now.checked_add(SignedDuration::from_hours(25)).unwrap()).await.unwrap();
+        let later = e
+            .boards()
+            .board_activity(now.checked_add(SignedDuration::from_hours(25)).unwrap())
+            .await
+            .unwrap();
         assert!(later.iter().all(|b| b.per_hour.iter().all(|n| *n == 0)), "{name}: {later:?}");
     })
     .await;

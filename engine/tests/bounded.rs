@@ -69,7 +69,7 @@ async fn held(p: &TestProjection, b: &Board) -> (u64, u64) {
 /// (`laurel serve` runs it every 2 s); else read as a client would right after the writes.
 async fn check(ctx: &str, e: &Engine, p: &TestProjection, bounded: &Board, twin: &Board, refilled: bool) {
     if refilled {
-        e.reconcile_once().await.unwrap();
+        e.jobs().reconcile_once().await.unwrap();
     }
     // Reads served by the ledger share one read of its order for `LEDGER_ORDER_TTL`: wait it out,
     // so they see this round's writes as Redis does.
@@ -149,8 +149,8 @@ async fn keep_top_never_changes_a_rank_within_the_top_and_the_rest_read_the_ledg
                 let e = engine(&t, &p).await;
                 let ctx = format!("{} on {mode}, {policy:?}", t.name);
                 let (bounded, twin) = (board(policy, Some(KEEP)), board(policy, None));
-                e.create_board(&bounded).await.unwrap();
-                e.create_board(&twin).await.unwrap();
+                e.boards().create_board(&bounded).await.unwrap();
+                e.boards().create_board(&twin).await.unwrap();
                 // Three rounds of totals; ties (equal totals) in each; members fall out of the
                 // top K and climb back with newer versions.
                 let rounds: [fn(usize) -> i64; 3] = [
@@ -188,7 +188,7 @@ async fn keep_top_never_changes_a_rank_within_the_top_and_the_rest_read_the_ledg
                 check(&format!("{ctx}, replay"), &e, &p, &bounded, &twin, true).await;
                 // A rebuild keeps K.
                 let scope = e.reads().scope(&bounded.slug, Some("current")).await.unwrap();
-                let report = e.rebuild(&scope, "test").await.unwrap();
+                let report = e.jobs().rebuild(&scope, "test").await.unwrap();
                 assert_eq!(report.members, KEEP, "{ctx}");
                 check(&format!("{ctx}, rebuilt"), &e, &p, &bounded, &twin, false).await;
                 p.cleanup().await;
@@ -210,7 +210,7 @@ async fn an_older_projection_let_in_after_a_trim_is_levelled_by_the_reconciler()
             let e = engine(&t, &p).await;
             let ctx = format!("{} on {mode}", t.name);
             let b = board(TiePolicy::Shared, Some(KEEP));
-            e.create_board(&b).await.unwrap();
+            e.boards().create_board(&b).await.unwrap();
             let total = |i: usize, version: i64, total: i64| Write {
                 member: member(i),
                 change: Change::Total { version, total },
@@ -223,7 +223,7 @@ async fn an_older_projection_let_in_after_a_trim_is_levelled_by_the_reconciler()
             // Member 5 climbs to 95, then falls to 10 (version 2): the ledger's total is 10.
             e.writes().record(&b, &[total(5, 1, 95)]).await.unwrap();
             e.writes().record(&b, &[total(5, 2, 10)]).await.unwrap();
-            e.reconcile_once().await.unwrap();
+            e.jobs().reconcile_once().await.unwrap();
             // Version 1's projection arrives late: member 5 holds no version in Redis (trimmed).
             let period = b.period_at(jiff::Timestamp::now());
             let late = engine::redis::ProjectedTotal {
@@ -239,7 +239,7 @@ async fn an_older_projection_let_in_after_a_trim_is_levelled_by_the_reconciler()
                 Some(&b.codec.encode(95, 0).unwrap()),
                 "{ctx}: the late projection is in"
             );
-            e.reconcile_once().await.unwrap();
+            e.jobs().reconcile_once().await.unwrap();
             let scores = e.projection().scores(&b.slug, &period).await.unwrap();
             // The ledger's 10 now (held below the floor, or trimmed), never the stale 95.
             let ten = b.codec.encode(10, 0).unwrap();

@@ -62,7 +62,7 @@ async fn many_pins_of_one_period_on_two_instances_make_one_copy() {
         let e = engine(&t, &p).await;
         let other = another_instance(&t, &p);
         let b = board(TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         fill(&e, &b, 3000, |i| (i % 7) as i64 + 1).await;
 
         let mut pins = tokio::task::JoinSet::new();
@@ -111,7 +111,7 @@ async fn a_forged_cursor_inside_a_large_tie_answers_the_page_after_it() {
             let p = TestProjection::new(target.clone());
             let e = engine(&t, &p).await;
             let b = board(policy);
-            e.create_board(&b).await.unwrap();
+            e.boards().create_board(&b).await.unwrap();
             // 20 000 members on equal points, and a few above and below them.
             let members = 20_000;
             fill(&e, &b, members, |i| match i % 1000 {
@@ -171,7 +171,7 @@ async fn an_archived_period_leaves_redis_by_unlink_once_its_grace_is_over() {
         let p = TestProjection::new(target);
         let e = engine(&t, &p).await;
         let b = board(TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         fill(&e, &b, 50, |i| i as i64 + 1).await;
         let period = b.period_at(jiff::Timestamp::now()).to_string();
         for step in [Transition::Freeze, Transition::Settle, Transition::Archive] {
@@ -185,9 +185,9 @@ async fn an_archived_period_leaves_redis_by_unlink_once_its_grace_is_over() {
         assert!(of_period().await > 0, "{name}: the keys stay through the grace");
         // The scheduler's first pass after the grace unlinks them (the archive's own timer may
         // have done it already).
-        let config = engine::scheduler::SchedulerConfig::new(std::time::Duration::from_secs(5), None);
+        let config = engine::jobs::scheduler::SchedulerConfig::new(std::time::Duration::from_secs(5), None);
         let later = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(6);
-        let pass = e.scheduler_pass(&config, later).await.unwrap();
+        let pass = e.jobs().scheduler_pass(&config, later).await.unwrap();
         assert!(pass.expiries >= 1, "{name}: {pass:?}");
         assert_eq!(of_period().await, 0, "{name}: every key of the archived period is gone");
         let top = e.reads().top(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 3).await.unwrap();

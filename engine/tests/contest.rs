@@ -167,13 +167,13 @@ async fn no_public_read_changes_after_a_public_freeze_until_the_reveal() {
 
             write_after_freeze(e, &b, &period).await;
             assert_eq!(public_answers(e, &b, &period, true).await, before, "{name}/{policy:?}: after writes");
-            e.reconcile_once().await.unwrap();
+            e.jobs().reconcile_once().await.unwrap();
             assert_eq!(public_answers(e, &b, &period, true).await, before, "{name}/{policy:?}: reconciled");
 
             // Redis loses everything: the reconciler puts the public view back from the ledger,
             // and the live ranking is levelled beside it.
             p.cleanup().await;
-            e.reconcile_once().await.unwrap();
+            e.jobs().reconcile_once().await.unwrap();
             assert_eq!(
                 public_answers(e, &b, &period, true).await,
                 before,
@@ -482,7 +482,7 @@ async fn a_member_hidden_during_a_public_freeze_leaves_the_public_view_at_once()
         );
         // The view in Redis is the ledger's: a reconciler pass, even after Redis lost it all, keeps it.
         p.cleanup().await;
-        e.reconcile_once().await.unwrap();
+        e.jobs().reconcile_once().await.unwrap();
         let public =
             e.reads().top(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 10).await.unwrap();
         assert_eq!(members_of(&public), shown, "{name}: after Redis lost all");

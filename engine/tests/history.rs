@@ -239,7 +239,7 @@ async fn last_periods_and_past_results_come_from_the_standings_once_settled() {
     each_store(async |name, e, _| {
         // A long grace keeps last week open for writes, so it can be settled here.
         let b = prized_board("hist-past", TiePolicy::Shared, 30 * 24 * 3600);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let now = jiff::Timestamp::now();
         let last_week = now.checked_sub(jiff::SignedDuration::from_hours(7 * 24)).unwrap();
         let at = |event: &str, member: &str, delta: i64, occurred_at| Write {

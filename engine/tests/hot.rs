@@ -622,13 +622,13 @@ async fn a_slug_names_one_board_of_either_kind() {
             unit: domain::Unit::Points,
         };
         assert!(
-            matches!(e.create_board(&periodic).await, Err(engine::EngineError::BoardExists(_))),
+            matches!(e.boards().create_board(&periodic).await, Err(engine::EngineError::BoardExists(_))),
             "{}",
             ledger.name
         );
         let periodic =
             domain::Board { slug: BoardSlug::parse(unique("w").replace('_', "-")).unwrap(), ..periodic };
-        e.create_board(&periodic).await.unwrap();
+        e.boards().create_board(&periodic).await.unwrap();
         let clash = HotBoard { slug: periodic.slug.clone(), ..hot.clone() };
         assert!(
             matches!(e.hot().create_board(&clash).await, Err(engine::EngineError::BoardExists(_))),

@@ -15,7 +15,7 @@ use common::{TestProjection, each_store, point, prized_board};
 use domain::TiePolicy;
 use domain::write::{Change, Outcome, Write};
 use engine::Engine;
-use engine::scheduler::SchedulerConfig;
+use engine::jobs::scheduler::SchedulerConfig;
 use sqlx::Connection;
 use std::time::Duration;
 
@@ -39,7 +39,7 @@ async fn under_the_ledger(url: &str, sql: &str) {
 async fn writes_no_period_can_hold_are_refused_and_store_nothing() {
     each_store(async |name: &str, e: &Engine, _p: &TestProjection| {
         let b = prized_board("junk", TiePolicy::Shared, 60);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         // The dates and the delta a fuzzer got accepted as `late` (issue: years 254, 301, 1887,
         // 0001-01-01, the last week of 1969), beside one valid write.
         let writes = [
@@ -113,7 +113,7 @@ async fn a_row_no_job_can_read_leaves_the_scheduler_and_the_reconciler_working()
             let p = TestProjection::new(target.clone());
             let e = common::engine(&t, &p).await;
             let b = prized_board("unreadable", TiePolicy::Shared, 60);
-            e.create_board(&b).await.unwrap();
+            e.boards().create_board(&b).await.unwrap();
             let slug = b.slug.as_str();
 
             // A period that ended last week (its write recorded while it was open) and the current one.
@@ -152,12 +152,12 @@ async fn a_row_no_job_can_read_leaves_the_scheduler_and_the_reconciler_working()
 
             // The scheduler freezes the period that is due, past the row it cannot read.
             let config = SchedulerConfig::new(Duration::from_secs(1), None);
-            let report = e.scheduler_pass(&config, jiff::Timestamp::now()).await.unwrap();
+            let report = e.jobs().scheduler_pass(&config, jiff::Timestamp::now()).await.unwrap();
             assert_eq!(report.frozen, vec![(b.slug.clone(), ended)], "{name}: {report:?}");
             // The reconciler levels the other periods after Redis lost them.
             p.cleanup().await;
             assert!(p.keys().await.is_empty(), "{name}: keys gone");
-            let levelled = e.reconcile_once().await.unwrap();
+            let levelled = e.jobs().reconcile_once().await.unwrap();
             assert!(levelled.periods_levelled >= 1, "{name}: {levelled:?}");
             let top = e
                 .reads()
@@ -171,7 +171,7 @@ async fn a_row_no_job_can_read_leaves_the_scheduler_and_the_reconciler_working()
             let periods: Vec<_> =
                 e.reads().periods(&b.slug).await.unwrap().into_iter().map(|p| p.period).collect();
             assert_eq!(periods, [current, ended], "{name}");
-            e.reconcile_once().await.unwrap();
+            e.jobs().reconcile_once().await.unwrap();
             let metrics = e.metrics().render();
             assert!(metrics.contains("laurel_invalid_rows_total{job=\"scheduler\"} 1"), "{name}: {metrics}");
             assert!(metrics.contains("laurel_invalid_rows_total{job=\"reconciler\"} 1"), "{name}: {metrics}");

@@ -30,7 +30,7 @@ fn point_at(event: &str, member: &str, delta: i64, at: Timestamp) -> Write {
 /// 12 revoked now), eve 8, fay 1. Answers the board, the period and the instants.
 async fn race(e: &Engine, tag: &str) -> (Board, String, impl Fn(i64) -> Timestamp) {
     let b = common::prized_board(tag, TiePolicy::Shared, 60);
-    e.create_board(&b).await.unwrap();
+    e.boards().create_board(&b).await.unwrap();
     let start = b.period_at(Timestamp::now()).span(&b.zone).start.as_microsecond();
     let now = Timestamp::now().as_microsecond();
     // Inside the period and in the past, whenever the test runs.

@@ -26,9 +26,9 @@ use domain::lifecycle::{State, Transition};
 use domain::settlement::{FinalTotal, canonical_text, standings};
 use domain::write::{Outcome, Write};
 use domain::{Board, EventId, MemberId, TiePolicy};
+use engine::jobs::scheduler::SchedulerConfig;
 use engine::ledger::audit::AuditFilter;
 use engine::lifecycle::Correction;
-use engine::scheduler::SchedulerConfig;
 use engine::{Engine, EngineError};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
@@ -47,7 +47,7 @@ fn id(e: &str) -> EventId {
 
 async fn setup(e: &Engine, policy: TiePolicy, writes: &[Write]) -> (Board, String) {
     let b = board(policy);
-    e.create_board(&b).await.unwrap();
+    e.boards().create_board(&b).await.unwrap();
     let out = e.writes().record(&b, writes).await.unwrap();
     assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied), "{out:?}");
     let period = b.period_at(jiff::Timestamp::now()).to_string();
@@ -157,9 +157,10 @@ async fn a_full_week_from_writes_to_archive() {
         let config = SchedulerConfig::new(Duration::from_secs(5), None);
         let key = b.period_at(jiff::Timestamp::now());
         let closes = key.span(&b.zone).end + jiff::SignedDuration::from_secs(b.freeze_grace_seconds);
-        let early = e.scheduler_pass(&config, closes - jiff::SignedDuration::from_secs(1)).await.unwrap();
+        let early =
+            e.jobs().scheduler_pass(&config, closes - jiff::SignedDuration::from_secs(1)).await.unwrap();
         assert!(early.frozen.is_empty(), "{name}: {early:?}");
-        let pass = e.scheduler_pass(&config, closes).await.unwrap();
+        let pass = e.jobs().scheduler_pass(&config, closes).await.unwrap();
         assert_eq!(pass.frozen, vec![(b.slug.clone(), key)], "{name}");
         // A freeze repeated by hand answers the same period.
         let frozen = e
@@ -549,7 +550,8 @@ async fn a_projection_lost_after_freeze_changes_nothing_in_the_settlement() {
             .unwrap();
         p.cleanup().await;
         assert_eq!(
-            e.rebuild(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin")
+            e.jobs()
+                .rebuild(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin")
                 .await
                 .unwrap()
                 .members,
@@ -672,7 +674,7 @@ async fn stored_standings_equal_the_domain_standings_under_both_tie_policies() {
                 Prize { from_rank: 2, to_rank: 60, prize: "pin, 'x'".into() },
                 Prize { from_rank: 61, to_rank: 61, prize: "NULL".into() },
             ];
-            e.create_board(&b).await.unwrap();
+            e.boards().create_board(&b).await.unwrap();
             // Member ids whose byte order differs from a locale's order (case, punctuation,
             // digits, prefixes), and five point values: ties of about 50 members each.
             let starts = ["A", "a", "Z", "z", "_", "-", ".", ":", "@", "0", "9", "NULL", "m", "M"];
@@ -759,7 +761,7 @@ async fn standings_read_across_blocks_as_one_list() {
             Prize { from_rank: 1, to_rank: 3, prize: "gold \"1\" \\ \u{e9}\n{a,b}".into() },
             Prize { from_rank: 4, to_rank: 20, prize: "null".into() },
         ];
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         // Points in runs of ties that end on, before and after block boundaries.
         let writes: Vec<Write> =
             (0..100).map(|i| point(&format!("s{i}"), &format!("u{i:03}"), 40 - (i as i64 * 3) / 7)).collect();

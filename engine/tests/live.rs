@@ -98,7 +98,7 @@ async fn setup(target: engine::redis::RedisTarget) -> (TestLedger, TestProjectio
     let projection = TestProjection::new(target);
     let e = engine(&ledger, &projection).await;
     let b = board(TiePolicy::Shared);
-    e.create_board(&b).await.unwrap();
+    e.boards().create_board(&b).await.unwrap();
     let period = b.period_at(jiff::Timestamp::now());
     (ledger, projection, e, b, period)
 }
@@ -325,7 +325,7 @@ async fn a_write_on_one_engine_reaches_the_subscribers_of_another_through_redis(
         // Another process: its own Redis connections and streams, the same ledger and prefix.
         let b_engine = another_instance(&ledger, &projection);
         let b = board(TiePolicy::FirstReached);
-        a.create_board(&b).await.unwrap();
+        a.boards().create_board(&b).await.unwrap();
         let key = b.period_at(jiff::Timestamp::now()).to_string();
         let mut subs = Vec::new();
         for _ in 0..3 {
@@ -450,7 +450,7 @@ async fn a_public_freeze_stops_public_pushes_until_each_reveal_step() {
 async fn segment_setup(e: &Engine) -> (Board, String) {
     let mut b = board(TiePolicy::Shared);
     b.segments = vec!["province".into()];
-    e.create_board(&b).await.unwrap();
+    e.boards().create_board(&b).await.unwrap();
     let province = |id: &str, member: &str, delta, value: &str| Write {
         segments: [("province".to_string(), value.to_string())].into_iter().collect(),
         ..point(id, member, delta)

@@ -67,7 +67,7 @@ async fn each_store(test: impl AsyncFn(&str, &Engine)) {
 /// zj: u1 50, u2 30, u5 30 (u2 first); js: u3 40, u4 20. c1: u1 50, u3 40; c2: u2 30, u5 30.
 /// u4 holds no class.
 async fn setup(e: &Engine, b: &Board) {
-    e.create_board(b).await.unwrap();
+    e.boards().create_board(b).await.unwrap();
     let writes = [
         event("e1", "u1", 50, &[("class", "c1"), ("province", "zj")]),
         event("e2", "u2", 30, &[("province", "zj"), ("class", "c2")]),

@@ -30,7 +30,7 @@ fn m(id: &str) -> MemberId {
 /// list by member id descending).
 async fn setup(e: &Engine, policy: TiePolicy) -> (Board, String) {
     let b = board(policy);
-    e.create_board(&b).await.unwrap();
+    e.boards().create_board(&b).await.unwrap();
     let writes = [point("e1", "u1", 50), point("e2", "u2", 30), point("e3", "u3", 30), point("e4", "u4", 10)];
     let out = e.writes().record(&b, &writes).await.unwrap();
     assert!(out.iter().all(|r| r.recorded.outcome == Outcome::Applied && r.projected), "{out:?}");
@@ -228,7 +228,11 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
             .await
             .unwrap();
         assert_eq!((admin.hidden, admin.points, admin.view.entries.len()), (true, Some(60), 3), "{name}");
-        assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{name}: the projection is level");
+        assert_eq!(
+            e.jobs().reconcile_once().await.unwrap().periods_levelled,
+            0,
+            "{name}: the projection is level"
+        );
 
         // Unhide: back, with the total including what was written while hidden.
         let shown = e
@@ -305,7 +309,7 @@ async fn a_hidden_member_leaves_every_public_view_and_comes_back_with_its_total(
             ),
             "{name}"
         );
-        assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{name}");
+        assert_eq!(e.jobs().reconcile_once().await.unwrap().periods_levelled, 0, "{name}");
 
         // Every change is audited with its actor, reason and before/after; repeats are not.
         let filter =
@@ -377,7 +381,8 @@ async fn replays_rebuilds_and_the_reconciler_keep_a_hidden_member_hidden() {
         // The keys are lost; a rebuild keeps u2 out and its version in: the reconciler is level.
         p.cleanup().await;
         assert_eq!(
-            e.rebuild(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin")
+            e.jobs()
+                .rebuild(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), "admin")
                 .await
                 .unwrap()
                 .members,
@@ -385,15 +390,19 @@ async fn replays_rebuilds_and_the_reconciler_keep_a_hidden_member_hidden() {
             "{name}"
         );
         assert_eq!(ranked().await, expected, "{name}: after a rebuild");
-        assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{name}: level after a rebuild");
+        assert_eq!(
+            e.jobs().reconcile_once().await.unwrap().periods_levelled,
+            0,
+            "{name}: level after a rebuild"
+        );
         assert!(!e.projection().project(&b.slug, &key, &visible_u2).await.unwrap(), "{name}");
 
         // The keys are lost again and nobody rebuilds: the reconciler levels once, and stays level.
         p.cleanup().await;
-        let report = e.reconcile_once().await.unwrap();
+        let report = e.jobs().reconcile_once().await.unwrap();
         assert_eq!((report.periods_levelled, report.members_levelled), (1, 4), "{name}");
         assert_eq!(ranked().await, expected, "{name}: after the reconciler");
-        assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{name}: no endless repair");
+        assert_eq!(e.jobs().reconcile_once().await.unwrap().periods_levelled, 0, "{name}: no endless repair");
 
         // The audit trail names the rebuild, with the hidden member it kept out.
         let filter = AuditFilter {
@@ -639,7 +648,7 @@ async fn a_hide_while_redis_is_away_is_levelled_by_the_reconciler() {
             redis.restart();
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
             loop {
-                if e.reconcile_once().await.is_ok()
+                if e.jobs().reconcile_once().await.is_ok()
                     && let Ok(page) = e
                         .reads()
                         .ranking_page(&e.reads().scope(&b.slug, Some(&period)).await.unwrap(), 0, 10)
@@ -653,7 +662,7 @@ async fn a_hide_while_redis_is_away_is_levelled_by_the_reconciler() {
                 assert!(std::time::Instant::now() < deadline, "{}: not levelled after 20 s", t.name);
                 tokio::time::sleep(std::time::Duration::from_millis(100)).await;
             }
-            assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{}", t.name);
+            assert_eq!(e.jobs().reconcile_once().await.unwrap().periods_levelled, 0, "{}", t.name);
             assert_absent(&e, &b, &period, "u2", t.name).await;
             drop(redis);
         }

@@ -67,7 +67,7 @@ async fn boards_stay_readable_from_the_ledger_while_redis_is_down() {
             let e = Engine::from_parts(t.ledger.clone(), projection);
             for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {
                 let b = prized_board("down", policy, 60);
-                e.create_board(&b).await.unwrap();
+                e.boards().create_board(&b).await.unwrap();
                 // Ties (u2 and u3 at 20; u1 and u5 at 30), a hidden member and a negative total.
                 let writes = [("u1", 30), ("u2", 20), ("u3", 20), ("u4", -5), ("u5", 30), ("u6", 99)];
                 for (i, (member, delta)) in writes.iter().enumerate() {
@@ -111,7 +111,7 @@ async fn boards_stay_readable_from_the_ledger_while_redis_is_down() {
                 redis.restart();
                 let levelled = async {
                     for _ in 0..50 {
-                        if e.reconcile_once().await.is_ok_and(|r| r.periods_failed == 0) {
+                        if e.jobs().reconcile_once().await.is_ok_and(|r| r.periods_failed == 0) {
                             tokio::time::sleep(Duration::from_millis(1100)).await;
                             let (_, sources) = live_reads(&e, &b).await;
                             if sources.iter().all(|s| *s == ReadSource::Redis) {
@@ -146,7 +146,7 @@ async fn a_full_redis_is_reported_and_writes_still_reach_the_ledger_then_the_ran
     t.ledger.migrate().await.unwrap();
     let e = Engine::from_parts(t.ledger.clone(), projection);
     let b = prized_board("full", TiePolicy::Shared, 60);
-    e.create_board(&b).await.unwrap();
+    e.boards().create_board(&b).await.unwrap();
     e.writes().record(&b, &[point("e1", "u1", 30)]).await.unwrap();
     assert_eq!(e.readiness().await.redis_full, None);
 
@@ -158,7 +158,7 @@ async fn a_full_redis_is_reported_and_writes_still_reach_the_ledger_then_the_ran
     assert!(ready.is_ready(), "a full Redis still serves");
     assert!(ready.redis_full.as_deref().is_some_and(|f| f.contains("maxmemory 1")), "{ready:?}");
     // The console's "needs attention" says it too.
-    let attention = e.attention(jiff::Timestamp::now()).await.unwrap();
+    let attention = e.boards().attention(jiff::Timestamp::now()).await.unwrap();
     assert!(attention.redis_full.as_deref().is_some_and(|f| f.contains("maxmemory 1")), "{attention:?}");
     // Redis refuses the projection; the ledger has the write.
     let written = e.writes().record(&b, &[point("e2", "u2", 40)]).await.unwrap();
@@ -169,12 +169,12 @@ async fn a_full_redis_is_reported_and_writes_still_reach_the_ledger_then_the_ran
     // Room again: the reconciler levels the ranking from the ledger.
     config("0").exec_async(&mut admin).await.unwrap();
     tokio::time::sleep(Duration::from_millis(1100)).await; // past the projection's pause
-    e.reconcile_once().await.unwrap();
+    e.jobs().reconcile_once().await.unwrap();
     tokio::time::sleep(Duration::from_millis(1100)).await; // past the read caches
     let page = e.reads().ranking_page(&e.reads().scope(&b.slug, None).await.unwrap(), 0, 10).await.unwrap();
     let members: Vec<&str> = page.entries.iter().map(|en| en.member.as_str()).collect();
     assert_eq!(members, ["u2", "u1"]);
     assert_eq!(e.readiness().await.redis_full, None);
-    assert_eq!(e.attention(jiff::Timestamp::now()).await.unwrap().redis_full, None);
+    assert_eq!(e.boards().attention(jiff::Timestamp::now()).await.unwrap().redis_full, None);
     t.drop_db().await;
 }

@@ -495,7 +495,7 @@ async fn a_settled_preview_reads_the_stored_standings_and_answers_as_the_frozen_
     common::each_store(async |name, e, _| {
         for policy in [TiePolicy::Shared, TiePolicy::FirstReached] {
             let b = common::prized_board("pvst", policy, 60);
-            e.create_board(&b).await.unwrap();
+            e.boards().create_board(&b).await.unwrap();
             let writes: Vec<_> = (0..40)
                 .map(|i| point(&format!("e{i}"), &format!("u{i}"), ((i * 7) % 5) as i64 * 10 + 10))
                 .collect();

@@ -67,7 +67,7 @@ fn phases(ctx: &str, readings: &[Report]) -> Vec<(&'static str, &'static str, Op
 /// A prized board whose current period holds MEMBERS members with distinct points.
 async fn crowded(e: &Engine, tag: &str) -> (Board, String) {
     let b = prized_board(tag, TiePolicy::FirstReached, 60);
-    e.create_board(&b).await.unwrap();
+    e.boards().create_board(&b).await.unwrap();
     let writes: Vec<Write> =
         (0..MEMBERS).map(|i| point(&format!("p{i}"), &format!("m{i:05}"), i as i64 + 1)).collect();
     for batch in writes.chunks(500) {
@@ -101,6 +101,7 @@ async fn long_work_reports_true_counts_to_the_end() {
             // A rebuild in pages of 100 ranked members.
             let (progress, seen) = recorded();
             let report = e
+                .jobs()
                 .rebuild_with_progress(
                     &e.reads().scope(&b.slug, Some(&key)).await.unwrap(),
                     "admin",
@@ -172,6 +173,7 @@ async fn long_work_reports_true_counts_to_the_end() {
             // The export: read, then written with its rows counted as they are serialised.
             let (progress, seen) = recorded();
             let export = e
+                .transfer()
                 .export_period_with_progress(&e.reads().scope(&b.slug, Some(&key)).await.unwrap(), &progress)
                 .await
                 .unwrap();
@@ -200,7 +202,7 @@ async fn long_work_reports_true_counts_to_the_end() {
             let tp = TestProjection::new(target.clone());
             let dest = engine(&target_ledger, &tp).await;
             let (progress, seen) = recorded();
-            let imported = dest.import_period_with_progress(&export, &progress).await.unwrap();
+            let imported = dest.transfer().import_period_with_progress(&export, &progress).await.unwrap();
             assert!(imported.projected, "{ctx}");
             assert_eq!(imported.digest, s.digest, "{ctx}");
             let readings = seen.lock().unwrap().clone();

@@ -81,7 +81,7 @@ proptest! {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(each_redis(async |name, e| {
             let b = board(TiePolicy::Shared);
-            e.create_board(&b).await.unwrap();
+            e.boards().create_board(&b).await.unwrap();
             for (i, s) in scores.iter().enumerate() {
                 put(e, &b, &format!("m{i:03}"), *s, 1).await;
             }
@@ -118,7 +118,7 @@ proptest! {
 async fn snapshot_pages_stay_put_while_live_pages_drift() {
     each_redis(async |name, e| {
         let b = board(TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         for i in 0..30 {
             record(e, &b, &format!("e{i}"), &format!("m{i:02}"), 100 + i).await;
         }
@@ -173,7 +173,7 @@ async fn snapshot_pages_stay_put_while_live_pages_drift() {
 async fn around_me_starts_at_rank_one_for_the_leader_and_refuses_absent_members() {
     each_redis(async |name, e| {
         let b = board(TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         for (m, p) in [("a", 100), ("b", 90), ("c", 90), ("d", 80), ("e", 70)] {
             put(e, &b, m, p, 1).await;
         }
@@ -239,7 +239,7 @@ async fn around_me_starts_at_rank_one_for_the_leader_and_refuses_absent_members(
 async fn under_first_reached_equal_points_are_never_tied() {
     each_redis(async |name, e| {
         let b = board(TiePolicy::FirstReached);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         // a reaches 90 first, then b; c trails.
         for (event, member, delta) in [("e1", "a", 90), ("e2", "b", 90), ("e3", "c", 10)] {
             record(e, &b, event, member, delta).await;
@@ -267,7 +267,7 @@ async fn under_first_reached_equal_points_are_never_tied() {
 async fn around_me_is_consistent_while_writes_continue() {
     each_redis(async |name, e| {
         let b = board(TiePolicy::FirstReached);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         for i in 0..40 {
             put(e, &b, &format!("m{i:02}"), i * 3, 1).await;
         }
@@ -302,7 +302,7 @@ async fn why_this_score_lists_the_members_entries_newest_first() {
         let p = TestProjection::new(target);
         let e = engine(&t, &p).await;
         let b = board(TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let writes: Vec<Write> = (0..5)
             .map(|i| Write {
                 member: MemberId::parse("u1").unwrap(),
@@ -346,7 +346,7 @@ async fn a_profile_written_through_the_engine_shows_at_once_in_around_me() {
         let p = TestProjection::new(target);
         let e = engine(&t, &p).await;
         let b = board(TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         for (m, points) in [("a", 100), ("b", 90), ("c", 80)] {
             put(&e, &b, m, points, 1).await;
         }
@@ -410,7 +410,7 @@ fn avatars_of(entries: &[domain::view::Entry]) -> Vec<(String, Option<String>)> 
 async fn a_profile_s_avatar_shows_on_ranking_entries_until_a_profile_without_one_replaces_it() {
     each_store(async |name, e, _| {
         let b = board(TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         for (m, points) in [("a", 100), ("b", 90), ("c", 80)] {
             put(e, &b, m, points, 1).await;
         }
@@ -458,7 +458,7 @@ async fn a_profile_s_avatar_shows_on_ranking_entries_until_a_profile_without_one
 async fn a_cached_top_page_is_shared_for_its_second_and_a_transition_drops_it() {
     each_redis(async |name, e| {
         let b = board(TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         for (m, points) in [("a", 100), ("b", 90), ("c", 80)] {
             put(e, &b, m, points, 1).await;
         }
@@ -510,7 +510,7 @@ async fn find_me_by_name_reads_a_bounded_range_of_names_and_keeps_the_ranked_mem
         let p = TestProjection::new(target.clone());
         let e = engine(&t, &p).await;
         let b = board(TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let tag = unique("n").replace('_', "");
         let now = jiff::Timestamp::now();
         let people = [

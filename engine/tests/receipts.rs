@@ -85,7 +85,7 @@ async fn a_receipt_of_revision_1_still_verifies_after_revision_3_with_the_chain(
         );
 
         // The export carries each revision's root and link, and verifies offline.
-        let export = e.export_period(&scope).await.unwrap();
+        let export = e.transfer().export_period(&scope).await.unwrap();
         assert_eq!(export.settlement.merkle_root.as_ref(), Some(&latest.root), "{name}");
         assert_eq!(export.settlement.link.as_ref(), Some(&latest.chain[0].link), "{name}");
         let report = verify_export(&serde_json::to_value(&export).unwrap());
@@ -110,8 +110,9 @@ async fn a_receipt_of_revision_1_still_verifies_after_revision_3_with_the_chain(
         let hidden = receipt(&fresh, &b, &period, 4, "u4").await;
         assert!(hidden.absence.is_some(), "{name}: a hidden member has no standing");
         let scope = fresh.reads().scope(&b.slug, Some(&period)).await.unwrap();
-        let report =
-            verify_export(&serde_json::to_value(fresh.export_period(&scope).await.unwrap()).unwrap());
+        let report = verify_export(
+            &serde_json::to_value(fresh.transfer().export_period(&scope).await.unwrap()).unwrap(),
+        );
         assert!(report.ok(), "{name}: {report:?}");
     })
     .await;

@@ -543,7 +543,7 @@ async fn a_re_settlement_keeps_the_prize_table_the_period_was_settled_with() {
         settle(e, &b, &period).await;
         let platinum = vec![domain::board::Prize { from_rank: 1, to_rank: 5, prize: "platinum".into() }];
         let settings = domain::board::BoardSettings::check(&b.title, Some(60), None, platinum, None).unwrap();
-        e.edit_board(&b.slug, &settings, "admin:ann").await.unwrap();
+        e.boards().edit_board(&b.slug, &settings, "admin:ann").await.unwrap();
 
         let changes = vec![PreviewChange::Revoke(ev("e1"))];
         let preview = e

@@ -141,7 +141,7 @@ impl Stores {
 /// Creates `b`, writes `points` for members m00, m01, … in a week two weeks ago and freezes that
 /// period.
 async fn frozen(e: &Engine, b: &Board, points: &[i64]) -> PeriodKey {
-    e.create_board(b).await.unwrap();
+    e.boards().create_board(b).await.unwrap();
     let at = jiff::Timestamp::now().checked_sub(jiff::SignedDuration::from_hours(14 * 24)).unwrap();
     let writes: Vec<Write> = points
         .iter()

@@ -20,10 +20,10 @@ use domain::view::{AuditEntry, ReadSource};
 use domain::write::{Change, Outcome, Write};
 use domain::{Board, BoardSlug, Cadence, EventId, MemberId, Operator, PeriodKey, ScoreCodec, TiePolicy};
 use engine::Engine;
+use engine::jobs::scheduler::{LEASE, PassReport, SchedulerConfig};
 use engine::ledger::audit::AuditFilter;
 use engine::ledger::{Lease, Ledger};
 use engine::redis::ProjectedTotal;
-use engine::scheduler::{LEASE, PassReport, SchedulerConfig};
 use jiff::{SignedDuration, Timestamp};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -123,7 +123,7 @@ async fn each_ledger(test: impl AsyncFn(&str, &Engine)) {
 async fn iso_week_53_freezes_exactly_at_its_end_plus_grace_and_later_writes_are_late() {
     each_ledger(async |ctx, e| {
         let b = board("Asia/Shanghai", Cadence::Weekly);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let w53 = PeriodKey::parse("2026-W53").unwrap();
         let end = w53.span(&b.zone).end;
         assert_eq!(end, ts("2027-01-04T00:00:00+08:00"));
@@ -135,11 +135,11 @@ async fn iso_week_53_freezes_exactly_at_its_end_plus_grace_and_later_writes_are_
         let config = config();
 
         let closes_at = end + secs(GRACE);
-        let early = e.scheduler_pass(&config, closes_at - secs(1)).await.unwrap();
+        let early = e.jobs().scheduler_pass(&config, closes_at - secs(1)).await.unwrap();
         assert!(early.frozen.is_empty(), "{ctx}: {early:?}");
         assert_eq!(state(e, &b, w53).await, State::Open, "{ctx}");
 
-        let due = e.scheduler_pass(&config, closes_at).await.unwrap();
+        let due = e.jobs().scheduler_pass(&config, closes_at).await.unwrap();
         assert_eq!(due.frozen, vec![(b.slug.clone(), w53)], "{ctx}");
         assert_eq!(state(e, &b, w53).await, State::Frozen, "{ctx}");
         let rows = audit_rows(e, &b, "freeze").await;
@@ -164,7 +164,7 @@ async fn iso_week_53_freezes_exactly_at_its_end_plus_grace_and_later_writes_are_
 async fn a_dst_week_of_169_hours_freezes_at_its_real_end() {
     each_ledger(async |ctx, e| {
         let b = board("America/New_York", Cadence::Weekly);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         // Clocks go back on Sunday 2026-11-01: that ISO week is one hour longer.
         let week = b.period_at(ts("2026-10-30T12:00:00-04:00"));
         assert_eq!(week.to_string(), "2026-W44");
@@ -179,12 +179,15 @@ async fn a_dst_week_of_169_hours_freezes_at_its_real_end() {
 
         // A week counted as 7 × 24 h would have ended an hour ago here.
         let naive = span.start + SignedDuration::from_hours(168) + secs(GRACE);
-        assert!(e.scheduler_pass(&config, naive).await.unwrap().frozen.is_empty(), "{ctx}");
+        assert!(e.jobs().scheduler_pass(&config, naive).await.unwrap().frozen.is_empty(), "{ctx}");
         let closes_at = span.end + secs(GRACE);
-        assert!(e.scheduler_pass(&config, closes_at - secs(1)).await.unwrap().frozen.is_empty(), "{ctx}");
+        assert!(
+            e.jobs().scheduler_pass(&config, closes_at - secs(1)).await.unwrap().frozen.is_empty(),
+            "{ctx}"
+        );
         assert_eq!(state(e, &b, week).await, State::Open, "{ctx}");
 
-        let due = e.scheduler_pass(&config, closes_at).await.unwrap();
+        let due = e.jobs().scheduler_pass(&config, closes_at).await.unwrap();
         assert_eq!(due.frozen, vec![(b.slug.clone(), week)], "{ctx}");
         assert_eq!(state(e, &b, week).await, State::Frozen, "{ctx}");
     })
@@ -195,7 +198,7 @@ async fn a_dst_week_of_169_hours_freezes_at_its_real_end() {
 async fn one_pass_after_downtime_freezes_every_ended_period_and_a_repeat_changes_nothing() {
     each_ledger(async |ctx, e| {
         let b = board("UTC", Cadence::Weekly);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let ended: Vec<PeriodKey> =
             ["2026-W30", "2026-W31", "2026-W32"].iter().map(|p| PeriodKey::parse(p).unwrap()).collect();
         for (i, period) in ended.iter().enumerate() {
@@ -211,7 +214,7 @@ async fn one_pass_after_downtime_freezes_every_ended_period_and_a_repeat_changes
         );
         let config = config();
 
-        let first = e.scheduler_pass(&config, now).await.unwrap();
+        let first = e.jobs().scheduler_pass(&config, now).await.unwrap();
         let mut frozen: Vec<PeriodKey> = first.frozen.iter().map(|(_, p)| *p).collect();
         frozen.sort();
         assert_eq!(frozen, ended, "{ctx}");
@@ -221,7 +224,7 @@ async fn one_pass_after_downtime_freezes_every_ended_period_and_a_repeat_changes
         }
         assert_eq!(state(e, &b, current).await, State::Open, "{ctx}");
 
-        let again = e.scheduler_pass(&config, now + SignedDuration::from_hours(1)).await.unwrap();
+        let again = e.jobs().scheduler_pass(&config, now + SignedDuration::from_hours(1)).await.unwrap();
         assert_eq!(again, PassReport::default(), "{ctx}");
         let rows = audit_rows(e, &b, "freeze").await;
         assert_eq!(rows.len(), 3, "{ctx}: one audit row per period, not per pass");
@@ -277,7 +280,7 @@ async fn settled_periods_archive_after_the_configured_time_and_their_keys_get_an
         let e = engine(&t, &p).await;
         let ctx = t.name;
         let b = board("UTC", Cadence::Daily);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let day = PeriodKey::parse("2026-09-10").unwrap();
         let inside = ts("2026-09-10T08:00:00Z");
         assert_eq!(write_at(&e, &b, "d-1", "u1", inside).await, Outcome::Applied);
@@ -286,16 +289,16 @@ async fn settled_periods_archive_after_the_configured_time_and_their_keys_get_an
         config.archive_after = Some(Duration::from_secs(7 * 24 * 3600));
 
         let closes_at = day.span(&b.zone).end + secs(GRACE);
-        assert_eq!(e.scheduler_pass(&config, closes_at).await.unwrap().frozen.len(), 1, "{ctx}");
+        assert_eq!(e.jobs().scheduler_pass(&config, closes_at).await.unwrap().frozen.len(), 1, "{ctx}");
         e.lifecycle().settle(&b, day, "admin").await.unwrap();
         let settled = e.ledger().periods_changed(State::Settled, None, Timestamp::MAX).await.unwrap();
         let settled_at = settled.rows.iter().find(|s| s.board == b.slug).unwrap().changed_at.unwrap();
 
         let archive_at = settled_at + SignedDuration::from_hours(7 * 24);
-        let early = e.scheduler_pass(&config, archive_at - secs(1)).await.unwrap();
+        let early = e.jobs().scheduler_pass(&config, archive_at - secs(1)).await.unwrap();
         assert!(early.archived.is_empty(), "{ctx}: {early:?}");
         assert_eq!(state(&e, &b, day).await, State::Settled);
-        let due = e.scheduler_pass(&config, archive_at).await.unwrap();
+        let due = e.jobs().scheduler_pass(&config, archive_at).await.unwrap();
         assert_eq!(due.archived, vec![(b.slug.clone(), day)], "{ctx}");
         assert_eq!(state(&e, &b, day).await, State::Archived);
         assert!(due.expiries >= 1, "{ctx}: {due:?}");
@@ -310,7 +313,7 @@ async fn settled_periods_archive_after_the_configured_time_and_their_keys_get_an
         project_without_expiry(&e, &p, &b, day).await;
         let before = key_ttls(&p, &b, day).await;
         assert!(!before.is_empty() && before.iter().all(|(_, ttl)| *ttl == -1), "{ctx}: {before:?}");
-        let healed = e.scheduler_pass(&config, archive_at + secs(5)).await.unwrap();
+        let healed = e.jobs().scheduler_pass(&config, archive_at + secs(5)).await.unwrap();
         assert!(healed.expiries >= 1 && healed.archived.is_empty(), "{ctx}: {healed:?}");
         let after = key_ttls(&p, &b, day).await;
         assert!(after.iter().all(|(_, ttl)| *ttl > 0), "{ctx}: {after:?}");
@@ -362,7 +365,7 @@ async fn a_lease_is_renewed_by_its_holder_and_taken_over_only_after_it_expires()
 async fn a_pass_under_a_lost_lease_changes_nothing() {
     each_ledger(async |ctx, e| {
         let b = board("UTC", Cadence::Weekly);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let period = PeriodKey::parse("2026-W30").unwrap();
         write_at(e, &b, "fenced", "u1", period.span(&b.zone).start + secs(3600)).await;
         let (stale, current) = (config(), config());
@@ -373,11 +376,11 @@ async fn a_pass_under_a_lost_lease_changes_nothing() {
             e.ledger().acquire_lease(LEASE, &current.holder, hour, t0 + secs(3600)).await.unwrap().unwrap();
         assert!(new.token > old.token);
 
-        let fenced = e.fenced_scheduler_pass(&stale, old.token, t0 + secs(3600)).await.unwrap();
+        let fenced = e.jobs().fenced_scheduler_pass(&stale, old.token, t0 + secs(3600)).await.unwrap();
         assert!(fenced.fenced_out && fenced.frozen.is_empty(), "{ctx}: {fenced:?}");
         assert_eq!(state(e, &b, period).await, State::Open, "{ctx}");
 
-        let leader = e.fenced_scheduler_pass(&current, new.token, t0 + secs(3600)).await.unwrap();
+        let leader = e.jobs().fenced_scheduler_pass(&current, new.token, t0 + secs(3600)).await.unwrap();
         assert_eq!(leader.frozen, vec![(b.slug.clone(), period)], "{ctx}");
         assert!(!leader.fenced_out);
     })
@@ -526,7 +529,7 @@ async fn two_schedulers_on_one_ledger_freeze_a_due_period_exactly_once() {
         Engine::from_parts(two.clone(), p.projection.clone()),
     );
     let b = board("Asia/Shanghai", Cadence::Weekly);
-    ea.create_board(&b).await.unwrap();
+    ea.boards().create_board(&b).await.unwrap();
     let period = PeriodKey::parse("2026-W40").unwrap();
     write_at(&ea, &b, "due", "u1", period.span(&b.zone).start + secs(3600)).await;
 
@@ -537,14 +540,14 @@ async fn two_schedulers_on_one_ledger_freeze_a_due_period_exactly_once() {
         (
             ca.holder.clone(),
             stop_a,
-            ea.spawn_scheduler(ca.clone(), async move {
+            ea.jobs().spawn_scheduler(ca.clone(), async move {
                 let _ = stopped_a.await;
             }),
         ),
         (
             cb.holder.clone(),
             stop_b,
-            eb.spawn_scheduler(cb.clone(), async move {
+            eb.jobs().spawn_scheduler(cb.clone(), async move {
                 let _ = stopped_b.await;
             }),
         ),
@@ -586,7 +589,7 @@ async fn two_schedulers_on_one_ledger_freeze_a_due_period_exactly_once() {
 async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last_hour() {
     each_ledger(async |ctx, e| {
         let b = Board { public_freeze_seconds: 3600, ..board("Asia/Shanghai", Cadence::Weekly) };
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let w53 = PeriodKey::parse("2026-W53").unwrap();
         let end = w53.span(&b.zone).end;
         let inside = ts("2026-12-31T20:00:00+08:00");
@@ -595,7 +598,7 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
         let config = config();
         let p = Some("2026-W53");
 
-        let early = e.scheduler_pass(&config, end - secs(3601)).await.unwrap();
+        let early = e.jobs().scheduler_pass(&config, end - secs(3601)).await.unwrap();
         assert!(early.publicly_frozen.is_empty(), "{ctx}: {early:?}");
         assert_eq!(
             e.reads().top(&e.reads().scope(&b.slug, p).await.unwrap(), 10).await.unwrap().frozen_at,
@@ -603,7 +606,7 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
             "{ctx}"
         );
 
-        let due = e.scheduler_pass(&config, end - secs(3600)).await.unwrap();
+        let due = e.jobs().scheduler_pass(&config, end - secs(3600)).await.unwrap();
         assert_eq!(due.publicly_frozen, vec![(b.slug.clone(), w53)], "{ctx}");
         assert_eq!(state(e, &b, w53).await, State::Open, "{ctx}: writes still count");
         let after = e.writes().record(&b, &[point("pf-2", "u2", 50, inside)]).await.unwrap();
@@ -613,7 +616,7 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
         assert_eq!(public.entries.iter().map(|en| en.member.as_str()).collect::<Vec<_>>(), ["u1"], "{ctx}");
 
         // Later passes change nothing, and a revealed period is not frozen again.
-        assert!(e.scheduler_pass(&config, end - secs(60)).await.unwrap().publicly_frozen.is_empty());
+        assert!(e.jobs().scheduler_pass(&config, end - secs(60)).await.unwrap().publicly_frozen.is_empty());
         e.lifecycle()
             .reveal(
                 &e.reads().scope(&b.slug, Some("2026-W53")).await.unwrap(),
@@ -623,7 +626,7 @@ async fn a_board_with_public_freeze_seconds_is_publicly_frozen_once_for_its_last
             )
             .await
             .unwrap();
-        assert!(e.scheduler_pass(&config, end - secs(30)).await.unwrap().publicly_frozen.is_empty());
+        assert!(e.jobs().scheduler_pass(&config, end - secs(30)).await.unwrap().publicly_frozen.is_empty());
         assert_eq!(
             e.reads().top(&e.reads().scope(&b.slug, p).await.unwrap(), 10).await.unwrap().total,
             2,
@@ -665,7 +668,7 @@ async fn a_settled_periods_keys_expire_after_its_ttl_and_reads_then_equal_reads_
             let e = engine(&t, &p).await;
             let ctx = format!("{} on {mode}", t.name);
             let b = Board { ranking_ttl_days: 1, ..board("UTC", Cadence::Daily) };
-            e.create_board(&b).await.unwrap();
+            e.boards().create_board(&b).await.unwrap();
             let day = PeriodKey::parse("2026-09-10").unwrap();
             let inside = ts("2026-09-10T08:00:00Z");
             // u1 15, u2 and u3 tied at 10, u4 5, u5 5: ties across page ends.
@@ -676,7 +679,7 @@ async fn a_settled_periods_keys_expire_after_its_ttl_and_reads_then_equal_reads_
             }
             project_without_expiry(&e, &p, &b, day).await;
             let closes_at = day.span(&b.zone).end + secs(GRACE);
-            assert_eq!(e.scheduler_pass(&config(), closes_at).await.unwrap().frozen.len(), 1, "{ctx}");
+            assert_eq!(e.jobs().scheduler_pass(&config(), closes_at).await.unwrap().frozen.len(), 1, "{ctx}");
             e.lifecycle().settle(&b, day, "admin").await.unwrap();
             let scope = e.reads().scope_of(&b.slug, day).await.unwrap();
             assert_eq!(
@@ -688,7 +691,7 @@ async fn a_settled_periods_keys_expire_after_its_ttl_and_reads_then_equal_reads_
 
             // A pass within the day gives every key of the period an expiry.
             let now = Timestamp::now();
-            let pass = e.scheduler_pass(&config(), now).await.unwrap();
+            let pass = e.jobs().scheduler_pass(&config(), now).await.unwrap();
             assert!(pass.expiries >= 1, "{ctx}: {pass:?}");
             let ttls = key_ttls(&p, &b, day).await;
             assert!(!ttls.is_empty() && ttls.iter().all(|(_, ttl)| *ttl > 0), "{ctx}: {ttls:?}");
@@ -697,8 +700,8 @@ async fn a_settled_periods_keys_expire_after_its_ttl_and_reads_then_equal_reads_
             // The setting is changed to 0 days: the next pass, past the grace, unlinks the keys.
             let settings =
                 domain::board::BoardSettings { ranking_ttl_days: 0, ..domain::board::BoardSettings::of(&b) };
-            e.edit_board(&b.slug, &settings, "admin").await.unwrap();
-            let pass = e.scheduler_pass(&config(), Timestamp::now() + secs(10)).await.unwrap();
+            e.boards().edit_board(&b.slug, &settings, "admin").await.unwrap();
+            let pass = e.jobs().scheduler_pass(&config(), Timestamp::now() + secs(10)).await.unwrap();
             assert!(pass.expiries >= 1, "{ctx}: {pass:?}");
             assert!(key_ttls(&p, &b, day).await.is_empty(), "{ctx}: the keys are gone");
 

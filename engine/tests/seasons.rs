@@ -52,7 +52,7 @@ async fn source(e: &Engine) -> Board {
         ..BoardDraft::default()
     };
     let board = draft.parse().unwrap();
-    e.create_board(&board).await.unwrap();
+    e.boards().create_board(&board).await.unwrap();
     board
 }
 
@@ -101,7 +101,7 @@ async fn settle_days(e: &Engine, src: &Board) {
 
 async fn create(e: &Engine, draft: SeasonDraft) -> Board {
     let slug = BoardSlug::parse(draft.slug.clone()).unwrap();
-    e.create_season(draft, "admin:ann").await.unwrap();
+    e.boards().create_season(draft, "admin:ann").await.unwrap();
     e.reads().board(&slug).await.unwrap()
 }
 
@@ -262,7 +262,7 @@ async fn each_rule_ranks_as_its_model_and_follows_writes_and_corrections() {
             Engine::from_parts(e.ledger().clone(), Projection::new(p.projection.target().clone(), keys));
         other.writes().record(&src, &[on_day(&src, 2, "z1", "u2", 25)]).await.unwrap();
         *weeks.get_mut("u2").unwrap()[2].as_mut().unwrap() += 25;
-        let report = e.reconcile_once().await.unwrap();
+        let report = e.jobs().reconcile_once().await.unwrap();
         assert!(report.periods_checked >= seasons.len() as u64, "{store}: {report:?}");
         for s in &seasons {
             let rule = &s.season.as_ref().unwrap().rule;
@@ -380,7 +380,7 @@ async fn a_draft_that_cannot_be_a_season_changes_nothing() {
             (draft("no-such-board", days.clone()), "no periodic board"),
             (draft(src.slug.as_str(), vec!["2026-W01".into()]), "not a daily period"),
         ] {
-            match e.create_season(bad, "admin:ann").await {
+            match e.boards().create_season(bad, "admin:ann").await {
                 Err(EngineError::Invalid(detail)) => assert!(detail.contains(why), "{store}: {detail}"),
                 other => panic!("{store}: expected invalid, got {other:?}"),
             }
@@ -408,7 +408,7 @@ async fn a_public_freeze_of_a_week_hides_its_changes_in_the_season_until_the_rev
         e.lifecycle().public_freeze(&week, "admin:ann", Some("last hour")).await.unwrap();
         e.writes().record(&src, &[on_day(&src, 3, "c", "u1", 15)]).await.unwrap();
         e.seasons().follow().await.unwrap();
-        e.reconcile_once().await.unwrap();
+        e.jobs().reconcile_once().await.unwrap();
         assert_eq!(read(e, &s).await, before, "{store}: the week's freeze leaked through the season");
         let live: BTreeMap<String, i64> = [("u1".to_string(), 25), ("u2".to_string(), 20)].into();
         assert_eq!(read_as(e, Viewer::Admin, &s).await, live, "{store}: admins read the season live");
@@ -791,7 +791,7 @@ async fn a_carry_over_from_an_unsettled_season_or_a_plain_board_creates_nothing(
         let open = season(e, &src, SeasonRule::Sum {}).await;
         let unsettled = carried_draft(&src, &open);
         let slug = BoardSlug::parse(unsettled.slug.clone()).unwrap();
-        match e.create_season(unsettled, "admin:ann").await {
+        match e.boards().create_season(unsettled, "admin:ann").await {
             Err(EngineError::Refused { code, detail }) => {
                 assert_eq!(code.as_str(), "invalid_transition", "{store}");
                 assert!(detail.contains("settle"), "{store}: {detail}");
@@ -805,7 +805,7 @@ async fn a_carry_over_from_an_unsettled_season_or_a_plain_board_creates_nothing(
             ..carried_draft(&src, &open)
         };
         for (bad, why) in [(plain, "is not a season"), (share, "share_percent")] {
-            match e.create_season(bad, "admin:ann").await {
+            match e.boards().create_season(bad, "admin:ann").await {
                 Err(EngineError::Invalid(detail)) => assert!(detail.contains(why), "{store}: {detail}"),
                 other => panic!("{store}: expected invalid, got {other:?}"),
             }

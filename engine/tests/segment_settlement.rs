@@ -72,7 +72,7 @@ async fn settled(e: &Engine, b: &Board) -> Scope {
 
 /// The writes of [`settled`], in an open period.
 async fn recorded(e: &Engine, b: &Board) -> Scope {
-    e.create_board(b).await.unwrap();
+    e.boards().create_board(b).await.unwrap();
     let writes = [
         event("e1", "u1", 50, "zj", "c1"),
         event("e2", "u2", 30, "zj", "c2"),
@@ -249,7 +249,7 @@ async fn a_correction_resettles_every_segment_with_reward_deltas_only_and_travel
 
         // The export carries both revisions' records; the verifier recomputes the latest's
         // rankings (an earlier revision's are held by its digest and the chain).
-        let export = e.export_period(&scope).await.unwrap();
+        let export = e.transfer().export_period(&scope).await.unwrap();
         let json = serde_json::to_value(&export).unwrap();
         let report = verify_export(&json);
         assert!(report.fails.is_empty(), "{name}: {:?}", report.fails);
@@ -273,7 +273,7 @@ async fn a_correction_resettles_every_segment_with_reward_deltas_only_and_travel
         let other = TestLedger::sqlite().await;
         let p = TestProjection::new(common::redis_targets()[0].1.clone());
         let dest = engine(&other, &p).await;
-        let report = dest.import_period(&export).await.unwrap();
+        let report = dest.transfer().import_period(&export).await.unwrap();
         assert_eq!(report.digest, second.digest, "{name}");
         let there = dest.reads().scope(&b.slug, Some(&scope.period().to_string())).await.unwrap();
         assert_eq!(dest.lifecycle().settlement(&there).await.unwrap().segments, second.segments, "{name}");
@@ -344,12 +344,16 @@ async fn a_move_is_previewed_audited_and_takes_the_total_to_the_new_ranking() {
             e.lifecycle().preview(&scope, "again", move_to("u4", "province", "zj"), "admin:ann").await;
         assert!(matches!(again, Err(engine::EngineError::Invalid(_))), "{name}: {again:?}");
         // The projection agrees with the ledger: nothing to level, then everything after a loss.
-        assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}");
+        assert_eq!(e.jobs().reconcile_once().await.unwrap().segments_levelled, 0, "{name}");
         p.cleanup().await;
-        assert!(e.reconcile_once().await.unwrap().segments_levelled > 0, "{name}");
+        assert!(e.jobs().reconcile_once().await.unwrap().segments_levelled > 0, "{name}");
         assert_eq!(ranking(e, &scope, "province:js").await, vec![r(1, "u3", 30)], "{name}");
         assert_eq!(ranking(e, &scope, "province:zj").await.last(), Some(&r(4, "u4", 15)), "{name}");
-        assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}: the tombstone counts");
+        assert_eq!(
+            e.jobs().reconcile_once().await.unwrap().segments_levelled,
+            0,
+            "{name}: the tombstone counts"
+        );
     })
     .await;
 }
@@ -395,7 +399,8 @@ async fn a_move_after_settlement_moves_the_prizes_of_the_rankings_it_touches_onl
         let zj = second.segments.iter().find(|s| s.value == "zj").unwrap();
         assert_eq!(zj.members, 4, "{name}");
         // The export of the moved period verifies, its latest revision from the values now.
-        let report = verify_export(&serde_json::to_value(e.export_period(&scope).await.unwrap()).unwrap());
+        let report =
+            verify_export(&serde_json::to_value(e.transfer().export_period(&scope).await.unwrap()).unwrap());
         assert!(report.fails.is_empty(), "{name}: {:?}", report.fails);
     })
     .await;
@@ -411,6 +416,7 @@ async fn edited_segment_prize_tables_apply_to_the_next_settlement() {
         assert!(settings.clone().with_segment_prizes(&b.segments, undeclared.clone()).is_err(), "{name}");
         // The engine refuses it too, whatever the caller checked.
         let refused = e
+            .boards()
             .edit_board(
                 &b.slug,
                 &domain::board::BoardSettings { segment_prizes: Some(undeclared), ..settings.clone() },
@@ -422,7 +428,8 @@ async fn edited_segment_prize_tables_apply_to_the_next_settlement() {
             "class".to_owned(),
             vec![Prize { from_rank: 1, to_rank: 1, prize: "top of class".into() }],
         )]);
-        e.edit_board(&b.slug, &settings.with_segment_prizes(&b.segments, tables).unwrap(), "admin:ann")
+        e.boards()
+            .edit_board(&b.slug, &settings.with_segment_prizes(&b.segments, tables).unwrap(), "admin:ann")
             .await
             .unwrap();
         e.lifecycle().transition(&scope, Transition::Freeze, "admin:ann", None).await.unwrap();

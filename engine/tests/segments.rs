@@ -88,7 +88,7 @@ async fn each_store(test: impl AsyncFn(&str, &Engine, &TestProjection)) {
 /// u1 zj/c1 50, u2 zj/c2 30, u5 zj/c2 30 (after u2: a tie), u3 js/c1 30, u4 js then c1 10 (its
 /// class named by a later write that names no province).
 async fn setup(e: &Engine, b: &Board) {
-    e.create_board(b).await.unwrap();
+    e.boards().create_board(b).await.unwrap();
     let writes = [
         event("e1", "u1", 50, &[("province", "zj"), ("class", "c1")]),
         event("e2", "u2", 30, &[("province", "zj"), ("class", "c2")]),
@@ -220,7 +220,7 @@ async fn segment_keys_of_one_period_land_on_different_slots() {
     use redis::cluster_routing::Slot;
     each_store(async |name, e, p| {
         let b = board(TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let provinces = ["zj", "js", "gd", "sc", "hb", "hn", "bj", "sh", "tj", "cq", "yn", "gz"];
         let writes: Vec<Write> = provinces
             .iter()
@@ -311,22 +311,22 @@ async fn the_reconciler_and_a_rebuild_level_segment_rankings_after_redis_lost_th
         }
         // Redis loses everything of this test.
         p.cleanup().await;
-        let report = e.reconcile_once().await.unwrap();
+        let report = e.jobs().reconcile_once().await.unwrap();
         assert_eq!(report.segments_levelled, segments.len() as u64, "{name}: {report:?}");
         for (s, expected) in segments.iter().zip(&before) {
             let top = e.reads().top(&scope(e, &b, Some(s)).await, 10).await.unwrap();
             assert_eq!((&rows(&top), top.source), (expected, ReadSource::Redis), "{name} {s}");
         }
-        let report = e.reconcile_once().await.unwrap();
+        let report = e.jobs().reconcile_once().await.unwrap();
         assert_eq!(report.segments_levelled, 0, "{name}: level now");
 
         p.cleanup().await;
-        e.rebuild(&scope(e, &b, None).await, "admin").await.unwrap();
+        e.jobs().rebuild(&scope(e, &b, None).await, "admin").await.unwrap();
         for (s, expected) in segments.iter().zip(&before) {
             let top = e.reads().top(&scope(e, &b, Some(s)).await, 10).await.unwrap();
             assert_eq!(&rows(&top), expected, "{name} {s} after a rebuild");
         }
-        assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}");
+        assert_eq!(e.jobs().reconcile_once().await.unwrap().segments_levelled, 0, "{name}");
 
         // While Redis cannot be read, segment reads come from the ledger in the same order.
         let keys = engine::redis::keys::KeySpace::new(unique("away"));
@@ -372,7 +372,7 @@ async fn a_correction_moves_the_members_segment_totals() {
         let js = e.reads().top(&scope(e, &b, Some("province:js")).await, 10).await.unwrap();
         assert_eq!(rows(&js), vec![row(1, "u3", 30)], "{name}");
         // And the ledger levels to the same: nothing to level.
-        assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}");
+        assert_eq!(e.jobs().reconcile_once().await.unwrap().segments_levelled, 0, "{name}");
     })
     .await;
 }
@@ -384,7 +384,7 @@ async fn a_correction_moves_the_members_segment_totals() {
 async fn concurrent_writes_into_one_segment_leave_it_level_with_the_ledger() {
     each_store(async |name, e, _| {
         let b = board(TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let mut writes = tokio::task::JoinSet::new();
         for i in 0..60 {
             let (e, b) = (e.clone(), b.clone());
@@ -403,7 +403,7 @@ async fn concurrent_writes_into_one_segment_leave_it_level_with_the_ledger() {
         assert_eq!(got, expected, "{name}");
         let c2 = e.reads().top(&scope(e, &b, Some("class:c2")).await, 20).await.unwrap();
         assert_eq!(c2.entries.len(), 6, "{name}");
-        assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}: level already");
+        assert_eq!(e.jobs().reconcile_once().await.unwrap().segments_levelled, 0, "{name}: level already");
     })
     .await;
 }
@@ -415,7 +415,7 @@ async fn concurrent_writes_into_one_segment_leave_it_level_with_the_ledger() {
 async fn a_segment_that_cannot_be_written_fails_only_the_writes_into_it() {
     each_store(async |name, e, p| {
         let b = board(TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let period = b.period_at(jiff::Timestamp::now());
         let keys = |dimension: &str, value: &str| {
             let segment = Segment { dimension: dimension.into(), value: value.into() };
@@ -438,7 +438,7 @@ async fn a_segment_that_cannot_be_written_fails_only_the_writes_into_it() {
 
         p.run(redis::cmd("DEL").arg(&c2)).await;
         // Projections pause for a second after a failure; the reconciler levels all the same.
-        let report = e.reconcile_once().await.unwrap();
+        let report = e.jobs().reconcile_once().await.unwrap();
         assert_eq!(report.segments_levelled, 1, "{name}: {report:?}");
         assert_ne!(p.run(&score(c2.clone())).await, redis::Value::Nil, "{name}: levelled");
     })
@@ -452,7 +452,7 @@ async fn a_segment_that_cannot_be_written_fails_only_the_writes_into_it() {
 async fn a_profile_names_the_values_writes_leave_out() {
     each_store(async |name, e, _| {
         let b = board(TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let now = jiff::Timestamp::now();
         let profile = |province: &str| -> Values {
             [("province", province), ("class", "c9"), ("school", "s1")]
@@ -490,7 +490,7 @@ async fn a_profile_names_the_values_writes_leave_out() {
         assert_eq!(rows(&zj), vec![row(1, "p1", 42), row(2, "p2", 30)], "{name}");
         let c9 = e.reads().top(&scope(e, &b, Some("class:c9")).await, 10).await.unwrap();
         assert_eq!(rows(&c9), vec![row(1, "p1", 42), row(2, "p3", 25)], "{name}");
-        assert_eq!(e.reconcile_once().await.unwrap().segments_levelled, 0, "{name}: level already");
+        assert_eq!(e.jobs().reconcile_once().await.unwrap().segments_levelled, 0, "{name}: level already");
     })
     .await;
 }

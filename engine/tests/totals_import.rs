@@ -130,7 +130,7 @@ async fn a_replace_import_sets_totals_that_the_history_explains() {
         let ranked = ranking(e, &b, &period).await;
         assert!(ranked.contains(&("u1".to_owned(), 15)), "{name}: {ranked:?}");
         // A rebuild from the ledger's totals gives the same ranking.
-        e.rebuild(&scope, "test").await.unwrap();
+        e.jobs().rebuild(&scope, "test").await.unwrap();
         assert_eq!(ranking(e, &b, &period).await, ranked, "{name}");
     })
     .await;

@@ -47,7 +47,7 @@ fn code(e: EngineError) -> &'static str {
 /// late write), frozen and settled.
 async fn settled_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
     let b = board(policy);
-    e.create_board(&b).await.unwrap();
+    e.boards().create_board(&b).await.unwrap();
     let period = b.period_at(last_week());
     let key = period.to_string();
     let writes = [
@@ -152,6 +152,7 @@ async fn an_imported_period_has_the_same_settlement_on_the_other_ledger() {
             let (b, period) = settled_period(source, policy).await;
             let key = period.to_string();
             let export = source
+                .transfer()
                 .export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
                 .await
                 .unwrap();
@@ -160,7 +161,7 @@ async fn an_imported_period_has_the_same_settlement_on_the_other_ledger() {
             assert_eq!(revocation.revokes.as_deref(), Some("e5"), "{ctx}");
             assert_eq!(export.late_entries[0].status, "rejected", "{ctx}");
 
-            let report = dest.import_period(&through_json(&export)).await.unwrap();
+            let report = dest.transfer().import_period(&through_json(&export)).await.unwrap();
             assert!(report.board_created, "{ctx}");
             assert_eq!((report.entries, report.late_entries, report.members), (10, 1, 5), "{ctx}");
 
@@ -183,8 +184,11 @@ async fn an_imported_period_has_the_same_settlement_on_the_other_ledger() {
             assert_eq!(dest.reads().board(&b.slug).await.unwrap(), b, "{ctx}");
 
             // Exported again from the target, the period is the same (only its row ids differ).
-            let mut again =
-                dest.export_period(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+            let mut again = dest
+                .transfer()
+                .export_period(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap())
+                .await
+                .unwrap();
             again.exported_at = export.exported_at;
             again.settlement.watermark = export.settlement.watermark;
             assert_eq!(again, export, "{ctx} {policy}");
@@ -210,13 +214,18 @@ async fn importing_a_period_twice_is_refused() {
     each_direction(async |ctx, source, dest| {
         let (b, period) = settled_period(source, TiePolicy::FirstReached).await;
         let export = source
+            .transfer()
             .export_period(&source.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
-        dest.import_period(&export).await.unwrap();
-        assert_eq!(code(dest.import_period(&export).await.unwrap_err()), "period_exists", "{ctx}");
+        dest.transfer().import_period(&export).await.unwrap();
+        assert_eq!(code(dest.transfer().import_period(&export).await.unwrap_err()), "period_exists", "{ctx}");
         // Into its own ledger as well.
-        assert_eq!(code(source.import_period(&export).await.unwrap_err()), "period_exists", "{ctx}");
+        assert_eq!(
+            code(source.transfer().import_period(&export).await.unwrap_err()),
+            "period_exists",
+            "{ctx}"
+        );
     })
     .await;
 }
@@ -226,6 +235,7 @@ async fn a_tampered_export_is_refused_with_nothing_written() {
     each_direction(async |ctx, source, dest| {
         let (b, period) = settled_period(source, TiePolicy::FirstReached).await;
         let export = source
+            .transfer()
             .export_period(&source.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
@@ -234,19 +244,27 @@ async fn a_tampered_export_is_refused_with_nothing_written() {
         // One entry's delta changed: its member's total no longer replays to the export's.
         let mut tampered = export.clone();
         tampered.entries[e2].delta = Some(31);
-        assert_eq!(code(dest.import_period(&tampered).await.unwrap_err()), "import_mismatch", "{ctx}");
+        assert_eq!(
+            code(dest.transfer().import_period(&tampered).await.unwrap_err()),
+            "import_mismatch",
+            "{ctx}"
+        );
 
         // The total changed along with it: the standings no longer give the exported digest.
         let u2 = tampered.totals.iter().position(|t| t.member.as_str() == "u2").unwrap();
         tampered.totals[u2].points += 1;
-        assert_eq!(code(dest.import_period(&tampered).await.unwrap_err()), "digest_mismatch", "{ctx}");
+        assert_eq!(
+            code(dest.transfer().import_period(&tampered).await.unwrap_err()),
+            "digest_mismatch",
+            "{ctx}"
+        );
 
         assert_eq!(dest.ledger().board(&b.slug).await.unwrap(), None, "{ctx}: no board written");
         assert_eq!(dest.ledger().state_of(&b.slug, &period).await.unwrap(), State::Open, "{ctx}");
         assert!(dest.ledger().totals(&b.slug, &period).await.unwrap().is_empty(), "{ctx}");
 
         // The untouched export still imports.
-        dest.import_period(&export).await.unwrap();
+        dest.transfer().import_period(&export).await.unwrap();
     })
     .await;
 }
@@ -255,12 +273,13 @@ async fn a_tampered_export_is_refused_with_nothing_written() {
 async fn only_settled_periods_are_exported_and_a_different_board_is_refused() {
     each_direction(async |ctx, source, dest| {
         let b = board(TiePolicy::Shared);
-        source.create_board(&b).await.unwrap();
+        source.boards().create_board(&b).await.unwrap();
         source.writes().record(&b, &[point("x1", "u1", 5)]).await.unwrap();
         let key = b.period_at(last_week()).to_string();
         assert_eq!(
             code(
                 source
+                    .transfer()
                     .export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
                     .await
                     .unwrap_err()
@@ -281,6 +300,7 @@ async fn only_settled_periods_are_exported_and_a_different_board_is_refused() {
         assert_eq!(
             code(
                 source
+                    .transfer()
                     .export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
                     .await
                     .unwrap_err()
@@ -298,12 +318,15 @@ async fn only_settled_periods_are_exported_and_a_different_board_is_refused() {
             )
             .await
             .unwrap();
-        let export =
-            source.export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let export = source
+            .transfer()
+            .export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
+            .await
+            .unwrap();
 
         // The same slug with another title on the target.
-        dest.create_board(&Board { title: "other".into(), ..b.clone() }).await.unwrap();
-        assert_eq!(code(dest.import_period(&export).await.unwrap_err()), "board_differs", "{ctx}");
+        dest.boards().create_board(&Board { title: "other".into(), ..b.clone() }).await.unwrap();
+        assert_eq!(code(dest.transfer().import_period(&export).await.unwrap_err()), "board_differs", "{ctx}");
     })
     .await;
 }
@@ -312,7 +335,7 @@ async fn only_settled_periods_are_exported_and_a_different_board_is_refused() {
 async fn a_hidden_member_travels_with_its_period_and_stays_out_of_the_standings() {
     each_direction(async |ctx, source, dest| {
         let b = board(TiePolicy::Shared);
-        source.create_board(&b).await.unwrap();
+        source.boards().create_board(&b).await.unwrap();
         let key = b.period_at(last_week()).to_string();
         source
             .writes()
@@ -350,15 +373,18 @@ async fn a_hidden_member_travels_with_its_period_and_stays_out_of_the_standings(
             )
             .await
             .unwrap();
-        let export =
-            source.export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let export = source
+            .transfer()
+            .export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
+            .await
+            .unwrap();
         let hidden: Vec<_> = export.totals.iter().map(|t| (t.member.as_str(), t.hidden)).collect();
         assert_eq!(hidden, [("u1", true), ("u2", false), ("u3", false)], "{ctx}");
         // Only hidden totals carry the flag.
         let text = serde_json::to_string(&export).unwrap();
         assert_eq!(text.matches("\"hidden\"").count(), 1, "{ctx}");
 
-        let report = dest.import_period(&through_json(&export)).await.unwrap();
+        let report = dest.transfer().import_period(&through_json(&export)).await.unwrap();
         assert_eq!(report.members, 2, "{ctx}");
         let (before, after) = (
             source
@@ -397,18 +423,22 @@ async fn an_export_of_format_version_1_still_imports() {
     each_direction(async |ctx, source, dest| {
         let (b, period) = settled_period(source, TiePolicy::Shared).await;
         let mut export = source
+            .transfer()
             .export_period(&source.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
         assert_eq!(export.format_version, 5, "{ctx}");
         export.format_version = 6;
-        assert!(matches!(dest.import_period(&export).await, Err(EngineError::Invalid(_))), "{ctx}");
+        assert!(
+            matches!(dest.transfer().import_period(&export).await, Err(EngineError::Invalid(_))),
+            "{ctx}"
+        );
         // Version 1 is version 5 with one revision, without hidden members, without receipts'
         // roots and links (the import computes them) and without segments.
         export.format_version = 1;
         export.settlement.merkle_root = None;
         export.settlement.link = None;
-        let report = dest.import_period(&through_json(&export)).await.unwrap();
+        let report = dest.transfer().import_period(&through_json(&export)).await.unwrap();
         assert_eq!(report.digest, export.settlement.digest, "{ctx}");
     })
     .await;
@@ -443,13 +473,18 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
             .await
             .unwrap();
         let export = through_json(
-            &source.export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap(),
+            &source
+                .transfer()
+                .export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
+                .await
+                .unwrap(),
         );
         assert_eq!((export.revisions.len(), export.settlement.revision), (1, 2), "{ctx}");
         assert_eq!(export.settlement.previous_digest.as_ref(), Some(&export.revisions[0].digest), "{ctx}");
         assert_eq!(export.settlement.reason.as_deref(), Some("u3 cheated"), "{ctx}");
 
-        let refused = async |tampered: PeriodExport| code(dest.import_period(&tampered).await.unwrap_err());
+        let refused =
+            async |tampered: PeriodExport| code(dest.transfer().import_period(&tampered).await.unwrap_err());
         let mut t = export.clone();
         t.revisions[0].standings[0].points += 1;
         assert_eq!(refused(t).await, "digest_mismatch", "{ctx}: an earlier revision's standings");
@@ -471,7 +506,7 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
         assert_eq!(refused(t).await, "chain_broken", "{ctx}: a tampered link");
         assert_eq!(dest.ledger().board(&b.slug).await.unwrap(), None, "{ctx}: nothing written");
 
-        let report = dest.import_period(&export).await.unwrap();
+        let report = dest.transfer().import_period(&export).await.unwrap();
         assert_eq!(
             (report.revisions, report.digest.as_str()),
             (2, export.settlement.digest.as_str()),
@@ -500,8 +535,11 @@ async fn every_settlement_revision_travels_and_the_import_checks_the_chain() {
             .unwrap();
         assert_eq!(old.standings, export.revisions[0].standings, "{ctx}");
         // The target stored the same roots and links: its export states them again.
-        let again =
-            dest.export_period(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let again = dest
+            .transfer()
+            .export_period(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap())
+            .await
+            .unwrap();
         let links = |e: &PeriodExport| {
             e.revisions
                 .iter()
@@ -547,7 +585,7 @@ const SEGMENTS: [&str; 4] = ["province:zj", "province:js", "class:c1", "class:c2
 /// u2 zj/c2 30, u5 zj/c2 30, u3 js/c1 30, u4 js then c1 (named by a later write) 10, u6 none 5.
 async fn segmented_period(e: &Engine, policy: TiePolicy) -> (Board, PeriodKey) {
     let b = Board { segments: vec!["province".into(), "class".into()], ..board(policy) };
-    e.create_board(&b).await.unwrap();
+    e.boards().create_board(&b).await.unwrap();
     let period = b.period_at(last_week());
     let key = period.to_string();
     let writes = [
@@ -590,6 +628,7 @@ async fn a_segmented_period_travels_with_its_memberships_and_ranks_the_same() {
             let (b, period) = segmented_period(source, policy).await;
             let key = period.to_string();
             let export = source
+                .transfer()
                 .export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
                 .await
                 .unwrap();
@@ -624,7 +663,7 @@ async fn a_segmented_period_travels_with_its_memberships_and_ranks_the_same() {
             assert_eq!((zj[0].1.as_str(), zj[0].2), ("u1", 50), "{ctx} {policy}");
             assert_eq!(before[3].1.iter().map(|r| r.2).collect::<Vec<_>>(), [30, 30], "{ctx} {policy}");
 
-            let report = dest.import_period(&through_json(&export)).await.unwrap();
+            let report = dest.transfer().import_period(&through_json(&export)).await.unwrap();
             assert!(report.projected, "{ctx}");
             let settlement = async |e: &Engine| {
                 e.lifecycle().settlement(&e.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap()
@@ -647,8 +686,11 @@ async fn a_segmented_period_travels_with_its_memberships_and_ranks_the_same() {
             );
 
             // Exported again from the target, the memberships are the same.
-            let mut again =
-                dest.export_period(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+            let mut again = dest
+                .transfer()
+                .export_period(&dest.reads().scope(&b.slug, Some(&key)).await.unwrap())
+                .await
+                .unwrap();
             again.exported_at = export.exported_at;
             again.settlement.watermark = export.settlement.watermark;
             assert_eq!(again, export, "{ctx} {policy}");
@@ -690,26 +732,45 @@ async fn an_export_with_an_undeclared_dimension_or_a_stranger_is_refused_with_no
     each_direction(async |ctx, source, dest| {
         let (b, period) = segmented_period(source, TiePolicy::Shared).await;
         let key = period.to_string();
-        let export =
-            source.export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap()).await.unwrap();
+        let export = source
+            .transfer()
+            .export_period(&source.reads().scope(&b.slug, Some(&key)).await.unwrap())
+            .await
+            .unwrap();
         let u1 = MemberId::parse("u1").unwrap();
 
         let mut t = export.clone();
         t.segments.get_mut(&u1).unwrap().insert("city".into(), "hz".into());
-        assert_eq!(code(dest.import_period(&t).await.unwrap_err()), "invalid_export", "{ctx}: undeclared");
+        assert_eq!(
+            code(dest.transfer().import_period(&t).await.unwrap_err()),
+            "invalid_export",
+            "{ctx}: undeclared"
+        );
         // The same export without the board's dimensions: none is declared.
         let mut t = export.clone();
         t.board.segments.clear();
-        assert_eq!(code(dest.import_period(&t).await.unwrap_err()), "invalid_export", "{ctx}: no dimensions");
+        assert_eq!(
+            code(dest.transfer().import_period(&t).await.unwrap_err()),
+            "invalid_export",
+            "{ctx}: no dimensions"
+        );
         // Values for a member with no entries in the period.
         let mut t = export.clone();
         let ghost = MemberId::parse("ghost").unwrap();
         t.segments.insert(ghost, [("province".to_string(), "zj".to_string())].into());
-        assert_eq!(code(dest.import_period(&t).await.unwrap_err()), "invalid_export", "{ctx}: a stranger");
+        assert_eq!(
+            code(dest.transfer().import_period(&t).await.unwrap_err()),
+            "invalid_export",
+            "{ctx}: a stranger"
+        );
         // A value not shaped like a member id.
         let mut t = export.clone();
         t.segments.get_mut(&u1).unwrap().insert("province".into(), "z j".into());
-        assert_eq!(code(dest.import_period(&t).await.unwrap_err()), "invalid_export", "{ctx}: a bad value");
+        assert_eq!(
+            code(dest.transfer().import_period(&t).await.unwrap_err()),
+            "invalid_export",
+            "{ctx}: a bad value"
+        );
 
         assert_eq!(dest.ledger().board(&b.slug).await.unwrap(), None, "{ctx}: no board written");
         assert_eq!(dest.ledger().state_of(&b.slug, &period).await.unwrap(), State::Open, "{ctx}");
@@ -717,7 +778,7 @@ async fn an_export_with_an_undeclared_dimension_or_a_stranger_is_refused_with_no
         assert!(dest.ledger().segment_values(&b.slug, &period).await.unwrap().is_empty(), "{ctx}");
 
         // The untouched export imports, with every value.
-        dest.import_period(&export).await.unwrap();
+        dest.transfer().import_period(&export).await.unwrap();
         assert_eq!(
             dest.ledger().segment_values(&b.slug, &period).await.unwrap(),
             source.ledger().segment_values(&b.slug, &period).await.unwrap(),
@@ -732,6 +793,7 @@ async fn an_export_of_format_version_4_without_segments_still_imports() {
     each_direction(async |ctx, source, dest| {
         let (b, period) = settled_period(source, TiePolicy::FirstReached).await;
         let export = source
+            .transfer()
             .export_period(&source.reads().scope(&b.slug, Some(&period.to_string())).await.unwrap())
             .await
             .unwrap();
@@ -743,7 +805,7 @@ async fn an_export_of_format_version_4_without_segments_still_imports() {
         assert_ne!(old, text, "{ctx}");
         let old: PeriodExport = serde_json::from_str(&old).unwrap();
         assert_eq!(old.format_version, 4, "{ctx}");
-        let report = dest.import_period(&old).await.unwrap();
+        let report = dest.transfer().import_period(&old).await.unwrap();
         assert_eq!(report.digest, export.settlement.digest, "{ctx}");
         assert_eq!(dest.reads().board(&b.slug).await.unwrap(), b, "{ctx}");
     })

@@ -97,7 +97,7 @@ async fn ledger_points(e: &Engine, b: &Board) -> HashMap<String, i64> {
 async fn concurrent_clients_with_duplicates_count_each_event_once() {
     each_store(async |ctx, e| {
         let b = board(Operator::Incr, TiePolicy::FirstReached);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         // 20 000 sends: 14 000 unique events over 200 members and 6 000 repeats (30%), shuffled
         // over 32 concurrent clients.
         let unique_events: Vec<Write> = (0..14_000)
@@ -147,7 +147,7 @@ async fn concurrent_clients_with_duplicates_count_each_event_once() {
 async fn set_versions_delivered_shuffled_and_repeated_end_at_the_last_version() {
     each_store(async |ctx, e| {
         let b = board(Operator::Set, TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let set = |version: i64| Write {
             member: MemberId::parse("u1").unwrap(),
             change: Change::Total { version, total: version * 10 },
@@ -173,7 +173,7 @@ async fn set_versions_delivered_shuffled_and_repeated_end_at_the_last_version() 
 async fn best_keeps_the_highest_submission_and_recognises_repeats() {
     each_store(async |ctx, e| {
         let b = board(Operator::Best, TiePolicy::FirstReached);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let sub = |id: &str, score| Write {
             member: MemberId::parse("u1").unwrap(),
             change: Change::Submission { submission_id: EventId::parse(id).unwrap(), score },
@@ -200,7 +200,7 @@ async fn best_keeps_the_highest_submission_and_recognises_repeats() {
 async fn writes_for_a_closed_period_are_kept_as_late_and_not_applied() {
     each_store(async |ctx, e| {
         let b = board(Operator::Incr, TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let mut old = point("old-1", "u1", 5);
         old.occurred_at = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(24 * 8);
         let r = e.writes().record(&b, &[old.clone()]).await.unwrap().remove(0);
@@ -218,7 +218,7 @@ async fn writes_for_a_closed_period_are_kept_as_late_and_not_applied() {
 async fn out_of_bounds_writes_are_rejected_and_change_nothing() {
     each_store(async |ctx, e| {
         let b = board(Operator::Incr, TiePolicy::FirstReached);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let results =
             e.writes().record(&b, &[point("a", "u1", 10), point("b", "u1", 2_000_000)]).await.unwrap();
         assert_eq!(results[1].recorded.outcome, Outcome::Rejected, "{ctx}");
@@ -237,7 +237,7 @@ async fn out_of_bounds_writes_are_rejected_and_change_nothing() {
 async fn a_write_on_another_operators_board_is_refused() {
     each_store(async |ctx, e| {
         let b = board(Operator::Set, TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let err = e.writes().record(&b, &[point("a", "u1", 1)]).await.unwrap_err();
         assert!(matches!(err, engine::EngineError::WrongOperator { .. }), "{ctx}: {err}");
     })
@@ -251,7 +251,7 @@ async fn projection_survives_a_script_cache_flush() {
         let p = TestProjection::new(target.clone());
         let e = engine(&t, &p).await;
         let b = board(Operator::Incr, TiePolicy::Shared);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         assert!(e.writes().record(&b, &[point("a", "u1", 1)]).await.unwrap()[0].projected);
         p.flush_scripts().await;
         let r = e.writes().record(&b, &[point("b", "u1", 1)]).await.unwrap().remove(0);
@@ -266,7 +266,7 @@ async fn projection_survives_a_script_cache_flush() {
 async fn the_reconciler_levels_a_projection_that_lost_its_keys() {
     each_store(async |ctx, e| {
         let b = board(Operator::Incr, TiePolicy::FirstReached);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         let writes: Vec<Write> =
             (0..30).map(|i| point(&format!("e{i}"), &format!("m{}", i % 7), 3)).collect();
         e.writes().record(&b, &writes).await.unwrap();
@@ -279,27 +279,31 @@ async fn the_reconciler_levels_a_projection_that_lost_its_keys() {
             redis::cmd("UNLINK").arg(key).exec_async(&mut conn).await.unwrap();
         }
         assert!(projected_points(e, &b).await.is_empty());
-        let report = e.reconcile_once().await.unwrap();
+        let report = e.jobs().reconcile_once().await.unwrap();
         assert_eq!(report.periods_levelled, 1, "{ctx}: {report:?}");
         assert_eq!(report.members_levelled, 7, "{ctx}");
         assert_eq!(projected_points(e, &b).await, before, "{ctx}");
         // Level again: nothing to do.
-        assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}");
+        assert_eq!(e.jobs().reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}");
         // An explicit rebuild gives the same ranking.
-        let rebuilt =
-            e.rebuild(&e.reads().scope(&b.slug, Some("current")).await.unwrap(), "test").await.unwrap();
+        let rebuilt = e
+            .jobs()
+            .rebuild(&e.reads().scope(&b.slug, Some("current")).await.unwrap(), "test")
+            .await
+            .unwrap();
         assert_eq!(rebuilt.members, 7);
         assert_eq!(projected_points(e, &b).await, before, "{ctx}");
-        assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}: rebuild keeps vsum");
+        assert_eq!(e.jobs().reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}: rebuild keeps vsum");
         // Streamed from the ledger in pages (of 2 and of 7, the last page full), the same again.
         for page in [2, 7] {
             let rebuilt = e
+                .jobs()
                 .rebuild_in_pages(&e.reads().scope(&b.slug, Some("current")).await.unwrap(), "test", page)
                 .await
                 .unwrap();
             assert_eq!(rebuilt.members, 7, "{ctx}");
             assert_eq!(projected_points(e, &b).await, before, "{ctx}");
-            assert_eq!(e.reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}");
+            assert_eq!(e.jobs().reconcile_once().await.unwrap().periods_levelled, 0, "{ctx}");
         }
     })
     .await;
@@ -316,8 +320,8 @@ async fn redis_stopped_mid_stream_and_restarted_empty_loses_no_accepted_write() 
             t.ledger.migrate().await.unwrap();
             let e = Engine::from_parts(t.ledger.clone(), projection);
             let b = board(Operator::Incr, TiePolicy::FirstReached);
-            e.create_board(&b).await.unwrap();
-            let reconciler = e.spawn_reconciler(std::time::Duration::from_millis(200));
+            e.boards().create_board(&b).await.unwrap();
+            let reconciler = e.jobs().spawn_reconciler(std::time::Duration::from_millis(200));
             let mut expected: HashMap<String, i64> = HashMap::new();
             let mut unprojected = 0;
             for i in 0..300 {
@@ -367,7 +371,7 @@ async fn redis_stopped_mid_stream_and_restarted_empty_loses_no_accepted_write() 
 async fn a_caller_that_hangs_up_mid_write_leaves_the_ledger_whole_and_usable() {
     each_store(async |ctx, e| {
         let b = board(Operator::Incr, TiePolicy::FirstReached);
-        e.create_board(&b).await.unwrap();
+        e.boards().create_board(&b).await.unwrap();
         for round in 0..10 {
             let batch: Vec<Write> =
                 (0..50).map(|i| point(&format!("r{round}-{i}"), &format!("m{}", i % 5), 1)).collect();

@@ -294,10 +294,10 @@ impl PublicUrl {
 
 impl ServeArgs {
     /// The scheduler of this process (a unique lease holder, a lease of three ticks).
-    pub fn scheduler_config(&self) -> engine::scheduler::SchedulerConfig {
+    pub fn scheduler_config(&self) -> engine::jobs::scheduler::SchedulerConfig {
         let archive_after =
             self.archive_after_days.map(|days| std::time::Duration::from_secs(u64::from(days) * 24 * 3600));
-        engine::scheduler::SchedulerConfig::new(self.scheduler_tick, archive_after)
+        engine::jobs::scheduler::SchedulerConfig::new(self.scheduler_tick, archive_after)
     }
 }
 
@@ -459,7 +459,7 @@ mod tests {
         let draft = serde_json::json!({"slug": "moved", "title": "Moved", "cadence": "weekly",
             "time_zone": "UTC", "operator": "incr", "tie_policy": "shared", "max_points": 1000, "prizes": []});
         let draft: domain::board::BoardDraft = serde_json::from_value(draft).unwrap();
-        engine.create_board(&draft.parse().unwrap()).await.unwrap();
+        engine.boards().create_board(&draft.parse().unwrap()).await.unwrap();
         let progress = engine::progress::Progress::new();
         let run = async |file: &str, text: &str, mode: &str| {
             let path = dir.join(file);

@@ -227,7 +227,7 @@ async fn without_redis_the_board_reads_the_ledger_and_says_so() {
         ..Default::default()
     };
     let board = draft.parse().unwrap();
-    engine.create_board(&board).await.unwrap();
+    engine.boards().create_board(&board).await.unwrap();
     let write = |id: &str, member: &str, delta| domain::write::Write {
         member: domain::MemberId::parse(member).unwrap(),
         change: domain::write::Change::Point { event_id: domain::EventId::parse(id).unwrap(), delta },

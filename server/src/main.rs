@@ -80,8 +80,8 @@ async fn main() -> anyhow::Result<()> {
             let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
             let scope = engine.reads().scope(&board, Some(&period)).await?;
             let progress = cli::progress("rebuild");
-            let page = engine::reconciler::REBUILD_PAGE;
-            let report = engine.rebuild_with_progress(&scope, "cli", page, &progress).await?;
+            let page = engine::jobs::reconciler::REBUILD_PAGE;
+            let report = engine.jobs().rebuild_with_progress(&scope, "cli", page, &progress).await?;
             println!("rebuilt {board} {period}: {} members in {} ms", report.members, report.took_ms);
             Ok(())
         }
@@ -115,7 +115,7 @@ async fn main() -> anyhow::Result<()> {
             let export: engine::transfer::PeriodExport = serde_json::from_str(&text)
                 .with_context(|| format!("{} is not a period export", file.display()))?;
             let engine = Engine::start(&stores.engine_config()).await.context("start the engine")?;
-            let r = engine.import_period_with_progress(&export, &progress).await?;
+            let r = engine.transfer().import_period_with_progress(&export, &progress).await?;
             println!(
                 "imported {} {} ({}): {} entries, {} late writes, {} members, digest {}",
                 r.board, r.period, r.state, r.entries, r.late_entries, r.members, r.digest
@@ -159,7 +159,7 @@ async fn export_period(
     let board = domain::BoardSlug::parse(board).context("--board is not a valid slug")?;
     let scope = engine.reads().scope(&board, Some(&period)).await?;
     let progress = cli::progress("export");
-    let export = engine.export_period_with_progress(&scope, &progress).await?;
+    let export = engine.transfer().export_period_with_progress(&scope, &progress).await?;
     // The bytes `serde_json::to_string_pretty` makes, and a newline.
     use engine::transfer::write_export as write;
     match out {
@@ -247,7 +247,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         Err(error) => tracing::warn!(%error, "Redis's version not checked: it does not answer yet"),
     }
     // Brings the projection level after Redis outages, restarts or crashes; no manual step.
-    let reconciler = engine.spawn_reconciler(std::time::Duration::from_secs(2));
+    let reconciler = engine.jobs().spawn_reconciler(std::time::Duration::from_secs(2));
     // Seasons follow their weeks' writes within a gather of the first one (engine::seasons).
     let _seasons = engine.seasons().spawn(std::time::Duration::from_millis(50));
     // The display names are loaded now rather than by the first page read (engine::names).
@@ -270,7 +270,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let (stop_scheduler, scheduler_stopped) = tokio::sync::oneshot::channel::<()>();
     let scheduler_config = args.scheduler_config();
     let holder = scheduler_config.holder.clone();
-    let scheduler = engine.spawn_scheduler(scheduler_config, async move {
+    let scheduler = engine.jobs().spawn_scheduler(scheduler_config, async move {
         let _ = scheduler_stopped.await;
     });
     // Publishes hot boards' lists once per interval; one instance leads, by another lease.

@@ -73,7 +73,7 @@ impl Pages {
             ..Default::default()
         };
         let board = draft.parse().unwrap();
-        engine.create_board(&board).await.unwrap();
+        engine.boards().create_board(&board).await.unwrap();
         let pages = Pages { site, state, engine, board, dir };
         pages.write("a", "ann", 30).await;
         pages.write("b", "bob", 20).await;

@@ -60,7 +60,7 @@ async fn writes_are_answered_and_nothing_is_lost_while_redis_is_slow_silent_or_c
         prizes: vec![],
         unit: domain::Unit::Points,
     };
-    e.create_board(&board).await.unwrap();
+    e.boards().create_board(&board).await.unwrap();
     let period = board.period_at(jiff::Timestamp::now()).to_string();
 
     let mut expected: BTreeMap<String, i64> = BTreeMap::new();
@@ -113,7 +113,7 @@ async fn writes_are_answered_and_nothing_is_lost_while_redis_is_slow_silent_or_c
     // Redis answers again: the reconciler levels what it missed.
     let by = Instant::now() + Duration::from_secs(20);
     loop {
-        if e.reconcile_once().await.is_ok_and(|r| r.periods_failed == 0) {
+        if e.jobs().reconcile_once().await.is_ok_and(|r| r.periods_failed == 0) {
             match e
                 .reads()
                 .ranking_page(&e.reads().scope(&board.slug, Some(&period)).await.unwrap(), 0, 10)

@@ -191,7 +191,7 @@ pub async fn create_board(
         segment_prizes: Some(domain::board::parse_segment_prize_lines(&segment_prizes)?),
     };
     let board = draft.parse()?;
-    let created = engine()?.create_board(&board).await?;
+    let created = engine()?.boards().create_board(&board).await?;
     tracing::info!(%actor, board = %created.summary.slug, "board created from the console");
     leptos_axum::redirect(&format!("/admin/b/{}/current", created.summary.slug));
     Ok(())
@@ -225,7 +225,7 @@ pub async fn edit_board(
         let tables = domain::board::parse_segment_prize_lines(&text)?;
         settings = settings.with_segment_prizes(&scope.board().segments, tables)?;
     }
-    let edited = engine()?.edit_board(&board_slug(board)?, &settings, &actor).await?;
+    let edited = engine()?.boards().edit_board(&board_slug(board)?, &settings, &actor).await?;
     Ok(tr!(locale(), "period-saved", title = edited.summary.title))
 }
 
@@ -327,7 +327,7 @@ pub async fn transition(
     let reason = Some(reason.trim()).filter(|r| !r.is_empty());
     let transition = match step.as_str() {
         "rebuild" => {
-            let report = engine.rebuild(&scope, &actor).await?;
+            let report = engine.jobs().rebuild(&scope, &actor).await?;
             return Ok(tr!(
                 l,
                 "period-rebuilt",

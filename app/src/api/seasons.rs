@@ -89,7 +89,7 @@ pub async fn create_season(
         None => None,
     };
     let season = draft.parse_carrying(&source, previous.as_ref())?;
-    let created = engine.create_season_board(&season, &actor).await?;
+    let created = engine.boards().create_season_board(&season, &actor).await?;
     tracing::info!(%actor, season = %created.summary.slug, "season created from the console");
     leptos_axum::redirect(&format!("/admin/b/{}/current", created.summary.slug));
     Ok(())

@@ -1,4 +1,4 @@
-//! The ledger's side of the console's front page (`engine::attention`): counts that read only
+//! The ledger's side of the console's front page (`engine::boards::attention`): counts that read only
 //! what they count. Each is one statement; its cost is in its doc comment.
 
 use super::rows::text;

@@ -21,7 +21,7 @@ use sqlx::Row;
 
 /// The one admin change of a segment value, with its audit row `segment_move`; answers the
 /// member's total at its new version (the value it left gets its tombstone from the levelling
-/// `Engine::apply_preview` runs at once). Refused
+/// `Lifecycle::apply_preview` runs at once). Refused
 /// (`invalid_change`): an undeclared dimension, a malformed value, or the value the member holds;
 /// `Missing` for a member without a total in the period.
 pub(super) async fn move_in(

@@ -100,7 +100,7 @@ impl Ledger {
         })
     }
 
-    /// Writes an exported period in one transaction (see `Engine::import_period`).
+    /// Writes an exported period in one transaction (see `Transfer::import_period`).
     pub async fn import_period(
         &self,
         board: &Board,

@@ -172,7 +172,7 @@ impl Ledger {
         let mut w = self.begin_write().await?;
         let tx = &mut w.tx;
         let slug = board.slug.as_str();
-        // `Engine::record` admitted every write; this guard keeps a key that could not be parsed
+        // `Writes::record` admitted every write; this guard keeps a key that could not be parsed
         // back out of the ledger whoever the caller is.
         let periods = writes
             .iter()

@@ -5,7 +5,7 @@
 //!
 //! Nothing here edits Redis directly: every score that moves was first recomputed in the ledger.
 //!
-//! - **Before a settlement** ([`Engine::cross_check`]): the projection's member count and version
+//! - **Before a settlement** ([`Lifecycle::cross_check`]): the projection's member count and version
 //!   sum against the ledger's, and only if they differ score by score; a difference is repaired
 //!   by a rebuild and audited `projection_repaired`. The standings never depend on it: they are
 //!   computed from the ledger (`ledger/settle.rs`). Failpoint `settle.after_commit` stops after
@@ -44,7 +44,7 @@ use std::sync::Arc;
 /// cached period state, so no reader meets an empty projection.
 pub const ARCHIVE_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 /// The expiry an archived period's keys get until they are unlinked: only reached if no process
-/// unlinks them (see [`Engine::expire_projection`]).
+/// unlinks them (see [`Lifecycle::expire_projection`]).
 pub const ARCHIVE_SAFETY_NET: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// The lifecycle service: transitions, settlements, late-write review, revocations, corrections
@@ -180,7 +180,7 @@ impl Lifecycle {
         self.settle_with_progress(board, period, actor, &Progress::new()).await
     }
 
-    /// [`Engine::settle`], reporting to `progress` (and to this process's registry of jobs, which
+    /// [`Lifecycle::settle`], reporting to `progress` (and to this process's registry of jobs, which
     /// the console polls): checking the projection (uncounted), then the ledger's phases
     /// (`Ledger::settle_with_progress`). A period settled before reports no phase.
     pub async fn settle_with_progress(
@@ -239,8 +239,7 @@ impl Lifecycle {
                 return Ok(CrossCheck { members, mismatched: 0 });
             }
         }
-        let (expected, floor) =
-            crate::reconciler::kept(board, self.core.projected_totals(board, &period).await?);
+        let (expected, floor) = crate::totals::kept(board, self.core.projected_totals(board, &period).await?);
         let projected = match self.core.projection.scores(&board.slug, &period).await {
             Ok(scores) => scores,
             Err(error) => {
@@ -514,7 +513,7 @@ impl Lifecycle {
         let Some((settled_at, frozen)) = self.core.ledger.settled_at(&board.slug, &period).await? else {
             return Ok(None);
         };
-        Ok(keys_deadline(board, settled_at, frozen))
+        Ok(crate::reads::keys_deadline(board, settled_at, frozen))
     }
 
     /// Whether a settled period's keys are past their life: its reads then come from the
@@ -580,15 +579,4 @@ pub fn derived_correction_id(scope: &Scope, correction: &Correction, reason: &st
     }
     EventId::parse(format!("correction-{}", crate::hex(&hash.finalize()[..16])))
         .expect("ASCII hex within the id's length")
-}
-
-/// The rule of [`Engine::ranking_deadline`] for a period settled at `settled_at`: its keys serve
-/// until `ranking_ttl_days` later, or for as long as it stays publicly frozen.
-pub(crate) fn keys_deadline(
-    board: &Board,
-    settled_at: jiff::Timestamp,
-    publicly_frozen: bool,
-) -> Option<jiff::Timestamp> {
-    let life = jiff::SignedDuration::from_hours(board.ranking_ttl_days.saturating_mul(24));
-    (!publicly_frozen).then(|| settled_at.checked_add(life).unwrap_or(jiff::Timestamp::MAX))
 }

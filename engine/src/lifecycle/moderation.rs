@@ -13,9 +13,9 @@
 //! the same version guard. So every ranking read (top, pages, cursors, new snapshots, around-me,
 //! counts, ranks) leaves the member out with no check of its own; the member reads that come
 //! from the ledger (`…/members/{m}/events`, the member page) answer 404 for a hidden member
-//! (`Reads::refuse_hidden`), and the console reads it with `Engine::member_view_admin`. A
+//! (`Reads::refuse_hidden`), and the console reads it with `Lifecycle::member_view_admin`. A
 //! publicly frozen period drops the member from the public view at once
-//! (`Engine::hide_from_public_view`: moderation does not wait for the reveal).
+//! (`Lifecycle::hide_from_public_view`: moderation does not wait for the reveal).
 //!
 //! Allowed while the period is open or frozen (409 `period_settled` after: the flag is final with
 //! the standings, which leave hidden members out). A repeat answers `already_hidden` /
@@ -49,7 +49,7 @@ impl Lifecycle {
     }
 
     /// Shows a hidden member again, with its total as the ledger has it now (writes recorded
-    /// while it was hidden included). The same rules as [`Engine::hide_member`]; a repeat answers
+    /// while it was hidden included). The same rules as [`Lifecycle::hide_member`]; a repeat answers
     /// `already_visible`.
     pub async fn unhide_member(
         &self,

@@ -26,7 +26,7 @@
 //! commit (not for an archived period: it is read from its standings, and no key comes back to
 //! Redis); failpoint `apply.after_commit` stops between. On a settled or archived period applying
 //! is the only way to change it, and it writes the next settlement revision. Contestants read
-//! each later revision in words (`Engine::revision_notes`, `domain::preview::describe`) on the
+//! each later revision in words (`Lifecycle::revision_notes`, `domain::preview::describe`) on the
 //! board page, and on a member's page how its rank moved.
 
 use super::Lifecycle;
@@ -369,7 +369,7 @@ impl Lifecycle {
                 }
             }
             if moves && applied.state != State::Archived {
-                let mut report = crate::reconciler::ReconcileReport::default();
+                let mut report = crate::jobs::reconciler::ReconcileReport::default();
                 if let Err(error) = self.core.level_segments(&board, &period, &mut report).await {
                     tracing::warn!(board = %slug, %period, %error, "segment rankings left to the reconciler");
                 }

@@ -28,7 +28,7 @@
 //!   `:rank`; stepwise, `Ledger::reveal_next` reveals one member a step — the lowest placed of
 //!   the frozen board whose live standing differs (`domain::lifecycle::next_to_reveal`), so the
 //!   winners come last — and `public_step.lua` copies its live total into the view in both
-//!   stores. `Engine::reveal_plan` says what the next step reveals (the console shows it).
+//!   stores. `Lifecycle::reveal_plan` says what the next step reveals (the console shows it).
 //! - **Converge** (`converge_public`, also from the reconciler): the marker names the view
 //!   (`<frozen_at>.<steps>`); when Redis holds another (a restart, a failed Redis half), the
 //!   ledger's view is put in place before the period is levelled, and a view the ledger no
@@ -364,7 +364,7 @@ impl Lifecycle {
         Ok(())
     }
 
-    /// [`Engine::converge_public`] after a change the ledger already holds: a Redis that cannot
+    /// [`Lifecycle::converge_public`] after a change the ledger already holds: a Redis that cannot
     /// be reached fails nothing (the reconciler puts the view in place within its next pass).
     async fn converge_or_log(&self, board: &Board, period: PeriodKey, view: Option<PublicView>, ours: bool) {
         if let Err(error) = self.converge_public(board, period, view, ours).await {

@@ -41,7 +41,7 @@
 //! and a subscriber that would add one more is refused 503 `streams_full`, so a recompute costs
 //! at most that many reads beside the board's (one per distinct limit).
 //!
-//! Who announces: a write's projection (`Engine::record`, once per period of a batch), a
+//! Who announces: a write's projection (`Writes::record`, once per period of a batch), a
 //! transition (by hand or the scheduler's), `project_total` (revokes, corrections, accepted late
 //! writes, hides and unhides, applied previews), an applied preview of an archived period and
 //! the reconciler after it levelled a period. The publish is `SPUBLISH

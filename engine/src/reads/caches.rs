@@ -23,9 +23,9 @@
 
 use super::Reads;
 use super::check_limit;
-use crate::EngineError;
 use crate::redis::{Source, Window};
 use crate::scope::Scope;
+use crate::{EngineError, Missing};
 use domain::lifecycle::State;
 use domain::view::RankingPage;
 use domain::{Board, BoardSlug, PeriodKey};
@@ -76,10 +76,8 @@ impl PeriodStatus {
     pub fn reads_standings(&self, board: &domain::Board) -> bool {
         match self.state {
             State::Archived => true,
-            State::Settled => {
-                crate::lifecycle::keys_deadline(board, self.changed_at, self.frozen_at.is_some())
-                    .is_some_and(|deadline| deadline <= jiff::Timestamp::now())
-            }
+            State::Settled => keys_deadline(board, self.changed_at, self.frozen_at.is_some())
+                .is_some_and(|deadline| deadline <= jiff::Timestamp::now()),
             State::Open | State::Frozen => false,
         }
     }
@@ -135,6 +133,26 @@ pub struct SharedTop {
 }
 
 impl Reads {
+    /// Resolves a board and a period named by a caller: `current` (or none) is the period
+    /// containing now. `NotFound` for a board that does not exist or a key no period of this
+    /// board can have.
+    pub async fn scope(&self, board: &BoardSlug, period: Option<&str>) -> Result<Scope, EngineError> {
+        let board = self.shared_board(board).await?;
+        let period = self.period_of(&board, period)?;
+        Ok(Scope::new(board, period))
+    }
+
+    /// [`Reads::scope`] for a period already parsed for this board's cadence.
+    pub async fn scope_of(&self, board: &BoardSlug, period: PeriodKey) -> Result<Scope, EngineError> {
+        let board = self.shared_board(board).await?;
+        if !board.has_period(period) {
+            return Err(EngineError::NotFound {
+                what: Missing::Period { key: period.to_string(), why: None },
+            });
+        }
+        Ok(Scope::new(board, period))
+    }
+
     /// A board's definition, from this process's copy when it is at most [`BOARD_CACHE_TTL`] old.
     pub async fn board(&self, slug: &BoardSlug) -> Result<Board, EngineError> {
         Ok(Board::clone(&*self.shared_board(slug).await?))
@@ -263,4 +281,15 @@ impl Reads {
     pub fn read_epoch(&self) -> u64 {
         self.top_cache.epoch.load(Ordering::Acquire)
     }
+}
+
+/// The rule of `Lifecycle::ranking_deadline` for a period settled at `settled_at`: its keys serve
+/// until `ranking_ttl_days` later, or for as long as it stays publicly frozen.
+pub(crate) fn keys_deadline(
+    board: &Board,
+    settled_at: jiff::Timestamp,
+    publicly_frozen: bool,
+) -> Option<jiff::Timestamp> {
+    let life = jiff::SignedDuration::from_hours(board.ranking_ttl_days.saturating_mul(24));
+    (!publicly_frozen).then(|| settled_at.checked_add(life).unwrap_or(jiff::Timestamp::MAX))
 }

@@ -35,6 +35,7 @@ pub mod segments;
 mod snapshots;
 mod window;
 
+pub(crate) use caches::keys_deadline;
 pub use caches::{BOARD_CACHE_TTL, PeriodStatus, SharedTop};
 pub use snapshots::{SNAPSHOT_LIFE, SNAPSHOT_WINDOW};
 
@@ -326,7 +327,7 @@ impl Reads {
     }
 
     /// A member's standing and the newest entries behind it (the member page). A hidden member
-    /// is `NotFound`, as if absent (the console reads it with [`crate::Engine::member_view_admin`]).
+    /// is `NotFound`, as if absent (the console reads it with [`crate::Lifecycle::member_view_admin`]).
     pub async fn member_view(
         &self,
         scope: &Scope,

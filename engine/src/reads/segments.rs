@@ -8,8 +8,8 @@
 use super::{PeriodStatus, Reads};
 use crate::EngineError;
 use crate::ledger::Viewer;
-use crate::reconciler::encode;
 use crate::scope::Scope;
+use crate::totals::encode;
 use domain::ErrorCode;
 use domain::segment::Segment;
 use domain::view::{Entry, MemberSegment};

@@ -282,7 +282,7 @@ impl Seasons {
             return;
         }
         let projected: Vec<_> =
-            stored.into_iter().filter_map(|t| crate::reconciler::encode(season, t).ok()).collect();
+            stored.into_iter().filter_map(|t| crate::totals::encode(season, t).ok()).collect();
         if let Err(error) = self.core.projection.level(&season.slug, key, &projected).await {
             tracing::warn!(season = %season.slug, %error, "season totals recorded; the reconciler will project them");
         }

@@ -6,7 +6,7 @@
 //!
 //! How a season follows its weeks (`level.rs`):
 //! - **Incrementally**: a write on a source board — or a correction, revocation, hide, late
-//!   acceptance or applied preview, which all project through `Engine::project_total` — notes its
+//!   acceptance or applied preview, which all project through `Lifecycle::project_total` — notes its
 //!   members for every season that holds the period ([`Seasons::noted`]); the season loop recomputes only those members from
 //!   their totals in every week ([`Seasons::follow`]). A `placement` season depends on
 //!   other members' ranks, so a write marks it whole instead.

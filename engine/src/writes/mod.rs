@@ -9,7 +9,7 @@
 //!    rate limit (else 429 `rate_limited` with `Retry-After`, before the body is read) or an admin
 //!    token; `server/src/rest/writes.rs` parses each item (ids, `occurred_at` at most 5 minutes
 //!    ahead, metadata at most 4 KiB).
-//! 2. [`Engine::record`]: [`check_batch`] (the board's operator, else 409; at most
+//! 2. [`Writes::record`]: [`check_batch`] (the board's operator, else 409; at most
 //!    [`MAX_BATCH`] writes — the REST edge calls it before it parses a batch), and
 //!    `domain::write::admit` for every write, whoever the caller: a write no period of the board
 //!    can hold is `rejected` with its reason and stores nothing.
@@ -53,7 +53,7 @@ pub struct WriteResult {
 }
 
 /// What a batch of `len` writes with operator `sent` must meet before any of it is recorded: the
-/// board's operator, and at most [`MAX_BATCH`] writes. [`Engine::record`] checks it; an edge may
+/// board's operator, and at most [`MAX_BATCH`] writes. [`Writes::record`] checks it; an edge may
 /// check it before it parses the writes, so a refused batch costs no parsing.
 pub fn check_batch(board: &Board, sent: Operator, len: usize) -> Result<(), EngineError> {
     crate::seasons::refuse_direct(board)?;
@@ -89,7 +89,7 @@ impl Writes {
         self.record_at(board, writes, jiff::Timestamp::now()).await
     }
 
-    /// [`Engine::record`] as if received at `now`: the demo seeds past weeks with it, so their
+    /// [`Writes::record`] as if received at `now`: the demo seeds past weeks with it, so their
     /// writes are on time rather than late.
     pub(crate) async fn record_at(
         &self,
@@ -99,7 +99,7 @@ impl Writes {
     ) -> Result<Vec<WriteResult>, EngineError> {
         for w in writes {
             let Some(sent) = w.change.operator() else {
-                return Err(EngineError::Invalid("corrections go through Engine::correct".into()));
+                return Err(EngineError::Invalid("corrections go through Lifecycle::correct".into()));
             };
             check_batch(board, sent, writes.len())?;
         }

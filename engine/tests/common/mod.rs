@@ -409,7 +409,7 @@ pub async fn each_store_at(test: impl AsyncFn(&str, &Engine, &TestProjection, &s
 /// the board and the period's key.
 pub async fn five_members(e: &Engine, tag: &str, policy: domain::TiePolicy) -> (domain::Board, String) {
     let b = prized_board(tag, policy, 60);
-    e.create_board(&b).await.unwrap();
+    e.boards().create_board(&b).await.unwrap();
     let writes = [
         point("e1", "u1", 50),
         point("e2", "u2", 30),

@@ -135,9 +135,11 @@ pub async fn create(
         NewAnyBoard::Hot(board) => {
             AnyBoard::Hot(HotBoardDetails::of(&state.engine.hot().create_board(&board.parse()?).await?))
         }
-        NewAnyBoard::Periodic(board) => AnyBoard::Periodic(state.engine.create_board(&board.parse()?).await?),
+        NewAnyBoard::Periodic(board) => {
+            AnyBoard::Periodic(state.engine.boards().create_board(&board.parse()?).await?)
+        }
         NewAnyBoard::Season(season) => {
-            AnyBoard::Periodic(state.engine.create_season(season.draft(), &admin.actor).await?)
+            AnyBoard::Periodic(state.engine.boards().create_season(season.draft(), &admin.actor).await?)
         }
     };
     Ok((StatusCode::CREATED, Json(created)))
@@ -408,10 +410,10 @@ impl AnyBoard {
         hot ones with their window", body = Vec<AnyBoard>))
 )]
 pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<AnyBoard>>, ApiError> {
-    let (boards, hot) = state.engine.every_board().await?;
+    let (boards, hot) = state.engine.boards().every_board().await?;
     let mut out = Vec::new();
     for board in boards {
-        out.push(AnyBoard::Periodic(state.engine.board_details(&board).await?));
+        out.push(AnyBoard::Periodic(state.engine.boards().board_details(&board).await?));
     }
     for board in hot {
         out.push(AnyBoard::Hot(HotBoardDetails::of(&board)));
@@ -437,7 +439,7 @@ pub async fn show(
 ) -> Result<Json<AnyBoard>, ApiError> {
     let slug = slug(board)?;
     match state.engine.reads().board(&slug).await {
-        Ok(board) => Ok(Json(AnyBoard::Periodic(state.engine.board_details(&board).await?))),
+        Ok(board) => Ok(Json(AnyBoard::Periodic(state.engine.boards().board_details(&board).await?))),
         Err(engine::EngineError::NotFound { .. }) => {
             Ok(Json(AnyBoard::Hot(HotBoardDetails::of(&state.engine.hot().board(&slug).await?))))
         }
@@ -463,7 +465,7 @@ pub async fn rebuild(
     admin: Admin,
     PeriodScope(scope): PeriodScope,
 ) -> Result<Json<Rebuild>, ApiError> {
-    let report = state.engine.rebuild(&scope, &admin.actor).await?;
+    let report = state.engine.jobs().rebuild(&scope, &admin.actor).await?;
     Ok(Json(Rebuild { members: report.members, took_ms: report.took_ms }))
 }
 

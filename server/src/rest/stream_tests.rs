@@ -69,7 +69,7 @@ async fn stores_with(
         ..Default::default()
     };
     let board = draft.parse().unwrap();
-    engine.create_board(&board).await.unwrap();
+    engine.boards().create_board(&board).await.unwrap();
     let period = board.period_at(jiff::Timestamp::now());
     (engine, board, period, dir)
 }

@@ -10,7 +10,7 @@
 -- trimmed at once (its version with it), would let the older one in unguarded: so a member
 -- admitted without a stored version while the ranking is trimmed, and still held after the trim,
 -- is marked `blind:<member>` in :meta (`unguarded`), and the reconciler compares its version with
--- the ledger's within a pass (`Engine::reconcile_once`), levelling it if the ledger's is newer.
+-- the ledger's within a pass (`Jobs::reconcile_once`), levelling it if the ledger's is newer.
 --
 -- `floor` and `floor_member` in :meta are the best entry any trim removed (absent: nothing was
 -- trimmed). A trim removes the tail of the ranking's order (score, then member id), so every
@@ -19,7 +19,7 @@
 -- `count.lua`) answer from the ledger wherever an entry is not before it. A kept member that
 -- falls behind the floor (or is hidden) therefore never shows a wrong rank; `refill` then asks
 -- the reconciler to put the ledger's best K back, so that Redis covers K members again
--- (`Engine::reconcile_once`; the rebuild sets the floor anew). `ranks_before` is floor.lua's,
+-- (`Jobs::reconcile_once`; the rebuild sets the floor anew). `ranks_before` is floor.lua's,
 -- prepended before this file.
 local function lowered(ranking, keep, member, score)
   if keep <= 0 then

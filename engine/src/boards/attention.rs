@@ -7,7 +7,7 @@
 //! - **rewards** that failed for good, or are being retried after a failed attempt;
 //! - **projection lag**: open or frozen periods whose Redis ranking is not level with the ledger
 //!   (the reconciler's `SUM(version)` against `vsum`), checked so that writes in flight cannot
-//!   raise it — see `Engine::lagging_periods`;
+//!   raise it — see `Boards::lagging_periods`;
 //! - **keys near their limit**: live ingest keys whose shared GCRA cell leaves less than a
 //!   quarter of their burst right now ([`burst_left`]). The cell is the fleet's own count, so
 //!   this holds for every instance; it shows keys at their limit in the last `burst / rate`
@@ -26,7 +26,8 @@
 //! ledger) and its current period's state. The console reads both through `admin_attention` and
 //! `admin_activity`.
 
-use crate::{Engine, EngineError};
+use super::Boards;
+use crate::EngineError;
 use domain::apikey::KeyLimits;
 use domain::view::{Attention, BoardActivity, DuePeriod, KeyNearLimit, ProjectionLag};
 use domain::{BoardSlug, PeriodKey};
@@ -58,11 +59,11 @@ pub fn near_limit(left: u32, burst: u32) -> bool {
     u64::from(left) * 4 < u64::from(burst)
 }
 
-impl Engine {
+impl Boards {
     /// Everything that needs an admin's attention now. The ledger's parts fail the call; when
     /// Redis cannot be read, its parts (lag, keys) are left out and the reason is answered.
     pub async fn attention(&self, now: Timestamp) -> Result<Attention, EngineError> {
-        let live = self.readable("attention", self.core.ledger.live_periods().await?);
+        let live = self.core.readable("attention", self.core.ledger.live_periods().await?);
         let mut due = Vec::new();
         for (slug, period, state) in &live {
             let board = match self.reads.board(slug).await {
@@ -80,8 +81,8 @@ impl Engine {
         due.sort_by(|a, b| (a.due_at, &a.board).cmp(&(b.due_at, &b.board)));
         let mut attention = Attention {
             due,
-            late: self.readable("attention", self.core.ledger.pending_late_counts().await?),
-            rewards: self.readable("attention", self.core.ledger.reward_troubles().await?),
+            late: self.core.readable("attention", self.core.ledger.pending_late_counts().await?),
+            rewards: self.core.readable("attention", self.core.ledger.reward_troubles().await?),
             ..Attention::default()
         };
         let periods: Vec<_> = live.into_iter().map(|(slug, period, _)| (slug, period)).collect();
@@ -118,6 +119,7 @@ impl Engine {
             before.push(self.core.projection.version_sum(slug, period).await?);
         }
         let ledger: HashMap<(BoardSlug, PeriodKey), i64> = self
+            .core
             .readable("attention", self.core.ledger.live_version_sums().await?)
             .into_iter()
             .map(|(slug, period, sum)| ((slug, period), sum))
@@ -179,7 +181,7 @@ impl Engine {
     /// (the current one still running) and its current period's state: one indexed count for all
     /// boards, and one period row per board.
     pub async fn board_activity(&self, now: Timestamp) -> Result<Vec<BoardActivity>, EngineError> {
-        let boards = self.readable("boards", self.core.ledger.boards().await?);
+        let boards = self.core.readable("boards", self.core.ledger.boards().await?);
         let hour = now.as_second().div_euclid(3600);
         let since = Timestamp::from_second((hour - ACTIVITY_HOURS as i64 + 1) * 3600)
             .map_err(|e| EngineError::Invalid(e.to_string()))?;

@@ -16,12 +16,13 @@
 //! their period (`crate::segments`). Hidden members are part of both: their versions count in `SUM(version)` and `vsum` alike, and
 //! both paths record the version while leaving the member out of the ranking.
 
+use super::Jobs;
+use crate::EngineError;
 use crate::ledger::audit::AuditRecord;
 use crate::progress::Progress;
-use crate::redis::{Floor, ProjectedTotal};
 use crate::scope::Scope;
-use crate::{Engine, EngineError};
-use domain::{Board, BoardSlug, PeriodKey};
+use crate::totals::{encode, kept};
+use domain::{BoardSlug, PeriodKey};
 use std::time::{Duration, Instant};
 
 /// What one reconciliation pass found.
@@ -46,7 +47,7 @@ pub struct RebuildReport {
     pub took_ms: u64,
 }
 
-impl Engine {
+impl Jobs {
     /// One pass over every live period.
     pub async fn reconcile_once(&self) -> Result<ReconcileReport, EngineError> {
         let mut report = ReconcileReport::default();
@@ -58,7 +59,7 @@ impl Engine {
             Err(error) => tracing::warn!(%error, "seasons not checked; the next pass retries"),
         }
         let live = self.core.ledger.live_periods().await?;
-        for (slug, period, _) in self.readable("reconciler", live) {
+        for (slug, period, _) in self.core.readable("reconciler", live) {
             report.periods_checked += 1;
             match self.level_period(&slug, &period, &mut report).await {
                 Ok(()) => {}
@@ -70,7 +71,7 @@ impl Engine {
                 }
             }
         }
-        self.metrics().projection_lag.set(report.lag);
+        self.core.metrics.projection_lag.set(report.lag);
         Ok(report)
     }
 
@@ -139,7 +140,7 @@ impl Engine {
         Ok(())
     }
 
-    /// Runs [`Engine::reconcile_once`] every `every` until the process ends.
+    /// Runs [`Jobs::reconcile_once`] every `every` until the process ends.
     pub fn spawn_reconciler(&self, every: Duration) -> tokio::task::JoinHandle<()> {
         let engine = self.clone();
         tokio::spawn(async move {
@@ -148,7 +149,7 @@ impl Engine {
             loop {
                 tick.tick().await;
                 let pass = engine.reconcile_once().await;
-                engine.metrics().count_pass("reconciler", pass.is_ok());
+                engine.core.metrics.count_pass("reconciler", pass.is_ok());
                 if let Err(error) = pass {
                     // Redis or the ledger is away; the next pass tries again.
                     tracing::debug!(%error, "reconciliation pass failed");
@@ -162,7 +163,7 @@ impl Engine {
         self.rebuild_in_pages(scope, actor, REBUILD_PAGE).await
     }
 
-    /// [`Engine::rebuild`], reading the ledger `page` totals at a time (tests use small pages).
+    /// [`Jobs::rebuild`], reading the ledger `page` totals at a time (tests use small pages).
     pub async fn rebuild_in_pages(
         &self,
         scope: &Scope,
@@ -172,7 +173,7 @@ impl Engine {
         self.rebuild_with_progress(scope, actor, page, &Progress::new()).await
     }
 
-    /// [`Engine::rebuild_in_pages`], reporting to `progress` (and to this process's registry of
+    /// [`Jobs::rebuild_in_pages`], reporting to `progress` (and to this process's registry of
     /// jobs) one phase, `projecting`: ranked members pushed to Redis, page by page, out of the
     /// ledger's count when the rebuild began. Writes go on meanwhile (an open period), so the
     /// count may move: the last report is what was rebuilt.
@@ -274,29 +275,5 @@ impl Engine {
     }
 }
 
-/// What a bounded board's projection holds of `totals`: the best `keep_top` ranked members in
-/// the projection's order (score, then member id descending, as Redis orders them) and every
-/// hidden member's version, with the floor (`bounded.lua`: the best entry left out, none when
-/// none is). All of `totals` when the board is unbounded.
-pub(crate) fn kept(board: &Board, totals: Vec<ProjectedTotal>) -> (Vec<ProjectedTotal>, Floor) {
-    let Some(keep) = board.keep_top else { return (totals, Floor::default()) };
-    let (mut ranked, hidden): (Vec<_>, Vec<_>) = totals.into_iter().partition(|t| !t.hidden);
-    ranked.sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| b.member.cmp(&a.member)));
-    let keep = usize::try_from(keep).unwrap_or(usize::MAX);
-    let floor = Floor(ranked.get(keep).map(|t| (t.score, t.member.to_string())));
-    ranked.truncate(keep);
-    ranked.extend(hidden);
-    (ranked, floor)
-}
-
 /// Ledger totals per page of a streamed rebuild.
 pub const REBUILD_PAGE: u64 = 20_000;
-
-/// A stored total as the projection holds it.
-pub(crate) fn encode(board: &Board, t: crate::ledger::StoredTotal) -> Result<ProjectedTotal, EngineError> {
-    let score = board
-        .codec
-        .encode(t.points, t.reach_seq)
-        .map_err(|e| EngineError::Invalid(format!("stored total of {} cannot be encoded: {e}", t.member)))?;
-    Ok(ProjectedTotal { member: t.member, version: t.version, score, hidden: t.hidden })
-}

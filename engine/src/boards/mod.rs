@@ -1,10 +1,15 @@
 //! Board use cases: creation (with every check that keeps scores exact) and board details.
 
-use crate::{Engine, EngineError, Missing};
+pub mod attention;
+
+use crate::reads::Reads;
+use crate::seasons::Seasons;
+use crate::{Core, EngineError, Missing};
 use domain::board::BoardSettings;
 use domain::view::BoardSummary;
 use domain::{Board, BoardSlug};
 use serde::Serialize;
+use std::sync::Arc;
 
 /// A board with the state of its current period, as the API returns it.
 #[derive(Debug, Clone, Serialize)]
@@ -49,12 +54,26 @@ pub struct BoardDetails {
     pub season: Option<domain::season::Season>,
 }
 
-impl Engine {
+/// The boards service: creates and edits boards and season boards, answers their details, and
+/// the console's overview of what needs an admin (`attention.rs`). It keeps no state of its own;
+/// an edit drops the reads' copy of the board. Cheap to clone.
+#[derive(Clone)]
+pub struct Boards {
+    core: Core,
+    reads: Reads,
+    seasons: Arc<Seasons>,
+}
+
+impl Boards {
+    pub(crate) fn new(core: Core, reads: Reads, seasons: Arc<Seasons>) -> Self {
+        Self { core, reads, seasons }
+    }
+
     /// Every board definition, periodic and hot, by slug; a definition that cannot be read is
     /// left out and reported.
     pub async fn every_board(&self) -> Result<(Vec<Board>, Vec<domain::hot::HotBoard>), EngineError> {
-        let boards = self.readable("boards", self.core.ledger.boards().await?);
-        let hot = self.readable("boards", self.core.ledger.hot_boards().await?);
+        let boards = self.core.readable("boards", self.core.ledger.boards().await?);
+        let hot = self.core.readable("boards", self.core.ledger.hot_boards().await?);
         Ok((boards, hot))
     }
 

@@ -14,14 +14,14 @@
 //!    their grace is over — archives made while Redis was away, or whose process stopped within
 //!    the grace — once per period per process, giving keys still within the grace their safety-net
 //!    expiry; gives settled periods' keys their expiry and unlinks them once their board's
-//!    `ranking_ttl_days` after the settlement are over (`Engine::expire_settled`); and removes the
+//!    `ranking_ttl_days` after the settlement are over (`Jobs::expire_settled`); and removes the
 //!    copies of expired snapshots (`Projection::sweep_snapshots`).
 //!
 //! Every transition is the ledger's own (`Ledger::transition`): it re-reads the period's state
 //! with its row locked and is idempotent, so a repeated pass changes nothing and writes no audit
 //! row. Actor `scheduler`; the reason names the rule, the holder and its lease token.
 //!
-//! **One leader.** Every instance runs [`Engine::spawn_scheduler`]; each tick it takes or renews
+//! **One leader.** Every instance runs [`Jobs::spawn_scheduler`]; each tick it takes or renews
 //! the ledger lease [`LEASE`] (`ledger/leases.rs`) and only the holder runs a pass. Before each
 //! transition the pass checks that the lease is still its own, with the same fencing token and
 //! not expired (`Ledger::holds_lease`); if not, it stops and leaves the rest to the new holder.
@@ -39,9 +39,10 @@
 //! On SQLite the ledger is one process (see `ledger/mod.rs`), so the lease only orders engines
 //! within it.
 
+use super::Jobs;
+use crate::EngineError;
 use crate::lifecycle::public::RevealMode;
 use crate::lifecycle::{ARCHIVE_GRACE, ARCHIVE_SAFETY_NET};
-use crate::{Engine, EngineError};
 use domain::lifecycle::{State, Transition};
 use domain::{Board, BoardSlug, PeriodKey};
 use jiff::{SignedDuration, Timestamp};
@@ -133,7 +134,7 @@ struct Fence {
     token: i64,
 }
 
-impl Engine {
+impl Jobs {
     /// One pass as of `now`, without a lease: for a single process, a one-off run or tests. Every
     /// call re-applies the expiry of all recently archived periods.
     pub async fn scheduler_pass(
@@ -185,7 +186,7 @@ impl Engine {
                         leading = Some(lease);
                         let fence = Some(Fence { token: lease.token });
                         let pass = engine.pass(&config, fence, &mut expired, now).await;
-                        engine.metrics().count_pass("scheduler", pass.is_ok());
+                        engine.core.metrics.count_pass("scheduler", pass.is_ok());
                         if let Err(error) = pass {
                             tracing::warn!(holder, %error, "scheduler pass failed; the next tick retries");
                         }
@@ -231,7 +232,7 @@ impl Engine {
         let mut report = PassReport::default();
 
         let open_periods = self.core.ledger.periods_changed(State::Open, None, Timestamp::MAX).await?;
-        for open in self.readable("scheduler", open_periods) {
+        for open in self.core.readable("scheduler", open_periods) {
             let Some(board) = self.board_of_row(&open, &mut report).await else { continue };
             let end = open.period.span(&board.zone).end;
             if board.closes_at(open.period) > now {
@@ -258,7 +259,7 @@ impl Engine {
             let cutoff = now.checked_sub(after).unwrap_or(Timestamp::MIN);
             let before = cutoff.checked_add(SignedDuration::from_micros(1)).unwrap_or(cutoff);
             let settled_periods = self.core.ledger.periods_changed(State::Settled, None, before).await?;
-            for settled in self.readable("scheduler", settled_periods) {
+            for settled in self.core.readable("scheduler", settled_periods) {
                 let Some(board) = self.board_of_row(&settled, &mut report).await else { continue };
                 if !self.still_leading(config, fence, clock()).await? {
                     report.fenced_out = true;
@@ -282,7 +283,7 @@ impl Engine {
         let archived_periods =
             self.core.ledger.periods_changed(State::Archived, Some(since), Timestamp::MAX).await?;
         let grace = SignedDuration::try_from(ARCHIVE_GRACE).unwrap_or(SignedDuration::MAX);
-        for archived in self.readable("scheduler", archived_periods) {
+        for archived in self.core.readable("scheduler", archived_periods) {
             let key = (archived.board, archived.period);
             if expired.0.contains_key(&key) {
                 continue;
@@ -318,7 +319,7 @@ impl Engine {
     }
 
     /// Settled periods' keys live for their board's `ranking_ttl_days` after the settlement
-    /// (`Engine::ranking_deadline`; reads then come from the standings). Before the deadline
+    /// (`Lifecycle::ranking_deadline`; reads then come from the standings). Before the deadline
     /// they carry an expiry of the deadline + [`ARCHIVE_SAFETY_NET`] (re-applied each pass, so a
     /// changed setting takes effect); once it and [`ARCHIVE_GRACE`] are over, they are unlinked
     /// — the same UNLINK as archived periods', so Redis frees a big ranking off its main thread
@@ -332,7 +333,7 @@ impl Engine {
         let settled = self.core.ledger.periods_changed(State::Settled, None, Timestamp::MAX).await?;
         let grace = SignedDuration::try_from(ARCHIVE_GRACE).unwrap_or(SignedDuration::MAX);
         let net = SignedDuration::try_from(ARCHIVE_SAFETY_NET).unwrap_or(SignedDuration::MAX);
-        for row in self.readable("scheduler", settled) {
+        for row in self.core.readable("scheduler", settled) {
             let key = (row.board.clone(), row.period);
             let Some(board) = self.board_of_row(&row, report).await else { continue };
             let Some(deadline) = self.lifecycle.ranking_deadline(&board, row.period).await? else { continue };
