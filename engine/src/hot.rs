@@ -167,7 +167,7 @@ impl HotBoardDetails {
 impl Engine {
     /// Installs the validation hook for hits (see [`HitFilter`]).
     pub fn with_hit_filter(mut self, filter: impl HitFilter + 'static) -> Self {
-        self.hot.filter = Arc::new(filter);
+        self.services_mut().hot.filter = Arc::new(filter);
         self
     }
 }

@@ -176,7 +176,12 @@ impl Core {
 /// The front the server and the UI's server functions hold: the shared `Core` and the feature
 /// services (see the crate's doc). It holds nothing else. Cheap to clone.
 #[derive(Clone)]
-pub struct Engine {
+pub struct Engine(Arc<Services>);
+
+/// What the front holds, shared by all its clones: a clone of the front is one reference count,
+/// whatever the services hold (each service holds clones of those it uses, so copying them all
+/// on every request cost a board page half its rate; docs/BENCHMARKS.md).
+struct Services {
     core: Core,
     hot: hot::Hot,
     access: access::Access,
@@ -253,7 +258,7 @@ impl Engine {
         );
         let boards = boards::Boards::new(core.clone(), reads.clone(), Arc::clone(&seasons));
         let transfer = transfer::Transfer::new(core.clone(), reads.clone());
-        Self {
+        Self(Arc::new(Services {
             hot: hot::Hot::new(core.clone()),
             access: access::Access::new(core.clone()),
             seasons,
@@ -267,104 +272,104 @@ impl Engine {
             live,
             reads,
             core,
-        }
+        }))
     }
 
     /// Reads: rankings, pages, counts, members' histories and what this process keeps to
     /// answer them fast.
     pub fn reads(&self) -> &reads::Reads {
-        &self.reads
+        &self.0.reads
     }
 
     /// Boards: their definitions (boards and season boards) and the console's overview.
     pub fn boards(&self) -> &boards::Boards {
-        &self.boards
+        &self.0.boards
     }
 
     /// A settled period exported as JSON and imported into another ledger.
     pub fn transfer(&self) -> &transfer::Transfer {
-        &self.transfer
+        &self.0.transfer
     }
 
     /// The background jobs: the scheduler, the reconciler and rebuilds.
     pub fn jobs(&self) -> &jobs::Jobs {
-        &self.jobs
+        &self.0.jobs
     }
 
     /// Writes: events, totals and submissions recorded and projected; imported totals; profiles.
     pub fn writes(&self) -> &writes::Writes {
-        &self.writes
+        &self.0.writes
     }
 
     /// The lifecycle: transitions, settlements, late writes, revocations, corrections, previews
     /// and revisions, public freezes, hidden members and the audit trail.
     pub fn lifecycle(&self) -> &lifecycle::Lifecycle {
-        &self.lifecycle
+        &self.0.lifecycle
     }
 
     /// Live boards: subscriptions to a period's changes, and the announcements that wake them.
     pub fn live(&self) -> &live::Live {
-        &self.live
+        &self.0.live
     }
 
     /// Hot boards: hits, the snapshot job and the published lists.
     pub fn hot(&self) -> &hot::Hot {
-        &self.hot
+        &self.0.hot
     }
 
     /// Season boards: their totals, computed from their source boards' periods.
     pub fn seasons(&self) -> &Arc<seasons::Seasons> {
-        &self.seasons
+        &self.0.seasons
     }
 
     /// Credentials: admin tokens, ingest keys, rate limits, console accounts and contestant links.
     pub fn access(&self) -> &access::Access {
-        &self.access
+        &self.0.access
     }
 
     /// Settlement rewards: a period's list, and their delivery to the webhook.
     pub fn rewards(&self) -> &rewards::Rewards {
-        &self.rewards
+        &self.0.rewards
     }
 
     /// Members' receipts of settlement revisions, with the trees this process built.
     pub fn receipts(&self) -> &receipts::Receipts {
-        &self.receipts
+        &self.0.receipts
     }
 
     /// Test-only crash hooks of this engine (see [`failpoints`]).
     pub fn failpoints(&self) -> &failpoints::Failpoints {
-        &self.core.failpoints
+        &self.0.core.failpoints
     }
 
     pub fn metrics(&self) -> &Metrics {
-        &self.core.metrics
+        &self.0.core.metrics
     }
 
     pub fn ledger(&self) -> &Ledger {
-        &self.core.ledger
+        &self.0.core.ledger
     }
 
     pub fn projection(&self) -> &Projection {
-        &self.core.projection
+        &self.0.core.projection
     }
 
     /// Why Redis cannot serve Laurel (a node older than 7.0), naming the version found; None when
     /// every node is recent enough. `laurel serve` refuses to start on an answer.
     pub async fn redis_version_refusal(&self) -> Result<Option<String>, EngineError> {
-        Ok(self.core.projection.version_refusal().await?)
+        Ok(self.0.core.projection.version_refusal().await?)
     }
 
     /// Checks that both stores answer.
     pub async fn readiness(&self) -> Readiness {
-        let (ledger, redis) = tokio::join!(self.core.ledger.ping(), self.core.projection.ping());
+        let (ledger, redis) = tokio::join!(self.0.core.ledger.ping(), self.0.core.projection.ping());
         let mut redis = redis.map_err(|e| e.to_string());
         // A server that forbids INFO (some managed ones) is taken as not full, and its version as
         // unknown rather than old: the start already refused what it could tell was old.
         let (redis_full, redis_versions) = match redis {
             Ok(()) => (
-                self.core.projection.memory_full().await.ok().flatten(),
-                self.core.projection.versions().await.unwrap_or_default(),
+                self.0.core.projection.memory_full().await.ok().flatten(),
+                self.0.core.projection.versions().await.unwrap_or_default(),
             ),
             Err(_) => (None, Vec::new()),
         };
@@ -374,8 +379,13 @@ impl Engine {
         Readiness { ledger: ledger.map_err(|e| e.to_string()), redis, redis_full, redis_versions }
     }
 
+    /// The services, to configure before the engine is first cloned (the builders below).
+    fn services_mut(&mut self) -> &mut Services {
+        Arc::get_mut(&mut self.0).expect("an engine is configured before it is cloned")
+    }
+
     /// Releases the ledger's connections (graceful shutdown).
     pub async fn close(&self) {
-        self.core.ledger.close().await;
+        self.0.core.ledger.close().await;
     }
 }

@@ -135,7 +135,7 @@ impl LinkSecret {
 impl Engine {
     /// Installs the key contestant links are signed and checked with.
     pub fn with_link_secret(mut self, secret: LinkSecret) -> Self {
-        self.access.set_link_secret(secret);
+        self.services_mut().access.set_link_secret(secret);
         self
     }
 }
