@@ -202,16 +202,16 @@ impl Writes {
         segments: &domain::segment::Values,
         now: jiff::Timestamp,
     ) -> Result<(), EngineError> {
-        let (engine, member) = (self.clone(), member.clone());
+        // The task needs the ledger and the reads' names only, not the whole service.
+        let (ledger, reads, member) = (self.core.ledger.clone(), self.reads.clone(), member.clone());
         let (name, avatar, segments) =
             (display_name.to_owned(), avatar_url.map(str::to_owned), segments.clone());
         // Its own task, like the ledger write inside it: a caller that hangs up cannot leave
         // this process's copy without a name that committed.
         let work = tokio::spawn(async move {
-            let written =
-                engine.core.ledger.put_profile(&member, &name, avatar.as_deref(), &segments, now).await;
+            let written = ledger.put_profile(&member, &name, avatar.as_deref(), &segments, now).await;
             // Also after a failure: the write may have committed before the error reached us.
-            let levelled = engine.reads.catch_up_names(true).await;
+            let levelled = reads.catch_up_names(true).await;
             written?;
             levelled
         });
